@@ -1,0 +1,43 @@
+package dev.tracegate.engine.monitor;
+
+import java.util.Arrays;
+
+/**
+ * The whole state of one session at one prefix: one automaton state per distinct formula of the
+ * contract set, plus counters and context that the grounding layer keeps ({@code words} for numbers,
+ * {@code refs} for immutable values such as persistent sets of erased subjects).
+ *
+ * <p>An instance is either published (the current state of a session: never written again until
+ * it is displaced) or private to one thread (a scratch copy being stepped). Grounders read a private
+ * copy and, in {@link Grounder#apply}, write it; they never see a published instance. Objects put in
+ * {@code refs} must be immutable: copies share them.
+ */
+public final class SessionState {
+    /** Automaton state per formula, indexed like {@link ContractSet#formulas()}. */
+    public final int[] states;
+    /** Numeric counters owned by the grounder (counts, running sums, lengths...). */
+    public final long[] words;
+    /** Immutable values owned by the grounder (context, sets of values). */
+    public final Object[] refs;
+    /** Position in the state arena; the session's head word names it. */
+    final int slot;
+
+    SessionState(int formulas, int words, int refs, int slot) {
+        this.states = new int[formulas];
+        this.words = new long[words];
+        this.refs = new Object[refs];
+        this.slot = slot;
+    }
+
+    /** Copies {@code from} into this instance (same shape). */
+    void copyFrom(SessionState from) {
+        System.arraycopy(from.states, 0, states, 0, states.length);
+        System.arraycopy(from.words, 0, words, 0, words.length);
+        System.arraycopy(from.refs, 0, refs, 0, refs.length);
+    }
+
+    @Override public String toString() {
+        return "SessionState{states=" + Arrays.toString(states) + ", words=" + Arrays.toString(words)
+                + ", refs=" + Arrays.toString(refs) + "}";
+    }
+}
