@@ -1,0 +1,194 @@
+package dev.tracegate.engine.automaton;
+
+import dev.tracegate.engine.ltl.Formula;
+import dev.tracegate.engine.ltl.Formulas;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Compiles a formula of the temporal layer (LTLf with past) to its minimal {@link Dfa}, refusing
+ * formulas whose automaton would exceed a bound on the number of states.
+ *
+ * <p>Method: the formula's negation normal form is unfolded by symbolic progression (see
+ * {@link Progression}), which yields a complete deterministic automaton whose transitions are
+ * decision diagrams over the atoms; Moore partition refinement over those diagrams (with leaves
+ * replaced by blocks, a reduced ordered diagram is a canonical signature) gives the minimal
+ * automaton; states from which acceptance can no longer change are found by reachability.
+ * Thread-safe: each call works on its own data.
+ */
+public final class DfaCompiler {
+    private final int maxStates;
+
+    /** @param maxStates the largest number of states a compiled (or intermediate) automaton may have */
+    public DfaCompiler(int maxStates) {
+        if (maxStates < 1) throw new IllegalArgumentException("maxStates must be at least 1, got " + maxStates);
+        this.maxStates = maxStates;
+    }
+
+    /** The bound on states this compiler enforces. */
+    public int maxStates() { return maxStates; }
+
+    /**
+     * The minimal automaton of {@code f}.
+     *
+     * @throws StateLimitException when the automaton needs more than {@code maxStates} states
+     * @throws CompileException    when a past operator has a future operator in its operand
+     */
+    public Dfa compile(Formula f) {
+        Progression p = new Progression(f, maxStates);
+        try {
+            p.explore();
+            return minimise(f, p);
+        } catch (Bdd.NodeLimit e) {
+            throw limit(f);
+        }
+    }
+
+    private StateLimitException limit(Formula f) {
+        String text = Formulas.print(f);
+        return new StateLimitException(text, maxStates, "formula " + shorten(text) + " needs more than " + maxStates
+                + " automaton states; split the contract into smaller formulas, or raise the bound "
+                + "(system property tracegate.engine.max-states, or the library's max-states setting)");
+    }
+
+    /** The printed formula, cut to a readable length for messages. */
+    static String shorten(String text) {
+        return text.length() <= 160 ? text : text.substring(0, 150) + " ... (" + text.length() + " chars)";
+    }
+
+    private Dfa minimise(Formula f, Progression p) {
+        int n = p.stateCount();
+        int k = p.atoms.size();
+        DiagramTable raw = p.diagrams;
+        int[] block = new int[n];
+        int blocks = 0;
+        {
+            int accBlock = -1, rejBlock = -1;
+            for (int s = 0; s < n; s++) {
+                if (p.accepting[s]) {
+                    if (accBlock < 0) accBlock = blocks++;
+                    block[s] = accBlock;
+                } else {
+                    if (rejBlock < 0) rejBlock = blocks++;
+                    block[s] = rejBlock;
+                }
+            }
+        }
+        DiagramTable canon;
+        int[] sig = new int[n];
+        // Moore refinement: a state's new block is (old block, its transition diagram with leaves
+        // mapped to old blocks); stable when no block splits.
+        while (true) {
+            canon = new DiagramTable(Math.max(raw.size() + 1, 1));
+            int[] memo = new int[raw.size()];
+            Arrays.fill(memo, Integer.MIN_VALUE);
+            Map<Long, Integer> ids = new HashMap<>();
+            int[] next = new int[n];
+            for (int s = 0; s < n; s++) {
+                sig[s] = quotient(p.root[s], raw, canon, block, memo);
+                long key = ((long) block[s] << 32) | (sig[s] & 0xFFFFFFFFL);
+                Integer b = ids.get(key);
+                if (b == null) {
+                    b = ids.size();
+                    ids.put(key, b);
+                }
+                next[s] = b;
+            }
+            if (ids.size() == blocks) break;
+            block = next;
+            blocks = ids.size();
+        }
+        // Blocks are numbered by first appearance in exploration order, so the initial state is 0.
+        int[] rep = new int[blocks];
+        Arrays.fill(rep, -1);
+        for (int s = 0; s < n; s++) if (rep[block[s]] < 0) rep[block[s]] = s;
+        boolean[] accepting = new boolean[blocks];
+        int[] root = new int[blocks];
+        String[] pending = new String[blocks];
+        for (int b = 0; b < blocks; b++) {
+            accepting[b] = p.accepting[rep[b]];
+            root[b] = sig[rep[b]];
+        }
+        boolean[] sink = sinks(blocks, accepting, root, canon);
+        for (int b = 0; b < blocks; b++) pending[b] = accepting[b] || sink[b] ? null : p.pending(rep[b]);
+        int initial = block[0];
+        if (k <= Dfa.TABLE_MAX_ATOMS) {
+            int[] table = new int[blocks << k];
+            for (int b = 0; b < blocks; b++) {
+                for (int letter = 0; letter < 1 << k; letter++) table[(b << k) | letter] = canon.follow(root[b], letter);
+            }
+            return Dfa.ofTable(f, p.atoms, initial, accepting, sink, pending, table);
+        }
+        return Dfa.ofDiagram(f, p.atoms, initial, accepting, sink, pending, root, canon.vars(), canon.lows(),
+                canon.highs());
+    }
+
+    private static int quotient(int r, DiagramTable raw, DiagramTable canon, int[] block, int[] memo) {
+        if (r < 0) return ~block[~r];
+        if (memo[r] != Integer.MIN_VALUE) return memo[r];
+        int q = canon.mk(raw.var(r), quotient(raw.low(r), raw, canon, block, memo),
+                quotient(raw.high(r), raw, canon, block, memo));
+        memo[r] = q;
+        return q;
+    }
+
+    /** A state is a sink when no state of the other acceptance is reachable from it. */
+    private static boolean[] sinks(int n, boolean[] accepting, int[] root, DiagramTable diagrams) {
+        int[][] preds = predecessors(n, root, diagrams);
+        boolean[] reachesAccepting = backwards(n, accepting, true, preds);
+        boolean[] reachesRejecting = backwards(n, accepting, false, preds);
+        boolean[] sink = new boolean[n];
+        for (int s = 0; s < n; s++) sink[s] = accepting[s] ? !reachesRejecting[s] : !reachesAccepting[s];
+        return sink;
+    }
+
+    private static int[][] predecessors(int n, int[] root, DiagramTable diagrams) {
+        int[][] succ = new int[n][];
+        int[] count = new int[n];
+        for (int s = 0; s < n; s++) {
+            java.util.BitSet targets = new java.util.BitSet();
+            leaves(root[s], diagrams, targets, new java.util.HashSet<>());
+            succ[s] = targets.stream().toArray();
+            for (int t : succ[s]) count[t]++;
+        }
+        int[][] preds = new int[n][];
+        for (int t = 0; t < n; t++) preds[t] = new int[count[t]];
+        int[] fill = new int[n];
+        for (int s = 0; s < n; s++) for (int t : succ[s]) preds[t][fill[t]++] = s;
+        return preds;
+    }
+
+    private static void leaves(int r, DiagramTable d, java.util.BitSet out, java.util.Set<Integer> seen) {
+        if (r < 0) {
+            out.set(~r);
+            return;
+        }
+        if (!seen.add(r)) return;
+        leaves(d.low(r), d, out, seen);
+        leaves(d.high(r), d, out, seen);
+    }
+
+    private static boolean[] backwards(int n, boolean[] accepting, boolean target, int[][] preds) {
+        boolean[] reach = new boolean[n];
+        ArrayDeque<Integer> queue = new ArrayDeque<>();
+        for (int s = 0; s < n; s++) {
+            if (accepting[s] == target) {
+                reach[s] = true;
+                queue.add(s);
+            }
+        }
+        while (!queue.isEmpty()) {
+            int t = queue.poll();
+            for (int s : preds[t]) {
+                if (!reach[s]) {
+                    reach[s] = true;
+                    queue.add(s);
+                }
+            }
+        }
+        return reach;
+    }
+}
