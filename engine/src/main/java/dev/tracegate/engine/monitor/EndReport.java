@@ -1,0 +1,25 @@
+package dev.tracegate.engine.monitor;
+
+import java.util.List;
+
+/**
+ * The finite-trace reading of a session at its end: per contract IDLE (the trace does not satisfy
+ * the assumption), FAIL (it satisfies the assumption and not the guarantee) or ACTIVE; and the
+ * obligations still open, i.e. the contracts that FAIL only because the trace ended.
+ *
+ * @param sessionId the session
+ * @param verdicts  one verdict per contract, indexed like {@link ContractSet#contracts()}
+ * @param unmet     the obligations the trace left open
+ */
+public record EndReport(String sessionId, List<Verdict> verdicts, List<Obligation> unmet) {
+
+    /**
+     * A guarantee that was not permanently violated during the session but is not satisfied at its end
+     * (an {@code F resp} never met).
+     *
+     * @param contract   index of the contract
+     * @param contractId its id
+     * @param pending    the open obligation in formula syntax, when the automaton records it
+     */
+    public record Obligation(int contract, String contractId, String pending) {}
+}

@@ -1,0 +1,66 @@
+package dev.tracegate.engine.monitor;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One monitored session. Its whole state is a published {@link SessionState} named by one 64-bit
+ * head word (version and arena slot), replaced by compare-and-set; see {@link SessionMonitor}.
+ * Any thread may call any method.
+ */
+public final class Session {
+    static final int SLOT_BITS = 28;
+    static final long SLOT_MASK = (1L << SLOT_BITS) - 1;
+    static final long CLOSED = -1L;
+
+    private static final VarHandle HEAD;
+    private static final VarHandle LAST_ACCESS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HEAD = l.findVarHandle(Session.class, "head", long.class);
+            LAST_ACCESS = l.findVarHandle(Session.class, "lastAccess", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String id;
+    @SuppressWarnings("unused") private volatile long head;
+    @SuppressWarnings("unused") private long lastAccess;
+
+    Session(String id, int slot) {
+        this.id = id;
+        HEAD.setRelease(this, (long) slot);
+    }
+
+    public String id() { return id; }
+
+    /** Whether the session has ended (explicitly or by eviction). */
+    public boolean isClosed() { return lvHead() == CLOSED; }
+
+    /** Number of events applied so far. */
+    public long applied() {
+        long h = lvHead();
+        return h == CLOSED ? -1 : h >>> SLOT_BITS;
+    }
+
+    /** Records that the session was used at {@code millis} (any clock the caller keeps; used for idle eviction). */
+    public void touch(long millis) { LAST_ACCESS.setOpaque(this, millis); }
+
+    public long lastAccess() { return (long) LAST_ACCESS.getOpaque(this); }
+
+    long lvHead() { return (long) HEAD.getAcquire(this); }
+
+    /** A plain-ordered re-read of the head, for validation after a load-load fence. */
+    long lpHead() { return (long) HEAD.getOpaque(this); }
+
+    boolean casHead(long expect, long update) { return HEAD.compareAndSet(this, expect, update); }
+
+    static int slotOf(long head) { return (int) (head & SLOT_MASK); }
+
+    static long next(long head, int slot) { return (((head >>> SLOT_BITS) + 1) << SLOT_BITS) | slot; }
+
+    @Override public String toString() { return "Session[" + id + "]"; }
+}

@@ -1,0 +1,376 @@
+package dev.tracegate.engine.monitor;
+
+import dev.tracegate.engine.automaton.Dfa;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * Steps sessions of one {@link ContractSet} event by event, applying an event only when it passes
+ * and deciding which contracts it freshly violates.
+ *
+ * <p>Concurrency: any thread may call any method; each thread passes its own {@link Worker}. A step
+ * is lock-free and linearizable: it copies the session's published state into the worker's spare,
+ * validates the copy against the head word (version + slot; a load-load fence between, as a
+ * seqlock reader does), grounds and steps on the private copy, and publishes it with one CAS of the
+ * head. A failed CAS means another step won; the step is redone on the new state. A refused event
+ * publishes nothing, so it leaves no trace. The steady path allocates nothing.
+ *
+ * @param <E> the event type understood by the {@link Grounder}
+ */
+public final class SessionMonitor<E> {
+    /** Options read once at construction. */
+    public record Options(int maxSessions, boolean refuseUnevaluable) {
+        public static final Options DEFAULT = new Options(1_000_000, true);
+    }
+
+    private final ContractSet set;
+    private final Grounder<E> grounder;
+    private final Options options;
+    private final Dfa[] dfas;
+    private final int[][] atomIndex;
+    private final int[] assume;
+    private final int[] guarantee;
+    private final boolean[][] pv;
+    private final int[] initialStates;
+    private final StateArena arena;
+    private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
+    private final Consumer<EndReport> onEvict;
+
+    public SessionMonitor(ContractSet set, Grounder<E> grounder) {
+        this(set, grounder, Options.DEFAULT, r -> {});
+    }
+
+    /**
+     * @param onEvict receives the end report of every session closed because the session bound was
+     *                reached or it was idle too long ({@link #evictIdle})
+     */
+    public SessionMonitor(ContractSet set, Grounder<E> grounder, Options options, Consumer<EndReport> onEvict) {
+        this.set = set;
+        this.grounder = grounder;
+        this.options = options;
+        this.onEvict = onEvict;
+        this.dfas = set.formulas().toArray(new Dfa[0]);
+        this.atomIndex = set.atomIndexTable();
+        this.assume = set.assumeArray();
+        this.guarantee = set.guaranteeArray();
+        this.pv = set.permanentlyViolatedTable();
+        this.initialStates = new int[dfas.length];
+        for (int f = 0; f < dfas.length; f++) initialStates[f] = dfas[f].initialState();
+        this.arena = new StateArena(dfas.length, grounder.words(), grounder.refs());
+    }
+
+    public ContractSet contracts() { return set; }
+
+    /** A new worker for the calling thread. */
+    public Worker newWorker() {
+        return new Worker(arena.take(), set.valuationWords(), dfas.length);
+    }
+
+    /** The live session with this id, created if absent (evicting the least recently used beyond the bound). */
+    public Session session(String id) {
+        Session s = sessions.get(id);
+        if (s != null) return s;
+        return createSession(id);
+    }
+
+    /** The live session with this id, or null. */
+    public Session find(String id) { return sessions.get(id); }
+
+    /** Number of live sessions. */
+    public int sessionCount() { return sessions.size(); }
+
+    /** Live sessions (a weakly consistent view). */
+    public Collection<Session> sessions() { return sessions.values(); }
+
+    private Session createSession(String id) {
+        if (sessions.size() >= options.maxSessions()) evictOldest();
+        SessionState st = arena.take();
+        System.arraycopy(initialStates, 0, st.states, 0, st.states.length);
+        Arrays.fill(st.words, 0L);
+        Arrays.fill(st.refs, null);
+        grounder.init(st);
+        Session fresh = new Session(id, st.slot);
+        Session raced = sessions.putIfAbsent(id, fresh);
+        if (raced != null) {
+            arena.release(st);
+            return raced;
+        }
+        return fresh;
+    }
+
+    /**
+     * Checks one event against the session's history and applies it if it passes.
+     *
+     * @param agent   whether the agent controls the event (CALL, ASSISTANT) or its environment does
+     * @param enforce false for shadow mode: refused events are applied anyway (the decision still says
+     *                what enforcement would have done)
+     */
+    public Decision step(Session session, E event, boolean agent, boolean enforce, Worker w) {
+        final Dfa[] dfas = this.dfas;
+        final int[][] atomIndex = this.atomIndex;
+        final long[] val = w.valuation;
+        final long[] unev = w.unevaluable;
+        final int[] next = w.next;
+        while (true) {
+            final long head = session.lvHead();
+            if (head == Session.CLOSED) return Decision.CLOSED;
+            final SessionState mine = w.spare;
+            mine.copyFrom(arena.get(Session.slotOf(head)));
+            VarHandle.loadLoadFence();
+            if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
+            Arrays.fill(val, 0L);
+            Arrays.fill(unev, 0L);
+            final int u = grounder.ground(event, mine, val, unev);
+            w.unevaluableCount = u;
+            final int[] states = mine.states;
+            for (int f = 0; f < dfas.length; f++) next[f] = dfas[f].step(states[f], val, atomIndex[f]);
+            Decision d = judge(states, next, agent, enforce);
+            if (u > 0 && agent && options.refuseUnevaluable() && d.kind() == Decision.Kind.PASS) {
+                d = judgeUnevaluable(states, w, enforce);
+            }
+            if (!d.applied()) return d;
+            System.arraycopy(next, 0, states, 0, next.length);
+            grounder.apply(event, val, mine);
+            if (session.casHead(head, Session.next(head, mine.slot))) {
+                w.spare = arena.get(Session.slotOf(head));
+                return d;
+            }
+        }
+    }
+
+    /** Fresh violations of this transition; allocates only when there are some. */
+    private Decision judge(int[] before, int[] after, boolean agent, boolean enforce) {
+        final int[] assume = this.assume;
+        final int[] guarantee = this.guarantee;
+        final boolean[][] pv = this.pv;
+        boolean freshFail = false;
+        boolean freshIdle = false;
+        for (int c = 0; c < assume.length; c++) {
+            int a = assume[c];
+            int g = guarantee[c];
+            boolean idle0 = pv[a][before[a]];
+            boolean idle1 = pv[a][after[a]];
+            freshIdle |= idle1 & !idle0;
+            freshFail |= !idle1 & pv[g][after[g]] & (idle0 | !pv[g][before[g]]);
+        }
+        if (!freshFail && !freshIdle) return Decision.PASS;
+        return rareDecision(before, after, agent, enforce, freshFail, freshIdle);
+    }
+
+    private Decision rareDecision(int[] before, int[] after, boolean agent, boolean enforce,
+                                  boolean freshFail, boolean freshIdle) {
+        if (agent) {
+            if (!freshFail) return Decision.PASS; // the agent may break an assumption: not its guarantee's business
+            return new Decision(Decision.Kind.BLOCK, !enforce, freshly(before, after, true));
+        }
+        if (freshIdle) return new Decision(Decision.Kind.SUPPRESS, !enforce, freshly(before, after, false));
+        return new Decision(Decision.Kind.VIOLATION, true, freshly(before, after, true));
+    }
+
+    private int[] freshly(int[] before, int[] after, boolean fail) {
+        int[] out = new int[assume.length];
+        int n = 0;
+        for (int c = 0; c < assume.length; c++) {
+            Verdict v0 = verdictOf(c, before);
+            Verdict v1 = verdictOf(c, after);
+            Verdict target = fail ? Verdict.FAIL : Verdict.IDLE;
+            if (v1 == target && v0 != target) out[n++] = c;
+        }
+        return Arrays.copyOf(out, n);
+    }
+
+    private Verdict verdictOf(int c, int[] states) {
+        int a = assume[c];
+        if (pv[a][states[a]]) return Verdict.IDLE;
+        return pv[guarantee[c]][states[guarantee[c]]] ? Verdict.FAIL : Verdict.ACTIVE;
+    }
+
+    /**
+     * Some atoms of an agent event could not be evaluated. Refuse when some assignment of them would
+     * freshly FAIL a contract (up to 2^12 assignments are tried; beyond that, refuse).
+     */
+    private Decision judgeUnevaluable(int[] states, Worker w, boolean enforce) {
+        final long[] unev = w.unevaluable;
+        final long[] probe = w.probe;
+        int[] bits = new int[w.unevaluableCount];
+        int n = 0;
+        for (int i = 0; i < unev.length; i++) {
+            long m = unev[i];
+            while (m != 0 && n < bits.length) {
+                bits[n++] = (i << 6) + Long.numberOfTrailingZeros(m);
+                m &= m - 1;
+            }
+        }
+        int[] trial = new int[dfas.length];
+        boolean[] failing = new boolean[assume.length];
+        boolean any = false;
+        if (n > 12) {
+            Arrays.fill(failing, true);
+            any = true;
+        } else {
+            for (long mask = 1; mask < (1L << n); mask++) {
+                System.arraycopy(w.valuation, 0, probe, 0, probe.length);
+                for (int b = 0; b < n; b++) {
+                    if ((mask >>> b & 1) != 0) probe[bits[b] >>> 6] |= 1L << bits[b];
+                }
+                for (int f = 0; f < dfas.length; f++) trial[f] = dfas[f].step(states[f], probe, atomIndex[f]);
+                for (int c = 0; c < assume.length; c++) {
+                    if (verdictOf(c, trial) == Verdict.FAIL && verdictOf(c, states) != Verdict.FAIL) {
+                        failing[c] = true;
+                        any = true;
+                    }
+                }
+            }
+        }
+        if (!any) return Decision.PASS;
+        int[] out = new int[assume.length];
+        int k = 0;
+        for (int c = 0; c < failing.length; c++) if (failing[c]) out[k++] = c;
+        return new Decision(Decision.Kind.UNEVALUABLE, !enforce, Arrays.copyOf(out, k));
+    }
+
+    /** The prefix verdict of every contract in the session's current state. */
+    public Verdict[] verdicts(Session session) {
+        SessionState st = snapshot(session);
+        Verdict[] out = new Verdict[assume.length];
+        if (st == null) return out;
+        for (int c = 0; c < out.length; c++) out[c] = set.verdict(c, st.states);
+        return out;
+    }
+
+    /** A consistent private copy of the session's state, or null when it is closed. */
+    public SessionState snapshot(Session session) {
+        SessionState copy = new SessionState(dfas.length, grounder.words(), grounder.refs(), -1);
+        while (true) {
+            long head = session.lvHead();
+            if (head == Session.CLOSED) return null;
+            copy.copyFrom(arena.get(Session.slotOf(head)));
+            VarHandle.loadLoadFence();
+            if (session.lpHead() == head) return copy;
+        }
+    }
+
+    /** Ends the session: the finite-trace verdicts and the unmet obligations. Null if it had already ended. */
+    public EndReport end(Session session) {
+        while (true) {
+            long head = session.lvHead();
+            if (head == Session.CLOSED) return null;
+            if (session.casHead(head, Session.CLOSED)) {
+                sessions.remove(session.id(), session);
+                SessionState last = arena.get(Session.slotOf(head));
+                EndReport r = endReport(session.id(), last.states);
+                arena.release(last);
+                return r;
+            }
+        }
+    }
+
+    /** The end-of-session reading of a state vector (used by {@link #end} and by offline replay). */
+    public EndReport endReport(String sessionId, int[] states) {
+        List<Verdict> verdicts = new ArrayList<>(assume.length);
+        List<EndReport.Obligation> unmet = new ArrayList<>();
+        for (int c = 0; c < assume.length; c++) {
+            Verdict v = set.endVerdict(c, states);
+            verdicts.add(v);
+            int g = guarantee[c];
+            if (v == Verdict.FAIL && !pv[g][states[g]]) {
+                unmet.add(new EndReport.Obligation(c, set.contracts().get(c).id(), dfas[g].pending(states[g])));
+            }
+        }
+        return new EndReport(sessionId, List.copyOf(verdicts), List.copyOf(unmet));
+    }
+
+    /** Ends every session not used since {@code olderThanMillis}; reports each to the eviction listener. */
+    public int evictIdle(long olderThanMillis) {
+        int n = 0;
+        for (Map.Entry<String, Session> e : sessions.entrySet()) {
+            Session s = e.getValue();
+            if (s.lastAccess() < olderThanMillis) {
+                EndReport r = end(s);
+                if (r != null) {
+                    onEvict.accept(r);
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    private void evictOldest() {
+        // Rare path, O(live sessions): evict the least recently used ~1% at once so it stays rare.
+        int excess = Math.max(1, sessions.size() / 100);
+        List<Session> all = new ArrayList<>(sessions.values());
+        all.sort((x, y) -> Long.compare(x.lastAccess(), y.lastAccess()));
+        for (int i = 0; i < excess && i < all.size(); i++) {
+            EndReport r = end(all.get(i));
+            if (r != null) onEvict.accept(r);
+        }
+    }
+
+    /** The session's state in a compact byte form (automaton states, counters, context). */
+    public byte[] toBytes(Session session) throws IOException {
+        SessionState st = snapshot(session);
+        if (st == null) throw new IllegalStateException("session " + session.id() + " has ended");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
+        out.writeInt(st.states.length);
+        for (int s : st.states) writeVarInt(out, s);
+        out.writeInt(st.words.length);
+        for (long v : st.words) out.writeLong(v);
+        grounder.writeRefs(st.refs, out);
+        out.flush();
+        return bytes.toByteArray();
+    }
+
+    /** Creates (or replaces) a live session from {@link #toBytes} output of a monitor of the same contract set. */
+    public Session fromBytes(String id, byte[] data) throws IOException {
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+        SessionState st = arena.take();
+        int nf = in.readInt();
+        if (nf != st.states.length) throw new IOException("state has " + nf + " automata, this contract set has " + st.states.length);
+        for (int f = 0; f < nf; f++) {
+            int s = readVarInt(in);
+            if (s < 0 || s >= dfas[f].stateCount()) throw new IOException("automaton " + f + " has no state " + s);
+            st.states[f] = s;
+        }
+        int nw = in.readInt();
+        if (nw != st.words.length) throw new IOException("state has " + nw + " counters, expected " + st.words.length);
+        for (int i = 0; i < nw; i++) st.words[i] = in.readLong();
+        Arrays.fill(st.refs, null);
+        grounder.readRefs(in, st.refs);
+        Session s = new Session(id, st.slot);
+        Session old = sessions.put(id, s);
+        if (old != null) end(old);
+        return s;
+    }
+
+    private static void writeVarInt(DataOutputStream out, int v) throws IOException {
+        while ((v & ~0x7F) != 0) {
+            out.writeByte((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        out.writeByte(v);
+    }
+
+    private static int readVarInt(DataInputStream in) throws IOException {
+        int v = 0;
+        for (int shift = 0; shift < 35; shift += 7) {
+            int b = in.readUnsignedByte();
+            v |= (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) return v;
+        }
+        throw new IOException("malformed varint");
+    }
+}

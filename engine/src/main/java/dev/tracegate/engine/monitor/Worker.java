@@ -1,0 +1,35 @@
+package dev.tracegate.engine.monitor;
+
+/**
+ * Per-thread scratch space for stepping sessions: a spare state, the valuation and the successor
+ * states. One worker must only be used by one thread at a time (keep one per thread, e.g. in a
+ * ThreadLocal); after a step the same thread may read what the step saw ({@link #valuation()}).
+ */
+public final class Worker {
+    SessionState spare;
+    final long[] valuation;
+    final long[] unevaluable;
+    final long[] probe;
+    final int[] next;
+    int unevaluableCount;
+
+    Worker(SessionState spare, int valuationWords, int formulas) {
+        this.spare = spare;
+        this.valuation = new long[valuationWords];
+        this.unevaluable = new long[valuationWords];
+        this.probe = new long[valuationWords];
+        this.next = new int[formulas];
+    }
+
+    /** The atoms that held in the last event this worker stepped (bit g of word g >>> 6). Do not modify. */
+    public long[] valuation() { return valuation; }
+
+    /** The atoms that could not be evaluated in the last event this worker stepped. Do not modify. */
+    public long[] unevaluable() { return unevaluable; }
+
+    /** How many atoms could not be evaluated in the last event. */
+    public int unevaluableCount() { return unevaluableCount; }
+
+    /** The automaton states after the last event, whether or not it was applied. Do not modify. */
+    public int[] nextStates() { return next; }
+}

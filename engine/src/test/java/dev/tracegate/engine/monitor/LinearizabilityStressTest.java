@@ -1,0 +1,114 @@
+package dev.tracegate.engine.monitor;
+
+import dev.tracegate.engine.automaton.DfaCompiler;
+import dev.tracegate.engine.ltl.Parser;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Four threads step one session at once. The applied events, in the order the grounder's history
+ * records them (the order of successful CAS), replayed sequentially must reproduce every applied
+ * event's decision and the final state; every refused event must be refused, with the same
+ * decision, when replayed right after the prefix it was judged on. That is linearizability of the
+ * step against the sequential specification {@link Replay}.
+ */
+class LinearizabilityStressTest {
+    private static final int THREADS = 4;
+
+    @Test
+    void concurrentStepsOnOneSessionAreLinearizable() throws Exception {
+        DfaCompiler compiler = new DfaCompiler(5_000);
+        // Count-sensitive contracts so that the order of events matters for the decisions.
+        ContractSet set = ContractSet.compile(List.of(
+                new Contract("precedence", Parser.parse("true"), Parser.parse("G(b -> O a)"), "block", ""),
+                new Contract("no-two-c-in-a-row", Parser.parse("true"), Parser.parse("G(c -> WX !c)"), "block", ""),
+                new Contract("d-after-a-needs-e", Parser.parse("G !x"), Parser.parse("G((a & Y d) -> !e)"), "block", "")),
+                compiler);
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        try {
+            for (int round = 0; round < 60; round++) {
+                runRound(set, pool, round);
+            }
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    private void runRound(ContractSet set, ExecutorService pool, int round) throws Exception {
+        SessionMonitor<BitsGrounder.Ev> monitor = new SessionMonitor<>(set, new BitsGrounder());
+        Session session = monitor.session("shared");
+        int perThread = 150;
+        Random r = new Random(round);
+        List<List<BitsGrounder.Ev>> work = new ArrayList<>();
+        int id = 0;
+        for (int t = 0; t < THREADS; t++) {
+            List<BitsGrounder.Ev> evs = new ArrayList<>();
+            for (int i = 0; i < perThread; i++) {
+                boolean agent = r.nextInt(4) != 0;
+                evs.add(new BitsGrounder.Ev(id++, r.nextLong() & 0x3F, 0, agent));
+            }
+            work.add(evs);
+        }
+        Map<Integer, Decision> decisions = new java.util.concurrent.ConcurrentHashMap<>();
+        CyclicBarrier start = new CyclicBarrier(THREADS);
+        List<Future<?>> fs = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            List<BitsGrounder.Ev> evs = work.get(t);
+            fs.add(pool.submit(() -> {
+                Worker w = monitor.newWorker();
+                start.await();
+                for (BitsGrounder.Ev e : evs) decisions.put(e.id, monitor.step(session, e, e.agent, true, w));
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) f.get(60, TimeUnit.SECONDS);
+
+        Map<Integer, BitsGrounder.Ev> byId = new HashMap<>();
+        for (List<BitsGrounder.Ev> evs : work) for (BitsGrounder.Ev e : evs) byId.put(e.id, e);
+        SessionState fin = monitor.snapshot(session);
+        BitsGrounder.History h = (BitsGrounder.History) fin.refs[0];
+        int[] order = h == null ? new int[0] : h.toArrayOldestFirst();
+
+        // Applied events, in CAS order, replay to the same decisions and the same final state.
+        Replay<BitsGrounder.Ev> seq = new Replay<>(set, new BitsGrounder(), true, "shared");
+        List<BitsGrounder.Ev> prefix = new ArrayList<>();
+        for (int evId : order) {
+            BitsGrounder.Ev e = byId.get(evId);
+            Replay.Step step = seq.next(e, e.agent, true);
+            assertThat(step.applied()).as("round %d event %s at %d", round, e, prefix.size()).isTrue();
+            assertThat(step.decision()).as("round %d event %s", round, e).isEqualTo(decisions.get(evId).kind());
+            prefix.add(e);
+        }
+        assertThat(fin.states).as("round %d final states", round).isEqualTo(seq.states());
+        assertThat(fin.words[0]).isEqualTo(order.length);
+
+        // Every refused event is refused right after the prefix it was judged on.
+        int refused = 0;
+        for (Map.Entry<Integer, Decision> d : decisions.entrySet()) {
+            if (d.getValue().applied()) continue;
+            refused++;
+            BitsGrounder.Ev e = byId.get(d.getKey());
+            int at = (int) e.seenApplied;
+            Replay<BitsGrounder.Ev> probe = new Replay<>(set, new BitsGrounder(), true, "probe");
+            for (int i = 0; i < at; i++) probe.next(prefix.get(i), prefix.get(i).agent, true);
+            Replay.Step s = probe.next(e, e.agent, true);
+            assertThat(s.applied()).as("round %d refused %s after %d", round, e, at).isFalse();
+            assertThat(s.decision()).isEqualTo(d.getValue().kind());
+            assertThat(s.contracts()).containsExactly(d.getValue().contracts());
+        }
+        assertThat(order.length + refused).isEqualTo(THREADS * perThread);
+    }
+}

@@ -1,0 +1,169 @@
+package dev.tracegate.engine.monitor;
+
+import dev.tracegate.engine.automaton.DfaCompiler;
+import dev.tracegate.engine.ltl.Parser;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SessionMonitorTest {
+    private static final DfaCompiler COMPILER = new DfaCompiler(10_000);
+
+    private static ContractSet set(String... idAssumeGuarantee) {
+        List<Contract> cs = new java.util.ArrayList<>();
+        for (int i = 0; i < idAssumeGuarantee.length; i += 3) {
+            cs.add(new Contract(idAssumeGuarantee[i], Parser.parse(idAssumeGuarantee[i + 1]),
+                    Parser.parse(idAssumeGuarantee[i + 2]), "block", "msg"));
+        }
+        return ContractSet.compile(cs, COMPILER);
+    }
+
+    private static long bits(ContractSet set, String... atoms) {
+        long b = 0;
+        for (String a : atoms) {
+            int g = set.atoms().indexOf(Parser.parse(a));
+            assertThat(g).as("atom %s", a).isGreaterThanOrEqualTo(0);
+            b |= 1L << g;
+        }
+        return b;
+    }
+
+    @Test
+    void precedenceBlocksRefundBeforeApprovalAndLeavesNoTrace() {
+        ContractSet set = set("refund-after-approval", "true", "G(refund -> O approve)");
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder());
+        Worker w = m.newWorker();
+        Session s = m.session("s1");
+
+        Decision d = m.step(s, new BitsGrounder.Ev(1, bits(set, "refund"), 0, true), true, true, w);
+        assertThat(d.kind()).isEqualTo(Decision.Kind.BLOCK);
+        assertThat(d.applied()).isFalse();
+        assertThat(d.contracts()).containsExactly(0);
+        assertThat(m.snapshot(s).words).containsExactly(0, 0);
+        assertThat(s.applied()).isZero();
+        assertThat(m.verdicts(s)).containsExactly(Verdict.ACTIVE);
+
+        assertThat(m.step(s, new BitsGrounder.Ev(2, bits(set, "approve"), 0, true), true, true, w)).isSameAs(Decision.PASS);
+        assertThat(m.step(s, new BitsGrounder.Ev(3, bits(set, "refund"), 0, true), true, true, w)).isSameAs(Decision.PASS);
+        assertThat(m.snapshot(s).words[0]).isEqualTo(2);
+        assertThat(s.applied()).isEqualTo(2);
+    }
+
+    @Test
+    void shadowModeAppliesTheViolationAndDoesNotBlameItAgain() {
+        ContractSet set = set("no-delete", "true", "G !delete");
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder());
+        Worker w = m.newWorker();
+        Session s = m.session("s");
+        Decision d = m.step(s, new BitsGrounder.Ev(1, bits(set, "delete"), 0, true), true, false, w);
+        assertThat(d.kind()).isEqualTo(Decision.Kind.BLOCK);
+        assertThat(d.applied()).isTrue();
+        assertThat(m.verdicts(s)).containsExactly(Verdict.FAIL);
+        // Only fresh violations act: the second delete does not re-fire.
+        assertThat(m.step(s, new BitsGrounder.Ev(2, bits(set, "delete"), 0, true), true, true, w)).isSameAs(Decision.PASS);
+    }
+
+    @Test
+    void environmentEventThatBreaksTheAssumptionIsSuppressed() {
+        ContractSet set = set("c", "G !untrusted_input", "G(send -> O confirm)");
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder());
+        Worker w = m.newWorker();
+        Session s = m.session("s");
+        Decision d = m.step(s, new BitsGrounder.Ev(1, bits(set, "untrusted_input"), 0, false), false, true, w);
+        assertThat(d.kind()).isEqualTo(Decision.Kind.SUPPRESS);
+        assertThat(d.applied()).isFalse();
+        assertThat(m.verdicts(s)).containsExactly(Verdict.ACTIVE);
+        // An agent event may break an assumption: the contract goes IDLE and the event passes.
+        assertThat(m.step(s, new BitsGrounder.Ev(2, bits(set, "untrusted_input"), 0, true), true, true, w).kind())
+                .isEqualTo(Decision.Kind.PASS);
+        assertThat(m.verdicts(s)).containsExactly(Verdict.IDLE);
+        assertThat(m.step(s, new BitsGrounder.Ev(3, bits(set, "send"), 0, true), true, true, w).kind())
+                .isEqualTo(Decision.Kind.PASS);
+    }
+
+    @Test
+    void environmentViolationIsAppliedAndReported() {
+        ContractSet set = set("c", "true", "G !leak");
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder());
+        Worker w = m.newWorker();
+        Session s = m.session("s");
+        Decision d = m.step(s, new BitsGrounder.Ev(1, bits(set, "leak"), 0, false), false, true, w);
+        assertThat(d.kind()).isEqualTo(Decision.Kind.VIOLATION);
+        assertThat(d.applied()).isTrue();
+        assertThat(m.verdicts(s)).containsExactly(Verdict.FAIL);
+    }
+
+    @Test
+    void unevaluableAtomRefusesOnlyWhenItsValueMatters() {
+        ContractSet set = set("cap", "true", "G(refund -> !over_limit)");
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder());
+        Worker w = m.newWorker();
+        Session s = m.session("s");
+        long over = bits(set, "over_limit");
+        // A search call cannot read the amount, but no value of it matters: pass.
+        assertThat(m.step(s, new BitsGrounder.Ev(1, 0, over, true), true, true, w).kind()).isEqualTo(Decision.Kind.PASS);
+        // A refund whose amount cannot be read: some value would fail the contract: refused.
+        Decision d = m.step(s, new BitsGrounder.Ev(2, bits(set, "refund"), over, true), true, true, w);
+        assertThat(d.kind()).isEqualTo(Decision.Kind.UNEVALUABLE);
+        assertThat(d.contracts()).containsExactly(0);
+        assertThat(s.applied()).isEqualTo(1);
+    }
+
+    @Test
+    void endReportsUnmetObligations() {
+        ContractSet set = set("respond", "true", "G(request -> F response)", "never", "true", "G !boom");
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder());
+        Worker w = m.newWorker();
+        Session s = m.session("s");
+        m.step(s, new BitsGrounder.Ev(1, bits(set, "request"), 0, true), true, true, w);
+        EndReport r = m.end(s);
+        assertThat(r.verdicts()).containsExactly(Verdict.FAIL, Verdict.ACTIVE);
+        assertThat(r.unmet()).extracting(EndReport.Obligation::contractId).containsExactly("respond");
+        assertThat(s.isClosed()).isTrue();
+        assertThat(m.find("s")).isNull();
+        assertThat(m.step(s, new BitsGrounder.Ev(2, 0, 0, true), true, true, w).kind()).isEqualTo(Decision.Kind.CLOSED);
+        assertThat(m.end(s)).isNull();
+    }
+
+    @Test
+    void byteFormRoundTripsCountersAndStates() throws Exception {
+        ContractSet set = set("p", "true", "G(b -> O a)");
+        BitsGrounder g = new BitsGrounder() {
+            @Override public int refs() { return 0; }
+            @Override public void apply(Ev e, long[] valuation, SessionState state) {
+                state.words[0]++;
+                state.words[1] += valuation[0];
+            }
+            @Override public int ground(Ev e, SessionState state, long[] valuation, long[] unevaluable) {
+                valuation[0] = e.bits;
+                return 0;
+            }
+        };
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, g);
+        Worker w = m.newWorker();
+        Session s = m.session("s");
+        m.step(s, new BitsGrounder.Ev(1, bits(set, "a"), 0, true), true, true, w);
+        byte[] bytes = m.toBytes(s);
+        SessionMonitor<BitsGrounder.Ev> other = new SessionMonitor<>(set, g);
+        Session t = other.fromBytes("s", bytes);
+        assertThat(other.snapshot(t).words).containsExactly(m.snapshot(s).words);
+        assertThat(other.snapshot(t).states).containsExactly(m.snapshot(s).states);
+        assertThat(bytes.length).isLessThan(32);
+    }
+
+    @Test
+    void boundedSessionsEvictTheLeastRecentlyUsedWithAnEndReport() {
+        ContractSet set = set("p", "true", "G(b -> O a)");
+        List<EndReport> evicted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder(),
+                new SessionMonitor.Options(10, true), evicted::add);
+        for (int i = 0; i < 10; i++) m.session("s" + i).touch(100 + i);
+        m.session("new").touch(1000);
+        assertThat(m.sessionCount()).isEqualTo(10);
+        assertThat(evicted).extracting(EndReport::sessionId).containsExactly("s0");
+        assertThat(m.evictIdle(105)).isEqualTo(4);
+        assertThat(m.sessionCount()).isEqualTo(6);
+    }
+}
