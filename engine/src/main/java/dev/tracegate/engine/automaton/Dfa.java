@@ -133,6 +133,52 @@ public final class Dfa {
         return s;
     }
 
+    /** The distinct successors of {@code state}, in increasing order. */
+    public int[] successors(int state) {
+        java.util.BitSet seen = new java.util.BitSet(stateCount());
+        if (table != null) {
+            int base = state << k;
+            for (int l = 0; l < (1 << k); l++) seen.set(table[base + l]);
+        } else {
+            collectLeaves(root[state], seen);
+        }
+        return seen.stream().toArray();
+    }
+
+    private void collectLeaves(int n, java.util.BitSet seen) {
+        if (n < 0) {
+            seen.set(~n);
+            return;
+        }
+        collectLeaves(nodeLo[n], seen);
+        collectLeaves(nodeHi[n], seen);
+    }
+
+    /**
+     * A letter that takes {@code from} to {@code to}, as the set of local atoms that hold (atoms the
+     * transition does not test are left false), or null when no letter does.
+     */
+    public java.util.BitSet letterTo(int from, int to) {
+        if (table != null) {
+            int base = from << k;
+            for (int l = 0; l < (1 << k); l++) {
+                if (table[base + l] == to) return java.util.BitSet.valueOf(new long[] {l});
+            }
+            return null;
+        }
+        java.util.BitSet path = new java.util.BitSet(k);
+        return pathTo(root[from], to, path) ? path : null;
+    }
+
+    private boolean pathTo(int n, int to, java.util.BitSet path) {
+        if (n < 0) return ~n == to;
+        if (pathTo(nodeLo[n], to, path)) return true;
+        path.set(nodeAtom[n]);
+        if (pathTo(nodeHi[n], to, path)) return true;
+        path.clear(nodeAtom[n]);
+        return false;
+    }
+
     /** Graphviz DOT; edges are labelled with the letters (as atom literals) that take them. */
     public String toDot() { return DfaDot.render(this); }
 

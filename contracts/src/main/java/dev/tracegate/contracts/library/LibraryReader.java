@@ -1,0 +1,241 @@
+package dev.tracegate.contracts.library;
+
+import dev.tracegate.engine.ltl.Atom;
+import dev.tracegate.engine.ltl.Formula;
+import dev.tracegate.engine.ltl.Formulas;
+import dev.tracegate.engine.ltl.ParseException;
+import dev.tracegate.engine.ltl.Parser;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads a library file (YAML) into a {@link LibrarySpec}: checks every key and type, parses every
+ * formula, expands named atoms; each mistake is a {@link LibraryException} with file:line:column.
+ */
+public final class LibraryReader {
+    static final Set<String> TOP = Set.of("tracegate", "library", "description", "settings", "atoms", "context",
+            "contracts", "gdpr", "injection", "permissions");
+    static final Set<String> CONTRACT = Set.of("id", "description", "assume", "guarantee", "strategy", "message",
+            "next", "redirect-to");
+    static final Set<String> STRATEGIES = Set.of("block", "redirect", "escalate", "redact", "suppress");
+    static final Set<String> LATCH = Set.of("on", "set", "add", "remove", "value");
+    static final Set<String> LATCH_ON = Set.of("kind", "tool", "success");
+    static final Set<String> KINDS = Set.of("USER", "ASSISTANT", "CALL", "RETURN", "CONSENT", "ERASURE");
+    static final Set<String> SETTINGS = Set.of("unevaluable", "max-states");
+    static final Set<String> GDPR = Set.of("purposes", "tools", "necessary", "fields");
+    static final Set<String> INJECTION = Set.of("side-effecting");
+
+    private LibraryReader() {}
+
+    public static LibrarySpec read(String file, String yaml) {
+        Node root = YamlReader.read(file, yaml);
+        Fields top = Fields.of(root, "the library", TOP);
+        if (top.has("tracegate")) {
+            int v = top.integer("tracegate", 1, 1, 1);
+            if (v != 1) throw Fields.error(top.get("tracegate"), "format version " + v + " is not supported", "use 'tracegate: 1'");
+        }
+        String name = top.requiredString("library", "start the file with 'library: <name>'");
+        String description = top.string("description", "");
+
+        LibrarySpec.Settings settings = LibrarySpec.Settings.DEFAULT;
+        if (top.has("settings")) {
+            Fields s = Fields.of(top.get("settings"), "settings", SETTINGS);
+            settings = new LibrarySpec.Settings(
+                    s.choice("unevaluable", "refuse", Set.of("refuse", "allow")).equals("refuse"),
+                    s.integer("max-states", LibrarySpec.Settings.DEFAULT.maxStates(), 2, 10_000_000));
+        }
+
+        Map<String, Formula> named = namedAtoms(top);
+
+        List<LibrarySpec.ContractSpec> contracts = new ArrayList<>();
+        Node cs = top.required("contracts", "add a 'contracts:' list with at least one contract");
+        if (!(cs instanceof Node.Seq seq)) throw Fields.error(cs, "contracts must be a list, found " + cs.kind(), "start each contract with '- id: ...'");
+        Map<String, Node> ids = new HashMap<>();
+        for (Node c : seq.items()) {
+            Fields f = Fields.of(c, "a contract", CONTRACT);
+            Node idNode = f.required("id", "give every contract an 'id:'");
+            String id = Fields.text(idNode, "contract id");
+            if (!id.matches("[A-Za-z0-9_.:-]+")) {
+                throw Fields.error(idNode, "contract id '" + id + "' has characters other than letters, digits, '_', '.', ':' and '-'", null);
+            }
+            Node prev = ids.put(id, idNode);
+            if (prev != null) throw Fields.error(idNode, "duplicate contract id '" + id + "'", "it is already used at line " + prev.line() + "; ids must be unique");
+            String strategy = f.choice("strategy", "block", STRATEGIES);
+            String redirectTo = f.string("redirect-to", null);
+            if (strategy.equals("redirect") && redirectTo == null) {
+                throw Fields.error(c, "contract '" + id + "' has strategy redirect but no 'redirect-to'", "name the tool to run instead: redirect-to: <tool>");
+            }
+            if (redirectTo != null && !strategy.equals("redirect")) {
+                throw Fields.error(f.get("redirect-to"), "'redirect-to' only applies to strategy redirect", "set 'strategy: redirect' or remove it");
+            }
+            Node gNode = f.required("guarantee", "every contract needs a 'guarantee:' formula, e.g. G(refund -> O approve)");
+            Node aNode = f.get("assume");
+            String gText = formulaText(gNode, "guarantee");
+            String aText = aNode == null ? "true" : formulaText(aNode, "assume");
+            Formula g = expand(formula(gNode, gText), named, gNode);
+            Formula a = aNode == null ? Formula.Const.TRUE : expand(formula(aNode, aText), named, aNode);
+            contracts.add(new LibrarySpec.ContractSpec(id, f.string("description", ""), a, g, strategy,
+                    f.string("message", ""), f.string("next", ""), redirectTo, aText, gText, c.line(), c.column()));
+        }
+        if (contracts.isEmpty()) throw Fields.error(cs, "the library has no contracts", "add at least one '- id: ...' under contracts");
+
+        List<LibrarySpec.LatchSpec> latches = latches(top);
+        LibrarySpec.GdprSpec gdpr = top.has("gdpr") ? gdpr(top.get("gdpr")) : null;
+        LibrarySpec.InjectionSpec injection = top.has("injection") ? injection(top.get("injection")) : null;
+        return new LibrarySpec(name, description, file, settings, contracts, latches, gdpr, injection, top.strings("permissions"));
+    }
+
+    private static String formulaText(Node n, String what) {
+        if (n instanceof Node.Scalar s && s.type() == Node.Scalar.Type.BOOLEAN) return s.text();
+        return Fields.text(n, what);
+    }
+
+    private static Map<String, Formula> namedAtoms(Fields top) {
+        Map<String, Formula> raw = new LinkedHashMap<>();
+        Map<String, Node> where = new HashMap<>();
+        if (!top.has("atoms")) return raw;
+        Node an = top.get("atoms");
+        if (!(an instanceof Node.MapNode m)) throw Fields.error(an, "atoms must be a map of name: definition", "for example: refund: call(refund)");
+        for (Map.Entry<String, Node> e : m.entries().entrySet()) {
+            String key = e.getKey();
+            Node.Scalar keyNode = m.keys().get(key);
+            if (!key.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw Fields.error(keyNode, "atom name '" + key + "' is not an identifier", "use letters, digits and '_', starting with a letter");
+            }
+            if (Set.of("X", "WX", "F", "G", "U", "W", "R", "Y", "O", "H", "S", "true", "false").contains(key)) {
+                throw Fields.error(keyNode, "atom name '" + key + "' is a reserved operator", "choose another name");
+            }
+            Node v = e.getValue();
+            raw.put(key, formula(v, formulaText(v, "atom " + key)));
+            where.put(key, v);
+        }
+        // Expand definitions that use other named atoms; a cycle is an error.
+        Map<String, Formula> done = new LinkedHashMap<>();
+        for (String k : raw.keySet()) resolve(k, raw, where, done, new ArrayDeque<>());
+        return done;
+    }
+
+    private static Formula resolve(String k, Map<String, Formula> raw, Map<String, Node> where, Map<String, Formula> done,
+                                   Deque<String> path) {
+        Formula f = done.get(k);
+        if (f != null) return f;
+        if (path.contains(k)) {
+            List<String> cycle = new ArrayList<>(path);
+            java.util.Collections.reverse(cycle);
+            cycle.add(k);
+            throw Fields.error(where.get(k), "named atoms refer to each other in a cycle: " + String.join(" -> ", cycle),
+                    "define one of them without the others");
+        }
+        path.push(k);
+        Formula out = substitute(raw.get(k), name -> raw.containsKey(name) ? resolve(name, raw, where, done, path) : null);
+        path.pop();
+        done.put(k, out);
+        return out;
+    }
+
+    private static Formula expand(Formula f, Map<String, Formula> named, Node where) {
+        return substitute(f, named::get);
+    }
+
+    private static Formula substitute(Formula f, java.util.function.Function<String, Formula> lookup) {
+        if (f instanceof Atom a) {
+            if (a.args().isEmpty() && a.comparison() == null) {
+                Formula def = lookup.apply(a.name());
+                if (def != null) return def;
+            }
+            return a;
+        }
+        if (f instanceof Formula.Unary u) return Formulas.unary(u.op(), substitute(u.arg(), lookup));
+        if (f instanceof Formula.Binary b) return Formulas.binary(b.op(), substitute(b.left(), lookup), substitute(b.right(), lookup));
+        return f;
+    }
+
+    /** Parses a formula scalar, mapping the parser's position into the file. */
+    static Formula formula(Node n, String text) {
+        try {
+            return Parser.parse(text);
+        } catch (ParseException e) {
+            int line = n.line() + e.line() - 1;
+            // Single-line plain scalars map exactly; quoted or block scalars are off by their quote/indent.
+            int col = e.line() == 1 ? n.column() + e.column() - 1 : e.column();
+            throw new LibraryException(n.file(), line, col, "in formula '" + text.strip() + "': " + e.reason(),
+                    "expected " + e.expected() + "; see the formula syntax in the README");
+        }
+    }
+
+    private static List<LibrarySpec.LatchSpec> latches(Fields top) {
+        List<LibrarySpec.LatchSpec> out = new ArrayList<>();
+        if (!top.has("context")) return out;
+        Node cn = top.get("context");
+        if (!(cn instanceof Node.Seq seq)) throw Fields.error(cn, "context must be a list of latches", "for example:\n    - on: {kind: RETURN, tool: approve_refund}\n      set: approved\n      value: arg(amount)");
+        for (Node ln : seq.items()) {
+            Fields l = Fields.of(ln, "a context latch", LATCH);
+            Fields on = Fields.of(l.required("on", "say which event sets the context: on: {kind: RETURN, tool: T}"), "on", LATCH_ON);
+            String kind = on.choice("kind", "RETURN", KINDS);
+            int modes = (l.has("set") ? 1 : 0) + (l.has("add") ? 1 : 0) + (l.has("remove") ? 1 : 0);
+            if (modes != 1) throw Fields.error(ln, "a latch needs exactly one of 'set', 'add', 'remove'", "set: key (single value) or add: key (set of values)");
+            String mode = l.has("set") ? "set" : l.has("add") ? "add" : "remove";
+            String key = l.requiredString(mode, null);
+            String value = l.string("value", defaultValue(kind));
+            out.add(new LibrarySpec.LatchSpec(kind, on.string("tool", null), on.bool("success", true), key, value, mode,
+                    ln.line(), ln.column()));
+        }
+        return out;
+    }
+
+    private static String defaultValue(String kind) {
+        return switch (kind) {
+            case "CONSENT", "ERASURE" -> "subject";
+            case "RETURN" -> "result";
+            default -> "true";
+        };
+    }
+
+    private static LibrarySpec.GdprSpec gdpr(Node n) {
+        Fields g = Fields.of(n, "gdpr", GDPR);
+        List<String> purposes = g.strings("purposes");
+        Map<String, List<String>> tools = listMap(g.get("tools"), "gdpr.tools");
+        Map<String, List<String>> necessary = listMap(g.get("necessary"), "gdpr.necessary");
+        for (Map.Entry<String, List<String>> e : tools.entrySet()) {
+            for (String p : e.getValue()) {
+                if (!purposes.contains(p)) {
+                    throw Fields.error(((Node.MapNode) g.get("tools")).entries().get(e.getKey()),
+                            "tool '" + e.getKey() + "' is bound to purpose '" + p + "', which is not declared",
+                            "add it to gdpr.purposes (declared: " + String.join(", ", purposes) + ")");
+                }
+            }
+        }
+        Map<String, Map<String, String>> fields = new LinkedHashMap<>();
+        Node fn = g.get("fields");
+        if (fn != null) {
+            if (!(fn instanceof Node.MapNode fm)) throw Fields.error(fn, "gdpr.fields must map tool -> {field: category}", null);
+            for (Map.Entry<String, Node> e : fm.entries().entrySet()) {
+                if (!(e.getValue() instanceof Node.MapNode inner)) throw Fields.error(e.getValue(), "gdpr.fields." + e.getKey() + " must map field -> category", null);
+                Map<String, String> m = new LinkedHashMap<>();
+                for (Map.Entry<String, Node> f : inner.entries().entrySet()) m.put(f.getKey(), Fields.text(f.getValue(), "category"));
+                fields.put(e.getKey(), m);
+            }
+        }
+        return new LibrarySpec.GdprSpec(purposes, tools, necessary, fields);
+    }
+
+    private static LibrarySpec.InjectionSpec injection(Node n) {
+        Fields f = Fields.of(n, "injection", INJECTION);
+        return new LibrarySpec.InjectionSpec(listMap(f.get("side-effecting"), "injection.side-effecting"));
+    }
+
+    private static Map<String, List<String>> listMap(Node n, String what) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        if (n == null) return out;
+        if (!(n instanceof Node.MapNode m)) throw Fields.error(n, what + " must be a map of name: [values]", null);
+        for (Map.Entry<String, Node> e : m.entries().entrySet()) out.put(e.getKey(), Fields.strings(e.getValue(), what + "." + e.getKey()));
+        return out;
+    }
+}

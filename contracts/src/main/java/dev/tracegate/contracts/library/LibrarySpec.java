@@ -1,0 +1,69 @@
+package dev.tracegate.contracts.library;
+
+import dev.tracegate.engine.ltl.Formula;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A contract library as read from its file, checked for structure and with every formula parsed
+ * and its named atoms expanded; not yet compiled.
+ *
+ * @param name        library name ({@code library:})
+ * @param description what it is for
+ * @param file        where it came from (a path, or {@code builtin:<name>})
+ * @param settings    library settings
+ * @param contracts   contracts in file order
+ * @param latches     context latches
+ * @param gdpr        the GDPR policy section, or null
+ * @param injection   the prompt-injection section, or null
+ * @param permissions permissions every session holds from the start
+ */
+public record LibrarySpec(String name, String description, String file, Settings settings, List<ContractSpec> contracts,
+                          List<LatchSpec> latches, GdprSpec gdpr, InjectionSpec injection, List<String> permissions) {
+
+    /** {@code settings:}: what to do with unevaluable atoms, and the automaton state bound. */
+    public record Settings(boolean refuseUnevaluable, int maxStates) {
+        public static final Settings DEFAULT = new Settings(true, 10_000);
+    }
+
+    /**
+     * One contract.
+     *
+     * @param strategy   block | redirect | escalate | redact | suppress
+     * @param next       the suggested next action, told to the agent with the message
+     * @param redirectTo for strategy redirect: the tool to run instead
+     */
+    public record ContractSpec(String id, String description, Formula assume, Formula guarantee, String strategy,
+                               String message, String next, String redirectTo, String assumeText, String guaranteeText,
+                               int line, int column) {}
+
+    /**
+     * A context latch: when an event of {@code kind} (and {@code tool}, if given; successful only,
+     * unless {@code success} is false) is applied, {@code key} takes {@code value} (mode set), or
+     * {@code value} is added to / removed from the set {@code key} (mode add / remove).
+     *
+     * @param value an argument reference {@code arg(field)}, {@code result(field)}, {@code result},
+     *              {@code subject}, {@code purpose} or a literal
+     */
+    public record LatchSpec(String kind, String tool, boolean success, String key, String value, String mode,
+                            int line, int column) {}
+
+    /**
+     * The GDPR section.
+     *
+     * @param purposes  declared purposes
+     * @param tools     tool -> the purposes it serves
+     * @param necessary purpose -> the data categories that purpose needs
+     * @param fields    tool -> (argument field -> category), overriding detection
+     */
+    public record GdprSpec(List<String> purposes, Map<String, List<String>> tools, Map<String, List<String>> necessary,
+                           Map<String, Map<String, String>> fields) {}
+
+    /**
+     * The prompt-injection section.
+     *
+     * @param sideEffecting tool -> its target arguments (recipient, IBAN, URL, ...)
+     */
+    public record InjectionSpec(Map<String, List<String>> sideEffecting) {}
+}

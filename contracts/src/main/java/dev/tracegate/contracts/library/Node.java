@@ -1,0 +1,48 @@
+package dev.tracegate.contracts.library;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A YAML value with the position it was read from, so that every later error can name
+ * file:line:column. Maps keep key order and key positions.
+ */
+public sealed interface Node permits Node.Scalar, Node.Seq, Node.MapNode {
+
+    String file();
+
+    int line();
+
+    int column();
+
+    /** A short name for error messages: "a string", "a list", "a map". */
+    String kind();
+
+    /** A string, number, boolean or null as written. */
+    record Scalar(String file, int line, int column, String text, boolean isNull, Type type) implements Node {
+        /** The scalar's type as YAML resolved it. */
+        public enum Type { STRING, INTEGER, FLOAT, BOOLEAN, NULL }
+
+        @Override public String kind() {
+            return switch (type) {
+                case STRING -> "a string";
+                case INTEGER -> "an integer";
+                case FLOAT -> "a number";
+                case BOOLEAN -> "a boolean";
+                case NULL -> "nothing (null)";
+            };
+        }
+    }
+
+    /** A list. */
+    record Seq(String file, int line, int column, List<Node> items) implements Node {
+        @Override public String kind() { return "a list"; }
+    }
+
+    /** A map; {@code keys} holds each key's own position. */
+    record MapNode(String file, int line, int column, LinkedHashMap<String, Node> entries, Map<String, Scalar> keys)
+            implements Node {
+        @Override public String kind() { return "a map"; }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.tracegate.contracts.library;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Reads YAML into {@link Node}s that remember file:line:column; duplicate keys are errors. */
+public final class YamlReader {
+    private static final YAMLFactory FACTORY = YAMLFactory.builder().build();
+    private static final int MAX_DEPTH = 64;
+
+    private YamlReader() {}
+
+    public static Node read(String file, String text) {
+        try (Reader r = new StringReader(text); JsonParser p = FACTORY.createParser(r)) {
+            JsonToken t = p.nextToken();
+            if (t == null) throw new LibraryException(file, 1, 1, "the file is empty",
+                    "a library starts with 'library: <name>' and has a 'contracts:' list");
+            Node n = value(file, p, t, 0);
+            JsonToken extra = p.nextToken();
+            if (extra != null) {
+                JsonLocation l = p.currentTokenLocation();
+                throw new LibraryException(file, l.getLineNr(), l.getColumnNr(), "more than one YAML document",
+                        "keep one library per file (remove the second '---')");
+            }
+            return n;
+        } catch (StreamReadException e) {
+            JsonLocation l = e.getLocation();
+            String msg = e.getOriginalMessage();
+            int nl = msg.indexOf('\n');
+            throw new LibraryException(file, l == null ? 0 : l.getLineNr(), l == null ? 0 : l.getColumnNr(),
+                    "not valid YAML: " + (nl > 0 ? msg.substring(0, nl) : msg),
+                    "check indentation (spaces, not tabs) and quote strings that contain ': ' or start with a special character");
+        } catch (IOException e) {
+            throw new LibraryException(file, 0, 0, "cannot read: " + e.getMessage(), null);
+        }
+    }
+
+    private static Node value(String file, JsonParser p, JsonToken t, int depth) throws IOException {
+        JsonLocation loc = p.currentTokenLocation();
+        int line = loc.getLineNr();
+        int col = loc.getColumnNr();
+        if (depth > MAX_DEPTH) throw new LibraryException(file, line, col, "nesting deeper than " + MAX_DEPTH, null);
+        switch (t) {
+            case START_OBJECT: {
+                LinkedHashMap<String, Node> entries = new LinkedHashMap<>();
+                Map<String, Node.Scalar> keys = new HashMap<>();
+                while ((t = p.nextToken()) != JsonToken.END_OBJECT) {
+                    JsonLocation kl = p.currentTokenLocation();
+                    String key = p.currentName();
+                    Node.Scalar keyNode = new Node.Scalar(file, kl.getLineNr(), kl.getColumnNr(), key, false,
+                            Node.Scalar.Type.STRING);
+                    if (entries.containsKey(key)) {
+                        Node.Scalar first = keys.get(key);
+                        throw new LibraryException(file, kl.getLineNr(), kl.getColumnNr(), "duplicate key '" + key + "'",
+                                "it is already set at line " + first.line() + "; keep one");
+                    }
+                    Node v = value(file, p, p.nextToken(), depth + 1);
+                    entries.put(key, v);
+                    keys.put(key, keyNode);
+                }
+                return new Node.MapNode(file, line, col, entries, keys);
+            }
+            case START_ARRAY: {
+                List<Node> items = new ArrayList<>();
+                while ((t = p.nextToken()) != JsonToken.END_ARRAY) items.add(value(file, p, t, depth + 1));
+                return new Node.Seq(file, line, col, items);
+            }
+            case VALUE_STRING: {
+                return new Node.Scalar(file, line, col, p.getText(), false, Node.Scalar.Type.STRING);
+            }
+            case VALUE_NUMBER_INT:
+                return new Node.Scalar(file, line, col, p.getText(), false, Node.Scalar.Type.INTEGER);
+            case VALUE_NUMBER_FLOAT:
+                return new Node.Scalar(file, line, col, p.getText(), false, Node.Scalar.Type.FLOAT);
+            case VALUE_TRUE:
+            case VALUE_FALSE:
+                return new Node.Scalar(file, line, col, p.getText(), false, Node.Scalar.Type.BOOLEAN);
+            case VALUE_NULL:
+                return new Node.Scalar(file, line, col, null, true, Node.Scalar.Type.NULL);
+            default:
+                throw new LibraryException(file, line, col, "unexpected YAML token " + t, null);
+        }
+    }
+}
