@@ -109,7 +109,8 @@ final class Progression {
         int explored = 0;
         while (explored < stateClauses.size()) {
             int s = explored++;
-            root[s] = successors(s);
+            int r = successors(s); // may grow root: store after the call
+            root[s] = r;
         }
     }
 
@@ -691,6 +692,16 @@ final class Progression {
             parts.add(strong.size() > 1 && cs.length > 1 ? "(" + clause + ")" : clause);
         }
         return parts.isEmpty() ? null : String.join(" | ", parts);
+    }
+
+    String describe(int s) {
+        StringBuilder b = new StringBuilder("mem=" + Arrays.toString(memories.get(stateMemory.get(s))));
+        for (int c : stateClauses.get(s)) {
+            b.append(" {");
+            for (int lit : clauses.get(c)) b.append((lit & 1) == 1 ? "X " : "WX ").append(Formulas.print(toFormula(lit >>> 1))).append("; ");
+            b.append("}");
+        }
+        return b.toString();
     }
 
     // ---------------------------------------------------------------- bit sets
