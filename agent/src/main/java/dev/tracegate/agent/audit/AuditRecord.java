@@ -1,0 +1,165 @@
+package dev.tracegate.agent.audit;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One decision of the supervisor about one event, as it will appear as one line of the audit log.
+ *
+ * <p>The event part ({@code session, seq, ts, kind, tool, id, args, result, text, subject, purposes,
+ * categories, granted, error}) has the shape of a trace line, so an audit log replays as a trace; the
+ * rest ({@code atoms, verdicts, decision, fired, message, latencyNs, unmet}) says what the supervisor
+ * saw and did. A producer fills one instance on its own thread and hands it to
+ * {@link AuditWriter#append}; from then on the instance belongs to the writer thread and the producer
+ * must neither read nor change it. Arrays passed in are not copied: pass arrays that nobody writes
+ * afterwards (tables shared by a whole library, such as atom keys and contract ids, are fine).
+ */
+public final class AuditRecord {
+    /** Verdict code: the contract's assumption is permanently violated. */
+    public static final byte IDLE = 0;
+    /** Verdict code: neither idle nor failed. */
+    public static final byte ACTIVE = 1;
+    /** Verdict code: the assumption holds so far and the guarantee is permanently violated. */
+    public static final byte FAIL = 2;
+
+    static final String[] VERDICT_NAMES = {"IDLE", "ACTIVE", "FAIL"};
+
+    // time (epoch ms) at which the decision was taken; 0 = "stamp it when appended"
+    long timeMillis;
+    final String session;
+    final long seq;
+    final String kind;
+    long ts = Long.MIN_VALUE; // MIN_VALUE = absent
+    String tool;
+    String id;
+    Object args;
+    Object result;
+    String text;
+    String subject;
+    String[] purposes;
+    String[] categories;
+    byte granted = -1; // -1 absent, 0 false, 1 true
+    String error;
+
+    String[] atomTable; // with atomBits: atomTable[i] held iff bit i of atomBits is set
+    long[] atomBits;
+    String[] atomList;  // or the held keys directly
+    String[] verdictIds;
+    byte[] verdictCodes;
+    final Decision decision;
+    String[] fired;
+    String message;
+    long latencyNs = -1;
+    String[] unmet;
+
+    private AuditRecord(String session, long seq, String kind, Decision decision) {
+        this.session = Objects.requireNonNull(session, "session");
+        this.seq = seq;
+        this.kind = Objects.requireNonNull(kind, "kind");
+        this.decision = Objects.requireNonNull(decision, "decision");
+    }
+
+    /**
+     * A record of the decision about event {@code seq} of {@code session}.
+     *
+     * @param kind the event kind as in a trace: USER, ASSISTANT, CALL, RETURN, CONSENT, ERASURE, END
+     */
+    public static AuditRecord of(String session, long seq, String kind, Decision decision) {
+        return new AuditRecord(session, seq, kind, decision);
+    }
+
+    /** The wall-clock time of the decision in epoch milliseconds (stamped on append when not set). */
+    public AuditRecord time(long epochMillis) { this.timeMillis = epochMillis; return this; }
+
+    /** The event's own timestamp (the trace's {@code ts}), epoch milliseconds. */
+    public AuditRecord ts(long epochMillis) { this.ts = epochMillis; return this; }
+
+    public AuditRecord tool(String tool) { this.tool = tool; return this; }
+
+    /** The tool-call id the framework gave the call, if any. */
+    public AuditRecord id(String id) { this.id = id; return this; }
+
+    /**
+     * The call's arguments: a {@code Map<String, ?>}, a {@code List}, an array, a
+     * {@link CharSequence}, a {@link Number}, a {@link Boolean}, null, or a Jackson {@code JsonNode};
+     * nested freely. Personal data: values are hashed unless the log is configured clear.
+     */
+    public AuditRecord args(Object args) { this.args = args; return this; }
+
+    /** The tool's result (same types as {@link #args}); personal data. */
+    public AuditRecord result(Object result) { this.result = result; return this; }
+
+    /** User input or model output; personal data. */
+    public AuditRecord text(String text) { this.text = text; return this; }
+
+    /** The data subject of a CONSENT or ERASURE event; personal data. */
+    public AuditRecord subject(String subject) { this.subject = subject; return this; }
+
+    public AuditRecord purposes(String... purposes) { this.purposes = purposes; return this; }
+
+    public AuditRecord categories(String... categories) { this.categories = categories; return this; }
+
+    /** Whether a CONSENT event grants (true) or withdraws (false). */
+    public AuditRecord granted(boolean granted) { this.granted = (byte) (granted ? 1 : 0); return this; }
+
+    /** An error the tool raised (a RETURN event), as text. */
+    public AuditRecord error(String error) { this.error = error; return this; }
+
+    /** The keys of the atoms that held at this event. */
+    public AuditRecord atoms(String... held) { this.atomList = held; this.atomTable = null; this.atomBits = null; return this; }
+
+    /** The atoms that held, as a bit set over a library's atom table: {@code table[i]} held iff bit i is set. */
+    public AuditRecord atoms(String[] table, long[] bits) {
+        this.atomTable = table; this.atomBits = bits; this.atomList = null; return this;
+    }
+
+    /**
+     * Each contract's verdict after the event: {@code codes[i]} (one of {@link #IDLE}, {@link #ACTIVE},
+     * {@link #FAIL}) for contract {@code ids[i]}.
+     */
+    public AuditRecord verdicts(String[] ids, byte[] codes) {
+        if (ids.length != codes.length) {
+            throw new IllegalArgumentException("verdicts: " + ids.length + " contract ids but " + codes.length + " codes");
+        }
+        this.verdictIds = ids; this.verdictCodes = codes; return this;
+    }
+
+    /** The ids of the contracts whose violation this decision acted on. */
+    public AuditRecord fired(String... contractIds) { this.fired = contractIds; return this; }
+
+    /** The text given to the agent or the operator (the contract's message, the approver's answer). */
+    public AuditRecord message(String message) { this.message = message; return this; }
+
+    /** How long the decision took, in nanoseconds. */
+    public AuditRecord latencyNs(long nanos) { this.latencyNs = nanos; return this; }
+
+    /** For END records: the ids (or descriptions) of obligations still waiting when the session ended. */
+    public AuditRecord unmet(String... obligations) { this.unmet = obligations; return this; }
+
+    public String session() { return session; }
+
+    public long seq() { return seq; }
+
+    public String kind() { return kind; }
+
+    public Decision decision() { return decision; }
+
+    public long timeMillis() { return timeMillis; }
+
+    /** The held atom keys, whichever way they were given. */
+    public List<String> heldAtoms() {
+        if (atomList != null) return List.of(atomList);
+        if (atomTable == null) return List.of();
+        String[] out = new String[atomTable.length];
+        int n = 0;
+        for (int i = 0; i < atomTable.length; i++) {
+            if (i >> 6 < atomBits.length && (atomBits[i >> 6] & (1L << i)) != 0) out[n++] = atomTable[i];
+        }
+        return List.of(Arrays.copyOf(out, n));
+    }
+
+    @Override public String toString() {
+        return "AuditRecord{" + session + "#" + seq + " " + kind + (tool == null ? "" : " " + tool) + " -> " + decision.wire() + "}";
+    }
+}

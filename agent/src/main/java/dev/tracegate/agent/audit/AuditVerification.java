@@ -1,0 +1,66 @@
+package dev.tracegate.agent.audit;
+
+/** The outcome of checking an audit log's hash chain: intact, intact but cut short by a crash, or bad at a given line. */
+public final class AuditVerification {
+
+    /** The three outcomes. */
+    public enum Status {
+        /** Every line verifies. */
+        OK,
+        /** Every complete line verifies; the last line has no line end (the writer was killed mid-write): not tampering. */
+        TRUNCATED,
+        /** A line does not verify: the log was changed, or is not an audit log. */
+        BAD
+    }
+
+    private final Status status;
+    private final long lines;
+    private final long records;
+    private final long badLine;
+    private final String reason;
+    private final String head;
+
+    AuditVerification(Status status, long lines, long records, long badLine, String reason, String head) {
+        this.status = status;
+        this.lines = lines;
+        this.records = records;
+        this.badLine = badLine;
+        this.reason = reason;
+        this.head = head;
+    }
+
+    public Status status() { return status; }
+
+    /** Whether the chain verified completely (status OK). */
+    public boolean ok() { return status == Status.OK; }
+
+    /** Complete lines that verified (headers and dropped notes included). */
+    public long lines() { return lines; }
+
+    /** Event records among the lines that verified. */
+    public long records() { return records; }
+
+    /** The 1-based number of the first line that did not verify (BAD), or of the truncated line (TRUNCATED); 0 when OK. */
+    public long badLine() { return badLine; }
+
+    /** Why the line is bad or truncated; null when OK. */
+    public String reason() { return reason; }
+
+    /** The hex SHA-256 of the last line that verified (compare it with a copy kept elsewhere); the genesis value if none. */
+    public String head() { return head; }
+
+    /** One line for a person: what was found and where. */
+    public String describe() {
+        switch (status) {
+            case OK:
+                return "ok: " + records + " records in " + lines + " lines, chain intact; head " + head;
+            case TRUNCATED:
+                return "clean prefix of " + records + " records, last line truncated (line " + badLine + ": " + reason
+                        + "); the writer stopped mid-line, which a crash or kill does; this is not tampering";
+            default:
+                return "line " + badLine + ": " + reason + " (" + records + " records before it verify)";
+        }
+    }
+
+    @Override public String toString() { return describe(); }
+}

@@ -1,0 +1,533 @@
+package dev.tracegate.agent.audit;
+
+import dev.tracegate.agent.config.FailPolicy;
+import dev.tracegate.agent.config.OnFull;
+import dev.tracegate.agent.config.PersonalData;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import org.jctools.queues.MpscArrayQueue;
+
+/**
+ * Writes audit records to a hash-chained JSONL log from one background thread, so that the threads
+ * that produce events only enqueue.
+ *
+ * <p>Threads: any number of producer threads may call {@link #append} and the getters at the same
+ * time; one daemon thread named {@code tracegate-audit} owns the sink, the chain and the encoder;
+ * {@link #close} may be called from any thread (the agent calls it from a shutdown hook). Every record
+ * for which {@code append} returned {@link Admission#ACCEPTED} is written before {@code close}
+ * returns, unless the sink fails, in which case it is counted in {@link #lost()} and the log says so.
+ *
+ * <p>A full queue makes the producer wait (spin, then park with a growing pause up to 1 ms) by default;
+ * with {@code audit.on-full: drop} it counts the record as dropped instead and the writer later writes
+ * a {@code dropped} record with the count. A write error (unwritable file, disk full) makes the writer
+ * unhealthy: it closes the file, retries with exponential backoff, and on success cuts off any partial
+ * line, continues the chain from the last complete line and writes a {@code dropped} record saying how
+ * many records were lost. While it is unhealthy, {@code append} returns {@link Admission#REFUSED} under
+ * {@code fail: closed} (the caller refuses the event) and {@link Admission#DROPPED} under {@code fail:
+ * open} (the caller lets the event pass; the record is counted as lost). Nothing is ever thrown into a
+ * producer. There is no rotation: the file grows until an operator moves it away between runs.
+ */
+public final class AuditWriter implements AutoCloseable {
+
+    /** What became of a record handed to {@link #append}. */
+    public enum Admission {
+        /** Queued; it will be written. */
+        ACCEPTED,
+        /** Not queued, and the event may proceed: the queue was full in drop mode, or the log is failing under {@code fail: open}. */
+        DROPPED,
+        /** Not queued, and under {@code fail: closed} the event must be refused: the log is failing, closed, or the wait for room timed out. */
+        REFUSED
+    }
+
+    /** The writer's settings; the defaults are those of the configuration. */
+    public static final class Settings {
+        final int queueSize;
+        final OnFull onFull;
+        final FailPolicy fail;
+        final PersonalData personalData;
+        final byte[] hmacKey;
+        final long maxBlockNanos;
+        final long retryInitialNanos;
+        final long retryMaxNanos;
+
+        private Settings(int queueSize, OnFull onFull, FailPolicy fail, PersonalData personalData, byte[] hmacKey,
+                         long maxBlockNanos, long retryInitialNanos, long retryMaxNanos) {
+            if (queueSize < 2) throw new IllegalArgumentException("audit queue size must be at least 2, got " + queueSize);
+            this.queueSize = queueSize;
+            this.onFull = Objects.requireNonNull(onFull);
+            this.fail = Objects.requireNonNull(fail);
+            this.personalData = Objects.requireNonNull(personalData);
+            this.hmacKey = hmacKey == null ? null : hmacKey.clone();
+            this.maxBlockNanos = maxBlockNanos;
+            this.retryInitialNanos = retryInitialNanos;
+            this.retryMaxNanos = Math.max(retryMaxNanos, retryInitialNanos);
+        }
+
+        /** Queue of 65536, block when full, fail closed, personal data hashed, wait at most 5 s, retry from 10 ms up to 5 s. */
+        public static Settings defaults() {
+            return new Settings(65536, OnFull.BLOCK, FailPolicy.CLOSED, PersonalData.HASHED, null,
+                    TimeUnit.SECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(10), TimeUnit.SECONDS.toNanos(5));
+        }
+
+        public Settings queueSize(int n) { return new Settings(n, onFull, fail, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos); }
+
+        public Settings onFull(OnFull o) { return new Settings(queueSize, o, fail, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos); }
+
+        public Settings fail(FailPolicy f) { return new Settings(queueSize, onFull, f, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos); }
+
+        public Settings personalData(PersonalData p) { return new Settings(queueSize, onFull, fail, p, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos); }
+
+        /** Hash personal data with HMAC-SHA256 under this key instead of a salt written in the log; null: salted. */
+        public Settings hmacKey(byte[] key) { return new Settings(queueSize, onFull, fail, personalData, key, maxBlockNanos, retryInitialNanos, retryMaxNanos); }
+
+        /** How long a producer waits for room in block mode before giving up (the record then counts as dropped). */
+        public Settings maxBlock(long amount, TimeUnit unit) { return new Settings(queueSize, onFull, fail, personalData, hmacKey, unit.toNanos(amount), retryInitialNanos, retryMaxNanos); }
+
+        /** The first and the longest pause between attempts to reopen a failing log. */
+        public Settings retry(long initial, long max, TimeUnit unit) { return new Settings(queueSize, onFull, fail, personalData, hmacKey, maxBlockNanos, unit.toNanos(initial), unit.toNanos(max)); }
+    }
+
+    private static final int BATCH_BYTES = 64 * 1024;
+    private static final int DROP_NOTE_EVERY = 256;
+
+    private final AuditSink sink;
+    private final Settings settings;
+    private final MpscArrayQueue<AuditRecord> queue;
+    private final boolean failClosed;
+    private final boolean dropWhenFull;
+    private final Thread thread;
+
+    // producers -> writer
+    private final AtomicInteger inFlight = new AtomicInteger();   // producers inside append()
+    private volatile boolean closing;
+    private volatile boolean healthy;
+    private volatile boolean terminated;
+    private volatile String lastError;
+    private volatile String flushedHead;
+    private final LongAdder accepted = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+    private final LongAdder droppedToNote = new LongAdder();       // not yet reported in a dropped record
+    private final LongAdder refused = new LongAdder();
+    private final LongAdder refusedToNote = new LongAdder();
+    private final LongAdder lost = new LongAdder();
+    private final LongAdder lostToNote = new LongAdder();
+    private final LongAdder written = new LongAdder();
+    private final LongAdder ioErrors = new LongAdder();
+    private final LongAdder internalErrors = new LongAdder();
+
+    // owned by the writer thread (and by start() before the thread exists)
+    private final AuditLines lines = new AuditLines();
+    private OutputStream out;
+    private boolean headerWritten;
+    // lines encoded but not yet known to be in the file, each with what it stands for, so that a
+    // failed write can tell exactly which events were lost and give a lost note's counts back
+    private byte[] batch = new byte[BATCH_BYTES];
+    private int batchLen;
+    private int lineCount;
+    private int[] lineEnds = new int[1024];
+    private byte[] lineKind = new byte[1024];
+    private long[][] noteCounts = new long[1024][];
+    private boolean batchFailed;        // the batch holds lines whose write failed: reconcile on reopen
+    private long retryDelay;
+    private long nextRetryAt;
+    private long truncatedToNote;
+
+    private static final byte META = 0, EVENT = 1, NOTE = 2;
+    // indexes into a note's counts
+    private static final int QUEUE_FULL = 0, LOST = 1, REFUSED = 2, TRUNCATED = 3;
+
+    private AuditWriter(AuditSink sink, Settings settings) {
+        this.sink = sink;
+        this.settings = settings;
+        this.queue = new MpscArrayQueue<>(settings.queueSize);
+        this.failClosed = settings.fail == FailPolicy.CLOSED;
+        this.dropWhenFull = settings.onFull == OnFull.DROP;
+        this.retryDelay = settings.retryInitialNanos;
+        this.thread = new Thread(this::run, "tracegate-audit");
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * Opens the sink on the calling thread (so that {@link #isHealthy()} already tells whether the log
+     * can be written) and starts the writer thread. Never throws for an I/O problem: check
+     * {@code isHealthy()} and {@link #lastError()}.
+     */
+    public static AuditWriter start(AuditSink sink, Settings settings) {
+        AuditWriter w = new AuditWriter(Objects.requireNonNull(sink, "sink"), Objects.requireNonNull(settings, "settings"));
+        w.openSink(System.nanoTime());
+        w.thread.start();
+        return w;
+    }
+
+    /** {@link #start(AuditSink, Settings)} on a file. */
+    public static AuditWriter start(Path path, Settings settings) {
+        return start(new FileAuditSink(path), settings);
+    }
+
+    // ---------------------------------------------------------------- producers
+
+    /**
+     * Hands a record to the writer; never throws, never blocks longer than the configured maximum.
+     * Stamps the record's time if it has none. After this call the record belongs to the writer.
+     */
+    public Admission append(AuditRecord record) {
+        if (record.timeMillis == 0) record.timeMillis = System.currentTimeMillis();
+        inFlight.getAndIncrement();   // seen by the writer's shutdown check: see finishWhenQuiet()
+        try {
+            if (closing || !healthy) return notWritable();
+            if (queue.offer(record)) {
+                accepted.increment();
+                return Admission.ACCEPTED;
+            }
+            return whenFull(record);
+        } finally {
+            inFlight.getAndDecrement();
+        }
+    }
+
+    private Admission notWritable() {
+        if (failClosed) {
+            refused.increment();
+            if (!closing) refusedToNote.increment();
+            return Admission.REFUSED;
+        }
+        lost.increment();
+        if (!closing) lostToNote.increment();
+        return Admission.DROPPED;
+    }
+
+    private Admission whenFull(AuditRecord record) {
+        if (dropWhenFull) return dropForRoom();
+        long pause = 1_000;
+        long deadline = 0;
+        for (int spins = 0; ; spins++) {
+            if (queue.offer(record)) {
+                accepted.increment();
+                return Admission.ACCEPTED;
+            }
+            if (terminated || !healthy) return notWritable();
+            if (spins < 64) {
+                Thread.onSpinWait();
+                continue;
+            }
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + settings.maxBlockNanos;
+            } else if (now - deadline > 0) {
+                dropForRoom();
+                return failClosed ? Admission.REFUSED : Admission.DROPPED;
+            }
+            LockSupport.parkNanos(pause);
+            pause = Math.min(pause << 1, 1_000_000);
+        }
+    }
+
+    private Admission dropForRoom() {
+        dropped.increment();
+        droppedToNote.increment();
+        return Admission.DROPPED;
+    }
+
+    // ---------------------------------------------------------------- observers (any thread)
+
+    /** Whether the log is being written: false after an I/O error until a retry succeeds, and after close. */
+    public boolean isHealthy() { return healthy && !terminated; }
+
+    /** The last I/O or internal error, as a sentence saying what, where and how to fix; null if none. */
+    public String lastError() { return lastError; }
+
+    /** Records waiting in the queue. */
+    public int queueDepth() { return queue.size(); }
+
+    public int queueCapacity() { return settings.queueSize; }
+
+    /** Records accepted into the queue. */
+    public long accepted() { return accepted.sum(); }
+
+    /** Event records written to the sink (handed to the operating system). */
+    public long written() { return written.sum(); }
+
+    /** Records not written because the queue was full (drop mode, or the wait for room timed out). */
+    public long dropped() { return dropped.sum(); }
+
+    /** Records not written because the log could not be written (counted in {@code fail: open}, or accepted before a failure). */
+    public long lost() { return lost.sum(); }
+
+    /** Appends refused (the log failing under {@code fail: closed}, or already closed). */
+    public long refused() { return refused.sum(); }
+
+    /** I/O errors met (each failed open or write counts once). */
+    public long ioErrors() { return ioErrors.sum(); }
+
+    /** Records that could not be encoded (a bug: the message is in {@link #lastError()}). */
+    public long internalErrors() { return internalErrors.sum(); }
+
+    /**
+     * The hex SHA-256 of the last line known to be handed to the operating system: keep it somewhere
+     * else (a ticket, another log) to make a rewrite of the whole chain detectable.
+     */
+    public String head() { return flushedHead; }
+
+    public String describe() { return sink.describe(); }
+
+    // ---------------------------------------------------------------- shutdown
+
+    /** Drains every accepted record, flushes and closes the log; waits at most 30 s for the disk. */
+    @Override public void close() {
+        close(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Stops accepting records, writes all accepted ones, flushes and closes the sink.
+     *
+     * @return true if the writer finished within the timeout
+     */
+    public boolean close(long timeout, TimeUnit unit) {
+        closing = true;
+        LockSupport.unpark(thread);
+        try {
+            thread.join(Math.max(1, unit.toMillis(timeout)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !thread.isAlive();
+    }
+
+    // ---------------------------------------------------------------- writer thread
+
+    private void run() {
+        int idle = 0;
+        long sinceNote = 0;
+        try {
+            while (true) {
+                AuditRecord r = queue.relaxedPoll();
+                if (r != null) {
+                    write(r);
+                    idle = 0;
+                    if (++sinceNote >= DROP_NOTE_EVERY) { sinceNote = 0; noteDrops(); }
+                    continue;
+                }
+                long now = System.nanoTime();
+                if (healthy) {
+                    noteDrops();
+                    if (batchLen > 0) flushBatch();
+                } else if (now - nextRetryAt >= 0) {
+                    openSink(now);
+                }
+                if (closing) {
+                    // Dekker with append(): a producer that saw closing == false had raised inFlight
+                    // before close() set closing, so inFlight == 0 here means no offer is still coming.
+                    if (inFlight.get() == 0 && queue.isEmpty()) break;
+                    Thread.onSpinWait();
+                    continue;
+                }
+                idle(++idle);
+            }
+            finish();
+        } catch (Throwable t) {
+            healthy = false;
+            lastError = "the audit writer thread stopped on an unexpected error (" + t + "); records after this point are not written."
+                    + " Restart the service and report this as a bug.";
+            internalErrors.increment();
+        } finally {
+            terminated = true;
+            closeQuietly();
+        }
+    }
+
+    private static void idle(int n) {
+        if (n < 100) Thread.onSpinWait();
+        else if (n < 110) Thread.yield();
+        else LockSupport.parkNanos(n < 200 ? 100_000 : 1_000_000);
+    }
+
+    private void finish() {
+        if (!healthy) openSink(System.nanoTime()); // one last attempt
+        if (healthy) {
+            noteDrops();
+            if (batchLen > 0) flushBatch();
+        }
+        healthy = false;   // closed: later appends are refused
+    }
+
+    private void write(AuditRecord r) {
+        if (!healthy) {
+            lost.increment();
+            lostToNote.increment();
+            return;
+        }
+        try {
+            lines.event(r);   // the chain advances only when a line is complete, so a failure leaves it intact
+        } catch (RuntimeException e) {
+            internalErrors.increment();
+            lastError = "could not encode the audit record " + r + ": " + e + "; the record is not written. Report this as a bug.";
+            return;
+        }
+        appendLine(EVENT, null);
+    }
+
+    private void noteDrops() {
+        long d = droppedToNote.sumThenReset();
+        if (d > 0) {
+            lines.dropped(System.currentTimeMillis(), d, "queue-full", 0);
+            appendLine(NOTE, new long[] {d, 0, 0, 0});
+        }
+    }
+
+    /** Moves the encoded line into the batch, flushing first if it does not fit. */
+    private void appendLine(byte kind, long[] counts) {
+        int n = lines.length();
+        if (batchLen + n + 1 > batch.length && batchLen > 0 && !flushBatch()) {
+            giveBack(kind, counts);
+            return;
+        }
+        if (n + 1 > batch.length) batch = Arrays.copyOf(batch, n + 1);
+        if (lineCount == lineEnds.length) {
+            lineEnds = Arrays.copyOf(lineEnds, lineCount * 2);
+            lineKind = Arrays.copyOf(lineKind, lineCount * 2);
+            noteCounts = Arrays.copyOf(noteCounts, lineCount * 2);
+        }
+        System.arraycopy(lines.buffer(), 0, batch, batchLen, n);
+        batchLen += n;
+        lineEnds[lineCount] = batchLen;
+        lineKind[lineCount] = kind;
+        noteCounts[lineCount] = counts;
+        lineCount++;
+        batch[batchLen++] = '\n';
+    }
+
+    /** A line that will never be written: its event is lost, its note's counts wait for the next note. */
+    private void giveBack(byte kind, long[] counts) {
+        if (kind == EVENT) {
+            lost.increment();
+            lostToNote.increment();
+        } else if (kind == NOTE) {
+            droppedToNote.add(counts[QUEUE_FULL]);
+            lostToNote.add(counts[LOST]);
+            refusedToNote.add(counts[REFUSED]);
+            truncatedToNote += counts[TRUNCATED];
+        }
+    }
+
+    /** Hands the batch to the sink; on failure the writer becomes unhealthy and the batch is kept for {@link #reconcile}. */
+    private boolean flushBatch() {
+        try {
+            out.write(batch, 0, batchLen);
+            out.flush();
+        } catch (IOException | RuntimeException e) {
+            batchFailed = true;
+            onIoError("cannot write the audit log " + sink.describe(), e);
+            return false;
+        }
+        int events = 0;
+        for (int i = 0; i < lineCount; i++) if (lineKind[i] == EVENT) events++;
+        written.add(events);
+        flushedHead = lines.head();
+        batchLen = 0;
+        lineCount = 0;
+        return true;
+    }
+
+    /** Opens (or reopens) the sink, reconciles a failed batch with what reached the file, and writes the header. */
+    private void openSink(long now) {
+        AuditSink.Opened o;
+        try {
+            o = sink.open();
+        } catch (IOException | RuntimeException e) {
+            onIoError("cannot open the audit log " + sink.describe(), e);
+            return;
+        }
+        out = o.out;
+        truncatedToNote += o.truncatedBytes;
+        if (batchFailed) reconcile(o.lastLine);
+        lines.chainFrom(o.lastLine);
+        boolean header = !headerWritten || o.lastLine == null;
+        if (header) writeHeader();
+        long lostNow = lostToNote.sumThenReset();
+        long refusedNow = refusedToNote.sumThenReset();
+        long cut = truncatedToNote;
+        truncatedToNote = 0;
+        if (lostNow > 0 || refusedNow > 0 || cut > 0) {
+            String reason = lostNow + refusedNow == 0 ? "partial-line-removed"
+                    : refusedNow > 0 ? "io-error (events refused)" : "io-error";
+            lines.dropped(System.currentTimeMillis(), lostNow + refusedNow, reason, cut);
+            appendLine(NOTE, new long[] {0, lostNow, refusedNow, cut});
+        }
+        if (flushBatch()) {
+            if (header) headerWritten = true;
+            retryDelay = settings.retryInitialNanos;
+            healthy = true;   // release: producers may enqueue again
+        }
+    }
+
+    private void writeHeader() {
+        byte[] salt = null;
+        byte[] key = null;
+        if (settings.personalData == PersonalData.HASHED) {
+            if (settings.hmacKey != null) {
+                key = settings.hmacKey;
+            } else {
+                salt = new byte[16];
+                new SecureRandom().nextBytes(salt);
+            }
+        }
+        lines.header(System.currentTimeMillis(), salt, key);
+        appendLine(META, null);
+    }
+
+    /** After a failed write: lines of the batch up to the file's last line reached it; the rest are given back. */
+    private void reconcile(byte[] fileLast) {
+        int reached = 0;
+        if (fileLast != null) {
+            for (int i = lineCount - 1; i >= 0; i--) {
+                int start = i == 0 ? 0 : lineEnds[i - 1] + 1;
+                if (lineEnds[i] - start == fileLast.length
+                        && Arrays.equals(batch, start, lineEnds[i], fileLast, 0, fileLast.length)) {
+                    reached = i + 1;
+                    break;
+                }
+            }
+        }
+        for (int i = 0; i < lineCount; i++) {
+            if (i < reached) {
+                if (lineKind[i] == EVENT) written.increment();
+            } else {
+                giveBack(lineKind[i], noteCounts[i]);
+            }
+        }
+        batchLen = 0;
+        lineCount = 0;
+        batchFailed = false;
+    }
+
+    private void onIoError(String what, Exception e) {
+        ioErrors.increment();
+        healthy = false;
+        closeQuietly();
+        String fix = failClosed
+                ? "events are refused (fail: closed) until the log can be written again"
+                : "events pass unaudited (fail: open) and are counted as lost until the log can be written again";
+        lastError = what + ": " + e + ". Free disk space or fix the path's permissions (audit.path); " + fix
+                + "; retrying in " + TimeUnit.NANOSECONDS.toMillis(retryDelay) + " ms.";
+        nextRetryAt = System.nanoTime() + retryDelay;
+        retryDelay = Math.min(retryDelay * 2, settings.retryMaxNanos);
+    }
+
+    private void closeQuietly() {
+        OutputStream o = out;
+        out = null;
+        if (o != null) {
+            try { o.close(); } catch (IOException | RuntimeException ignored) {
+                // the error that matters was already recorded; closing a broken stream can fail again
+            }
+        }
+    }
+}

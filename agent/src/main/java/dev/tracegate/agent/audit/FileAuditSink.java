@@ -1,0 +1,92 @@
+package dev.tracegate.agent.audit;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/** An audit log in one file, appended to across runs (rotation is not done: use an external tool between runs). */
+public final class FileAuditSink implements AuditSink {
+    private static final int CHUNK = 8192;
+
+    private final Path path;
+    private final UnaryOperator<OutputStream> wrap;
+
+    public FileAuditSink(Path path) {
+        this(path, UnaryOperator.identity());
+    }
+
+    /** A file sink whose stream passes through {@code wrap} (tests use it to slow writes down or make them fail). */
+    public FileAuditSink(Path path, UnaryOperator<OutputStream> wrap) {
+        this.path = Objects.requireNonNull(path, "path");
+        this.wrap = Objects.requireNonNull(wrap, "wrap");
+    }
+
+    public Path path() { return path; }
+
+    @Override public String describe() { return path.toString(); }
+
+    @Override public Opened open() throws IOException {
+        Path parent = path.toAbsolutePath().getParent();
+        if (parent != null && !Files.isDirectory(parent)) Files.createDirectories(parent);
+        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            long size = ch.size();
+            long cut = 0;
+            byte[] last = null;
+            if (size > 0) {
+                long lf = lastIndexOfLf(ch, size);      // -1 if none
+                long keep = lf + 1;
+                if (keep < size) {
+                    cut = size - keep;
+                    ch.truncate(keep);
+                    ch.force(false);
+                }
+                if (lf >= 0) {
+                    long start = lastIndexOfLf(ch, lf) + 1;
+                    last = read(ch, start, (int) (lf - start));
+                }
+            }
+            ch.position(ch.size());
+            return new Opened(wrap.apply(Channels.newOutputStream(ch)), last, cut);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /** Position of the last LF strictly before {@code end}, or -1. */
+    private static long lastIndexOfLf(FileChannel ch, long end) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(CHUNK);
+        long pos = end;
+        while (pos > 0) {
+            int n = (int) Math.min(CHUNK, pos);
+            pos -= n;
+            b.clear().limit(n);
+            readFully(ch, b, pos);
+            for (int i = n - 1; i >= 0; i--) if (b.get(i) == '\n') return pos + i;
+        }
+        return -1;
+    }
+
+    private static byte[] read(FileChannel ch, long from, int n) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(n);
+        readFully(ch, b, from);
+        return b.array();
+    }
+
+    private static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
+        long p = at;
+        while (b.hasRemaining()) {
+            int r = ch.read(b, p);
+            if (r < 0) throw new IOException("unexpected end of " + "file while reading its tail");
+            p += r;
+        }
+    }
+}

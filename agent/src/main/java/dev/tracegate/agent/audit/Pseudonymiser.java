@@ -1,0 +1,91 @@
+package dev.tracegate.agent.audit;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Replaces one personal-data value by a short keyed or salted digest, so that equal values stay equal
+ * within one log (structural and equality predicates still replay) while the value itself is not
+ * written.
+ *
+ * <p>Salted mode: {@code "sha256:" + hex(first 16 bytes of SHA-256(salt || typed value))}, the salt
+ * being random per log segment and written in the segment's header; anyone holding the log can test a
+ * guess of a value (fine for high-entropy values, weak for names or phone numbers). Keyed mode:
+ * {@code "hmac:" + hex(first 16 bytes of HMAC-SHA256(key, typed value))}, the key coming from the
+ * configuration and never written (the header names only a key id), so a guess cannot be tested
+ * without the key. The typed value is one tag byte ({@code s} string, {@code n} number, {@code b}
+ * boolean) followed by the value's UTF-8 text, so the string "1" and the number 1 differ.
+ *
+ * <p>Not thread-safe: the audit writer thread owns one instance.
+ */
+final class Pseudonymiser {
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+    static final int DIGEST_BYTES = 16;
+
+    private final MessageDigest sha;
+    private final Mac mac;
+    private final byte[] salt;
+    private final String prefix;
+    private final StringBuilder out = new StringBuilder(7 + 2 * DIGEST_BYTES);
+
+    private Pseudonymiser(byte[] salt, byte[] key) {
+        try {
+            if (key != null) {
+                this.mac = Mac.getInstance("HmacSHA256");
+                this.mac.init(new SecretKeySpec(key, "HmacSHA256"));
+                this.sha = null;
+                this.salt = null;
+                this.prefix = "hmac:";
+            } else {
+                this.mac = null;
+                this.sha = MessageDigest.getInstance("SHA-256");
+                this.salt = salt.clone();
+                this.prefix = "sha256:";
+            }
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("this JVM lacks SHA-256/HmacSHA256, which every Java 17 JVM must provide", e);
+        }
+    }
+
+    static Pseudonymiser salted(byte[] salt) { return new Pseudonymiser(salt, null); }
+
+    static Pseudonymiser keyed(byte[] key) { return new Pseudonymiser(null, key); }
+
+    /** A short public name of an HMAC key (first 8 hex digits of SHA-256 of it), to tell keys apart. */
+    static String keyId(byte[] key) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(key);
+            return hex(d, 4);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The digest of a value of the given type tag ('s', 'n', 'b'). */
+    String digest(char tag, String value) {
+        byte[] v = value.getBytes(StandardCharsets.UTF_8);
+        byte[] d;
+        if (mac != null) {
+            mac.update((byte) tag);
+            d = mac.doFinal(v);
+        } else {
+            sha.update(salt);
+            sha.update((byte) tag);
+            d = sha.digest(v);
+        }
+        out.setLength(0);
+        out.append(prefix);
+        for (int i = 0; i < DIGEST_BYTES; i++) out.append(HEX[(d[i] >> 4) & 15]).append(HEX[d[i] & 15]);
+        return out.toString();
+    }
+
+    static String hex(byte[] b, int n) {
+        char[] c = new char[2 * n];
+        for (int i = 0; i < n; i++) { c[2 * i] = HEX[(b[i] >> 4) & 15]; c[2 * i + 1] = HEX[b[i] & 15]; }
+        return new String(c);
+    }
+}

@@ -1,0 +1,332 @@
+package dev.tracegate.agent.audit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tracegate.agent.config.PersonalData;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AuditChainTest {
+    private static final String[] CONTRACTS = {"no-refund-without-approval", "gdpr-p4"};
+
+    @TempDir Path dir;
+
+    private static AuditRecord record(int i) {
+        Map<String, Object> args = new LinkedHashMap<>();
+        args.put("email", "user" + i + "@example.org");
+        args.put("amount", i * 10);
+        args.put("tags", List.of("a", "b"));
+        return AuditRecord.of("s" + (i % 3), i, "CALL", i % 4 == 3 ? Decision.BLOCK : Decision.PASS)
+                .ts(1_700_000_000_000L + i).tool("t" + i).id("call-" + i).args(args)
+                .atoms("call:t" + i, "count(t)<=3")
+                .verdicts(CONTRACTS, new byte[] {AuditRecord.ACTIVE, i % 4 == 3 ? AuditRecord.FAIL : AuditRecord.IDLE})
+                .fired(i % 4 == 3 ? new String[] {"no-refund-without-approval"} : new String[0])
+                .latencyNs(500 + i);
+    }
+
+    /** A log of a header and {@code n} event lines. */
+    private Path log(int n, AuditWriter.Settings settings) {
+        Path p = dir.resolve("audit.jsonl");
+        AuditWriter w = AuditWriter.start(p, settings);
+        for (int i = 0; i < n; i++) assertThat(w.append(record(i))).isEqualTo(AuditWriter.Admission.ACCEPTED);
+        assertThat(w.close(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(w.written()).isEqualTo(n);
+        return p;
+    }
+
+    private Path log(int n) {
+        return log(n, AuditWriter.Settings.defaults());
+    }
+
+    private static String sha256Hex(String line) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(line.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void roundTripVerifiesAndEachPrevIsTheHashOfThePreviousLinesBytes() throws Exception {
+        Path p = log(10);
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).as(v.describe()).isEqualTo(AuditVerification.Status.OK);
+        assertThat(v.records()).isEqualTo(10);
+        assertThat(v.lines()).isEqualTo(11);
+
+        // independent of the verifier: recompute the chain from the raw lines
+        List<String> lines = LogFiles.lines(p);
+        String expected = "0".repeat(64);
+        for (String line : lines) {
+            JsonNode n = LogFiles.JSON.readTree(line);
+            assertThat(n.get("prev").asText()).isEqualTo(expected);
+            int at = line.lastIndexOf(",\"hash\":\"");
+            assertThat(sha256Hex(line.substring(0, at))).isEqualTo(n.get("hash").asText());
+            expected = sha256Hex(line);
+        }
+        assertThat(v.head()).isEqualTo(expected);
+    }
+
+    @Test
+    void eventPartHasTheShapeOfATraceLineAndTheRestSaysWhatWasDecided() throws Exception {
+        Path p = log(4, AuditWriter.Settings.defaults().personalData(PersonalData.CLEAR));
+        JsonNode header = LogFiles.records(p).get(0);
+        assertThat(header.get("rec").asText()).isEqualTo("header");
+        assertThat(header.get("format").asText()).isEqualTo("tracegate-audit/1");
+        assertThat(header.get("personalData").asText()).isEqualTo("clear");
+
+        JsonNode e = LogFiles.ofType(p, "event").get(3);
+        assertThat(e.get("session").asText()).isEqualTo("s0");
+        assertThat(e.get("seq").asLong()).isEqualTo(3);
+        assertThat(e.get("ts").asLong()).isEqualTo(1_700_000_000_003L);
+        assertThat(e.get("kind").asText()).isEqualTo("CALL");
+        assertThat(e.get("tool").asText()).isEqualTo("t3");
+        assertThat(e.get("id").asText()).isEqualTo("call-3");
+        assertThat(e.get("args").get("email").asText()).isEqualTo("user3@example.org");
+        assertThat(e.get("args").get("amount").asInt()).isEqualTo(30);
+        assertThat(e.get("args").get("tags").get(1).asText()).isEqualTo("b");
+        assertThat(e.get("atoms").get(0).asText()).isEqualTo("call:t3");
+        assertThat(e.get("verdicts").get("no-refund-without-approval").asText()).isEqualTo("ACTIVE");
+        assertThat(e.get("verdicts").get("gdpr-p4").asText()).isEqualTo("FAIL");
+        assertThat(e.get("decision").asText()).isEqualTo("block");
+        assertThat(e.get("fired").get(0).asText()).isEqualTo("no-refund-without-approval");
+        assertThat(e.get("latencyNs").asLong()).isEqualTo(503);
+        assertThat(e.has("time")).isTrue();
+    }
+
+    @Test
+    void atomsGivenAsBitsOverATableAreWrittenAsTheirKeys() throws Exception {
+        Path p = dir.resolve("bits.jsonl");
+        String[] table = new String[70];
+        for (int i = 0; i < table.length; i++) table[i] = "a" + i;
+        long[] bits = new long[2];
+        bits[0] |= 1L << 2;
+        bits[1] |= 1L << (65 - 64);
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults());
+        w.append(AuditRecord.of("s", 1, "END", Decision.END).atoms(table, bits).unmet("refund-approved"));
+        w.close();
+        JsonNode e = LogFiles.ofType(p, "event").get(0);
+        assertThat(e.get("atoms").toString()).isEqualTo("[\"a2\",\"a65\"]");
+        assertThat(e.get("unmet").get(0).asText()).isEqualTo("refund-approved");
+        assertThat(e.get("decision").asText()).isEqualTo("end");
+    }
+
+    @Test
+    void personalDataIsHashedWithThePerFileSaltKeepingStructureAndEquality() throws Exception {
+        Path p = dir.resolve("hashed.jsonl");
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults());
+        for (int i = 0; i < 3; i++) {
+            w.append(AuditRecord.of("s", i, "CALL", Decision.PASS).tool("lookup")
+                    .args(Map.of("email", i < 2 ? "ann@example.org" : "bob@example.org", "n", 7))
+                    .result("Ann Smith, 12 High St").text("hello ann").subject("ann"));
+        }
+        w.close();
+        String all = Files.readString(p);
+        assertThat(all).doesNotContain("ann@example.org", "bob@example.org", "Ann Smith", "hello ann", "\"ann\"");
+        JsonNode header = LogFiles.records(p).get(0);
+        assertThat(header.get("personalData").asText()).isEqualTo("salted-sha256");
+        assertThat(header.get("salt").asText()).hasSize(32);
+        List<JsonNode> ev = LogFiles.ofType(p, "event");
+        String d0 = ev.get(0).get("args").get("email").asText();
+        assertThat(d0).startsWith("sha256:").hasSize(7 + 32);
+        assertThat(ev.get(1).get("args").get("email").asText()).isEqualTo(d0);
+        assertThat(ev.get(2).get("args").get("email").asText()).isNotEqualTo(d0);
+        assertThat(ev.get(0).get("args").get("n").asText()).startsWith("sha256:");
+        assertThat(ev.get(0).get("tool").asText()).isEqualTo("lookup"); // structure stays readable
+        assertThat(ev.get(0).get("result").asText()).startsWith("sha256:");
+        assertThat(ev.get(0).get("subject").asText()).startsWith("sha256:");
+        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+
+        // the salt is per file: the same value in another log has another digest
+        Path q = dir.resolve("hashed2.jsonl");
+        AuditWriter w2 = AuditWriter.start(q, AuditWriter.Settings.defaults());
+        w2.append(AuditRecord.of("s", 0, "CALL", Decision.PASS).args(Map.of("email", "ann@example.org")));
+        w2.close();
+        assertThat(LogFiles.ofType(q, "event").get(0).get("args").get("email").asText()).isNotEqualTo(d0);
+    }
+
+    @Test
+    void keyedHashingNamesTheKeyButNeverWritesItOrASalt() throws Exception {
+        byte[] key = "a key from the configuration".getBytes(StandardCharsets.UTF_8);
+        String[] digests = new String[2];
+        for (int k = 0; k < 2; k++) {
+            Path p = dir.resolve("hmac" + k + ".jsonl");
+            AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults().hmacKey(key));
+            w.append(AuditRecord.of("s", 0, "USER", Decision.PASS).text("my card is 4111 1111 1111 1111"));
+            w.close();
+            JsonNode header = LogFiles.records(p).get(0);
+            assertThat(header.get("personalData").asText()).isEqualTo("hmac-sha256");
+            assertThat(header.has("salt")).isFalse();
+            assertThat(header.get("keyId").asText()).hasSize(8);
+            assertThat(Files.readString(p)).doesNotContain("a key from", "4111");
+            digests[k] = LogFiles.ofType(p, "event").get(0).get("text").asText();
+            assertThat(digests[k]).startsWith("hmac:");
+        }
+        // the same key gives the same digest across files: logs can be joined on hashed values
+        assertThat(digests[1]).isEqualTo(digests[0]);
+    }
+
+    @Test
+    void aRemovedLineIsFoundWhereTheChainBreaks() throws Exception {
+        Path p = log(10);
+        List<String> lines = LogFiles.lines(p);
+        lines.remove(5);             // line 6 goes; the old line 7 becomes line 6
+        LogFiles.write(p, lines);
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).isEqualTo(AuditVerification.Status.BAD);
+        assertThat(v.badLine()).isEqualTo(6);
+        assertThat(v.reason()).startsWith("chain broken: prev is not the hash of line 5");
+        assertThat(v.records()).isEqualTo(4);
+    }
+
+    @Test
+    void aReorderedPairIsFoundAtTheFirstOfThem() throws Exception {
+        Path p = log(10);
+        List<String> lines = LogFiles.lines(p);
+        String l6 = lines.get(5);
+        lines.set(5, lines.get(6));
+        lines.set(6, l6);
+        LogFiles.write(p, lines);
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).isEqualTo(AuditVerification.Status.BAD);
+        assertThat(v.badLine()).isEqualTo(6);
+        assertThat(v.reason()).startsWith("chain broken");
+    }
+
+    @Test
+    void anEditedFieldIsFoundOnTheEditedLine() throws Exception {
+        Path p = log(10);
+        List<String> lines = LogFiles.lines(p);
+        assertThat(lines.get(5)).contains("\"decision\":\"pass\"");
+        lines.set(5, lines.get(5).replace("\"decision\":\"pass\"", "\"decision\":\"block\""));
+        LogFiles.write(p, lines);
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).isEqualTo(AuditVerification.Status.BAD);
+        assertThat(v.badLine()).isEqualTo(6);
+        assertThat(v.reason()).isEqualTo("hash mismatch: the line was changed after it was written");
+    }
+
+    @Test
+    void anInsertedCopyOfALineIsFoundWhereItStands() throws Exception {
+        Path p = log(10);
+        List<String> lines = LogFiles.lines(p);
+        lines.add(6, lines.get(2));
+        LogFiles.write(p, lines);
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.badLine()).isEqualTo(7);
+        assertThat(v.reason()).startsWith("chain broken");
+    }
+
+    @Test
+    void anInsertedLineForgedWithAValidSelfHashAndPrevIsFoundOnTheLineAfterIt() throws Exception {
+        Path p = log(10);
+        List<String> lines = LogFiles.lines(p);
+        AuditLines forger = new AuditLines();
+        forger.chainFrom(lines.get(5).getBytes(StandardCharsets.UTF_8));
+        forger.event(AuditRecord.of("s2", 5, "CALL", Decision.PASS).time(1).tool("approve_refund"));
+        lines.add(6, new String(forger.buffer(), 0, forger.length(), StandardCharsets.UTF_8));
+        LogFiles.write(p, lines);
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).isEqualTo(AuditVerification.Status.BAD);
+        assertThat(v.badLine()).isEqualTo(8);
+        assertThat(v.reason()).contains("line 7 was rewritten");
+    }
+
+    @Test
+    void aTruncatedLastLineIsACleanPrefixNotTampering() throws Exception {
+        Path p = log(10);
+        byte[] all = Files.readAllBytes(p);
+        int lastStart = new String(all, StandardCharsets.UTF_8).lastIndexOf('\n', all.length - 2) + 1;
+        Files.write(p, java.util.Arrays.copyOf(all, lastStart + 40));
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).isEqualTo(AuditVerification.Status.TRUNCATED);
+        assertThat(v.records()).isEqualTo(9);
+        assertThat(v.badLine()).isEqualTo(11);
+        assertThat(v.describe()).startsWith("clean prefix of 9 records, last line truncated (line 11: 40 bytes without a line end)");
+    }
+
+    @Test
+    void aLineCutInTheMiddleOfTheFileIsBrokenJson() throws Exception {
+        Path p = log(10);
+        List<String> lines = LogFiles.lines(p);
+        lines.set(5, lines.get(5).substring(0, 50));
+        LogFiles.write(p, lines);
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.badLine()).isEqualTo(6);
+        assertThat(v.reason()).startsWith("broken JSON");
+    }
+
+    @Test
+    void aLogWithoutItsHeaderOrEmptyIsReportedAsMissingTheHeader() throws Exception {
+        Path p = log(3);
+        List<String> lines = LogFiles.lines(p);
+        lines.remove(0);
+        LogFiles.write(p, lines);
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.badLine()).isEqualTo(1);
+        assertThat(v.reason()).isEqualTo("missing header: the first line is not a tracegate audit header");
+
+        Path empty = Files.createFile(dir.resolve("empty.jsonl"));
+        AuditVerification e = AuditVerifier.verify(empty);
+        assertThat(e.status()).isEqualTo(AuditVerification.Status.BAD);
+        assertThat(e.reason()).isEqualTo("missing header: the file is empty");
+    }
+
+    @Test
+    void aSessionsSeqGoingBackwardsIsReportedEvenWithAnIntactChain() throws Exception {
+        Path p = dir.resolve("seq.jsonl");
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults());
+        w.append(AuditRecord.of("a", 1, "CALL", Decision.PASS));
+        w.append(AuditRecord.of("b", 1, "CALL", Decision.PASS));
+        w.append(AuditRecord.of("a", 2, "CALL", Decision.PASS));
+        w.append(AuditRecord.of("a", 2, "RETURN", Decision.PASS));  // equal seq is allowed
+        w.append(AuditRecord.of("a", 1, "CALL", Decision.PASS));
+        w.close();
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).isEqualTo(AuditVerification.Status.BAD);
+        assertThat(v.badLine()).isEqualTo(6);
+        assertThat(v.reason()).isEqualTo("sequence out of order: session 'a' has seq 1 after seq 2");
+    }
+
+    @Test
+    void aRestartAppendsANewSegmentAndCutsAPartialLineLeftByACrash() throws Exception {
+        Path p = log(5);
+        // a crash mid-write leaves half a line
+        Files.write(p, "{\"prev\":\"abc".getBytes(StandardCharsets.US_ASCII), java.nio.file.StandardOpenOption.APPEND);
+        assertThat(AuditVerifier.verify(p).status()).isEqualTo(AuditVerification.Status.TRUNCATED);
+
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults());
+        for (int i = 0; i < 4; i++) w.append(record(i));   // a new run: sessions start again
+        w.close();
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).as(v.describe()).isEqualTo(AuditVerification.Status.OK);
+        assertThat(v.records()).isEqualTo(9);
+        assertThat(LogFiles.ofType(p, "header")).hasSize(2);
+        List<JsonNode> notes = LogFiles.ofType(p, "dropped");
+        assertThat(notes).hasSize(1);
+        assertThat(notes.get(0).get("reason").asText()).isEqualTo("partial-line-removed");
+        assertThat(notes.get(0).get("truncatedBytes").asLong()).isEqualTo(12);
+        assertThat(notes.get(0).get("count").asLong()).isZero();
+    }
+
+    @Test
+    void textWithQuotesControlsAndNonAsciiRoundTrips() throws Exception {
+        Path p = dir.resolve("text.jsonl");
+        String text = "quote \" backslash \\ newline \n tab \t nul \u0000 é 漢 😀 lone \ud800 end";
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults().personalData(PersonalData.CLEAR));
+        w.append(AuditRecord.of("s", 0, "ASSISTANT", Decision.PASS).text(text).message("a \"message\""));
+        w.close();
+        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+        JsonNode e = LogFiles.ofType(p, "event").get(0);
+        assertThat(e.get("text").asText()).isEqualTo(text.replace('\ud800', '\ufffd'));
+        assertThat(e.get("message").asText()).isEqualTo("a \"message\"");
+        List<String> lines = new ArrayList<>(LogFiles.lines(p));
+        assertThat(lines).hasSize(2);   // the newline in the text did not split the line
+    }
+}
