@@ -166,7 +166,7 @@ public final class LibraryReader {
             // Single-line plain scalars map exactly; quoted or block scalars are off by their quote/indent.
             int col = e.line() == 1 ? n.column() + e.column() - 1 : e.column();
             throw new LibraryException(n.file(), line, col, "in formula '" + text.strip() + "': " + e.reason(),
-                    "expected " + e.expected() + "; see the formula syntax in the README");
+                    "the formula syntax is in docs/FORMULAS.md");
         }
     }
 

@@ -1,0 +1,81 @@
+package dev.tracegate.contracts.library;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/** Every class of loader mistake gives its exact message: file:line:column, what, and a hint. */
+class LibraryReaderErrorsTest {
+
+    static Stream<Arguments> mistakes() {
+        return Stream.of(
+                Arguments.of("empty file", "",
+                        "lib.yaml:1:1: the file is empty\n  hint: a library starts with 'library: <name>' and has a 'contracts:' list"),
+                Arguments.of("not a map", "- a\n- b\n",
+                        "lib.yaml:1:1: the library must be a map, found a list\n  hint: write it as 'key: value' lines indented under it"),
+                Arguments.of("unknown top key with suggestion", "library: x\ncontract:\n  - id: a\n    guarantee: G !p\n",
+                        "lib.yaml:2:1: unknown key 'contract' in the library\n  hint: did you mean 'contracts'? valid keys: atoms, context, contracts, description, gdpr, injection, library, permissions, settings, tracegate"),
+                Arguments.of("missing library name", "contracts:\n  - id: a\n    guarantee: G !p\n",
+                        "lib.yaml:1:1: the library has no 'library'\n  hint: start the file with 'library: <name>'"),
+                Arguments.of("missing contracts", "library: x\n",
+                        "lib.yaml:1:1: the library has no 'contracts'\n  hint: add a 'contracts:' list with at least one contract"),
+                Arguments.of("contracts not a list", "library: x\ncontracts: 3\n",
+                        "lib.yaml:2:12: contracts must be a list, found an integer\n  hint: start each contract with '- id: ...'"),
+                Arguments.of("empty contracts", "library: x\ncontracts: []\n",
+                        "lib.yaml:2:12: the library has no contracts\n  hint: add at least one '- id: ...' under contracts"),
+                Arguments.of("contract without id", "library: x\ncontracts:\n  - guarantee: G !p\n",
+                        "lib.yaml:3:5: a contract has no 'id'\n  hint: give every contract an 'id:'"),
+                Arguments.of("duplicate id", "library: x\ncontracts:\n  - id: a\n    guarantee: G !p\n  - id: a\n    guarantee: G !q\n",
+                        "lib.yaml:5:9: duplicate contract id 'a'\n  hint: it is already used at line 3; ids must be unique"),
+                Arguments.of("duplicate key", "library: x\nlibrary: y\ncontracts:\n  - id: a\n    guarantee: G !p\n",
+                        "lib.yaml:2:1: duplicate key 'library'\n  hint: it is already set at line 1; keep one"),
+                Arguments.of("unknown contract key", "library: x\ncontracts:\n  - id: a\n    guarantee: G !p\n    stratgy: block\n",
+                        "lib.yaml:5:5: unknown key 'stratgy' in a contract\n  hint: did you mean 'strategy'? valid keys: assume, description, guarantee, id, message, next, redirect-to, strategy"),
+                Arguments.of("bad strategy", "library: x\ncontracts:\n  - id: a\n    guarantee: G !p\n    strategy: blok\n",
+                        "lib.yaml:5:15: a contract.strategy is 'blok', which is not one of block, escalate, redact, redirect, suppress\n  hint: did you mean 'block'?"),
+                Arguments.of("redirect without target", "library: x\ncontracts:\n  - id: a\n    guarantee: G !p\n    strategy: redirect\n",
+                        "lib.yaml:3:5: contract 'a' has strategy redirect but no 'redirect-to'\n  hint: name the tool to run instead: redirect-to: <tool>"),
+                Arguments.of("missing guarantee", "library: x\ncontracts:\n  - id: a\n",
+                        "lib.yaml:3:5: a contract has no 'guarantee'\n  hint: every contract needs a 'guarantee:' formula, e.g. G(refund -> O approve)"),
+                Arguments.of("bad formula", "library: x\ncontracts:\n  - id: a\n    guarantee: G(p ->)\n",
+                        "lib.yaml:4:22: in formula 'G(p ->)': unexpected ')', expected a formula after '->'\n  hint: the formula syntax is in docs/FORMULAS.md"),
+                Arguments.of("guarantee is a list", "library: x\ncontracts:\n  - id: a\n    guarantee: [G p]\n",
+                        "lib.yaml:4:16: guarantee must be a string, found a list"),
+                Arguments.of("bad id characters", "library: x\ncontracts:\n  - id: a b\n    guarantee: G !p\n",
+                        "lib.yaml:3:9: contract id 'a b' has characters other than letters, digits, '_', '.', ':' and '-'"),
+                Arguments.of("named atom cycle", "library: x\natoms:\n  a: b | p\n  b: a & q\ncontracts:\n  - id: c\n    guarantee: G !a\n",
+                        "lib.yaml:3:6: named atoms refer to each other in a cycle: a -> b -> a\n  hint: define one of them without the others"),
+                Arguments.of("reserved atom name", "library: x\natoms:\n  G: call(x)\ncontracts:\n  - id: c\n    guarantee: G !p\n",
+                        "lib.yaml:3:3: atom name 'G' is a reserved operator\n  hint: choose another name"),
+                Arguments.of("settings type", "library: x\nsettings:\n  max-states: lots\ncontracts:\n  - id: c\n    guarantee: G !p\n",
+                        "lib.yaml:3:15: settings.max-states must be an integer, found a string\n  hint: for example: max-states: 10000"),
+                Arguments.of("undeclared purpose", "library: x\ngdpr:\n  purposes: [billing]\n  tools:\n    send_newsletter: [marketing]\ncontracts:\n  - id: c\n    guarantee: G !p\n",
+                        "lib.yaml:5:22: tool 'send_newsletter' is bound to purpose 'marketing', which is not declared\n  hint: add it to gdpr.purposes (declared: billing)"),
+                Arguments.of("latch with two modes", "library: x\ncontext:\n  - on: {kind: RETURN, tool: t}\n    set: a\n    add: b\ncontracts:\n  - id: c\n    guarantee: G !p\n",
+                        "lib.yaml:3:5: a latch needs exactly one of 'set', 'add', 'remove'\n  hint: set: key (single value) or add: key (set of values)"),
+                Arguments.of("latch bad kind", "library: x\ncontext:\n  - on: {kind: RETRUN}\n    set: a\ncontracts:\n  - id: c\n    guarantee: G !p\n",
+                        "lib.yaml:3:16: on.kind is 'RETRUN', which is not one of ASSISTANT, CALL, CONSENT, ERASURE, RETURN, USER\n  hint: did you mean 'RETURN'?"),
+                Arguments.of("yaml syntax", "library: x\ncontracts:\n  - id: a\n   guarantee: G p\n",
+                        null),
+                Arguments.of("two documents", "library: x\ncontracts:\n  - id: a\n    guarantee: G !p\n---\nlibrary: y\n",
+                        "lib.yaml:6:1: more than one YAML document\n  hint: keep one library per file (remove the second '---')"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("mistakes")
+    void eachMistakeHasItsExactMessage(String name, String yaml, String expected) {
+        LibraryException e = catchThrowableOfType(LibraryException.class, () -> LibraryReader.read("lib.yaml", yaml));
+        assertThat(e).as(name).isNotNull();
+        if (expected != null) {
+            assertThat(e.getMessage()).isEqualTo(expected);
+        } else {
+            assertThat(e.getMessage()).startsWith("lib.yaml:").contains("not valid YAML").contains("hint:");
+        }
+        assertThat(e.getStackTrace()).as("no stack trace for a user mistake").isEmpty();
+    }
+}
