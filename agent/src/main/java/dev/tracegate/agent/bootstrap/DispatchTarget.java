@@ -1,0 +1,41 @@
+package dev.tracegate.agent.bootstrap;
+
+/**
+ * The agent core as the bootstrap dispatcher sees it: JDK types only, implemented in the agent's
+ * own class loader and installed with {@link Dispatcher#install}.
+ *
+ * <p>Called from host threads, concurrently; implementations must be thread-safe and must not
+ * throw except {@link TracegateViolation} (the dispatcher applies the failure policy to anything else).
+ */
+public interface DispatchTarget {
+
+    /** A tool call before it runs; null to proceed. */
+    Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId);
+
+    /** A tool's result before the model sees it; null to keep it, else the text to hand over instead. */
+    String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error);
+
+    /** A framework-specific result object (reactive paths); null to keep, else the replacement object. */
+    Object onToolResultObject(String framework, String session, String tool, String callId, Object result);
+
+    /** A user message reaching the agent; null to keep, else the replacement text. */
+    String onUserMessage(String framework, String session, String text);
+
+    /** Model output; null to keep, else the replacement text; a block throws {@link TracegateViolation}. */
+    String onAssistantMessage(String framework, String session, String text);
+
+    /** A configured method call ({@code origin} is "class#method"); null to proceed. */
+    Ruling onMethodCall(String origin, Object[] arguments);
+
+    /** The result of a configured method call; null to keep, else the replacement. */
+    Object onMethodResult(String origin, Object[] arguments, Object result);
+
+    /** Serialises a JDK value (maps, lists, strings, numbers, booleans) to JSON. */
+    String toJson(Object value);
+
+    /** Parses JSON into JDK values (LinkedHashMap, ArrayList, String, Number, Boolean). */
+    Object fromJson(String json);
+
+    /** Maps an internal error to the configured failure policy: null (fail open) or a Ruling (fail closed). */
+    Ruling onInternalError(String where, Throwable error);
+}

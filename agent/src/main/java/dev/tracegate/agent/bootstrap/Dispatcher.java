@@ -1,0 +1,265 @@
+package dev.tracegate.agent.bootstrap;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The static entry points that advice inlined into host classes calls; JDK types only, on the
+ * bootstrap class path, so it is visible from every class loader (fat jars, app servers, OSGi).
+ *
+ * <p>Any thread may call any method. The delegate is published once through a volatile field; until
+ * it is installed every hook answers "proceed". Internal errors of the delegate never reach the host:
+ * they are counted and mapped to the configured failure policy ({@link DispatchTarget#onInternalError}).
+ *
+ * <p>Per-thread nesting guard: a tool call seen inside another supervised tool call on the same thread
+ * (wrappers that delegate to each other, {@code call(String)} delegating to {@code call(String, ToolContext)},
+ * a LangChain4j MCP tool calling the MCP client, a redirect running its target) is not supervised again.
+ */
+public final class Dispatcher {
+
+    private static volatile DispatchTarget target;
+
+    private static final AtomicLong INTERNAL_ERRORS = new AtomicLong();
+
+    /** Identifies this JVM's dispatcher (marks calls it already supervised, e.g. in MCP request metadata). */
+    private static final String INSTANCE = java.util.UUID.randomUUID().toString();
+
+    /** [0] = nesting depth of supervised tool calls on this thread, [1] = of model calls. */
+    private static final ThreadLocal<int[]> DEPTH = new ThreadLocal<int[]>() {
+        @Override
+        protected int[] initialValue() {
+            return new int[2];
+        }
+    };
+
+    /** [0] = conversation id seen by a framework further up this thread's stack, [1] = the tool table. */
+    private static final ThreadLocal<Object[]> SCOPE = new ThreadLocal<Object[]>() {
+        @Override
+        protected Object[] initialValue() {
+            return new Object[2];
+        }
+    };
+
+    private Dispatcher() {
+    }
+
+    /** Installs the agent core; called once by the agent at start. */
+    public static void install(DispatchTarget core) {
+        target = core;
+    }
+
+    public static boolean installed() {
+        return target != null;
+    }
+
+    public static String instance() {
+        return INSTANCE;
+    }
+
+    public static long internalErrors() {
+        return INTERNAL_ERRORS.get();
+    }
+
+    // ---- nesting guard ----
+
+    /** Enters a tool call on this thread; true if it is the outermost one (the one to supervise). */
+    public static boolean enter() {
+        return DEPTH.get()[0]++ == 0;
+    }
+
+    /** Leaves a tool call entered with {@link #enter()}; every enter must be paired with one exit. */
+    public static void exit() {
+        int[] depth = DEPTH.get();
+        if (depth[0] > 0) {
+            depth[0]--;
+        }
+    }
+
+    /** Enters a model call on this thread; true if it is the outermost one (default methods delegate to each other). */
+    public static boolean enterModel() {
+        return DEPTH.get()[1]++ == 0;
+    }
+
+    /** Leaves a model call entered with {@link #enterModel()}. */
+    public static void exitModel() {
+        int[] depth = DEPTH.get();
+        if (depth[1] > 0) {
+            depth[1]--;
+        }
+    }
+
+    // ---- per-thread scope a framework sets further up the stack ----
+
+    /** Sets this thread's conversation id (if non-null) and returns the previous one, to restore on exit. */
+    public static Object swapSession(Object session) {
+        Object[] scope = SCOPE.get();
+        Object previous = scope[0];
+        if (session != null) {
+            scope[0] = session;
+        }
+        return previous;
+    }
+
+    /** Restores the conversation id returned by {@link #swapSession}. */
+    public static void restoreSession(Object previous) {
+        SCOPE.get()[0] = previous;
+    }
+
+    /** This thread's conversation id, or {@code fallback}. */
+    public static String session(String fallback) {
+        Object session = SCOPE.get()[0];
+        return session == null ? fallback : session.toString();
+    }
+
+    /** Sets this thread's tool table (framework object: a map or list of executors) and returns the previous one. */
+    public static Object swapTools(Object tools) {
+        Object[] scope = SCOPE.get();
+        Object previous = scope[1];
+        scope[1] = tools;
+        return previous;
+    }
+
+    /** The tool table a framework put here, for redirects; null if none. */
+    public static Object tools() {
+        return SCOPE.get()[1];
+    }
+
+    // ---- events ----
+
+    public static Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return null;
+        }
+        try {
+            return t.onToolCall(framework, session, tool, argumentsJson, callId);
+        } catch (Throwable e) {
+            return internalError(t, "tool call " + tool, e);
+        }
+    }
+
+    public static String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return null;
+        }
+        try {
+            return t.onToolResult(framework, session, tool, callId, resultText, error);
+        } catch (Throwable e) {
+            Ruling r = internalError(t, "tool result " + tool, e);
+            return r == null ? null : r.text;
+        }
+    }
+
+    public static Object onToolResultObject(String framework, String session, String tool, String callId, Object result) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return result;
+        }
+        try {
+            Object replacement = t.onToolResultObject(framework, session, tool, callId, result);
+            return replacement == null ? result : replacement;
+        } catch (Throwable e) {
+            internalError(t, "tool result " + tool, e);
+            return result;
+        }
+    }
+
+    /** A function for reactive results ({@code mono.map(Dispatcher.resultHook(...))}) that reports the result. */
+    public static java.util.function.Function<Object, Object> resultHook(String framework, String session, String tool, String callId) {
+        return new ResultHook(framework, session, tool, callId);
+    }
+
+    public static String onUserMessage(String framework, String session, String text) {
+        DispatchTarget t = target;
+        if (t == null || text == null) {
+            return null;
+        }
+        try {
+            return t.onUserMessage(framework, session, text);
+        } catch (Throwable e) {
+            Ruling r = internalError(t, "user message", e);
+            return r == null ? null : r.text;
+        }
+    }
+
+    /** May throw {@link TracegateViolation}: call it from exit advice, which lets it through to the host. */
+    public static String onAssistantMessage(String framework, String session, String text) {
+        DispatchTarget t = target;
+        if (t == null || text == null) {
+            return null;
+        }
+        try {
+            return t.onAssistantMessage(framework, session, text);
+        } catch (TracegateViolation v) {
+            throw v;
+        } catch (Throwable e) {
+            Ruling r = internalError(t, "assistant message", e);
+            if (r != null) {
+                throw r.violation();
+            }
+            return null;
+        }
+    }
+
+    public static Ruling onMethodCall(String origin, Object[] arguments) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return null;
+        }
+        try {
+            return t.onMethodCall(origin, arguments);
+        } catch (Throwable e) {
+            return internalError(t, origin, e);
+        }
+    }
+
+    public static Object onMethodResult(String origin, Object[] arguments, Object result) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return null;
+        }
+        try {
+            return t.onMethodResult(origin, arguments, result);
+        } catch (Throwable e) {
+            internalError(t, origin, e);
+            return null;
+        }
+    }
+
+    // ---- JSON through the agent's (shaded) Jackson, JDK values only ----
+
+    public static String toJson(Object value) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return String.valueOf(value);
+        }
+        try {
+            return t.toJson(value);
+        } catch (Throwable e) {
+            INTERNAL_ERRORS.incrementAndGet();
+            return String.valueOf(value);
+        }
+    }
+
+    public static Object fromJson(String json) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return json;
+        }
+        try {
+            return t.fromJson(json);
+        } catch (Throwable e) {
+            INTERNAL_ERRORS.incrementAndGet();
+            return json;
+        }
+    }
+
+    private static Ruling internalError(DispatchTarget t, String where, Throwable e) {
+        INTERNAL_ERRORS.incrementAndGet();
+        try {
+            return t.onInternalError(where, e);
+        } catch (Throwable ignored) {
+            return null;
+        }
+    }
+}

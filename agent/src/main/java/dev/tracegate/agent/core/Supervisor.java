@@ -1,0 +1,36 @@
+package dev.tracegate.agent.core;
+
+/**
+ * The decision maker behind every hook: the agent turns what it intercepts into these calls and
+ * enforces the answers (the contract engine implements it; {@code rules.RuleSupervisor} is a
+ * fixed-rule stand-in for tests and demos).
+ *
+ * <p>Called concurrently from host threads, possibly for the same session. Implementations must be
+ * thread-safe, fast (the tool waits), and should not throw: an exception is an internal error,
+ * counted and mapped to the failure policy ({@code fail=closed|open}).
+ */
+public interface Supervisor {
+
+    /** A CALL event: before the tool runs. */
+    ToolDecision onToolCall(ToolCall call);
+
+    /** A RETURN event: before the model sees the result. */
+    ResultDecision onToolResult(ToolResult result);
+
+    /** A USER event. Only KEEP or REPLACE (a withheld notice) apply to user input. */
+    MessageDecision onUserMessage(Message message);
+
+    /** An ASSISTANT event (model output text). */
+    MessageDecision onAssistantMessage(Message message);
+
+    /** A CONSENT event from a configured method. */
+    default void onConsent(Consent consent) {
+    }
+
+    /** An ERASURE event from a configured method. */
+    default void onErasure(Erasure erasure) {
+    }
+
+    /** END of a session (explicit, idle timeout or JVM shutdown); {@code "*"} at shutdown ends all sessions. */
+    void endSession(String sessionId);
+}

@@ -1,0 +1,333 @@
+package dev.tracegate.agent.core;
+
+import dev.tracegate.agent.bootstrap.DispatchTarget;
+import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.bootstrap.TracegateViolation;
+import dev.tracegate.agent.instrumentation.configured.ConfiguredMethods;
+
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Turns the dispatcher's JDK-typed hooks into {@link Supervisor} calls and the supervisor's decisions
+ * into what the advice enforces, applying the agent-wide options: shadow mode (decide and log, change
+ * nothing), how a block reaches the host ({@code onBlock=substitute|throw}), the failure policy
+ * ({@code fail=closed|open}), and deduplication of a call seen twice by its tool-call id.
+ *
+ * <p>Thread-safe; called from any host thread.
+ */
+public final class SupervisorBridge implements DispatchTarget {
+
+    /** Counter slots, see {@link #counts()}. */
+    public static final int EVENTS = 0, BLOCKED = 1, REDIRECTED = 2, REDACTED = 3, SUPPRESSED = 4, SHADOWED = 5,
+            DUPLICATES = 6, INTERNAL_ERRORS = 7;
+
+    private static final int RECENT_IDS = 4096;
+
+    private final Supervisor supervisor;
+    private final boolean shadow;
+    private final boolean throwOnBlock;
+    private final boolean failClosed;
+    private final boolean trace;
+    private final JsonCodec json;
+    private final ConfiguredMethods configured;
+    private final AtomicLongArray counts = new AtomicLongArray(8);
+
+    private final ConcurrentHashMap<String, Boolean> recentIds = new ConcurrentHashMap<>();
+    private final String[] recentRing = new String[RECENT_IDS];
+    private final AtomicLong recentNext = new AtomicLong();
+
+    public SupervisorBridge(Supervisor supervisor, AgentArguments options, JsonCodec json, ConfiguredMethods configured) {
+        this.supervisor = supervisor;
+        this.shadow = options.flag("shadow", false);
+        String onBlock = options.get("onBlock", "substitute");
+        if (!onBlock.equals("substitute") && !onBlock.equals("throw")) {
+            throw new IllegalArgumentException("tracegate: option onBlock=" + onBlock + " is unknown; use onBlock=substitute (the model gets"
+                    + " an error result naming the contract) or onBlock=throw (the host gets a TracegateViolation)");
+        }
+        this.throwOnBlock = onBlock.equals("throw");
+        String fail = options.get("fail", "closed");
+        if (!fail.equals("closed") && !fail.equals("open")) {
+            throw new IllegalArgumentException("tracegate: option fail=" + fail + " is unknown; use fail=closed or fail=open");
+        }
+        this.failClosed = fail.equals("closed");
+        this.trace = options.flag("trace", false);
+        this.json = json;
+        this.configured = configured;
+    }
+
+    public Supervisor supervisor() {
+        return supervisor;
+    }
+
+    /** Counters by slot (EVENTS, BLOCKED, ...): a snapshot for tests and metrics. */
+    public long[] counts() {
+        long[] snapshot = new long[counts.length()];
+        for (int i = 0; i < snapshot.length; i++) {
+            snapshot[i] = counts.get(i);
+        }
+        return snapshot;
+    }
+
+    @Override
+    public Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId) {
+        counts.incrementAndGet(EVENTS);
+        if (callId != null && !firstSight(callId)) {
+            counts.incrementAndGet(DUPLICATES);
+            AgentLog.debug("CALL " + framework + " tool=" + tool + " id=" + callId + " seen before: not supervised twice");
+            return null;
+        }
+        ToolCall call = new ToolCall(framework, session, tool, argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson, callId);
+        ToolDecision decision = supervisor.onToolCall(call);
+        if (decision == null || decision.kind() == ToolDecision.Kind.PROCEED) {
+            if (trace) {
+                AgentLog.info("CALL " + framework + " session=" + session + " tool=" + tool + " args=" + call.argumentsJson() + " -> PROCEED");
+            }
+            return null;
+        }
+        return enforce(call, decision);
+    }
+
+    /** The rare path: a decision that acts. Kept apart so the pass-through path stays small. */
+    Ruling enforce(ToolCall call, ToolDecision decision) {
+        String prefix = (shadow ? "SHADOW would " : "") + decision.kind() + " " + call.framework() + " session=" + call.session()
+                + " tool=" + call.tool() + " contract=" + decision.contract();
+        switch (decision.kind()) {
+            case BLOCK: {
+                AgentLog.info(prefix + (shadow ? "" : throwOnBlock ? " (throw)" : " (substitute)") + " reason=" + decision.reason());
+                if (shadow) {
+                    counts.incrementAndGet(SHADOWED);
+                    return null;
+                }
+                counts.incrementAndGet(BLOCKED);
+                String text = blockMessage(call.tool(), decision);
+                return new Ruling(throwOnBlock ? Ruling.THROW : Ruling.SUBSTITUTE, text, null, null, null);
+            }
+            case REDIRECT: {
+                AgentLog.info(prefix + " target=" + decision.targetTool() + " args=" + decision.argumentsJson());
+                if (shadow) {
+                    counts.incrementAndGet(SHADOWED);
+                    return null;
+                }
+                counts.incrementAndGet(REDIRECTED);
+                String fallback = "tracegate: the call to " + call.tool() + " was redirected to " + decision.targetTool()
+                        + " by contract " + decision.contract() + ", but " + decision.targetTool() + " is not reachable from this call site;"
+                        + " the call did not run. " + orEmpty(decision.reason());
+                return new Ruling(Ruling.REDIRECT, fallback, decision.targetTool(), decision.argumentsJson(), null);
+            }
+            case REDACT: {
+                AgentLog.info(prefix + " args=" + decision.argumentsJson());
+                if (shadow) {
+                    counts.incrementAndGet(SHADOWED);
+                    return null;
+                }
+                counts.incrementAndGet(REDACTED);
+                return new Ruling(Ruling.REWRITE, null, null, decision.argumentsJson(), null);
+            }
+            default:
+                return null;
+        }
+    }
+
+    private static String blockMessage(String tool, ToolDecision decision) {
+        StringBuilder text = new StringBuilder(160).append("tracegate blocked the call to ").append(tool)
+                .append(" (contract ").append(decision.contract()).append(')');
+        if (decision.reason() != null) {
+            text.append(": ").append(decision.reason());
+        }
+        if (decision.instead() != null) {
+            text.append(". Instead: ").append(decision.instead());
+        }
+        return text.toString();
+    }
+
+    @Override
+    public String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error) {
+        counts.incrementAndGet(EVENTS);
+        ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, callId, resultText, error));
+        if (decision == null || !decision.suppressed()) {
+            if (trace) {
+                AgentLog.info("RETURN " + framework + " session=" + session + " tool=" + tool + " -> KEEP");
+            }
+            return null;
+        }
+        AgentLog.info((shadow ? "SHADOW would " : "") + "SUPPRESS " + framework + " session=" + session + " tool=" + tool
+                + " contract=" + decision.contract());
+        if (shadow) {
+            counts.incrementAndGet(SHADOWED);
+            return null;
+        }
+        counts.incrementAndGet(SUPPRESSED);
+        return decision.notice();
+    }
+
+    @Override
+    public Object onToolResultObject(String framework, String session, String tool, String callId, Object result) {
+        if (result == null) {
+            return null;
+        }
+        ReflectiveResult view = ReflectiveResult.of(result);
+        String notice = onToolResult(framework, session, tool, callId, view.text, view.error);
+        return notice == null ? null : view.replaceWith(notice);
+    }
+
+    @Override
+    public String onUserMessage(String framework, String session, String text) {
+        counts.incrementAndGet(EVENTS);
+        MessageDecision decision = supervisor.onUserMessage(new Message(framework, session, text));
+        if (decision == null || decision.kind() == MessageDecision.Kind.KEEP) {
+            if (trace) {
+                AgentLog.info("USER " + framework + " session=" + session + " -> KEEP");
+            }
+            return null;
+        }
+        AgentLog.info((shadow ? "SHADOW would " : "") + "SUPPRESS USER " + framework + " session=" + session + " contract=" + decision.contract());
+        if (shadow) {
+            counts.incrementAndGet(SHADOWED);
+            return null;
+        }
+        counts.incrementAndGet(SUPPRESSED);
+        return decision.text();
+    }
+
+    @Override
+    public String onAssistantMessage(String framework, String session, String text) {
+        counts.incrementAndGet(EVENTS);
+        MessageDecision decision = supervisor.onAssistantMessage(new Message(framework, session, text));
+        if (decision == null || decision.kind() == MessageDecision.Kind.KEEP) {
+            if (trace) {
+                AgentLog.info("ASSISTANT " + framework + " session=" + session + " -> KEEP");
+            }
+            return null;
+        }
+        AgentLog.info((shadow ? "SHADOW would " : "") + decision.kind() + " ASSISTANT " + framework + " session=" + session
+                + " contract=" + decision.contract());
+        if (shadow) {
+            counts.incrementAndGet(SHADOWED);
+            return null;
+        }
+        if (decision.kind() == MessageDecision.Kind.BLOCK) {
+            counts.incrementAndGet(BLOCKED);
+            if (throwOnBlock) {
+                throw new TracegateViolation(decision.text());
+            }
+        } else {
+            counts.incrementAndGet(REDACTED);
+        }
+        return decision.text();
+    }
+
+    @Override
+    public Ruling onMethodCall(String origin, Object[] arguments) {
+        return configured.onCall(origin, arguments, this);
+    }
+
+    @Override
+    public Object onMethodResult(String origin, Object[] arguments, Object result) {
+        return configured.onResult(origin, arguments, result, this);
+    }
+
+    @Override
+    public String toJson(Object value) {
+        return json.write(value);
+    }
+
+    @Override
+    public Object fromJson(String text) {
+        return json.read(text);
+    }
+
+    @Override
+    public Ruling onInternalError(String where, Throwable error) {
+        counts.incrementAndGet(INTERNAL_ERRORS);
+        AgentLog.error("internal error at " + where + " (fail=" + (failClosed ? "closed: refused" : "open: let through") + ")", error);
+        if (!failClosed) {
+            return null;
+        }
+        String text = "tracegate could not check " + where + " (internal error: " + error.getClass().getSimpleName()
+                + "); refused because fail=closed";
+        return new Ruling(throwOnBlock ? Ruling.THROW : Ruling.SUBSTITUTE, text, null, null, null);
+    }
+
+    public boolean throwOnBlock() {
+        return throwOnBlock;
+    }
+
+    public void endAll() {
+        supervisor.endSession("*");
+    }
+
+    /** True the first time an id is seen among the last {@value #RECENT_IDS} ids. */
+    private boolean firstSight(String callId) {
+        if (recentIds.putIfAbsent(callId, Boolean.TRUE) != null) {
+            return false;
+        }
+        int slot = (int) (recentNext.getAndIncrement() % RECENT_IDS);
+        String evicted;
+        synchronized (recentRing) {
+            evicted = recentRing[slot];
+            recentRing[slot] = callId;
+        }
+        if (evicted != null) {
+            recentIds.remove(evicted);
+        }
+        return true;
+    }
+
+    private static String orEmpty(String s) {
+        return s == null ? "" : s;
+    }
+
+    /** A framework result object (MCP {@code CallToolResult}) read and rebuilt by reflection, never by linking to the framework. */
+    static final class ReflectiveResult {
+        final Object result;
+        final String text;
+        final boolean error;
+
+        private ReflectiveResult(Object result, String text, boolean error) {
+            this.result = result;
+            this.text = text;
+            this.error = error;
+        }
+
+        static ReflectiveResult of(Object result) {
+            StringBuilder text = new StringBuilder();
+            boolean error = false;
+            try {
+                Object content = result.getClass().getMethod("content").invoke(result);
+                if (content instanceof List) {
+                    for (Object item : (List<?>) content) {
+                        try {
+                            Method m = item.getClass().getMethod("text");
+                            if (text.length() > 0) {
+                                text.append('\n');
+                            }
+                            text.append(m.invoke(item));
+                        } catch (NoSuchMethodException notText) {
+                            // images, resources: no text to check
+                        }
+                    }
+                }
+                Object isError = result.getClass().getMethod("isError").invoke(result);
+                error = Boolean.TRUE.equals(isError);
+            } catch (ReflectiveOperationException e) {
+                text.append(result);
+            }
+            return new ReflectiveResult(result, text.toString(), error);
+        }
+
+        Object replaceWith(String notice) {
+            try {
+                Object builder = result.getClass().getMethod("builder").invoke(null);
+                builder.getClass().getMethod("addTextContent", String.class).invoke(builder, notice);
+                builder.getClass().getMethod("isError", Boolean.class).invoke(builder, Boolean.FALSE);
+                return builder.getClass().getMethod("build").invoke(builder);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("tracegate: cannot rebuild " + result.getClass().getName() + " to withhold it", e);
+            }
+        }
+    }
+}

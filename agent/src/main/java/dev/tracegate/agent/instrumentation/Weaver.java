@@ -1,0 +1,174 @@
+package dev.tracegate.agent.instrumentation;
+
+import dev.tracegate.agent.core.AgentLog;
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.utility.JavaModule;
+
+import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static net.bytebuddy.matcher.ElementMatchers.isDefaultFinalizer;
+import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+
+/**
+ * Installs every instrumentation in one Byte Buddy agent builder: advice inlined without class format
+ * changes (so already loaded classes are retransformed on attach), types described from bytes, our own
+ * and JDK packages ignored, every transformation error reported, and a count of matched methods per
+ * instrumentation so that one that matched nothing says so.
+ */
+public final class Weaver {
+
+    private final List<Hooks> hooks;
+    private final Map<String, AtomicLong> matched = new java.util.LinkedHashMap<>();
+    private final Map<String, FrameworkPresence> presence = new java.util.LinkedHashMap<>();
+    private final AtomicLong errors = new AtomicLong();
+
+    public Weaver(List<Hooks> hooks) {
+        this.hooks = hooks;
+        for (Hooks h : hooks) {
+            matched.put(h.name(), new AtomicLong());
+            presence.put(h.name(), new FrameworkPresence(h.marker()));
+        }
+    }
+
+    public void install(Instrumentation instrumentation, ClassLoader agentLoader) {
+        AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().ignore(isDefaultFinalizer()))
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(AgentBuilder.DescriptionStrategy.Default.POOL_FIRST)
+                .with(new ErrorListener(errors))
+                .ignore(nameStartsWith("dev.tracegate.")
+                        .or(nameStartsWith("net.bytebuddy."))
+                        .or(nameStartsWith("java."))
+                        .or(nameStartsWith("javax."))
+                        .or(nameStartsWith("jdk."))
+                        .or(nameStartsWith("sun."))
+                        .or(nameStartsWith("com.sun."))
+                        .or(isSynthetic()));
+        for (Hooks h : hooks) {
+            AtomicLong count = matched.get(h.name());
+            FrameworkPresence present = presence.get(h.name());
+            for (HookPoint point : h.points()) {
+                builder = builder.type(point.types(), present)
+                        .transform(new AgentBuilder.Transformer.ForAdvice()
+                                .include(agentLoader)
+                                .withExceptionHandler(Advice.ExceptionHandler.Default.PRINTING)
+                                .advice(new Counting(point.methods(), count), point.advice()));
+            }
+        }
+        builder.installOn(instrumentation);
+    }
+
+    /** Logs one warning for each instrumentation that matched nothing (call at shutdown or after the app started). */
+    public void reportUnmatched() {
+        for (Hooks h : hooks) {
+            if (matched.get(h.name()).get() > 0) {
+                continue;
+            }
+            if (presence.get(h.name()).seen) {
+                AgentLog.warn("instrumentation " + h.name() + " matched nothing although " + h.marker()
+                        + " is present: the framework version may have moved its methods; its calls were NOT supervised");
+            } else {
+                AgentLog.warn("instrumentation " + h.name() + " matched nothing (" + h.marker() + " never seen: framework absent)");
+            }
+        }
+    }
+
+    public long matchedMethods(String name) {
+        AtomicLong count = matched.get(name);
+        return count == null ? 0 : count.get();
+    }
+
+    public long errors() {
+        return errors.get();
+    }
+
+    /** Matches class loaders that can see the framework's marker class; cached per loader. */
+    static final class FrameworkPresence implements ElementMatcher<ClassLoader> {
+        private final String resource;
+        private final Map<ClassLoader, Boolean> cache = Collections.synchronizedMap(new WeakHashMap<>());
+        volatile boolean seen;
+
+        FrameworkPresence(String markerClass) {
+            this.resource = markerClass.replace('.', '/') + ".class";
+        }
+
+        @Override
+        public boolean matches(ClassLoader loader) {
+            if (loader == null) {
+                return false;
+            }
+            Boolean known = cache.get(loader);
+            if (known == null) {
+                known = loader.getResource(resource) != null;
+                cache.put(loader, known);
+                if (known) {
+                    seen = true;
+                }
+            }
+            return known;
+        }
+    }
+
+    /** A method matcher that counts its hits, so an instrumentation that matched nothing is visible. */
+    static final class Counting extends ElementMatcher.Junction.AbstractBase<MethodDescription> {
+        private final ElementMatcher<? super MethodDescription> delegate;
+        private final AtomicLong count;
+
+        Counting(ElementMatcher<? super MethodDescription> delegate, AtomicLong count) {
+            this.delegate = delegate;
+            this.count = count;
+        }
+
+        @Override
+        public boolean matches(MethodDescription target) {
+            boolean hit = delegate.matches(target);
+            if (hit) {
+                count.incrementAndGet();
+                AgentLog.debug("instrumenting " + target.getDeclaringType().getTypeName() + "#" + target.getName());
+            }
+            return hit;
+        }
+    }
+
+    /** Reports every transformation error: nothing fails silently. */
+    static final class ErrorListener extends AgentBuilder.Listener.Adapter {
+        private final AtomicLong errors;
+
+        ErrorListener(AtomicLong errors) {
+            this.errors = errors;
+        }
+
+        @Override
+        public void onError(String typeName, ClassLoader classLoader, JavaModule module, boolean loaded, Throwable throwable) {
+            errors.incrementAndGet();
+            AgentLog.error("could not instrument " + typeName + (loaded ? " (retransformation)" : ""), throwable);
+        }
+
+        @Override
+        public void onTransformation(TypeDescription type, ClassLoader classLoader, JavaModule module, boolean loaded, DynamicType dynamicType) {
+            AgentLog.debug("transformed " + type.getName() + (loaded ? " (retransformed)" : ""));
+        }
+    }
+
+    /** For logs: the names of the instrumentations. */
+    public List<String> names() {
+        List<String> names = new ArrayList<>();
+        for (Hooks h : hooks) {
+            names.add(h.name());
+        }
+        return names;
+    }
+}

@@ -1,0 +1,166 @@
+package dev.tracegate.agent.instrumentation.configured;
+
+import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.instrumentation.HookPoint;
+import dev.tracegate.agent.instrumentation.Hooks;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
+import net.bytebuddy.matcher.ElementMatcher;
+
+import java.util.List;
+
+import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
+import static net.bytebuddy.matcher.ElementMatchers.isInterface;
+import static net.bytebuddy.matcher.ElementMatchers.isTypeInitializer;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.returns;
+
+/** Methods named in the configuration ({@code methods=FILE}): tool calls, CONSENT and ERASURE events. */
+public final class ConfiguredHooks implements Hooks {
+
+    private final ConfiguredMethods methods;
+
+    public ConfiguredHooks(ConfiguredMethods methods) {
+        this.methods = methods;
+    }
+
+    @Override
+    public String name() {
+        return "configured";
+    }
+
+    @Override
+    public String marker() {
+        return "java.lang.Object";
+    }
+
+    @Override
+    public List<HookPoint> points() {
+        if (methods.isEmpty()) {
+            return List.of();
+        }
+        ElementMatcher.Junction<TypeDescription> types = not(isInterface()).and(new NamedClass(methods));
+        ElementMatcher.Junction<MethodDescription> named = not(isAbstract()).and(not(isConstructor())).and(not(isTypeInitializer()))
+                .and(new NamedMethod(methods));
+        String self = ConfiguredHooks.class.getName();
+        return List.of(
+                new HookPoint(types, named.and(returns(void.class)), self + "$VoidAdvice"),
+                new HookPoint(types, named.and(not(returns(void.class))), self + "$ValueAdvice"));
+    }
+
+    static final class NamedClass extends ElementMatcher.Junction.AbstractBase<TypeDescription> {
+        private final ConfiguredMethods methods;
+
+        NamedClass(ConfiguredMethods methods) {
+            this.methods = methods;
+        }
+
+        @Override
+        public boolean matches(TypeDescription target) {
+            return methods.namesClass(target.getName());
+        }
+    }
+
+    static final class NamedMethod extends ElementMatcher.Junction.AbstractBase<MethodDescription> {
+        private final ConfiguredMethods methods;
+
+        NamedMethod(ConfiguredMethods methods) {
+            this.methods = methods;
+        }
+
+        @Override
+        public boolean matches(MethodDescription target) {
+            return methods.find(target.getDeclaringType().asErasure().getName(), target.getName()) != null;
+        }
+    }
+
+    /** A configured method that returns a value: block (throw, or the message when it returns String), redact, suppress. */
+    public static final class ValueAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static Ruling enter(@Advice.Origin("#t.#m") String origin,
+                            @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
+                            @Advice.Local("tgOuter") boolean outer) {
+            outer = Dispatcher.enter();
+            if (!outer) {
+                return null;
+            }
+            Ruling ruling = Dispatcher.onMethodCall(origin, args);
+            if (ruling == null) {
+                return null;
+            }
+            if (ruling.kind == Ruling.REWRITE) {
+                if (ruling.values != null) {
+                    args = ruling.values;
+                }
+                return null;
+            }
+            return ruling;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Enter Ruling skipped,
+                         @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Origin("#t.#m") String origin,
+                         @Advice.Origin("#r") String returnType,
+                         @Advice.AllArguments Object[] args,
+                         @Advice.Thrown Throwable thrown,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result) {
+            Dispatcher.exit();
+            if (!outer) {
+                return;
+            }
+            if (skipped != null) {
+                if (skipped.kind == Ruling.THROW || !"java.lang.String".equals(returnType)) {
+                    throw skipped.violation();
+                }
+                result = skipped.text;
+                return;
+            }
+            if (thrown == null) {
+                Object replacement = Dispatcher.onMethodResult(origin, args, result);
+                if (replacement instanceof String && "java.lang.String".equals(returnType)) {
+                    result = replacement;
+                }
+            }
+        }
+    }
+
+    /** A configured void method: CONSENT / ERASURE events, or a tool call that can be blocked (throw) or redacted. */
+    public static final class VoidAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static Ruling enter(@Advice.Origin("#t.#m") String origin,
+                            @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
+                            @Advice.Local("tgOuter") boolean outer) {
+            outer = Dispatcher.enter();
+            if (!outer) {
+                return null;
+            }
+            Ruling ruling = Dispatcher.onMethodCall(origin, args);
+            if (ruling == null) {
+                return null;
+            }
+            if (ruling.kind == Ruling.REWRITE) {
+                if (ruling.values != null) {
+                    args = ruling.values;
+                }
+                return null;
+            }
+            return ruling;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Enter Ruling skipped,
+                         @Advice.Local("tgOuter") boolean outer) {
+            Dispatcher.exit();
+            if (outer && skipped != null) {
+                throw skipped.violation();
+            }
+        }
+    }
+}

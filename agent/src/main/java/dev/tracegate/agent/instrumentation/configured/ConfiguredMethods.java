@@ -1,0 +1,287 @@
+package dev.tracegate.agent.instrumentation.configured;
+
+import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.core.AgentLog;
+import dev.tracegate.agent.core.Consent;
+import dev.tracegate.agent.core.Erasure;
+import dev.tracegate.agent.core.SupervisorBridge;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The methods named in a rules file ({@code methods=FILE}), one per line:
+ * <pre>
+ * # kind    class#method (globs)          how to read the event
+ * tool      com.acme.Shop#checkout         name=checkout args=1 session=0
+ * tool      com.acme.*Tools#*              name=$method args=*
+ * consent   com.acme.Privacy#grant         subject=0 purpose=1 granted=true
+ * erasure   com.acme.Privacy#forget        subject=0 session=1
+ * </pre>
+ * An index refers to the method's parameters (0-based); anything else is a literal.
+ */
+public final class ConfiguredMethods {
+
+    private static final String FRAMEWORK = "configured";
+
+    private final List<MethodRule> rules;
+    private final ConcurrentHashMap<String, Optional<MethodRule>> byOrigin = new ConcurrentHashMap<>();
+
+    private ConfiguredMethods(List<MethodRule> rules) {
+        this.rules = Collections.unmodifiableList(rules);
+    }
+
+    public static ConfiguredMethods none() {
+        return new ConfiguredMethods(new ArrayList<>());
+    }
+
+    /** Reads a rules file; an error names file:line:col and how to fix it. */
+    public static ConfiguredMethods load(Path file) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("tracegate: cannot read the methods file " + file + ": " + e.getMessage()
+                    + " (option methods=FILE names a rules file, one method per line)", e);
+        }
+        return parse(file.toString(), lines);
+    }
+
+    static ConfiguredMethods parse(String name, List<String> lines) {
+        List<MethodRule> rules = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            String content = line.strip();
+            if (content.isEmpty() || content.startsWith("#")) {
+                continue;
+            }
+            String where = name + ":" + (i + 1);
+            String[] tokens = content.split("\\s+");
+            MethodRule.Kind kind;
+            try {
+                kind = MethodRule.Kind.valueOf(tokens[0].toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw error(where, line, tokens[0], "unknown kind '" + tokens[0] + "'; use tool, consent or erasure");
+            }
+            if (tokens.length < 2 || tokens[1].indexOf('#') <= 0 || tokens[1].endsWith("#")) {
+                throw error(where, line, tokens.length < 2 ? tokens[0] : tokens[1],
+                        "expected class#method after '" + tokens[0] + "', e.g. com.acme.Shop#checkout (globs with * allowed)");
+            }
+            int hash = tokens[1].indexOf('#');
+            Map<String, String> fields = new LinkedHashMap<>();
+            for (int t = 2; t < tokens.length; t++) {
+                int eq = tokens[t].indexOf('=');
+                if (eq <= 0) {
+                    throw error(where, line, tokens[t], "expected key=value, e.g. args=1");
+                }
+                fields.put(tokens[t].substring(0, eq), tokens[t].substring(eq + 1));
+            }
+            if (kind != MethodRule.Kind.TOOL && !fields.containsKey("subject")) {
+                throw error(where, line, tokens[1], kind.name().toLowerCase(Locale.ROOT) + " needs subject=<index|literal>");
+            }
+            if (kind == MethodRule.Kind.CONSENT && !fields.containsKey("purpose")) {
+                throw error(where, line, tokens[1], "consent needs purpose=<index|literal>");
+            }
+            rules.add(new MethodRule(kind, tokens[1].substring(0, hash), tokens[1].substring(hash + 1), fields, where));
+        }
+        return new ConfiguredMethods(rules);
+    }
+
+    private static IllegalArgumentException error(String where, String line, String token, String message) {
+        int column = Math.max(0, line.indexOf(token)) + 1;
+        return new IllegalArgumentException(where + ":" + column + ": " + message);
+    }
+
+    public List<MethodRule> rules() {
+        return rules;
+    }
+
+    public boolean isEmpty() {
+        return rules.isEmpty();
+    }
+
+    /** True if some rule names this class (binary name). */
+    public boolean namesClass(String className) {
+        for (MethodRule rule : rules) {
+            if (rule.matchesClass(className)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The first rule naming this class and method, if any. */
+    public MethodRule find(String className, String methodName) {
+        for (MethodRule rule : rules) {
+            if (rule.matchesClass(className) && rule.matchesMethod(methodName)) {
+                return rule;
+            }
+        }
+        return null;
+    }
+
+    private MethodRule forOrigin(String origin) {
+        return byOrigin.computeIfAbsent(origin, o -> {
+            int dot = o.lastIndexOf('.');
+            return Optional.ofNullable(dot < 0 ? null : find(o.substring(0, dot), o.substring(dot + 1)));
+        }).orElse(null);
+    }
+
+    /** A configured method is called: report the event and say what the advice must do. */
+    public Ruling onCall(String origin, Object[] arguments, SupervisorBridge bridge) {
+        MethodRule rule = forOrigin(origin);
+        if (rule == null) {
+            return null;
+        }
+        switch (rule.kind) {
+            case CONSENT: {
+                Object granted = read(rule.field("granted"), arguments, "true");
+                bridge.supervisor().onConsent(new Consent(text(read(rule.field("session"), arguments, "default")),
+                        text(read(rule.field("subject"), arguments, null)), text(read(rule.field("purpose"), arguments, null)),
+                        Boolean.parseBoolean(text(granted))));
+                AgentLog.debug("CONSENT at " + origin);
+                return null;
+            }
+            case ERASURE: {
+                bridge.supervisor().onErasure(new Erasure(text(read(rule.field("session"), arguments, "default")),
+                        text(read(rule.field("subject"), arguments, null))));
+                AgentLog.debug("ERASURE at " + origin);
+                return null;
+            }
+            default:
+                return onToolCall(rule, origin, arguments, bridge);
+        }
+    }
+
+    private Ruling onToolCall(MethodRule rule, String origin, Object[] arguments, SupervisorBridge bridge) {
+        String session = text(read(rule.field("session"), arguments, "default"));
+        String tool = toolName(rule, origin, arguments);
+        String argsField = rule.fields.getOrDefault("args", "*");
+        String json = argumentsJson(argsField, arguments, bridge);
+        Ruling ruling = bridge.onToolCall(FRAMEWORK, session, tool, json, null);
+        if (ruling == null) {
+            return null;
+        }
+        if (ruling.kind == Ruling.REWRITE) {
+            Object[] rewritten = rewrite(argsField, arguments, ruling.arguments, bridge);
+            if (rewritten == null) {
+                return new Ruling(bridge.throwOnBlock() ? Ruling.THROW : Ruling.SUBSTITUTE,
+                        "tracegate: arguments of " + origin + " must be redacted but are not JSON text or a Map; the call did not run", null, null, null);
+            }
+            return new Ruling(Ruling.REWRITE, null, null, ruling.arguments, rewritten);
+        }
+        if (ruling.kind == Ruling.REDIRECT) {
+            // a configured method has no tool table to redirect into: refuse with the redirect's message
+            return new Ruling(bridge.throwOnBlock() ? Ruling.THROW : Ruling.SUBSTITUTE, ruling.text, null, null, null);
+        }
+        return ruling;
+    }
+
+    /** The method returned: report the RETURN; a replacement is only offered for text results. */
+    public Object onResult(String origin, Object[] arguments, Object result, SupervisorBridge bridge) {
+        MethodRule rule = forOrigin(origin);
+        if (rule == null || rule.kind != MethodRule.Kind.TOOL) {
+            return null;
+        }
+        String session = text(read(rule.field("session"), arguments, "default"));
+        String text = result == null || result instanceof String ? (String) result : bridge.toJson(result);
+        String notice = bridge.onToolResult(FRAMEWORK, session, toolName(rule, origin, arguments), null, text, false);
+        if (notice != null && result != null && !(result instanceof String)) {
+            AgentLog.warn("cannot withhold the " + result.getClass().getName() + " result of " + origin + ": only text results can be replaced");
+            return null;
+        }
+        return notice;
+    }
+
+    private static String toolName(MethodRule rule, String origin, Object[] arguments) {
+        String name = rule.fields.getOrDefault("name", "$method");
+        if (name.equals("$method")) {
+            return origin.substring(origin.lastIndexOf('.') + 1);
+        }
+        return text(read(name, arguments, name));
+    }
+
+    private static String argumentsJson(String argsField, Object[] arguments, SupervisorBridge bridge) {
+        if (argsField.equals("*")) {
+            Map<String, Object> all = new LinkedHashMap<>();
+            for (int i = 0; i < arguments.length; i++) {
+                all.put("arg" + i, arguments[i]);
+            }
+            return bridge.toJson(all);
+        }
+        Object value = read(argsField, arguments, null);
+        if (value instanceof String && ((String) value).strip().startsWith("{")) {
+            return (String) value;
+        }
+        return bridge.toJson(value instanceof Map ? value : Collections.singletonMap("value", value));
+    }
+
+    private static Object[] rewrite(String argsField, Object[] arguments, String json, SupervisorBridge bridge) {
+        Object parsed = bridge.fromJson(json);
+        if (!(parsed instanceof Map)) {
+            return null;
+        }
+        Map<?, ?> map = (Map<?, ?>) parsed;
+        Object[] copy = arguments.clone();
+        if (argsField.equals("*")) {
+            for (int i = 0; i < copy.length; i++) {
+                Object replacement = map.get("arg" + i);
+                if (copy[i] == null || copy[i] instanceof String || copy[i] instanceof Map) {
+                    copy[i] = replacement instanceof String || replacement instanceof Map || replacement == null ? replacement : copy[i];
+                } else if (!map.containsKey("arg" + i)) {
+                    return null;
+                }
+            }
+            return copy;
+        }
+        int index = index(argsField);
+        if (index < 0 || index >= copy.length) {
+            return null;
+        }
+        if (copy[index] instanceof String) {
+            copy[index] = json;
+        } else if (copy[index] instanceof Map) {
+            copy[index] = map;
+        } else {
+            return null;
+        }
+        return copy;
+    }
+
+    private static Object read(String spec, Object[] arguments, Object fallback) {
+        if (spec == null) {
+            return fallback;
+        }
+        int index = index(spec);
+        if (index >= 0 && index < arguments.length) {
+            return arguments[index];
+        }
+        return spec;
+    }
+
+    private static int index(String spec) {
+        if (spec.isEmpty() || spec.length() > 3) {
+            return -1;
+        }
+        for (int i = 0; i < spec.length(); i++) {
+            if (!Character.isDigit(spec.charAt(i))) {
+                return -1;
+            }
+        }
+        return Integer.parseInt(spec);
+    }
+
+    private static String text(Object value) {
+        return value == null ? null : value.toString();
+    }
+}

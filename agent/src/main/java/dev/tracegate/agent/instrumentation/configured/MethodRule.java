@@ -1,0 +1,69 @@
+package dev.tracegate.agent.instrumentation.configured;
+
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * One configured method: which classes and methods it names (glob patterns, '*' for any run of
+ * characters) and how to read the event from the arguments.
+ *
+ * <p>Kinds: {@code tool} (a CALL and its RETURN: {@code name=literal|$method|<index>}, {@code args=<index>|*},
+ * {@code session=<index>|literal}), {@code consent} ({@code subject}, {@code purpose}, {@code granted}:
+ * an index or a literal) and {@code erasure} ({@code subject}, {@code session}).
+ */
+public final class MethodRule {
+
+    /** What a matching call becomes. */
+    public enum Kind { TOOL, CONSENT, ERASURE }
+
+    final Kind kind;
+    final String classPattern;
+    final String methodPattern;
+    final Pattern classRegex;
+    final Pattern methodRegex;
+    final Map<String, String> fields;
+    final String where;
+
+    MethodRule(Kind kind, String classPattern, String methodPattern, Map<String, String> fields, String where) {
+        this.kind = kind;
+        this.classPattern = classPattern;
+        this.methodPattern = methodPattern;
+        this.classRegex = glob(classPattern);
+        this.methodRegex = glob(methodPattern);
+        this.fields = fields;
+        this.where = where;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public boolean matchesClass(String className) {
+        return classRegex.matcher(className).matches();
+    }
+
+    public boolean matchesMethod(String methodName) {
+        return methodRegex.matcher(methodName).matches();
+    }
+
+    String field(String key) {
+        return fields.get(key);
+    }
+
+    private static Pattern glob(String glob) {
+        StringBuilder regex = new StringBuilder();
+        String[] parts = glob.split("\\*", -1);
+        for (int i = 0; i < parts.length; i++) {
+            if (i > 0) {
+                regex.append(".*");
+            }
+            regex.append(Pattern.quote(parts[i]));
+        }
+        return Pattern.compile(regex.toString());
+    }
+
+    @Override
+    public String toString() {
+        return kind.name().toLowerCase(java.util.Locale.ROOT) + " " + classPattern + "#" + methodPattern + " " + fields + " (" + where + ")";
+    }
+}

@@ -1,0 +1,218 @@
+package dev.tracegate.agent.instrumentation.langchain4j;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.service.tool.ToolExecutionResult;
+import dev.langchain4j.service.tool.ToolExecutor;
+import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.instrumentation.HookPoint;
+import dev.tracegate.agent.instrumentation.Hooks;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
+import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isStatic;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+/**
+ * LangChain4j: every tool call of an AI service at {@code ToolService#executeWithErrorHandling} (tool
+ * methods, MCP tools, lambda executors, concurrent execution), session = chat memory id; USER and
+ * ASSISTANT events at {@code ChatModel#chat(ChatRequest)}.
+ */
+public final class LangChain4jHooks implements Hooks {
+
+    static final String TOOL_SERVICE = "dev.langchain4j.service.tool.ToolService";
+    static final String CHAT_MODEL = "dev.langchain4j.model.chat.ChatModel";
+    static final String CHAT_REQUEST = "dev.langchain4j.model.chat.request.ChatRequest";
+
+    @Override
+    public String name() {
+        return "langchain4j";
+    }
+
+    @Override
+    public String marker() {
+        return TOOL_SERVICE;
+    }
+
+    @Override
+    public List<HookPoint> points() {
+        String self = LangChain4jHooks.class.getName();
+        return List.of(
+                new HookPoint(named(TOOL_SERVICE),
+                        named("executeWithErrorHandling").and(isStatic()).and(takesArguments(5)),
+                        self + "$ExecuteAdvice"),
+                new HookPoint(named(TOOL_SERVICE),
+                        named("executeTool").or(named("internalExecuteTool")).and(takesArgument(1, named("java.util.Map"))),
+                        self + "$ToolTableAdvice"),
+                new HookPoint(hasSuperType(named(CHAT_MODEL)),
+                        named("chat").and(not(isAbstract())).and(takesArgument(0, named(CHAT_REQUEST))),
+                        self + "$ChatAdvice"),
+                new HookPoint(nameStartsWith("dev.langchain4j.service.DefaultAiServices$").and(hasSuperType(named("java.lang.reflect.InvocationHandler"))),
+                        named("invoke").and(takesArguments(3)),
+                        self + "$InvocationScopeAdvice"),
+                new HookPoint(named("dev.langchain4j.service.DefaultAiServices"),
+                        named("prepareSystemMessage").and(takesArgument(0, named("dev.langchain4j.invocation.InvocationContext"))),
+                        self + "$SessionAdvice"));
+    }
+
+    /** The tool-call choke point: CALL before, RETURN after; block, redirect, redact, suppress. */
+    public static final class ExecuteAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static Ruling enter(@Advice.Argument(value = 0, readOnly = false) ToolExecutionRequest request,
+                            @Advice.Argument(value = 1, readOnly = false) ToolExecutor executor,
+                            @Advice.Argument(2) InvocationContext context,
+                            @Advice.Local("tgOuter") boolean outer) {
+            outer = Dispatcher.enter();
+            if (!outer || request == null) {
+                return null;
+            }
+            Object memoryId = context == null ? null : context.chatMemoryId();
+            Ruling ruling = Dispatcher.onToolCall("langchain4j", memoryId == null ? "default" : memoryId.toString(),
+                    request.name(), request.arguments(), request.id());
+            if (ruling == null) {
+                return null;
+            }
+            if (ruling.kind == Ruling.REWRITE) {
+                request = request.toBuilder().arguments(ruling.arguments).build();
+                return null;
+            }
+            if (ruling.kind == Ruling.REDIRECT) {
+                Object table = Dispatcher.tools();
+                Object other = table instanceof Map ? ((Map<?, ?>) table).get(ruling.tool) : null;
+                if (other instanceof ToolExecutor) {
+                    request = request.toBuilder().name(ruling.tool).arguments(ruling.arguments).build();
+                    executor = (ToolExecutor) other;
+                    return null;
+                }
+                return Ruling.substitute(ruling.text);
+            }
+            return ruling;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Enter Ruling skipped,
+                         @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Argument(0) ToolExecutionRequest request,
+                         @Advice.Argument(2) InvocationContext context,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolExecutionResult result) {
+            if (!outer) {
+                Dispatcher.exit();
+                return;
+            }
+            Dispatcher.exit();
+            if (skipped != null) {
+                if (skipped.kind == Ruling.THROW) {
+                    throw skipped.violation();
+                }
+                result = ToolExecutionResult.builder().isError(skipped.isError()).resultText(skipped.text).build();
+                return;
+            }
+            if (result != null && request != null) {
+                Object memoryId = context == null ? null : context.chatMemoryId();
+                String notice = Dispatcher.onToolResult("langchain4j", memoryId == null ? "default" : memoryId.toString(),
+                        request.name(), request.id(), result.resultText(), result.isError());
+                if (notice != null) {
+                    result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
+                }
+            }
+        }
+    }
+
+    /** Makes the AI service's tool table (name -> executor) reachable for redirects on this thread. */
+    public static final class ToolTableAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static Object enter(@Advice.Argument(1) Map<?, ?> executors) {
+            return Dispatcher.swapTools(executors);
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Enter Object previous) {
+            Dispatcher.swapTools(previous);
+        }
+    }
+
+    /** USER (the newest message, when it is the user's) before the model call; ASSISTANT after it. */
+    public static final class ChatAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(value = 0, readOnly = false) ChatRequest request,
+                          @Advice.Local("tgOuter") boolean outer) {
+            outer = Dispatcher.enterModel();
+            if (!outer || request == null) {
+                return;
+            }
+            List<ChatMessage> messages = request.messages();
+            if (messages == null || messages.isEmpty()) {
+                return;
+            }
+            ChatMessage last = messages.get(messages.size() - 1);
+            if (last instanceof UserMessage && ((UserMessage) last).hasSingleText()) {
+                String replacement = Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText());
+                if (replacement != null) {
+                    List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
+                    copy.set(copy.size() - 1, UserMessage.from(replacement));
+                    request = request.toBuilder().messages(copy).build();
+                }
+            }
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Local("tgOuter") boolean outer,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ChatResponse response) {
+            Dispatcher.exitModel();
+            if (!outer || response == null) {
+                return;
+            }
+            AiMessage message = response.aiMessage();
+            if (message != null && message.text() != null) {
+                String replacement = Dispatcher.onAssistantMessage("langchain4j", Dispatcher.session("default"), message.text());
+                if (replacement != null) {
+                    response = response.toBuilder().aiMessage(message.toBuilder().text(replacement).build()).build();
+                }
+            }
+        }
+    }
+
+    /** Scopes the chat memory id to one AI service invocation on this thread. */
+    public static final class InvocationScopeAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static Object enter() {
+            return Dispatcher.swapSession(null);
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Enter Object previous) {
+            Dispatcher.restoreSession(previous);
+        }
+    }
+
+    /** Learns the chat memory id of the running AI service invocation, for model-call events. */
+    public static final class SessionAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(0) InvocationContext context) {
+            if (context != null) {
+                Dispatcher.swapSession(context.chatMemoryId());
+            }
+        }
+    }
+}

@@ -1,0 +1,271 @@
+package dev.tracegate.agent.instrumentation.mcp;
+
+import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.instrumentation.HookPoint;
+import dev.tracegate.agent.instrumentation.Hooks;
+import io.modelcontextprotocol.server.McpAsyncServerExchange;
+import io.modelcontextprotocol.spec.McpSchema;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
+import reactor.core.publisher.Mono;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+/**
+ * MCP Java SDK (2.x, 1.1.x): server tool calls at the synthetic {@code tools/call} handler body of
+ * {@code McpAsyncServer} and {@code McpStatelessAsyncServer} (matched by name prefix and parameter
+ * types), session = exchange session id; client calls at {@code McpAsyncClient#callTool}.
+ *
+ * <p>The hooked methods only assemble a {@code Mono}; the tool runs later on another thread, so a block
+ * returns {@code Mono.just(error result)} and results are observed with {@code map}. A client call in
+ * this JVM marks its request's {@code _meta} so that the same call reaching a server in this JVM is not
+ * supervised twice.
+ */
+public final class McpHooks {
+
+    /** The {@code _meta} key a supervised client call carries; its value is this JVM's dispatcher instance. */
+    public static final String SEEN = "dev.tracegate/supervised";
+
+    private McpHooks() {
+    }
+
+    /** The server side. */
+    public static final class Server implements Hooks {
+        @Override
+        public String name() {
+            return "mcp-server";
+        }
+
+        @Override
+        public String marker() {
+            return "io.modelcontextprotocol.server.McpAsyncServer";
+        }
+
+        @Override
+        public List<HookPoint> points() {
+            String self = McpHooks.class.getName();
+            return List.of(
+                    new HookPoint(named("io.modelcontextprotocol.server.McpAsyncServer"),
+                            nameStartsWith("lambda$toolsCallRequestHandler$").and(takesArguments(2))
+                                    .and(takesArgument(0, named("io.modelcontextprotocol.server.McpAsyncServerExchange")))
+                                    .and(takesArgument(1, Object.class)),
+                            self + "$ServerCallAdvice"),
+                    new HookPoint(named("io.modelcontextprotocol.server.McpStatelessAsyncServer"),
+                            nameStartsWith("lambda$toolsCallRequestHandler$").and(takesArguments(2))
+                                    .and(takesArgument(0, named("io.modelcontextprotocol.common.McpTransportContext")))
+                                    .and(takesArgument(1, Object.class)),
+                            self + "$StatelessServerCallAdvice"));
+        }
+    }
+
+    /** The client side. */
+    public static final class Client implements Hooks {
+        @Override
+        public String name() {
+            return "mcp-client";
+        }
+
+        @Override
+        public String marker() {
+            return "io.modelcontextprotocol.client.McpAsyncClient";
+        }
+
+        @Override
+        public List<HookPoint> points() {
+            return List.of(new HookPoint(named("io.modelcontextprotocol.client.McpAsyncClient"),
+                    named("callTool").and(takesArguments(1)).and(takesArgument(0, named("io.modelcontextprotocol.spec.McpSchema$CallToolRequest"))),
+                    McpHooks.class.getName() + "$ClientCallAdvice"));
+        }
+    }
+
+    /** {@code lambda$toolsCallRequestHandler$N(McpAsyncServerExchange, Object params)}. */
+    public static final class ServerCallAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static Ruling enter(@Advice.Argument(0) McpAsyncServerExchange exchange,
+                            @Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object params,
+                            @Advice.Local("tgOuter") boolean outer,
+                            @Advice.Local("tgSession") String session,
+                            @Advice.Local("tgTool") String tool) {
+            outer = Dispatcher.enter();
+            if (!outer || !(params instanceof Map)) {
+                return null;
+            }
+            Map<?, ?> p = (Map<?, ?>) params;
+            Object meta = p.get("_meta");
+            if (meta instanceof Map && Dispatcher.instance().equals(((Map<?, ?>) meta).get(SEEN))) {
+                return null;
+            }
+            tool = String.valueOf(p.get("name"));
+            session = exchange == null || exchange.sessionId() == null ? "default" : exchange.sessionId();
+            Ruling ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), null);
+            if (ruling == null) {
+                return null;
+            }
+            if (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT) {
+                Map<Object, Object> rewritten = new LinkedHashMap<Object, Object>(p);
+                rewritten.put("arguments", Dispatcher.fromJson(ruling.arguments));
+                if (ruling.kind == Ruling.REDIRECT) {
+                    rewritten.put("name", ruling.tool);
+                    tool = ruling.tool;
+                }
+                params = rewritten;
+                return null;
+            }
+            return ruling;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Enter Ruling skipped,
+                         @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Local("tgSession") String session,
+                         @Advice.Local("tgTool") String tool,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result) {
+            Dispatcher.exit();
+            if (!outer) {
+                return;
+            }
+            if (skipped != null) {
+                if (skipped.kind == Ruling.THROW) {
+                    result = Mono.error(skipped.violation());
+                } else {
+                    result = Mono.just(McpSchema.CallToolResult.builder().addTextContent(skipped.text).isError(skipped.isError()).build());
+                }
+                return;
+            }
+            if (tool != null && result instanceof Mono) {
+                result = ((Mono<?>) result).map(Dispatcher.resultHook("mcp-server", session, tool, null));
+            }
+        }
+    }
+
+    /** {@code lambda$toolsCallRequestHandler$N(McpTransportContext, Object params)} of the stateless server. */
+    public static final class StatelessServerCallAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static Ruling enter(@Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object params,
+                            @Advice.Local("tgOuter") boolean outer,
+                            @Advice.Local("tgTool") String tool) {
+            outer = Dispatcher.enter();
+            if (!outer || !(params instanceof Map)) {
+                return null;
+            }
+            Map<?, ?> p = (Map<?, ?>) params;
+            Object meta = p.get("_meta");
+            if (meta instanceof Map && Dispatcher.instance().equals(((Map<?, ?>) meta).get(SEEN))) {
+                return null;
+            }
+            tool = String.valueOf(p.get("name"));
+            Ruling ruling = Dispatcher.onToolCall("mcp-server", "stateless", tool, Dispatcher.toJson(p.get("arguments")), null);
+            if (ruling == null) {
+                return null;
+            }
+            if (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT) {
+                Map<Object, Object> rewritten = new LinkedHashMap<Object, Object>(p);
+                rewritten.put("arguments", Dispatcher.fromJson(ruling.arguments));
+                if (ruling.kind == Ruling.REDIRECT) {
+                    rewritten.put("name", ruling.tool);
+                    tool = ruling.tool;
+                }
+                params = rewritten;
+                return null;
+            }
+            return ruling;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Enter Ruling skipped,
+                         @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Local("tgTool") String tool,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result) {
+            Dispatcher.exit();
+            if (!outer) {
+                return;
+            }
+            if (skipped != null) {
+                if (skipped.kind == Ruling.THROW) {
+                    result = Mono.error(skipped.violation());
+                } else {
+                    result = Mono.just(McpSchema.CallToolResult.builder().addTextContent(skipped.text).isError(skipped.isError()).build());
+                }
+                return;
+            }
+            if (tool != null && result instanceof Mono) {
+                result = ((Mono<?>) result).map(Dispatcher.resultHook("mcp-server", "stateless", tool, null));
+            }
+        }
+    }
+
+    /** {@code McpAsyncClient#callTool(CallToolRequest)} ({@code McpSyncClient} delegates to it). */
+    public static final class ClientCallAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static Ruling enter(@Advice.Argument(value = 0, readOnly = false) McpSchema.CallToolRequest request,
+                            @Advice.Local("tgOuter") boolean outer,
+                            @Advice.Local("tgSession") String session,
+                            @Advice.Local("tgTool") String tool) {
+            outer = Dispatcher.enter();
+            if (!outer || request == null) {
+                return null;
+            }
+            tool = request.name();
+            session = Dispatcher.session("default");
+            Ruling ruling = Dispatcher.onToolCall("mcp-client", session, tool, Dispatcher.toJson(request.arguments()), null);
+            if (ruling != null && ruling.skips()) {
+                return ruling;
+            }
+            Map<String, Object> meta = new LinkedHashMap<String, Object>();
+            if (request.meta() != null) {
+                meta.putAll(request.meta());
+            }
+            meta.put(SEEN, Dispatcher.instance());
+            Map<String, Object> arguments = request.arguments();
+            String name = tool;
+            if (ruling != null && (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT)) {
+                Object parsed = Dispatcher.fromJson(ruling.arguments);
+                if (parsed instanceof Map) {
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> map = (Map<String, Object>) parsed;
+                    arguments = map;
+                }
+                if (ruling.kind == Ruling.REDIRECT) {
+                    name = ruling.tool;
+                    tool = ruling.tool;
+                }
+            }
+            request = new McpSchema.CallToolRequest(name, arguments, meta);
+            return null;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Enter Ruling skipped,
+                         @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Local("tgSession") String session,
+                         @Advice.Local("tgTool") String tool,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result) {
+            Dispatcher.exit();
+            if (!outer) {
+                return;
+            }
+            if (skipped != null) {
+                if (skipped.kind == Ruling.THROW) {
+                    result = Mono.error(skipped.violation());
+                } else {
+                    result = Mono.just(McpSchema.CallToolResult.builder().addTextContent(skipped.text).isError(skipped.isError()).build());
+                }
+                return;
+            }
+            if (tool != null && result instanceof Mono) {
+                result = ((Mono<?>) result).map(Dispatcher.resultHook("mcp-client", session, tool, null));
+            }
+        }
+    }
+}

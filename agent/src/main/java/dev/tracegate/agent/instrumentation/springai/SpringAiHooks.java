@@ -1,0 +1,219 @@
+package dev.tracegate.agent.instrumentation.springai;
+
+import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.instrumentation.HookPoint;
+import dev.tracegate.agent.instrumentation.Hooks;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.model.ToolContext;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.tool.ToolCallback;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
+import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.returns;
+import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+/**
+ * Spring AI (2.0.x, 1.1.x): {@code ToolCallback#call(String[, ToolContext])} on the interface and every
+ * implementation (method, function and MCP callbacks), counted once; the conversation id from the
+ * advisor context at {@code DefaultAroundAdvisorChain#nextCall}; USER and ASSISTANT at {@code ChatModel#call(Prompt)}.
+ */
+public final class SpringAiHooks implements Hooks {
+
+    static final String TOOL_CALLBACK = "org.springframework.ai.tool.ToolCallback";
+    static final String CHAT_MODEL = "org.springframework.ai.chat.model.ChatModel";
+    /** {@code ChatMemory.CONVERSATION_ID}. */
+    public static final String CONVERSATION_ID = "chat_memory_conversation_id";
+
+    @Override
+    public String name() {
+        return "springai";
+    }
+
+    @Override
+    public String marker() {
+        return TOOL_CALLBACK;
+    }
+
+    @Override
+    public List<HookPoint> points() {
+        String self = SpringAiHooks.class.getName();
+        return List.of(
+                new HookPoint(hasSuperType(named(TOOL_CALLBACK)),
+                        named("call").and(not(isAbstract())).and(returns(String.class))
+                                .and(takesArguments(1).or(takesArguments(2).and(takesArgument(1, named("org.springframework.ai.chat.model.ToolContext")))))
+                                .and(takesArgument(0, String.class)),
+                        self + "$ToolCallAdvice"),
+                new HookPoint(named("org.springframework.ai.model.tool.DefaultToolCallingManager"),
+                        named("executeToolCall").and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
+                        self + "$ToolTableAdvice"),
+                new HookPoint(named("org.springframework.ai.chat.client.advisor.DefaultAroundAdvisorChain"),
+                        named("nextCall").and(takesArguments(1)).and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
+                        self + "$ConversationAdvice"),
+                new HookPoint(hasSuperType(named(CHAT_MODEL)),
+                        named("call").and(not(isAbstract())).and(takesArguments(1))
+                                .and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
+                        self + "$ChatAdvice"));
+    }
+
+    /** CALL and RETURN around a tool callback; block, redirect, redact, suppress. */
+    public static final class ToolCallAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static Ruling enter(@Advice.This ToolCallback self,
+                            @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
+                            @Advice.Local("tgOuter") boolean outer,
+                            @Advice.Local("tgSession") String session,
+                            @Advice.Local("tgTool") String tool) {
+            outer = Dispatcher.enter();
+            if (!outer) {
+                return null;
+            }
+            tool = self.getToolDefinition().name();
+            session = Dispatcher.session("default");
+            ToolContext context = args.length > 1 && args[1] instanceof ToolContext ? (ToolContext) args[1] : null;
+            if (context != null && context.getContext() != null) {
+                Object conversation = context.getContext().get(CONVERSATION_ID);
+                if (conversation != null) {
+                    session = conversation.toString();
+                }
+            }
+            Ruling ruling = Dispatcher.onToolCall("springai", session, tool, (String) args[0], null);
+            if (ruling == null) {
+                return null;
+            }
+            if (ruling.kind == Ruling.REWRITE) {
+                Object[] copy = args.clone();
+                copy[0] = ruling.arguments;
+                args = copy;
+                return null;
+            }
+            if (ruling.kind == Ruling.REDIRECT) {
+                Object table = Dispatcher.tools();
+                if (table instanceof List) {
+                    for (Object candidate : (List<?>) table) {
+                        if (candidate instanceof ToolCallback
+                                && ruling.tool.equals(((ToolCallback) candidate).getToolDefinition().name())) {
+                            return Ruling.replaced(((ToolCallback) candidate).call(ruling.arguments, context));
+                        }
+                    }
+                }
+                return Ruling.substitute(ruling.text);
+            }
+            return ruling;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Enter Ruling skipped,
+                         @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Local("tgSession") String session,
+                         @Advice.Local("tgTool") String tool,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) String result) {
+            Dispatcher.exit();
+            if (!outer) {
+                return;
+            }
+            if (skipped != null) {
+                if (skipped.kind == Ruling.THROW) {
+                    throw skipped.violation();
+                }
+                result = skipped.text;
+                return;
+            }
+            if (tool != null && result != null) {
+                String notice = Dispatcher.onToolResult("springai", session, tool, null, result, false);
+                if (notice != null) {
+                    result = notice;
+                }
+            }
+        }
+    }
+
+    /** Makes the prompt's tool callbacks reachable for redirects on this thread. */
+    public static final class ToolTableAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static Object enter(@Advice.Argument(0) Prompt prompt) {
+            Object options = prompt == null ? null : prompt.getOptions();
+            return Dispatcher.swapTools(options instanceof ToolCallingChatOptions ? ((ToolCallingChatOptions) options).getToolCallbacks() : null);
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Enter Object previous) {
+            Dispatcher.swapTools(previous);
+        }
+    }
+
+    /** The conversation id of the advisor chain, for tool calls and model calls on this thread. */
+    public static final class ConversationAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static Object enter(@Advice.Argument(0) ChatClientRequest request) {
+            Object conversation = request == null || request.context() == null ? null : request.context().get(CONVERSATION_ID);
+            return Dispatcher.swapSession(conversation);
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Enter Object previous) {
+            Dispatcher.restoreSession(previous);
+        }
+    }
+
+    /** USER (when the newest instruction is the user's) before the model call, ASSISTANT text after it. */
+    public static final class ChatAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(value = 0, readOnly = false) Prompt prompt,
+                          @Advice.Local("tgOuter") boolean outer) {
+            outer = Dispatcher.enterModel();
+            if (!outer || prompt == null) {
+                return;
+            }
+            List<Message> messages = prompt.getInstructions();
+            if (messages == null || messages.isEmpty()) {
+                return;
+            }
+            Message last = messages.get(messages.size() - 1);
+            if (last instanceof UserMessage && last.getText() != null) {
+                String replacement = Dispatcher.onUserMessage("springai", Dispatcher.session("default"), last.getText());
+                if (replacement != null) {
+                    List<Message> copy = new ArrayList<Message>(messages);
+                    copy.set(copy.size() - 1, new UserMessage(replacement));
+                    prompt = new Prompt(copy, prompt.getOptions());
+                }
+            }
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Local("tgOuter") boolean outer,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ChatResponse response) {
+            Dispatcher.exitModel();
+            if (!outer || response == null || response.getResult() == null) {
+                return;
+            }
+            AssistantMessage output = response.getResult().getOutput();
+            if (output != null && output.getText() != null && !output.getText().isEmpty() && !output.hasToolCalls()) {
+                String replacement = Dispatcher.onAssistantMessage("springai", Dispatcher.session("default"), output.getText());
+                if (replacement != null) {
+                    response = new ChatResponse(Collections.singletonList(new Generation(new AssistantMessage(replacement))), response.getMetadata());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package dev.tracegate.agent.launch;
+
+import java.io.File;
+import java.lang.instrument.Instrumentation;
+import java.lang.reflect.InvocationTargetException;
+import java.net.URISyntaxException;
+import java.util.jar.JarFile;
+
+/**
+ * Entry point of the agent jar: {@code -javaagent} (premain), attach (agentmain) and the command line (main).
+ *
+ * <p>It appends the jar to the bootstrap search path (only the launcher and the dispatcher sit at the
+ * jar's root; everything else is under {@code inst/}, invisible to the host) and starts the agent core
+ * in its own {@link AgentClassLoader}. It must stay a single class that touches no other agent type
+ * before the append, so that the dispatcher is only ever defined by the bootstrap loader.
+ */
+public final class AgentLauncher {
+
+    private static final String CORE = "dev.tracegate.agent.core.AgentCore";
+    private static final String CLI = "dev.tracegate.agent.cli.Main";
+    private static final String STARTED = "tracegate.agent.started";
+
+    private AgentLauncher() {
+    }
+
+    public static void premain(String arguments, Instrumentation instrumentation) {
+        start(arguments, instrumentation, false);
+    }
+
+    public static void agentmain(String arguments, Instrumentation instrumentation) {
+        start(arguments, instrumentation, true);
+    }
+
+    /** The command line ({@code java -jar tracegate-agent.jar <command>}): runs {@code dev.tracegate.agent.cli.Main} in the agent's loader. */
+    public static void main(String[] arguments) throws Throwable {
+        ClassLoader loader = new AgentClassLoader(agentJar(), ClassLoader.getSystemClassLoader());
+        Thread.currentThread().setContextClassLoader(loader);
+        try {
+            Class.forName(CLI, true, loader).getMethod("main", String[].class).invoke(null, (Object) arguments);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    private static synchronized void start(String arguments, Instrumentation instrumentation, boolean attached) {
+        if (System.getProperty(STARTED) != null) {
+            System.err.println("[tracegate] WARN agent already running in this JVM (started " + System.getProperty(STARTED)
+                    + "); ignoring the second start");
+            return;
+        }
+        try {
+            File jar = agentJar();
+            instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar));
+            ClassLoader loader = new AgentClassLoader(jar, ClassLoader.getSystemClassLoader());
+            Class<?> core = Class.forName(CORE, true, loader);
+            core.getMethod("start", String.class, Instrumentation.class, boolean.class, File.class)
+                    .invoke(null, arguments, instrumentation, attached, jar);
+            System.setProperty(STARTED, attached ? "by attach" : "by -javaagent");
+        } catch (InvocationTargetException e) {
+            rethrowStartFailure(e.getCause());
+        } catch (Exception | LinkageError e) {
+            rethrowStartFailure(e);
+        }
+    }
+
+    private static void rethrowStartFailure(Throwable cause) {
+        if (cause instanceof RuntimeException) {
+            throw (RuntimeException) cause;
+        }
+        if (cause instanceof Error) {
+            throw (Error) cause;
+        }
+        throw new IllegalStateException("tracegate agent could not start: " + cause, cause);
+    }
+
+    private static File agentJar() {
+        try {
+            return new File(AgentLauncher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException | NullPointerException e) {
+            throw new IllegalStateException("tracegate: cannot locate the agent jar from " + AgentLauncher.class, e);
+        }
+    }
+}

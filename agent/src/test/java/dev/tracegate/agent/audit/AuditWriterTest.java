@@ -1,0 +1,364 @@
+package dev.tracegate.agent.audit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tracegate.agent.audit.AuditWriter.Admission;
+import dev.tracegate.agent.config.FailPolicy;
+import dev.tracegate.agent.config.OnFull;
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AuditWriterTest {
+    @TempDir Path dir;
+
+    private static AuditRecord rec(String session, long seq) {
+        return AuditRecord.of(session, seq, "CALL", Decision.PASS).tool("t").args(Map.of("k", seq));
+    }
+
+    /** Polls until the condition holds; the bound only stops a hung test, nothing is asserted about time. */
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) throw new AssertionError("condition not reached");
+            Thread.sleep(1);
+        }
+    }
+
+    /** Each session's seqs in the order of the log. */
+    private static Map<String, List<Long>> seqsBySession(Path p) {
+        Map<String, List<Long>> m = new HashMap<>();
+        for (JsonNode e : LogFiles.ofType(p, "event")) {
+            m.computeIfAbsent(e.get("session").asText(), k -> new ArrayList<>()).add(e.get("seq").asLong());
+        }
+        return m;
+    }
+
+    @Test
+    void eightProducersOfTenThousandRecordsEachAreAllWrittenInOrderAndTheChainVerifies() throws Exception {
+        Path p = dir.resolve("concurrent.jsonl");
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults().queueSize(1024));
+        int threads = 8;
+        int each = 10_000;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Long>> accepted = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            String session = "session-" + t;
+            accepted.add(pool.submit(() -> {
+                go.await();
+                long ok = 0;
+                for (int i = 0; i < each; i++) if (w.append(rec(session, i)) == Admission.ACCEPTED) ok++;
+                return ok;
+            }));
+        }
+        go.countDown();
+        for (Future<Long> f : accepted) assertThat(f.get()).isEqualTo(each);
+        pool.shutdown();
+        assertThat(w.close(60, TimeUnit.SECONDS)).isTrue();
+
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).as(v.describe()).isEqualTo(AuditVerification.Status.OK);
+        assertThat(v.records()).isEqualTo((long) threads * each);
+        assertThat(w.written()).isEqualTo((long) threads * each);
+        Map<String, List<Long>> seqs = seqsBySession(p);
+        assertThat(seqs).hasSize(threads);
+        for (List<Long> s : seqs.values()) {
+            assertThat(s).hasSize(each);
+            for (int i = 0; i < each; i++) assertThat(s.get(i)).isEqualTo(i);
+        }
+        assertThat(w.dropped() + w.lost() + w.refused()).isZero();
+    }
+
+    /** A stream that sleeps before every write, as a slow disk would. */
+    private static OutputStream slow(OutputStream out) {
+        return new FilterOutputStream(out) {
+            @Override public void write(byte[] b, int off, int len) throws IOException {
+                try {
+                    Thread.sleep(2);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                out.write(b, off, len);
+            }
+        };
+    }
+
+    @Test
+    void backPressureWithATinyQueueAndASlowDiskLosesNothing() throws Exception {
+        Path p = dir.resolve("slow.jsonl");
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, AuditWriterTest::slow),
+                AuditWriter.Settings.defaults().queueSize(4).maxBlock(10, TimeUnit.MINUTES));
+        int threads = 4;
+        int each = 300;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<Map<Admission, Integer>>> results = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            String session = "s" + t;
+            results.add(pool.submit(() -> {
+                Map<Admission, Integer> m = new EnumMap<>(Admission.class);
+                for (int i = 0; i < each; i++) m.merge(w.append(rec(session, i)), 1, Integer::sum);
+                return m;
+            }));
+        }
+        for (Future<Map<Admission, Integer>> f : results) assertThat(f.get()).containsExactly(Map.entry(Admission.ACCEPTED, each));
+        pool.shutdown();
+        w.close();
+        assertThat(AuditVerifier.verify(p).records()).isEqualTo((long) threads * each);
+        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+        assertThat(w.dropped()).isZero();
+    }
+
+    /** A sink whose writes wait at a gate once it is armed, so that the queue fills deterministically. */
+    private static final class Gate {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch open = new CountDownLatch(1);
+        volatile boolean armed;
+
+        OutputStream wrap(OutputStream out) {
+            return new FilterOutputStream(out) {
+                @Override public void write(byte[] b, int off, int len) throws IOException {
+                    if (armed) {
+                        entered.countDown();
+                        try {
+                            open.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    out.write(b, off, len);
+                }
+            };
+        }
+    }
+
+    @Test
+    void dropModeCountsWhatDidNotFitAndSaysSoInTheLog() throws Exception {
+        Path p = dir.resolve("drop.jsonl");
+        Gate gate = new Gate();
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, gate::wrap),
+                AuditWriter.Settings.defaults().queueSize(2).onFull(OnFull.DROP));
+        gate.armed = true;
+        assertThat(w.append(rec("s", 0))).isEqualTo(Admission.ACCEPTED);
+        gate.entered.await();                       // the writer is stuck writing record 0; the queue is empty
+        assertThat(w.append(rec("s", 1))).isEqualTo(Admission.ACCEPTED);
+        assertThat(w.append(rec("s", 2))).isEqualTo(Admission.ACCEPTED);
+        for (int i = 3; i < 10; i++) assertThat(w.append(rec("s", i))).isEqualTo(Admission.DROPPED);
+        assertThat(w.dropped()).isEqualTo(7);
+        assertThat(w.queueDepth()).isEqualTo(2);
+        gate.open.countDown();
+        w.close();
+
+        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+        assertThat(seqsBySession(p).get("s")).containsExactly(0L, 1L, 2L);
+        assertThat(LogFiles.droppedCount(p, "queue-full")).isEqualTo(7);
+        assertThat(w.written()).isEqualTo(3);
+    }
+
+    @Test
+    void blockModeMakesTheProducerWaitUntilThereIsRoom() throws Exception {
+        Path p = dir.resolve("block.jsonl");
+        Gate gate = new Gate();
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, gate::wrap),
+                AuditWriter.Settings.defaults().queueSize(2).maxBlock(10, TimeUnit.MINUTES));
+        gate.armed = true;
+        w.append(rec("s", 0));
+        gate.entered.await();
+        w.append(rec("s", 1));
+        w.append(rec("s", 2));
+        Admission[] result = new Admission[1];
+        Thread producer = new Thread(() -> result[0] = w.append(rec("s", 3)));
+        producer.start();
+        // it parks, waiting for room, for as long as the gate stays shut
+        await(() -> producer.getState() == Thread.State.TIMED_WAITING);
+        assertThat(producer.isAlive()).isTrue();
+        gate.open.countDown();
+        producer.join();
+        assertThat(result[0]).isEqualTo(Admission.ACCEPTED);
+        w.close();
+        assertThat(seqsBySession(p).get("s")).containsExactly(0L, 1L, 2L, 3L);
+        assertThat(w.dropped()).isZero();
+    }
+
+    @Test
+    void closeWhileProducersAreBlockedDrainsEveryAcceptedRecord() throws Exception {
+        Path p = dir.resolve("close.jsonl");
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, AuditWriterTest::slow),
+                AuditWriter.Settings.defaults().queueSize(2).maxBlock(10, TimeUnit.MINUTES));
+        int threads = 4;
+        AtomicLong acceptedCount = new AtomicLong();
+        CountDownLatch started = new CountDownLatch(threads);
+        List<Thread> producers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            String session = "s" + t;
+            Thread th = new Thread(() -> {
+                started.countDown();
+                for (int i = 0; ; i++) {
+                    Admission a = w.append(rec(session, i));
+                    if (a != Admission.ACCEPTED) break;   // closed
+                    acceptedCount.incrementAndGet();
+                }
+            });
+            producers.add(th);
+            th.start();
+        }
+        started.await();
+        await(() -> w.accepted() > 50);
+        assertThat(w.close(60, TimeUnit.SECONDS)).isTrue();
+        for (Thread th : producers) th.join();
+        assertThat(w.append(rec("late", 0))).isEqualTo(Admission.REFUSED);
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.ok()).isTrue();
+        assertThat(v.records()).isEqualTo(acceptedCount.get());
+        assertThat(w.written()).isEqualTo(acceptedCount.get());
+    }
+
+    // ------------------------------------------------------------- disk errors
+
+    /** A path that cannot be created: its parent is a regular file (root can write anywhere, so no chmod). */
+    private Path unwritable() throws IOException {
+        Path blocker = Files.writeString(dir.resolve("blocker"), "not a directory");
+        return blocker.resolve("audit.jsonl");
+    }
+
+    private static AuditWriter.Settings fastRetry(FailPolicy policy) {
+        return AuditWriter.Settings.defaults().fail(policy).retry(1, 20, TimeUnit.MILLISECONDS);
+    }
+
+    @Test
+    void anUnwritablePathUnderFailClosedRefusesEventsUntilItCanBeWritten() throws Exception {
+        Path p = unwritable();
+        AuditWriter w = AuditWriter.start(p, fastRetry(FailPolicy.CLOSED));
+        assertThat(w.isHealthy()).isFalse();
+        assertThat(w.lastError()).contains("cannot open the audit log " + p).contains("fail: closed");
+        assertThat(w.ioErrors()).isGreaterThanOrEqualTo(1);
+        for (int i = 0; i < 5; i++) assertThat(w.append(rec("s", i))).isEqualTo(Admission.REFUSED);
+        assertThat(w.refused()).isEqualTo(5);
+
+        // the operator fixes the path: the writer's retry picks it up
+        Files.delete(p.getParent());
+        Files.createDirectory(p.getParent());
+        await(w::isHealthy);
+        assertThat(w.append(rec("s", 5))).isEqualTo(Admission.ACCEPTED);
+        w.close();
+        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+        assertThat(seqsBySession(p).get("s")).containsExactly(5L);
+        assertThat(LogFiles.droppedCount(p, "io-error")).isEqualTo(5);
+    }
+
+    @Test
+    void anUnwritablePathUnderFailOpenLetsEventsPassAndCountsThemLost() throws Exception {
+        Path p = unwritable();
+        AuditWriter w = AuditWriter.start(p, fastRetry(FailPolicy.OPEN));
+        assertThat(w.isHealthy()).isFalse();
+        assertThat(w.lastError()).contains("fail: open");
+        for (int i = 0; i < 5; i++) assertThat(w.append(rec("s", i))).isEqualTo(Admission.DROPPED);
+        assertThat(w.lost()).isEqualTo(5);
+        assertThat(w.refused()).isZero();
+        await(() -> w.ioErrors() >= 3);              // it keeps retrying
+        Files.delete(p.getParent());
+        Files.createDirectory(p.getParent());
+        await(w::isHealthy);
+        assertThat(w.append(rec("s", 5))).isEqualTo(Admission.ACCEPTED);
+        w.close();
+        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+        assertThat(LogFiles.droppedCount(p, "io-error")).isEqualTo(5);
+    }
+
+    /** A disk with a byte budget shared by every stream opened on it; writes past it fail half-way. */
+    private static final class SmallDisk {
+        final AtomicLong budget;
+
+        SmallDisk(long bytes) { budget = new AtomicLong(bytes); }
+
+        OutputStream wrap(OutputStream out) {
+            return new FilterOutputStream(out) {
+                @Override public void write(byte[] b, int off, int len) throws IOException {
+                    long room = budget.get();
+                    if (room >= len) {
+                        budget.addAndGet(-len);
+                        out.write(b, off, len);
+                        return;
+                    }
+                    if (room > 0) {
+                        budget.addAndGet(-room);
+                        out.write(b, off, (int) room);   // a partial line reaches the file
+                    }
+                    throw new IOException("No space left on device");
+                }
+
+                @Override public void write(int b) throws IOException { write(new byte[] {(byte) b}, 0, 1); }
+            };
+        }
+    }
+
+    private void diskFull(FailPolicy policy) throws Exception {
+        Path p = dir.resolve("full-" + policy + ".jsonl");
+        SmallDisk disk = new SmallDisk(4000);
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, disk::wrap), fastRetry(policy));
+        Map<Admission, Integer> counts = new EnumMap<>(Admission.class);
+        long seq = 0;
+        while (w.isHealthy()) {
+            counts.merge(w.append(rec("s", seq++)), 1, Integer::sum);
+            if (seq % 8 == 0) Thread.sleep(1);   // let the writer flush small batches
+        }
+        assertThat(w.ioErrors()).isGreaterThanOrEqualTo(1);
+        assertThat(w.lastError()).contains("No space left on device");
+        // while it fails, the policy decides
+        for (int i = 0; i < 10; i++) {
+            Admission a = w.append(rec("s", seq++));
+            assertThat(a).isEqualTo(policy == FailPolicy.CLOSED ? Admission.REFUSED : Admission.DROPPED);
+            counts.merge(a, 1, Integer::sum);
+        }
+        // what reached the disk is a clean prefix (perhaps cut mid-line), never something that looks tampered
+        assertThat(AuditVerifier.verify(p).status()).isNotEqualTo(AuditVerification.Status.BAD);
+
+        disk.budget.set(Long.MAX_VALUE);               // space is freed
+        await(w::isHealthy);
+        for (int i = 0; i < 10; i++) counts.merge(w.append(rec("s", seq++)), 1, Integer::sum);
+        w.close();
+
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).as(v.describe()).isEqualTo(AuditVerification.Status.OK);
+        long accepted = counts.getOrDefault(Admission.ACCEPTED, 0);
+        long refused = counts.getOrDefault(Admission.REFUSED, 0);
+        long droppedNow = counts.getOrDefault(Admission.DROPPED, 0);
+        assertThat(w.accepted()).isEqualTo(accepted);
+        assertThat(w.refused()).isEqualTo(refused);
+        // every accepted record is either in the file or counted lost; the log's notes add up to the losses
+        assertThat(v.records()).isEqualTo(w.written());
+        assertThat(w.written() + w.lost()).isEqualTo(accepted + droppedNow);
+        assertThat(LogFiles.droppedCount(p, "io-error")).isEqualTo(w.lost() + w.refused());
+        assertThat(w.lost() + w.refused()).isGreaterThan(0);
+        // the records that made it keep their order
+        List<Long> s = seqsBySession(p).get("s");
+        for (int i = 1; i < s.size(); i++) assertThat(s.get(i)).isGreaterThan(s.get(i - 1));
+    }
+
+    @Test
+    void aFullDiskUnderFailClosedRefusesEventsThenRecoversWithACleanChain() throws Exception {
+        diskFull(FailPolicy.CLOSED);
+    }
+
+    @Test
+    void aFullDiskUnderFailOpenKeepsRunningCountsLossesThenRecoversWithACleanChain() throws Exception {
+        diskFull(FailPolicy.OPEN);
+    }
+}
