@@ -1,0 +1,204 @@
+package dev.tracegate.matchers.event;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.lang.reflect.Array;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * A tool call's arguments as a read-only JSON object tree, built once per event from JSON text, a
+ * Jackson tree or plain Java values, and read by precompiled {@link Path}s without re-parsing.
+ *
+ * <p>Arguments that are not a JSON object (malformed model output, a bare string) are kept as
+ * {@code {"_raw": text}} and flagged {@link #malformed()}: every contract that reads a named field
+ * then finds it missing, which makes its atoms unevaluable (fail closed), not silently false.
+ */
+public final class Args {
+    /** Field under which non-object arguments are kept. */
+    public static final String RAW_FIELD = "_raw";
+    /** Nesting limit when converting Java values (protects against cyclic maps). */
+    public static final int MAX_DEPTH = 64;
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** No arguments at all (events other than CALL). */
+    public static final Args NONE = new Args(NODES.objectNode(), false, "{}");
+
+    private final ObjectNode root;
+    private final boolean malformed;
+    /** Compact JSON text; computed on first use, then cached (idempotent, like String.hashCode). */
+    private String json;
+
+    private Args(ObjectNode root, boolean malformed, String json) {
+        this.root = root;
+        this.malformed = malformed;
+        this.json = json;
+    }
+
+    /** Arguments from a Jackson tree; a non-object node is kept under {@value #RAW_FIELD}. */
+    public static Args of(JsonNode node) {
+        if (node == null || node.isNull() || node.isMissingNode()) return NONE;
+        if (node instanceof ObjectNode o) return new Args(o, false, null);
+        ObjectNode o = NODES.objectNode();
+        o.set(RAW_FIELD, node);
+        return new Args(o, true, null);
+    }
+
+    /**
+     * Arguments from JSON text as agent frameworks pass them (LangChain4j, Spring AI). Text that is
+     * not a JSON object is kept as {@code {"_raw": text}} and flagged malformed; never throws.
+     */
+    public static Args ofJson(String text) {
+        if (text == null || text.isBlank()) return NONE;
+        try {
+            JsonNode n = JSON.readTree(text);
+            if (n instanceof ObjectNode o) return new Args(o, false, null);
+        } catch (JsonProcessingException | RuntimeException e) {
+            // falls through: kept raw, see class comment
+        }
+        ObjectNode o = NODES.objectNode();
+        o.put(RAW_FIELD, text);
+        return new Args(o, true, null);
+    }
+
+    /** Arguments from a Java map as MCP passes them; values may be maps, collections, arrays, numbers, strings, booleans or null. */
+    public static Args of(Map<String, ?> map) {
+        if (map == null) return NONE;
+        return new Args((ObjectNode) toNode(map, 0), false, null);
+    }
+
+    /** Converts a Java value to a JSON node; other objects become their {@code toString()}. */
+    public static JsonNode toNode(Object v, int depth) {
+        if (depth > MAX_DEPTH) throw new IllegalArgumentException(
+                "tool arguments nest deeper than " + MAX_DEPTH + " levels (cyclic map?)");
+        if (v == null) return NODES.nullNode();
+        if (v instanceof JsonNode n) return n;
+        if (v instanceof CharSequence s) return NODES.textNode(s.toString());
+        if (v instanceof Boolean b) return NODES.booleanNode(b);
+        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            return NODES.numberNode(((Number) v).longValue());
+        }
+        if (v instanceof Double || v instanceof Float) return NODES.numberNode(((Number) v).doubleValue());
+        if (v instanceof BigDecimal d) return NODES.numberNode(d);
+        if (v instanceof BigInteger i) return NODES.numberNode(i);
+        if (v instanceof Number n) return NODES.numberNode(n.doubleValue());
+        if (v instanceof Map<?, ?> m) {
+            ObjectNode o = NODES.objectNode();
+            for (Map.Entry<?, ?> e : m.entrySet()) o.set(String.valueOf(e.getKey()), toNode(e.getValue(), depth + 1));
+            return o;
+        }
+        if (v instanceof Collection<?> c) {
+            ArrayNode a = NODES.arrayNode();
+            for (Object x : c) a.add(toNode(x, depth + 1));
+            return a;
+        }
+        if (v.getClass().isArray()) {
+            ArrayNode a = NODES.arrayNode();
+            int n = Array.getLength(v);
+            for (int i = 0; i < n; i++) a.add(toNode(Array.get(v, i), depth + 1));
+            return a;
+        }
+        return NODES.textNode(v.toString());
+    }
+
+    /** The value at {@code path}, or null when absent (an explicit JSON null counts as absent). */
+    public JsonNode get(Path path) {
+        JsonNode n = root;
+        String[] segs = path.segments;
+        int[] idx = path.indices;
+        for (int i = 0; i < segs.length; i++) {
+            JsonNode next;
+            if (n instanceof ObjectNode o) next = o.get(segs[i]);
+            else if (n instanceof ArrayNode a && idx[i] >= 0) next = a.get(idx[i]);
+            else return null;
+            if (next == null || next.isNull()) return null;
+            n = next;
+        }
+        return n;
+    }
+
+    /** The root object (read-only by contract: do not modify). */
+    public ObjectNode root() { return root; }
+
+    /** Number of top-level fields. */
+    public int size() { return root.size(); }
+
+    /** True when the arguments were not a JSON object and are kept raw. */
+    public boolean malformed() { return malformed; }
+
+    /** Top-level field names in order. */
+    public Iterator<String> fieldNames() { return root.fieldNames(); }
+
+    /** Compact JSON text of the arguments (computed once per event). */
+    public String json() {
+        String j = json;
+        if (j == null) {
+            j = root.toString();
+            json = j;
+        }
+        return j;
+    }
+
+    @Override public String toString() { return json(); }
+
+    @Override public boolean equals(Object o) { return o instanceof Args a && a.root.equals(root); }
+
+    @Override public int hashCode() { return root.hashCode(); }
+
+    /** A precompiled field path: a name, or dotted names and array indices ({@code customer.emails.0}). */
+    public static final class Path {
+        private final String text;
+        final String[] segments;
+        final int[] indices;
+
+        private Path(String text, String[] segments) {
+            this.text = text;
+            this.segments = segments;
+            this.indices = new int[segments.length];
+            for (int i = 0; i < segments.length; i++) indices[i] = index(segments[i]);
+        }
+
+        /** Parses {@code a.b.0}; a field whose name contains a dot can only be read as a whole top-level name. */
+        public static Path of(String text) {
+            if (text == null || text.isBlank()) throw new IllegalArgumentException("empty argument path");
+            String t = text.trim();
+            String[] segs = t.split("\\.", -1);
+            for (String s : segs) {
+                if (s.isEmpty()) throw new IllegalArgumentException("argument path '" + text + "' has an empty segment");
+            }
+            return new Path(t, segs);
+        }
+
+        /** A path of one top-level field, dots and all. */
+        public static Path field(String name) { return new Path(name, new String[] {name}); }
+
+        private static int index(String s) {
+            if (s.isEmpty() || s.length() > 9) return -1;
+            int v = 0;
+            for (int i = 0; i < s.length(); i++) {
+                char c = s.charAt(i);
+                if (c < '0' || c > '9') return -1;
+                v = v * 10 + (c - '0');
+            }
+            return v;
+        }
+
+        /** The last segment (used as a field-name hint by the data-category extractor). */
+        public String leaf() { return segments[segments.length - 1]; }
+
+        @Override public String toString() { return text; }
+
+        @Override public boolean equals(Object o) { return o instanceof Path p && p.text.equals(text); }
+
+        @Override public int hashCode() { return text.hashCode(); }
+    }
+}

@@ -1,0 +1,210 @@
+package dev.tracegate.matchers.event;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One step of an agent session as contracts see it: who acted (kind), which tool with which
+ * arguments, what came back, what was said, and the GDPR facts (subject, purposes, categories).
+ * Immutable; its arguments are parsed once when it is built.
+ */
+public final class Event {
+    private static final String[] NO_STRINGS = new String[0];
+
+    private final String session;
+    private final long seq;
+    private final long ts;
+    private final EventKind kind;
+    private final String tool;
+    private final String toolKey;
+    private final String toolBare;
+    private final String callId;
+    private final Args args;
+    private final String result;
+    private final String text;
+    private final String subject;
+    private final String[] purposes;
+    private final String[] categories;
+    private final boolean granted;
+    private final boolean error;
+    private final long tokens;
+    private final int depth;
+
+    private Event(Builder b) {
+        this.session = b.session == null ? "" : b.session;
+        this.seq = b.seq;
+        this.ts = b.ts;
+        this.kind = Objects.requireNonNull(b.kind, "kind");
+        this.tool = b.tool;
+        this.toolKey = ToolName.fold(b.tool);
+        this.toolBare = ToolName.bare(toolKey);
+        this.callId = b.callId;
+        this.args = b.args == null ? Args.NONE : b.args;
+        this.result = b.result;
+        this.text = b.text;
+        this.subject = b.subject == null || b.subject.isBlank() ? null : b.subject.trim();
+        this.purposes = fold(b.purposes);
+        this.categories = fold(b.categories);
+        this.granted = b.granted;
+        this.error = b.error;
+        this.tokens = b.tokens;
+        this.depth = b.depth;
+    }
+
+    private static String[] fold(Collection<String> in) {
+        if (in == null || in.isEmpty()) return NO_STRINGS;
+        LinkedHashSet<String> out = new LinkedHashSet<>();
+        for (String s : in) {
+            if (s != null && !s.isBlank()) out.add(s.trim().toLowerCase(Locale.ROOT));
+        }
+        return out.toArray(NO_STRINGS);
+    }
+
+    /** A builder for an event of the given kind. */
+    public static Builder builder(EventKind kind) { return new Builder(kind); }
+
+    /** A tool call with arguments as JSON text (LangChain4j, Spring AI); malformed JSON is kept raw, see {@link Args}. */
+    public static Event call(String session, long seq, String tool, String argsJson) {
+        return builder(EventKind.CALL).session(session).seq(seq).tool(tool).args(Args.ofJson(argsJson)).build();
+    }
+
+    /** A tool call with arguments as a Java map (MCP). */
+    public static Event call(String session, long seq, String tool, Map<String, ?> args) {
+        return builder(EventKind.CALL).session(session).seq(seq).tool(tool).args(Args.of(args)).build();
+    }
+
+    /** A tool's result. */
+    public static Event returned(String session, long seq, String tool, String result, boolean error) {
+        return builder(EventKind.RETURN).session(session).seq(seq).tool(tool).result(result).error(error).build();
+    }
+
+    /** A user message. */
+    public static Event user(String session, long seq, String text) {
+        return builder(EventKind.USER).session(session).seq(seq).text(text).build();
+    }
+
+    /** Model output. */
+    public static Event assistant(String session, long seq, String text) {
+        return builder(EventKind.ASSISTANT).session(session).seq(seq).text(text).build();
+    }
+
+    public String session() { return session; }
+    public long seq() { return seq; }
+    /** Timestamp in epoch milliseconds (0 when unknown). */
+    public long ts() { return ts; }
+    public EventKind kind() { return kind; }
+    /** True for CALL and ASSISTANT, the events the agent controls. */
+    public boolean controlledByAgent() { return kind.controlledByAgent(); }
+    /** The tool name as given, or null. */
+    public String tool() { return tool; }
+    /** The tool name trimmed and lower-cased, or null. */
+    public String toolKey() { return toolKey; }
+    /** The folded tool name without an {@code mcp__server__} prefix, or null. */
+    public String toolBare() { return toolBare; }
+    /** The framework's id of the call a RETURN answers, or null. */
+    public String callId() { return callId; }
+    /** The arguments; {@link Args#NONE} when the event has none. */
+    public Args args() { return args; }
+    /** True when the event carries arguments (a non-empty object or a malformed raw value). */
+    public boolean hasArgs() { return args != Args.NONE; }
+    public String result() { return result; }
+    public String text() { return text; }
+    /** The data subject the event concerns, trimmed, or null. */
+    public String subject() { return subject; }
+    /** For CONSENT: true when consent is granted, false when withdrawn. */
+    public boolean granted() { return granted; }
+    /** For RETURN: true when the tool failed. */
+    public boolean error() { return error; }
+    /** Model tokens this event accounts for, or -1 when unknown. */
+    public long tokens() { return tokens; }
+    /** Delegation depth: 0 for the top-level agent, 1 for a sub-agent it called, and so on. */
+    public int depth() { return depth; }
+
+    /** Number of declared purposes (lower-cased, distinct). */
+    public int purposeCount() { return purposes.length; }
+    public String purpose(int i) { return purposes[i]; }
+    /** Declared purposes, lower-cased. */
+    public Set<String> purposes() { return Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList(purposes))); }
+
+    /** Number of declared data categories (lower-cased, distinct). */
+    public int categoryCount() { return categories.length; }
+    public String category(int i) { return categories[i]; }
+    /** Declared data categories, lower-cased (the grounding adds the detected ones). */
+    public Set<String> categories() { return Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList(categories))); }
+
+    @Override public boolean equals(Object o) {
+        return o instanceof Event e && e.seq == seq && e.ts == ts && e.kind == kind && e.granted == granted
+                && e.error == error && e.tokens == tokens && e.depth == depth && e.session.equals(session)
+                && Objects.equals(e.tool, tool) && Objects.equals(e.callId, callId) && e.args.equals(args)
+                && Objects.equals(e.result, result) && Objects.equals(e.text, text)
+                && Objects.equals(e.subject, subject) && Arrays.equals(e.purposes, purposes)
+                && Arrays.equals(e.categories, categories);
+    }
+
+    @Override public int hashCode() { return Objects.hash(session, seq, kind, tool, args, result, text); }
+
+    @Override public String toString() {
+        StringBuilder b = new StringBuilder().append(kind).append('#').append(seq).append('@').append(session);
+        if (tool != null) b.append(' ').append(tool);
+        if (args != Args.NONE) b.append(' ').append(args.json());
+        if (result != null) b.append(" -> ").append(abbreviate(result));
+        if (text != null) b.append(" \"").append(abbreviate(text)).append('"');
+        return b.toString();
+    }
+
+    private static String abbreviate(String s) { return s.length() <= 60 ? s : s.substring(0, 57) + "..."; }
+
+    /** Builds events, in code or in the agent; only the kind is required. */
+    public static final class Builder {
+        private final EventKind kind;
+        private String session;
+        private long seq;
+        private long ts;
+        private String tool;
+        private String callId;
+        private Args args;
+        private String result;
+        private String text;
+        private String subject;
+        private Collection<String> purposes;
+        private Collection<String> categories;
+        private boolean granted = true;
+        private boolean error;
+        private long tokens = -1;
+        private int depth;
+
+        private Builder(EventKind kind) { this.kind = Objects.requireNonNull(kind, "kind"); }
+
+        public Builder session(String v) { session = v; return this; }
+        public Builder seq(long v) { seq = v; return this; }
+        public Builder ts(long v) { ts = v; return this; }
+        public Builder tool(String v) { tool = v; return this; }
+        public Builder callId(String v) { callId = v; return this; }
+        public Builder args(Args v) { args = v; return this; }
+        /** Arguments as JSON text; see {@link Args#ofJson}. */
+        public Builder args(String json) { args = Args.ofJson(json); return this; }
+        public Builder args(Map<String, ?> v) { args = Args.of(v); return this; }
+        public Builder args(JsonNode v) { args = Args.of(v); return this; }
+        public Builder result(String v) { result = v; return this; }
+        public Builder text(String v) { text = v; return this; }
+        public Builder subject(String v) { subject = v; return this; }
+        public Builder purposes(Collection<String> v) { purposes = v; return this; }
+        public Builder purposes(String... v) { purposes = Arrays.asList(v); return this; }
+        public Builder categories(Collection<String> v) { categories = v; return this; }
+        public Builder categories(String... v) { categories = Arrays.asList(v); return this; }
+        public Builder granted(boolean v) { granted = v; return this; }
+        public Builder error(boolean v) { error = v; return this; }
+        public Builder tokens(long v) { tokens = v; return this; }
+        public Builder depth(int v) { depth = v; return this; }
+
+        public Event build() { return new Event(this); }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.tracegate.matchers.predicate;
+
+/**
+ * 64-bit hashes of values as context sets keep them: case-folded, ignoring white space and the
+ * marks {@code - ( )} that people put inside phone numbers and IBANs, so {@code +1 (415) 555-0100}
+ * and {@code +14155550100} are the same value. Computed over a char range without allocating.
+ * Two different values collide with probability about 2^-64 per pair, which we accept.
+ */
+public final class TextHash {
+    /** Hash of a value that normalises to nothing; never stored. */
+    public static final long EMPTY = 0L;
+
+    private TextHash() {}
+
+    /** Hash of the whole sequence. */
+    public static long of(CharSequence s) { return s == null ? EMPTY : of(s, 0, s.length()); }
+
+    /** Hash of {@code s[from, to)}. */
+    public static long of(CharSequence s, int from, int to) {
+        long h = 0xcbf29ce484222325L;
+        boolean any = false;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (ignored(c)) continue;
+            h = (h ^ Character.toLowerCase(c)) * 0x100000001b3L;
+            any = true;
+        }
+        return any ? finish(h) : EMPTY;
+    }
+
+    /** Hash of a pair (a data subject and a purpose), order-sensitive. */
+    public static long pair(CharSequence a, CharSequence b) {
+        long x = of(a);
+        long y = of(b);
+        long h = finish(x * 0x9E3779B97F4A7C15L + y + 0x632BE59BD9B4E019L);
+        return h == EMPTY ? 1 : h;
+    }
+
+    static boolean ignored(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\u00A0' || c == '-' || c == '(' || c == ')';
+    }
+
+    private static long finish(long h) {
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h == EMPTY ? 1 : h;
+    }
+}

@@ -1,0 +1,377 @@
+package dev.tracegate.matchers.trace;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tracegate.matchers.event.Args;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Streams events from a JSONL trace (one JSON object per line, format in matchers/README.md).
+ * In {@link Mode#STRICT} the first malformed line throws a {@link TraceFormatException}; in
+ * {@link Mode#LENIENT} it is skipped, counted and kept (the first {@value #KEPT_PROBLEMS}) for the report.
+ * Not thread-safe: one reader per thread.
+ */
+public final class TraceReader implements Closeable {
+    /** How malformed lines are handled. */
+    public enum Mode {
+        /** Stop at the first malformed line. */
+        STRICT,
+        /** Skip malformed lines, count them and keep the first problems. */
+        LENIENT
+    }
+
+    /** Problems kept in lenient mode (all are counted). */
+    public static final int KEPT_PROBLEMS = 100;
+    /** Longest accepted line, in characters. */
+    public static final int MAX_LINE = 64 * 1024 * 1024;
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonFactory FACTORY = JSON.getFactory();
+    private static final String KINDS = "user, assistant, call, return, consent, erasure, end";
+
+    private static final int F_SESSION = 1, F_SEQ = 2, F_TS = 4, F_KIND = 8, F_TOOL = 16, F_ID = 32, F_ARGS = 64,
+            F_RESULT = 128, F_TEXT = 256, F_SUBJECT = 512, F_PURPOSES = 1024, F_CATEGORIES = 2048,
+            F_GRANTED = 4096, F_ERROR = 8192, F_TOKENS = 16384, F_DEPTH = 32768;
+
+    private final Reader in;
+    private final String source;
+    private final Mode mode;
+    private char[] buf = new char[1 << 16];
+    private int start;
+    private int end;
+    private boolean eof;
+    private long line;
+    private long skipped;
+    private long events;
+    private final List<TraceFormatException> problems = new ArrayList<>();
+    private Consumer<TraceFormatException> onSkip;
+
+    /** A reader over {@code in}; {@code source} names it in error messages. */
+    public TraceReader(Reader in, String source, Mode mode) {
+        this.in = in;
+        this.source = source;
+        this.mode = mode;
+    }
+
+    /** Opens a UTF-8 trace file. */
+    public static TraceReader open(Path file, Mode mode) throws IOException {
+        return new TraceReader(Files.newBufferedReader(file, StandardCharsets.UTF_8), file.getFileName().toString(), mode);
+    }
+
+    /** Reads a whole file into memory (tests and small traces). */
+    public static List<Event> readAll(Path file, Mode mode) throws IOException {
+        try (TraceReader r = open(file, mode)) {
+            List<Event> out = new ArrayList<>();
+            for (Event e = r.next(); e != null; e = r.next()) out.add(e);
+            return out;
+        }
+    }
+
+    /** Called with each skipped line's problem in lenient mode (for progress output). */
+    public TraceReader onSkip(Consumer<TraceFormatException> listener) {
+        this.onSkip = listener;
+        return this;
+    }
+
+    /**
+     * The next event, or null at the end of the input. Blank lines are ignored.
+     *
+     * @throws TraceFormatException in strict mode, for a malformed line
+     */
+    public Event next() throws IOException {
+        while (true) {
+            int eol = nextLine();
+            if (eol < 0) return null;
+            int from = start;
+            int to = eol;
+            start = eol + 1;
+            line++;
+            if (to > from && buf[to - 1] == '\r') to--;
+            if (line == 1 && to > from && buf[from] == '\uFEFF') from++;
+            if (isBlank(from, to)) continue;
+            try {
+                Event e = parse(buf, from, to - from);
+                events++;
+                return e;
+            } catch (TraceFormatException ex) {
+                if (mode == Mode.STRICT) throw ex;
+                skipped++;
+                if (problems.size() < KEPT_PROBLEMS) problems.add(ex);
+                if (onSkip != null) onSkip.accept(ex);
+            }
+        }
+    }
+
+    /** Lines read so far (blank ones included). */
+    public long lines() { return line; }
+    /** Events returned so far. */
+    public long events() { return events; }
+    /** Malformed lines skipped so far (lenient mode). */
+    public long skipped() { return skipped; }
+    /** The first {@value #KEPT_PROBLEMS} problems of skipped lines. */
+    public List<TraceFormatException> problems() { return Collections.unmodifiableList(problems); }
+
+    @Override public void close() throws IOException { in.close(); }
+
+    private boolean isBlank(int from, int to) {
+        for (int i = from; i < to; i++) {
+            char c = buf[i];
+            if (c != ' ' && c != '\t' && c != '\r') return false;
+        }
+        return true;
+    }
+
+    /** Index of the end of the next line in {@code buf} (a '\n' or the end of input), or -1 at the end. */
+    private int nextLine() throws IOException {
+        int scan = start;
+        while (true) {
+            for (int i = scan; i < end; i++) if (buf[i] == '\n') return i;
+            if (eof) {
+                if (start < end) {
+                    // last line without newline: pretend one
+                    if (end == buf.length) buf = Arrays.copyOf(buf, buf.length + 1);
+                    buf[end] = '\n';
+                    end++;
+                    return end - 1;
+                }
+                return -1;
+            }
+            scan = end;
+            if (start > 0) {
+                System.arraycopy(buf, start, buf, 0, end - start);
+                scan -= start;
+                end -= start;
+                start = 0;
+            }
+            if (end == buf.length) {
+                if (buf.length >= MAX_LINE) {
+                    throw new TraceFormatException(source, line + 1, 1, "line is longer than " + MAX_LINE + " characters",
+                            "split the event or shorten its result text");
+                }
+                buf = Arrays.copyOf(buf, Math.min(MAX_LINE, buf.length * 2));
+            }
+            int n = in.read(buf, end, buf.length - end);
+            if (n < 0) eof = true;
+            else end += n;
+        }
+    }
+
+    private TraceFormatException error(JsonParser p, String problem, String fix) {
+        JsonLocation loc = p.currentTokenLocation();
+        int col = loc == null ? 1 : Math.max(1, loc.getColumnNr());
+        return new TraceFormatException(source, line, col, problem, fix);
+    }
+
+    /** Parses one line; package-visible for tests. */
+    Event parse(char[] chars, int off, int len) throws IOException {
+        try (JsonParser p = FACTORY.createParser(chars, off, len)) {
+            return parse(p);
+        } catch (JsonProcessingException e) {
+            JsonLocation loc = e.getLocation();
+            int col = loc == null ? 1 : Math.max(1, loc.getColumnNr());
+            throw new TraceFormatException(source, line, col, "not valid JSON: " + e.getOriginalMessage(),
+                    "each line must be one complete JSON object, e.g. {\"session\":\"s1\",\"kind\":\"user\",\"text\":\"hi\"}");
+        }
+    }
+
+    private Event parse(JsonParser p) throws IOException {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+            throw error(p, "line is not a JSON object", "write one event per line as {\"session\":...,\"kind\":...}");
+        }
+        int seen = 0;
+        String session = null, tool = null, id = null, result = null, text = null, subject = null;
+        long seq = line, ts = 0, tokens = -1;
+        int depth = 0;
+        EventKind kind = null;
+        Args args = null;
+        List<String> purposes = null, categories = null;
+        boolean granted = true, error = false;
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            int bit = bit(name);
+            if (bit != 0) {
+                if ((seen & bit) != 0) throw error(p, "field \"" + name + "\" appears twice", "keep one of them");
+                seen |= bit;
+            }
+            switch (name) {
+                case "session" -> session = string(p, v, name, "\"session\":\"s1\"");
+                case "seq" -> seq = integer(p, v, name);
+                case "ts" -> ts = timestamp(p, v);
+                case "kind" -> {
+                    String k = string(p, v, name, "\"kind\":\"call\"");
+                    kind = EventKind.parse(k);
+                    if (kind == null) throw error(p, "unknown kind \"" + k + "\"", "use one of " + KINDS);
+                }
+                case "tool" -> tool = string(p, v, name, "\"tool\":\"search\"");
+                case "id" -> id = v == JsonToken.VALUE_NUMBER_INT ? p.getText() : string(p, v, name, "\"id\":\"call_1\"");
+                case "args" -> {
+                    if (v == JsonToken.START_OBJECT) {
+                        JsonNode node = JSON.readTree(p);
+                        args = Args.of(node);
+                    } else if (v == JsonToken.VALUE_STRING) {
+                        args = Args.ofJson(p.getText());
+                    } else if (v != JsonToken.VALUE_NULL) {
+                        throw error(p, "field \"args\" must be a JSON object, found " + describe(v),
+                                "write the arguments as an object, e.g. \"args\":{\"amount\":120}");
+                    }
+                }
+                case "result" -> {
+                    if (v == JsonToken.VALUE_STRING) result = p.getText();
+                    else if (v == JsonToken.START_OBJECT || v == JsonToken.START_ARRAY) result = JSON.readTree(p).toString();
+                    else if (v != JsonToken.VALUE_NULL) result = p.getText();
+                }
+                case "text" -> text = string(p, v, name, "\"text\":\"hello\"");
+                case "subject" -> subject = v == JsonToken.VALUE_NUMBER_INT ? p.getText() : string(p, v, name, "\"subject\":\"alice@example.com\"");
+                case "purposes" -> purposes = strings(p, v, name, "\"purposes\":[\"billing\"]");
+                case "categories" -> categories = strings(p, v, name, "\"categories\":[\"email\"]");
+                case "granted" -> granted = bool(p, v, name);
+                case "error" -> error = bool(p, v, name);
+                case "tokens" -> tokens = integer(p, v, name);
+                case "depth" -> depth = (int) Math.min(Integer.MAX_VALUE, integer(p, v, name));
+                default -> p.skipChildren(); // unknown fields are ignored so audit records replay as traces
+            }
+        }
+        if (t != JsonToken.END_OBJECT) throw error(p, "unexpected " + describe(t), "close the object with }");
+        JsonToken after = p.nextToken();
+        if (after != null) {
+            throw error(p, "more than one JSON value on the line", "put each event on its own line");
+        }
+        if (kind == null) {
+            throw new TraceFormatException(source, line, 1, "field \"kind\" is missing",
+                    "add \"kind\" with one of " + KINDS);
+        }
+        if (session == null) {
+            throw new TraceFormatException(source, line, 1, "field \"session\" is missing",
+                    "add \"session\":\"<session id>\" (events of one session share it)");
+        }
+        if ((kind == EventKind.CALL || kind == EventKind.RETURN) && (tool == null || tool.isBlank())) {
+            throw new TraceFormatException(source, line, 1, "a " + kind.name().toLowerCase() + " event needs a \"tool\"",
+                    "add \"tool\":\"<tool name>\"");
+        }
+        return Event.builder(kind).session(session).seq(seq).ts(ts).tool(tool).callId(id).args(args).result(result)
+                .text(text).subject(subject).purposes(purposes).categories(categories).granted(granted).error(error)
+                .tokens(tokens).depth(depth).build();
+    }
+
+    private static int bit(String name) {
+        return switch (name) {
+            case "session" -> F_SESSION;
+            case "seq" -> F_SEQ;
+            case "ts" -> F_TS;
+            case "kind" -> F_KIND;
+            case "tool" -> F_TOOL;
+            case "id" -> F_ID;
+            case "args" -> F_ARGS;
+            case "result" -> F_RESULT;
+            case "text" -> F_TEXT;
+            case "subject" -> F_SUBJECT;
+            case "purposes" -> F_PURPOSES;
+            case "categories" -> F_CATEGORIES;
+            case "granted" -> F_GRANTED;
+            case "error" -> F_ERROR;
+            case "tokens" -> F_TOKENS;
+            case "depth" -> F_DEPTH;
+            default -> 0;
+        };
+    }
+
+    private String string(JsonParser p, JsonToken v, String name, String example) throws IOException {
+        if (v == JsonToken.VALUE_STRING) return p.getText();
+        if (v == JsonToken.VALUE_NULL) return null;
+        throw error(p, "field \"" + name + "\" must be a string, found " + describe(v), "write it in quotes, e.g. " + example);
+    }
+
+    private long integer(JsonParser p, JsonToken v, String name) throws IOException {
+        if (v == JsonToken.VALUE_NUMBER_INT) {
+            if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                throw error(p, "field \"" + name + "\" is too large", "use a value below 2^63");
+            }
+            long n = p.getLongValue();
+            if (n < 0) throw error(p, "field \"" + name + "\" must not be negative, found " + n, "use 0 or more");
+            return n;
+        }
+        throw error(p, "field \"" + name + "\" must be an integer, found " + describe(v),
+                "write a whole number without quotes, e.g. \"" + name + "\":3");
+    }
+
+    private long timestamp(JsonParser p, JsonToken v) throws IOException {
+        if (v == JsonToken.VALUE_NUMBER_INT) return integer(p, v, "ts");
+        if (v == JsonToken.VALUE_STRING) {
+            String s = p.getText();
+            try {
+                return Instant.parse(s).toEpochMilli();
+            } catch (DateTimeParseException e) {
+                throw error(p, "field \"ts\" is not an ISO-8601 instant: \"" + s + "\"",
+                        "write epoch milliseconds (\"ts\":1767225600000) or an instant (\"ts\":\"2026-01-01T00:00:00Z\")");
+            }
+        }
+        throw error(p, "field \"ts\" must be epoch milliseconds or an ISO-8601 string, found " + describe(v),
+                "e.g. \"ts\":1767225600000");
+    }
+
+    private boolean bool(JsonParser p, JsonToken v, String name) throws IOException {
+        if (v == JsonToken.VALUE_TRUE) return true;
+        if (v == JsonToken.VALUE_FALSE) return false;
+        throw error(p, "field \"" + name + "\" must be true or false, found " + describe(v),
+                "write \"" + name + "\":true or \"" + name + "\":false without quotes");
+    }
+
+    private List<String> strings(JsonParser p, JsonToken v, String name, String example) throws IOException {
+        if (v == JsonToken.VALUE_NULL) return null;
+        if (v == JsonToken.VALUE_STRING) return List.of(p.getText());
+        if (v != JsonToken.START_ARRAY) {
+            throw error(p, "field \"" + name + "\" must be an array of strings, found " + describe(v), "e.g. " + example);
+        }
+        List<String> out = new ArrayList<>(4);
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.VALUE_STRING) {
+                throw error(p, "field \"" + name + "\" must contain only strings, found " + describe(t), "e.g. " + example);
+            }
+            out.add(p.getText());
+        }
+        return out;
+    }
+
+    private static String describe(JsonToken t) {
+        if (t == null) return "the end of the line";
+        return switch (t) {
+            case START_OBJECT -> "an object";
+            case START_ARRAY -> "an array";
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT -> "an integer";
+            case VALUE_NUMBER_FLOAT -> "a decimal number";
+            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+            case VALUE_NULL -> "null";
+            default -> t.asString() == null ? t.name() : "'" + t.asString() + "'";
+        };
+    }
+
+    static {
+        // Lines up to MAX_LINE may hold long results; Jackson's default string limit is lower.
+        FACTORY.setStreamReadConstraints(StreamReadConstraints.builder().maxStringLength(MAX_LINE).build());
+    }
+}
