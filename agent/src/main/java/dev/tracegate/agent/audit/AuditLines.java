@@ -10,6 +10,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -102,7 +103,7 @@ final class AuditLines {
         key("session"); str(r.session);
         key("seq"); num(r.seq);
         if (r.ts != Long.MIN_VALUE) { key("ts"); num(r.ts); }
-        key("kind"); str(r.kind);
+        key("kind"); str(r.kind.toLowerCase(Locale.ROOT));
         if (r.tool != null) { key("tool"); str(r.tool); }
         if (r.id != null) { key("id"); str(r.id); }
         if (r.args != null) { key("args"); value(r.args, true); }
@@ -112,7 +113,9 @@ final class AuditLines {
         if (r.purposes != null) { key("purposes"); strings(r.purposes); }
         if (r.categories != null) { key("categories"); strings(r.categories); }
         if (r.granted >= 0) { key("granted"); raw(r.granted == 1 ? "true" : "false"); }
-        if (r.error != null) { key("error"); personal(r.error); }
+        if (r.error) { key("error"); raw("true"); }
+        if (r.tokens >= 0) { key("tokens"); num(r.tokens); }
+        if (r.depth != 0) { key("depth"); num(r.depth); }
         // what the supervisor saw and did
         key("atoms");
         if (r.atomList != null) {

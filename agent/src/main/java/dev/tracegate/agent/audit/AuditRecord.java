@@ -1,5 +1,7 @@
 package dev.tracegate.agent.audit;
 
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -40,7 +42,9 @@ public final class AuditRecord {
     String[] purposes;
     String[] categories;
     byte granted = -1; // -1 absent, 0 false, 1 true
-    String error;
+    boolean error;
+    long tokens = -1;  // -1 absent
+    int depth;         // 0 absent
 
     String[] atomTable; // with atomBits: atomTable[i] held iff bit i of atomBits is set
     long[] atomBits;
@@ -63,10 +67,40 @@ public final class AuditRecord {
     /**
      * A record of the decision about event {@code seq} of {@code session}.
      *
-     * @param kind the event kind as in a trace: USER, ASSISTANT, CALL, RETURN, CONSENT, ERASURE, END
+     * @param kind the event kind as in a trace: USER, ASSISTANT, CALL, RETURN, CONSENT, ERASURE, END (written in lower case)
      */
     public static AuditRecord of(String session, long seq, String kind, Decision decision) {
         return new AuditRecord(session, seq, kind, decision);
+    }
+
+    /**
+     * A record whose event part is a copy of {@code e}'s fields (no copy of its arguments: the event is
+     * immutable), written as {@link dev.tracegate.matchers.trace.TraceWriter} would write the event.
+     */
+    public static AuditRecord of(Event e, Decision decision) {
+        AuditRecord r = new AuditRecord(e.session(), e.seq(), e.kind().name(), decision);
+        if (e.ts() != 0) r.ts = e.ts();
+        r.tool = e.tool();
+        r.id = e.callId();
+        if (e.hasArgs()) r.args = e.args().root();
+        r.result = e.result();
+        r.text = e.text();
+        r.subject = e.subject();
+        if (e.purposeCount() > 0) {
+            String[] p = new String[e.purposeCount()];
+            for (int i = 0; i < p.length; i++) p[i] = e.purpose(i);
+            r.purposes = p;
+        }
+        if (e.categoryCount() > 0) {
+            String[] c = new String[e.categoryCount()];
+            for (int i = 0; i < c.length; i++) c[i] = e.category(i);
+            r.categories = c;
+        }
+        if (e.kind() == EventKind.CONSENT) r.granted = (byte) (e.granted() ? 1 : 0);
+        r.error = e.error();
+        r.tokens = e.tokens();
+        r.depth = e.depth();
+        return r;
     }
 
     /** The wall-clock time of the decision in epoch milliseconds (stamped on append when not set). */
@@ -103,8 +137,14 @@ public final class AuditRecord {
     /** Whether a CONSENT event grants (true) or withdraws (false). */
     public AuditRecord granted(boolean granted) { this.granted = (byte) (granted ? 1 : 0); return this; }
 
-    /** An error the tool raised (a RETURN event), as text. */
-    public AuditRecord error(String error) { this.error = error; return this; }
+    /** Whether the tool failed (a RETURN event); its message is the result. */
+    public AuditRecord error(boolean error) { this.error = error; return this; }
+
+    /** Cumulative tokens reported with the event (absent when negative). */
+    public AuditRecord tokens(long tokens) { this.tokens = tokens; return this; }
+
+    /** Delegation depth of the event (absent when 0). */
+    public AuditRecord depth(int depth) { this.depth = depth; return this; }
 
     /** The keys of the atoms that held at this event. */
     public AuditRecord atoms(String... held) { this.atomList = held; this.atomTable = null; this.atomBits = null; return this; }

@@ -85,7 +85,7 @@ class AuditChainTest {
         assertThat(e.get("session").asText()).isEqualTo("s0");
         assertThat(e.get("seq").asLong()).isEqualTo(3);
         assertThat(e.get("ts").asLong()).isEqualTo(1_700_000_000_003L);
-        assertThat(e.get("kind").asText()).isEqualTo("CALL");
+        assertThat(e.get("kind").asText()).isEqualTo("call");
         assertThat(e.get("tool").asText()).isEqualTo("t3");
         assertThat(e.get("id").asText()).isEqualTo("call-3");
         assertThat(e.get("args").get("email").asText()).isEqualTo("user3@example.org");

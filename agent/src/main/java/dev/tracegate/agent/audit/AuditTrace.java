@@ -1,0 +1,59 @@
+package dev.tracegate.agent.audit;
+
+import dev.tracegate.matchers.trace.TraceReader;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Reads an audit log as a trace: its event records, in order, as {@link TraceReader} events (headers
+ * and dropped notes read as blank lines, so line numbers in errors are the log's own).
+ *
+ * <p>With personal data hashed, the events carry digests where the values were: predicates on the
+ * structure (which tool, which argument fields, counts, order, equality of two values within one log
+ * segment) give the verdicts they gave online; predicates on content (a pattern, a number compared with
+ * a bound, a data category found in a text) cannot, and come out unevaluable or different.
+ */
+public final class AuditTrace {
+    private AuditTrace() {}
+
+    /** A trace reader over the log's event records (verify the log first: this does not check the chain). */
+    public static TraceReader open(Path log, TraceReader.Mode mode) throws IOException {
+        return new TraceReader(new EventLines(Files.newBufferedReader(log, StandardCharsets.UTF_8)), log.getFileName().toString(), mode);
+    }
+
+    /** Whether a line of the log is an event record (the canonical form puts {@code rec} right after {@code prev}). */
+    static boolean isEvent(String line) {
+        return line.startsWith(",\"rec\":\"event\"", 9 + 64 + 1);
+    }
+
+    /** Passes event lines through and turns every other line into an empty one. */
+    private static final class EventLines extends Reader {
+        private final BufferedReader in;
+        private String current = "";
+        private int pos;
+        private boolean eof;
+
+        EventLines(BufferedReader in) { this.in = in; }
+
+        @Override public int read(char[] cbuf, int off, int len) throws IOException {
+            if (len == 0) return 0;
+            while (pos == current.length()) {
+                if (eof) return -1;
+                String line = in.readLine();
+                if (line == null) { eof = true; return -1; }
+                current = isEvent(line) ? line + "\n" : "\n";
+                pos = 0;
+            }
+            int n = Math.min(len, current.length() - pos);
+            current.getChars(pos, pos + n, cbuf, off);
+            pos += n;
+            return n;
+        }
+
+        @Override public void close() throws IOException { in.close(); }
+    }
+}
