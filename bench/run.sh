@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs the tracegate benchmark suite and writes machine-readable results next to bench/README.md.
+#
+#   bench/run.sh quick   about 4 minutes: 1 fork, short iterations; writes bench/results/quick.json (JMH JSON),
+#                        quick-summary.json (merged, with targets), quick-tables.md and engine-latency.svg
+#   bench/run.sh full    about 25 minutes: the annotations' forks and iterations; the same files named full-*
+#
+# Builds bench/target/benchmarks.jar first unless SKIP_BUILD=1. Extra JMH options: JMH_OPTS="...".
+set -euo pipefail
+mode="${1:-quick}"
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+out="$here/results"
+jar="$here/target/benchmarks.jar"
+mkdir -p "$out"
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  (cd "$root" && mvn -q -pl bench -am package -DskipTests)
+fi
+
+engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark'
+case "$mode" in
+  quick)
+    steady=(-f 1 -wi 2 -w 1s -i 3 -r 1s)
+    shots=(-f 1 -wi 10 -i 60)
+    latency=(--contracts 10 --rate 100000 --seconds 5)
+    cpu=(--contracts 1,10,100 --rounds 5)
+    sessions=1000000
+    ;;
+  full)
+    steady=()
+    shots=()
+    latency=(--contracts 1,10,100 --rate 100000 --seconds 30)
+    cpu=(--contracts 1,10,100 --rounds 11)
+    sessions=1000000
+    ;;
+  *)
+    echo "usage: $0 quick|full" >&2
+    exit 2
+    ;;
+esac
+
+java=(java -Xmx4g)
+echo "== JMH: engine step, DFA vs progression, concurrency ($mode)"
+"${java[@]}" -jar "$jar" "$engine" "${steady[@]}" -prof gc ${JMH_OPTS:-} -rf json -rff "$out/$mode-steady.json"
+echo "== JMH: step cost vs trace length ($mode)"
+"${java[@]}" -jar "$jar" 'TraceLengthBenchmark' "${shots[@]}" ${JMH_OPTS:-} -rf json -rff "$out/$mode-trace.json"
+echo "== CPU time per step"
+"${java[@]}" -cp "$jar" dev.tracegate.bench.StepCpuTime "${cpu[@]}" --out "$out/$mode-cpu.json" > /dev/null
+echo "== HdrHistogram latency at a fixed rate"
+"${java[@]}" -cp "$jar" dev.tracegate.bench.StepLatency "${latency[@]}" --out "$out/$mode-latency.json" > /dev/null
+echo "== memory per session"
+"${java[@]}" -Djdk.attach.allowAttachSelf=true -cp "$jar" dev.tracegate.bench.SessionFootprint \
+  --contracts 10 --jol-sessions 10000 --sessions "$sessions" --out "$out/$mode-footprint.json" > /dev/null
+echo "== report"
+"${java[@]}" -cp "$jar" dev.tracegate.bench.BenchReport \
+  --jmh "$out/$mode-steady.json,$out/$mode-trace.json" --jmh-merged "$out/$mode.json" \
+  --cpu "$out/$mode-cpu.json" --latency "$out/$mode-latency.json" --footprint "$out/$mode-footprint.json" \
+  --summary "$out/$mode-summary.json" --tables "$out/$mode-tables.md" --chart "$out/engine-latency$([[ $mode == quick ]] || echo -full).svg" \
+  --command "bench/run.sh $mode"
+rm -f "$out/$mode-steady.json" "$out/$mode-trace.json"
+echo "results in $out"

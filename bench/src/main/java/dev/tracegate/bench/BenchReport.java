@@ -1,0 +1,487 @@
+package dev.tracegate.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Turns one run's raw results (JMH JSON, and the latency, CPU-time and footprint harnesses' JSON)
+ * into a merged summary JSON with the targets checked, Markdown tables for bench/README.md, and an
+ * SVG chart of step cost against the number of contracts and against trace length. Missing inputs
+ * are skipped and said so in the output.
+ *
+ * <p>Usage: {@code java -cp benchmarks.jar dev.tracegate.bench.BenchReport --jmh a.json[,b.json]
+ * [--jmh-merged all.json] [--latency latency.json] [--cpu cpu.json] [--footprint footprint.json] --summary summary.json
+ * --tables tables.md --chart chart.svg}
+ */
+public final class BenchReport {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final String PKG = "dev.tracegate.bench.";
+
+    private BenchReport() {}
+
+    public static void main(String[] args) throws IOException {
+        Args a = Args.parse(args, Map.of("jmh", "", "jmh-merged", "", "latency", "", "cpu", "", "footprint", "",
+                "summary", "", "tables", "", "chart", "", "command", ""));
+        if (a.get("jmh").isEmpty()) throw new IllegalArgumentException("--jmh <file>[,<file>...] is required (JMH's -rf json output)");
+        ArrayNode jmh = JSON.createArrayNode();
+        for (String f : a.get("jmh").split(",")) {
+            JsonNode part = read(f.trim());
+            if (part != null) jmh.addAll((ArrayNode) part);
+        }
+        if (!a.get("jmh-merged").isEmpty()) JSON.writeValue(new File(a.get("jmh-merged")), jmh);
+        JsonNode latency = read(a.get("latency"));
+        JsonNode cpu = read(a.get("cpu"));
+        JsonNode footprint = read(a.get("footprint"));
+
+        List<Row> rows = rows(jmh);
+        ObjectNode summary = JSON.createObjectNode();
+        summary.put("command", a.get("command"));
+        summary.set("environment", JSON.valueToTree(Environment.describe()));
+        ArrayNode bench = summary.putArray("jmh");
+        for (Row r : rows) bench.add(JSON.valueToTree(r.toMap()));
+        if (latency != null) summary.set("latency", latency.get("runs"));
+        if (latency != null) summary.set("clockFloor", latency.get("clockFloor"));
+        if (cpu != null) summary.set("cpuTime", cpu.get("runs"));
+        if (footprint != null) summary.set("footprint", footprint);
+        List<Target> targets = targets(rows, footprint);
+        ArrayNode t = summary.putArray("targets");
+        for (Target x : targets) t.add(JSON.valueToTree(x.toMap()));
+
+        if (!a.get("summary").isEmpty()) JSON.writeValue(new File(a.get("summary")), summary);
+        if (!a.get("tables").isEmpty()) Files.writeString(Path.of(a.get("tables")), tables(rows, targets, latency, cpu, footprint));
+        if (!a.get("chart").isEmpty()) Files.writeString(Path.of(a.get("chart")), chart(rows));
+        for (Target x : targets) System.out.println(x);
+    }
+
+    private static JsonNode read(String file) throws IOException {
+        if (file.isEmpty()) return null;
+        Path p = Path.of(file);
+        if (!Files.exists(p)) {
+            System.err.println("skipping " + file + ": no such file");
+            return null;
+        }
+        return JSON.readTree(p.toFile());
+    }
+
+    /** One JMH result: the benchmark method, its parameters and its figures. */
+    record Row(String benchmark, Map<String, String> params, String mode, int threads, int forks,
+               int iterations, double score, double error, double median, double min, double max,
+               String unit, Double allocBytesPerOp) {
+
+        String param(String name) { return params.getOrDefault(name, ""); }
+
+        Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("benchmark", benchmark);
+            m.put("params", params);
+            m.put("mode", mode);
+            m.put("threads", threads);
+            m.put("forks", forks);
+            m.put("iterations", iterations);
+            m.put("score", score);
+            m.put("error", Double.isNaN(error) ? null : error);
+            m.put("median", median);
+            m.put("min", min);
+            m.put("max", max);
+            m.put("unit", unit);
+            if (allocBytesPerOp != null) m.put("allocBytesPerOp", allocBytesPerOp);
+            return m;
+        }
+    }
+
+    static List<Row> rows(JsonNode jmh) {
+        List<Row> out = new ArrayList<>();
+        if (jmh == null) return out;
+        for (JsonNode b : jmh) {
+            String name = b.get("benchmark").asText().replace(PKG, "");
+            Map<String, String> params = new LinkedHashMap<>();
+            JsonNode ps = b.get("params");
+            if (ps != null) ps.fields().forEachRemaining(e -> params.put(e.getKey(), e.getValue().asText()));
+            JsonNode pm = b.get("primaryMetric");
+            JsonNode pct = pm.get("scorePercentiles");
+            Double alloc = null;
+            JsonNode sec = b.get("secondaryMetrics");
+            if (sec != null) {
+                for (Iterator<String> it = sec.fieldNames(); it.hasNext(); ) {
+                    String k = it.next();
+                    if (k.endsWith("gc.alloc.rate.norm")) alloc = sec.get(k).get("score").asDouble();
+                }
+            }
+            int iterations = 0;
+            for (JsonNode fork : pm.get("rawData")) iterations += fork.size();
+            double err = pm.get("scoreError").asDouble();
+            out.add(new Row(name, params, b.get("mode").asText(), b.get("threads").asInt(), b.get("forks").asInt(),
+                    iterations, pm.get("score").asDouble(), err, pct.get("50.0").asDouble(),
+                    pct.get("0.0").asDouble(), pct.get("100.0").asDouble(), pm.get("scoreUnit").asText(), alloc));
+        }
+        return out;
+    }
+
+    /** A target from the issues, checked against this run. */
+    record Target(String name, String target, String measured, Boolean met) {
+        Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", name);
+            m.put("target", target);
+            m.put("measured", measured);
+            m.put("met", met);
+            return m;
+        }
+
+        @Override public String toString() {
+            return String.format("%-48s target %-26s measured %-34s %s", name, target, measured,
+                    met == null ? "not measured" : met ? "MET" : "NOT MET");
+        }
+    }
+
+    static List<Target> targets(List<Row> rows, JsonNode footprint) {
+        List<Target> out = new ArrayList<>();
+        Row step10 = find(rows, "EngineStepBenchmark.passing", "contracts", "10");
+        out.add(step10 == null ? new Target("engine step, 10 contracts, median", "<= 30 ns/event", "-", null)
+                : new Target("engine step, 10 contracts, median", "<= 30 ns/event",
+                fmt(step10.median) + " ns (mean " + fmt(step10.score) + " ± " + fmt(step10.error) + ")", step10.median <= 30));
+        out.add(step10 == null || step10.allocBytesPerOp == null
+                ? new Target("engine step, 10 contracts, allocation", "0 B/op", "-", null)
+                // JMH's own bookkeeping shows as a few thousandths of a byte per op; below 1 B/op no event allocates.
+                : new Target("engine step, 10 contracts, allocation", "0 B/op",
+                fmt(step10.allocBytesPerOp) + " B/op", step10.allocBytesPerOp < 1));
+        Row t2 = find(rows, "TraceLengthBenchmark.step", "traceLength", "100");
+        Row t6 = find(rows, "TraceLengthBenchmark.step", "traceLength", "1000000");
+        out.add(t2 == null || t6 == null ? new Target("cost at trace length 10^6 vs 10^2", "within 10%", "-", null)
+                : new Target("cost at trace length 10^6 vs 10^2", "within 10%",
+                fmt(t6.median / TraceLengthBenchmark.WINDOW) + " vs " + fmt(t2.median / TraceLengthBenchmark.WINDOW)
+                        + " ns/event (" + signedPercent(t6.median / t2.median - 1) + ")",
+                Math.abs(t6.median / t2.median - 1) <= 0.10));
+        Row c10 = find(rows, "EngineStepBenchmark.passing", "contracts", "10");
+        Row c100 = find(rows, "EngineStepBenchmark.passing", "contracts", "100");
+        out.add(c10 == null || c100 == null ? new Target("cost vs contracts roughly linear", "100/10 ratio ~10 (<= 12.5)", "-", null)
+                : new Target("cost vs contracts roughly linear", "100/10 ratio ~10 (<= 12.5)",
+                "ratio " + fmt(c100.median / c10.median), c100.median / c10.median <= 10.0 * 1.25));
+        if (footprint != null) {
+            int contracts = footprint.get("contracts").asInt();
+            int target = 256 + 16 * contracts;
+            double jol = footprint.get("jol").get("bytesPerSession").asDouble();
+            out.add(new Target("retained bytes per session, " + contracts + " contracts (JOL)", "<= " + target + " B",
+                    fmt(jol) + " B", jol <= target));
+            double heap = footprint.get("heap").get("bytesPerSession").asDouble();
+            out.add(new Target("heap per session, " + footprint.get("heap").get("sessions").asInt() + " live sessions",
+                    "<= " + target + " B", fmt(heap) + " B", heap <= target));
+        } else {
+            out.add(new Target("retained bytes per session", "<= 256 B + 16 B/contract", "-", null));
+        }
+        return out;
+    }
+
+    static Row find(List<Row> rows, String benchmark, String param, String value) {
+        for (Row r : rows) if (r.benchmark.equals(benchmark) && r.param(param).equals(value)) return r;
+        return null;
+    }
+
+    // ------------------------------------------------------------------------------------ tables
+
+    static String tables(List<Row> rows, List<Target> targets, JsonNode latency, JsonNode cpu, JsonNode footprint) {
+        StringBuilder b = new StringBuilder();
+        b.append("#### Targets\n\n| target | goal | measured | met? |\n|---|---|---|---|\n");
+        for (Target t : targets) {
+            b.append("| ").append(t.name).append(" | ").append(t.target).append(" | ").append(t.measured).append(" | ")
+                    .append(t.met == null ? "not measured" : t.met ? "yes" : "**no**").append(" |\n");
+        }
+        group(b, "Engine step per event (EngineStepBenchmark)", rows, "EngineStepBenchmark.", 1);
+        group(b, "Step cost late in a session (TraceLengthBenchmark; score is per window of "
+                + TraceLengthBenchmark.WINDOW + " events, ns/event = median / " + TraceLengthBenchmark.WINDOW + ")",
+                rows, "TraceLengthBenchmark.", TraceLengthBenchmark.WINDOW);
+        group(b, "DFA table lookup vs progression (DfaVsProgressionBenchmark)", rows, "DfaVsProgressionBenchmark.", 1);
+        ratios(b, rows);
+        group(b, "Concurrency (ConcurrencyBenchmark, throughput of all threads together)", rows, "ConcurrencyBenchmark.", 1);
+        if (cpu != null) {
+            b.append("\n#### CPU time vs wall-clock time per step (StepCpuTime)\n\n")
+                    .append("| contracts | CPU ns/event (median) | wall ns/event (median) | CPU ns per round | wall ns per round |\n|---|---|---|---|---|\n");
+            for (JsonNode r : cpu.get("runs")) {
+                b.append("| ").append(r.get("contracts").asInt()).append(" | ").append(fmt(r.get("cpuNsPerEventMedian").asDouble()))
+                        .append(" | ").append(fmt(r.get("wallNsPerEventMedian").asDouble())).append(" | ")
+                        .append(r.get("cpuNsPerEvent")).append(" | ").append(r.get("wallNsPerEvent")).append(" |\n");
+            }
+        }
+        if (latency != null) {
+            b.append("\n#### Latency of one step at a fixed arrival rate (StepLatency, HdrHistogram, ns)\n\n")
+                    .append("| contracts | rate (events/s) | events | measured from | p50 | p90 | p99 | p99.9 | p99.99 | max |\n|---|---|---|---|---|---|---|---|---|---|\n");
+            for (JsonNode r : latency.get("runs")) {
+                latencyRow(b, r, "fromDueTimeNs", "due time (no coordinated omission)");
+                latencyRow(b, r, "serviceTimeNs", "actual start (service time)");
+            }
+            JsonNode f = latency.get("clockFloor");
+            b.append("\nClock floor (two back-to-back `System.nanoTime()`): p50 ").append(f.get("p50").asLong())
+                    .append(" ns, p99 ").append(f.get("p99").asLong()).append(" ns, p99.9 ").append(f.get("p99.9").asLong())
+                    .append(" ns, max ").append(f.get("max").asLong()).append(" ns.\n");
+        }
+        if (footprint != null) {
+            JsonNode j = footprint.get("jol");
+            JsonNode h = footprint.get("heap");
+            b.append("\n#### Memory per session (SessionFootprint, ").append(footprint.get("contracts").asInt())
+                    .append(" contracts, ").append(footprint.get("formulas").asInt()).append(" distinct formulas)\n\n")
+                    .append("| method | sessions | bytes per session | target |\n|---|---|---|---|\n")
+                    .append("| JOL object graph of the monitor, with minus without sessions | ").append(j.get("sessions").asInt())
+                    .append(" | ").append(fmt(j.get("bytesPerSession").asDouble())).append(" | <= ")
+                    .append(footprint.get("targetBytesPerSession").asInt()).append(" |\n")
+                    .append("| heap used after forced GCs, with minus before | ").append(h.get("sessions").asInt()).append(" | ")
+                    .append(fmt(h.get("bytesPerSession").asDouble())).append(" | <= ")
+                    .append(footprint.get("targetBytesPerSession").asInt()).append(" |\n")
+                    .append("\nOf which the session's own objects (JOL): ").append(j.get("sessionObjectsBytes").asInt())
+                    .append(" B, including its 36-character id string: ").append(j.get("idStringBytes").asInt()).append(" B.\n");
+        }
+        return b.toString();
+    }
+
+    private static void latencyRow(StringBuilder b, JsonNode r, String key, String label) {
+        JsonNode p = r.get(key);
+        b.append("| ").append(r.get("contracts").asInt()).append(" | ").append(r.get("rate").asInt()).append(" | ")
+                .append(r.get("events").asLong()).append(" | ").append(label);
+        for (String k : new String[] {"p50", "p90", "p99", "p99.9", "p99.99", "max"}) b.append(" | ").append(p.get(k).asLong());
+        b.append(" |\n");
+    }
+
+    private static void group(StringBuilder b, String title, List<Row> rows, String prefix, int divide) {
+        List<Row> rs = rows.stream().filter(r -> r.benchmark.startsWith(prefix)).toList();
+        if (rs.isEmpty()) return;
+        b.append("\n#### ").append(title).append("\n\n")
+                .append("| benchmark | params | threads | median | mean ± error (99.9%) | min .. max | unit | B/op | forks × iterations |");
+        if (divide > 1) b.append(" ns/event (median) |");
+        b.append("\n|---|---|---|---|---|---|---|---|---|").append(divide > 1 ? "---|" : "").append("\n");
+        for (Row r : rs) {
+            b.append("| ").append(r.benchmark.substring(prefix.length())).append(" | ").append(paramText(r.params))
+                    .append(" | ").append(r.threads).append(" | ").append(fmt(r.median)).append(" | ").append(fmt(r.score))
+                    .append(" ± ").append(fmt(r.error)).append(" | ").append(fmt(r.min)).append(" .. ").append(fmt(r.max))
+                    .append(" | ").append(r.unit).append(" | ")
+                    .append(r.allocBytesPerOp == null ? "-" : fmt(r.allocBytesPerOp)).append(" | ")
+                    .append(r.forks).append(" × ").append(r.iterations / Math.max(1, r.forks)).append(" |");
+            if (divide > 1) b.append(" ").append(fmt(r.median / divide)).append(" |");
+            b.append("\n");
+        }
+    }
+
+    private static void ratios(StringBuilder b, List<Row> rows) {
+        List<String> lines = new ArrayList<>();
+        for (String n : new String[] {"1", "10", "100"}) {
+            Row d = find(rows, "DfaVsProgressionBenchmark.dfa", "contracts", n);
+            Row p = find(rows, "DfaVsProgressionBenchmark.progression", "contracts", n);
+            if (d != null && p != null) lines.add("| " + n + " | " + fmt(d.median) + " | " + fmt(p.median) + " | " + fmt(p.median / d.median) + "× |");
+        }
+        if (lines.isEmpty()) return;
+        b.append("\n| contracts | DFA ns/event (median) | progression ns/event (median) | progression / DFA |\n|---|---|---|---|\n");
+        for (String l : lines) b.append(l).append("\n");
+    }
+
+    private static String paramText(Map<String, String> params) {
+        StringBuilder b = new StringBuilder();
+        params.forEach((k, v) -> b.append(b.length() == 0 ? "" : ", ").append(k).append("=").append(v));
+        return b.toString();
+    }
+
+    static String fmt(double v) {
+        double a = Math.abs(v);
+        if (Double.isNaN(v)) return "n/a";
+        if (v == 0) return "0";
+        if (a >= 1000) return String.format(Locale.ROOT, "%,.0f", v);
+        if (a >= 100) return String.format(Locale.ROOT, "%.0f", v);
+        if (a >= 10) return String.format(Locale.ROOT, "%.1f", v);
+        if (a >= 0.1) return String.format(Locale.ROOT, "%.2f", v);
+        return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static String signedPercent(double x) {
+        return String.format(Locale.ROOT, "%+.1f%%", x * 100);
+    }
+
+    // ------------------------------------------------------------------------------------ chart
+
+    /** A line of the chart: x values, y medians, and y error bars (mean ± JMH error, clipped). */
+    record Series(String name, String color, double[] x, double[] y, double[] lo, double[] hi) {}
+
+    static String chart(List<Row> rows) {
+        Svg svg = new Svg(1000, 430);
+        svg.text(500, 24, "tracegate engine: cost per event (median of JMH iterations; bars: mean ± 99.9% error)", 15, "middle");
+
+        List<Series> byContracts = new ArrayList<>();
+        addSeries(byContracts, rows, "EngineStepBenchmark.passing", "contracts", "monitor step (passing)", "#1f77b4", 1);
+        addSeries(byContracts, rows, "EngineStepBenchmark.withRefusals", "contracts", "monitor step (6% refused)", "#9467bd", 1);
+        addSeries(byContracts, rows, "DfaVsProgressionBenchmark.dfa", "contracts", "DFA lookups only", "#2ca02c", 1);
+        addSeries(byContracts, rows, "DfaVsProgressionBenchmark.progression", "contracts", "progression (reference)", "#d62728", 1);
+        svg.panel(60, 50, 400, 300, "number of contracts", "ns per event (log)", byContracts, true,
+                new double[] {30}, new String[] {"target 30 ns at 10 contracts"});
+
+        List<Series> byLength = new ArrayList<>();
+        addSeries(byLength, rows, "TraceLengthBenchmark.step", "traceLength", "monitor step, 10 contracts", "#1f77b4",
+                TraceLengthBenchmark.WINDOW);
+        double[] band = new double[0];
+        String[] bandLabel = new String[0];
+        Row base = find(rows, "TraceLengthBenchmark.step", "traceLength", "100");
+        if (base != null) {
+            double b = base.median / TraceLengthBenchmark.WINDOW;
+            band = new double[] {b * 1.1};
+            bandLabel = new String[] {"+10% over the cost at 10^2"};
+        }
+        svg.panel(560, 50, 400, 300, "events already in the session (trace length)", "ns per event", byLength, false, band, bandLabel);
+        return svg.finish();
+    }
+
+    private static void addSeries(List<Series> out, List<Row> rows, String benchmark, String param, String name,
+                                  String color, int divide) {
+        List<Row> rs = rows.stream().filter(r -> r.benchmark.equals(benchmark) && !r.param(param).isEmpty())
+                .sorted((p, q) -> Double.compare(Double.parseDouble(p.param(param)), Double.parseDouble(q.param(param))))
+                .toList();
+        if (rs.isEmpty()) return;
+        int n = rs.size();
+        double[] x = new double[n], y = new double[n], lo = new double[n], hi = new double[n];
+        for (int i = 0; i < n; i++) {
+            Row r = rs.get(i);
+            x[i] = Double.parseDouble(r.param(param));
+            y[i] = r.median / divide;
+            double err = Double.isNaN(r.error) ? 0 : r.error;
+            lo[i] = Math.max(r.min / divide, (r.score - err) / divide);
+            hi[i] = (r.score + err) / divide;
+        }
+        out.add(new Series(name, color, x, y, lo, hi));
+    }
+
+    /** A minimal SVG writer: log-scale x axis, log or linear y axis, lines with error bars. */
+    static final class Svg {
+        private final StringBuilder b = new StringBuilder();
+        private final int width;
+        private final int height;
+
+        Svg(int width, int height) {
+            this.width = width;
+            this.height = height;
+            b.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"").append(height)
+                    .append("\" viewBox=\"0 0 ").append(width).append(' ').append(height)
+                    .append("\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+        }
+
+        void text(double x, double y, String s, int size, String anchor) {
+            b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"%s\">%s</text>\n",
+                    x, y, size, anchor, escape(s)));
+        }
+
+        void line(double x1, double y1, double x2, double y2, String color, double w, String dash) {
+            b.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"%s/>\n",
+                    x1, y1, x2, y2, color, w, dash == null ? "" : " stroke-dasharray=\"" + dash + "\""));
+        }
+
+        void panel(double px, double py, double w, double h, String xLabel, String yLabel, List<Series> series,
+                   boolean logY, double[] refs, String[] refLabels) {
+            if (series.isEmpty()) {
+                text(px + w / 2, py + h / 2, "no data in this run", 13, "middle");
+                return;
+            }
+            double xMin = Double.MAX_VALUE, xMax = -Double.MAX_VALUE, yMin = Double.MAX_VALUE, yMax = -Double.MAX_VALUE;
+            for (Series s : series) {
+                for (int i = 0; i < s.x.length; i++) {
+                    xMin = Math.min(xMin, s.x[i]);
+                    xMax = Math.max(xMax, s.x[i]);
+                    yMin = Math.min(yMin, Math.min(s.y[i], s.lo[i]));
+                    yMax = Math.max(yMax, Math.max(s.y[i], s.hi[i]));
+                }
+            }
+            for (double r : refs) {
+                yMin = Math.min(yMin, r);
+                yMax = Math.max(yMax, r);
+            }
+            double lx0 = Math.floor(Math.log10(xMin)), lx1 = Math.ceil(Math.log10(xMax));
+            if (lx1 == lx0) lx1 = lx0 + 1;
+            final double fx0 = lx0 - 0.12, fx1 = lx1 + 0.12; // keep end points off the frame
+            double y0, y1;
+            if (logY) {
+                y0 = Math.floor(Math.log10(Math.max(yMin, 1e-3)));
+                y1 = Math.ceil(Math.log10(yMax));
+                if (y1 == y0) y1 = y0 + 1;
+            } else {
+                double step = niceStep((yMax - 0) / 5);
+                y0 = 0;
+                y1 = Math.ceil(yMax * 1.05 / step) * step;
+            }
+            final double fy0 = y0, fy1 = y1;
+            java.util.function.DoubleUnaryOperator X = v -> px + (Math.log10(v) - fx0) / (fx1 - fx0) * w;
+            java.util.function.DoubleUnaryOperator Y = v -> logY
+                    ? py + h - (Math.log10(Math.max(v, 1e-3)) - fy0) / (fy1 - fy0) * h
+                    : py + h - (v - fy0) / (fy1 - fy0) * h;
+            b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n", px, py, w, h));
+            for (double e = lx0; e <= lx1; e++) {
+                double x = X.applyAsDouble(Math.pow(10, e));
+                line(x, py, x, py + h, "#ddd", 1, null);
+                text(x, py + h + 16, "10^" + (int) e, 11, "middle");
+            }
+            if (logY) {
+                for (double e = y0; e <= y1; e++) {
+                    double y = Y.applyAsDouble(Math.pow(10, e));
+                    line(px, y, px + w, y, "#ddd", 1, null);
+                    text(px - 6, y + 4, fmt(Math.pow(10, e)), 11, "end");
+                }
+            } else {
+                double step = niceStep((y1 - y0) / 5);
+                for (double v = y0; v <= y1 + 1e-9; v += step) {
+                    double y = Y.applyAsDouble(v);
+                    line(px, y, px + w, y, "#ddd", 1, null);
+                    text(px - 6, y + 4, fmt(v), 11, "end");
+                }
+            }
+            text(px + w / 2, py + h + 36, xLabel, 12, "middle");
+            b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\">%s</text>\n",
+                    px - 44, py + h / 2, px - 44, py + h / 2, escape(yLabel)));
+            for (int i = 0; i < refs.length; i++) {
+                double y = Y.applyAsDouble(refs[i]);
+                line(px, y, px + w, y, "#ff7f0e", 1.5, "6,4");
+                text(px + w - 4, y - 5, refLabels[i], 11, "end");
+            }
+            int legend = 0;
+            for (Series s : series) {
+                StringBuilder path = new StringBuilder();
+                for (int i = 0; i < s.x.length; i++) {
+                    double x = X.applyAsDouble(s.x[i]);
+                    double y = Y.applyAsDouble(s.y[i]);
+                    path.append(i == 0 ? "M" : " L").append(String.format(Locale.ROOT, "%.1f %.1f", x, y));
+                    line(x, Y.applyAsDouble(s.lo[i]), x, Y.applyAsDouble(s.hi[i]), s.color, 1.2, null);
+                    line(x - 4, Y.applyAsDouble(s.lo[i]), x + 4, Y.applyAsDouble(s.lo[i]), s.color, 1.2, null);
+                    line(x - 4, Y.applyAsDouble(s.hi[i]), x + 4, Y.applyAsDouble(s.hi[i]), s.color, 1.2, null);
+                    b.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s: %s</title></circle>\n",
+                            x, y, s.color, escape(s.name), fmt(s.y[i])));
+                }
+                b.append("<path d=\"").append(path).append("\" fill=\"none\" stroke=\"").append(s.color).append("\" stroke-width=\"2\"/>\n");
+                double ly = py + 14 + 16 * legend++;
+                line(px + 8, ly - 4, px + 26, ly - 4, s.color, 2, null);
+                text(px + 30, ly, s.name, 11, "start");
+            }
+        }
+
+        private static double niceStep(double raw) {
+            if (raw <= 0) return 1;
+            double mag = Math.pow(10, Math.floor(Math.log10(raw)));
+            double f = raw / mag;
+            return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+        }
+
+        private static String escape(String s) {
+            return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+        }
+
+        String finish() {
+            b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#666\" text-anchor=\"end\">generated by dev.tracegate.bench.BenchReport from JMH JSON</text>\n",
+                    width - 8, height - 8));
+            b.append("</svg>\n");
+            return b.toString();
+        }
+    }
+}
