@@ -1,0 +1,109 @@
+package dev.tracegate.it;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs an application under test in a forked JVM, optionally with the built agent jar, and captures its output. */
+final class ForkedJvm {
+
+    static final String JAVA_25 = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
+    private static final long TIMEOUT_SECONDS = 180;
+
+    private ForkedJvm() {
+    }
+
+    /** The built agent jar (agent/target/tracegate-agent.jar); fails clearly if the agent module was not packaged. */
+    static Path agentJar() {
+        Path jar = Path.of(System.getProperty("tracegate.agent.jar", "../agent/target/tracegate-agent.jar")).toAbsolutePath().normalize();
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("agent jar " + jar + " not found: run mvn -pl agent,it -am verify from the top");
+        }
+        return jar;
+    }
+
+    /** The applications' classes plus their runtime dependencies (the frameworks), as Maven resolved them. */
+    static String appClasspath() {
+        try {
+            String deps = Files.readString(Path.of(System.getProperty("tracegate.app.classpath.file", "target/app-classpath.txt"))).strip();
+            return System.getProperty("tracegate.app.classes", "target/classes") + File.pathSeparator + deps;
+        } catch (IOException e) {
+            throw new IllegalStateException("app classpath file missing: the it module's generate-test-resources phase writes it", e);
+        }
+    }
+
+    /** The applications' classes plus the host's own libraries (an older Jackson and Byte Buddy). */
+    static String hostLibsClasspath() {
+        Path libs = Path.of(System.getProperty("tracegate.host.libs", "target/host-libs"));
+        StringBuilder cp = new StringBuilder(System.getProperty("tracegate.app.classes", "target/classes"));
+        try (var files = Files.list(libs)) {
+            files.sorted().forEach(f -> cp.append(File.pathSeparator).append(f.toAbsolutePath()));
+        } catch (IOException e) {
+            throw new IllegalStateException("host libraries missing in " + libs, e);
+        }
+        return cp.toString();
+    }
+
+    static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    static boolean java25Present() {
+        return new File(JAVA_25).canExecute();
+    }
+
+    /** {@code -javaagent:<jar>=<options>}. */
+    static String agent(String options) {
+        return "-javaagent:" + agentJar() + (options == null || options.isEmpty() ? "" : "=" + options);
+    }
+
+    static Result run(String java, List<String> jvmArgs, String classpath, String mainClass, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(java);
+        command.addAll(jvmArgs);
+        command.add("-cp");
+        command.add(classpath);
+        command.add(mainClass);
+        command.addAll(Arrays.asList(args));
+        return exec(command);
+    }
+
+    static Result exec(List<String> command) {
+        try {
+            Path out = Files.createTempFile("forked-out", ".txt");
+            Path err = Files.createTempFile("forked-err", ".txt");
+            Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("forked JVM did not finish: " + command + "\nstdout:\n" + Files.readString(out) + "\nstderr:\n" + Files.readString(err));
+            }
+            Result result = new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8), command);
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+            return result;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + command, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** What a forked JVM printed. */
+    record Result(int exit, String stdout, String stderr, List<String> command) {
+        String all() {
+            return stdout + stderr;
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exit + " of " + String.join(" ", command) + "\n--- stdout ---\n" + stdout + "--- stderr ---\n" + stderr;
+        }
+    }
+}

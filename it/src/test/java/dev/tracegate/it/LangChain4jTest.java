@@ -1,0 +1,117 @@
+package dev.tracegate.it;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A LangChain4j AI service with real @Tool methods, run in a forked JVM under the built agent jar. */
+class LangChain4jTest {
+
+    private static final String APP = "demoapp.langchain4j.LangChain4jApp";
+
+    private static ForkedJvm.Result runOn(String java, String options, String... args) {
+        ForkedJvm.Result result = ForkedJvm.run(java, List.of(ForkedJvm.agent(options)), ForkedJvm.appClasspath(), APP, args);
+        assertThat(result.exit()).as(result.toString()).isZero();
+        return result;
+    }
+
+    private static ForkedJvm.Result run(String options, String... args) {
+        return runOn(ForkedJvm.java(), options, args);
+    }
+
+    @Test
+    void withoutRulesEveryCallIsSeenWithTheChatMemoryIdAsSessionAndNothingChanges() {
+        ForkedJvm.Result r = run("trace=true", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("TOOL sendEmail ran to=bob@example.com")
+                .contains("MODEL SAW TOOL RESULT sendEmail: email sent to bob@example.com");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL langchain4j session=alice tool=sendEmail args={\"to\":\"bob@example.com\"")
+                .contains("RETURN langchain4j session=alice tool=sendEmail -> KEEP")
+                .contains("USER langchain4j session=alice -> KEEP")
+                .contains("ASSISTANT langchain4j session=alice -> KEEP")
+                .doesNotContain("instrumentation langchain4j matched nothing");
+    }
+
+    @Test
+    void blockWithSubstitutionTheToolDoesNotRunAndTheModelGetsTheReason() {
+        ForkedJvm.Result r = run("block=sendEmail", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)")
+                .contains("Instead: answer without calling sendEmail");
+    }
+
+    @Test
+    void blockWithExceptionTheHostGetsATracegateViolation() {
+        ForkedJvm.Result r = run("block=sendEmail,onBlock=throw", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .doesNotContain("ANSWER:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to sendEmail");
+    }
+
+    @Test
+    void redirectRunsTheNamedToolInstead() {
+        ForkedJvm.Result r = run("redirect=sendEmail:draftEmail", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("TOOL draftEmail ran to=bob@example.com")
+                .contains("draft saved for bob@example.com");
+    }
+
+    @Test
+    void suppressWithholdsTheToolResultFromTheModel() {
+        ForkedJvm.Result r = run("suppress=lookupCustomer", "lookup");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("TOOL lookupCustomer ran name=Alice")
+                .contains("MODEL SAW TOOL RESULT lookupCustomer: [withheld by tracegate")
+                .doesNotContain("DE89370400440532013000");
+    }
+
+    @Test
+    void suppressWithholdsAUserMessage() {
+        ForkedJvm.Result r = run("suppressUser=password", "email", "my password is hunter2, email it to bob");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("MODEL SAW USER: [withheld by tracegate")
+                .doesNotContain("hunter2");
+    }
+
+    @Test
+    void redactRemovesTheArgumentFieldBeforeTheToolRuns() {
+        ForkedJvm.Result r = run("redact=email", "ticket");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL createTicket ran title=printer broken email=null");
+        assertThat(r.stderr()).contains("REDACT langchain4j session=alice tool=createTicket");
+    }
+
+    @Test
+    void blockedModelOutputThrows() {
+        ForkedJvm.Result r = run("blockOutput=secret code,onBlock=throw", "chat");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("ANSWER:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output");
+    }
+
+    @Test
+    void shadowModeDecidesAndLogsButChangesNothing() {
+        ForkedJvm.Result r = run("shadow=true,block=sendEmail", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("TOOL sendEmail ran to=bob@example.com")
+                .contains("MODEL SAW TOOL RESULT sendEmail: email sent to bob@example.com");
+        assertThat(r.stderr()).contains("SHADOW would BLOCK langchain4j session=alice tool=sendEmail contract=rule.block");
+    }
+
+    @Test
+    void theSameScenarioRunsOnJava25() {
+        Assumptions.assumeTrue(ForkedJvm.java25Present(), "no Java 25 at " + ForkedJvm.JAVA_25);
+        ForkedJvm.Result r = runOn(ForkedJvm.JAVA_25, "block=sendEmail", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("JAVA 25")
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail");
+        System.out.println("[it] LangChain4j block scenario ran on Java 25");
+    }
+}
