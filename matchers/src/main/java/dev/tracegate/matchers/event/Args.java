@@ -27,6 +27,8 @@ public final class Args {
     public static final String RAW_FIELD = "_raw";
     /** Nesting limit when converting Java values (protects against cyclic maps). */
     public static final int MAX_DEPTH = 64;
+    /** Scalar values indexed for scanning (field hints, data categories, erased subjects); the rest are not scanned. */
+    public static final int MAX_LEAVES = 256;
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -35,6 +37,9 @@ public final class Args {
 
     private final ObjectNode root;
     private final boolean malformed;
+    private final String[] leafNames;
+    private final JsonNode[] leafValues;
+    private final int leaves;
     /** Compact JSON text; computed on first use, then cached (idempotent, like String.hashCode). */
     private String json;
 
@@ -42,7 +47,44 @@ public final class Args {
         this.root = root;
         this.malformed = malformed;
         this.json = json;
+        String[] names = new String[8];
+        JsonNode[] values = new JsonNode[8];
+        int n = 0;
+        // iterative walk over the tree, collecting scalar leaves with the name of their field
+        java.util.ArrayDeque<Object[]> stack = new java.util.ArrayDeque<>();
+        stack.push(new Object[] {null, root});
+        while (!stack.isEmpty() && n < MAX_LEAVES) {
+            Object[] top = stack.pop();
+            String name = (String) top[0];
+            JsonNode node = (JsonNode) top[1];
+            if (node instanceof ObjectNode o) {
+                java.util.List<Map.Entry<String, JsonNode>> entries = new java.util.ArrayList<>(o.properties());
+                for (int i = entries.size() - 1; i >= 0; i--) stack.push(new Object[] {entries.get(i).getKey(), entries.get(i).getValue()});
+            } else if (node instanceof ArrayNode a) {
+                for (int i = a.size() - 1; i >= 0; i--) stack.push(new Object[] {name, a.get(i)});
+            } else if (node != null && !node.isNull() && !node.isMissingNode()) {
+                if (n == names.length) {
+                    names = java.util.Arrays.copyOf(names, n * 2);
+                    values = java.util.Arrays.copyOf(values, n * 2);
+                }
+                names[n] = name == null ? "" : name;
+                values[n] = node;
+                n++;
+            }
+        }
+        this.leafNames = names;
+        this.leafValues = values;
+        this.leaves = n;
     }
+
+    /** Number of scalar values in the tree (at most {@value #MAX_LEAVES}), in document order. */
+    public int leafCount() { return leaves; }
+
+    /** The field name under which scalar {@code i} sits (the array's field for array elements). */
+    public String leafName(int i) { return leafNames[i]; }
+
+    /** Scalar {@code i} (text, number or boolean). */
+    public JsonNode leafValue(int i) { return leafValues[i]; }
 
     /** Arguments from a Jackson tree; a non-object node is kept under {@value #RAW_FIELD}. */
     public static Args of(JsonNode node) {

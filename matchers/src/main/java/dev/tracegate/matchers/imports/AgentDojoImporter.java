@@ -185,7 +185,7 @@ public final class AgentDojoImporter {
                         OpenAiMessagesImporter.path(p.getParsingContext()), "not valid JSON: " + e.getOriginalMessage(),
                         "use the benchmark's run files unchanged");
             }
-            labels.check(s, source, suite, task, attackType, injection);
+            labels.check(s, suite, task, attackType, injection);
             return new RunInfo(session, model, suite, task, injection, attackType, labels.utility, labels.security,
                     rel.toString().replace('\\', '/'), s.events());
         }
@@ -213,7 +213,7 @@ public final class AgentDojoImporter {
             }
         }
 
-        void check(OpenAiMessagesImporter.Session s, String source, String suite, String task, String attack, String injection) {
+        void check(OpenAiMessagesImporter.Session s, String suite, String task, String attack, String injection) {
             if (!messages) throw s.fail((JsonLocation) null, "$", "run has no \"messages\" array", "use the benchmark's run files unchanged");
             expect(s, "suite_name", suite);
             expect(s, "user_task_id", task);

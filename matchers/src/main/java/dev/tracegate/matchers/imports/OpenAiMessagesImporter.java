@@ -23,9 +23,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Turns an OpenAI-style chat log (system, user, assistant and tool messages) into one session of
@@ -203,6 +205,8 @@ public final class OpenAiMessagesImporter {
         private final List<String> system = new ArrayList<>();
         /** Calls not yet answered, oldest first (ids may be absent, so this is a list, not a map). */
         private final List<Event> pending = new ArrayList<>();
+        /** Ids of calls already answered, so a second answer is an error rather than an orphan result. */
+        private final Set<String> answeredIds = new HashSet<>();
         private long seq;
         private long clock;
         private JsonLocation at;
@@ -261,6 +265,8 @@ public final class OpenAiMessagesImporter {
                 for (int i = 0; i < calls.size(); i++) {
                     Event call = emit(call(calls.get(i), path + ".tool_calls[" + i + "]"), given);
                     pending.add(call);
+                    // some frameworks number calls per turn, so an id may come back in a later turn
+                    if (call.callId() != null) answeredIds.remove(call.callId());
                 }
             }
             JsonNode legacy = m.get("function_call");
@@ -326,6 +332,10 @@ public final class OpenAiMessagesImporter {
 
         private void returned(JsonNode m, String path, Long given, boolean legacy) throws IOException {
             String callId = legacy ? null : callId(m.get("tool_call_id"), path + ".tool_call_id");
+            if (callId != null && answeredIds.contains(callId)) {
+                throw fail(path + ".tool_call_id", "call id \"" + callId + "\" is answered a second time",
+                        "keep one tool message per tool call");
+            }
             String named = null;
             JsonNode copy = m.get("tool_call");
             Event.Builder copied = null;
@@ -349,9 +359,10 @@ public final class OpenAiMessagesImporter {
                 args = c == null ? Args.NONE : c.args();
             } else {
                 throw fail(path, callId == null ? "tool message answers no earlier call and names no tool"
-                                : "tool message answers call id \"" + callId + "\", which no earlier assistant message made (or which was already answered)",
+                                : "tool message answers call id \"" + callId + "\", which no earlier assistant message made",
                         "keep the assistant message with that tool call in the log, or give the tool message a \"name\"");
             }
+            if (callId != null) answeredIds.add(callId);
             boolean error = false;
             String errorText = null;
             JsonNode e = m.get("error");

@@ -184,6 +184,9 @@ class AgentDojoImporterTest {
             }
             assertThat(r.events()).as(r.session()).isEqualTo(n);
         }
+        assertThat(expected.get("USER")).isEqualTo(753L);
+        assertThat(expected.get("CALL")).as("figure quoted in AGENTDOJO.md").isEqualTo(3247L);
+        assertThat(expected.get("ASSISTANT")).as("figure quoted in AGENTDOJO.md").isEqualTo(894L);
         assertThat(expected.get("RETURN")).isEqualTo(expected.get("CALL"));
         assertThat(expected.get("ERROR")).as("failed calls, per the README").isEqualTo(160L);
 

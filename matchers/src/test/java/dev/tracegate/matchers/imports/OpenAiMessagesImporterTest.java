@@ -178,7 +178,34 @@ class OpenAiMessagesImporterTest {
         String call = "{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}";
         String result = "{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"r\"}";
         assertThatThrownBy(() -> read("[" + call + "," + result + "," + result + "]"))
-                .isInstanceOfSatisfying(MessageLogException.class, e -> assertThat(e.jsonPath()).isEqualTo("$[2]"));
+                .isInstanceOfSatisfying(MessageLogException.class, e -> {
+                    assertThat(e.jsonPath()).isEqualTo("$[2].tool_call_id");
+                    assertThat(e.problem()).contains("second time");
+                });
+        // also when the result carries AgentDojo's copy of the call, which alone would name the tool
+        String copy = "{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"r\",\"tool_call\":{\"function\":\"f\",\"args\":{},\"id\":\"c\"}}";
+        assertThatThrownBy(() -> read("[" + call + "," + copy + "," + copy + "]"))
+                .isInstanceOfSatisfying(MessageLogException.class, e -> assertThat(e.jsonPath()).isEqualTo("$[2].tool_call_id"));
+    }
+
+    @Test
+    void callIdsReusedInALaterTurnAreMatchedToTheNewCall() throws IOException {
+        String turn = "{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"0\",\"type\":\"function\",\"function\":{\"name\":\"%s\",\"arguments\":\"{}\"}}]},"
+                + "{\"role\":\"tool\",\"tool_call_id\":\"0\",\"content\":\"%s\"}";
+        List<Event> events = read("[" + turn.formatted("a", "ra") + "," + turn.formatted("b", "rb") + "]");
+        assertThat(events).extracting(Event::kind, Event::tool, Event::result).containsExactly(
+                org.assertj.core.groups.Tuple.tuple(EventKind.CALL, "a", null),
+                org.assertj.core.groups.Tuple.tuple(EventKind.RETURN, "a", "ra"),
+                org.assertj.core.groups.Tuple.tuple(EventKind.CALL, "b", null),
+                org.assertj.core.groups.Tuple.tuple(EventKind.RETURN, "b", "rb"));
+    }
+
+    @Test
+    void resultOfACallOutsideTheLogStillNamesItsToolFromTheCopy() throws IOException {
+        // a log cut before the assistant message: AgentDojo's copy of the call says which tool ran, with which arguments
+        List<Event> events = read("[{\"role\":\"tool\",\"tool_call_id\":\"c9\",\"content\":\"ok\","
+                + "\"tool_call\":{\"function\":\"send_money\",\"args\":{\"recipient\":\"X1\"},\"id\":\"c9\"},\"error\":null}]");
+        assertThat(events).containsExactly(ret(1, "send_money", "{\"recipient\":\"X1\"}", "c9", "ok", false));
     }
 
     @Test

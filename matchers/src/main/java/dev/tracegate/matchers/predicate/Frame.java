@@ -1,0 +1,100 @@
+package dev.tracegate.matchers.predicate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.re2j.Matcher;
+import com.google.re2j.Pattern;
+import dev.tracegate.engine.monitor.SessionState;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
+import dev.tracegate.matchers.pii.SpanSink;
+
+/**
+ * Per-thread scratch of one grounding: the event being grounded, its tool ids, and values computed
+ * at most once per event (categories, purposes). Reused across events, so the steady path does
+ * not allocate. Never shared between threads.
+ */
+final class Frame {
+    final Grounding g;
+    Event e;
+    SessionState st;
+    EventKind kind;
+    boolean isCall;
+    int toolFull;
+    int toolBare;
+
+    boolean catsDone;
+    long cats;
+    boolean purposesDone;
+    long purposes;
+    boolean anyPurpose;
+
+    // output of a value source
+    double num;
+    JsonNode node;
+    CharSequence text;
+    Object ref;
+
+    final long[] valueHashes = new long[Identifiers.MAX_PER_TEXT + 1];
+    final SpanSink.Mask sink = new SpanSink.Mask();
+    final char[] pathBuf = new char[4096];
+    private final Matcher[] matchers;
+
+    Frame(Grounding g) {
+        this.g = g;
+        this.matchers = new Matcher[g.patterns.length];
+    }
+
+    void prepare(Event event, SessionState state) {
+        e = event;
+        st = state;
+        kind = event.kind();
+        isCall = kind == EventKind.CALL;
+        toolFull = g.toolId(event.toolKey());
+        toolBare = event.toolBare() == event.toolKey() ? toolFull : g.toolId(event.toolBare());
+        catsDone = false;
+        purposesDone = false;
+        node = null;
+        text = null;
+        ref = null;
+    }
+
+    /** Releases references to the event and state so a pooled frame does not keep them alive. */
+    void release() {
+        e = null;
+        st = null;
+        node = null;
+        text = null;
+        ref = null;
+    }
+
+    boolean tool(int id) { return id >= 0 && (toolFull == id || toolBare == id); }
+
+    /** Unanchored search of pattern {@code p} in {@code s}; reuses this thread's matcher. */
+    boolean find(int p, CharSequence s) {
+        Matcher m = matchers[p];
+        if (m == null) {
+            Pattern pattern = g.patterns[p];
+            m = pattern.matcher(s);
+            matchers[p] = m;
+        } else {
+            m.reset(s);
+        }
+        return m.find();
+    }
+
+    long categories() {
+        if (!catsDone) {
+            cats = g.categoriesOf(this);
+            catsDone = true;
+        }
+        return cats;
+    }
+
+    long purposes() {
+        if (!purposesDone) {
+            purposes = g.purposesOf(this);
+            purposesDone = true;
+        }
+        return purposes;
+    }
+}

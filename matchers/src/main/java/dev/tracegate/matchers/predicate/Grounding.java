@@ -1,0 +1,941 @@
+package dev.tracegate.matchers.predicate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
+import dev.tracegate.engine.ltl.Atom;
+import dev.tracegate.engine.ltl.Term;
+import dev.tracegate.engine.monitor.Grounder;
+import dev.tracegate.engine.monitor.SessionState;
+import dev.tracegate.matchers.event.Args;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
+import dev.tracegate.matchers.event.ToolName;
+import dev.tracegate.matchers.number.NumberText;
+import dev.tracegate.matchers.pii.DataCategory;
+import dev.tracegate.matchers.pii.DataCategoryExtractor;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static dev.tracegate.matchers.predicate.Nodes.*;
+
+/**
+ * A library's atoms compiled against its {@link Policy}: grounds each event into the atoms' truth
+ * values and keeps the session counters and context in {@link SessionState}. Build it with
+ * {@link #compile}. Thread-safe and shared: per-thread scratch lives in a thread-local frame, and
+ * {@link #ground} only reads the state it is given.
+ */
+public final class Grounding implements Grounder<Event> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int W_EVENTS = 0;
+    /** Category bit for declared categories that the library does not name. */
+    private static final long OTHER_CATEGORY = 1L << 63;
+    private static final long OTHER_PURPOSE = 1L << 63;
+    private static final String PERMISSIONS = "permissions";
+
+    private final List<Atom> atoms;
+    private final Policy policy;
+    private final Pred[] preds;
+    final Pattern[] patterns;
+    private final Map<String, Integer> toolIds;
+    private final int words;
+    private final int refs;
+
+    // counters
+    private final int[] countTool, countWord, runTool, runWord, sumTool, sumWord;
+    private final Args.Path[] sumPath;
+    private final int[] counterWhich, counterWord;
+    private final Pred[] sinceInner;
+    private final int[] sinceWord;
+    // context
+    private final Map<String, Integer> ctxSlots;
+    private final Latch[] latches;
+    private final int[] latchSlot, latchPending, latchTool;
+    private final int erasedSlot, consentSlot, introducedSlot, namedSlot, permissionSlot;
+    // GDPR
+    private final Map<String, Long> categoryBits;
+    private final Map<String, Long> purposeBits;
+    private final long[] necessaryPurpose;
+    private final long[] necessaryMask;
+    private final long[] toolPurposeMask;
+    private final String[][] toolPurposeNames;
+    private final Args.Path[][] toolFieldPaths;
+    private final long[][] toolFieldBits;
+    private final Policy.ConsentTool[] consentTools;
+    private final Args.Path[] erasureTools;
+    private final Args.Path[][] sideEffectTargets;
+    private final boolean detectCategories;
+    private final ThreadLocal<Frame> frames;
+
+    private Grounding(Compiler c, List<Atom> atoms, Policy policy) {
+        this.atoms = List.copyOf(atoms);
+        this.policy = policy;
+        this.preds = c.preds.toArray(new Pred[0]);
+        this.patterns = c.patterns.toArray(new Pattern[0]);
+        this.toolIds = Map.copyOf(c.toolIds);
+        this.countTool = c.countTool.stream().mapToInt(i -> i[0]).toArray();
+        this.countWord = c.countTool.stream().mapToInt(i -> i[1]).toArray();
+        this.runTool = c.runTool.stream().mapToInt(i -> i[0]).toArray();
+        this.runWord = c.runTool.stream().mapToInt(i -> i[1]).toArray();
+        this.sumTool = c.sums.stream().mapToInt(s -> s.tool).toArray();
+        this.sumWord = c.sums.stream().mapToInt(s -> s.word).toArray();
+        this.sumPath = c.sums.stream().map(s -> s.path).toArray(Args.Path[]::new);
+        this.counterWhich = c.counters.stream().mapToInt(i -> i[0]).toArray();
+        this.counterWord = c.counters.stream().mapToInt(i -> i[1]).toArray();
+        this.sinceInner = c.sinceInner.toArray(new Pred[0]);
+        this.sinceWord = c.sinceWord.stream().mapToInt(Integer::intValue).toArray();
+        this.ctxSlots = Map.copyOf(c.ctxSlots);
+        this.latches = policy.latches.toArray(new Latch[0]);
+        this.latchSlot = new int[latches.length];
+        this.latchPending = new int[latches.length];
+        this.latchTool = new int[latches.length];
+        for (int i = 0; i < latches.length; i++) {
+            latchSlot[i] = c.ctxSlot(latches[i].key);
+            latchTool[i] = latches[i].tool == null ? -1 : c.tool(latches[i].tool);
+            latchPending[i] = latches[i].kind == EventKind.RETURN && latches[i].source == Latch.Source.ARG ? c.refs++ : -1;
+        }
+        this.erasedSlot = c.erased ? c.refs++ : -1;
+        this.consentSlot = c.consent ? c.refs++ : -1;
+        this.introducedSlot = c.flow ? c.refs++ : -1;
+        this.namedSlot = c.flow ? c.refs++ : -1;
+        this.permissionSlot = c.ctxSlots.containsKey(PERMISSIONS) ? c.ctxSlots.get(PERMISSIONS) : -1;
+        this.words = c.words;
+        this.refs = c.refs;
+        this.categoryBits = Map.copyOf(c.categoryBits);
+        this.purposeBits = Map.copyOf(c.purposeBits);
+        this.necessaryPurpose = new long[policy.necessary.size()];
+        this.necessaryMask = new long[policy.necessary.size()];
+        int k = 0;
+        for (Map.Entry<String, Set<String>> e : policy.necessary.entrySet()) {
+            long m = 0;
+            for (String cat : e.getValue()) m |= c.categoryBit(cat);
+            necessaryPurpose[k] = c.purposeBit(e.getKey());
+            necessaryMask[k++] = m;
+        }
+        int tools = c.toolIds.size();
+        this.toolPurposeMask = new long[tools];
+        this.toolPurposeNames = new String[tools][];
+        this.toolFieldPaths = new Args.Path[tools][];
+        this.toolFieldBits = new long[tools][];
+        this.consentTools = new Policy.ConsentTool[tools];
+        this.erasureTools = new Args.Path[tools];
+        this.sideEffectTargets = new Args.Path[tools][];
+        policy.toolPurposes.forEach((t, ps) -> {
+            int id = c.toolIds.get(t);
+            long m = 0;
+            for (String p : ps) m |= c.purposeBit(p);
+            toolPurposeMask[id] = m;
+            toolPurposeNames[id] = ps.toArray(new String[0]);
+        });
+        policy.toolFieldCategories.forEach((t, fields) -> {
+            int id = c.toolIds.get(t);
+            toolFieldPaths[id] = fields.keySet().toArray(new Args.Path[0]);
+            toolFieldBits[id] = fields.values().stream().mapToLong(c::categoryBit).toArray();
+        });
+        policy.consentTools.forEach((t, ct) -> consentTools[c.toolIds.get(t)] = ct);
+        policy.erasureTools.forEach((t, p) -> erasureTools[c.toolIds.get(t)] = p);
+        policy.sideEffects.forEach((t, ps) -> sideEffectTargets[c.toolIds.get(t)] = ps.toArray(new Args.Path[0]));
+        this.detectCategories = c.categories;
+        this.frames = ThreadLocal.withInitial(() -> new Frame(this));
+    }
+
+    /**
+     * Compiles atoms, in the global order of the contract set, against a policy.
+     *
+     * @throws VocabularyException for the first atom that is unknown or has the wrong arguments
+     */
+    public static Grounding compile(List<Atom> atomsInGlobalOrder, Policy policy) {
+        Compiler c = new Compiler(policy);
+        for (Atom a : atomsInGlobalOrder) c.preds.add(c.top(a));
+        return new Grounding(c, atomsInGlobalOrder, policy);
+    }
+
+    /** Checks one atom against the vocabulary (for loaders that report every bad atom). */
+    public static void check(Atom atom) {
+        new Compiler(Policy.EMPTY).top(atom);
+    }
+
+    /** The atoms, in global order. */
+    public List<Atom> atoms() { return atoms; }
+
+    /** The policy compiled in. */
+    public Policy policy() { return policy; }
+
+    @Override public int words() { return words; }
+
+    @Override public int refs() { return refs; }
+
+    @Override public void init(SessionState state) {
+        if (permissionSlot >= 0) {
+            ValueSet s = ValueSet.empty(policy.setCapacity);
+            for (String p : policy.permissions) s = s.withText(p);
+            state.refs[permissionSlot] = s;
+        }
+    }
+
+    @Override public int ground(Event event, SessionState state, long[] valuation, long[] unevaluable) {
+        Frame f = frames.get();
+        f.prepare(event, state);
+        int unev = 0;
+        try {
+            Pred[] ps = preds;
+            for (int g = 0; g < ps.length; g++) {
+                int v = ps[g].eval(f);
+                if (v == TRUE) valuation[g >>> 6] |= 1L << g;
+                else if (v == UNEV) {
+                    unev++;
+                    if (unevaluable != null) unevaluable[g >>> 6] |= 1L << g;
+                }
+            }
+        } finally {
+            f.release();
+        }
+        return unev;
+    }
+
+    /** Grounds without reporting which atoms were unevaluable. */
+    public int ground(Event event, SessionState state, long[] valuation) {
+        return ground(event, state, valuation, null);
+    }
+
+    @Override public void apply(Event e, long[] valuation, SessionState st) {
+        Frame f = frames.get();
+        f.prepare(e, st);
+        try {
+            applyCounters(f, e, st);
+            applyLatches(f, e, st);
+            applySets(f, e, st);
+            st.words[W_EVENTS]++;
+        } finally {
+            f.release();
+        }
+    }
+
+    private void applyCounters(Frame f, Event e, SessionState st) {
+        long[] w = st.words;
+        if (f.isCall) {
+            for (int i = 0; i < countTool.length; i++) if (f.tool(countTool[i])) w[countWord[i]]++;
+            for (int i = 0; i < runTool.length; i++) w[runWord[i]] = f.tool(runTool[i]) ? w[runWord[i]] + 1 : 0;
+            for (int i = 0; i < sumTool.length; i++) {
+                if (!f.tool(sumTool[i])) continue;
+                double v = Nodes.number(e.args().get(sumPath[i]));
+                if (!Double.isNaN(v)) w[sumWord[i]] = Double.doubleToRawLongBits(Double.longBitsToDouble(w[sumWord[i]]) + v);
+            }
+        }
+        for (int i = 0; i < counterWhich.length; i++) w[counterWord[i]] += Counter.contribution(e, counterWhich[i]);
+        for (int i = 0; i < sinceInner.length; i++) {
+            if (sinceInner[i].eval(f) == TRUE) w[sinceWord[i]] = w[W_EVENTS] + 1;
+        }
+    }
+
+    private void applyLatches(Frame f, Event e, SessionState st) {
+        for (int i = 0; i < latches.length; i++) {
+            Latch l = latches[i];
+            int pending = latchPending[i];
+            if (pending >= 0 && f.isCall && f.tool(latchTool[i])) {
+                st.refs[pending] = e.args().get(l.path); // remembered for the RETURN
+            }
+            if (e.kind() != l.kind) continue;
+            if (l.tool != null && !f.tool(latchTool[i])) continue;
+            if (l.kind == EventKind.RETURN && l.successOnly && e.error()) continue;
+            int slot = latchSlot[i];
+            if (l.action == Latch.Action.CLEAR) {
+                st.refs[slot] = null;
+                continue;
+            }
+            JsonNode v = latchValue(l, e, pending >= 0 ? (JsonNode) st.refs[pending] : null);
+            if (v == null) continue;
+            if (l.action == Latch.Action.SET) st.refs[slot] = v;
+            else {
+                Object cur = st.refs[slot];
+                ValueSet s = cur instanceof ValueSet vs ? vs : ValueSet.empty(policy.setCapacity);
+                if (cur instanceof JsonNode n) s = s.withText(Nodes.text(n).toString());
+                st.refs[slot] = s.withText(Nodes.text(v).toString());
+            }
+        }
+    }
+
+    private static JsonNode latchValue(Latch l, Event e, JsonNode pending) {
+        JsonNodeFactory nodes = JsonNodeFactory.instance;
+        return switch (l.source) {
+            case ARG -> {
+                JsonNode v = e.args().get(l.path);
+                yield v != null ? v : e.kind() == EventKind.RETURN ? pending : null;
+            }
+            case RESULT -> e.result() == null ? null : nodes.textNode(e.result());
+            case RESULT_FIELD -> {
+                if (e.result() == null) yield null;
+                try {
+                    JsonNode r = JSON.readTree(e.result());
+                    yield r instanceof ObjectNode o ? Args.of(o).get(l.path) : null;
+                } catch (IOException | RuntimeException ex) {
+                    yield null; // a result that is not JSON sets nothing
+                }
+            }
+            case TEXT -> e.text() == null ? null : nodes.textNode(e.text());
+            case SUBJECT -> e.subject() == null ? null : nodes.textNode(e.subject());
+            case CONSTANT -> nodes.textNode(l.constant);
+            case NONE -> null;
+        };
+    }
+
+    private void applySets(Frame f, Event e, SessionState st) {
+        EventKind k = e.kind();
+        if (consentSlot >= 0) {
+            if (k == EventKind.CONSENT) {
+                for (int i = 0; i < e.purposeCount(); i++) st.refs[consentSlot] = consent(st, e.subject(), e.purpose(i), e.granted());
+            } else if (f.isCall) {
+                Policy.ConsentTool ct = consentToolOf(f);
+                if (ct != null) {
+                    JsonNode subj = e.args().get(ct.subject());
+                    JsonNode purposes = e.args().get(ct.purposes());
+                    JsonNode granted = ct.granted() == null ? null : e.args().get(ct.granted());
+                    boolean grant = granted == null || !(granted.isBoolean() ? !granted.booleanValue()
+                            : "false".equalsIgnoreCase(granted.asText()) || "withdraw".equalsIgnoreCase(granted.asText()));
+                    String s = subj == null ? null : Nodes.text(subj).toString();
+                    if (purposes != null && purposes.isArray()) {
+                        for (JsonNode p : purposes) st.refs[consentSlot] = consent(st, s, Nodes.text(p).toString(), grant);
+                    } else if (purposes != null) {
+                        st.refs[consentSlot] = consent(st, s, Nodes.text(purposes).toString(), grant);
+                    }
+                }
+            }
+        }
+        if (erasedSlot >= 0) {
+            String subject = null;
+            if (k == EventKind.ERASURE) subject = e.subject();
+            else if (f.isCall) {
+                Args.Path p = erasureToolOf(f);
+                JsonNode v = p == null ? null : e.args().get(p);
+                if (v != null) subject = Nodes.text(v).toString();
+            }
+            if (subject != null && !subject.isBlank()) {
+                ValueSet s = st.refs[erasedSlot] instanceof ValueSet vs ? vs : ValueSet.empty(policy.setCapacity);
+                st.refs[erasedSlot] = s.withText(subject);
+            }
+        }
+        if (introducedSlot >= 0) {
+            if (k == EventKind.RETURN && e.result() != null) st.refs[introducedSlot] = remember(st.refs[introducedSlot], e.result(), f);
+            else if (k == EventKind.USER && e.text() != null) st.refs[namedSlot] = remember(st.refs[namedSlot], e.text(), f);
+        }
+    }
+
+    private ValueSet consent(SessionState st, String subject, String purpose, boolean grant) {
+        ValueSet s = st.refs[consentSlot] instanceof ValueSet vs ? vs : ValueSet.empty(policy.setCapacity);
+        long h = TextHash.pair(subject == null ? "" : subject, purpose);
+        return grant ? s.withHashes(new long[] {h}, 1) : s.without(h);
+    }
+
+    private ValueSet remember(Object cur, String text, Frame f) {
+        ValueSet s = cur instanceof ValueSet vs ? vs : ValueSet.empty(policy.setCapacity);
+        long[] hs = f.valueHashes;
+        int n = 0;
+        if (text.length() <= Identifiers.MAX_QUOTED) hs[n++] = TextHash.of(text);
+        n = Identifiers.scan(text, hs, n);
+        return s.withHashes(hs, n);
+    }
+
+    // ------------------------------------------------------------------ helpers used by nodes
+
+    int toolId(String folded) {
+        if (folded == null) return -1;
+        Integer id = toolIds.get(folded);
+        return id == null ? -1 : id;
+    }
+
+    private Policy.ConsentTool consentToolOf(Frame f) {
+        if (f.toolFull >= 0 && consentTools[f.toolFull] != null) return consentTools[f.toolFull];
+        return f.toolBare >= 0 ? consentTools[f.toolBare] : null;
+    }
+
+    private Args.Path erasureToolOf(Frame f) {
+        if (f.toolFull >= 0 && erasureTools[f.toolFull] != null) return erasureTools[f.toolFull];
+        return f.toolBare >= 0 ? erasureTools[f.toolBare] : null;
+    }
+
+    boolean consentCall(Frame f) { return f.isCall && consentToolOf(f) != null; }
+
+    boolean erasureCall(Frame f) { return f.isCall && erasureToolOf(f) != null; }
+
+    /** Categories of personal data in the event, as bits (built-in categories first, then the library's own). */
+    long categoriesOf(Frame f) {
+        Event e = f.e;
+        long m = 0;
+        for (int i = 0; i < e.categoryCount(); i++) {
+            Long b = categoryBits.get(e.category(i));
+            m |= b == null ? OTHER_CATEGORY : b;
+        }
+        if (!detectCategories) return m;
+        DataCategoryExtractor x = DataCategoryExtractor.INSTANCE;
+        if (f.isCall) {
+            Args a = e.args();
+            m |= mappedFields(f.toolFull, a);
+            if (f.toolBare != f.toolFull) m |= mappedFields(f.toolBare, a);
+            for (int i = 0; i < a.leafCount(); i++) {
+                JsonNode v = a.leafValue(i);
+                if (v.isTextual() && v.textValue().isBlank()) continue;
+                DataCategory hint = x.fieldHint(a.leafName(i));
+                if (hint != null) m |= hint.bit();
+                if (v.isTextual()) m |= x.mask(v.textValue(), f.sink);
+                else if (v.isIntegralNumber() && hint == null && Math.abs(v.doubleValue()) >= 1_000_000) {
+                    m |= x.mask(v.asText(), f.sink); // phone-, card- or id-sized numbers only: small ones are amounts
+                }
+            }
+        }
+        if (e.text() != null) m |= x.mask(e.text(), f.sink);
+        if (e.result() != null) m |= x.mask(e.result(), f.sink);
+        return m;
+    }
+
+    private long mappedFields(int id, Args a) {
+        if (id < 0 || toolFieldPaths[id] == null) return 0;
+        Args.Path[] ps = toolFieldPaths[id];
+        long m = 0;
+        for (int i = 0; i < ps.length; i++) if (a.get(ps[i]) != null) m |= toolFieldBits[id][i];
+        return m;
+    }
+
+    long purposesOf(Frame f) {
+        Event e = f.e;
+        long m = 0;
+        for (int i = 0; i < e.purposeCount(); i++) {
+            Long b = purposeBits.get(e.purpose(i));
+            m |= b == null ? OTHER_PURPOSE : b;
+        }
+        if (f.toolFull >= 0) m |= toolPurposeMask[f.toolFull];
+        if (f.toolBare >= 0) m |= toolPurposeMask[f.toolBare];
+        return m;
+    }
+
+    boolean excess(Frame f) {
+        long p = f.purposes();
+        if (p == 0) return false;
+        long need = 0;
+        for (int i = 0; i < necessaryPurpose.length; i++) if ((p & necessaryPurpose[i]) != 0) need |= necessaryMask[i];
+        return (f.categories() & ~need) != 0;
+    }
+
+    boolean consented(Frame f, String purpose) {
+        if (!(f.st.refs[consentSlot] instanceof ValueSet s) || s.isEmpty()) return false;
+        String subject = f.e.subject();
+        return (subject != null && s.contains(TextHash.pair(subject, purpose))) || s.contains(TextHash.pair("", purpose));
+    }
+
+    boolean consentedAll(Frame f) {
+        Event e = f.e;
+        for (int i = 0; i < e.purposeCount(); i++) if (!consented(f, e.purpose(i))) return false;
+        return boundConsented(f, f.toolFull) && boundConsented(f, f.toolBare);
+    }
+
+    private boolean boundConsented(Frame f, int id) {
+        if (id < 0 || toolPurposeNames[id] == null) return true;
+        for (String p : toolPurposeNames[id]) if (!consented(f, p)) return false;
+        return true;
+    }
+
+    boolean mentionsErased(Frame f) {
+        if (!(f.st.refs[erasedSlot] instanceof ValueSet s) || s.isEmpty()) return false;
+        Event e = f.e;
+        if (e.subject() != null && s.contains(e.subject())) return true;
+        Args a = e.args();
+        for (int i = 0; i < a.leafCount(); i++) {
+            JsonNode v = a.leafValue(i);
+            if (v.isTextual() && mentions(s, v.textValue())) return true;
+            if (!v.isTextual() && s.contains(Nodes.text(v))) return true;
+        }
+        return mentions(s, e.text()) || mentions(s, e.result());
+    }
+
+    private static boolean mentions(ValueSet s, String text) {
+        if (text == null) return false;
+        if (s.contains(text)) return true;
+        for (int i = 0; i < s.textCount(); i++) {
+            String t = s.text(i);
+            int n = t.length();
+            if (n == 0) continue;
+            for (int p = 0; p + n <= text.length(); p++) {
+                if (text.regionMatches(true, p, t, 0, n)) return true;
+            }
+        }
+        return false;
+    }
+
+    boolean flows(Frame f, CharSequence value, boolean untrusted) {
+        if (value == null) return false;
+        Object in = f.st.refs[introducedSlot];
+        if (!(in instanceof ValueSet introduced) || introduced.isEmpty()) return false;
+        ValueSet named = f.st.refs[namedSlot] instanceof ValueSet vs ? vs : ValueSet.EMPTY;
+        long[] hs = f.valueHashes;
+        int n = 0;
+        hs[n++] = TextHash.of(value);
+        n = Identifiers.scan(value, hs, n);
+        for (int i = 0; i < n; i++) {
+            if (introduced.contains(hs[i]) && !(untrusted && named.contains(hs[i]))) return true;
+        }
+        return false;
+    }
+
+    int sideEffect(Frame f, boolean requireUntrusted) {
+        if (!f.isCall) return FALSE;
+        Args.Path[] targets = f.toolFull >= 0 && sideEffectTargets[f.toolFull] != null ? sideEffectTargets[f.toolFull]
+                : f.toolBare >= 0 ? sideEffectTargets[f.toolBare] : null;
+        if (targets == null) return FALSE;
+        if (!requireUntrusted) return TRUE;
+        boolean missing = false;
+        for (Args.Path p : targets) {
+            JsonNode v = f.e.args().get(p);
+            if (v == null) {
+                missing = true;
+                continue;
+            }
+            if (flows(f, Nodes.text(v), true)) return TRUE;
+        }
+        return missing && targets.length == 1 ? UNEV : FALSE;
+    }
+
+    // ------------------------------------------------------------------ reporting (allocates)
+
+    /** The data categories the grounding finds in {@code event} (declared, mapped, hinted, detected), by name. */
+    public Set<String> categories(Event event) {
+        Frame f = new Frame(this);
+        f.prepare(event, null);
+        long m = categoriesOf(f);
+        Set<String> out = new LinkedHashSet<>();
+        for (DataCategory c : DataCategory.values()) if ((m & c.bit()) != 0) out.add(c.key());
+        categoryBits.forEach((k, b) -> { if ((m & b) != 0) out.add(k); });
+        if ((m & OTHER_CATEGORY) != 0) {
+            for (int i = 0; i < event.categoryCount(); i++) out.add(event.category(i));
+        }
+        return out;
+    }
+
+    /** Indices of the atoms set in a bit array (valuation or unevaluable), for reports. */
+    public static List<Integer> indices(long[] bits) {
+        List<Integer> out = new ArrayList<>();
+        BitSet b = BitSet.valueOf(bits);
+        for (int i = b.nextSetBit(0); i >= 0; i = b.nextSetBit(i + 1)) out.add(i);
+        return out;
+    }
+
+    /** Words a valuation array needs for this grounding's atoms. */
+    public int valuationWords() { return (preds.length + 63) >>> 6; }
+
+    /** The context keys the state keeps, with their slot in {@code refs}. */
+    public Map<String, Integer> contextSlots() { return ctxSlots; }
+
+    /** The value of context {@code key} in {@code state}: a JsonNode, a {@link ValueSet}, or null. */
+    public Object context(SessionState state, String key) {
+        Integer slot = ctxSlots.get(key.startsWith("ctx.") ? key.substring(4) : key);
+        return slot == null ? null : state.refs[slot];
+    }
+
+    // ------------------------------------------------------------------ serialisation of refs
+
+    @Override public void writeRefs(Object[] refs, DataOutput out) throws IOException {
+        out.writeInt(refs.length);
+        for (Object r : refs) {
+            if (r == null) out.writeByte(0);
+            else if (r instanceof ValueSet s) {
+                out.writeByte(1);
+                long[] hs = s.hashes();
+                out.writeInt(hs.length);
+                for (long h : hs) out.writeLong(h);
+                out.writeInt(s.textCount());
+                for (int i = 0; i < s.textCount(); i++) out.writeUTF(s.text(i));
+            } else if (r instanceof JsonNode n) {
+                out.writeByte(2);
+                byte[] b = JSON.writeValueAsBytes(n);
+                out.writeInt(b.length);
+                out.write(b);
+            } else {
+                throw new IOException("cannot serialise context value of " + r.getClass().getName());
+            }
+        }
+    }
+
+    @Override public void readRefs(DataInput in, Object[] refs) throws IOException {
+        int n = in.readInt();
+        if (n != refs.length) throw new IOException("context has " + n + " slots, this library keeps " + refs.length);
+        for (int i = 0; i < n; i++) {
+            int tag = in.readByte();
+            switch (tag) {
+                case 0 -> refs[i] = null;
+                case 1 -> {
+                    long[] hs = new long[in.readInt()];
+                    for (int k = 0; k < hs.length; k++) hs[k] = in.readLong();
+                    String[] ts = new String[in.readInt()];
+                    for (int k = 0; k < ts.length; k++) ts[k] = in.readUTF();
+                    refs[i] = ValueSet.restore(hs, ts, policy.setCapacity);
+                }
+                case 2 -> {
+                    byte[] b = new byte[in.readInt()];
+                    in.readFully(b);
+                    refs[i] = JSON.readTree(b);
+                }
+                default -> throw new IOException("unknown context tag " + tag);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ compiler
+
+    /** Turns atoms into nodes and lays out the session state. */
+    private static final class Compiler {
+        final Policy policy;
+        final List<Pred> preds = new ArrayList<>();
+        final List<Pattern> patterns = new ArrayList<>();
+        final Map<String, Integer> patternIds = new HashMap<>();
+        final Map<String, Integer> toolIds = new LinkedHashMap<>();
+        final List<int[]> countTool = new ArrayList<>();
+        final List<int[]> runTool = new ArrayList<>();
+        record SumSlot(int tool, Args.Path path, int word) {}
+        final List<SumSlot> sums = new ArrayList<>();
+        final List<int[]> counters = new ArrayList<>();
+        final List<Pred> sinceInner = new ArrayList<>();
+        final List<Integer> sinceWord = new ArrayList<>();
+        final Map<String, Integer> ctxSlots = new LinkedHashMap<>();
+        final Map<String, Long> categoryBits = new LinkedHashMap<>();
+        final Map<String, Long> purposeBits = new LinkedHashMap<>();
+        int words = 1; // W_EVENTS
+        int refs = 0;
+        boolean erased, consent, flow, categories;
+        private Atom current;
+
+        Compiler(Policy policy) {
+            this.policy = policy;
+            for (DataCategory c : DataCategory.values()) categoryBits.put(c.key(), c.bit());
+            policy.toolPurposes.keySet().forEach(this::tool);
+            policy.toolFieldCategories.keySet().forEach(this::tool);
+            policy.consentTools.keySet().forEach(this::tool);
+            policy.erasureTools.keySet().forEach(this::tool);
+            policy.sideEffects.keySet().forEach(this::tool);
+            for (Latch l : policy.latches) {
+                if (l.tool != null) tool(l.tool);
+                ctxSlot(l.key);
+            }
+            policy.necessary.forEach((p, cats) -> {
+                purposeBit(p);
+                cats.forEach(this::categoryBit);
+            });
+            policy.toolPurposes.values().forEach(ps -> ps.forEach(this::purposeBit));
+            policy.toolFieldCategories.values().forEach(m -> m.values().forEach(this::categoryBit));
+            if (!policy.permissions.isEmpty()) ctxSlot(PERMISSIONS);
+            if (!policy.consentTools.isEmpty()) consent = true;
+            if (!policy.erasureTools.isEmpty()) erased = true;
+        }
+
+        int tool(String name) {
+            String k = ToolName.fold(name);
+            Integer id = toolIds.get(k);
+            if (id == null) {
+                id = toolIds.size();
+                toolIds.put(k, id);
+            }
+            return id;
+        }
+
+        int ctxSlot(String key) {
+            String k = key.startsWith("ctx.") ? key.substring(4) : key;
+            Integer s = ctxSlots.get(k);
+            if (s == null) {
+                s = refs++;
+                ctxSlots.put(k, s);
+            }
+            return s;
+        }
+
+        long categoryBit(String name) {
+            String k = Policy.categoryKey(name);
+            Long b = categoryBits.get(k);
+            if (b == null) {
+                if (categoryBits.size() >= 63) throw new IllegalArgumentException("more than 63 data categories");
+                b = 1L << categoryBits.size();
+                categoryBits.put(k, b);
+            }
+            return b;
+        }
+
+        long purposeBit(String name) {
+            String k = Policy.norm(name);
+            Long b = purposeBits.get(k);
+            if (b == null) {
+                if (purposeBits.size() >= 63) throw new IllegalArgumentException("more than 63 purposes");
+                b = 1L << purposeBits.size();
+                purposeBits.put(k, b);
+            }
+            return b;
+        }
+
+        // ---- errors
+
+        private VocabularyException wrong(String problem) {
+            String name = current.name();
+            List<String> forms = Vocabulary.syntaxes(name);
+            return new VocabularyException(current, problem, forms.isEmpty() ? Vocabulary.allSyntaxes() : forms);
+        }
+
+        // ---- entry
+
+        Pred top(Atom a) {
+            Atom saved = current;
+            current = a;
+            try {
+                return atom(a);
+            } finally {
+                current = saved;
+            }
+        }
+
+        private Pred atom(Atom a) {
+            String name = a.name();
+            List<Term> args = a.args();
+            int n = args.size();
+            if (!Vocabulary.names().contains(name)) {
+                throw wrong("unknown atom name '" + name + "'");
+            }
+            Vocabulary.Form form = Vocabulary.form(name, n);
+            if (form == null) throw wrong("'" + name + "' does not take " + n + " argument" + (n == 1 ? "" : "s"));
+            if (form.type() == Vocabulary.Type.CONDITION && a.comparison() != null) {
+                throw wrong("'" + form.syntax() + "' is a condition and takes no comparison");
+            }
+            if (form.type() == Vocabulary.Type.NUMBER && a.comparison() == null) {
+                throw wrong("'" + name + "' is a number: compare it, e.g. " + form.syntax().replace("<op> n", "<= 3").replace("<op> bound", "> 100"));
+            }
+            if (form.type() == Vocabulary.Type.VALUE && a.comparison() == null && !name.equals("ctx")) {
+                throw wrong("'" + name + "' is a value: compare it, e.g. " + name + "(amount) > 100, or use arg_matches / arg_in");
+            }
+            switch (name) {
+                case "user": return new KindIs(EventKind.USER);
+                case "assistant": return new KindIs(EventKind.ASSISTANT);
+                case "return": return new KindIs(EventKind.RETURN);
+                case "erasure": return new KindIs(EventKind.ERASURE);
+                case "end": return new KindIs(EventKind.END);
+                case "call":
+                    if (n == 0) return new KindIs(EventKind.CALL);
+                    return new CallOf(tool(toolArg(args.get(0))), n == 2 ? pattern(args.get(1)) : -1);
+                case "consent":
+                    if (n == 0) return new KindIs(EventKind.CONSENT);
+                    consent = true;
+                    return new Consent(Policy.norm(nameArg(args.get(0), "purpose")));
+                case "returned": return new ReturnOf(tool(toolArg(args.get(0))), false);
+                case "failed": return new ReturnOf(tool(toolArg(args.get(0))), true);
+                case "arg": return compare(argValue(args, 0), a);
+                case "arg_matches": return new ArgMatches(argValue(args, n - 2), pattern(args.get(n - 1)));
+                case "arg_in": {
+                    List<Term> items = list(args.get(n - 1));
+                    List<String> texts = new ArrayList<>();
+                    List<Double> nums = new ArrayList<>();
+                    for (Term t : items) {
+                        String v = scalar(t);
+                        texts.add(v);
+                        double d = NumberText.parse(v);
+                        if (!Double.isNaN(d)) nums.add(d);
+                    }
+                    return new ArgIn(argValue(args, n - 2), texts.toArray(new String[0]),
+                            nums.stream().mapToDouble(Double::doubleValue).toArray());
+                }
+                case "path_within": {
+                    List<Term> items = list(args.get(n - 1));
+                    String[] prefixes = new String[items.size()];
+                    for (int i = 0; i < prefixes.length; i++) {
+                        String p = scalar(items.get(i));
+                        if (p.isBlank()) throw wrong("empty path prefix");
+                        prefixes[i] = Paths.normalise(p);
+                    }
+                    return new PathWithin(argValue(args, n - 2), prefixes);
+                }
+                case "len": {
+                    Term t = args.get(0);
+                    if (t instanceof Term.Call c && c.name().equals("arg") && (c.args().size() == 1 || c.args().size() == 2)) {
+                        return compare(new Length(argValue(c.args(), c.args().size() - 1), false), a);
+                    }
+                    if (t instanceof Term.Name nm && (nm.value().equals("result") || nm.value().equals("text"))) {
+                        return compare(new Length(null, nm.value().equals("result")), a);
+                    }
+                    throw wrong("len takes arg(f), arg(T, f), result or text, not '" + t + "'");
+                }
+                case "result_matches":
+                    return new TextMatches(EventKind.RETURN, n == 2 ? tool(toolArg(args.get(0))) : -1, pattern(args.get(n - 1)));
+                case "user_matches": return new TextMatches(EventKind.USER, -1, pattern(args.get(0)));
+                case "output_matches": return new TextMatches(EventKind.ASSISTANT, -1, pattern(args.get(0)));
+                case "ctx": {
+                    int slot = ctxSlot(keyArg(args.get(0)));
+                    if (a.comparison() == null) return new CtxHolds(slot);
+                    return compare(new CtxValue(slot), a);
+                }
+                case "arg_eq_ctx": return new ArgEqCtx(argValue(args, n - 2), ctxSlot(keyArg(args.get(n - 1))));
+                case "permission":
+                    return new InSet(ctxSlot(PERMISSIONS), TextHash.of(Policy.norm(nameArg(args.get(0), "permission"))));
+                case "flow":
+                case "untrusted":
+                    flow = true;
+                    return new Flow(argValue(args, n - 1), name.equals("untrusted"));
+                case "untrusted_target":
+                    flow = true;
+                    return new UntrustedTarget(true);
+                case "side_effect": return new UntrustedTarget(false);
+                case "category": {
+                    categories = true;
+                    return new Category(categoryBit(nameArg(args.get(0), "category")));
+                }
+                case "personal_data":
+                    categories = true;
+                    return new Category(~0L);
+                case "excess_data":
+                    categories = true;
+                    return new ExcessData();
+                case "purpose": return new Purpose(purposeBit(nameArg(args.get(0), "purpose")));
+                case "consented":
+                    consent = true;
+                    return new Consent(null);
+                case "mentions_erased":
+                    erased = true;
+                    return new MentionsErased();
+                case "count": {
+                    int w = words++;
+                    int t = tool(toolArg(args.get(0)));
+                    countTool.add(new int[] {t, w});
+                    return compare(new Count(t, w), a);
+                }
+                case "run": {
+                    int w = words++;
+                    int t = tool(toolArg(args.get(0)));
+                    runTool.add(new int[] {t, w});
+                    return compare(new Run(t, w), a);
+                }
+                case "sum": {
+                    int w = words++;
+                    int t = tool(toolArg(args.get(0)));
+                    Args.Path p = path(args.get(1));
+                    sums.add(new SumSlot(t, p, w));
+                    return compare(new Sum(t, p, w), a);
+                }
+                case "context_len": return compare(counter(Counter.CONTEXT), a);
+                case "output_chars": return compare(counter(Counter.OUTPUT), a);
+                case "tokens": return compare(counter(Counter.TOKENS), a);
+                case "depth": return compare(new Depth(), a);
+                case "since": {
+                    Term t = args.get(0);
+                    Atom inner;
+                    if (t instanceof Term.Call c) inner = new Atom(c.name(), c.args(), null, null, a.line(), a.column());
+                    else if (t instanceof Term.Name nm) inner = new Atom(nm.value(), List.of(), null, null, a.line(), a.column());
+                    else throw wrong("since takes a condition atom such as call(verify), not '" + t + "'");
+                    Vocabulary.Form f = Vocabulary.form(inner.name(), inner.args().size());
+                    if (f == null || f.type() != Vocabulary.Type.CONDITION && !inner.name().equals("ctx")) {
+                        throw wrong("since takes a condition atom such as call(verify); '" + inner.key() + "' is not one");
+                    }
+                    Pred p = atom(inner);
+                    int w = words++;
+                    sinceInner.add(p);
+                    sinceWord.add(w);
+                    return compare(new Since(p, w, W_EVENTS), a);
+                }
+                default:
+                    throw wrong("unknown atom name '" + name + "'");
+            }
+        }
+
+        private Counter counter(int which) {
+            for (int[] c : counters) if (c[0] == which) return new Counter(which, c[1]);
+            int w = words++;
+            counters.add(new int[] {which, w});
+            return new Counter(which, w);
+        }
+
+        private Pred compare(Source left, Atom a) {
+            int op = Nodes.op(a.comparison());
+            if (op < 0) throw wrong("unknown comparison '" + a.comparison() + "'; use < <= > >= == !=");
+            Term b = a.bound();
+            if (b instanceof Term.Num num) return new Compare(left, op, num.value(), null, -1);
+            if (b instanceof Term.Str s) {
+                double d = NumberText.parse(s.value());
+                if (op != EQ && op != NE) {
+                    if (Double.isNaN(d)) throw wrong("only == and != compare with text; \"" + s.value() + "\" is not a number");
+                    return new Compare(left, op, d, null, -1);
+                }
+                if (left instanceof NumberSource && Double.isNaN(d)) {
+                    throw wrong("a number cannot equal the text \"" + s.value() + "\"");
+                }
+                return new Compare(left, op, d, s.value(), -1);
+            }
+            if (b instanceof Term.Name nm && nm.value().startsWith("ctx.") && nm.value().length() > 4) {
+                return new Compare(left, op, Double.NaN, null, ctxSlot(nm.value().substring(4)));
+            }
+            if (b instanceof Term.Call c && c.name().equals("ctx") && c.args().size() == 1) {
+                return new Compare(left, op, Double.NaN, null, ctxSlot(keyArg(c.args().get(0))));
+            }
+            throw wrong("the bound '" + b + "' must be a number, a quoted string, ctx(key) or ctx.key");
+        }
+
+        private ArgValue argValue(List<Term> args, int fieldIndex) {
+            int t = fieldIndex == 1 ? tool(toolArg(args.get(0))) : -1;
+            return new ArgValue(t, path(args.get(fieldIndex)));
+        }
+
+        private String toolArg(Term t) {
+            String s = nameArg(t, "tool");
+            return ToolName.fold(s);
+        }
+
+        private String nameArg(Term t, String what) {
+            if (t instanceof Term.Name n) return n.value();
+            if (t instanceof Term.Str s && !s.value().isBlank()) return s.value();
+            throw wrong("expected a " + what + " name, found '" + t + "'");
+        }
+
+        private String keyArg(Term t) {
+            String k = nameArg(t, "context key");
+            return k.startsWith("ctx.") ? k.substring(4) : k;
+        }
+
+        private Args.Path path(Term t) {
+            String s = nameArg(t, "argument field");
+            try {
+                return Args.Path.of(s);
+            } catch (IllegalArgumentException e) {
+                throw wrong(e.getMessage());
+            }
+        }
+
+        private int pattern(Term t) {
+            if (!(t instanceof Term.Str s)) throw wrong("expected a quoted pattern, found '" + t + "'");
+            Integer id = patternIds.get(s.value());
+            if (id != null) return id;
+            try {
+                patterns.add(Pattern.compile(s.value()));
+            } catch (PatternSyntaxException e) {
+                throw wrong("invalid pattern \"" + s.value() + "\": " + e.getMessage());
+            }
+            patternIds.put(s.value(), patterns.size() - 1);
+            return patterns.size() - 1;
+        }
+
+        private List<Term> list(Term t) {
+            if (t instanceof Term.ListOf l) {
+                if (l.items().isEmpty()) throw wrong("the list is empty");
+                return l.items();
+            }
+            throw wrong("expected a list [a, b, ...], found '" + t + "'");
+        }
+
+        private String scalar(Term t) {
+            if (t instanceof Term.Str s) return s.value();
+            if (t instanceof Term.Num n) return n.text();
+            if (t instanceof Term.Name n) return n.value();
+            throw wrong("list items must be strings, numbers or names, found '" + t + "'");
+        }
+    }
+}

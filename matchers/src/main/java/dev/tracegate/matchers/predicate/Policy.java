@@ -1,0 +1,197 @@
+package dev.tracegate.matchers.predicate;
+
+import dev.tracegate.matchers.event.Args;
+import dev.tracegate.matchers.event.ToolName;
+import dev.tracegate.matchers.pii.DataCategory;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What a contract library says about its world beyond the formulas: context latches, the GDPR
+ * section (purposes, tool to purpose bindings, the categories each purpose needs, per-tool field to
+ * category maps, tools that record consent or erasure), side-effecting tools and their target
+ * arguments, permissions held from the start, and whether unevaluable atoms refuse. Built in code
+ * with {@link #builder()}; immutable.
+ */
+public final class Policy {
+    /** A policy with nothing declared (unevaluable atoms refuse). */
+    public static final Policy EMPTY = builder().build();
+
+    final List<Latch> latches;
+    final Map<String, Set<String>> necessary;          // purpose -> category keys
+    final Map<String, Set<String>> toolPurposes;       // folded tool -> purposes
+    final Map<String, Map<Args.Path, String>> toolFieldCategories; // folded tool -> path -> category key
+    final Map<String, ConsentTool> consentTools;       // folded tool -> fields
+    final Map<String, Args.Path> erasureTools;         // folded tool -> subject field
+    final Map<String, List<Args.Path>> sideEffects;    // folded tool -> target fields
+    final Set<String> permissions;
+    final boolean refuseUnevaluable;
+    final int setCapacity;
+
+    record ConsentTool(Args.Path subject, Args.Path purposes, Args.Path granted) {}
+
+    private Policy(Builder b) {
+        this.latches = List.copyOf(b.latches);
+        this.necessary = freeze(b.necessary);
+        this.toolPurposes = freeze(b.toolPurposes);
+        Map<String, Map<Args.Path, String>> tfc = new LinkedHashMap<>();
+        b.toolFieldCategories.forEach((k, v) -> tfc.put(k, Collections.unmodifiableMap(new LinkedHashMap<>(v))));
+        this.toolFieldCategories = Collections.unmodifiableMap(tfc);
+        this.consentTools = Collections.unmodifiableMap(new LinkedHashMap<>(b.consentTools));
+        this.erasureTools = Collections.unmodifiableMap(new LinkedHashMap<>(b.erasureTools));
+        Map<String, List<Args.Path>> se = new LinkedHashMap<>();
+        b.sideEffects.forEach((k, v) -> se.put(k, List.copyOf(v)));
+        this.sideEffects = Collections.unmodifiableMap(se);
+        this.permissions = Collections.unmodifiableSet(new LinkedHashSet<>(b.permissions));
+        this.refuseUnevaluable = b.refuseUnevaluable;
+        this.setCapacity = b.setCapacity;
+    }
+
+    private static Map<String, Set<String>> freeze(Map<String, Set<String>> m) {
+        Map<String, Set<String>> out = new LinkedHashMap<>();
+        m.forEach((k, v) -> out.put(k, Collections.unmodifiableSet(new LinkedHashSet<>(v))));
+        return Collections.unmodifiableMap(out);
+    }
+
+    public static Builder builder() { return new Builder(); }
+
+    /** True when an event whose atoms cannot all be evaluated is refused (the default: fail closed). */
+    public boolean refuseUnevaluable() { return refuseUnevaluable; }
+
+    /** Declared latches in order. */
+    public List<Latch> latches() { return latches; }
+
+    /** Declared purposes (with their necessary categories), lower-cased. */
+    public Set<String> purposes() { return necessary.keySet(); }
+
+    /** Categories that {@code purpose} needs (lower-cased keys); empty when undeclared. */
+    public Set<String> necessaryCategories(String purpose) {
+        Set<String> s = necessary.get(norm(purpose));
+        return s == null ? Set.of() : s;
+    }
+
+    /** Purposes a tool serves (from the bindings), for a tool name as events carry it. */
+    public Set<String> purposesOf(String tool) {
+        String k = ToolName.fold(tool);
+        Set<String> s = toolPurposes.get(k);
+        if (s == null) s = toolPurposes.get(ToolName.bare(k));
+        return s == null ? Set.of() : s;
+    }
+
+    /** Permissions every session holds from its start. */
+    public Set<String> permissions() { return permissions; }
+
+    static String norm(String s) { return s == null ? null : s.trim().toLowerCase(Locale.ROOT); }
+
+    /** Normalises a category name: built-in aliases ({@code card}, {@code dob}) map to their key. */
+    static String categoryKey(String s) {
+        DataCategory c = DataCategory.parse(s);
+        return c != null ? c.key() : norm(s);
+    }
+
+    /** Builds a {@link Policy}; every method returns this builder. */
+    public static final class Builder {
+        private final List<Latch> latches = new ArrayList<>();
+        private final Map<String, Set<String>> necessary = new LinkedHashMap<>();
+        private final Map<String, Set<String>> toolPurposes = new LinkedHashMap<>();
+        private final Map<String, Map<Args.Path, String>> toolFieldCategories = new LinkedHashMap<>();
+        private final Map<String, ConsentTool> consentTools = new LinkedHashMap<>();
+        private final Map<String, Args.Path> erasureTools = new LinkedHashMap<>();
+        private final Map<String, List<Args.Path>> sideEffects = new LinkedHashMap<>();
+        private final Set<String> permissions = new LinkedHashSet<>();
+        private boolean refuseUnevaluable = true;
+        private int setCapacity = ValueSet.DEFAULT_CAPACITY;
+
+        private Builder() {}
+
+        /** Adds a context latch; throws IllegalArgumentException when it names no key or no value. */
+        public Builder latch(Latch latch) {
+            latch.validate();
+            latches.add(latch);
+            return this;
+        }
+
+        /** Declares a purpose and the data categories it needs (names as in {@link DataCategory#key()} or custom). */
+        public Builder purpose(String purpose, String... necessaryCategories) {
+            Set<String> s = necessary.computeIfAbsent(requireName(purpose, "purpose"), k -> new LinkedHashSet<>());
+            for (String c : necessaryCategories) s.add(categoryKey(requireName(c, "category")));
+            return this;
+        }
+
+        /** Binds a tool to the purposes its calls serve (added to the event's own purposes). */
+        public Builder toolPurposes(String tool, String... purposes) {
+            Set<String> s = toolPurposes.computeIfAbsent(requireTool(tool), k -> new LinkedHashSet<>());
+            for (String p : purposes) s.add(requireName(p, "purpose"));
+            return this;
+        }
+
+        /** Says that argument {@code field} of {@code tool} holds data of {@code category}. */
+        public Builder fieldCategory(String tool, String field, String category) {
+            toolFieldCategories.computeIfAbsent(requireTool(tool), k -> new LinkedHashMap<>())
+                    .put(Args.Path.of(field), categoryKey(requireName(category, "category")));
+            return this;
+        }
+
+        /**
+         * Says that an accepted CALL of {@code tool} records consent: the subject is in argument
+         * {@code subjectField}, the purposes (a string or an array) in {@code purposeField}, and, if
+         * {@code grantedField} is not null, a boolean there says grant (true, the default) or withdraw.
+         */
+        public Builder consentTool(String tool, String subjectField, String purposeField, String grantedField) {
+            consentTools.put(requireTool(tool), new ConsentTool(Args.Path.of(subjectField), Args.Path.of(purposeField),
+                    grantedField == null ? null : Args.Path.of(grantedField)));
+            return this;
+        }
+
+        /** Says that an accepted CALL of {@code tool} is an erasure request for the subject in {@code subjectField}. */
+        public Builder erasureTool(String tool, String subjectField) {
+            erasureTools.put(requireTool(tool), Args.Path.of(subjectField));
+            return this;
+        }
+
+        /** Declares a side-effecting tool and the arguments that name its target (recipient, URL, account). */
+        public Builder sideEffecting(String tool, String... targetFields) {
+            List<Args.Path> l = sideEffects.computeIfAbsent(requireTool(tool), k -> new ArrayList<>());
+            for (String f : targetFields) l.add(Args.Path.of(f));
+            return this;
+        }
+
+        /** Permissions every session holds from its start. */
+        public Builder grant(String... permissions) {
+            for (String p : permissions) this.permissions.add(requireName(p, "permission"));
+            return this;
+        }
+
+        /** Whether an event with unevaluable atoms is refused (default true). */
+        public Builder refuseUnevaluable(boolean refuse) {
+            this.refuseUnevaluable = refuse;
+            return this;
+        }
+
+        /** Bound on each context set (erased subjects, consents, introduced values...); default 4096. */
+        public Builder setCapacity(int capacity) {
+            if (capacity < 1) throw new IllegalArgumentException("set capacity must be at least 1, was " + capacity);
+            this.setCapacity = capacity;
+            return this;
+        }
+
+        public Policy build() { return new Policy(this); }
+
+        private static String requireName(String s, String what) {
+            if (s == null || s.isBlank()) throw new IllegalArgumentException(what + " name must not be empty");
+            return norm(s);
+        }
+
+        private static String requireTool(String tool) {
+            if (tool == null || tool.isBlank()) throw new IllegalArgumentException("tool name must not be empty");
+            return ToolName.fold(tool);
+        }
+    }
+}

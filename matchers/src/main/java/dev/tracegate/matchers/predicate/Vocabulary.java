@@ -1,0 +1,120 @@
+package dev.tracegate.matchers.predicate;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The interaction-predicate vocabulary: every atom form a library may use, whether it is a
+ * condition or a number to compare, and what it means. {@code T} is a tool name, {@code f} an
+ * argument field (dotted for nested fields), {@code "re"} an RE2 pattern, {@code key} a context key.
+ */
+public final class Vocabulary {
+    /** Whether a form is a condition (true/false) or a number that must be compared. */
+    public enum Type {
+        /** Used as is: {@code call(search)}. */
+        CONDITION,
+        /** Compared with a bound: {@code count(search) <= 3}. */
+        NUMBER,
+        /** Either: {@code ctx(k)} holds, or {@code ctx(k) == "v"}. */
+        VALUE
+    }
+
+    /** One atom form. */
+    public record Form(String name, int arity, String syntax, Type type, String meaning) {}
+
+    private static final List<Form> FORMS = List.of(
+        new Form("user", 0, "user", Type.CONDITION, "the event is a USER message"),
+        new Form("assistant", 0, "assistant", Type.CONDITION, "the event is model output (ASSISTANT)"),
+        new Form("call", 0, "call", Type.CONDITION, "the event is a tool CALL"),
+        new Form("return", 0, "return", Type.CONDITION, "the event is a tool RETURN"),
+        new Form("consent", 0, "consent", Type.CONDITION, "the event is a CONSENT event or a call of a consent tool of the policy"),
+        new Form("erasure", 0, "erasure", Type.CONDITION, "the event is an ERASURE event or a call of an erasure tool of the policy"),
+        new Form("end", 0, "end", Type.CONDITION, "the event is the END of the session"),
+        new Form("call", 1, "call(T)", Type.CONDITION, "a CALL of tool T"),
+        new Form("call", 2, "call(T, \"re\")", Type.CONDITION, "a CALL of T whose arguments, as compact JSON, contain a match of re"),
+        new Form("returned", 1, "returned(T)", Type.CONDITION, "a successful RETURN of T"),
+        new Form("failed", 1, "failed(T)", Type.CONDITION, "a RETURN of T that reports an error"),
+        new Form("arg", 1, "arg(f) <op> bound", Type.VALUE, "argument f of the current CALL (false when absent)"),
+        new Form("arg", 2, "arg(T, f) <op> bound", Type.VALUE, "argument f of a CALL of T (unevaluable when absent)"),
+        new Form("arg_matches", 2, "arg_matches(f, \"re\")", Type.CONDITION, "argument f contains a match of re"),
+        new Form("arg_matches", 3, "arg_matches(T, f, \"re\")", Type.CONDITION, "argument f of a CALL of T contains a match of re"),
+        new Form("arg_in", 2, "arg_in(f, [v1, v2])", Type.CONDITION, "argument f equals one of the values"),
+        new Form("arg_in", 3, "arg_in(T, f, [v1, v2])", Type.CONDITION, "argument f of a CALL of T equals one of the values"),
+        new Form("path_within", 2, "path_within(f, [\"/srv/\", \"/tmp/\"])", Type.CONDITION, "argument f, a file path normalised (. and .. resolved), lies under one of the prefixes"),
+        new Form("path_within", 3, "path_within(T, f, [\"/srv/\"])", Type.CONDITION, "as path_within(f, ...) for CALLs of T"),
+        new Form("len", 1, "len(arg(f)) | len(arg(T, f)) | len(result) | len(text) <op> n", Type.NUMBER, "length in characters of a string, or number of elements of an array or object"),
+        new Form("result_matches", 1, "result_matches(\"re\")", Type.CONDITION, "a RETURN whose result contains a match of re"),
+        new Form("result_matches", 2, "result_matches(T, \"re\")", Type.CONDITION, "a RETURN of T whose result contains a match of re"),
+        new Form("user_matches", 1, "user_matches(\"re\")", Type.CONDITION, "a USER message containing a match of re"),
+        new Form("output_matches", 1, "output_matches(\"re\")", Type.CONDITION, "model output (ASSISTANT) containing a match of re"),
+        new Form("ctx", 1, "ctx(key) | ctx(key) <op> bound", Type.VALUE, "context key holds a value (or a non-empty set); compared: its value (a set: == tests membership, numbers compare its size)"),
+        new Form("arg_eq_ctx", 2, "arg_eq_ctx(f, key)", Type.CONDITION, "argument f equals the value of context key (or is in its set): Match"),
+        new Form("arg_eq_ctx", 3, "arg_eq_ctx(T, f, key)", Type.CONDITION, "as arg_eq_ctx(f, key) for CALLs of T"),
+        new Form("permission", 1, "permission(p)", Type.CONDITION, "permission p is held (policy grants, or latches adding to ctx key permissions)"),
+        new Form("flow", 1, "flow(f)", Type.CONDITION, "argument f carries a value that an earlier tool result introduced"),
+        new Form("flow", 2, "flow(T, f)", Type.CONDITION, "as flow(f) for CALLs of T"),
+        new Form("untrusted", 1, "untrusted(f)", Type.CONDITION, "argument f carries a value a tool result introduced and the user never named"),
+        new Form("untrusted", 2, "untrusted(T, f)", Type.CONDITION, "as untrusted(f) for CALLs of T"),
+        new Form("untrusted_target", 0, "untrusted_target", Type.CONDITION, "a CALL of a side-effecting tool of the policy whose target argument is untrusted"),
+        new Form("side_effect", 0, "side_effect", Type.CONDITION, "a CALL of a side-effecting tool of the policy"),
+        new Form("category", 1, "category(c)", Type.CONDITION, "data of category c is in the event (declared, field maps, field-name hints, detectors)"),
+        new Form("personal_data", 0, "personal_data", Type.CONDITION, "data of some category is in the event"),
+        new Form("excess_data", 0, "excess_data", Type.CONDITION, "the event has purposes and carries a category none of them needs (minimisation)"),
+        new Form("purpose", 1, "purpose(p)", Type.CONDITION, "the event is for purpose p (declared, or bound to its tool)"),
+        new Form("consent", 1, "consent(p)", Type.CONDITION, "the event's subject (or the session, for subject-less consent) has consent for purpose p"),
+        new Form("consented", 0, "consented", Type.CONDITION, "every purpose of the event has consent (true when it has none)"),
+        new Form("mentions_erased", 0, "mentions_erased", Type.CONDITION, "the event's subject, an argument, its text or result names a subject that asked for erasure"),
+        new Form("count", 1, "count(T) <op> n", Type.NUMBER, "CALLs of T in the session, the current one included"),
+        new Form("run", 1, "run(T) <op> n", Type.NUMBER, "consecutive CALLs of T ending at this event (other kinds do not break a run)"),
+        new Form("sum", 2, "sum(T, f) <op> n", Type.NUMBER, "running sum of argument f over CALLs of T, the current one included"),
+        new Form("context_len", 0, "context_len <op> n", Type.NUMBER, "characters of user text, model output and results so far, this event included"),
+        new Form("output_chars", 0, "output_chars <op> n", Type.NUMBER, "characters of model output so far, this event included"),
+        new Form("tokens", 0, "tokens <op> n", Type.NUMBER, "model tokens so far, this event included (declared per event, else characters / 4)"),
+        new Form("depth", 0, "depth <op> n", Type.NUMBER, "delegation depth of the event (0: top-level agent)"),
+        new Form("since", 1, "since(atom) <op> n", Type.NUMBER, "events since the condition atom last held (0: holds now; never: infinite)")
+    );
+
+    private Vocabulary() {}
+
+    /** All forms in documentation order. */
+    public static List<Form> forms() { return FORMS; }
+
+    /** Distinct atom names. */
+    public static Set<String> names() {
+        Set<String> s = new LinkedHashSet<>();
+        for (Form f : FORMS) s.add(f.name());
+        return s;
+    }
+
+    /** The syntaxes of the forms called {@code name} (empty when unknown). */
+    public static List<String> syntaxes(String name) {
+        List<String> out = new ArrayList<>();
+        for (Form f : FORMS) if (f.name().equals(name)) out.add(f.syntax());
+        return out;
+    }
+
+    /** One syntax per form, for "valid forms" lists. */
+    public static List<String> allSyntaxes() {
+        List<String> out = new ArrayList<>();
+        for (Form f : FORMS) out.add(f.syntax());
+        return out;
+    }
+
+    /** The form for {@code name} with {@code arity} arguments, or null. */
+    public static Form form(String name, int arity) {
+        for (Form f : FORMS) if (f.name().equals(name) && f.arity() == arity) return f;
+        return null;
+    }
+
+    /** The vocabulary as a Markdown table (for matchers/README.md). */
+    public static String markdown() {
+        StringBuilder b = new StringBuilder("| form | type | meaning |\n|---|---|---|\n");
+        for (Form f : FORMS) {
+            b.append("| `").append(f.syntax().replace("|", "\\|")).append("` | ").append(f.type().name().toLowerCase())
+                    .append(" | ").append(f.meaning()).append(" |\n");
+        }
+        return b.toString();
+    }
+}
