@@ -10,7 +10,8 @@ import java.util.TreeMap;
 /**
  * Graphviz DOT for an automaton: one node per state (id and verdict; double circle when accepting,
  * green or red fill for the permanently satisfied or violated sink), one edge per (state, target)
- * labelled with a sum of products over the atoms' keys that says which letters take it.
+ * labelled with a sum of products over the atoms' keys that says which letters take it (irredundant
+ * for table automata; one product per diagram path otherwise).
  */
 final class DfaDot {
     private DfaDot() {}
@@ -36,7 +37,7 @@ final class DfaDot {
         for (int s = 0; s < dfa.stateCount(); s++) {
             Map<Integer, List<String>> byTarget = new TreeMap<>();
             List<String> cube = new ArrayList<>();
-            if (dfa.isTable()) tableCubes(dfa, s, 0, 0, cube, byTarget);
+            if (dfa.isTable()) tableCubes(dfa, s, byTarget);
             else diagramCubes(dfa, dfa.root()[s], cube, byTarget);
             for (Map.Entry<Integer, List<String>> e : byTarget.entrySet()) {
                 out.append("  s").append(s).append(" -> s").append(e.getKey())
@@ -46,25 +47,93 @@ final class DfaDot {
         return out.append("}\n").toString();
     }
 
-    /** Splits on atoms in order until every letter left under the cube goes to the same target. */
-    private static void tableCubes(Dfa dfa, int s, int j, int fixed, List<String> cube, Map<Integer, List<String>> out) {
+    /**
+     * Table automata: per target, an irredundant sum of products of the letters that lead there
+     * (Minato-Morreale: cubes with !x, cubes with x, and cubes that need neither, recursively).
+     */
+    private static void tableCubes(Dfa dfa, int s, Map<Integer, List<String>> out) {
         int k = dfa.atomCount();
         int[] table = dfa.table();
-        int target = table[(s << k) | fixed];
-        boolean uniform = true;
-        for (int rest = 0; rest < 1 << (k - j) && uniform; rest++) {
-            uniform = table[(s << k) | fixed | (rest << j)] == target;
+        int letters = 1 << k;
+        for (int letter = 0; letter < letters; letter++) out.putIfAbsent(table[(s << k) | letter], new ArrayList<>());
+        for (Map.Entry<Integer, List<String>> e : out.entrySet()) {
+            boolean[] f = new boolean[letters];
+            for (int letter = 0; letter < letters; letter++) f[letter] = table[(s << k) | letter] == e.getKey();
+            for (int[] cube : isop(f, f, 0, k)) {
+                List<String> lits = new ArrayList<>();
+                for (int j = 0; j < k; j++) {
+                    if ((cube[0] >>> j & 1) != 0) lits.add(dfa.atoms().get(j).key());
+                    if ((cube[1] >>> j & 1) != 0) lits.add("!" + dfa.atoms().get(j).key());
+                }
+                e.getValue().add(product(lits));
+            }
         }
-        if (uniform) {
-            out.computeIfAbsent(target, t -> new ArrayList<>()).add(product(cube));
-            return;
+    }
+
+    /** Cubes {positive mask, negative mask} covering all of {@code lo} and nothing outside {@code up}. */
+    private static List<int[]> isop(boolean[] lo, boolean[] up, int j, int k) {
+        List<int[]> out = new ArrayList<>();
+        if (none(lo)) return out;
+        if (all(up)) {
+            out.add(new int[] {0, 0});
+            return out;
         }
-        String key = dfa.atoms().get(j).key();
-        cube.add("!" + key);
-        tableCubes(dfa, s, j + 1, fixed, cube, out);
-        cube.set(cube.size() - 1, key);
-        tableCubes(dfa, s, j + 1, fixed | (1 << j), cube, out);
-        cube.remove(cube.size() - 1);
+        while (j < k && !dependsOn(lo, j) && !dependsOn(up, j)) j++;
+        boolean[] lo0 = cofactor(lo, j, false), lo1 = cofactor(lo, j, true);
+        boolean[] up0 = cofactor(up, j, false), up1 = cofactor(up, j, true);
+        List<int[]> c0 = isop(andNot(lo0, up1), up0, j + 1, k);
+        List<int[]> c1 = isop(andNot(lo1, up0), up1, j + 1, k);
+        boolean[] rest = new boolean[lo.length];
+        boolean[] r0 = cover(c0, lo.length), r1 = cover(c1, lo.length);
+        for (int l = 0; l < lo.length; l++) rest[l] = (lo0[l] && !r0[l]) || (lo1[l] && !r1[l]);
+        boolean[] both = new boolean[lo.length];
+        for (int l = 0; l < lo.length; l++) both[l] = up0[l] && up1[l];
+        List<int[]> cs = isop(rest, both, j + 1, k);
+        for (int[] c : c0) out.add(new int[] {c[0], c[1] | 1 << j});
+        for (int[] c : c1) out.add(new int[] {c[0] | 1 << j, c[1]});
+        out.addAll(cs);
+        return out;
+    }
+
+    private static boolean none(boolean[] f) {
+        for (boolean b : f) if (b) return false;
+        return true;
+    }
+
+    private static boolean all(boolean[] f) {
+        for (boolean b : f) if (!b) return false;
+        return true;
+    }
+
+    private static boolean dependsOn(boolean[] f, int j) {
+        for (int l = 0; l < f.length; l++) if (f[l] != f[l ^ (1 << j)]) return true;
+        return false;
+    }
+
+    /** f with variable j fixed (the result no longer depends on j). */
+    private static boolean[] cofactor(boolean[] f, int j, boolean value) {
+        boolean[] g = new boolean[f.length];
+        for (int l = 0; l < f.length; l++) g[l] = f[value ? l | 1 << j : l & ~(1 << j)];
+        return g;
+    }
+
+    private static boolean[] andNot(boolean[] a, boolean[] b) {
+        boolean[] g = new boolean[a.length];
+        for (int l = 0; l < a.length; l++) g[l] = a[l] && !b[l];
+        return g;
+    }
+
+    private static boolean[] cover(List<int[]> cubes, int letters) {
+        boolean[] g = new boolean[letters];
+        for (int l = 0; l < letters; l++) {
+            for (int[] c : cubes) {
+                if ((l & c[0]) == c[0] && (l & c[1]) == 0) {
+                    g[l] = true;
+                    break;
+                }
+            }
+        }
+        return g;
     }
 
     private static void diagramCubes(Dfa dfa, int r, List<String> cube, Map<Integer, List<String>> out) {

@@ -173,7 +173,7 @@ final class Progression {
         int futureCol = Columns.of(formula, bad);
         Atom where = firstAtom(bad);
         String source = where != null && where.line() > 0
-                ? " (source line " + where.line() + ":" + where.column() + ")" : "";
+                ? " (its atom " + where.key() + " is at line " + where.line() + ":" + where.column() + " of the source)" : "";
         throw new CompileException("future operator " + futureOp + " at column " + futureCol
                 + " inside past operator " + pastSym + " at column " + pastCol + " of " + DfaCompiler.shorten(text)
                 + source + ": the operands of Y, O, H and S must be past-only. Rewrite so that the future "
@@ -479,6 +479,7 @@ final class Progression {
         int[] clause;
         int[] guard;
         int size;
+        Map<Integer, Integer> index; // clause -> slot, once the DNF is large
 
         Guarded(int capacity) {
             clause = new int[Math.max(capacity, 1)];
@@ -487,10 +488,23 @@ final class Progression {
 
         void put(int c, int g, Bdd bdd) {
             if (g == Bdd.FALSE) return;
-            for (int i = 0; i < size; i++) {
-                if (clause[i] == c) {
-                    guard[i] = bdd.or(guard[i], g);
+            if (index == null && size >= 16) {
+                index = new HashMap<>();
+                for (int i = 0; i < size; i++) index.put(clause[i], i);
+            }
+            if (index != null) {
+                Integer at = index.get(c);
+                if (at != null) {
+                    guard[at] = bdd.or(guard[at], g);
                     return;
+                }
+                index.put(c, size);
+            } else {
+                for (int i = 0; i < size; i++) {
+                    if (clause[i] == c) {
+                        guard[i] = bdd.or(guard[i], g);
+                        return;
+                    }
                 }
             }
             if (size == clause.length) {
@@ -531,7 +545,7 @@ final class Progression {
 
     /** Drops clauses where a subsuming clause is present (symbolically: conjoins the guard's complement). */
     private Guarded reduce(Guarded r) {
-        if (r.size < 2 || r.size > 256) return r;
+        if (r.size < 2 || r.size > 32) return r; // an optimisation only: leaves are reduced exactly
         boolean changed = false;
         for (int i = 0; i < r.size; i++) {
             for (int j = 0; j < r.size; j++) {
@@ -551,6 +565,7 @@ final class Progression {
             }
         }
         r.size = n;
+        r.index = null;
         return r;
     }
 
@@ -631,38 +646,56 @@ final class Progression {
         int m = stateMemory.get(s);
         Guarded next = new Guarded(0);
         for (int c : stateClauses.get(s)) next = gOr(next, expandClause(c, m));
-        int[] memBits = pastNext.get(m);
-        int[] ids = new int[next.size + memBits.length];
-        System.arraycopy(next.guard, 0, ids, 0, next.size);
-        System.arraycopy(memBits, 0, ids, next.size, memBits.length);
-        int[] succClauses = Arrays.copyOf(next.clause, next.size);
-        return build(ids, succClauses, new HashMap<>());
+        return build(Arrays.copyOf(next.guard, next.size), Arrays.copyOf(next.clause, next.size), pastNext.get(m),
+                new HashMap<>());
     }
 
-    private int build(int[] ids, int[] succClauses, Map<Ints, Integer> memo) {
+    /**
+     * The diagram of the successor as a function of the letter, splitting on the lowest atom any
+     * guard or memory bit still tests; clauses whose guard became false are dropped on the way.
+     */
+    private int build(int[] guards, int[] succClauses, int[] memBits, Map<Ints, Integer> memo) {
         if (++buildCalls > buildLimit) throw new Bdd.NodeLimit();
         int v = Bdd.TERMINAL_VAR;
-        for (int g : ids) v = Math.min(v, bdd.var(g));
-        if (v == Bdd.TERMINAL_VAR) return ~leaf(ids, succClauses);
-        Ints key = new Ints(ids);
-        Integer cached = memo.get(key);
-        if (cached != null) return cached;
-        int[] lo = new int[ids.length];
-        int[] hi = new int[ids.length];
-        for (int i = 0; i < ids.length; i++) {
-            lo[i] = bdd.cofactor(ids[i], v, false);
-            hi[i] = bdd.cofactor(ids[i], v, true);
+        for (int g : guards) v = Math.min(v, bdd.var(g));
+        for (int g : memBits) v = Math.min(v, bdd.var(g));
+        if (v == Bdd.TERMINAL_VAR) return ~leaf(guards, succClauses, memBits);
+        int[] key = new int[2 * guards.length + memBits.length];
+        for (int i = 0; i < guards.length; i++) {
+            key[2 * i] = succClauses[i];
+            key[2 * i + 1] = guards[i];
         }
-        int r = diagrams.mk(v, build(lo, succClauses, memo), build(hi, succClauses, memo));
-        memo.put(key, r);
+        System.arraycopy(memBits, 0, key, 2 * guards.length, memBits.length);
+        Ints k = new Ints(key);
+        Integer cached = memo.get(k);
+        if (cached != null) return cached;
+        int lo = branch(guards, succClauses, memBits, v, false, memo);
+        int hi = branch(guards, succClauses, memBits, v, true, memo);
+        int r = diagrams.mk(v, lo, hi);
+        memo.put(k, r);
         return r;
     }
 
-    private int leaf(int[] ids, int[] succClauses) {
-        int n = succClauses.length;
-        int[] present = new int[n];
-        int count = 0;
-        for (int i = 0; i < n; i++) if (ids[i] == Bdd.TRUE) present[count++] = succClauses[i];
+    private int branch(int[] guards, int[] succClauses, int[] memBits, int v, boolean value, Map<Ints, Integer> memo) {
+        int[] g = new int[guards.length];
+        int[] c = new int[guards.length];
+        int n = 0;
+        for (int i = 0; i < guards.length; i++) {
+            int x = bdd.cofactor(guards[i], v, value);
+            if (x != Bdd.FALSE) {
+                g[n] = x;
+                c[n++] = succClauses[i];
+            }
+        }
+        int[] mem = new int[memBits.length];
+        for (int i = 0; i < memBits.length; i++) mem[i] = bdd.cofactor(memBits[i], v, value);
+        return build(Arrays.copyOf(g, n), Arrays.copyOf(c, n), mem, memo);
+    }
+
+    private int leaf(int[] guards, int[] succClauses, int[] memBits) {
+        // Every guard left is TRUE here: false ones were dropped on the way down.
+        int[] present = succClauses;
+        int count = present.length;
         // Keep the minimal clauses only.
         int[] kept = new int[count];
         int k = 0;
@@ -676,7 +709,7 @@ final class Progression {
         int[] sorted = Arrays.copyOf(kept, k);
         Arrays.sort(sorted);
         int[] memory = new int[memWords];
-        for (int p = 0; p < ids.length - n; p++) if (ids[n + p] == Bdd.TRUE) setBit(memory, p);
+        for (int p = 0; p < memBits.length; p++) if (memBits[p] == Bdd.TRUE) setBit(memory, p);
         return internState(sorted, mask(memory, sorted));
     }
 

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The MONA oracle: writes an M2L-Str program stating that a compiled automaton accepts exactly the
  * nonempty strings whose first position satisfies the formula (translated to first-order logic over
- * positions, past operators included), runs {@code mona}, and returns either agreement or a
+ * positions, past operators included; the automaton's run is encoded with its states in binary), runs {@code mona}, and returns either agreement or a
  * distinguishing trace from MONA's counter-example.
  *
  * <p>MONA's M2L-Str gives odd answers on the empty string (first-order quantifiers over no
@@ -68,36 +68,43 @@ final class Mona {
         return b.toString();
     }
 
+    /**
+     * The run of the automaton, with states in binary: position p is in set Bi iff bit i of the state
+     * after reading the letters up to p is set (one-hot sets make MONA's projections explode).
+     */
     private static String automaton(Dfa dfa) {
         int n = dfa.stateCount();
         int k = dfa.atoms().size();
+        int bits = Math.max(1, 32 - Integer.numberOfLeadingZeros(n - 1));
         StringBuilder b = new StringBuilder("ex2 ");
-        for (int s = 0; s < n; s++) b.append(s == 0 ? "" : ", ").append("S").append(s);
-        b.append(":\n  (all1 p: ");
-        for (int s = 0; s < n; s++) b.append(s == 0 ? "" : " | ").append("p in S").append(s);
-        b.append(")\n");
-        for (int s = 0; s < n; s++) {
-            for (int t = s + 1; t < n; t++) b.append("  & (all1 p: ~(p in S").append(s).append(" & p in S").append(t).append("))\n");
-        }
-        b.append("  & (all1 p: p = 0 => (").append(moves(dfa, dfa.initialState(), "p", k)).append("))\n");
+        for (int i = 0; i < bits; i++) b.append(i == 0 ? "" : ", ").append("B").append(i);
+        b.append(":\n  (all1 p: p = 0 => (").append(moves(dfa, dfa.initialState(), "p", k, bits)).append("))\n");
         b.append("  & (all1 p: all1 q: q = p + 1 => (true");
-        for (int s = 0; s < n; s++) b.append("\n      & (p in S").append(s).append(" => (").append(moves(dfa, s, "q", k)).append("))");
+        for (int s = 0; s < n; s++) {
+            b.append("\n      & (").append(code(s, "p", bits)).append(" => (").append(moves(dfa, s, "q", k, bits)).append("))");
+        }
         b.append("))\n");
         b.append("  & (ex1 p: (all1 q: q <= p) & (false");
-        for (int s = 0; s < n; s++) if (dfa.accepting(s)) b.append(" | p in S").append(s);
+        for (int s = 0; s < n; s++) if (dfa.accepting(s)) b.append(" | ").append(code(s, "p", bits));
         b.append("))");
         return b.toString();
     }
 
-    /** For every letter read at position {@code pos}: the position lands in the successor's set. */
-    private static String moves(Dfa dfa, int s, String pos, int k) {
+    private static String code(int s, String pos, int bits) {
+        StringBuilder b = new StringBuilder("(true");
+        for (int i = 0; i < bits; i++) b.append(" & ").append(pos).append(((s >>> i) & 1) != 0 ? " in B" : " notin B").append(i);
+        return b.append(")").toString();
+    }
+
+    /** For every letter read at position {@code pos}: the position carries the successor's code. */
+    private static String moves(Dfa dfa, int s, String pos, int k, int bits) {
         List<String> parts = new ArrayList<>();
         for (long letter = 0; letter < 1L << k; letter++) {
             StringBuilder cube = new StringBuilder("(true");
             for (int j = 0; j < k; j++) {
                 cube.append(" & ").append(pos).append(((letter >>> j) & 1) != 0 ? " in A" : " notin A").append(j);
             }
-            parts.add(cube.append(" => ").append(pos).append(" in S").append(dfa.next(s, letter)).append(")").toString());
+            parts.add(cube.append(" => ").append(code(dfa.next(s, letter), pos, bits)).append(")").toString());
         }
         return String.join(" & ", parts);
     }
