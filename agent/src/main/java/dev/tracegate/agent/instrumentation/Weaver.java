@@ -61,7 +61,7 @@ public final class Weaver {
             AtomicLong count = matched.get(h.name());
             FrameworkPresence present = presence.get(h.name());
             for (HookPoint point : h.points()) {
-                builder = builder.type(point.types(), present)
+                builder = builder.type(new MarkerWatch(point.types(), h.marker(), present), present)
                         .transform(new AgentBuilder.Transformer.ForAdvice()
                                 .include(agentLoader)
                                 .withExceptionHandler(Advice.ExceptionHandler.Default.PRINTING)
@@ -77,11 +77,14 @@ public final class Weaver {
             if (matched.get(h.name()).get() > 0) {
                 continue;
             }
-            if (presence.get(h.name()).seen) {
+            if (h.points().isEmpty()) {
+                continue; // nothing configured, nothing to match
+            }
+            if (presence.get(h.name()).loaded) {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing although " + h.marker()
-                        + " is present: the framework version may have moved its methods; its calls were NOT supervised");
+                        + " was loaded: the framework version may have moved its methods; its calls were NOT supervised");
             } else {
-                AgentLog.warn("instrumentation " + h.name() + " matched nothing (" + h.marker() + " never seen: framework absent)");
+                AgentLog.warn("instrumentation " + h.name() + " matched nothing (" + h.marker() + " was never loaded)");
             }
         }
     }
@@ -99,7 +102,8 @@ public final class Weaver {
     static final class FrameworkPresence implements ElementMatcher<ClassLoader> {
         private final String resource;
         private final Map<ClassLoader, Boolean> cache = Collections.synchronizedMap(new WeakHashMap<>());
-        volatile boolean seen;
+        /** The marker class itself went past the type matchers (it was loaded, or retransformed on attach). */
+        volatile boolean loaded;
 
         FrameworkPresence(String markerClass) {
             this.resource = markerClass.replace('.', '/') + ".class";
@@ -114,11 +118,29 @@ public final class Weaver {
             if (known == null) {
                 known = loader.getResource(resource) != null;
                 cache.put(loader, known);
-                if (known) {
-                    seen = true;
-                }
             }
             return known;
+        }
+    }
+
+    /** A type matcher that notes when the framework's marker class itself is loaded. */
+    static final class MarkerWatch extends ElementMatcher.Junction.AbstractBase<TypeDescription> {
+        private final ElementMatcher<? super TypeDescription> delegate;
+        private final String marker;
+        private final FrameworkPresence presence;
+
+        MarkerWatch(ElementMatcher<? super TypeDescription> delegate, String marker, FrameworkPresence presence) {
+            this.delegate = delegate;
+            this.marker = marker;
+            this.presence = presence;
+        }
+
+        @Override
+        public boolean matches(TypeDescription target) {
+            if (!presence.loaded && target.getName().equals(marker)) {
+                presence.loaded = true;
+            }
+            return delegate.matches(target);
         }
     }
 

@@ -1,0 +1,613 @@
+package dev.tracegate.agent.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The agent's configuration, read once at start from a YAML file, {@code TRACEGATE_*} environment
+ * variables, {@code -Dtracegate.*} system properties and the agent argument string, each overriding the
+ * one before; every key, its type, default and an example are in {@code agent/CONFIG.md}.
+ *
+ * <p>Immutable and thread-safe. A value that cannot be used (unknown key, wrong type, bad duration or
+ * choice) stops {@link #load} with a {@link ConfigException} naming its source.
+ */
+public final class AgentConfig {
+    /** System properties {@code -Dtracegate.<key>} override the file and the environment. */
+    public static final String PROPERTY_PREFIX = "tracegate.";
+    /** Environment variables {@code TRACEGATE_<KEY>} ('.' and '-' as '_') override the file. */
+    public static final String ENV_PREFIX = "TRACEGATE_";
+    /** The key that names the YAML file: agent argument {@code config=}, {@code -Dtracegate.config}, {@code TRACEGATE_CONFIG}. */
+    public static final String CONFIG_KEY = "config";
+
+    private final Path configFile;
+    private final List<String> libraries;
+    private final Mode mode;
+    private final FailPolicy fail;
+    private final BlockStyle blockStyle;
+    private final Path auditPath;
+    private final PersonalData auditPersonalData;
+    private final String auditHmacKey;
+    private final int auditQueueSize;
+    private final OnFull auditOnFull;
+    private final Duration auditMaxBlock;
+    private final int sessionsMax;
+    private final Duration sessionsIdleTimeout;
+    private final int engineMaxStates;
+    private final String escalateApprover;
+    private final Duration escalateTimeout;
+    private final Map<String, String> redirect;
+    private final Map<String, Boolean> instrumentations;
+    private final List<ConfiguredMethod> configuredMethods;
+    private final Duration hotReload;   // ZERO: off
+    private final boolean debug;
+    private final boolean metricsJmx;
+    private final Map<String, String> extras;
+    private final Map<String, Setting> settings;
+
+    /** One effective value: what it is and where it came from. */
+    private static final class Setting {
+        final Object value;
+        final String shown;
+        final Source source;
+
+        Setting(Object value, String shown, Source source) {
+            this.value = value;
+            this.shown = shown;
+            this.source = source;
+        }
+    }
+
+    private AgentConfig(Path configFile, Map<String, Setting> s, Set<String> extraKeys) {
+        this.configFile = configFile;
+        this.settings = Collections.unmodifiableMap(new LinkedHashMap<>(s));
+        this.libraries = list(s, "libraries");
+        this.mode = (Mode) s.get("mode").value;
+        this.fail = (FailPolicy) s.get("fail").value;
+        this.blockStyle = (BlockStyle) s.get("block.style").value;
+        this.auditPath = (Path) s.get("audit.path").value;
+        this.auditPersonalData = (PersonalData) s.get("audit.personal-data").value;
+        this.auditHmacKey = s.containsKey("audit.hmac-key") ? (String) s.get("audit.hmac-key").value : null;
+        this.auditQueueSize = (int) (long) (Long) s.get("audit.queue-size").value;
+        this.auditOnFull = (OnFull) s.get("audit.on-full").value;
+        this.auditMaxBlock = (Duration) s.get("audit.max-block").value;
+        this.sessionsMax = (int) (long) (Long) s.get("sessions.max").value;
+        this.sessionsIdleTimeout = (Duration) s.get("sessions.idle-timeout").value;
+        this.engineMaxStates = (int) (long) (Long) s.get("engine.max-states").value;
+        this.escalateApprover = s.containsKey("escalate.approver") ? (String) s.get("escalate.approver").value : null;
+        this.escalateTimeout = (Duration) s.get("escalate.timeout").value;
+        @SuppressWarnings("unchecked") Map<String, String> r = (Map<String, String>) s.get("redirect").value;
+        this.redirect = r;
+        Map<String, Boolean> inst = new LinkedHashMap<>();
+        for (String i : ConfigKey.INSTRUMENTATIONS) inst.put(i, (Boolean) s.get("instrumentations." + i + ".enabled").value);
+        this.instrumentations = Collections.unmodifiableMap(inst);
+        @SuppressWarnings("unchecked") List<ConfiguredMethod> m = (List<ConfiguredMethod>) s.get("configured-methods").value;
+        this.configuredMethods = m;
+        this.hotReload = (Duration) s.get("hot-reload").value;
+        this.debug = (Boolean) s.get("debug").value;
+        this.metricsJmx = (Boolean) s.get("metrics.jmx").value;
+        Map<String, String> x = new LinkedHashMap<>();
+        for (String k : extraKeys) if (s.containsKey(k)) x.put(k, (String) s.get(k).value);
+        this.extras = Collections.unmodifiableMap(x);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> list(Map<String, Setting> s, String key) {
+        return (List<String>) s.get(key).value;
+    }
+
+    // ------------------------------------------------------------------ loading
+
+    /** The configuration with every key at its default (no file, no overrides). */
+    public static AgentConfig defaults() {
+        return load(null, Map.of(), Map.of(), Set.of());
+    }
+
+    /** Loads from the agent argument string, this process's environment and system properties. */
+    public static AgentConfig load(String agentArguments) {
+        Map<String, String> props = new TreeMap<>();
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith(PROPERTY_PREFIX)) props.put(name, System.getProperty(name));
+        }
+        return load(agentArguments, System.getenv(), props, Set.of());
+    }
+
+    /**
+     * Loads from the given sources.
+     *
+     * @param agentArguments {@code key=value,key=value} (lists inside a value separated by ';'), or null
+     * @param environment environment variables (only {@code TRACEGATE_*} ones are read)
+     * @param properties system properties (only {@code tracegate.*} ones are read)
+     * @param extraKeys further keys that other parts of the agent read as free text (see {@link #extra})
+     */
+    public static AgentConfig load(String agentArguments, Map<String, String> environment, Map<String, String> properties,
+                                   Set<String> extraKeys) {
+        return new Loader(extraKeys).load(agentArguments, environment, properties);
+    }
+
+    private static final class Loader {
+        private final Map<String, ConfigKey> keys = new LinkedHashMap<>(ConfigKey.ALL);
+        private final Map<String, String> byEnvName = new TreeMap<>();
+        private final Map<String, Setting> values = new LinkedHashMap<>();
+        private final Set<String> extraKeys;
+
+        Loader(Set<String> extraKeys) {
+            this.extraKeys = extraKeys;
+            for (String x : extraKeys) {
+                if (keys.containsKey(x) || x.equals(CONFIG_KEY)) {
+                    throw new IllegalArgumentException("extra key '" + x + "' is already a configuration key");
+                }
+                keys.put(x, ConfigKey.extra(x));
+            }
+            for (String k : keys.keySet()) byEnvName.put(Source.envName(k), k);
+        }
+
+        AgentConfig load(String agentArguments, Map<String, String> env, Map<String, String> props) {
+            Map<String, String> args = parseArguments(agentArguments);
+            for (ConfigKey k : keys.values()) {
+                if (k.defaultText != null) put(k, Raw.scalar(Source.DEFAULT, k.defaultText));
+            }
+            Path file = null;
+            Source fileFrom = null;
+            if (args.containsKey(CONFIG_KEY)) {
+                file = path(args.get(CONFIG_KEY), fileFrom = Source.argument(CONFIG_KEY));
+            } else if (props.containsKey(PROPERTY_PREFIX + CONFIG_KEY)) {
+                file = path(props.get(PROPERTY_PREFIX + CONFIG_KEY), fileFrom = Source.property(CONFIG_KEY));
+            } else if (env.containsKey(ENV_PREFIX + "CONFIG")) {
+                file = path(env.get(ENV_PREFIX + "CONFIG"), fileFrom = Source.environment(CONFIG_KEY));
+            }
+            if (file != null) readFile(file, fileFrom);
+
+            for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
+                String name = e.getKey();
+                if (!name.startsWith(ENV_PREFIX) || name.equals(ENV_PREFIX + "CONFIG")) continue;
+                String key = byEnvName.get(name);
+                Source at = Source.environmentVariable(name);
+                if (key == null) throw unknown(at, name, byEnvName.keySet(), name);
+                put(keys.get(key), Raw.scalar(at, e.getValue().trim()));
+            }
+            for (Map.Entry<String, String> e : new TreeMap<>(props).entrySet()) {
+                String name = e.getKey();
+                if (!name.startsWith(PROPERTY_PREFIX) || name.equals(PROPERTY_PREFIX + CONFIG_KEY)) continue;
+                String key = name.substring(PROPERTY_PREFIX.length());
+                Source at = Source.property(key);
+                if (!keys.containsKey(key)) throw unknown(at, key, keys.keySet(), at.spell(key));
+                put(keys.get(key), Raw.scalar(at, e.getValue().trim()));
+            }
+            for (Map.Entry<String, String> e : args.entrySet()) {
+                String key = e.getKey();
+                if (key.equals(CONFIG_KEY)) continue;
+                Source at = Source.argument(key);
+                if (!keys.containsKey(key)) throw unknown(at, key, keys.keySet(), key);
+                put(keys.get(key), Raw.scalar(at, e.getValue()));
+            }
+            return new AgentConfig(file, values, extraKeys);
+        }
+
+        private static Path path(String text, Source from) {
+            try {
+                return Path.of(text.trim());
+            } catch (InvalidPathException e) {
+                throw new ConfigException(from.text, CONFIG_KEY, "'" + text + "' is not a file path (" + e.getReason()
+                        + "). Name the YAML configuration file, e.g. " + from.example(CONFIG_KEY, "/etc/tracegate/tracegate.yaml") + ".");
+            }
+        }
+
+        private static Map<String, String> parseArguments(String arguments) {
+            Map<String, String> out = new LinkedHashMap<>();
+            if (arguments == null || arguments.isBlank()) return out;
+            for (String piece : arguments.split(",")) {
+                if (piece.isBlank()) continue;
+                int eq = piece.indexOf('=');
+                if (eq <= 0) {
+                    throw new ConfigException("agent arguments", null, "'" + piece.trim() + "' is not key=value. Write e.g. "
+                            + "-javaagent:tracegate-agent.jar=config=/etc/tracegate.yaml,mode=shadow (separate list items inside a value with ';').");
+                }
+                String key = piece.substring(0, eq).trim();
+                if (out.containsKey(key)) {
+                    throw new ConfigException("agent arguments", key, "the key '" + key + "' is given twice. Keep one of them.");
+                }
+                out.put(key, piece.substring(eq + 1).trim());
+            }
+            return out;
+        }
+
+        private void readFile(Path file, Source from) {
+            Raw root;
+            try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                root = YamlFile.read(file.toString(), in);
+            } catch (IOException e) {
+                throw new ConfigException(from.text, CONFIG_KEY, "cannot read the configuration file " + file + " (" + e
+                        + "). Fix the path, or remove " + from.spell(CONFIG_KEY) + " to run on defaults and overrides only.");
+            }
+            if (root != null) walk(root, "");
+        }
+
+        /** Flattens nested mappings into dotted keys until a key of the schema is reached. */
+        private void walk(Raw mapping, String prefix) {
+            for (Map.Entry<String, Raw> e : mapping.fields.entrySet()) {
+                String key = prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey();
+                Source keyAt = mapping.keySources.get(e.getKey());
+                Raw v = e.getValue();
+                if (key.equals(CONFIG_KEY)) {
+                    throw new ConfigException(keyAt.text, CONFIG_KEY, "'config' names this file and cannot be set inside it. Remove the line.");
+                }
+                ConfigKey k = keys.get(key);
+                if (k != null) {
+                    put(k, v);
+                } else if (isGroup(key)) {
+                    if (v.fields != null) {
+                        walk(v, key);
+                    } else if (!v.isNull()) {
+                        List<String> members = new ArrayList<>();
+                        for (String name : keys.keySet()) if (name.startsWith(key + ".")) members.add(name.substring(key.length() + 1));
+                        throw new ConfigException(v.source.text, key, "'" + key + "' is a group of keys (" + String.join(", ", members)
+                                + "), not a value, but it is given " + v.shown() + ". Write its keys indented below it, e.g. '"
+                                + key + ":' and on the next line '  " + members.get(0) + ": " + keys.get(key + "." + members.get(0)).example + "'.");
+                    }
+                } else {
+                    throw unknown(keyAt, key, keys.keySet(), key);
+                }
+            }
+        }
+
+        private boolean isGroup(String key) {
+            for (String k : keys.keySet()) if (k.startsWith(key + ".")) return true;
+            return false;
+        }
+
+        private ConfigException unknown(Source at, String key, Collection<String> candidates, String spelled) {
+            String near = nearest(at.kind == Source.Kind.ENVIRONMENT ? spelled : key, candidates);
+            StringBuilder m = new StringBuilder("unknown key '").append(spelled).append("'.");
+            if (near != null) {
+                m.append(" Did you mean '").append(at.kind == Source.Kind.ENVIRONMENT ? near : at.spell(near)).append("'?");
+            }
+            m.append(" Every key is listed in agent/CONFIG.md.");
+            return new ConfigException(at.text, key, m.toString());
+        }
+
+        private void put(ConfigKey k, Raw r) {
+            Setting s = convert(k, r);
+            if (s != null) values.put(k.name, s);
+        }
+
+        // -------------------------------------------------------------- types
+
+        private Setting convert(ConfigKey k, Raw r) {
+            if (r.isNull()) return null;   // "key:" with nothing keeps the value from before
+            switch (k.type) {
+                case TEXT: {
+                    String t = scalar(k, r);
+                    if (t.isBlank()) throw wrong(k, r, null);
+                    return new Setting(t, k.secret ? "(set)" : t, r.source);
+                }
+                case PATH: {
+                    String t = scalar(k, r);
+                    try {
+                        if (t.isBlank()) throw wrong(k, r, null);
+                        Path p = Path.of(t);
+                        return new Setting(p, t, r.source);
+                    } catch (InvalidPathException e) {
+                        throw wrong(k, r, null);
+                    }
+                }
+                case SWITCH: {
+                    Boolean b = bool(scalar(k, r));
+                    if (b == null) throw wrong(k, r, null);
+                    return new Setting(b, b.toString(), r.source);
+                }
+                case COUNT: {
+                    String t = scalar(k, r).replace("_", "");
+                    long n;
+                    try {
+                        n = Long.parseLong(t);
+                    } catch (NumberFormatException e) {
+                        throw wrong(k, r, null);
+                    }
+                    if (n < k.min || n > k.max) throw wrong(k, r, null);
+                    return new Setting(n, Long.toString(n), r.source);
+                }
+                case DURATION: {
+                    Duration d = duration(k, r);
+                    return new Setting(d, DurationText.format(d), r.source);
+                }
+                case CHOICE: {
+                    String t = scalar(k, r).trim();
+                    for (Enum<?> c : k.choices) {
+                        if (ConfigKey.wire(c).equalsIgnoreCase(t) || c.name().equalsIgnoreCase(t)) return new Setting(c, ConfigKey.wire(c), r.source);
+                    }
+                    List<String> names = new ArrayList<>();
+                    for (Enum<?> c : k.choices) names.add(ConfigKey.wire(c));
+                    throw wrong(k, r, nearest(t.toLowerCase(Locale.ROOT), names));
+                }
+                case LIST: {
+                    List<String> items = new ArrayList<>();
+                    if (r.items != null) {
+                        for (Raw item : r.items) {
+                            if (!item.isScalar() || item.text.isBlank()) throw wrong(k, item, null);
+                            items.add(item.text.trim());
+                        }
+                    } else {
+                        for (String part : scalar(k, r).split("[,;]")) if (!part.isBlank()) items.add(part.trim());
+                    }
+                    List<String> l = Collections.unmodifiableList(items);
+                    return new Setting(l, l.toString(), r.source);
+                }
+                case MAPPING: {
+                    Map<String, String> m = new LinkedHashMap<>();
+                    if (r.fields != null) {
+                        for (Map.Entry<String, Raw> e : r.fields.entrySet()) {
+                            Raw v = e.getValue();
+                            if (!v.isScalar() || v.text.isBlank()) throw wrong(k, v, null);
+                            m.put(e.getKey().trim(), v.text.trim());
+                        }
+                    } else {
+                        for (String pair : scalar(k, r).split("[,;]")) {
+                            if (pair.isBlank()) continue;
+                            int colon = pair.indexOf(':');
+                            if (colon <= 0 || colon == pair.length() - 1) throw wrong(k, r, null);
+                            m.put(pair.substring(0, colon).trim(), pair.substring(colon + 1).trim());
+                        }
+                    }
+                    Map<String, String> u = Collections.unmodifiableMap(m);
+                    return new Setting(u, u.toString(), r.source);
+                }
+                case METHODS:
+                    return methods(k, r);
+                case SWITCH_OR_DURATION: {
+                    String t = scalar(k, r);
+                    Boolean b = bool(t);
+                    if (b != null) {
+                        Duration d = b ? Duration.ofSeconds(2) : Duration.ZERO;
+                        return new Setting(d, b ? "true (every 2s)" : "false", r.source);
+                    }
+                    Duration d = DurationText.parse(t);
+                    if (d == null || d.toNanos() < k.min || d.toNanos() > k.max) throw wrong(k, r, null);
+                    return new Setting(d, "true (every " + DurationText.format(d) + ")", r.source);
+                }
+                default:
+                    throw new IllegalStateException(k.type.toString());
+            }
+        }
+
+        private static Boolean bool(String t) {
+            String s = t.trim();
+            if (s.equalsIgnoreCase("true")) return Boolean.TRUE;
+            if (s.equalsIgnoreCase("false")) return Boolean.FALSE;
+            return null;
+        }
+
+        private Duration duration(ConfigKey k, Raw r) {
+            String t = scalar(k, r);
+            Duration d;
+            try {
+                d = DurationText.parse(t);
+            } catch (ArithmeticException e) {
+                d = null;
+            }
+            if (d == null || d.compareTo(Duration.ofNanos(k.min)) < 0 || d.compareTo(Duration.ofNanos(k.max)) > 0) throw wrong(k, r, null);
+            return d;
+        }
+
+        private String scalar(ConfigKey k, Raw r) {
+            if (!r.isScalar()) throw wrong(k, r, null);
+            return r.text;
+        }
+
+        private ConfigException wrong(ConfigKey k, Raw r, String suggestion) {
+            String shown = k.secret ? "a value that cannot be used" : r.shown();
+            StringBuilder m = new StringBuilder().append(k.name).append(" must be ").append(k.what()).append(", got ").append(shown).append('.');
+            if (suggestion != null) m.append(" Did you mean '").append(suggestion).append("'?");
+            String example = suggestion != null ? suggestion : k.example;
+            if (r.source.kind == Source.Kind.FILE && (k.type == ConfigKey.Type.LIST)) example = "[" + example + "]";
+            if (r.source.kind == Source.Kind.FILE && (k.type == ConfigKey.Type.MAPPING)) example = "{" + example + "}";
+            if (r.source.kind != Source.Kind.FILE && k.type == ConfigKey.Type.MAPPING) example = example.replace(": ", ":");
+            m.append(" Write e.g. ").append(r.source.example(k.name, example)).append('.');
+            return new ConfigException(r.source.text, k.name, m.toString());
+        }
+
+        // -------------------------------------------------------------- configured methods
+
+        private static final List<String> METHOD_FIELDS = List.of("class", "method", "kind", "tool-name", "args-param",
+                "session-param", "subject-param", "purpose-param", "granted-param");
+
+        private Setting methods(ConfigKey k, Raw r) {
+            if (r.source.kind == Source.Kind.DEFAULT) return new Setting(List.of(), "[]", r.source);
+            if (r.source.kind != Source.Kind.FILE) {
+                throw new ConfigException(r.source.text, k.name, "configured-methods can only be set in the configuration file, as a list of mappings"
+                        + " (class, method, kind, ...). Move it to the YAML file; CONFIG.md shows an example.");
+            }
+            if (r.items == null) {
+                throw new ConfigException(r.source.text, k.name, "configured-methods must be a list of mappings, got " + r.shown()
+                        + ". Write each method as an item starting with '- class: com.acme.Shop' (see CONFIG.md).");
+            }
+            List<ConfiguredMethod> out = new ArrayList<>();
+            for (Raw item : r.items) {
+                if (item.fields == null) {
+                    throw new ConfigException(item.source.text, k.name, "each configured method must be a mapping, got " + item.shown()
+                            + ". Write e.g. '- {class: com.acme.Shop, method: checkout, kind: tool}'.");
+                }
+                Map<String, String> f = new LinkedHashMap<>();
+                for (Map.Entry<String, Raw> e : item.fields.entrySet()) {
+                    String name = e.getKey();
+                    Source at = item.keySources.get(name);
+                    if (!METHOD_FIELDS.contains(name)) {
+                        String near = nearest(name, METHOD_FIELDS);
+                        throw new ConfigException(at.text, k.name, "unknown field '" + name + "' in a configured method."
+                                + (near != null ? " Did you mean '" + near + "'?" : "") + " The fields are " + String.join(", ", METHOD_FIELDS) + ".");
+                    }
+                    Raw v = e.getValue();
+                    if (!v.isScalar() || v.text.isBlank()) {
+                        throw new ConfigException(v.source.text, k.name, "the field '" + name + "' of a configured method must be a text or a number, got "
+                                + v.shown() + ". Write e.g. '" + name + ": " + (name.endsWith("-param") ? "0" : "checkout") + "'.");
+                    }
+                    f.put(name, v.text.trim());
+                }
+                for (String required : List.of("class", "method", "kind")) {
+                    if (!f.containsKey(required)) {
+                        throw new ConfigException(item.source.text, k.name, "this configured method has no '" + required
+                                + "'. Every method needs class, method and kind (tool, consent or erasure).");
+                    }
+                }
+                ConfiguredMethod.Kind kind = null;
+                for (ConfiguredMethod.Kind c : ConfiguredMethod.Kind.values()) if (ConfigKey.wire(c).equalsIgnoreCase(f.get("kind"))) kind = c;
+                if (kind == null) {
+                    Source at = item.fields.get("kind").source;
+                    String near = nearest(f.get("kind").toLowerCase(Locale.ROOT), List.of("tool", "consent", "erasure"));
+                    throw new ConfigException(at.text, k.name, "kind must be one of tool, consent, erasure, got '" + f.get("kind") + "'."
+                            + (near != null ? " Did you mean '" + near + "'?" : ""));
+                }
+                List<String> needed = kind == ConfiguredMethod.Kind.CONSENT ? List.of("subject-param", "purpose-param")
+                        : kind == ConfiguredMethod.Kind.ERASURE ? List.of("subject-param") : List.of();
+                for (String n : needed) {
+                    if (!f.containsKey(n)) {
+                        throw new ConfigException(item.source.text, k.name, "a " + ConfigKey.wire(kind) + " method needs '" + n
+                                + "' (the index of the parameter that holds it, or a literal). Add e.g. '" + n + ": 0'.");
+                    }
+                }
+                out.add(new ConfiguredMethod(f.get("class"), f.get("method"), kind, f.get("tool-name"), f.get("args-param"),
+                        f.get("session-param"), f.get("subject-param"), f.get("purpose-param"), f.get("granted-param"), item.source.text));
+            }
+            List<ConfiguredMethod> l = Collections.unmodifiableList(out);
+            return new Setting(l, l.isEmpty() ? "[]" : l.toString(), r.source);
+        }
+    }
+
+    /** The candidate nearest to {@code word} by edit distance, if near enough to be a likely typo; else null. */
+    static String nearest(String word, Collection<String> candidates) {
+        String best = null;
+        int bestD = Integer.MAX_VALUE;
+        for (String c : candidates) {
+            int d = editDistance(word, c);
+            if (d < bestD) { bestD = d; best = c; }
+        }
+        if (best != null && bestD <= Math.max(2, word.length() / 4)) return best;
+        for (String c : candidates) if (c.endsWith("." + word) || c.endsWith("_" + word)) return c;
+        return null;
+    }
+
+    static int editDistance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) prev[j] = j;
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(sub, Math.min(prev[j] + 1, cur[j - 1] + 1));
+            }
+            int[] t = prev; prev = cur; cur = t;
+        }
+        return prev[b.length()];
+    }
+
+    // ------------------------------------------------------------------ values
+
+    /** The YAML file read, or null if none was named. */
+    public Path configFile() { return configFile; }
+
+    /** Contract libraries: built-in names (gdpr, injection, sop-refund, temporal-classes) or file paths. */
+    public List<String> libraries() { return libraries; }
+
+    public Mode mode() { return mode; }
+
+    public FailPolicy fail() { return fail; }
+
+    public BlockStyle blockStyle() { return blockStyle; }
+
+    public Path auditPath() { return auditPath; }
+
+    public PersonalData auditPersonalData() { return auditPersonalData; }
+
+    /** The HMAC key for personal data in the audit log (UTF-8 bytes of the configured text), or null for a per-file salt. */
+    public byte[] auditHmacKey() { return auditHmacKey == null ? null : auditHmacKey.getBytes(StandardCharsets.UTF_8); }
+
+    public int auditQueueSize() { return auditQueueSize; }
+
+    public OnFull auditOnFull() { return auditOnFull; }
+
+    /** How long an event's thread waits for room in a full audit queue (block mode) before giving up. */
+    public Duration auditMaxBlock() { return auditMaxBlock; }
+
+    public int sessionsMax() { return sessionsMax; }
+
+    public Duration sessionsIdleTimeout() { return sessionsIdleTimeout; }
+
+    public int engineMaxStates() { return engineMaxStates; }
+
+    /** The approver class for {@code escalate} contracts, or null (escalations are then refused). */
+    public String escalateApprover() { return escalateApprover; }
+
+    public Duration escalateTimeout() { return escalateTimeout; }
+
+    /** Tool name to the safe tool run instead when a {@code redirect} contract fires. */
+    public Map<String, String> redirect() { return redirect; }
+
+    /**
+     * Whether an instrumentation is on (all are by default).
+     *
+     * @throws IllegalArgumentException for a name that is not an instrumentation
+     */
+    public boolean instrumentationEnabled(String name) {
+        Boolean b = instrumentations.get(name);
+        if (b == null) throw new IllegalArgumentException("no instrumentation named '" + name + "'; known: " + instrumentations.keySet());
+        return b;
+    }
+
+    /** The names {@link #instrumentationEnabled} knows. */
+    public static List<String> instrumentationNames() { return ConfigKey.INSTRUMENTATIONS; }
+
+    public List<ConfiguredMethod> configuredMethods() { return configuredMethods; }
+
+    public boolean hotReload() { return !hotReload.isZero(); }
+
+    /** How often library files are checked for changes when {@link #hotReload()} is on. */
+    public Duration hotReloadInterval() { return hotReload.isZero() ? Duration.ofSeconds(2) : hotReload; }
+
+    public boolean debug() { return debug; }
+
+    public boolean metricsJmx() { return metricsJmx; }
+
+    /** An extension key's value (one passed to {@link #load(String, Map, Map, Set)}), or null if not set. */
+    public String extra(String key) { return extras.get(key); }
+
+    /** Where a key's effective value came from: "default", file:line:col, -Dtracegate.x, TRACEGATE_X or "agent argument x". */
+    public String sourceOf(String key) {
+        Setting s = settings.get(key);
+        return s == null ? "unset" : s.source.text;
+    }
+
+    /** The effective configuration, one key per line with its value and source (secrets hidden): what {@code debug} prints. */
+    public String describe() {
+        StringBuilder b = new StringBuilder("tracegate effective configuration")
+                .append(configFile == null ? " (no configuration file)" : " (file " + configFile + ")").append('\n');
+        int width = 0;
+        for (String k : ConfigKey.ALL.keySet()) width = Math.max(width, k.length());
+        for (String k : extras.keySet()) width = Math.max(width, k.length());
+        List<String> order = new ArrayList<>(ConfigKey.ALL.keySet());
+        order.addAll(extras.keySet());
+        for (String k : order) {
+            Setting s = settings.get(k);
+            String shown = s == null ? "(unset)" : s.shown;
+            String from = s == null ? "default" : s.source.text;
+            b.append("  ").append(k).append(" ".repeat(width - k.length())).append(" = ").append(shown)
+                    .append("   [").append(from).append("]\n");
+        }
+        return b.toString();
+    }
+
+    @Override public String toString() { return describe(); }
+}

@@ -1,0 +1,25 @@
+package dev.tracegate.agent.config;
+
+/**
+ * A configuration the agent cannot start with: the message is one paragraph naming where the value
+ * came from (file:line:col, {@code -Dtracegate.x}, {@code TRACEGATE_X} or the agent argument), what is
+ * wrong and how to fix it.
+ */
+public final class ConfigException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final String source;
+    private final String key;
+
+    ConfigException(String source, String key, String message) {
+        super(source + ": " + message);
+        this.source = source;
+        this.key = key;
+    }
+
+    /** Where the bad value came from. */
+    public String source() { return source; }
+
+    /** The configuration key concerned (as in CONFIG.md), or null when the problem is not about one key. */
+    public String key() { return key; }
+}

@@ -1,0 +1,378 @@
+package dev.tracegate.agent.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AgentConfigTest {
+    @TempDir Path dir;
+
+    private Path yaml(String text) throws IOException {
+        return Files.writeString(dir.resolve("tracegate.yaml"), text);
+    }
+
+    private static AgentConfig load(String args, Map<String, String> env, Map<String, String> props) {
+        return AgentConfig.load(args, env, props, Set.of());
+    }
+
+    private AgentConfig fromFile(String text) throws IOException {
+        return load("config=" + yaml(text), Map.of(), Map.of());
+    }
+
+    private String fileError(String text) throws IOException {
+        Path p = yaml(text);
+        try {
+            load("config=" + p, Map.of(), Map.of());
+        } catch (ConfigException e) {
+            return e.getMessage().replace(p.toString(), "F");
+        }
+        throw new AssertionError("no ConfigException");
+    }
+
+    private static String error(String args, Map<String, String> env, Map<String, String> props) {
+        try {
+            load(args, env, props);
+        } catch (ConfigException e) {
+            return e.getMessage();
+        }
+        throw new AssertionError("no ConfigException");
+    }
+
+    @Test
+    void defaultsAreTheDocumentedOnes() {
+        AgentConfig c = AgentConfig.defaults();
+        assertThat(c.configFile()).isNull();
+        assertThat(c.libraries()).isEmpty();
+        assertThat(c.mode()).isEqualTo(Mode.ENFORCE);
+        assertThat(c.fail()).isEqualTo(FailPolicy.CLOSED);
+        assertThat(c.blockStyle()).isEqualTo(BlockStyle.SUBSTITUTE);
+        assertThat(c.auditPath()).isEqualTo(Path.of("tracegate-audit.jsonl"));
+        assertThat(c.auditPersonalData()).isEqualTo(PersonalData.HASHED);
+        assertThat(c.auditHmacKey()).isNull();
+        assertThat(c.auditQueueSize()).isEqualTo(65536);
+        assertThat(c.auditOnFull()).isEqualTo(OnFull.BLOCK);
+        assertThat(c.auditMaxBlock()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.sessionsMax()).isEqualTo(100_000);
+        assertThat(c.sessionsIdleTimeout()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(c.engineMaxStates()).isEqualTo(10_000);
+        assertThat(c.escalateApprover()).isNull();
+        assertThat(c.escalateTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.redirect()).isEmpty();
+        for (String i : AgentConfig.instrumentationNames()) assertThat(c.instrumentationEnabled(i)).isTrue();
+        assertThat(c.configuredMethods()).isEmpty();
+        assertThat(c.hotReload()).isFalse();
+        assertThat(c.debug()).isFalse();
+        assertThat(c.metricsJmx()).isTrue();
+        assertThat(c.sourceOf("mode")).isEqualTo("default");
+    }
+
+    @Test
+    void aFullFileIsReadWithNestedAndDottedKeys() throws IOException {
+        AgentConfig c = fromFile(String.join("\n",
+                "libraries: [gdpr, injection, ./refunds.yaml]",
+                "mode: shadow",
+                "fail: open",
+                "block.style: exception",
+                "audit:",
+                "  path: /var/log/tracegate/audit.jsonl",
+                "  personal-data: clear",
+                "  hmac-key: s3cret-key",
+                "  queue-size: 1024",
+                "  on-full: drop",
+                "  max-block: 250ms",
+                "sessions: {max: 500, idle-timeout: 1h30m}",
+                "engine.max-states: 2048",
+                "escalate:",
+                "  approver: com.acme.Approver",
+                "  timeout: 2m",
+                "redirect:",
+                "  delete_account: archive_account",
+                "instrumentations:",
+                "  springai: {enabled: false}",
+                "  mcp-client:",
+                "    enabled: false",
+                "hot-reload: 5s",
+                "debug: true",
+                "metrics:",
+                "  jmx: false",
+                ""));
+        assertThat(c.libraries()).containsExactly("gdpr", "injection", "./refunds.yaml");
+        assertThat(c.mode()).isEqualTo(Mode.SHADOW);
+        assertThat(c.fail()).isEqualTo(FailPolicy.OPEN);
+        assertThat(c.blockStyle()).isEqualTo(BlockStyle.EXCEPTION);
+        assertThat(c.auditPath()).isEqualTo(Path.of("/var/log/tracegate/audit.jsonl"));
+        assertThat(c.auditPersonalData()).isEqualTo(PersonalData.CLEAR);
+        assertThat(new String(c.auditHmacKey(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("s3cret-key");
+        assertThat(c.auditQueueSize()).isEqualTo(1024);
+        assertThat(c.auditOnFull()).isEqualTo(OnFull.DROP);
+        assertThat(c.auditMaxBlock()).isEqualTo(Duration.ofMillis(250));
+        assertThat(c.sessionsMax()).isEqualTo(500);
+        assertThat(c.sessionsIdleTimeout()).isEqualTo(Duration.ofMinutes(90));
+        assertThat(c.engineMaxStates()).isEqualTo(2048);
+        assertThat(c.escalateApprover()).isEqualTo("com.acme.Approver");
+        assertThat(c.escalateTimeout()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.redirect()).containsExactly(Map.entry("delete_account", "archive_account"));
+        assertThat(c.instrumentationEnabled("springai")).isFalse();
+        assertThat(c.instrumentationEnabled("mcp-client")).isFalse();
+        assertThat(c.instrumentationEnabled("langchain4j")).isTrue();
+        assertThat(c.hotReload()).isTrue();
+        assertThat(c.hotReloadInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.debug()).isTrue();
+        assertThat(c.metricsJmx()).isFalse();
+        assertThat(c.sourceOf("audit.queue-size")).isEqualTo(dir.resolve("tracegate.yaml") + ":9:15");
+        assertThat(c.sourceOf("mode")).isEqualTo(dir.resolve("tracegate.yaml") + ":2:7");
+    }
+
+    @Test
+    void propertyWinsOverEnvironmentWhichWinsOverTheFileAndTheAgentArgumentWinsOverAll() throws IOException {
+        Path f = yaml("mode: shadow\naudit:\n  path: from-file.jsonl\n  queue-size: 128\nsessions.max: 7\n");
+        Map<String, String> env = Map.of("TRACEGATE_AUDIT_PATH", "from-env.jsonl", "TRACEGATE_AUDIT_QUEUE_SIZE", "256",
+                "TRACEGATE_SESSIONS_MAX", "8");
+        Map<String, String> props = Map.of("tracegate.audit.path", "from-property.jsonl", "tracegate.sessions.max", "9");
+        AgentConfig c = load("config=" + f + ",sessions.max=10", env, props);
+        assertThat(c.mode()).isEqualTo(Mode.SHADOW);
+        assertThat(c.sourceOf("mode")).endsWith("tracegate.yaml:1:7");
+        assertThat(c.auditQueueSize()).isEqualTo(256);
+        assertThat(c.sourceOf("audit.queue-size")).isEqualTo("TRACEGATE_AUDIT_QUEUE_SIZE");
+        assertThat(c.auditPath()).isEqualTo(Path.of("from-property.jsonl"));
+        assertThat(c.sourceOf("audit.path")).isEqualTo("-Dtracegate.audit.path");
+        assertThat(c.sessionsMax()).isEqualTo(10);
+        assertThat(c.sourceOf("sessions.max")).isEqualTo("agent argument sessions.max");
+    }
+
+    @Test
+    void theFileIsNamedByTheAgentArgumentThenThePropertyThenTheEnvironment() throws IOException {
+        Path a = Files.writeString(dir.resolve("a.yaml"), "sessions.max: 1\n");
+        Path b = Files.writeString(dir.resolve("b.yaml"), "sessions.max: 2\n");
+        Path e = Files.writeString(dir.resolve("e.yaml"), "sessions.max: 3\n");
+        Map<String, String> env = Map.of("TRACEGATE_CONFIG", e.toString());
+        Map<String, String> props = Map.of("tracegate.config", b.toString());
+        assertThat(load("config=" + a, env, props).sessionsMax()).isEqualTo(1);
+        assertThat(load(null, env, props).sessionsMax()).isEqualTo(2);
+        assertThat(load(null, env, Map.of()).sessionsMax()).isEqualTo(3);
+        assertThat(load(null, env, Map.of()).configFile()).isEqualTo(e);
+    }
+
+    @Test
+    void listsComeCommaSeparatedFromPropertiesAndEnvironmentAndSemicolonSeparatedFromAgentArguments() {
+        assertThat(load(null, Map.of(), Map.of("tracegate.libraries", "gdpr, injection,/etc/x.yaml")).libraries())
+                .containsExactly("gdpr", "injection", "/etc/x.yaml");
+        assertThat(load(null, Map.of("TRACEGATE_LIBRARIES", "sop-refund,temporal-classes"), Map.of()).libraries())
+                .containsExactly("sop-refund", "temporal-classes");
+        assertThat(load("libraries=gdpr;injection,mode=shadow", Map.of(), Map.of()).libraries()).containsExactly("gdpr", "injection");
+        assertThat(load(null, Map.of(), Map.of("tracegate.redirect", "delete_account:archive_account, refund:refund_request")).redirect())
+                .containsExactly(Map.entry("delete_account", "archive_account"), Map.entry("refund", "refund_request"));
+        assertThat(load(null, Map.of("TRACEGATE_INSTRUMENTATIONS_MCP_SERVER_ENABLED", "false"), Map.of())
+                .instrumentationEnabled("mcp-server")).isFalse();
+    }
+
+    @Test
+    void durationsTakeUnitsAndCombinations() {
+        String[][] cases = {{"10s", "PT10S"}, {"500ms", "PT0.5S"}, {"30m", "PT30M"}, {"1h30m", "PT1H30M"}, {"2d", "PT48H"},
+                {"1500us", "PT0.0015S"}, {"1m30s", "PT1M30S"}};
+        for (String[] c : cases) {
+            AgentConfig cfg = load(null, Map.of(), Map.of("tracegate.escalate.timeout", c[0]));
+            assertThat(cfg.escalateTimeout()).as(c[0]).isEqualTo(Duration.parse(c[1]));
+        }
+        for (String bad : List.of("30", "30 minutes", "-5s", "10S", "1.5s", "s", "")) {
+            assertThat(error(null, Map.of(), Map.of("tracegate.escalate.timeout", bad))).as(bad)
+                    .startsWith("-Dtracegate.escalate.timeout: escalate.timeout must be a duration such as 30m");
+        }
+        assertThat(error(null, Map.of("TRACEGATE_SESSIONS_IDLE_TIMEOUT", "30"), Map.of())).isEqualTo(
+                "TRACEGATE_SESSIONS_IDLE_TIMEOUT: sessions.idle-timeout must be a duration such as 30m, 10s or 500ms"
+                        + " (a whole number and a unit: ns, us, ms, s, m, h, d; parts may be combined, as in 1h30m), from 1s to 365d,"
+                        + " got '30'. Write e.g. TRACEGATE_SESSIONS_IDLE_TIMEOUT=30m.");
+        // below the key's minimum
+        assertThat(error(null, Map.of(), Map.of("tracegate.sessions.idle-timeout", "500ms"))).contains("from 1s to 365d, got '500ms'");
+    }
+
+    @Test
+    void hotReloadIsASwitchOrAPollInterval() {
+        AgentConfig on = load(null, Map.of(), Map.of("tracegate.hot-reload", "true"));
+        assertThat(on.hotReload()).isTrue();
+        assertThat(on.hotReloadInterval()).isEqualTo(Duration.ofSeconds(2));
+        AgentConfig every = load("hot-reload=750ms", Map.of(), Map.of());
+        assertThat(every.hotReload()).isTrue();
+        assertThat(every.hotReloadInterval()).isEqualTo(Duration.ofMillis(750));
+        assertThat(load(null, Map.of("TRACEGATE_HOT_RELOAD", "false"), Map.of()).hotReload()).isFalse();
+        assertThat(error("hot-reload=sometimes", Map.of(), Map.of())).isEqualTo(
+                "agent argument hot-reload: hot-reload must be true, false, or a poll interval such as 2s, got 'sometimes'."
+                        + " Write e.g. hot-reload=2s.");
+    }
+
+    // ---------------------------------------------------------------- errors, with their exact text
+
+    @Test
+    void anUnknownKeyInTheFileNamesLineAndColumnAndSuggestsTheNearestKey() throws IOException {
+        assertThat(fileError("mode: shadow\naudit:\n  pth: x.jsonl\n")).isEqualTo(
+                "F:3:3: unknown key 'audit.pth'. Did you mean 'audit.path'? Every key is listed in agent/CONFIG.md.");
+        assertThat(fileError("libaries: [gdpr]\n")).isEqualTo(
+                "F:1:1: unknown key 'libaries'. Did you mean 'libraries'? Every key is listed in agent/CONFIG.md.");
+        assertThat(fileError("frobnicate: 3\n")).isEqualTo(
+                "F:1:1: unknown key 'frobnicate'. Every key is listed in agent/CONFIG.md.");
+        // a key put at the wrong level is found by its last part
+        assertThat(fileError("queue-size: 10\n")).isEqualTo(
+                "F:1:1: unknown key 'queue-size'. Did you mean 'audit.queue-size'? Every key is listed in agent/CONFIG.md.");
+    }
+
+    @Test
+    void anUnknownOverrideNamesThePropertyOrVariableAsTheUserWroteIt() {
+        assertThat(error(null, Map.of(), Map.of("tracegate.mod", "shadow"))).isEqualTo(
+                "-Dtracegate.mod: unknown key '-Dtracegate.mod'. Did you mean '-Dtracegate.mode'? Every key is listed in agent/CONFIG.md.");
+        assertThat(error(null, Map.of("TRACEGATE_AUDIT_PTH", "x"), Map.of())).isEqualTo(
+                "TRACEGATE_AUDIT_PTH: unknown key 'TRACEGATE_AUDIT_PTH'. Did you mean 'TRACEGATE_AUDIT_PATH'? Every key is listed in agent/CONFIG.md.");
+        assertThat(error("moed=shadow", Map.of(), Map.of())).isEqualTo(
+                "agent argument moed: unknown key 'moed'. Did you mean 'mode'? Every key is listed in agent/CONFIG.md.");
+        // variables and properties of other programs are left alone
+        assertThat(load(null, Map.of("PATH", "/bin", "TRACEGATEWAY", "x"), Map.of("java.home", "/jdk", "tracegatex", "y")).mode())
+                .isEqualTo(Mode.ENFORCE);
+    }
+
+    @Test
+    void aValueOfTheWrongTypeSaysWhatItMustBeAndShowsAnExampleInTheSyntaxOfItsSource() throws IOException {
+        assertThat(fileError("audit:\n  queue-size: lots\n")).isEqualTo(
+                "F:2:15: audit.queue-size must be a whole number from 2 to 16777216, got 'lots'. Write e.g. audit.queue-size: 65536.");
+        assertThat(fileError("audit:\n  queue-size: 1\n")).isEqualTo(
+                "F:2:15: audit.queue-size must be a whole number from 2 to 16777216, got '1'. Write e.g. audit.queue-size: 65536.");
+        assertThat(fileError("debug: [true]\n")).isEqualTo(
+                "F:1:8: debug must be true or false, got a list. Write e.g. debug: true.");
+        assertThat(error(null, Map.of(), Map.of("tracegate.debug", "yes"))).isEqualTo(
+                "-Dtracegate.debug: debug must be true or false, got 'yes'. Write e.g. -Dtracegate.debug=true.");
+        assertThat(fileError("libraries:\n  - gdpr\n  - {name: x}\n")).isEqualTo(
+                "F:3:5: libraries must be a list (a YAML sequence, or values separated by commas), got a mapping."
+                        + " Write e.g. libraries: [gdpr, injection, /etc/tracegate/refunds.yaml].");
+        assertThat(error(null, Map.of("TRACEGATE_REDIRECT", "delete_account"), Map.of())).isEqualTo(
+                "TRACEGATE_REDIRECT: redirect must be a mapping from tool names to tool names (a YAML mapping, or from:to pairs"
+                        + " separated by commas), got 'delete_account'. Write e.g. TRACEGATE_REDIRECT=delete_account:archive_account.");
+    }
+
+    @Test
+    void aBadChoiceListsTheChoicesAndSuggestsTheNearest() throws IOException {
+        assertThat(fileError("mode: enforcing\n")).isEqualTo(
+                "F:1:7: mode must be one of enforce, shadow, got 'enforcing'. Did you mean 'enforce'? Write e.g. mode: enforce.");
+        assertThat(error("audit.on-full=wait", Map.of(), Map.of())).isEqualTo(
+                "agent argument audit.on-full: audit.on-full must be one of block, drop, got 'wait'. Write e.g. audit.on-full=drop.");
+        // case does not matter
+        assertThat(load(null, Map.of("TRACEGATE_FAIL", "OPEN"), Map.of()).fail()).isEqualTo(FailPolicy.OPEN);
+    }
+
+    @Test
+    void structuralMistakesInTheFileAreNamedWhereTheyAre() throws IOException {
+        assertThat(fileError("audit: true\n")).isEqualTo(
+                "F:1:8: 'audit' is a group of keys (path, personal-data, hmac-key, queue-size, on-full, max-block), not a value,"
+                        + " but it is given 'true'. Write its keys indented below it, e.g. 'audit:' and on the next line"
+                        + " '  path: /var/log/tracegate/audit.jsonl'.");
+        assertThat(fileError("mode: shadow\nmode: enforce\n")).isEqualTo(
+                "F:2:1: the key 'mode' appears twice in the same mapping (first at F:1:1). Keep one of them.");
+        assertThat(fileError("mode: [shadow\n")).startsWith("F:2:1: this is not valid YAML (");
+        assertThat(fileError("- mode\n")).isEqualTo(
+                "F:1:1: the file must be a mapping of keys to values, but it is a list. Write e.g. 'mode: enforce' on its own line (see CONFIG.md).");
+        assertThat(fileError("config: other.yaml\n")).isEqualTo(
+                "F:1:1: 'config' names this file and cannot be set inside it. Remove the line.");
+        assertThat(fromFile("").mode()).isEqualTo(Mode.ENFORCE);
+        assertThat(fromFile("# only a comment\n").mode()).isEqualTo(Mode.ENFORCE);
+    }
+
+    @Test
+    void aMissingFileOrMalformedAgentArgumentsSayHowToFixThem() {
+        Path missing = dir.resolve("nope.yaml");
+        assertThat(error(null, Map.of(), Map.of("tracegate.config", missing.toString())))
+                .startsWith("-Dtracegate.config: cannot read the configuration file " + missing + " (java.nio.file.NoSuchFileException")
+                .endsWith("). Fix the path, or remove -Dtracegate.config to run on defaults and overrides only.");
+        assertThat(error("mode=shadow,debug", Map.of(), Map.of())).isEqualTo(
+                "agent arguments: 'debug' is not key=value. Write e.g. -javaagent:tracegate-agent.jar=config=/etc/tracegate.yaml,mode=shadow"
+                        + " (separate list items inside a value with ';').");
+        assertThat(error("mode=shadow,mode=enforce", Map.of(), Map.of())).isEqualTo(
+                "agent arguments: the key 'mode' is given twice. Keep one of them.");
+    }
+
+    @Test
+    void configuredMethodsAreReadFromTheFileWithTheirPlace() throws IOException {
+        AgentConfig c = fromFile(String.join("\n",
+                "configured-methods:",
+                "  - class: com.acme.Shop",
+                "    method: checkout",
+                "    kind: tool",
+                "    tool-name: checkout",
+                "    args-param: 1",
+                "    session-param: 0",
+                "  - {class: com.acme.Privacy, method: grant, kind: consent, subject-param: 0, purpose-param: 1, granted-param: 2}",
+                "  - {class: com.acme.Privacy, method: forget, kind: erasure, subject-param: 0}",
+                ""));
+        List<ConfiguredMethod> m = c.configuredMethods();
+        assertThat(m).hasSize(3);
+        assertThat(m.get(0).className()).isEqualTo("com.acme.Shop");
+        assertThat(m.get(0).method()).isEqualTo("checkout");
+        assertThat(m.get(0).kind()).isEqualTo(ConfiguredMethod.Kind.TOOL);
+        assertThat(m.get(0).toolName()).isEqualTo("checkout");
+        assertThat(m.get(0).argsParam()).isEqualTo("1");
+        assertThat(m.get(0).sessionParam()).isEqualTo("0");
+        assertThat(m.get(0).where()).endsWith("tracegate.yaml:2:5");
+        assertThat(m.get(1).kind()).isEqualTo(ConfiguredMethod.Kind.CONSENT);
+        assertThat(m.get(1).grantedParam()).isEqualTo("2");
+        assertThat(m.get(2).kind()).isEqualTo(ConfiguredMethod.Kind.ERASURE);
+        assertThat(m.get(2).subjectParam()).isEqualTo("0");
+    }
+
+    @Test
+    void configuredMethodMistakesAreNamedAtTheirLine() throws IOException {
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, arg-param: 1}\n")).isEqualTo(
+                "F:2:38: unknown field 'arg-param' in a configured method. Did you mean 'args-param'? The fields are class, method,"
+                        + " kind, tool-name, args-param, session-param, subject-param, purpose-param, granted-param.");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: consent, subject-param: 0}\n")).isEqualTo(
+                "F:2:5: a consent method needs 'purpose-param' (the index of the parameter that holds it, or a literal). Add e.g. 'purpose-param: 0'.");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tol}\n")).isEqualTo(
+                "F:2:34: kind must be one of tool, consent, erasure, got 'tol'. Did you mean 'tool'?");
+        assertThat(fileError("configured-methods:\n  - {class: A, kind: tool}\n")).isEqualTo(
+                "F:2:5: this configured method has no 'method'. Every method needs class, method and kind (tool, consent or erasure).");
+        assertThat(error(null, Map.of(), Map.of("tracegate.configured-methods", "x"))).isEqualTo(
+                "-Dtracegate.configured-methods: configured-methods can only be set in the configuration file, as a list of mappings"
+                        + " (class, method, kind, ...). Move it to the YAML file; CONFIG.md shows an example.");
+    }
+
+    @Test
+    void debugOutputShowsEveryKeyWithItsSourceAndHidesTheKey() throws IOException {
+        Path f = yaml("mode: shadow\naudit.hmac-key: do-not-print-me\n");
+        AgentConfig c = load("config=" + f + ",debug=true", Map.of("TRACEGATE_SESSIONS_MAX", "12"), Map.of("tracegate.fail", "open"));
+        String d = c.describe();
+        assertThat(d).startsWith("tracegate effective configuration (file " + f + ")\n");
+        assertThat(d).doesNotContain("do-not-print-me");
+        assertThat(d).containsPattern("\n  mode\\s+= shadow   \\[" + java.util.regex.Pattern.quote(f + ":1:7") + "\\]\n");
+        assertThat(d).containsPattern("\n  audit.hmac-key\\s+= \\(set\\)   \\[");
+        assertThat(d).containsPattern("\n  sessions.max\\s+= 12   \\[TRACEGATE_SESSIONS_MAX\\]\n");
+        assertThat(d).containsPattern("\n  fail\\s+= open   \\[-Dtracegate.fail\\]\n");
+        assertThat(d).containsPattern("\n  debug\\s+= true   \\[agent argument debug\\]\n");
+        assertThat(d).containsPattern("\n  audit.path\\s+= tracegate-audit.jsonl   \\[default\\]\n");
+        assertThat(d).containsPattern("\n  escalate.approver\\s+= \\(unset\\)   \\[default\\]\n");
+        for (String key : ConfigKey.ALL.keySet()) assertThat(d).contains("\n  " + key + " ");
+    }
+
+    @Test
+    void extraKeysOfOtherComponentsAreAcceptedAsText() {
+        AgentConfig c = AgentConfig.load("supervisor=rules", Map.of("TRACEGATE_METHODS", "/etc/m.txt"), Map.of(), Set.of("supervisor", "methods"));
+        assertThat(c.extra("supervisor")).isEqualTo("rules");
+        assertThat(c.extra("methods")).isEqualTo("/etc/m.txt");
+        assertThat(c.describe()).contains("supervisor").contains("[TRACEGATE_METHODS]");
+    }
+
+    @Test
+    void everyKeyIsDocumentedInConfigMd() throws IOException {
+        Path doc = Path.of("CONFIG.md");
+        assertThat(doc).exists();
+        String text = Files.readString(doc);
+        for (String key : ConfigKey.ALL.keySet()) {
+            String documented = key.startsWith("instrumentations.") ? "instrumentations.<name>.enabled" : key;
+            assertThat(text).as(key).contains("`" + documented + "`");
+        }
+        for (String i : ConfigKey.INSTRUMENTATIONS) assertThat(text).contains("`" + i + "`");
+    }
+}

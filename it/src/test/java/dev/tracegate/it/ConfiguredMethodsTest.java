@@ -1,0 +1,149 @@
+package dev.tracegate.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Methods named in the configuration of a plain application; attach to a running JVM; a host with its own libraries. */
+class ConfiguredMethodsTest {
+
+    private static final String APP = "demoapp.plain.ShopApp";
+    private static final String RULES = String.join("\n",
+            "# the payment service is a tool; consent and erasure are privacy events",
+            "tool     demoapp.plain.ShopApp$Payments#charge        name=charge args=1 session=0",
+            "consent  demoapp.plain.ShopApp$Privacy#grantConsent  subject=0 purpose=1 granted=true session=0",
+            "erasure  demoapp.plain.ShopApp$Privacy#erase         subject=0 session=0",
+            "");
+
+    @TempDir
+    Path dir;
+
+    private Path rules() throws IOException {
+        return Files.writeString(dir.resolve("methods.txt"), RULES);
+    }
+
+    private ForkedJvm.Result run(String options) throws IOException {
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("methods=" + rules() + "," + options)),
+                ForkedJvm.appClasspath(), APP, "run");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        return r;
+    }
+
+    @Test
+    void consentAndErasureMethodsBecomeEventsAndTheToolCallIsSeen() throws IOException {
+        ForkedJvm.Result r = run("trace=true");
+        assertThat(r.stdout()).as(r.toString()).contains("RESULT: charged alice").contains("METHOD erase ran subject=alice");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CONSENT session=alice subject=alice purpose=billing granted=true")
+                .contains("CALL configured session=alice tool=charge args={\"amount\":12,\"card\":\"4111111111111111\"} -> PROCEED")
+                .contains("ERASURE session=alice subject=alice")
+                .doesNotContain("instrumentation configured matched nothing");
+    }
+
+    @Test
+    void blockASubstitutedTextResult() throws IOException {
+        ForkedJvm.Result r = run("block=charge");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("METHOD charge ran")
+                .contains("RESULT: tracegate blocked the call to charge (contract rule.block)");
+    }
+
+    @Test
+    void blockWithException() throws IOException {
+        ForkedJvm.Result r = run("block=charge,onBlock=throw");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("METHOD charge ran")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to charge");
+    }
+
+    @Test
+    void redactRewritesTheJsonArgument() throws IOException {
+        ForkedJvm.Result r = run("redact=card");
+        assertThat(r.stdout()).as(r.toString()).contains("METHOD charge ran customer=alice details={\"amount\":12}");
+    }
+
+    @Test
+    void suppressReplacesTheResult() throws IOException {
+        ForkedJvm.Result r = run("suppress=charge");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("METHOD charge ran")
+                .contains("RESULT: [withheld by tracegate: the result of charge");
+    }
+
+    @Test
+    void aBadMethodsFileStopsTheStartWithFileLineAndColumn() throws IOException {
+        Path bad = Files.writeString(dir.resolve("bad.txt"), "tool demoapp.plain.ShopApp$Payments#charge args=1\nconsnet demoapp.X#y subject=0\n");
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("methods=" + bad)), ForkedJvm.appClasspath(), APP, "run");
+        assertThat(r.exit()).as(r.toString()).isNotZero();
+        assertThat(r.stderr()).as(r.toString()).contains(bad + ":2:1: unknown kind 'consnet'; use tool, consent or erasure");
+        assertThat(r.stdout()).doesNotContain("METHOD charge ran");
+    }
+
+    @Test
+    void attachToARunningJvmRetransformsClassesItAlreadyLoaded() throws Exception {
+        Process app = new ProcessBuilder(ForkedJvm.java(), "-cp", ForkedJvm.appClasspath(), APP, "wait")
+                .redirectError(dir.resolve("app-err.txt").toFile()).start();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(app.getInputStream(), StandardCharsets.UTF_8));
+             Writer in = new OutputStreamWriter(app.getOutputStream(), StandardCharsets.UTF_8)) {
+            String ready = out.readLine();
+            assertThat(ready).startsWith("READY pid=");
+            String pid = ready.substring("READY pid=".length());
+
+            in.write("go\n");
+            in.flush();
+            StringBuilder before = readUntilDone(out);
+            assertThat(before).contains("METHOD charge ran customer=alice");
+
+            ForkedJvm.Result attach = ForkedJvm.exec(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(), "attach", pid,
+                    "methods=" + rules() + ",block=charge"));
+            assertThat(attach.exit()).as(attach.toString()).isZero();
+            assertThat(attach.stdout()).contains("tracegate: agent attached to " + pid);
+
+            in.write("go\n");
+            in.flush();
+            StringBuilder after = readUntilDone(out);
+            assertThat(after.toString()).as(after + "\n" + Files.readString(dir.resolve("app-err.txt")))
+                    .doesNotContain("METHOD charge ran")
+                    .contains("RESULT: tracegate blocked the call to charge (contract rule.block)");
+            in.write("quit\n");
+            in.flush();
+            assertThat(app.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(Files.readString(dir.resolve("app-err.txt"))).contains("[tracegate] agent started (attached)");
+        } finally {
+            app.destroyForcibly();
+        }
+    }
+
+    private static StringBuilder readUntilDone(BufferedReader out) throws IOException {
+        StringBuilder text = new StringBuilder();
+        for (String line; (line = out.readLine()) != null && !line.equals("DONE"); ) {
+            text.append(line).append('\n');
+        }
+        return text;
+    }
+
+    @Test
+    void aHostWithItsOwnJacksonAndByteBuddyKeepsWorkingAndCannotSeeTheAgentsCopies() throws IOException {
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("methods=" + rules() + ",block=charge")),
+                ForkedJvm.hostLibsClasspath(), "demoapp.plain.HostLibsApp");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString())
+                .contains("HOST JACKSON 2.17.2 {\"a\":1}")
+                .containsPattern("HOST BYTEBUDDY \\S*byte-buddy-1\\.14\\.18\\.jar generated by host byte buddy")
+                .contains("AGENT CLASSES VISIBLE: false false false")
+                .contains("DISPATCHER VISIBLE: true")
+                .contains("RESULT: tracegate blocked the call to charge");
+    }
+}
