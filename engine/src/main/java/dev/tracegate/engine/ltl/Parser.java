@@ -1,0 +1,438 @@
+package dev.tracegate.engine.ltl;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads the concrete syntax of the temporal layer into a {@link Formula}, or reports the first error
+ * with its line, column, offending token and what was expected.
+ *
+ * <p>Grammar, loosest binding first:
+ * <pre>
+ *   formula  := implies ('&lt;-&gt;' implies)*                  left associative
+ *   implies  := or ('-&gt;' implies)?                          right associative
+ *   or       := and (('|' | '||') and)*
+ *   and      := temporal (('&amp;' | '&amp;&amp;') temporal)*
+ *   temporal := unary (('U' | 'W' | 'R' | 'S') temporal)?     right associative, binds tighter than &amp; and |
+ *   unary    := ('!' | 'X' | 'WX' | 'F' | 'G' | 'Y' | 'O' | 'H') unary | primary
+ *   primary  := 'true' | 'false' | '(' formula ')' | atom
+ *   atom     := ident ('(' terms? ')')? (cmp term)?          cmp is one of &lt; &lt;= &gt; &gt;= == !=
+ *   term     := number | string | ident ('(' terms? ')')? | '[' terms? ']'
+ *   terms    := term (',' term)*
+ * </pre>
+ * An identifier is letters, digits and {@code _}, not starting with a digit, with single dots
+ * inside ({@code ctx.approved}). The operator words {@code X WX F G U W R Y O H S true false} cannot
+ * name an atom, but inside an argument list or as a comparison's bound they are plain names
+ * ({@code call(F)} is the atom {@code call} applied to the name {@code F}), because terms are never
+ * formulas. Numbers are {@code -?digits(.digits)?}; strings are double-quoted on one line with the
+ * escapes {@code \" \\ \n}. {@code #} starts a comment that runs to the end of the line.
+ *
+ * <p>Nesting (parentheses, brackets, and the depth of the resulting tree) is limited to
+ * {@link #MAX_DEPTH} so that neither this parser nor any recursive consumer of the tree can
+ * overflow the stack.
+ */
+public final class Parser {
+    /** Deepest nesting of parentheses, brackets and operators accepted. */
+    public static final int MAX_DEPTH = 500;
+
+    private static final Map<String, Formula.UnOp> UNARY_WORDS = Map.of(
+            "X", Formula.UnOp.NEXT, "WX", Formula.UnOp.WEAK_NEXT, "F", Formula.UnOp.EVENTUALLY,
+            "G", Formula.UnOp.ALWAYS, "Y", Formula.UnOp.YESTERDAY, "O", Formula.UnOp.ONCE,
+            "H", Formula.UnOp.HISTORICALLY);
+    private static final Map<String, Formula.BinOp> BINARY_WORDS = Map.of(
+            "U", Formula.BinOp.UNTIL, "W", Formula.BinOp.WEAK_UNTIL, "R", Formula.BinOp.RELEASE,
+            "S", Formula.BinOp.SINCE);
+    private static final Set<String> CONSTANTS = Set.of("true", "false");
+
+    private enum Kind { IDENT, NUMBER, STRING, NOT, AND, OR, IMPLIES, IFF, LPAREN, RPAREN, LBRACKET, RBRACKET, COMMA, CMP, ILLEGAL, BAD, EOF }
+
+    /**
+     * A token; for {@code BAD} (a malformed number, string or escape) {@code value} holds the
+     * description and {@code expected} what a well-formed token looks like.
+     */
+    private record Token(Kind kind, String text, String value, String expected, int offset, int line, int column) {}
+
+    /** A parsed formula and the depth of its tree. */
+    private record Parsed(Formula formula, int depth) {}
+
+    private final String source;
+    private final List<Token> tokens;
+    private int pos;
+    private int nesting;
+
+    private Parser(String source) {
+        this.source = source;
+        this.tokens = lex(source);
+    }
+
+    /**
+     * Parses one formula.
+     *
+     * @throws ParseException at the first token that does not fit the grammar
+     */
+    public static Formula parse(String text) {
+        return new Parser(text).whole();
+    }
+
+    private Formula whole() {
+        Parsed p = formula(null);
+        if (peek().kind != Kind.EOF) fail(afterOperand("an operator or end of input"));
+        return p.formula;
+    }
+
+    // ---------------------------------------------------------------- formulas
+
+    private Parsed formula(Token after) {
+        Parsed left = implies(after);
+        while (peek().kind == Kind.IFF) {
+            Token op = next();
+            left = node(op, Formulas.binary(Formula.BinOp.IFF, left.formula, implies(op).formula), left, null);
+        }
+        return left;
+    }
+
+    // Right-associative chains are collected and folded, so a long chain costs no stack.
+    private Parsed implies(Token after) {
+        List<Parsed> operands = new ArrayList<>();
+        List<Token> ops = new ArrayList<>();
+        operands.add(or(after));
+        while (peek().kind == Kind.IMPLIES) {
+            Token op = next();
+            ops.add(op);
+            operands.add(or(op));
+        }
+        return foldRight(operands, ops);
+    }
+
+    private Parsed or(Token after) {
+        Parsed left = and(after);
+        while (peek().kind == Kind.OR) {
+            Token op = next();
+            Parsed right = and(op);
+            left = node(op, Formulas.or(left.formula, right.formula), left, right);
+        }
+        return left;
+    }
+
+    private Parsed and(Token after) {
+        Parsed left = temporal(after);
+        while (peek().kind == Kind.AND) {
+            Token op = next();
+            Parsed right = temporal(op);
+            left = node(op, Formulas.and(left.formula, right.formula), left, right);
+        }
+        return left;
+    }
+
+    private Parsed temporal(Token after) {
+        List<Parsed> operands = new ArrayList<>();
+        List<Token> ops = new ArrayList<>();
+        operands.add(unary(after));
+        while (peek().kind == Kind.IDENT && BINARY_WORDS.containsKey(peek().text)) {
+            Token op = next();
+            ops.add(op);
+            operands.add(unary(op));
+        }
+        return foldRight(operands, ops);
+    }
+
+    private Parsed foldRight(List<Parsed> operands, List<Token> ops) {
+        Parsed right = operands.get(operands.size() - 1);
+        for (int i = ops.size() - 1; i >= 0; i--) {
+            Token op = ops.get(i);
+            Parsed left = operands.get(i);
+            Formula.BinOp bin = op.kind == Kind.IMPLIES ? Formula.BinOp.IMPLIES : BINARY_WORDS.get(op.text);
+            right = node(op, Formulas.binary(bin, left.formula, right.formula), left, right);
+        }
+        return right;
+    }
+
+    private Parsed unary(Token after) {
+        List<Token> ops = new ArrayList<>();
+        Token operandAfter = after;
+        while (true) {
+            Token t = peek();
+            if (t.kind == Kind.NOT || (t.kind == Kind.IDENT && UNARY_WORDS.containsKey(t.text))) {
+                ops.add(next());
+                operandAfter = t;
+            } else {
+                break;
+            }
+        }
+        Parsed p = primary(operandAfter);
+        for (int i = ops.size() - 1; i >= 0; i--) {
+            Token op = ops.get(i);
+            Formula.UnOp u = op.kind == Kind.NOT ? Formula.UnOp.NOT : UNARY_WORDS.get(op.text);
+            p = node(op, Formulas.unary(u, p.formula), p, null);
+        }
+        return p;
+    }
+
+    private Parsed primary(Token after) {
+        Token t = peek();
+        String expected = after == null ? "a formula" : "a formula after '" + after.text + "'";
+        if (t.kind == Kind.LPAREN) {
+            next();
+            enter(t);
+            Parsed inner = formula(t);
+            if (peek().kind != Kind.RPAREN) fail(afterOperand(closing("an operator or ')'", t)));
+            next();
+            nesting--;
+            return inner;
+        }
+        if (t.kind != Kind.IDENT) fail(expected);
+        if (BINARY_WORDS.containsKey(t.text)) {
+            fail(expected + " ('" + t.text + "' is a binary operator and cannot name an atom)");
+        }
+        next();
+        if (CONSTANTS.contains(t.text)) {
+            if (peek().kind == Kind.LPAREN || peek().kind == Kind.CMP) {
+                fail(afterOperand("an operator") + " ('" + t.text + "' is a constant and cannot name an atom)");
+            }
+            return new Parsed(t.text.equals("true") ? Formula.Const.TRUE : Formula.Const.FALSE, 1);
+        }
+        return new Parsed(atom(t), 1);
+    }
+
+    private Atom atom(Token name) {
+        List<Term> args = List.of();
+        if (peek().kind == Kind.LPAREN) args = terms(next(), Kind.RPAREN);
+        String comparison = null;
+        Term bound = null;
+        if (peek().kind == Kind.CMP) {
+            Token cmp = next();
+            comparison = cmp.text;
+            bound = term("a value after '" + cmp.text + "'");
+        }
+        return new Atom(name.text, args, comparison, bound, name.line, name.column);
+    }
+
+    // ---------------------------------------------------------------- terms
+
+    private Term term(String expected) {
+        Token t = peek();
+        switch (t.kind) {
+            case NUMBER: next(); return new Term.Num(t.text);
+            case STRING: next(); return new Term.Str(t.value);
+            case IDENT:
+                next();
+                if (peek().kind == Kind.LPAREN) return new Term.Call(t.text, terms(next(), Kind.RPAREN));
+                return new Term.Name(t.text);
+            case LBRACKET: next(); return new Term.ListOf(terms(t, Kind.RBRACKET));
+            default: fail(expected); return null;
+        }
+    }
+
+    /** The items after an opening parenthesis or bracket, up to and including its closing one. */
+    private List<Term> terms(Token open, Kind close) {
+        enter(open);
+        String closeText = close == Kind.RPAREN ? "')'" : "']'";
+        List<Term> items = new ArrayList<>();
+        if (peek().kind == close) {
+            next();
+            nesting--;
+            return items;
+        }
+        items.add(term(closing("an argument or " + closeText, open)));
+        while (true) {
+            Token t = peek();
+            if (t.kind == close) break;
+            if (t.kind != Kind.COMMA) fail(closing("',' or " + closeText, open));
+            Token comma = next();
+            items.add(term(closing("an argument after '" + comma.text + "'", open)));
+        }
+        next();
+        nesting--;
+        return items;
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private Parsed node(Token op, Formula f, Parsed left, Parsed right) {
+        int depth = 1 + Math.max(left.depth, right == null ? 0 : right.depth);
+        if (depth > MAX_DEPTH) tooDeep(op);
+        return new Parsed(f, depth);
+    }
+
+    private void enter(Token open) {
+        if (++nesting > MAX_DEPTH) tooDeep(open);
+    }
+
+    private void tooDeep(Token t) {
+        throw error(t, describe(t) + " beyond nesting depth " + MAX_DEPTH,
+                "at most " + MAX_DEPTH + " nested levels (group long chains with parentheses or split the formula)");
+    }
+
+    /** What may follow a complete operand, with a hint for the usual slips. */
+    private String afterOperand(String base) {
+        Token t = peek();
+        if (t.kind == Kind.CMP) return base + " (a comparison relates one atom to one value; write a < b & b < c)";
+        if (t.kind == Kind.ILLEGAL && t.text.equals("=")) return base + " (compare with '==')";
+        return base;
+    }
+
+    private String closing(String expected, Token open) {
+        if (peek().kind != Kind.EOF) return expected;
+        return expected + " to close '" + open.text + "' at " + open.line + ":" + open.column;
+    }
+
+    private Token peek() { return tokens.get(pos); }
+
+    private Token next() { return tokens.get(pos++); }
+
+    private void fail(String expected) {
+        Token t = peek();
+        if (t.kind == Kind.BAD) throw error(t, t.value, t.expected);
+        throw error(t, describe(t), expected);
+    }
+
+    private ParseException error(Token t, String description, String expected) {
+        String tokenText = t.kind == Kind.EOF ? "end of input" : t.text;
+        return new ParseException(t.line, t.column, tokenText, description, expected, sourceLine(t.line));
+    }
+
+    private static String describe(Token t) {
+        if (t.kind == Kind.EOF) return "end of input";
+        if (t.kind == Kind.ILLEGAL) {
+            char c = t.text.charAt(0);
+            if (Character.isISOControl(c) || Character.isWhitespace(c)) return String.format("character U+%04X", (int) c);
+            return "character '" + t.text + "'";
+        }
+        return "'" + t.text + "'";
+    }
+
+    private String sourceLine(int line) {
+        String[] lines = source.split("\n", -1);
+        String l = line - 1 < lines.length ? lines[line - 1] : "";
+        return l.endsWith("\r") ? l.substring(0, l.length() - 1) : l;
+    }
+
+    // ---------------------------------------------------------------- lexer
+
+    private static boolean identStart(char c) { return Character.isLetter(c) || c == '_'; }
+
+    private static boolean identPart(char c) { return Character.isLetterOrDigit(c) || c == '_'; }
+
+    private static boolean digit(char c) { return c >= '0' && c <= '9'; }
+
+    /** Tokens up to the first illegal or malformed one (the parser never reads past it), then EOF. */
+    private static List<Token> lex(String s) {
+        List<Token> out = new ArrayList<>();
+        int n = s.length();
+        int i = 0;
+        int line = 1;
+        int lineStart = 0;
+        while (i < n) {
+            char c = s.charAt(i);
+            if (c == '\n') {
+                i++;
+                line++;
+                lineStart = i;
+                continue;
+            }
+            if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+                i++;
+                continue;
+            }
+            if (c == '#') {
+                while (i < n && s.charAt(i) != '\n') i++;
+                continue;
+            }
+            int start = i;
+            int col = i - lineStart + 1;
+            Kind kind;
+            if (identStart(c)) {
+                i++;
+                while (i < n && identPart(s.charAt(i))) i++;
+                while (i + 1 < n && s.charAt(i) == '.' && identPart(s.charAt(i + 1))) {
+                    i += 2;
+                    while (i < n && identPart(s.charAt(i))) i++;
+                }
+                kind = Kind.IDENT;
+            } else if (digit(c) || (c == '-' && i + 1 < n && digit(s.charAt(i + 1)))) {
+                i++;
+                while (i < n && digit(s.charAt(i))) i++;
+                if (i + 1 < n && s.charAt(i) == '.' && digit(s.charAt(i + 1))) {
+                    i += 2;
+                    while (i < n && digit(s.charAt(i))) i++;
+                }
+                if (i < n && (s.charAt(i) == '.' || identPart(s.charAt(i)))) {
+                    while (i < n && (s.charAt(i) == '.' || identPart(s.charAt(i)))) i++;
+                    String text = s.substring(start, i);
+                    out.add(new Token(Kind.BAD, text, "malformed number '" + text + "'",
+                            "a number such as 12 or -2.5", start, line, col));
+                    break;
+                }
+                kind = Kind.NUMBER;
+            } else if (c == '"') {
+                Token str = string(s, start, line, col);
+                out.add(str);
+                if (str.kind == Kind.BAD) break;
+                i = start + str.text.length();
+                continue;
+            } else {
+                String two = i + 1 < n ? s.substring(i, i + 2) : "";
+                if (s.startsWith("<->", i)) { kind = Kind.IFF; i += 3; }
+                else if (two.equals("->")) { kind = Kind.IMPLIES; i += 2; }
+                else if (two.equals("&&")) { kind = Kind.AND; i += 2; }
+                else if (two.equals("||")) { kind = Kind.OR; i += 2; }
+                else if (two.equals("<=") || two.equals(">=") || two.equals("==") || two.equals("!=")) { kind = Kind.CMP; i += 2; }
+                else if (c == '<' || c == '>') { kind = Kind.CMP; i++; }
+                else if (c == '!') { kind = Kind.NOT; i++; }
+                else if (c == '&') { kind = Kind.AND; i++; }
+                else if (c == '|') { kind = Kind.OR; i++; }
+                else if (c == '(') { kind = Kind.LPAREN; i++; }
+                else if (c == ')') { kind = Kind.RPAREN; i++; }
+                else if (c == '[') { kind = Kind.LBRACKET; i++; }
+                else if (c == ']') { kind = Kind.RBRACKET; i++; }
+                else if (c == ',') { kind = Kind.COMMA; i++; }
+                else {
+                    int end = Character.isHighSurrogate(c) && i + 1 < n ? i + 2 : i + 1;
+                    out.add(new Token(Kind.ILLEGAL, s.substring(i, end), null, null, start, line, col));
+                    break;
+                }
+            }
+            out.add(new Token(kind, s.substring(start, i), null, null, start, line, col));
+        }
+        out.add(endOfInput(out));
+        return out;
+    }
+
+    /** A string token starting at {@code start}, or a BAD token for an unterminated string or unknown escape. */
+    private static Token string(String s, int start, int line, int col) {
+        StringBuilder value = new StringBuilder();
+        int n = s.length();
+        int i = start + 1;
+        while (true) {
+            if (i >= n || s.charAt(i) == '\n' || (s.charAt(i) == '\\' && (i + 1 >= n || s.charAt(i + 1) == '\n'))) {
+                String text = s.substring(start, i).replace("\r", "");
+                return new Token(Kind.BAD, text, "unterminated string " + text,
+                        "a closing '\"' on the same line", start, line, col);
+            }
+            char c = s.charAt(i);
+            if (c == '"') return new Token(Kind.STRING, s.substring(start, i + 1), value.toString(), null, start, line, col);
+            if (c == '\\') {
+                char e = s.charAt(i + 1);
+                if (e == '"' || e == '\\') value.append(e);
+                else if (e == 'n') value.append('\n');
+                else {
+                    String esc = "\\" + e;
+                    return new Token(Kind.BAD, esc, "escape '" + esc + "' in a string",
+                            "one of \\\" \\\\ \\n", i, line, col + (i - start));
+                }
+                i += 2;
+                continue;
+            }
+            value.append(c);
+            i++;
+        }
+    }
+
+    private static Token endOfInput(List<Token> out) {
+        if (out.isEmpty()) return new Token(Kind.EOF, "", null, null, 0, 1, 1);
+        Token last = out.get(out.size() - 1);
+        return new Token(Kind.EOF, "", null, null, last.offset + last.text.length(), last.line, last.column + last.text.length());
+    }
+}

@@ -1,0 +1,170 @@
+package dev.tracegate.engine.ltl;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/** Malformed formulas: each gets one exact message naming the place, the token and what would fit. */
+class ParserErrorTest {
+
+    static Stream<Arguments> malformed() {
+        return Stream.of(
+                bad("empty input", "",
+                        "line 1:1: unexpected end of input, expected a formula", ""),
+                bad("only a comment", "# nothing here\n",
+                        "line 1:1: unexpected end of input, expected a formula", "# nothing here"),
+                bad("unclosed parenthesis", "(p",
+                        "line 1:3: unexpected end of input, expected an operator or ')' to close '(' at 1:1", "(p"),
+                bad("unopened parenthesis", "p)",
+                        "line 1:2: unexpected ')', expected an operator or end of input", "p)"),
+                bad("one closing parenthesis too many", "(a & b))",
+                        "line 1:8: unexpected ')', expected an operator or end of input", "(a & b))"),
+                bad("until without right operand", "p U",
+                        "line 1:4: unexpected end of input, expected a formula after 'U'", "p U"),
+                bad("next without operand", "X",
+                        "line 1:2: unexpected end of input, expected a formula after 'X'", "X"),
+                bad("missing operand between conjunctions", "p & & q",
+                        "line 1:5: unexpected '&', expected a formula after '&'", "p & & q"),
+                bad("missing left operand", "->p",
+                        "line 1:1: unexpected '->', expected a formula", "->p"),
+                bad("operand after iff missing", "a <-> ",
+                        "line 1:6: unexpected end of input, expected a formula after '<->'", "a <-> "),
+                bad("eventually of nothing", "F(",
+                        "line 1:3: unexpected end of input, expected a formula after '('", "F("),
+                bad("two atoms without operator", "p q",
+                        "line 1:3: unexpected 'q', expected an operator or end of input", "p q"),
+                bad("trailing garbage", "G p ]",
+                        "line 1:5: unexpected ']', expected an operator or end of input", "G p ]"),
+                bad("illegal character", "p @ q",
+                        "line 1:3: unexpected character '@', expected an operator or end of input", "p @ q"),
+                bad("control character", "p \u0007",
+                        "line 1:3: unexpected character U+0007, expected an operator or end of input", "p \u0007"),
+                bad("reserved binary word as atom name", "U(x)",
+                        "line 1:1: unexpected 'U', expected a formula ('U' is a binary operator and cannot name an atom)", "U(x)"),
+                bad("reserved binary word after an operator", "a | W",
+                        "line 1:5: unexpected 'W', expected a formula after '|' ('W' is a binary operator and cannot name an atom)", "a | W"),
+                bad("constant used as atom name", "true(x)",
+                        "line 1:5: unexpected '(', expected an operator ('true' is a constant and cannot name an atom)", "true(x)"),
+                bad("unterminated string", "call(\"abc",
+                        "line 1:6: unexpected unterminated string \"abc, expected a closing '\"' on the same line", "call(\"abc"),
+                bad("string broken by a newline", "x > \"a\nb\"",
+                        "line 1:5: unexpected unterminated string \"a, expected a closing '\"' on the same line", "x > \"a"),
+                bad("unknown escape", "call(\"a\\qb\")",
+                        "line 1:8: unexpected escape '\\q' in a string, expected one of \\\" \\\\ \\n", "call(\"a\\qb\")"),
+                bad("comparison without bound", "count(x) <=",
+                        "line 1:12: unexpected end of input, expected a value after '<='", "count(x) <="),
+                bad("chained comparison", "a < b < c",
+                        "line 1:7: unexpected '<', expected an operator or end of input"
+                                + " (a comparison relates one atom to one value; write a < b & b < c)", "a < b < c"),
+                bad("single equals sign", "a = 5",
+                        "line 1:3: unexpected character '=', expected an operator or end of input (compare with '==')", "a = 5"),
+                bad("empty argument", "f(,)",
+                        "line 1:3: unexpected ',', expected an argument or ')'", "f(,)"),
+                bad("trailing comma in arguments", "f(a,)",
+                        "line 1:5: unexpected ')', expected an argument after ','", "f(a,)"),
+                bad("missing comma between arguments", "f(a b)",
+                        "line 1:5: unexpected 'b', expected ',' or ')'", "f(a b)"),
+                bad("unclosed argument list", "f(a",
+                        "line 1:4: unexpected end of input, expected ',' or ')' to close '(' at 1:2", "f(a"),
+                bad("unclosed list", "f([a, b",
+                        "line 1:8: unexpected end of input, expected ',' or ']' to close '[' at 1:3", "f([a, b"),
+                bad("number with two dots", "amount > 1.2.3",
+                        "line 1:10: unexpected malformed number '1.2.3', expected a number such as 12 or -2.5", "amount > 1.2.3"),
+                bad("number glued to letters", "f(12ab)",
+                        "line 1:3: unexpected malformed number '12ab', expected a number such as 12 or -2.5", "f(12ab)"),
+                bad("number as formula", "1.5",
+                        "line 1:1: unexpected '1.5', expected a formula", "1.5"),
+                bad("string as formula", "\"s\" & p",
+                        "line 1:1: unexpected '\"s\"', expected a formula", "\"s\" & p"),
+                bad("dangling dot in a name", "ctx. > 3",
+                        "line 1:4: unexpected character '.', expected an operator or end of input", "ctx. > 3"),
+                bad("error on a later line", "G (a ->\n   F)",
+                        "line 2:5: unexpected ')', expected a formula after 'F'", "   F)"),
+                bad("end of input after a comment points after the last token", "p & # to be continued\n\n",
+                        "line 1:4: unexpected end of input, expected a formula after '&'", "p & # to be continued"));
+    }
+
+    private static Arguments bad(String what, String input, String first, String sourceLine) {
+        return Arguments.of(what, input, first, sourceLine);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformed")
+    void reportsExactMessage(String what, String input, String first, String sourceLine) {
+        ParseException e = catchThrowableOfType(ParseException.class, () -> Parser.parse(input));
+        assertThat(e).as("parse error for %s", what).isNotNull();
+        int column = Integer.parseInt(first.substring(first.indexOf(':') + 1, first.indexOf(": ")));
+        String caret = " ".repeat(column - 1) + "^";
+        assertThat(e.getMessage()).isEqualTo(first + "\n" + sourceLine + "\n" + caret);
+    }
+
+    @Test
+    void fieldsNameLineColumnTokenAndExpectation() {
+        ParseException e = catchThrowableOfType(ParseException.class, () -> Parser.parse("G (a ->\n   b c)"));
+        assertThat(e.line()).isEqualTo(2);
+        assertThat(e.column()).isEqualTo(6);
+        assertThat(e.token()).isEqualTo("c");
+        assertThat(e.expected()).isEqualTo("an operator or ')'");
+        assertThat(e.reason()).isEqualTo("unexpected 'c', expected an operator or ')'");
+
+        ParseException end = catchThrowableOfType(ParseException.class, () -> Parser.parse("a U"));
+        assertThat(end.token()).isEqualTo("end of input");
+    }
+
+    @Test
+    void caretKeepsTabsSoItLinesUp() {
+        assertThatThrownBy(() -> Parser.parse("\tp &"))
+                .hasMessage("line 1:5: unexpected end of input, expected a formula after '&'\n\tp &\n\t   ^");
+    }
+
+    @Test
+    void windowsLineEndsAreNotShown() {
+        assertThatThrownBy(() -> Parser.parse("a &\r\nb b"))
+                .hasMessage("line 2:3: unexpected 'b', expected an operator or end of input\nb b\n  ^");
+    }
+
+    private static final String TOO_DEEP = "at most 500 nested levels (group long chains with parentheses or split the formula)";
+
+    @Test
+    void parenthesesDeeperThanTheLimitAreAClearErrorNotAStackOverflow() {
+        String ok = "(".repeat(500) + "p" + ")".repeat(500);
+        assertThat(Parser.parse(ok)).isEqualTo(Atom.of("p"));
+
+        String deep = "(".repeat(5000) + "p" + ")".repeat(5000);
+        assertThatThrownBy(() -> Parser.parse(deep))
+                .isInstanceOf(ParseException.class)
+                .hasMessage("line 1:501: unexpected '(' beyond nesting depth 500, expected " + TOO_DEEP
+                        + "\n" + deep + "\n" + " ".repeat(500) + "^");
+    }
+
+    @Test
+    void operatorChainsDeeperThanTheLimitAreAClearError() {
+        String nots = "!".repeat(499) + "p"; // tree depth 500
+        assertThat(Formulas.size(Parser.parse(nots))).isEqualTo(500);
+        String tooMany = "!".repeat(100_000) + "p";
+        ParseException e = catchThrowableOfType(ParseException.class, () -> Parser.parse(tooMany));
+        // The 500th '!' counted from the atom would make depth 501.
+        assertThat(e.reason()).isEqualTo("unexpected '!' beyond nesting depth 500, expected " + TOO_DEEP);
+        assertThat(e.column()).isEqualTo(100_000 - 499);
+
+        String conjunction = "p" + " & p".repeat(10_000);
+        ParseException c = catchThrowableOfType(ParseException.class, () -> Parser.parse(conjunction));
+        assertThat(c.reason()).startsWith("unexpected '&' beyond nesting depth 500");
+        assertThat(c.column()).isEqualTo(3 + 4 * 499); // the 500th '&'
+
+        String implications = "p" + " -> p".repeat(10_000);
+        assertThatThrownBy(() -> Parser.parse(implications)).isInstanceOf(ParseException.class)
+                .hasMessageContaining("beyond nesting depth 500");
+
+        String calls = "f(".repeat(10_000) + "x" + ")".repeat(10_000);
+        assertThatThrownBy(() -> Parser.parse(calls)).isInstanceOf(ParseException.class)
+                .hasMessageStartingWith("line 1:1002: unexpected '(' beyond nesting depth 500");
+    }
+}
