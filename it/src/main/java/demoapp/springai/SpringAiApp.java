@@ -1,0 +1,116 @@
+package demoapp.springai;
+
+import demoapp.Console;
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.tool.annotation.Tool;
+
+import java.util.List;
+
+/**
+ * A Spring AI ChatClient with real {@code @Tool} methods and a scripted model that replays a
+ * conversation (a tool request, then an answer quoting the tool result); conversation id "conv-42".
+ * Usage: {@code SpringAiApp <email|lookup|ticket> [user message]}.
+ */
+public final class SpringAiApp {
+
+    /** The tools the model may call. */
+    public static final class OfficeTools {
+        @Tool(description = "Send an email")
+        public String sendEmail(String to, String body) {
+            Console.line("TOOL sendEmail ran to=" + to);
+            return "email sent to " + to;
+        }
+
+        @Tool(description = "Save an email as a draft")
+        public String draftEmail(String to, String body) {
+            Console.line("TOOL draftEmail ran to=" + to);
+            return "draft saved for " + to;
+        }
+
+        @Tool(description = "Look up a customer")
+        public String lookupCustomer(String name) {
+            Console.line("TOOL lookupCustomer ran name=" + name);
+            return "{\"name\":\"" + name + "\",\"iban\":\"DE89370400440532013000\"}";
+        }
+
+        @Tool(description = "Open a support ticket")
+        public String createTicket(String title, String email) {
+            Console.line("TOOL createTicket ran title=" + title + " email=" + email);
+            return "ticket opened: " + title;
+        }
+    }
+
+    /** Replays a fixed conversation. */
+    static final class ScriptedModel implements ChatModel {
+        private final String scenario;
+
+        ScriptedModel(String scenario) {
+            this.scenario = scenario;
+        }
+
+        @Override
+        public ChatOptions getOptions() {
+            return ToolCallingChatOptions.builder().build();
+        }
+
+        @Override
+        public ChatOptions getDefaultOptions() {
+            return getOptions();
+        }
+
+        @Override
+        public ChatResponse call(Prompt prompt) {
+            List<Message> messages = prompt.getInstructions();
+            Message last = messages.get(messages.size() - 1);
+            if (last instanceof ToolResponseMessage) {
+                StringBuilder seen = new StringBuilder();
+                for (ToolResponseMessage.ToolResponse response : ((ToolResponseMessage) last).getResponses()) {
+                    Console.line("MODEL SAW TOOL RESULT " + response.name() + ": " + response.responseData());
+                    seen.append(response.responseData());
+                }
+                return new ChatResponse(List.of(new Generation(new AssistantMessage("done: " + seen))));
+            }
+            Console.line("MODEL SAW USER: " + ((UserMessage) last).getText());
+            AssistantMessage.ToolCall call;
+            switch (scenario) {
+                case "email":
+                    call = new AssistantMessage.ToolCall("call-1", "function", "sendEmail", "{\"to\":\"bob@example.com\",\"body\":\"the quarterly numbers\"}");
+                    break;
+                case "lookup":
+                    call = new AssistantMessage.ToolCall("call-1", "function", "lookupCustomer", "{\"name\":\"Alice\"}");
+                    break;
+                case "ticket":
+                    call = new AssistantMessage.ToolCall("call-1", "function", "createTicket", "{\"title\":\"printer broken\",\"email\":\"alice@example.com\"}");
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown scenario " + scenario);
+            }
+            return new ChatResponse(List.of(new Generation(AssistantMessage.builder().content("").toolCalls(List.of(call)).build())));
+        }
+    }
+
+    public static void main(String[] args) {
+        String scenario = args.length > 0 ? args[0] : "email";
+        String message = args.length > 1 ? args[1] : "please handle my request";
+        ChatClient client = ChatClient.builder(new ScriptedModel(scenario)).build();
+        try {
+            String answer = client.prompt().user(message).tools(new OfficeTools())
+                    .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "conv-42"))
+                    .call().content();
+            Console.line("ANSWER: " + answer);
+        } catch (RuntimeException e) {
+            Console.exception(e);
+        }
+    }
+}
