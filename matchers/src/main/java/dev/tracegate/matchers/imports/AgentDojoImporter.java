@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.imports.OpenAiMessagesImporter.EventSink;
 import dev.tracegate.matchers.trace.TraceWriter;
 
@@ -91,13 +92,40 @@ public final class AgentDojoImporter {
         for (Path f : runFiles()) {
             RunInfo run = importRun(f, sink);
             Path before = seen.put(run.session(), f);
-            if (before != null) {
-                throw new IllegalArgumentException("runs " + before + " and " + f + " both map to session " + run.session()
-                        + "; import one model at a time (new AgentDojoImporter(dir, \"<model>\"))");
-            }
+            if (before != null) throw duplicate(before, f, run.session());
             runs.add(run);
         }
         return runs;
+    }
+
+    /** Receives one imported run with its events, in order. */
+    @FunctionalInterface
+    public interface RunSink {
+        void accept(RunInfo run, List<Event> events) throws IOException;
+    }
+
+    /**
+     * Imports every run and hands each to {@code sink} with its events (one run is held in memory at a
+     * time), as an evaluation that replays run by run wants them; returns the runs' labels.
+     */
+    public List<RunInfo> forEachRun(RunSink sink) throws IOException {
+        List<RunInfo> runs = new ArrayList<>();
+        Map<String, Path> seen = new HashMap<>();
+        List<Event> events = new ArrayList<>();
+        for (Path f : runFiles()) {
+            events.clear();
+            RunInfo run = importRun(f, events::add);
+            Path before = seen.put(run.session(), f);
+            if (before != null) throw duplicate(before, f, run.session());
+            sink.accept(run, List.copyOf(events));
+            runs.add(run);
+        }
+        return runs;
+    }
+
+    private static IllegalArgumentException duplicate(Path before, Path f, String session) {
+        return new IllegalArgumentException("runs " + before + " and " + f + " both map to session " + session
+                + "; import one model at a time (new AgentDojoImporter(dir, \"<model>\"))");
     }
 
     /**

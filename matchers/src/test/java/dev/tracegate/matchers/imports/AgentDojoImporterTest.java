@@ -84,6 +84,13 @@ class AgentDojoImporterTest {
         assertThat(banking.subList(4, 8)).extracting(Event::kind)
                 .containsExactly(EventKind.USER, EventKind.CALL, EventKind.RETURN, EventKind.ASSISTANT);
         assertThat(banking.get(4).text()).isEqualTo("go user_task_2");
+
+        // run by run: the same labels, each with exactly its own session's events
+        Map<String, List<Event>> byRun = new java.util.LinkedHashMap<>();
+        List<RunInfo> again = new AgentDojoImporter(runs).forEachRun((r, events) -> byRun.put(r.session(), events));
+        assertThat(again).isEqualTo(infos);
+        assertThat(byRun.get(attacked.session())).isEqualTo(banking.subList(4, 8));
+        assertThat(byRun.values()).allSatisfy(events -> assertThat(events).hasSize(4));
     }
 
     @Test
