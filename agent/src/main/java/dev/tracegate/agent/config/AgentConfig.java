@@ -494,7 +494,7 @@ public final class AgentConfig {
             int d = editDistance(word, c);
             if (d < bestD) { bestD = d; best = c; }
         }
-        if (best != null && bestD <= Math.max(2, word.length() / 4)) return best;
+        if (best != null && bestD <= Math.max(2, word.length() / 3)) return best;
         for (String c : candidates) if (c.endsWith("." + word) || c.endsWith("_" + word)) return c;
         return null;
     }

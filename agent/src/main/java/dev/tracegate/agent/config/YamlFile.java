@@ -6,6 +6,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 import java.io.Reader;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,8 +40,17 @@ final class YamlFile {
             }
             return root;
         } catch (JsonProcessingException e) {
-            String why = e.getOriginalMessage().replace('\n', ' ').trim();
-            throw new ConfigException(f.at(e.getLocation()).text, null, "this is not valid YAML (" + why
+            Source where = f.at(e.getLocation());
+            String why = e.getOriginalMessage();
+            if (e.getCause() instanceof MarkedYAMLException) {
+                // snakeyaml's own problem and mark are more precise than the parser's current location
+                MarkedYAMLException y = (MarkedYAMLException) e.getCause();
+                if (y.getProblem() != null) why = y.getProblem();
+                Mark m = y.getProblemMark();
+                if (m != null) where = Source.file(name, m.getLine() + 1, m.getColumn() + 1);
+            }
+            why = why.replaceAll("\\s+", " ").trim();
+            throw new ConfigException(where.text, null, "this is not valid YAML (" + why
                     + "). Fix the syntax here: keys and values as 'key: value', nested keys indented by spaces, lists as '- item'.");
         }
     }

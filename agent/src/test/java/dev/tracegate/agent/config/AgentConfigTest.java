@@ -326,12 +326,12 @@ class AgentConfigTest {
     @Test
     void configuredMethodMistakesAreNamedAtTheirLine() throws IOException {
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, arg-param: 1}\n")).isEqualTo(
-                "F:2:38: unknown field 'arg-param' in a configured method. Did you mean 'args-param'? The fields are class, method,"
+                "F:2:39: unknown field 'arg-param' in a configured method. Did you mean 'args-param'? The fields are class, method,"
                         + " kind, tool-name, args-param, session-param, subject-param, purpose-param, granted-param.");
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: consent, subject-param: 0}\n")).isEqualTo(
                 "F:2:5: a consent method needs 'purpose-param' (the index of the parameter that holds it, or a literal). Add e.g. 'purpose-param: 0'.");
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tol}\n")).isEqualTo(
-                "F:2:34: kind must be one of tool, consent, erasure, got 'tol'. Did you mean 'tool'?");
+                "F:2:33: kind must be one of tool, consent, erasure, got 'tol'. Did you mean 'tool'?");
         assertThat(fileError("configured-methods:\n  - {class: A, kind: tool}\n")).isEqualTo(
                 "F:2:5: this configured method has no 'method'. Every method needs class, method and kind (tool, consent or erasure).");
         assertThat(error(null, Map.of(), Map.of("tracegate.configured-methods", "x"))).isEqualTo(
