@@ -727,16 +727,6 @@ final class Progression {
         return parts.isEmpty() ? null : String.join(" | ", parts);
     }
 
-    String describe(int s) {
-        StringBuilder b = new StringBuilder("mem=" + Arrays.toString(memories.get(stateMemory.get(s))));
-        for (int c : stateClauses.get(s)) {
-            b.append(" {");
-            for (int lit : clauses.get(c)) b.append((lit & 1) == 1 ? "X " : "WX ").append(Formulas.print(toFormula(lit >>> 1))).append("; ");
-            b.append("}");
-        }
-        return b.toString();
-    }
-
     // ---------------------------------------------------------------- bit sets
 
     private static void setBit(int[] bits, int i) { bits[i >>> 5] |= 1 << i; }

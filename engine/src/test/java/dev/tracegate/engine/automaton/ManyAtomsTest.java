@@ -88,4 +88,58 @@ class ManyAtomsTest {
         assertThat(dfa.verdict(dfa.run(x3, allY)).name()).isEqualTo("PRESUMABLY_SATISFIED");
         assertThat(dfa.verdict(dfa.run(x3, p2q2)).name()).isEqualTo("PERMANENTLY_VIOLATED");
     }
+
+    @Test
+    void moreAtomsThanALongHoldsAreSteppedThroughTheGlobalValuation() {
+        // 70 atoms: next() takes one long, so only step() can drive it; check it against the semantics.
+        List<String> us = new ArrayList<>();
+        List<String> vs = new ArrayList<>();
+        for (int i = 0; i < 35; i++) {
+            us.add("u" + i);
+            vs.add("v" + i);
+        }
+        Formula f = Parser.parse("G(" + join(us, "&") + " -> O" + join(vs, "|") + ")");
+        Dfa dfa = compiler.compile(f);
+        assertThat(dfa.atoms()).hasSize(70);
+        assertThat(dfa.stateCount()).isEqualTo(3);
+        int rejected = 0;
+        int[] atomIndex = new int[70];
+        for (int j = 0; j < 70; j++) atomIndex[j] = j;
+        Random random = new Random(70);
+        for (int t = 0; t < 200; t++) {
+            int len = 1 + random.nextInt(6);
+            long[][] trace = new long[len][];
+            int s = dfa.initialState();
+            for (int p = 0; p < len; p++) {
+                long[] valuation = new long[2];
+                // u's mostly on (so that all of them together happen), v's rarely.
+                for (int j = 0; j < 70; j++) {
+                    boolean isU = dfa.atoms().get(j).name().startsWith("u");
+                    if (isU ? random.nextInt(60) != 0 : random.nextInt(300) == 0) valuation[j >>> 6] |= 1L << j;
+                }
+                trace[p] = valuation;
+                s = dfa.step(s, valuation, atomIndex);
+                boolean expected = holds(dfa.atoms(), Arrays.copyOf(trace, p + 1));
+                assertThat(dfa.accepting(s)).isEqualTo(expected);
+                if (!expected) rejected++;
+            }
+        }
+        assertThat(rejected).as("the traces reach the violation too").isGreaterThan(20);
+    }
+
+    /** G(AND_i u_i -> O(OR_i v_i)) evaluated directly: no position with all u before the first v. */
+    private static boolean holds(List<Atom> atoms, long[][] trace) {
+        boolean seenV = false;
+        for (long[] letter : trace) {
+            boolean allU = true;
+            for (int i = 0; i < 35; i++) {
+                allU &= bit(letter, atoms.indexOf(Atom.of("u" + i)));
+                seenV |= bit(letter, atoms.indexOf(Atom.of("v" + i)));
+            }
+            if (allU && !seenV) return false;
+        }
+        return true;
+    }
+
+    private static boolean bit(long[] valuation, int j) { return ((valuation[j >>> 6] >>> j) & 1L) != 0; }
 }
