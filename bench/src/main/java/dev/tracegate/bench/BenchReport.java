@@ -207,6 +207,7 @@ public final class BenchReport {
         group(b, "DFA table lookup vs progression (DfaVsProgressionBenchmark)", rows, "DfaVsProgressionBenchmark.", 1);
         ratios(b, rows);
         group(b, "Concurrency (ConcurrencyBenchmark, throughput of all threads together)", rows, "ConcurrencyBenchmark.", 1);
+        group(b, "Offline replay of pre-grounded events (ReplayBenchmark, events per second)", rows, "ReplayBenchmark.", 1);
         if (cpu != null) {
             b.append("\n#### CPU time vs wall-clock time per step (StepCpuTime)\n\n")
                     .append("| contracts | CPU ns/event (median) | wall ns/event (median) | CPU ns per round | wall ns per round |\n|---|---|---|---|---|\n");
@@ -308,19 +309,19 @@ public final class BenchReport {
 
     // ------------------------------------------------------------------------------------ chart
 
-    /** A line of the chart: x values, y medians, and y error bars (mean ± JMH error, clipped). */
+    /** A line of the chart: x values, y medians, and bars from the fastest to the slowest iteration. */
     record Series(String name, String color, double[] x, double[] y, double[] lo, double[] hi) {}
 
     static String chart(List<Row> rows) {
-        Svg svg = new Svg(1000, 430);
-        svg.text(500, 24, "tracegate engine: cost per event (median of JMH iterations; bars: mean ± 99.9% error)", 15, "middle");
+        Svg svg = new Svg(1060, 440);
+        svg.text(530, 24, "tracegate engine: cost per event (points: median of JMH iterations; bars: fastest .. slowest iteration)", 15, "middle");
 
         List<Series> byContracts = new ArrayList<>();
         addSeries(byContracts, rows, "EngineStepBenchmark.passing", "contracts", "monitor step (passing)", "#1f77b4", 1);
         addSeries(byContracts, rows, "EngineStepBenchmark.withRefusals", "contracts", "monitor step (6% refused)", "#9467bd", 1);
         addSeries(byContracts, rows, "DfaVsProgressionBenchmark.dfa", "contracts", "DFA lookups only", "#2ca02c", 1);
         addSeries(byContracts, rows, "DfaVsProgressionBenchmark.progression", "contracts", "progression (reference)", "#d62728", 1);
-        svg.panel(60, 50, 400, 300, "number of contracts", "ns per event (log)", byContracts, true,
+        svg.panel(100, 50, 400, 300, "number of contracts", "ns per event (log)", byContracts, true,
                 new double[] {30}, new String[] {"target 30 ns at 10 contracts"});
 
         List<Series> byLength = new ArrayList<>();
@@ -334,7 +335,7 @@ public final class BenchReport {
             band = new double[] {b * 1.1};
             bandLabel = new String[] {"+10% over the cost at 10^2"};
         }
-        svg.panel(560, 50, 400, 300, "events already in the session (trace length)", "ns per event", byLength, false, band, bandLabel);
+        svg.panel(630, 50, 400, 300, "events already in the session (trace length)", "ns per event (log)", byLength, true, band, bandLabel);
         return svg.finish();
     }
 
@@ -350,9 +351,8 @@ public final class BenchReport {
             Row r = rs.get(i);
             x[i] = Double.parseDouble(r.param(param));
             y[i] = r.median / divide;
-            double err = Double.isNaN(r.error) ? 0 : r.error;
-            lo[i] = Math.max(r.min / divide, (r.score - err) / divide);
-            hi[i] = (r.score + err) / divide;
+            lo[i] = r.min / divide;
+            hi[i] = r.max / divide;
         }
         out.add(new Series(name, color, x, y, lo, hi));
     }
@@ -440,7 +440,7 @@ public final class BenchReport {
             }
             text(px + w / 2, py + h + 36, xLabel, 12, "middle");
             b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\">%s</text>\n",
-                    px - 44, py + h / 2, px - 44, py + h / 2, escape(yLabel)));
+                    px - 70, py + h / 2, px - 70, py + h / 2, escape(yLabel)));
             for (int i = 0; i < refs.length; i++) {
                 double y = Y.applyAsDouble(refs[i]);
                 line(px, y, px + w, y, "#ff7f0e", 1.5, "6,4");
