@@ -21,7 +21,6 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -338,10 +337,10 @@ public final class OpenAiMessagesImporter {
             }
             String named = null;
             JsonNode copy = m.get("tool_call");
-            Event.Builder copied = null;
+            Event copied = null;
             if (copy != null && !copy.isNull()) {
-                copied = call(copy, path + ".tool_call");
-                named = copied.build().tool();
+                copied = call(copy, path + ".tool_call").build();
+                named = copied.tool();
             } else if (m.get("name") != null && !m.get("name").isNull()) {
                 named = name(m.get("name"), path + ".name");
             }
@@ -354,9 +353,8 @@ public final class OpenAiMessagesImporter {
                 if (callId == null) callId = answered.callId();
             } else if (named != null) {
                 // No call in this log made it (a truncated log); the copy or the name still says which tool ran.
-                Event c = copied == null ? null : copied.build();
                 tool = named;
-                args = c == null ? Args.NONE : c.args();
+                args = copied == null ? Args.NONE : copied.args();
             } else {
                 throw fail(path, callId == null ? "tool message answers no earlier call and names no tool"
                                 : "tool message answers call id \"" + callId + "\", which no earlier assistant message made",
@@ -473,7 +471,5 @@ public final class OpenAiMessagesImporter {
             long col = loc == null ? 0 : loc.getColumnNr();
             return new MessageLogException(source, line, col, path, problem, fix);
         }
-
-        List<String> system() { return Collections.unmodifiableList(system); }
     }
 }
