@@ -1,0 +1,101 @@
+package demoapp.mcp;
+
+import demoapp.Console;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * An MCP server over stdio with three tools, and a client that starts it as a subprocess and calls one tool.
+ * Usage: {@code McpApp server}, or {@code McpApp client <tool> <argumentsJson> <server command...>}.
+ * The server writes its own lines to standard error (standard output is the protocol); the client echoes them as "SERVER: ...".
+ */
+public final class McpApp {
+
+    private static final McpJsonMapper JSON = new JacksonMcpJsonMapper(JsonMapper.builder().build());
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("server")) {
+            server();
+        } else if (args.length > 3 && args[0].equals("client")) {
+            client(args[1], args[2], Arrays.copyOfRange(args, 3, args.length));
+        } else {
+            throw new IllegalArgumentException("usage: McpApp server | McpApp client <tool> <argumentsJson> <server command...>");
+        }
+    }
+
+    private static McpServerFeatures.SyncToolSpecification tool(String name, String schema, ToolBody body) {
+        return McpServerFeatures.SyncToolSpecification.builder()
+                .tool(McpSchema.Tool.builder().name(name).description(name).inputSchema(JSON, schema).build())
+                .callHandler((exchange, request) -> McpSchema.CallToolResult.builder()
+                        .addTextContent(body.run(request.arguments())).isError(false).build())
+                .build();
+    }
+
+    interface ToolBody {
+        String run(Map<String, Object> arguments);
+    }
+
+    static void server() throws InterruptedException {
+        String email = "{\"type\":\"object\",\"properties\":{\"to\":{\"type\":\"string\"},\"body\":{\"type\":\"string\"}}}";
+        McpSyncServer server = McpServer.sync(new StdioServerTransportProvider(JSON))
+                .serverInfo("demo-server", "1.0")
+                .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+                .tools(tool("sendEmail", email, a -> {
+                            System.err.println("TOOL sendEmail ran to=" + a.get("to") + " body=" + a.get("body"));
+                            return "email sent to " + a.get("to");
+                        }),
+                        tool("draftEmail", email, a -> {
+                            System.err.println("TOOL draftEmail ran to=" + a.get("to"));
+                            return "draft saved for " + a.get("to");
+                        }),
+                        tool("lookupCustomer", "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}", a -> {
+                            System.err.println("TOOL lookupCustomer ran name=" + a.get("name"));
+                            return "{\"name\":\"" + a.get("name") + "\",\"iban\":\"DE89370400440532013000\"}";
+                        }))
+                .build();
+        System.err.println("SERVER READY " + server.getServerInfo().name());
+        Thread.sleep(Long.MAX_VALUE); // the client ends this process when it closes the transport
+    }
+
+    static void client(String tool, String argumentsJson, String[] serverCommand) throws Exception {
+        ServerParameters parameters = ServerParameters.builder(serverCommand[0])
+                .args(Arrays.copyOfRange(serverCommand, 1, serverCommand.length)).build();
+        StdioClientTransport transport = new StdioClientTransport(parameters, JSON);
+        transport.setStdErrorHandler(line -> System.out.println("SERVER: " + line));
+        McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60))
+                .initializationTimeout(Duration.ofSeconds(60)).build();
+        try {
+            client.initialize();
+            @SuppressWarnings("unchecked")
+            Map<String, Object> arguments = JSON.readValue(argumentsJson, Map.class);
+            McpSchema.CallToolResult result = client.callTool(new McpSchema.CallToolRequest(tool, arguments));
+            StringBuilder text = new StringBuilder();
+            for (McpSchema.Content content : result.content()) {
+                if (content instanceof McpSchema.TextContent) {
+                    text.append(((McpSchema.TextContent) content).text());
+                }
+            }
+            Console.line("RESULT isError=" + result.isError() + ": " + text);
+        } catch (RuntimeException e) {
+            Console.exception(e);
+        } finally {
+            Thread.sleep(500); // let the server's last stderr lines arrive
+            client.closeGracefully();
+        }
+        System.exit(0);
+    }
+}
