@@ -25,11 +25,13 @@ public final class LibraryReader {
     static final Set<String> CONTRACT = Set.of("id", "description", "assume", "guarantee", "strategy", "message",
             "next", "redirect-to");
     static final Set<String> STRATEGIES = Set.of("block", "redirect", "escalate", "redact", "suppress");
-    static final Set<String> LATCH = Set.of("on", "set", "add", "remove", "value");
+    static final Set<String> LATCH = Set.of("on", "set", "add", "clear", "value");
     static final Set<String> LATCH_ON = Set.of("kind", "tool", "success");
     static final Set<String> KINDS = Set.of("USER", "ASSISTANT", "CALL", "RETURN", "CONSENT", "ERASURE");
     static final Set<String> SETTINGS = Set.of("unevaluable", "max-states");
-    static final Set<String> GDPR = Set.of("purposes", "tools", "necessary", "fields");
+    static final Set<String> GDPR = Set.of("purposes", "tools", "fields", "consent-tools", "erasure-tools");
+    static final Set<String> CONSENT_TOOL = Set.of("subject", "purposes", "granted");
+    static final Set<String> ERASURE_TOOL = Set.of("subject");
     static final Set<String> INJECTION = Set.of("side-effecting");
 
     private LibraryReader() {}
@@ -52,7 +54,8 @@ public final class LibraryReader {
                     s.integer("max-states", LibrarySpec.Settings.DEFAULT.maxStates(), 2, 10_000_000));
         }
 
-        Map<String, Formula> named = namedAtoms(top);
+        Map<Atom, LibrarySpec.Position> positions = new HashMap<>();
+        Map<String, Formula> named = namedAtoms(top, positions);
 
         List<LibrarySpec.ContractSpec> contracts = new ArrayList<>();
         Node cs = top.required("contracts", "add a 'contracts:' list with at least one contract");
@@ -79,8 +82,8 @@ public final class LibraryReader {
             Node aNode = f.get("assume");
             String gText = formulaText(gNode, "guarantee");
             String aText = aNode == null ? "true" : formulaText(aNode, "assume");
-            Formula g = expand(formula(gNode, gText), named, gNode);
-            Formula a = aNode == null ? Formula.Const.TRUE : expand(formula(aNode, aText), named, aNode);
+            Formula g = expand(formula(gNode, gText, positions), named, gNode);
+            Formula a = aNode == null ? Formula.Const.TRUE : expand(formula(aNode, aText, positions), named, aNode);
             contracts.add(new LibrarySpec.ContractSpec(id, f.string("description", ""), a, g, strategy,
                     f.string("message", ""), f.string("next", ""), redirectTo, aText, gText, c.line(), c.column()));
         }
@@ -89,7 +92,9 @@ public final class LibraryReader {
         List<LibrarySpec.LatchSpec> latches = latches(top);
         LibrarySpec.GdprSpec gdpr = top.has("gdpr") ? gdpr(top.get("gdpr")) : null;
         LibrarySpec.InjectionSpec injection = top.has("injection") ? injection(top.get("injection")) : null;
-        return new LibrarySpec(name, description, file, settings, contracts, latches, gdpr, injection, top.strings("permissions"));
+        for (Map.Entry<String, Formula> e : named.entrySet()) positions.remove(Atom.of(e.getKey()));
+        return new LibrarySpec(name, description, file, settings, contracts, latches, gdpr, injection,
+                top.strings("permissions"), Map.copyOf(positions));
     }
 
     private static String formulaText(Node n, String what) {
@@ -97,7 +102,7 @@ public final class LibraryReader {
         return Fields.text(n, what);
     }
 
-    private static Map<String, Formula> namedAtoms(Fields top) {
+    private static Map<String, Formula> namedAtoms(Fields top, Map<Atom, LibrarySpec.Position> positions) {
         Map<String, Formula> raw = new LinkedHashMap<>();
         Map<String, Node> where = new HashMap<>();
         if (!top.has("atoms")) return raw;
@@ -113,7 +118,7 @@ public final class LibraryReader {
                 throw Fields.error(keyNode, "atom name '" + key + "' is a reserved operator", "choose another name");
             }
             Node v = e.getValue();
-            raw.put(key, formula(v, formulaText(v, "atom " + key)));
+            raw.put(key, formula(v, formulaText(v, "atom " + key), positions));
             where.put(key, v);
         }
         // Expand definitions that use other named atoms; a cycle is an error.
@@ -159,14 +164,34 @@ public final class LibraryReader {
 
     /** Parses a formula scalar, mapping the parser's position into the file. */
     static Formula formula(Node n, String text) {
+        return formula(n, text, null);
+    }
+
+    /** As {@link #formula(Node, String)}, recording where in the file each atom first occurs. */
+    static Formula formula(Node n, String text, Map<Atom, LibrarySpec.Position> positions) {
         try {
-            return Parser.parse(text);
+            Formula f = Parser.parse(text);
+            if (positions != null) recordAtoms(f, n, positions);
+            return f;
         } catch (ParseException e) {
             int line = n.line() + e.line() - 1;
             // Single-line plain scalars map exactly; quoted or block scalars are off by their quote/indent.
             int col = e.line() == 1 ? n.column() + e.column() - 1 : e.column();
             throw new LibraryException(n.file(), line, col, "in formula '" + text.strip() + "': " + e.reason(),
                     "the formula syntax is in docs/FORMULAS.md");
+        }
+    }
+
+    private static void recordAtoms(Formula f, Node n, Map<Atom, LibrarySpec.Position> positions) {
+        if (f instanceof Atom a) {
+            int line = n.line() + Math.max(a.line(), 1) - 1;
+            int col = a.line() <= 1 ? n.column() + Math.max(a.column(), 1) - 1 : a.column();
+            positions.putIfAbsent(a, new LibrarySpec.Position(n.file(), line, col));
+        } else if (f instanceof Formula.Unary u) {
+            recordAtoms(u.arg(), n, positions);
+        } else if (f instanceof Formula.Binary b) {
+            recordAtoms(b.left(), n, positions);
+            recordAtoms(b.right(), n, positions);
         }
     }
 
@@ -179,9 +204,9 @@ public final class LibraryReader {
             Fields l = Fields.of(ln, "a context latch", LATCH);
             Fields on = Fields.of(l.required("on", "say which event sets the context: on: {kind: RETURN, tool: T}"), "on", LATCH_ON);
             String kind = on.choice("kind", "RETURN", KINDS);
-            int modes = (l.has("set") ? 1 : 0) + (l.has("add") ? 1 : 0) + (l.has("remove") ? 1 : 0);
-            if (modes != 1) throw Fields.error(ln, "a latch needs exactly one of 'set', 'add', 'remove'", "set: key (single value) or add: key (set of values)");
-            String mode = l.has("set") ? "set" : l.has("add") ? "add" : "remove";
+            int modes = (l.has("set") ? 1 : 0) + (l.has("add") ? 1 : 0) + (l.has("clear") ? 1 : 0);
+            if (modes != 1) throw Fields.error(ln, "a latch needs exactly one of 'set', 'add', 'clear'", "set: key (single value), add: key (set of values) or clear: key");
+            String mode = l.has("set") ? "set" : l.has("add") ? "add" : "clear";
             String key = l.requiredString(mode, null);
             String value = l.string("value", defaultValue(kind));
             out.add(new LibrarySpec.LatchSpec(kind, on.string("tool", null), on.bool("success", true), key, value, mode,
@@ -200,15 +225,15 @@ public final class LibraryReader {
 
     private static LibrarySpec.GdprSpec gdpr(Node n) {
         Fields g = Fields.of(n, "gdpr", GDPR);
-        List<String> purposes = g.strings("purposes");
+        Map<String, List<String>> purposes = listMap(g.get("purposes"), "gdpr.purposes");
         Map<String, List<String>> tools = listMap(g.get("tools"), "gdpr.tools");
-        Map<String, List<String>> necessary = listMap(g.get("necessary"), "gdpr.necessary");
         for (Map.Entry<String, List<String>> e : tools.entrySet()) {
             for (String p : e.getValue()) {
-                if (!purposes.contains(p)) {
+                if (!purposes.containsKey(p)) {
                     throw Fields.error(((Node.MapNode) g.get("tools")).entries().get(e.getKey()),
                             "tool '" + e.getKey() + "' is bound to purpose '" + p + "', which is not declared",
-                            "add it to gdpr.purposes (declared: " + String.join(", ", purposes) + ")");
+                            "declare it under gdpr.purposes with the categories it needs (declared: "
+                                    + String.join(", ", purposes.keySet()) + ")");
                 }
             }
         }
@@ -223,7 +248,28 @@ public final class LibraryReader {
                 fields.put(e.getKey(), m);
             }
         }
-        return new LibrarySpec.GdprSpec(purposes, tools, necessary, fields);
+        Map<String, List<String>> consentTools = new LinkedHashMap<>();
+        Node cn = g.get("consent-tools");
+        if (cn != null) {
+            if (!(cn instanceof Node.MapNode cm)) throw Fields.error(cn, "gdpr.consent-tools must map tool -> {subject, purposes, granted}", null);
+            for (Map.Entry<String, Node> e : cm.entries().entrySet()) {
+                Fields t = Fields.of(e.getValue(), "gdpr.consent-tools." + e.getKey(), CONSENT_TOOL);
+                consentTools.put(e.getKey(), java.util.Arrays.asList(
+                        t.requiredString("subject", "name the argument that holds the data subject"),
+                        t.requiredString("purposes", "name the argument that holds the purpose(s)"),
+                        t.string("granted", null)));
+            }
+        }
+        Map<String, String> erasureTools = new LinkedHashMap<>();
+        Node en = g.get("erasure-tools");
+        if (en != null) {
+            if (!(en instanceof Node.MapNode em)) throw Fields.error(en, "gdpr.erasure-tools must map tool -> {subject}", null);
+            for (Map.Entry<String, Node> e : em.entries().entrySet()) {
+                Fields t = Fields.of(e.getValue(), "gdpr.erasure-tools." + e.getKey(), ERASURE_TOOL);
+                erasureTools.put(e.getKey(), t.requiredString("subject", "name the argument that holds the data subject"));
+            }
+        }
+        return new LibrarySpec.GdprSpec(purposes, tools, fields, consentTools, erasureTools);
     }
 
     private static LibrarySpec.InjectionSpec injection(Node n) {

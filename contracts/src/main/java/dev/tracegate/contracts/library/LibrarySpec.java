@@ -1,5 +1,6 @@
 package dev.tracegate.contracts.library;
 
+import dev.tracegate.engine.ltl.Atom;
 import dev.tracegate.engine.ltl.Formula;
 
 import java.util.List;
@@ -18,9 +19,14 @@ import java.util.Map;
  * @param gdpr        the GDPR policy section, or null
  * @param injection   the prompt-injection section, or null
  * @param permissions permissions every session holds from the start
+ * @param atomPositions where each atom first occurs in the file (for errors found when compiling)
  */
 public record LibrarySpec(String name, String description, String file, Settings settings, List<ContractSpec> contracts,
-                          List<LatchSpec> latches, GdprSpec gdpr, InjectionSpec injection, List<String> permissions) {
+                          List<LatchSpec> latches, GdprSpec gdpr, InjectionSpec injection, List<String> permissions,
+                          Map<Atom, Position> atomPositions) {
+
+    /** Where something is in a library file. */
+    public record Position(String file, int line, int column) {}
 
     /** {@code settings:}: what to do with unevaluable atoms, and the automaton state bound. */
     public record Settings(boolean refuseUnevaluable, int maxStates) {
@@ -40,8 +46,8 @@ public record LibrarySpec(String name, String description, String file, Settings
 
     /**
      * A context latch: when an event of {@code kind} (and {@code tool}, if given; successful only,
-     * unless {@code success} is false) is applied, {@code key} takes {@code value} (mode set), or
-     * {@code value} is added to / removed from the set {@code key} (mode add / remove).
+     * unless {@code success} is false) is applied, {@code key} takes {@code value} (mode set),
+     * {@code value} is added to the set {@code key} (mode add), or {@code key} is cleared (mode clear).
      *
      * @param value an argument reference {@code arg(field)}, {@code result(field)}, {@code result},
      *              {@code subject}, {@code purpose} or a literal
@@ -52,13 +58,15 @@ public record LibrarySpec(String name, String description, String file, Settings
     /**
      * The GDPR section.
      *
-     * @param purposes  declared purposes
-     * @param tools     tool -> the purposes it serves
-     * @param necessary purpose -> the data categories that purpose needs
-     * @param fields    tool -> (argument field -> category), overriding detection
+     * @param purposes      declared purpose -> the data categories that purpose needs
+     * @param tools         tool -> the purposes its calls serve
+     * @param fields        tool -> (argument field -> category), on top of detection
+     * @param consentTools  tool whose call records consent -> (subject field, purposes field, granted field or null)
+     * @param erasureTools  tool whose call requests erasure -> subject field
      */
-    public record GdprSpec(List<String> purposes, Map<String, List<String>> tools, Map<String, List<String>> necessary,
-                           Map<String, Map<String, String>> fields) {}
+    public record GdprSpec(Map<String, List<String>> purposes, Map<String, List<String>> tools,
+                           Map<String, Map<String, String>> fields, Map<String, List<String>> consentTools,
+                           Map<String, String> erasureTools) {}
 
     /**
      * The prompt-injection section.

@@ -1,0 +1,247 @@
+package dev.tracegate.contracts.library;
+
+import dev.tracegate.engine.automaton.CompileException;
+import dev.tracegate.engine.automaton.DfaCompiler;
+import dev.tracegate.engine.automaton.StateLimitException;
+import dev.tracegate.engine.ltl.Atom;
+import dev.tracegate.engine.ltl.Formula;
+import dev.tracegate.engine.ltl.Formulas;
+import dev.tracegate.engine.monitor.Contract;
+import dev.tracegate.engine.monitor.ContractSet;
+import dev.tracegate.engine.monitor.EndReport;
+import dev.tracegate.engine.monitor.Replay;
+import dev.tracegate.engine.monitor.SessionMonitor;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
+import dev.tracegate.matchers.predicate.Grounding;
+import dev.tracegate.matchers.predicate.Latch;
+import dev.tracegate.matchers.predicate.Policy;
+import dev.tracegate.matchers.predicate.VocabularyException;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * One or more contract libraries compiled together: the contracts as automata, the atoms grounded
+ * against the merged policy, and what each contract tells the agent. Immutable; build a
+ * {@link SessionMonitor} per process (online) or a {@link Replay} per session (offline) from it.
+ */
+public final class Library {
+    /** The built-in libraries, by name. */
+    public static final List<String> BUILTINS = List.of("gdpr", "injection", "sop-refund", "temporal-classes");
+
+    /** What a contract tells the agent and where it was defined, indexed like the contract set. */
+    public record ContractInfo(String id, String library, String file, int line, String description, String strategy,
+                               String message, String next, String redirectTo, String assumeText, String guaranteeText) {}
+
+    private final List<LibrarySpec> specs;
+    private final ContractSet contracts;
+    private final Grounding grounding;
+    private final Policy policy;
+    private final List<ContractInfo> info;
+
+    private Library(List<LibrarySpec> specs, ContractSet contracts, Grounding grounding, Policy policy, List<ContractInfo> info) {
+        this.specs = List.copyOf(specs);
+        this.contracts = contracts;
+        this.grounding = grounding;
+        this.policy = policy;
+        this.info = List.copyOf(info);
+    }
+
+    /**
+     * Loads libraries named by built-in name ({@code gdpr}, {@code builtin:gdpr}) or file path,
+     * relative paths resolved against {@code base}.
+     */
+    public static Library load(List<String> sources, Path base) {
+        List<LibrarySpec> specs = new ArrayList<>();
+        for (String s : sources) specs.add(read(s, base));
+        return compile(specs);
+    }
+
+    /** Reads one library source (a built-in name or a file) without compiling it. */
+    public static LibrarySpec read(String source, Path base) {
+        String name = source.startsWith("builtin:") ? source.substring("builtin:".length()) : source;
+        if (BUILTINS.contains(name)) return LibraryReader.read("builtin:" + name, builtinText(name));
+        Path p = base == null ? Path.of(source) : base.resolve(source);
+        try {
+            return LibraryReader.read(p.toString(), Files.readString(p, StandardCharsets.UTF_8));
+        } catch (NoSuchFileException e) {
+            throw new LibraryException(p.toString(), 0, 0, "no such library file",
+                    "give a path to a .yaml file, or a built-in name: " + String.join(", ", BUILTINS));
+        } catch (IOException e) {
+            throw new LibraryException(p.toString(), 0, 0, "cannot read: " + e.getMessage(), null);
+        }
+    }
+
+    /** The YAML text of a built-in library. */
+    public static String builtinText(String name) {
+        try (InputStream in = Library.class.getResourceAsStream("/dev/tracegate/contracts/builtin/" + name + ".yaml")) {
+            if (in == null) throw new IllegalArgumentException("no built-in library " + name);
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Compiles libraries together; contract ids must be unique across them. */
+    public static Library compile(List<LibrarySpec> specs) {
+        if (specs.isEmpty()) throw new LibraryException(null, 0, 0, "no library given", "name at least one library file or built-in");
+        List<Contract> contracts = new ArrayList<>();
+        List<ContractInfo> info = new ArrayList<>();
+        Map<String, ContractInfo> byId = new HashMap<>();
+        Map<Atom, LibrarySpec.Position> positions = new HashMap<>();
+        boolean refuse = false;
+        int maxStates = 0;
+        for (LibrarySpec spec : specs) {
+            refuse |= spec.settings().refuseUnevaluable();
+            maxStates = Math.max(maxStates, spec.settings().maxStates());
+            spec.atomPositions().forEach(positions::putIfAbsent);
+            for (LibrarySpec.ContractSpec c : spec.contracts()) {
+                ContractInfo prev = byId.get(c.id());
+                if (prev != null) {
+                    throw new LibraryException(spec.file(), c.line(), c.column(), "contract id '" + c.id() + "' is already defined in "
+                            + prev.file() + ":" + prev.line(), "contract ids must be unique across all loaded libraries; rename one");
+                }
+                ContractInfo ci = new ContractInfo(c.id(), spec.name(), spec.file(), c.line(), c.description(), c.strategy(),
+                        c.message(), c.next(), c.redirectTo(), c.assumeText(), c.guaranteeText());
+                byId.put(c.id(), ci);
+                info.add(ci);
+                contracts.add(new Contract(c.id(), c.assume(), c.guarantee(), c.strategy(), c.message()));
+            }
+        }
+        String override = System.getProperty("tracegate.engine.max-states");
+        if (override != null) {
+            try {
+                maxStates = Integer.parseInt(override.trim());
+            } catch (NumberFormatException e) {
+                throw new LibraryException("-Dtracegate.engine.max-states", 0, 0, "'" + override + "' is not a number",
+                        "give a positive integer, e.g. -Dtracegate.engine.max-states=20000");
+            }
+        }
+        Policy policy = policy(specs, refuse);
+        for (Contract c : contracts) checkAtoms(Formulas.and(c.assume(), c.guarantee()), positions);
+        ContractSet set;
+        try {
+            set = ContractSet.compile(contracts, new DfaCompiler(maxStates));
+        } catch (StateLimitException e) {
+            ContractInfo ci = blame(info, e.formula());
+            throw new LibraryException(ci == null ? null : ci.file(), ci == null ? 0 : ci.line(), 1,
+                    (ci == null ? "" : "contract '" + ci.id() + "': ") + e.getMessage(), null);
+        } catch (CompileException e) {
+            throw new LibraryException(null, 0, 0, e.getMessage(), null);
+        }
+        Grounding grounding;
+        try {
+            grounding = Grounding.compile(set.atoms(), policy);
+        } catch (VocabularyException e) {
+            throw atomError(e, positions);
+        }
+        return new Library(specs, set, grounding, policy, info);
+    }
+
+    private static ContractInfo blame(List<ContractInfo> info, String formula) {
+        for (ContractInfo ci : info) {
+            if (formula.contains(ci.guaranteeText().strip()) || formula.contains(ci.assumeText().strip())) return ci;
+        }
+        return info.isEmpty() ? null : info.get(0);
+    }
+
+    private static void checkAtoms(Formula f, Map<Atom, LibrarySpec.Position> positions) {
+        for (Atom a : Formulas.atoms(f)) {
+            try {
+                Grounding.check(a);
+            } catch (VocabularyException e) {
+                throw atomError(e, positions);
+            }
+        }
+    }
+
+    private static LibraryException atomError(VocabularyException e, Map<Atom, LibrarySpec.Position> positions) {
+        LibrarySpec.Position p = positions.get(e.atom());
+        String forms = e.validForms().isEmpty() ? null : "valid forms: " + String.join(", ", e.validForms());
+        return new LibraryException(p == null ? null : p.file(), p == null ? 0 : p.line(), p == null ? 0 : p.column(),
+                "atom `" + e.atom().key() + "`: " + e.problem(), forms);
+    }
+
+    /** The merged policy of all libraries. */
+    static Policy policy(List<LibrarySpec> specs, boolean refuseUnevaluable) {
+        Policy.Builder b = Policy.builder().refuseUnevaluable(refuseUnevaluable);
+        for (LibrarySpec s : specs) {
+            for (LibrarySpec.LatchSpec l : s.latches()) b.latch(latch(s, l));
+            if (s.gdpr() != null) {
+                LibrarySpec.GdprSpec g = s.gdpr();
+                g.purposes().forEach((p, cats) -> b.purpose(p, cats.toArray(new String[0])));
+                g.tools().forEach((t, ps) -> b.toolPurposes(t, ps.toArray(new String[0])));
+                g.fields().forEach((t, m) -> m.forEach((f, c) -> b.fieldCategory(t, f, c)));
+                g.consentTools().forEach((t, f) -> b.consentTool(t, f.get(0), f.get(1), f.get(2)));
+                g.erasureTools().forEach(b::erasureTool);
+            }
+            if (s.injection() != null) s.injection().sideEffecting().forEach((t, fs) -> b.sideEffecting(t, fs.toArray(new String[0])));
+            b.grant(s.permissions().toArray(new String[0]));
+        }
+        return b.build();
+    }
+
+    private static Latch latch(LibrarySpec s, LibrarySpec.LatchSpec l) {
+        Latch x = Latch.on(EventKind.parse(l.kind()), l.tool());
+        if (!l.success()) x = x.onFailureToo();
+        switch (l.mode()) {
+            case "clear" -> {
+                return x.clear(l.key());
+            }
+            case "add" -> x = x.add(l.key());
+            default -> x = x.set(l.key());
+        }
+        String v = l.value().strip();
+        if (v.startsWith("arg(") && v.endsWith(")")) return x.fromArg(v.substring(4, v.length() - 1).strip());
+        if (v.startsWith("result(") && v.endsWith(")")) return x.fromResultField(v.substring(7, v.length() - 1).strip());
+        if (v.equals("result")) return x.fromResult();
+        if (v.equals("text")) return x.fromText();
+        if (v.equals("subject")) return x.fromSubject();
+        if (v.startsWith("\"") && v.endsWith("\"") && v.length() >= 2) return x.constant(v.substring(1, v.length() - 1));
+        if (v.matches("[A-Za-z_][A-Za-z0-9_]*\\(.*")) {
+            throw new LibraryException(s.file(), l.line(), l.column(), "latch value '" + v + "' is not a value source",
+                    "use arg(field), result, result(field), text, subject, or a literal");
+        }
+        return x.constant(v);
+    }
+
+    public List<LibrarySpec> specs() { return specs; }
+
+    public ContractSet contracts() { return contracts; }
+
+    public Grounding grounding() { return grounding; }
+
+    public Policy policy() { return policy; }
+
+    /** Per contract: message, next action, strategy, source; indexed like {@link ContractSet#contracts()}. */
+    public List<ContractInfo> info() { return info; }
+
+    /** A monitor for live sessions. */
+    public SessionMonitor<Event> newMonitor(SessionMonitor.Options options, Consumer<EndReport> onEvict) {
+        return new SessionMonitor<>(contracts, grounding,
+                new SessionMonitor.Options(options.maxSessions(), policy.refuseUnevaluable()), onEvict);
+    }
+
+    /** Offline replay of one session. */
+    public Replay<Event> replay(String sessionId) {
+        return new Replay<>(contracts, grounding, policy.refuseUnevaluable(), sessionId);
+    }
+
+    /** Names of the loaded libraries, comma separated. */
+    public String names() {
+        List<String> n = new ArrayList<>();
+        for (LibrarySpec s : specs) n.add(s.name());
+        return String.join(", ", n);
+    }
+
+}
