@@ -67,8 +67,6 @@ final class Progression {
     private final List<int[]> clauses = new ArrayList<>();
     private final List<int[]> clauseNeeds = new ArrayList<>();
     private final Map<Long, Integer> unions = new HashMap<>();
-    private final Map<Long, Guarded> expansions = new HashMap<>();
-    private final Map<Long, Guarded> clauseExpansions = new HashMap<>();
     private final Map<Integer, int[]> nodeNeeds = new HashMap<>();
 
     // Explored states.
@@ -88,13 +86,13 @@ final class Progression {
         long budget = Math.max(1L << 16, Math.min(1L << 22, (long) maxStates * 64));
         this.bdd = new Bdd((int) budget);
         this.diagrams = new DiagramTable((int) budget);
-        this.clauseLimit = (int) Math.max(1 << 10, Math.min(1 << 18, (long) maxStates * 16));
+        this.clauseLimit = Math.max(256, Math.min(4096, maxStates)); // products are minimised in O(n^2)
         this.buildLimit = (int) budget;
     }
 
     /** Explores every state reachable from the initial one; state 0 is initial. */
     void explore() {
-        registerPast(formula, null);
+        registerPast(formula);
         memWords = (past.size() + 31) >>> 5;
         initialMemory = new int[memWords];
         for (int p = 0; p < past.size(); p++) {
@@ -118,13 +116,13 @@ final class Progression {
 
     // ---------------------------------------------------------------- past subformulas
 
-    private void registerPast(Formula f, Formula enclosingPast) {
+    private void registerPast(Formula f) {
         if (f instanceof Formula.Unary u) {
             if (u.op().isPast()) {
                 checkPastOnly(u, u.arg());
                 registerPastNode(u);
             } else {
-                registerPast(u.arg(), enclosingPast);
+                registerPast(u.arg());
             }
         } else if (f instanceof Formula.Binary b) {
             if (b.op().isPast()) {
@@ -132,8 +130,8 @@ final class Progression {
                 checkPastOnly(b, b.right());
                 registerPastNode(b);
             } else {
-                registerPast(b.left(), enclosingPast);
-                registerPast(b.right(), enclosingPast);
+                registerPast(b.left());
+                registerPast(b.right());
             }
         }
     }
@@ -472,139 +470,199 @@ final class Progression {
         return false;
     }
 
-    // ---------------------------------------------------------------- guarded DNFs
+    // ---------------------------------------------------------------- one-step unfoldings
 
-    /** A DNF whose clauses are present only where their guard (a BDD over the atoms) holds. */
-    private static final class Guarded {
-        int[] clause;
-        int[] guard;
-        int size;
-        Map<Integer, Integer> index; // clause -> slot, once the DNF is large
+    /*
+     * A piece is a positive Boolean combination, hash-consed and kept flat, sorted and simplified, of
+     * guards (a BDD over the atoms: what the current letter must satisfy) and next-literals (what the
+     * rest of the trace must satisfy). The successor of a state is its piece split on the atoms the
+     * guards test, lowest atom first: every cofactor simplifies (a false guard kills its conjunction,
+     * a true one its disjunction), so only the atoms that still matter are read, and equal cofactors
+     * meet in the memo. Only at a leaf, where no guard is left, is the piece multiplied out into the
+     * successor's clauses.
+     */
+    private static final int P_TRUE = 0, P_FALSE = 1, P_GUARD = 2, P_NEXT = 3, P_AND = 4, P_OR = 5;
 
-        Guarded(int capacity) {
-            clause = new int[Math.max(capacity, 1)];
-            guard = new int[Math.max(capacity, 1)];
+    private int[] pKind = new int[256];
+    private int[] pValue = new int[256]; // P_GUARD: the BDD; P_NEXT: the literal
+    private int[] pTop = new int[256];   // lowest atom any guard inside tests
+    private int[] pCofactor = new int[512]; // 2p + value -> cofactor on pTop[p], or -1
+    private final List<int[]> pKids = new ArrayList<>();
+    private int pieces;
+    private final Map<Ints, Integer> pieceIds = new HashMap<>();
+    private final Map<Integer, int[]> pieceDnf = new HashMap<>();
+
+    private int piece(int kind, int value, int[] kids, int top) {
+        int[] key = new int[kids.length + 2];
+        key[0] = kind;
+        key[1] = value;
+        System.arraycopy(kids, 0, key, 2, kids.length);
+        Ints k = new Ints(key);
+        Integer id = pieceIds.get(k);
+        if (id != null) return id;
+        if (pieces >= buildLimit) throw new Bdd.NodeLimit();
+        if (pieces == pKind.length) {
+            pKind = Arrays.copyOf(pKind, pieces * 2);
+            pValue = Arrays.copyOf(pValue, pieces * 2);
+            pTop = Arrays.copyOf(pTop, pieces * 2);
+            int old = pCofactor.length;
+            pCofactor = Arrays.copyOf(pCofactor, old * 2);
+            Arrays.fill(pCofactor, old, old * 2, -1);
         }
-
-        void put(int c, int g, Bdd bdd) {
-            if (g == Bdd.FALSE) return;
-            if (index == null && size >= 16) {
-                index = new HashMap<>();
-                for (int i = 0; i < size; i++) index.put(clause[i], i);
-            }
-            if (index != null) {
-                Integer at = index.get(c);
-                if (at != null) {
-                    guard[at] = bdd.or(guard[at], g);
-                    return;
-                }
-                index.put(c, size);
-            } else {
-                for (int i = 0; i < size; i++) {
-                    if (clause[i] == c) {
-                        guard[i] = bdd.or(guard[i], g);
-                        return;
-                    }
-                }
-            }
-            if (size == clause.length) {
-                clause = Arrays.copyOf(clause, size * 2);
-                guard = Arrays.copyOf(guard, size * 2);
-            }
-            clause[size] = c;
-            guard[size++] = g;
-        }
+        int p = pieces++;
+        pKind[p] = kind;
+        pValue[p] = value;
+        pTop[p] = top;
+        pCofactor[2 * p] = -1;
+        pCofactor[2 * p + 1] = -1;
+        pKids.add(kids);
+        pieceIds.put(k, p);
+        return p;
     }
 
-    private Guarded single(int c, int g) {
-        Guarded r = new Guarded(1);
-        r.put(c, g, bdd);
+    private int pTrue() { return piece(P_TRUE, 0, new int[0], Bdd.TERMINAL_VAR); }
+
+    private int pFalse() { return piece(P_FALSE, 0, new int[0], Bdd.TERMINAL_VAR); }
+
+    private int pGuard(int g) {
+        if (g == Bdd.TRUE) return pTrue();
+        if (g == Bdd.FALSE) return pFalse();
+        return piece(P_GUARD, g, new int[0], bdd.var(g));
+    }
+
+    private int pNext(int literal) { return piece(P_NEXT, literal, new int[0], Bdd.TERMINAL_VAR); }
+
+    private int pAnd(int... xs) { return junction(P_AND, xs); }
+
+    private int pOr(int... xs) { return junction(P_OR, xs); }
+
+    /** AND / OR of pieces: flattened, constants absorbed, children sorted and distinct. */
+    private int junction(int kind, int[] xs) {
+        int unit = kind == P_AND ? P_TRUE : P_FALSE;   // neutral element
+        int zero = kind == P_AND ? P_FALSE : P_TRUE;   // absorbing element
+        int[] kids = new int[8];
+        int n = 0;
+        for (int x : xs) {
+            int kx = pKind[x];
+            if (kx == zero) return zero == P_TRUE ? pTrue() : pFalse();
+            if (kx == unit) continue;
+            int[] add = kx == kind ? pKids.get(x) : new int[] {x};
+            for (int y : add) {
+                if (n == kids.length) kids = Arrays.copyOf(kids, n * 2);
+                kids[n++] = y;
+            }
+        }
+        if (n == 0) return unit == P_TRUE ? pTrue() : pFalse();
+        Arrays.sort(kids, 0, n);
+        int m = 0;
+        for (int i = 0; i < n; i++) if (m == 0 || kids[m - 1] != kids[i]) kids[m++] = kids[i];
+        if (m == 1) return kids[0];
+        int top = Bdd.TERMINAL_VAR;
+        for (int i = 0; i < m; i++) top = Math.min(top, pTop[kids[i]]);
+        return piece(kind, 0, Arrays.copyOf(kids, m), top);
+    }
+
+    /** Piece {@code p} with atom {@code v} fixed; {@code v} is never above the lowest atom p tests. */
+    private int cofactor(int p, int v, boolean value) {
+        if (pTop[p] != v) return p;
+        int slot = 2 * p + (value ? 1 : 0);
+        if (pCofactor[slot] >= 0) return pCofactor[slot];
+        int r;
+        if (pKind[p] == P_GUARD) {
+            r = pGuard(bdd.cofactor(pValue[p], v, value));
+        } else {
+            int[] kids = pKids.get(p);
+            int[] out = new int[kids.length];
+            for (int i = 0; i < kids.length; i++) out[i] = cofactor(kids[i], v, value);
+            r = junction(pKind[p], out);
+        }
+        pCofactor[slot] = r;
+        return r;
+    }
+
+    /** What node {@code n} requires of the current letter and of the rest, given memory {@code m}. */
+    private int unfold(int n, int m) {
+        long key = ((long) n << 32) | (isZero(needs(n)) ? 0 : m);
+        Integer cached = unfoldings.get(key);
+        if (cached != null) return cached;
+        int r = switch (kind[n]) {
+            case TRUE -> pTrue();
+            case FALSE -> pFalse();
+            case LIT -> {
+                int v = na[n];
+                int g = v < atoms.size() ? bdd.ithVar(v) : pastNow.get(m)[v - atoms.size()];
+                yield pGuard(nb[n] == 1 ? g : bdd.not(g));
+            }
+            case AND -> pAnd(unfold(na[n], m), unfold(nb[n], m));
+            case OR -> pOr(unfold(na[n], m), unfold(nb[n], m));
+            case NEXT -> pNext(2 * na[n] + 1);
+            case WEAK_NEXT -> pNext(2 * na[n]);
+            case UNTIL -> pOr(unfold(nb[n], m), pAnd(unfold(na[n], m), pNext(2 * n + 1)));
+            case WEAK_UNTIL -> pOr(unfold(nb[n], m), pAnd(unfold(na[n], m), pNext(2 * n)));
+            case RELEASE -> pAnd(unfold(nb[n], m), pOr(unfold(na[n], m), pNext(2 * n)));
+            case EVENTUALLY -> pOr(unfold(na[n], m), pNext(2 * n + 1));
+            case ALWAYS -> pAnd(unfold(na[n], m), pNext(2 * n));
+            default -> throw new IllegalStateException();
+        };
+        unfoldings.put(key, r);
+        return r;
+    }
+
+    private final Map<Long, Integer> unfoldings = new HashMap<>();
+
+    /** The clauses of a guard-free piece, multiplied out; minimal clauses only, sorted. */
+    private int[] dnf(int p) {
+        int[] cached = pieceDnf.get(p);
+        if (cached != null) return cached;
+        int[] r;
+        switch (pKind[p]) {
+            case P_TRUE -> r = new int[] {emptyClause()};
+            case P_FALSE -> r = new int[0];
+            case P_NEXT -> r = new int[] {internClause(new int[] {pValue[p]})};
+            case P_OR -> {
+                int[] acc = new int[0];
+                for (int kid : pKids.get(p)) {
+                    int[] d = dnf(kid);
+                    int[] both = Arrays.copyOf(acc, acc.length + d.length);
+                    System.arraycopy(d, 0, both, acc.length, d.length);
+                    acc = minimal(both);
+                }
+                r = acc;
+            }
+            case P_AND -> {
+                int[] acc = {emptyClause()};
+                for (int kid : pKids.get(p)) {
+                    int[] d = dnf(kid);
+                    if ((long) acc.length * d.length > clauseLimit) throw new Bdd.NodeLimit();
+                    int[] prod = new int[acc.length * d.length];
+                    int i = 0;
+                    for (int x : acc) for (int y : d) prod[i++] = union(x, y);
+                    acc = minimal(prod);
+                }
+                r = acc;
+            }
+            default -> throw new IllegalStateException("guard left in a leaf");
+        }
+        pieceDnf.put(p, r);
         return r;
     }
 
     private int emptyClause() { return internClause(new int[0]); }
 
-    private Guarded gOr(Guarded x, Guarded y) {
-        Guarded r = new Guarded(x.size + y.size);
-        for (int i = 0; i < x.size; i++) r.put(x.clause[i], x.guard[i], bdd);
-        for (int i = 0; i < y.size; i++) r.put(y.clause[i], y.guard[i], bdd);
-        return reduce(r);
-    }
-
-    private Guarded gAnd(Guarded x, Guarded y) {
-        Guarded r = new Guarded(x.size * y.size);
-        for (int i = 0; i < x.size; i++) {
-            for (int j = 0; j < y.size; j++) {
-                int g = bdd.and(x.guard[i], y.guard[j]);
-                if (g != Bdd.FALSE) r.put(union(x.clause[i], y.clause[j]), g, bdd);
-                if (r.size > clauseLimit) throw new Bdd.NodeLimit();
-            }
-        }
-        return reduce(r);
-    }
-
-    /** Drops clauses where a subsuming clause is present (symbolically: conjoins the guard's complement). */
-    private Guarded reduce(Guarded r) {
-        if (r.size < 2 || r.size > 32) return r; // an optimisation only: leaves are reduced exactly
-        boolean changed = false;
-        for (int i = 0; i < r.size; i++) {
-            for (int j = 0; j < r.size; j++) {
-                if (i == j || r.guard[j] == Bdd.FALSE || r.guard[i] == Bdd.FALSE) continue;
-                if (subsumes(r.clause[i], r.clause[j])) {
-                    r.guard[j] = bdd.and(r.guard[j], bdd.not(r.guard[i]));
-                    changed = true;
-                }
-            }
-        }
-        if (!changed) return r;
+    /** Distinct clauses not subsumed by another one, sorted. */
+    private int[] minimal(int[] cs) {
+        int[] sorted = cs.clone();
+        Arrays.sort(sorted);
         int n = 0;
-        for (int i = 0; i < r.size; i++) {
-            if (r.guard[i] != Bdd.FALSE) {
-                r.clause[n] = r.clause[i];
-                r.guard[n++] = r.guard[i];
-            }
+        for (int i = 0; i < sorted.length; i++) if (n == 0 || sorted[n - 1] != sorted[i]) sorted[n++] = sorted[i];
+        int[] kept = new int[n];
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            boolean redundant = false;
+            for (int j = 0; j < n && !redundant; j++) redundant = j != i && subsumes(sorted[j], sorted[i]);
+            if (!redundant) kept[k++] = sorted[i];
         }
-        r.size = n;
-        r.index = null;
-        return r;
-    }
-
-    /** What node {@code n} requires of the current letter and the next position, given memory {@code m}. */
-    private Guarded expand(int n, int m) {
-        long key = ((long) n << 32) | (isZero(needs(n)) ? 0 : m);
-        Guarded cached = expansions.get(key);
-        if (cached != null) return cached;
-        Guarded r = switch (kind[n]) {
-            case TRUE -> single(emptyClause(), Bdd.TRUE);
-            case FALSE -> new Guarded(0);
-            case LIT -> {
-                int v = na[n];
-                int g = v < atoms.size() ? bdd.ithVar(v) : pastNow.get(m)[v - atoms.size()];
-                yield single(emptyClause(), nb[n] == 1 ? g : bdd.not(g));
-            }
-            case AND -> gAnd(expand(na[n], m), expand(nb[n], m));
-            case OR -> gOr(expand(na[n], m), expand(nb[n], m));
-            case NEXT -> single(internClause(new int[] {2 * na[n] + 1}), Bdd.TRUE);
-            case WEAK_NEXT -> single(internClause(new int[] {2 * na[n]}), Bdd.TRUE);
-            case UNTIL -> gOr(expand(nb[n], m), gAnd(expand(na[n], m), single(internClause(new int[] {2 * n + 1}), Bdd.TRUE)));
-            case WEAK_UNTIL -> gOr(expand(nb[n], m), gAnd(expand(na[n], m), single(internClause(new int[] {2 * n}), Bdd.TRUE)));
-            case RELEASE -> gAnd(expand(nb[n], m), gOr(expand(na[n], m), single(internClause(new int[] {2 * n}), Bdd.TRUE)));
-            case EVENTUALLY -> gOr(expand(na[n], m), single(internClause(new int[] {2 * n + 1}), Bdd.TRUE));
-            case ALWAYS -> gAnd(expand(na[n], m), single(internClause(new int[] {2 * n}), Bdd.TRUE));
-            default -> throw new IllegalStateException();
-        };
-        expansions.put(key, r);
-        return r;
-    }
-
-    private Guarded expandClause(int c, int m) {
-        long key = ((long) c << 32) | (isZero(clauseNeeds.get(c)) ? 0 : m);
-        Guarded cached = clauseExpansions.get(key);
-        if (cached != null) return cached;
-        Guarded r = single(emptyClause(), Bdd.TRUE);
-        for (int lit : clauses.get(c)) r = gAnd(r, expand(lit >>> 1, m));
-        clauseExpansions.put(key, r);
-        return r;
+        return Arrays.copyOf(kept, k);
     }
 
     // ---------------------------------------------------------------- states
@@ -644,73 +702,50 @@ final class Progression {
     /** Builds the transition diagram of state {@code s}, interning the successor states. */
     private int successors(int s) {
         int m = stateMemory.get(s);
-        Guarded next = new Guarded(0);
-        for (int c : stateClauses.get(s)) next = gOr(next, expandClause(c, m));
-        return build(Arrays.copyOf(next.guard, next.size), Arrays.copyOf(next.clause, next.size), pastNext.get(m),
-                new HashMap<>());
+        int[] cs = stateClauses.get(s);
+        int[] alternatives = new int[cs.length];
+        for (int i = 0; i < cs.length; i++) {
+            int[] lits = clauses.get(cs[i]);
+            int[] parts = new int[lits.length];
+            for (int j = 0; j < lits.length; j++) parts[j] = unfold(lits[j] >>> 1, m);
+            alternatives[i] = pAnd(parts);
+        }
+        return build(pOr(alternatives), pastNext.get(m));
     }
 
     /**
-     * The diagram of the successor as a function of the letter, splitting on the lowest atom any
-     * guard or memory bit still tests; clauses whose guard became false are dropped on the way.
+     * The diagram of the successor as a function of the letter: splits on the lowest atom that the
+     * piece or a next-memory bit still tests. Memoised on (piece, memory bits), across states.
      */
-    private int build(int[] guards, int[] succClauses, int[] memBits, Map<Ints, Integer> memo) {
+    private int build(int p, int[] memBits) {
         if (++buildCalls > buildLimit) throw new Bdd.NodeLimit();
-        int v = Bdd.TERMINAL_VAR;
-        for (int g : guards) v = Math.min(v, bdd.var(g));
+        int v = pTop[p];
         for (int g : memBits) v = Math.min(v, bdd.var(g));
-        if (v == Bdd.TERMINAL_VAR) return ~leaf(guards, succClauses, memBits);
-        int[] key = new int[2 * guards.length + memBits.length];
-        for (int i = 0; i < guards.length; i++) {
-            key[2 * i] = succClauses[i];
-            key[2 * i + 1] = guards[i];
-        }
-        System.arraycopy(memBits, 0, key, 2 * guards.length, memBits.length);
+        if (v == Bdd.TERMINAL_VAR) return ~leaf(p, memBits);
+        int[] key = new int[memBits.length + 1];
+        key[0] = p;
+        System.arraycopy(memBits, 0, key, 1, memBits.length);
         Ints k = new Ints(key);
-        Integer cached = memo.get(k);
+        Integer cached = builds.get(k);
         if (cached != null) return cached;
-        int lo = branch(guards, succClauses, memBits, v, false, memo);
-        int hi = branch(guards, succClauses, memBits, v, true, memo);
-        int r = diagrams.mk(v, lo, hi);
-        memo.put(k, r);
+        int[] lo = new int[memBits.length];
+        int[] hi = new int[memBits.length];
+        for (int i = 0; i < memBits.length; i++) {
+            lo[i] = bdd.cofactor(memBits[i], v, false);
+            hi[i] = bdd.cofactor(memBits[i], v, true);
+        }
+        int r = diagrams.mk(v, build(cofactor(p, v, false), lo), build(cofactor(p, v, true), hi));
+        builds.put(k, r);
         return r;
     }
 
-    private int branch(int[] guards, int[] succClauses, int[] memBits, int v, boolean value, Map<Ints, Integer> memo) {
-        int[] g = new int[guards.length];
-        int[] c = new int[guards.length];
-        int n = 0;
-        for (int i = 0; i < guards.length; i++) {
-            int x = bdd.cofactor(guards[i], v, value);
-            if (x != Bdd.FALSE) {
-                g[n] = x;
-                c[n++] = succClauses[i];
-            }
-        }
-        int[] mem = new int[memBits.length];
-        for (int i = 0; i < memBits.length; i++) mem[i] = bdd.cofactor(memBits[i], v, value);
-        return build(Arrays.copyOf(g, n), Arrays.copyOf(c, n), mem, memo);
-    }
+    private final Map<Ints, Integer> builds = new HashMap<>();
 
-    private int leaf(int[] guards, int[] succClauses, int[] memBits) {
-        // Every guard left is TRUE here: false ones were dropped on the way down.
-        int[] present = succClauses;
-        int count = present.length;
-        // Keep the minimal clauses only.
-        int[] kept = new int[count];
-        int k = 0;
-        for (int i = 0; i < count; i++) {
-            boolean redundant = false;
-            for (int j = 0; j < count && !redundant; j++) {
-                redundant = j != i && subsumes(present[j], present[i]);
-            }
-            if (!redundant) kept[k++] = present[i];
-        }
-        int[] sorted = Arrays.copyOf(kept, k);
-        Arrays.sort(sorted);
+    private int leaf(int p, int[] memBits) {
+        int[] next = dnf(p);
         int[] memory = new int[memWords];
-        for (int p = 0; p < memBits.length; p++) if (memBits[p] == Bdd.TRUE) setBit(memory, p);
-        return internState(sorted, mask(memory, sorted));
+        for (int i = 0; i < memBits.length; i++) if (memBits[i] == Bdd.TRUE) setBit(memory, i);
+        return internState(next, mask(memory, next));
     }
 
     /** The open obligation of state {@code s}: its strong next-literals, clause by clause. */
