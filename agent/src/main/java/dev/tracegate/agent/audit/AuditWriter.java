@@ -1,5 +1,6 @@
 package dev.tracegate.agent.audit;
 
+import dev.tracegate.agent.config.AgentConfig;
 import dev.tracegate.agent.config.FailPolicy;
 import dev.tracegate.agent.config.OnFull;
 import dev.tracegate.agent.config.PersonalData;
@@ -75,6 +76,13 @@ public final class AuditWriter implements AutoCloseable {
         public static Settings defaults() {
             return new Settings(65536, OnFull.BLOCK, FailPolicy.CLOSED, PersonalData.HASHED, null,
                     TimeUnit.SECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(10), TimeUnit.SECONDS.toNanos(5));
+        }
+
+        /** The settings the configuration gives ({@code audit.*} and {@code fail}). */
+        public static Settings from(AgentConfig config) {
+            return defaults().queueSize(config.auditQueueSize()).onFull(config.auditOnFull()).fail(config.fail())
+                    .personalData(config.auditPersonalData()).hmacKey(config.auditHmacKey())
+                    .maxBlock(config.auditMaxBlock().toNanos(), TimeUnit.NANOSECONDS);
         }
 
         public Settings queueSize(int n) { return new Settings(n, onFull, fail, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos); }

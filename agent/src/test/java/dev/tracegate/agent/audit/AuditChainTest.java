@@ -316,6 +316,19 @@ class AuditChainTest {
     }
 
     @Test
+    void settingsFromTheConfigurationApplyToTheLog() throws Exception {
+        dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load(
+                "audit.personal-data=clear,audit.queue-size=8,audit.on-full=drop,fail=open", Map.of(), Map.of(), java.util.Set.of());
+        Path p = dir.resolve("configured.jsonl");
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.from(config));
+        assertThat(w.queueCapacity()).isEqualTo(8);
+        w.append(AuditRecord.of("s", 0, "USER", Decision.PASS).text("in clear"));
+        w.close();
+        assertThat(LogFiles.ofType(p, "event").get(0).get("text").asText()).isEqualTo("in clear");
+        assertThat(LogFiles.records(p).get(0).get("personalData").asText()).isEqualTo("clear");
+    }
+
+    @Test
     void textWithQuotesControlsAndNonAsciiRoundTrips() throws Exception {
         Path p = dir.resolve("text.jsonl");
         String text = "quote \" backslash \\ newline \n tab \t nul \u0000 é 漢 😀 lone \ud800 end";

@@ -1,0 +1,223 @@
+package dev.tracegate.agent.metrics;
+
+import dev.tracegate.agent.audit.AuditWriter;
+import dev.tracegate.agent.audit.Decision;
+import dev.tracegate.agent.config.FailPolicy;
+import java.lang.management.ManagementFactory;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.InstanceNotFoundException;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.MalformedObjectNameException;
+import javax.management.ObjectName;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Counts what the supervisor does (events, decisions, contract fires, internal errors, decision
+ * latency) and shows it, with the audit log's state, as the JMX MBean {@code dev.tracegate:type=Supervisor}.
+ *
+ * <p>Threads: the {@code on*} methods are called by any event thread at once and never allocate
+ * (striped counters and an HdrHistogram {@link Recorder}); {@link #contracts}, {@link #audit} and
+ * {@link #sessions} may be called at any time (a library swap) and are published with volatile
+ * writes; the getters run on JMX threads.
+ */
+public final class SupervisorMetrics implements SupervisorMetricsMXBean {
+    /** The MBean's name. */
+    public static final String OBJECT_NAME = "dev.tracegate:type=Supervisor";
+
+    /** Latencies above this (one hour) are recorded as this. */
+    static final long MAX_LATENCY_NS = TimeUnit.HOURS.toNanos(1);
+    private static final Decision[] DECISIONS = Decision.values();
+
+    private final LongAdder events = new LongAdder();
+    private final LongAdder[] decisions = new LongAdder[DECISIONS.length];
+    private final LongAdder closedErrors = new LongAdder();
+    private final LongAdder openErrors = new LongAdder();
+    private final Recorder latency = new Recorder(MAX_LATENCY_NS, 3);
+    private final Map<String, LongAdder> firesById = new HashMap<>();   // guarded by this
+    private volatile String[] contractIds = new String[0];
+    private volatile LongAdder[] fires = new LongAdder[0];
+    private volatile AuditWriter audit;
+    private volatile LongSupplier sessions = () -> 0;
+
+    // latency snapshot, guarded by this
+    private final long snapshotEveryNs;
+    private Histogram interval;
+    private long snapshotAt;
+
+    private ObjectName registeredAs;
+    /** The instance of this class loader now registered under {@link #OBJECT_NAME}; guarded by the class. */
+    private static SupervisorMetrics registered;
+
+    /** Metrics whose latency interval ends when read at least a second after the last one. */
+    public SupervisorMetrics() {
+        this(TimeUnit.SECONDS.toNanos(1));
+    }
+
+    /** Metrics whose latency interval ends when read at least {@code snapshotEveryNs} after the last one. */
+    public SupervisorMetrics(long snapshotEveryNs) {
+        this.snapshotEveryNs = snapshotEveryNs;
+        for (int i = 0; i < decisions.length; i++) decisions[i] = new LongAdder();
+    }
+
+    // ------------------------------------------------------------------ recording (event threads)
+
+    /** One event seen. */
+    public void onEvent() { events.increment(); }
+
+    /** One decision taken, and how long it took (clamped to [0, 1 h]). */
+    public void onDecision(Decision decision, long latencyNs) {
+        decisions[decision.ordinal()].increment();
+        latency.recordValue(latencyNs < 0 ? 0 : Math.min(latencyNs, MAX_LATENCY_NS));
+    }
+
+    /** Contract {@code index} (into the ids given to {@link #contracts}) was acted on. */
+    public void onFire(int index) {
+        final LongAdder[] f = fires;
+        if (index >= 0 && index < f.length) f[index].increment();
+    }
+
+    /** An internal error of the supervisor, and the policy that decided the event. */
+    public void onInternalError(FailPolicy applied) {
+        (applied == FailPolicy.CLOSED ? closedErrors : openErrors).increment();
+    }
+
+    // ------------------------------------------------------------------ wiring
+
+    /** The contracts of the library in force, by index; counts of ids seen before are kept across a reload. */
+    public synchronized void contracts(String[] ids) {
+        LongAdder[] table = new LongAdder[ids.length];
+        for (int i = 0; i < ids.length; i++) table[i] = firesById.computeIfAbsent(ids[i], k -> new LongAdder());
+        contractIds = ids.clone();
+        fires = table;   // volatile write publishes the table after its cells exist
+    }
+
+    /** The audit writer whose state to show (null: none). */
+    public void audit(AuditWriter writer) { this.audit = writer; }
+
+    /** Where the number of open sessions comes from. */
+    public void sessions(LongSupplier openSessions) { this.sessions = openSessions; }
+
+    /** Registers the MBean with the platform MBean server, replacing one left by an earlier agent instance. */
+    public void register() {
+        synchronized (SupervisorMetrics.class) {
+            if (registered != null && registered != this) registered.registeredAs = null; // replaced: must not unregister us
+            registerWithServer();
+            registered = this;
+        }
+    }
+
+    private void registerWithServer() {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        try {
+            ObjectName name = new ObjectName(OBJECT_NAME);
+            try {
+                server.registerMBean(this, name);
+            } catch (InstanceAlreadyExistsException e) {
+                server.unregisterMBean(name);
+                server.registerMBean(this, name);
+            }
+            registeredAs = name;
+        } catch (MalformedObjectNameException e) {
+            throw new IllegalStateException(e);
+        } catch (JMException e) {
+            throw new IllegalStateException("cannot register the JMX MBean " + OBJECT_NAME + ": " + e
+                    + "; set metrics.jmx: false to run without it", e);
+        }
+    }
+
+    /** Removes the MBean if this instance is the one registered. */
+    public void unregister() {
+        synchronized (SupervisorMetrics.class) {
+            if (registeredAs == null) return;
+            if (registered == this) registered = null;
+            unregisterFromServer();
+        }
+    }
+
+    private void unregisterFromServer() {
+        try {
+            ManagementFactory.getPlatformMBeanServer().unregisterMBean(registeredAs);
+        } catch (InstanceNotFoundException e) {
+            // already gone (someone else unregistered it): nothing to do
+        } catch (JMException e) {
+            throw new IllegalStateException(e);
+        }
+        registeredAs = null;
+    }
+
+    // ------------------------------------------------------------------ reading (JMX threads)
+
+    @Override public long getEvents() { return events.sum(); }
+
+    @Override public Map<String, Long> getDecisions() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (Decision d : DECISIONS) m.put(d.wire(), decisions[d.ordinal()].sum());
+        return Collections.unmodifiableMap(m);
+    }
+
+    @Override public synchronized Map<String, Long> getFires() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (String id : contractIds) m.put(id, firesById.get(id).sum());
+        for (Map.Entry<String, LongAdder> e : firesById.entrySet()) m.putIfAbsent(e.getKey(), e.getValue().sum());
+        return Collections.unmodifiableMap(m);
+    }
+
+    @Override public long getSessions() { return sessions.getAsLong(); }
+
+    @Override public int getAuditQueueDepth() { AuditWriter a = audit; return a == null ? 0 : a.queueDepth(); }
+
+    @Override public int getAuditQueueCapacity() { AuditWriter a = audit; return a == null ? 0 : a.queueCapacity(); }
+
+    @Override public long getAuditWritten() { AuditWriter a = audit; return a == null ? 0 : a.written(); }
+
+    @Override public long getAuditDropped() { AuditWriter a = audit; return a == null ? 0 : a.dropped(); }
+
+    @Override public long getAuditLost() { AuditWriter a = audit; return a == null ? 0 : a.lost(); }
+
+    @Override public long getAuditErrors() { AuditWriter a = audit; return a == null ? 0 : a.ioErrors(); }
+
+    @Override public boolean isAuditHealthy() { AuditWriter a = audit; return a != null && a.isHealthy(); }
+
+    @Override public Map<String, Long> getInternalErrors() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("closed", closedErrors.sum());
+        m.put("open", openErrors.sum());
+        return Collections.unmodifiableMap(m);
+    }
+
+    @Override public synchronized long getLatencyCount() { return snapshot().getTotalCount(); }
+
+    @Override public synchronized long getLatencyP50() { return snapshot().getValueAtPercentile(50); }
+
+    @Override public synchronized long getLatencyP99() { return snapshot().getValueAtPercentile(99); }
+
+    @Override public synchronized long getLatencyP999() { return snapshot().getValueAtPercentile(99.9); }
+
+    @Override public synchronized long getLatencyMax() { return snapshot().getMaxValue(); }
+
+    /** The last interval's histogram (read it under this lock: it is recycled); a new interval starts when it is old enough. */
+    synchronized Histogram snapshot() {
+        long now = System.nanoTime();
+        if (interval == null || now - snapshotAt >= snapshotEveryNs) {
+            interval = latency.getIntervalHistogram(interval);
+            snapshotAt = now;
+        }
+        return interval;
+    }
+
+    /** Ends the current latency interval now (tests; a monitoring tool uses the once-a-second rule). */
+    synchronized Histogram endInterval() {
+        interval = latency.getIntervalHistogram(interval);
+        snapshotAt = System.nanoTime();
+        return interval;
+    }
+}

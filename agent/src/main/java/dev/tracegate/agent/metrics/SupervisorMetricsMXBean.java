@@ -1,0 +1,53 @@
+package dev.tracegate.agent.metrics;
+
+import java.util.Map;
+
+/** What the supervisor exposes over JMX as {@code dev.tracegate:type=Supervisor}; all counts since start. */
+public interface SupervisorMetricsMXBean {
+    /** Events seen (every kind, every session). */
+    long getEvents();
+
+    /** Decisions taken, by decision ({@code pass}, {@code block}, ...; all are listed, zero or not). */
+    Map<String, Long> getDecisions();
+
+    /** Times each contract's violation was acted on, by contract id. */
+    Map<String, Long> getFires();
+
+    /** Sessions currently open. */
+    long getSessions();
+
+    /** Records waiting in the audit queue. */
+    int getAuditQueueDepth();
+
+    int getAuditQueueCapacity();
+
+    /** Event records written to the audit log. */
+    long getAuditWritten();
+
+    /** Audit records not written because the queue was full. */
+    long getAuditDropped();
+
+    /** Audit records not written because the log could not be written. */
+    long getAuditLost();
+
+    /** I/O errors of the audit log. */
+    long getAuditErrors();
+
+    /** Whether the audit log is being written. */
+    boolean isAuditHealthy();
+
+    /** Internal errors of the supervisor, by the failure policy applied ({@code closed}: event refused, {@code open}: passed). */
+    Map<String, Long> getInternalErrors();
+
+    /** Decisions in the last latency interval (intervals end when latencies are read, at most once a second). */
+    long getLatencyCount();
+
+    /** Median decision latency in the last interval, nanoseconds. */
+    long getLatencyP50();
+
+    long getLatencyP99();
+
+    long getLatencyP999();
+
+    long getLatencyMax();
+}
