@@ -732,7 +732,7 @@ public final class Grounding implements Grounder<Event> {
                     return new Consent(Policy.norm(nameArg(args.get(0), "purpose")));
                 case "returned": return new ReturnOf(tool(toolArg(args.get(0))), false);
                 case "failed": return new ReturnOf(tool(toolArg(args.get(0))), true);
-                case "arg": return compare(argValue(args, 0), a);
+                case "arg": return compare(argValue(args, n - 1), a);
                 case "arg_matches": return new ArgMatches(argValue(args, n - 2), pattern(args.get(n - 1)));
                 case "arg_in": {
                     List<Term> items = list(args.get(n - 1));

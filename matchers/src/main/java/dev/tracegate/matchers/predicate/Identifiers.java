@@ -170,6 +170,7 @@ public final class Identifiers {
             }
             if (groups == 0) {
                 ibanLike = glen == 4 && upper == 2 && d == 2 && s.charAt(i) >= 'A' && s.charAt(i + 1) >= 'A';
+                if (d == 0) break; // a number starts with a digit group (or +, ( before digits)
             } else if (d == 0 && !(ibanLike && upper == glen)) {
                 break; // a word after the number is not part of it
             }
