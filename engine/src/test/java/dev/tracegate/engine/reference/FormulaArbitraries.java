@@ -79,22 +79,23 @@ public final class FormulaArbitraries {
      */
     private static Arbitrary<Formula> level(Arbitrary<Formula> leaves, Arbitrary<Formula> sub, Arbitrary<Formula> pastSub,
                                             boolean future) {
+        // Temporal operators are weighted up: Boolean structure alone makes automata of one or two states.
         List<Tuple.Tuple2<Integer, Object>> ops = new ArrayList<>();
-        ops.add(Tuple.of(3, UnOp.NOT));
-        for (BinOp op : BOOLEAN_BINARY) ops.add(Tuple.of(op == BinOp.AND || op == BinOp.OR ? 3 : 1, op));
+        ops.add(Tuple.of(2, UnOp.NOT));
+        for (BinOp op : BOOLEAN_BINARY) ops.add(Tuple.of(op == BinOp.AND || op == BinOp.OR ? 2 : 1, op));
         if (future) {
-            for (UnOp op : FUTURE_UNARY) ops.add(Tuple.of(1, op));
-            for (BinOp op : FUTURE_BINARY) ops.add(Tuple.of(1, op));
+            for (UnOp op : FUTURE_UNARY) ops.add(Tuple.of(2, op));
+            for (BinOp op : FUTURE_BINARY) ops.add(Tuple.of(2, op));
         }
         Arbitrary<Formula> compound = Combinators.combine(frequency(ops), sub, sub).as(FormulaArbitraries::build);
         if (pastSub == null) {
-            return Arbitraries.frequencyOf(Tuple.of(3, leaves), Tuple.of(7, compound));
+            return Arbitraries.frequencyOf(Tuple.of(1, leaves), Tuple.of(5, compound));
         }
         List<Tuple.Tuple2<Integer, Object>> pastOps = new ArrayList<>();
         for (UnOp op : PAST_UNARY) pastOps.add(Tuple.of(1, op));
         pastOps.add(Tuple.of(1, BinOp.SINCE));
         Arbitrary<Formula> pastCompound = Combinators.combine(frequency(pastOps), pastSub, pastSub).as(FormulaArbitraries::build);
-        return Arbitraries.frequencyOf(Tuple.of(3, leaves), Tuple.of(7, compound), Tuple.of(3, pastCompound));
+        return Arbitraries.frequencyOf(Tuple.of(1, leaves), Tuple.of(8, compound), Tuple.of(2, pastCompound));
     }
 
     /** One more level of a past-only formula: Boolean and past operators over {@code sub}. */
@@ -126,7 +127,7 @@ public final class FormulaArbitraries {
     public static Arbitrary<Formula> leaves(int atoms) {
         Arbitrary<Formula> atom = Arbitraries.of(atoms(atoms)).map(a -> a);
         Arbitrary<Formula> constant = Arbitraries.of(Formula.Const.TRUE, Formula.Const.FALSE);
-        return Arbitraries.frequencyOf(Tuple.of(9, atom), Tuple.of(1, constant));
+        return Arbitraries.frequencyOf(Tuple.of(19, atom), Tuple.of(1, constant));
     }
 
     /** Traces of length 0 to {@code maxLength} whose letters range over {@code atoms} atoms. */
