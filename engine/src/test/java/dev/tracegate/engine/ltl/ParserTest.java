@@ -156,6 +156,29 @@ class ParserTest {
         assertThat(Parser.parse(Formulas.print(f))).isEqualTo(f);
     }
 
+    /**
+     * Layout does not matter: every space of the printed form may become any run of blanks, tabs,
+     * newlines and comments, and parentheses may gain redundant copies.
+     */
+    @Property(tries = 1000)
+    void layoutAndCommentsDoNotChangeTheTree(@ForAll("plainFormulas") Formula f,
+                                              @ForAll("separators") List<String> separators) {
+        String printed = Formulas.print(f);
+        StringBuilder b = new StringBuilder("# contract\n(");
+        int k = 0;
+        for (char c : printed.toCharArray()) {
+            if (c == ' ') b.append(separators.isEmpty() ? " " : separators.get(k++ % separators.size()));
+            else b.append(c);
+        }
+        b.append(")  # end");
+        assertThat(Parser.parse(b.toString())).as(b.toString()).isEqualTo(f);
+    }
+
+    @Provide
+    Arbitrary<List<String>> separators() {
+        return Arbitraries.of(" ", "  ", "\t", "\n", "\r\n", " # note ) ( & \n", "\n\n   ").list().ofMaxSize(8);
+    }
+
     /** The tree with atoms by their full key, so the comparison does not rest on record equality alone. */
     private static String structure(Formula f) {
         if (f instanceof Atom a) return "atom[" + a.name() + "|" + a.args() + "|" + a.comparison() + "|" + a.bound() + "]";
