@@ -127,7 +127,9 @@ public final class Args {
         if (v instanceof CharSequence s) return NODES.textNode(s.toString());
         if (v instanceof Boolean b) return NODES.booleanNode(b);
         if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
-            return NODES.numberNode(((Number) v).longValue());
+            long l = ((Number) v).longValue();
+            // the node type JSON parsing would give, so maps and JSON text compare equal
+            return l == (int) l ? NODES.numberNode((int) l) : NODES.numberNode(l);
         }
         if (v instanceof Double || v instanceof Float) return NODES.numberNode(((Number) v).doubleValue());
         if (v instanceof BigDecimal d) return NODES.numberNode(d);

@@ -97,7 +97,7 @@ public final class NumberText {
 
         long mantissa = 0;
         int digits = 0;          // significant digits kept in mantissa
-        int dropped = 0;         // integer digits beyond 18 (scale up)
+        boolean overflow = false;
         int fraction = 0;        // fraction digits kept
         boolean sawDigit = false;
         boolean inFraction = false;
@@ -116,8 +116,8 @@ public final class NumberText {
                     mantissa = mantissa * 10 + (c - '0');
                     digits++;
                     if (inFraction) fraction++;
-                } else if (!inFraction) {
-                    dropped++;
+                } else {
+                    overflow = true; // more than 18 significant digits: the exact slow path below
                 }
             } else if (c == decimal && decimal != 0) {
                 if (inFraction) return Double.NaN;
@@ -136,7 +136,7 @@ public final class NumberText {
         }
         if (!sawDigit) return Double.NaN;
         if (!inFraction && groupLen >= 0 && groupLen != 3) return Double.NaN;
-        int e10 = dropped - fraction;
+        int e10 = -fraction;
         if (exp < to) {
             int p = exp + 1;
             boolean eneg = false;
@@ -151,13 +151,26 @@ public final class NumberText {
             e10 += eneg ? -ev : ev;
         }
         double v;
-        if (mantissa == 0) v = 0.0;
+        if (overflow) v = slow(s, from, exp, to, decimal);
+        else if (mantissa == 0) v = 0.0;
         else if (mantissa < EXACT_LIMIT && e10 >= -22 && e10 <= 22) {
             v = e10 >= 0 ? mantissa * POW10[e10] : mantissa / POW10[-e10];
         } else {
             v = Double.parseDouble(mantissa + "E" + e10); // rare: more than 15 digits or a large exponent
         }
         return negative ? -v : v;
+    }
+
+    /** Exact conversion through the JDK for long digit strings (allocates; rare). */
+    private static double slow(CharSequence s, int from, int exp, int to, char decimal) {
+        StringBuilder b = new StringBuilder(to - from);
+        for (int p = from; p < exp; p++) {
+            char c = s.charAt(p);
+            if (c >= '0' && c <= '9') b.append(c);
+            else if (c == decimal) b.append('.');
+        }
+        for (int p = exp; p < to; p++) b.append(s.charAt(p));
+        return Double.parseDouble(b.toString());
     }
 
     private static int digitsAfter(CharSequence s, int from, int to) {

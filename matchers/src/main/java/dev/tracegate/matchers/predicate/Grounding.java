@@ -833,6 +833,7 @@ public final class Grounding implements Grounder<Event> {
                     if (t instanceof Term.Call c) inner = new Atom(c.name(), c.args(), null, null, a.line(), a.column());
                     else if (t instanceof Term.Name nm) inner = new Atom(nm.value(), List.of(), null, null, a.line(), a.column());
                     else throw wrong("since takes a condition atom such as call(verify), not '" + t + "'");
+                    if (!Vocabulary.names().contains(inner.name())) throw wrong("unknown atom name '" + inner.name() + "'");
                     Vocabulary.Form f = Vocabulary.form(inner.name(), inner.args().size());
                     if (f == null || f.type() != Vocabulary.Type.CONDITION && !inner.name().equals("ctx")) {
                         throw wrong("since takes a condition atom such as call(verify); '" + inner.key() + "' is not one");

@@ -1,0 +1,81 @@
+package dev.tracegate.matchers.predicate;
+
+import dev.tracegate.engine.ltl.Atom;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class VocabularyTest {
+    private static VocabularyException fail(String atom) {
+        try {
+            Grounding.check(Session.atom(atom));
+        } catch (VocabularyException e) {
+            return e;
+        }
+        throw new AssertionError("accepted: " + atom);
+    }
+
+    @Test void everyDocumentedFormCompiles() {
+        List<String> ok = List.of("user", "assistant", "call", "return", "consent", "erasure", "end", "call(t)",
+                "call(t, \"x\")", "returned(t)", "failed(t)", "arg(f) > 1", "arg(t, f.g) <= ctx(k)", "arg(f) == \"v\"",
+                "arg_matches(f, \"x\")", "arg_matches(t, f, \"x\")", "arg_in(f, [a, \"b\", 3])", "arg_in(t, f, [1])",
+                "path_within(f, [\"/a\"])", "path_within(t, f, [\"/a/\"])", "len(arg(f)) < 3", "len(arg(t, f)) < 3",
+                "len(result) > 1", "len(text) > 1", "result_matches(\"x\")", "result_matches(t, \"x\")", "user_matches(\"x\")",
+                "output_matches(\"x\")", "ctx(k)", "ctx(k) == \"v\"", "ctx(k) > ctx.j", "arg_eq_ctx(f, k)", "arg_eq_ctx(t, f, k)",
+                "permission(p)", "flow(f)", "flow(t, f)", "untrusted(f)", "untrusted(t, f)", "untrusted_target", "side_effect",
+                "category(email)", "category(\"genetic\")", "personal_data", "excess_data", "purpose(ads)", "consent(ads)",
+                "consented", "mentions_erased", "count(t) <= 3", "run(t) >= 2", "sum(t, amount) > 10", "context_len > 5",
+                "output_chars > 5", "tokens > 5", "depth > 1", "since(call(t)) > 5", "since(user) < 2", "count(t) != 0",
+                "arg(f) >= \"$5,000\"");
+        for (String a : ok) Grounding.check(Session.atom(a));
+        Grounding g = Grounding.compile(ok.stream().map(Session::atom).toList(), Policy.EMPTY);
+        assertThat(g.atoms()).hasSize(ok.size());
+        // the table documents every name the compiler accepts
+        assertThat(Vocabulary.names()).containsAll(ok.stream().map(s -> Session.atom(s).name()).toList());
+    }
+
+    @Test void unknownNameListsAllForms() {
+        VocabularyException e = fail("\n  calls(search)");
+        assertThat(e.line()).isEqualTo(2);
+        assertThat(e.column()).isEqualTo(3);
+        assertThat(e.problem()).isEqualTo("unknown atom name 'calls'");
+        assertThat(e.getMessage()).startsWith("2:3: atom `calls(search)`: unknown atom name 'calls'. Valid forms: user, assistant");
+        assertThat(e.validForms()).contains("call(T)", "count(T) <op> n");
+    }
+
+    @Test void wrongShapesSayWhatIsWrong() {
+        assertThat(fail("call(a, b, c)").getMessage())
+                .isEqualTo("1:1: atom `call(a, b, c)`: 'call' does not take 3 arguments. Valid forms: call, call(T), call(T, \"re\")");
+        assertThat(fail("count(search)").problem()).isEqualTo("'count' is a number: compare it, e.g. count(T) <= 3");
+        assertThat(fail("call(search) > 2").problem()).isEqualTo("'call(T)' is a condition and takes no comparison");
+        assertThat(fail("arg(amount)").problem()).startsWith("'arg' is a value: compare it");
+        assertThat(fail("call(search, regex)").problem()).isEqualTo("expected a quoted pattern, found 'regex'");
+        assertThat(fail("arg_matches(f, \"(unclosed\")").problem()).startsWith("invalid pattern \"(unclosed\"");
+        assertThat(fail("arg_in(f, x)").problem()).isEqualTo("expected a list [a, b, ...], found 'x'");
+        assertThat(fail("arg_in(f, [])").problem()).isEqualTo("the list is empty");
+        assertThat(fail("call([a])").problem()).isEqualTo("expected a tool name, found '[a]'");
+        assertThat(fail("count(t) > \"many\"").problem()).isEqualTo("only == and != compare with text; \"many\" is not a number");
+        assertThat(fail("count(t) == \"many\"").problem()).isEqualTo("a number cannot equal the text \"many\"");
+        assertThat(fail("count(t) > limit").problem()).isEqualTo("the bound 'limit' must be a number, a quoted string, ctx(key) or ctx.key");
+        assertThat(fail("len(args) > 1").problem()).isEqualTo("len takes arg(f), arg(T, f), result or text, not 'args'");
+        assertThat(fail("since(count(t)) > 1").problem()).startsWith("since takes a condition atom");
+        assertThat(fail("arg(\"a..b\") > 1").problem()).isEqualTo("argument path 'a..b' has an empty segment");
+        assertThat(fail("since(calls(x)) > 1").problem()).isEqualTo("unknown atom name 'calls'");
+    }
+
+    @Test void markdownTableHasOneRowPerForm() {
+        String md = Vocabulary.markdown();
+        assertThat(md.lines().count()).isEqualTo(Vocabulary.forms().size() + 2);
+        assertThat(md).contains("| `count(T) <op> n` | number |");
+    }
+
+    @Test void codeBuiltAtomsWork() {
+        Atom a = Atom.of("call", new dev.tracegate.engine.ltl.Term.Name("search"));
+        assertThat(Grounding.compile(List.of(a), Policy.EMPTY).atoms()).containsExactly(a);
+        assertThatThrownBy(() -> Grounding.check(Atom.of("nope"))).isInstanceOf(VocabularyException.class)
+                .hasMessageStartingWith("0:0: atom `nope`");
+    }
+}

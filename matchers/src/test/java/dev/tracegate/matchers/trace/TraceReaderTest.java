@@ -1,0 +1,161 @@
+package dev.tracegate.matchers.trace;
+
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class TraceReaderTest {
+    private static List<Event> read(String text, TraceReader.Mode mode) throws IOException {
+        try (TraceReader r = new TraceReader(new StringReader(text), "t.jsonl", mode)) {
+            List<Event> out = new ArrayList<>();
+            for (Event e = r.next(); e != null; e = r.next()) out.add(e);
+            return out;
+        }
+    }
+
+    private static TraceFormatException error(String line) {
+        try {
+            read(line, TraceReader.Mode.STRICT);
+        } catch (TraceFormatException e) {
+            return e;
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        throw new AssertionError("no error for " + line);
+    }
+
+    @Test void readsEveryField() throws IOException {
+        String line = "{\"session\":\"s1\",\"seq\":7,\"ts\":\"2026-01-01T00:00:00Z\",\"kind\":\"CALL\",\"tool\":\"send\",\"id\":\"c1\","
+                + "\"args\":{\"to\":\"a@x.io\",\"n\":[1,2]},\"result\":null,\"text\":\"t\",\"subject\":\"ann\","
+                + "\"purposes\":[\"Billing\"],\"categories\":\"email\",\"tokens\":12,\"depth\":1,\"future_field\":{\"x\":[1]}}";
+        Event e = read(line, TraceReader.Mode.STRICT).get(0);
+        assertThat(e.session()).isEqualTo("s1");
+        assertThat(e.seq()).isEqualTo(7);
+        assertThat(e.ts()).isEqualTo(1767225600000L);
+        assertThat(e.kind()).isEqualTo(EventKind.CALL);
+        assertThat(e.tool()).isEqualTo("send");
+        assertThat(e.callId()).isEqualTo("c1");
+        assertThat(e.args().json()).isEqualTo("{\"to\":\"a@x.io\",\"n\":[1,2]}");
+        assertThat(e.text()).isEqualTo("t");
+        assertThat(e.subject()).isEqualTo("ann");
+        assertThat(e.purposes()).containsExactly("billing");
+        assertThat(e.categories()).containsExactly("email");
+        assertThat(e.tokens()).isEqualTo(12);
+        assertThat(e.depth()).isEqualTo(1);
+    }
+
+    @Test void defaultsAndObjectResults() throws IOException {
+        List<Event> es = read("\n{\"session\":\"s\",\"kind\":\"return\",\"tool\":\"t\",\"result\":{\"a\":1},\"error\":true}\r\n"
+                + "   \n{\"session\":\"s\",\"kind\":\"consent\",\"subject\":\"x\",\"purposes\":[\"p\"],\"granted\":false}", TraceReader.Mode.STRICT);
+        assertThat(es).hasSize(2);
+        assertThat(es.get(0).seq()).isEqualTo(2); // line number
+        assertThat(es.get(0).result()).isEqualTo("{\"a\":1}");
+        assertThat(es.get(0).error()).isTrue();
+        assertThat(es.get(1).granted()).isFalse();
+        assertThat(es.get(1).ts()).isZero();
+    }
+
+    @Test void argsAsJsonStringAreParsed() throws IOException {
+        Event e = read("{\"session\":\"s\",\"kind\":\"call\",\"tool\":\"t\",\"args\":\"{\\\"a\\\":1}\"}", TraceReader.Mode.STRICT).get(0);
+        assertThat(e.args().json()).isEqualTo("{\"a\":1}");
+    }
+
+    @Test void errorsSayWhereWhatAndHow() {
+        assertThat(error("{\"session\":\"s\",\"kind\":\"call\",\"tool\":\"t\",\"seq\":\"3\"}").getMessage())
+                .isEqualTo("t.jsonl:1:47: field \"seq\" must be an integer, found a string. Fix: write a whole number without quotes, e.g. \"seq\":3");
+        assertThat(error("{\"session\":\"s\",\"kind\":\"cal\"}").getMessage())
+                .isEqualTo("t.jsonl:1:23: unknown kind \"cal\". Fix: use one of user, assistant, call, return, consent, erasure, end");
+        assertThat(error("{\"session\":\"s\"}").getMessage())
+                .isEqualTo("t.jsonl:1:1: field \"kind\" is missing. Fix: add \"kind\" with one of user, assistant, call, return, consent, erasure, end");
+        assertThat(error("{\"kind\":\"user\"}").getMessage())
+                .isEqualTo("t.jsonl:1:1: field \"session\" is missing. Fix: add \"session\":\"<session id>\" (events of one session share it)");
+        assertThat(error("{\"session\":\"s\",\"kind\":\"call\"}").getMessage())
+                .isEqualTo("t.jsonl:1:1: a call event needs a \"tool\". Fix: add \"tool\":\"<tool name>\"");
+        assertThat(error("{\"session\":\"s\",\"kind\":\"call\",\"tool\":\"t\",\"args\":[1]}").getMessage())
+                .isEqualTo("t.jsonl:1:48: field \"args\" must be a JSON object, found an array. Fix: write the arguments as an object, e.g. \"args\":{\"amount\":120}");
+        assertThat(error("[1]").getMessage())
+                .isEqualTo("t.jsonl:1:1: line is not a JSON object. Fix: write one event per line as {\"session\":...,\"kind\":...}");
+        assertThat(error("{\"session\":\"s\",\"kind\":\"user\"} {}").getMessage())
+                .isEqualTo("t.jsonl:1:31: more than one JSON value on the line. Fix: put each event on its own line");
+        assertThat(error("{\"session\":\"s\",\"session\":\"t\",\"kind\":\"user\"}").getMessage())
+                .isEqualTo("t.jsonl:1:26: field \"session\" appears twice. Fix: keep one of them");
+        assertThat(error("{\"session\":\"s\",\"kind\":\"user\",\"granted\":\"yes\"}").getMessage())
+                .isEqualTo("t.jsonl:1:40: field \"granted\" must be true or false, found a string. Fix: write \"granted\":true or \"granted\":false without quotes");
+        assertThat(error("{\"session\":\"s\",\"kind\":\"user\",\"ts\":\"yesterday\"}").getMessage())
+                .startsWith("t.jsonl:1:35: field \"ts\" is not an ISO-8601 instant: \"yesterday\". Fix: write epoch milliseconds");
+        assertThat(error("{\"session\":\"s\",\"kind\":\"user\",\"purposes\":[1]}").getMessage())
+                .isEqualTo("t.jsonl:1:42: field \"purposes\" must contain only strings, found an integer. Fix: e.g. \"purposes\":[\"billing\"]");
+        assertThat(error("{\"session\":\"s\",\"kind\":\"user\",\"seq\":-1}").getMessage())
+                .isEqualTo("t.jsonl:1:36: field \"seq\" must not be negative, found -1. Fix: use 0 or more");
+    }
+
+    @Test void invalidJsonReportsTheParsersColumn() {
+        TraceFormatException e = error("{\"session\":\"s\",\"kind\":\"user\",\"text\":\"unterminated}");
+        assertThat(e.line()).isEqualTo(1);
+        assertThat(e.problem()).startsWith("not valid JSON: ");
+        assertThat(e.column()).isGreaterThan(30);
+        assertThat(e.fix()).contains("one complete JSON object");
+        TraceFormatException truncated = error("{\"session\":\"s\",");
+        assertThat(truncated.getMessage()).startsWith("t.jsonl:1:").contains("not valid JSON");
+    }
+
+    @Test void strictStopsAtTheFirstBadLineWithItsNumber() {
+        String text = "{\"session\":\"s\",\"kind\":\"user\"}\n{\"session\":\"s\",\"kind\":\"user\"}\n{bad\n{\"session\":\"s\",\"kind\":\"user\"}\n";
+        assertThatThrownBy(() -> read(text, TraceReader.Mode.STRICT)).isInstanceOf(TraceFormatException.class)
+                .satisfies(t -> assertThat(((TraceFormatException) t).line()).isEqualTo(3));
+    }
+
+    @Test void lenientSkipsCountsAndKeepsProblems() throws IOException {
+        String text = "{\"session\":\"s\",\"kind\":\"user\"}\nnot json\n{\"session\":\"s\",\"kind\":\"nope\"}\n{\"session\":\"s\",\"kind\":\"end\"}";
+        List<TraceFormatException> seen = new ArrayList<>();
+        try (TraceReader r = new TraceReader(new StringReader(text), "t.jsonl", TraceReader.Mode.LENIENT).onSkip(seen::add)) {
+            List<Event> out = new ArrayList<>();
+            for (Event e = r.next(); e != null; e = r.next()) out.add(e);
+            assertThat(out).extracting(Event::kind).containsExactly(EventKind.USER, EventKind.END);
+            assertThat(r.skipped()).isEqualTo(2);
+            assertThat(r.events()).isEqualTo(2);
+            assertThat(r.lines()).isEqualTo(4);
+            assertThat(r.problems()).extracting(TraceFormatException::line).containsExactly(2L, 3L);
+            assertThat(seen).hasSize(2);
+        }
+    }
+
+    @Test void longLinesAcrossBufferBoundaries(@TempDir Path dir) throws IOException {
+        StringBuilder big = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            big.append("{\"session\":\"s\",\"kind\":\"return\",\"tool\":\"t\",\"result\":\"").append("x".repeat(100_000 + i)).append("\"}\n");
+        }
+        Path f = dir.resolve("big.jsonl");
+        Files.writeString(f, big);
+        List<Event> es = TraceReader.readAll(f, TraceReader.Mode.STRICT);
+        assertThat(es).extracting(e -> e.result().length()).containsExactly(100_000, 100_001, 100_002);
+    }
+
+    @Test void writerOutputReadsBackEqual() throws IOException {
+        List<Event> events = List.of(
+                Event.builder(EventKind.USER).session("s").seq(1).ts(5).text("hi \"there\"\n").build(),
+                Event.builder(EventKind.CALL).session("s").seq(2).tool("send").callId("c").args("{\"to\":[\"a\"],\"x\":{\"y\":1.5}}")
+                        .purposes("billing").categories("email").tokens(3).depth(2).subject("ann").build(),
+                Event.builder(EventKind.RETURN).session("s").seq(3).tool("send").result("ok").error(true).build(),
+                Event.builder(EventKind.CONSENT).session("s").seq(4).subject("ann").purposes("ads").granted(false).build(),
+                Event.builder(EventKind.END).session("s").seq(5).build());
+        StringWriter w = new StringWriter();
+        try (TraceWriter tw = new TraceWriter(w)) {
+            for (Event e : events) tw.write(e);
+        }
+        assertThat(w.toString().split("\n", -1)).hasSize(6);
+        assertThat(read(w.toString(), TraceReader.Mode.STRICT)).containsExactlyElementsOf(events);
+    }
+}
