@@ -165,16 +165,27 @@ final class AuditLines {
 
     /** Appends the self hash over everything so far, closes the object and advances the chain. */
     private void end() {
-        sha.update(buf, 0, len);
-        byte[] self = sha.digest();
+        int prefix = len;
+        sha.update(buf, 0, prefix);
+        // the line's hash extends the self hash's input: hash the prefix once and fork the state
+        byte[] self = fork(sha).digest();
         raw(HASH_FIELD);
         ensure(64 + 2);
         hexInto(self, buf, len);
         len += 64;
         buf[len++] = '"';
         buf[len++] = '}';
-        sha.update(buf, 0, len);
+        sha.update(buf, prefix, len - prefix);
         hexInto(sha.digest(), prevHex, 0);
+    }
+
+    /** A copy of the digest's running state (SHA-256 of every JDK provider is cloneable). */
+    static MessageDigest fork(MessageDigest d) {
+        try {
+            return (MessageDigest) d.clone();
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("the SHA-256 provider cannot copy its state", e);
+        }
     }
 
     private static void hexInto(byte[] digest, byte[] out, int at) {

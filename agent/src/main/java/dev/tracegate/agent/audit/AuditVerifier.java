@@ -1,10 +1,10 @@
 package dev.tracegate.agent.audit;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedInputStream;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -28,14 +28,14 @@ import java.util.Map;
  * Stateless and thread-safe.
  */
 public final class AuditVerifier {
-    private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final JsonFactory JSON = JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
     private static final byte[] HASH_FIELD = AuditLines.HASH_FIELD.getBytes(StandardCharsets.US_ASCII);
 
     private AuditVerifier() {}
 
     /** Verifies the log at {@code path}; an unreadable file is an {@link IOException}, a bad one a {@code BAD} result. */
     public static AuditVerification verify(Path path) throws IOException {
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16)) {
+        try (InputStream in = Files.newInputStream(path)) {
             return verify(in);
         }
     }
@@ -45,33 +45,25 @@ public final class AuditVerifier {
         MessageDigest sha = sha256();
         String expectedPrev = AuditLines.GENESIS;
         Map<String, Long> lastSeq = new HashMap<>();
-        byte[] line = new byte[4096];
+        Lines lines = new Lines(in);
+        Fields f = new Fields();
         long lineNo = 0;
         long records = 0;
         while (true) {
-            int len = 0;
-            int b;
-            while ((b = in.read()) >= 0 && b != '\n') {
-                if (len == line.length) line = Arrays.copyOf(line, len * 2);
-                line[len++] = (byte) b;
+            int len = lines.next();
+            if (len < 0) {
+                if (lineNo == 0) return bad(1, records, "missing header: the file is empty", expectedPrev);
+                return new AuditVerification(AuditVerification.Status.OK, lineNo, records, 0, null, expectedPrev);
             }
-            if (b < 0) {
-                if (len == 0) {
-                    if (lineNo == 0) return bad(1, records, "missing header: the file is empty", expectedPrev);
-                    return new AuditVerification(AuditVerification.Status.OK, lineNo, records, 0, null, expectedPrev);
-                }
+            if (!lines.terminated) {
                 return new AuditVerification(AuditVerification.Status.TRUNCATED, lineNo, records, lineNo + 1,
                         len + " bytes without a line end", expectedPrev);
             }
+            byte[] line = lines.buf;
             lineNo++;
             if (len == 0) return bad(lineNo, records, "empty line", expectedPrev);
-            JsonNode node;
-            try {
-                node = JSON.readTree(line, 0, len);
-            } catch (JsonProcessingException e) {
-                return bad(lineNo, records, "broken JSON: " + e.getOriginalMessage(), expectedPrev);
-            }
-            if (node == null || !node.isObject()) return bad(lineNo, records, "not a JSON object", expectedPrev);
+            String problem = f.read(line, len);
+            if (problem != null) return bad(lineNo, records, problem, expectedPrev);
 
             // the line's own hash covers every byte before ,"hash":"
             int at = len - 2 - 64 - HASH_FIELD.length;
@@ -80,17 +72,18 @@ public final class AuditVerifier {
                 return bad(lineNo, records, "no hash at the end of the line", expectedPrev);
             }
             sha.update(line, 0, at);
-            String self = hex(sha.digest());
+            String self = hex(AuditLines.fork(sha).digest());
             String claimed = new String(line, at + HASH_FIELD.length, 64, StandardCharsets.US_ASCII);
-            if (!self.equals(claimed) || !claimed.equals(node.path("hash").asText())) {
+            if (!self.equals(claimed) || !claimed.equals(f.hash)) {
                 return bad(lineNo, records, "hash mismatch: the line was changed after it was written", expectedPrev);
             }
-            String rec = node.path("rec").asText("");
+            sha.update(line, at, len - at);
+            String lineHash = hex(sha.digest());
+            String rec = f.rec == null ? "" : f.rec;
             if (lineNo == 1 && !rec.equals("header")) {
                 return bad(lineNo, records, "missing header: the first line is not a tracegate audit header", expectedPrev);
             }
-            String prev = node.path("prev").asText(null);
-            if (!expectedPrev.equals(prev)) {
+            if (!expectedPrev.equals(f.prev)) {
                 String why = lineNo == 1
                         ? "chain broken: the first line's prev is not the genesis value, so lines before it were removed"
                         : "chain broken: prev is not the hash of line " + (lineNo - 1)
@@ -99,7 +92,7 @@ public final class AuditVerifier {
             }
             switch (rec) {
                 case "header": {
-                    String format = node.path("format").asText("");
+                    String format = f.format == null ? "" : f.format;
                     if (!AuditLines.FORMAT.equals(format)) {
                         return bad(lineNo, records, "unsupported format '" + format + "' (this verifier reads " + AuditLines.FORMAT + ")", expectedPrev);
                     }
@@ -107,15 +100,12 @@ public final class AuditVerifier {
                     break;
                 }
                 case "event": {
-                    JsonNode s = node.get("session");
-                    JsonNode q = node.get("seq");
-                    if (s == null || !s.isTextual() || q == null || !q.canConvertToLong()) {
+                    if (f.session == null || f.seq < 0) {
                         return bad(lineNo, records, "event without a text session or a whole-number seq", expectedPrev);
                     }
-                    long seq = q.asLong();
-                    Long before = lastSeq.put(s.asText(), seq);
-                    if (before != null && seq < before) {
-                        return bad(lineNo, records, "sequence out of order: session '" + s.asText() + "' has seq " + seq
+                    Long before = lastSeq.put(f.session, f.seq);
+                    if (before != null && f.seq < before) {
+                        return bad(lineNo, records, "sequence out of order: session '" + f.session + "' has seq " + f.seq
                                 + " after seq " + before, expectedPrev);
                     }
                     records++;
@@ -126,8 +116,82 @@ public final class AuditVerifier {
                 default:
                     return bad(lineNo, records, "unknown record type '" + rec + "'", expectedPrev);
             }
-            sha.update(line, 0, len);
-            expectedPrev = hex(sha.digest());
+            expectedPrev = lineHash;
+        }
+    }
+
+    /** The top-level fields the verifier needs, read with a streaming parser that still checks the whole line's syntax. */
+    private static final class Fields {
+        String prev, rec, hash, format, session;
+        long seq;
+
+        /** Reads a line; returns a problem, or null. */
+        String read(byte[] line, int len) throws IOException {
+            prev = rec = hash = format = session = null;
+            seq = -1;
+            try (JsonParser p = JSON.createParser(line, 0, len)) {
+                if (p.nextToken() != JsonToken.START_OBJECT) return "not a JSON object";
+                JsonToken t;
+                while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    JsonToken v = p.nextToken();
+                    String text = v == JsonToken.VALUE_STRING ? p.getText() : null;
+                    switch (name) {
+                        case "prev": prev = text; break;
+                        case "rec": rec = text; break;
+                        case "hash": hash = text; break;
+                        case "format": format = text; break;
+                        case "session": session = text; break;
+                        case "seq": seq = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : -1; break;
+                        default: p.skipChildren();
+                    }
+                }
+                if (t != JsonToken.END_OBJECT) return "broken JSON: the object is not closed";
+                if (p.nextToken() != null) return "broken JSON: more than one value on the line";
+                return null;
+            } catch (JsonProcessingException e) {
+                return "broken JSON: " + e.getOriginalMessage();
+            }
+        }
+    }
+
+    /** Splits a stream into lines without decoding them; {@code buf} holds the last line. */
+    private static final class Lines {
+        private final InputStream in;
+        private final byte[] chunk = new byte[1 << 16];
+        private int pos;
+        private int end;
+        byte[] buf = new byte[4096];
+        boolean terminated;
+
+        Lines(InputStream in) { this.in = in; }
+
+        /** The next line's length (its bytes in {@code buf}), or -1 at the end of the input. */
+        int next() throws IOException {
+            int len = 0;
+            while (true) {
+                if (pos == end) {
+                    end = in.read(chunk, 0, chunk.length);
+                    pos = 0;
+                    if (end <= 0) {
+                        end = 0;
+                        terminated = false;
+                        return len == 0 ? -1 : len;
+                    }
+                }
+                int lf = pos;
+                while (lf < end && chunk[lf] != '\n') lf++;
+                int n = lf - pos;
+                if (len + n > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
+                System.arraycopy(chunk, pos, buf, len, n);
+                len += n;
+                pos = lf;
+                if (lf < end) {
+                    pos++;
+                    terminated = true;
+                    return len;
+                }
+            }
         }
     }
 
