@@ -9,9 +9,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Formula progression for finite traces, the reference the compiler is tested against: after each
@@ -29,7 +31,8 @@ import java.util.Optional;
  *
  * <p>The operands of Y, O, H and S must be past-only (no X, WX, F, G, U, W, R inside a past
  * operator); {@link #start} rejects other formulas. {@link Semantics} has no such restriction.
- * Residuals from different {@link #start} calls are unrelated and must not be mixed.
+ * Residuals from different {@link #start} calls are unrelated and must not be mixed; residuals of
+ * one {@link #start} share caches and must be stepped from one thread at a time.
  */
 public final class Progression {
     /** Default bound on the residuals explored to decide a verdict. */
@@ -280,13 +283,13 @@ public final class Progression {
         /** Keeps only the past values that some open obligation can still read (canonical residuals). */
         private long[] mask(int node, long[] past) {
             long[] keep = new long[words];
-            supportSlots(node, keep, new java.util.HashSet<>());
+            supportSlots(node, keep, new HashSet<>());
             long[] out = new long[words];
             for (int w = 0; w < words; w++) out[w] = past[w] & keep[w];
             return out;
         }
 
-        private void supportSlots(int node, long[] keep, java.util.Set<Integer> seen) {
+        private void supportSlots(int node, long[] keep, Set<Integer> seen) {
             if (bdd.isConstant(node) || !seen.add(node)) return;
             long[] m = slotsBelow[bdd.var(node) >>> 1];
             for (int w = 0; w < words; w++) keep[w] |= m[w];
