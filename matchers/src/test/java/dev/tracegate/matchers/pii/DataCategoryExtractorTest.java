@@ -1,0 +1,62 @@
+package dev.tracegate.matchers.pii;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DataCategoryExtractorTest {
+    private final DataCategoryExtractor x = DataCategoryExtractor.INSTANCE;
+
+    @Test void spansCoverExactlyTheData() {
+        String s = "Mail ann@example.com or call +44 20 7946 0958; card 4111 1111 1111 1111, IBAN DE89 3704 0044 0532 0130 00.";
+        List<CategorySpan> spans = x.spans(s);
+        assertThat(spans).extracting(sp -> sp.category() + "=" + sp.in(s)).containsExactlyInAnyOrder(
+                "EMAIL=ann@example.com", "PHONE=+44 20 7946 0958", "PAYMENT_CARD=4111 1111 1111 1111",
+                "IBAN=DE89 3704 0044 0532 0130 00");
+    }
+
+    @Test void checksumsDecide() {
+        assertThat(x.categories("4111 1111 1111 1111")).containsExactly(DataCategory.PAYMENT_CARD);
+        assertThat(x.categories("4111 1111 1111 1112")).isEmpty();          // Luhn fails
+        assertThat(x.categories("DE89370400440532013000")).containsExactly(DataCategory.IBAN);
+        assertThat(x.categories("DE88370400440532013000")).isEmpty();       // mod 97 fails
+        assertThat(x.categories("DE8937040044053201300")).isEmpty();        // German IBANs have 22 characters
+        assertThat(x.categories("12345678Z")).containsExactly(DataCategory.NATIONAL_ID);
+        assertThat(x.categories("12345678A")).isEmpty();                    // DNI check letter
+    }
+
+    @Test void contextTurnsADateIntoADateOfBirth() {
+        assertThat(x.categories("appointment 1985-03-12")).isEmpty();
+        assertThat(x.categories("born 1985-03-12")).containsExactly(DataCategory.DATE_OF_BIRTH);
+        assertThat(x.categories("birthday 2024-01-15T10:00:00Z")).isEmpty();
+    }
+
+    @Test void fieldNameHintsMatchWholeTrailingWords() {
+        assertThat(x.fieldHint("customer_email")).isEqualTo(DataCategory.EMAIL);
+        assertThat(x.fieldHint("customerEmail")).isEqualTo(DataCategory.EMAIL);
+        assertThat(x.fieldHint("dateOfBirth")).isEqualTo(DataCategory.DATE_OF_BIRTH);
+        assertThat(x.fieldHint("DOB")).isEqualTo(DataCategory.DATE_OF_BIRTH);
+        assertThat(x.fieldHint("billing-address")).isEqualTo(DataCategory.POSTAL_ADDRESS);
+        assertThat(x.fieldHint("ip_address")).isEqualTo(DataCategory.IP_ADDRESS);
+        assertThat(x.fieldHint("email_address")).isEqualTo(DataCategory.EMAIL);
+        assertThat(x.fieldHint("mac_address")).isNull();
+        assertThat(x.fieldHint("hotel")).isNull();
+        assertThat(x.fieldHint("pancake")).isNull();
+        assertThat(x.fieldHint("query")).isNull();
+        assertThat(x.fieldHint("iban")).isEqualTo(DataCategory.IBAN);
+    }
+
+    @Test void categoryNamesAndAliases() {
+        assertThat(DataCategory.parse("Payment-Card")).isEqualTo(DataCategory.PAYMENT_CARD);
+        assertThat(DataCategory.parse("dob")).isEqualTo(DataCategory.DATE_OF_BIRTH);
+        assertThat(DataCategory.parse("genetic")).isNull();
+    }
+
+    @Test void emptyAndHugeInputs() {
+        assertThat(x.categories("")).isEmpty();
+        String big = "a".repeat(DataCategoryExtractor.MAX_SCAN) + " ann@example.com";
+        assertThat(x.categories(big)).isEmpty(); // beyond the scan bound
+    }
+}
