@@ -3,7 +3,6 @@ package dev.tracegate.engine.automaton;
 import dev.tracegate.engine.ltl.Formula;
 import dev.tracegate.engine.ltl.Formulas;
 
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,7 +15,7 @@ import java.util.Map;
  * {@link Progression}), which yields a complete deterministic automaton whose transitions are
  * decision diagrams over the atoms; Moore partition refinement over those diagrams (with leaves
  * replaced by blocks, a reduced ordered diagram is a canonical signature) gives the minimal
- * automaton; states from which acceptance can no longer change are found by reachability.
+ * automaton, in which the states whose acceptance can no longer change are exactly the self-loops.
  * Thread-safe: each call works on its own data.
  */
 public final class DfaCompiler {
@@ -112,7 +111,7 @@ public final class DfaCompiler {
             accepting[b] = p.accepting[rep[b]];
             root[b] = sig[rep[b]];
         }
-        boolean[] sink = sinks(blocks, accepting, root, canon);
+        boolean[] sink = sinks(blocks, root);
         for (int b = 0; b < blocks; b++) pending[b] = accepting[b] || sink[b] ? null : p.pending(rep[b]);
         int initial = block[0];
         if (k <= Dfa.TABLE_MAX_ATOMS) {
@@ -135,60 +134,14 @@ public final class DfaCompiler {
         return q;
     }
 
-    /** A state is a sink when no state of the other acceptance is reachable from it. */
-    private static boolean[] sinks(int n, boolean[] accepting, int[] root, DiagramTable diagrams) {
-        int[][] preds = predecessors(n, root, diagrams);
-        boolean[] reachesAccepting = backwards(n, accepting, true, preds);
-        boolean[] reachesRejecting = backwards(n, accepting, false, preds);
+    /**
+     * A state is a sink when no state of the other acceptance is reachable from it. In a minimal
+     * automaton such a state is equivalent to every state it reaches, hence reaches only itself: its
+     * (reduced) diagram is the single leaf "itself". The converse is immediate.
+     */
+    private static boolean[] sinks(int n, int[] root) {
         boolean[] sink = new boolean[n];
-        for (int s = 0; s < n; s++) sink[s] = accepting[s] ? !reachesRejecting[s] : !reachesAccepting[s];
+        for (int s = 0; s < n; s++) sink[s] = root[s] == ~s;
         return sink;
-    }
-
-    private static int[][] predecessors(int n, int[] root, DiagramTable diagrams) {
-        int[][] succ = new int[n][];
-        int[] count = new int[n];
-        for (int s = 0; s < n; s++) {
-            java.util.BitSet targets = new java.util.BitSet();
-            leaves(root[s], diagrams, targets, new java.util.HashSet<>());
-            succ[s] = targets.stream().toArray();
-            for (int t : succ[s]) count[t]++;
-        }
-        int[][] preds = new int[n][];
-        for (int t = 0; t < n; t++) preds[t] = new int[count[t]];
-        int[] fill = new int[n];
-        for (int s = 0; s < n; s++) for (int t : succ[s]) preds[t][fill[t]++] = s;
-        return preds;
-    }
-
-    private static void leaves(int r, DiagramTable d, java.util.BitSet out, java.util.Set<Integer> seen) {
-        if (r < 0) {
-            out.set(~r);
-            return;
-        }
-        if (!seen.add(r)) return;
-        leaves(d.low(r), d, out, seen);
-        leaves(d.high(r), d, out, seen);
-    }
-
-    private static boolean[] backwards(int n, boolean[] accepting, boolean target, int[][] preds) {
-        boolean[] reach = new boolean[n];
-        ArrayDeque<Integer> queue = new ArrayDeque<>();
-        for (int s = 0; s < n; s++) {
-            if (accepting[s] == target) {
-                reach[s] = true;
-                queue.add(s);
-            }
-        }
-        while (!queue.isEmpty()) {
-            int t = queue.poll();
-            for (int s : preds[t]) {
-                if (!reach[s]) {
-                    reach[s] = true;
-                    queue.add(s);
-                }
-            }
-        }
-        return reach;
     }
 }

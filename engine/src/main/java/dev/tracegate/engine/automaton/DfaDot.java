@@ -11,7 +11,7 @@ import java.util.TreeMap;
  * Graphviz DOT for an automaton: one node per state (id and verdict; double circle when accepting,
  * green or red fill for the permanently satisfied or violated sink), one edge per (state, target)
  * labelled with a sum of products over the atoms' keys that says which letters take it (irredundant
- * for table automata; one product per diagram path otherwise).
+ * when the state tests at most 12 atoms; one product per diagram path otherwise).
  */
 final class DfaDot {
     private DfaDot() {}
@@ -36,9 +36,8 @@ final class DfaDot {
         }
         for (int s = 0; s < dfa.stateCount(); s++) {
             Map<Integer, List<String>> byTarget = new TreeMap<>();
-            List<String> cube = new ArrayList<>();
             if (dfa.isTable()) tableCubes(dfa, s, byTarget);
-            else diagramCubes(dfa, dfa.root()[s], cube, byTarget);
+            else diagramState(dfa, s, byTarget);
             for (Map.Entry<Integer, List<String>> e : byTarget.entrySet()) {
                 out.append("  s").append(s).append(" -> s").append(e.getKey())
                         .append(" [label=").append(quote(String.join(" | ", e.getValue()))).append("];\n");
@@ -47,23 +46,67 @@ final class DfaDot {
         return out.append("}\n").toString();
     }
 
-    /**
-     * Table automata: per target, an irredundant sum of products of the letters that lead there
-     * (Minato-Morreale: cubes with !x, cubes with x, and cubes that need neither, recursively).
-     */
+    /** A state of a table automaton: irredundant sums of products over all atoms. */
     private static void tableCubes(Dfa dfa, int s, Map<Integer, List<String>> out) {
         int k = dfa.atomCount();
-        int[] table = dfa.table();
-        int letters = 1 << k;
-        for (int letter = 0; letter < letters; letter++) out.putIfAbsent(table[(s << k) | letter], new ArrayList<>());
+        int[] targets = new int[1 << k];
+        System.arraycopy(dfa.table(), s << k, targets, 0, 1 << k);
+        List<String> names = new ArrayList<>();
+        for (int j = 0; j < k; j++) names.add(dfa.atoms().get(j).key());
+        sumsOfProducts(targets, names, out);
+    }
+
+    /**
+     * A state of a diagram automaton: irredundant sums of products over the atoms its diagram tests
+     * when they are few enough to tabulate, else one product per diagram path.
+     */
+    private static void diagramState(Dfa dfa, int s, Map<Integer, List<String>> out) {
+        int root = dfa.root()[s];
+        java.util.TreeSet<Integer> tested = new java.util.TreeSet<>();
+        collectAtoms(dfa, root, tested, new java.util.HashSet<>());
+        if (tested.size() > 12) {
+            diagramCubes(dfa, root, new ArrayList<>(), out);
+            return;
+        }
+        int[] vars = tested.stream().mapToInt(Integer::intValue).toArray();
+        int[] targets = new int[1 << vars.length];
+        List<String> names = new ArrayList<>();
+        for (int v : vars) names.add(dfa.atoms().get(v).key());
+        for (int local = 0; local < targets.length; local++) {
+            int r = root;
+            while (r >= 0) {
+                int at = java.util.Arrays.binarySearch(vars, dfa.nodeAtom()[r]);
+                r = ((local >>> at) & 1) != 0 ? dfa.nodeHi()[r] : dfa.nodeLo()[r];
+            }
+            targets[local] = ~r;
+        }
+        sumsOfProducts(targets, names, out);
+    }
+
+    private static void collectAtoms(Dfa dfa, int r, java.util.Set<Integer> out, java.util.Set<Integer> seen) {
+        if (r < 0 || !seen.add(r)) return;
+        out.add(dfa.nodeAtom()[r]);
+        collectAtoms(dfa, dfa.nodeLo()[r], out, seen);
+        collectAtoms(dfa, dfa.nodeHi()[r], out, seen);
+    }
+
+    /**
+     * Per target, an irredundant sum of products of the letters ({@code targets[letter]}, bit j =
+     * {@code names.get(j)}) that lead there (Minato-Morreale: cubes with !x, cubes with x, and cubes
+     * that need neither, recursively).
+     */
+    private static void sumsOfProducts(int[] targets, List<String> names, Map<Integer, List<String>> out) {
+        int k = names.size();
+        int letters = targets.length;
+        for (int t : targets) out.putIfAbsent(t, new ArrayList<>());
         for (Map.Entry<Integer, List<String>> e : out.entrySet()) {
             boolean[] f = new boolean[letters];
-            for (int letter = 0; letter < letters; letter++) f[letter] = table[(s << k) | letter] == e.getKey();
+            for (int letter = 0; letter < letters; letter++) f[letter] = targets[letter] == e.getKey();
             for (int[] cube : isop(f, f, 0, k)) {
                 List<String> lits = new ArrayList<>();
                 for (int j = 0; j < k; j++) {
-                    if ((cube[0] >>> j & 1) != 0) lits.add(dfa.atoms().get(j).key());
-                    if ((cube[1] >>> j & 1) != 0) lits.add("!" + dfa.atoms().get(j).key());
+                    if ((cube[0] >>> j & 1) != 0) lits.add(names.get(j));
+                    if ((cube[1] >>> j & 1) != 0) lits.add("!" + names.get(j));
                 }
                 e.getValue().add(product(lits));
             }

@@ -22,10 +22,11 @@ import java.util.Map;
  * the set of states is finite. The memory holds, for each past subformula (Y, O, H, S), what the next
  * position needs of the current one; past subformulas are evaluated pointwise from it, so the future
  * part reads them like atoms. A state accepts (the prefix read so far satisfies the formula) iff some
- * clause has no strong literal. Transitions are computed symbolically: each literal's expansion is a
- * set of clauses guarded by decision diagrams over the atoms, and the successor function of a state
- * becomes a reduced ordered diagram whose leaves are states, built by splitting only on the atoms the
- * guards actually test.
+ * clause has no strong literal. Transitions are computed symbolically: the state's clauses are
+ * unfolded one step into a positive combination of guards (conditions on the current letter) and
+ * next-literals, which is split on the lowest atom a guard still tests until no guard is left
+ * (Shannon expansion with simplification, so only atoms that matter are read); the split becomes a
+ * reduced ordered diagram whose leaves are the successor states.
  */
 final class Progression {
     // Kinds of negation-normal-form nodes.
