@@ -15,12 +15,14 @@ public final class Session {
 
     private static final VarHandle HEAD;
     private static final VarHandle LAST_ACCESS;
+    private static final VarHandle OFFERED;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             HEAD = l.findVarHandle(Session.class, "head", long.class);
             LAST_ACCESS = l.findVarHandle(Session.class, "lastAccess", long.class);
+            OFFERED = l.findVarHandle(Session.class, "offered", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -29,6 +31,7 @@ public final class Session {
     private final String id;
     @SuppressWarnings("unused") private volatile long head;
     @SuppressWarnings("unused") private long lastAccess;
+    @SuppressWarnings("unused") private volatile long offered;
 
     Session(String id, int slot) {
         this.id = id;
@@ -50,6 +53,9 @@ public final class Session {
     public void touch(long millis) { LAST_ACCESS.setOpaque(this, millis); }
 
     public long lastAccess() { return (long) LAST_ACCESS.getOpaque(this); }
+
+    /** The next sequence number for an event offered to this session (1, 2, ...), applied or not. */
+    public long nextSequence() { return (long) OFFERED.getAndAdd(this, 1L) + 1; }
 
     long lvHead() { return (long) HEAD.getAcquire(this); }
 

@@ -32,4 +32,10 @@ public final class Worker {
 
     /** The automaton states after the last event, whether or not it was applied. Do not modify. */
     public int[] nextStates() { return next; }
+
+    /** The automaton states the last event was judged on (the prefix before it). Do not modify. */
+    public int[] statesBefore() { return spare.states; }
+
+    /** The automaton states of the session right after the last step: {@link #nextStates()} if it was applied, else {@link #statesBefore()}. */
+    public int[] statesAfter(Decision d) { return d.applied() ? next : spare.states; }
 }

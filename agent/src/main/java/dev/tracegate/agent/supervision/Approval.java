@@ -1,0 +1,79 @@
+package dev.tracegate.agent.supervision;
+
+import dev.tracegate.agent.core.AgentLog;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The escalation approver named by {@code escalate.approver}: any class on the application's class
+ * path with a public no-argument constructor and a public method
+ * {@code boolean approve(java.util.Map<String, String> request)} (keys: contract, session, tool,
+ * arguments, reason). JDK types only, so the host needs nothing of tracegate to write one. Without
+ * an approver, or when it throws or does not answer within {@code escalate.timeout}, the call is refused.
+ */
+final class Approval {
+    /** The approver's answer and a note for the audit log. */
+    record Answer(boolean approved, String note) {}
+
+    private final Object approver;
+    private final Method approve;
+    private final Duration timeout;
+    private final ExecutorService executor;
+
+    private Approval(Object approver, Method approve, Duration timeout) {
+        this.approver = approver;
+        this.approve = approve;
+        this.timeout = timeout;
+        this.executor = approver == null ? null : Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "tracegate-approver");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    static Approval load(String className, Duration timeout) {
+        if (className == null || className.isBlank()) return new Approval(null, null, timeout);
+        try {
+            ClassLoader app = ClassLoader.getSystemClassLoader();
+            Class<?> type = Class.forName(className.trim(), true, app);
+            Method m = type.getMethod("approve", Map.class);
+            if (m.getReturnType() != boolean.class) throw new NoSuchMethodException("approve(Map) must return boolean");
+            return new Approval(type.getConstructor().newInstance(), m, timeout);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw new IllegalArgumentException("escalate.approver " + className + " cannot be used (" + e
+                    + "); it needs a public no-argument constructor and 'public boolean approve(java.util.Map<String,String>)'", e);
+        }
+    }
+
+    Answer ask(String contract, String session, String tool, String arguments, String reason) {
+        if (approver == null) return new Answer(false, "no approver is configured (escalate.approver), so the call is refused");
+        Map<String, String> request = new LinkedHashMap<>();
+        request.put("contract", contract);
+        request.put("session", session);
+        request.put("tool", tool);
+        request.put("arguments", arguments);
+        request.put("reason", reason);
+        Future<Object> f = executor.submit(() -> approve.invoke(approver, Map.copyOf(request)));
+        try {
+            boolean yes = (Boolean) f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return new Answer(yes, yes ? "approved by " + approver.getClass().getName() : "refused by " + approver.getClass().getName());
+        } catch (TimeoutException e) {
+            f.cancel(true);
+            return new Answer(false, "the approver did not answer within " + timeout.toMillis() + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Answer(false, "interrupted while waiting for the approver");
+        } catch (Exception e) {
+            AgentLog.error("escalation approver failed", e);
+            return new Answer(false, "the approver failed: " + e.getCause());
+        }
+    }
+}

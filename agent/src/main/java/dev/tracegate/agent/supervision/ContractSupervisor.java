@@ -1,0 +1,495 @@
+package dev.tracegate.agent.supervision;
+
+import dev.tracegate.agent.audit.AuditRecord;
+import dev.tracegate.agent.audit.AuditWriter;
+import dev.tracegate.agent.config.AgentConfig;
+import dev.tracegate.agent.config.BlockStyle;
+import dev.tracegate.agent.config.FailPolicy;
+import dev.tracegate.agent.config.Mode;
+import dev.tracegate.agent.core.AgentLog;
+import dev.tracegate.agent.core.Consent;
+import dev.tracegate.agent.core.Erasure;
+import dev.tracegate.agent.core.Message;
+import dev.tracegate.agent.core.MessageDecision;
+import dev.tracegate.agent.core.ResultDecision;
+import dev.tracegate.agent.core.Supervisor;
+import dev.tracegate.agent.core.ToolCall;
+import dev.tracegate.agent.core.ToolDecision;
+import dev.tracegate.agent.core.ToolResult;
+import dev.tracegate.agent.metrics.SupervisorMetrics;
+import dev.tracegate.contracts.analysis.LibraryAnalysis;
+import dev.tracegate.contracts.library.Library;
+import dev.tracegate.contracts.library.LibraryException;
+import dev.tracegate.engine.automaton.DfaCompiler;
+import dev.tracegate.engine.monitor.ContractSet;
+import dev.tracegate.engine.monitor.Decision;
+import dev.tracegate.engine.monitor.EndReport;
+import dev.tracegate.engine.monitor.Session;
+import dev.tracegate.engine.monitor.Verdict;
+import dev.tracegate.engine.monitor.Worker;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The supervisor backed by the contract engine: every intercepted call, result and message becomes
+ * an event, is stepped through the session's monitor, enforced by the violated contract's strategy,
+ * and recorded in the audit log. Thread-safe; any host thread may call any method.
+ */
+public final class ContractSupervisor implements Supervisor, AutoCloseable {
+    private static final String INTERNAL = "tracegate.internal";
+
+    private final AgentConfig config;
+    private final Path base;
+    private final boolean enforce;
+    private final boolean substitute;
+    private final FailPolicy fail;
+    private final AuditWriter audit;
+    private final SupervisorMetrics metrics;
+    private final LiveView view;
+    private final Approval approval;
+    private final Redaction redaction = new Redaction();
+    private final CopyOnWriteArrayList<Runtime> runtimes = new CopyOnWriteArrayList<>();
+    private final AtomicInteger versions = new AtomicInteger();
+    private final ScheduledExecutorService housekeeping;
+    private volatile Runtime current;
+    private volatile long librariesStamp;
+
+    /**
+     * Loads and analyses the configured libraries and opens the audit log.
+     *
+     * @throws LibraryException when a library is malformed (the agent then refuses to start unless fail=open)
+     */
+    public ContractSupervisor(AgentConfig config, AuditWriter audit, SupervisorMetrics metrics, LiveView view) {
+        this.config = config;
+        this.base = config.configFile() == null ? Path.of("") : config.configFile().toAbsolutePath().getParent();
+        this.enforce = config.mode() == Mode.ENFORCE;
+        this.substitute = config.blockStyle() == BlockStyle.SUBSTITUTE;
+        this.fail = config.fail();
+        this.audit = audit;
+        this.metrics = metrics;
+        this.view = view;
+        this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout());
+        Library lib = load();
+        this.current = new Runtime(lib, versions.incrementAndGet(), config.sessionsMax(), this::evicted);
+        this.runtimes.add(current);
+        this.librariesStamp = stamp();
+        metrics.contracts(current.contractIds);
+        metrics.sessions(this::sessionCount);
+        this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tracegate-housekeeping");
+            t.setDaemon(true);
+            return t;
+        });
+        long idleMs = config.sessionsIdleTimeout().toMillis();
+        if (idleMs > 0) {
+            long every = Math.max(1000, Math.min(idleMs / 4, 30_000));
+            housekeeping.scheduleWithFixedDelay(this::evictIdle, every, every, TimeUnit.MILLISECONDS);
+        }
+        if (config.hotReload()) {
+            long every = config.hotReloadInterval().toMillis();
+            housekeeping.scheduleWithFixedDelay(this::reloadIfChanged, every, every, TimeUnit.MILLISECONDS);
+        }
+        AgentLog.info("contracts loaded: " + lib.names() + " (" + lib.contracts().contracts().size() + " contracts, "
+                + lib.contracts().formulas().size() + " automata, " + lib.contracts().atoms().size() + " atoms)"
+                + (enforce ? "" : " mode=shadow"));
+    }
+
+    private Library load() {
+        if (config.libraries().isEmpty()) {
+            throw new LibraryException(config.configFile() == null ? null : config.configFile().toString(), 0, 0,
+                    "no contract library is configured", "set 'libraries: [gdpr, injection, my-policy.yaml]' in the configuration");
+        }
+        Library lib = Library.load(config.libraries(), base);
+        for (LibraryAnalysis.Finding f : new LibraryAnalysis(new DfaCompiler(config.engineMaxStates())).analyse(lib.contracts().contracts())) {
+            AgentLog.warn("library analysis: " + f.kind() + " " + f.contracts() + ": " + f.explanation()
+                    + (f.witness().isEmpty() ? "" : " witness " + f.witness()));
+        }
+        return lib;
+    }
+
+    // ---------------------------------------------------------------------------------------- events
+
+    @Override
+    public ToolDecision onToolCall(ToolCall call) {
+        long t0 = System.nanoTime();
+        try {
+            Runtime rt = runtimeFor(call.session());
+            Session s = rt.monitor.session(call.session());
+            Event e = Event.builder(EventKind.CALL).session(call.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                    .tool(call.tool()).callId(call.callId()).args(call.argumentsJson()).build();
+            return decideCall(rt, s, e, call, t0);
+        } catch (RuntimeException | LinkageError err) {
+            return internalError(err, call.session(), "CALL " + call.tool()) ? ToolDecision.block(INTERNAL,
+                    "tracegate could not check this call (" + err + ")", "Retry later or contact the operator.") : ToolDecision.proceed();
+        }
+    }
+
+    private ToolDecision decideCall(Runtime rt, Session s, Event e, ToolCall call, long t0) {
+        if (!audit.isHealthy() && fail == FailPolicy.CLOSED) {
+            record(rt, s, e, null, dev.tracegate.agent.audit.Decision.BLOCK, INTERNAL, "audit log unavailable: " + audit.lastError(), t0);
+            return ToolDecision.block(INTERNAL, "the audit log is unavailable, so tracegate refuses calls (fail: closed)", "Retry later.");
+        }
+        Worker w = rt.worker();
+        Decision d = rt.monitor.step(s, e, true, enforce, w);
+        if (!d.refused()) {
+            record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
+            return ToolDecision.proceed();
+        }
+        Library.ContractInfo c = rt.library.info().get(d.contract(0));
+        String reason = reason(rt, d);
+        if (!enforce) {
+            record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
+            return ToolDecision.proceed();
+        }
+        switch (c.strategy()) {
+            case "redact": {
+                String redacted = redaction.redactArguments(rt.library, e);
+                if (redacted != null) {
+                    Event r = Event.builder(EventKind.CALL).session(e.session()).seq(e.seq()).ts(e.ts()).tool(e.tool())
+                            .callId(e.callId()).args(redacted).build();
+                    Decision again = rt.monitor.step(s, r, true, true, w);
+                    if (!again.refused()) {
+                        record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
+                        return ToolDecision.redact(c.id(), reason, redacted);
+                    }
+                }
+                break;
+            }
+            case "redirect": {
+                String target = config.redirect().getOrDefault(c.id(), c.redirectTo());
+                Event r = Event.builder(EventKind.CALL).session(e.session()).seq(e.seq()).ts(e.ts()).tool(target)
+                        .callId(e.callId()).args(call.argumentsJson()).build();
+                Decision again = rt.monitor.step(s, r, true, true, w);
+                if (!again.refused()) {
+                    record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " Redirected to " + target + ".", t0);
+                    return ToolDecision.redirect(c.id(), reason, target, call.argumentsJson());
+                }
+                break;
+            }
+            case "escalate": {
+                Approval.Answer a = approval.ask(c.id(), e.session(), e.tool(), call.argumentsJson(), reason);
+                if (a.approved()) {
+                    rt.monitor.step(s, e, true, false, w); // the approver overrides: apply the event
+                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Approved: " + a.note(), t0);
+                    return ToolDecision.proceed();
+                }
+                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Refused: " + a.note(), t0);
+                return ToolDecision.block(c.id(), reason + " (escalated: " + a.note() + ")", c.next());
+            }
+            default:
+                break;
+        }
+        record(rt, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
+        return ToolDecision.block(c.id(), reason, c.next());
+    }
+
+    @Override
+    public ResultDecision onToolResult(ToolResult result) {
+        long t0 = System.nanoTime();
+        try {
+            Runtime rt = runtimeFor(result.session());
+            Session s = rt.monitor.session(result.session());
+            Event e = Event.builder(EventKind.RETURN).session(result.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                    .tool(result.tool()).callId(result.callId()).result(result.text()).error(result.error()).build();
+            Decision d = rt.monitor.step(s, e, false, enforce, rt.worker());
+            if (d.kind() == Decision.Kind.SUPPRESS) {
+                Library.ContractInfo c = rt.library.info().get(d.contract(0));
+                if (!enforce) {
+                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, d), t0);
+                    return ResultDecision.keep();
+                }
+                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                return ResultDecision.suppress(c.id(), withheld(c, "tool result"));
+            }
+            record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
+                    d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
+            return ResultDecision.keep();
+        } catch (RuntimeException | LinkageError err) {
+            return internalError(err, result.session(), "RETURN " + result.tool())
+                    ? ResultDecision.suppress(INTERNAL, "[tracegate] result withheld: the supervisor could not check it") : ResultDecision.keep();
+        }
+    }
+
+    @Override
+    public MessageDecision onUserMessage(Message message) {
+        long t0 = System.nanoTime();
+        try {
+            Runtime rt = runtimeFor(message.session());
+            Session s = rt.monitor.session(message.session());
+            Event e = Event.builder(EventKind.USER).session(message.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                    .text(message.text()).build();
+            Decision d = rt.monitor.step(s, e, false, enforce, rt.worker());
+            if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
+                Library.ContractInfo c = rt.library.info().get(d.contract(0));
+                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                return MessageDecision.replace(c.id(), withheld(c, "user message"));
+            }
+            record(rt, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
+                    d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null, d.refused() ? reason(rt, d) : null, t0);
+            return MessageDecision.keep();
+        } catch (RuntimeException | LinkageError err) {
+            return internalError(err, message.session(), "USER")
+                    ? MessageDecision.replace(INTERNAL, "[tracegate] message withheld: the supervisor could not check it") : MessageDecision.keep();
+        }
+    }
+
+    @Override
+    public MessageDecision onAssistantMessage(Message message) {
+        long t0 = System.nanoTime();
+        try {
+            Runtime rt = runtimeFor(message.session());
+            Session s = rt.monitor.session(message.session());
+            Event e = Event.builder(EventKind.ASSISTANT).session(message.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                    .text(message.text()).build();
+            Worker w = rt.worker();
+            Decision d = rt.monitor.step(s, e, true, enforce, w);
+            if (!d.refused()) {
+                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
+                return MessageDecision.keep();
+            }
+            Library.ContractInfo c = rt.library.info().get(d.contract(0));
+            String reason = reason(rt, d);
+            if (!enforce) {
+                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
+                return MessageDecision.keep();
+            }
+            if (c.strategy().equals("redact")) {
+                String redacted = redaction.redactText(rt.library, message.text());
+                Event r = Event.builder(EventKind.ASSISTANT).session(e.session()).seq(e.seq()).ts(e.ts()).text(redacted).build();
+                if (!rt.monitor.step(s, r, true, true, w).refused()) {
+                    record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
+                    return MessageDecision.replace(c.id(), redacted);
+                }
+            }
+            record(rt, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
+            String notice = "[tracegate] " + c.message() + (c.next().isEmpty() ? "" : " " + c.next());
+            return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), c.id() + ": " + reason);
+        } catch (RuntimeException | LinkageError err) {
+            return internalError(err, message.session(), "ASSISTANT")
+                    ? MessageDecision.block(INTERNAL, "tracegate could not check the model output") : MessageDecision.keep();
+        }
+    }
+
+    @Override
+    public void onConsent(Consent consent) {
+        environment(Event.builder(EventKind.CONSENT).session(consent.session()).subject(consent.subject())
+                .purposes(consent.purpose()).granted(consent.granted()));
+    }
+
+    @Override
+    public void onErasure(Erasure erasure) {
+        environment(Event.builder(EventKind.ERASURE).session(erasure.session()).subject(erasure.subject()));
+    }
+
+    private void environment(Event.Builder b) {
+        long t0 = System.nanoTime();
+        Event probe = b.build();
+        try {
+            Runtime rt = runtimeFor(probe.session());
+            Session s = rt.monitor.session(probe.session());
+            Event e = b.seq(s.nextSequence()).ts(System.currentTimeMillis()).build();
+            Decision d = rt.monitor.step(s, e, false, false, rt.worker());
+            record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
+                    d.contractCount() > 0 ? d.kind() + ": " + reason(rt, d) : null, t0);
+        } catch (RuntimeException | LinkageError err) {
+            internalError(err, probe.session(), probe.kind().name());
+        }
+    }
+
+    // --------------------------------------------------------------------------------- sessions
+
+    @Override
+    public void endSession(String sessionId) {
+        for (Runtime rt : runtimes) {
+            if (sessionId.equals("*")) {
+                for (Session s : new ArrayList<>(rt.monitor.sessions())) end(rt, s);
+            } else {
+                Session s = rt.monitor.find(sessionId);
+                if (s != null) end(rt, s);
+            }
+        }
+        dropIdleRuntimes();
+    }
+
+    private void end(Runtime rt, Session s) {
+        long seq = s.nextSequence();
+        EndReport r = rt.monitor.end(s);
+        if (r != null) recordEnd(rt, r, seq);
+    }
+
+    private void evicted(EndReport r) {
+        Runtime rt = current;
+        for (Runtime x : runtimes) if (x.monitor.contracts().contracts().size() == r.verdicts().size()) rt = x;
+        recordEnd(rt, r, -1);
+    }
+
+    private void evictIdle() {
+        try {
+            long cutoff = System.currentTimeMillis() - config.sessionsIdleTimeout().toMillis();
+            for (Runtime rt : runtimes) rt.monitor.evictIdle(cutoff);
+            dropIdleRuntimes();
+        } catch (RuntimeException e) {
+            AgentLog.error("idle-session eviction failed", e);
+        }
+    }
+
+    private void dropIdleRuntimes() {
+        Runtime cur = current;
+        for (Runtime rt : runtimes) if (rt != cur && rt.monitor.sessionCount() == 0) runtimes.remove(rt);
+    }
+
+    private Runtime runtimeFor(String sessionId) {
+        Runtime cur = current;
+        if (runtimes.size() == 1 || cur.monitor.find(sessionId) != null) return cur;
+        for (Runtime rt : runtimes) if (rt.monitor.find(sessionId) != null) return rt;
+        return cur;
+    }
+
+    private long sessionCount() {
+        long n = 0;
+        for (Runtime rt : runtimes) n += rt.monitor.sessionCount();
+        return n;
+    }
+
+    // ------------------------------------------------------------------------------- hot reload
+
+    private long stamp() {
+        long h = 1;
+        for (String l : config.libraries()) {
+            if (Library.BUILTINS.contains(l) || l.startsWith("builtin:")) continue;
+            try {
+                Path p = base.resolve(l);
+                h = h * 31 + Files.getLastModifiedTime(p).toMillis() * 17 + Files.size(p);
+            } catch (Exception e) {
+                h = h * 31 + 7;
+            }
+        }
+        return h;
+    }
+
+    private void reloadIfChanged() {
+        long now = stamp();
+        if (now == librariesStamp) return;
+        librariesStamp = now;
+        reload();
+    }
+
+    /** Loads, analyses and swaps the libraries; on any error the running version stays. Returns whether it swapped. */
+    public boolean reload() {
+        try {
+            Library lib = load();
+            Runtime next = new Runtime(lib, versions.incrementAndGet(), config.sessionsMax(), this::evicted);
+            runtimes.add(next);
+            current = next;
+            metrics.contracts(next.contractIds);
+            dropIdleRuntimes();
+            AgentLog.info("libraries reloaded (version " + next.version + "): " + lib.names() + "; sessions already running keep the previous version");
+            return true;
+        } catch (LibraryException e) {
+            AgentLog.error("library reload rejected, the previous version stays in force:\n" + e.getMessage(), null);
+            metrics.onInternalError(FailPolicy.OPEN);
+            return false;
+        } catch (RuntimeException e) {
+            AgentLog.error("library reload failed, the previous version stays in force", e);
+            metrics.onInternalError(FailPolicy.OPEN);
+            return false;
+        }
+    }
+
+    /** The version number of the libraries new sessions get (1 at start, +1 per successful reload). */
+    public int version() { return current.version; }
+
+    // ------------------------------------------------------------------------------- recording
+
+    private static String firstId(Runtime rt, Decision d) { return rt.contractIds[d.contract(0)]; }
+
+    private static String reason(Runtime rt, Decision d) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < d.contractCount(); i++) {
+            Library.ContractInfo c = rt.library.info().get(d.contract(i));
+            if (i > 0) b.append(' ');
+            b.append(c.id()).append(": ").append(c.message().isEmpty() ? c.description() : c.message());
+        }
+        if (d.kind() == Decision.Kind.UNEVALUABLE) b.append(" (an argument it reads is missing or not a number)");
+        return b.toString();
+    }
+
+    private static String withheld(Library.ContractInfo c, String what) {
+        return "[tracegate] This " + what + " was withheld (" + c.id() + "): " + c.message() + (c.next().isEmpty() ? "" : " " + c.next());
+    }
+
+    private void record(Runtime rt, Session s, Event e, Decision d, dev.tracegate.agent.audit.Decision kind, String contract,
+                        String message, long t0) {
+        long latency = System.nanoTime() - t0;
+        metrics.onEvent();
+        metrics.onDecision(kind, latency);
+        if (d != null) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
+        AuditRecord r = AuditRecord.of(e, kind).time(System.currentTimeMillis()).latencyNs(latency);
+        if (d != null) {
+            Worker w = rt.worker();
+            r.atoms(rt.atomKeys, w.valuation().clone());
+            r.verdicts(rt.contractIds, verdictCodes(rt.library.contracts(), w.statesAfter(d)));
+            if (d.contractCount() > 0) {
+                String[] fired = new String[d.contractCount()];
+                for (int i = 0; i < fired.length; i++) fired[i] = rt.contractIds[d.contract(i)];
+                r.fired(fired);
+            }
+        } else if (contract != null) {
+            r.fired(contract);
+        }
+        if (message != null) r.message(message);
+        audit.append(r);
+        if (view != null) view.event(e, kind, contract, message, latency);
+    }
+
+    private void recordEnd(Runtime rt, EndReport report, long seq) {
+        List<String> unmet = new ArrayList<>();
+        for (EndReport.Obligation o : report.unmet()) unmet.add(o.contractId() + (o.pending() == null ? "" : ": " + o.pending()));
+        byte[] codes = new byte[report.verdicts().size()];
+        for (int i = 0; i < codes.length; i++) codes[i] = code(report.verdicts().get(i));
+        AuditRecord r = AuditRecord.of(report.sessionId(), seq < 0 ? 0 : seq, "END", dev.tracegate.agent.audit.Decision.END)
+                .time(System.currentTimeMillis()).ts(System.currentTimeMillis()).verdicts(rt.contractIds, codes)
+                .unmet(unmet.toArray(new String[0]));
+        audit.append(r);
+        if (view != null) view.end(report, rt.contractIds);
+    }
+
+    private static byte[] verdictCodes(ContractSet set, int[] states) {
+        byte[] out = new byte[set.contracts().size()];
+        for (int c = 0; c < out.length; c++) out[c] = code(set.verdict(c, states));
+        return out;
+    }
+
+    private static byte code(Verdict v) {
+        return switch (v) {
+            case IDLE -> AuditRecord.IDLE;
+            case ACTIVE -> AuditRecord.ACTIVE;
+            case FAIL -> AuditRecord.FAIL;
+        };
+    }
+
+    /** Counts an internal error; true when the event must be refused (fail: closed). */
+    private boolean internalError(Throwable err, String session, String what) {
+        metrics.onInternalError(fail);
+        AgentLog.error("internal error on " + what + " in session " + session + " (" + (fail == FailPolicy.CLOSED ? "refused" : "let through")
+                + ", fail=" + fail.name().toLowerCase() + ")", err);
+        return fail == FailPolicy.CLOSED;
+    }
+
+    @Override
+    public void close() {
+        housekeeping.shutdownNow();
+        endSession("*");
+        if (view != null) view.summary(metrics, audit);
+    }
+}

@@ -1,0 +1,150 @@
+package dev.tracegate.agent.supervision;
+
+import dev.tracegate.agent.audit.AuditVerifier;
+import dev.tracegate.agent.audit.AuditTrace;
+import dev.tracegate.agent.audit.AuditVerification;
+import dev.tracegate.agent.audit.AuditWriter;
+import dev.tracegate.agent.config.AgentConfig;
+import dev.tracegate.agent.core.Message;
+import dev.tracegate.agent.core.ToolCall;
+import dev.tracegate.agent.core.ToolDecision;
+import dev.tracegate.agent.core.ToolResult;
+import dev.tracegate.agent.metrics.SupervisorMetrics;
+import dev.tracegate.contracts.library.Library;
+import dev.tracegate.engine.monitor.Replay;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.trace.TraceReader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The engine-backed supervisor, driven as the instrumentations drive it, with a real audit log. */
+class ContractSupervisorTest {
+    @TempDir Path dir;
+
+    private record Running(ContractSupervisor supervisor, AuditWriter audit, Path log) {}
+
+    private Running start(String args) {
+        Path log = dir.resolve("audit.jsonl");
+        AgentConfig config = AgentConfig.load(args + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
+        return new Running(new ContractSupervisor(config, audit, new SupervisorMetrics(), null), audit, log);
+    }
+
+    @Test
+    void refundSopIsEnforcedAndTheAuditLogVerifiesAndReplaysToTheSameDecisions() throws Exception {
+        Running r = start("libraries=sop-refund,audit.personal-data=clear");
+        ContractSupervisor s = r.supervisor();
+        assertThat(s.onUserMessage(new Message("lc4j", "c1", "refund order 7 please")).kind().name()).isEqualTo("KEEP");
+        ToolDecision blocked = s.onToolCall(new ToolCall("lc4j", "c1", "refund", "{\"order\":7,\"amount\":40}", "t1"));
+        assertThat(blocked.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(blocked.contract()).isEqualTo("sop-refund.approval-first");
+        assertThat(blocked.instead()).contains("approve_refund");
+        assertThat(s.onToolCall(new ToolCall("lc4j", "c1", "approve_refund", "{\"order\":7,\"amount\":40}", "t2")).kind())
+                .isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(s.onToolResult(new ToolResult("lc4j", "c1", "approve_refund", "t2", "approved", false)).suppressed()).isFalse();
+        assertThat(s.onToolCall(new ToolCall("lc4j", "c1", "refund", "{\"order\":7,\"amount\":60}", "t3")).contract())
+                .isEqualTo("sop-refund.within-approved-amount");
+        assertThat(s.onToolCall(new ToolCall("lc4j", "c1", "refund", "{\"order\":7,\"amount\":40}", "t4")).kind())
+                .isEqualTo(ToolDecision.Kind.PROCEED);
+        s.close();
+        assertThat(r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        AuditVerification v = AuditVerifier.verify(r.log());
+        assertThat(v.ok()).as(v.describe()).isTrue();
+
+        // Offline replay of the audit log's events gives the decisions made online, event for event.
+        Library lib = Library.load(List.of("sop-refund"), null);
+        Replay<Event> replay = lib.replay("c1");
+        List<String> decisions = new ArrayList<>();
+        try (TraceReader in = AuditTrace.open(r.log(), TraceReader.Mode.STRICT)) {
+            for (Event e = in.next(); e != null; e = in.next()) {
+                if (e.kind() == dev.tracegate.matchers.event.EventKind.END) continue;
+                decisions.add(replay.next(e, e.controlledByAgent(), true).decision().name());
+            }
+        }
+        assertThat(decisions).containsExactly("PASS", "BLOCK", "PASS", "PASS", "BLOCK", "PASS");
+        assertThat(Files.readAllLines(r.log())).anySatisfy(l -> assertThat(l).contains("\"end\""));
+    }
+
+    @Test
+    void shadowModeDecidesAndRecordsButChangesNothing() throws Exception {
+        Running r = start("libraries=sop-refund,mode=shadow");
+        ToolDecision d = r.supervisor().onToolCall(new ToolCall("lc4j", "c1", "refund", "{\"amount\":40}", "t1"));
+        assertThat(d.kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        r.supervisor().close();
+        r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(Files.readString(r.log())).contains("shadow-would-block").contains("sop-refund.approval-first");
+    }
+
+    @Test
+    void escalationWithoutAnApproverRefusesAndSaysSo() throws Exception {
+        Path lib = dir.resolve("esc.yaml");
+        Files.writeString(lib, """
+                library: esc
+                contracts:
+                  - id: big-transfer
+                    guarantee: G(call(transfer) -> arg(amount) <= 1000)
+                    strategy: escalate
+                    message: Transfers above 1000 need a human approval.
+                """);
+        Running r = start("libraries=" + lib);
+        ToolDecision d = r.supervisor().onToolCall(new ToolCall("x", "s", "transfer", "{\"amount\": 5000}", null));
+        assertThat(d.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(d.reason()).contains("no approver is configured");
+        r.supervisor().close();
+    }
+
+    @Test
+    void hotReloadSwapsForNewSessionsAndRejectsABrokenFile() throws Exception {
+        Path lib = dir.resolve("policy.yaml");
+        Files.writeString(lib, "library: p\ncontracts:\n  - id: no-delete\n    guarantee: G !call(delete)\n");
+        Running r = start("libraries=" + lib);
+        ContractSupervisor s = r.supervisor();
+        assertThat(s.onToolCall(new ToolCall("x", "old", "delete", "{}", null)).kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        Files.writeString(lib, "library: p\ncontracts:\n  - id: no-drop\n    guarantee: G !call(drop)\n");
+        assertThat(s.reload()).isTrue();
+        assertThat(s.version()).isEqualTo(2);
+        assertThat(s.onToolCall(new ToolCall("x", "new", "delete", "{}", null)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(s.onToolCall(new ToolCall("x", "new", "drop", "{}", null)).kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        // The running session keeps the version it started with.
+        assertThat(s.onToolCall(new ToolCall("x", "old", "delete", "{}", null)).kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        Files.writeString(lib, "library: p\ncontracts:\n  - id: broken\n    guarantee: G(call(x) ->\n");
+        assertThat(s.reload()).isFalse();
+        assertThat(s.version()).isEqualTo(2);
+        assertThat(s.onToolCall(new ToolCall("x", "newer", "drop", "{}", null)).kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        s.close();
+    }
+
+    @Test
+    void redactRemovesTheFieldsThePurposeDoesNotNeed() throws Exception {
+        Path lib = dir.resolve("shop.yaml");
+        Files.writeString(lib, """
+                library: shop
+                gdpr:
+                  purposes:
+                    shipping: [name, postal_address]
+                  tools:
+                    create_shipment: [shipping]
+                contracts:
+                  - id: min
+                    guarantee: G(call -> !excess_data)
+                    strategy: redact
+                    message: Only the data shipping needs.
+                """);
+        Running r = start("libraries=" + lib);
+        ToolDecision d = r.supervisor().onToolCall(new ToolCall("x", "s", "create_shipment",
+                "{\"name\": \"Ada Lovelace\", \"address\": \"12 Baker Street, London NW1 6XE\", \"email\": \"ada@example.com\"}", null));
+        assertThat(d.kind()).as(d.toString()).isEqualTo(ToolDecision.Kind.REDACT);
+        assertThat(d.argumentsJson()).contains("Ada Lovelace").contains("Baker Street").doesNotContain("ada@example.com").doesNotContain("email");
+        r.supervisor().close();
+    }
+}
