@@ -36,7 +36,8 @@ public final class SupervisorBridge implements DispatchTarget {
     private final ConfiguredMethods configured;
     private final AtomicLongArray counts = new AtomicLongArray(8);
 
-    private final ConcurrentHashMap<String, Boolean> recentIds = new ConcurrentHashMap<>();
+    /** Recent tool-call ids and the instrumentation that saw each first. */
+    private final ConcurrentHashMap<String, String> recentIds = new ConcurrentHashMap<>();
     private final String[] recentRing = new String[RECENT_IDS];
     private final AtomicLong recentNext = new AtomicLong();
 
@@ -75,7 +76,7 @@ public final class SupervisorBridge implements DispatchTarget {
     @Override
     public Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId) {
         counts.incrementAndGet(EVENTS);
-        if (callId != null && !firstSight(callId)) {
+        if (callId != null && seenByAnother(framework, callId)) {
             counts.incrementAndGet(DUPLICATES);
             AgentLog.debug("CALL " + framework + " tool=" + tool + " id=" + callId + " seen before: not supervised twice");
             return null;
@@ -260,10 +261,16 @@ public final class SupervisorBridge implements DispatchTarget {
         supervisor.endSession("*");
     }
 
-    /** True the first time an id is seen among the last {@value #RECENT_IDS} ids. */
-    private boolean firstSight(String callId) {
-        if (recentIds.putIfAbsent(callId, Boolean.TRUE) != null) {
-            return false;
+    /**
+     * True if another instrumentation already saw this tool-call id among the last {@value #RECENT_IDS}
+     * ids (the same call reached through two frameworks, e.g. an adapter over an MCP client). The same
+     * instrumentation seeing an id again is a new call (models and scripted models reuse ids across
+     * turns) and is supervised again: a repeated id must never let a call through unchecked.
+     */
+    private boolean seenByAnother(String framework, String callId) {
+        String first = recentIds.putIfAbsent(callId, framework);
+        if (first != null) {
+            return !first.equals(framework);
         }
         int slot = (int) (recentNext.getAndIncrement() % RECENT_IDS);
         String evicted;
@@ -274,7 +281,7 @@ public final class SupervisorBridge implements DispatchTarget {
         if (evicted != null) {
             recentIds.remove(evicted);
         }
-        return true;
+        return false;
     }
 
     private static String orEmpty(String s) {

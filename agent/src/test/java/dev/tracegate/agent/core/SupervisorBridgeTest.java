@@ -1,0 +1,90 @@
+package dev.tracegate.agent.core;
+
+import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.bootstrap.TracegateViolation;
+import dev.tracegate.agent.instrumentation.configured.ConfiguredMethods;
+import dev.tracegate.agent.rules.RuleSupervisor;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SupervisorBridgeTest {
+
+    private static SupervisorBridge bridge(String options) {
+        AgentArguments args = AgentArguments.parse(options);
+        JsonCodec json = new JsonCodec();
+        return new SupervisorBridge(new RuleSupervisor(args, json), args, json, ConfiguredMethods.none());
+    }
+
+    @Test
+    void proceedIsNullAndBlockBecomesASubstituteNamingTheContract() {
+        SupervisorBridge b = bridge("block=sendEmail");
+        assertThat(b.onToolCall("lc", "s", "readFile", "{}", null)).isNull();
+        Ruling r = b.onToolCall("lc", "s", "SendEmail ", "{}", null);
+        assertThat(r.kind).isEqualTo(Ruling.SUBSTITUTE);
+        assertThat(r.text).startsWith("tracegate blocked the call to SendEmail  (contract rule.block)");
+        assertThat(b.counts()[SupervisorBridge.BLOCKED]).isEqualTo(1);
+    }
+
+    @Test
+    void onBlockThrowGivesAThrowRuling() {
+        Ruling r = bridge("block=sendEmail,onBlock=throw").onToolCall("lc", "s", "sendEmail", "{}", null);
+        assertThat(r.kind).isEqualTo(Ruling.THROW);
+        assertThat(r.violation()).isInstanceOf(TracegateViolation.class).hasMessageContaining("rule.block");
+    }
+
+    @Test
+    void shadowDecidesButReturnsNothingToEnforce() {
+        SupervisorBridge b = bridge("block=sendEmail,suppress=lookup,shadow=true");
+        assertThat(b.onToolCall("lc", "s", "sendEmail", "{}", null)).isNull();
+        assertThat(b.onToolResult("lc", "s", "lookup", null, "secret", false)).isNull();
+        assertThat(b.counts()[SupervisorBridge.SHADOWED]).isEqualTo(2);
+        assertThat(b.counts()[SupervisorBridge.BLOCKED]).isZero();
+    }
+
+    @Test
+    void redactRewritesArgumentsAndRedirectNamesTheTarget() {
+        Ruling redact = bridge("redact=card").onToolCall("lc", "s", "pay", "{\"amount\":3,\"card\":\"4111\",\"nested\":{\"card\":1}}", null);
+        assertThat(redact.kind).isEqualTo(Ruling.REWRITE);
+        assertThat(redact.arguments).isEqualTo("{\"amount\":3,\"nested\":{}}");
+        assertThat(bridge("redact=card").onToolCall("lc", "s", "pay", "{\"amount\":3}", null)).isNull();
+
+        Ruling redirect = bridge("redirect=sendEmail:draftEmail").onToolCall("lc", "s", "sendEmail", "{\"to\":\"b\"}", null);
+        assertThat(redirect.kind).isEqualTo(Ruling.REDIRECT);
+        assertThat(redirect.tool).isEqualTo("draftEmail");
+        assertThat(redirect.arguments).isEqualTo("{\"to\":\"b\"}");
+    }
+
+    @Test
+    void aCallIdSeenThroughAnotherFrameworkIsNotSupervisedTwiceButARepeatedIdInOneFrameworkIs() {
+        SupervisorBridge b = bridge("block=sendEmail");
+        assertThat(b.onToolCall("langchain4j", "s", "sendEmail", "{}", "id-1")).isNotNull();
+        assertThat(b.onToolCall("mcp-client", "s", "sendEmail", "{}", "id-1")).isNull();
+        assertThat(b.counts()[SupervisorBridge.DUPLICATES]).isEqualTo(1);
+        // a model that reuses ids across turns must not get a free pass
+        assertThat(b.onToolCall("langchain4j", "s", "sendEmail", "{}", "id-1")).isNotNull();
+    }
+
+    @Test
+    void internalErrorsFollowTheFailurePolicy() {
+        assertThat(bridge("fail=open").onInternalError("tool call x", new IllegalStateException("boom"))).isNull();
+        Ruling closed = bridge("fail=closed").onInternalError("tool call x", new IllegalStateException("boom"));
+        assertThat(closed.kind).isEqualTo(Ruling.SUBSTITUTE);
+        assertThat(closed.text).contains("refused because fail=closed");
+    }
+
+    @Test
+    void unknownOptionValuesAreRefusedWithTheAlternatives() {
+        assertThatThrownBy(() -> bridge("onBlock=explode")).hasMessageContaining("onBlock=explode is unknown; use onBlock=substitute");
+        assertThatThrownBy(() -> bridge("fail=sometimes")).hasMessageContaining("use fail=closed or fail=open");
+    }
+
+    @Test
+    void blockedModelOutputThrowsOnlyWhenConfigured() {
+        assertThatThrownBy(() -> bridge("blockOutput=secret,onBlock=throw").onAssistantMessage("lc", "s", "the Secret is 1"))
+                .isInstanceOf(TracegateViolation.class);
+        assertThat(bridge("blockOutput=secret").onAssistantMessage("lc", "s", "the secret is 1")).contains("rule.blockOutput");
+        assertThat(bridge("blockOutput=secret").onAssistantMessage("lc", "s", "nothing here")).isNull();
+    }
+}
