@@ -56,8 +56,9 @@ public final class BenchReport {
         if (latency != null) summary.set("latency", latency.get("runs"));
         if (latency != null) summary.set("clockFloor", latency.get("clockFloor"));
         if (cpu != null) summary.set("cpuTime", cpu.get("runs"));
+        if (cpu != null) summary.set("cpuTimeByTraceLength", cpu.get("traceLength"));
         if (footprint != null) summary.set("footprint", footprint);
-        List<Target> targets = targets(rows, footprint);
+        List<Target> targets = targets(rows, footprint, cpu);
         ArrayNode t = summary.putArray("targets");
         for (Target x : targets) t.add(JSON.valueToTree(x.toMap()));
 
@@ -148,8 +149,10 @@ public final class BenchReport {
         }
     }
 
-    static List<Target> targets(List<Row> rows, JsonNode footprint) {
+    static List<Target> targets(List<Row> rows, JsonNode footprint, JsonNode cpu) {
         List<Target> out = new ArrayList<>();
+        JsonNode cpu10 = null;
+        if (cpu != null) for (JsonNode r : cpu.get("runs")) if (r.get("contracts").asInt() == 10) cpu10 = r;
         Row step10 = find(rows, "EngineStepBenchmark.passing", "contracts", "10");
         out.add(step10 == null ? new Target("engine step, 10 contracts, median", "<= 30 ns/event", "-", null)
                 : new Target("engine step, 10 contracts, median", "<= 30 ns/event",
@@ -159,6 +162,10 @@ public final class BenchReport {
                 // JMH's own bookkeeping shows as a few thousandths of a byte per op; below 1 B/op no event allocates.
                 : new Target("engine step, 10 contracts, allocation", "0 B/op",
                 fmt(step10.allocBytesPerOp) + " B/op", step10.allocBytesPerOp < 1));
+        if (cpu10 != null) {
+            double c = cpu10.get("cpuNsPerEventMedian").asDouble();
+            out.add(new Target("engine step, 10 contracts, median CPU time (StepCpuTime)", "<= 30 ns/event", fmt(c) + " ns", c <= 30));
+        }
         Row t2 = find(rows, "TraceLengthBenchmark.step", "traceLength", "100");
         Row t6 = find(rows, "TraceLengthBenchmark.step", "traceLength", "1000000");
         out.add(t2 == null || t6 == null ? new Target("cost at trace length 10^6 vs 10^2", "within 10%", "-", null)
@@ -166,6 +173,24 @@ public final class BenchReport {
                 fmt(t6.median / TraceLengthBenchmark.WINDOW) + " vs " + fmt(t2.median / TraceLengthBenchmark.WINDOW)
                         + " ns/event (" + signedPercent(t6.median / t2.median - 1) + ")",
                 Math.abs(t6.median / t2.median - 1) <= 0.10));
+        if (cpu != null && cpu.get("traceLength") != null) {
+            JsonNode first = null, last = null;
+            for (JsonNode r : cpu.get("traceLength")) {
+                if (r.get("traceLength").asInt() == 100) first = r;
+                if (r.get("traceLength").asInt() == 1_000_000) last = r;
+            }
+            if (first != null && last != null) {
+                double a = first.get("cpuNsPerEventMedian").asDouble(), z = last.get("cpuNsPerEventMedian").asDouble();
+                out.add(new Target("cost at trace length 10^6 vs 10^2, CPU time (StepCpuTime)", "within 10%",
+                        fmt(z) + " vs " + fmt(a) + " ns/event (" + signedPercent(z / a - 1) + ")", Math.abs(z / a - 1) <= 0.10));
+            }
+        }
+        if (cpu != null && cpu.get("alongOneTrace") != null) {
+            JsonNode t = cpu.get("alongOneTrace");
+            double a = t.get("firstHalfMedian").asDouble(), z = t.get("secondHalfMedian").asDouble();
+            out.add(new Target("cost along one 10^6-event session, 2nd vs 1st half, CPU time", "within 10%",
+                    fmt(z) + " vs " + fmt(a) + " ns/event (" + signedPercent(z / a - 1) + ")", Math.abs(z / a - 1) <= 0.10));
+        }
         Row c10 = find(rows, "EngineStepBenchmark.passing", "contracts", "10");
         Row c100 = find(rows, "EngineStepBenchmark.passing", "contracts", "100");
         out.add(c10 == null || c100 == null ? new Target("cost vs contracts roughly linear", "100/10 ratio ~10 (<= 12.5)", "-", null)
@@ -215,6 +240,22 @@ public final class BenchReport {
                 b.append("| ").append(r.get("contracts").asInt()).append(" | ").append(fmt(r.get("cpuNsPerEventMedian").asDouble()))
                         .append(" | ").append(fmt(r.get("wallNsPerEventMedian").asDouble())).append(" | ")
                         .append(r.get("cpuNsPerEvent")).append(" | ").append(r.get("wallNsPerEvent")).append(" |\n");
+            }
+            if (cpu.get("traceLength") != null) {
+                b.append("\n| contracts | trace length | CPU ns/event of the next ").append(TraceLengthBenchmark.WINDOW)
+                        .append(" events (median) | fastest shot | shots |\n|---|---|---|---|---|\n");
+                for (JsonNode r : cpu.get("traceLength")) {
+                    b.append("| ").append(r.get("contracts").asInt()).append(" | ").append(r.get("traceLength").asInt())
+                            .append(" | ").append(fmt(r.get("cpuNsPerEventMedian").asDouble())).append(" | ")
+                            .append(fmt(r.get("cpuNsPerEventMin").asDouble())).append(" | ").append(r.get("shots").asInt()).append(" |\n");
+                }
+            }
+            JsonNode t = cpu.get("alongOneTrace");
+            if (t != null) {
+                b.append("\nAlong one session of ").append(t.get("length").asInt()).append(" events, CPU ns/event per block of ")
+                        .append(t.get("block").asInt()).append(" events: ").append(t.get("cpuNsPerEventByBlock"))
+                        .append(" (median of the first half ").append(fmt(t.get("firstHalfMedian").asDouble()))
+                        .append(", of the second half ").append(fmt(t.get("secondHalfMedian").asDouble())).append(").\n");
             }
         }
         if (latency != null) {

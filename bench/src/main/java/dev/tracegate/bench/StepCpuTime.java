@@ -32,7 +32,8 @@ public final class StepCpuTime {
     private StepCpuTime() {}
 
     public static void main(String[] args) throws IOException {
-        Args a = Args.parse(args, Map.of("contracts", "1,10,100", "rounds", "7", "events", "1000000", "out", ""));
+        Args a = Args.parse(args, Map.of("contracts", "1,10,100", "rounds", "7", "events", "1000000",
+                "trace-lengths", "100,10000,1000000", "shots", "30", "out", ""));
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         if (!threads.isCurrentThreadCpuTimeSupported()) throw new IllegalStateException("this JVM cannot read thread CPU time");
         List<Object> runs = new ArrayList<>();
@@ -41,6 +42,8 @@ public final class StepCpuTime {
         out.put("harness", "StepCpuTime");
         out.put("environment", Environment.describe());
         out.put("runs", runs);
+        out.put("traceLength", traceLengths(threads, a.integers("trace-lengths"), a.integer("shots")));
+        out.put("alongOneTrace", alongOneTrace(threads, 1_000_000, 50_000));
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         if (!a.get("out").isEmpty()) json.writeValue(new File(a.get("out")), out);
         System.out.println(json.writeValueAsString(out));
@@ -75,11 +78,102 @@ public final class StepCpuTime {
         return m;
     }
 
+    /**
+     * CPU time per event of the {@link TraceLengthBenchmark#WINDOW} events that follow {@code length}
+     * events of history on a fresh session (10 contracts), median of {@code shots}. As in
+     * {@link TraceLengthBenchmark}, the history is the prelude and then a cycle of WINDOW events, so
+     * the timed window is the same events for every length, and {@link TraceLengthBenchmark#SETTLE}
+     * events go to a scratch session between the history and the timed window.
+     */
+    static List<Object> traceLengths(ThreadMXBean threads, int[] lengths, int shots) {
+        ContractSet set = Workload.compile(10);
+        Workload.Traffic prelude = Workload.prelude(set);
+        Workload.Traffic cycle = Workload.commutative(set, TraceLengthBenchmark.WINDOW, 11);
+        SessionMonitor<long[]> monitor = new SessionMonitor<>(set, PregroundedEvents.INSTANCE);
+        Worker w = monitor.newWorker();
+        Session warm = monitor.session("warm");
+        int refused = steps(monitor, warm, w, prelude.valuations(), prelude.agent(), prelude.length());
+        refused += steps(monitor, warm, w, cycle.valuations(), cycle.agent(), 300_000);
+        List<Object> out = new ArrayList<>();
+        int n = 0;
+        for (int length : lengths) {
+            if (length % cycle.length() != 0) throw new IllegalArgumentException("trace lengths must be multiples of " + cycle.length());
+            double[] cpu = new double[shots];
+            for (int k = 0; k < shots; k++) {
+                Session s = monitor.session("trace-" + n++);
+                refused += steps(monitor, s, w, prelude.valuations(), prelude.agent(), prelude.length());
+                int from = refusedFree(monitor, s, w, cycle, length - prelude.length());
+                refused += steps(monitor, warm, w, cycle.valuations(), cycle.agent(), TraceLengthBenchmark.SETTLE);
+                long c0 = threads.getCurrentThreadCpuTime();
+                refused += steps(monitor, s, w, cycle.valuations(), cycle.agent(), from, cycle.length());
+                cpu[k] = (double) (threads.getCurrentThreadCpuTime() - c0) / cycle.length();
+                monitor.end(s);
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("contracts", 10);
+            m.put("traceLength", length);
+            m.put("shots", shots);
+            m.put("cpuNsPerEventMedian", median(cpu));
+            m.put("cpuNsPerEventMin", Arrays.stream(cpu).min().orElse(Double.NaN));
+            out.add(m);
+        }
+        if (refused != 0) throw new IllegalStateException(refused + " events were refused; the workload should pass");
+        return out;
+    }
+
+    /**
+     * One session stepped {@code length} events in blocks of {@code block} events, each block timed with
+     * the thread's CPU clock, with no switch of loop or stream in between (10 contracts): if a step's
+     * cost grew with the session's history, later blocks would cost more.
+     */
+    static Map<String, Object> alongOneTrace(ThreadMXBean threads, int length, int block) {
+        ContractSet set = Workload.compile(10);
+        Workload.Traffic prelude = Workload.prelude(set);
+        Workload.Traffic history = Workload.ordered(set, 1024, 0, 42);
+        SessionMonitor<long[]> monitor = new SessionMonitor<>(set, PregroundedEvents.INSTANCE);
+        Worker w = monitor.newWorker();
+        Session warm = monitor.session("warm");
+        int refused = steps(monitor, warm, w, history.valuations(), history.agent(), 3_000_000);
+        Session s = monitor.session("long");
+        refused += steps(monitor, s, w, prelude.valuations(), prelude.agent(), prelude.length());
+        int blocks = length / block;
+        double[] cpu = new double[blocks];
+        int from = 0;
+        for (int b = 0; b < blocks; b++) {
+            long c0 = threads.getCurrentThreadCpuTime();
+            refused += steps(monitor, s, w, history.valuations(), history.agent(), from, block);
+            cpu[b] = (double) (threads.getCurrentThreadCpuTime() - c0) / block;
+            from = (from + block) % history.length();
+        }
+        if (refused != 0) throw new IllegalStateException(refused + " events were refused; the workload should pass");
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("contracts", 10);
+        m.put("length", length);
+        m.put("block", block);
+        m.put("firstBlockCpuNsPerEvent", Math.round(cpu[0] * 100) / 100.0);
+        m.put("lastBlockCpuNsPerEvent", Math.round(cpu[blocks - 1] * 100) / 100.0);
+        m.put("firstHalfMedian", median(Arrays.copyOfRange(cpu, 0, blocks / 2)));
+        m.put("secondHalfMedian", median(Arrays.copyOfRange(cpu, blocks / 2, blocks)));
+        m.put("cpuNsPerEventByBlock", round(cpu));
+        return m;
+    }
+
+    /** Steps {@code n} events of the cycle from its start; returns where the cycle stopped. */
+    private static int refusedFree(SessionMonitor<long[]> m, Session s, Worker w, Workload.Traffic cycle, int n) {
+        if (steps(m, s, w, cycle.valuations(), cycle.agent(), n) != 0) throw new IllegalStateException("history was refused");
+        return n % cycle.length();
+    }
+
     private static int steps(SessionMonitor<long[]> m, Session s, Worker w, long[][] ev, boolean[] agent, int n) {
+        return steps(m, s, w, ev, agent, 0, n);
+    }
+
+    private static int steps(SessionMonitor<long[]> m, Session s, Worker w, long[][] ev, boolean[] agent, int from, int n) {
         int refused = 0;
+        int e = from;
         for (int i = 0; i < n; i++) {
-            int e = i & 1023;
             if (m.step(s, ev[e], agent[e], true, w) != Decision.PASS) refused++;
+            if (++e == ev.length) e = 0;
         }
         return refused;
     }
