@@ -14,6 +14,9 @@ import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -30,10 +33,12 @@ public final class McpApp {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("server")) {
             server();
+        } else if (args.length == 3 && args[0].equals("inprocess")) {
+            inProcess(args[1], args[2]);
         } else if (args.length > 3 && args[0].equals("client")) {
             client(args[1], args[2], Arrays.copyOfRange(args, 3, args.length));
         } else {
-            throw new IllegalArgumentException("usage: McpApp server | McpApp client <tool> <argumentsJson> <server command...>");
+            throw new IllegalArgumentException("usage: McpApp server | McpApp inprocess <tool> <argumentsJson> | McpApp client <tool> <argumentsJson> <server command...>");
         }
     }
 
@@ -50,8 +55,28 @@ public final class McpApp {
     }
 
     static void server() throws InterruptedException {
+        McpSyncServer server = buildServer(new StdioServerTransportProvider(JSON));
+        System.err.println("SERVER READY " + server.getServerInfo().name());
+        Thread.sleep(Long.MAX_VALUE); // the client ends this process when it closes the transport
+    }
+
+    /** Server and client in this JVM, over a loopback socket. */
+    static void inProcess(String tool, String argumentsJson) throws Exception {
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Socket clientSide = new Socket(InetAddress.getLoopbackAddress(), listener.getLocalPort());
+            Socket serverSide = listener.accept();
+            McpSyncServer server = buildServer(new StdioServerTransportProvider(JSON, serverSide.getInputStream(), serverSide.getOutputStream()));
+            McpSyncClient client = McpClient.sync(new SocketClientTransport(clientSide, JSON)).requestTimeout(Duration.ofSeconds(60))
+                    .initializationTimeout(Duration.ofSeconds(60)).build();
+            call(client, tool, argumentsJson);
+            server.closeGracefully();
+        }
+        System.exit(0);
+    }
+
+    private static McpSyncServer buildServer(io.modelcontextprotocol.spec.McpServerTransportProvider transport) {
         String email = "{\"type\":\"object\",\"properties\":{\"to\":{\"type\":\"string\"},\"body\":{\"type\":\"string\"}}}";
-        McpSyncServer server = McpServer.sync(new StdioServerTransportProvider(JSON))
+        return McpServer.sync(transport)
                 .serverInfo("demo-server", "1.0")
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
                 .tools(tool("sendEmail", email, a -> {
@@ -67,8 +92,6 @@ public final class McpApp {
                             return "{\"name\":\"" + a.get("name") + "\",\"iban\":\"DE89370400440532013000\"}";
                         }))
                 .build();
-        System.err.println("SERVER READY " + server.getServerInfo().name());
-        Thread.sleep(Long.MAX_VALUE); // the client ends this process when it closes the transport
     }
 
     static void client(String tool, String argumentsJson, String[] serverCommand) throws Exception {
@@ -78,6 +101,16 @@ public final class McpApp {
         transport.setStdErrorHandler(line -> System.out.println("SERVER: " + line));
         McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60))
                 .initializationTimeout(Duration.ofSeconds(60)).build();
+        try {
+            call(client, tool, argumentsJson);
+        } finally {
+            Thread.sleep(500); // let the server's last stderr lines arrive
+            client.closeGracefully();
+        }
+        System.exit(0);
+    }
+
+    private static void call(McpSyncClient client, String tool, String argumentsJson) throws java.io.IOException {
         try {
             client.initialize();
             @SuppressWarnings("unchecked")
@@ -92,10 +125,6 @@ public final class McpApp {
             Console.line("RESULT isError=" + result.isError() + ": " + text);
         } catch (RuntimeException e) {
             Console.exception(e);
-        } finally {
-            Thread.sleep(500); // let the server's last stderr lines arrive
-            client.closeGracefully();
         }
-        System.exit(0);
     }
 }

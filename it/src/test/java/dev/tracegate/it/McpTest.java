@@ -88,4 +88,19 @@ class McpTest {
         assertThat(shadow.stdout()).as(shadow.toString()).contains("RESULT isError=false: email sent to bob");
         assertThat(shadow.stderr()).contains("SHADOW would BLOCK mcp-client");
     }
+
+    @Test
+    void clientAndServerInOneJvmSuperviseTheCallOnce() {
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("trace=true")), ForkedJvm.appClasspath(), APP,
+                "inprocess", "sendEmail", EMAIL);
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.all()).as(r.toString())
+                .contains("TOOL sendEmail ran to=bob")
+                .contains("RESULT isError=false: email sent to bob")
+                .contains("CALL mcp-client session=default tool=sendEmail")
+                .doesNotContain("CALL mcp-server")
+                .doesNotContain("RETURN mcp-server")
+                // the server hook was woven in this JVM: it skipped the call because the client had supervised it
+                .doesNotContain("instrumentation mcp-server matched nothing");
+    }
 }
