@@ -28,9 +28,19 @@ final class Bdd {
     private final int[] cacheB = new int[1 << 16];
     private final int[] cacheR = new int[1 << 16];
 
-    /** Thrown when the diagram grows past its node budget; the compiler reports it as a state limit. */
+    /**
+     * Thrown when a compilation outgrows its bound: too many states ({@code states}), or too much
+     * intermediate work (nodes, pieces, clauses) for that bound. The compiler reports it as a state limit.
+     */
     static final class NodeLimit extends RuntimeException {
-        NodeLimit() { super(null, null, false, false); }
+        final boolean states;
+
+        NodeLimit() { this(false); }
+
+        NodeLimit(boolean states) {
+            super(null, null, false, false);
+            this.states = states;
+        }
     }
 
     Bdd(int maxNodes) {

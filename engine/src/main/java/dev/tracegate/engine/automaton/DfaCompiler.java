@@ -42,15 +42,18 @@ public final class DfaCompiler {
             p.explore();
             return minimise(f, p);
         } catch (Bdd.NodeLimit e) {
-            throw limit(f);
+            throw limit(f, e.states);
         }
     }
 
-    private StateLimitException limit(Formula f) {
+    private StateLimitException limit(Formula f, boolean states) {
         String text = Formulas.print(f);
-        return new StateLimitException(text, maxStates, "formula " + shorten(text) + " needs more than " + maxStates
-                + " automaton states; split the contract into smaller formulas, or raise the bound "
-                + "(system property tracegate.engine.max-states, or the library's max-states setting)");
+        String what = states ? "needs more than " + maxStates + " automaton states"
+                : "is too large to compile within the bound of " + maxStates + " automaton states (its intermediate "
+                + "normal forms outgrew what that bound allows)";
+        return new StateLimitException(text, maxStates, "formula " + shorten(text) + " " + what + "; split the "
+                + "contract into smaller formulas, or raise the bound (system property tracegate.engine.max-states, "
+                + "or the library's max-states setting)");
     }
 
     /** The printed formula, cut to a readable length for messages. */

@@ -677,7 +677,7 @@ final class Progression {
         Integer id = stateIds.get(k);
         if (id != null) return id;
         int s = stateClauses.size();
-        if (s >= maxStates) throw new Bdd.NodeLimit();
+        if (s >= maxStates) throw new Bdd.NodeLimit(true);
         stateIds.put(k, s);
         stateClauses.add(stateClauseIds);
         stateMemory.add(m);

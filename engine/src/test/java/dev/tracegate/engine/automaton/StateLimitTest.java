@@ -55,6 +55,26 @@ class StateLimitTest {
     }
 
     @Test
+    void aNormalFormThatOutgrowsTheBoundIsRefusedWithItsOwnReason() {
+        // Thirteen "a_i or b_i next, if any" obligations at once: the obligations' DNF has 2^13 clauses even
+        // though the minimal automaton is tiny. This is a known limit of the construction, reported as such.
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < 13; i++) parts.add("(WX a" + i + " | WX b" + i + ")");
+        Formula f = Parser.parse("G(" + String.join(" & ", parts) + ")");
+        assertThatThrownBy(() -> new DfaCompiler(10_000).compile(f))
+                .isInstanceOf(StateLimitException.class)
+                .hasMessageEndingWith(" is too large to compile within the bound of 10000 automaton states (its "
+                        + "intermediate normal forms outgrew what that bound allows); split the contract into smaller "
+                        + "formulas, or raise the bound (system property tracegate.engine.max-states, or the "
+                        + "library's max-states setting)");
+        // Six of them fit: not yet constrained, constrained, violated.
+        Formula six = Parser.parse("G(" + String.join(" & ", parts.subList(0, 6)) + ")");
+        Dfa sixDfa = new DfaCompiler(10_000).compile(six);
+        assertThat(sixDfa.stateCount()).isEqualTo(3);
+        MinimalityTest.checkMinimalAndClassified(six, sixDfa);
+    }
+
+    @Test
     void theBoundMustBePositive() {
         assertThatThrownBy(() -> new DfaCompiler(0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("maxStates must be at least 1, got 0");
