@@ -177,7 +177,14 @@ public final class Parser {
             next();
             enter(t);
             Parsed inner = formula(t);
-            if (peek().kind != Kind.RPAREN) fail(afterOperand(closing("an operator or ')'", t)));
+            if (peek().kind != Kind.RPAREN) {
+                String wanted = afterOperand(closing("an operator or ')'", t));
+                // F(a, b): the author probably meant an atom named like an operator.
+                if (peek().kind == Kind.COMMA && after != null && UNARY_WORDS.containsKey(after.text)) {
+                    wanted += " ('" + after.text + "' is an operator and takes one formula; it cannot name an atom)";
+                }
+                fail(wanted);
+            }
             next();
             nesting--;
             return inner;

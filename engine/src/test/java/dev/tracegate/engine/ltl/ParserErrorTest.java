@@ -50,6 +50,9 @@ class ParserErrorTest {
                         "line 1:1: unexpected 'U', expected a formula ('U' is a binary operator and cannot name an atom)", "U(x)"),
                 bad("reserved binary word after an operator", "a | W",
                         "line 1:5: unexpected 'W', expected a formula after '|' ('W' is a binary operator and cannot name an atom)", "a | W"),
+                bad("unary operator word used as atom name", "F(x, y)",
+                        "line 1:4: unexpected ',', expected an operator or ')'"
+                                + " ('F' is an operator and takes one formula; it cannot name an atom)", "F(x, y)"),
                 bad("constant used as atom name", "true(x)",
                         "line 1:5: unexpected '(', expected an operator ('true' is a constant and cannot name an atom)", "true(x)"),
                 bad("unterminated string", "call(\"abc",
