@@ -188,7 +188,7 @@ public final class AuditWriter implements AutoCloseable {
      */
     public Admission append(AuditRecord record) {
         if (record.timeMillis == 0) record.timeMillis = System.currentTimeMillis();
-        inFlight.getAndIncrement();   // seen by the writer's shutdown check: see finishWhenQuiet()
+        inFlight.getAndIncrement();   // the writer ends only when no producer is inside append(): see run()
         try {
             if (closing || !healthy) return notWritable();
             if (queue.offer(record)) {
@@ -351,10 +351,13 @@ public final class AuditWriter implements AutoCloseable {
         }
     }
 
+    /** Spin, yield, then park longer the longer the queue stays empty (producers never wake the writer: it costs them a syscall). */
     private static void idle(int n) {
         if (n < 100) Thread.onSpinWait();
         else if (n < 110) Thread.yield();
-        else LockSupport.parkNanos(n < 200 ? 100_000 : 1_000_000);
+        else if (n < 200) LockSupport.parkNanos(100_000);
+        else if (n < 1200) LockSupport.parkNanos(1_000_000);
+        else LockSupport.parkNanos(10_000_000);
     }
 
     private void finish() {
