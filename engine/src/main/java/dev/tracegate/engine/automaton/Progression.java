@@ -749,7 +749,9 @@ final class Progression {
         return internState(next, mask(memory, next));
     }
 
-    /** The open obligation of state {@code s}: its strong next-literals, clause by clause. */
+    private static final int PENDING_ALTERNATIVES = 8;
+
+    /** The open obligation of state {@code s}: its strong next-literals, clause by clause (the first few). */
     String pending(int s) {
         int[] cs = stateClauses.get(s);
         List<String> parts = new ArrayList<>();
@@ -759,6 +761,11 @@ final class Progression {
             if (strong.isEmpty()) return null;
             String clause = String.join(" & ", strong);
             parts.add(strong.size() > 1 && cs.length > 1 ? "(" + clause + ")" : clause);
+        }
+        if (parts.size() > PENDING_ALTERNATIVES) {
+            int more = parts.size() - PENDING_ALTERNATIVES;
+            parts = new ArrayList<>(parts.subList(0, PENDING_ALTERNATIVES));
+            parts.add("... (" + more + " more alternatives)");
         }
         return parts.isEmpty() ? null : String.join(" | ", parts);
     }
