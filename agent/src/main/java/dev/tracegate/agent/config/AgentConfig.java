@@ -135,7 +135,44 @@ public final class AgentConfig {
      */
     public static AgentConfig load(String agentArguments, Map<String, String> environment, Map<String, String> properties,
                                    Set<String> extraKeys) {
-        return new Loader(extraKeys).load(agentArguments, environment, properties);
+        try {
+            return new Loader(extraKeys).load(agentArguments, environment, properties);
+        } catch (ConfigException e) {
+            throw e.withFailPolicy(failPolicyDespiteErrors(agentArguments, environment, properties));
+        }
+    }
+
+    /**
+     * The {@code fail} key read leniently from the same sources, for when the configuration as a whole
+     * is unusable: the agent argument, else the property, else the environment, else a top-level
+     * {@code fail:} in the file; {@code closed} if none can be read.
+     */
+    static FailPolicy failPolicyDespiteErrors(String agentArguments, Map<String, String> env, Map<String, String> props) {
+        String value = null;
+        String file = null;
+        if (agentArguments != null) {
+            for (String piece : agentArguments.split(",")) {
+                int eq = piece.indexOf('=');
+                if (eq <= 0) continue;
+                String k = piece.substring(0, eq).trim();
+                if (k.equals("fail") && value == null) value = piece.substring(eq + 1);
+                if (k.equals(CONFIG_KEY) && file == null) file = piece.substring(eq + 1).trim();
+            }
+        }
+        if (value == null) value = props.get(PROPERTY_PREFIX + "fail");
+        if (value == null) value = env.get(ENV_PREFIX + "FAIL");
+        if (file == null) file = props.get(PROPERTY_PREFIX + CONFIG_KEY);
+        if (file == null) file = env.get(ENV_PREFIX + "CONFIG");
+        if (value == null && file != null) {
+            try (Reader in = Files.newBufferedReader(Path.of(file.trim()), StandardCharsets.UTF_8)) {
+                Raw root = YamlFile.read(file, in);
+                Raw f = root == null ? null : root.fields.get("fail");
+                if (f != null && f.isScalar()) value = f.text;
+            } catch (IOException | RuntimeException unreadable) {
+                // the file is what is broken: its fail key cannot be trusted, so stay closed
+            }
+        }
+        return value != null && value.trim().equalsIgnoreCase("open") ? FailPolicy.OPEN : FailPolicy.CLOSED;
     }
 
     private static final class Loader {

@@ -10,6 +10,7 @@ public final class ConfigException extends RuntimeException {
 
     private final String source;
     private final String key;
+    private FailPolicy failPolicy = FailPolicy.CLOSED;
 
     ConfigException(String source, String key, String message) {
         super(source + ": " + message);
@@ -22,4 +23,15 @@ public final class ConfigException extends RuntimeException {
 
     /** The configuration key concerned (as in CONFIG.md), or null when the problem is not about one key. */
     public String key() { return key; }
+
+    /**
+     * The {@code fail} policy the sources ask for, read as well as the error allows (closed when it
+     * cannot be told): with {@code open}, the agent may start the application unsupervised, loudly.
+     */
+    public FailPolicy failPolicy() { return failPolicy; }
+
+    ConfigException withFailPolicy(FailPolicy p) {
+        this.failPolicy = p;
+        return this;
+    }
 }

@@ -357,6 +357,42 @@ class AgentConfigTest {
     }
 
     @Test
+    void aBadConfigurationStillTellsWhichFailPolicyWasAskedFor() throws IOException {
+        Path f = yaml("fail: open\nmode: enforcing\n");
+        ConfigException fromFile = catchConfig(() -> load("config=" + f, Map.of(), Map.of()));
+        assertThat(fromFile.failPolicy()).isEqualTo(FailPolicy.OPEN);
+        ConfigException fromArgs = catchConfig(() -> load("fail=open,moed=x", Map.of(), Map.of()));
+        assertThat(fromArgs.failPolicy()).isEqualTo(FailPolicy.OPEN);
+        // the property wins over the file, as for a good configuration
+        ConfigException overridden = catchConfig(() -> load("config=" + f, Map.of(), Map.of("tracegate.fail", "closed")));
+        assertThat(overridden.failPolicy()).isEqualTo(FailPolicy.CLOSED);
+        // a file that is not even YAML cannot be trusted to say open
+        Path broken = Files.writeString(dir.resolve("broken.yaml"), "fail: open\nmode: [\n");
+        assertThat(catchConfig(() -> load("config=" + broken, Map.of(), Map.of())).failPolicy()).isEqualTo(FailPolicy.CLOSED);
+        assertThat(catchConfig(() -> load("debug=maybe", Map.of(), Map.of())).failPolicy()).isEqualTo(FailPolicy.CLOSED);
+    }
+
+    private static ConfigException catchConfig(Runnable r) {
+        try {
+            r.run();
+        } catch (ConfigException e) {
+            return e;
+        }
+        throw new AssertionError("no ConfigException");
+    }
+
+    @Test
+    void loadReadsThisJvmsSystemProperties() {
+        System.setProperty("tracegate.mode", "shadow");
+        try {
+            assertThat(AgentConfig.load("sessions.max=3").mode()).isEqualTo(Mode.SHADOW);
+            assertThat(AgentConfig.load("sessions.max=3").sourceOf("mode")).isEqualTo("-Dtracegate.mode");
+        } finally {
+            System.clearProperty("tracegate.mode");
+        }
+    }
+
+    @Test
     void extraKeysOfOtherComponentsAreAcceptedAsText() {
         AgentConfig c = AgentConfig.load("supervisor=rules", Map.of("TRACEGATE_METHODS", "/etc/m.txt"), Map.of(), Set.of("supervisor", "methods"));
         assertThat(c.extra("supervisor")).isEqualTo("rules");
