@@ -3,6 +3,8 @@ package demoapp.langchain4j;
 import demoapp.Console;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.service.tool.ToolExecutor;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
@@ -15,11 +17,12 @@ import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * A LangChain4j AI service with real {@code @Tool} methods and a scripted model that replays a
  * conversation: the model asks for one tool, then answers with what the tool returned.
- * Usage: {@code LangChain4jApp <email|lookup|ticket> [user message]}.
+ * Usage: {@code LangChain4jApp <email|lookup|ticket|lambda|parallel|chat> [user message]}.
  */
 public final class LangChain4jApp {
 
@@ -43,7 +46,7 @@ public final class LangChain4jApp {
 
         @Tool("Look up a customer")
         public String lookupCustomer(String name) {
-            Console.line("TOOL lookupCustomer ran name=" + name);
+            Console.line("TOOL lookupCustomer ran name=" + name + " thread=" + Thread.currentThread().getName());
             return "{\"name\":\"" + name + "\",\"iban\":\"DE89370400440532013000\"}";
         }
 
@@ -67,9 +70,13 @@ public final class LangChain4jApp {
             List<ChatMessage> messages = request.messages();
             ChatMessage last = messages.get(messages.size() - 1);
             if (last instanceof ToolExecutionResultMessage) {
-                ToolExecutionResultMessage result = (ToolExecutionResultMessage) last;
-                Console.line("MODEL SAW TOOL RESULT " + result.toolName() + ": " + result.text());
-                return ChatResponse.builder().aiMessage(AiMessage.from("done: " + result.text())).build();
+                StringBuilder seen = new StringBuilder();
+                for (int i = messages.size() - 1; i >= 0 && messages.get(i) instanceof ToolExecutionResultMessage; i--) {
+                    ToolExecutionResultMessage result = (ToolExecutionResultMessage) messages.get(i);
+                    Console.line("MODEL SAW TOOL RESULT " + result.toolName() + ": " + result.text());
+                    seen.append(result.text());
+                }
+                return ChatResponse.builder().aiMessage(AiMessage.from("done: " + seen)).build();
             }
             Console.line("MODEL SAW USER: " + ((UserMessage) last).singleText());
             ToolExecutionRequest call;
@@ -83,6 +90,13 @@ public final class LangChain4jApp {
                 case "ticket":
                     call = request("createTicket", "{\"title\":\"printer broken\",\"email\":\"alice@example.com\"}");
                     break;
+                case "lambda":
+                    call = request("weather", "{\"city\":\"Oslo\"}");
+                    break;
+                case "parallel":
+                    return ChatResponse.builder().aiMessage(AiMessage.from(List.of(
+                            request("sendEmail", "{\"to\":\"bob@example.com\",\"body\":\"hi\"}"),
+                            request("lookupCustomer", "{\"name\":\"Alice\"}")))).build();
                 case "chat":
                     return ChatResponse.builder().aiMessage(AiMessage.from("the secret code is 1234")).build();
                 default:
@@ -99,11 +113,20 @@ public final class LangChain4jApp {
     public static void main(String[] args) {
         String scenario = args.length > 0 ? args[0] : "email";
         String message = args.length > 1 ? args[1] : "please handle my request";
-        Assistant assistant = AiServices.builder(Assistant.class)
+        // a tool given as a lambda executor (a hidden class: only the framework's dispatch can be woven)
+        ToolExecutor weather = (request, memoryId) -> {
+            Console.line("TOOL weather ran " + request.arguments());
+            return "sunny in Oslo";
+        };
+        AiServices<Assistant> builder = AiServices.builder(Assistant.class)
                 .chatModel(new ScriptedModel(scenario))
                 .tools(new ShopTools())
-                .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20))
-                .build();
+                .tools(Map.of(ToolSpecification.builder().name("weather").description("the weather in a city").build(), weather))
+                .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20));
+        if (scenario.equals("parallel")) {
+            builder.executeToolsConcurrently();
+        }
+        Assistant assistant = builder.build();
         try {
             Console.line("ANSWER: " + assistant.chat("alice", message));
         } catch (RuntimeException e) {

@@ -33,7 +33,9 @@ class LangChain4jTest {
                 .contains("RETURN langchain4j session=alice tool=sendEmail -> KEEP")
                 .contains("USER langchain4j session=alice -> KEEP")
                 .contains("ASSISTANT langchain4j session=alice -> KEEP")
-                .doesNotContain("instrumentation langchain4j matched nothing");
+                .doesNotContain("instrumentation langchain4j matched nothing")
+                // Spring AI is on this app's class path but never used: one warning names it
+                .contains("WARN instrumentation springai matched nothing (org.springframework.ai.tool.ToolCallback was never loaded)");
     }
 
     @Test
@@ -102,6 +104,30 @@ class LangChain4jTest {
                 .contains("TOOL sendEmail ran to=bob@example.com")
                 .contains("MODEL SAW TOOL RESULT sendEmail: email sent to bob@example.com");
         assertThat(r.stderr()).contains("SHADOW would BLOCK langchain4j session=alice tool=sendEmail contract=rule.block");
+    }
+
+    @Test
+    void aLambdaToolExecutorIsSupervisedAtTheFrameworksDispatch() {
+        ForkedJvm.Result r = run("block=weather", "lambda");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL weather ran")
+                .contains("MODEL SAW TOOL RESULT weather: tracegate blocked the call to weather");
+    }
+
+    @Test
+    void concurrentToolExecutionOnWorkerThreadsKeepsTheSessionAndCanRedirect() {
+        ForkedJvm.Result r = run("trace=true,block=lookupCustomer,redirect=sendEmail:draftEmail", "parallel");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL lookupCustomer ran")
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("TOOL draftEmail ran to=bob@example.com")
+                .contains("MODEL SAW TOOL RESULT lookupCustomer: tracegate blocked the call to lookupCustomer")
+                .contains("MODEL SAW TOOL RESULT sendEmail: draft saved for bob@example.com");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("BLOCK langchain4j session=alice tool=lookupCustomer")
+                .contains("REDIRECT langchain4j session=alice tool=sendEmail");
+        ForkedJvm.Result plain = run("trace=true", "parallel");
+        assertThat(plain.stdout()).as(plain.toString()).containsPattern("TOOL lookupCustomer ran name=Alice thread=(?!main\\b)\\S+");
     }
 
     @Test

@@ -37,6 +37,7 @@ public final class AgentCore {
             throw new IllegalArgumentException(e.getMessage(), null);
         }
         AgentLog.debug(options.flag("debug", false));
+        long started = System.nanoTime();
         try {
             JsonCodec json = new JsonCodec();
             String methodsFile = options.get("methods");
@@ -47,8 +48,11 @@ public final class AgentCore {
                     new ConfiguredHooks(methods));
             Dispatcher.install(created);
             bridge = created;
+            long configured = System.nanoTime();
             Weaver installed = new Weaver(hooks);
             installed.install(instrumentation, AgentCore.class.getClassLoader());
+            AgentLog.debug("start-up: options and supervisor " + (configured - started) / 1_000_000 + " ms, instrumentation "
+                    + (System.nanoTime() - configured) / 1_000_000 + " ms");
             weaver = installed;
             Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
             AgentLog.info("agent started (" + (attached ? "attached" : "premain") + ") supervisor=" + supervisor.getClass().getSimpleName()

@@ -30,7 +30,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 /**
- * Spring AI (2.0.x, 1.1.x): {@code ToolCallback#call(String[, ToolContext])} on the interface and every
+ * Spring AI (tested with 2.0.1; 1.1.x has the same shapes): {@code ToolCallback#call(String[, ToolContext])} on the interface and every
  * implementation (method, function and MCP callbacks), counted once; the conversation id from the
  * advisor context at {@code DefaultAroundAdvisorChain#nextCall}; USER and ASSISTANT at {@code ChatModel#call(Prompt)}.
  */
