@@ -18,7 +18,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   (cd "$root" && mvn -q -pl bench -am package -DskipTests)
 fi
 
-engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark|ReplayBenchmark'
+engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark|ReplayBenchmark|GroundingBenchmark'
 case "$mode" in
   quick)
     steady=(-f 1 -wi 2 -w 1s -i 3 -r 1s)
@@ -41,7 +41,7 @@ case "$mode" in
 esac
 
 java=(java -Xmx4g)
-echo "== JMH: engine step, DFA vs progression, concurrency, replay ($mode)"
+echo "== JMH: engine step, DFA vs progression, concurrency, replay, grounding ($mode)"
 "${java[@]}" -jar "$jar" "$engine" "${steady[@]}" -prof gc ${JMH_OPTS:-} -rf json -rff "$out/$mode-steady.json"
 echo "== JMH: step cost vs trace length ($mode)"
 "${java[@]}" -jar "$jar" 'TraceLengthBenchmark' "${shots[@]}" ${JMH_OPTS:-} -rf json -rff "$out/$mode-trace.json"

@@ -196,6 +196,13 @@ public final class BenchReport {
         out.add(c10 == null || c100 == null ? new Target("cost vs contracts roughly linear", "100/10 ratio ~10 (<= 12.5)", "-", null)
                 : new Target("cost vs contracts roughly linear", "100/10 ratio ~10 (<= 12.5)",
                 "ratio " + fmt(c100.median / c10.median), c100.median / c10.median <= 10.0 * 1.25));
+        for (String kind : new String[] {"Call", "Result", "User"}) {
+            Row st = find(rows, "GroundingBenchmark.step" + kind, "", "");
+            if (st != null) {
+                out.add(new Target("grounding + step, " + kind.toLowerCase(Locale.ROOT) + " event, median", "<= 300 ns",
+                        fmt(st.median) + " ns", st.median <= 300));
+            }
+        }
         if (footprint != null) {
             int contracts = footprint.get("contracts").asInt();
             int target = 256 + 16 * contracts;
@@ -232,6 +239,9 @@ public final class BenchReport {
         group(b, "DFA table lookup vs progression (DfaVsProgressionBenchmark)", rows, "DfaVsProgressionBenchmark.", 1);
         ratios(b, rows);
         group(b, "Concurrency (ConcurrencyBenchmark, throughput of all threads together)", rows, "ConcurrencyBenchmark.", 1);
+        group(b, "Grounding with the matchers, grounding + step, and the stateless baseline (GroundingBenchmark, 10-contract support library)",
+                rows, "GroundingBenchmark.", 1);
+        baselineRatios(b, rows);
         group(b, "Offline replay of pre-grounded events (ReplayBenchmark, events per second)", rows, "ReplayBenchmark.", 1);
         if (cpu != null) {
             b.append("\n#### CPU time vs wall-clock time per step (StepCpuTime)\n\n")
@@ -324,6 +334,21 @@ public final class BenchReport {
         }
         if (lines.isEmpty()) return;
         b.append("\n| contracts | DFA ns/event (median) | progression ns/event (median) | progression / DFA |\n|---|---|---|---|\n");
+        for (String l : lines) b.append(l).append("\n");
+    }
+
+    private static void baselineRatios(StringBuilder b, List<Row> rows) {
+        List<String> lines = new ArrayList<>();
+        for (String kind : new String[] {"Call", "Result", "User"}) {
+            Row g = find(rows, "GroundingBenchmark.ground" + kind, "", "");
+            Row st = find(rows, "GroundingBenchmark.step" + kind, "", "");
+            Row base = find(rows, "GroundingBenchmark.baseline" + kind, "", "");
+            if (g == null || st == null || base == null) continue;
+            lines.add("| " + kind.toLowerCase(Locale.ROOT) + " | " + fmt(g.median) + " | " + fmt(st.median) + " | " + fmt(base.median)
+                    + " | " + fmt(st.median / base.median) + "× |");
+        }
+        if (lines.isEmpty()) return;
+        b.append("\n| event | grounding ns (median) | grounding + step ns (median) | stateless guard ns (median) | (grounding + step) / guard |\n|---|---|---|---|---|\n");
         for (String l : lines) b.append(l).append("\n");
     }
 

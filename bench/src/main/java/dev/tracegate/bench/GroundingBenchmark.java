@@ -1,0 +1,172 @@
+package dev.tracegate.bench;
+
+import dev.tracegate.engine.automaton.DfaCompiler;
+import dev.tracegate.engine.ltl.Formula;
+import dev.tracegate.engine.ltl.Parser;
+import dev.tracegate.engine.monitor.Contract;
+import dev.tracegate.engine.monitor.ContractSet;
+import dev.tracegate.engine.monitor.Decision;
+import dev.tracegate.engine.monitor.Session;
+import dev.tracegate.engine.monitor.SessionMonitor;
+import dev.tracegate.engine.monitor.SessionState;
+import dev.tracegate.engine.monitor.Worker;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.predicate.Grounding;
+import dev.tracegate.matchers.predicate.Policy;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Grounding real events with the matchers ({@link Grounding}) against a ten-contract support-agent
+ * library written in the interaction-predicate vocabulary (refund procedure, injection, personal
+ * data, allowlist), for three typical events: a tool call with 3 arguments, a 2 KB tool result and
+ * a 1 KB user message. {@code ground*}: grounding alone; {@code step*}: grounding plus the engine
+ * step (target ≤ 300 ns); {@code baseline*}: a stateless per-call guard ({@link StatelessGuard}) on
+ * the same event. The events are built once (parsing JSON arguments is the interception's cost,
+ * not grounding's). This library is the bench's own; the contracts module's built-in libraries
+ * (gdpr, injection, sop-refund) are not measured yet.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 10, time = 1)
+@Fork(value = 3, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+public class GroundingBenchmark {
+
+    /** The library's guarantees (assumption: tool results carry no injection). */
+    static final String[] GUARANTEES = {
+        "G(call(refund) -> O returned(lookup_order))",
+        "G(call(refund) -> arg(refund, amount) <= 500)",
+        "G(call(refund) -> count(refund) <= 3)",
+        "G(call(send_email) -> !untrusted(send_email, to))",
+        "G(!call(send_email, \"(?i)password|secret\"))",
+        "G(!output_matches(\"\\\\b\\\\d{3}-\\\\d{2}-\\\\d{4}\\\\b\"))",
+        "G(call(delete_account) -> permission(admin))",
+        "G(call -> (call(lookup_order) | call(refund) | call(send_email) | call(search_kb)))",
+        "G(call(send_email) -> !mentions_erased)",
+        "G(call(refund) -> !(Y call(refund)))",
+    };
+    static final String ASSUME = "G !result_matches(\"(?i)ignore (all )?previous instructions\")";
+
+    /** The compiled library, a monitor with one session per measured event, and the events. */
+    @State(Scope.Thread)
+    public static class Library {
+        SessionMonitor<Event> monitor;
+        Grounding grounding;
+        Worker worker;
+        Session callSession;
+        Session resultSession;
+        Session userSession;
+        SessionState state;
+        long[] valuation;
+        long[] unevaluable;
+        Event call3;
+        Event result2k;
+        Event user1k;
+        StatelessGuard guard;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            Formula assume = Parser.parse(ASSUME);
+            List<Contract> contracts = new ArrayList<>();
+            for (int i = 0; i < GUARANTEES.length; i++) {
+                contracts.add(new Contract("support-" + i, assume, Parser.parse(GUARANTEES[i]), "block", ""));
+            }
+            ContractSet set = ContractSet.compile(contracts, new DfaCompiler(Workload.MAX_STATES));
+            Policy policy = Policy.builder()
+                    .sideEffecting("send_email", "to")
+                    .erasureTool("erase_customer", "customer_id")
+                    .grant("support")
+                    .build();
+            grounding = Grounding.compile(set.atoms(), policy);
+            monitor = new SessionMonitor<>(set, grounding);
+            worker = monitor.newWorker();
+            valuation = new long[set.valuationWords()];
+            unevaluable = new long[set.valuationWords()];
+            call3 = Event.call("s", 10, "search_kb", "{\"query\":\"refund policy for damaged items\",\"limit\":5,\"lang\":\"en\"}");
+            result2k = Event.returned("s", 11, "lookup_order", orderJson(2048), false);
+            user1k = Event.user("s", 12, userText(1024));
+            callSession = opened("call");
+            resultSession = opened("result");
+            userSession = opened("user");
+            state = monitor.snapshot(callSession);
+            guard = new StatelessGuard(Set.of("lookup_order", "refund", "send_email", "search_kb"), 500);
+        }
+
+        /** A session past a realistic opening: the user names an order, the agent looks it up. */
+        private Session opened(String id) {
+            Session s = monitor.session(id);
+            Event[] opening = {
+                Event.user(id, 0, "Hi, my order A-1234 arrived damaged, can I get a refund?"),
+                Event.call(id, 1, "lookup_order", "{\"order_id\":\"A-1234\"}"),
+                Event.returned(id, 2, "lookup_order", orderJson(2048), false),
+            };
+            for (Event e : opening) {
+                Decision d = monitor.step(s, e, e.controlledByAgent(), true, worker);
+                if (d != Decision.PASS) throw new IllegalStateException("opening event " + e + " was decided " + d);
+            }
+            return s;
+        }
+
+        int ground(Event e) {
+            Arrays.fill(valuation, 0L);
+            Arrays.fill(unevaluable, 0L);
+            return grounding.ground(e, state, valuation, unevaluable);
+        }
+    }
+
+    static String orderJson(int size) {
+        StringBuilder b = new StringBuilder("{\"order_id\":\"A-1234\",\"status\":\"delivered\",\"customer\":{\"name\":\"Jane Roe\","
+                + "\"email\":\"jane.roe@example.com\",\"city\":\"Lyon\"},\"items\":[");
+        int i = 0;
+        while (b.length() < size - 40) {
+            if (i > 0) b.append(',');
+            b.append("{\"sku\":\"SKU-").append(1000 + i).append("\",\"name\":\"ceramic mug, blue, 350 ml\",\"qty\":")
+                    .append(1 + i % 3).append(",\"price\":").append(9 + i).append(".90}");
+            i++;
+        }
+        b.append("],\"total\":").append(i * 12).append(".00}");
+        return b.toString();
+    }
+
+    static String userText(int size) {
+        String sentence = "The mug in order A-1234 arrived with a crack along the handle and the box was wet; "
+                + "I would like a refund to my card or a replacement, whichever is faster. ";
+        StringBuilder b = new StringBuilder("Hello, ");
+        while (b.length() < size) b.append(sentence);
+        return b.substring(0, size);
+    }
+
+    @Benchmark public int groundCall(Library l) { return l.ground(l.call3); }
+
+    @Benchmark public int groundResult(Library l) { return l.ground(l.result2k); }
+
+    @Benchmark public int groundUser(Library l) { return l.ground(l.user1k); }
+
+    @Benchmark public Decision stepCall(Library l) { return l.monitor.step(l.callSession, l.call3, true, true, l.worker); }
+
+    @Benchmark public Decision stepResult(Library l) { return l.monitor.step(l.resultSession, l.result2k, false, true, l.worker); }
+
+    @Benchmark public Decision stepUser(Library l) { return l.monitor.step(l.userSession, l.user1k, false, true, l.worker); }
+
+    @Benchmark public boolean baselineCall(Library l) { return l.guard.allows(l.call3); }
+
+    @Benchmark public boolean baselineResult(Library l) { return l.guard.allows(l.result2k); }
+
+    @Benchmark public boolean baselineUser(Library l) { return l.guard.allows(l.user1k); }
+}
