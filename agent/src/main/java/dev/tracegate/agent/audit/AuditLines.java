@@ -106,8 +106,8 @@ final class AuditLines {
         key("kind"); str(r.kind.toLowerCase(Locale.ROOT));
         if (r.tool != null) { key("tool"); str(r.tool); }
         if (r.id != null) { key("id"); str(r.id); }
-        if (r.args != null) { key("args"); value(r.args, true); }
-        if (r.result != null) { key("result"); value(r.result, true); }
+        if (r.args != null) { key("args"); value(r.args, true, 0); }
+        if (r.result != null) { key("result"); value(r.result, true, 0); }
         if (r.text != null) { key("text"); personal(r.text); }
         if (r.subject != null) { key("subject"); personal(r.subject); }
         if (r.purposes != null) { key("purposes"); strings(r.purposes); }
@@ -214,10 +214,15 @@ final class AuditLines {
         put(']');
     }
 
+    /** Values nested deeper than this (or a structure that contains itself) are written as a note. */
+    static final int MAX_DEPTH = 64;
+    static final String TOO_DEEP = "(nested more than 64 levels: not written)";
+
     /** Writes a JSON-like value; with {@code personal}, scalars are pseudonymised and structure is kept. */
-    private void value(Object v, boolean personal) {
+    private void value(Object v, boolean personal, int depth) {
         if (v == null) { raw("null"); return; }
-        if (v instanceof JsonNode) { node((JsonNode) v, personal); return; }
+        if (depth > MAX_DEPTH) { str(TOO_DEEP); return; }
+        if (v instanceof JsonNode) { node((JsonNode) v, personal, depth); return; }
         if (v instanceof CharSequence) {
             String s = v.toString();
             str(personal && pseudonymiser != null ? pseudonymiser.digest('s', s) : s);
@@ -232,7 +237,7 @@ final class AuditLines {
                 if (!first) put(',');
                 str(String.valueOf(e.getKey()));
                 put(':');
-                value(e.getValue(), personal);
+                value(e.getValue(), personal, depth + 1);
                 first = false;
             }
             put('}');
@@ -243,7 +248,7 @@ final class AuditLines {
             boolean first = true;
             for (Object o : (Iterable<?>) v) {
                 if (!first) put(',');
-                value(o, personal);
+                value(o, personal, depth + 1);
                 first = false;
             }
             put(']');
@@ -254,7 +259,7 @@ final class AuditLines {
             int n = Array.getLength(v);
             for (int i = 0; i < n; i++) {
                 if (i > 0) put(',');
-                value(Array.get(v, i), personal);
+                value(Array.get(v, i), personal, depth + 1);
             }
             put(']');
             return;
@@ -264,7 +269,8 @@ final class AuditLines {
         str(personal && pseudonymiser != null ? pseudonymiser.digest('s', s) : s);
     }
 
-    private void node(JsonNode n, boolean personal) {
+    private void node(JsonNode n, boolean personal, int depth) {
+        if (depth > MAX_DEPTH) { str(TOO_DEEP); return; }
         if (n.isObject()) {
             put('{');
             boolean first = true;
@@ -273,7 +279,7 @@ final class AuditLines {
                 if (!first) put(',');
                 str(e.getKey());
                 put(':');
-                node(e.getValue(), personal);
+                node(e.getValue(), personal, depth + 1);
                 first = false;
             }
             put('}');
@@ -281,7 +287,7 @@ final class AuditLines {
             put('[');
             for (int i = 0; i < n.size(); i++) {
                 if (i > 0) put(',');
-                node(n.get(i), personal);
+                node(n.get(i), personal, depth + 1);
             }
             put(']');
         } else if (n.isNumber()) {

@@ -377,7 +377,8 @@ public final class AuditWriter implements AutoCloseable {
         }
         try {
             lines.event(r);   // the chain advances only when a line is complete, so a failure leaves it intact
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError | StackOverflowError e) {
+            // an argument object of the host whose toString() fails must not stop the log
             internalErrors.increment();
             lastError = "could not encode the audit record " + r + ": " + e + "; the record is not written. Report this as a bug.";
             return;

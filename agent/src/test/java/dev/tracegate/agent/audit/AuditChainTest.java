@@ -329,6 +329,27 @@ class AuditChainTest {
     }
 
     @Test
+    void hostObjectsThatContainThemselvesOrFailToPrintDoNotStopTheLog() throws Exception {
+        Path p = dir.resolve("hostile.jsonl");
+        Map<String, Object> loop = new java.util.HashMap<>();
+        loop.put("self", loop);
+        Object broken = new Object() {
+            @Override public String toString() { throw new IllegalStateException("no text for you"); }
+        };
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults().personalData(PersonalData.CLEAR));
+        w.append(AuditRecord.of("s", 0, "CALL", Decision.PASS).tool("a").args(loop));
+        w.append(AuditRecord.of("s", 1, "CALL", Decision.PASS).tool("b").args(Map.of("x", broken)));
+        w.append(AuditRecord.of("s", 2, "CALL", Decision.PASS).tool("c"));
+        w.close();
+        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+        List<JsonNode> ev = LogFiles.ofType(p, "event");
+        assertThat(ev).extracting(e -> e.get("tool").asText()).containsExactly("a", "c");
+        assertThat(Files.readString(p)).contains("(nested more than 64 levels: not written)");
+        assertThat(w.internalErrors()).isEqualTo(1);
+        assertThat(w.lastError()).contains("no text for you");
+    }
+
+    @Test
     void textWithQuotesControlsAndNonAsciiRoundTrips() throws Exception {
         Path p = dir.resolve("text.jsonl");
         String text = "quote \" backslash \\ newline \n tab \t nul \u0000 é 漢 😀 lone \ud800 end";
