@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
 public final class Main implements Runnable {
 
     /** The subcommands, in help order. */
-    static final Class<?>[] COMMANDS = {AttachCommand.class};
+    static final Class<?>[] COMMANDS = {CheckCommand.class, ExplainCommand.class, ReplayCommand.class, AuditCommand.class,
+            ImportCommand.class, EvalCommand.class, AttachCommand.class};
 
     public static void main(String[] args) {
         System.exit(run(args));

@@ -1,0 +1,47 @@
+package dev.tracegate.agent.cli;
+
+import dev.tracegate.contracts.analysis.LibraryAnalysis;
+import dev.tracegate.contracts.library.Library;
+import dev.tracegate.engine.automaton.DfaCompiler;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code check LIB...}: loads libraries together and analyses them. Exit 0 clean, 1 findings, 2 a malformed library. */
+@Command(name = "check", mixinStandardHelpOptions = true,
+        description = "Load contract libraries (built-in names or files) and analyse them together: consistency, "
+                + "compatibility, conflicts (with a minimal conflicting subset) and dead ends.")
+final class CheckCommand implements Callable<Integer> {
+    @Parameters(arity = "1..*", paramLabel = "LIB", description = "built-in library name or YAML file")
+    List<String> libraries;
+
+    @Option(names = "--max-states", description = "state bound for the analysis' product automata (default ${DEFAULT-VALUE})")
+    int maxStates = 20_000;
+
+    @Override
+    public Integer call() {
+        Library lib = LibraryOptions.load(libraries);
+        if (lib == null) return LibraryOptions.BAD_INPUT;
+        System.out.println("loaded " + lib.names() + ": " + lib.contracts().contracts().size() + " contracts, "
+                + lib.contracts().formulas().size() + " automata, " + lib.contracts().atoms().size() + " atoms");
+        for (int f = 0; f < lib.contracts().formulas().size(); f++) {
+            var d = lib.contracts().formulas().get(f);
+            System.out.println("  automaton " + f + ": " + d.stateCount() + " states, " + d.atoms().size() + " atoms  "
+                    + dev.tracegate.engine.ltl.Formulas.print(d.formula()));
+        }
+        List<LibraryAnalysis.Finding> findings = new LibraryAnalysis(new DfaCompiler(maxStates)).analyse(lib.contracts().contracts());
+        if (findings.isEmpty()) {
+            System.out.println("analysis: consistent, compatible, conflict-free, no dead ends");
+            return 0;
+        }
+        for (LibraryAnalysis.Finding f : findings) {
+            System.out.println("analysis: " + f.kind() + " " + f.contracts() + ": " + f.explanation());
+            if (!f.witness().isEmpty()) System.out.println("  witness trace (atoms that hold per event): " + f.witness());
+        }
+        boolean onlyTooLarge = findings.stream().allMatch(f -> f.kind() == LibraryAnalysis.Kind.TOO_LARGE);
+        return onlyTooLarge ? 0 : 1;
+    }
+}

@@ -1,0 +1,43 @@
+package dev.tracegate.agent.cli;
+
+import dev.tracegate.contracts.eval.AgentDojoEvaluation;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code eval agentdojo DIR}: the prompt-injection evaluation on recorded AgentDojo runs. */
+@Command(name = "eval", mixinStandardHelpOptions = true, description = "Evaluations on recorded data.",
+        subcommands = EvalCommand.AgentDojo.class)
+final class EvalCommand implements Runnable {
+    @Override
+    public void run() {
+        new picocli.CommandLine(this).usage(System.out);
+    }
+
+    @Command(name = "agentdojo", mixinStandardHelpOptions = true,
+            description = "Replay every AgentDojo run under the injection library and report attack success and utility per suite.")
+    static final class AgentDojo implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "DIR", description = "the dataset folder")
+        Path dir;
+
+        @Option(names = "--out", paramLabel = "FILE", description = "write the Markdown table here")
+        Path out;
+
+        @Option(names = "--json", paramLabel = "FILE", description = "also write the figures as JSON")
+        Path json;
+
+        @Override
+        public Integer call() throws Exception {
+            List<String> args = new ArrayList<>(List.of(dir.toString()));
+            if (out != null) args.addAll(List.of("--out", out.toString()));
+            if (json != null) args.addAll(List.of("--json", json.toString()));
+            AgentDojoEvaluation.main(args.toArray(new String[0]));
+            return 0;
+        }
+    }
+}

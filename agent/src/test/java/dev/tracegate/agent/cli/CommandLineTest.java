@@ -1,0 +1,120 @@
+package dev.tracegate.agent.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The command line as a user runs it: exit codes and what it prints. */
+class CommandLineTest {
+    @TempDir Path dir;
+
+    private record Run(int code, String out, String err) {}
+
+    private static synchronized Run run(String... args) {
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        ByteArrayOutputStream e = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
+            int code = Main.run(args);
+            return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+        }
+    }
+
+    private static final String REFUND_TRACE = """
+            {"session":"a","seq":1,"kind":"user","text":"refund order 7"}
+            {"session":"a","seq":2,"kind":"call","tool":"refund","args":{"order":7,"amount":40}}
+            {"session":"b","seq":1,"kind":"call","tool":"approve_refund","args":{"order":8,"amount":40}}
+            {"session":"b","seq":2,"kind":"return","tool":"approve_refund","result":"ok"}
+            {"session":"b","seq":3,"kind":"call","tool":"refund","args":{"order":8,"amount":40}}
+            """;
+
+    @Test
+    void checkLoadsAndAnalysesABuiltinLibrary() {
+        Run r = run("check", "sop-refund");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("loaded sop-refund: 2 contracts").contains("consistent, compatible, conflict-free");
+    }
+
+    @Test
+    void checkReportsAMalformedLibraryAsOneParagraphWithExitTwo() throws Exception {
+        Path bad = dir.resolve("bad.yaml");
+        Files.writeString(bad, "library: x\ncontracts:\n  - id: a\n    guarantee: G(call(x) -> )\n");
+        Run r = run("check", bad.toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).startsWith(bad + ":4:").contains("in formula").doesNotContain("Exception").doesNotContain("\tat ");
+    }
+
+    @Test
+    void checkReportsAConflictWithExitOne() throws Exception {
+        Path lib = dir.resolve("conflict.yaml");
+        Files.writeString(lib, "library: x\ncontracts:\n  - id: first-search\n    guarantee: call(search)\n  - id: never-search\n    guarantee: G !call(search)\n");
+        Run r = run("check", lib.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.out()).contains("CONFLICT").contains("first-search").contains("never-search");
+    }
+
+    @Test
+    void explainPrintsEnglishAndWritesDot() {
+        Path out = dir.resolve("dot");
+        Run r = run("explain", "sop-refund", "--dot", out.toString());
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("Whenever the agent calls refund");
+        assertThat(out.resolve("sop-refund.approval-first.guarantee.dot")).exists();
+    }
+
+    @Test
+    void replayFindsTheFirstFailingEventAndExitsOne() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        Files.writeString(trace, REFUND_TRACE);
+        Run r = run("replay", "sop-refund", trace.toString());
+        assertThat(r.code()).as(r.err()).isEqualTo(1);
+        assertThat(r.out()).contains("session a:\n  sop-refund.approval-first: violated first at t.jsonl:2 (seq 2, call refund)")
+                .contains("session b: every contract kept")
+                .contains("5 events in 2 sessions, 0 malformed lines skipped");
+    }
+
+    @Test
+    void replayOfACompliantTraceExitsZeroAndJsonIsMachineReadable() throws Exception {
+        Path trace = dir.resolve("ok.jsonl");
+        Files.writeString(trace, REFUND_TRACE.lines().skip(2).reduce("", (x, y) -> x + y + "\n"));
+        Run r = run("replay", "sop-refund", trace.toString(), "--format", "json");
+        assertThat(r.code()).isZero();
+        JsonNode json = new ObjectMapper().readTree(r.out());
+        assertThat(json.at("/summary/events").asInt()).isEqualTo(3);
+        assertThat(json.at("/sessions/0/contracts/0/verdict").asText()).isEqualTo("ACTIVE");
+    }
+
+    @Test
+    void malformedLinesAreSkippedAndCountedOrStopWithStrict() throws Exception {
+        Path trace = dir.resolve("bad.jsonl");
+        Files.writeString(trace, REFUND_TRACE + "{\"session\":\"c\",\"kind\":\"cal\"}\n");
+        Run lenient = run("replay", "sop-refund", trace.toString());
+        assertThat(lenient.out()).contains("1 malformed lines skipped");
+        assertThat(lenient.err()).contains("bad.jsonl:6");
+        Run strict = run("replay", "sop-refund", trace.toString(), "--strict");
+        assertThat(strict.code()).isEqualTo(2);
+        assertThat(strict.err()).contains("bad.jsonl:6");
+    }
+
+    @Test
+    void auditVerifyOnAMissingFileSaysSo() {
+        Run r = run("audit", "verify", dir.resolve("nope.jsonl").toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("is not a file");
+    }
+}
