@@ -79,7 +79,7 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
         latency.recordValue(latencyNs < 0 ? 0 : Math.min(latencyNs, MAX_LATENCY_NS));
     }
 
-    /** Contract {@code index} (into the ids given to {@link #contracts}) was acted on. */
+    /** Contract {@code index} (into the ids last given to {@link #contracts}) was acted on. */
     public void onFire(int index) {
         final LongAdder[] f = fires;
         if (index >= 0 && index < f.length) f[index].increment();
@@ -92,12 +92,29 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     // ------------------------------------------------------------------ wiring
 
-    /** The contracts of the library in force, by index; counts of ids seen before are kept across a reload. */
-    public synchronized void contracts(String[] ids) {
+    /**
+     * The contracts of the library in force, by index; counts of ids seen before are kept across a
+     * reload. Returns the library's own counters: a runtime that may still decide events after a newer
+     * library was swapped in should count through its handle, so its indices meet its own ids.
+     */
+    public synchronized FireCounts contracts(String[] ids) {
         LongAdder[] table = new LongAdder[ids.length];
         for (int i = 0; i < ids.length; i++) table[i] = firesById.computeIfAbsent(ids[i], k -> new LongAdder());
         contractIds = ids.clone();
         fires = table;   // volatile write publishes the table after its cells exist
+        return new FireCounts(table);
+    }
+
+    /** Fire counters of one library's contracts, by index; any thread may call {@link #fire}, which never allocates. */
+    public static final class FireCounts {
+        private final LongAdder[] table;
+
+        FireCounts(LongAdder[] table) { this.table = table; }
+
+        /** Contract {@code index} of this library was acted on (ignored if out of range). */
+        public void fire(int index) {
+            if (index >= 0 && index < table.length) table[index].increment();
+        }
     }
 
     /** The audit writer whose state to show (null: none). */
