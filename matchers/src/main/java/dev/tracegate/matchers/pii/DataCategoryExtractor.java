@@ -119,6 +119,40 @@ public final class DataCategoryExtractor {
         {"tel", DataCategory.PHONE}, {"pan", DataCategory.PAYMENT_CARD}, {"ip", DataCategory.IP_ADDRESS},
     };
 
+    private static final long HINT_SEED = 0xcbf29ce484222325L;
+    private static final long HINT_PRIME = 0x100000001b3L;
+
+    /** Indices into TERMS by the term's first letter (a..z). */
+    private static final int[][] TERMS_BY_LETTER = new int[26][];
+    /** Field hints as hashes of their letters read backwards, sorted, with their categories (null: blocker). */
+    private static final long[] HINT_HASHES;
+    private static final DataCategory[] HINT_CATEGORIES;
+
+    static {
+        for (int l = 0; l < 26; l++) {
+            int count = 0;
+            for (Object[] t : TERMS) if (((String) t[0]).charAt(0) == 'a' + l) count++;
+            int[] idx = new int[count];
+            int k = 0;
+            for (int i = 0; i < TERMS.length; i++) if (((String) TERMS[i][0]).charAt(0) == 'a' + l) idx[k++] = i;
+            TERMS_BY_LETTER[l] = idx;
+        }
+        long[][] pairs = new long[FIELD_HINTS.length][];
+        for (int i = 0; i < FIELD_HINTS.length; i++) {
+            String key = (String) FIELD_HINTS[i][0];
+            long h = HINT_SEED;
+            for (int k = key.length() - 1; k >= 0; k--) h = (h ^ key.charAt(k)) * HINT_PRIME;
+            pairs[i] = new long[] {h, i};
+        }
+        java.util.Arrays.sort(pairs, (x, y) -> Long.compare(x[0], y[0]));
+        HINT_HASHES = new long[pairs.length];
+        HINT_CATEGORIES = new DataCategory[pairs.length];
+        for (int i = 0; i < pairs.length; i++) {
+            HINT_HASHES[i] = pairs[i][0];
+            HINT_CATEGORIES[i] = (DataCategory) FIELD_HINTS[(int) pairs[i][1]][1];
+        }
+    }
+
     /** The shared instance. */
     public static final DataCategoryExtractor INSTANCE = new DataCategoryExtractor();
 
@@ -178,30 +212,19 @@ public final class DataCategoryExtractor {
      */
     public DataCategory fieldHint(CharSequence name) {
         if (name == null) return null;
-        int n = name.length();
-        for (Object[] h : FIELD_HINTS) {
-            String key = (String) h[0];
-            int start = suffixStart(name, n, key);
-            if (start >= 0 && wordStart(name, start)) return (DataCategory) h[1];
-        }
-        return null;
-    }
-
-    /** Start index in {@code name} of a suffix whose lowercase letters and digits spell {@code key}, or -1. */
-    private static int suffixStart(CharSequence name, int n, String key) {
-        int k = key.length() - 1;
-        int i = n - 1;
-        while (i >= 0 && !Character.isLetterOrDigit(name.charAt(i))) i--;
-        while (i >= 0 && k >= 0) {
+        DataCategory found = null;
+        long h = HINT_SEED;
+        int letters = 0;
+        for (int i = name.length() - 1; i >= 0 && letters < 24; i--) {
             char c = name.charAt(i);
-            if (Character.isLetterOrDigit(c)) {
-                if (Character.toLowerCase(c) != key.charAt(k)) return -1;
-                k--;
-            }
-            i--;
+            if (!Character.isLetterOrDigit(c)) continue;
+            h = (h ^ Character.toLowerCase(c)) * HINT_PRIME;
+            letters++;
+            if (!wordStart(name, i)) continue;
+            int k = java.util.Arrays.binarySearch(HINT_HASHES, h);
+            if (k >= 0) found = HINT_CATEGORIES[k]; // the longest matching trailing words win (blockers too)
         }
-        if (k >= 0) return -1;
-        return i + 1;
+        return found;
     }
 
     private static boolean wordStart(CharSequence s, int i) {
@@ -713,6 +736,7 @@ public final class DataCategoryExtractor {
     }
 
     private static int monthAt(CharSequence s, int p, int len) {
+        if (p >= len || "jfmasondJFMASOND".indexOf(s.charAt(p)) < 0) return -1;
         for (String m : MONTHS) {
             if (regionMatchesIgnoreCase(s, p, len, m)) {
                 int e = p + m.length();
@@ -865,8 +889,10 @@ public final class DataCategoryExtractor {
 
     private static void terms(CharSequence s, int len, SpanSink sink) {
         for (int i = 0; i < len; i++) {
-            if (!Character.isLetter(s.charAt(i)) || (i > 0 && Character.isLetterOrDigit(s.charAt(i - 1)))) continue;
-            for (Object[] t : TERMS) {
+            char first = Character.toLowerCase(s.charAt(i));
+            if (first < 'a' || first > 'z' || (i > 0 && Character.isLetterOrDigit(s.charAt(i - 1)))) continue;
+            for (int ti : TERMS_BY_LETTER[first - 'a']) {
+                Object[] t = TERMS[ti];
                 String term = (String) t[0];
                 if (!regionMatchesIgnoreCase(s, i, len, term)) continue;
                 int e = i + term.length();

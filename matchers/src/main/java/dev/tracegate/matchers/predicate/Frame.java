@@ -71,6 +71,8 @@ final class Frame {
 
     /** Unanchored search of pattern {@code p} in {@code s}; reuses this thread's matcher. */
     boolean find(int p, CharSequence s) {
+        Literal lit = g.literals[p];
+        if (lit != null) return lit.find(s);
         Matcher m = matchers[p];
         if (m == null) {
             Pattern pattern = g.patterns[p];

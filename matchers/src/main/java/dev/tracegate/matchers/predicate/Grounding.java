@@ -50,6 +50,7 @@ public final class Grounding implements Grounder<Event> {
     private final Policy policy;
     private final Pred[] preds;
     final Pattern[] patterns;
+    final Literal[] literals;
     private final Map<String, Integer> toolIds;
     private final int words;
     private final int refs;
@@ -85,6 +86,8 @@ public final class Grounding implements Grounder<Event> {
         this.policy = policy;
         this.preds = c.preds.toArray(new Pred[0]);
         this.patterns = c.patterns.toArray(new Pattern[0]);
+        this.literals = new Literal[patterns.length];
+        for (int i = 0; i < patterns.length; i++) literals[i] = Literal.of(patterns[i].pattern());
         this.toolIds = Map.copyOf(c.toolIds);
         this.countTool = c.countTool.stream().mapToInt(i -> i[0]).toArray();
         this.countWord = c.countTool.stream().mapToInt(i -> i[1]).toArray();
@@ -454,7 +457,7 @@ public final class Grounding implements Grounder<Event> {
         for (int i = 0; i < a.leafCount(); i++) {
             JsonNode v = a.leafValue(i);
             if (v.isTextual() && mentions(s, v.textValue())) return true;
-            if (!v.isTextual() && s.contains(Nodes.text(v))) return true;
+            if (v.isIntegralNumber() && v.canConvertToLong() && s.contains(TextHash.of(v.longValue()))) return true;
         }
         return mentions(s, e.text()) || mentions(s, e.result());
     }

@@ -161,7 +161,7 @@ public final class Identifiers {
             int g = i;
             while (g < len && groupChar(s.charAt(g))) g++;
             int glen = g - i;
-            if (glen == 0 || glen > (groups == 0 ? 6 : 5)) break;
+            if (glen == 0 || glen > (groups == 0 ? 6 : 8)) break;
             int d = 0, upper = 0;
             for (int k = i; k < g; k++) {
                 char c = s.charAt(k);

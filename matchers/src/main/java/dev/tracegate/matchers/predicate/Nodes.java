@@ -265,7 +265,7 @@ final class Nodes {
             boolean eq;
             if (f.ref instanceof ValueSet set) eq = set.contains(str);
             else if (!Double.isNaN(num) && !Double.isNaN(f.num)) eq = f.num == num;
-            else if (f.text != null) eq = sameText(f.text, str);
+            else if (lazyText(f) != null) eq = sameText(lazyText(f), str);
             else return UNEV;
             return eq == (op == EQ) ? TRUE : FALSE;
         }
@@ -274,8 +274,9 @@ final class Nodes {
             if (c == null) return UNEV;
             if (c instanceof ValueSet set) {
                 if (op == EQ || op == NE) {
-                    if (f.text == null) return UNEV;
-                    return set.contains(f.text) == (op == EQ) ? TRUE : FALSE;
+                    CharSequence t = lazyText(f);
+                    if (t == null) return UNEV;
+                    return set.contains(t) == (op == EQ) ? TRUE : FALSE;
                 }
                 double x = f.num;
                 return Double.isNaN(x) ? UNEV : compare(x, op, set.size()) ? TRUE : FALSE;
@@ -284,9 +285,15 @@ final class Nodes {
             double y = number(b);
             double x = f.num;
             if (!Double.isNaN(x) && !Double.isNaN(y)) return compare(x, op, y) ? TRUE : FALSE;
-            if ((op == EQ || op == NE) && f.text != null) return sameText(f.text, text(b)) == (op == EQ) ? TRUE : FALSE;
+            if ((op == EQ || op == NE) && lazyText(f) != null) return sameText(lazyText(f), text(b)) == (op == EQ) ? TRUE : FALSE;
             return UNEV;
         }
+    }
+
+    /** The loaded value as text; made from a non-text node only here (allocates for numbers, rare). */
+    static CharSequence lazyText(Frame f) {
+        if (f.text == null && f.node != null) f.text = text(f.node);
+        return f.text;
     }
 
     // ------------------------------------------------------------------ values
@@ -309,8 +316,7 @@ final class Nodes {
             if (v == null) return tool >= 0 ? UNEV : NA;
             f.node = v;
             f.num = number(v);
-            f.text = v.isTextual() ? v.textValue() : null;
-            if (f.text == null && v.isValueNode()) f.text = v.asText();
+            f.text = v.isTextual() ? v.textValue() : null; // other scalars: text made only if compared as text
             return OK;
         }
     }
@@ -325,11 +331,13 @@ final class Nodes {
             if (c instanceof ValueSet s) {
                 f.num = s.size();
                 f.text = null;
+                f.node = null;
                 return OK;
             }
             JsonNode n = (JsonNode) c;
+            f.node = n;
             f.num = number(n);
-            f.text = text(n);
+            f.text = n.isTextual() ? n.textValue() : null;
             return OK;
         }
     }
@@ -339,6 +347,7 @@ final class Nodes {
         @Override final int load(Frame f) {
             f.ref = null;
             f.text = null;
+            f.node = null;
             return compute(f);
         }
         abstract int compute(Frame f);

@@ -28,6 +28,17 @@ public final class TextHash {
         return any ? finish(h) : EMPTY;
     }
 
+    /** Hash of the decimal text of {@code v}, equal to {@code of(Long.toString(v))}, without allocating. */
+    public static long of(long v) {
+        if (v == Long.MIN_VALUE) return of(Long.toString(v));
+        long a = Math.abs(v); // the sign '-' is one of the ignored marks
+        long div = 1;
+        while (a / div >= 10) div *= 10;
+        long h = 0xcbf29ce484222325L;
+        for (; div > 0; div /= 10) h = (h ^ ('0' + (a / div) % 10)) * 0x100000001b3L;
+        return finish(h);
+    }
+
     /** Hash of a pair (a data subject and a purpose), order-sensitive. */
     public static long pair(CharSequence a, CharSequence b) {
         long x = of(a);

@@ -1,0 +1,57 @@
+package dev.tracegate.matchers.predicate;
+
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Grounding a typical three-argument CALL allocates nothing once the thread's frame exists, for the
+ * GDPR-style, injection-style and literal-pattern atoms (counted in bytes by the JVM, so it holds
+ * in the interpreter as well as after JIT compilation; patterns that need RE2/J do allocate).
+ */
+class SteadyPathAllocationTest {
+    private static final com.sun.management.ThreadMXBean MX =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    @Test void groundingATypicalCallAllocatesNothing() {
+        Policy policy = Policy.builder().purpose("billing", "email", "iban").purpose("marketing", "email")
+                .toolPurposes("send_invoice", "billing").consentTool("record_consent", "subject", "purposes", null)
+                .erasureTool("forget", "who").sideEffecting("send_invoice", "to")
+                .latch(Latch.on(EventKind.RETURN, "approve").set("approved").fromArg("amount")).build();
+        Session s = new Session(policy, "call(send_invoice)", "category(email)", "category(health)", "excess_data",
+                "purpose(billing)", "consent(billing)", "consented", "mentions_erased", "personal_data", "untrusted_target",
+                "count(send_invoice) <= 5", "run(send_invoice) < 3", "arg(send_invoice, amount) <= 5000",
+                "arg(send_invoice, amount) <= ctx(approved)", "sum(send_invoice, amount) < 100000",
+                "arg_matches(to, \"@example\\\\.com$\")", "arg_in(memo, [\"a\", \"b\"])", "len(arg(memo)) < 100",
+                "since(call(approve)) < 10", "context_len < 10000", "tokens < 1000", "flow(to)", "ctx(approved)");
+        s.feed(Event.user("s", 1, "please invoice bob@example.com"),
+                Event.call("s", 2, "approve", "{\"amount\":500}"), Event.returned("s", 3, "approve", "ok", false),
+                Event.returned("s", 4, "lookup", "bob@example.com, IBAN DE89 3704 0044 0532 0130 00", false),
+                Event.builder(EventKind.CONSENT).session("s").subject("bob@example.com").purposes("billing").build(),
+                Event.builder(EventKind.ERASURE).session("s").subject("zed@example.com").build());
+        Event call = Event.builder(EventKind.CALL).session("s").tool("send_invoice").subject("bob@example.com")
+                .args("{\"to\":\"bob@example.com\",\"amount\":120,\"memo\":\"March invoice\"}").build();
+        long[] val = new long[s.g.valuationWords()];
+        long[] unev = new long[s.g.valuationWords()];
+        for (int i = 0; i < 200; i++) s.g.ground(call, s.st, val, unev); // creates the thread's frame
+
+        long thread = Thread.currentThread().getId();
+        long calibrate = MX.getThreadAllocatedBytes(thread);
+        long overhead = MX.getThreadAllocatedBytes(thread) - calibrate;
+        int n = 2_000;
+        long before = MX.getThreadAllocatedBytes(thread);
+        for (int i = 0; i < n; i++) {
+            val[0] = 0;
+            unev[0] = 0;
+            s.g.ground(call, s.st, val, unev);
+        }
+        long bytes = MX.getThreadAllocatedBytes(thread) - before - overhead;
+        assertThat(bytes).as("bytes allocated by %d groundings", n).isLessThanOrEqualTo(0L);
+        assertThat(Grounding.indices(unev)).isEmpty();
+        assertThat(Long.bitCount(val[0])).isGreaterThan(10); // the event really exercised the atoms
+    }
+}
