@@ -95,7 +95,7 @@ public final class DfaCompiler {
             int[] next = new int[n];
             for (int s = 0; s < n; s++) {
                 sig[s] = quotient(p.root[s], raw, canon, block, memo);
-                long key = ((long) block[s] << 32) | (sig[s] & 0xFFFFFFFFL);
+                long key = Progression.mix(((long) block[s] << 32) | (sig[s] & 0xFFFFFFFFL));
                 Integer b = ids.get(key);
                 if (b == null) {
                     b = ids.size();

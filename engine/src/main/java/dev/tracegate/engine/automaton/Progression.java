@@ -16,17 +16,19 @@ import java.util.Map;
 /**
  * One compilation: explores the (not yet minimal) automaton of a formula by symbolic progression.
  *
- * <p>A state is a pair (obligations, memory). The obligations are a DNF: a set of clauses, each a set
- * of next-literals {@code X α} (strong: a next position must exist) or {@code WX α} (weak), where α
- * is a subformula of the formula's negation normal form; clauses subsumed by another are dropped, so
- * the set of states is finite. The memory holds, for each past subformula (Y, O, H, S), what the next
- * position needs of the current one; past subformulas are evaluated pointwise from it, so the future
- * part reads them like atoms. A state accepts (the prefix read so far satisfies the formula) iff some
- * clause has no strong literal. Transitions are computed symbolically: the state's clauses are
- * unfolded one step into a positive combination of guards (conditions on the current letter) and
- * next-literals, which is split on the lowest atom a guard still tests until no guard is left
- * (Shannon expansion with simplification, so only atoms that matter are read); the split becomes a
- * reduced ordered diagram whose leaves are the successor states.
+ * <p>A state is a pair (obligation, memory). The obligation is a positive Boolean function, kept as a
+ * reduced ordered BDD (so equal obligations are one state), over next-literals {@code X α} (strong:
+ * a next position must exist) and {@code WX α} (weak), where α is a subformula of the formula's
+ * negation normal form; there are finitely many such functions, so finitely many states. The memory
+ * holds, for each past subformula (Y, O, H, S), what the next position needs of the current one;
+ * past subformulas are evaluated pointwise from it, so the future part reads them like atoms. A state
+ * accepts (the prefix read so far satisfies the formula) iff its obligation holds with every strong
+ * literal false and every weak one true (the trace ends here). Transitions are computed
+ * symbolically: each literal of the obligation is unfolded one step into a positive combination of
+ * guards (conditions on the current letter) and next-literals, which is split on the lowest atom a
+ * guard still tests until no guard is left (Shannon expansion with simplification, so only atoms
+ * that matter are read); the split becomes a reduced ordered diagram whose leaves are the successor
+ * states.
  */
 final class Progression {
     // Kinds of negation-normal-form nodes.
@@ -38,7 +40,6 @@ final class Progression {
     final List<Atom> atoms;
     private final Map<Atom, Integer> atomIndex = new HashMap<>();
     final Bdd bdd;
-    private final int clauseLimit;
     private final int buildLimit;
 
     // Negation normal form, hash-consed: node n has kind[n], a[n], b[n] (children, or for LIT: the
@@ -63,17 +64,18 @@ final class Progression {
     private final List<int[]> pastNow = new ArrayList<>();
     private final List<int[]> pastNext = new ArrayList<>();
 
-    // Interned clauses: sorted literal arrays; literal 2n = WX node n, 2n + 1 = X node n.
-    private final Map<Ints, Integer> clauseIds = new HashMap<>();
-    private final List<int[]> clauses = new ArrayList<>();
-    private final List<int[]> clauseNeeds = new ArrayList<>();
-    private final Map<Long, Integer> unions = new HashMap<>();
+    // Obligations: BDDs whose variable l is a next-literal, 2n = WX node n, 2n + 1 = X node n.
+    private final Bdd obligations;
+    private final Map<Integer, int[]> obligationNeeds = new HashMap<>();
+    private final Map<Long, Integer> substitutions = new HashMap<>();
+    private final Map<Integer, Integer> pieceObligation = new HashMap<>();
     private final Map<Integer, int[]> nodeNeeds = new HashMap<>();
 
     // Explored states.
-    private final Map<Ints, Integer> stateIds = new HashMap<>();
-    final List<int[]> stateClauses = new ArrayList<>();
-    private final List<Integer> stateMemory = new ArrayList<>();
+    private final Map<Long, Integer> stateIds = new HashMap<>();
+    private int[] stateObligation = new int[16];
+    private int[] stateMemory = new int[16];
+    private int states;
     final DiagramTable diagrams;
     int[] root = new int[16];
     boolean[] accepting = new boolean[16];
@@ -87,7 +89,7 @@ final class Progression {
         long budget = Math.max(1L << 16, Math.min(1L << 22, (long) maxStates * 64));
         this.bdd = new Bdd((int) budget);
         this.diagrams = new DiagramTable((int) budget);
-        this.clauseLimit = Math.max(256, Math.min(4096, maxStates)); // products are minimised in O(n^2)
+        this.obligations = new Bdd((int) budget);
         this.buildLimit = (int) budget;
     }
 
@@ -101,19 +103,18 @@ final class Progression {
         }
         for (int p = 0; p < past.size(); p++) pastNeeds.add(closure(p));
         int top = nnf(formula, false);
-        int first = internClause(new int[] {2 * top});
-        int[] initialClauses = {first};
-        int s0 = internState(initialClauses, mask(initialMemory, initialClauses));
+        int first = obligations.ithVar(2 * top); // WX f: the empty trace satisfies f
+        int s0 = internState(first, mask(initialMemory, first));
         assert s0 == 0;
         int explored = 0;
-        while (explored < stateClauses.size()) {
+        while (explored < states) {
             int s = explored++;
             int r = successors(s); // may grow root: store after the call
             root[s] = r;
         }
     }
 
-    int stateCount() { return stateClauses.size(); }
+    int stateCount() { return states; }
 
     // ---------------------------------------------------------------- past subformulas
 
@@ -286,7 +287,7 @@ final class Progression {
     // ---------------------------------------------------------------- negation normal form
 
     private int node(int k, int a, int b) {
-        long key = ((long) k << 58) | ((long) a << 29) | b;
+        long key = mix(((long) k << 58) | ((long) a << 29) | b);
         Integer id = nodeIds.get(key);
         if (id != null) return id;
         if (nodes == kind.length) {
@@ -407,70 +408,6 @@ final class Progression {
         };
     }
 
-    // ---------------------------------------------------------------- clauses
-
-    private int internClause(int[] lits) {
-        Ints key = new Ints(lits);
-        Integer id = clauseIds.get(key);
-        if (id != null) return id;
-        int c = clauses.size();
-        clauseIds.put(key, c);
-        clauses.add(lits);
-        int[] bits = new int[memWords];
-        for (int lit : lits) or(bits, needs(lit >>> 1));
-        clauseNeeds.add(bits);
-        return c;
-    }
-
-    /** The clause holding the literals of both; a weak literal next to its strong twin is dropped. */
-    private int union(int c, int d) {
-        if (c == d) return c;
-        if (c > d) { int t = c; c = d; d = t; }
-        long key = ((long) c << 32) | d;
-        Integer u = unions.get(key);
-        if (u != null) return u;
-        int[] x = clauses.get(c);
-        int[] y = clauses.get(d);
-        int[] out = new int[x.length + y.length];
-        int i = 0, j = 0, n = 0;
-        while (i < x.length || j < y.length) {
-            int v;
-            if (j == y.length || (i < x.length && x[i] < y[j])) v = x[i++];
-            else if (i == x.length || y[j] < x[i]) v = y[j++];
-            else { v = x[i++]; j++; }
-            if ((v & 1) == 1 && n > 0 && out[n - 1] == v - 1) out[n - 1] = v; // X α subsumes WX α
-            else out[n++] = v;
-        }
-        int r = internClause(Arrays.copyOf(out, n));
-        unions.put(key, r);
-        return r;
-    }
-
-    /** Whether every literal of clause {@code c} is implied by one of {@code d} (so d is redundant next to c). */
-    private boolean subsumes(int c, int d) {
-        int[] x = clauses.get(c);
-        int[] y = clauses.get(d);
-        if (x.length > y.length) return false;
-        int j = 0;
-        for (int lit : x) {
-            int weak = lit & ~1;
-            while (j < y.length && y[j] < weak) j++;
-            if (j == y.length) return false;
-            if ((lit & 1) == 1) {
-                if (y[j] == weak) j++;
-                if (j == y.length || y[j] != lit) return false;
-            } else if (y[j] != weak && y[j] != weak + 1) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private boolean hasStrong(int c) {
-        for (int lit : clauses.get(c)) if ((lit & 1) == 1) return true;
-        return false;
-    }
-
     // ---------------------------------------------------------------- one-step unfoldings
 
     /*
@@ -479,8 +416,7 @@ final class Progression {
      * rest of the trace must satisfy). The successor of a state is its piece split on the atoms the
      * guards test, lowest atom first: every cofactor simplifies (a false guard kills its conjunction,
      * a true one its disjunction), so only the atoms that still matter are read, and equal cofactors
-     * meet in the memo. Only at a leaf, where no guard is left, is the piece multiplied out into the
-     * successor's clauses.
+     * meet in the memo. At a leaf, where no guard is left, the piece is the successor's obligation.
      */
     private static final int P_TRUE = 0, P_FALSE = 1, P_GUARD = 2, P_NEXT = 3, P_AND = 4, P_OR = 5;
 
@@ -583,7 +519,7 @@ final class Progression {
 
     /** What node {@code n} requires of the current letter and of the rest, given memory {@code m}. */
     private int unfold(int n, int m) {
-        long key = ((long) n << 32) | (isZero(needs(n)) ? 0 : m);
+        long key = mix(((long) n << 32) | (isZero(needs(n)) ? 0 : m));
         Integer cached = unfoldings.get(key);
         if (cached != null) return cached;
         int r = switch (kind[n]) {
@@ -611,90 +547,89 @@ final class Progression {
 
     private final Map<Long, Integer> unfoldings = new HashMap<>();
 
-    /** The clauses of a guard-free piece, multiplied out; minimal clauses only, sorted. */
-    private int[] dnf(int p) {
-        int[] cached = pieceDnf.get(p);
+    /** The obligation (BDD over next-literals) of a guard-free piece. */
+    private int obligation(int p) {
+        Integer cached = pieceObligation.get(p);
         if (cached != null) return cached;
-        int[] r;
+        int r;
         switch (pKind[p]) {
-            case P_TRUE -> r = new int[] {emptyClause()};
-            case P_FALSE -> r = new int[0];
-            case P_NEXT -> r = new int[] {internClause(new int[] {pValue[p]})};
-            case P_OR -> {
-                int[] acc = new int[0];
+            case P_TRUE -> r = Bdd.TRUE;
+            case P_FALSE -> r = Bdd.FALSE;
+            case P_NEXT -> r = obligations.ithVar(pValue[p]);
+            case P_AND, P_OR -> {
+                r = pKind[p] == P_AND ? Bdd.TRUE : Bdd.FALSE;
                 for (int kid : pKids.get(p)) {
-                    int[] d = dnf(kid);
-                    int[] both = Arrays.copyOf(acc, acc.length + d.length);
-                    System.arraycopy(d, 0, both, acc.length, d.length);
-                    acc = minimal(both);
+                    int o = obligation(kid);
+                    r = pKind[p] == P_AND ? obligations.and(r, o) : obligations.or(r, o);
                 }
-                r = acc;
-            }
-            case P_AND -> {
-                int[] acc = {emptyClause()};
-                for (int kid : pKids.get(p)) {
-                    int[] d = dnf(kid);
-                    if ((long) acc.length * d.length > clauseLimit) throw new Bdd.NodeLimit();
-                    int[] prod = new int[acc.length * d.length];
-                    int i = 0;
-                    for (int x : acc) for (int y : d) prod[i++] = union(x, y);
-                    acc = minimal(prod);
-                }
-                r = acc;
             }
             default -> throw new IllegalStateException("guard left in a leaf");
         }
-        pieceDnf.put(p, r);
+        pieceObligation.put(p, r);
         return r;
     }
 
-    private int emptyClause() { return internClause(new int[0]); }
+    /**
+     * The obligation {@code f} with each literal replaced by its one-step unfolding under memory
+     * {@code m}: a positive function is {@code lo | (l & hi)} at a node testing literal l.
+     */
+    private int substitute(int f, int m) {
+        if (f == Bdd.TRUE) return pTrue();
+        if (f == Bdd.FALSE) return pFalse();
+        long key = mix(((long) f << 32) | (isZero(needsOf(f)) ? 0 : m));
+        Integer cached = substitutions.get(key);
+        if (cached != null) return cached;
+        int literal = obligations.var(f);
+        int r = pOr(substitute(obligations.low(f), m),
+                pAnd(unfold(literal >>> 1, m), substitute(obligations.high(f), m)));
+        substitutions.put(key, r);
+        return r;
+    }
 
-    /** Distinct clauses not subsumed by another one, sorted. */
-    private int[] minimal(int[] cs) {
-        int[] sorted = cs.clone();
-        Arrays.sort(sorted);
-        int n = 0;
-        for (int i = 0; i < sorted.length; i++) if (n == 0 || sorted[n - 1] != sorted[i]) sorted[n++] = sorted[i];
-        int[] kept = new int[n];
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            boolean redundant = false;
-            for (int j = 0; j < n && !redundant; j++) redundant = j != i && subsumes(sorted[j], sorted[i]);
-            if (!redundant) kept[k++] = sorted[i];
-        }
-        return Arrays.copyOf(kept, k);
+    /** Past subformulas that obligation {@code f} may read, now or later. */
+    private int[] needsOf(int f) {
+        if (f <= Bdd.TRUE) return new int[memWords];
+        int[] cached = obligationNeeds.get(f);
+        if (cached != null) return cached;
+        int[] bits = needs(obligations.var(f) >>> 1).clone();
+        or(bits, needsOf(obligations.low(f)));
+        or(bits, needsOf(obligations.high(f)));
+        obligationNeeds.put(f, bits);
+        return bits;
+    }
+
+    /** Whether the trace may end here: strong literals false, weak ones true. */
+    private boolean acceptsAtEnd(int f) {
+        while (f > Bdd.TRUE) f = (obligations.var(f) & 1) == 1 ? obligations.low(f) : obligations.high(f);
+        return f == Bdd.TRUE;
     }
 
     // ---------------------------------------------------------------- states
 
-    private int internState(int[] stateClauseIds, int[] memory) {
+    private int internState(int f, int[] memory) {
         int m = internMemory(memory);
-        int[] key = new int[stateClauseIds.length + 1];
-        key[0] = m;
-        System.arraycopy(stateClauseIds, 0, key, 1, stateClauseIds.length);
-        Ints k = new Ints(key);
-        Integer id = stateIds.get(k);
+        long key = mix(((long) f << 32) | m);
+        Integer id = stateIds.get(key);
         if (id != null) return id;
-        int s = stateClauses.size();
+        int s = states;
         if (s >= maxStates) throw new Bdd.NodeLimit(true);
-        stateIds.put(k, s);
-        stateClauses.add(stateClauseIds);
-        stateMemory.add(m);
+        stateIds.put(key, s);
         if (s == root.length) {
             root = Arrays.copyOf(root, s * 2);
             accepting = Arrays.copyOf(accepting, s * 2);
+            stateObligation = Arrays.copyOf(stateObligation, s * 2);
+            stateMemory = Arrays.copyOf(stateMemory, s * 2);
         }
-        boolean acc = false;
-        for (int c : stateClauseIds) acc |= !hasStrong(c);
-        accepting[s] = acc;
+        stateObligation[s] = f;
+        stateMemory[s] = m;
+        accepting[s] = acceptsAtEnd(f);
+        states++;
         return s;
     }
 
-    /** Irrelevant memory bits (of past formulas no pending obligation reads) reset to their initial value. */
-    private int[] mask(int[] memory, int[] stateClauseIds) {
-        int[] need = new int[memWords];
-        for (int c : stateClauseIds) or(need, clauseNeeds.get(c));
+    /** Irrelevant memory bits (of past formulas the obligation never reads) reset to their initial value. */
+    private int[] mask(int[] memory, int f) {
+        int[] need = needsOf(f);
         int[] out = new int[memWords];
         for (int w = 0; w < memWords; w++) out[w] = (memory[w] & need[w]) | (initialMemory[w] & ~need[w]);
         return out;
@@ -702,16 +637,8 @@ final class Progression {
 
     /** Builds the transition diagram of state {@code s}, interning the successor states. */
     private int successors(int s) {
-        int m = stateMemory.get(s);
-        int[] cs = stateClauses.get(s);
-        int[] alternatives = new int[cs.length];
-        for (int i = 0; i < cs.length; i++) {
-            int[] lits = clauses.get(cs[i]);
-            int[] parts = new int[lits.length];
-            for (int j = 0; j < lits.length; j++) parts[j] = unfold(lits[j] >>> 1, m);
-            alternatives[i] = pAnd(parts);
-        }
-        return build(pOr(alternatives), pastNext.get(m));
+        int m = stateMemory[s];
+        return build(substitute(stateObligation[s], m), pastNext.get(m));
     }
 
     /**
@@ -743,7 +670,7 @@ final class Progression {
     private final Map<Ints, Integer> builds = new HashMap<>();
 
     private int leaf(int p, int[] memBits) {
-        int[] next = dnf(p);
+        int next = obligation(p);
         int[] memory = new int[memWords];
         for (int i = 0; i < memBits.length; i++) if (memBits[i] == Bdd.TRUE) setBit(memory, i);
         return internState(next, mask(memory, next));
@@ -751,23 +678,37 @@ final class Progression {
 
     private static final int PENDING_ALTERNATIVES = 8;
 
-    /** The open obligation of state {@code s}: its strong next-literals, clause by clause (the first few). */
+    /**
+     * The open obligation of state {@code s}: for each way to meet it (a path of its BDD, the first
+     * few), the strong literals it needs, in formula syntax; null when the trace may end here.
+     */
     String pending(int s) {
-        int[] cs = stateClauses.get(s);
+        int f = stateObligation[s];
+        if (acceptsAtEnd(f)) return null;
+        List<List<Integer>> ways = new ArrayList<>();
+        paths(f, new ArrayList<>(), ways, PENDING_ALTERNATIVES + 1);
         List<String> parts = new ArrayList<>();
-        for (int c : cs) {
+        for (List<Integer> way : ways.subList(0, Math.min(ways.size(), PENDING_ALTERNATIVES))) {
             List<String> strong = new ArrayList<>();
-            for (int lit : clauses.get(c)) if ((lit & 1) == 1) strong.add(Formulas.print(toFormula(lit >>> 1)));
-            if (strong.isEmpty()) return null;
+            for (int lit : way) if ((lit & 1) == 1) strong.add(Formulas.print(toFormula(lit >>> 1)));
             String clause = String.join(" & ", strong);
-            parts.add(strong.size() > 1 && cs.length > 1 ? "(" + clause + ")" : clause);
+            parts.add(strong.size() > 1 && ways.size() > 1 ? "(" + clause + ")" : clause);
         }
-        if (parts.size() > PENDING_ALTERNATIVES) {
-            int more = parts.size() - PENDING_ALTERNATIVES;
-            parts = new ArrayList<>(parts.subList(0, PENDING_ALTERNATIVES));
-            parts.add("... (" + more + " more alternatives)");
-        }
+        if (ways.size() > PENDING_ALTERNATIVES) parts.add("...");
         return parts.isEmpty() ? null : String.join(" | ", parts);
+    }
+
+    /** Up to {@code max} paths to TRUE, each as the literals taken positively. */
+    private void paths(int f, List<Integer> taken, List<List<Integer>> out, int max) {
+        if (out.size() >= max || f == Bdd.FALSE) return;
+        if (f == Bdd.TRUE) {
+            out.add(new ArrayList<>(taken));
+            return;
+        }
+        paths(obligations.low(f), taken, out, max);
+        taken.add(obligations.var(f));
+        paths(obligations.high(f), taken, out, max);
+        taken.remove(taken.size() - 1);
     }
 
     // ---------------------------------------------------------------- bit sets
@@ -777,6 +718,12 @@ final class Progression {
     private static boolean testBit(int[] bits, int i) { return (bits[i >>> 5] & (1 << i)) != 0; }
 
     private static void or(int[] into, int[] from) { for (int i = 0; i < into.length; i++) into[i] |= from[i]; }
+
+    /**
+     * A bijection on longs that spreads packed (int, int) keys over Long.hashCode, which would
+     * otherwise collide on {@code hi ^ lo}.
+     */
+    static long mix(long key) { return key * 0x9E3779B97F4A7C15L; }
 
     private static boolean isZero(int[] bits) {
         for (int b : bits) if (b != 0) return false;
