@@ -38,6 +38,7 @@ public final class FileAuditSink implements AuditSink {
         FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             long size = ch.size();
+            checkIsAuditLog(ch, size);
             long cut = 0;
             byte[] last = null;
             if (size > 0) {
@@ -58,6 +59,20 @@ public final class FileAuditSink implements AuditSink {
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
+        }
+    }
+
+    private static final byte[] HEADER_START = ("{\"prev\":\"" + AuditLines.GENESIS + "\",\"rec\":\"header\"")
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /** Refuses to append to a file that does not start as an audit log (a mistyped audit.path must not damage another file). */
+    private void checkIsAuditLog(FileChannel ch, long size) throws IOException {
+        if (size == 0) return;
+        int n = (int) Math.min(size, HEADER_START.length);
+        byte[] start = read(ch, 0, n);
+        if (!java.util.Arrays.equals(start, 0, n, HEADER_START, 0, n)) {
+            throw new IOException(path + " is not a tracegate audit log (it does not begin with an audit header), so nothing"
+                    + " is appended to it; set audit.path to a new file or to an existing audit log");
         }
     }
 

@@ -282,6 +282,17 @@ class AuditWriterTest {
         assertThat(LogFiles.droppedCount(p, "io-error")).isEqualTo(5);
     }
 
+    @Test
+    void aFileThatIsNotAnAuditLogIsNeverAppendedTo() throws Exception {
+        Path other = Files.writeString(dir.resolve("passwd"), "root:x:0:0:root:/root:/bin/bash\n");
+        AuditWriter w = AuditWriter.start(other, fastRetry(FailPolicy.CLOSED));
+        assertThat(w.isHealthy()).isFalse();
+        assertThat(w.lastError()).contains(other + " is not a tracegate audit log");
+        assertThat(w.append(rec("s", 0))).isEqualTo(Admission.REFUSED);
+        w.close();
+        assertThat(Files.readString(other)).isEqualTo("root:x:0:0:root:/root:/bin/bash\n");
+    }
+
     /** A disk with a byte budget shared by every stream opened on it; writes past it fail half-way. */
     private static final class SmallDisk {
         final AtomicLong budget;
