@@ -3,9 +3,10 @@ package dev.tracegate.engine.automaton;
 import java.util.Arrays;
 
 /**
- * Reduced ordered binary decision diagrams over the atoms of one formula (variable {@code j} is
- * atom {@code j}, tested in increasing order), used as the guards of the symbolic progression.
- * Nodes are hash-consed, so two equal functions have the same id. Not thread-safe: one per compile.
+ * Reduced ordered binary decision diagrams over numbered variables, tested in increasing order: the
+ * compiler keeps one over the atoms of a formula (guards on the current letter) and one over its
+ * next-literals (obligations on the rest of the trace). Nodes are hash-consed, so two equal functions
+ * have the same id. Not thread-safe: one per compilation.
  */
 final class Bdd {
     static final int FALSE = 0;
@@ -30,7 +31,7 @@ final class Bdd {
 
     /**
      * Thrown when a compilation outgrows its bound: too many states ({@code states}), or too much
-     * intermediate work (nodes, pieces, clauses) for that bound. The compiler reports it as a state limit.
+     * intermediate work (diagram nodes, pieces, expansion steps) for that bound. The compiler reports it as a state limit.
      */
     static final class NodeLimit extends RuntimeException {
         final boolean states;

@@ -39,7 +39,7 @@ final class Progression {
     private final int maxStates;
     final List<Atom> atoms;
     private final Map<Atom, Integer> atomIndex = new HashMap<>();
-    final Bdd bdd;
+    final Bdd guards; // conditions on the current letter: variable j is atom j
     private final int buildLimit;
 
     // Negation normal form, hash-consed: node n has kind[n], a[n], b[n] (children, or for LIT: the
@@ -87,7 +87,7 @@ final class Progression {
         this.atoms = Formulas.atoms(formula);
         for (int j = 0; j < atoms.size(); j++) atomIndex.put(atoms.get(j), j);
         long budget = Math.max(1L << 16, Math.min(1L << 22, (long) maxStates * 64));
-        this.bdd = new Bdd((int) budget);
+        this.guards = new Bdd((int) budget);
         this.diagrams = new DiagramTable((int) budget);
         this.obligations = new Bdd((int) budget);
         this.buildLimit = (int) budget;
@@ -237,16 +237,16 @@ final class Progression {
             if (f instanceof Formula.Unary u) {
                 int arg = pastOnly(u.arg(), now);
                 switch (u.op()) {
-                    case YESTERDAY -> { now[p] = bdd.constant(bit); next[p] = arg; }
-                    case ONCE -> { now[p] = bdd.or(arg, bdd.constant(bit)); next[p] = now[p]; }
-                    case HISTORICALLY -> { now[p] = bdd.and(arg, bdd.constant(bit)); next[p] = now[p]; }
+                    case YESTERDAY -> { now[p] = guards.constant(bit); next[p] = arg; }
+                    case ONCE -> { now[p] = guards.or(arg, guards.constant(bit)); next[p] = now[p]; }
+                    case HISTORICALLY -> { now[p] = guards.and(arg, guards.constant(bit)); next[p] = now[p]; }
                     default -> throw new IllegalStateException(u.op().toString());
                 }
             } else {
                 Formula.Binary b = (Formula.Binary) f;
                 int l = pastOnly(b.left(), now);
                 int r = pastOnly(b.right(), now);
-                now[p] = bdd.or(r, bdd.and(l, bdd.constant(bit)));
+                now[p] = guards.or(r, guards.and(l, guards.constant(bit)));
                 next[p] = now[p];
             }
         }
@@ -255,19 +255,19 @@ final class Progression {
     }
 
     private int pastOnly(Formula f, int[] now) {
-        if (f instanceof Formula.Const c) return bdd.constant(c.value());
-        if (f instanceof Atom a) return bdd.ithVar(atomIndex.get(a));
+        if (f instanceof Formula.Const c) return guards.constant(c.value());
+        if (f instanceof Atom a) return guards.ithVar(atomIndex.get(a));
         Integer p = pastIndex.get(f);
         if (p != null) return now[p];
-        if (f instanceof Formula.Unary u && u.op() == UnOp.NOT) return bdd.not(pastOnly(u.arg(), now));
+        if (f instanceof Formula.Unary u && u.op() == UnOp.NOT) return guards.not(pastOnly(u.arg(), now));
         if (f instanceof Formula.Binary b) {
             int l = pastOnly(b.left(), now);
             int r = pastOnly(b.right(), now);
             return switch (b.op()) {
-                case AND -> bdd.and(l, r);
-                case OR -> bdd.or(l, r);
-                case IMPLIES -> bdd.or(bdd.not(l), r);
-                case IFF -> bdd.iff(l, r);
+                case AND -> guards.and(l, r);
+                case OR -> guards.or(l, r);
+                case IMPLIES -> guards.or(guards.not(l), r);
+                case IFF -> guards.iff(l, r);
                 default -> throw new IllegalStateException(b.op().toString());
             };
         }
@@ -427,7 +427,6 @@ final class Progression {
     private final List<int[]> pKids = new ArrayList<>();
     private int pieces;
     private final Map<Ints, Integer> pieceIds = new HashMap<>();
-    private final Map<Integer, int[]> pieceDnf = new HashMap<>();
 
     private int piece(int kind, int value, int[] kids, int top) {
         int[] key = new int[kids.length + 2];
@@ -464,7 +463,7 @@ final class Progression {
     private int pGuard(int g) {
         if (g == Bdd.TRUE) return pTrue();
         if (g == Bdd.FALSE) return pFalse();
-        return piece(P_GUARD, g, new int[0], bdd.var(g));
+        return piece(P_GUARD, g, new int[0], guards.var(g));
     }
 
     private int pNext(int literal) { return piece(P_NEXT, literal, new int[0], Bdd.TERMINAL_VAR); }
@@ -506,7 +505,7 @@ final class Progression {
         if (pCofactor[slot] >= 0) return pCofactor[slot];
         int r;
         if (pKind[p] == P_GUARD) {
-            r = pGuard(bdd.cofactor(pValue[p], v, value));
+            r = pGuard(guards.cofactor(pValue[p], v, value));
         } else {
             int[] kids = pKids.get(p);
             int[] out = new int[kids.length];
@@ -527,8 +526,8 @@ final class Progression {
             case FALSE -> pFalse();
             case LIT -> {
                 int v = na[n];
-                int g = v < atoms.size() ? bdd.ithVar(v) : pastNow.get(m)[v - atoms.size()];
-                yield pGuard(nb[n] == 1 ? g : bdd.not(g));
+                int g = v < atoms.size() ? guards.ithVar(v) : pastNow.get(m)[v - atoms.size()];
+                yield pGuard(nb[n] == 1 ? g : guards.not(g));
             }
             case AND -> pAnd(unfold(na[n], m), unfold(nb[n], m));
             case OR -> pOr(unfold(na[n], m), unfold(nb[n], m));
@@ -648,7 +647,7 @@ final class Progression {
     private int build(int p, int[] memBits) {
         if (++buildCalls > buildLimit) throw new Bdd.NodeLimit();
         int v = pTop[p];
-        for (int g : memBits) v = Math.min(v, bdd.var(g));
+        for (int g : memBits) v = Math.min(v, guards.var(g));
         if (v == Bdd.TERMINAL_VAR) return ~leaf(p, memBits);
         int[] key = new int[memBits.length + 1];
         key[0] = p;
@@ -659,8 +658,8 @@ final class Progression {
         int[] lo = new int[memBits.length];
         int[] hi = new int[memBits.length];
         for (int i = 0; i < memBits.length; i++) {
-            lo[i] = bdd.cofactor(memBits[i], v, false);
-            hi[i] = bdd.cofactor(memBits[i], v, true);
+            lo[i] = guards.cofactor(memBits[i], v, false);
+            hi[i] = guards.cofactor(memBits[i], v, true);
         }
         int r = diagrams.mk(v, build(cofactor(p, v, false), lo), build(cofactor(p, v, true), hi));
         builds.put(k, r);
@@ -691,8 +690,8 @@ final class Progression {
         for (List<Integer> way : ways.subList(0, Math.min(ways.size(), PENDING_ALTERNATIVES))) {
             List<String> strong = new ArrayList<>();
             for (int lit : way) if ((lit & 1) == 1) strong.add(Formulas.print(toFormula(lit >>> 1)));
-            String clause = String.join(" & ", strong);
-            parts.add(strong.size() > 1 && ways.size() > 1 ? "(" + clause + ")" : clause);
+            String need = String.join(" & ", strong);
+            parts.add(strong.size() > 1 && ways.size() > 1 ? "(" + need + ")" : need);
         }
         if (ways.size() > PENDING_ALTERNATIVES) parts.add("...");
         return parts.isEmpty() ? null : String.join(" | ", parts);
