@@ -176,6 +176,7 @@ public final class BenchReport {
         if (cpu != null && cpu.get("traceLength") != null) {
             JsonNode first = null, last = null;
             for (JsonNode r : cpu.get("traceLength")) {
+                if (r.has("control")) continue;
                 if (r.get("traceLength").asInt() == 100) first = r;
                 if (r.get("traceLength").asInt() == 1_000_000) last = r;
             }
@@ -256,6 +257,7 @@ public final class BenchReport {
                         .append(" events (median) | fastest shot | shots |\n|---|---|---|---|---|\n");
                 for (JsonNode r : cpu.get("traceLength")) {
                     b.append("| ").append(r.get("contracts").asInt()).append(" | ").append(r.get("traceLength").asInt())
+                            .append(r.has("control") ? " (control: " + r.get("control").asText() + ")" : "")
                             .append(" | ").append(fmt(r.get("cpuNsPerEventMedian").asDouble())).append(" | ")
                             .append(fmt(r.get("cpuNsPerEventMin").asDouble())).append(" | ").append(r.get("shots").asInt()).append(" |\n");
                 }

@@ -96,13 +96,30 @@ public final class StepCpuTime {
         refused += steps(monitor, warm, w, cycle.valuations(), cycle.agent(), 300_000);
         List<Object> out = new ArrayList<>();
         int n = 0;
-        for (int length : lengths) {
-            if (length % cycle.length() != 0) throw new IllegalArgumentException("trace lengths must be multiples of " + cycle.length());
+        int maxLength = Arrays.stream(lengths).max().orElse(0);
+        // The last row is a control: a session with only its prelude, timed right after another
+        // session's longest history. If it costs what the longest history costs, the difference is
+        // the measurement (what ran just before), not the timed session's length.
+        int[] rows = Arrays.copyOf(lengths, lengths.length + 1);
+        rows[lengths.length] = -maxLength;
+        for (int length : rows) {
+            boolean control = length < 0;
+            int history = Math.abs(length);
+            if (history % cycle.length() != 0) throw new IllegalArgumentException("trace lengths must be multiples of " + cycle.length());
             double[] cpu = new double[shots];
             for (int k = 0; k < shots; k++) {
                 Session s = monitor.session("trace-" + n++);
                 refused += steps(monitor, s, w, prelude.valuations(), prelude.agent(), prelude.length());
-                int from = refusedFree(monitor, s, w, cycle, length - prelude.length());
+                int from;
+                if (control) {
+                    Session other = monitor.session("other-" + n++);
+                    refused += steps(monitor, other, w, prelude.valuations(), prelude.agent(), prelude.length());
+                    refusedFree(monitor, other, w, cycle, history - prelude.length());
+                    monitor.end(other);
+                    from = 0;
+                } else {
+                    from = refusedFree(monitor, s, w, cycle, history - prelude.length());
+                }
                 refused += steps(monitor, warm, w, cycle.valuations(), cycle.agent(), TraceLengthBenchmark.SETTLE);
                 long c0 = threads.getCurrentThreadCpuTime();
                 refused += steps(monitor, s, w, cycle.valuations(), cycle.agent(), from, cycle.length());
@@ -111,7 +128,8 @@ public final class StepCpuTime {
             }
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("contracts", 10);
-            m.put("traceLength", length);
+            m.put("traceLength", control ? prelude.length() : history);
+            if (control) m.put("control", "timed session has only its prelude; " + history + " events were stepped on another session just before");
             m.put("shots", shots);
             m.put("cpuNsPerEventMedian", median(cpu));
             m.put("cpuNsPerEventMin", Arrays.stream(cpu).min().orElse(Double.NaN));
