@@ -7,6 +7,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.tracegate.matchers.pii.DataCategory;
+import dev.tracegate.matchers.pii.DataCategoryExtractor;
+import dev.tracegate.matchers.pii.SpanSink;
+
 import java.lang.reflect.Array;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -42,6 +46,9 @@ public final class Args {
     private final int leaves;
     /** Compact JSON text; computed on first use, then cached (idempotent, like String.hashCode). */
     private String json;
+    /** Detected categories with {@link #COMPUTED} set once known; 0 before (idempotent memo). */
+    private volatile long detected;
+    private static final long COMPUTED = 1L << 63;
 
     private Args(ObjectNode root, boolean malformed, String json) {
         this.root = root;
@@ -181,6 +188,32 @@ public final class Args {
 
     /** Top-level field names in order. */
     public Iterator<String> fieldNames() { return root.fieldNames(); }
+
+    /**
+     * Data categories the extractor finds in the arguments, as {@link DataCategory#bit()}s: field-name
+     * hints on every scalar, and the detectors on every text scalar and on integral numbers of seven or
+     * more digits. Computed on first use and remembered (the result depends on the arguments only).
+     *
+     * @param scratch the caller's reusable sink (thread-private)
+     */
+    public long categoryMask(SpanSink.Mask scratch) {
+        long d = detected;
+        if (d != 0) return d & ~COMPUTED;
+        DataCategoryExtractor x = DataCategoryExtractor.INSTANCE;
+        long m = 0;
+        for (int i = 0; i < leaves; i++) {
+            JsonNode v = leafValues[i];
+            if (v.isTextual() && v.textValue().isBlank()) continue;
+            DataCategory hint = x.fieldHint(leafNames[i]);
+            if (hint != null) m |= hint.bit();
+            if (v.isTextual()) m |= x.mask(v.textValue(), scratch);
+            else if (v.isIntegralNumber() && hint == null && Math.abs(v.doubleValue()) >= 1_000_000) {
+                m |= x.mask(v.asText(), scratch); // phone-, card- or id-sized numbers only: small ones are amounts
+            }
+        }
+        detected = m | COMPUTED;
+        return m;
+    }
 
     /** Compact JSON text of the arguments (computed once per event). */
     public String json() {

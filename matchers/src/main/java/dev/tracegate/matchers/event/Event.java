@@ -1,6 +1,9 @@
 package dev.tracegate.matchers.event;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tracegate.matchers.pii.DataCategory;
+import dev.tracegate.matchers.pii.DataCategoryExtractor;
+import dev.tracegate.matchers.pii.SpanSink;
 
 import java.util.Arrays;
 import java.util.Collection;
@@ -37,6 +40,8 @@ public final class Event {
     private final boolean error;
     private final long tokens;
     private final int depth;
+    /** Categories detected in text and result, with bit 63 set once known; 0 before (idempotent memo). */
+    private volatile long detected;
 
     private Event(Builder b) {
         this.session = b.session == null ? "" : b.session;
@@ -127,6 +132,22 @@ public final class Event {
     public long tokens() { return tokens; }
     /** Delegation depth: 0 for the top-level agent, 1 for a sub-agent it called, and so on. */
     public int depth() { return depth; }
+
+    /**
+     * Data categories the extractor finds in the text and the result, as {@link DataCategory#bit()}s;
+     * computed on first use and remembered. Arguments: {@link Args#categoryMask}.
+     *
+     * @param scratch the caller's reusable sink (thread-private)
+     */
+    public long textCategoryMask(SpanSink.Mask scratch) {
+        long d = detected;
+        if (d != 0) return d & Long.MAX_VALUE;
+        long m = 0;
+        if (text != null) m |= DataCategoryExtractor.INSTANCE.mask(text, scratch);
+        if (result != null) m |= DataCategoryExtractor.INSTANCE.mask(result, scratch);
+        detected = m | Long.MIN_VALUE;
+        return m;
+    }
 
     /** Number of declared purposes (lower-cased, distinct). */
     public int purposeCount() { return purposes.length; }

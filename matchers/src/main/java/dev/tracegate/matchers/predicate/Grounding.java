@@ -382,24 +382,13 @@ public final class Grounding implements Grounder<Event> {
             m |= b == null ? OTHER_CATEGORY : b;
         }
         if (!detectCategories) return m;
-        DataCategoryExtractor x = DataCategoryExtractor.INSTANCE;
         if (f.isCall) {
             Args a = e.args();
             m |= mappedFields(f.toolFull, a);
             if (f.toolBare != f.toolFull) m |= mappedFields(f.toolBare, a);
-            for (int i = 0; i < a.leafCount(); i++) {
-                JsonNode v = a.leafValue(i);
-                if (v.isTextual() && v.textValue().isBlank()) continue;
-                DataCategory hint = x.fieldHint(a.leafName(i));
-                if (hint != null) m |= hint.bit();
-                if (v.isTextual()) m |= x.mask(v.textValue(), f.sink);
-                else if (v.isIntegralNumber() && hint == null && Math.abs(v.doubleValue()) >= 1_000_000) {
-                    m |= x.mask(v.asText(), f.sink); // phone-, card- or id-sized numbers only: small ones are amounts
-                }
-            }
+            m |= a.categoryMask(f.sink);
         }
-        if (e.text() != null) m |= x.mask(e.text(), f.sink);
-        if (e.result() != null) m |= x.mask(e.result(), f.sink);
+        m |= e.textCategoryMask(f.sink);
         return m;
     }
 
@@ -469,8 +458,10 @@ public final class Grounding implements Grounder<Event> {
             String t = s.text(i);
             int n = t.length();
             if (n == 0) continue;
+            char lo = Character.toLowerCase(t.charAt(0)), up = Character.toUpperCase(t.charAt(0));
             for (int p = 0; p + n <= text.length(); p++) {
-                if (text.regionMatches(true, p, t, 0, n)) return true;
+                char c = text.charAt(p);
+                if ((c == lo || c == up) && text.regionMatches(true, p, t, 0, n)) return true;
             }
         }
         return false;
