@@ -1,6 +1,16 @@
 package dev.tracegate.agent.core;
 
+import dev.tracegate.agent.audit.AuditWriter;
 import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.config.AgentConfig;
+import dev.tracegate.agent.config.BlockStyle;
+import dev.tracegate.agent.config.ConfigException;
+import dev.tracegate.agent.config.FailPolicy;
+import dev.tracegate.agent.config.Mode;
+import dev.tracegate.agent.metrics.SupervisorMetrics;
+import dev.tracegate.agent.supervision.ContractSupervisor;
+import dev.tracegate.agent.supervision.LiveView;
+import dev.tracegate.contracts.library.LibraryException;
 import dev.tracegate.agent.instrumentation.Hooks;
 import dev.tracegate.agent.instrumentation.Weaver;
 import dev.tracegate.agent.instrumentation.configured.ConfiguredHooks;
@@ -15,6 +25,9 @@ import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Constructor;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Starts the agent inside the agent's class loader: reads the options, creates the supervisor, installs
@@ -28,50 +41,98 @@ public final class AgentCore {
     private AgentCore() {
     }
 
+    /**
+     * Options that the development supervisor ({@code supervisor=rules}) and the bridge read as free
+     * text beside the configuration keys of {@link AgentConfig}.
+     */
+    static final Set<String> FREE_KEYS = Set.of("supervisor", "block", "suppress", "suppressUser", "redact", "blockOutput",
+            "trace", "onBlock", "shadow", "methods", "view");
+
     /** Called reflectively by the launcher; a bad option stops the start unless {@code fail=open}. */
     public static synchronized void start(String arguments, Instrumentation instrumentation, boolean attached, File jar) {
         AgentArguments options;
+        AgentConfig config;
         try {
             options = AgentArguments.parse(arguments);
+            config = AgentConfig.load(arguments, System.getenv(), tracegateProperties(), FREE_KEYS);
+        } catch (ConfigException e) {
+            if (e.failPolicy() == FailPolicy.OPEN) {
+                AgentLog.error("configuration is unusable and tracegate runs UNSUPERVISED because fail=open:\n" + e.getMessage(), null);
+                return;
+            }
+            refuseStart(e.getMessage(), attached);
+            return;
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(e.getMessage(), null);
+            refuseStart(e.getMessage(), attached);
+            return;
         }
-        AgentLog.debug(options.flag("debug", false));
-        long started = System.nanoTime();
+        AgentLog.debug(config.debug() || options.flag("debug", false));
+        if (config.debug()) AgentLog.info("effective configuration:\n" + config.describe());
         try {
             JsonCodec json = new JsonCodec();
             String methodsFile = options.get("methods");
             ConfiguredMethods methods = methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile));
-            Supervisor supervisor = createSupervisor(options, json);
-            SupervisorBridge created = new SupervisorBridge(supervisor, options, json, methods);
+            Supervisor supervisor = createSupervisor(options, config, json);
+            AgentArguments bridgeOptions = options;
+            if (options.get("onBlock") == null && config.blockStyle() == BlockStyle.EXCEPTION) {
+                bridgeOptions = AgentArguments.parse((arguments == null || arguments.isBlank() ? "" : arguments + ",") + "onBlock=throw");
+            }
+            SupervisorBridge created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
             List<Hooks> hooks = List.of(new LangChain4jHooks(), new SpringAiHooks(), new McpHooks.Server(), new McpHooks.Client(),
                     new ConfiguredHooks(methods));
             Dispatcher.install(created);
             bridge = created;
-            long configured = System.nanoTime();
             Weaver installed = new Weaver(hooks);
             installed.install(instrumentation, AgentCore.class.getClassLoader());
-            AgentLog.debug("start-up: options and supervisor " + (configured - started) / 1_000_000 + " ms, instrumentation "
-                    + (System.nanoTime() - configured) / 1_000_000 + " ms");
             weaver = installed;
             Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
             AgentLog.info("agent started (" + (attached ? "attached" : "premain") + ") supervisor=" + supervisor.getClass().getSimpleName()
-                    + (options.flag("shadow", false) ? " mode=shadow" : "") + " onBlock=" + options.get("onBlock", "substitute")
+                    + (options.flag("shadow", false) || config.mode() == Mode.SHADOW ? " mode=shadow" : "")
+                    + " onBlock=" + bridgeOptions.get("onBlock", "substitute")
                     + " instrumentations=" + installed.names() + (methods.isEmpty() ? "" : " configuredMethods=" + methods.rules().size()));
             if (attached) {
                 installed.reportUnmatched();
             }
         } catch (RuntimeException | LinkageError e) {
-            if (options.get("fail", "closed").equals("open")) {
+            if (config.fail() == FailPolicy.OPEN || options.get("fail", "closed").equals("open")) {
                 AgentLog.error("agent could not start and runs UNSUPERVISED because fail=open", e);
+                return;
+            }
+            if (e instanceof LibraryException || e instanceof IllegalArgumentException) {
+                refuseStart(e.getMessage(), attached);
                 return;
             }
             throw e;
         }
     }
 
-    private static Supervisor createSupervisor(AgentArguments options, JsonCodec json) {
-        String name = options.get("supervisor", "rules");
+    /**
+     * A user mistake in the configuration or a library stops the start with one paragraph and no stack
+     * trace: at JVM start the process exits with status 78 (EX_CONFIG) before the application runs;
+     * when attaching, the attach command reports it and the running application is left untouched.
+     */
+    private static void refuseStart(String paragraph, boolean attached) {
+        String text = "tracegate: the agent cannot start:\n" + paragraph
+                + "\n(fix the configuration, or set fail: open to run the application unsupervised)";
+        if (attached) throw new IllegalArgumentException(text, null);
+        System.err.println(text);
+        System.err.flush();
+        System.exit(78);
+    }
+
+    private static Map<String, String> tracegateProperties() {
+        Map<String, String> props = new TreeMap<>();
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith(AgentConfig.PROPERTY_PREFIX)) props.put(name, System.getProperty(name));
+        }
+        return props;
+    }
+
+    private static Supervisor createSupervisor(AgentArguments options, AgentConfig config, JsonCodec json) {
+        String name = options.get("supervisor", config.libraries().isEmpty() ? "rules" : "contracts");
+        if (name.equals("contracts")) {
+            return contractSupervisor(config);
+        }
         if (name.equals("rules")) {
             return new RuleSupervisor(options, json);
         }
@@ -89,6 +150,25 @@ public final class AgentCore {
         }
     }
 
+    /** The engine-backed supervisor, its audit log and its metrics, closed in that order at shutdown. */
+    private static Supervisor contractSupervisor(AgentConfig config) {
+        AuditWriter audit = AuditWriter.start(config.auditPath(), AuditWriter.Settings.from(config));
+        SupervisorMetrics metrics = new SupervisorMetrics();
+        metrics.audit(audit);
+        if (config.metricsJmx()) metrics.register();
+        String view = config.extra("view");
+        LiveView live = view != null && view.equals("live") ? LiveView.onStderr() : null;
+        ContractSupervisor supervisor = new ContractSupervisor(config, audit, metrics, live);
+        closers.add(() -> {
+            supervisor.close();
+            audit.close();
+            metrics.unregister();
+        });
+        return supervisor;
+    }
+
+    private static final List<Runnable> closers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private static void shutdown() {
         SupervisorBridge b = bridge;
         if (b != null) {
@@ -96,6 +176,13 @@ public final class AgentCore {
                 b.endAll();
             } catch (RuntimeException e) {
                 AgentLog.error("ending sessions at shutdown failed", e);
+            }
+        }
+        for (Runnable c : closers) {
+            try {
+                c.run();
+            } catch (RuntimeException e) {
+                AgentLog.error("closing the supervisor at shutdown failed", e);
             }
         }
         Weaver w = weaver;

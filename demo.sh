@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The demo: build tracegate, then run a LangChain4j customer-service agent (it/src/main/java/demoapp/support)
+# under the agent jar with the gdpr, injection and sop-refund libraries, and verify the audit log.
+set -euo pipefail
+cd "$(dirname "$0")"
+echo "== building (mvn package, tests skipped) =="
+mvn -B -ntp -q -DskipTests package
+AGENT=agent/target/tracegate-agent.jar
+CP="it/target/classes:$(cat it/target/app-classpath.txt)"
+rm -f target/demo-audit.jsonl
+mkdir -p target
+echo
+echo "== running the support desk under tracegate =="
+java -javaagent:"$AGENT"=config=it/demo/tracegate.yaml -cp "$CP" demoapp.support.SupportDesk
+echo
+echo "== audit log: target/demo-audit.jsonl =="
+java -jar "$AGENT" audit verify target/demo-audit.jsonl
