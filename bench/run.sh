@@ -18,7 +18,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   (cd "$root" && mvn -q -pl bench -am package -DskipTests)
 fi
 
-engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark|ReplayBenchmark|GroundingBenchmark'
+engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark|ReplayBenchmark'
 case "$mode" in
   quick)
     steady=(-f 1 -wi 2 -w 1s -i 3 -r 1s)
@@ -54,9 +54,9 @@ echo "== memory per session"
   --contracts 10 --jol-sessions 10000 --sessions "$sessions" --out "$out/$mode-footprint.json" > /dev/null
 echo "== report"
 "${java[@]}" -cp "$jar" dev.tracegate.bench.BenchReport \
-  --jmh "$out/$mode-steady.json,$out/$mode-trace.json" --jmh-merged "$out/$mode.json" \
+  --jmh "$out/$mode-steady.json,$out/$mode-grounding.json,$out/$mode-builtin.json,$out/$mode-trace.json" --jmh-merged "$out/$mode.json" \
   --cpu "$out/$mode-cpu.json" --latency "$out/$mode-latency.json" --footprint "$out/$mode-footprint.json" \
   --summary "$out/$mode-summary.json" --tables "$out/$mode-tables.md" --chart "$out/engine-latency$([[ $mode == quick ]] || echo -full).svg" \
   --command "bench/run.sh $mode"
-rm -f "$out/$mode-steady.json" "$out/$mode-trace.json"
+rm -f "$out/$mode-steady.json" "$out/$mode-grounding.json" "$out/$mode-builtin.json" "$out/$mode-trace.json"
 echo "results in $out"

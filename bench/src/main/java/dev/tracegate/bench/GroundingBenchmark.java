@@ -10,6 +10,7 @@ import dev.tracegate.engine.monitor.Session;
 import dev.tracegate.engine.monitor.SessionMonitor;
 import dev.tracegate.engine.monitor.SessionState;
 import dev.tracegate.engine.monitor.Worker;
+import dev.tracegate.contracts.library.Library;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.predicate.Grounding;
 import dev.tracegate.matchers.predicate.Policy;
@@ -20,6 +21,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -32,14 +34,15 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Grounding real events with the matchers ({@link Grounding}) against a ten-contract support-agent
- * library written in the interaction-predicate vocabulary (refund procedure, injection, personal
- * data, allowlist), for three typical events: a tool call with 3 arguments, a 2 KB tool result and
- * a 1 KB user message. {@code ground*}: grounding alone; {@code step*}: grounding plus the engine
+ * Grounding real events with the matchers ({@link Grounding}) for three typical events: a tool call
+ * with 3 arguments, a 2 KB tool result and a 1 KB user message, against {@code library}: the bench's
+ * own ten-contract support-agent library ({@code support}: refund procedure, injection, personal
+ * data, allowlist, written in the interaction-predicate vocabulary) or one of the contracts module's
+ * built-in libraries ({@code gdpr}, {@code injection}, {@code sop-refund}). {@code ground*}: grounding alone; {@code step*}: grounding plus the engine
  * step (target ≤ 300 ns); {@code baseline*}: a stateless per-call guard ({@link StatelessGuard}) on
  * the same event. The events are built once (parsing JSON arguments is the interception's cost,
- * not grounding's). This library is the bench's own; the contracts module's built-in libraries
- * (gdpr, injection, sop-refund) are not measured yet.
+ * not grounding's). With the built-in libraries the measured events need not pass (a library may
+ * refuse them); the smoke test prints each library's decisions.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -65,7 +68,10 @@ public class GroundingBenchmark {
 
     /** The compiled library, a monitor with one session per measured event, and the events. */
     @State(Scope.Thread)
-    public static class Library {
+    public static class Subject {
+        @Param({"support", "gdpr", "injection", "sop-refund"})
+        public String library = "support";
+
         SessionMonitor<Event> monitor;
         Grounding grounding;
         Worker worker;
@@ -78,34 +84,40 @@ public class GroundingBenchmark {
         Event call3;
         Event result2k;
         Event user1k;
-        StatelessGuard guard;
 
         @Setup(Level.Trial)
         public void setUp() {
-            Formula assume = Parser.parse(ASSUME);
-            List<Contract> contracts = new ArrayList<>();
-            for (int i = 0; i < GUARANTEES.length; i++) {
-                contracts.add(new Contract("support-" + i, assume, Parser.parse(GUARANTEES[i]), "block", ""));
+            ContractSet set;
+            if (library.equals("support")) {
+                Formula assume = Parser.parse(ASSUME);
+                List<Contract> contracts = new ArrayList<>();
+                for (int i = 0; i < GUARANTEES.length; i++) {
+                    contracts.add(new Contract("support-" + i, assume, Parser.parse(GUARANTEES[i]), "block", ""));
+                }
+                set = ContractSet.compile(contracts, new DfaCompiler(Workload.MAX_STATES));
+                Policy policy = Policy.builder()
+                        .sideEffecting("send_email", "to")
+                        .erasureTool("erase_customer", "customer_id")
+                        .grant("support")
+                        .build();
+                grounding = Grounding.compile(set.atoms(), policy);
+                monitor = new SessionMonitor<>(set, grounding);
+            } else {
+                Library lib = Library.load(List.of(library), null);
+                set = lib.contracts();
+                grounding = lib.grounding();
+                monitor = lib.newMonitor(SessionMonitor.Options.DEFAULT, r -> {});
             }
-            ContractSet set = ContractSet.compile(contracts, new DfaCompiler(Workload.MAX_STATES));
-            Policy policy = Policy.builder()
-                    .sideEffecting("send_email", "to")
-                    .erasureTool("erase_customer", "customer_id")
-                    .grant("support")
-                    .build();
-            grounding = Grounding.compile(set.atoms(), policy);
-            monitor = new SessionMonitor<>(set, grounding);
             worker = monitor.newWorker();
             valuation = new long[set.valuationWords()];
             unevaluable = new long[set.valuationWords()];
-            call3 = Event.call("s", 10, "search_kb", "{\"query\":\"refund policy for damaged items\",\"limit\":5,\"lang\":\"en\"}");
-            result2k = Event.returned("s", 11, "lookup_order", orderJson(2048), false);
-            user1k = Event.user("s", 12, userText(1024));
+            call3 = call3();
+            result2k = result2k();
+            user1k = user1k();
             callSession = opened("call");
             resultSession = opened("result");
             userSession = opened("user");
             state = monitor.snapshot(callSession);
-            guard = new StatelessGuard(Set.of("lookup_order", "refund", "send_email", "search_kb"), 500);
         }
 
         /** A session past a realistic opening: the user names an order, the agent looks it up. */
@@ -118,7 +130,9 @@ public class GroundingBenchmark {
             };
             for (Event e : opening) {
                 Decision d = monitor.step(s, e, e.controlledByAgent(), true, worker);
-                if (d != Decision.PASS) throw new IllegalStateException("opening event " + e + " was decided " + d);
+                if (d != Decision.PASS && library.equals("support")) {
+                    throw new IllegalStateException("opening event " + e + " was decided " + d);
+                }
             }
             return s;
         }
@@ -152,21 +166,46 @@ public class GroundingBenchmark {
         return b.substring(0, size);
     }
 
-    @Benchmark public int groundCall(Library l) { return l.ground(l.call3); }
+    @Benchmark public int groundCall(Subject l) { return l.ground(l.call3); }
 
-    @Benchmark public int groundResult(Library l) { return l.ground(l.result2k); }
+    @Benchmark public int groundResult(Subject l) { return l.ground(l.result2k); }
 
-    @Benchmark public int groundUser(Library l) { return l.ground(l.user1k); }
+    @Benchmark public int groundUser(Subject l) { return l.ground(l.user1k); }
 
-    @Benchmark public Decision stepCall(Library l) { return l.monitor.step(l.callSession, l.call3, true, true, l.worker); }
+    @Benchmark public Decision stepCall(Subject l) { return l.monitor.step(l.callSession, l.call3, true, true, l.worker); }
 
-    @Benchmark public Decision stepResult(Library l) { return l.monitor.step(l.resultSession, l.result2k, false, true, l.worker); }
+    @Benchmark public Decision stepResult(Subject l) { return l.monitor.step(l.resultSession, l.result2k, false, true, l.worker); }
 
-    @Benchmark public Decision stepUser(Library l) { return l.monitor.step(l.userSession, l.user1k, false, true, l.worker); }
+    @Benchmark public Decision stepUser(Subject l) { return l.monitor.step(l.userSession, l.user1k, false, true, l.worker); }
 
-    @Benchmark public boolean baselineCall(Library l) { return l.guard.allows(l.call3); }
+    /** The same three events and the stateless guard; no library, no session. */
+    @State(Scope.Thread)
+    public static class Baseline {
+        Event call3;
+        Event result2k;
+        Event user1k;
+        StatelessGuard guard;
 
-    @Benchmark public boolean baselineResult(Library l) { return l.guard.allows(l.result2k); }
+        @Setup(Level.Trial)
+        public void setUp() {
+            call3 = call3();
+            result2k = result2k();
+            user1k = user1k();
+            guard = new StatelessGuard(Set.of("lookup_order", "refund", "send_email", "search_kb"), 500);
+        }
+    }
 
-    @Benchmark public boolean baselineUser(Library l) { return l.guard.allows(l.user1k); }
+    static Event call3() {
+        return Event.call("s", 10, "search_kb", "{\"query\":\"refund policy for damaged items\",\"limit\":5,\"lang\":\"en\"}");
+    }
+
+    static Event result2k() { return Event.returned("s", 11, "lookup_order", orderJson(2048), false); }
+
+    static Event user1k() { return Event.user("s", 12, userText(1024)); }
+
+    @Benchmark public boolean baselineCall(Baseline b) { return b.guard.allows(b.call3); }
+
+    @Benchmark public boolean baselineResult(Baseline b) { return b.guard.allows(b.result2k); }
+
+    @Benchmark public boolean baselineUser(Baseline b) { return b.guard.allows(b.user1k); }
 }
