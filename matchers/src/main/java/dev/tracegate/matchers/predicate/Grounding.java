@@ -488,16 +488,14 @@ public final class Grounding implements Grounder<Event> {
                 : f.toolBare >= 0 ? sideEffectTargets[f.toolBare] : null;
         if (targets == null) return FALSE;
         if (!requireUntrusted) return TRUE;
-        boolean missing = false;
+        boolean any = false;
         for (Args.Path p : targets) {
             JsonNode v = f.e.args().get(p);
-            if (v == null) {
-                missing = true;
-                continue;
-            }
+            if (v == null) continue;
+            any = true;
             if (flows(f, Nodes.text(v), true)) return TRUE;
         }
-        return missing && targets.length == 1 ? UNEV : FALSE;
+        return any ? FALSE : UNEV; // a side effect whose target cannot be read: fail closed
     }
 
     // ------------------------------------------------------------------ reporting (allocates)

@@ -57,7 +57,7 @@ public final class Vocabulary {
         new Form("flow", 2, "flow(T, f)", Type.CONDITION, "as flow(f) for CALLs of T"),
         new Form("untrusted", 1, "untrusted(f)", Type.CONDITION, "argument f carries a value a tool result introduced and the user never named"),
         new Form("untrusted", 2, "untrusted(T, f)", Type.CONDITION, "as untrusted(f) for CALLs of T"),
-        new Form("untrusted_target", 0, "untrusted_target", Type.CONDITION, "a CALL of a side-effecting tool of the policy whose target argument is untrusted"),
+        new Form("untrusted_target", 0, "untrusted_target", Type.CONDITION, "a CALL of a side-effecting tool of the policy whose target argument is untrusted (unevaluable when it has none of its target arguments)"),
         new Form("side_effect", 0, "side_effect", Type.CONDITION, "a CALL of a side-effecting tool of the policy"),
         new Form("category", 1, "category(c)", Type.CONDITION, "data of category c is in the event (declared, field maps, field-name hints, detectors)"),
         new Form("personal_data", 0, "personal_data", Type.CONDITION, "data of some category is in the event"),
