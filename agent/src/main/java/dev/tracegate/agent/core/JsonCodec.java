@@ -4,17 +4,20 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
-/** JSON to and from plain JDK values with the agent's own (relocated) Jackson. Thread-safe. */
+/**
+ * JSON to and from plain JDK values with the agent's own (relocated) Jackson. Thread-safe. The mapper
+ * is created on first use: most hosts never need it, and creating it costs start-up time.
+ */
 public final class JsonCodec {
 
-    private final ObjectMapper mapper = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+    private volatile ObjectMapper mapper;
 
     public String write(Object value) {
         if (value == null) {
             return "{}";
         }
         try {
-            return mapper.writeValueAsString(value);
+            return mapper().writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("tracegate: cannot write " + value.getClass().getName() + " as JSON: " + e.getOriginalMessage(), e);
         }
@@ -22,13 +25,23 @@ public final class JsonCodec {
 
     public Object read(String json) {
         try {
-            return mapper.readValue(json, Object.class);
+            return mapper().readValue(json, Object.class);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("tracegate: not JSON: " + e.getOriginalMessage(), e);
         }
     }
 
     public ObjectMapper mapper() {
-        return mapper;
+        ObjectMapper m = mapper;
+        if (m == null) {
+            synchronized (this) {
+                m = mapper;
+                if (m == null) {
+                    m = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+                    mapper = m;
+                }
+            }
+        }
+        return m;
     }
 }

@@ -10,7 +10,7 @@ public interface Hooks {
 
     String name();
 
-    /** A class of the framework; loaders that cannot see it are skipped cheaply. */
+    /** A class of the framework; loaders that cannot see it are skipped cheaply ("java.lang.Object" for hooks that depend on no framework). */
     String marker();
 
     List<HookPoint> points();

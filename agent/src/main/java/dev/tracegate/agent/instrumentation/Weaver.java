@@ -80,7 +80,9 @@ public final class Weaver {
             if (h.points().isEmpty()) {
                 continue; // nothing configured, nothing to match
             }
-            if (presence.get(h.name()).loaded) {
+            if (h.marker().equals("java.lang.Object")) {
+                AgentLog.warn("instrumentation " + h.name() + " matched nothing: no loaded class has a method that fits its patterns");
+            } else if (presence.get(h.name()).loaded) {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing although " + h.marker()
                         + " was loaded: the framework version may have moved its methods; its calls were NOT supervised");
             } else {
