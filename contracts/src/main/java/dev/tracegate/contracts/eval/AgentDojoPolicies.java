@@ -131,7 +131,16 @@ public final class AgentDojoPolicies {
                 .append("description: Side-effecting tools of the AgentDojo ").append(suite)
                 .append(" suite, their target arguments, and which actions a user's request must ask for.\n\n")
                 .append("injection:\n  side-effecting:\n");
-        for (Tool t : tools) b.append("    ").append(t.name()).append(": [").append(String.join(", ", t.targets())).append("]\n");
+        List<String> untargeted = new ArrayList<>();
+        for (Tool t : tools) {
+            if (t.targets().isEmpty()) untargeted.add(t.name());
+            else b.append("    ").append(t.name()).append(": [").append(String.join(", ", t.targets())).append("]\n");
+        }
+        // a tool without a target argument cannot aim anywhere; listing it would make untrusted_target unevaluable
+        if (!untargeted.isEmpty()) {
+            b.append("  # side-effecting without a target argument (covered by the request rules below): ")
+                    .append(String.join(", ", untargeted)).append('\n');
+        }
         b.append("\ncontracts:\n");
         for (Map.Entry<String, String> k : REQUEST_WORDS.entrySet()) {
             List<String> of = new ArrayList<>();

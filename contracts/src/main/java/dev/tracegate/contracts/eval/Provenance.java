@@ -40,11 +40,42 @@ public final class Provenance implements Grounder<Event> {
      *
      * @param wholeFields a value that is a whole structured field of a tool output (YAML scalar,
      *                    list item or mapping key) is trusted; only values inside free text are not
-     * @param endorsed    the output of a call with an argument the user named (or that an endorsed
-     *                    output gave) is endorsed: the user pointed at that source, so values in it
-     *                    are trusted like the user's own words
+     * @param labelledLines also trusted: the value of a {@code Label: value} line inside a text
+     *                    output (a document's own field notation, e.g. {@code IBAN: ...} in a bill)
+     * @param namedOwner  also trusted: an e-mail address whose local part holds a name the user named
+     *                    as a whole word ({@code dora@...} when the user wrote "invite Dora")
+     * @param linkPayloads tool -> payload arguments (of outbound messages) in which a link or e-mail
+     *                    address counts like a target: sending on a link that only a tool output's
+     *                    free text gave makes the call's target untrusted too (empty: off)
+     * @param endorse     which outputs are endorsed: the user pointed at their source, so values in
+     *                    them are trusted like the user's own words
      */
-    public record Rules(boolean wholeFields, boolean endorsed) {}
+    public record Rules(boolean wholeFields, boolean labelledLines, boolean namedOwner, Endorse endorse,
+                        Map<String, List<String>> linkPayloads) {
+        /** Whole fields only. */
+        public Rules(boolean wholeFields, Endorse endorse) { this(wholeFields, false, false, endorse, Map.of()); }
+
+        public Rules {
+            Map<String, List<String>> m = new HashMap<>();
+            linkPayloads.forEach((t, fs) -> m.put(ToolName.fold(t), List.copyOf(fs)));
+            linkPayloads = Map.copyOf(m);
+        }
+    }
+
+    /** Which tool outputs count as sources the user pointed at. */
+    public enum Endorse {
+        /** None. */
+        NONE,
+        /** Outputs of calls with an argument the user named in their own words. */
+        DIRECT,
+        /** Also outputs of calls with an argument that an endorsed output gave (transitively). */
+        TRANSITIVE,
+        /**
+         * Not whole outputs: one record (a YAML mapping) of an output, when one of its short fields
+         * is a value the user named (the message whose sender or channel the user gave).
+         */
+        RECORD
+    }
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
@@ -107,7 +138,7 @@ public final class Provenance implements Grounder<Event> {
             List<String> u = new ArrayList<>(s.userTexts());
             u.add(fold(e.text()));
             st.refs[slot] = new Seen(List.copyOf(u), s.outputs(), s.fields(), s.endorsed(), s.pending());
-        } else if (e.kind() == EventKind.CALL && rules.endorsed()) {
+        } else if (e.kind() == EventKind.CALL && rules.endorse() != Endorse.NONE) {
             Map<String, Boolean> p = new HashMap<>(s.pending());
             p.put(String.valueOf(e.callId()), endorses(e, s));
             st.refs[slot] = new Seen(s.userTexts(), s.outputs(), s.fields(), s.endorsed(), Map.copyOf(p));
@@ -115,9 +146,13 @@ public final class Provenance implements Grounder<Event> {
             List<String> o = new ArrayList<>(s.outputs());
             o.add(fold(e.result()));
             Set<String> f = new HashSet<>(s.fields());
-            fields(e.result(), f);
+            fields(e.result(), f, rules.labelledLines());
             List<String> en = s.endorsed();
-            if (Boolean.TRUE.equals(s.pending().get(String.valueOf(e.callId())))) {
+            if (rules.endorse() == Endorse.RECORD) {
+                List<String> x = new ArrayList<>(en);
+                records(e.result(), s.userTexts(), x);
+                en = x.size() == en.size() ? en : List.copyOf(x);
+            } else if (Boolean.TRUE.equals(s.pending().get(String.valueOf(e.callId())))) {
                 List<String> x = new ArrayList<>(en);
                 x.add(fold(e.result()));
                 en = List.copyOf(x);
@@ -132,14 +167,14 @@ public final class Provenance implements Grounder<Event> {
         for (int i = 0; i < a.leafCount(); i++) {
             String v = fold(a.leafValue(i).asText());
             if (v.length() < 3) continue;
-            if (named(v, s)) return true;
+            if (named(v, s, rules.endorse() == Endorse.TRANSITIVE)) return true;
         }
         return false;
     }
 
-    private static boolean named(String v, Seen s) {
+    private static boolean named(String v, Seen s, boolean endorsedToo) {
         for (String u : s.userTexts()) if (containsWord(u, v)) return true;
-        for (String u : s.endorsed()) if (containsWord(u, v)) return true;
+        if (endorsedToo) for (String u : s.endorsed()) if (containsWord(u, v)) return true;
         return false;
     }
 
@@ -149,6 +184,16 @@ public final class Provenance implements Grounder<Event> {
         List<String> fs = targets.get(ToolName.fold(e.tool()));
         if (fs == null && e.toolBare() != null) fs = targets.get(ToolName.fold(e.toolBare()));
         if (fs == null) return 0;
+        List<String> links = rules.linkPayloads().get(ToolName.fold(e.tool()));
+        if (links != null) {
+            for (String f : links) {
+                JsonNode v = e.args().get(Args.Path.field(f));
+                if (v == null || v.isNull()) continue;
+                for (String id : dev.tracegate.matchers.predicate.Identifiers.find(v.isTextual() ? v.textValue() : v.toString())) {
+                    if ((id.contains("www.") || id.contains("://") || id.indexOf('@') > 0) && untrusted(id, seen)) return 1;
+                }
+            }
+        }
         for (String f : fs) {
             JsonNode v = e.args().get(Args.Path.field(f));
             if (v == null || v.isNull()) continue;
@@ -168,8 +213,20 @@ public final class Provenance implements Grounder<Event> {
         for (String o : seen.outputs()) if (containsWord(o, v)) { fromTool = true; break; }
         if (!fromTool) return false;
         for (String u : seen.userTexts()) if (containsWord(u, v)) return false;
-        if (rules.endorsed()) for (String u : seen.endorsed()) if (containsWord(u, v)) return false;
+        if (rules.namedOwner() && ownerNamed(v, seen.userTexts())) return false;
+        if (rules.endorse() != Endorse.NONE) for (String u : seen.endorsed()) if (containsWord(u, v)) return false;
         return !(rules.wholeFields() && seen.fields().contains(v));
+    }
+
+    /** True when {@code v} is an e-mail address and a word of its local part (3+ letters) is in the user's texts. */
+    static boolean ownerNamed(String v, List<String> userTexts) {
+        int at = v.indexOf('@');
+        if (at <= 0) return false;
+        for (String w : v.substring(0, at).split("[^a-z]+")) {
+            if (w.length() < 3) continue;
+            for (String u : userTexts) if (containsWord(u, w)) return true;
+        }
+        return false;
     }
 
     /** Lower case, a URL's scheme dropped and trailing slashes cut (so {@code http://a.com/} is {@code a.com}). */
@@ -192,30 +249,78 @@ public final class Provenance implements Grounder<Event> {
     }
 
     /** Adds every scalar, list item and mapping key of a YAML (or JSON) output, folded; plain text adds itself. */
-    static void fields(String result, Set<String> out) {
+    static void fields(String result, Set<String> out, boolean labelledLines) {
+        if (labelledLines) labelled(result, out); // also text that YAML reads differently (tabs, "---" lines)
         JsonNode n;
         try {
             n = YAML.readTree(result);
         } catch (IOException | RuntimeException e) {
-            out.add(fold(result));
+            add(result, out, labelledLines);
             return;
         }
         if (n == null) return;
-        walk(n, out);
+        walk(n, out, labelledLines);
     }
 
-    private static void walk(JsonNode n, Set<String> out) {
+    private static void walk(JsonNode n, Set<String> out, boolean labelledLines) {
         if (n.isObject()) {
             for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 out.add(fold(e.getKey()));
-                walk(e.getValue(), out);
+                walk(e.getValue(), out, labelledLines);
             }
         } else if (n.isArray()) {
-            for (JsonNode x : n) walk(x, out);
+            for (JsonNode x : n) walk(x, out, labelledLines);
         } else if (!n.isNull()) {
-            out.add(fold(n.asText()));
+            add(n.asText(), out, labelledLines);
         }
+    }
+
+    /** Adds the text of each record (YAML mapping) of an output that has a short field the user named. */
+    static void records(String result, List<String> userTexts, List<String> out) {
+        JsonNode n;
+        try {
+            n = YAML.readTree(result);
+        } catch (IOException | RuntimeException e) {
+            return;
+        }
+        if (n != null) records(n, userTexts, out);
+    }
+
+    private static void records(JsonNode n, List<String> userTexts, List<String> out) {
+        if (n.isArray()) {
+            for (JsonNode x : n) records(x, userTexts, out);
+            return;
+        }
+        if (!n.isObject()) return;
+        boolean named = false;
+        StringBuilder text = new StringBuilder();
+        for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
+            JsonNode v = it.next().getValue();
+            if (v.isContainerNode()) {
+                records(v, userTexts, out);
+                continue;
+            }
+            String t = fold(v.asText());
+            text.append(t).append('\n');
+            if (t.length() >= 3 && t.length() <= 64 && t.indexOf('\n') < 0) {
+                for (String u : userTexts) if (containsWord(u, t)) { named = true; break; }
+            }
+        }
+        if (named) out.add(text.toString());
+    }
+
+    private static final java.util.regex.Pattern LABELLED =
+            java.util.regex.Pattern.compile("(?m)^[ \\t]*[A-Za-z][A-Za-z0-9 _-]{0,30}:[ \\t]+(\\S[^\\n]*?)[ \\t]*$");
+
+    private static void add(String scalar, Set<String> out, boolean labelledLines) {
+        out.add(fold(scalar));
+        if (labelledLines && scalar.indexOf('\n') >= 0) labelled(scalar, out);
+    }
+
+    private static void labelled(String text, Set<String> out) {
+        java.util.regex.Matcher m = LABELLED.matcher(text);
+        while (m.find()) out.add(fold(m.group(1)));
     }
 
     @Override public void writeRefs(Object[] refs, DataOutput out) throws IOException {

@@ -21,7 +21,7 @@ class AgentDojoEvaluationTest {
     static void replay() throws Exception {
         data = AgentDojoData.dir();
         eval = new AgentDojoEvaluation(data);
-        results = eval.run(AgentDojoEvaluation.defences());
+        results = eval.run(AgentDojoEvaluation.defences(data));
     }
 
     @Test

@@ -69,7 +69,7 @@ class AgentDojoPoliciesTest {
                   {"function": "send_money", "kind": "money_transfer", "target_args": ["recipient"], "selector_args": [], "payload_args": ["amount"]},
                   {"function": "delete_file", "kind": "deletion", "target_args": [], "selector_args": ["file_id"], "payload_args": []}
                 ]}"""), "test").get("shop");
-        assertThat(yaml).contains("    send_money: [recipient]\n", "    delete_file: []\n",
+        assertThat(yaml).contains("    send_money: [recipient]\n", "without a target argument (covered by the request rules below): delete_file\n",
                 "id: agentdojo-shop.requested-money-transfer", "id: agentdojo-shop.requested-deletion");
         Library lib = Library.compile(List.of(Library.read("injection", null),
                 dev.tracegate.contracts.library.LibraryReader.read("test", yaml)));
