@@ -23,7 +23,8 @@ import java.util.Map;
  * its own bytes (so a changed field is found on the changed line); its {@code prev} is the SHA-256 of
  * the previous line's bytes, or the genesis value on line 1 (so a removed, inserted or reordered line is
  * found where the chain breaks); line 1 is a header; within a session, {@code seq} never decreases
- * (counted from the last header, since a restarted service starts its sessions again). A last line
+ * (counted from the last header and the session's last END, since a restarted service or a new session
+ * with the same id counts again from the start). A last line
  * without its line end is reported as {@link AuditVerification.Status#TRUNCATED}, not as tampering.
  * Stateless and thread-safe.
  */
@@ -108,6 +109,8 @@ public final class AuditVerifier {
                         return bad(lineNo, records, "sequence out of order: session '" + f.session + "' has seq " + f.seq
                                 + " after seq " + before, expectedPrev);
                     }
+                    // an ended session's id may be used again by a new session, which counts from the start
+                    if ("end".equals(f.kind)) lastSeq.remove(f.session);
                     records++;
                     break;
                 }
@@ -122,12 +125,12 @@ public final class AuditVerifier {
 
     /** The top-level fields the verifier needs, read with a streaming parser that still checks the whole line's syntax. */
     private static final class Fields {
-        String prev, rec, hash, format, session;
+        String prev, rec, hash, format, session, kind;
         long seq;
 
         /** Reads a line; returns a problem, or null. */
         String read(byte[] line, int len) throws IOException {
-            prev = rec = hash = format = session = null;
+            prev = rec = hash = format = session = kind = null;
             seq = -1;
             try (JsonParser p = JSON.createParser(line, 0, len)) {
                 if (p.nextToken() != JsonToken.START_OBJECT) return "not a JSON object";
@@ -142,6 +145,7 @@ public final class AuditVerifier {
                         case "hash": hash = text; break;
                         case "format": format = text; break;
                         case "session": session = text; break;
+                        case "kind": kind = text; break;
                         case "seq": seq = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : -1; break;
                         default: p.skipChildren();
                     }

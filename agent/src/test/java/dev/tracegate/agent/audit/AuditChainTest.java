@@ -295,6 +295,17 @@ class AuditChainTest {
     }
 
     @Test
+    void aSessionIdUsedAgainAfterItsEndMayCountFromTheStart() throws Exception {
+        Path p = dir.resolve("reused.jsonl");
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults());
+        w.append(AuditRecord.of("default", 1, "USER", Decision.PASS));
+        w.append(AuditRecord.of("default", 2, "END", Decision.END));
+        w.append(AuditRecord.of("default", 0, "USER", Decision.PASS));   // a new conversation, same memory id
+        w.close();
+        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+    }
+
+    @Test
     void aRestartAppendsANewSegmentAndCutsAPartialLineLeftByACrash() throws Exception {
         Path p = log(5);
         // a crash mid-write leaves half a line
