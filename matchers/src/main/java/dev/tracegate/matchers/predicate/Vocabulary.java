@@ -108,6 +108,90 @@ public final class Vocabulary {
         return null;
     }
 
+    private static final java.util.Map<String, String> ENGLISH = java.util.Map.ofEntries(
+        java.util.Map.entry("user/0", "a user message"), java.util.Map.entry("assistant/0", "model output"),
+        java.util.Map.entry("call/0", "a tool call"), java.util.Map.entry("return/0", "a tool result"),
+        java.util.Map.entry("consent/0", "a consent event"), java.util.Map.entry("erasure/0", "an erasure request"),
+        java.util.Map.entry("end/0", "the end of the session"),
+        java.util.Map.entry("call/1", "a call of {0}"), java.util.Map.entry("call/2", "a call of {0} with arguments matching /{1}/"),
+        java.util.Map.entry("returned/1", "a successful result of {0}"), java.util.Map.entry("failed/1", "a failed result of {0}"),
+        java.util.Map.entry("arg/1", "argument {0}"), java.util.Map.entry("arg/2", "argument {1} of {0}"),
+        java.util.Map.entry("arg_matches/2", "argument {0} matches /{1}/"), java.util.Map.entry("arg_matches/3", "argument {1} of {0} matches /{2}/"),
+        java.util.Map.entry("arg_in/2", "argument {0} is one of {1}"), java.util.Map.entry("arg_in/3", "argument {1} of {0} is one of {2}"),
+        java.util.Map.entry("path_within/2", "path {0} lies within {1}"), java.util.Map.entry("path_within/3", "path {1} of {0} lies within {2}"),
+        java.util.Map.entry("len/1", "the length of {0}"),
+        java.util.Map.entry("result_matches/1", "a tool result matches /{0}/"), java.util.Map.entry("result_matches/2", "a result of {0} matches /{1}/"),
+        java.util.Map.entry("user_matches/1", "the user writes something matching /{0}/"),
+        java.util.Map.entry("output_matches/1", "the model outputs something matching /{0}/"),
+        java.util.Map.entry("ctx/1", "context {0}"),
+        java.util.Map.entry("arg_eq_ctx/2", "argument {0} equals context {1}"), java.util.Map.entry("arg_eq_ctx/3", "argument {1} of {0} equals context {2}"),
+        java.util.Map.entry("permission/1", "permission {0} is held"),
+        java.util.Map.entry("flow/1", "argument {0} carries a value from a tool result"),
+        java.util.Map.entry("flow/2", "argument {1} of {0} carries a value from a tool result"),
+        java.util.Map.entry("untrusted/1", "argument {0} carries a value from a tool result that the user never gave"),
+        java.util.Map.entry("untrusted/2", "argument {1} of {0} carries a value from a tool result that the user never gave"),
+        java.util.Map.entry("untrusted_target/0", "a side-effecting call targets an untrusted value"),
+        java.util.Map.entry("side_effect/0", "a side-effecting call"),
+        java.util.Map.entry("category/1", "the event carries {0} data"), java.util.Map.entry("personal_data/0", "the event carries personal data"),
+        java.util.Map.entry("excess_data/0", "the event carries data its purposes do not need"),
+        java.util.Map.entry("purpose/1", "the event serves purpose {0}"),
+        java.util.Map.entry("consent/1", "the data subject consented to {0}"),
+        java.util.Map.entry("consented/0", "every purpose of the event has consent"),
+        java.util.Map.entry("mentions_erased/0", "the event mentions a subject who asked for erasure"),
+        java.util.Map.entry("count/1", "the number of calls of {0}"), java.util.Map.entry("run/1", "the number of consecutive calls of {0}"),
+        java.util.Map.entry("sum/2", "the total {1} of calls of {0}"), java.util.Map.entry("context_len/0", "the context length"),
+        java.util.Map.entry("output_chars/0", "the characters of model output"), java.util.Map.entry("tokens/0", "the tokens used"),
+        java.util.Map.entry("depth/0", "the delegation depth"), java.util.Map.entry("since/1", "the number of events since {0}"));
+
+    /**
+     * The atom in English ({@code count(search) <= 3}: "the number of calls of search is at most 3"),
+     * for explanations; falls back to the atom's text for forms outside the vocabulary.
+     */
+    public static String describe(dev.tracegate.engine.ltl.Atom atom) {
+        String t = ENGLISH.get(atom.name() + "/" + atom.args().size());
+        if (t == null) return atom.key();
+        List<dev.tracegate.engine.ltl.Term> args = atom.args();
+        String out = t;
+        for (int i = 0; i < args.size(); i++) out = out.replace("{" + i + "}", english(args.get(i)));
+        if (atom.name().equals("ctx") && atom.comparison() == null) out += " is set";
+        if (atom.comparison() != null) {
+            String op = switch (atom.comparison()) {
+                case "<" -> "is below";
+                case "<=" -> "is at most";
+                case ">" -> "is above";
+                case ">=" -> "is at least";
+                case "==" -> "equals";
+                default -> "differs from";
+            };
+            out += " " + op + " " + bound(atom.bound());
+        }
+        return out;
+    }
+
+    private static String english(dev.tracegate.engine.ltl.Term t) {
+        if (t instanceof dev.tracegate.engine.ltl.Term.Str s) return s.value();
+        if (t instanceof dev.tracegate.engine.ltl.Term.Call c) {
+            if (c.name().equals("arg") || ENGLISH.containsKey(c.name() + "/" + c.args().size())) {
+                return describe(new dev.tracegate.engine.ltl.Atom(c.name(), c.args(), null, null, 0, 0));
+            }
+        }
+        if (t instanceof dev.tracegate.engine.ltl.Term.Name n && (n.value().equals("result") || n.value().equals("text"))) {
+            return "the " + n.value();
+        }
+        if (t instanceof dev.tracegate.engine.ltl.Term.Name n && ENGLISH.containsKey(n.value() + "/0")) {
+            return ENGLISH.get(n.value() + "/0");
+        }
+        return t.toString();
+    }
+
+    private static String bound(dev.tracegate.engine.ltl.Term b) {
+        if (b instanceof dev.tracegate.engine.ltl.Term.Call c && c.name().equals("ctx") && c.args().size() == 1) {
+            return "context " + c.args().get(0);
+        }
+        if (b instanceof dev.tracegate.engine.ltl.Term.Name n && n.value().startsWith("ctx.")) return "context " + n.value().substring(4);
+        return b.toString();
+    }
+
     /** The vocabulary as a Markdown table (for matchers/README.md). */
     public static String markdown() {
         StringBuilder b = new StringBuilder("| form | type | meaning |\n|---|---|---|\n");

@@ -66,6 +66,22 @@ class VocabularyTest {
         assertThat(fail("since(calls(x)) > 1").problem()).isEqualTo("unknown atom name 'calls'");
     }
 
+    @Test void atomsInEnglish() {
+        assertThat(Vocabulary.describe(Session.atom("count(search) <= 3"))).isEqualTo("the number of calls of search is at most 3");
+        assertThat(Vocabulary.describe(Session.atom("arg(refund, amount) <= ctx(approved)")))
+                .isEqualTo("argument amount of refund is at most context approved");
+        assertThat(Vocabulary.describe(Session.atom("since(call(verify)) > 5"))).isEqualTo("the number of events since a call of verify is above 5");
+        assertThat(Vocabulary.describe(Session.atom("len(arg(body)) < 100"))).isEqualTo("the length of argument body is below 100");
+        assertThat(Vocabulary.describe(Session.atom("ctx(approved)"))).isEqualTo("context approved is set");
+        assertThat(Vocabulary.describe(Session.atom("untrusted(send, to)")))
+                .isEqualTo("argument to of send carries a value from a tool result that the user never gave");
+        assertThat(Vocabulary.describe(Session.atom("since(user) == 0"))).isEqualTo("the number of events since a user message equals 0");
+        for (Vocabulary.Form f : Vocabulary.forms()) {
+            assertThat(Vocabulary.describe(new Atom(f.name(), java.util.Collections.nCopies(f.arity(), new dev.tracegate.engine.ltl.Term.Name("x")),
+                    null, null, 0, 0))).as(f.syntax()).doesNotContain("{");
+        }
+    }
+
     @Test void markdownTableHasOneRowPerForm() {
         String md = Vocabulary.markdown();
         assertThat(md.lines().count()).isEqualTo(Vocabulary.forms().size() + 2);
