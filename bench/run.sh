@@ -41,8 +41,16 @@ case "$mode" in
 esac
 
 java=(java -Xmx4g)
-echo "== JMH: engine step, DFA vs progression, concurrency, replay, grounding ($mode)"
+rm -f "$out/$mode"-*.json
+echo "== JMH: engine step, DFA vs progression, concurrency, replay ($mode)"
 "${java[@]}" -jar "$jar" "$engine" "${steady[@]}" -prof gc ${JMH_OPTS:-} -rf json -rff "$out/$mode-steady.json"
+echo "== JMH: grounding with the matchers, bench support library and stateless baseline ($mode)"
+"${java[@]}" -jar "$jar" 'GroundingBenchmark' -p library=support "${steady[@]}" -prof gc ${JMH_OPTS:-} -rf json -rff "$out/$mode-grounding.json"
+echo "== JMH: grounding + step with the built-in libraries ($mode; quick: the call only)"
+builtin=GroundingBenchmark.step
+[[ $mode == quick ]] && builtin=GroundingBenchmark.stepCall
+"${java[@]}" -jar "$jar" "$builtin" -p library=gdpr,injection,sop-refund "${steady[@]}" -prof gc ${JMH_OPTS:-} \
+  -rf json -rff "$out/$mode-builtin.json" || echo "(some built-in library failed; see above)"
 echo "== JMH: step cost vs trace length ($mode)"
 "${java[@]}" -jar "$jar" 'TraceLengthBenchmark' "${shots[@]}" ${JMH_OPTS:-} -rf json -rff "$out/$mode-trace.json"
 echo "== CPU time per step"
