@@ -190,7 +190,7 @@ public final class DataCategoryExtractor {
             if (c >= '0' && c <= '9') digits = true;
             else if (c == '@') at = true;
             else if (c == ':') colon = true;
-            else if (Character.isLetter(c)) letters = true;
+            else if (letter(c)) letters = true;
         }
         if (at) emails(text, len, sink);
         if (digits) {
@@ -217,7 +217,7 @@ public final class DataCategoryExtractor {
         int letters = 0;
         for (int i = name.length() - 1; i >= 0 && letters < 24; i--) {
             char c = name.charAt(i);
-            if (!Character.isLetterOrDigit(c)) continue;
+            if (!alnum(c)) continue;
             h = (h ^ Character.toLowerCase(c)) * HINT_PRIME;
             letters++;
             if (!wordStart(name, i)) continue;
@@ -228,11 +228,11 @@ public final class DataCategoryExtractor {
     }
 
     private static boolean wordStart(CharSequence s, int i) {
-        while (i < s.length() && !Character.isLetterOrDigit(s.charAt(i))) i++;
+        while (i < s.length() && !alnum(s.charAt(i))) i++;
         if (i == 0) return true;
         char prev = s.charAt(i - 1);
         char cur = s.charAt(i);
-        if (!Character.isLetterOrDigit(prev)) return true;
+        if (!alnum(prev)) return true;
         return Character.isLowerCase(prev) && Character.isUpperCase(cur);
     }
 
@@ -537,7 +537,7 @@ public final class DataCategoryExtractor {
     private static void ipv6(CharSequence s, int len, SpanSink sink) {
         for (int i = 0; i < len; i++) {
             char c = s.charAt(i);
-            if (!(isHex(c) || c == ':') || (i > 0 && (isHex(s.charAt(i - 1)) || s.charAt(i - 1) == ':' || Character.isLetterOrDigit(s.charAt(i - 1))))) continue;
+            if (!(isHex(c) || c == ':') || (i > 0 && (isHex(s.charAt(i - 1)) || s.charAt(i - 1) == ':' || alnum(s.charAt(i - 1))))) continue;
             int j = i, groups = 0, colons = 0, doubles = 0, run = 0;
             boolean ok = true, letter = false;
             while (j < len) {
@@ -557,7 +557,7 @@ public final class DataCategoryExtractor {
                 j++;
             }
             if (run > 0) groups++;
-            if (!ok || (j < len && Character.isLetterOrDigit(s.charAt(j)))) { i = j; continue; }
+            if (!ok || (j < len && alnum(s.charAt(j)))) { i = j; continue; }
             // a trailing colon is punctuation, not part of the address
             int end = j;
             if (end > i + 1 && s.charAt(end - 1) == ':' && s.charAt(end - 2) != ':') { end--; colons--; }
@@ -707,7 +707,7 @@ public final class DataCategoryExtractor {
             if (n > 2) return -1;
             p += n;
             if (p + 1 < len && (s.charAt(p) == 's' || s.charAt(p) == 'n' || s.charAt(p) == 'r' || s.charAt(p) == 't')) {
-                while (p < len && Character.isLetter(s.charAt(p))) p++; // 1st, 2nd, 3rd, 12th
+                while (p < len && letter(s.charAt(p))) p++; // 1st, 2nd, 3rd, 12th
             }
             if (p >= len || s.charAt(p) != ' ') return -1;
             int m = monthAt(s, p + 1, len);
@@ -726,7 +726,7 @@ public final class DataCategoryExtractor {
         int n = digitRun(s, p, len);
         if (n < 1 || n > 2) return -1;
         p += n;
-        while (p < len && Character.isLetter(s.charAt(p))) p++;
+        while (p < len && letter(s.charAt(p))) p++;
         if (p < len && s.charAt(p) == ',') p++;
         if (p >= len || s.charAt(p) != ' ') return -1;
         p++;
@@ -741,7 +741,7 @@ public final class DataCategoryExtractor {
             if (regionMatchesIgnoreCase(s, p, len, m)) {
                 int e = p + m.length();
                 if (e < len && s.charAt(e) == '.') e++;
-                if (e >= len || !Character.isLetter(s.charAt(e))) return e;
+                if (e >= len || !letter(s.charAt(e))) return e;
             }
         }
         return -1;
@@ -777,13 +777,13 @@ public final class DataCategoryExtractor {
         int n = digitRun(s, i, len);
         if (n > 5) return -1;
         int p = i + n;
-        if (p < len && Character.isLetter(s.charAt(p)) && (p + 1 >= len || !Character.isLetter(s.charAt(p + 1)))) p++;
+        if (p < len && letter(s.charAt(p)) && (p + 1 >= len || !letter(s.charAt(p + 1)))) p++;
         if (p < len && s.charAt(p) == ',') p++;
         if (p >= len || s.charAt(p) != ' ') return -1;
         p++;
         for (String w : ROMANCE_AFTER_NUMBER) {
             if (regionMatchesIgnoreCase(s, p, len, w) && p + w.length() < len && s.charAt(p + w.length()) == ' '
-                    && p + w.length() + 1 < len && Character.isLetter(s.charAt(p + w.length() + 1))) {
+                    && p + w.length() + 1 < len && letter(s.charAt(p + w.length() + 1))) {
                 return wordEnd(s, p + w.length() + 1, len);
             }
         }
@@ -809,7 +809,7 @@ public final class DataCategoryExtractor {
     /** {@code Hauptstraße 5}, {@code Kerkstraat 12}. */
     private static int germanicStreet(CharSequence s, int i, int len) {
         int e = i;
-        while (e < len && (Character.isLetter(s.charAt(e)) || s.charAt(e) == '-' || s.charAt(e) == '.')) e++;
+        while (e < len && (letter(s.charAt(e)) || s.charAt(e) == '-' || s.charAt(e) == '.')) e++;
         boolean street = false;
         for (String g : GERMANIC_STREETS) {
             int st = e - g.length();
@@ -819,7 +819,7 @@ public final class DataCategoryExtractor {
         int n = digitRun(s, e + 1, len);
         if (n > 4) return -1;
         int end = e + 1 + n;
-        if (end < len && Character.isLetter(s.charAt(end)) && (end + 1 >= len || !Character.isLetter(s.charAt(end + 1)))) end++;
+        if (end < len && letter(s.charAt(end)) && (end + 1 >= len || !letter(s.charAt(end + 1)))) end++;
         return boundaryAfter(s, end, len) ? end : -1;
     }
 
@@ -831,7 +831,7 @@ public final class DataCategoryExtractor {
         if (!lead) return -1;
         int p = e;
         int words = 0;
-        while (p < len && s.charAt(p) == ' ' && p + 1 < len && Character.isLetter(s.charAt(p + 1)) && words < 4) {
+        while (p < len && s.charAt(p) == ' ' && p + 1 < len && letter(s.charAt(p + 1)) && words < 4) {
             p = wordEnd(s, p + 1, len);
             words++;
         }
@@ -890,13 +890,13 @@ public final class DataCategoryExtractor {
     private static void terms(CharSequence s, int len, SpanSink sink) {
         for (int i = 0; i < len; i++) {
             char first = Character.toLowerCase(s.charAt(i));
-            if (first < 'a' || first > 'z' || (i > 0 && Character.isLetterOrDigit(s.charAt(i - 1)))) continue;
+            if (first < 'a' || first > 'z' || (i > 0 && alnum(s.charAt(i - 1)))) continue;
             for (int ti : TERMS_BY_LETTER[first - 'a']) {
                 Object[] t = TERMS[ti];
                 String term = (String) t[0];
                 if (!regionMatchesIgnoreCase(s, i, len, term)) continue;
                 int e = i + term.length();
-                if (e < len && Character.isLetterOrDigit(s.charAt(e))) continue;
+                if (e < len && alnum(s.charAt(e))) continue;
                 String cancel = (String) t[2];
                 if (cancel != null && precededBy(s, i, cancel)) continue;
                 sink.add(i, e, (DataCategory) t[1]);
@@ -909,7 +909,7 @@ public final class DataCategoryExtractor {
         int p = i - 1;
         while (p >= 0 && s.charAt(p) == ' ') p--;
         int st = p - word.length() + 1;
-        return st >= 0 && regionMatchesIgnoreCase(s, st, p + 1, word) && (st == 0 || !Character.isLetter(s.charAt(st - 1)));
+        return st >= 0 && regionMatchesIgnoreCase(s, st, p + 1, word) && (st == 0 || !letter(s.charAt(st - 1)));
     }
 
     // ---- small helpers
@@ -918,7 +918,7 @@ public final class DataCategoryExtractor {
     private static boolean near(CharSequence s, int i, String[] words, int window) {
         int from = Math.max(0, i - window);
         for (int p = from; p < i; p++) {
-            if (p > 0 && Character.isLetter(s.charAt(p - 1))) continue;
+            if (p > 0 && letter(s.charAt(p - 1))) continue;
             for (String w : words) if (regionMatchesIgnoreCase(s, p, i, w)) return true;
         }
         return false;
@@ -927,7 +927,7 @@ public final class DataCategoryExtractor {
     private static boolean after(CharSequence s, int e, int len, String[] words, int window) {
         int to = Math.min(len, e + window);
         for (int p = e; p < to; p++) {
-            if (p > 0 && Character.isLetter(s.charAt(p - 1))) continue;
+            if (p > 0 && letter(s.charAt(p - 1))) continue;
             for (String w : words) if (regionMatchesIgnoreCase(s, p, len, w)) return true;
         }
         return false;
@@ -944,7 +944,7 @@ public final class DataCategoryExtractor {
     }
 
     private static int wordEnd(CharSequence s, int p, int len) {
-        while (p < len && (Character.isLetter(s.charAt(p)) || s.charAt(p) == '\'' || s.charAt(p) == '-')) p++;
+        while (p < len && (letter(s.charAt(p)) || s.charAt(p) == '\'' || s.charAt(p) == '-')) p++;
         return p;
     }
 
@@ -970,11 +970,22 @@ public final class DataCategoryExtractor {
 
     private static boolean dateSep(char c) { return c == '-' || c == '/' || c == '.'; }
 
-    private static boolean boundaryBefore(CharSequence s, int i) { return i == 0 || !Character.isLetterOrDigit(s.charAt(i - 1)); }
+    private static boolean boundaryBefore(CharSequence s, int i) { return i == 0 || !alnum(s.charAt(i - 1)); }
 
-    private static boolean boundaryAfter(CharSequence s, int j, int len) { return j >= len || !Character.isLetterOrDigit(s.charAt(j)); }
+    private static boolean boundaryAfter(CharSequence s, int j, int len) { return j >= len || !alnum(s.charAt(j)); }
 
     private static boolean isDigit(char c) { return c >= '0' && c <= '9'; }
+
+    /** Character.isLetterOrDigit with an ASCII fast path (the common case in tool arguments). */
+    private static boolean alnum(char c) {
+        if (c < 128) return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        return Character.isLetterOrDigit(c);
+    }
+
+    private static boolean letter(char c) {
+        if (c < 128) return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        return Character.isLetter(c);
+    }
 
     private static boolean isUpper(char c) { return c >= 'A' && c <= 'Z'; }
 
