@@ -266,7 +266,7 @@ public final class AgentDojoEvaluation {
     public static final String COMMAND = "java -cp ... dev.tracegate.contracts.eval.AgentDojoEvaluation DATASET_DIR --out docs/agentdojo/RESULTS.md";
 
     /** The row the per-suite table details: the best trade-off measured (see docs/agentdojo/RESULTS.md). */
-    public static final String RECOMMENDED = "+ links in outbound payloads";
+    public static final String RECOMMENDED = "+ delegation";
 
     /** The ablation rows: cumulative refinements, rejected variants, and each request rule left out. */
     public static List<Defence> defences(Path dataset) throws IOException {
@@ -296,24 +296,27 @@ public final class AgentDojoEvaluation {
                 + "e.g. `IBAN: ...` in a bill) counts as a whole field", id -> true, rules(true, true, false, Provenance.Endorse.NONE), c));
         out.add(new Defence("+ named owner", "an e-mail address is trusted when a word of its local part is a name the user wrote "
                 + "(`dora@...` after \"invite Dora\")", id -> true, rules(true, true, true, Provenance.Endorse.NONE), c));
-        out.add(new Defence(RECOMMENDED, "a link or e-mail address in the payload of an outbound message (body, content, subject: "
+        out.add(new Defence("+ links in outbound payloads", "a link or e-mail address in the payload of an outbound message (body, content, subject: "
                 + "the payload arguments of outbound-message tools in side_effect_tools.json) is checked like a target",
                 id -> true, rules(true, true, true, Provenance.Endorse.NONE, links), c));
+        out.add(new Defence(RECOMMENDED, "when the user hands the task to a source they name (\"follow the instructions in "
+                + "'notice.txt'\", \"do the tasks on my list at www...\"), the output of that source counts as the user's request for "
+                + "the request rules (its targets are still checked)", id -> true, rules(true, true, true, Provenance.Endorse.NONE, links, true), c));
         String r = Defence.REJECTED;
         out.add(new Defence("endorsed sources", "the whole output of a call with an argument the user named (the file, page, "
                 + "channel or sender the user pointed at) is trusted like the user's words", id -> true,
-                rules(true, true, true, Provenance.Endorse.DIRECT, links), r));
+                rules(true, true, true, Provenance.Endorse.DIRECT, links, true), r));
         out.add(new Defence("endorsed sources, transitively", "as above, and also outputs of calls whose argument an endorsed output gave",
-                id -> true, rules(true, true, true, Provenance.Endorse.TRANSITIVE, links), r));
+                id -> true, rules(true, true, true, Provenance.Endorse.TRANSITIVE, links, true), r));
         out.add(new Defence("endorsed records", "one record (YAML mapping) of an output is trusted when one of its short fields "
                 + "is a value the user named (e.g. the messages of the channel the user named)", id -> true,
-                rules(true, true, true, Provenance.Endorse.RECORD, links), r));
+                rules(true, true, true, Provenance.Endorse.RECORD, links, true), r));
         out.add(new Defence("no request rules", "the provenance of the recommended row alone", id -> id.startsWith("injection."),
-                rules(true, true, true, Provenance.Endorse.NONE, links), r));
+                rules(true, true, true, Provenance.Endorse.NONE, links, true), r));
         for (String kind : AgentDojoPolicies.REQUEST_WORDS.keySet()) {
             String k = kind.replace('_', '-');
             out.add(new Defence("without the " + kind.replace('_', ' ') + " rule", "", id -> !id.endsWith(".requested-" + k),
-                    rules(true, true, true, Provenance.Endorse.NONE, links), Defence.LEAVE_ONE_OUT));
+                    rules(true, true, true, Provenance.Endorse.NONE, links, true), Defence.LEAVE_ONE_OUT));
         }
         return out;
     }
@@ -324,7 +327,12 @@ public final class AgentDojoEvaluation {
 
     private static Function<Library, Grounder<Event>> rules(boolean fields, boolean labelled, boolean owner, Provenance.Endorse e,
                                                             Map<String, List<String>> links) {
-        Provenance.Rules r = new Provenance.Rules(fields, labelled, owner, e, links);
+        return rules(fields, labelled, owner, e, links, false);
+    }
+
+    private static Function<Library, Grounder<Event>> rules(boolean fields, boolean labelled, boolean owner, Provenance.Endorse e,
+                                                            Map<String, List<String>> links, boolean delegation) {
+        Provenance.Rules r = new Provenance.Rules(fields, labelled, owner, e, links, delegation);
         return lib -> new Provenance(lib, r);
     }
 

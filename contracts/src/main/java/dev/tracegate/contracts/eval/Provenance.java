@@ -47,13 +47,17 @@ public final class Provenance implements Grounder<Event> {
      * @param linkPayloads tool -> payload arguments (of outbound messages) in which a link or e-mail
      *                    address counts like a target: sending on a link that only a tool output's
      *                    free text gave makes the call's target untrusted too (empty: off)
+     * @param delegation  when the user's message hands the task to a source ("follow the instructions
+     *                    in ...", "do the tasks on my list at ...") and a call reads a source the user
+     *                    named, that output counts as the user's request for {@code user_matches}
+     *                    atoms (the request rules); targets stay checked as before
      * @param endorse     which outputs are endorsed: the user pointed at their source, so values in
      *                    them are trusted like the user's own words
      */
     public record Rules(boolean wholeFields, boolean labelledLines, boolean namedOwner, Endorse endorse,
-                        Map<String, List<String>> linkPayloads) {
+                        Map<String, List<String>> linkPayloads, boolean delegation) {
         /** Whole fields only. */
-        public Rules(boolean wholeFields, Endorse endorse) { this(wholeFields, false, false, endorse, Map.of()); }
+        public Rules(boolean wholeFields, Endorse endorse) { this(wholeFields, false, false, endorse, Map.of(), false); }
 
         public Rules {
             Map<String, List<String>> m = new HashMap<>();
@@ -83,6 +87,11 @@ public final class Provenance implements Grounder<Event> {
     private final Rules rules;
     private final int slot;
     private final int[] atoms;
+    private final int[] requestAtoms;
+    private final java.util.regex.Pattern[] requestPatterns;
+    /** Words with which a user hands the task to a document, page or message. */
+    static final java.util.regex.Pattern DELEGATION = java.util.regex.Pattern.compile(
+            "(?i)\\b(follow|instructions?|to-?do|tasks|actions|specified|as (it|they|he|she) says?)\\b");
     private final Map<String, List<String>> targets = new HashMap<>();
 
     /** Wraps {@code lib}'s grounding. */
@@ -94,6 +103,18 @@ public final class Provenance implements Grounder<Event> {
         List<Atom> all = lib.grounding().atoms();
         for (int g = 0; g < all.size(); g++) if (all.get(g).name().equals("untrusted_target")) idx.add(g);
         this.atoms = idx.stream().mapToInt(Integer::intValue).toArray();
+        List<Integer> req = new ArrayList<>();
+        List<java.util.regex.Pattern> pats = new ArrayList<>();
+        for (int g = 0; g < all.size(); g++) {
+            Atom a = all.get(g);
+            if (a.name().equals("user_matches") && a.args().size() == 1
+                    && a.args().get(0) instanceof dev.tracegate.engine.ltl.Term.Str str) {
+                req.add(g);
+                pats.add(java.util.regex.Pattern.compile(str.value()));
+            }
+        }
+        this.requestAtoms = req.stream().mapToInt(Integer::intValue).toArray();
+        this.requestPatterns = pats.toArray(new java.util.regex.Pattern[0]);
         for (LibrarySpec s : lib.specs()) {
             if (s.injection() == null) continue;
             s.injection().sideEffecting().forEach((t, fs) -> targets.computeIfAbsent(ToolName.fold(t), k -> new ArrayList<>()).addAll(fs));
@@ -117,8 +138,15 @@ public final class Provenance implements Grounder<Event> {
 
     @Override public int ground(Event event, SessionState state, long[] valuation, long[] unevaluable) {
         int u = inner.ground(event, state, valuation, unevaluable);
+        Seen seen = (Seen) state.refs[slot];
+        if (rules.delegation() && event.kind() == EventKind.RETURN && event.result() != null
+                && Boolean.TRUE.equals(seen.pending().get(String.valueOf(event.callId()))) && delegated(seen)) {
+            for (int i = 0; i < requestAtoms.length; i++) {
+                if (requestPatterns[i].matcher(event.result()).find()) valuation[requestAtoms[i] >>> 6] |= 1L << requestAtoms[i];
+            }
+        }
         if (atoms.length == 0) return u;
-        int value = untrustedTarget(event, (Seen) state.refs[slot]);
+        int value = untrustedTarget(event, seen);
         for (int g : atoms) {
             long bit = 1L << g;
             if (unevaluable != null && (unevaluable[g >>> 6] & bit) != 0) {
@@ -138,7 +166,7 @@ public final class Provenance implements Grounder<Event> {
             List<String> u = new ArrayList<>(s.userTexts());
             u.add(fold(e.text()));
             st.refs[slot] = new Seen(List.copyOf(u), s.outputs(), s.fields(), s.endorsed(), s.pending());
-        } else if (e.kind() == EventKind.CALL && rules.endorse() != Endorse.NONE) {
+        } else if (e.kind() == EventKind.CALL && (rules.endorse() != Endorse.NONE || rules.delegation())) {
             Map<String, Boolean> p = new HashMap<>(s.pending());
             p.put(String.valueOf(e.callId()), endorses(e, s));
             st.refs[slot] = new Seen(s.userTexts(), s.outputs(), s.fields(), s.endorsed(), Map.copyOf(p));
@@ -159,6 +187,11 @@ public final class Provenance implements Grounder<Event> {
             }
             st.refs[slot] = new Seen(s.userTexts(), List.copyOf(o), Set.copyOf(f), en, s.pending());
         }
+    }
+
+    private static boolean delegated(Seen s) {
+        for (String u : s.userTexts()) if (DELEGATION.matcher(u).find()) return true;
+        return false;
     }
 
     /** True when some argument of the call names a value the user named, or one an endorsed output gave. */
