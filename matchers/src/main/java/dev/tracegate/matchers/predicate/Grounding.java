@@ -514,6 +514,69 @@ public final class Grounding implements Grounder<Event> {
         return out;
     }
 
+    /**
+     * What to remove from {@code event} so that it keeps only the categories its purposes need (the
+     * data behind {@code excess_data}); empty when the event has no purpose. Allocates: for the rare
+     * path where a redact strategy acts.
+     */
+    public Redaction redaction(Event event) {
+        Frame f = new Frame(this);
+        f.prepare(event, null);
+        long purposes = purposesOf(f);
+        if (purposes == 0) return new Redaction(Set.of(), List.of(), List.of(), List.of());
+        long need = 0;
+        for (int i = 0; i < necessaryPurpose.length; i++) if ((purposes & necessaryPurpose[i]) != 0) need |= necessaryMask[i];
+        long excess = categoriesOf(f) & ~need;
+        Set<String> names = new LinkedHashSet<>();
+        for (Map.Entry<String, Long> en : categoryBits.entrySet()) if ((excess & en.getValue()) != 0) names.add(en.getKey());
+        if ((excess & OTHER_CATEGORY) != 0) {
+            for (int i = 0; i < event.categoryCount(); i++) if (!categoryBits.containsKey(event.category(i))) names.add(event.category(i));
+        }
+        List<String> paths = new ArrayList<>();
+        if (event.kind() == EventKind.CALL && excess != 0) {
+            Map<String, Long> mapped = new HashMap<>();
+            for (int id : new int[] {f.toolFull, f.toolBare}) {
+                if (id < 0 || toolFieldPaths[id] == null) continue;
+                for (int i = 0; i < toolFieldPaths[id].length; i++) mapped.merge(toolFieldPaths[id][i].toString(), toolFieldBits[id][i], (x, y) -> x | y);
+            }
+            collectPaths(event.args().root(), "", null, excess, mapped, paths);
+        }
+        return new Redaction(names, paths, spans(event.text(), excess), spans(event.result(), excess));
+    }
+
+    private static void collectPaths(JsonNode node, String path, String field, long excess, Map<String, Long> mapped, List<String> out) {
+        Long m = mapped.get(path);
+        if (m != null && (m & excess) != 0) {
+            out.add(path);
+            return;
+        }
+        if (node.isObject()) {
+            for (Map.Entry<String, JsonNode> en : node.properties()) {
+                collectPaths(en.getValue(), path.isEmpty() ? en.getKey() : path + "." + en.getKey(), en.getKey(), excess, mapped, out);
+            }
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) collectPaths(node.get(i), path + "." + i, field, excess, mapped, out);
+        } else if (!node.isNull()) {
+            DataCategoryExtractor x = DataCategoryExtractor.INSTANCE;
+            long c = 0;
+            DataCategory hint = field == null ? null : x.fieldHint(field);
+            if (hint != null) c |= hint.bit();
+            if (node.isTextual() || (node.isIntegralNumber() && Math.abs(node.doubleValue()) >= 1_000_000)) {
+                c |= x.mask(node.asText(), new dev.tracegate.matchers.pii.SpanSink.Mask());
+            }
+            if ((c & excess) != 0) out.add(path);
+        }
+    }
+
+    private static List<dev.tracegate.matchers.pii.CategorySpan> spans(String text, long excess) {
+        if (text == null || excess == 0) return List.of();
+        List<dev.tracegate.matchers.pii.CategorySpan> out = new ArrayList<>();
+        for (dev.tracegate.matchers.pii.CategorySpan sp : DataCategoryExtractor.INSTANCE.spans(text)) {
+            if ((sp.category().bit() & excess) != 0) out.add(sp);
+        }
+        return out;
+    }
+
     /** Indices of the atoms set in a bit array (valuation or unevaluable), for reports. */
     public static List<Integer> indices(long[] bits) {
         List<Integer> out = new ArrayList<>();
