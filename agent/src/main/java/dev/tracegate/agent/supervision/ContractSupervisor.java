@@ -125,9 +125,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         try {
             Runtime rt = runtimeFor(call.session());
             Session s = rt.monitor.session(call.session());
-            Event e = Event.builder(EventKind.CALL).session(call.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
-                    .tool(call.tool()).callId(call.callId()).args(call.argumentsJson()).build();
-            return decideCall(rt, s, e, call, t0);
+            synchronized (s) { // within a session the audit order is the decision order, so the log replays exactly
+                Event e = Event.builder(EventKind.CALL).session(call.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                        .tool(call.tool()).callId(call.callId()).args(call.argumentsJson()).build();
+                return decideCall(rt, s, e, call, t0);
+            }
         } catch (RuntimeException | LinkageError err) {
             return internalError(err, call.session(), "CALL " + call.tool()) ? ToolDecision.block(INTERNAL,
                     "tracegate could not check this call (" + err + ")", "Retry later or contact the operator.") : ToolDecision.proceed();
@@ -142,8 +144,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         Worker w = rt.worker();
         Decision d = rt.monitor.step(s, e, true, enforce, w);
         if (!d.refused()) {
-            record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
-            return ToolDecision.proceed();
+            if (record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0)) return ToolDecision.proceed();
+            // The audit log refused the record (fail: closed): the call does not run. The session state
+            // already counts it, which only makes later decisions stricter.
+            return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
+                    "Retry later.");
         }
         Library.ContractInfo c = rt.library.info().get(d.contract(0));
         String reason = reason(rt, d);
@@ -199,21 +204,23 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         try {
             Runtime rt = runtimeFor(result.session());
             Session s = rt.monitor.session(result.session());
-            Event e = Event.builder(EventKind.RETURN).session(result.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
-                    .tool(result.tool()).callId(result.callId()).result(result.text()).error(result.error()).build();
-            Decision d = rt.monitor.step(s, e, false, enforce, rt.worker());
-            if (d.kind() == Decision.Kind.SUPPRESS) {
-                Library.ContractInfo c = rt.library.info().get(d.contract(0));
-                if (!enforce) {
-                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, d), t0);
-                    return ResultDecision.keep();
+            synchronized (s) {
+                Event e = Event.builder(EventKind.RETURN).session(result.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                        .tool(result.tool()).callId(result.callId()).result(result.text()).error(result.error()).build();
+                Decision d = rt.monitor.step(s, e, false, enforce, rt.worker());
+                if (d.kind() == Decision.Kind.SUPPRESS) {
+                    Library.ContractInfo c = rt.library.info().get(d.contract(0));
+                    if (!enforce) {
+                        record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, d), t0);
+                        return ResultDecision.keep();
+                    }
+                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                    return ResultDecision.suppress(c.id(), withheld(c, "tool result"));
                 }
-                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
-                return ResultDecision.suppress(c.id(), withheld(c, "tool result"));
+                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
+                        d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
+                return ResultDecision.keep();
             }
-            record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
-                    d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
-            return ResultDecision.keep();
         } catch (RuntimeException | LinkageError err) {
             return internalError(err, result.session(), "RETURN " + result.tool())
                     ? ResultDecision.suppress(INTERNAL, "[tracegate] result withheld: the supervisor could not check it") : ResultDecision.keep();
@@ -226,17 +233,19 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         try {
             Runtime rt = runtimeFor(message.session());
             Session s = rt.monitor.session(message.session());
-            Event e = Event.builder(EventKind.USER).session(message.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
-                    .text(message.text()).build();
-            Decision d = rt.monitor.step(s, e, false, enforce, rt.worker());
-            if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
-                Library.ContractInfo c = rt.library.info().get(d.contract(0));
-                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
-                return MessageDecision.replace(c.id(), withheld(c, "user message"));
+            synchronized (s) {
+                Event e = Event.builder(EventKind.USER).session(message.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                        .text(message.text()).build();
+                Decision d = rt.monitor.step(s, e, false, enforce, rt.worker());
+                if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
+                    Library.ContractInfo c = rt.library.info().get(d.contract(0));
+                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                    return MessageDecision.replace(c.id(), withheld(c, "user message"));
+                }
+                record(rt, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
+                        d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null, d.refused() ? reason(rt, d) : null, t0);
+                return MessageDecision.keep();
             }
-            record(rt, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
-                    d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null, d.refused() ? reason(rt, d) : null, t0);
-            return MessageDecision.keep();
         } catch (RuntimeException | LinkageError err) {
             return internalError(err, message.session(), "USER")
                     ? MessageDecision.replace(INTERNAL, "[tracegate] message withheld: the supervisor could not check it") : MessageDecision.keep();
@@ -249,31 +258,33 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         try {
             Runtime rt = runtimeFor(message.session());
             Session s = rt.monitor.session(message.session());
-            Event e = Event.builder(EventKind.ASSISTANT).session(message.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
-                    .text(message.text()).build();
-            Worker w = rt.worker();
-            Decision d = rt.monitor.step(s, e, true, enforce, w);
-            if (!d.refused()) {
-                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
-                return MessageDecision.keep();
-            }
-            Library.ContractInfo c = rt.library.info().get(d.contract(0));
-            String reason = reason(rt, d);
-            if (!enforce) {
-                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
-                return MessageDecision.keep();
-            }
-            if (c.strategy().equals("redact")) {
-                String redacted = redaction.redactText(rt.library, message.text());
-                Event r = Event.builder(EventKind.ASSISTANT).session(e.session()).seq(e.seq()).ts(e.ts()).text(redacted).build();
-                if (!rt.monitor.step(s, r, true, true, w).refused()) {
-                    record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
-                    return MessageDecision.replace(c.id(), redacted);
+            synchronized (s) {
+                Event e = Event.builder(EventKind.ASSISTANT).session(message.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                        .text(message.text()).build();
+                Worker w = rt.worker();
+                Decision d = rt.monitor.step(s, e, true, enforce, w);
+                if (!d.refused()) {
+                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
+                    return MessageDecision.keep();
                 }
+                Library.ContractInfo c = rt.library.info().get(d.contract(0));
+                String reason = reason(rt, d);
+                if (!enforce) {
+                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
+                    return MessageDecision.keep();
+                }
+                if (c.strategy().equals("redact")) {
+                    String redacted = redaction.redactText(rt.library, message.text());
+                    Event r = Event.builder(EventKind.ASSISTANT).session(e.session()).seq(e.seq()).ts(e.ts()).text(redacted).build();
+                    if (!rt.monitor.step(s, r, true, true, w).refused()) {
+                        record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
+                        return MessageDecision.replace(c.id(), redacted);
+                    }
+                }
+                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
+                String notice = "[tracegate] " + c.message() + (c.next().isEmpty() ? "" : " " + c.next());
+                return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), c.id() + ": " + reason);
             }
-            record(rt, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
-            String notice = "[tracegate] " + c.message() + (c.next().isEmpty() ? "" : " " + c.next());
-            return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), c.id() + ": " + reason);
         } catch (RuntimeException | LinkageError err) {
             return internalError(err, message.session(), "ASSISTANT")
                     ? MessageDecision.block(INTERNAL, "tracegate could not check the model output") : MessageDecision.keep();
@@ -297,10 +308,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         try {
             Runtime rt = runtimeFor(probe.session());
             Session s = rt.monitor.session(probe.session());
-            Event e = b.seq(s.nextSequence()).ts(System.currentTimeMillis()).build();
-            Decision d = rt.monitor.step(s, e, false, false, rt.worker());
-            record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
-                    d.contractCount() > 0 ? d.kind() + ": " + reason(rt, d) : null, t0);
+            synchronized (s) {
+                Event e = b.seq(s.nextSequence()).ts(System.currentTimeMillis()).build();
+                Decision d = rt.monitor.step(s, e, false, false, rt.worker());
+                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
+                        d.contractCount() > 0 ? d.kind() + ": " + reason(rt, d) : null, t0);
+            }
         } catch (RuntimeException | LinkageError err) {
             internalError(err, probe.session(), probe.kind().name());
         }
@@ -322,9 +335,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     }
 
     private void end(Runtime rt, Session s) {
-        long seq = s.nextSequence();
-        EndReport r = rt.monitor.end(s);
-        if (r != null) recordEnd(rt, r, seq);
+        synchronized (s) {
+            long seq = s.nextSequence();
+            EndReport r = rt.monitor.end(s);
+            if (r != null) recordEnd(rt, r, seq);
+        }
     }
 
     private void evicted(EndReport r) {
@@ -428,8 +443,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         return "[tracegate] This " + what + " was withheld (" + c.id() + "): " + c.message() + (c.next().isEmpty() ? "" : " " + c.next());
     }
 
-    private void record(Runtime rt, Session s, Event e, Decision d, dev.tracegate.agent.audit.Decision kind, String contract,
-                        String message, long t0) {
+    /** Records the decision; false when the audit log refused the record (fail: closed and the log cannot keep up or is down). */
+    private boolean record(Runtime rt, Session s, Event e, Decision d, dev.tracegate.agent.audit.Decision kind, String contract,
+                           String message, long t0) {
         long latency = System.nanoTime() - t0;
         metrics.onEvent();
         metrics.onDecision(kind, latency);
@@ -448,8 +464,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             r.fired(contract);
         }
         if (message != null) r.message(message);
-        audit.append(r);
+        AuditWriter.Admission admitted = audit.append(r);
         if (view != null) view.event(e, kind, contract, message, latency);
+        return admitted != AuditWriter.Admission.REFUSED;
     }
 
     private void recordEnd(Runtime rt, EndReport report, long seq) {
