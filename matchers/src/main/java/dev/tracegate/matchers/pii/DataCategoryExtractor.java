@@ -184,24 +184,24 @@ public final class DataCategoryExtractor {
         if (text == null) return;
         int len = Math.min(text.length(), MAX_SCAN);
         if (len == 0) return;
-        boolean digits = false, at = false, colon = false, letters = false;
+        int digits = 0;
+        boolean at = false, colon = false, letters = false;
         for (int i = 0; i < len; i++) {
             char c = text.charAt(i);
-            if (c >= '0' && c <= '9') digits = true;
+            if (c >= '0' && c <= '9') digits++;
             else if (c == '@') at = true;
             else if (c == ':') colon = true;
             else if (letter(c)) letters = true;
         }
         if (at) emails(text, len, sink);
-        if (digits) {
-            cards(text, len, sink);
-            ibans(text, len, sink);
-            nationalIds(text, len, sink);
-            ipv4(text, len, sink);
-            phones(text, len, sink);
-            birthDates(text, len, sink);
-            addresses(text, len, sink);
-        }
+        // each detector needs at least this many digits in the whole text
+        if (digits >= 13) cards(text, len, sink);
+        if (digits >= 4) ibans(text, len, sink);
+        if (digits >= 6) nationalIds(text, len, sink);
+        if (digits >= 4) ipv4(text, len, sink);
+        if (digits >= 7) phones(text, len, sink);
+        if (digits >= 4) birthDates(text, len, sink);
+        if (digits >= 1) addresses(text, len, sink);
         if (colon) ipv6(text, len, sink);
         if (letters) terms(text, len, sink);
     }
