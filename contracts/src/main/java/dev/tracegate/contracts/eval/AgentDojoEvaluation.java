@@ -266,16 +266,18 @@ public final class AgentDojoEvaluation {
     public static final String COMMAND = "java -cp ... dev.tracegate.contracts.eval.AgentDojoEvaluation DATASET_DIR --out docs/agentdojo/RESULTS.md";
 
     /** The row the per-suite table details: the best trade-off measured (see docs/agentdojo/RESULTS.md). */
-    public static final String RECOMMENDED = "+ delegation";
+    public static final String RECOMMENDED = "+ fetch from named records";
 
     /** The ablation rows: cumulative refinements, rejected variants, and each request rule left out. */
     public static List<Defence> defences(Path dataset) throws IOException {
         Map<String, List<String>> links = new HashMap<>();
+        java.util.Set<String> fetch = new java.util.HashSet<>();
         com.fasterxml.jackson.databind.JsonNode table = new ObjectMapper().readTree(dataset.resolve("side_effect_tools.json").toFile());
         table.fields().forEachRemaining(suite -> {
             if (suite.getKey().startsWith("_")) return;
             for (AgentDojoPolicies.Tool t : AgentDojoPolicies.tools(suite.getKey(), suite.getValue(), "side_effect_tools.json")) {
                 if (t.kinds().contains("outbound_message") && !t.payloads().isEmpty()) links.put(t.name(), t.payloads());
+                if (t.kinds().iterator().next().equals("outbound_request")) fetch.add(t.name());
             }
         });
         List<Defence> out = new ArrayList<>();
@@ -299,26 +301,34 @@ public final class AgentDojoEvaluation {
         out.add(new Defence("+ links in outbound payloads", "a link or e-mail address in the payload of an outbound message (body, content, subject: "
                 + "the payload arguments of outbound-message tools in side_effect_tools.json) is checked like a target",
                 id -> true, rules(true, true, true, Provenance.Endorse.NONE, links), c));
-        out.add(new Defence(RECOMMENDED, "when the user hands the task to a source they name (\"follow the instructions in "
+        out.add(new Defence("+ delegation", "when the user hands the task to a source they name (\"follow the instructions in "
                 + "'notice.txt'\", \"do the tasks on my list at www...\"), the output of that source counts as the user's request for "
                 + "the request rules (its targets are still checked)", id -> true, rules(true, true, true, Provenance.Endorse.NONE, links, true), c));
+        out.add(new Defence(RECOMMENDED, "a tool that only fetches (primary kind outbound request) may open a link inside a record "
+                + "of an output whose short field the user named (a link in a message of the channel the user named)", id -> true,
+                best(Provenance.Endorse.NONE, links, fetch), c));
         String r = Defence.REJECTED;
         out.add(new Defence("endorsed sources", "the whole output of a call with an argument the user named (the file, page, "
                 + "channel or sender the user pointed at) is trusted like the user's words", id -> true,
-                rules(true, true, true, Provenance.Endorse.DIRECT, links, true), r));
+                best(Provenance.Endorse.DIRECT, links, fetch), r));
         out.add(new Defence("endorsed sources, transitively", "as above, and also outputs of calls whose argument an endorsed output gave",
-                id -> true, rules(true, true, true, Provenance.Endorse.TRANSITIVE, links, true), r));
+                id -> true, best(Provenance.Endorse.TRANSITIVE, links, fetch), r));
         out.add(new Defence("endorsed records", "one record (YAML mapping) of an output is trusted when one of its short fields "
                 + "is a value the user named (e.g. the messages of the channel the user named)", id -> true,
-                rules(true, true, true, Provenance.Endorse.RECORD, links, true), r));
+                best(Provenance.Endorse.RECORD, links, fetch), r));
         out.add(new Defence("no request rules", "the provenance of the recommended row alone", id -> id.startsWith("injection."),
-                rules(true, true, true, Provenance.Endorse.NONE, links, true), r));
+                best(Provenance.Endorse.NONE, links, fetch), r));
         for (String kind : AgentDojoPolicies.REQUEST_WORDS.keySet()) {
             String k = kind.replace('_', '-');
             out.add(new Defence("without the " + kind.replace('_', ' ') + " rule", "", id -> !id.endsWith(".requested-" + k),
-                    rules(true, true, true, Provenance.Endorse.NONE, links, true), Defence.LEAVE_ONE_OUT));
+                    best(Provenance.Endorse.NONE, links, fetch), Defence.LEAVE_ONE_OUT));
         }
         return out;
+    }
+
+    private static Function<Library, Grounder<Event>> best(Provenance.Endorse e, Map<String, List<String>> links, java.util.Set<String> fetch) {
+        Provenance.Rules r = new Provenance.Rules(true, true, true, e, links, true, fetch);
+        return lib -> new Provenance(lib, r);
     }
 
     private static Function<Library, Grounder<Event>> rules(boolean fields, boolean labelled, boolean owner, Provenance.Endorse e) {

@@ -51,15 +51,27 @@ public final class Provenance implements Grounder<Event> {
      *                    in ...", "do the tasks on my list at ...") and a call reads a source the user
      *                    named, that output counts as the user's request for {@code user_matches}
      *                    atoms (the request rules); targets stay checked as before
+     * @param fetchTools  tools that only fetch (outbound requests): their target may also be a value
+     *                    inside a record (YAML mapping) of an output one of whose short fields the user
+     *                    named, such as a link in a message of the channel the user named
      * @param endorse     which outputs are endorsed: the user pointed at their source, so values in
      *                    them are trusted like the user's own words
      */
     public record Rules(boolean wholeFields, boolean labelledLines, boolean namedOwner, Endorse endorse,
-                        Map<String, List<String>> linkPayloads, boolean delegation) {
+                        Map<String, List<String>> linkPayloads, boolean delegation, Set<String> fetchTools) {
         /** Whole fields only. */
-        public Rules(boolean wholeFields, Endorse endorse) { this(wholeFields, false, false, endorse, Map.of(), false); }
+        public Rules(boolean wholeFields, Endorse endorse) { this(wholeFields, false, false, endorse, Map.of(), false, Set.of()); }
+
+        /** Without fetch tools. */
+        public Rules(boolean wholeFields, boolean labelledLines, boolean namedOwner, Endorse endorse,
+                     Map<String, List<String>> linkPayloads, boolean delegation) {
+            this(wholeFields, labelledLines, namedOwner, endorse, linkPayloads, delegation, Set.of());
+        }
 
         public Rules {
+            Set<String> folded = new HashSet<>();
+            fetchTools.forEach(x -> folded.add(ToolName.fold(x)));
+            fetchTools = Set.copyOf(folded);
             Map<String, List<String>> m = new HashMap<>();
             linkPayloads.forEach((t, fs) -> m.put(ToolName.fold(t), List.copyOf(fs)));
             linkPayloads = Map.copyOf(m);
@@ -123,8 +135,8 @@ public final class Provenance implements Grounder<Event> {
 
     /** What the session has seen: the user's texts, and the tool outputs as free text and as whole fields. */
     private record Seen(List<String> userTexts, List<String> outputs, Set<String> fields, List<String> endorsed,
-                        Map<String, Boolean> pending) {
-        static final Seen EMPTY = new Seen(List.of(), List.of(), Set.of(), List.of(), Map.of());
+                        Map<String, Boolean> pending, List<String> records) {
+        static final Seen EMPTY = new Seen(List.of(), List.of(), Set.of(), List.of(), Map.of(), List.of());
     }
 
     @Override public int words() { return inner.words(); }
@@ -165,11 +177,11 @@ public final class Provenance implements Grounder<Event> {
         if (e.kind() == EventKind.USER && e.text() != null) {
             List<String> u = new ArrayList<>(s.userTexts());
             u.add(fold(e.text()));
-            st.refs[slot] = new Seen(List.copyOf(u), s.outputs(), s.fields(), s.endorsed(), s.pending());
+            st.refs[slot] = new Seen(List.copyOf(u), s.outputs(), s.fields(), s.endorsed(), s.pending(), s.records());
         } else if (e.kind() == EventKind.CALL && (rules.endorse() != Endorse.NONE || rules.delegation())) {
             Map<String, Boolean> p = new HashMap<>(s.pending());
             p.put(String.valueOf(e.callId()), endorses(e, s));
-            st.refs[slot] = new Seen(s.userTexts(), s.outputs(), s.fields(), s.endorsed(), Map.copyOf(p));
+            st.refs[slot] = new Seen(s.userTexts(), s.outputs(), s.fields(), s.endorsed(), Map.copyOf(p), s.records());
         } else if (e.kind() == EventKind.RETURN && e.result() != null && !e.error()) {
             List<String> o = new ArrayList<>(s.outputs());
             o.add(fold(e.result()));
@@ -185,7 +197,13 @@ public final class Provenance implements Grounder<Event> {
                 x.add(fold(e.result()));
                 en = List.copyOf(x);
             }
-            st.refs[slot] = new Seen(s.userTexts(), List.copyOf(o), Set.copyOf(f), en, s.pending());
+            List<String> rec = s.records();
+            if (!rules.fetchTools().isEmpty()) {
+                List<String> x = new ArrayList<>(rec);
+                records(e.result(), s.userTexts(), x);
+                rec = x.size() == rec.size() ? rec : List.copyOf(x);
+            }
+            st.refs[slot] = new Seen(s.userTexts(), List.copyOf(o), Set.copyOf(f), en, s.pending(), rec);
         }
     }
 
@@ -227,16 +245,23 @@ public final class Provenance implements Grounder<Event> {
                 }
             }
         }
+        boolean fetch = rules.fetchTools().contains(ToolName.fold(e.tool()));
         for (String f : fs) {
             JsonNode v = e.args().get(Args.Path.field(f));
             if (v == null || v.isNull()) continue;
             if (v.isArray()) {
-                for (JsonNode x : v) if (untrusted(x.asText(), seen)) return 1;
-            } else if (untrusted(v.asText(), seen)) {
+                for (JsonNode x : v) if (untrusted(x.asText(), seen) && !(fetch && inRecord(x.asText(), seen))) return 1;
+            } else if (untrusted(v.asText(), seen) && !(fetch && inRecord(v.asText(), seen))) {
                 return 1;
             }
         }
         return 0;
+    }
+
+    private static boolean inRecord(String value, Seen seen) {
+        String v = fold(value);
+        for (String r : seen.records()) if (containsWord(r, v)) return true;
+        return false;
     }
 
     boolean untrusted(String value, Seen seen) {
