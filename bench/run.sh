@@ -21,10 +21,10 @@ fi
 engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark|ReplayBenchmark'
 case "$mode" in
   quick)
-    steady=(-f 1 -wi 2 -w 1s -i 3 -r 1s)
-    shots=(-f 1 -wi 10 -i 60)
-    latency=(--contracts 10 --rate 100000 --seconds 5)
-    cpu=(--contracts 1,10,100 --rounds 5)
+    steady=(-f 1 -wi 2 -w 500ms -i 3 -r 1s)
+    shots=(-f 1 -wi 5 -i 50)
+    latency=(--contracts 10 --rate 100000 --seconds 4)
+    cpu=(--contracts 1,10,100 --rounds 5 --shots 20)
     sessions=1000000
     ;;
   full)
