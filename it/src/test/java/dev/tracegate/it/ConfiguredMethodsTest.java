@@ -92,6 +92,18 @@ class ConfiguredMethodsTest {
     }
 
     @Test
+    void withFailOpenABadMethodsFileRunsTheHostUnsupervisedAndSaysSo() throws IOException {
+        Path bad = Files.writeString(dir.resolve("bad.txt"), "tool demoapp.plain.ShopApp$Payments#charge args\n");
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("methods=" + bad + ",fail=open,block=charge")),
+                ForkedJvm.appClasspath(), APP, "run");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).contains("METHOD charge ran").contains("RESULT: charged alice");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("agent could not start and runs UNSUPERVISED because fail=open")
+                .contains(bad + ":1:44: expected key=value");
+    }
+
+    @Test
     void attachToARunningJvmRetransformsClassesItAlreadyLoaded() throws Exception {
         Process app = new ProcessBuilder(ForkedJvm.java(), "-cp", ForkedJvm.appClasspath(), APP, "wait")
                 .redirectError(dir.resolve("app-err.txt").toFile()).start();

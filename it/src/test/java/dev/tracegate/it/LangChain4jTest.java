@@ -131,6 +131,24 @@ class LangChain4jTest {
     }
 
     @Test
+    void anInternalErrorOfTheSupervisorFollowsTheFailurePolicyAndNeverReachesTheHostOtherwise() {
+        ForkedJvm.Result closed = run("failOn=sendEmail", "email");
+        assertThat(closed.stdout()).as(closed.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .doesNotContain("EXCEPTION")
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate could not check tool call sendEmail (internal error: IllegalStateException); refused because fail=closed");
+        ForkedJvm.Result closedThrow = run("failOn=sendEmail,onBlock=throw", "email");
+        assertThat(closedThrow.stdout()).as(closedThrow.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate could not check tool call sendEmail");
+        ForkedJvm.Result open = run("failOn=sendEmail,fail=open", "email");
+        assertThat(open.stdout()).as(open.toString())
+                .contains("TOOL sendEmail ran to=bob@example.com")
+                .doesNotContain("EXCEPTION");
+        assertThat(open.stderr()).contains("internal error at tool call sendEmail (fail=open: let through)");
+    }
+
+    @Test
     void theSameScenarioRunsOnJava25() {
         Assumptions.assumeTrue(ForkedJvm.java25Present(), "no Java 25 at " + ForkedJvm.JAVA_25);
         ForkedJvm.Result r = runOn(ForkedJvm.JAVA_25, "block=sendEmail", "email");

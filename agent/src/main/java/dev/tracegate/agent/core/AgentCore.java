@@ -46,7 +46,7 @@ public final class AgentCore {
      * text beside the configuration keys of {@link AgentConfig}.
      */
     static final Set<String> FREE_KEYS = Set.of("supervisor", "block", "suppress", "suppressUser", "redact", "blockOutput",
-            "trace", "onBlock", "shadow", "methods", "view");
+            "trace", "onBlock", "shadow", "methods", "view", "failOn");
 
     /** Called reflectively by the launcher; a bad option stops the start unless {@code fail=open}. */
     public static synchronized void start(String arguments, Instrumentation instrumentation, boolean attached, File jar) {

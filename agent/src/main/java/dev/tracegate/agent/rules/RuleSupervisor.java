@@ -30,7 +30,8 @@ import java.util.Set;
  * <p>Options (lists separated by ';'): {@code block=toolA;toolB}, {@code redirect=from:to},
  * {@code suppress=tool} (withhold its result), {@code suppressUser=word} (withhold user messages
  * containing it), {@code redact=field;field} (drop these argument fields before any tool runs),
- * {@code blockOutput=word} (block model output containing it). Stateless, hence thread-safe.
+ * {@code blockOutput=word} (block model output containing it), {@code failOn=tool} (throw an internal
+ * error when it is called: exercises the failure policy). Stateless, hence thread-safe.
  */
 public final class RuleSupervisor implements Supervisor {
 
@@ -40,6 +41,7 @@ public final class RuleSupervisor implements Supervisor {
     private final Set<String> userWords;
     private final Set<String> redactedFields;
     private final Set<String> outputWords;
+    private final Set<String> failing;
     private final JsonCodec json;
 
     public RuleSupervisor(AgentArguments options, JsonCodec json) {
@@ -48,6 +50,7 @@ public final class RuleSupervisor implements Supervisor {
         this.userWords = words(options.get("suppressUser"));
         this.redactedFields = words(options.get("redact"));
         this.outputWords = words(options.get("blockOutput"));
+        this.failing = names(options.get("failOn"));
         this.redirects = new HashMap<>();
         for (String pair : list(options.get("redirect"))) {
             int colon = pair.indexOf(':');
@@ -63,6 +66,9 @@ public final class RuleSupervisor implements Supervisor {
     @Override
     public ToolDecision onToolCall(ToolCall call) {
         String tool = fold(call.tool());
+        if (failing.contains(tool)) {
+            throw new IllegalStateException("rule supervisor told to fail on " + call.tool() + " (failOn)");
+        }
         if (blocked.contains(tool)) {
             return ToolDecision.block("rule.block", "tool " + call.tool() + " is blocked by the configured rules",
                     "answer without calling " + call.tool());
