@@ -150,7 +150,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
                     "Retry later.");
         }
-        Library.ContractInfo c = rt.library.info().get(d.contract(0));
+        Library.ContractInfo c = primary(rt, d);
         String reason = reason(rt, d);
         if (!enforce) {
             record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
@@ -267,7 +267,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
                     return MessageDecision.keep();
                 }
-                Library.ContractInfo c = rt.library.info().get(d.contract(0));
+                Library.ContractInfo c = primary(rt, d);
                 String reason = reason(rt, d);
                 if (!enforce) {
                     record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
@@ -427,6 +427,29 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     // ------------------------------------------------------------------------------- recording
 
     private static String firstId(Runtime rt, Decision d) { return rt.contractIds[d.contract(0)]; }
+
+    /**
+     * The contract whose strategy acts when one event violates several: a block beats an escalation,
+     * which beats a redirect, which beats a redaction (redacting cannot satisfy a contract that blocks).
+     */
+    private static Library.ContractInfo primary(Runtime rt, Decision d) {
+        Library.ContractInfo best = null;
+        int bestRank = Integer.MAX_VALUE;
+        for (int i = 0; i < d.contractCount(); i++) {
+            Library.ContractInfo c = rt.library.info().get(d.contract(i));
+            int rank = switch (c.strategy()) {
+                case "block", "suppress" -> 0;
+                case "escalate" -> 1;
+                case "redirect" -> 2;
+                default -> 3;
+            };
+            if (rank < bestRank) {
+                best = c;
+                bestRank = rank;
+            }
+        }
+        return best;
+    }
 
     private static String reason(Runtime rt, Decision d) {
         StringBuilder b = new StringBuilder();

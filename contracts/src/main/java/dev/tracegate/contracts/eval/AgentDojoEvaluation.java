@@ -305,7 +305,8 @@ public final class AgentDojoEvaluation {
                 + "'notice.txt'\", \"do the tasks on my list at www...\"), the output of that source counts as the user's request for "
                 + "the request rules (its targets are still checked)", id -> true, rules(true, true, true, Provenance.Endorse.NONE, links, true), c));
         out.add(new Defence(RECOMMENDED, "a tool that only fetches (primary kind outbound request) may open a link inside a record "
-                + "of an output whose short field the user named (a link in a message of the channel the user named)", id -> true,
+                + "(YAML mapping) of an output one of whose short fields the user, or a source the user handed the task to, named "
+                + "(a link in a message of the channel the user named); such a link may also be quoted in an outbound payload", id -> true,
                 best(Provenance.Endorse.NONE, links, fetch), c));
         String r = Defence.REJECTED;
         out.add(new Defence("endorsed sources", "the whole output of a call with an argument the user named (the file, page, "

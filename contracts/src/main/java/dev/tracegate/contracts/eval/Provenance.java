@@ -53,7 +53,8 @@ public final class Provenance implements Grounder<Event> {
      *                    atoms (the request rules); targets stay checked as before
      * @param fetchTools  tools that only fetch (outbound requests): their target may also be a value
      *                    inside a record (YAML mapping) of an output one of whose short fields the user
-     *                    named, such as a link in a message of the channel the user named
+     *                    named, such as a link in a message of the channel the user named; such a link
+     *                    may then also be quoted in an outbound payload (when non-empty)
      * @param endorse     which outputs are endorsed: the user pointed at their source, so values in
      *                    them are trusted like the user's own words
      */
@@ -135,8 +136,8 @@ public final class Provenance implements Grounder<Event> {
 
     /** What the session has seen: the user's texts, and the tool outputs as free text and as whole fields. */
     private record Seen(List<String> userTexts, List<String> outputs, Set<String> fields, List<String> endorsed,
-                        Map<String, Boolean> pending, List<String> records) {
-        static final Seen EMPTY = new Seen(List.of(), List.of(), Set.of(), List.of(), Map.of(), List.of());
+                        Map<String, Boolean> pending, List<String> records, List<String> delegated) {
+        static final Seen EMPTY = new Seen(List.of(), List.of(), Set.of(), List.of(), Map.of(), List.of(), List.of());
     }
 
     @Override public int words() { return inner.words(); }
@@ -177,11 +178,11 @@ public final class Provenance implements Grounder<Event> {
         if (e.kind() == EventKind.USER && e.text() != null) {
             List<String> u = new ArrayList<>(s.userTexts());
             u.add(fold(e.text()));
-            st.refs[slot] = new Seen(List.copyOf(u), s.outputs(), s.fields(), s.endorsed(), s.pending(), s.records());
+            st.refs[slot] = new Seen(List.copyOf(u), s.outputs(), s.fields(), s.endorsed(), s.pending(), s.records(), s.delegated());
         } else if (e.kind() == EventKind.CALL && (rules.endorse() != Endorse.NONE || rules.delegation())) {
             Map<String, Boolean> p = new HashMap<>(s.pending());
             p.put(String.valueOf(e.callId()), endorses(e, s));
-            st.refs[slot] = new Seen(s.userTexts(), s.outputs(), s.fields(), s.endorsed(), Map.copyOf(p), s.records());
+            st.refs[slot] = new Seen(s.userTexts(), s.outputs(), s.fields(), s.endorsed(), Map.copyOf(p), s.records(), s.delegated());
         } else if (e.kind() == EventKind.RETURN && e.result() != null && !e.error()) {
             List<String> o = new ArrayList<>(s.outputs());
             o.add(fold(e.result()));
@@ -197,13 +198,21 @@ public final class Provenance implements Grounder<Event> {
                 x.add(fold(e.result()));
                 en = List.copyOf(x);
             }
+            List<String> del = s.delegated();
+            if (rules.delegation() && Boolean.TRUE.equals(s.pending().get(String.valueOf(e.callId()))) && delegated(s)) {
+                List<String> x = new ArrayList<>(del);
+                x.add(fold(e.result()));
+                del = List.copyOf(x);
+            }
             List<String> rec = s.records();
             if (!rules.fetchTools().isEmpty()) {
                 List<String> x = new ArrayList<>(rec);
-                records(e.result(), s.userTexts(), x);
+                List<String> naming = new ArrayList<>(s.userTexts());
+                naming.addAll(s.delegated()); // a source the user handed the task to names records too
+                records(e.result(), naming, x);
                 rec = x.size() == rec.size() ? rec : List.copyOf(x);
             }
-            st.refs[slot] = new Seen(s.userTexts(), List.copyOf(o), Set.copyOf(f), en, s.pending(), rec);
+            st.refs[slot] = new Seen(s.userTexts(), List.copyOf(o), Set.copyOf(f), en, s.pending(), rec, del);
         }
     }
 
@@ -241,7 +250,10 @@ public final class Provenance implements Grounder<Event> {
                 JsonNode v = e.args().get(Args.Path.field(f));
                 if (v == null || v.isNull()) continue;
                 for (String id : dev.tracegate.matchers.predicate.Identifiers.find(v.isTextual() ? v.textValue() : v.toString())) {
-                    if ((id.contains("www.") || id.contains("://") || id.indexOf('@') > 0) && untrusted(id, seen)) return 1;
+                    if ((id.contains("www.") || id.contains("://") || id.indexOf('@') > 0) && untrusted(id, seen)
+                            && !(!rules.fetchTools().isEmpty() && inRecord(id, seen))) {
+                        return 1;
+                    }
                 }
             }
         }

@@ -184,6 +184,8 @@ public final class Library {
                 g.fields().forEach((t, m) -> m.forEach((f, c) -> b.fieldCategory(t, f, c)));
                 g.consentTools().forEach((t, f) -> b.consentTool(t, f.get(0), f.get(1), f.get(2)));
                 g.erasureTools().forEach(b::erasureTool);
+                b.consentPurposes(g.consentPurposes().toArray(new String[0]));
+                g.subjectFields().forEach(b::subjectField);
             }
             if (s.injection() != null) s.injection().sideEffecting().forEach((t, fs) -> b.sideEffecting(t, fs.toArray(new String[0])));
             b.grant(s.permissions().toArray(new String[0]));

@@ -29,7 +29,7 @@ public final class LibraryReader {
     static final Set<String> LATCH_ON = Set.of("kind", "tool", "success");
     static final Set<String> KINDS = Set.of("USER", "ASSISTANT", "CALL", "RETURN", "CONSENT", "ERASURE");
     static final Set<String> SETTINGS = Set.of("unevaluable", "max-states");
-    static final Set<String> GDPR = Set.of("purposes", "tools", "fields", "consent-tools", "erasure-tools");
+    static final Set<String> GDPR = Set.of("purposes", "consent-purposes", "tools", "fields", "consent-tools", "erasure-tools", "subject-fields");
     static final Set<String> CONSENT_TOOL = Set.of("subject", "purposes", "granted");
     static final Set<String> ERASURE_TOOL = Set.of("subject");
     static final Set<String> INJECTION = Set.of("side-effecting");
@@ -269,7 +269,14 @@ public final class LibraryReader {
                 erasureTools.put(e.getKey(), t.requiredString("subject", "name the argument that holds the data subject"));
             }
         }
-        return new LibrarySpec.GdprSpec(purposes, tools, fields, consentTools, erasureTools);
+        List<String> consentPurposes = g.strings("consent-purposes");
+        for (String p : consentPurposes) {
+            if (!purposes.containsKey(p)) {
+                throw Fields.error(g.get("consent-purposes"), "consent purpose '" + p + "' is not declared",
+                        "declare it under gdpr.purposes (declared: " + String.join(", ", purposes.keySet()) + ")");
+            }
+        }
+        return new LibrarySpec.GdprSpec(purposes, tools, fields, consentTools, erasureTools, consentPurposes, g.strings("subject-fields"));
     }
 
     private static LibrarySpec.InjectionSpec injection(Node n) {

@@ -421,9 +421,27 @@ public final class Grounding implements Grounder<Event> {
     }
 
     boolean consented(Frame f, String purpose) {
+        if (!policy.requiresConsent(purpose)) return true;
         if (!(f.st.refs[consentSlot] instanceof ValueSet s) || s.isEmpty()) return false;
-        String subject = f.e.subject();
+        String subject = subjectOf(f.e);
         return (subject != null && s.contains(TextHash.pair(subject, purpose))) || s.contains(TextHash.pair("", purpose));
+    }
+
+    /** The event's data subject: its own, else the first subject-naming argument of the policy it carries. */
+    private String subjectOf(Event e) {
+        if (e.subject() != null) return e.subject();
+        for (Args.Path p : policy.subjectFields()) {
+            JsonNode v = e.args().get(p);
+            if (v != null && !v.isNull() && !v.isContainerNode()) return Nodes.text(v).toString();
+        }
+        return null;
+    }
+
+    /** The event serves a purpose the policy does not declare, or (when the policy declares purposes) no purpose at all. */
+    boolean undeclaredPurpose(Frame f) {
+        long p = f.purposes();
+        if ((p & OTHER_PURPOSE) != 0) return true;
+        return p == 0 && !policy.purposes().isEmpty();
     }
 
     boolean consentedAll(Frame f) {
@@ -441,6 +459,8 @@ public final class Grounding implements Grounder<Event> {
     boolean mentionsErased(Frame f) {
         if (!(f.st.refs[erasedSlot] instanceof ValueSet s) || s.isEmpty()) return false;
         Event e = f.e;
+        // The erasure tool's own result (its confirmation) is not a disclosure.
+        if (e.kind() == EventKind.RETURN && erasureToolOf(f) != null) return false;
         if (e.subject() != null && s.contains(e.subject())) return true;
         Args a = e.args();
         for (int i = 0; i < a.leafCount(); i++) {
@@ -859,6 +879,8 @@ public final class Grounding implements Grounder<Event> {
                 case "mentions_erased":
                     erased = true;
                     return new MentionsErased();
+                case "undeclared_purpose":
+                    return new UndeclaredPurpose();
                 case "count": {
                     int w = words++;
                     int t = tool(toolArg(args.get(0)));

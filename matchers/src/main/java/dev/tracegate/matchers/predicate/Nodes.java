@@ -234,6 +234,10 @@ final class Nodes {
         }
     }
 
+    static final class UndeclaredPurpose extends Pred {
+        @Override int eval(Frame f) { return f.g.undeclaredPurpose(f) ? TRUE : FALSE; }
+    }
+
     static final class MentionsErased extends Pred {
         @Override int eval(Frame f) { return f.g.mentionsErased(f) ? TRUE : FALSE; }
     }

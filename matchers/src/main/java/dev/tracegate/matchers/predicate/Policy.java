@@ -32,6 +32,8 @@ public final class Policy {
     final Map<String, Args.Path> erasureTools;         // folded tool -> subject field
     final Map<String, List<Args.Path>> sideEffects;    // folded tool -> target fields
     final Set<String> permissions;
+    final Set<String> consentPurposes;                 // empty: every purpose needs consent
+    final List<Args.Path> subjectFields;               // arguments that name the data subject
     final boolean refuseUnevaluable;
     final int setCapacity;
 
@@ -50,6 +52,11 @@ public final class Policy {
         b.sideEffects.forEach((k, v) -> se.put(k, List.copyOf(v)));
         this.sideEffects = Collections.unmodifiableMap(se);
         this.permissions = Collections.unmodifiableSet(new LinkedHashSet<>(b.permissions));
+        this.consentPurposes = Collections.unmodifiableSet(new LinkedHashSet<>(b.consentPurposes));
+        Set<Args.Path> subjects = new LinkedHashSet<>(b.subjectFields);
+        b.consentTools.values().forEach(ct -> subjects.add(ct.subject()));
+        subjects.addAll(b.erasureTools.values());
+        this.subjectFields = List.copyOf(subjects);
         this.refuseUnevaluable = b.refuseUnevaluable;
         this.setCapacity = b.setCapacity;
     }
@@ -88,6 +95,18 @@ public final class Policy {
     /** Permissions every session holds from its start. */
     public Set<String> permissions() { return permissions; }
 
+    /**
+     * Whether processing for {@code purpose} needs the data subject's consent: every purpose does,
+     * unless the policy lists the consent-based ones ({@link Builder#consentPurposes}); the others
+     * rest on another lawful basis (a contract, a legal obligation).
+     */
+    public boolean requiresConsent(String purpose) {
+        return consentPurposes.isEmpty() || consentPurposes.contains(norm(purpose));
+    }
+
+    /** Arguments that name an event's data subject when the event does not carry one (consent and erasure tools' subject fields, and declared ones). */
+    public List<Args.Path> subjectFields() { return subjectFields; }
+
     static String norm(String s) { return s == null ? null : s.trim().toLowerCase(Locale.ROOT); }
 
     /** Normalises a category name: built-in aliases ({@code card}, {@code dob}) map to their key. */
@@ -106,6 +125,8 @@ public final class Policy {
         private final Map<String, Args.Path> erasureTools = new LinkedHashMap<>();
         private final Map<String, List<Args.Path>> sideEffects = new LinkedHashMap<>();
         private final Set<String> permissions = new LinkedHashSet<>();
+        private final Set<String> consentPurposes = new LinkedHashSet<>();
+        private final List<Args.Path> subjectFields = new ArrayList<>();
         private boolean refuseUnevaluable = true;
         private int setCapacity = ValueSet.DEFAULT_CAPACITY;
 
@@ -166,6 +187,18 @@ public final class Policy {
         /** Permissions every session holds from its start. */
         public Builder grant(String... permissions) {
             for (String p : permissions) this.permissions.add(requireName(p, "permission"));
+            return this;
+        }
+
+        /** Lists the purposes that rest on consent; once any is listed, the other purposes need none. */
+        public Builder consentPurposes(String... purposes) {
+            for (String p : purposes) consentPurposes.add(requireName(p, "purpose"));
+            return this;
+        }
+
+        /** Declares an argument that names the data subject of the calls that carry it (besides consent and erasure tools' subject fields). */
+        public Builder subjectField(String field) {
+            subjectFields.add(Args.Path.of(field));
             return this;
         }
 

@@ -1,0 +1,93 @@
+package dev.tracegate.contracts.builtin;
+
+import dev.tracegate.contracts.library.Library;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static dev.tracegate.contracts.builtin.Traces.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The gdpr built-in library with a shop's policy: P1 consent, P2 purpose limitation, P3 minimisation, P4 erasure. */
+class GdprLibraryTest {
+    private static final String SHOP = """
+            library: shop-policy
+            gdpr:
+              purposes:
+                marketing: [email]
+                fulfilment: [name, postal_address]
+              consent-purposes: [marketing]
+              tools:
+                send_newsletter: [marketing]
+                create_shipment: [fulfilment]
+                lookup_order: [fulfilment]
+                customer_profile: [fulfilment]
+              consent-tools:
+                record_consent: {subject: customer_id, purposes: purpose}
+              erasure-tools:
+                forget_customer: {subject: customer_id}
+            contracts:
+              - id: shop.refund-budget
+                guarantee: G(count(refund) <= 10)
+            """;
+
+    private final Library lib = load(SHOP, "gdpr");
+
+    @Test
+    void p1ConsentIsNeededPerSubjectForConsentBasedPurposesOnly() {
+        assertThat(replay(lib, List.of(
+                call("send_newsletter", "{\"customer_id\": \"C-1\", \"email\": \"ada@example.com\"}"),
+                call("record_consent", "{\"customer_id\": \"C-1\", \"purpose\": \"marketing\"}"),
+                call("send_newsletter", "{\"customer_id\": \"C-1\", \"email\": \"ada@example.com\"}"),
+                call("send_newsletter", "{\"customer_id\": \"C-2\", \"email\": \"bob@example.com\"}"),
+                // fulfilment rests on the contract with the customer, not on consent
+                call("create_shipment", "{\"customer_id\": \"C-2\", \"name\": \"Bob Stone\", \"address\": \"1 High Street, Leeds LS1 4AP\"}"))))
+                .containsExactly("BLOCK:gdpr.P1-consent", "PASS", "PASS", "BLOCK:gdpr.P1-consent", "PASS");
+    }
+
+    @Test
+    void p1ConsentEventsFromTheHostCountToo() {
+        assertThat(replay(lib, List.of(
+                consent("C-1", "marketing", true),
+                call("send_newsletter", "{\"customer_id\": \"C-1\", \"email\": \"ada@example.com\"}"),
+                consent("C-1", "marketing", false),
+                call("send_newsletter", "{\"customer_id\": \"C-1\", \"email\": \"ada@example.com\"}"))))
+                .containsExactly("PASS", "PASS", "PASS", "BLOCK:gdpr.P1-consent");
+    }
+
+    @Test
+    void p2PersonalDataOnlyForDeclaredPurposes() {
+        assertThat(replay(lib, List.of(
+                call("export_contacts", "{\"email\": \"ada@example.com\"}"),
+                call("weather", "{\"city\": \"Oslo\"}"))))
+                .containsExactly("BLOCK:gdpr.P2-purpose-limitation", "PASS");
+    }
+
+    @Test
+    void p3DataThePurposeDoesNotNeedIsRefused() {
+        assertThat(replay(lib, List.of(
+                call("create_shipment", "{\"name\": \"Ada Lovelace\", \"address\": \"12 Baker Street, London NW1 6XE\", \"email\": \"ada@example.com\"}"),
+                call("create_shipment", "{\"name\": \"Ada Lovelace\", \"address\": \"12 Baker Street, London NW1 6XE\"}"))))
+                .containsExactly("BLOCK:gdpr.P3-minimisation", "PASS");
+    }
+
+    @Test
+    void p4AfterErasureTheSubjectIsNeitherUsedNorDisclosed() {
+        assertThat(replay(lib, List.of(
+                call("forget_customer", "{\"customer_id\": \"C-1\"}"),
+                ok("forget_customer", "erasure of C-1 scheduled"),
+                call("lookup_order", "{\"order_id\": \"77\"}"),
+                ok("lookup_order", "order 77 placed by C-1"),
+                call("customer_profile", "{\"customer_id\": \"C-1\"}"),
+                assistant("Customer C-1 lives in London."),
+                assistant("That customer's data was erased at their request."))))
+                .containsExactly("PASS", "PASS", "PASS", "SUPPRESS:gdpr.P4-erasure", "BLOCK:gdpr.P4-erasure",
+                        "BLOCK:gdpr.P4-erasure", "PASS");
+    }
+
+    @Test
+    void p4ErasureEventsFromTheHostCountToo() {
+        assertThat(replay(lib, List.of(erasure("ada@example.com"), assistant("I wrote to ada@example.com"))))
+                .containsExactly("PASS", "BLOCK:gdpr.P4-erasure");
+    }
+}
