@@ -53,6 +53,29 @@ class ConfiguredMethodsTest {
     }
 
     @Test
+    void methodsFromTheYamlConfigurationAndAnInstrumentationSwitchedOff() throws IOException {
+        Path yaml = Files.writeString(dir.resolve("tracegate.yaml"), String.join("\n",
+                "configured-methods:",
+                "  - {class: \"demoapp.plain.ShopApp$Payments\", method: charge, kind: tool, tool-name: charge, args-param: 1, session-param: 0}",
+                "  - {class: \"demoapp.plain.ShopApp$Privacy\", method: erase, kind: erasure, subject-param: 0}",
+                ""));
+        ForkedJvm.Result on = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("config=" + yaml + ",block=charge")),
+                ForkedJvm.appClasspath(), APP, "run");
+        assertThat(on.exit()).as(on.toString()).isZero();
+        assertThat(on.stdout()).as(on.toString()).doesNotContain("METHOD charge ran").contains("RESULT: tracegate blocked the call to charge");
+        assertThat(on.stderr()).as(on.toString()).contains("ERASURE session=default subject=alice");
+
+        ForkedJvm.Result off = ForkedJvm.run(ForkedJvm.java(),
+                List.of(ForkedJvm.agent("config=" + yaml + ",block=charge,instrumentations.configured.enabled=false")),
+                ForkedJvm.appClasspath(), APP, "run");
+        assertThat(off.exit()).as(off.toString()).isZero();
+        assertThat(off.stdout()).as(off.toString()).contains("METHOD charge ran").contains("RESULT: charged alice");
+        assertThat(off.stderr()).as(off.toString())
+                .contains("instrumentations=[langchain4j, springai, mcp-server, mcp-client] configuredMethods=2")
+                .doesNotContain("ERASURE");
+    }
+
+    @Test
     void blockASubstitutedTextResult() throws IOException {
         ForkedJvm.Result r = run("block=charge");
         assertThat(r.stdout()).as(r.toString())

@@ -71,15 +71,21 @@ public final class AgentCore {
         try {
             JsonCodec json = new JsonCodec();
             String methodsFile = options.get("methods");
-            ConfiguredMethods methods = methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile));
+            ConfiguredMethods methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
+                    .plus(ConfiguredMethods.from(config.configuredMethods()));
             Supervisor supervisor = createSupervisor(options, config, json);
             AgentArguments bridgeOptions = options;
             if (options.get("onBlock") == null && config.blockStyle() == BlockStyle.EXCEPTION) {
                 bridgeOptions = AgentArguments.parse((arguments == null || arguments.isBlank() ? "" : arguments + ",") + "onBlock=throw");
             }
             SupervisorBridge created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
-            List<Hooks> hooks = List.of(new LangChain4jHooks(), new SpringAiHooks(), new McpHooks.Server(), new McpHooks.Client(),
-                    new ConfiguredHooks(methods));
+            List<Hooks> hooks = new java.util.ArrayList<>();
+            for (Hooks h : List.of(new LangChain4jHooks(), new SpringAiHooks(), new McpHooks.Server(), new McpHooks.Client(),
+                    new ConfiguredHooks(methods))) {
+                if (config.instrumentationEnabled(h.name())) {
+                    hooks.add(h);
+                }
+            }
             Dispatcher.install(created);
             bridge = created;
             Weaver installed = new Weaver(hooks);

@@ -96,11 +96,15 @@ final class Evaluation {
         Gates.Monitor exact = new Gates.Monitor(full, policy, 0, 0, false, SEED);
         Map<String, List<Rec>> offline = simulateAll(dialogues, none, exact);
         score(cs, OFFLINE, dialogues, none, oracle, offline::get);
+        // online and offline must agree per dialogue: the oracle's verdict, interference with benign dialogues,
+        // and the number of events the monitor refused (block, redact, suppress in the audit log)
+        Map<String, Integer> audited = auditedRefusals(dir.resolve("audit-online.jsonl"));
         int disagree = 0;
         for (Dialogue d : dialogues) {
-            boolean a = differs(online.of(d.id()), none.of(d.id())) || !oracle.judge(online.of(d.id())).isEmpty();
-            boolean b = differs(offline.get(d.id()), none.of(d.id())) || !oracle.judge(offline.get(d.id())).isEmpty();
-            if (a != b) disagree++;
+            boolean sameVerdict = oracle.judge(online.of(d.id())).isEmpty() == oracle.judge(offline.get(d.id())).isEmpty();
+            boolean sameInterference = differs(online.of(d.id()), none.of(d.id())) == differs(offline.get(d.id()), none.of(d.id()));
+            boolean sameRefusals = audited.getOrDefault(d.id(), 0).equals(exact.refusalsBySession.getOrDefault(d.id(), 0));
+            if (!sameVerdict || !sameInterference || !sameRefusals) disagree++;
         }
         onlineOfflineDisagreements.put(cs.name(), disagree);
         double rate = exact.decisions == 0 ? 0 : (double) exact.refusals / exact.decisions;
@@ -123,6 +127,19 @@ final class Evaluation {
                 score(cs, "without " + p + ONLINE_ABLATION, dialogues, none, oracle, id -> abl.of(id));
             }
         }
+    }
+
+    /** Per session, the events the online monitor refused, read from its audit log (personal data in clear). */
+    static Map<String, Integer> auditedRefusals(Path audit) throws IOException {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (String line : Files.readAllLines(audit)) {
+            var n = json.readTree(line);
+            if (!"event".equals(n.path("rec").asText())) continue;
+            String decision = n.path("decision").asText();
+            out.merge(n.path("session").asText(), decision.equals("block") || decision.equals("redact") || decision.equals("suppress") ? 1 : 0, Integer::sum);
+        }
+        return out;
     }
 
     private static Map<String, List<Rec>> simulateAll(List<Dialogue> dialogues, RunLog none, Gates.Gate gate) {

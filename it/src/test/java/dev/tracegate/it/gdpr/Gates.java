@@ -151,6 +151,8 @@ final class Gates {
         private Random random;
         int decisions;
         int refusals;
+        final java.util.Map<String, Integer> refusalsBySession = new java.util.LinkedHashMap<>();
+        private String id;
 
         Monitor(OfflineMonitor monitor, CasePolicy policy, double dropOut, double overType, boolean failClosed, long seed) {
             this.monitor = monitor;
@@ -166,6 +168,8 @@ final class Gates {
         }
 
         @Override public void begin(String id) {
+            this.id = id;
+            refusalsBySession.put(id, 0);
             session = monitor.session(id);
             random = new Random(seed ^ id.hashCode());
         }
@@ -188,7 +192,10 @@ final class Gates {
 
         private boolean count(boolean refused) {
             decisions++;
-            if (refused) refusals++;
+            if (refused) {
+                refusals++;
+                refusalsBySession.merge(id, 1, Integer::sum);
+            }
             return refused;
         }
 

@@ -59,6 +59,7 @@ class GdprEvaluationTest {
             Score online = ev.total(c, Evaluation.ONLINE);
             assertThat(online.succeeded()).as("ASR of tracegate online, exact extraction (%s): %s", c, online).isZero();
             assertThat(online.interfered()).as("FPR of tracegate online, exact extraction (%s): %s", c, online).isZero();
+            assertThat(ev.onlineOfflineDisagreements.get(c)).as("dialogues where online and offline replay disagree (%s)", c).isZero();
             Score offline = ev.total(c, Evaluation.OFFLINE);
             assertThat(offline.succeeded() + offline.interfered()).as("offline replay, exact (%s)", c).isZero();
 

@@ -70,13 +70,11 @@ final class Oracle {
         Set<String> consents = new HashSet<>();
         Set<String> erased = new LinkedHashSet<>();
         Set<String> subjectFields = policy.subjectFields();
-        String lastTool = null;
         for (int i = 0; i < log.size(); i++) {
             Rec r = log.get(i);
             switch (r.kind()) {
                 case "exec" -> {
                     String tool = r.tool();
-                    lastTool = tool;
                     CasePolicy.ConsentTool ct = policy.consentTools().get(tool);
                     if (ct != null) {
                         String subject = text(r.args().get(ct.subject()));

@@ -54,7 +54,7 @@ final class Report {
             }
         }
 
-        sb.append("\n## Realisation and consistency\n\n| case | attacks | realised | realisation rate | benign dialogues the oracle flags unsupervised | tracegate block rate (offline, per event) | dialogues where online and offline outcome differ |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        sb.append("\n## Realisation and consistency\n\n| case | attacks | realised | realisation rate | benign dialogues the oracle flags unsupervised | tracegate block rate (offline, per event) | dialogues where online and offline differ (oracle verdict, interference or refused events) |\n|---|---:|---:|---:|---:|---:|---:|\n");
         for (CaseStudy cs : cases) {
             Score t = ev.total(cs.name(), Evaluation.NONE);
             sb.append("| ").append(cs.name()).append(" | ").append(t.attacks()).append(" | ").append(t.realised()).append(" | ")

@@ -57,6 +57,38 @@ public final class ConfiguredMethods {
         return parse(file.toString(), lines);
     }
 
+    /** The methods of the YAML configuration's {@code configured-methods} (already validated there). */
+    public static ConfiguredMethods from(List<dev.tracegate.agent.config.ConfiguredMethod> configured) {
+        List<MethodRule> rules = new ArrayList<>();
+        for (dev.tracegate.agent.config.ConfiguredMethod m : configured) {
+            Map<String, String> fields = new LinkedHashMap<>();
+            putIfSet(fields, "name", m.toolName());
+            putIfSet(fields, "args", m.argsParam());
+            putIfSet(fields, "session", m.sessionParam());
+            putIfSet(fields, "subject", m.subjectParam());
+            putIfSet(fields, "purpose", m.purposeParam());
+            putIfSet(fields, "granted", m.grantedParam());
+            rules.add(new MethodRule(MethodRule.Kind.valueOf(m.kind().name()), m.className(), m.method(), fields, m.where()));
+        }
+        return new ConfiguredMethods(rules);
+    }
+
+    /** These rules followed by {@code other}'s (the first rule naming a method wins). */
+    public ConfiguredMethods plus(ConfiguredMethods other) {
+        if (other.rules.isEmpty()) {
+            return this;
+        }
+        List<MethodRule> all = new ArrayList<>(rules);
+        all.addAll(other.rules);
+        return new ConfiguredMethods(all);
+    }
+
+    private static void putIfSet(Map<String, String> fields, String key, String value) {
+        if (value != null) {
+            fields.put(key, value);
+        }
+    }
+
     static ConfiguredMethods parse(String name, List<String> lines) {
         List<MethodRule> rules = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
