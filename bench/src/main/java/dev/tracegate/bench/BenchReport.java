@@ -50,7 +50,10 @@ public final class BenchReport {
         List<Row> rows = rows(jmh);
         ObjectNode summary = JSON.createObjectNode();
         summary.put("command", a.get("command"));
-        summary.set("environment", JSON.valueToTree(Environment.describe()));
+        // The machine as the harnesses saw it while measuring; the report itself may run later.
+        JsonNode measured = cpu != null ? cpu.get("environment") : latency != null ? latency.get("environment") : null;
+        summary.set("environment", measured != null ? measured : JSON.valueToTree(Environment.describe()));
+        summary.put("reportGeneratedAt", java.time.Instant.now().toString());
         ArrayNode bench = summary.putArray("jmh");
         for (Row r : rows) bench.add(JSON.valueToTree(r.toMap()));
         if (latency != null) summary.set("latency", latency.get("runs"));
@@ -64,7 +67,7 @@ public final class BenchReport {
 
         if (!a.get("summary").isEmpty()) JSON.writeValue(new File(a.get("summary")), summary);
         if (!a.get("tables").isEmpty()) Files.writeString(Path.of(a.get("tables")), tables(rows, targets, latency, cpu, footprint));
-        if (!a.get("chart").isEmpty()) Files.writeString(Path.of(a.get("chart")), chart(rows));
+        if (!a.get("chart").isEmpty()) Files.writeString(Path.of(a.get("chart")), chart(rows, cpu));
         for (Target x : targets) System.out.println(x);
     }
 
@@ -81,7 +84,7 @@ public final class BenchReport {
     /** One JMH result: the benchmark method, its parameters and its figures. */
     record Row(String benchmark, Map<String, String> params, String mode, int threads, int forks,
                int iterations, double score, double error, double median, double min, double max,
-               String unit, Double allocBytesPerOp) {
+               double p90, String unit, Double allocBytesPerOp) {
 
         String param(String name) { return params.getOrDefault(name, ""); }
 
@@ -98,6 +101,7 @@ public final class BenchReport {
             m.put("median", median);
             m.put("min", min);
             m.put("max", max);
+            m.put("p90", p90);
             m.put("unit", unit);
             if (allocBytesPerOp != null) m.put("allocBytesPerOp", allocBytesPerOp);
             return m;
@@ -127,7 +131,8 @@ public final class BenchReport {
             double err = pm.get("scoreError").asDouble();
             out.add(new Row(name, params, b.get("mode").asText(), b.get("threads").asInt(), b.get("forks").asInt(),
                     iterations, pm.get("score").asDouble(), err, pct.get("50.0").asDouble(),
-                    pct.get("0.0").asDouble(), pct.get("100.0").asDouble(), pm.get("scoreUnit").asText(), alloc));
+                    pct.get("0.0").asDouble(), pct.get("100.0").asDouble(), pct.get("90.0").asDouble(),
+                    pm.get("scoreUnit").asText(), alloc));
         }
         return out;
     }
@@ -379,21 +384,48 @@ public final class BenchReport {
     /** A line of the chart: x values, y medians, and bars from the fastest to the slowest iteration. */
     record Series(String name, String color, double[] x, double[] y, double[] lo, double[] hi) {}
 
-    static String chart(List<Row> rows) {
+    static String chart(List<Row> rows, JsonNode cpu) {
         Svg svg = new Svg(1060, 440);
-        svg.text(530, 24, "tracegate engine: cost per event (points: median of JMH iterations; bars: fastest .. slowest iteration)", 15, "middle");
+        svg.text(530, 24, "tracegate engine: cost per event (points: medians; bars: fastest .. 90th percentile of iterations, rounds or shots)", 15, "middle");
 
         List<Series> byContracts = new ArrayList<>();
         addSeries(byContracts, rows, "EngineStepBenchmark.passing", "contracts", "monitor step (passing)", "#1f77b4", 1);
         addSeries(byContracts, rows, "EngineStepBenchmark.withRefusals", "contracts", "monitor step (6% refused)", "#9467bd", 1);
         addSeries(byContracts, rows, "DfaVsProgressionBenchmark.dfa", "contracts", "DFA lookups only", "#2ca02c", 1);
         addSeries(byContracts, rows, "DfaVsProgressionBenchmark.progression", "contracts", "progression (reference)", "#d62728", 1);
+        if (cpu != null && cpu.get("runs") != null) {
+            List<double[]> pts = new ArrayList<>();
+            for (JsonNode r : cpu.get("runs")) {
+                double[] rounds = JSON.convertValue(r.get("cpuNsPerEvent"), double[].class);
+                java.util.Arrays.sort(rounds);
+                pts.add(new double[] {r.get("contracts").asDouble(), r.get("cpuNsPerEventMedian").asDouble(),
+                        rounds[0], rounds[(int) Math.ceil(0.9 * rounds.length) - 1]});
+            }
+            byContracts.add(series("monitor step, CPU time (StepCpuTime)", "#8c564b", pts));
+        }
         svg.panel(100, 50, 400, 300, "number of contracts", "ns per event (log)", byContracts, true,
                 new double[] {30}, new String[] {"target 30 ns at 10 contracts"});
 
         List<Series> byLength = new ArrayList<>();
-        addSeries(byLength, rows, "TraceLengthBenchmark.step", "traceLength", "monitor step, 10 contracts", "#1f77b4",
+        addSeries(byLength, rows, "TraceLengthBenchmark.step", "traceLength", "window after the history, JMH (wall clock)", "#1f77b4",
                 TraceLengthBenchmark.WINDOW);
+        if (cpu != null && cpu.get("traceLength") != null) {
+            List<double[]> pts = new ArrayList<>();
+            for (JsonNode r : cpu.get("traceLength")) {
+                if (r.has("control")) continue;
+                double med = r.get("cpuNsPerEventMedian").asDouble();
+                pts.add(new double[] {r.get("traceLength").asDouble(), med, r.get("cpuNsPerEventMin").asDouble(), med});
+            }
+            byLength.add(series("same window, CPU time (StepCpuTime)", "#8c564b", pts));
+        }
+        if (cpu != null && cpu.get("alongOneTrace") != null) {
+            JsonNode t = cpu.get("alongOneTrace");
+            double[] blocks = JSON.convertValue(t.get("cpuNsPerEventByBlock"), double[].class);
+            int block = t.get("block").asInt();
+            List<double[]> pts = new ArrayList<>();
+            for (int i = 0; i < blocks.length; i++) pts.add(new double[] {(double) (i + 1) * block, blocks[i], blocks[i], blocks[i]});
+            byLength.add(series("one session, CPU time per " + block + "-event block", "#17becf", pts));
+        }
         double[] band = new double[0];
         String[] bandLabel = new String[0];
         Row base = find(rows, "TraceLengthBenchmark.step", "traceLength", "100");
@@ -404,6 +436,19 @@ public final class BenchReport {
         }
         svg.panel(630, 50, 400, 300, "events already in the session (trace length)", "ns per event (log)", byLength, true, band, bandLabel);
         return svg.finish();
+    }
+
+    private static Series series(String name, String color, List<double[]> pts) {
+        pts.sort((p, q) -> Double.compare(p[0], q[0]));
+        int n = pts.size();
+        double[] x = new double[n], y = new double[n], lo = new double[n], hi = new double[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = pts.get(i)[0];
+            y[i] = pts.get(i)[1];
+            lo[i] = pts.get(i)[2];
+            hi[i] = pts.get(i)[3];
+        }
+        return new Series(name, color, x, y, lo, hi);
     }
 
     private static void addSeries(List<Series> out, List<Row> rows, String benchmark, String param, String name,
@@ -419,7 +464,7 @@ public final class BenchReport {
             x[i] = Double.parseDouble(r.param(param));
             y[i] = r.median / divide;
             lo[i] = r.min / divide;
-            hi[i] = r.max / divide;
+            hi[i] = Math.max(r.median, r.p90) / divide;
         }
         out.add(new Series(name, color, x, y, lo, hi));
     }
@@ -511,7 +556,7 @@ public final class BenchReport {
             for (int i = 0; i < refs.length; i++) {
                 double y = Y.applyAsDouble(refs[i]);
                 line(px, y, px + w, y, "#ff7f0e", 1.5, "6,4");
-                text(px + w - 4, y - 5, refLabels[i], 11, "end");
+                text(px + w * 0.72, y - 5, refLabels[i], 11, "middle");
             }
             int legend = 0;
             for (Series s : series) {
