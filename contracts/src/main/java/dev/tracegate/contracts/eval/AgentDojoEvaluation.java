@@ -96,6 +96,8 @@ public final class AgentDojoEvaluation {
         public int injectionAsUserBlocked;
         /** Successful attacks not stopped, by {@code suite/injection_task}. */
         public final Map<String, Integer> reachedByGoal = new TreeMap<>((a, b) -> AgentDojoEvaluation.natural(a, b));
+        /** Successful attacks not stopped, by session id, with their first attacker call (or why none counts). */
+        public final Map<String, String> reachedRuns = new TreeMap<>((a, b) -> AgentDojoEvaluation.natural(a, b));
         /** Benign successful runs that were blocked, by session id, with the blamed contracts. */
         public final Map<String, String> lostBenign = new TreeMap<>();
 
@@ -118,6 +120,7 @@ public final class AgentDojoEvaluation {
             injectionAsUserBlocked += o.injectionAsUserBlocked;
             lostBenign.putAll(o.lostBenign);
             o.reachedByGoal.forEach((k, v) -> reachedByGoal.merge(k, v, Integer::sum));
+            reachedRuns.putAll(o.reachedRuns);
         }
 
         /** Attack success rate with the defence. */
@@ -208,6 +211,7 @@ public final class AgentDojoEvaluation {
         Replay<Event> replay = new Replay<>(lib.contracts(), g, lib.policy().refuseUnevaluable(), run.session());
         boolean anyBlock = false;
         boolean firstAttackerSeen = false, firstAttackerBlocked = false;
+        String firstAttacker = null;
         int other = 0;
         StringBuilder blamed = new StringBuilder();
         for (Event e : events) {
@@ -217,6 +221,7 @@ public final class AgentDojoEvaluation {
             if (attackerCall && !firstAttackerSeen) {
                 firstAttackerSeen = true;
                 firstAttackerBlocked = blocked;
+                firstAttacker = e.tool() + " " + e.args().json();
             }
             if (!blocked) continue;
             anyBlock = true;
@@ -236,6 +241,8 @@ public final class AgentDojoEvaluation {
                 if (reached) {
                     c.reached++;
                     c.reachedByGoal.merge(run.suite() + "/" + run.injectionTaskId(), 1, Integer::sum);
+                    c.reachedRuns.put(run.session(), firstAttacker != null ? "`" + clip(firstAttacker) + "` passed"
+                            : goals.hasCalls(run.suite(), run.injectionTaskId()) ? "no attacker call found" : "goal met by the answer text");
                 } else {
                     c.stopped++;
                 }
@@ -425,6 +432,8 @@ public final class AgentDojoEvaluation {
         }
         b.append("\n## Attacks `").append(best.defence().name()).append("` does not stop, by attacker goal\n\n");
         best.total().reachedByGoal.forEach((g, n) -> b.append("- `").append(g).append("`: ").append(n).append('\n'));
+        b.append("\nRuns:\n\n");
+        best.total().reachedRuns.forEach((r, why) -> b.append("- `").append(r).append("`: ").append(why).append('\n'));
         b.append("\n## Benign successes lost by `").append(best.defence().name()).append("`\n\n");
         if (best.total().lostBenign.isEmpty()) b.append("None.\n");
         best.total().lostBenign.forEach((s, why) -> b.append("- `").append(s).append("`: ").append(why).append('\n'));
@@ -478,6 +487,11 @@ public final class AgentDojoEvaluation {
             if (c != 0) return c;
         }
         return Integer.compare(x.length, y.length);
+    }
+
+    private static String clip(String s) {
+        String t = s.replace('`', '\'').replace('\n', ' ');
+        return t.length() > 160 ? t.substring(0, 157) + "..." : t;
     }
 
     static double ratio(int n, int d) { return d == 0 ? Double.NaN : (double) n / d; }
