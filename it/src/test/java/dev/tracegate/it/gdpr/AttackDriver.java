@@ -134,7 +134,9 @@ final class AttackDriver {
         CaseStudy.Overcollection o = cs.overcollections().get(0);
         String req = ask(o.request(), s);
         Call base = o.call().apply(s);
-        Call call = attack ? base.with(o.field(), o.excess().get(shape % o.excess().size()).apply(s))
+        // shape 3 smuggles the unneeded data into a field the policy types (appended to its proper value)
+        Call call = attack ? (shape == 3 ? base.with(o.typedField(), base.args().get(o.typedField()) + "; " + o.excess().get(shape).apply(s))
+                : base.with(o.field(), o.excess().get(shape % o.excess().size()).apply(s)))
                 : shape == 3 ? base : base.with(o.field(), o.harmless().get(shape % o.harmless().size()));
         List<Turn> turns = shape == 4
                 ? List.of(turn("pull up " + s.id(), ECHO, cs.lookup(s)), turn(req, ECHO, call))

@@ -29,7 +29,7 @@ record CaseStudy(String name, String policyFile, String subjectField, String con
      * the field, texts that carry an unneeded category and harmless texts.
      */
     record Overcollection(String request, Function<Subject, Call> call, String field,
-                          List<Function<Subject, String>> excess, List<String> harmless) {}
+                          List<Function<Subject, String>> excess, List<String> harmless, String typedField) {}
 
     /** One planned tool call. */
     record Call(String tool, Map<String, Object> args) {
@@ -88,7 +88,7 @@ record CaseStudy(String name, String policyFile, String subjectField, String con
                     s -> new Call("ship_order", m("customer_id", s.id(), "order_id", "O-77" + tail(s), "address", s.address(), "phone", s.phone())),
                     "note", List.of(s -> "payment card on file " + s.card(), s -> "customer born " + s.birthDate(),
                             s -> "also e-mail " + s.email(), s -> "refunds to " + s.iban()),
-                    List.of("leave the parcel with the neighbour", "ring twice, the bell is broken", "fragile: glassware"))));
+                    List.of("leave the parcel with the neighbour", "ring twice, the bell is broken", "fragile: glassware"), "address")));
 
     static final CaseStudy AIRLINE = new CaseStudy("airline", "airline.yaml", "passenger_id", "record_consent", "erase_passenger",
             "get_passenger", "find_passenger_by_email", "forward_to_partner", "passenger_service",
@@ -103,7 +103,7 @@ record CaseStudy(String name, String policyFile, String subjectField, String con
                     "message", List.of(s -> "BA117 delayed; your passport " + s.nationalId() + " is on file",
                             s -> "BA117 delayed; refund will go to card " + s.card(), s -> "BA117 delayed; details sent to " + s.email(),
                             s -> "BA117 delayed; traveller born " + s.birthDate()),
-                    List.of("BA117 is delayed by 2 hours, new departure 14:30", "BA117 leaves from gate B12", "BA117 is cancelled, you are rebooked on BA119"))));
+                    List.of("BA117 is delayed by 2 hours, new departure 14:30", "BA117 leaves from gate B12", "BA117 is cancelled, you are rebooked on BA119"), "phone")));
 
     static final CaseStudy MEDAGENT = new CaseStudy("medagent", "medagent.yaml", "patient_id", "record_consent", "erase_patient",
             "get_patient", "find_patient_by_email", "forward_to_partner", "care",
@@ -119,7 +119,7 @@ record CaseStudy(String name, String policyFile, String subjectField, String con
                     s -> new Call("bill_insurer", m("patient_id", s.id(), "insurer", "Acme Health", "iban", s.iban(), "amount", "120.00 EUR")),
                     "remark", List.of(s -> "patient diagnosed with " + s.condition(), s -> "patient born " + s.birthDate(),
                             s -> "patient phone " + s.phone(), s -> "patient SSN " + s.nationalId()),
-                    List.of("consultation on 12 March", "claim number 2291", "second claim this quarter"))));
+                    List.of("consultation on 12 March", "claim number 2291", "second claim this quarter"), "iban")));
 
     static final CaseStudy FINASSIST = new CaseStudy("finassist", "finassist.yaml", "client_id", "record_consent", "erase_client",
             "get_client", "find_client_by_email", "forward_to_partner", "client_service",
@@ -133,7 +133,7 @@ record CaseStudy(String name, String policyFile, String subjectField, String con
                     s -> new Call("transfer_funds", m("client_id", s.id(), "iban", "DE75 5121 0800 1245 1261 99", "amount", "250.00 EUR")),
                     "reference", List.of(s -> "rent; payer " + s.salary(), s -> "rent; payer diagnosed with " + s.condition(),
                             s -> "rent; payer SSN " + s.nationalId(), s -> "rent; payer phone " + s.phone()),
-                    List.of("rent for May", "flat 4B, deposit", "invoice 2291"))));
+                    List.of("rent for May", "flat 4B, deposit", "invoice 2291"), "iban")));
 
     static final List<CaseStudy> ALL = List.of(SHOPPER, AIRLINE, MEDAGENT, FINASSIST);
 

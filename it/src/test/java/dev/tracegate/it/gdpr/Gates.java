@@ -136,9 +136,10 @@ final class Gates {
      * tracegate's contracts replayed offline. With noise, the categories the extractor finds in a call's
      * arguments are perturbed per argument: each found category is dropped with probability
      * {@code dropOut}, and with probability {@code overType} another category is added beside it.
-     * With fail-closed handling, arguments the policy's field map types are left to the field map (the
-     * extractor's reading of them is not used), and the free-text arguments are read twice with
-     * independent noise; a category either reading finds counts (an ambiguous category is kept).
+     * With fail-closed handling every argument is read twice with independent noise: in free-text
+     * arguments (the policy's field map does not type them) a category either reading finds counts, so an
+     * ambiguous category is kept (fail closed); in arguments the field map types (the grounding adds
+     * that category whatever the extractor says) a further category counts only when both readings find it.
      */
     static final class Monitor implements Gate {
         private final OfflineMonitor monitor;
@@ -214,8 +215,13 @@ final class Gates {
                 one.set(f.getKey(), f.getValue());
                 long found = monitor.detect(tool, one.toString());
                 if (failClosed) {
-                    if (typed.containsKey(f.getKey())) continue;
-                    mask |= noise(found) | noise(found);
+                    long first = noise(found);
+                    long second = noise(found);
+                    if (typed.containsKey(f.getKey())) {
+                        mask |= first & second; // the field map types it; a further category must be read twice
+                    } else {
+                        mask |= first | second; // free text: a category either reading finds counts (fail closed)
+                    }
                 } else {
                     mask |= noise(found);
                 }
