@@ -187,11 +187,12 @@ public final class Provenance implements Grounder<Event> {
             List<String> o = new ArrayList<>(s.outputs());
             o.add(fold(e.result()));
             Set<String> f = new HashSet<>(s.fields());
-            fields(e.result(), f, rules.labelledLines());
+            JsonNode tree = parse(e.result());
+            fields(e.result(), tree, f, rules.labelledLines());
             List<String> en = s.endorsed();
             if (rules.endorse() == Endorse.RECORD) {
                 List<String> x = new ArrayList<>(en);
-                records(e.result(), s.userTexts(), x);
+                if (tree != null) records(tree, s.userTexts(), x);
                 en = x.size() == en.size() ? en : List.copyOf(x);
             } else if (Boolean.TRUE.equals(s.pending().get(String.valueOf(e.callId())))) {
                 List<String> x = new ArrayList<>(en);
@@ -209,7 +210,7 @@ public final class Provenance implements Grounder<Event> {
                 List<String> x = new ArrayList<>(rec);
                 List<String> naming = new ArrayList<>(s.userTexts());
                 naming.addAll(s.delegated()); // a source the user handed the task to names records too
-                records(e.result(), naming, x);
+                if (tree != null) records(tree, naming, x);
                 rec = x.size() == rec.size() ? rec : List.copyOf(x);
             }
             st.refs[slot] = new Seen(s.userTexts(), List.copyOf(o), Set.copyOf(f), en, s.pending(), rec, del);
@@ -320,16 +321,22 @@ public final class Provenance implements Grounder<Event> {
 
     /** Adds every scalar, list item and mapping key of a YAML (or JSON) output, folded; plain text adds itself. */
     static void fields(String result, Set<String> out, boolean labelledLines) {
-        if (labelledLines) labelled(result, out); // also text that YAML reads differently (tabs, "---" lines)
-        JsonNode n;
+        fields(result, parse(result), out, labelledLines);
+    }
+
+    /** The output read as YAML (JSON is YAML), or null when it is not. */
+    static JsonNode parse(String result) {
         try {
-            n = YAML.readTree(result);
+            return YAML.readTree(result);
         } catch (IOException | RuntimeException e) {
-            add(result, out, labelledLines);
-            return;
+            return null;
         }
-        if (n == null) return;
-        walk(n, out, labelledLines);
+    }
+
+    private static void fields(String result, JsonNode tree, Set<String> out, boolean labelledLines) {
+        if (labelledLines) labelled(result, out); // also text that YAML reads differently (tabs, "---" lines)
+        if (tree == null) add(result, out, labelledLines);
+        else walk(tree, out, labelledLines);
     }
 
     private static void walk(JsonNode n, Set<String> out, boolean labelledLines) {
@@ -347,16 +354,6 @@ public final class Provenance implements Grounder<Event> {
     }
 
     /** Adds the text of each record (YAML mapping) of an output that has a short field the user named. */
-    static void records(String result, List<String> userTexts, List<String> out) {
-        JsonNode n;
-        try {
-            n = YAML.readTree(result);
-        } catch (IOException | RuntimeException e) {
-            return;
-        }
-        if (n != null) records(n, userTexts, out);
-    }
-
     private static void records(JsonNode n, List<String> userTexts, List<String> out) {
         if (n.isArray()) {
             for (JsonNode x : n) records(x, userTexts, out);

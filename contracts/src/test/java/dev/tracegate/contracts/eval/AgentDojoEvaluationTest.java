@@ -66,13 +66,16 @@ class AgentDojoEvaluationTest {
         // recount the plain `injection` row by hand: replay each successful attacked run and look at its first attacker call
         AgentDojoEvaluation.Result plain = results.get(0);
         int[] stopped = {0};
+        Map<String, dev.tracegate.contracts.library.Library> libs = new java.util.HashMap<>();
         new dev.tracegate.matchers.imports.AgentDojoImporter(data, null).forEachRun((run, events) -> {
             if (!run.attackSucceeded()) return;
-            var suite = AgentDojoEvaluation.specs(run.suite()).get(1);
-            var toolsOnly = new dev.tracegate.contracts.library.LibrarySpec(suite.name(), suite.description(), suite.file(),
-                    suite.settings(), List.of(), suite.latches(), suite.gdpr(), suite.injection(), suite.permissions(), suite.atomPositions());
-            var lib = dev.tracegate.contracts.library.Library.compile(List.of(
-                    dev.tracegate.contracts.library.Library.read("injection", null), toolsOnly));
+            var lib = libs.computeIfAbsent(run.suite(), name -> {
+                var suite = AgentDojoEvaluation.specs(name).get(1);
+                var toolsOnly = new dev.tracegate.contracts.library.LibrarySpec(suite.name(), suite.description(), suite.file(),
+                        suite.settings(), List.of(), suite.latches(), suite.gdpr(), suite.injection(), suite.permissions(), suite.atomPositions());
+                return dev.tracegate.contracts.library.Library.compile(List.of(
+                        dev.tracegate.contracts.library.Library.read("injection", null), toolsOnly));
+            });
             var replay = lib.replay(run.session());
             for (Event e : events) {
                 var step = replay.next(e, e.controlledByAgent(), true);
