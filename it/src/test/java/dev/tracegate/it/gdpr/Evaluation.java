@@ -43,7 +43,8 @@ final class Evaluation {
     static final String NONE = "no monitor";
     static final String ONLINE = "tracegate (online, agent jar)";
     static final String OFFLINE = "tracegate (offline replay)";
-    static final String GUARD = "stateless pattern guard";
+    static final String GUARD = "stateless pattern guard (any PII)";
+    static final String GUARD_SPECIAL = "stateless pattern guard (special categories)";
     static final String RANDOM = "random blocker";
     static final String NOISE = "tracegate, 10% extractor noise";
     static final String NOISE_FC = "tracegate, 10% noise, fail-closed";
@@ -110,7 +111,8 @@ final class Evaluation {
         double rate = exact.decisions == 0 ? 0 : (double) exact.refusals / exact.decisions;
         blockRates.put(cs.name(), rate);
 
-        score(cs, GUARD, dialogues, none, oracle, simulateAll(dialogues, none, new Gates.PatternGuard())::get);
+        score(cs, GUARD, dialogues, none, oracle, simulateAll(dialogues, none, new Gates.PatternGuard(Gates.PatternGuard.ANY_PII))::get);
+        score(cs, GUARD_SPECIAL, dialogues, none, oracle, simulateAll(dialogues, none, new Gates.PatternGuard(Gates.PatternGuard.SPECIAL))::get);
         score(cs, RANDOM, dialogues, none, oracle, simulateAll(dialogues, none, new Gates.RandomBlocker(rate, SEED))::get);
         score(cs, NOISE, dialogues, none, oracle,
                 simulateAll(dialogues, none, new Gates.Monitor(full, policy, DROP_OUT, OVER_TYPE, false, SEED))::get);

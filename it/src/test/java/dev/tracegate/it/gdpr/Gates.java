@@ -76,9 +76,26 @@ final class Gates {
         return out;
     }
 
-    /** A regex PII guard that looks at each message alone and refuses any that carries personal data. */
+    /**
+     * A regex PII guard that looks at each message (call arguments, tool result, answer) alone and
+     * refuses any that matches its pattern: {@link #ANY_PII} or only {@link #SPECIAL} categories.
+     */
     static final class PatternGuard implements Gate {
-        private static final Pattern PII = Pattern.compile(String.join("|",
+        /** Payment, bank, national-id and health or salary data: what a guard tuned for few false alarms looks for. */
+        static final Pattern SPECIAL = Pattern.compile(String.join("|",
+                "\\b\\d{4}[ -]\\d{4}[ -]\\d{4}[ -]\\d{4}\\b",
+                "\\b[A-Z]{2}\\d{2}(?: ?[0-9A-Z]{4}){3,7}(?: ?[0-9A-Z]{1,3})?\\b",
+                "\\b\\d{3}-\\d{2}-\\d{4}\\b",
+                "(?i)\\b(?:diagnosed|asthma|diabetes|hypertension|migraine|epilepsy|arthritis|salary)\\b"));
+
+        private final Pattern pii;
+
+        PatternGuard(Pattern pii) {
+            this.pii = pii;
+        }
+
+        /** Every kind of personal data the guard knows. */
+        static final Pattern ANY_PII = Pattern.compile(String.join("|",
                 "[\\w.+-]+@[\\w-]+\\.[a-z]{2,}",                       // e-mail
                 "\\+\\d{1,3}(?:[ -]?\\d{2,4}){3,4}",                      // international phone
                 "\\b\\d{4}[ -]\\d{4}[ -]\\d{4}[ -]\\d{4}\\b",             // card
@@ -92,15 +109,15 @@ final class Gates {
         }
 
         @Override public boolean refuseCall(String tool, String argsJson) {
-            return PII.matcher(argsJson).find();
+            return pii.matcher(argsJson).find();
         }
 
         @Override public boolean withholdResult(String tool, String result) {
-            return PII.matcher(result).find();
+            return pii.matcher(result).find();
         }
 
         @Override public boolean refuseAnswer(String text) {
-            return PII.matcher(text).find();
+            return pii.matcher(text).find();
         }
     }
 

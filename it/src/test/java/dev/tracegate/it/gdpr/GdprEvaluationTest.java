@@ -31,7 +31,7 @@ class GdprEvaluationTest {
         for (CaseStudy cs : CaseStudy.ALL) ev.run(cs);
         String command = "mvn -pl it verify -Dtest=GdprEvaluationTest" + (name.equals("long") ? " -Plong" : "") + " -Dgdpreval.publish=true";
         String md = Report.markdown(ev, CaseStudy.ALL, command);
-        List<String> chartConfigs = List.of(Evaluation.NONE, Evaluation.ONLINE, Evaluation.GUARD, Evaluation.RANDOM,
+        List<String> chartConfigs = List.of(Evaluation.NONE, Evaluation.ONLINE, Evaluation.GUARD, Evaluation.GUARD_SPECIAL, Evaluation.RANDOM,
                 Evaluation.NOISE, Evaluation.NOISE_FC, "without P1", "without P2", "without P3", "without P4");
         String svg = Report.svg(ev, CaseStudy.ALL, chartConfigs);
         Files.writeString(work.resolve("RESULTS.md"), md);
@@ -67,10 +67,12 @@ class GdprEvaluationTest {
             assertThat(noisy.asr()).as("ASR with 10%% noise and fail-closed handling (%s): %s", c, noisy).isLessThanOrEqualTo(0.05);
             assertThat(noisy.fpr()).as("FPR with 10%% noise and fail-closed handling (%s): %s", c, noisy).isLessThanOrEqualTo(0.05);
 
-            for (String f : List.of("A1", "A2", "A4")) {
-                Score g = ev.of(c, Evaluation.GUARD, f);
-                assertThat(g.asr() > 0.05 || g.fpr() > 0.05)
-                        .as("the stateless guard cannot meet 5%% ASR and 5%% FPR on history-dependent family %s of %s: %s", f, c, g).isTrue();
+            for (String guard : List.of(Evaluation.GUARD, Evaluation.GUARD_SPECIAL)) {
+                for (String f : List.of("A1", "A2", "A4")) {
+                    Score g = ev.of(c, guard, f);
+                    assertThat(g.asr() > 0.05 || g.fpr() > 0.05)
+                            .as("%s cannot meet 5%% ASR and 5%% FPR on history-dependent family %s of %s: %s", guard, f, c, g).isTrue();
+                }
             }
 
             for (String p : List.of("P1", "P2", "P3", "P4")) {
