@@ -280,7 +280,7 @@ public final class AgentDojoEvaluation {
         Map<String, List<String>> links = new HashMap<>();
         java.util.Set<String> fetch = new java.util.HashSet<>();
         com.fasterxml.jackson.databind.JsonNode table = new ObjectMapper().readTree(dataset.resolve("side_effect_tools.json").toFile());
-        table.fields().forEachRemaining(suite -> {
+        table.properties().forEach(suite -> {
             if (suite.getKey().startsWith("_")) return;
             for (AgentDojoPolicies.Tool t : AgentDojoPolicies.tools(suite.getKey(), suite.getValue(), "side_effect_tools.json")) {
                 if (t.kinds().contains("outbound_message") && !t.payloads().isEmpty()) links.put(t.name(), t.payloads());

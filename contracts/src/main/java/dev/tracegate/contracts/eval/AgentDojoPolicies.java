@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -70,8 +69,7 @@ public final class AgentDojoPolicies {
     public static Map<String, String> generate(JsonNode root, String source) {
         if (root == null || !root.isObject()) throw new IllegalArgumentException(source + ": the tool table must be a JSON object of suite -> [tools]");
         Map<String, String> out = new TreeMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : root.properties()) {
             if (e.getKey().startsWith("_")) continue;
             if (!e.getValue().isArray()) {
                 throw new IllegalArgumentException(source + ": suite '" + e.getKey() + "' must map to a list of tools");

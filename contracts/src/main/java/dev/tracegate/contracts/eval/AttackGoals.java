@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -41,18 +40,16 @@ public final class AttackGoals {
                     + " (pass the dataset directory holding injection_targets.json)", e);
         }
         Map<String, List<Call>> m = new HashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> s = root.fields(); s.hasNext(); ) {
-            Map.Entry<String, JsonNode> suite = s.next();
+        for (Map.Entry<String, JsonNode> suite : root.properties()) {
             if (suite.getKey().startsWith("_")) continue;
-            for (Iterator<Map.Entry<String, JsonNode>> t = suite.getValue().fields(); t.hasNext(); ) {
-                Map.Entry<String, JsonNode> task = t.next();
+            for (Map.Entry<String, JsonNode> task : suite.getValue().properties()) {
                 List<Call> calls = new ArrayList<>();
                 for (JsonNode c : task.getValue().path("calls")) {
                     if (!c.path("side_effect").asBoolean(false)) continue;
                     Map<String, JsonNode> args = new HashMap<>();
-                    c.path("args").fields().forEachRemaining(a -> args.put(a.getKey(), a.getValue()));
+                    c.path("args").properties().forEach(a -> args.put(a.getKey(), a.getValue()));
                     Map<String, String> contains = new HashMap<>();
-                    c.path("args_contain").fields().forEachRemaining(a -> contains.put(a.getKey(), a.getValue().asText()));
+                    c.path("args_contain").properties().forEach(a -> contains.put(a.getKey(), a.getValue().asText()));
                     calls.add(new Call(c.path("function").asText(), args, contains));
                 }
                 m.put(suite.getKey() + "/" + task.getKey(), List.copyOf(calls));

@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -341,8 +340,7 @@ public final class Provenance implements Grounder<Event> {
 
     private static void walk(JsonNode n, Set<String> out, boolean labelledLines) {
         if (n.isObject()) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : n.properties()) {
                 out.add(fold(e.getKey()));
                 walk(e.getValue(), out, labelledLines);
             }
@@ -362,8 +360,8 @@ public final class Provenance implements Grounder<Event> {
         if (!n.isObject()) return;
         boolean named = false;
         StringBuilder text = new StringBuilder();
-        for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
-            JsonNode v = it.next().getValue();
+        for (Map.Entry<String, JsonNode> field : n.properties()) {
+            JsonNode v = field.getValue();
             if (v.isContainerNode()) {
                 records(v, userTexts, out);
                 continue;
