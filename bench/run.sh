@@ -52,6 +52,33 @@ builtin=GroundingBenchmark.step
 [[ $mode == quick ]] && builtin=GroundingBenchmark.stepCall
 "${java[@]}" -jar "$jar" "$builtin" -p library=gdpr,injection,sop-refund "${steady[@]}" -prof gc ${JMH_OPTS:-} \
   -rf json -rff "$out/$mode-builtin.json" || echo "(some built-in library failed; see above)"
+echo "== JMH and HdrHistogram: an intercepted tool call, agent detached vs attached ($mode)"
+agentjar="$root/agent/target/tracegate-agent.jar"
+if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null | grep -q Premain-Class; then
+  # A copy, so that a concurrent build of the agent cannot swap the jar in the middle of the run.
+  cp "$agentjar" "$here/target/tracegate-agent.jar"
+  auditdir="$(mktemp -d)"
+  attach="-javaagent:$here/target/tracegate-agent.jar=config=$here/agent/tracegate.yaml -Dtracegate.audit.path=$auditdir/audit.jsonl"
+  calls=(-f 1 -wi 2 -w 500ms -i 3 -r 1s)
+  [[ $mode == full ]] && calls=()
+  quiet() { grep -v '^\[tracegate\] BLOCK' || true; }   # the agent prints one line per blocked call
+  "${java[@]}" -jar "$jar" InterceptedCallBenchmark -p agent=detached "${calls[@]}" -prof gc -jvmArgsAppend "-Dbench.agent=detached" \
+    -rf json -rff "$out/$mode-call-detached.json" || echo "(detached intercepted-call benchmark failed)"
+  "${java[@]}" -jar "$jar" InterceptedCallBenchmark -p agent=attached "${calls[@]}" -prof gc -jvmArgsAppend "$attach -Dbench.agent=attached" \
+    -rf json -rff "$out/$mode-call-attached.json" 2>&1 | quiet
+  "${java[@]}" -jar "$jar" InterceptedCallBenchmark.passedCall -p agent=attached-audit-drop "${calls[@]}" -prof gc \
+    -jvmArgsAppend "$attach -Dtracegate.audit.on-full=drop -Dbench.agent=attached-audit-drop" \
+    -rf json -rff "$out/$mode-call-drop.json" 2>&1 | quiet
+  seconds=3; [[ $mode == full ]] && seconds=30
+  "${java[@]}" -Dbench.agent=detached -cp "$jar" dev.tracegate.bench.agent.InterceptedCallLatency --rate 1000 --seconds "$seconds" \
+    --warmup-calls 5000 --out "$out/$mode-call-latency-detached.json" > /dev/null || echo "(detached call latency failed)"
+  # shellcheck disable=SC2086
+  "${java[@]}" $attach -Dbench.agent=attached -cp "$jar" dev.tracegate.bench.agent.InterceptedCallLatency --rate 1000 \
+    --seconds "$seconds" --warmup-calls 5000 --out "$out/$mode-call-latency-attached.json" 2>&1 | quiet > /dev/null
+  rm -rf "$auditdir"
+else
+  echo "(no agent jar with a Premain-Class at $agentjar: build it with mvn -pl agent -am package; intercepted-call benchmarks skipped)"
+fi
 echo "== JMH: step cost vs trace length ($mode)"
 "${java[@]}" -jar "$jar" 'TraceLengthBenchmark' "${shots[@]}" ${JMH_OPTS:-} -rf json -rff "$out/$mode-trace.json"
 echo "== CPU time per step"
@@ -63,9 +90,11 @@ echo "== memory per session"
   --contracts 10 --jol-sessions 10000 --sessions "$sessions" --out "$out/$mode-footprint.json" > /dev/null
 echo "== report"
 "${java[@]}" -cp "$jar" dev.tracegate.bench.BenchReport \
-  --jmh "$out/$mode-steady.json,$out/$mode-grounding.json,$out/$mode-builtin.json,$out/$mode-trace.json" --jmh-merged "$out/$mode.json" \
+  --jmh "$out/$mode-steady.json,$out/$mode-grounding.json,$out/$mode-builtin.json,$out/$mode-call-detached.json,$out/$mode-call-attached.json,$out/$mode-call-drop.json,$out/$mode-trace.json" \
+  --jmh-merged "$out/$mode.json" --call-latency "$out/$mode-call-latency-detached.json,$out/$mode-call-latency-attached.json" \
   --cpu "$out/$mode-cpu.json" --latency "$out/$mode-latency.json" --footprint "$out/$mode-footprint.json" \
   --summary "$out/$mode-summary.json" --tables "$out/$mode-tables.md" --chart "$out/engine-latency$([[ $mode == quick ]] || echo -full).svg" \
   --command "bench/run.sh $mode"
-rm -f "$out/$mode-steady.json" "$out/$mode-grounding.json" "$out/$mode-builtin.json" "$out/$mode-trace.json"
+rm -f "$out/$mode-steady.json" "$out/$mode-grounding.json" "$out/$mode-builtin.json" "$out/$mode-trace.json" \
+  "$out/$mode-call-detached.json" "$out/$mode-call-attached.json" "$out/$mode-call-drop.json"
 echo "results in $out"

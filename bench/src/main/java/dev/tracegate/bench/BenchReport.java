@@ -35,7 +35,7 @@ public final class BenchReport {
 
     public static void main(String[] args) throws IOException {
         Args a = Args.parse(args, Map.of("jmh", "", "jmh-merged", "", "latency", "", "cpu", "", "footprint", "",
-                "summary", "", "tables", "", "chart", "", "command", ""));
+                "summary", "", "tables", "", "chart", "", "command", "", "call-latency", ""));
         if (a.get("jmh").isEmpty()) throw new IllegalArgumentException("--jmh <file>[,<file>...] is required (JMH's -rf json output)");
         ArrayNode jmh = JSON.createArrayNode();
         for (String f : a.get("jmh").split(",")) {
@@ -46,6 +46,11 @@ public final class BenchReport {
         JsonNode latency = read(a.get("latency"));
         JsonNode cpu = read(a.get("cpu"));
         JsonNode footprint = read(a.get("footprint"));
+        ArrayNode callLatency = JSON.createArrayNode();
+        for (String f : a.get("call-latency").split(",")) {
+            JsonNode part = f.isBlank() ? null : read(f.trim());
+            if (part != null) callLatency.add(part);
+        }
 
         List<Row> rows = rows(jmh);
         ObjectNode summary = JSON.createObjectNode();
@@ -61,12 +66,14 @@ public final class BenchReport {
         if (cpu != null) summary.set("cpuTime", cpu.get("runs"));
         if (cpu != null) summary.set("cpuTimeByTraceLength", cpu.get("traceLength"));
         if (footprint != null) summary.set("footprint", footprint);
+        if (!callLatency.isEmpty()) summary.set("interceptedCallLatency", callLatency);
         List<Target> targets = targets(rows, footprint, cpu);
+        targets.addAll(callTargets(rows, callLatency));
         ArrayNode t = summary.putArray("targets");
         for (Target x : targets) t.add(JSON.valueToTree(x.toMap()));
 
         if (!a.get("summary").isEmpty()) JSON.writeValue(new File(a.get("summary")), summary);
-        if (!a.get("tables").isEmpty()) Files.writeString(Path.of(a.get("tables")), tables(rows, targets, latency, cpu, footprint));
+        if (!a.get("tables").isEmpty()) Files.writeString(Path.of(a.get("tables")), tables(rows, targets, latency, cpu, footprint, callLatency));
         if (!a.get("chart").isEmpty()) Files.writeString(Path.of(a.get("chart")), chart(rows, cpu));
         for (Target x : targets) System.out.println(x);
     }
@@ -230,7 +237,26 @@ public final class BenchReport {
 
     // ------------------------------------------------------------------------------------ tables
 
-    static String tables(List<Row> rows, List<Target> targets, JsonNode latency, JsonNode cpu, JsonNode footprint) {
+    static List<Target> callTargets(List<Row> rows, JsonNode callLatency) {
+        List<Target> out = new ArrayList<>();
+        for (String agent : new String[] {"attached", "attached-audit-drop"}) {
+            Row r = find(rows, "agent.InterceptedCallBenchmark.passedCall", "agent", agent);
+            if (r != null) {
+                out.add(new Target("intercepted call (" + agent + "), median", "<= 1 µs", fmt(r.median) + " ns", r.median <= 1000));
+            }
+        }
+        for (JsonNode l : callLatency) {
+            if (!l.get("agent").asText().equals("attached")) continue;
+            long p999 = l.get("fromDueTimeNs").get("p99.9").asLong();
+            long s999 = l.get("serviceTimeNs").get("p99.9").asLong();
+            out.add(new Target("intercepted call p99.9 at " + l.get("rate").asInt() + " calls/s, from due time", "<= 10 µs",
+                    fmt(p999) + " ns (service time " + fmt(s999) + " ns)", p999 <= 10_000));
+        }
+        return out;
+    }
+
+    static String tables(List<Row> rows, List<Target> targets, JsonNode latency, JsonNode cpu, JsonNode footprint,
+                         JsonNode callLatency) {
         StringBuilder b = new StringBuilder();
         b.append("#### Targets\n\n| target | goal | measured | met? |\n|---|---|---|---|\n");
         for (Target t : targets) {
@@ -247,6 +273,21 @@ public final class BenchReport {
         group(b, "Grounding with the matchers, grounding + step, and the stateless baseline (GroundingBenchmark, 10-contract support library)",
                 rows, "GroundingBenchmark.", 1);
         baselineRatios(b, rows);
+        group(b, "An intercepted tool call, end to end (InterceptedCallBenchmark; agent attached with bench/agent/tracegate.yaml, sop-refund library)",
+                rows, "agent.InterceptedCallBenchmark.", 1);
+        if (callLatency != null && !callLatency.isEmpty()) {
+            b.append("\n| agent | rate (calls/s) | calls | measured from | p50 | p90 | p99 | p99.9 | max |\n|---|---|---|---|---|---|---|---|---|\n");
+            for (JsonNode l : callLatency) {
+                for (String key : new String[] {"fromDueTimeNs", "serviceTimeNs"}) {
+                    JsonNode p = l.get(key);
+                    b.append("| ").append(l.get("agent").asText()).append(" | ").append(l.get("rate").asInt()).append(" | ")
+                            .append(l.get("calls").asLong()).append(" | ")
+                            .append(key.equals("fromDueTimeNs") ? "due time (no coordinated omission)" : "actual start (service time)");
+                    for (String k : new String[] {"p50", "p90", "p99", "p99.9", "max"}) b.append(" | ").append(p.get(k).asLong());
+                    b.append(" |\n");
+                }
+            }
+        }
         group(b, "Offline replay of pre-grounded events (ReplayBenchmark, events per second)", rows, "ReplayBenchmark.", 1);
         if (cpu != null) {
             b.append("\n#### CPU time vs wall-clock time per step (StepCpuTime)\n\n")

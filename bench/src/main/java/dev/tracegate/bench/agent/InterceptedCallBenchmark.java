@@ -1,0 +1,74 @@
+package dev.tracegate.bench.agent;
+
+import example.host.SupportTools;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A tool call of the host application end to end, with the agent attached or not (same JVM flags
+ * otherwise): {@code passedCall} is a 3-argument call that the library lets through,
+ * {@code blockedCall} a refund that the sop-refund library blocks (the agent substitutes the result).
+ * {@code attached} runs the configuration as shipped (the audit queue blocks the calling thread when
+ * full), {@code attached-audit-drop} the same with {@code audit.on-full=drop}, which shows the cost of
+ * the interception itself when the audit writer cannot keep up.
+ * The agent is attached by the JVM options of the fork, which {@code bench/run.sh} sets:
+ * {@code -p agent=attached -jvmArgsAppend "-javaagent:... -Dbench.agent=attached"}. The setup checks
+ * that the fork really runs as its parameter says (a refund is blocked exactly when attached), so a
+ * missing or broken agent cannot pass for a fast one.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 10, time = 1)
+@Fork(value = 3, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+public class InterceptedCallBenchmark {
+
+    /** The host's tools and the session the calls belong to. */
+    @State(Scope.Thread)
+    public static class Host {
+        /** detached; attached (the configuration as shipped: audit back-pressure); attached-audit-drop (audit.on-full=drop). */
+        @Param({"detached", "attached", "attached-audit-drop"})
+        public String agent;
+
+        SupportTools tools;
+        String session;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            String launched = System.getProperty("bench.agent", "detached");
+            if (!launched.equals(agent)) {
+                throw new IllegalStateException("this fork was launched with -Dbench.agent=" + launched + " but measures agent=" + agent
+                        + "; run with -p agent=" + launched + " (bench/run.sh does)");
+            }
+            tools = new SupportTools();
+            session = "bench-" + ProcessHandle.current().pid();
+            boolean blocked = !tools.refund(session, "A-1234", 20.0).equals("refunded");
+            if (blocked != agent.startsWith("attached")) {
+                throw new IllegalStateException("agent=" + agent + " but a refund without approval was "
+                        + (blocked ? "blocked" : "not blocked") + ": the agent is " + (blocked ? "" : "not ") + "active in this JVM");
+            }
+        }
+    }
+
+    @Benchmark
+    public String passedCall(Host h) {
+        return h.tools.searchKb(h.session, "refund policy for damaged items", 5, "en");
+    }
+
+    @Benchmark
+    public String blockedCall(Host h) {
+        return h.tools.refund(h.session, "A-1234", 20.0);
+    }
+}

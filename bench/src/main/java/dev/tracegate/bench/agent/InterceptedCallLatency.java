@@ -1,0 +1,82 @@
+package dev.tracegate.bench.agent;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import example.host.SupportTools;
+import org.HdrHistogram.Histogram;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Latency percentiles of an intercepted tool call (run this JVM with {@code -javaagent}) or of the
+ * same call without the agent, at a fixed arrival rate, recorded with HdrHistogram from each call's
+ * due time (no coordinated omission) and, beside it, from its actual start.
+ *
+ * <p>Usage: {@code java -javaagent:agent/target/tracegate-agent.jar=config=bench/agent/tracegate.yaml
+ * -Dbench.agent=attached -cp benchmarks.jar dev.tracegate.bench.agent.InterceptedCallLatency
+ * [--rate calls/s] [--seconds s] [--warmup-calls n] [--out file.json]}
+ */
+public final class InterceptedCallLatency {
+    private static final long HIGHEST = 60_000_000_000L;
+
+    private InterceptedCallLatency() {}
+
+    public static void main(String[] args) throws IOException {
+        Map<String, String> o = new LinkedHashMap<>(Map.of("rate", "1000", "seconds", "5", "warmup-calls", "20000", "out", ""));
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2))) {
+                throw new IllegalArgumentException("unknown option '" + args[i] + "'; known: --rate, --seconds, --warmup-calls, --out");
+            }
+            o.put(args[i].substring(2), args[i + 1]);
+        }
+        int rate = Integer.parseInt(o.get("rate"));
+        double seconds = Double.parseDouble(o.get("seconds"));
+        String agent = System.getProperty("bench.agent", "detached");
+        SupportTools tools = new SupportTools();
+        String session = "latency-" + ProcessHandle.current().pid();
+        boolean blocked = !tools.refund(session, "A-1234", 20.0).equals("refunded");
+        if (blocked != agent.startsWith("attached")) {
+            throw new IllegalStateException("-Dbench.agent=" + agent + " but the agent is " + (blocked ? "" : "not ") + "active in this JVM");
+        }
+        int warm = Integer.parseInt(o.get("warmup-calls"));
+        for (int i = 0; i < warm; i++) tools.searchKb(session, "refund policy for damaged items", 5, "en");
+        Histogram fromDue = new Histogram(HIGHEST, 3);
+        Histogram service = new Histogram(HIGHEST, 3);
+        long interval = 1_000_000_000L / rate;
+        long total = (long) (seconds * rate);
+        long start = System.nanoTime() + 1_000_000;
+        for (long i = 0; i < total; i++) {
+            long due = start + i * interval;
+            long now;
+            while ((now = System.nanoTime()) < due) Thread.onSpinWait();
+            tools.searchKb(session, "refund policy for damaged items", 5, "en");
+            long end = System.nanoTime();
+            fromDue.recordValue(end - due);
+            service.recordValue(end - now);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("harness", "InterceptedCallLatency");
+        out.put("agent", agent);
+        out.put("rate", rate);
+        out.put("calls", total);
+        out.put("fromDueTimeNs", percentiles(fromDue));
+        out.put("serviceTimeNs", percentiles(service));
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        if (!o.get("out").isEmpty()) json.writeValue(new File(o.get("out")), out);
+        System.out.println(json.writeValueAsString(out));
+    }
+
+    static Map<String, Object> percentiles(Histogram h) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("p50", h.getValueAtPercentile(50));
+        p.put("p90", h.getValueAtPercentile(90));
+        p.put("p99", h.getValueAtPercentile(99));
+        p.put("p99.9", h.getValueAtPercentile(99.9));
+        p.put("max", h.getMaxValue());
+        p.put("count", h.getTotalCount());
+        return p;
+    }
+}
