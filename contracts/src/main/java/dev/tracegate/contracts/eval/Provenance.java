@@ -323,14 +323,27 @@ public final class Provenance implements Grounder<Event> {
         fields(result, parse(result), out, labelledLines);
     }
 
-    /** The output read as YAML (JSON is YAML), or null when it is not. */
+    /** The output read as YAML (JSON is YAML), or null when it is not; recent outputs are parsed once for all wrappers. */
     static JsonNode parse(String result) {
-        try {
-            return YAML.readTree(result);
-        } catch (IOException | RuntimeException e) {
-            return null;
+        synchronized (PARSED) {
+            if (PARSED.containsKey(result)) return PARSED.get(result);
         }
+        JsonNode n;
+        try {
+            n = YAML.readTree(result);
+        } catch (IOException | RuntimeException e) {
+            n = null;
+        }
+        synchronized (PARSED) {
+            PARSED.put(result, n);
+        }
+        return n;
     }
+
+    /** Parsed outputs, least recently used evicted: an evaluation replays each run under many wrappers in turn. */
+    private static final Map<String, JsonNode> PARSED = new java.util.LinkedHashMap<>(512, 0.75f, true) {
+        @Override protected boolean removeEldestEntry(Map.Entry<String, JsonNode> eldest) { return size() > 256; }
+    };
 
     private static void fields(String result, JsonNode tree, Set<String> out, boolean labelledLines) {
         if (labelledLines) labelled(result, out); // also text that YAML reads differently (tabs, "---" lines)
