@@ -44,6 +44,7 @@ public final class SessionMonitor<E> {
     private final int[] guarantee;
     private final boolean[][] pv;
     private final int[] initialStates;
+
     private final StateArena arena;
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
     private final Consumer<EndReport> onEvict;
@@ -123,6 +124,7 @@ public final class SessionMonitor<E> {
         final long[] val = w.valuation;
         final long[] unev = w.unevaluable;
         final int[] next = w.next;
+        final int[] before = w.before;
         while (true) {
             final long head = session.lvHead();
             if (head == Session.CLOSED) return Decision.CLOSED;
@@ -130,24 +132,38 @@ public final class SessionMonitor<E> {
             mine.copyFrom(arena.get(Session.slotOf(head)));
             VarHandle.loadLoadFence();
             if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
-            Arrays.fill(val, 0L);
-            Arrays.fill(unev, 0L);
+            clear(val);
+            clear(unev);
             final int u = grounder.ground(event, mine, val, unev);
             w.unevaluableCount = u;
             final int[] states = mine.states;
-            for (int f = 0; f < dfas.length; f++) next[f] = dfas[f].step(states[f], val, atomIndex[f]);
-            Decision d = judge(states, next, agent, enforce);
+            final boolean[][] pv = this.pv;
+            boolean flipped = false;
+            for (int f = 0; f < dfas.length; f++) {
+                int s0 = states[f];
+                int s1 = dfas[f].step(s0, val, atomIndex[f]);
+                before[f] = s0;
+                next[f] = s1;
+                states[f] = s1;
+                // A fresh FAIL or IDLE needs some formula to become permanently violated now (it is absorbing).
+                flipped |= pv[f][s1] && !pv[f][s0];
+            }
+            Decision d = flipped ? judge(before, next, agent, enforce) : Decision.PASS;
             if (u > 0 && agent && options.refuseUnevaluable() && d.kind() == Decision.Kind.PASS) {
-                d = judgeUnevaluable(states, w, enforce);
+                d = judgeUnevaluable(before, w, enforce);
             }
             if (!d.applied()) return d;
-            System.arraycopy(next, 0, states, 0, next.length);
             grounder.apply(event, val, mine);
             if (session.casHead(head, Session.next(head, mine.slot))) {
                 w.spare = arena.get(Session.slotOf(head));
                 return d;
             }
         }
+    }
+
+    private static void clear(long[] a) {
+        if (a.length == 1) a[0] = 0L;
+        else Arrays.fill(a, 0L);
     }
 
     /** Fresh violations of this transition; allocates only when there are some. */

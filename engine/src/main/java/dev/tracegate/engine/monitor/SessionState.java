@@ -32,8 +32,8 @@ public final class SessionState {
     /** Copies {@code from} into this instance (same shape). */
     void copyFrom(SessionState from) {
         System.arraycopy(from.states, 0, states, 0, states.length);
-        System.arraycopy(from.words, 0, words, 0, words.length);
-        System.arraycopy(from.refs, 0, refs, 0, refs.length);
+        if (words.length != 0) System.arraycopy(from.words, 0, words, 0, words.length);
+        if (refs.length != 0) System.arraycopy(from.refs, 0, refs, 0, refs.length);
     }
 
     @Override public String toString() {

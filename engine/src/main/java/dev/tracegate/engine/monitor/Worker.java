@@ -11,6 +11,7 @@ public final class Worker {
     final long[] unevaluable;
     final long[] probe;
     final int[] next;
+    final int[] before;
     int unevaluableCount;
 
     Worker(SessionState spare, int valuationWords, int formulas) {
@@ -19,6 +20,7 @@ public final class Worker {
         this.unevaluable = new long[valuationWords];
         this.probe = new long[valuationWords];
         this.next = new int[formulas];
+        this.before = new int[formulas];
     }
 
     /** The atoms that held in the last event this worker stepped (bit g of word g >>> 6). Do not modify. */
@@ -34,8 +36,8 @@ public final class Worker {
     public int[] nextStates() { return next; }
 
     /** The automaton states the last event was judged on (the prefix before it). Do not modify. */
-    public int[] statesBefore() { return spare.states; }
+    public int[] statesBefore() { return before; }
 
     /** The automaton states of the session right after the last step: {@link #nextStates()} if it was applied, else {@link #statesBefore()}. */
-    public int[] statesAfter(Decision d) { return d.applied() ? next : spare.states; }
+    public int[] statesAfter(Decision d) { return d.applied() ? next : before; }
 }
