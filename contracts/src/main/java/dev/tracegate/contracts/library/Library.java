@@ -70,7 +70,9 @@ public final class Library {
     /** Reads one library source (a built-in name or a file) without compiling it. */
     public static LibrarySpec read(String source, Path base) {
         String name = source.startsWith("builtin:") ? source.substring("builtin:".length()) : source;
-        if (BUILTINS.contains(name)) return LibraryReader.read("builtin:" + name, builtinText(name));
+        if (BUILTINS.contains(name) || (source.startsWith("builtin:") && builtinExists(name))) {
+            return LibraryReader.read("builtin:" + name, builtinText(name));
+        }
         Path p = base == null ? Path.of(source) : base.resolve(source);
         try {
             return LibraryReader.read(p.toString(), Files.readString(p, StandardCharsets.UTF_8));
@@ -80,6 +82,11 @@ public final class Library {
         } catch (IOException e) {
             throw new LibraryException(p.toString(), 0, 0, "cannot read: " + e.getMessage(), null);
         }
+    }
+
+    /** Whether a built-in library of this name ships in the jar (the four above, and e.g. agentdojo/banking). */
+    public static boolean builtinExists(String name) {
+        return !name.contains("..") && Library.class.getResource("/dev/tracegate/contracts/builtin/" + name + ".yaml") != null;
     }
 
     /** The YAML text of a built-in library. */
