@@ -165,6 +165,27 @@ public final class SupportDesk {
         return ToolExecutionRequest.builder().id("call-" + IDS.incrementAndGet()).name(tool).arguments(json).build();
     }
 
+    static Agent agent(ToolExecutionRequest... plan) {
+        return AiServices.builder(Agent.class)
+                .chatModel(new ScriptedModel(new ArrayList<>(java.util.Arrays.asList(plan))))
+                .tools(new Tools(), new BackOffice())
+                .chatMemoryProvider(m -> MessageWindowChatMemory.withMaxMessages(50))
+                .build();
+    }
+
+    /** Two conversations whose turns alternate: an approval in one must not count in the other. */
+    static void interleaved() {
+        System.out.println("Two interleaved conversations\n");
+        Agent alice = agent(call("approve_refund", "{\"order_id\": \"2001\", \"amount\": \"30 EUR\"}"), null,
+                call("refund", "{\"order_id\": \"2001\", \"amount\": \"30 EUR\"}"));
+        Agent bob = agent(call("lookup_order", "{\"order_id\": \"2002\"}"), null,
+                call("refund", "{\"order_id\": \"2002\", \"amount\": \"30 EUR\"}"));
+        System.out.println("  alice answered: " + alice.chat("alice", "Please approve a refund for order 2001."));
+        System.out.println("  bob answered: " + bob.chat("bob", "What about my order 2002?"));
+        System.out.println("  alice answered: " + alice.chat("alice", "Now refund it."));
+        System.out.println("  bob answered: " + bob.chat("bob", "Refund me too."));
+    }
+
     static void conversation(String id, String userMessage, ToolExecutionRequest... plan) {
         dialogue(id, List.of(userMessage), plan);
     }
@@ -220,6 +241,10 @@ public final class SupportDesk {
     public static void main(String[] args) {
         if (args.length > 0 && args[0].equals("temporal")) {
             temporal();
+            return;
+        }
+        if (args.length > 0 && args[0].equals("interleaved")) {
+            interleaved();
             return;
         }
         System.out.println("Support desk: five conversations with a scripted model\n");

@@ -140,6 +140,19 @@ class ContractsEndToEndTest {
         assertThat(section(out, "reconfirm-compliant")).contains("TOOL RAN transfer_funds");
     }
 
+    @Test
+    void interleavedSessionsKeepTheirOwnHistory() {
+        Path audit = dir.resolve("interleaved.jsonl");
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(),
+                List.of(ForkedJvm.agent("libraries=sop-refund,audit.path=" + audit + ",view=off")),
+                ForkedJvm.appClasspath(), APP, "interleaved");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        // Alice's approval lets her refund run; Bob's session never saw an approval, so his refund is blocked.
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL RAN refund order_id=2001 amount=30 EUR")
+                .doesNotContain("TOOL RAN refund order_id=2002");
+        assertThat(r.stdout()).contains("tracegate blocked the call to refund (contract sop-refund.approval-first)");
+    }
+
     /** The tool lines printed before "<id> answered" and after the previous conversation's answer. */
     private static String section(String out, String id) {
         int end = out.indexOf("  " + id + " answered:");
