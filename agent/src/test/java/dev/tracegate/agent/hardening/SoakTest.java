@@ -54,6 +54,7 @@ class SoakTest {
         Random rnd = new Random(42);
         long tenth = Math.max(1, events / 10), baseline = -1, peak = 0;
         long sent = 0;
+        java.util.List<Long> tenths = new java.util.ArrayList<>();
         for (long i = 0; i < events; i++) {
             // sessions arrive in waves, so old ones go idle and are evicted while new ones start
             String session = "s" + ((i / 7 + rnd.nextInt(50)) % sessions);
@@ -68,12 +69,13 @@ class SoakTest {
                 long used = usedAfterGc(memory);
                 if (baseline < 0) baseline = used;
                 peak = Math.max(peak, used);
+                tenths.add(used >> 20);
             }
         }
         s.close();
         assertThat(audit.close(60, TimeUnit.SECONDS)).isTrue();
-        System.out.printf("[hardening] soak: %d events over %d session ids (at most %d live): heap after GC %d MB at 10%%, peak %d MB after%n",
-                sent, sessions, maxLive, baseline >> 20, peak >> 20);
+        System.out.printf("[hardening] soak: %d events over %d session ids (at most %d live): heap after GC %d MB at 10%%, peak %d MB after; per tenth (MB) %s%n",
+                sent, sessions, maxLive, baseline >> 20, peak >> 20, tenths);
         assertThat(peak - baseline).as("retained heap growth after the first tenth, bytes").isLessThan(64L << 20);
 
         long nonEnd = 0, ends = 0;
