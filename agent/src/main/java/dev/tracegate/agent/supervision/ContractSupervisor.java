@@ -99,6 +99,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             long every = config.hotReloadInterval().toMillis();
             housekeeping.scheduleWithFixedDelay(this::reloadIfChanged, every, every, TimeUnit.MILLISECONDS);
         }
+        analyseLater(lib);
         AgentLog.info("contracts loaded: " + lib.names() + " (" + lib.contracts().contracts().size() + " contracts, "
                 + lib.contracts().formulas().size() + " automata, " + lib.contracts().atoms().size() + " atoms)"
                 + (enforce ? "" : " mode=shadow"));
@@ -109,12 +110,27 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             throw new LibraryException(config.configFile() == null ? null : config.configFile().toString(), 0, 0,
                     "no contract library is configured", "set 'libraries: [gdpr, injection, my-policy.yaml]' in the configuration");
         }
-        Library lib = Library.load(config.libraries(), base);
-        for (LibraryAnalysis.Finding f : new LibraryAnalysis(new DfaCompiler(config.engineMaxStates())).analyse(lib.contracts().contracts())) {
-            AgentLog.warn("library analysis: " + f.kind() + " " + f.contracts() + ": " + f.explanation()
-                    + (f.witness().isEmpty() ? "" : " witness " + f.witness()));
-        }
-        return lib;
+        return Library.load(config.libraries(), base);
+    }
+
+    /**
+     * Analyses the loaded libraries off the start-up path (product automata can take a while for big
+     * libraries) and logs each finding; a finding never stops supervision, it is for the operator.
+     */
+    private void analyseLater(Library lib) {
+        Thread t = new Thread(() -> {
+            try {
+                for (LibraryAnalysis.Finding f : new LibraryAnalysis(new DfaCompiler(config.engineMaxStates())).analyse(lib.contracts().contracts())) {
+                    AgentLog.warn("library analysis: " + f.kind() + " " + f.contracts() + ": " + f.explanation()
+                            + (f.witness().isEmpty() ? "" : " witness " + f.witness()));
+                }
+            } catch (RuntimeException e) {
+                AgentLog.error("library analysis failed", e);
+            }
+        }, "tracegate-analysis");
+        t.setDaemon(true);
+        t.setPriority(Thread.MIN_PRIORITY);
+        t.start();
     }
 
     // ---------------------------------------------------------------------------------------- events
@@ -403,6 +419,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     public boolean reload() {
         try {
             Library lib = load();
+            analyseLater(lib);
             Runtime next = new Runtime(lib, versions.incrementAndGet(), config.sessionsMax(), this::evicted);
             runtimes.add(next);
             current = next;
