@@ -1,0 +1,40 @@
+package dev.tracegate.contracts.fuzz;
+
+import dev.tracegate.contracts.library.Library;
+import dev.tracegate.contracts.library.LibraryException;
+import dev.tracegate.contracts.library.LibraryReader;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * FINDING (found by {@link LibraryFuzzTest#longRun}; fails today, reported): a blank name in a
+ * library section passes {@link LibraryReader#read} and then escapes {@link Library#compile} as the
+ * IllegalArgumentException of the matchers' Policy/Latch builders ("context key must not be
+ * empty", "tool name must not be empty", "empty argument path"...), without file or line, where a
+ * {@link LibraryException} naming the place is documented. Fix: reject blank names in LibraryReader
+ * with Fields.error(node, ...).
+ */
+class BlankNamesTest {
+    private static final String BASE = "library: x\ncontracts:\n  - id: a\n    guarantee: G !call(x)\n";
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "context:\n  - on: {kind: RETURN, tool: t}\n    set: \"\"\n",
+        "context:\n  - on: {kind: RETURN, tool: t}\n    add: \" \"\n",
+        "injection:\n  side-effecting:\n    \"\": [to]\n",
+        "gdpr:\n  purposes:\n    \"\": [email]\n",
+        "gdpr:\n  consent-tools:\n    \"\": {subject: s, purposes: p}\n",
+        "gdpr:\n  erasure-tools:\n    \"\": {subject: s}\n",
+        "gdpr:\n  fields:\n    t:\n      \"\": email\n",
+        "gdpr:\n  subject-fields: [\"\"]\n",
+        "permissions: [\"\"]\n"})
+    void aBlankNameIsALibraryExceptionWithItsPlace(String section) {
+        String yaml = BASE + section;
+        assertThatThrownBy(() -> Library.compile(List.of(LibraryReader.read("f.yaml", yaml))))
+                .isInstanceOf(LibraryException.class).hasMessageStartingWith("f.yaml:");
+    }
+}
