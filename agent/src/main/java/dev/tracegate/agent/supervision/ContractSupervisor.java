@@ -514,7 +514,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         for (EndReport.Obligation o : report.unmet()) unmet.add(o.contractId() + (o.pending() == null ? "" : ": " + o.pending()));
         byte[] codes = new byte[report.verdicts().size()];
         for (int i = 0; i < codes.length; i++) codes[i] = code(report.verdicts().get(i));
-        AuditRecord r = AuditRecord.of(report.sessionId(), seq < 0 ? 0 : seq, "END", dev.tracegate.agent.audit.Decision.END)
+        // An evicted session's end follows its last event: seq = events offered + 1.
+        AuditRecord r = AuditRecord.of(report.sessionId(), seq < 0 ? report.events() + 1 : seq, "END", dev.tracegate.agent.audit.Decision.END)
                 .time(System.currentTimeMillis()).ts(System.currentTimeMillis()).verdicts(rt.contractIds, codes)
                 .unmet(unmet.toArray(new String[0]));
         audit.append(r);

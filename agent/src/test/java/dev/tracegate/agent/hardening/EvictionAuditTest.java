@@ -19,11 +19,10 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * FINDING (fails today, reported; the fix belongs to the agent/engine owners): a session evicted
- * by {@code sessions.max} gets an END record with seq 0 (ContractSupervisor.evicted passes -1 to
- * recordEnd, which writes 0, because EndReport carries no sequence), and AuditVerifier rejects
- * it as "sequence out of order" since the session's earlier records have seq 1, 2, ... So every
- * audit log in which an eviction happened fails {@code audit verify}.
+ * Regression test of a hardening finding (fixed): a session evicted by {@code sessions.max} used
+ * to get an END record with seq 0, which AuditVerifier rejects as "sequence out of order" after
+ * the session's records 1, 2, ...; now EndReport carries the number of events offered and the END
+ * record follows them.
  */
 class EvictionAuditTest {
     @TempDir Path dir;

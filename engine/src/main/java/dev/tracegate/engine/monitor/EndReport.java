@@ -10,8 +10,10 @@ import java.util.List;
  * @param sessionId the session
  * @param verdicts  one verdict per contract, indexed like {@link ContractSet#contracts()}
  * @param unmet     the obligations the trace left open
+ * @param events    the number of events offered to the session (applied or refused), so that a record
+ *                  of its end can follow them in sequence
  */
-public record EndReport(String sessionId, List<Verdict> verdicts, List<Obligation> unmet) {
+public record EndReport(String sessionId, List<Verdict> verdicts, List<Obligation> unmet, long events) {
 
     /**
      * A guarantee that was not permanently violated during the session but is not satisfied at its end

@@ -103,7 +103,7 @@ public final class Replay<E> {
                 unmet.add(new EndReport.Obligation(c, set.contracts().get(c).id(), dfas.get(g).pending(state.states[g])));
             }
         }
-        return new EndReport(sessionId, verdicts, unmet);
+        return new EndReport(sessionId, verdicts, unmet, events);
     }
 
     private int[] successors(int[] states, long[] val) {

@@ -54,6 +54,9 @@ public final class Session {
 
     public long lastAccess() { return (long) LAST_ACCESS.getOpaque(this); }
 
+    /** How many sequence numbers {@link #nextSequence()} has handed out. */
+    public long offered() { return (long) OFFERED.getVolatile(this); }
+
     /** The next sequence number for an event offered to this session (1, 2, ...), applied or not. */
     public long nextSequence() { return (long) OFFERED.getAndAdd(this, 1L) + 1; }
 

@@ -286,15 +286,15 @@ public final class SessionMonitor<E> {
             if (session.casHead(head, Session.CLOSED)) {
                 sessions.remove(session.id(), session);
                 SessionState last = arena.get(Session.slotOf(head));
-                EndReport r = endReport(session.id(), last.states);
+                EndReport r = endReport(session.id(), last.states, session.offered());
                 arena.release(last);
                 return r;
             }
         }
     }
 
-    /** The end-of-session reading of a state vector (used by {@link #end} and by offline replay). */
-    public EndReport endReport(String sessionId, int[] states) {
+    /** The end-of-session reading of a state vector (used by {@link #end}). */
+    public EndReport endReport(String sessionId, int[] states, long events) {
         List<Verdict> verdicts = new ArrayList<>(assume.length);
         List<EndReport.Obligation> unmet = new ArrayList<>();
         for (int c = 0; c < assume.length; c++) {
@@ -305,7 +305,7 @@ public final class SessionMonitor<E> {
                 unmet.add(new EndReport.Obligation(c, set.contracts().get(c).id(), dfas[g].pending(states[g])));
             }
         }
-        return new EndReport(sessionId, List.copyOf(verdicts), List.copyOf(unmet));
+        return new EndReport(sessionId, List.copyOf(verdicts), List.copyOf(unmet), events);
     }
 
     /** Ends every session not used since {@code olderThanMillis}; reports each to the eviction listener. */
