@@ -50,7 +50,7 @@ final class Fields {
         return text(n, what + "." + key);
     }
 
-    String requiredString(String key, String hint) { return text(required(key, hint), what + "." + key); }
+    String requiredString(String key, String hint) { return name(required(key, hint), what + "." + key); }
 
     int integer(String key, int dflt, int min, int max) {
         Node n = map.entries().get(key);
@@ -94,11 +94,24 @@ final class Fields {
     }
 
     static List<String> strings(Node n, String what) {
-        if (n instanceof Node.Scalar s && !s.isNull()) return List.of(text(s, what));
+        if (n instanceof Node.Scalar s && !s.isNull()) return List.of(name(s, what));
         if (!(n instanceof Node.Seq seq)) throw error(n, what + " must be a list of strings, found " + n.kind(), "for example: [a, b]");
         List<String> out = new ArrayList<>();
-        for (Node i : seq.items()) out.add(text(i, what + " item"));
+        for (Node i : seq.items()) out.add(name(i, what + " item"));
         return out;
+    }
+
+    /** A string that names something (a tool, a purpose, a key): blank is an error. */
+    static String name(Node n, String what) {
+        String t = text(n, what);
+        if (t.isBlank()) throw error(n, what + " is blank", "give it a name");
+        return t;
+    }
+
+    /** Checks that a map key names something. */
+    static String key(Node.MapNode m, String key, String what) {
+        if (key.isBlank()) throw error(m.keys().get(key), what + " has a blank name", "give it a name");
+        return key;
     }
 
     static String text(Node n, String what) {

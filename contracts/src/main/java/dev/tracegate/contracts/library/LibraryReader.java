@@ -207,7 +207,7 @@ public final class LibraryReader {
             int modes = (l.has("set") ? 1 : 0) + (l.has("add") ? 1 : 0) + (l.has("clear") ? 1 : 0);
             if (modes != 1) throw Fields.error(ln, "a latch needs exactly one of 'set', 'add', 'clear'", "set: key (single value), add: key (set of values) or clear: key");
             String mode = l.has("set") ? "set" : l.has("add") ? "add" : "clear";
-            String key = l.requiredString(mode, null);
+            String key = Fields.name(l.required(mode, "name the context key"), "latch " + mode);
             String value = l.string("value", defaultValue(kind));
             out.add(new LibrarySpec.LatchSpec(kind, on.string("tool", null), on.bool("success", true), key, value, mode,
                     ln.line(), ln.column()));
@@ -242,9 +242,12 @@ public final class LibraryReader {
         if (fn != null) {
             if (!(fn instanceof Node.MapNode fm)) throw Fields.error(fn, "gdpr.fields must map tool -> {field: category}", null);
             for (Map.Entry<String, Node> e : fm.entries().entrySet()) {
+                Fields.key(fm, e.getKey(), "gdpr.fields tool");
                 if (!(e.getValue() instanceof Node.MapNode inner)) throw Fields.error(e.getValue(), "gdpr.fields." + e.getKey() + " must map field -> category", null);
                 Map<String, String> m = new LinkedHashMap<>();
-                for (Map.Entry<String, Node> f : inner.entries().entrySet()) m.put(f.getKey(), Fields.text(f.getValue(), "category"));
+                for (Map.Entry<String, Node> f : inner.entries().entrySet()) {
+                    m.put(Fields.key(inner, f.getKey(), "gdpr.fields." + e.getKey() + " field"), Fields.name(f.getValue(), "category"));
+                }
                 fields.put(e.getKey(), m);
             }
         }
@@ -253,6 +256,7 @@ public final class LibraryReader {
         if (cn != null) {
             if (!(cn instanceof Node.MapNode cm)) throw Fields.error(cn, "gdpr.consent-tools must map tool -> {subject, purposes, granted}", null);
             for (Map.Entry<String, Node> e : cm.entries().entrySet()) {
+                Fields.key(cm, e.getKey(), "gdpr.consent-tools tool");
                 Fields t = Fields.of(e.getValue(), "gdpr.consent-tools." + e.getKey(), CONSENT_TOOL);
                 consentTools.put(e.getKey(), java.util.Arrays.asList(
                         t.requiredString("subject", "name the argument that holds the data subject"),
@@ -265,6 +269,7 @@ public final class LibraryReader {
         if (en != null) {
             if (!(en instanceof Node.MapNode em)) throw Fields.error(en, "gdpr.erasure-tools must map tool -> {subject}", null);
             for (Map.Entry<String, Node> e : em.entries().entrySet()) {
+                Fields.key(em, e.getKey(), "gdpr.erasure-tools tool");
                 Fields t = Fields.of(e.getValue(), "gdpr.erasure-tools." + e.getKey(), ERASURE_TOOL);
                 erasureTools.put(e.getKey(), t.requiredString("subject", "name the argument that holds the data subject"));
             }
@@ -288,7 +293,9 @@ public final class LibraryReader {
         Map<String, List<String>> out = new LinkedHashMap<>();
         if (n == null) return out;
         if (!(n instanceof Node.MapNode m)) throw Fields.error(n, what + " must be a map of name: [values]", null);
-        for (Map.Entry<String, Node> e : m.entries().entrySet()) out.put(e.getKey(), Fields.strings(e.getValue(), what + "." + e.getKey()));
+        for (Map.Entry<String, Node> e : m.entries().entrySet()) {
+            out.put(Fields.key(m, e.getKey(), what + " entry"), Fields.strings(e.getValue(), what + "." + e.getKey()));
+        }
         return out;
     }
 }

@@ -11,12 +11,10 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * FINDING (found by {@link LibraryFuzzTest#longRun}; fails today, reported): a blank name in a
- * library section passes {@link LibraryReader#read} and then escapes {@link Library#compile} as the
- * IllegalArgumentException of the matchers' Policy/Latch builders ("context key must not be
- * empty", "tool name must not be empty", "empty argument path"...), without file or line, where a
- * {@link LibraryException} naming the place is documented. Fix: reject blank names in LibraryReader
- * with Fields.error(node, ...).
+ * Regression test of a fuzzing finding (found by {@link LibraryFuzzTest#longRun}, fixed): a blank
+ * name in a library section used to pass {@link LibraryReader#read} and escape {@link Library#compile}
+ * as the IllegalArgumentException of the matchers' Policy/Latch builders, without file or line;
+ * LibraryReader now rejects blank names with a {@link LibraryException} at their place.
  */
 class BlankNamesTest {
     private static final String BASE = "library: x\ncontracts:\n  - id: a\n    guarantee: G !call(x)\n";
