@@ -73,7 +73,16 @@ public final class Parser {
      * @throws ParseException at the first token that does not fit the grammar
      */
     public static Formula parse(String text) {
-        return new Parser(text).whole();
+        Parser p = new Parser(text);
+        try {
+            return p.whole();
+        } catch (StackOverflowError e) {
+            // MAX_DEPTH keeps interpreted frames well inside a default stack, but JIT-compiled frames
+            // with deep inlining can be larger (found by fuzzing): the thread's stack, not the
+            // grammar, ran out, and the caller still gets the documented error.
+            throw p.error(p.peek(), "formula nested too deeply for this thread's stack",
+                    "fewer nested levels (group long chains with parentheses or split the formula)");
+        }
     }
 
     private Formula whole() {

@@ -63,11 +63,10 @@ class ParserFuzzTest {
     @Property(tries = 1500) void mutatedFormulasParseOrExplain(@ForAll("mutatedValid") String text) throws Throwable { check(text); }
 
     /**
-     * FINDING (reported, not fixed here: engine is not ours): once the parser is JIT-compiled (after
-     * the ~3,800 inputs of the other properties here, or ~100,000 parses in any JVM), 496 nested
-     * parentheses overflow a default-size (1 MB) thread stack in Parser.formula..primary recursion,
-     * although {@link Parser#MAX_DEPTH} promises no overflow; a fresh JVM answers ParseException. Tagged long so the default build stays green until the parser is made iterative or
-     * MAX_DEPTH lowered; {@code mvn -Plong -pl engine test -Dtest=ParserFuzzTest} shows it.
+     * Fuzzing finding (fixed): once the parser is JIT-compiled (after ~100,000 parses), 496 nested
+     * parentheses could overflow a default-size (1 MB) thread stack although {@link Parser#MAX_DEPTH}
+     * promises none; Parser.parse now turns a stack overflow into a ParseException. Long because it
+     * needs the JIT warm-up: {@code mvn -Plong -pl engine test -Dtest=ParserFuzzTest}.
      */
     @Tag("long") @Property(tries = 60) void deepNestingIsRefusedWithoutStackOverflow(@ForAll("deep") String text) throws Throwable { check(text); }
 
