@@ -166,14 +166,43 @@ public final class TraceReader implements Closeable {
             }
             if (end == buf.length) {
                 if (buf.length >= MAX_LINE) {
-                    throw new TraceFormatException(source, line + 1, 1, "line is longer than " + MAX_LINE + " characters",
-                            "split the event or shorten its result text");
+                    TraceFormatException tooLong = new TraceFormatException(source, line + 1, 1,
+                            "line is longer than " + MAX_LINE + " characters", "split the event or shorten its result text");
+                    if (mode == Mode.STRICT) throw tooLong;
+                    // Lenient: skip the rest of this line (counted like any malformed line) and go on.
+                    discardRestOfLine();
+                    line++;
+                    skipped++;
+                    if (problems.size() < KEPT_PROBLEMS) problems.add(tooLong);
+                    if (onSkip != null) onSkip.accept(tooLong);
+                    scan = start;
+                    continue;
                 }
                 buf = Arrays.copyOf(buf, Math.min(MAX_LINE, buf.length * 2));
             }
             int n = in.read(buf, end, buf.length - end);
             if (n < 0) eof = true;
             else end += n;
+        }
+    }
+
+    /** Drops buffered and further characters up to and including the next newline (or the end of input). */
+    private void discardRestOfLine() throws IOException {
+        start = 0;
+        end = 0;
+        while (true) {
+            int n = in.read(buf, 0, buf.length);
+            if (n < 0) {
+                eof = true;
+                return;
+            }
+            for (int i = 0; i < n; i++) {
+                if (buf[i] == '\n') {
+                    start = i + 1;
+                    end = n;
+                    return;
+                }
+            }
         }
     }
 
