@@ -54,7 +54,9 @@ class ParserFuzzTest {
 
     @Provide Arbitrary<String> deep() {
         return Combinators.combine(Arbitraries.of("(", "!", "X ", "G ", "[", "call(", "f(", "a U ", "a -> ", "a & ("),
-                        Arbitraries.integers().between(Parser.MAX_DEPTH - 5, 20_000), Arbitraries.of("", "a", "a)", ")"))
+                        Arbitraries.oneOf(Arbitraries.integers().between(Parser.MAX_DEPTH - 8, Parser.MAX_DEPTH + 2),
+                                Arbitraries.integers().between(Parser.MAX_DEPTH, 20_000)),
+                        Arbitraries.of("", "a", "a)", ")"))
                 .as((open, n, tail) -> open.repeat(n) + tail + ")".repeat(n / 2));
     }
 
