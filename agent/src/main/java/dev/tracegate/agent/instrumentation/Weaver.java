@@ -8,6 +8,7 @@ import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.pool.TypePool;
 import net.bytebuddy.utility.JavaModule;
 
 import java.lang.instrument.Instrumentation;
@@ -51,6 +52,7 @@ public final class Weaver {
                 // (the retransformation sweep at install) by reflection: reading thousands of class files
                 // again there cost seconds of start-up (POOL_FIRST: 2-3 s, HYBRID: 0.1-0.3 s on a loaded 2-core box)
                 .with(AgentBuilder.DescriptionStrategy.Default.HYBRID)
+                .with(new LoaderTypeCache())
                 .with(new ErrorListener(errors))
                 .ignore(nameStartsWith("dev.tracegate.")
                         .or(nameStartsWith("net.bytebuddy."))
@@ -127,6 +129,28 @@ public final class Weaver {
                 cache.put(loader, known);
             }
             return known;
+        }
+    }
+
+    /**
+     * Type descriptions cached per class loader (weakly held), so that matching a class against
+     * "implements ToolCallback / ChatModel" does not re-read the class files of all its super types
+     * each time a class loads. Thread-safe.
+     */
+    static final class LoaderTypeCache extends AgentBuilder.PoolStrategy.WithTypePoolCache {
+        private final Map<ClassLoader, TypePool.CacheProvider> caches = Collections.synchronizedMap(new WeakHashMap<>());
+        private final TypePool.CacheProvider bootstrap = new TypePool.CacheProvider.Simple();
+
+        LoaderTypeCache() {
+            super(TypePool.Default.ReaderMode.FAST);
+        }
+
+        @Override
+        protected TypePool.CacheProvider locate(ClassLoader loader) {
+            if (loader == null) {
+                return bootstrap;
+            }
+            return caches.computeIfAbsent(loader, l -> new TypePool.CacheProvider.Simple());
         }
     }
 
