@@ -142,7 +142,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Runtime rt = runtimeFor(call.session());
             Session s = rt.monitor.session(call.session());
             synchronized (s) { // within a session the audit order is the decision order, so the log replays exactly
-                Event e = Event.builder(EventKind.CALL).session(call.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                Event e = next(s, EventKind.CALL)
                         .tool(call.tool()).callId(call.callId()).args(call.argumentsJson()).build();
                 return decideCall(rt, s, e, call, t0);
             }
@@ -176,7 +176,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             case "redact": {
                 String redacted = redaction.redactArguments(rt.library, e);
                 if (redacted != null) {
-                    Event r = Event.builder(EventKind.CALL).session(e.session()).seq(e.seq()).ts(e.ts()).tool(e.tool())
+                    Event r = again(e, EventKind.CALL).tool(e.tool())
                             .callId(e.callId()).args(redacted).build();
                     Decision again = rt.monitor.step(s, r, true, true, w);
                     if (!again.refused()) {
@@ -188,7 +188,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             }
             case "redirect": {
                 String target = config.redirect().getOrDefault(c.id(), c.redirectTo());
-                Event r = Event.builder(EventKind.CALL).session(e.session()).seq(e.seq()).ts(e.ts()).tool(target)
+                Event r = again(e, EventKind.CALL).tool(target)
                         .callId(e.callId()).args(call.argumentsJson()).build();
                 Decision again = rt.monitor.step(s, r, true, true, w);
                 if (!again.refused()) {
@@ -221,7 +221,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Runtime rt = runtimeFor(result.session());
             Session s = rt.monitor.session(result.session());
             synchronized (s) {
-                Event e = Event.builder(EventKind.RETURN).session(result.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                Event e = next(s, EventKind.RETURN)
                         .tool(result.tool()).callId(result.callId()).result(result.text()).error(result.error()).build();
                 Decision d = rt.monitor.step(s, e, false, enforce, rt.worker());
                 if (d.kind() == Decision.Kind.SUPPRESS) {
@@ -250,7 +250,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Runtime rt = runtimeFor(message.session());
             Session s = rt.monitor.session(message.session());
             synchronized (s) {
-                Event e = Event.builder(EventKind.USER).session(message.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                Event e = next(s, EventKind.USER)
                         .text(message.text()).build();
                 Decision d = rt.monitor.step(s, e, false, enforce, rt.worker());
                 if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
@@ -275,7 +275,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Runtime rt = runtimeFor(message.session());
             Session s = rt.monitor.session(message.session());
             synchronized (s) {
-                Event e = Event.builder(EventKind.ASSISTANT).session(message.session()).seq(s.nextSequence()).ts(System.currentTimeMillis())
+                Event e = next(s, EventKind.ASSISTANT)
                         .text(message.text()).build();
                 Worker w = rt.worker();
                 Decision d = rt.monitor.step(s, e, true, enforce, w);
@@ -291,7 +291,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 }
                 if (c.strategy().equals("redact")) {
                     String redacted = redaction.redactText(rt.library, message.text());
-                    Event r = Event.builder(EventKind.ASSISTANT).session(e.session()).seq(e.seq()).ts(e.ts()).text(redacted).build();
+                    Event r = again(e, EventKind.ASSISTANT).text(redacted).build();
                     if (!rt.monitor.step(s, r, true, true, w).refused()) {
                         record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
                         return MessageDecision.replace(c.id(), redacted);
@@ -333,6 +333,16 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         } catch (RuntimeException | LinkageError err) {
             internalError(err, probe.session(), probe.kind().name());
         }
+    }
+
+    /** A new event of the session: its next sequence number, now. Call under the session's monitor. */
+    private static Event.Builder next(Session s, EventKind kind) {
+        return Event.builder(kind).session(s.id()).seq(s.nextSequence()).ts(System.currentTimeMillis());
+    }
+
+    /** A rewritten version of {@code e} (redacted, redirected): same session, number and time. */
+    private static Event.Builder again(Event e, EventKind kind) {
+        return Event.builder(kind).session(e.session()).seq(e.seq()).ts(e.ts());
     }
 
     // --------------------------------------------------------------------------------- sessions
