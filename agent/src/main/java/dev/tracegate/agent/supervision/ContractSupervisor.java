@@ -180,8 +180,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                             .callId(e.callId()).args(redacted).build();
                     Decision again = rt.monitor.step(s, r, true, true, w);
                     if (!again.refused()) {
-                        record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
-                        return ToolDecision.redact(c.id(), reason, redacted);
+                        String why = reason + " The fields it does not need were removed and the call ran without them.";
+                        record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), why, t0);
+                        return ToolDecision.redact(c.id(), why, redacted);
                     }
                 }
                 break;
