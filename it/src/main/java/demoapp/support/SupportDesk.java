@@ -186,6 +186,28 @@ public final class SupportDesk {
         System.out.println("  bob answered: " + bob.chat("bob", "Refund me too."));
     }
 
+    /**
+     * One conversation, then a pause until the file {@code go} exists (an operator edits the policy
+     * meanwhile), then a second conversation: the second is judged by whatever policy is in force.
+     */
+    static void reload(java.nio.file.Path go) {
+        conversation("before-reload", "Mail partner@acme.example our hello.",
+                call("send_external_email", "{\"to\": \"partner@acme.example\", \"body\": \"hello\"}"));
+        System.out.println("WAITING for " + go);
+        System.out.flush();
+        long until = System.currentTimeMillis() + 60_000;
+        while (!java.nio.file.Files.exists(go) && System.currentTimeMillis() < until) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        conversation("after-reload", "Mail partner@acme.example our hello.",
+                call("send_external_email", "{\"to\": \"partner@acme.example\", \"body\": \"hello\"}"));
+    }
+
     static void conversation(String id, String userMessage, ToolExecutionRequest... plan) {
         dialogue(id, List.of(userMessage), plan);
     }
@@ -245,6 +267,10 @@ public final class SupportDesk {
         }
         if (args.length > 0 && args[0].equals("interleaved")) {
             interleaved();
+            return;
+        }
+        if (args.length > 1 && args[0].equals("reload")) {
+            reload(java.nio.file.Path.of(args[1]));
             return;
         }
         System.out.println("Support desk: five conversations with a scripted model\n");

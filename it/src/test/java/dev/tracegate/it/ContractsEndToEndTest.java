@@ -153,6 +153,46 @@ class ContractsEndToEndTest {
         assertThat(r.stdout()).contains("tracegate blocked the call to refund (contract sop-refund.approval-first)");
     }
 
+    @Test
+    void hotReloadSwapsTheLibraryInARunningJvmAndRejectsABrokenOne() throws Exception {
+        Path lib = dir.resolve("policy.yaml");
+        Files.writeString(lib, "library: p\ncontracts:\n  - id: no-search\n    guarantee: G !call(web_search)\n");
+        Path go = dir.resolve("go");
+        Path audit = dir.resolve("reload.jsonl");
+        List<String> command = new ArrayList<>(List.of(ForkedJvm.java(),
+                ForkedJvm.agent("libraries=" + lib + ",hot-reload=200ms,audit.path=" + audit + ",view=off"),
+                "-cp", ForkedJvm.appClasspath(), APP, "reload", go.toString()));
+        Path out = dir.resolve("out.txt");
+        Path err = dir.resolve("err.txt");
+        Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        try {
+            waitFor(out, "WAITING", p);
+            // A broken edit is rejected and the running version stays; then a good edit is taken.
+            Files.writeString(lib, "library: p\ncontracts:\n  - id: broken\n    guarantee: G(call(x) ->\n");
+            waitFor(err, "library reload rejected", p);
+            Files.writeString(lib, "library: p\ncontracts:\n  - id: no-external-mail\n    guarantee: G !call(send_external_email)\n");
+            waitFor(err, "libraries reloaded", p);
+            Files.writeString(go, "go");
+            assertThat(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        } finally {
+            p.destroyForcibly();
+        }
+        String stdout = Files.readString(out);
+        assertThat(stdout).as(stdout + Files.readString(err)).contains("  before-reload answered")
+                .contains("tracegate blocked the call to send_external_email (contract no-external-mail)");
+        assertThat(section(stdout, "before-reload")).contains("TOOL RAN send_external_email");
+        assertThat(Files.readString(err)).contains("hint:");
+    }
+
+    private static void waitFor(Path file, String text, Process p) throws Exception {
+        for (int i = 0; i < 600; i++) {
+            if (Files.exists(file) && Files.readString(file).contains(text)) return;
+            if (!p.isAlive()) break;
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no '" + text + "' in " + file + ":\n" + (Files.exists(file) ? Files.readString(file) : ""));
+    }
+
     /** The tool lines printed before "<id> answered" and after the previous conversation's answer. */
     private static String section(String out, String id) {
         int end = out.indexOf("  " + id + " answered:");
