@@ -254,6 +254,19 @@ public final class Dispatcher {
         }
     }
 
+    /**
+     * An MCP {@code tools/call} params map rewritten by a REWRITE or REDIRECT ruling: the new
+     * arguments, and for a redirect the new tool name. Shared by the MCP server advices.
+     */
+    public static java.util.Map<Object, Object> rewriteToolCall(java.util.Map<?, ?> params, Ruling ruling) {
+        java.util.Map<Object, Object> rewritten = new java.util.LinkedHashMap<Object, Object>(params);
+        rewritten.put("arguments", fromJson(ruling.arguments));
+        if (ruling.kind == Ruling.REDIRECT) {
+            rewritten.put("name", ruling.tool);
+        }
+        return rewritten;
+    }
+
     private static Ruling internalError(DispatchTarget t, String where, Throwable e) {
         INTERNAL_ERRORS.incrementAndGet();
         try {

@@ -501,7 +501,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         metrics.onEvent();
         metrics.onDecision(kind, latency);
         if (d != null) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
-        AuditRecord r = AuditRecord.of(e, kind).time(System.currentTimeMillis()).latencyNs(latency);
+        AuditRecord r = AuditRecord.of(e, kind).time(e.ts()).latencyNs(latency);
         if (d != null) {
             Worker w = rt.worker();
             r.atoms(rt.atomKeys, w.valuation().clone());

@@ -111,13 +111,10 @@ public final class McpHooks {
                 return null;
             }
             if (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT) {
-                Map<Object, Object> rewritten = new LinkedHashMap<Object, Object>(p);
-                rewritten.put("arguments", Dispatcher.fromJson(ruling.arguments));
+                params = Dispatcher.rewriteToolCall(p, ruling);
                 if (ruling.kind == Ruling.REDIRECT) {
-                    rewritten.put("name", ruling.tool);
                     tool = ruling.tool;
                 }
-                params = rewritten;
                 return null;
             }
             return ruling;
@@ -169,13 +166,10 @@ public final class McpHooks {
                 return null;
             }
             if (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT) {
-                Map<Object, Object> rewritten = new LinkedHashMap<Object, Object>(p);
-                rewritten.put("arguments", Dispatcher.fromJson(ruling.arguments));
+                params = Dispatcher.rewriteToolCall(p, ruling);
                 if (ruling.kind == Ruling.REDIRECT) {
-                    rewritten.put("name", ruling.tool);
                     tool = ruling.tool;
                 }
-                params = rewritten;
                 return null;
             }
             return ruling;
