@@ -80,6 +80,11 @@ public final class Grounding implements Grounder<Event> {
     private final Args.Path[][] sideEffectTargets;
     private final boolean detectCategories;
     private final ThreadLocal<Frame> frames;
+    // provenance (when the policy has one)
+    private final Provenance provenance;
+    private final int sightingsSlot;
+    private final int[] requestAtoms;     // top-level user_matches atoms, credited on delegated outputs
+    private final int[] requestPatterns;
 
     private Grounding(Compiler c, List<Atom> atoms, Policy policy) {
         this.atoms = List.copyOf(atoms);
@@ -115,6 +120,14 @@ public final class Grounding implements Grounder<Event> {
         this.introducedSlot = c.flow ? c.refs++ : -1;
         this.namedSlot = c.flow ? c.refs++ : -1;
         this.permissionSlot = c.ctxSlots.containsKey(PERMISSIONS) ? c.ctxSlots.get(PERMISSIONS) : -1;
+        this.provenance = policy.provenance;
+        this.sightingsSlot = provenance != null ? c.refs++ : -1;
+        List<int[]> req = new ArrayList<>();
+        for (int g = 0; provenance != null && provenance.delegation && g < preds.length; g++) {
+            if (preds[g] instanceof TextMatches t && t.kind == EventKind.USER) req.add(new int[] {g, t.pattern});
+        }
+        this.requestAtoms = req.stream().mapToInt(x -> x[0]).toArray();
+        this.requestPatterns = req.stream().mapToInt(x -> x[1]).toArray();
         this.words = c.words;
         this.refs = c.refs;
         this.categoryBits = Map.copyOf(c.categoryBits);
@@ -203,6 +216,14 @@ public final class Grounding implements Grounder<Event> {
                     if (unevaluable != null) unevaluable[g >>> 6] |= 1L << g;
                 }
             }
+            if (requestAtoms.length > 0 && f.kind == EventKind.RETURN && event.result() != null
+                    && Sightings.of(state.refs[sightingsSlot]).delegatedReturn(event.callId())) {
+                // the output of a source the user handed the task to counts as the user's request
+                for (int i = 0; i < requestAtoms.length; i++) {
+                    int g = requestAtoms[i];
+                    if (f.find(requestPatterns[i], event.result())) valuation[g >>> 6] |= 1L << g;
+                }
+            }
         } finally {
             f.release();
         }
@@ -221,6 +242,7 @@ public final class Grounding implements Grounder<Event> {
             applyCounters(f, e, st);
             applyLatches(f, e, st);
             applySets(f, e, st);
+            if (sightingsSlot >= 0) applySightings(e, st);
             st.words[W_EVENTS]++;
         } finally {
             f.release();
@@ -334,6 +356,33 @@ public final class Grounding implements Grounder<Event> {
             if (k == EventKind.RETURN && e.result() != null) st.refs[introducedSlot] = remember(st.refs[introducedSlot], e.result(), f);
             else if (k == EventKind.USER && e.text() != null) st.refs[namedSlot] = remember(st.refs[namedSlot], e.text(), f);
         }
+    }
+
+    /** Records what provenance needs: user messages, which calls read a named source, and each output (read once). */
+    private void applySightings(Event e, SessionState st) {
+        Provenance p = provenance;
+        Sightings s = Sightings.of(st.refs[sightingsSlot]);
+        EventKind k = e.kind();
+        if (k == EventKind.USER && e.text() != null) {
+            st.refs[sightingsSlot] = s.user(e.text(), p);
+        } else if (k == EventKind.CALL && (p.endorse != Provenance.Endorse.NONE || p.delegation)) {
+            st.refs[sightingsSlot] = s.call(e.callId(), namesSource(e, s));
+        } else if (k == EventKind.RETURN && e.result() != null && !e.error()) {
+            boolean structured = p.wholeFields || p.endorse == Provenance.Endorse.RECORD || !p.fetchTools.isEmpty();
+            JsonNode tree = structured ? p.outputs.apply(e.result()) : null;
+            st.refs[sightingsSlot] = s.output(e.callId(), e.result(), tree, p);
+        }
+    }
+
+    /** True when an argument of the call is a value the user named (or, transitively, one an endorsed output gave). */
+    private boolean namesSource(Event e, Sightings s) {
+        Args a = e.args();
+        boolean transitive = provenance.endorse == Provenance.Endorse.TRANSITIVE;
+        for (int i = 0; i < a.leafCount(); i++) {
+            String v = Sightings.fold(a.leafValue(i).asText());
+            if (v.length() >= 3 && s.named(v, transitive)) return true;
+        }
+        return false;
     }
 
     private ValueSet consent(SessionState st, String subject, String purpose, boolean grant) {
@@ -489,6 +538,7 @@ public final class Grounding implements Grounder<Event> {
 
     boolean flows(Frame f, CharSequence value, boolean untrusted) {
         if (value == null) return false;
+        if (untrusted && provenance != null) return Sightings.of(f.st.refs[sightingsSlot]).untrusted(value.toString(), provenance);
         Object in = f.st.refs[introducedSlot];
         if (!(in instanceof ValueSet introduced) || introduced.isEmpty()) return false;
         ValueSet named = f.st.refs[namedSlot] instanceof ValueSet vs ? vs : ValueSet.EMPTY;
@@ -508,6 +558,7 @@ public final class Grounding implements Grounder<Event> {
                 : f.toolBare >= 0 ? sideEffectTargets[f.toolBare] : null;
         if (targets == null) return FALSE;
         if (!requireUntrusted) return TRUE;
+        if (provenance != null) return untrustedTarget(f, targets) ? TRUE : FALSE;
         boolean any = false;
         for (Args.Path p : targets) {
             JsonNode v = f.e.args().get(p);
@@ -516,6 +567,42 @@ public final class Grounding implements Grounder<Event> {
             if (flows(f, Nodes.text(v), true)) return TRUE;
         }
         return any ? FALSE : UNEV; // a side effect whose target cannot be read: fail closed
+    }
+
+    /**
+     * Provenance's {@code untrusted_target}: a target value (each element of a list), or a link or
+     * e-mail address in a declared payload argument, is untrusted. A call without any target is not
+     * (its target cannot come from an output).
+     */
+    private boolean untrustedTarget(Frame f, Args.Path[] targets) {
+        Provenance p = provenance;
+        Sightings s = Sightings.of(f.st.refs[sightingsSlot]);
+        Event e = f.e;
+        boolean fetch = !p.fetchTools.isEmpty();
+        List<String> links = p.linkPayloads.isEmpty() ? null : p.linkPayloads.get(e.toolKey());
+        if (links != null) {
+            for (String field : links) {
+                JsonNode v = e.args().get(Args.Path.field(field));
+                if (v == null || v.isNull()) continue;
+                for (String id : Identifiers.find(v.isTextual() ? v.textValue() : v.toString())) {
+                    if ((id.contains("www.") || id.contains("://") || id.indexOf('@') > 0) && s.untrusted(id, p)
+                            && !(fetch && s.inRecord(id))) {
+                        return true;
+                    }
+                }
+            }
+        }
+        boolean fetchTool = fetch && p.fetchTools.contains(e.toolKey());
+        for (Args.Path path : targets) {
+            JsonNode v = e.args().get(path);
+            if (v == null || v.isNull()) continue;
+            if (v.isArray()) {
+                for (JsonNode x : v) if (s.untrusted(x.asText(), p) && !(fetchTool && s.inRecord(x.asText()))) return true;
+            } else if (s.untrusted(v.asText(), p) && !(fetchTool && s.inRecord(v.asText()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------ reporting (allocates)
@@ -630,6 +717,9 @@ public final class Grounding implements Grounder<Event> {
                 for (long h : hs) out.writeLong(h);
                 out.writeInt(s.textCount());
                 for (int i = 0; i < s.textCount(); i++) out.writeUTF(s.text(i));
+            } else if (r instanceof Sightings s) {
+                out.writeByte(3);
+                s.write(out);
             } else if (r instanceof JsonNode n) {
                 out.writeByte(2);
                 byte[] b = JSON.writeValueAsBytes(n);
@@ -659,6 +749,10 @@ public final class Grounding implements Grounder<Event> {
                     byte[] b = new byte[in.readInt()];
                     in.readFully(b);
                     refs[i] = JSON.readTree(b);
+                }
+                case 3 -> {
+                    if (i != sightingsSlot) throw new IOException("provenance context in slot " + i + ", this library keeps it in " + sightingsSlot);
+                    refs[i] = Sightings.read(in);
                 }
                 default -> throw new IOException("unknown context tag " + tag);
             }

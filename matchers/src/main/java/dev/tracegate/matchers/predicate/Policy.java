@@ -36,6 +36,7 @@ public final class Policy {
     final List<Args.Path> subjectFields;               // arguments that name the data subject
     final boolean refuseUnevaluable;
     final int setCapacity;
+    final Provenance provenance;                       // null: identifier-hash provenance
 
     record ConsentTool(Args.Path subject, Args.Path purposes, Args.Path granted) {}
 
@@ -59,6 +60,7 @@ public final class Policy {
         this.subjectFields = List.copyOf(subjects);
         this.refuseUnevaluable = b.refuseUnevaluable;
         this.setCapacity = b.setCapacity;
+        this.provenance = b.provenance;
     }
 
     private static Map<String, Set<String>> freeze(Map<String, Set<String>> m) {
@@ -96,6 +98,19 @@ public final class Policy {
     public Set<String> permissions() { return permissions; }
 
     /**
+     * How {@code untrusted_target}, {@code untrusted(f)} and {@code user_matches} read where values
+     * came from, or null for the default (identifiers a tool output introduced and the user did not name).
+     */
+    public Provenance provenance() { return provenance; }
+
+    /** Side-effecting tools (folded) and their target arguments. */
+    public Map<String, List<String>> sideEffecting() {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        sideEffects.forEach((t, ps) -> out.put(t, ps.stream().map(Args.Path::toString).toList()));
+        return Collections.unmodifiableMap(out);
+    }
+
+    /**
      * Whether processing for {@code purpose} needs the data subject's consent: every purpose does,
      * unless the policy lists the consent-based ones ({@link Builder#consentPurposes}); the others
      * rest on another lawful basis (a contract, a legal obligation).
@@ -129,8 +144,19 @@ public final class Policy {
         private final List<Args.Path> subjectFields = new ArrayList<>();
         private boolean refuseUnevaluable = true;
         private int setCapacity = ValueSet.DEFAULT_CAPACITY;
+        private Provenance provenance;
 
         private Builder() {}
+
+        /**
+         * Decides provenance with whole-word occurrence and the refinements of {@code p}; given twice
+         * (two libraries), the two are merged ({@link Provenance#merge}).
+         */
+        public Builder provenance(Provenance p) {
+            if (p == null) throw new IllegalArgumentException("provenance must not be null");
+            this.provenance = provenance == null ? p : provenance.merge(p);
+            return this;
+        }
 
         /** Adds a context latch; throws IllegalArgumentException when it names no key or no value. */
         public Builder latch(Latch latch) {

@@ -1,0 +1,356 @@
+package dev.tracegate.matchers.predicate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.re2j.Matcher;
+import com.google.re2j.Pattern;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What one session has seen, for {@link Provenance}: the user's messages and the tool outputs (folded
+ * to lower case, URLs without scheme), each output's whole fields, and the outputs or records the
+ * user pointed at. Immutable: an update returns a new instance sharing the old texts, so a refused
+ * event, whose update is never published, leaves no trace. Bounded by {@link Provenance#maxChars()}
+ * characters (oldest dropped first, then every value counts as from a tool) and
+ * {@value #MAX_PENDING} open calls.
+ */
+final class Sightings {
+    /** Open calls remembered for their RETURN (the oldest is forgotten first: its output then endorses nothing). */
+    static final int MAX_PENDING = 256;
+    static final Sightings EMPTY = new Sightings(new String[0], new String[0], new Set[0], new String[0], new String[0],
+            new String[0], new String[0], false, false, 0);
+
+    private static final Pattern DELEGATION = Pattern.compile(Provenance.DELEGATION_WORDS);
+    private static final Pattern LABELLED = Pattern.compile("(?m)^[ \\t]*[A-Za-z][A-Za-z0-9 _-]{0,30}:[ \\t]+(\\S[^\\n]*?)[ \\t]*$");
+
+    final String[] user;
+    final String[] outputs;
+    final Set<String>[] fields;  // parallel to outputs; empty sets when whole fields are off
+    final String[] endorsed;
+    final String[] pending;      // call ids whose output comes from a source the user named
+    final String[] records;      // records a fetch tool may open
+    final String[] delegated;    // outputs of sources the user handed the task to
+    final boolean delegating;    // a kept user message hands the task to a source
+    final boolean truncated;     // a tool output was dropped: every value counts as from a tool
+    final int chars;
+
+    private Sightings(String[] user, String[] outputs, Set<String>[] fields, String[] endorsed, String[] pending,
+                      String[] records, String[] delegated, boolean delegating, boolean truncated, int chars) {
+        this.user = user;
+        this.outputs = outputs;
+        this.fields = fields;
+        this.endorsed = endorsed;
+        this.pending = pending;
+        this.records = records;
+        this.delegated = delegated;
+        this.delegating = delegating;
+        this.truncated = truncated;
+        this.chars = chars;
+    }
+
+    static Sightings of(Object ref) { return ref instanceof Sightings s ? s : EMPTY; }
+
+    // ------------------------------------------------------------------ updates (on accepted events)
+
+    /** After a user message. */
+    Sightings user(String text, Provenance p) {
+        String t = fold(text);
+        return new Sightings(append(user, t), outputs, fields, endorsed, pending, records, delegated,
+                delegating || DELEGATION.matcher(t).find(), truncated, chars + t.length()).bounded(p);
+    }
+
+    /** After a call of a side effect or a read: remembers whether its output comes from a source the user named. */
+    Sightings call(String callId, boolean named) {
+        String id = String.valueOf(callId);
+        int at = indexOf(pending, id);
+        if (named == (at >= 0)) return this;
+        String[] p;
+        if (named) {
+            p = append(pending, id);
+            if (p.length > MAX_PENDING) p = Arrays.copyOfRange(p, 1, p.length);
+        } else {
+            p = new String[pending.length - 1];
+            System.arraycopy(pending, 0, p, 0, at);
+            System.arraycopy(pending, at + 1, p, at, p.length - at);
+        }
+        return new Sightings(user, outputs, fields, endorsed, p, records, delegated, delegating, truncated, chars);
+    }
+
+    /** After a successful tool output; {@code tree} is the output read as YAML or JSON, or null for plain text. */
+    Sightings output(String callId, String result, JsonNode tree, Provenance p) {
+        String folded = fold(result);
+        int added = folded.length();
+        Set<String> f = Set.of();
+        if (p.wholeFields) {
+            Set<String> s = new HashSet<>();
+            fields(result, tree, s, p.labelledLines);
+            f = Set.copyOf(s);
+            for (String x : f) added += x.length();
+        }
+        boolean fromNamed = indexOf(pending, String.valueOf(callId)) >= 0;
+        String[] en = endorsed;
+        if (p.endorse == Provenance.Endorse.RECORD) {
+            if (tree != null) en = records(tree, user, null, en);
+        } else if (p.endorse != Provenance.Endorse.NONE && fromNamed) {
+            en = append(en, folded);
+        }
+        String[] del = delegated;
+        if (p.delegation && fromNamed && delegating) del = append(del, folded);
+        String[] rec = records;
+        if (!p.fetchTools.isEmpty() && tree != null) rec = records(tree, user, delegated, rec);
+        added += added(en, endorsed) + added(del, delegated) + added(rec, records);
+        return new Sightings(user, append(outputs, folded), appendSet(fields, f), en, pending, rec, del, delegating, truncated,
+                chars + added).bounded(p);
+    }
+
+    /** Drops the oldest texts until the session keeps at most {@code p.maxChars} characters. */
+    private Sightings bounded(Provenance p) {
+        if (chars <= p.maxChars) return this;
+        String[] u = user, o = outputs, en = endorsed, rec = records, del = delegated;
+        Set<String>[] fs = fields;
+        int c = chars;
+        boolean cut = truncated;
+        while (c > p.maxChars && o.length > 0) {
+            c -= o[0].length();
+            for (String x : fs[0]) c -= x.length();
+            o = Arrays.copyOfRange(o, 1, o.length);
+            fs = Arrays.copyOfRange(fs, 1, fs.length);
+            cut = true;
+        }
+        while (c > p.maxChars && rec.length > 0) { c -= rec[0].length(); rec = Arrays.copyOfRange(rec, 1, rec.length); }
+        while (c > p.maxChars && en.length > 0) { c -= en[0].length(); en = Arrays.copyOfRange(en, 1, en.length); }
+        while (c > p.maxChars && del.length > 0) { c -= del[0].length(); del = Arrays.copyOfRange(del, 1, del.length); }
+        while (c > p.maxChars && u.length > 0) { c -= u[0].length(); u = Arrays.copyOfRange(u, 1, u.length); }
+        boolean dg = false;
+        for (String x : u) if (DELEGATION.matcher(x).find()) { dg = true; break; }
+        return new Sightings(u, o, fs, en, pending, rec, del, dg, cut, c);
+    }
+
+    // ------------------------------------------------------------------ questions (while grounding)
+
+    /** True when {@code value} came from a tool output, the user never wrote it, and no refinement trusts it. */
+    boolean untrusted(String value, Provenance p) {
+        String v = fold(value);
+        if (v.isEmpty()) return false;
+        boolean fromTool = truncated;
+        if (!fromTool) for (String o : outputs) if (containsWord(o, v)) { fromTool = true; break; }
+        if (!fromTool) return false;
+        for (String u : user) if (containsWord(u, v)) return false;
+        if (p.namedOwner && ownerNamed(v)) return false;
+        if (p.endorse != Provenance.Endorse.NONE) for (String u : endorsed) if (containsWord(u, v)) return false;
+        if (p.wholeFields) for (Set<String> f : fields) if (f.contains(v)) return false;
+        return true;
+    }
+
+    /** True when {@code value} lies inside a record a fetch tool may open. */
+    boolean inRecord(String value) {
+        String v = fold(value);
+        for (String r : records) if (containsWord(r, v)) return true;
+        return false;
+    }
+
+    /** True when the output of call {@code callId} comes from a source the user handed the task to. */
+    boolean delegatedReturn(String callId) {
+        return delegating && indexOf(pending, String.valueOf(callId)) >= 0;
+    }
+
+    /** True when {@code v} (folded, 3+ characters) is a word the user wrote, or (transitively) one an endorsed output gave. */
+    boolean named(String v, boolean endorsedToo) {
+        for (String u : user) if (containsWord(u, v)) return true;
+        if (endorsedToo) for (String u : endorsed) if (containsWord(u, v)) return true;
+        return false;
+    }
+
+    /** True when {@code v} is an e-mail address and a word of its local part (3+ letters) is in the user's texts. */
+    private boolean ownerNamed(String v) {
+        int at = v.indexOf('@');
+        if (at <= 0) return false;
+        for (String w : v.substring(0, at).split("[^a-z]+")) {
+            if (w.length() < 3) continue;
+            for (String u : user) if (containsWord(u, w)) return true;
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------ text
+
+    /** Lower case, a URL's scheme dropped and trailing slashes cut (so {@code http://a.com/} is {@code a.com}). */
+    static String fold(String s) {
+        String t = s.strip().toLowerCase(Locale.ROOT);
+        t = t.replace("https://", "").replace("http://", "");
+        int end = t.length();
+        while (end > 0 && t.charAt(end - 1) == '/') end--;
+        return end == t.length() ? t : t.substring(0, end);
+    }
+
+    /** True when {@code word} occurs in {@code text} not preceded or followed by a letter or digit. */
+    static boolean containsWord(String text, String word) {
+        for (int i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + 1)) {
+            int end = i + word.length();
+            boolean before = i == 0 || !Character.isLetterOrDigit(text.charAt(i - 1));
+            boolean after = end == text.length() || !Character.isLetterOrDigit(text.charAt(end));
+            if (before && after) return true;
+        }
+        return false;
+    }
+
+    /** Adds every scalar, list item and mapping key of an output, folded; plain text adds itself. */
+    static void fields(String result, JsonNode tree, Set<String> out, boolean labelledLines) {
+        if (labelledLines) labelled(result, out); // also text that YAML reads differently (tabs, "---" lines)
+        if (tree == null) add(result, out, labelledLines);
+        else walk(tree, out, labelledLines);
+    }
+
+    private static void walk(JsonNode n, Set<String> out, boolean labelledLines) {
+        if (n.isObject()) {
+            for (Map.Entry<String, JsonNode> e : n.properties()) {
+                out.add(fold(e.getKey()));
+                walk(e.getValue(), out, labelledLines);
+            }
+        } else if (n.isArray()) {
+            for (JsonNode x : n) walk(x, out, labelledLines);
+        } else if (!n.isNull()) {
+            add(n.asText(), out, labelledLines);
+        }
+    }
+
+    private static void add(String scalar, Set<String> out, boolean labelledLines) {
+        out.add(fold(scalar));
+        if (labelledLines && scalar.indexOf('\n') >= 0) labelled(scalar, out);
+    }
+
+    private static void labelled(String text, Set<String> out) {
+        Matcher m = LABELLED.matcher(text);
+        while (m.find()) out.add(fold(m.group(1)));
+    }
+
+    /**
+     * Appends the text of each record (mapping) of {@code n} that has a short field (3 to 64
+     * characters, one line) which the user, or one of {@code alsoNaming}, wrote as a whole word.
+     */
+    private static String[] records(JsonNode n, String[] naming, String[] alsoNaming, String[] out) {
+        if (n.isArray()) {
+            for (JsonNode x : n) out = records(x, naming, alsoNaming, out);
+            return out;
+        }
+        if (!n.isObject()) return out;
+        boolean named = false;
+        StringBuilder text = new StringBuilder();
+        for (Map.Entry<String, JsonNode> field : n.properties()) {
+            JsonNode v = field.getValue();
+            if (v.isContainerNode()) {
+                out = records(v, naming, alsoNaming, out);
+                continue;
+            }
+            String t = fold(v.asText());
+            text.append(t).append('\n');
+            if (!named && t.length() >= 3 && t.length() <= 64 && t.indexOf('\n') < 0) {
+                for (String u : naming) if (containsWord(u, t)) { named = true; break; }
+                if (!named && alsoNaming != null) for (String u : alsoNaming) if (containsWord(u, t)) { named = true; break; }
+            }
+        }
+        return named ? append(out, text.toString()) : out;
+    }
+
+    // ------------------------------------------------------------------ arrays
+
+    private static String[] append(String[] a, String x) {
+        String[] b = Arrays.copyOf(a, a.length + 1);
+        b[a.length] = x;
+        return b;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Set<String>[] appendSet(Set<String>[] a, Set<String> x) {
+        Set<String>[] b = Arrays.copyOf(a, a.length + 1);
+        b[a.length] = x;
+        return b;
+    }
+
+    private static int indexOf(String[] a, String x) {
+        for (int i = a.length - 1; i >= 0; i--) if (a[i].equals(x)) return i;
+        return -1;
+    }
+
+    private static int added(String[] now, String[] before) {
+        int n = 0;
+        for (int i = before.length; i < now.length; i++) n += now[i].length();
+        return n;
+    }
+
+    // ------------------------------------------------------------------ byte form
+
+    void write(DataOutput out) throws IOException {
+        strings(user, out);
+        strings(outputs, out);
+        for (Set<String> f : fields) strings(f.toArray(new String[0]), out);
+        strings(endorsed, out);
+        strings(pending, out);
+        strings(records, out);
+        strings(delegated, out);
+        out.writeBoolean(delegating);
+        out.writeBoolean(truncated);
+        out.writeInt(chars);
+    }
+
+    @SuppressWarnings("unchecked")
+    static Sightings read(DataInput in) throws IOException {
+        String[] u = strings(in), o = strings(in);
+        Set<String>[] fs = new Set[o.length];
+        for (int i = 0; i < fs.length; i++) fs[i] = Set.of(strings(in));
+        String[] en = strings(in), p = strings(in), rec = strings(in), del = strings(in);
+        boolean dg = in.readBoolean(), cut = in.readBoolean();
+        int c = in.readInt();
+        if (c < 0) throw new IOException("provenance context holds a negative character count " + c);
+        return new Sightings(u, o, fs, en, p, rec, del, dg, cut, c);
+    }
+
+    private static void strings(String[] a, DataOutput out) throws IOException {
+        out.writeInt(a.length);
+        for (String s : a) {
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            out.writeInt(b.length);
+            out.write(b);
+        }
+    }
+
+    private static String[] strings(DataInput in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > 1 << 24) throw new IOException("provenance context list of " + n + " texts");
+        String[] a = new String[n];
+        for (int i = 0; i < n; i++) {
+            int len = in.readInt();
+            if (len < 0 || len > 1 << 28) throw new IOException("provenance context text of " + len + " bytes");
+            byte[] b = new byte[len];
+            in.readFully(b);
+            a[i] = new String(b, StandardCharsets.UTF_8);
+        }
+        return a;
+    }
+
+    @Override public boolean equals(Object o) {
+        if (!(o instanceof Sightings s)) return false;
+        if (fields.length != s.fields.length) return false;
+        for (int i = 0; i < fields.length; i++) if (!fields[i].equals(s.fields[i])) return false;
+        return Arrays.equals(user, s.user) && Arrays.equals(outputs, s.outputs) && Arrays.equals(endorsed, s.endorsed)
+                && Arrays.equals(pending, s.pending) && Arrays.equals(records, s.records) && Arrays.equals(delegated, s.delegated)
+                && delegating == s.delegating && truncated == s.truncated && chars == s.chars;
+    }
+
+    @Override public int hashCode() { return Arrays.hashCode(outputs) * 31 + Arrays.hashCode(user) + chars; }
+
+    @Override public String toString() {
+        return "Sightings{user=" + user.length + ", outputs=" + outputs.length + ", endorsed=" + endorsed.length + ", pending="
+                + List.of(pending) + ", records=" + records.length + ", delegated=" + delegated.length + ", delegating=" + delegating
+                + ", truncated=" + truncated + ", chars=" + chars + "}";
+    }
+}
