@@ -8,7 +8,6 @@ import dev.tracegate.contracts.library.Library;
 import dev.tracegate.contracts.library.LibraryReader;
 import dev.tracegate.contracts.library.LibrarySpec;
 import dev.tracegate.engine.monitor.Decision;
-import dev.tracegate.engine.monitor.Grounder;
 import dev.tracegate.engine.monitor.Replay;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.imports.AgentDojoImporter;
@@ -25,7 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.function.Predicate;
 
 /**
@@ -38,16 +37,17 @@ public final class AgentDojoEvaluation {
 
     /**
      * One defence configuration (a row of the ablation): which contracts of the loaded libraries are
-     * kept and which grounding decides their atoms.
+     * kept and which provenance section their grounding uses.
      *
-     * @param name      short name (the row label)
-     * @param what      one sentence on what it adds
-     * @param contracts which contract ids are kept
-     * @param grounder  the grounding used for a compiled library (the library's own, or a wrapper)
-     * @param group     {@link #CUMULATIVE} (each row adds to the one above), {@link #REJECTED} (a variant
-     *                  of the recommended row that the data rejects) or {@link #LEAVE_ONE_OUT}
+     * @param name       short name (the row label)
+     * @param what       one sentence on what it adds
+     * @param contracts  which contract ids are kept
+     * @param provenance the {@code injection.provenance} section used, given the library's own (identity:
+     *                   the library as written; null result: no section, the matchers' identifier provenance)
+     * @param group      {@link #CUMULATIVE} (each row adds to the one above), {@link #REJECTED} (a variant
+     *                   of the recommended row that the data rejects) or {@link #LEAVE_ONE_OUT}
      */
-    public record Defence(String name, String what, Predicate<String> contracts, Function<Library, Grounder<Event>> grounder,
+    public record Defence(String name, String what, Predicate<String> contracts, UnaryOperator<LibrarySpec.ProvenanceSpec> provenance,
                           String group) {
         /** Rows that each add a refinement to the row above. */
         public static final String CUMULATIVE = "cumulative";
@@ -56,8 +56,11 @@ public final class AgentDojoEvaluation {
         /** The recommended row without one of its request rules. */
         public static final String LEAVE_ONE_OUT = "leave-one-out";
 
-        /** The libraries' own grounding. */
-        public static Function<Library, Grounder<Event>> plain() { return Library::grounding; }
+        /** Without the provenance section: the matchers' identifier provenance. */
+        public static UnaryOperator<LibrarySpec.ProvenanceSpec> plain() { return p -> null; }
+
+        /** The library's provenance section as written. */
+        public static UnaryOperator<LibrarySpec.ProvenanceSpec> asWritten() { return p -> p; }
     }
 
     /** Counts for one suite (or the total) under one defence. */
@@ -165,11 +168,14 @@ public final class AgentDojoEvaluation {
         return List.of(Library.read("injection", null), LibraryReader.read("builtin:agentdojo/" + suite, text));
     }
 
-    static Library compile(List<LibrarySpec> specs, Predicate<String> keep) {
+    /** Compiles the specs keeping the contracts {@code keep} accepts, with their provenance sections passed through {@code provenance}. */
+    static Library compile(List<LibrarySpec> specs, Predicate<String> keep, UnaryOperator<LibrarySpec.ProvenanceSpec> provenance) {
         List<LibrarySpec> kept = new ArrayList<>();
         for (LibrarySpec s : specs) {
             List<LibrarySpec.ContractSpec> cs = s.contracts().stream().filter(c -> keep.test(c.id())).toList();
-            kept.add(new LibrarySpec(s.name(), s.description(), s.file(), s.settings(), cs, s.latches(), s.gdpr(), s.injection(),
+            LibrarySpec.InjectionSpec inj = s.injection();
+            if (inj != null && inj.provenance() != null) inj = new LibrarySpec.InjectionSpec(inj.sideEffecting(), provenance.apply(inj.provenance()));
+            kept.add(new LibrarySpec(s.name(), s.description(), s.file(), s.settings(), cs, s.latches(), s.gdpr(), inj,
                     s.permissions(), s.atomPositions()));
         }
         return Library.compile(kept);
@@ -180,11 +186,9 @@ public final class AgentDojoEvaluation {
         int d = defences.size();
         List<Map<String, Counts>> suites = new ArrayList<>();
         List<Map<String, Library>> libs = new ArrayList<>();
-        List<Map<String, Grounder<Event>>> grounders = new ArrayList<>();
         for (int i = 0; i < d; i++) {
             suites.add(new TreeMap<>());
             libs.add(new HashMap<>());
-            grounders.add(new HashMap<>());
         }
         new AgentDojoImporter(dataset, null).forEachRun((run, events) -> {
             if (run.attacked() && !goals.knows(run.suite(), run.injectionTaskId())) {
@@ -193,9 +197,8 @@ public final class AgentDojoEvaluation {
             }
             for (int i = 0; i < d; i++) {
                 Defence def = defences.get(i);
-                Library lib = libs.get(i).computeIfAbsent(run.suite(), s -> compile(specs(s), def.contracts()));
-                Grounder<Event> g = grounders.get(i).computeIfAbsent(run.suite(), s -> def.grounder().apply(lib));
-                score(run, events, lib, g, suites.get(i).computeIfAbsent(run.suite(), s -> new Counts()));
+                Library lib = libs.get(i).computeIfAbsent(run.suite(), s -> compile(specs(s), def.contracts(), def.provenance()));
+                score(run, events, lib, suites.get(i).computeIfAbsent(run.suite(), s -> new Counts()));
             }
         });
         List<Result> out = new ArrayList<>();
@@ -207,8 +210,8 @@ public final class AgentDojoEvaluation {
         return out;
     }
 
-    private void score(RunInfo run, List<Event> events, Library lib, Grounder<Event> g, Counts c) {
-        Replay<Event> replay = new Replay<>(lib.contracts(), g, lib.policy().refuseUnevaluable(), run.session());
+    private void score(RunInfo run, List<Event> events, Library lib, Counts c) {
+        Replay<Event> replay = lib.replay(run.session());
         boolean anyBlock = false;
         boolean firstAttackerSeen = false, firstAttackerBlocked = false;
         String firstAttacker = null;
@@ -276,17 +279,7 @@ public final class AgentDojoEvaluation {
     public static final String RECOMMENDED = "+ fetch from named records";
 
     /** The ablation rows: cumulative refinements, rejected variants, and each request rule left out. */
-    public static List<Defence> defences(Path dataset) throws IOException {
-        Map<String, List<String>> links = new HashMap<>();
-        java.util.Set<String> fetch = new java.util.HashSet<>();
-        com.fasterxml.jackson.databind.JsonNode table = new ObjectMapper().readTree(dataset.resolve("side_effect_tools.json").toFile());
-        table.properties().forEach(suite -> {
-            if (suite.getKey().startsWith("_")) return;
-            for (AgentDojoPolicies.Tool t : AgentDojoPolicies.tools(suite.getKey(), suite.getValue(), "side_effect_tools.json")) {
-                if (t.kinds().contains("outbound_message") && !t.payloads().isEmpty()) links.put(t.name(), t.payloads());
-                if (t.kinds().iterator().next().equals("outbound_request")) fetch.add(t.name());
-            }
-        });
+    public static List<Defence> defences() {
         List<Defence> out = new ArrayList<>();
         String c = Defence.CUMULATIVE;
         out.add(new Defence("injection", "built-in `injection` library (`G !untrusted_target`) with the suite's side-effecting tools and "
@@ -297,61 +290,57 @@ public final class AgentDojoEvaluation {
                 + "credential change)", id -> true, Defence.plain(), c));
         out.add(new Defence("+ whole-word provenance", "`untrusted_target` decided by whole-word, case-insensitive, URL-scheme-insensitive "
                 + "occurrence in tool outputs and in the user's messages (a bare first name counts, not only identifiers)",
-                id -> true, rules(false, false, false, Provenance.Endorse.NONE), c));
+                id -> true, only(false, false, false, false, false), c));
         out.add(new Defence("+ whole fields trusted", "a target that is a whole structured field of a tool output (YAML scalar, list item, "
                 + "mapping key) is trusted; only values inside free text stay untrusted",
-                id -> true, rules(true, false, false, Provenance.Endorse.NONE), c));
+                id -> true, only(true, false, false, false, false), c));
         out.add(new Defence("+ labelled lines", "the value of a `Label: value` line of a text output (a document's own fields, "
-                + "e.g. `IBAN: ...` in a bill) counts as a whole field", id -> true, rules(true, true, false, Provenance.Endorse.NONE), c));
+                + "e.g. `IBAN: ...` in a bill) counts as a whole field", id -> true, only(true, true, false, false, false), c));
         out.add(new Defence("+ named owner", "an e-mail address is trusted when a word of its local part is a name the user wrote "
-                + "(`dora@...` after \"invite Dora\")", id -> true, rules(true, true, true, Provenance.Endorse.NONE), c));
+                + "(`dora@...` after \"invite Dora\")", id -> true, only(true, true, true, false, false), c));
         out.add(new Defence("+ links in outbound payloads", "a link or e-mail address in the payload of an outbound message (body, content, subject: "
                 + "the payload arguments of outbound-message tools in side_effect_tools.json) is checked like a target",
-                id -> true, rules(true, true, true, Provenance.Endorse.NONE, links), c));
+                id -> true, only(true, true, true, true, false), c));
         out.add(new Defence("+ delegation", "when the user hands the task to a source they name (\"follow the instructions in "
                 + "'notice.txt'\", \"do the tasks on my list at www...\"), the output of that source counts as the user's request for "
-                + "the request rules (its targets are still checked)", id -> true, rules(true, true, true, Provenance.Endorse.NONE, links, true), c));
+                + "the request rules (its targets are still checked)", id -> true, only(true, true, true, true, true), c));
         out.add(new Defence(RECOMMENDED, "a tool that only fetches (primary kind outbound request) may open a link inside a record "
                 + "(YAML mapping) of an output one of whose short fields the user, or a source the user handed the task to, named "
                 + "(a link in a message of the channel the user named); such a link may also be quoted in an outbound payload", id -> true,
-                best(Provenance.Endorse.NONE, links, fetch), c));
+                Defence.asWritten(), c));
         String r = Defence.REJECTED;
         out.add(new Defence("endorsed sources", "the whole output of a call with an argument the user named (the file, page, "
                 + "channel or sender the user pointed at) is trusted like the user's words", id -> true,
-                best(Provenance.Endorse.DIRECT, links, fetch), r));
+                endorse("direct"), r));
         out.add(new Defence("endorsed sources, transitively", "as above, and also outputs of calls whose argument an endorsed output gave",
-                id -> true, best(Provenance.Endorse.TRANSITIVE, links, fetch), r));
+                id -> true, endorse("transitive"), r));
         out.add(new Defence("endorsed records", "one record (YAML mapping) of an output is trusted when one of its short fields "
                 + "is a value the user named (e.g. the messages of the channel the user named)", id -> true,
-                best(Provenance.Endorse.RECORD, links, fetch), r));
+                endorse("record"), r));
         out.add(new Defence("no request rules", "the provenance of the recommended row alone", id -> id.startsWith("injection."),
-                best(Provenance.Endorse.NONE, links, fetch), r));
+                Defence.asWritten(), r));
         for (String kind : AgentDojoPolicies.REQUEST_WORDS.keySet()) {
             String k = kind.replace('_', '-');
             out.add(new Defence("without the " + kind.replace('_', ' ') + " rule", "", id -> !id.endsWith(".requested-" + k),
-                    best(Provenance.Endorse.NONE, links, fetch), Defence.LEAVE_ONE_OUT));
+                    Defence.asWritten(), Defence.LEAVE_ONE_OUT));
         }
         return out;
     }
 
-    private static Function<Library, Grounder<Event>> best(Provenance.Endorse e, Map<String, List<String>> links, java.util.Set<String> fetch) {
-        Provenance.Rules r = new Provenance.Rules(true, true, true, e, links, true, fetch);
-        return lib -> new Provenance(lib, r);
+    /**
+     * The library's provenance section with only the named refinements kept (fetch tools and
+     * endorsement off): the cumulative rows switch them on one at a time.
+     */
+    private static UnaryOperator<LibrarySpec.ProvenanceSpec> only(boolean fields, boolean labelled, boolean owner, boolean links,
+                                                                   boolean delegation) {
+        return p -> new LibrarySpec.ProvenanceSpec(fields && p.wholeFields(), labelled && p.labelledLines(), owner && p.namedOwner(),
+                "none", delegation && p.delegation(), List.of(), links ? p.linkPayloads() : Map.of(), p.maxChars());
     }
 
-    private static Function<Library, Grounder<Event>> rules(boolean fields, boolean labelled, boolean owner, Provenance.Endorse e) {
-        return rules(fields, labelled, owner, e, Map.of());
-    }
-
-    private static Function<Library, Grounder<Event>> rules(boolean fields, boolean labelled, boolean owner, Provenance.Endorse e,
-                                                            Map<String, List<String>> links) {
-        return rules(fields, labelled, owner, e, links, false);
-    }
-
-    private static Function<Library, Grounder<Event>> rules(boolean fields, boolean labelled, boolean owner, Provenance.Endorse e,
-                                                            Map<String, List<String>> links, boolean delegation) {
-        Provenance.Rules r = new Provenance.Rules(fields, labelled, owner, e, links, delegation);
-        return lib -> new Provenance(lib, r);
+    /** The library's provenance section with another endorsement. */
+    private static UnaryOperator<LibrarySpec.ProvenanceSpec> endorse(String endorse) {
+        return p -> new LibrarySpec.ProvenanceSpec(p.wholeFields(), p.labelledLines(), p.namedOwner(), endorse, p.delegation(),
+                p.fetchTools(), p.linkPayloads(), p.maxChars());
     }
 
     // ------------------------------------------------------------------ reporting
@@ -394,7 +383,8 @@ public final class AgentDojoEvaluation {
                 .append(frac(base.benignUtility, base.benign)).append(" | 0 | 0 | ")
                 .append(frac(base.utilityUnderAttack, base.attacked)).append(" |\n");
         rows(b, results, Defence.CUMULATIVE);
-        b.append("\nRows (each adds to the one above; the provenance rows decide `untrusted_target` with the offline wrapper `Provenance`):\n\n");
+        b.append("\nRows (each adds to the one above; the provenance rows decide `untrusted_target` with the generated library's own\n")
+                .append("`injection.provenance` section, its refinements switched on one per row, as the agent and `replay` do):\n\n");
         for (Result r : results) {
             if (r.defence().group().equals(Defence.CUMULATIVE)) b.append("- **").append(r.defence().name()).append("**: ").append(r.defence().what()).append('\n');
         }
@@ -513,7 +503,7 @@ public final class AgentDojoEvaluation {
             }
         }
         if (dir == null) usage("give the dataset directory");
-        List<Result> results = new AgentDojoEvaluation(dir).run(defences(dir));
+        List<Result> results = new AgentDojoEvaluation(dir).run(defences());
         String md = markdown(results, COMMAND);
         if (out != null) {
             if (out.getParent() != null) Files.createDirectories(out.getParent());

@@ -16,6 +16,7 @@ import dev.tracegate.matchers.event.EventKind;
 import dev.tracegate.matchers.predicate.Grounding;
 import dev.tracegate.matchers.predicate.Latch;
 import dev.tracegate.matchers.predicate.Policy;
+import dev.tracegate.matchers.predicate.Provenance;
 import dev.tracegate.matchers.predicate.VocabularyException;
 
 import java.io.IOException;
@@ -194,9 +195,34 @@ public final class Library {
                 b.consentPurposes(g.consentPurposes().toArray(new String[0]));
                 g.subjectFields().forEach(b::subjectField);
             }
-            if (s.injection() != null) s.injection().sideEffecting().forEach((t, fs) -> b.sideEffecting(t, fs.toArray(new String[0])));
+            if (s.injection() != null) {
+                s.injection().sideEffecting().forEach((t, fs) -> b.sideEffecting(t, fs.toArray(new String[0])));
+                if (s.injection().provenance() != null) b.provenance(provenance(s.injection().provenance()));
+            }
             b.grant(s.permissions().toArray(new String[0]));
         }
+        return b.build();
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper YAML_OUTPUTS =
+            new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+
+    /** A tool output read as YAML (JSON is YAML), or null when it is not. */
+    static com.fasterxml.jackson.databind.JsonNode yamlOutput(String text) {
+        try {
+            return YAML_OUTPUTS.readTree(text);
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The matchers' provenance for a library's {@code injection.provenance} section (outputs read as YAML). */
+    public static Provenance provenance(LibrarySpec.ProvenanceSpec p) {
+        Provenance.Builder b = Provenance.builder().wholeFields(p.wholeFields()).labelledLines(p.labelledLines())
+                .namedOwner(p.namedOwner()).endorse(Provenance.Endorse.valueOf(p.endorse().toUpperCase(java.util.Locale.ROOT)))
+                .delegation(p.delegation()).maxChars(p.maxChars()).outputs(Library::yamlOutput);
+        p.fetchTools().forEach(b::fetchTools);
+        p.linkPayloads().forEach((t, fs) -> b.linkPayloads(t, fs.toArray(new String[0])));
         return b.build();
     }
 

@@ -32,7 +32,10 @@ public final class LibraryReader {
     static final Set<String> GDPR = Set.of("purposes", "consent-purposes", "tools", "fields", "consent-tools", "erasure-tools", "subject-fields");
     static final Set<String> CONSENT_TOOL = Set.of("subject", "purposes", "granted");
     static final Set<String> ERASURE_TOOL = Set.of("subject");
-    static final Set<String> INJECTION = Set.of("side-effecting");
+    static final Set<String> INJECTION = Set.of("side-effecting", "provenance");
+    static final Set<String> PROVENANCE = Set.of("whole-fields", "labelled-lines", "named-owner", "endorse", "delegation",
+            "fetch-tools", "link-payloads", "max-chars");
+    static final Set<String> ENDORSE = Set.of("none", "direct", "transitive", "record");
 
     private LibraryReader() {}
 
@@ -286,7 +289,41 @@ public final class LibraryReader {
 
     private static LibrarySpec.InjectionSpec injection(Node n) {
         Fields f = Fields.of(n, "injection", INJECTION);
-        return new LibrarySpec.InjectionSpec(listMap(f.get("side-effecting"), "injection.side-effecting"));
+        Map<String, List<String>> sideEffecting = listMap(f.get("side-effecting"), "injection.side-effecting");
+        LibrarySpec.ProvenanceSpec provenance = f.has("provenance") ? provenance(f.get("provenance"), sideEffecting) : null;
+        return new LibrarySpec.InjectionSpec(sideEffecting, provenance);
+    }
+
+    private static LibrarySpec.ProvenanceSpec provenance(Node n, Map<String, List<String>> sideEffecting) {
+        if (n instanceof Node.Scalar s && s.isNull()) {
+            throw Fields.error(n, "injection.provenance is empty", "write 'provenance: {}' for whole-word provenance without refinements, "
+                    + "or list refinements such as 'whole-fields: true'");
+        }
+        Fields p = Fields.of(n, "injection.provenance", PROVENANCE);
+        List<String> fetch = p.strings("fetch-tools");
+        for (String t : fetch) requireSideEffecting(p.get("fetch-tools"), t, "fetch-tools", sideEffecting);
+        Map<String, List<String>> links = listMap(p.get("link-payloads"), "injection.provenance.link-payloads");
+        if (p.has("link-payloads")) {
+            Node.MapNode m = (Node.MapNode) p.get("link-payloads");
+            for (Map.Entry<String, List<String>> e : links.entrySet()) {
+                requireSideEffecting(m.keys().get(e.getKey()), e.getKey(), "link-payloads", sideEffecting);
+                if (e.getValue().isEmpty()) {
+                    throw Fields.error(m.entries().get(e.getKey()), "injection.provenance.link-payloads." + e.getKey() + " lists no argument",
+                            "name the payload arguments, e.g. [body, subject]");
+                }
+            }
+        }
+        return new LibrarySpec.ProvenanceSpec(p.bool("whole-fields", false), p.bool("labelled-lines", false),
+                p.bool("named-owner", false), p.choice("endorse", "none", ENDORSE), p.bool("delegation", false), fetch, links,
+                p.integer("max-chars", dev.tracegate.matchers.predicate.Provenance.DEFAULT_MAX_CHARS, 1024, Integer.MAX_VALUE));
+    }
+
+    private static void requireSideEffecting(Node where, String tool, String key, Map<String, List<String>> sideEffecting) {
+        if (!sideEffecting.containsKey(tool)) {
+            String near = Fields.closest(tool, sideEffecting.keySet());
+            throw Fields.error(where, "injection.provenance." + key + " names '" + tool + "', which is not under injection.side-effecting",
+                    (near != null ? "did you mean '" + near + "'? " : "") + "declare the tool under side-effecting with its target arguments");
+        }
     }
 
     private static Map<String, List<String>> listMap(Node n, String what) {

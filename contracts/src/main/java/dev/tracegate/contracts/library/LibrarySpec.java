@@ -74,6 +74,28 @@ public record LibrarySpec(String name, String description, String file, Settings
      * The prompt-injection section.
      *
      * @param sideEffecting tool -> its target arguments (recipient, IBAN, URL, ...)
+     * @param provenance    how untrusted values are recognised ({@code provenance:}), or null for the
+     *                      default (identifiers a tool output introduced and the user did not name)
      */
-    public record InjectionSpec(Map<String, List<String>> sideEffecting) {}
+    public record InjectionSpec(Map<String, List<String>> sideEffecting, ProvenanceSpec provenance) {
+        /** A section without {@code provenance:}. */
+        public InjectionSpec(Map<String, List<String>> sideEffecting) { this(sideEffecting, null); }
+    }
+
+    /**
+     * The {@code injection.provenance:} section: whole-word provenance and its trust refinements
+     * (see {@link dev.tracegate.matchers.predicate.Provenance}).
+     *
+     * @param wholeFields   a whole structured field of an output (scalar, list item, key) is trusted
+     * @param labelledLines the value of a {@code Label: value} line counts as a whole field
+     * @param namedOwner    an e-mail address whose local part holds a name the user wrote is trusted
+     * @param endorse       none, direct, transitive or record: outputs trusted like the user's words
+     * @param delegation    the output of a source the user handed the task to counts as the request
+     * @param fetchTools    tools that only fetch: may open a link inside a record the user named
+     * @param linkPayloads  tool -> payload arguments whose links and e-mail addresses are checked like targets
+     * @param maxChars      bound on the characters one session keeps
+     */
+    public record ProvenanceSpec(boolean wholeFields, boolean labelledLines, boolean namedOwner, String endorse,
+                                 boolean delegation, List<String> fetchTools, Map<String, List<String>> linkPayloads,
+                                 int maxChars) {}
 }

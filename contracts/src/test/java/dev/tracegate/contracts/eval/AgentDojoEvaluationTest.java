@@ -21,7 +21,7 @@ class AgentDojoEvaluationTest {
     static void replay() throws Exception {
         data = AgentDojoData.dir();
         eval = new AgentDojoEvaluation(data);
-        results = eval.run(AgentDojoEvaluation.defences(data));
+        results = eval.run(AgentDojoEvaluation.defences());
     }
 
     @Test
@@ -72,7 +72,10 @@ class AgentDojoEvaluationTest {
             var lib = libs.computeIfAbsent(run.suite(), name -> {
                 var suite = AgentDojoEvaluation.specs(name).get(1);
                 var toolsOnly = new dev.tracegate.contracts.library.LibrarySpec(suite.name(), suite.description(), suite.file(),
-                        suite.settings(), List.of(), suite.latches(), suite.gdpr(), suite.injection(), suite.permissions(), suite.atomPositions());
+                        suite.settings(), List.of(), suite.latches(), suite.gdpr(),
+                        // the plain row: the side-effecting tools without the provenance section
+                        new dev.tracegate.contracts.library.LibrarySpec.InjectionSpec(suite.injection().sideEffecting()),
+                        suite.permissions(), suite.atomPositions());
                 return dev.tracegate.contracts.library.Library.compile(List.of(
                         dev.tracegate.contracts.library.Library.read("injection", null), toolsOnly));
             });

@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+/** The {@code injection.provenance} section of a library, replayed the way the agent and {@code replay} do ({@link Library#replay}). */
 class ProvenanceTest {
     private static final String LIB = """
             tracegate: 1
@@ -21,20 +22,21 @@ class ProvenanceTest {
               side-effecting:
                 send_direct_message: [recipient]
                 get_webpage: [url]
+              provenance: %s
             contracts:
               - id: chat.noop
                 guarantee: G !call(never_called_tool)
             """;
 
-    private static List<Decision.Kind> run(Provenance.Rules rules, Event... events) {
-        Library lib = Library.compile(List.of(Library.read("injection", null), LibraryReader.read("t", LIB)));
-        Replay<Event> r = new Replay<>(lib.contracts(), new Provenance(lib, rules), true, "s");
+    private static List<Decision.Kind> run(String provenance, Event... events) {
+        Library lib = Library.compile(List.of(Library.read("injection", null), LibraryReader.read("t", LIB.formatted(provenance))));
+        Replay<Event> r = lib.replay("s");
         return Stream.of(events).map(e -> r.next(e, e.controlledByAgent(), true).decision()).toList();
     }
 
-    private static final Provenance.Rules WORDS = new Provenance.Rules(false, Provenance.Endorse.NONE);
-    private static final Provenance.Rules FIELDS = new Provenance.Rules(true, Provenance.Endorse.NONE);
-    private static final Provenance.Rules ENDORSED = new Provenance.Rules(true, Provenance.Endorse.TRANSITIVE);
+    private static final String WORDS = "{}";
+    private static final String FIELDS = "{whole-fields: true}";
+    private static final String ENDORSED = "{whole-fields: true, endorse: transitive}";
 
     @Test
     void aNameOnlyFreeTextIntroducedIsUntrustedThoughItIsNoIdentifier() {
@@ -78,8 +80,7 @@ class ProvenanceTest {
 
     @Test
     void labelledLinesOwnersAndPayloadLinks() {
-        Provenance.Rules all = new Provenance.Rules(true, true, true, Provenance.Endorse.NONE,
-                Map.of("send_direct_message", List.of("body")), false);
+        String all = "{whole-fields: true, labelled-lines: true, named-owner: true, link-payloads: {send_direct_message: [body]}}";
         // a "Label: value" line of a document counts as a field; the same value inside a sentence does not
         Event bill = Event.returned("s", 2, "read_file", "Bill\n-----\nTotal\t\t9.00\nPay to:\nAccount: zed@bank.org\n", false);
         Event prose = Event.returned("s", 2, "read_file", "Bill\nPlease pay to zed@bank.org today.\n", false);
@@ -111,13 +112,14 @@ class ProvenanceTest {
                 injection:
                   side-effecting:
                     send_money: [recipient]
+                  provenance: {whole-fields: true, labelled-lines: true, named-owner: true, delegation: %s}
                 contracts:
                   - id: notes.requested-deletion
                     guarantee: 'G (call(delete_file) -> O user_matches("(?i)\\\\b(delet|remov)"))'
                 """;
-        Library l = Library.compile(List.of(Library.read("injection", null), LibraryReader.read("t", lib)));
-        java.util.function.Function<Provenance.Rules, List<Decision.Kind>> run = rules -> {
-            Replay<Event> r = new Replay<>(l.contracts(), new Provenance(l, rules), true, "s");
+        java.util.function.Function<String, List<Decision.Kind>> run = delegation -> {
+            Library l = Library.compile(List.of(Library.read("injection", null), LibraryReader.read("t", lib.formatted(delegation))));
+            Replay<Event> r = l.replay("s");
             Event read = Event.builder(dev.tracegate.matchers.event.EventKind.CALL).session("s").seq(2).tool("read_file")
                     .callId("c1").args(Map.of("name", "notes.txt")).build();
             Event text = Event.builder(dev.tracegate.matchers.event.EventKind.RETURN).session("s").seq(3).tool("read_file")
@@ -127,8 +129,7 @@ class ProvenanceTest {
                             Event.call("s", 5, "send_money", Map.of("recipient", "DE89370400440532013000")))
                     .map(e -> r.next(e, e.controlledByAgent(), true).decision()).toList();
         };
-        Provenance.Rules off = new Provenance.Rules(true, true, true, Provenance.Endorse.NONE, Map.of(), false);
-        Provenance.Rules on = new Provenance.Rules(true, true, true, Provenance.Endorse.NONE, Map.of(), true);
+        String off = "false", on = "true";
         assertThat(run.apply(off)).containsExactly(Decision.Kind.PASS, Decision.Kind.PASS, Decision.Kind.PASS,
                 Decision.Kind.BLOCK, Decision.Kind.BLOCK);
         assertThat(run.apply(on)).containsExactly(Decision.Kind.PASS, Decision.Kind.PASS, Decision.Kind.PASS,
@@ -137,7 +138,7 @@ class ProvenanceTest {
 
     @Test
     void aFetchMayFollowALinkInARecordTheUserNamedButNothingElseMay() {
-        Provenance.Rules fetch = new Provenance.Rules(true, true, true, Provenance.Endorse.NONE, Map.of(), false, java.util.Set.of("get_webpage"));
+        String fetch = "{whole-fields: true, labelled-lines: true, named-owner: true, fetch-tools: [get_webpage]}";
         Event user = Event.user("s", 1, "Open the article Bob posted in news");
         Event messages = Event.returned("s", 2, "read_channel_messages",
                 "- body: see www.paper.example and write to kim@mail.example\n  channel: news\n  sender: Bob\n"
@@ -154,12 +155,15 @@ class ProvenanceTest {
     }
 
     @Test
-    void fieldsOfYamlOutputsAreScalarsItemsAndKeys() {
-        java.util.Set<String> f = new java.util.HashSet<>();
-        Provenance.fields("- general\n- random\n- a: Bob\n  b: [x@y.com]", f, false);
-        assertThat(f).contains("general", "random", "a", "bob", "x@y.com");
-        java.util.Set<String> g = new java.util.HashSet<>();
-        Provenance.fields("not: valid: yaml: [", g, false);
-        assertThat(g).containsExactly("not: valid: yaml: [");
+    void fieldsOfYamlOutputsAreScalarsItemsAndKeysAndInvalidYamlIsOneText() {
+        Event user = Event.user("s", 1, "Message whoever is listed");
+        Event send = Event.call("s", 3, "send_direct_message", Map.of("recipient", "x@y.com", "body", "hi"));
+        assertThat(run(FIELDS, user, Event.returned("s", 2, "read_file", "- general\n- a: Bob\n  b: [x@y.com]", false), send))
+                .containsExactly(Decision.Kind.PASS, Decision.Kind.PASS, Decision.Kind.PASS);
+        assertThat(run(FIELDS, user, Event.returned("s", 2, "read_file", "not: valid: yaml: [ x@y.com", false), send))
+                .containsExactly(Decision.Kind.PASS, Decision.Kind.PASS, Decision.Kind.BLOCK);
+        // without the section, the matchers' identifier provenance: an introduced e-mail address is untrusted, a field or not
+        assertThat(Library.compile(List.of(Library.read("injection", null), LibraryReader.read("t",
+                LIB.replace("  provenance: %s\n", "")))).policy().provenance()).isNull();
     }
 }

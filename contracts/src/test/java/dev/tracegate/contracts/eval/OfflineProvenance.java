@@ -32,7 +32,7 @@ import java.util.Set;
  * never named it, and (with {@link Rules#wholeFields}) it is not a whole structured field of an
  * output. Occurrence and naming are whole-word and case-insensitive, URLs without their scheme.
  */
-public final class Provenance implements Grounder<Event> {
+public final class OfflineProvenance implements Grounder<Event> {
 
     /**
      * Which refinements are on.
@@ -107,7 +107,7 @@ public final class Provenance implements Grounder<Event> {
     private final Map<String, List<String>> targets = new HashMap<>();
 
     /** Wraps {@code lib}'s grounding. */
-    public Provenance(Library lib, Rules rules) {
+    public OfflineProvenance(Library lib, Rules rules) {
         this.inner = lib.grounding();
         this.rules = rules;
         this.slot = inner.refs();
