@@ -5,6 +5,7 @@ import java.lang.reflect.Array;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
@@ -19,6 +20,11 @@ import java.util.Map;
  * <p>Not thread-safe: owned by the audit writer thread. After {@link #header}, {@link #event} or
  * {@link #dropped}, {@link #buffer()} holds the line (without its LF) in {@code [0, length())}, and the
  * chain has advanced past it.
+ *
+ * <p>Encoding an event allocates nothing on the usual path: field names, event kinds, decisions and
+ * verdict names are pre-encoded; a library's contract ids and atom keys are encoded once per table;
+ * the time text is rebuilt only when the second changes; numbers and digests are written straight into
+ * the line. (Cloning the running SHA-256 state for the self hash is the one allocation per line.)
  */
 final class AuditLines {
     static final String FORMAT = "tracegate-audit/1";
@@ -27,11 +33,64 @@ final class AuditLines {
     static final String HASH_FIELD = ",\"hash\":\"";
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
+    // pre-encoded pieces of an event line, in the order they are written
+    private static final byte[] BEGIN = ascii("{\"prev\":\"");
+    private static final byte[] REC_EVENT = ascii("\",\"rec\":\"event\"");
+    private static final byte[] K_TIME = keyText("time");
+    private static final byte[] K_SESSION = keyText("session");
+    private static final byte[] K_SEQ = keyText("seq");
+    private static final byte[] K_TS = keyText("ts");
+    private static final byte[] K_KIND = keyText("kind");
+    private static final byte[] K_TOOL = keyText("tool");
+    private static final byte[] K_ID = keyText("id");
+    private static final byte[] K_ARGS = keyText("args");
+    private static final byte[] K_RESULT = keyText("result");
+    private static final byte[] K_TEXT = keyText("text");
+    private static final byte[] K_SUBJECT = keyText("subject");
+    private static final byte[] K_PURPOSES = keyText("purposes");
+    private static final byte[] K_CATEGORIES = keyText("categories");
+    private static final byte[] K_GRANTED = keyText("granted");
+    private static final byte[] K_ERROR = keyText("error");
+    private static final byte[] K_TOKENS = keyText("tokens");
+    private static final byte[] K_DEPTH = keyText("depth");
+    private static final byte[] K_ATOMS = keyText("atoms");
+    private static final byte[] K_VERDICTS = keyText("verdicts");
+    private static final byte[] K_DECISION = keyText("decision");
+    private static final byte[] K_FIRED = keyText("fired");
+    private static final byte[] K_MESSAGE = keyText("message");
+    private static final byte[] K_LATENCY = keyText("latencyNs");
+    private static final byte[] K_UNMET = keyText("unmet");
+    private static final byte[] TRUE = ascii("true");
+    private static final byte[] FALSE = ascii("false");
+    private static final byte[] NULL = ascii("null");
+    private static final byte[] HASH = ascii(HASH_FIELD);
+    private static final byte[][] VERDICTS = new byte[AuditRecord.VERDICT_NAMES.length][];
+    private static final byte[][] DECISIONS = new byte[Decision.values().length][];
+    private static final String[] KINDS = {"USER", "ASSISTANT", "CALL", "RETURN", "CONSENT", "ERASURE", "END"};
+    private static final byte[][] KIND_TEXT = new byte[KINDS.length][];
+
+    static {
+        for (int i = 0; i < VERDICTS.length; i++) VERDICTS[i] = quoted(AuditRecord.VERDICT_NAMES[i]);
+        for (Decision d : Decision.values()) DECISIONS[d.ordinal()] = quoted(d.wire());
+        for (int i = 0; i < KINDS.length; i++) KIND_TEXT[i] = quoted(KINDS[i].toLowerCase(Locale.ROOT));
+    }
+
     private final MessageDigest sha;
     private final byte[] prevHex = new byte[64];
+    private final byte[] digest = new byte[32];
     private byte[] buf = new byte[1024];
     private int len;
     private Pseudonymiser pseudonymiser; // null: personal data in clear
+    private byte[] text = new byte[256]; // UTF-8 of a personal value, for its digest
+
+    // the quoted time text of the second last written, and that second
+    private long timeSecond = Long.MIN_VALUE;
+    private byte[] timeText = new byte[0];
+    // one library's string tables, quoted and encoded once (keyed by identity: the tables are shared)
+    private String[] verdictTable;
+    private byte[][] verdictTableText;
+    private String[] atomTable;
+    private byte[][] atomTableText;
 
     AuditLines() {
         try {
@@ -96,65 +155,73 @@ final class AuditLines {
     }
 
     void event(AuditRecord r) {
-        begin("event");
-        key("time"); str(Instant.ofEpochMilli(r.timeMillis).toString());
+        len = 0;
+        put(BEGIN);
+        ensure(64);
+        System.arraycopy(prevHex, 0, buf, len, 64);
+        len += 64;
+        put(REC_EVENT);
+        put(K_TIME); time(r.timeMillis);
         // the event part, in the shape of a trace line
-        key("session"); str(r.session);
-        key("seq"); num(r.seq);
-        if (r.ts != Long.MIN_VALUE) { key("ts"); num(r.ts); }
-        key("kind"); str(r.kind.toLowerCase(Locale.ROOT));
-        if (r.tool != null) { key("tool"); str(r.tool); }
-        if (r.id != null) { key("id"); str(r.id); }
-        if (r.args != null) { key("args"); value(r.args, true, 0); }
-        if (r.result != null) { key("result"); value(r.result, true, 0); }
-        if (r.text != null) { key("text"); personal(r.text); }
-        if (r.subject != null) { key("subject"); personal(r.subject); }
-        if (r.purposes != null) { key("purposes"); strings(r.purposes); }
-        if (r.categories != null) { key("categories"); strings(r.categories); }
-        if (r.granted >= 0) { key("granted"); raw(r.granted == 1 ? "true" : "false"); }
-        if (r.error) { key("error"); raw("true"); }
-        if (r.tokens >= 0) { key("tokens"); num(r.tokens); }
-        if (r.depth != 0) { key("depth"); num(r.depth); }
+        put(K_SESSION); str(r.session);
+        put(K_SEQ); num(r.seq);
+        if (r.ts != Long.MIN_VALUE) { put(K_TS); num(r.ts); }
+        put(K_KIND); kind(r.kind);
+        if (r.tool != null) { put(K_TOOL); str(r.tool); }
+        if (r.id != null) { put(K_ID); str(r.id); }
+        if (r.args != null) { put(K_ARGS); value(r.args, true, 0); }
+        if (r.result != null) { put(K_RESULT); value(r.result, true, 0); }
+        if (r.text != null) { put(K_TEXT); personal('s', r.text); }
+        if (r.subject != null) { put(K_SUBJECT); personal('s', r.subject); }
+        if (r.purposes != null) { put(K_PURPOSES); strings(r.purposes); }
+        if (r.categories != null) { put(K_CATEGORIES); strings(r.categories); }
+        if (r.granted >= 0) { put(K_GRANTED); put(r.granted == 1 ? TRUE : FALSE); }
+        if (r.error) { put(K_ERROR); put(TRUE); }
+        if (r.tokens >= 0) { put(K_TOKENS); num(r.tokens); }
+        if (r.depth != 0) { put(K_DEPTH); num(r.depth); }
         // what the supervisor saw and did
-        key("atoms");
+        put(K_ATOMS);
         if (r.atomList != null) {
             strings(r.atomList);
         } else {
             put('[');
-            boolean first = true;
             if (r.atomTable != null) {
-                for (int i = 0; i < r.atomTable.length; i++) {
+                byte[][] names = atomText(r.atomTable);
+                boolean first = true;
+                for (int i = 0; i < names.length; i++) {
                     if (i >> 6 < r.atomBits.length && (r.atomBits[i >> 6] & (1L << i)) != 0) {
                         if (!first) put(',');
-                        str(r.atomTable[i]);
+                        put(names[i]);
                         first = false;
                     }
                 }
             }
             put(']');
         }
-        key("verdicts"); put('{');
+        put(K_VERDICTS); put('{');
         if (r.verdictIds != null) {
-            for (int i = 0; i < r.verdictIds.length; i++) {
+            byte[][] ids = verdictText(r.verdictIds);
+            for (int i = 0; i < ids.length; i++) {
                 if (i > 0) put(',');
-                str(r.verdictIds[i]);
+                put(ids[i]);
                 put(':');
                 byte c = r.verdictCodes[i];
-                str(c >= 0 && c < AuditRecord.VERDICT_NAMES.length ? AuditRecord.VERDICT_NAMES[c] : "UNKNOWN(" + c + ")");
+                if (c >= 0 && c < VERDICTS.length) put(VERDICTS[c]);
+                else str("UNKNOWN(" + c + ")");
             }
         }
         put('}');
-        key("decision"); str(r.decision.wire());
-        if (r.fired != null) { key("fired"); strings(r.fired); }
-        if (r.message != null) { key("message"); str(r.message); }
-        if (r.latencyNs >= 0) { key("latencyNs"); num(r.latencyNs); }
-        if (r.unmet != null) { key("unmet"); strings(r.unmet); }
+        put(K_DECISION); put(DECISIONS[r.decision.ordinal()]);
+        if (r.fired != null) { put(K_FIRED); strings(r.fired); }
+        if (r.message != null) { put(K_MESSAGE); str(r.message); }
+        if (r.latencyNs >= 0) { put(K_LATENCY); num(r.latencyNs); }
+        if (r.unmet != null) { put(K_UNMET); strings(r.unmet); }
         end();
     }
 
     private void begin(String rec) {
         len = 0;
-        raw("{\"prev\":\"");
+        put(BEGIN);
         ensure(64);
         System.arraycopy(prevHex, 0, buf, len, 64);
         len += 64;
@@ -167,15 +234,20 @@ final class AuditLines {
         int prefix = len;
         sha.update(buf, 0, prefix);
         // the line's hash extends the self hash's input: hash the prefix once and fork the state
-        byte[] self = fork(sha).digest();
-        raw(HASH_FIELD);
-        ensure(64 + 2);
-        hexInto(self, buf, len);
-        len += 64;
-        buf[len++] = '"';
-        buf[len++] = '}';
-        sha.update(buf, prefix, len - prefix);
-        hexInto(sha.digest(), prevHex, 0);
+        try {
+            fork(sha).digest(digest, 0, 32);
+            put(HASH);
+            ensure(64 + 2);
+            hexInto(digest, buf, len);
+            len += 64;
+            buf[len++] = '"';
+            buf[len++] = '}';
+            sha.update(buf, prefix, len - prefix);
+            sha.digest(digest, 0, 32);
+        } catch (DigestException e) {
+            throw new IllegalStateException("SHA-256 refused a 32-byte buffer", e);
+        }
+        hexInto(digest, prevHex, 0);
     }
 
     /** A copy of the digest's running state (SHA-256 of every JDK provider is cloneable). */
@@ -194,21 +266,94 @@ final class AuditLines {
         }
     }
 
+    // ------------------------------------------------------------------ pieces written once
+
+    /** The time as {@link Instant#toString()} writes it, with the second's text kept until the second changes. */
+    private void time(long millis) {
+        long second = Math.floorDiv(millis, 1000);
+        int ms = (int) Math.floorMod(millis, 1000);
+        if (second != timeSecond) {
+            // e.g. "2026-11-29T21:41:07Z": everything up to the seconds, then the fraction if any, then Z
+            String whole = Instant.ofEpochSecond(second).toString();
+            timeText = quotedOpen(whole.substring(0, whole.length() - 1));
+            timeSecond = second;
+        }
+        put(timeText);
+        ensure(6);
+        if (ms != 0) {
+            buf[len++] = '.';
+            buf[len++] = (byte) ('0' + ms / 100);
+            buf[len++] = (byte) ('0' + ms / 10 % 10);
+            buf[len++] = (byte) ('0' + ms % 10);
+        }
+        buf[len++] = 'Z';
+        buf[len++] = '"';
+    }
+
+    private void kind(String kind) {
+        for (int i = 0; i < KINDS.length; i++) {
+            if (KINDS[i] == kind || KINDS[i].equals(kind)) { put(KIND_TEXT[i]); return; }
+        }
+        str(kind.toLowerCase(Locale.ROOT));
+    }
+
+    private byte[][] verdictText(String[] table) {
+        if (table != verdictTable) {
+            verdictTableText = quotedAll(table);
+            verdictTable = table;
+        }
+        return verdictTableText;
+    }
+
+    private byte[][] atomText(String[] table) {
+        if (table != atomTable) {
+            atomTableText = quotedAll(table);
+            atomTable = table;
+        }
+        return atomTableText;
+    }
+
+    private static byte[][] quotedAll(String[] table) {
+        byte[][] out = new byte[table.length][];
+        for (int i = 0; i < table.length; i++) out[i] = table[i] == null ? NULL : quoted(table[i]);
+        return out;
+    }
+
+    private static byte[] quoted(String s) {
+        byte[] out = new byte[2 + 6 * s.length()];
+        return Arrays.copyOf(out, encode(s, out, 0));
+    }
+
+    /** {@code "s} (the opening quote and the text, no closing quote). */
+    private static byte[] quotedOpen(String s) {
+        byte[] q = quoted(s);
+        return Arrays.copyOf(q, q.length - 1);
+    }
+
+    private static byte[] keyText(String k) {
+        byte[] q = quoted(k);
+        byte[] out = new byte[q.length + 2];
+        out[0] = ',';
+        System.arraycopy(q, 0, out, 1, q.length);
+        out[out.length - 1] = ':';
+        return out;
+    }
+
+    private static byte[] ascii(String s) { return s.getBytes(StandardCharsets.US_ASCII); }
+
+    // ------------------------------------------------------------------ values
+
     private void key(String k) {
         put(',');
         str(k);
         put(':');
     }
 
-    private void personal(String s) {
-        str(pseudonymiser == null ? s : pseudonymiser.digest('s', s));
-    }
-
     private void strings(String[] a) {
         put('[');
         for (int i = 0; i < a.length; i++) {
             if (i > 0) put(',');
-            if (a[i] == null) raw("null"); else str(a[i]);
+            if (a[i] == null) put(NULL); else str(a[i]);
         }
         put(']');
     }
@@ -219,12 +364,15 @@ final class AuditLines {
 
     /** Writes a JSON-like value; with {@code personal}, scalars are pseudonymised and structure is kept. */
     private void value(Object v, boolean personal, int depth) {
-        if (v == null) { raw("null"); return; }
+        if (v == null) { put(NULL); return; }
         if (depth > MAX_DEPTH) { str(TOO_DEEP); return; }
         if (v instanceof JsonNode) { node((JsonNode) v, personal, depth); return; }
         if (v instanceof CharSequence) {
-            String s = v.toString();
-            str(personal && pseudonymiser != null ? pseudonymiser.digest('s', s) : s);
+            scalarText(v.toString(), personal);
+            return;
+        }
+        if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+            integer(((Number) v).longValue(), personal);
             return;
         }
         if (v instanceof Number) { number(numberText((Number) v), personal); return; }
@@ -264,8 +412,7 @@ final class AuditLines {
             return;
         }
         // anything else (an enum, a domain object): its text, which is what a model would see
-        String s = v.toString();
-        str(personal && pseudonymiser != null ? pseudonymiser.digest('s', s) : s);
+        scalarText(v.toString(), personal);
     }
 
     private void node(JsonNode n, boolean personal, int depth) {
@@ -289,26 +436,66 @@ final class AuditLines {
             }
             put(']');
         } else if (n.isNumber()) {
-            number(numberText(n.numberValue()), personal);
+            if (n.isInt() || n.isLong() || n.isShort()) integer(n.longValue(), personal);
+            else number(numberText(n.numberValue()), personal);
         } else if (n.isBoolean()) {
             bool(n.booleanValue(), personal);
         } else if (n.isNull() || n.isMissingNode()) {
-            raw("null");
+            put(NULL);
         } else {
-            String s = n.asText();
-            str(personal && pseudonymiser != null ? pseudonymiser.digest('s', s) : s);
+            scalarText(n.asText(), personal);
+        }
+    }
+
+    private void scalarText(String s, boolean personal) {
+        if (personal && pseudonymiser != null) personal('s', s);
+        else str(s);
+    }
+
+    /** A personal value's digest (or the value itself when the log is clear), as a JSON string. */
+    private void personal(char tag, String s) {
+        if (pseudonymiser == null) { str(s); return; }
+        int n = s.length();
+        if (text.length < n) text = new byte[Math.max(n, 2 * text.length)];
+        int ascii = 0;
+        while (ascii < n && s.charAt(ascii) < 0x80) {
+            text[ascii] = (byte) s.charAt(ascii);
+            ascii++;
+        }
+        if (ascii == n) {
+            digestText(tag, text, n);
+        } else {
+            byte[] utf8 = s.getBytes(StandardCharsets.UTF_8); // the digest is defined over getBytes' UTF-8
+            digestText(tag, utf8, utf8.length);
+        }
+    }
+
+    private void digestText(char tag, byte[] value, int n) {
+        ensure(2 + pseudonymiser.textLength());
+        buf[len++] = '"';
+        len = pseudonymiser.write(tag, value, 0, n, buf, len);
+        buf[len++] = '"';
+    }
+
+    private void integer(long v, boolean personal) {
+        if (personal && pseudonymiser != null) {
+            if (text.length < 20) text = new byte[256];
+            int n = digits(v, text, 0);
+            digestText('n', text, n);
+        } else {
+            num(v);
         }
     }
 
     private void number(String text, boolean personal) {
-        if (text == null) { raw("null"); return; }
-        if (personal && pseudonymiser != null) str(pseudonymiser.digest('n', text));
+        if (text == null) { put(NULL); return; }
+        if (personal && pseudonymiser != null) personal('n', text);
         else raw(text);
     }
 
     private void bool(boolean b, boolean personal) {
-        if (personal && pseudonymiser != null) str(pseudonymiser.digest('b', b ? "true" : "false"));
-        else raw(b ? "true" : "false");
+        if (personal && pseudonymiser != null) personal('b', b ? "true" : "false");
+        else put(b ? TRUE : FALSE);
     }
 
     /** The JSON text of a number: integers in decimal, decimals without trailing zeros; NaN/infinite: null. */
@@ -328,7 +515,31 @@ final class AuditLines {
         return b.scale() <= 0 && b.precision() - b.scale() < 19 ? b.toBigInteger().toString() : b.toString();
     }
 
-    private void num(long v) { raw(Long.toString(v)); }
+    private void num(long v) {
+        ensure(20);
+        len = digits(v, buf, len);
+    }
+
+    /** Writes {@code v} in decimal as {@link Long#toString(long)} does; returns the end. */
+    private static int digits(long v, byte[] out, int at) {
+        if (v == Long.MIN_VALUE) {
+            byte[] min = ascii(Long.toString(v));
+            System.arraycopy(min, 0, out, at, min.length);
+            return at + min.length;
+        }
+        if (v < 0) {
+            out[at++] = '-';
+            v = -v;
+        }
+        int n = 1;
+        for (long p = v; p >= 10; p /= 10) n++;
+        int end = at + n;
+        for (int i = end - 1; i >= at; i--) {
+            out[i] = (byte) ('0' + v % 10);
+            v /= 10;
+        }
+        return end;
+    }
 
     private void raw(String ascii) {
         int n = ascii.length();
@@ -336,15 +547,26 @@ final class AuditLines {
         for (int i = 0; i < n; i++) buf[len++] = (byte) ascii.charAt(i);
     }
 
+    private void put(byte[] bytes) {
+        ensure(bytes.length);
+        System.arraycopy(bytes, 0, buf, len, bytes.length);
+        len += bytes.length;
+    }
+
     private void put(char c) {
         ensure(1);
         buf[len++] = (byte) c;
     }
 
-    /** A JSON string: escapes {@code " \} and controls, everything else as UTF-8; lone surrogates become U+FFFD. */
+    /** A JSON string: escapes {@code " \\} and controls, everything else as UTF-8; lone surrogates become U+FFFD. */
     private void str(String s) {
+        ensure(2 + 6 * s.length());
+        len = encode(s, buf, len);
+    }
+
+    /** Writes {@code s} as a JSON string at {@code at} (room for {@code 2 + 6 * s.length()} bytes needed); returns the end. */
+    private static int encode(String s, byte[] buf, int len) {
         int n = s.length();
-        ensure(2 + 6 * n);
         buf[len++] = '"';
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
@@ -380,6 +602,7 @@ final class AuditLines {
             }
         }
         buf[len++] = '"';
+        return len;
     }
 
     private void ensure(int more) {

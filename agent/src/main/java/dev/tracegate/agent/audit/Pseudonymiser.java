@@ -30,6 +30,8 @@ final class Pseudonymiser {
     private final Mac mac;
     private final byte[] salt;
     private final String prefix;
+    private final byte[] prefixBytes;
+    private final byte[] scratch = new byte[32];
     private final StringBuilder out = new StringBuilder(7 + 2 * DIGEST_BYTES);
 
     private Pseudonymiser(byte[] salt, byte[] key) {
@@ -46,6 +48,7 @@ final class Pseudonymiser {
                 this.salt = salt.clone();
                 this.prefix = "sha256:";
             }
+            this.prefixBytes = prefix.getBytes(StandardCharsets.US_ASCII);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("this JVM lacks SHA-256/HmacSHA256, which every Java 17 JVM must provide", e);
         }
@@ -82,6 +85,37 @@ final class Pseudonymiser {
         for (int i = 0; i < DIGEST_BYTES; i++) out.append(HEX[(d[i] >> 4) & 15]).append(HEX[d[i] & 15]);
         return out.toString();
     }
+
+    /**
+     * The digest of a typed value given as UTF-8 bytes {@code utf8[from, to)}, written as ASCII text (the
+     * same text {@link #digest} returns) into {@code out} at {@code at}; returns the end. Allocates nothing;
+     * {@code out} must have room for {@link #textLength()} bytes.
+     */
+    int write(char tag, byte[] utf8, int from, int to, byte[] out, int at) {
+        try {
+            if (mac != null) {
+                mac.update((byte) tag);
+                mac.update(utf8, from, to - from);
+                mac.doFinal(scratch, 0);
+            } else {
+                sha.update(salt);
+                sha.update((byte) tag);
+                sha.update(utf8, from, to - from);
+                sha.digest(scratch, 0, scratch.length);
+            }
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the digest buffer is too short", e);
+        }
+        for (int i = 0; i < prefixBytes.length; i++) out[at++] = prefixBytes[i];
+        for (int i = 0; i < DIGEST_BYTES; i++) {
+            out[at++] = (byte) HEX[(scratch[i] >> 4) & 15];
+            out[at++] = (byte) HEX[scratch[i] & 15];
+        }
+        return at;
+    }
+
+    /** The length of a digest's text ({@code "sha256:"} or {@code "hmac:"} and 32 hex digits). */
+    int textLength() { return prefixBytes.length + 2 * DIGEST_BYTES; }
 
     static String hex(byte[] b, int n) {
         char[] c = new char[2 * n];

@@ -1,0 +1,188 @@
+package dev.tracegate.agent.audit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The allocation-free line encoder writes, byte for byte, what the encoder before it wrote
+ * ({@link ReferenceAuditLines}), for random records in all three personal-data modes: logs written
+ * before and after the change verify and pseudonymise alike.
+ */
+class AuditLinesEquivalenceTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String[] CONTRACTS = {"sop-refund.approval-first", "gdpr.p4 \"quoted\"", "ünïcode-контракт"};
+    private static final String[] ATOMS = {"call:refund", "count(refund)<=3", "arg(amount)>100", "tool_in(\u2028)", "x"};
+    private static final String[] KINDS = {"CALL", "RETURN", "USER", "ASSISTANT", "CONSENT", "ERASURE", "END", "call", "Custom"};
+
+    @Test
+    void everyRandomRecordEncodesToTheSameBytesAsBefore() throws Exception {
+        Random rnd = new Random(20261129);
+        for (int mode = 0; mode < 3; mode++) {
+            AuditLines now = new AuditLines();
+            ReferenceAuditLines before = new ReferenceAuditLines();
+            byte[] salt = mode == 1 ? bytes(rnd, 16) : null;
+            byte[] key = mode == 2 ? bytes(rnd, 32) : null;
+            long t = 1_795_988_467_000L;
+            now.header(t, salt, key);
+            before.header(t, salt, key);
+            assertSame(now, before, "header, mode " + mode);
+            for (int i = 0; i < 3000; i++) {
+                long time = switch (rnd.nextInt(6)) {
+                    case 0 -> t + 1000L * rnd.nextInt(5);          // whole seconds: no fraction
+                    case 1 -> -rnd.nextInt(5000);                     // before 1970
+                    case 2 -> 253_402_300_799_000L + rnd.nextInt(3000); // around year 10000
+                    default -> t + rnd.nextInt(3_000_000);
+                };
+                long seed = rnd.nextLong();
+                now.event(record(new Random(seed), time, i));
+                before.event(record(new Random(seed), time, i));
+                assertSame(now, before, "event " + i + " in mode " + mode + ": " + record(new Random(seed), time, i));
+                if (rnd.nextInt(50) == 0) {
+                    long truncated = rnd.nextInt(3);
+                    now.dropped(time, i, "queue-full", truncated);
+                    before.dropped(time, i, "queue-full", truncated);
+                    assertSame(now, before, "dropped note after event " + i);
+                }
+            }
+        }
+    }
+
+    @Test
+    void theKeyedAndSaltedDigestWrittenInPlaceIsTheDigestOfTheValuesText() {
+        Pseudonymiser salted = Pseudonymiser.salted(new byte[16]);
+        Pseudonymiser keyed = Pseudonymiser.keyed("k".getBytes(StandardCharsets.UTF_8));
+        for (String v : new String[] {"", "a", "refund policy", "Zoë", "😀 emoji", "x".repeat(300)}) {
+            for (Pseudonymiser p : new Pseudonymiser[] {salted, keyed}) {
+                byte[] utf8 = v.getBytes(StandardCharsets.UTF_8);
+                byte[] out = new byte[p.textLength() + 3];
+                int end = p.write('s', utf8, 0, utf8.length, out, 1);
+                assertThat(new String(out, 1, end - 1, StandardCharsets.US_ASCII)).isEqualTo(p.digest('s', v));
+            }
+        }
+    }
+
+    private static void assertSame(AuditLines now, ReferenceAuditLines before, String what) {
+        String a = new String(now.buffer(), 0, now.length(), StandardCharsets.UTF_8);
+        String b = new String(before.buffer(), 0, before.length(), StandardCharsets.UTF_8);
+        assertThat(a).as(what).isEqualTo(b);
+        assertThat(now.head()).as(what).isEqualTo(before.head());
+    }
+
+    private static AuditRecord record(Random rnd, long time, int i) throws Exception {
+        String kind = KINDS[rnd.nextInt(KINDS.length)];
+        Decision decision = Decision.values()[rnd.nextInt(Decision.values().length)];
+        AuditRecord r = AuditRecord.of(text(rnd), rnd.nextInt(3) == 0 ? -rnd.nextInt(100) : rnd.nextInt(1_000_000), kind, decision)
+                .time(time);
+        if (rnd.nextBoolean()) r.ts(rnd.nextBoolean() ? time : rnd.nextLong());
+        if (rnd.nextBoolean()) r.tool(text(rnd));
+        if (rnd.nextInt(3) == 0) r.id(text(rnd));
+        switch (rnd.nextInt(4)) {
+            case 0 -> r.args(value(rnd, 0));
+            case 1 -> r.args(JSON.valueToTree(jsonSafe(rnd, 0)));
+            case 2 -> r.args(JSON.readTree("{\"big\":123456789012345678901234567890,\"d\":1.50,\"l\":9007199254740993,\"n\":null}"));
+            default -> { }
+        }
+        if (rnd.nextInt(3) == 0) r.result(rnd.nextBoolean() ? text(rnd) : value(rnd, 0));
+        if (rnd.nextInt(3) == 0) r.text(text(rnd));
+        if (rnd.nextInt(4) == 0) r.subject(text(rnd));
+        if (rnd.nextInt(4) == 0) r.purposes(text(rnd), null, "billing");
+        if (rnd.nextInt(4) == 0) r.categories("email", text(rnd));
+        if (rnd.nextInt(4) == 0) r.granted(rnd.nextBoolean());
+        if (rnd.nextBoolean()) r.error(rnd.nextBoolean());
+        if (rnd.nextInt(3) == 0) r.tokens(rnd.nextInt(3) == 0 ? Long.MAX_VALUE : rnd.nextInt(100_000));
+        if (rnd.nextInt(3) == 0) r.depth(rnd.nextInt(5) - 2);
+        switch (rnd.nextInt(3)) {
+            case 0 -> r.atoms(ATOMS, new long[] {rnd.nextLong()});
+            case 1 -> r.atoms(text(rnd), ATOMS[rnd.nextInt(ATOMS.length)]);
+            default -> { }
+        }
+        if (rnd.nextInt(4) != 0) {
+            byte[] codes = new byte[CONTRACTS.length];
+            for (int c = 0; c < codes.length; c++) codes[c] = (byte) (rnd.nextInt(20) == 0 ? 7 : rnd.nextInt(3));
+            r.verdicts(CONTRACTS, codes);
+        }
+        if (rnd.nextInt(3) == 0) r.fired(CONTRACTS[rnd.nextInt(CONTRACTS.length)]);
+        if (rnd.nextInt(3) == 0) r.message(text(rnd));
+        if (rnd.nextBoolean()) r.latencyNs(rnd.nextInt(3) == 0 ? Long.MIN_VALUE + 1 : rnd.nextInt(Integer.MAX_VALUE));
+        if (rnd.nextInt(5) == 0) r.unmet(text(rnd), "x: " + text(rnd));
+        return r;
+    }
+
+    /** Any value the audit log accepts: maps, lists, arrays, text, every kind of number, booleans, null, other objects. */
+    private static Object value(Random rnd, int depth) {
+        int k = rnd.nextInt(depth > 3 ? 12 : 16);
+        return switch (k) {
+            case 0 -> null;
+            case 1 -> text(rnd);
+            case 2 -> rnd.nextInt();
+            case 3 -> rnd.nextLong();
+            case 4 -> (short) rnd.nextInt();
+            case 5 -> (byte) rnd.nextInt();
+            case 6 -> rnd.nextDouble() * Math.pow(10, rnd.nextInt(40) - 20);
+            case 7 -> new double[] {Double.NaN, 3.0, -0.0, 1e300, Double.NEGATIVE_INFINITY}[rnd.nextInt(5)];
+            case 8 -> rnd.nextFloat();
+            case 9 -> new BigDecimal(BigInteger.valueOf(rnd.nextLong()), rnd.nextInt(30) - 15);
+            case 10 -> rnd.nextBoolean();
+            case 11 -> new StringBuilder(text(rnd));
+            case 12 -> {
+                Map<Object, Object> m = new LinkedHashMap<>();
+                for (int i = rnd.nextInt(4); i > 0; i--) m.put(rnd.nextBoolean() ? text(rnd) : (Object) rnd.nextInt(9), value(rnd, depth + 1));
+                yield m;
+            }
+            case 13 -> {
+                List<Object> l = new ArrayList<>();
+                for (int i = rnd.nextInt(4); i > 0; i--) l.add(value(rnd, depth + 1));
+                yield l;
+            }
+            case 14 -> new int[] {rnd.nextInt(), 5};
+            default -> Thread.State.values()[rnd.nextInt(3)];
+        };
+    }
+
+    /** A value Jackson turns into a tree (for JsonNode arguments). */
+    private static Object jsonSafe(Random rnd, int depth) {
+        Object v = value(rnd, depth);
+        if (v instanceof Map<?, ?> m) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> e : m.entrySet()) out.put(String.valueOf(e.getKey()), jsonSafe(rnd, depth + 1));
+            return out;
+        }
+        if (v instanceof Double d && (d.isNaN() || d.isInfinite())) return 1.25;
+        if (v instanceof Float || v instanceof StringBuilder || v instanceof Thread.State || v instanceof List || v instanceof int[]) {
+            return text(rnd);
+        }
+        return v;
+    }
+
+    private static String text(Random rnd) {
+        int n = rnd.nextInt(12);
+        StringBuilder b = new StringBuilder(n);
+        for (int i = 0; i < n; i++) {
+            switch (rnd.nextInt(10)) {
+                case 0 -> b.append((char) rnd.nextInt(0x20));            // controls
+                case 1 -> b.append(new char[] {'"', '\\', '/'}[rnd.nextInt(3)]);
+                case 2 -> b.append((char) (0x80 + rnd.nextInt(0x780)));  // two-byte UTF-8
+                case 3 -> b.append((char) (0x800 + rnd.nextInt(0xD000))); // three-byte UTF-8
+                case 4 -> b.append(rnd.nextBoolean() ? "\uD83D\uDE00" : String.valueOf((char) (0xD800 + rnd.nextInt(0x800)))); // pairs and lone surrogates
+                default -> b.append((char) ('a' + rnd.nextInt(26)));
+            }
+        }
+        return b.toString();
+    }
+
+    private static byte[] bytes(Random rnd, int n) {
+        byte[] b = new byte[n];
+        rnd.nextBytes(b);
+        return b;
+    }
+}

@@ -1,0 +1,385 @@
+package dev.tracegate.agent.audit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.lang.reflect.Array;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The audit line encoder as it was before the writer was made allocation-free (commit 49ceada), kept
+ * verbatim as the oracle of {@link AuditLinesEquivalenceTest}: the production encoder must write the
+ * same bytes for every record.
+ */
+final class ReferenceAuditLines {
+    static final String FORMAT = "tracegate-audit/1";
+    /** The {@code prev} of a log's first line: 64 zeros. */
+    static final String GENESIS = "0".repeat(64);
+    static final String HASH_FIELD = ",\"hash\":\"";
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+
+    private final MessageDigest sha;
+    private final byte[] prevHex = new byte[64];
+    private byte[] buf = new byte[1024];
+    private int len;
+    private Pseudonymiser pseudonymiser; // null: personal data in clear
+
+    ReferenceAuditLines() {
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        chainFrom(null);
+    }
+
+    byte[] buffer() { return buf; }
+
+    int length() { return len; }
+
+    /** Continues the chain after {@code lastLine} (its exact bytes without LF), or from genesis if null. */
+    void chainFrom(byte[] lastLine) {
+        if (lastLine == null) {
+            Arrays.fill(prevHex, (byte) '0');
+        } else {
+            hexInto(sha.digest(lastLine), prevHex, 0);
+        }
+    }
+
+    /** The hex SHA-256 of the last line encoded (what the next line's {@code prev} will be). */
+    String head() { return new String(prevHex, StandardCharsets.US_ASCII); }
+
+    /**
+     * A segment header: starts a log or a run appended to an existing one, and says how personal data
+     * in the lines after it is written.
+     *
+     * @param salt the segment's salt (salted mode), or null
+     * @param key the HMAC key (keyed mode), or null; with both null personal data is written in clear
+     */
+    void header(long timeMillis, byte[] salt, byte[] key) {
+        begin("header");
+        key("format"); str(FORMAT);
+        key("created"); str(Instant.ofEpochMilli(timeMillis).toString());
+        if (key != null) {
+            pseudonymiser = Pseudonymiser.keyed(key);
+            key("personalData"); str("hmac-sha256");
+            key("keyId"); str(Pseudonymiser.keyId(key));
+        } else if (salt != null) {
+            pseudonymiser = Pseudonymiser.salted(salt);
+            key("personalData"); str("salted-sha256");
+            key("salt"); str(Pseudonymiser.hex(salt, salt.length));
+        } else {
+            pseudonymiser = null;
+            key("personalData"); str("clear");
+        }
+        key("digestBytes"); num(Pseudonymiser.DIGEST_BYTES);
+        end();
+    }
+
+    /** A note that {@code count} records were not written, and why. */
+    void dropped(long timeMillis, long count, String reason, long truncatedBytes) {
+        begin("dropped");
+        key("time"); str(Instant.ofEpochMilli(timeMillis).toString());
+        key("count"); num(count);
+        key("reason"); str(reason);
+        if (truncatedBytes > 0) { key("truncatedBytes"); num(truncatedBytes); }
+        end();
+    }
+
+    void event(AuditRecord r) {
+        begin("event");
+        key("time"); str(Instant.ofEpochMilli(r.timeMillis).toString());
+        // the event part, in the shape of a trace line
+        key("session"); str(r.session);
+        key("seq"); num(r.seq);
+        if (r.ts != Long.MIN_VALUE) { key("ts"); num(r.ts); }
+        key("kind"); str(r.kind.toLowerCase(Locale.ROOT));
+        if (r.tool != null) { key("tool"); str(r.tool); }
+        if (r.id != null) { key("id"); str(r.id); }
+        if (r.args != null) { key("args"); value(r.args, true, 0); }
+        if (r.result != null) { key("result"); value(r.result, true, 0); }
+        if (r.text != null) { key("text"); personal(r.text); }
+        if (r.subject != null) { key("subject"); personal(r.subject); }
+        if (r.purposes != null) { key("purposes"); strings(r.purposes); }
+        if (r.categories != null) { key("categories"); strings(r.categories); }
+        if (r.granted >= 0) { key("granted"); raw(r.granted == 1 ? "true" : "false"); }
+        if (r.error) { key("error"); raw("true"); }
+        if (r.tokens >= 0) { key("tokens"); num(r.tokens); }
+        if (r.depth != 0) { key("depth"); num(r.depth); }
+        // what the supervisor saw and did
+        key("atoms");
+        if (r.atomList != null) {
+            strings(r.atomList);
+        } else {
+            put('[');
+            boolean first = true;
+            if (r.atomTable != null) {
+                for (int i = 0; i < r.atomTable.length; i++) {
+                    if (i >> 6 < r.atomBits.length && (r.atomBits[i >> 6] & (1L << i)) != 0) {
+                        if (!first) put(',');
+                        str(r.atomTable[i]);
+                        first = false;
+                    }
+                }
+            }
+            put(']');
+        }
+        key("verdicts"); put('{');
+        if (r.verdictIds != null) {
+            for (int i = 0; i < r.verdictIds.length; i++) {
+                if (i > 0) put(',');
+                str(r.verdictIds[i]);
+                put(':');
+                byte c = r.verdictCodes[i];
+                str(c >= 0 && c < AuditRecord.VERDICT_NAMES.length ? AuditRecord.VERDICT_NAMES[c] : "UNKNOWN(" + c + ")");
+            }
+        }
+        put('}');
+        key("decision"); str(r.decision.wire());
+        if (r.fired != null) { key("fired"); strings(r.fired); }
+        if (r.message != null) { key("message"); str(r.message); }
+        if (r.latencyNs >= 0) { key("latencyNs"); num(r.latencyNs); }
+        if (r.unmet != null) { key("unmet"); strings(r.unmet); }
+        end();
+    }
+
+    private void begin(String rec) {
+        len = 0;
+        raw("{\"prev\":\"");
+        ensure(64);
+        System.arraycopy(prevHex, 0, buf, len, 64);
+        len += 64;
+        raw("\",\"rec\":");
+        str(rec);
+    }
+
+    /** Appends the self hash over everything so far, closes the object and advances the chain. */
+    private void end() {
+        int prefix = len;
+        sha.update(buf, 0, prefix);
+        // the line's hash extends the self hash's input: hash the prefix once and fork the state
+        byte[] self = fork(sha).digest();
+        raw(HASH_FIELD);
+        ensure(64 + 2);
+        hexInto(self, buf, len);
+        len += 64;
+        buf[len++] = '"';
+        buf[len++] = '}';
+        sha.update(buf, prefix, len - prefix);
+        hexInto(sha.digest(), prevHex, 0);
+    }
+
+    /** A copy of the digest's running state (SHA-256 of every JDK provider is cloneable). */
+    static MessageDigest fork(MessageDigest d) {
+        try {
+            return (MessageDigest) d.clone();
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("the SHA-256 provider cannot copy its state", e);
+        }
+    }
+
+    private static void hexInto(byte[] digest, byte[] out, int at) {
+        for (int i = 0; i < 32; i++) {
+            out[at + 2 * i] = HEX[(digest[i] >> 4) & 15];
+            out[at + 2 * i + 1] = HEX[digest[i] & 15];
+        }
+    }
+
+    private void key(String k) {
+        put(',');
+        str(k);
+        put(':');
+    }
+
+    private void personal(String s) {
+        str(pseudonymiser == null ? s : pseudonymiser.digest('s', s));
+    }
+
+    private void strings(String[] a) {
+        put('[');
+        for (int i = 0; i < a.length; i++) {
+            if (i > 0) put(',');
+            if (a[i] == null) raw("null"); else str(a[i]);
+        }
+        put(']');
+    }
+
+    /** Values nested deeper than this (or a structure that contains itself) are written as a note. */
+    static final int MAX_DEPTH = 64;
+    static final String TOO_DEEP = "(nested more than 64 levels: not written)";
+
+    /** Writes a JSON-like value; with {@code personal}, scalars are pseudonymised and structure is kept. */
+    private void value(Object v, boolean personal, int depth) {
+        if (v == null) { raw("null"); return; }
+        if (depth > MAX_DEPTH) { str(TOO_DEEP); return; }
+        if (v instanceof JsonNode) { node((JsonNode) v, personal, depth); return; }
+        if (v instanceof CharSequence) {
+            String s = v.toString();
+            str(personal && pseudonymiser != null ? pseudonymiser.digest('s', s) : s);
+            return;
+        }
+        if (v instanceof Number) { number(numberText((Number) v), personal); return; }
+        if (v instanceof Boolean) { bool((Boolean) v, personal); return; }
+        if (v instanceof Map) {
+            put('{');
+            boolean first = true;
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                if (!first) put(',');
+                str(String.valueOf(e.getKey()));
+                put(':');
+                value(e.getValue(), personal, depth + 1);
+                first = false;
+            }
+            put('}');
+            return;
+        }
+        if (v instanceof Iterable) {
+            put('[');
+            boolean first = true;
+            for (Object o : (Iterable<?>) v) {
+                if (!first) put(',');
+                value(o, personal, depth + 1);
+                first = false;
+            }
+            put(']');
+            return;
+        }
+        if (v.getClass().isArray()) {
+            put('[');
+            int n = Array.getLength(v);
+            for (int i = 0; i < n; i++) {
+                if (i > 0) put(',');
+                value(Array.get(v, i), personal, depth + 1);
+            }
+            put(']');
+            return;
+        }
+        // anything else (an enum, a domain object): its text, which is what a model would see
+        String s = v.toString();
+        str(personal && pseudonymiser != null ? pseudonymiser.digest('s', s) : s);
+    }
+
+    private void node(JsonNode n, boolean personal, int depth) {
+        if (depth > MAX_DEPTH) { str(TOO_DEEP); return; }
+        if (n.isObject()) {
+            put('{');
+            boolean first = true;
+            for (Map.Entry<String, JsonNode> e : n.properties()) {
+                if (!first) put(',');
+                str(e.getKey());
+                put(':');
+                node(e.getValue(), personal, depth + 1);
+                first = false;
+            }
+            put('}');
+        } else if (n.isArray()) {
+            put('[');
+            for (int i = 0; i < n.size(); i++) {
+                if (i > 0) put(',');
+                node(n.get(i), personal, depth + 1);
+            }
+            put(']');
+        } else if (n.isNumber()) {
+            number(numberText(n.numberValue()), personal);
+        } else if (n.isBoolean()) {
+            bool(n.booleanValue(), personal);
+        } else if (n.isNull() || n.isMissingNode()) {
+            raw("null");
+        } else {
+            String s = n.asText();
+            str(personal && pseudonymiser != null ? pseudonymiser.digest('s', s) : s);
+        }
+    }
+
+    private void number(String text, boolean personal) {
+        if (text == null) { raw("null"); return; }
+        if (personal && pseudonymiser != null) str(pseudonymiser.digest('n', text));
+        else raw(text);
+    }
+
+    private void bool(boolean b, boolean personal) {
+        if (personal && pseudonymiser != null) str(pseudonymiser.digest('b', b ? "true" : "false"));
+        else raw(b ? "true" : "false");
+    }
+
+    /** The JSON text of a number: integers in decimal, decimals without trailing zeros; NaN/infinite: null. */
+    static String numberText(Number n) {
+        if (n instanceof Long || n instanceof Integer || n instanceof Short || n instanceof Byte
+                || n instanceof BigInteger) {
+            return n.toString();
+        }
+        if (n instanceof Double || n instanceof Float) {
+            double d = n.doubleValue();
+            if (Double.isNaN(d) || Double.isInfinite(d)) return null;
+            if (d == Math.rint(d) && Math.abs(d) < 1e15) return Long.toString((long) d);
+            return new BigDecimal(Double.toString(d)).stripTrailingZeros().toString();
+        }
+        BigDecimal b = n instanceof BigDecimal ? (BigDecimal) n : new BigDecimal(n.toString());
+        b = b.stripTrailingZeros();
+        return b.scale() <= 0 && b.precision() - b.scale() < 19 ? b.toBigInteger().toString() : b.toString();
+    }
+
+    private void num(long v) { raw(Long.toString(v)); }
+
+    private void raw(String ascii) {
+        int n = ascii.length();
+        ensure(n);
+        for (int i = 0; i < n; i++) buf[len++] = (byte) ascii.charAt(i);
+    }
+
+    private void put(char c) {
+        ensure(1);
+        buf[len++] = (byte) c;
+    }
+
+    /** A JSON string: escapes {@code " \} and controls, everything else as UTF-8; lone surrogates become U+FFFD. */
+    private void str(String s) {
+        int n = s.length();
+        ensure(2 + 6 * n);
+        buf[len++] = '"';
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                if (c == '"' || c == '\\') { buf[len++] = '\\'; buf[len++] = (byte) c; }
+                else if (c >= 0x20) buf[len++] = (byte) c;
+                else if (c == '\n') { buf[len++] = '\\'; buf[len++] = 'n'; }
+                else if (c == '\r') { buf[len++] = '\\'; buf[len++] = 'r'; }
+                else if (c == '\t') { buf[len++] = '\\'; buf[len++] = 't'; }
+                else if (c == '\b') { buf[len++] = '\\'; buf[len++] = 'b'; }
+                else if (c == '\f') { buf[len++] = '\\'; buf[len++] = 'f'; }
+                else {
+                    buf[len++] = '\\'; buf[len++] = 'u'; buf[len++] = '0'; buf[len++] = '0';
+                    buf[len++] = HEX[(c >> 4) & 15]; buf[len++] = HEX[c & 15];
+                }
+            } else if (c < 0x800) {
+                buf[len++] = (byte) (0xC0 | (c >> 6));
+                buf[len++] = (byte) (0x80 | (c & 0x3F));
+            } else if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    int cp = Character.toCodePoint(c, s.charAt(++i));
+                    buf[len++] = (byte) (0xF0 | (cp >> 18));
+                    buf[len++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+                    buf[len++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+                    buf[len++] = (byte) (0x80 | (cp & 0x3F));
+                } else {
+                    buf[len++] = (byte) 0xEF; buf[len++] = (byte) 0xBF; buf[len++] = (byte) 0xBD;
+                }
+            } else {
+                buf[len++] = (byte) (0xE0 | (c >> 12));
+                buf[len++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+                buf[len++] = (byte) (0x80 | (c & 0x3F));
+            }
+        }
+        buf[len++] = '"';
+    }
+
+    private void ensure(int more) {
+        if (len + more > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + more));
+    }
+}
