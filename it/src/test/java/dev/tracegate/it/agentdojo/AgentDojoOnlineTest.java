@@ -1,0 +1,215 @@
+package dev.tracegate.it.agentdojo;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Recorded AgentDojo runs replayed through the real LangChain4j tool loop under the built agent jar
+ * decide exactly as the offline replay of the imported runs does: per session and per event the same
+ * kind, tool, arguments, text or result, decision, fired contracts, atoms and verdicts, and the same
+ * end-of-session verdicts. A blocked call never reaches its tool and the model reads the block notice.
+ * See docs/agentdojo/ONLINE.md.
+ */
+class AgentDojoOnlineTest {
+
+    /** The sample of the default run: every 19th run file in name order (40 of 753), whatever its outcome. */
+    static final int EVERY = 19;
+
+    @TempDir Path dir;
+
+    @Test
+    void aSampleOfRecordedRunsDecidesOnlineAsOffline() throws Exception {
+        Comparison c = compare(sample(runFiles(dataset()), EVERY), 300);
+        assertThat(c.runs).isGreaterThanOrEqualTo(30);
+    }
+
+    @Test
+    @Tag("long")
+    void everyRecordedRunDecidesOnlineAsOffline() throws Exception {
+        compare(runFiles(dataset()), 1200);
+    }
+
+    /** What a comparison measured (printed and documented in ONLINE.md). */
+    static final class Comparison {
+        int runs, attacked, notAttacked, events, calls, blocked, passedCalls, suppressed, droppedReturns, equalRuns;
+        int importedOrderRuns, importedOrderCalls;
+        final List<String> importedOrderExamples = new ArrayList<>();
+    }
+
+    private Comparison compare(List<Path> files, long timeoutSeconds) throws Exception {
+        Path dataset = dataset();
+        OfflineDecisions offline = new OfflineDecisions(dataset);
+        Map<String, List<Path>> bySuite = new TreeMap<>();
+        for (Path f : files) bySuite.computeIfAbsent(suiteOf(dataset, f), s -> new ArrayList<>()).add(f);
+
+        Comparison c = new Comparison();
+        List<String> failures = new ArrayList<>();
+        for (Map.Entry<String, List<Path>> suite : bySuite.entrySet()) {
+            OnlineReplay.Result online = OnlineReplay.run(dir, suite.getKey(), OfflineDecisions.librariesOf(suite.getKey()),
+                    suite.getValue(), timeoutSeconds);
+            assertThat(online.exit()).as("the replay app failed for suite %s:\n%s", suite.getKey(), online).isZero();
+            assertThat(online.stdout()).as(online.toString())
+                    .contains("REPLAYED runs=" + suite.getValue().size() + " ")
+                    .doesNotContain("RUN FAILED");
+            assertThat(online.stderr()).as(online.toString()).doesNotContain("internal error");
+            Set<String> sessions = new HashSet<>();
+            for (Path f : suite.getValue()) {
+                OfflineDecisions.Run run = offline.frameworkOrder(f);
+                String id = run.info().session();
+                sessions.add(id);
+                c.runs++;
+                if (run.info().attacked()) c.attacked++;
+                else c.notAttacked++;
+                c.droppedReturns += run.droppedReturns();
+                List<Observed> on = online.sessions().get(id);
+                String failure = firstDifference(id, f, run.events(), on);
+                if (failure != null) {
+                    failures.add(failure);
+                    continue;
+                }
+                c.equalRuns++;
+                for (Observed o : run.events()) {
+                    if (o.kind().equals("end")) continue;
+                    c.events++;
+                    if (o.kind().equals("call")) {
+                        c.calls++;
+                        if (o.decision().equals("block")) c.blocked++;
+                        else c.passedCalls++;
+                    }
+                    if (o.decision().equals("suppress")) c.suppressed++;
+                }
+                String enforcement = enforcement(id, run.events(), online.stdout());
+                if (enforcement != null) failures.add(enforcement);
+                importedOrder(offline, f, run, c);
+            }
+            assertThat(online.sessions().keySet()).as("sessions in the %s audit log", suite.getKey()).isEqualTo(sessions);
+        }
+        System.out.printf("[agentdojo online] %d runs (%d attacked, %d not), %d events, %d calls: %d blocked, %d passed, %d results "
+                        + "suppressed, %d results of blocked calls never produced; %d/%d runs equal event for event%n",
+                c.runs, c.attacked, c.notAttacked, c.events, c.calls, c.blocked, c.passedCalls, c.suppressed, c.droppedReturns, c.equalRuns, c.runs);
+        System.out.printf("[agentdojo online] the import replayed in its own order (as the offline evaluation does) decides %d calls in %d "
+                + "runs differently from the framework order%s%n", c.importedOrderCalls, c.importedOrderRuns,
+                c.importedOrderExamples.isEmpty() ? "" : ": " + String.join("; ", c.importedOrderExamples));
+        assertThat(failures).as("runs whose online decisions differ from the offline ones (%d of %d)", failures.size(), c.runs).isEmpty();
+        // equality is not vacuous: the sample has attacked and other runs, blocked and passed calls
+        assertThat(c.attacked).as("attacked runs").isPositive();
+        assertThat(c.notAttacked).as("runs without attack").isPositive();
+        assertThat(c.blocked).as("blocked calls").isPositive();
+        assertThat(c.passedCalls).as("passed calls").isPositive();
+        return c;
+    }
+
+    /** Null when the online events equal the offline ones; else the run and its first differing event. */
+    static String firstDifference(String id, Path file, List<Observed> offline, List<Observed> online) {
+        if (online == null) return "run " + id + " (" + file + "): no online events in the audit log";
+        int calls = 0;
+        for (int i = 0; i < Math.max(offline.size(), online.size()); i++) {
+            if (i >= online.size()) return "run " + id + " (" + file + "): online ends after " + i + " events; offline goes on with " + offline.get(i).brief();
+            Observed on = online.get(i);
+            if (on.kind().equals("call")) {
+                on = new Observed(on.kind(), on.seq(), calls++, on.tool(), on.args(), on.text(), on.result(), on.error(), on.decision(),
+                        on.fired(), on.atoms(), on.verdicts());
+            }
+            if (i >= offline.size()) return "run " + id + " (" + file + "): online has an extra event " + on.brief();
+            List<String> d = offline.get(i).differences(on);
+            if (!d.isEmpty()) {
+                return "run " + id + " (" + file + "): event " + (i + 1) + " differs, offline " + offline.get(i).brief() + " / online " + on.brief()
+                        + "\n    " + String.join("\n    ", d);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Null when the app saw the decisions take effect: a blocked call did not run and the model read the
+     * block notice; a passed call ran; the model read a passed result unchanged and a suppressed one withheld.
+     */
+    static String enforcement(String id, List<Observed> events, String stdout) {
+        List<String> problems = new ArrayList<>();
+        for (Observed o : events) {
+            String ran = "TOOL RAN run=" + id + " call=" + o.ordinal() + " tool=" + o.tool() + "\n";
+            String saw = "MODEL SAW run=" + id + " call=" + o.ordinal() + " tool=" + o.tool() + ": ";
+            if (o.kind().equals("call") && o.decision().equals("block")) {
+                if (stdout.contains(ran)) problems.add("blocked call " + o.ordinal() + " (" + o.tool() + ") ran");
+                if (!stdout.contains(saw + "tracegate blocked the call to " + o.tool())) {
+                    problems.add("the model did not read the block notice of call " + o.ordinal());
+                }
+            } else if (o.kind().equals("call") && !stdout.contains(ran)) {
+                problems.add("passed call " + o.ordinal() + " (" + o.tool() + ") did not run");
+            } else if (o.kind().equals("return") && o.decision().equals("suppress") && !stdout.contains(saw + "[tracegate] This tool result was withheld")) {
+                problems.add("the model read the suppressed result of call " + o.ordinal());
+            } else if (o.kind().equals("return") && o.decision().equals("pass") && stdout.contains(saw)) {
+                problems.add("the model read a changed result of call " + o.ordinal() + " that passed");
+            }
+        }
+        return problems.isEmpty() ? null : "run " + id + ": " + String.join("; ", problems);
+    }
+
+    /** Counts where the imported order (the offline evaluation's) decides a call differently from the framework order. */
+    private static void importedOrder(OfflineDecisions offline, Path file, OfflineDecisions.Run run, Comparison c) throws IOException {
+        List<String> imported = offline.importedOrder(file);
+        List<String> framework = new ArrayList<>();
+        for (Observed o : run.events()) if (o.kind().equals("call")) framework.add(o.decision() + o.fired());
+        int differ = 0;
+        for (int i = 0; i < framework.size(); i++) {
+            if (!framework.get(i).equals(imported.get(i))) {
+                differ++;
+                if (c.importedOrderExamples.size() < 5) {
+                    c.importedOrderExamples.add(run.info().session() + " call " + i + ": " + imported.get(i) + " imported vs " + framework.get(i));
+                }
+            }
+        }
+        if (differ > 0) {
+            c.importedOrderRuns++;
+            c.importedOrderCalls += differ;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ data
+
+    /** The dataset: -Dtracegate.agentdojo=DIR, else ../shared/datasets/agentdojo beside the checkout; the test is skipped without it. */
+    static Path dataset() {
+        String p = System.getProperty("tracegate.agentdojo");
+        Path d = (p != null ? Path.of(p) : Path.of("..", "..", "shared", "datasets", "agentdojo")).toAbsolutePath().normalize();
+        boolean present = Files.isDirectory(d.resolve("runs"));
+        if (!present) System.out.println("SKIPPED: AgentDojo dataset not found at " + d + "; pass -Dtracegate.agentdojo=DIR");
+        Assumptions.assumeTrue(present, "AgentDojo dataset not found at " + d + " (pass -Dtracegate.agentdojo=DIR)");
+        return d;
+    }
+
+    /** Every run file {@code runs/<model>/<suite>/<task>/<attack>/<file>.json}, sorted by its path under runs/. */
+    static List<Path> runFiles(Path dataset) throws IOException {
+        Path runs = dataset.resolve("runs");
+        try (Stream<Path> s = Files.walk(runs, 5)) {
+            return s.filter(p -> runs.relativize(p).getNameCount() == 5 && p.toString().endsWith(".json") && Files.isRegularFile(p))
+                    .sorted((a, b) -> runs.relativize(a).toString().compareTo(runs.relativize(b).toString()))
+                    .toList();
+        }
+    }
+
+    /** Every {@code k}-th file, starting with the first: a fixed rule that never looks at a run's outcome. */
+    static List<Path> sample(List<Path> files, int k) {
+        List<Path> out = new ArrayList<>();
+        for (int i = 0; i < files.size(); i += k) out.add(files.get(i));
+        return out;
+    }
+
+    private static String suiteOf(Path dataset, Path file) {
+        return dataset.resolve("runs").relativize(file).getName(1).toString();
+    }
+}

@@ -1,0 +1,117 @@
+package dev.tracegate.it.agentdojo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The online side: the LangChain4j replay application ({@code demoapp.agentdojo.AgentDojoReplay}) in a
+ * forked JVM under the built agent jar, configured with a suite's libraries, and what its audit log
+ * recorded per session.
+ */
+final class OnlineReplay {
+    static final String APP = "demoapp.agentdojo.AgentDojoReplay";
+
+    /** What one forked JVM printed and recorded. */
+    record Result(int exit, String stdout, String stderr, Map<String, List<Observed>> sessions) {
+        @Override
+        public String toString() {
+            return "exit " + exit + "\n--- stdout ---\n" + tail(stdout) + "--- stderr ---\n" + tail(stderr);
+        }
+
+        private static String tail(String s) {
+            return s.length() > 20_000 ? "..." + s.substring(s.length() - 20_000) : s;
+        }
+    }
+
+    private OnlineReplay() {
+    }
+
+    /** Replays {@code runs} (run files of one suite) under the agent configured with {@code libraries}; files go to {@code dir}. */
+    static Result run(Path dir, String suite, List<String> libraries, List<Path> runs, long timeoutSeconds) throws IOException, InterruptedException {
+        Path audit = dir.resolve(suite + "-audit.jsonl");
+        Path config = dir.resolve(suite + ".yaml");
+        StringBuilder libs = new StringBuilder();
+        for (String l : libraries) libs.append(libs.length() == 0 ? "" : ", ").append('"').append(l).append('"');
+        Files.writeString(config, "libraries: [" + libs + "]\nmode: enforce\nfail: closed\naudit.path: " + audit
+                + "\naudit.personal-data: clear\nview: off\n");
+        Path list = dir.resolve(suite + "-runs.txt");
+        List<String> lines = new ArrayList<>();
+        for (Path r : runs) lines.add(r.toAbsolutePath().toString());
+        Files.write(list, lines);
+
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-javaagent:" + agentJar() + "=config=" + config, "-cp", appClasspath(), APP, "@" + list);
+        Path out = dir.resolve(suite + "-out.txt");
+        Path err = dir.resolve(suite + "-err.txt");
+        Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("the replay of " + runs.size() + " " + suite + " runs did not finish in " + timeoutSeconds + " s: "
+                    + command + "\n" + Files.readString(out) + Files.readString(err));
+        }
+        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8),
+                Files.exists(audit) ? sessions(audit) : Map.of());
+    }
+
+    /** The audit log's event and END records, per session in sequence order. */
+    static Map<String, List<Observed>> sessions(Path audit) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        Map<String, List<Observed>> out = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(audit, StandardCharsets.UTF_8)) {
+            JsonNode rec = json.readTree(line);
+            if (!"event".equals(rec.path("rec").asText())) continue;
+            String kind = rec.path("kind").asText();
+            List<String> fired = new ArrayList<>();
+            rec.path("fired").forEach(f -> fired.add(f.asText()));
+            List<String> atoms = new ArrayList<>();
+            rec.path("atoms").forEach(a -> atoms.add(a.asText()));
+            atoms.sort(null);
+            Map<String, String> verdicts = new LinkedHashMap<>();
+            for (Iterator<Map.Entry<String, JsonNode>> it = rec.path("verdicts").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> v = it.next();
+                verdicts.put(v.getKey(), v.getValue().asText());
+            }
+            boolean message = kind.equals("user") || kind.equals("assistant");
+            Observed o = new Observed(kind, rec.path("seq").asLong(), -1, text(rec, "tool"),
+                    kind.equals("call") ? rec.get("args") : null, message ? text(rec, "text") : null,
+                    kind.equals("return") ? text(rec, "result") : null, rec.path("error").asBoolean(false),
+                    rec.path("decision").asText(), fired, atoms, verdicts);
+            out.computeIfAbsent(rec.path("session").asText(), s -> new ArrayList<>()).add(o);
+        }
+        for (List<Observed> events : out.values()) events.sort((a, b) -> Long.compare(a.seq(), b.seq()));
+        return out;
+    }
+
+    private static String text(JsonNode rec, String field) {
+        JsonNode v = rec.get(field);
+        return v == null || v.isNull() ? null : v.isTextual() ? v.asText() : v.toString();
+    }
+
+    static Path agentJar() {
+        Path jar = Path.of(System.getProperty("tracegate.agent.jar", "../agent/target/tracegate-agent.jar")).toAbsolutePath().normalize();
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("agent jar " + jar + " not found: run mvn -pl it -am verify from the top");
+        }
+        return jar;
+    }
+
+    static String appClasspath() throws IOException {
+        Path file = Path.of(System.getProperty("tracegate.app.classpath.file", "target/app-classpath.txt"));
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalStateException("app classpath file " + file + " missing: the it module's generate-test-resources phase writes it");
+        }
+        return System.getProperty("tracegate.app.classes", "target/classes") + File.pathSeparator + Files.readString(file).strip();
+    }
+}
