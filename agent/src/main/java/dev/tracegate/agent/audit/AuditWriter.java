@@ -4,6 +4,7 @@ import dev.tracegate.agent.config.AgentConfig;
 import dev.tracegate.agent.config.FailPolicy;
 import dev.tracegate.agent.config.OnFull;
 import dev.tracegate.agent.config.PersonalData;
+import dev.tracegate.agent.core.AgentLog;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
@@ -147,6 +148,7 @@ public final class AuditWriter implements AutoCloseable {
     private long retryDelay;
     private long nextRetryAt;
     private long truncatedToNote;
+    private boolean outageLogged;       // the current outage was reported on standard error
 
     private static final byte META = 0, EVENT = 1, NOTE = 2;
     // indexes into a note's counts
@@ -345,6 +347,7 @@ public final class AuditWriter implements AutoCloseable {
             lastError = "the audit writer thread stopped on an unexpected error (" + t + "); records after this point are not written."
                     + " Restart the service and report this as a bug.";
             internalErrors.increment();
+            AgentLog.error(lastError, null);
         } finally {
             terminated = true;
             closeQuietly();
@@ -477,6 +480,11 @@ public final class AuditWriter implements AutoCloseable {
             if (header) headerWritten = true;
             retryDelay = settings.retryInitialNanos;
             healthy = true;   // release: producers may enqueue again
+            if (outageLogged) {
+                outageLogged = false;
+                AgentLog.info("the audit log " + sink.describe() + " is written again"
+                        + (lostNow + refusedNow > 0 ? "; a dropped record counts the " + (lostNow + refusedNow) + " records it lacks" : ""));
+            }
         }
     }
 
@@ -531,6 +539,11 @@ public final class AuditWriter implements AutoCloseable {
                 + "; retrying in " + TimeUnit.NANOSECONDS.toMillis(retryDelay) + " ms.";
         nextRetryAt = System.nanoTime() + retryDelay;
         retryDelay = Math.min(retryDelay * 2, settings.retryMaxNanos);
+        if (!outageLogged) {
+            // once per outage, not per retry: an operator must learn why, also under fail: open where nothing else shows it
+            outageLogged = true;
+            AgentLog.error(lastError, null);
+        }
     }
 
     private void closeQuietly() {

@@ -11,7 +11,10 @@ import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
 
-/** An audit log in one file, appended to across runs (rotation is not done: use an external tool between runs). */
+/**
+ * An audit log in one file, appended to across runs (rotation is not done: use an external tool between
+ * runs); a named pipe or a device is written as a stream, each opening starting a new segment.
+ */
 public final class FileAuditSink implements AuditSink {
     private static final int CHUNK = 8192;
 
@@ -34,7 +37,24 @@ public final class FileAuditSink implements AuditSink {
 
     @Override public Opened open() throws IOException {
         Path parent = path.toAbsolutePath().getParent();
-        if (parent != null && !Files.isDirectory(parent)) Files.createDirectories(parent);
+        if (parent != null && !Files.isDirectory(parent)) {
+            for (Path p = parent; p != null; p = p.getParent()) {
+                if (Files.exists(p) && !Files.isDirectory(p)) {
+                    throw new IOException("audit.path " + path + " cannot be created: " + p + " is a file, not a directory;"
+                            + " set audit.path to a file in an existing or creatable directory");
+                }
+            }
+            Files.createDirectories(parent);
+        }
+        if (Files.isDirectory(path)) {
+            throw new IOException("audit.path " + path + " is a directory; set it to a file, e.g. " + path.resolve("tracegate-audit.jsonl"));
+        }
+        if (Files.exists(path) && !Files.isRegularFile(path)) {
+            // a named pipe or a device (a log shipper's FIFO): no tail to read, no position to seek; every
+            // opening starts a new segment. READ+WRITE so that opening a FIFO does not wait for a reader.
+            FileChannel stream = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            return new Opened(wrap.apply(Channels.newOutputStream(stream)), null, 0);
+        }
         FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             long size = ch.size();

@@ -200,6 +200,8 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     @Override public long getAuditLost() { AuditWriter a = audit; return a == null ? 0 : a.lost(); }
 
+    @Override public long getAuditRefused() { AuditWriter a = audit; return a == null ? 0 : a.refused(); }
+
     @Override public long getAuditErrors() { AuditWriter a = audit; return a == null ? 0 : a.ioErrors(); }
 
     @Override public boolean isAuditHealthy() { AuditWriter a = audit; return a != null && a.isHealthy(); }

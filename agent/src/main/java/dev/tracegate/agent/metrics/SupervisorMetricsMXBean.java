@@ -30,6 +30,9 @@ public interface SupervisorMetricsMXBean {
     /** Audit records not written because the log could not be written. */
     long getAuditLost();
 
+    /** Audit records refused because the log could not be written under {@code fail: closed} (their events were refused too). */
+    long getAuditRefused();
+
     /** I/O errors of the audit log. */
     long getAuditErrors();
 
