@@ -31,6 +31,18 @@ final class Forked {
         }
     }
 
+    /** The application classes with the host's own (older) Jackson and Byte Buddy jars instead of the usual dependencies. */
+    static String hostLibsClasspath() {
+        Path libs = Path.of(System.getProperty("tracegate.host.libs", "target/host-libs"));
+        StringBuilder cp = new StringBuilder(System.getProperty("tracegate.app.classes", "target/classes"));
+        try (var files = Files.list(libs)) {
+            files.sorted().forEach(f -> cp.append(File.pathSeparator).append(f.toAbsolutePath()));
+        } catch (IOException e) {
+            throw new IllegalStateException("host libraries missing in " + libs + ": the it module's generate-test-resources phase copies them", e);
+        }
+        return cp.toString();
+    }
+
     static String java() { return Path.of(System.getProperty("java.home"), "bin", "java").toString(); }
 
     static boolean java25Present() { return new File(JAVA_25).canExecute(); }
