@@ -5,7 +5,7 @@
 #                        quick-summary.json (merged, with targets), quick-tables.md and engine-latency.svg
 #   bench/run.sh full    about 25 minutes: the annotations' forks and iterations; the same files named full-*
 #
-# Builds bench/target/benchmarks.jar first unless SKIP_BUILD=1. Extra JMH options: JMH_OPTS="...".
+# Builds bench/target/benchmarks.jar and agent/target/tracegate-agent.jar first unless SKIP_BUILD=1. Extra JMH options: JMH_OPTS="...".
 set -euo pipefail
 mode="${1:-quick}"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -15,14 +15,17 @@ jar="$here/target/benchmarks.jar"
 mkdir -p "$out"
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  # maven.test.skip: build the jar even while another module's tests do not compile
-  (cd "$root" && mvn -q -pl bench -am package -Dmaven.test.skip=true)
+  # maven.test.skip: build the jars even while another module's tests do not compile.
+  # The agent jar is needed by the intercepted-call, LangChain4j and replay-command runs.
+  (cd "$root" && mvn -q -pl agent,bench -am package -Dmaven.test.skip=true)
 fi
 
 engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark|ReplayBenchmark'
 case "$mode" in
   quick)
     steady=(-f 1 -wi 2 -w 500ms -i 3 -r 1s)
+    jsonl=(-f 1 -wi 2 -w 500ms -i 3 -r 500ms)   # ten forks, each imports the AgentDojo runs: shorter iterations keep quick under 5 min
+    passes=1                                   # the replay command reads each trace file this many times
     shots=(-f 1 -wi 5 -i 50)
     latency=(--contracts 10 --rate 100000 --seconds 4)
     cpu=(--contracts 1,10,100 --rounds 5 --shots 20)
@@ -30,6 +33,8 @@ case "$mode" in
     ;;
   full)
     steady=()
+    jsonl=()
+    passes=5
     shots=()
     latency=(--contracts 1,10,100 --rate 100000 --seconds 30)
     cpu=(--contracts 1,10,100 --rounds 11)
@@ -75,10 +80,30 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
   # shellcheck disable=SC2086
   "${java[@]}" $attach -Dbench.agent=attached -cp "$jar" dev.tracegate.bench.agent.InterceptedCallLatency --rate 1000 \
     --seconds "$seconds" --warmup-calls 5000 --out "$out/$mode-call-latency-attached.json" 2>&1 | quiet > /dev/null
-  rm -rf "$auditdir"
+  echo "== JMH: a LangChain4j AI service invocation with one tool call, agent detached vs attached ($mode)"
+  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=detached "${calls[@]}" -prof gc -jvmArgsAppend "-Dbench.agent=detached" \
+    -rf json -rff "$out/$mode-loop-detached.json" || echo "(detached LangChain4j benchmark failed)"
+  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=attached "${calls[@]}" -prof gc -jvmArgsAppend "$attach -Dbench.agent=attached" \
+    -rf json -rff "$out/$mode-loop-attached.json" 2>&1 | quiet
+  echo "== the replay command on JSONL traces (a fresh JVM per run)"
+  traces="$(mktemp -d)"
+  "${java[@]}" -cp "$jar" dev.tracegate.bench.JsonlTraces --out "$traces" > /dev/null
+  for trace in small agentdojo; do
+    files=(); for ((i = 0; i < passes; i++)); do files+=("$traces/$trace.jsonl"); done
+    for lib in gdpr injection; do
+      # exit status 1 means some contract failed in the trace (expected); 2 is bad input
+      status=0
+      "${java[@]}" -jar "$here/target/tracegate-agent.jar" replay "$lib,$traces/replay-policy.yaml" "${files[@]}" --format json --no-progress \
+        > "$out/$mode-cli-$trace-$lib.json" 2> /dev/null || status=$?
+      [[ $status -le 1 ]] || echo "(replay command failed on $trace with $lib: exit $status)"
+    done
+  done
+  rm -rf "$auditdir" "$traces"
 else
   echo "(no agent jar with a Premain-Class at $agentjar: build it with mvn -pl agent -am package; intercepted-call benchmarks skipped)"
 fi
+echo "== JMH: offline replay from JSONL: read, ground, decide ($mode)"
+"${java[@]}" -jar "$jar" 'JsonlReplayBenchmark' ${jsonl[@]+"${jsonl[@]}"} -prof gc ${JMH_OPTS:-} -rf json -rff "$out/$mode-jsonl.json"
 echo "== JMH: step cost vs trace length ($mode)"
 "${java[@]}" -jar "$jar" 'TraceLengthBenchmark' "${shots[@]}" ${JMH_OPTS:-} -rf json -rff "$out/$mode-trace.json"
 echo "== CPU time per step"
@@ -90,11 +115,13 @@ echo "== memory per session"
   --contracts 10 --jol-sessions 10000 --sessions "$sessions" --out "$out/$mode-footprint.json" > /dev/null
 echo "== report"
 "${java[@]}" -cp "$jar" dev.tracegate.bench.BenchReport \
-  --jmh "$out/$mode-steady.json,$out/$mode-grounding.json,$out/$mode-builtin.json,$out/$mode-call-detached.json,$out/$mode-call-attached.json,$out/$mode-call-drop.json,$out/$mode-trace.json" \
+  --jmh "$out/$mode-steady.json,$out/$mode-grounding.json,$out/$mode-builtin.json,$out/$mode-call-detached.json,$out/$mode-call-attached.json,$out/$mode-call-drop.json,$out/$mode-loop-detached.json,$out/$mode-loop-attached.json,$out/$mode-jsonl.json,$out/$mode-trace.json" \
+  --replay-cli "$out/$mode-cli-small-gdpr.json,$out/$mode-cli-small-injection.json,$out/$mode-cli-agentdojo-gdpr.json,$out/$mode-cli-agentdojo-injection.json" \
   --jmh-merged "$out/$mode.json" --call-latency "$out/$mode-call-latency-detached.json,$out/$mode-call-latency-attached.json" \
   --cpu "$out/$mode-cpu.json" --latency "$out/$mode-latency.json" --footprint "$out/$mode-footprint.json" \
   --summary "$out/$mode-summary.json" --tables "$out/$mode-tables.md" --chart "$out/engine-latency$([[ $mode == quick ]] || echo -full).svg" \
   --command "bench/run.sh $mode"
 rm -f "$out/$mode-steady.json" "$out/$mode-grounding.json" "$out/$mode-builtin.json" "$out/$mode-trace.json" \
-  "$out/$mode-call-detached.json" "$out/$mode-call-attached.json" "$out/$mode-call-drop.json"
+  "$out/$mode-call-detached.json" "$out/$mode-call-attached.json" "$out/$mode-call-drop.json" \
+  "$out/$mode-loop-detached.json" "$out/$mode-loop-attached.json" "$out/$mode-jsonl.json" "$out"/"$mode"-cli-*.json
 echo "results in $out"

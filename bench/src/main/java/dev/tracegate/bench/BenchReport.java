@@ -24,7 +24,8 @@ import java.util.Map;
  * are skipped and said so in the output.
  *
  * <p>Usage: {@code java -cp benchmarks.jar dev.tracegate.bench.BenchReport --jmh a.json[,b.json]
- * [--jmh-merged all.json] [--latency latency.json] [--cpu cpu.json] [--footprint footprint.json] --summary summary.json
+ * [--jmh-merged all.json] [--latency latency.json] [--cpu cpu.json] [--footprint footprint.json]
+ * [--call-latency a.json[,b.json]] [--replay-cli x-cli-TRACE-LIBRARY.json[,...]] --summary summary.json
  * --tables tables.md --chart chart.svg}
  */
 public final class BenchReport {
@@ -34,8 +35,12 @@ public final class BenchReport {
     private BenchReport() {}
 
     public static void main(String[] args) throws IOException {
-        Args a = Args.parse(args, Map.of("jmh", "", "jmh-merged", "", "latency", "", "cpu", "", "footprint", "",
-                "summary", "", "tables", "", "chart", "", "command", "", "call-latency", ""));
+        Map<String, String> options = new LinkedHashMap<>();
+        for (String o : new String[] {"jmh", "jmh-merged", "latency", "cpu", "footprint", "summary", "tables", "chart", "command",
+                "call-latency", "replay-cli"}) {
+            options.put(o, "");
+        }
+        Args a = Args.parse(args, options);
         if (a.get("jmh").isEmpty()) throw new IllegalArgumentException("--jmh <file>[,<file>...] is required (JMH's -rf json output)");
         ArrayNode jmh = JSON.createArrayNode();
         for (String f : a.get("jmh").split(",")) {
@@ -52,6 +57,8 @@ public final class BenchReport {
             if (part != null) callLatency.add(part);
         }
 
+        ArrayNode replayCli = replayCli(a.get("replay-cli"));
+
         List<Row> rows = rows(jmh);
         ObjectNode summary = JSON.createObjectNode();
         summary.put("command", a.get("command"));
@@ -67,13 +74,18 @@ public final class BenchReport {
         if (cpu != null) summary.set("cpuTimeByTraceLength", cpu.get("traceLength"));
         if (footprint != null) summary.set("footprint", footprint);
         if (!callLatency.isEmpty()) summary.set("interceptedCallLatency", callLatency);
+        ArrayNode price = toolLoopPrice(rows);
+        if (!price.isEmpty()) summary.set("toolLoopPrice", price);
+        if (!replayCli.isEmpty()) summary.set("replayCli", replayCli);
         List<Target> targets = targets(rows, footprint, cpu);
         targets.addAll(callTargets(rows, callLatency));
+        targets.addAll(toolLoopTargets(price));
+        targets.addAll(replayTargets(rows, replayCli));
         ArrayNode t = summary.putArray("targets");
         for (Target x : targets) t.add(JSON.valueToTree(x.toMap()));
 
         if (!a.get("summary").isEmpty()) JSON.writeValue(new File(a.get("summary")), summary);
-        if (!a.get("tables").isEmpty()) Files.writeString(Path.of(a.get("tables")), tables(rows, targets, latency, cpu, footprint, callLatency));
+        if (!a.get("tables").isEmpty()) Files.writeString(Path.of(a.get("tables")), tables(rows, targets, latency, cpu, footprint, callLatency, price, replayCli));
         if (!a.get("chart").isEmpty()) Files.writeString(Path.of(a.get("chart")), chart(rows, cpu));
         for (Target x : targets) System.out.println(x);
     }
@@ -255,8 +267,77 @@ public final class BenchReport {
         return out;
     }
 
+    /** The agent's price per LangChain4j invocation: attached minus detached median, for the passed and the blocked invocation. */
+    static ArrayNode toolLoopPrice(List<Row> rows) {
+        ArrayNode out = JSON.createArrayNode();
+        for (String m : new String[] {"passedInvocation", "blockedInvocation"}) {
+            Row d = find(rows, "agent.ToolLoopBenchmark." + m, "agent", "detached");
+            Row at = find(rows, "agent.ToolLoopBenchmark." + m, "agent", "attached");
+            if (d == null || at == null) continue;
+            ObjectNode n = out.addObject();
+            n.put("invocation", m.startsWith("passed") ? "passed (search)" : "blocked (refund)");
+            n.put("detachedNs", d.median);
+            n.put("attachedNs", at.median);
+            n.put("priceNs", at.median - d.median);
+        }
+        return out;
+    }
+
+    static List<Target> toolLoopTargets(JsonNode price) {
+        List<Target> out = new ArrayList<>();
+        for (JsonNode p : price) {
+            if (!p.get("invocation").asText().startsWith("passed")) continue;
+            double ns = p.get("priceNs").asDouble();
+            out.add(new Target("LangChain4j tool loop, agent's price per passed invocation (attached - detached medians)", "<= 1 µs",
+                    fmt(ns) + " ns (" + fmt(p.get("attachedNs").asDouble()) + " - " + fmt(p.get("detachedNs").asDouble()) + ")", ns <= 1000));
+        }
+        return out;
+    }
+
+    /** The replay command's JSON outputs, named {@code <anything>cli-<trace>-<library>.json}: events, sessions, seconds. */
+    static ArrayNode replayCli(String files) throws IOException {
+        ArrayNode out = JSON.createArrayNode();
+        for (String f : files.split(",")) {
+            if (f.isBlank()) continue;
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("cli-([a-z0-9]+)-([a-z0-9-]+)\\.json$").matcher(f.trim());
+            if (!m.find()) throw new IllegalArgumentException("--replay-cli file " + f + " is not named ...cli-<trace>-<library>.json");
+            JsonNode j = read(f.trim());
+            if (j == null) continue;
+            JsonNode sum = j.get("summary");
+            if (sum == null) {
+                System.err.println("skipping " + f + ": no summary (not the replay command's --format json output)");
+                continue;
+            }
+            ObjectNode n = out.addObject();
+            n.put("trace", m.group(1));
+            n.put("library", m.group(2));
+            n.put("events", sum.get("events").asLong());
+            n.put("sessions", sum.get("sessions").asLong());
+            n.put("seconds", sum.get("seconds").asDouble());
+            n.put("eventsPerSecond", sum.get("events").asLong() / Math.max(sum.get("seconds").asDouble(), 1e-9));
+        }
+        return out;
+    }
+
+    /** The #3 target, offline replay at 1M events/s, for every JSONL replay path measured. */
+    static List<Target> replayTargets(List<Row> rows, JsonNode cli) {
+        List<Target> out = new ArrayList<>();
+        for (Row r : rows) {
+            if (!r.benchmark.equals("JsonlReplayBenchmark.replay") && !r.benchmark.equals("JsonlReplayBenchmark.monitor")) continue;
+            String path = r.benchmark.endsWith("replay") ? "engine Replay" : "replay command's loop";
+            out.add(new Target("offline replay from JSONL (" + path + "), trace " + r.param("trace") + ", library " + r.param("library")
+                    + ", median", ">= 1,000,000 events/s", fmt(r.median) + " events/s", r.median >= 1_000_000));
+        }
+        for (JsonNode c : cli) {
+            double eps = c.get("eventsPerSecond").asDouble();
+            out.add(new Target("replay command, fresh JVM, trace " + c.get("trace").asText() + ", library " + c.get("library").asText(),
+                    ">= 1,000,000 events/s", fmt(eps) + " events/s", eps >= 1_000_000));
+        }
+        return out;
+    }
+
     static String tables(List<Row> rows, List<Target> targets, JsonNode latency, JsonNode cpu, JsonNode footprint,
-                         JsonNode callLatency) {
+                         JsonNode callLatency, JsonNode price, JsonNode replayCli) {
         StringBuilder b = new StringBuilder();
         b.append("#### Targets\n\n| target | goal | measured | met? |\n|---|---|---|---|\n");
         for (Target t : targets) {
@@ -288,7 +369,29 @@ public final class BenchReport {
                 }
             }
         }
+        group(b, "A LangChain4j AI service invocation with one tool call, end to end (ToolLoopBenchmark; agent attached with "
+                + "bench/agent/tracegate.yaml, sop-refund library)", rows, "agent.ToolLoopBenchmark.", 1);
+        if (price != null && !price.isEmpty()) {
+            b.append("\n| invocation | detached ns (median) | attached ns (median) | attached - detached: the agent's price per invocation | attached / detached |\n|---|---|---|---|---|\n");
+            for (JsonNode p : price) {
+                b.append("| ").append(p.get("invocation").asText()).append(" | ").append(fmt(p.get("detachedNs").asDouble())).append(" | ")
+                        .append(fmt(p.get("attachedNs").asDouble())).append(" | ").append(fmt(p.get("priceNs").asDouble())).append(" | ")
+                        .append(fmt(p.get("attachedNs").asDouble() / p.get("detachedNs").asDouble())).append("× |\n");
+            }
+        }
         group(b, "Offline replay of pre-grounded events (ReplayBenchmark, events per second)", rows, "ReplayBenchmark.", 1);
+        group(b, "Offline replay from JSONL: read, ground, decide (JsonlReplayBenchmark, events per second; read = parsing only, "
+                + "replay = engine Replay per session, monitor = the replay command's loop)", rows, "JsonlReplayBenchmark.", 1);
+        if (replayCli != null && !replayCli.isEmpty()) {
+            b.append("\nThe `replay` command itself (`java -jar tracegate-agent.jar replay LIB,replay-policy.yaml TRACE...`, a fresh JVM, "
+                    + "the trace file given several times; seconds as the command reports them: after loading the library, JIT warm-up included):\n\n"
+                    + "| trace | library | events | sessions | seconds | events/s |\n|---|---|---|---|---|---|\n");
+            for (JsonNode c : replayCli) {
+                b.append("| ").append(c.get("trace").asText()).append(" | ").append(c.get("library").asText()).append(" | ")
+                        .append(c.get("events").asLong()).append(" | ").append(c.get("sessions").asLong()).append(" | ")
+                        .append(fmt(c.get("seconds").asDouble())).append(" | ").append(fmt(c.get("eventsPerSecond").asDouble())).append(" |\n");
+            }
+        }
         if (cpu != null) {
             b.append("\n#### CPU time vs wall-clock time per step (StepCpuTime)\n\n")
                     .append("| contracts | CPU ns/event (median) | wall ns/event (median) | CPU ns per round | wall ns per round |\n|---|---|---|---|---|\n");
