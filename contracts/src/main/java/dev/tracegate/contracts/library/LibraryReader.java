@@ -295,7 +295,7 @@ public final class LibraryReader {
     }
 
     private static LibrarySpec.ProvenanceSpec provenance(Node n, Map<String, List<String>> sideEffecting) {
-        if (n instanceof Node.Scalar s && s.isNull()) {
+        if (n instanceof Node.Scalar s && (s.isNull() || s.text().isBlank())) {
             throw Fields.error(n, "injection.provenance is empty", "write 'provenance: {}' for whole-word provenance without refinements, "
                     + "or list refinements such as 'whole-fields: true'");
         }

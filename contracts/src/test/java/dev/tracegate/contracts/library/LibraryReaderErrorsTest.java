@@ -12,6 +12,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 /** Every class of loader mistake gives its exact message: file:line:column, what, and a hint. */
 class LibraryReaderErrorsTest {
 
+    private static final String PROVENANCE =
+            "library: x\ninjection:\n  side-effecting:\n    send: [to]\n  provenance:\n%scontracts:\n  - id: c\n    guarantee: G !p\n";
+
     static Stream<Arguments> mistakes() {
         return Stream.of(
                 Arguments.of("empty file", "",
@@ -62,6 +65,22 @@ class LibraryReaderErrorsTest {
                         "lib.yaml:3:16: on.kind is 'RETRUN', which is not one of ASSISTANT, CALL, CONSENT, ERASURE, RETURN, USER\n  hint: did you mean 'RETURN'?"),
                 Arguments.of("yaml syntax", "library: x\ncontracts:\n  - id: a\n   guarantee: G p\n",
                         null),
+                Arguments.of("provenance unknown key", PROVENANCE.formatted("    whole-field: true\n"),
+                        "lib.yaml:6:5: unknown key 'whole-field' in injection.provenance\n  hint: did you mean 'whole-fields'? valid keys: delegation, endorse, fetch-tools, labelled-lines, link-payloads, max-chars, named-owner, whole-fields"),
+                Arguments.of("provenance not a boolean", PROVENANCE.formatted("    delegation: sometimes\n"),
+                        "lib.yaml:6:17: injection.provenance.delegation must be true or false, found a string"),
+                Arguments.of("provenance endorse", PROVENANCE.formatted("    endorse: records\n"),
+                        "lib.yaml:6:14: injection.provenance.endorse is 'records', which is not one of direct, none, record, transitive\n  hint: did you mean 'record'?"),
+                Arguments.of("provenance fetch tool not side-effecting", PROVENANCE.formatted("    fetch-tools: [get_page]\n"),
+                        "lib.yaml:6:18: injection.provenance.fetch-tools names 'get_page', which is not under injection.side-effecting\n  hint: declare the tool under side-effecting with its target arguments"),
+                Arguments.of("provenance link tool misspelt", PROVENANCE.formatted("    link-payloads: {sned: [body]}\n"),
+                        "lib.yaml:6:21: injection.provenance.link-payloads names 'sned', which is not under injection.side-effecting\n  hint: did you mean 'send'? declare the tool under side-effecting with its target arguments"),
+                Arguments.of("provenance link without arguments", PROVENANCE.formatted("    link-payloads: {send: []}\n"),
+                        "lib.yaml:6:27: injection.provenance.link-payloads.send lists no argument\n  hint: name the payload arguments, e.g. [body, subject]"),
+                Arguments.of("provenance bound too small", PROVENANCE.formatted("    max-chars: 10\n"),
+                        "lib.yaml:6:16: injection.provenance.max-chars is 10, outside 1024..2147483647"),
+                Arguments.of("provenance empty", PROVENANCE.formatted(""),
+                        "lib.yaml:5:14: injection.provenance is empty\n  hint: write 'provenance: {}' for whole-word provenance without refinements, or list refinements such as 'whole-fields: true'"),
                 Arguments.of("two documents", "library: x\ncontracts:\n  - id: a\n    guarantee: G !p\n---\nlibrary: y\n",
                         "lib.yaml:6:1: more than one YAML document\n  hint: keep one library per file (remove the second '---')"));
     }

@@ -27,6 +27,10 @@ class LibrarySchemaTest {
         assertThat(names(p.at("/context/items/properties/on/properties"))).isEqualTo(new TreeSet<>(LibraryReader.LATCH_ON));
         assertThat(names(p.at("/gdpr/properties"))).isEqualTo(new TreeSet<>(LibraryReader.GDPR));
         assertThat(names(p.at("/injection/properties"))).isEqualTo(new TreeSet<>(LibraryReader.INJECTION));
+        assertThat(names(p.at("/injection/properties/provenance/properties"))).isEqualTo(new TreeSet<>(LibraryReader.PROVENANCE));
+        Set<String> endorse = new TreeSet<>();
+        p.at("/injection/properties/provenance/properties/endorse/enum").forEach(n -> endorse.add(n.asText()));
+        assertThat(endorse).isEqualTo(new TreeSet<>(LibraryReader.ENDORSE));
         Set<String> strategies = new TreeSet<>();
         p.at("/contracts/items/properties/strategy/enum").forEach(n -> strategies.add(n.asText()));
         assertThat(strategies).isEqualTo(new TreeSet<>(LibraryReader.STRATEGIES));
