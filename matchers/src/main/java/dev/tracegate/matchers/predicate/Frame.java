@@ -38,10 +38,20 @@ final class Frame {
     final SpanSink.Mask sink = new SpanSink.Mask();
     final char[] pathBuf = new char[4096];
     private final Matcher[] matchers;
+    /** The library's patterns with their literal prefilters, shared by the frames of one grounding. */
+    private final TextPattern[] textPatterns;
+    /** Analysed patterns per grounding (keyed by its pattern array, weakly): the analysis runs once per library. */
+    private static final java.util.Map<Pattern[], TextPattern[]> ANALYSED =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     Frame(Grounding g) {
         this.g = g;
         this.matchers = new Matcher[g.patterns.length];
+        this.textPatterns = ANALYSED.computeIfAbsent(g.patterns, ps -> {
+            TextPattern[] out = new TextPattern[ps.length];
+            for (int i = 0; i < ps.length; i++) out[i] = TextPattern.of(ps[i]);
+            return out;
+        });
     }
 
     void prepare(Event event, SessionState state) {
@@ -69,13 +79,14 @@ final class Frame {
 
     boolean tool(int id) { return id >= 0 && (toolFull == id || toolBare == id); }
 
-    /** Unanchored search of pattern {@code p} in {@code s}; reuses this thread's matcher. */
+    /** Unanchored search of pattern {@code p} in {@code s}: the prefilter first, then this thread's RE2/J matcher. */
     boolean find(int p, CharSequence s) {
-        Literal lit = g.literals[p];
-        if (lit != null) return lit.find(s);
+        TextPattern tp = textPatterns[p];
+        int quick = tp.quick(s);
+        if (quick != TextPattern.ASK) return quick == TextPattern.YES;
         Matcher m = matchers[p];
         if (m == null) {
-            Pattern pattern = g.patterns[p];
+            Pattern pattern = tp.regex;
             m = pattern.matcher(s);
             matchers[p] = m;
         } else {

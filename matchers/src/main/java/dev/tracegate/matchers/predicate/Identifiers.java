@@ -28,29 +28,57 @@ public final class Identifiers {
     public static int scan(CharSequence s, long[] out, int n) {
         if (s == null) return n;
         int len = Math.min(s.length(), MAX_SCAN);
+        // one bit per value already in out (by its top six hash bits): most new values skip the duplicate search
+        long seen = 0;
+        for (int k = 0; k < n; k++) seen |= 1L << (out[k] >>> 58);
         int i = 0;
         while (i < len && n < out.length) {
             char c = s.charAt(i);
-            char close = closingQuote(c);
-            if (close != 0) {
+            int cls = c < 128 ? ASCII[c] : nonAscii(c);
+            if ((cls & QUOTE) != 0) {
+                char close = closingQuote(c);
                 int j = i + 1;
                 int limit = Math.min(len, i + 1 + MAX_QUOTED);
                 while (j < limit && s.charAt(j) != close) j++;
-                if (j < limit && j - i - 1 >= 3) n = add(out, n, TextHash.of(s, i + 1, j));
+                if (j < limit && j - i - 1 >= 3) {
+                    long h = TextHash.of(s, i + 1, j);
+                    n = add(out, n, h, seen);
+                    seen |= 1L << (h >>> 58);
+                }
                 i++;
                 continue;
             }
-            if (tokenChar(c)) {
-                int j = i;
-                while (j < len && tokenChar(s.charAt(j))) j++;
+            if ((cls & TOKEN) != 0) {
+                // one pass over the token collects what qualifies() and groupedEnd() need to reject it cheaply
+                int j = i, digits = 0, marks = 0;
+                while (j < len) {
+                    char d = s.charAt(j);
+                    int k = d < 128 ? ASCII[d] : nonAscii(d);
+                    if ((k & TOKEN) == 0) break;
+                    digits += k & DIGIT;
+                    marks |= k;
+                    j++;
+                }
+                boolean mayQualify = digits >= 4 || (marks & (AT | DOT | COLON)) != 0;
+                boolean mayGroup = digits > 0 || (j < len && (s.charAt(j) == '(' || s.charAt(j) == ')'));
+                if (!mayQualify && !mayGroup) {
+                    i = j;
+                    continue;
+                }
                 int a = i, b = j;
                 while (b > a && trailingMark(s.charAt(b - 1))) b--;
                 while (a < b && (s.charAt(a) == '.' || s.charAt(a) == ':')) a++;
-                if (qualifies(s, a, b)) n = add(out, n, TextHash.of(s, a, b));
-                if (n < out.length) {
+                if (mayQualify && qualifies(s, a, b)) {
+                    long h = TextHash.of(s, a, b);
+                    n = add(out, n, h, seen);
+                    seen |= 1L << (h >>> 58);
+                }
+                if (mayGroup && n < out.length) {
                     int g = groupedEnd(s, a, len);
                     if (g > b) {
-                        n = add(out, n, TextHash.of(s, a, g));
+                        long h = TextHash.of(s, a, g);
+                        n = add(out, n, h, seen);
+                        seen |= 1L << (h >>> 58);
                         j = Math.max(j, g);
                     }
                 }
@@ -60,6 +88,28 @@ public final class Identifiers {
             i++;
         }
         return n;
+    }
+
+    // Char classes of ASCII chars: a token char, an opening quote, and marks a value needs.
+    private static final int DIGIT = 1, TOKEN = 2, QUOTE = 4, AT = 8, DOT = 16, COLON = 32;
+    private static final byte[] ASCII = new byte[128];
+
+    static {
+        for (char c = 0; c < 128; c++) {
+            int k = 0;
+            if (tokenChar(c)) k |= TOKEN;
+            if (closingQuote(c) != 0) k |= QUOTE;
+            if (c >= '0' && c <= '9') k |= DIGIT;
+            if (c == '@') k |= AT;
+            if (c == '.') k |= DOT;
+            if (c == ':') k |= COLON;
+            ASCII[c] = (byte) k;
+        }
+    }
+
+    private static int nonAscii(char c) {
+        // no non-ASCII char is a digit, '@', '.' or ':' for qualifies(); some open quotes
+        return (tokenChar(c) ? TOKEN : 0) | (closingQuote(c) != 0 ? QUOTE : 0);
     }
 
     /** The values found in {@code s}, as text (for tests and reports; allocates). */
@@ -97,6 +147,15 @@ public final class Identifiers {
             i++;
         }
         return out;
+    }
+
+    private static int add(long[] out, int n, long h, long seen) {
+        if (h == TextHash.EMPTY) return n;
+        if ((seen & (1L << (h >>> 58))) == 0) {
+            out[n] = h;
+            return n + 1;
+        }
+        return add(out, n, h);
     }
 
     private static int add(long[] out, int n, long h) {

@@ -70,7 +70,8 @@ final class Literal {
         for (int k = 0; k < text.length(); k++) {
             char a = s.charAt(p + k), b = text.charAt(k);
             if (a == b) continue;
-            if (!ignoreCase || Character.toLowerCase(a) != Character.toLowerCase(b)) return false;
+            // RE2/J's folding, not Character.toLowerCase: (?i)s matches U+017F, (?i)i does not match U+0130
+            if (!ignoreCase || TextPattern.fold(a) != TextPattern.fold(b)) return false;
         }
         return true;
     }

@@ -21,8 +21,15 @@ public final class TextHash {
         boolean any = false;
         for (int i = from; i < to; i++) {
             char c = s.charAt(i);
-            if (ignored(c)) continue;
-            h = (h ^ Character.toLowerCase(c)) * 0x100000001b3L;
+            int folded;
+            if (c < 128) {
+                if (c <= ' ' ? c == ' ' || c == '\t' || c == '\n' || c == '\r' : c == '-' || c == '(' || c == ')') continue;
+                folded = c >= 'A' && c <= 'Z' ? c + 32 : c;
+            } else {
+                if (c == '\u00A0') continue;
+                folded = Character.toLowerCase(c);
+            }
+            h = (h ^ folded) * 0x100000001b3L;
             any = true;
         }
         return any ? finish(h) : EMPTY;

@@ -71,10 +71,13 @@ public final class ValueSet {
 
     /** This set plus the first {@code n} hashes of {@code hashes} (EMPTY ones ignored). */
     public ValueSet withHashes(long[] hashes, int n) {
+        int first = 0; // values already present (the steady case: a tool result seen before) allocate nothing
+        while (first < n && (hashes[first] == TextHash.EMPTY || contains(hashes[first]))) first++;
+        if (first == n) return this;
         long[] add = new long[n];
         int k = 0;
         outer:
-        for (int i = 0; i < n; i++) {
+        for (int i = first; i < n; i++) {
             long h = hashes[i];
             if (h == TextHash.EMPTY || contains(h)) continue;
             for (int j = 0; j < k; j++) if (add[j] == h) continue outer;

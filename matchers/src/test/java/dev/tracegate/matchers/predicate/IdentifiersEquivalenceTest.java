@@ -1,0 +1,62 @@
+package dev.tracegate.matchers.predicate;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+
+import java.util.Arrays;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The single-pass identifier scan finds exactly the values, in the same order, as the scan it
+ * replaced ({@link ReferenceIdentifiers}, the oracle), on texts built from the pieces values are made
+ * of (digits in groups, e-mail and URL marks, quotes, brackets, non-ASCII letters and spaces).
+ */
+class IdentifiersEquivalenceTest {
+    private static final String[] PIECES = {
+        "a", "Z", "é", "ß", " ", "  ", "\u00A0", "\t", "\n", "0", "12", "345", "2024", "+", "-", "(", ")", ".", ":", "//", "@",
+        "www.", "http://", "\"", "“", "”", "«", "»", "`", "'", ",", ";", "[", "]", "{", "}", "|", "*", "!", "?", "_",
+        "A-1234", "NL91 ABNA 0417 1643 00", "+1 (415) 555-0100", "jane@example.com", "example.org", "ceramic", "Lyon",
+        "{\"sku\":\"SKU-1001\",\"qty\":2}", "1 2 3 4 5 6 7", "AB12 CD", "x.co", "\uD83D\uDE00",
+    };
+
+    @Provide Arbitrary<String> text() {
+        return Arbitraries.of(PIECES).list().ofMaxSize(40).map(l -> String.join("", l));
+    }
+
+    @Property(tries = 3000)
+    void sameValuesAsTheReferenceScan(@ForAll("text") String text, @ForAll @IntRange(min = 1, max = 70) int capacity,
+                                      @ForAll @IntRange(min = 0, max = 2) int prefilled) {
+        int start = Math.min(prefilled, capacity - 1);
+        long[] expected = new long[capacity];
+        long[] actual = new long[capacity];
+        for (int k = 0; k < start; k++) expected[k] = actual[k] = 1000 + k;
+        int ne = ReferenceIdentifiers.scan(text, expected, start);
+        int na = Identifiers.scan(text, actual, start);
+        assertThat(na).as("count for \"%s\"", text).isEqualTo(ne);
+        assertThat(Arrays.copyOf(actual, na)).as("values for \"%s\"", text).containsExactly(Arrays.copyOf(expected, ne));
+    }
+
+    @Property(tries = 2000)
+    void textHashFoldsAsCharacterToLowerCase(@ForAll("text") String text) {
+        // the hash as it was before its ASCII fast path: every char not ignored, folded by Character.toLowerCase
+        long h = 0xcbf29ce484222325L;
+        boolean any = false;
+        for (char c : text.toCharArray()) {
+            if (TextHash.ignored(c)) continue;
+            h = (h ^ Character.toLowerCase(c)) * 0x100000001b3L;
+            any = true;
+        }
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        long expected = !any ? TextHash.EMPTY : h == TextHash.EMPTY ? 1 : h;
+        assertThat(TextHash.of(text)).as("\"%s\"", text).isEqualTo(expected);
+    }
+}

@@ -1,0 +1,208 @@
+package dev.tracegate.matchers.predicate;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Test oracle: the identifier scan as it was before the single-pass rewrite (commit 49ceada), kept
+ * verbatim so {@code IdentifiersEquivalenceTest} can check that the rewrite finds the same values.
+ *
+ * Finds the values in a text that could later flow into a tool call: e-mail addresses, URLs and
+ * domain names, tokens with four or more digits (account, order and card numbers), IBANs and phone
+ * numbers written in space-separated groups, and quoted strings. Bounded: only the first
+ * {@value #MAX_SCAN} characters are read, quoted strings longer than {@value #MAX_QUOTED} are
+ * skipped, and at most as many values as the caller's array holds are kept. Linear in the text and
+ * allocation-free.
+ */
+final class ReferenceIdentifiers {
+    /** Characters of a text that are scanned. */
+    public static final int MAX_SCAN = 65_536;
+    /** Longest quoted string kept as a value. */
+    public static final int MAX_QUOTED = 256;
+    /** Values kept per text by the grounding. */
+    public static final int MAX_PER_TEXT = 64;
+
+    private ReferenceIdentifiers() {}
+
+    /**
+     * Appends the {@link TextHash} of each value found in {@code s} to {@code out} from index
+     * {@code n} until {@code out} is full; returns the new count.
+     */
+    public static int scan(CharSequence s, long[] out, int n) {
+        if (s == null) return n;
+        int len = Math.min(s.length(), MAX_SCAN);
+        int i = 0;
+        while (i < len && n < out.length) {
+            char c = s.charAt(i);
+            char close = closingQuote(c);
+            if (close != 0) {
+                int j = i + 1;
+                int limit = Math.min(len, i + 1 + MAX_QUOTED);
+                while (j < limit && s.charAt(j) != close) j++;
+                if (j < limit && j - i - 1 >= 3) n = add(out, n, TextHash.of(s, i + 1, j));
+                i++;
+                continue;
+            }
+            if (tokenChar(c)) {
+                int j = i;
+                while (j < len && tokenChar(s.charAt(j))) j++;
+                int a = i, b = j;
+                while (b > a && trailingMark(s.charAt(b - 1))) b--;
+                while (a < b && (s.charAt(a) == '.' || s.charAt(a) == ':')) a++;
+                if (qualifies(s, a, b)) n = add(out, n, TextHash.of(s, a, b));
+                if (n < out.length) {
+                    int g = groupedEnd(s, a, len);
+                    if (g > b) {
+                        n = add(out, n, TextHash.of(s, a, g));
+                        j = Math.max(j, g);
+                    }
+                }
+                i = j;
+                continue;
+            }
+            i++;
+        }
+        return n;
+    }
+
+    /** The values found in {@code s}, as text (for tests and reports; allocates). */
+    public static List<String> find(String s) {
+        List<String> out = new ArrayList<>();
+        // the same walk as scan(), collecting text instead of hashes
+        int len = Math.min(s.length(), MAX_SCAN);
+        int i = 0;
+        while (i < len && out.size() < MAX_PER_TEXT) {
+            char c = s.charAt(i);
+            char close = closingQuote(c);
+            if (close != 0) {
+                int j = i + 1;
+                int limit = Math.min(len, i + 1 + MAX_QUOTED);
+                while (j < limit && s.charAt(j) != close) j++;
+                if (j < limit && j - i - 1 >= 3) out.add(s.substring(i + 1, j));
+                i++;
+                continue;
+            }
+            if (tokenChar(c)) {
+                int j = i;
+                while (j < len && tokenChar(s.charAt(j))) j++;
+                int a = i, b = j;
+                while (b > a && trailingMark(s.charAt(b - 1))) b--;
+                while (a < b && (s.charAt(a) == '.' || s.charAt(a) == ':')) a++;
+                if (qualifies(s, a, b)) out.add(s.substring(a, b));
+                int g = groupedEnd(s, a, len);
+                if (g > b) {
+                    out.add(s.substring(a, g));
+                    j = Math.max(j, g);
+                }
+                i = j;
+                continue;
+            }
+            i++;
+        }
+        return out;
+    }
+
+    private static int add(long[] out, int n, long h) {
+        if (h == TextHash.EMPTY) return n;
+        for (int k = 0; k < n; k++) if (out[k] == h) return n;
+        out[n] = h;
+        return n + 1;
+    }
+
+    private static char closingQuote(char c) {
+        return switch (c) {
+            case '"' -> '"';
+            case '“' -> '”';
+            case '«' -> '»';
+            case '`' -> '`';
+            default -> 0;
+        };
+    }
+
+    private static boolean tokenChar(char c) {
+        if (Character.isWhitespace(c) || c == '\u00A0') return false;
+        return switch (c) {
+            case '"', '\'', '“', '”', '‘', '’', '<', '>', '(', ')', '[', ']', '{', '}', ',', ';', '|', '`', '«', '»' -> false;
+            default -> true;
+        };
+    }
+
+    private static boolean trailingMark(char c) {
+        return c == '.' || c == ':' || c == '!' || c == '?' || c == '*';
+    }
+
+    static boolean qualifies(CharSequence s, int a, int b) {
+        int len = b - a;
+        if (len < 3) return false;
+        int digits = 0, at = -1, lastDot = -1;
+        for (int i = a; i < b; i++) {
+            char c = s.charAt(i);
+            if (c >= '0' && c <= '9') digits++;
+            else if (c == '@') at = i;
+            else if (c == '.') lastDot = i;
+        }
+        if (at > a && at < b - 1) return true;
+        if (indexOf(s, a, b, "://") >= 0) return true;
+        if (len > 4 && regionStartsWith(s, a, b, "www.")) return true;
+        if (digits >= 4) return true;
+        if (lastDot > a && b - lastDot - 1 >= 2 && b - lastDot - 1 <= 24) {
+            for (int i = lastDot + 1; i < b; i++) if (!Character.isLetter(s.charAt(i))) return false;
+            return Character.isLetterOrDigit(s.charAt(a));
+        }
+        return false;
+    }
+
+    /**
+     * End of a run of short space-separated groups starting at {@code a} (phone numbers, IBANs in
+     * groups of four) holding at least seven digits in at least two groups, or {@code a} when none.
+     */
+    static int groupedEnd(CharSequence s, int a, int len) {
+        int i = a;
+        int groups = 0, digits = 0, end = a;
+        boolean ibanLike = false;
+        while (i < len) {
+            int g = i;
+            while (g < len && groupChar(s.charAt(g))) g++;
+            int glen = g - i;
+            if (glen == 0 || glen > (groups == 0 ? 6 : 8)) break;
+            int d = 0, upper = 0;
+            for (int k = i; k < g; k++) {
+                char c = s.charAt(k);
+                if (c >= '0' && c <= '9') d++;
+                else if (c >= 'A' && c <= 'Z') upper++;
+            }
+            if (groups == 0) {
+                ibanLike = glen == 4 && upper == 2 && d == 2 && s.charAt(i) >= 'A' && s.charAt(i + 1) >= 'A';
+                if (d == 0) break; // a number starts with a digit group (or +, ( before digits)
+            } else if (d == 0 && !(ibanLike && upper == glen)) {
+                break; // a word after the number is not part of it
+            }
+            digits += d;
+            groups++;
+            end = g;
+            if (g < len - 1 && s.charAt(g) == ' ' && groupChar(s.charAt(g + 1))) i = g + 1;
+            else break;
+        }
+        return groups >= 2 && digits >= 7 ? end : a;
+    }
+
+    private static boolean groupChar(char c) {
+        return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '+' || c == '-'
+                || c == '(' || c == ')';
+    }
+
+    private static int indexOf(CharSequence s, int a, int b, String t) {
+        outer:
+        for (int i = a; i + t.length() <= b; i++) {
+            for (int k = 0; k < t.length(); k++) if (s.charAt(i + k) != t.charAt(k)) continue outer;
+            return i;
+        }
+        return -1;
+    }
+
+    private static boolean regionStartsWith(CharSequence s, int a, int b, String t) {
+        if (b - a < t.length()) return false;
+        for (int k = 0; k < t.length(); k++) if (Character.toLowerCase(s.charAt(a + k)) != t.charAt(k)) return false;
+        return true;
+    }
+}
