@@ -351,7 +351,21 @@ public final class AuditWriter implements AutoCloseable {
         } finally {
             terminated = true;
             closeQuietly();
+            countUnwritten();
         }
+    }
+
+    /**
+     * After the writer stopped on an unexpected error: records still queued or encoded but not handed
+     * to the sink will never be written, so they count as lost rather than vanish. Producers see
+     * {@code terminated} and stop offering; wait (bounded) for those already inside {@code append}.
+     */
+    private void countUnwritten() {
+        for (int i = 0; i < 1000 && inFlight.get() != 0; i++) LockSupport.parkNanos(1_000_000);
+        for (AuditRecord r = queue.relaxedPoll(); r != null; r = queue.relaxedPoll()) lost.increment();
+        for (int i = 0; i < lineCount; i++) if (lineKind[i] == EVENT) lost.increment();
+        lineCount = 0;
+        batchLen = 0;
     }
 
     /** Spin, yield, then park longer the longer the queue stays empty (producers never wake the writer: it costs them a syscall). */
@@ -437,7 +451,7 @@ public final class AuditWriter implements AutoCloseable {
         try {
             out.write(batch, 0, batchLen);
             out.flush();
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | LinkageError | StackOverflowError e) {
             batchFailed = true;
             onIoError("cannot write the audit log " + sink.describe(), e);
             return false;
@@ -456,7 +470,7 @@ public final class AuditWriter implements AutoCloseable {
         AuditSink.Opened o;
         try {
             o = sink.open();
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | LinkageError | StackOverflowError e) {
             onIoError("cannot open the audit log " + sink.describe(), e);
             return;
         }
@@ -528,7 +542,7 @@ public final class AuditWriter implements AutoCloseable {
         batchFailed = false;
     }
 
-    private void onIoError(String what, Exception e) {
+    private void onIoError(String what, Throwable e) {
         ioErrors.increment();
         healthy = false;
         closeQuietly();
