@@ -6,7 +6,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 /**
  * JSON to and from plain JDK values with the agent's own (relocated) Jackson. Thread-safe. The mapper
- * is created on first use: most hosts never need it, and creating it costs start-up time.
+ * is created on first use: most hosts never need it, and creating it costs start-up time. Writing the
+ * common shapes of tool arguments skips the mapper ({@link JsonText}), with the same text.
  */
 public final class JsonCodec {
 
@@ -15,6 +16,10 @@ public final class JsonCodec {
     public String write(Object value) {
         if (value == null) {
             return "{}";
+        }
+        String common = JsonText.write(value);
+        if (common != null) {
+            return common;
         }
         try {
             return mapper().writeValueAsString(value);

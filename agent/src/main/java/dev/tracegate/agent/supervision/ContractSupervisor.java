@@ -9,6 +9,7 @@ import dev.tracegate.agent.config.Mode;
 import dev.tracegate.agent.core.AgentLog;
 import dev.tracegate.agent.core.Consent;
 import dev.tracegate.agent.core.Erasure;
+import dev.tracegate.agent.core.JsonText;
 import dev.tracegate.agent.core.Message;
 import dev.tracegate.agent.core.MessageDecision;
 import dev.tracegate.agent.core.ResultDecision;
@@ -27,6 +28,8 @@ import dev.tracegate.engine.monitor.EndReport;
 import dev.tracegate.engine.monitor.Session;
 import dev.tracegate.engine.monitor.Verdict;
 import dev.tracegate.engine.monitor.Worker;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tracegate.matchers.event.Args;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.event.EventKind;
 
@@ -143,7 +146,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Session s = rt.monitor.session(call.session());
             synchronized (s) { // within a session the audit order is the decision order, so the log replays exactly
                 Event e = next(s, EventKind.CALL)
-                        .tool(call.tool()).callId(call.callId()).args(call.argumentsJson()).build();
+                        .tool(call.tool()).callId(call.callId()).args(arguments(call.argumentsJson())).build();
                 return decideCall(rt, s, e, call, t0);
             }
         } catch (RuntimeException | LinkageError err) {
@@ -190,7 +193,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             case "redirect": {
                 String target = config.redirect().getOrDefault(c.id(), c.redirectTo());
                 Event r = again(e, EventKind.CALL).tool(target)
-                        .callId(e.callId()).args(call.argumentsJson()).build();
+                        .callId(e.callId()).args(e.args()).build();
                 Decision again = rt.monitor.step(s, r, true, true, w);
                 if (!again.refused()) {
                     record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " Redirected to " + target + ".", t0);
@@ -334,6 +337,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         } catch (RuntimeException | LinkageError err) {
             internalError(err, probe.session(), probe.kind().name());
         }
+    }
+
+    /** The arguments of a call from their JSON text, parsed once (the common shapes without Jackson, see {@link JsonText}). */
+    private static Args arguments(String json) {
+        ObjectNode tree = json == null ? null : JsonText.readObject(json);
+        return tree != null ? Args.of(tree) : Args.ofJson(json);
     }
 
     /** A new event of the session: its next sequence number, now. Call under the session's monitor. */

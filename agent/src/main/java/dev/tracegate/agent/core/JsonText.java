@@ -1,0 +1,305 @@
+package dev.tracegate.agent.core;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The common shapes of tool arguments, written and read without Jackson's databind machinery, with
+ * exactly Jackson's result: {@link #write} gives the text {@code ObjectMapper.writeValueAsString}
+ * gives, {@link #readObject} the tree {@code ObjectMapper.readTree} gives. Each declines (returns null)
+ * whatever it does not cover, and the caller then uses Jackson, so the fast path never changes a result.
+ *
+ * <p>Covered: maps with String keys, lists, strings, Integer/Long/Short/Byte, finite doubles, booleans and
+ * null, nested up to {@value #MAX_DEPTH} levels; for reading, one JSON object with nothing but white space
+ * after it and integers of at most 18 digits. Stateless and thread-safe.
+ */
+public final class JsonText {
+    static final int MAX_DEPTH = 64;
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private JsonText() {
+    }
+
+    // ------------------------------------------------------------------ writing
+
+    /** The JSON text of {@code value} as Jackson writes it, or null when the value has a part this class does not cover. */
+    public static String write(Object value) {
+        StringBuilder out = new StringBuilder(64);
+        return write(value, out, 0) ? out.toString() : null;
+    }
+
+    private static boolean write(Object v, StringBuilder out, int depth) {
+        if (depth > MAX_DEPTH) return false;
+        if (v == null) {
+            out.append("null");
+        } else if (v instanceof String) {
+            string((String) v, out);
+        } else if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            out.append(((Number) v).longValue());
+        } else if (v instanceof Double) {
+            double d = (Double) v;
+            if (Double.isNaN(d) || Double.isInfinite(d)) return false;
+            out.append(Double.toString(d));
+        } else if (v instanceof Boolean) {
+            out.append(((Boolean) v).booleanValue() ? "true" : "false");
+        } else if (v instanceof Map) {
+            out.append('{');
+            boolean first = true;
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                if (!(e.getKey() instanceof String)) return false;
+                if (!first) out.append(',');
+                string((String) e.getKey(), out);
+                out.append(':');
+                if (!write(e.getValue(), out, depth + 1)) return false;
+                first = false;
+            }
+            out.append('}');
+        } else if (v instanceof List) {
+            out.append('[');
+            boolean first = true;
+            for (Object o : (List<?>) v) {
+                if (!first) out.append(',');
+                if (!write(o, out, depth + 1)) return false;
+                first = false;
+            }
+            out.append(']');
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    /** Quotes and escapes as Jackson does by default: {@code " \} and the control characters, nothing else. */
+    private static void string(String s, StringBuilder out) {
+        out.append('"');
+        int n = s.length();
+        int plain = 0;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x20 && c != '"' && c != '\\') continue;
+            out.append(s, plain, i);
+            plain = i + 1;
+            switch (c) {
+                case '"': out.append("\\\""); break;
+                case '\\': out.append("\\\\"); break;
+                case '\n': out.append("\\n"); break;
+                case '\r': out.append("\\r"); break;
+                case '\t': out.append("\\t"); break;
+                case '\b': out.append("\\b"); break;
+                case '\f': out.append("\\f"); break;
+                default: out.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 15]);
+            }
+        }
+        out.append(s, plain, n).append('"');
+    }
+
+    // ------------------------------------------------------------------ reading
+
+    /** The object {@code text} holds, as Jackson's {@code readTree} builds it, or null when this reader declines the text. */
+    public static ObjectNode readObject(String text) {
+        Reader r = new Reader(text);
+        r.space();
+        if (!r.at('{')) return null;
+        JsonNode node = r.value(0);
+        if (node == null) return null;
+        r.space();
+        return r.pos == text.length() ? (ObjectNode) node : null;
+    }
+
+    /** A cursor over one text; every method returns null (or false) to decline. */
+    private static final class Reader {
+        final String s;
+        int pos;
+
+        Reader(String s) {
+            this.s = s;
+        }
+
+        boolean at(char c) {
+            return pos < s.length() && s.charAt(pos) == c;
+        }
+
+        void space() {
+            while (pos < s.length()) {
+                char c = s.charAt(pos);
+                if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
+                pos++;
+            }
+        }
+
+        JsonNode value(int depth) {
+            if (depth > MAX_DEPTH || pos >= s.length()) return null;
+            char c = s.charAt(pos);
+            switch (c) {
+                case '{': return object(depth);
+                case '[': return array(depth);
+                case '"': {
+                    String t = string();
+                    return t == null ? null : NODES.textNode(t);
+                }
+                case 't': return word("true") ? NODES.booleanNode(true) : null;
+                case 'f': return word("false") ? NODES.booleanNode(false) : null;
+                case 'n': return word("null") ? NODES.nullNode() : null;
+                default: return c == '-' || (c >= '0' && c <= '9') ? number() : null;
+            }
+        }
+
+        private ObjectNode object(int depth) {
+            pos++; // {
+            ObjectNode o = NODES.objectNode();
+            space();
+            if (at('}')) {
+                pos++;
+                return o;
+            }
+            while (true) {
+                space();
+                if (!at('"')) return null;
+                String name = string();
+                if (name == null) return null;
+                space();
+                if (!at(':')) return null;
+                pos++;
+                space();
+                JsonNode v = value(depth + 1);
+                if (v == null) return null;
+                o.set(name, v); // a repeated name: the last value wins, in the first one's place, as in readTree
+                space();
+                if (at(',')) {
+                    pos++;
+                    continue;
+                }
+                if (at('}')) {
+                    pos++;
+                    return o;
+                }
+                return null;
+            }
+        }
+
+        private ArrayNode array(int depth) {
+            pos++; // [
+            ArrayNode a = NODES.arrayNode();
+            space();
+            if (at(']')) {
+                pos++;
+                return a;
+            }
+            while (true) {
+                space();
+                JsonNode v = value(depth + 1);
+                if (v == null) return null;
+                a.add(v);
+                space();
+                if (at(',')) {
+                    pos++;
+                    continue;
+                }
+                if (at(']')) {
+                    pos++;
+                    return a;
+                }
+                return null;
+            }
+        }
+
+        private boolean word(String w) {
+            if (!s.startsWith(w, pos)) return false;
+            int end = pos + w.length();
+            if (end < s.length() && Character.isLetterOrDigit(s.charAt(end))) return false;
+            pos = end;
+            return true;
+        }
+
+        /** A string at the cursor (which is on its opening quote); null for controls, bad escapes or no end. */
+        private String string() {
+            int start = ++pos;
+            int n = s.length();
+            StringBuilder unescaped = null;
+            int plain = start;
+            while (pos < n) {
+                char c = s.charAt(pos);
+                if (c == '"') {
+                    String t = unescaped == null ? s.substring(start, pos) : unescaped.append(s, plain, pos).toString();
+                    pos++;
+                    return t;
+                }
+                if (c < 0x20) return null;
+                if (c == '\\') {
+                    if (unescaped == null) unescaped = new StringBuilder(pos - start + 16);
+                    unescaped.append(s, plain, pos);
+                    if (pos + 1 >= n) return null;
+                    char e = s.charAt(pos + 1);
+                    switch (e) {
+                        case '"': case '\\': case '/': unescaped.append(e); break;
+                        case 'b': unescaped.append('\b'); break;
+                        case 'f': unescaped.append('\f'); break;
+                        case 'n': unescaped.append('\n'); break;
+                        case 'r': unescaped.append('\r'); break;
+                        case 't': unescaped.append('\t'); break;
+                        case 'u': {
+                            if (pos + 6 > n) return null;
+                            int cp = 0;
+                            for (int i = pos + 2; i < pos + 6; i++) {
+                                int d = Character.digit(s.charAt(i), 16);
+                                if (d < 0 || s.charAt(i) > 'f') return null;
+                                cp = cp * 16 + d;
+                            }
+                            unescaped.append((char) cp);
+                            pos += 4;
+                            break;
+                        }
+                        default: return null;
+                    }
+                    pos += 2;
+                    plain = pos;
+                    continue;
+                }
+                pos++;
+            }
+            return null;
+        }
+
+        /** A number in JSON's grammar; integers of up to 18 digits, anything with a fraction or exponent as a double. */
+        private JsonNode number() {
+            int start = pos;
+            int n = s.length();
+            if (at('-')) pos++;
+            int intStart = pos;
+            while (pos < n && s.charAt(pos) >= '0' && s.charAt(pos) <= '9') pos++;
+            int digits = pos - intStart;
+            if (digits == 0 || (digits > 1 && s.charAt(intStart) == '0')) return null;
+            boolean integral = true;
+            if (at('.')) {
+                integral = false;
+                int f = ++pos;
+                while (pos < n && s.charAt(pos) >= '0' && s.charAt(pos) <= '9') pos++;
+                if (pos == f) return null;
+            }
+            if (at('e') || at('E')) {
+                integral = false;
+                pos++;
+                if (at('+') || at('-')) pos++;
+                int e = pos;
+                while (pos < n && s.charAt(pos) >= '0' && s.charAt(pos) <= '9') pos++;
+                if (pos == e) return null;
+            }
+            if (pos < n && (Character.isLetterOrDigit(s.charAt(pos)) || s.charAt(pos) == '.')) return null;
+            if (!integral) {
+                double d = Double.parseDouble(s.substring(start, pos));
+                return Double.isInfinite(d) ? null : NODES.numberNode(d);
+            }
+            if (digits > 18) return null;
+            long v = 0;
+            for (int i = intStart; i < pos; i++) v = v * 10 + (s.charAt(i) - '0');
+            if (s.charAt(start) == '-') v = -v;
+            return v == (int) v ? NODES.numberNode((int) v) : NODES.numberNode(v);
+        }
+    }
+}
