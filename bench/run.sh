@@ -20,7 +20,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   (cd "$root" && mvn -q -pl agent,bench -am package -Dmaven.test.skip=true)
 fi
 
-engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark|ReplayBenchmark'
+engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark|\.ReplayBenchmark'   # \. keeps JsonlReplayBenchmark out
 case "$mode" in
   quick)
     steady=(-f 1 -wi 2 -w 500ms -i 3 -r 1s)

@@ -1,0 +1,82 @@
+package dev.tracegate.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The report's LangChain4j price and offline-replay targets, from hand-made JMH and replay-command JSON. */
+class BenchReportTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    static ObjectNode jmh(String benchmark, String param, String value, double median, String unit) {
+        ObjectNode b = JSON.createObjectNode();
+        b.put("benchmark", "dev.tracegate.bench." + benchmark);
+        b.put("mode", "avgt");
+        b.put("threads", 1);
+        b.put("forks", 1);
+        ObjectNode ps = b.putObject("params");
+        for (String p : param.split(",")) {
+            if (!p.isEmpty()) ps.put(p, value.split(",")[List.of(param.split(",")).indexOf(p)]);
+        }
+        ObjectNode pm = b.putObject("primaryMetric");
+        pm.put("score", median);
+        pm.put("scoreError", 0.0);
+        ObjectNode pct = pm.putObject("scorePercentiles");
+        for (String k : new String[] {"0.0", "50.0", "90.0", "100.0"}) pct.put(k, median);
+        pm.put("scoreUnit", unit);
+        pm.putArray("rawData").addArray().add(median).add(median).add(median);
+        return b;
+    }
+
+    @Test
+    void theAgentsPriceIsTheAttachedMinusTheDetachedMedianOfTheSameInvocation() {
+        ArrayNode j = JSON.createArrayNode();
+        j.add(jmh("agent.ToolLoopBenchmark.passedInvocation", "agent", "detached", 30_000, "ns/op"));
+        j.add(jmh("agent.ToolLoopBenchmark.passedInvocation", "agent", "attached", 30_800, "ns/op"));
+        j.add(jmh("agent.ToolLoopBenchmark.blockedInvocation", "agent", "detached", 25_000, "ns/op"));
+        j.add(jmh("agent.ToolLoopBenchmark.blockedInvocation", "agent", "attached", 40_000, "ns/op"));
+        ArrayNode price = BenchReport.toolLoopPrice(BenchReport.rows(j));
+        assertThat(price).hasSize(2);
+        assertThat(price.get(0).get("priceNs").asDouble()).isEqualTo(800.0);
+        assertThat(price.get(1).get("priceNs").asDouble()).isEqualTo(15_000.0);
+        List<BenchReport.Target> t = BenchReport.toolLoopTargets(price);
+        assertThat(t).singleElement().satisfies(x -> assertThat(x.met()).isTrue());
+    }
+
+    @Test
+    void everyJsonlReplayPathIsHeldToAMillionEventsPerSecond(@TempDir Path dir) throws IOException {
+        ArrayNode j = JSON.createArrayNode();
+        j.add(jmh("JsonlReplayBenchmark.monitor", "library,trace", "gdpr,small", 1_200_000, "ops/s"));
+        j.add(jmh("JsonlReplayBenchmark.replay", "library,trace", "gdpr,small", 999_999, "ops/s"));
+        j.add(jmh("JsonlReplayBenchmark.read", "trace", "small", 5_000_000, "ops/s"));
+        Path cli = dir.resolve("quick-cli-agentdojo-injection.json");
+        Files.writeString(cli, "{\"libraries\":\"injection\",\"sessions\":[],\"summary\":{\"events\":8000,\"sessions\":753,\"seconds\":0.5}}");
+        ArrayNode cliRows = BenchReport.replayCli(cli.toString());
+        assertThat(cliRows).singleElement().satisfies(c -> {
+            assertThat(c.get("trace").asText()).isEqualTo("agentdojo");
+            assertThat(c.get("library").asText()).isEqualTo("injection");
+            assertThat(c.get("eventsPerSecond").asDouble()).isEqualTo(16_000.0);
+        });
+        List<BenchReport.Target> t = BenchReport.replayTargets(BenchReport.rows(j), cliRows);
+        assertThat(t).extracting(BenchReport.Target::met).containsExactly(true, false, false);
+        assertThat(t.get(0).name()).contains("replay command's loop").contains("small").contains("gdpr");
+        String tables = BenchReport.tables(BenchReport.rows(j), t, null, null, null, null, null, cliRows);
+        assertThat(tables).contains("| agentdojo | injection | 8000 | 753 | 0.50 | 16,000 |");
+    }
+
+    @Test
+    void aReplayCommandOutputMustBeNamedAfterItsTraceAndLibrary() {
+        assertThatThrownBy(() -> BenchReport.replayCli("/tmp/whatever.json"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cli-<trace>-<library>.json");
+    }
+}
