@@ -154,6 +154,22 @@ class FaultInjectionTest {
         assertThat(metric(m, "InternalErrors.closed") + metric(m, "InternalErrors.open")).as("finding 7: not in the MBean").isZero();
     }
 
+    /**
+     * With {@code block.style=exception} the refusals of {@code fail=closed} reach the host as the
+     * configured violation, a {@code TracegateViolation}: for an internal error and for an audit log
+     * that cannot be written alike.
+     */
+    @Test
+    void underBlockStyleExceptionAClosedRefusalIsTheConfiguredViolation() throws Exception {
+        Path blocker = Files.writeString(dir.resolve("blocker-file"), "a regular file");
+        Forked.Output r = app(options("closed", blocker.resolve("audit.jsonl")) + ",block.style=exception", "ship:s1", "call:charge:s1:{\"amount\":3}");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("HOST CAUGHT dev.tracegate.agent.bootstrap.TracegateViolation: tracegate could not check demoapp.hardening.FaultApp$Tools.ship")
+                .contains("HOST CAUGHT dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to charge (contract tracegate.internal):"
+                        + " the audit log is unavailable")
+                .doesNotContain("TOOL ship ran");
+    }
+
     /** Finding 8: {@code fail: open} written in the configuration file is not what the bridge applies. */
     @Test
     void failOpenFromTheConfigurationFileIsNotAppliedToBridgeErrors() throws Exception {
