@@ -80,6 +80,9 @@ public final class Library {
         } catch (NoSuchFileException e) {
             throw new LibraryException(p.toString(), 0, 0, "no such library file",
                     "give a path to a .yaml file, or a built-in name: " + String.join(", ", BUILTINS));
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new LibraryException(p.toString(), 0, 0, "is not UTF-8 text (a binary or differently encoded file?)",
+                    "a library is a YAML text file in UTF-8; check that the path names the right file");
         } catch (IOException e) {
             throw new LibraryException(p.toString(), 0, 0, "cannot read: " + e.getMessage(), null);
         }
@@ -237,7 +240,15 @@ public final class Library {
             default -> x = x.set(l.key());
         }
         String v = l.value().strip();
-        if (v.startsWith("arg(") && v.endsWith(")")) return x.fromArg(v.substring(4, v.length() - 1).strip());
+        if (v.startsWith("arg(") && v.endsWith(")")) {
+            String path = v.substring(4, v.length() - 1).strip();
+            try {
+                return x.fromArg(path);
+            } catch (IllegalArgumentException e) {   // an empty path or an empty step: arg(), arg(.), arg(a..b)
+                throw new LibraryException(s.file(), l.line(), l.column(), "latch value '" + v + "' names no argument: " + e.getMessage(),
+                        "write arg(field) or arg(field.sub) with non-empty field names");
+            }
+        }
         if (v.startsWith("result(") && v.endsWith(")")) return x.fromResultField(v.substring(7, v.length() - 1).strip());
         if (v.equals("result")) return x.fromResult();
         if (v.equals("text")) return x.fromText();

@@ -29,7 +29,11 @@ class BlankNamesTest {
         "gdpr:\n  erasure-tools:\n    \"\": {subject: s}\n",
         "gdpr:\n  fields:\n    t:\n      \"\": email\n",
         "gdpr:\n  subject-fields: [\"\"]\n",
-        "permissions: [\"\"]\n"})
+        "permissions: [\"\"]\n",
+        // finding 10 (long library fuzz run): an empty argument path in a context value
+        "context:\n  - on: {kind: RETURN, tool: t}\n    set: k\n    value: arg()\n",
+        "context:\n  - on: {kind: RETURN, tool: t}\n    set: k\n    value: arg(.)\n",
+        "context:\n  - on: {kind: RETURN, tool: t}\n    set: k\n    value: arg(a..b)\n"})
     void aBlankNameIsALibraryExceptionWithItsPlace(String section) {
         String yaml = BASE + section;
         assertThatThrownBy(() -> Library.compile(List.of(LibraryReader.read("f.yaml", yaml))))
