@@ -2,6 +2,7 @@ package demoapp.springai;
 
 import demoapp.Console;
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.advisor.ToolCallAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
@@ -15,37 +16,52 @@ import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.tool.annotation.Tool;
 
+import reactor.core.publisher.Flux;
+
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * A Spring AI ChatClient with real {@code @Tool} methods and a scripted model that replays a
  * conversation (a tool request, then an answer quoting the tool result); conversation id "conv-42".
- * Usage: {@code SpringAiApp <email|lookup|ticket> [user message]}.
+ * Usage: {@code SpringAiApp [--stream] [--tool-advisor] [--conversation=ID] <email|lookup|ticket> [user message]}:
+ * {@code --stream} uses {@code ChatClient...stream()} (Spring AI runs the tools on a Reactor worker thread),
+ * {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x; 2.0.x adds it by itself).
+ * Compiled against 2.0.1 using only API that 1.1.2 has too, so the same classes run on either line.
  */
 public final class SpringAiApp {
 
     /** The tools the model may call. */
     public static final class OfficeTools {
+        /** Which thread ran the tool (the caller's for call(), a Reactor worker for stream()). */
+        private static void thread(String tool) {
+            Console.line("TOOL THREAD " + tool + " " + Thread.currentThread().getName());
+        }
+
         @Tool(description = "Send an email")
         public String sendEmail(String to, String body) {
+            thread("sendEmail");
             Console.line("TOOL sendEmail ran to=" + to);
             return "email sent to " + to;
         }
 
         @Tool(description = "Save an email as a draft")
         public String draftEmail(String to, String body) {
+            thread("draftEmail");
             Console.line("TOOL draftEmail ran to=" + to);
             return "draft saved for " + to;
         }
 
         @Tool(description = "Look up a customer")
         public String lookupCustomer(String name) {
+            thread("lookupCustomer");
             Console.line("TOOL lookupCustomer ran name=" + name);
             return "{\"name\":\"" + name + "\",\"iban\":\"DE89370400440532013000\"}";
         }
 
         @Tool(description = "Open a support ticket")
         public String createTicket(String title, String email) {
+            thread("createTicket");
             Console.line("TOOL createTicket ran title=" + title + " email=" + email);
             return "ticket opened: " + title;
         }
@@ -71,6 +87,16 @@ public final class SpringAiApp {
 
         @Override
         public ChatResponse call(Prompt prompt) {
+            return reply(prompt);
+        }
+
+        /** Streams the same replies, each as one chunk (as a provider would, without going through call()). */
+        @Override
+        public Flux<ChatResponse> stream(Prompt prompt) {
+            return Flux.defer(() -> Flux.just(reply(prompt)));
+        }
+
+        private ChatResponse reply(Prompt prompt) {
             List<Message> messages = prompt.getInstructions();
             Message last = messages.get(messages.size() - 1);
             if (last instanceof ToolResponseMessage) {
@@ -101,13 +127,39 @@ public final class SpringAiApp {
     }
 
     public static void main(String[] args) {
-        String scenario = args.length > 0 ? args[0] : "email";
-        String message = args.length > 1 ? args[1] : "please handle my request";
+        boolean stream = false;
+        boolean toolAdvisor = false;
+        String conversation = "conv-42";
+        List<String> positional = new ArrayList<>();
+        for (String arg : args) {
+            if (arg.equals("--stream")) {
+                stream = true;
+            } else if (arg.equals("--tool-advisor")) {
+                toolAdvisor = true;
+            } else if (arg.startsWith("--conversation=")) {
+                conversation = arg.substring("--conversation=".length());
+            } else {
+                positional.add(arg);
+            }
+        }
+        String scenario = positional.size() > 0 ? positional.get(0) : "email";
+        String message = positional.size() > 1 ? positional.get(1) : "please handle my request";
+        Console.line("SPRING AI " + ChatClient.class.getProtectionDomain().getCodeSource().getLocation());
         ChatClient client = ChatClient.builder(new ScriptedModel(scenario)).build();
+        String id = conversation;
         try {
-            String answer = client.prompt().user(message).tools(new OfficeTools())
-                    .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "conv-42"))
-                    .call().content();
+            ChatClient.ChatClientRequestSpec request = client.prompt().user(message).tools(new OfficeTools())
+                    .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, id));
+            if (toolAdvisor) {
+                request = request.advisors(ToolCallAdvisor.builder().build());
+            }
+            String answer;
+            if (stream) {
+                List<String> chunks = request.stream().content().collectList().block();
+                answer = chunks == null ? null : String.join("", chunks);
+            } else {
+                answer = request.call().content();
+            }
             Console.line("ANSWER: " + answer);
         } catch (RuntimeException e) {
             Console.exception(e);

@@ -15,7 +15,11 @@ import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.internal.ToolCallReactiveContextHolder;
 import org.springframework.ai.tool.ToolCallback;
+import reactor.core.publisher.Flux;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -30,9 +34,11 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 /**
- * Spring AI (tested with 2.0.1; 1.1.x has the same shapes): {@code ToolCallback#call(String[, ToolContext])} on the interface and every
+ * Spring AI (tested with 2.0.1 and 1.1.2): {@code ToolCallback#call(String[, ToolContext])} on the interface and every
  * implementation (method, function and MCP callbacks), counted once; the conversation id from the
- * advisor context at {@code DefaultAroundAdvisorChain#nextCall}; USER and ASSISTANT at {@code ChatModel#call(Prompt)}.
+ * advisor context at {@code DefaultAroundAdvisorChain#nextCall} (same thread as blocking tool calls) and
+ * {@code #nextStream} (written into the Reactor context, which Spring AI hands to the tool thread through
+ * {@code ToolCallReactiveContextHolder}); USER and ASSISTANT at {@code ChatModel#call(Prompt)}.
  */
 public final class SpringAiHooks implements Hooks {
 
@@ -66,10 +72,21 @@ public final class SpringAiHooks implements Hooks {
                 new HookPoint(named("org.springframework.ai.chat.client.advisor.DefaultAroundAdvisorChain"),
                         named("nextCall").and(takesArguments(1)).and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
                         self + "$ConversationAdvice"),
+                new HookPoint(named("org.springframework.ai.chat.client.advisor.DefaultAroundAdvisorChain"),
+                        named("nextStream").and(takesArguments(1)).and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
+                        self + "$StreamConversationAdvice"),
+                new HookPoint(hasSuperType(named("org.springframework.ai.chat.client.advisor.api.StreamAdvisor")),
+                        named("adviseStream").and(not(isAbstract())).and(takesArguments(2))
+                                .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
+                        self + "$StreamAdvisorScopeAdvice"),
                 new HookPoint(hasSuperType(named(CHAT_MODEL)),
                         named("call").and(not(isAbstract())).and(takesArguments(1))
                                 .and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
-                        self + "$ChatAdvice"));
+                        self + "$ChatAdvice"),
+                new HookPoint(hasSuperType(named(CHAT_MODEL)),
+                        named("stream").and(not(isAbstract())).and(takesArguments(1))
+                                .and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
+                        self + "$StreamChatAdvice"));
     }
 
     /** CALL and RETURN around a tool callback; block, redirect, redact, suppress. */
@@ -86,7 +103,17 @@ public final class SpringAiHooks implements Hooks {
                 return null;
             }
             tool = self.getToolDefinition().name();
-            session = Dispatcher.session("default");
+            session = Dispatcher.session(null);
+            if (session == null) {
+                // streaming: the tool runs on a Reactor worker; Spring AI puts the subscriber's context in this holder meanwhile
+                try {
+                    ContextView view = ToolCallReactiveContextHolder.getContext();
+                    Object conversation = view == null ? null : view.getOrDefault(CONVERSATION_ID, null);
+                    session = conversation == null ? "default" : conversation.toString();
+                } catch (LinkageError noHolder) {
+                    session = "default";
+                }
+            }
             ToolContext context = args.length > 1 && args[1] instanceof ToolContext ? (ToolContext) args[1] : null;
             if (context != null && context.getContext() != null) {
                 Object conversation = context.getContext().get(CONVERSATION_ID);
@@ -172,6 +199,71 @@ public final class SpringAiHooks implements Hooks {
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
         static void exit(@Advice.Enter Object previous) {
             Dispatcher.restoreSession(previous);
+        }
+    }
+
+    /**
+     * Streaming: the tools run later on a Reactor worker thread, where no thread-local of the caller is set;
+     * the conversation id travels in the Reactor context of the returned stream instead.
+     */
+    public static final class StreamConversationAdvice {
+
+        @Advice.OnMethodExit(suppress = Throwable.class)
+        static void exit(@Advice.Argument(0) ChatClientRequest request,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Flux<?> stream) {
+            Object conversation = request == null || request.context() == null ? null : request.context().get(CONVERSATION_ID);
+            if (conversation != null && stream != null) {
+                stream = stream.contextWrite(Context.of(CONVERSATION_ID, conversation));
+            }
+        }
+    }
+
+    /**
+     * The conversation id while a stream advisor assembles its part of the stream (the chain calls it only
+     * when the stream is subscribed; the terminal advisor calls {@code ChatModel#stream} right there).
+     */
+    public static final class StreamAdvisorScopeAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static Object enter(@Advice.Argument(0) ChatClientRequest request) {
+            Object conversation = request == null || request.context() == null ? null : request.context().get(CONVERSATION_ID);
+            return Dispatcher.swapSession(conversation);
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Enter Object previous) {
+            Dispatcher.restoreSession(previous);
+        }
+    }
+
+    /** USER before a streaming model call (called while the stream is assembled); streamed ASSISTANT text is not supervised. */
+    public static final class StreamChatAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(value = 0, readOnly = false) Prompt prompt,
+                          @Advice.Local("tgOuter") boolean outer) {
+            outer = Dispatcher.enterModel();
+            if (!outer || prompt == null) {
+                return;
+            }
+            List<Message> messages = prompt.getInstructions();
+            if (messages == null || messages.isEmpty()) {
+                return;
+            }
+            Message last = messages.get(messages.size() - 1);
+            if (last instanceof UserMessage && last.getText() != null) {
+                String replacement = Dispatcher.onUserMessage("springai", Dispatcher.session("default"), last.getText());
+                if (replacement != null) {
+                    List<Message> copy = new ArrayList<Message>(messages);
+                    copy.set(copy.size() - 1, new UserMessage(replacement));
+                    prompt = new Prompt(copy, prompt.getOptions());
+                }
+            }
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit() {
+            Dispatcher.exitModel();
         }
     }
 
