@@ -3,7 +3,11 @@ package dev.tracegate.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
@@ -11,6 +15,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -180,5 +185,80 @@ class ConfiguredMethodsTest {
                 .contains("AGENT CLASSES VISIBLE: false false false")
                 .contains("DISPATCHER VISIBLE: true")
                 .contains("RESULT: tracegate blocked the call to charge");
+    }
+
+    // ---- args=*: all parameters by name, as the class file records them: the MethodParameters attribute
+    // (javac -parameters, as Maven builds the demo apps), else the local variable table (javac -g: the same
+    // source compiled here without -parameters), else arg0..argN (javac -g:none) ----
+
+    private static final String LEDGER_APP = "demoapp.plain.LedgerApp";
+    private static final String LEDGER = "demoapp/plain/LedgerApp$Ledger.class";
+    private static final String LEDGER_RULES = "tool  demoapp.plain.LedgerApp$Ledger#*  name=$method args=*\n";
+
+    /** Compiles the app's own source again with these javac debug options, into a directory that goes first on the class path. */
+    private Path compile(String... options) throws IOException {
+        Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"));
+        Path source = classes.resolve("../../src/main/java/demoapp/plain/LedgerApp.java").normalize();
+        assertThat(source).exists();
+        Path out = Files.createDirectories(dir.resolve("classes" + String.join("", options).replace(':', '-')));
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        List<String> args = new ArrayList<>(List.of("--release", "17", "-d", out.toString(), "-cp", classes.toString()));
+        args.addAll(List.of(options));
+        args.add(source.toString());
+        ByteArrayOutputStream errors = new ByteArrayOutputStream();
+        int exit = javac.run(null, errors, errors, args.toArray(new String[0]));
+        assertThat(exit).as(errors.toString(StandardCharsets.UTF_8)).isZero();
+        return out;
+    }
+
+    /** Which of the two attributes the class file of Ledger has (their names sit in its constant pool only if used). */
+    private static String attributes(Path classesDir) throws IOException {
+        String bytes = new String(Files.readAllBytes(classesDir.resolve(LEDGER)), StandardCharsets.ISO_8859_1);
+        return (bytes.contains("MethodParameters") ? "MethodParameters " : "") + (bytes.contains("LocalVariableTable") ? "LocalVariableTable" : "");
+    }
+
+    private ForkedJvm.Result runLedger(String classpath, String options) throws IOException {
+        Path rules = Files.writeString(dir.resolve("ledger-methods.txt"), LEDGER_RULES);
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("methods=" + rules + ",trace=true" + options)),
+                classpath, LEDGER_APP);
+        assertThat(r.exit()).as(r.toString()).isZero();
+        return r;
+    }
+
+    @Test
+    void withParametersTheNamesComeFromMethodParameters() throws IOException {
+        Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"));
+        assertThat(attributes(classes)).startsWith("MethodParameters");
+        ForkedJvm.Result r = runLedger(ForkedJvm.appClasspath(), "");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL configured session=default tool=transfer args={\"fromAccount\":\"acc-1\",\"toAccount\":\"acc-2\",\"amountCents\":1250,\"rate\":1.5}")
+                .contains("CALL configured session=default tool=audit args={\"year\":2026,\"auditor\":\"carol\"}");
+    }
+
+    @Test
+    void withoutParametersTheNamesComeFromTheLocalVariableTable() throws IOException {
+        Path classes = compile("-g");
+        assertThat(attributes(classes)).isEqualTo("LocalVariableTable");
+        ForkedJvm.Result r = runLedger(classes + File.pathSeparator + ForkedJvm.appClasspath(), "");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL configured session=default tool=transfer args={\"fromAccount\":\"acc-1\",\"toAccount\":\"acc-2\",\"amountCents\":1250,\"rate\":1.5}")
+                .contains("CALL configured session=default tool=audit args={\"year\":2026,\"auditor\":\"carol\"}");
+    }
+
+    @Test
+    void redactingANamedArgumentRewritesThatParameter() throws IOException {
+        Path classes = compile("-g");
+        ForkedJvm.Result r = runLedger(classes + File.pathSeparator + ForkedJvm.appClasspath(), ",redact=toAccount");
+        assertThat(r.stdout()).as(r.toString()).contains("METHOD transfer ran from=acc-1 to=null cents=1250 rate=1.5");
+    }
+
+    @Test
+    void withoutAnyNamesInTheClassFileTheyArePositional() throws IOException {
+        Path classes = compile("-g:none");
+        assertThat(attributes(classes)).isEmpty();
+        ForkedJvm.Result r = runLedger(classes + File.pathSeparator + ForkedJvm.appClasspath(), "");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL configured session=default tool=transfer args={\"arg0\":\"acc-1\",\"arg1\":\"acc-2\",\"arg2\":1250,\"arg3\":1.5}")
+                .contains("CALL configured session=default tool=audit args={\"arg0\":2026,\"arg1\":\"carol\"}");
     }
 }

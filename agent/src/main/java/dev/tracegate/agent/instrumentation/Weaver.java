@@ -66,16 +66,22 @@ public final class Weaver {
             AtomicLong count = matched.get(h.name());
             FrameworkPresence present = presence.get(h.name());
             for (HookPoint point : h.points()) {
-                builder = builder.type(new MarkerWatch(point.types(), h.marker(), present), present)
-                        .transform(new AgentBuilder.Transformer.ForAdvice()
-                                .include(agentLoader)
-                                .withExceptionHandler(Advice.ExceptionHandler.Default.PRINTING)
-                                .advice(new Counting(point.methods(), count), point.advice()));
+                AgentBuilder.Identified.Narrowable typed = builder.type(new MarkerWatch(point.types(), h.marker(), present), present);
+                builder = point.prelude() == null
+                        ? typed.transform(advice(point, count, agentLoader))
+                        : typed.transform(point.prelude()).transform(advice(point, count, agentLoader));
             }
         }
         long built = System.nanoTime();
         builder.installOn(instrumentation);
         AgentLog.debug("start-up: agent builder installed in " + (System.nanoTime() - built) / 1_000_000 + " ms");
+    }
+
+    private static AgentBuilder.Transformer advice(HookPoint point, AtomicLong count, ClassLoader agentLoader) {
+        return new AgentBuilder.Transformer.ForAdvice()
+                .include(agentLoader)
+                .withExceptionHandler(Advice.ExceptionHandler.Default.PRINTING)
+                .advice(new Counting(point.methods(), count), point.advice());
     }
 
     /** Logs one warning for each instrumentation that matched nothing (call at shutdown or after the app started). */

@@ -4,12 +4,19 @@ import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.instrumentation.HookPoint;
 import dev.tracegate.agent.instrumentation.Hooks;
+import dev.tracegate.agent.core.AgentLog;
+import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.ClassFileLocator;
+import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
 import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.utility.JavaModule;
 
+import java.io.IOException;
+import java.security.ProtectionDomain;
 import java.util.List;
 
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
@@ -48,8 +55,34 @@ public final class ConfiguredHooks implements Hooks {
                 .and(new NamedMethod(methods));
         String self = ConfiguredHooks.class.getName();
         return List.of(
-                new HookPoint(types, named.and(returns(void.class)), self + "$VoidAdvice"),
+                new HookPoint(types, named.and(returns(void.class)), self + "$VoidAdvice", new ParameterNamesPrelude(methods)),
                 new HookPoint(types, named.and(not(returns(void.class))), self + "$ValueAdvice"));
+    }
+
+    /** Reads the woven class's file once for the parameter names that {@code args=*} reports. */
+    static final class ParameterNamesPrelude implements AgentBuilder.Transformer {
+        private final ConfiguredMethods methods;
+
+        ParameterNamesPrelude(ConfiguredMethods methods) {
+            this.methods = methods;
+        }
+
+        @Override
+        public DynamicType.Builder<?> transform(DynamicType.Builder<?> builder, TypeDescription type, ClassLoader loader,
+                                                JavaModule module, ProtectionDomain domain) {
+            String name = type.getName();
+            try (ClassFileLocator locator = ClassFileLocator.ForClassLoader.of(loader)) {
+                ClassFileLocator.Resolution resolution = locator.locate(name);
+                if (resolution.isResolved()) {
+                    methods.learnParameterNames(name, ParameterNames.read(resolution.resolve()));
+                } else {
+                    AgentLog.debug("no class file for " + name + ": args=* names its parameters arg0..argN");
+                }
+            } catch (IOException | RuntimeException e) {
+                AgentLog.warn("cannot read the parameter names of " + name + " (" + e + "): args=* names them arg0..argN");
+            }
+            return builder;
+        }
     }
 
     static final class NamedClass extends ElementMatcher.Junction.AbstractBase<TypeDescription> {
@@ -82,7 +115,7 @@ public final class ConfiguredHooks implements Hooks {
     public static final class ValueAdvice {
 
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
-        static Ruling enter(@Advice.Origin("#t.#m") String origin,
+        static Ruling enter(@Advice.Origin("#t.#m#d") String origin,
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
                             @Advice.Local("tgOuter") boolean outer) {
             outer = Dispatcher.enter();
@@ -105,7 +138,7 @@ public final class ConfiguredHooks implements Hooks {
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter Ruling skipped,
                          @Advice.Local("tgOuter") boolean outer,
-                         @Advice.Origin("#t.#m") String origin,
+                         @Advice.Origin("#t.#m#d") String origin,
                          @Advice.Origin("#r") String returnType,
                          @Advice.AllArguments Object[] args,
                          @Advice.Thrown Throwable thrown,
@@ -134,7 +167,7 @@ public final class ConfiguredHooks implements Hooks {
     public static final class VoidAdvice {
 
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
-        static Ruling enter(@Advice.Origin("#t.#m") String origin,
+        static Ruling enter(@Advice.Origin("#t.#m#d") String origin,
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
                             @Advice.Local("tgOuter") boolean outer) {
             outer = Dispatcher.enter();

@@ -28,7 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * consent   com.acme.Privacy#grant         subject=0 purpose=1 granted=true
  * erasure   com.acme.Privacy#forget        subject=0 session=1
  * </pre>
- * An index refers to the method's parameters (0-based); anything else is a literal.
+ * An index refers to the method's parameters (0-based); anything else is a literal. With {@code args=*} (the
+ * default) the arguments are all parameters by name, as the class file records them ({@link ParameterNames}).
  */
 public final class ConfiguredMethods {
 
@@ -36,6 +37,8 @@ public final class ConfiguredMethods {
 
     private final List<MethodRule> rules;
     private final ConcurrentHashMap<String, Optional<MethodRule>> byOrigin = new ConcurrentHashMap<>();
+    /** Parameter names of configured methods, keyed like the advice's origin: {@code class.method(descriptor)}. */
+    private final ConcurrentHashMap<String, String[]> parameterNames = new ConcurrentHashMap<>();
 
     private ConfiguredMethods(List<MethodRule> rules) {
         this.rules = Collections.unmodifiableList(rules);
@@ -162,10 +165,36 @@ public final class ConfiguredMethods {
         return null;
     }
 
+    /**
+     * Remembers the parameter names of the configured methods of a class being woven (from
+     * {@link ParameterNames#read}, keyed {@code name + descriptor}).
+     */
+    public void learnParameterNames(String className, Map<String, String[]> byMethod) {
+        for (Map.Entry<String, String[]> e : byMethod.entrySet()) {
+            String method = e.getKey().substring(0, e.getKey().indexOf('('));
+            if (find(className, method) != null) {
+                parameterNames.put(className + "." + e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    /** The parameter names of the method an origin ({@code class.method(descriptor)}) names; arg0..argN if unknown. */
+    String[] parameterNames(String origin, int count) {
+        String[] names = parameterNames.get(origin);
+        return names != null && names.length == count ? names : ParameterNames.positional(count);
+    }
+
+    /** {@code class.method} of an origin {@code class.method(descriptor)} (older origins have no descriptor). */
+    private static String method(String origin) {
+        int paren = origin.indexOf('(');
+        return paren < 0 ? origin : origin.substring(0, paren);
+    }
+
     private MethodRule forOrigin(String origin) {
         return byOrigin.computeIfAbsent(origin, o -> {
-            int dot = o.lastIndexOf('.');
-            return Optional.ofNullable(dot < 0 ? null : find(o.substring(0, dot), o.substring(dot + 1)));
+            String m = method(o);
+            int dot = m.lastIndexOf('.');
+            return Optional.ofNullable(dot < 0 ? null : find(m.substring(0, dot), m.substring(dot + 1)));
         }).orElse(null);
     }
 
@@ -181,13 +210,13 @@ public final class ConfiguredMethods {
                 bridge.supervisor().onConsent(new Consent(text(read(rule.field("session"), arguments, "default")),
                         text(read(rule.field("subject"), arguments, null)), text(read(rule.field("purpose"), arguments, null)),
                         Boolean.parseBoolean(text(granted))));
-                AgentLog.debug("CONSENT at " + origin);
+                AgentLog.debug("CONSENT at " + method(origin));
                 return null;
             }
             case ERASURE: {
                 bridge.supervisor().onErasure(new Erasure(text(read(rule.field("session"), arguments, "default")),
                         text(read(rule.field("subject"), arguments, null))));
-                AgentLog.debug("ERASURE at " + origin);
+                AgentLog.debug("ERASURE at " + method(origin));
                 return null;
             }
             default:
@@ -199,16 +228,17 @@ public final class ConfiguredMethods {
         String session = text(read(rule.field("session"), arguments, "default"));
         String tool = toolName(rule, origin, arguments);
         String argsField = rule.fields.getOrDefault("args", "*");
-        String json = argumentsJson(argsField, arguments, bridge);
+        String[] names = argsField.equals("*") ? parameterNames(origin, arguments.length) : null;
+        String json = argumentsJson(argsField, names, arguments, bridge);
         Ruling ruling = bridge.onToolCall(FRAMEWORK, session, tool, json, null);
         if (ruling == null) {
             return null;
         }
         if (ruling.kind == Ruling.REWRITE) {
-            Object[] rewritten = rewrite(argsField, arguments, ruling.arguments, bridge);
+            Object[] rewritten = rewrite(argsField, names, arguments, ruling.arguments, bridge);
             if (rewritten == null) {
                 return new Ruling(bridge.throwOnBlock() ? Ruling.THROW : Ruling.SUBSTITUTE,
-                        "tracegate: arguments of " + origin + " must be redacted but are not JSON text or a Map; the call did not run", null, null, null);
+                        "tracegate: arguments of " + method(origin) + " must be redacted but are not JSON text or a Map; the call did not run", null, null, null);
             }
             return new Ruling(Ruling.REWRITE, null, null, ruling.arguments, rewritten);
         }
@@ -229,7 +259,7 @@ public final class ConfiguredMethods {
         String text = result == null || result instanceof String ? (String) result : bridge.toJson(result);
         String notice = bridge.onToolResult(FRAMEWORK, session, toolName(rule, origin, arguments), null, text, false);
         if (notice != null && result != null && !(result instanceof String)) {
-            AgentLog.warn("cannot withhold the " + result.getClass().getName() + " result of " + origin + ": only text results can be replaced");
+            AgentLog.warn("cannot withhold the " + result.getClass().getName() + " result of " + method(origin) + ": only text results can be replaced");
             return null;
         }
         return notice;
@@ -238,16 +268,17 @@ public final class ConfiguredMethods {
     private static String toolName(MethodRule rule, String origin, Object[] arguments) {
         String name = rule.fields.getOrDefault("name", "$method");
         if (name.equals("$method")) {
-            return origin.substring(origin.lastIndexOf('.') + 1);
+            String m = method(origin);
+            return m.substring(m.lastIndexOf('.') + 1);
         }
         return text(read(name, arguments, name));
     }
 
-    private static String argumentsJson(String argsField, Object[] arguments, SupervisorBridge bridge) {
+    private static String argumentsJson(String argsField, String[] names, Object[] arguments, SupervisorBridge bridge) {
         if (argsField.equals("*")) {
             Map<String, Object> all = new LinkedHashMap<>();
             for (int i = 0; i < arguments.length; i++) {
-                all.put("arg" + i, arguments[i]);
+                all.put(names[i], arguments[i]);
             }
             return bridge.toJson(all);
         }
@@ -258,7 +289,7 @@ public final class ConfiguredMethods {
         return bridge.toJson(value instanceof Map ? value : Collections.singletonMap("value", value));
     }
 
-    private static Object[] rewrite(String argsField, Object[] arguments, String json, SupervisorBridge bridge) {
+    private static Object[] rewrite(String argsField, String[] names, Object[] arguments, String json, SupervisorBridge bridge) {
         Object parsed = bridge.fromJson(json);
         if (!(parsed instanceof Map)) {
             return null;
@@ -267,10 +298,10 @@ public final class ConfiguredMethods {
         Object[] copy = arguments.clone();
         if (argsField.equals("*")) {
             for (int i = 0; i < copy.length; i++) {
-                Object replacement = map.get("arg" + i);
+                Object replacement = map.get(names[i]);
                 if (copy[i] == null || copy[i] instanceof String || copy[i] instanceof Map) {
                     copy[i] = replacement instanceof String || replacement instanceof Map || replacement == null ? replacement : copy[i];
-                } else if (!map.containsKey("arg" + i)) {
+                } else if (!map.containsKey(names[i])) {
                     return null;
                 }
             }
