@@ -605,6 +605,33 @@ public final class Grounding implements Grounder<Event> {
         return false;
     }
 
+    /**
+     * A CALL of a fetch tool (provenance {@code fetch-tools}) with at least one target, every one of
+     * which (each element of a list) lies inside a record the user, or a delegated source, named.
+     */
+    boolean namedLink(Frame f) {
+        if (!f.isCall || provenance == null || !provenance.fetchTools.contains(f.e.toolKey())) return false;
+        Args.Path[] targets = f.toolFull >= 0 && sideEffectTargets[f.toolFull] != null ? sideEffectTargets[f.toolFull]
+                : f.toolBare >= 0 ? sideEffectTargets[f.toolBare] : null;
+        if (targets == null) return false;
+        Sightings s = Sightings.of(f.st.refs[sightingsSlot]);
+        boolean any = false;
+        for (Args.Path path : targets) {
+            JsonNode v = f.e.args().get(path);
+            if (v == null || v.isNull()) continue;
+            if (v.isArray()) {
+                for (JsonNode x : v) {
+                    if (!s.inRecord(x.asText())) return false;
+                    any = true;
+                }
+            } else {
+                if (!s.inRecord(v.asText())) return false;
+                any = true;
+            }
+        }
+        return any;
+    }
+
     // ------------------------------------------------------------------ reporting (allocates)
 
     /** The data categories the grounding finds in {@code event} (declared, mapped, hinted, detected), by name. */
@@ -956,6 +983,7 @@ public final class Grounding implements Grounder<Event> {
                     flow = true;
                     return new UntrustedTarget(true);
                 case "side_effect": return new UntrustedTarget(false);
+                case "named_link": return new NamedLink();
                 case "category": {
                     categories = true;
                     return new Category(categoryBit(nameArg(args.get(0), "category")));

@@ -102,6 +102,21 @@ class ProvenanceGroundingTest {
     }
 
     @Test
+    void aNamedLinkIsAFetchOfALinkInsideARecordTheUserNamed() {
+        Session s = new Session(policy(Provenance.builder().fetchTools("get_webpage").build()), "named_link", "untrusted_target");
+        s.feed(user(1, "What did Eve recommend in general?"),
+                out(2, "read_channel", "[{\"sender\":\"Eve\",\"channel\":\"general\",\"body\":\"see www.food.example\"},"
+                        + "{\"sender\":\"Zed\",\"channel\":\"random\",\"body\":\"see www.win.example\"}]"));
+        assertThat(s.at(Event.call("s", 3, "get_webpage", "{\"url\":\"https://www.food.example\"}"))).containsExactly(T, F);
+        assertThat(s.at(Event.call("s", 3, "get_webpage", "{\"url\":\"www.win.example\"}"))).containsExactly(F, T);
+        assertThat(s.at(Event.call("s", 3, "get_webpage", "{}"))).containsExactly(F, F);   // no target: nothing named
+        assertThat(s.at(send(3, "www.food.example"))[0]).isEqualTo(F);                   // not a fetch tool
+        Session off = new Session(policy(Provenance.builder().build()), "named_link");
+        off.feed(user(1, "What did Eve recommend in general?"), out(2, "read_channel", "[{\"sender\":\"Eve\",\"body\":\"www.food.example\"}]"));
+        assertThat(off.one(Event.call("s", 3, "get_webpage", "{\"url\":\"www.food.example\"}"))).isEqualTo(F);
+    }
+
+    @Test
     void aRefusedEventLeavesNoTrace() {
         Session s = new Session(policy(Provenance.builder().wholeFields(true).build()), "untrusted_target");
         s.feed(user(1, "hello"));
