@@ -45,10 +45,19 @@ public final class AgentDojoEvaluation {
      * @param provenance the {@code injection.provenance} section used, given the library's own (identity:
      *                   the library as written; null result: no section, the matchers' identifier provenance)
      * @param group      {@link #CUMULATIVE} (each row adds to the one above), {@link #REJECTED} (a variant
-     *                   of the recommended row that the data rejects) or {@link #LEAVE_ONE_OUT}
+     *                   of the recommended row that the data rejects), {@link #LEAVE_ONE_OUT} or {@link #CANDIDATE}
+     * @param library    rewrites the generated suite library's text before it is read (identity: as generated)
      */
     public record Defence(String name, String what, Predicate<String> contracts, UnaryOperator<LibrarySpec.ProvenanceSpec> provenance,
-                          String group) {
+                          String group, UnaryOperator<String> library) {
+        /** A row over the generated libraries as written. */
+        public Defence(String name, String what, Predicate<String> contracts, UnaryOperator<LibrarySpec.ProvenanceSpec> provenance,
+                       String group) {
+            this(name, what, contracts, provenance, group, UnaryOperator.identity());
+        }
+
+        /** Refinements designed after reading the benign runs the recommended row loses: reported, not recommended. */
+        public static final String CANDIDATE = "candidate";
         /** Rows that each add a refinement to the row above. */
         public static final String CUMULATIVE = "cumulative";
         /** Variants of the recommended row measured and rejected. */
@@ -159,13 +168,18 @@ public final class AgentDojoEvaluation {
 
     /** The libraries a suite's runs are replayed under: the built-in {@code injection} and the suite's generated library. */
     public static List<LibrarySpec> specs(String suite) {
+        return specs(suite, UnaryOperator.identity());
+    }
+
+    /** As {@link #specs(String)}, with the suite library's text rewritten by {@code library} first. */
+    static List<LibrarySpec> specs(String suite, UnaryOperator<String> library) {
         String text = AgentDojoPolicies.builtinText(suite);
         if (text == null) {
             throw new IllegalArgumentException("no generated policy library for suite '" + suite + "' (expected "
                     + AgentDojoPolicies.CLASSPATH_DIR + AgentDojoPolicies.fileName(suite)
                     + "); regenerate with AgentDojoPolicies from side_effect_tools.json");
         }
-        return List.of(Library.read("injection", null), LibraryReader.read("builtin:agentdojo/" + suite, text));
+        return List.of(Library.read("injection", null), LibraryReader.read("builtin:agentdojo/" + suite, library.apply(text)));
     }
 
     /** Compiles the specs keeping the contracts {@code keep} accepts, with their provenance sections passed through {@code provenance}. */
@@ -197,7 +211,7 @@ public final class AgentDojoEvaluation {
             }
             for (int i = 0; i < d; i++) {
                 Defence def = defences.get(i);
-                Library lib = libs.get(i).computeIfAbsent(run.suite(), s -> compile(specs(s), def.contracts(), def.provenance()));
+                Library lib = libs.get(i).computeIfAbsent(run.suite(), s -> compile(specs(s, def.library()), def.contracts(), def.provenance()));
                 score(run, events, lib, suites.get(i).computeIfAbsent(run.suite(), s -> new Counts()));
             }
         });
@@ -319,6 +333,10 @@ public final class AgentDojoEvaluation {
                 endorse("record"), r));
         out.add(new Defence("no request rules", "the provenance of the recommended row alone", id -> id.startsWith("injection."),
                 Defence.asWritten(), r));
+        out.add(new Defence("a fetch of a named link is requested", "the outbound-request rule also accepts a fetch whose every target "
+                + "lies in a record the user, or a source the user handed the task to, named (`named_link`): the request-rule "
+                + "counterpart of the recommended row's trust of such links", id -> true, Defence.asWritten(), Defence.CANDIDATE,
+                AgentDojoPolicies::withNamedLinks));
         for (String kind : AgentDojoPolicies.REQUEST_WORDS.keySet()) {
             String k = kind.replace('_', '-');
             out.add(new Defence("without the " + kind.replace('_', ' ') + " rule", "", id -> !id.endsWith(".requested-" + k),
@@ -396,6 +414,15 @@ public final class AgentDojoEvaluation {
         }
         b.append("\n## `").append(RECOMMENDED).append("` with one request rule left out\n\n").append(HEADER);
         rows(b, results, Defence.LEAVE_ONE_OUT);
+        if (results.stream().anyMatch(r -> r.defence().group().equals(Defence.CANDIDATE))) {
+            b.append("\n## Candidates on top of `").append(RECOMMENDED).append("` (designed after reading the benign runs it loses)\n\n")
+                    .append(HEADER);
+            rows(b, results, Defence.CANDIDATE);
+            b.append('\n');
+            for (Result r : results) {
+                if (r.defence().group().equals(Defence.CANDIDATE)) b.append("- **").append(r.defence().name()).append("**: ").append(r.defence().what()).append('\n');
+            }
+        }
         b.append("\n## Per suite: `").append(best.defence().name()).append("`\n\n")
                 .append("| suite | attacked | undefended successes | ASR with defence | stopped | reached without a call | benign | utility undefended | utility kept | other blocks (runs) | injection tasks as user blocked |\n")
                 .append("|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -185,6 +185,22 @@ public final class AgentDojoPolicies {
         }
     }
 
+    /**
+     * A generated library whose outbound-request rule also accepts a fetch of a link inside a record
+     * the user named: {@code G (call(T) -> O user_matches(...) | named_link)}.
+     */
+    static String withNamedLinks(String library) {
+        String[] lines = library.split("\n", -1);
+        boolean inRule = false;
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].startsWith("  - id: ")) inRule = lines[i].endsWith(".requested-outbound-request");
+            if (inRule && lines[i].startsWith("    guarantee: 'G (") && lines[i].endsWith("))'")) {
+                lines[i] = lines[i].substring(0, lines[i].length() - 2) + " | named_link)'";
+            }
+        }
+        return String.join("\n", lines);
+    }
+
     private static String article(String noun) {
         return ("aeiou".indexOf(noun.charAt(0)) >= 0 ? "an " : "a ") + noun;
     }

@@ -87,6 +87,31 @@ class AgentDojoPoliciesTest {
     }
 
     @Test
+    void theProvenanceSectionComesFromToolKindsAndTheNamedLinkVariantOnlyWidensTheFetchRule() {
+        String yaml = AgentDojoPolicies.generate(json("""
+                {"chat": [
+                  {"function": "send_direct_message", "kind": "outbound_message", "target_args": ["recipient"], "payload_args": ["body"]},
+                  {"function": "get_webpage", "kind": "outbound_request", "target_args": ["url"], "payload_args": []},
+                  {"function": "cancel_event", "kind": "state_change+outbound_message", "target_args": [], "payload_args": ["note"]}
+                ]}"""), "test").get("chat");
+        assertThat(yaml).contains("  provenance:\n    whole-fields: true\n    labelled-lines: true\n    named-owner: true\n    delegation: true\n"
+                + "    fetch-tools: [get_webpage]\n    link-payloads:\n      send_direct_message: [body]\n\ncontracts:");
+        String variant = AgentDojoPolicies.withNamedLinks(yaml);
+        assertThat(variant.split("\\| named_link\\)'", -1)).hasSize(2);
+        Event user = Event.user("s", 1, "What did Eve post in general?");
+        Event posts = Event.returned("s", 2, "read_channel_messages",
+                "- sender: Eve\n  recipient: general\n  body: lunch at www.food.example\n- sender: Zed\n  recipient: random\n  body: www.win.example", false);
+        Event named = Event.call("s", 3, "get_webpage", Map.of("url", "www.food.example"));
+        Event other = Event.call("s", 3, "get_webpage", Map.of("url", "www.win.example"));
+        for (String text : List.of(yaml, variant)) {
+            Library lib = Library.compile(List.of(Library.read("injection", null), dev.tracegate.contracts.library.LibraryReader.read("test", text)));
+            // the user asked for no page: the generated rule blocks both fetches; the variant lets the named link through
+            assertThat(decisions(lib, user, posts, named).get(2)).isEqualTo(text == yaml ? Decision.Kind.BLOCK : Decision.Kind.PASS);
+            assertThat(decisions(lib, user, posts, other).get(2)).isEqualTo(Decision.Kind.BLOCK);
+        }
+    }
+
+    @Test
     void badTablesAreClearErrors() {
         assertThatThrownBy(() -> AgentDojoPolicies.generate(json("[]"), "t.json"))
                 .hasMessageContaining("t.json").hasMessageContaining("suite -> [tools]");
