@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the tracegate benchmark suite and writes machine-readable results next to bench/README.md.
 #
-#   bench/run.sh quick   about 4 minutes: 1 fork, short iterations; writes bench/results/quick.json (JMH JSON),
+#   bench/run.sh quick   under 5 minutes: 1 fork, short iterations; writes bench/results/quick.json (JMH JSON),
 #                        quick-summary.json (merged, with targets), quick-tables.md and engine-latency.svg
-#   bench/run.sh full    about 25 minutes: the annotations' forks and iterations; the same files named full-*
+#   bench/run.sh full    about 55 minutes: the annotations' forks and iterations; the same files named full-*
 #
 # Builds bench/target/benchmarks.jar and agent/target/tracegate-agent.jar first unless SKIP_BUILD=1. Extra JMH options: JMH_OPTS="...".
 set -euo pipefail
