@@ -24,7 +24,8 @@ import java.util.Map;
 /**
  * An MCP server over stdio with three tools, and a client that starts it as a subprocess and calls one tool.
  * Usage: {@code McpApp server}, or {@code McpApp client <tool> <argumentsJson> <server command...>}.
- * The server writes its own lines to standard error (standard output is the protocol); the client echoes them as "SERVER: ...".
+ * The server writes its own lines to standard error (standard output is the protocol), or to the file named by
+ * {@code -Ddemo.serverLog}; the client echoes them as "SERVER: ...".
  */
 public final class McpApp {
 
@@ -54,7 +55,13 @@ public final class McpApp {
         String run(Map<String, Object> arguments);
     }
 
-    static void server() throws InterruptedException {
+    static void server() throws Exception {
+        String log = System.getProperty("demo.serverLog");
+        if (log != null) {
+            // for clients that do not relay the server's standard error (LangChain4j's stdio transport logs it)
+            System.setErr(new java.io.PrintStream(new java.io.FileOutputStream(log, true), true, "UTF-8"));
+        }
+        System.err.println("MCP SDK " + McpSyncServer.class.getProtectionDomain().getCodeSource().getLocation());
         McpSyncServer server = buildServer(new StdioServerTransportProvider(JSON));
         System.err.println("SERVER READY " + server.getServerInfo().name());
         Thread.sleep(Long.MAX_VALUE); // the client ends this process when it closes the transport
@@ -62,6 +69,7 @@ public final class McpApp {
 
     /** Server and client in this JVM, over a loopback socket. */
     static void inProcess(String tool, String argumentsJson) throws Exception {
+        Console.line("MCP SDK " + McpSyncClient.class.getProtectionDomain().getCodeSource().getLocation());
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Socket clientSide = new Socket(InetAddress.getLoopbackAddress(), listener.getLocalPort());
             Socket serverSide = listener.accept();
@@ -95,6 +103,7 @@ public final class McpApp {
     }
 
     static void client(String tool, String argumentsJson, String[] serverCommand) throws Exception {
+        Console.line("MCP SDK " + McpSyncClient.class.getProtectionDomain().getCodeSource().getLocation());
         ServerParameters parameters = ServerParameters.builder(serverCommand[0])
                 .args(Arrays.copyOfRange(serverCommand, 1, serverCommand.length)).build();
         StdioClientTransport transport = new StdioClientTransport(parameters, JSON);

@@ -2,12 +2,17 @@ package dev.tracegate.it;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The MCP Java SDK 2.1.0: a stdio server in one forked JVM, a client in another; the agent in either. */
+/** The MCP Java SDK 2.1.0 and 1.1.5: a stdio server in one forked JVM, a client in another; the agent in either. */
 class McpTest {
 
     private static final String APP = "demoapp.mcp.McpApp";
@@ -15,7 +20,11 @@ class McpTest {
 
     /** Runs the client (agent options or null) against a server subprocess (agent options or null). */
     private static ForkedJvm.Result run(String clientOptions, String serverOptions, String tool, String arguments) {
-        String cp = ForkedJvm.appClasspath();
+        return runOn(ForkedJvm.appClasspath(), clientOptions, serverOptions, tool, arguments);
+    }
+
+    /** The same, with client and server on this class path. */
+    private static ForkedJvm.Result runOn(String cp, String clientOptions, String serverOptions, String tool, String arguments) {
         List<String> clientJvm = clientOptions == null ? List.of() : List.of(ForkedJvm.agent(clientOptions));
         List<String> args = new ArrayList<>(List.of("client", tool, arguments, ForkedJvm.java()));
         if (serverOptions != null) {
@@ -101,6 +110,79 @@ class McpTest {
                 .doesNotContain("CALL mcp-server")
                 .doesNotContain("RETURN mcp-server")
                 // the server hook was woven in this JVM: it skipped the call because the client had supervised it
+                .doesNotContain("instrumentation mcp-server matched nothing");
+    }
+
+    // ---- MCP Java SDK 1.1.5 (the 1.x line): the same app classes on the resolved 1.1.5 closure ----
+
+    /** The app's classes and the jars the build copied to target/mcp-1.1.5 (no 2.1.0 jar). */
+    private static String mcp115Classpath() {
+        Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"));
+        Path jars = classes.resolveSibling("mcp-1.1.5");
+        StringBuilder cp = new StringBuilder(classes.toString());
+        try (Stream<Path> files = Files.list(jars)) {
+            files.sorted().forEach(f -> cp.append(File.pathSeparator).append(f.toAbsolutePath()));
+        } catch (IOException e) {
+            throw new IllegalStateException("MCP SDK 1.1.5 jars missing in " + jars + " (the it module's generate-test-resources phase copies them)", e);
+        }
+        return cp.toString();
+    }
+
+    private static final String SDK_115 = "MCP SDK \\S*mcp-core-1\\.1\\.5\\.jar";
+
+    @Test
+    void mcp115ServerToolCallsAreSeenWithTheExchangeSessionIdAndBlocked() {
+        ForkedJvm.Result r = runOn(mcp115Classpath(), null, "trace=true", "sendEmail", EMAIL);
+        assertThat(r.stdout()).as(r.toString())
+                .containsPattern(SDK_115)
+                .containsPattern("SERVER: " + SDK_115)
+                .contains("SERVER: TOOL sendEmail ran to=bob body=the numbers")
+                .contains("RESULT isError=false: email sent to bob")
+                .containsPattern("SERVER: \\[tracegate\\] CALL mcp-server session=(?!default)\\S+ tool=sendEmail args=\\{\"to\":\"bob\"")
+                .contains("RETURN mcp-server")
+                .doesNotContain("matched nothing although");
+        ForkedJvm.Result blocked = runOn(mcp115Classpath(), null, "block=sendEmail", "sendEmail", EMAIL);
+        assertThat(blocked.stdout()).as(blocked.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("RESULT isError=true: tracegate blocked the call to sendEmail (contract rule.block)");
+    }
+
+    @Test
+    void mcp115ServerRedirectRedactAndSuppress() {
+        ForkedJvm.Result redirected = runOn(mcp115Classpath(), null, "redirect=sendEmail:draftEmail", "sendEmail", EMAIL);
+        assertThat(redirected.stdout()).as(redirected.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("SERVER: TOOL draftEmail ran to=bob")
+                .contains("RESULT isError=false: draft saved for bob");
+        ForkedJvm.Result redacted = runOn(mcp115Classpath(), null, "redact=body", "sendEmail", EMAIL);
+        assertThat(redacted.stdout()).as(redacted.toString()).contains("SERVER: TOOL sendEmail ran to=bob body=null");
+        ForkedJvm.Result suppressed = runOn(mcp115Classpath(), null, "suppress=lookupCustomer", "lookupCustomer", "{\"name\":\"Alice\"}");
+        assertThat(suppressed.stdout()).as(suppressed.toString())
+                .contains("RESULT isError=false: [withheld by tracegate")
+                .doesNotContain("DE89370400440532013000");
+    }
+
+    @Test
+    void mcp115ClientBlockThrowsBeforeTheRequestLeaves() {
+        ForkedJvm.Result r = runOn(mcp115Classpath(), "block=sendEmail,onBlock=throw", null, "sendEmail", EMAIL);
+        assertThat(r.stdout()).as(r.toString())
+                .containsPattern(SDK_115)
+                .doesNotContain("TOOL sendEmail ran")
+                .doesNotContain("RESULT")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to sendEmail");
+    }
+
+    @Test
+    void mcp115ClientAndServerInOneJvmSuperviseTheCallOnce() {
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("trace=true")), mcp115Classpath(), APP,
+                "inprocess", "sendEmail", EMAIL);
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.all()).as(r.toString())
+                .containsPattern(SDK_115)
+                .contains("TOOL sendEmail ran to=bob")
+                .contains("RESULT isError=false: email sent to bob")
+                .contains("CALL mcp-client session=default tool=sendEmail")
+                .doesNotContain("CALL mcp-server")
                 .doesNotContain("instrumentation mcp-server matched nothing");
     }
 }
