@@ -2,12 +2,16 @@ package dev.tracegate.it;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A LangChain4j AI service with real @Tool methods, run in a forked JVM under the built agent jar. */
+/** A LangChain4j AI service with real @Tool methods (and MCP tools through langchain4j-mcp), run in a forked JVM under the built agent jar. */
 class LangChain4jTest {
 
     private static final String APP = "demoapp.langchain4j.LangChain4jApp";
@@ -157,5 +161,64 @@ class LangChain4jTest {
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail");
         System.out.println("[it] LangChain4j block scenario ran on Java 25");
+    }
+
+    // ---- langchain4j-mcp: MCP tools inside an AI service through LangChain4j's own MCP client ----
+
+    private static final String MCP_APP = "demoapp.langchain4j.LangChain4jMcpApp";
+
+    /** Runs the LangChain4j MCP client under the agent against an MCP SDK server subprocess without one, whose lines go to {@code serverLog}. */
+    private static ForkedJvm.Result runMcp(String options, Path serverLog, String mode, String scenario) {
+        String cp = ForkedJvm.appClasspath();
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent(options)), cp, MCP_APP,
+                mode, scenario, ForkedJvm.java(), "-Ddemo.serverLog=" + serverLog, "-cp", cp, "demoapp.mcp.McpApp", "server");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        return r;
+    }
+
+    private static int count(String text, String needle) {
+        int n = 0;
+        for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + needle.length())) {
+            n++;
+        }
+        return n;
+    }
+
+    @Test
+    void mcpToolsInAnAiServiceAreSeenOnceWithTheChatMemoryIdAsSession(@TempDir Path dir) throws IOException {
+        Path server = dir.resolve("server.log");
+        ForkedJvm.Result r = runMcp("trace=true", server, "service", "email");
+        assertThat(r.stdout()).as(r.toString()).contains("MODEL SAW TOOL RESULT sendEmail: email sent to bob@example.com");
+        assertThat(Files.readString(server)).contains("TOOL sendEmail ran to=bob@example.com");
+        // the choke point supervises it; the MCP client hook below it is nested (and has the same tool-call id)
+        assertThat(count(r.stderr(), "CALL ")).as(r.toString()).isEqualTo(1);
+        assertThat(count(r.stderr(), "RETURN ")).as(r.toString()).isEqualTo(1);
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL langchain4j session=alice tool=sendEmail args={\"to\":\"bob@example.com\"")
+                .doesNotContain("CALL langchain4j-mcp");
+    }
+
+    @Test
+    void anMcpToolInAnAiServiceIsBlockedBeforeTheRequestLeaves(@TempDir Path dir) throws IOException {
+        Path server = dir.resolve("server.log");
+        ForkedJvm.Result r = runMcp("block=sendEmail", server, "service", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)");
+        assertThat(Files.readString(server)).contains("MCP SDK").doesNotContain("TOOL sendEmail ran");
+        assertThat(r.stderr()).as(r.toString()).contains("BLOCK langchain4j session=alice tool=sendEmail");
+    }
+
+    @Test
+    void aDirectMcpClientCallOutsideAnAiServiceIsSupervisedToo(@TempDir Path dir) throws IOException {
+        Path passed = dir.resolve("passed.log");
+        ForkedJvm.Result r = runMcp("trace=true", passed, "direct", "email");
+        assertThat(r.stdout()).as(r.toString()).contains("DIRECT RESULT isError=false: email sent to carol@example.com");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL langchain4j-mcp session=default tool=sendEmail args={\"to\":\"carol@example.com\"")
+                .contains("RETURN langchain4j-mcp session=default tool=sendEmail");
+        Path blocked = dir.resolve("blocked.log");
+        ForkedJvm.Result b = runMcp("block=sendEmail", blocked, "direct", "email");
+        assertThat(b.stdout()).as(b.toString()).contains("DIRECT RESULT isError=true: tracegate blocked the call to sendEmail");
+        assertThat(Files.readString(blocked)).contains("MCP SDK").doesNotContain("TOOL sendEmail ran");
     }
 }

@@ -26,19 +26,23 @@ import static net.bytebuddy.matcher.ElementMatchers.isStatic;
 import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.returns;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 /**
  * LangChain4j: every tool call of an AI service at {@code ToolService#executeWithErrorHandling} (tool
  * methods, MCP tools, lambda executors, concurrent execution), session = chat memory id; USER and
- * ASSISTANT events at {@code ChatModel#chat(ChatRequest)}.
+ * ASSISTANT events at {@code ChatModel#chat(ChatRequest)}; calls of langchain4j-mcp's {@code McpClient#executeTool}
+ * made outside an AI service (inside one, the choke point already saw the call: nested, and the same tool-call id).
  */
 public final class LangChain4jHooks implements Hooks {
 
     static final String TOOL_SERVICE = "dev.langchain4j.service.tool.ToolService";
     static final String CHAT_MODEL = "dev.langchain4j.model.chat.ChatModel";
     static final String CHAT_REQUEST = "dev.langchain4j.model.chat.request.ChatRequest";
+    /** langchain4j-mcp's client interface (its own JSON-RPC client, not the MCP Java SDK's). */
+    static final String MCP_CLIENT = "dev.langchain4j.mcp.client.McpClient";
 
     @Override
     public String name() {
@@ -66,6 +70,10 @@ public final class LangChain4jHooks implements Hooks {
                 new HookPoint(nameStartsWith("dev.langchain4j.service.DefaultAiServices$").and(hasSuperType(named("java.lang.reflect.InvocationHandler"))),
                         named("invoke").and(takesArguments(3)),
                         self + "$InvocationScopeAdvice"),
+                new HookPoint(hasSuperType(named(MCP_CLIENT)),
+                        named("executeTool").and(not(isAbstract())).and(takesArgument(0, named("dev.langchain4j.agent.tool.ToolExecutionRequest")))
+                                .and(returns(named("dev.langchain4j.service.tool.ToolExecutionResult"))),
+                        self + "$McpClientAdvice"),
                 new HookPoint(named("dev.langchain4j.service.DefaultAiServices"),
                         named("prepareSystemMessage").and(takesArgument(0, named("dev.langchain4j.invocation.InvocationContext"))),
                         self + "$SessionAdvice"));
@@ -128,6 +136,66 @@ public final class LangChain4jHooks implements Hooks {
                 Object memoryId = context == null ? null : context.chatMemoryId();
                 String notice = Dispatcher.onToolResult("langchain4j", memoryId == null ? "default" : memoryId.toString(),
                         request.name(), request.id(), result.resultText(), result.isError());
+                if (notice != null) {
+                    result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code McpClient#executeTool(ToolExecutionRequest[, InvocationContext])}: a call made outside an AI service
+     * (inside one it is nested in the choke point and not supervised again; its tool-call id dedups it as well).
+     * Session: the invocation context's chat memory id, else the one further up this thread, else "default".
+     */
+    public static final class McpClientAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static Ruling enter(@Advice.Argument(value = 0, readOnly = false) ToolExecutionRequest request,
+                            @Advice.AllArguments Object[] args,
+                            @Advice.Local("tgOuter") boolean outer,
+                            @Advice.Local("tgSession") String session) {
+            outer = Dispatcher.enter();
+            if (!outer || request == null) {
+                return null;
+            }
+            Object memoryId = args.length > 1 && args[1] instanceof InvocationContext ? ((InvocationContext) args[1]).chatMemoryId() : null;
+            session = memoryId == null ? Dispatcher.session("default") : memoryId.toString();
+            Ruling ruling = Dispatcher.onToolCall("langchain4j-mcp", session, request.name(), request.arguments(), request.id());
+            if (ruling == null) {
+                return null;
+            }
+            if (ruling.kind == Ruling.REWRITE) {
+                request = request.toBuilder().arguments(ruling.arguments).build();
+                return null;
+            }
+            if (ruling.kind == Ruling.REDIRECT) {
+                // the safe tool is looked up on the same MCP server
+                request = request.toBuilder().name(ruling.tool).arguments(ruling.arguments).build();
+                return null;
+            }
+            return ruling;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Enter Ruling skipped,
+                         @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Local("tgSession") String session,
+                         @Advice.Argument(0) ToolExecutionRequest request,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolExecutionResult result) {
+            Dispatcher.exit();
+            if (!outer) {
+                return;
+            }
+            if (skipped != null) {
+                if (skipped.kind == Ruling.THROW) {
+                    throw skipped.violation();
+                }
+                result = ToolExecutionResult.builder().isError(skipped.isError()).resultText(skipped.text).build();
+                return;
+            }
+            if (result != null && request != null && session != null) {
+                String notice = Dispatcher.onToolResult("langchain4j-mcp", session, request.name(), request.id(), result.resultText(), result.isError());
                 if (notice != null) {
                     result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
                 }
