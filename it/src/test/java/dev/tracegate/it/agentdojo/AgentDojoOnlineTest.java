@@ -38,6 +38,11 @@ class AgentDojoOnlineTest {
         assertThat(c.runs).isGreaterThanOrEqualTo(30);
     }
 
+    /**
+     * All 753 runs. When a suite's JVM runs longer than 30 s (it does on a loaded two-core machine),
+     * the agent's idle-session sweep runs during the replay; today it ends the session that is playing
+     * (see docs/agentdojo/ONLINE.md), and this test reports that run.
+     */
     @Test
     @Tag("long")
     void everyRecordedRunDecidesOnlineAsOffline() throws Exception {
@@ -47,8 +52,8 @@ class AgentDojoOnlineTest {
     /** What a comparison measured (printed and documented in ONLINE.md). */
     static final class Comparison {
         int runs, attacked, notAttacked, events, calls, blocked, passedCalls, suppressed, droppedReturns, equalRuns;
-        int importedOrderRuns, importedOrderCalls;
-        final List<String> importedOrderExamples = new ArrayList<>();
+        int orderCalls, refusedResultCalls, evaluatedRuns;
+        final List<String> examples = new ArrayList<>();
     }
 
     private Comparison compare(List<Path> files, long timeoutSeconds) throws Exception {
@@ -59,9 +64,16 @@ class AgentDojoOnlineTest {
 
         Comparison c = new Comparison();
         List<String> failures = new ArrayList<>();
+        // one JVM per suite (each suite has its own library), one after another: on a loaded machine
+        // parallel JVMs gain nothing and each lives longer (which matters while the idle sweep ends live sessions)
         for (Map.Entry<String, List<Path>> suite : bySuite.entrySet()) {
-            OnlineReplay.Result online = OnlineReplay.run(dir, suite.getKey(), OfflineDecisions.librariesOf(suite.getKey()),
-                    suite.getValue(), timeoutSeconds);
+            OnlineReplay.Fork fork = OnlineReplay.start(dir, suite.getKey(), OfflineDecisions.librariesOf(suite.getKey()), suite.getValue());
+            OnlineReplay.Result online;
+            try {
+                online = fork.finish(timeoutSeconds);
+            } finally {
+                fork.stop();
+            }
             assertThat(online.exit()).as("the replay app failed for suite %s:\n%s", suite.getKey(), online).isZero();
             assertThat(online.stdout()).as(online.toString())
                     .contains("REPLAYED runs=" + suite.getValue().size() + " ")
@@ -102,9 +114,10 @@ class AgentDojoOnlineTest {
         System.out.printf("[agentdojo online] %d runs (%d attacked, %d not), %d events, %d calls: %d blocked, %d passed, %d results "
                         + "suppressed, %d results of blocked calls never produced; %d/%d runs equal event for event%n",
                 c.runs, c.attacked, c.notAttacked, c.events, c.calls, c.blocked, c.passedCalls, c.suppressed, c.droppedReturns, c.equalRuns, c.runs);
-        System.out.printf("[agentdojo online] the import replayed in its own order (as the offline evaluation does) decides %d calls in %d "
-                + "runs differently from the framework order%s%n", c.importedOrderCalls, c.importedOrderRuns,
-                c.importedOrderExamples.isEmpty() ? "" : ": " + String.join("; ", c.importedOrderExamples));
+        System.out.printf("[agentdojo online] replayed in the import's order, as the offline evaluation does, %d runs decide some call "
+                        + "differently: %d calls because of the order of a turn's calls and results, %d because the recorded results of "
+                        + "refused calls are applied%s%n", c.evaluatedRuns, c.orderCalls, c.refusedResultCalls,
+                c.examples.isEmpty() ? "" : ": " + String.join("; ", c.examples));
         assertThat(failures).as("runs whose online decisions differ from the offline ones (%d of %d)", failures.size(), c.runs).isEmpty();
         // equality is not vacuous: the sample has attacked and other runs, blocked and passed calls
         assertThat(c.attacked).as("attacked runs").isPositive();
@@ -121,6 +134,12 @@ class AgentDojoOnlineTest {
         for (int i = 0; i < Math.max(offline.size(), online.size()); i++) {
             if (i >= online.size()) return "run " + id + " (" + file + "): online ends after " + i + " events; offline goes on with " + offline.get(i).brief();
             Observed on = online.get(i);
+            if (on.kind().equals("end") && i + 1 < online.size()) {
+                return "run " + id + " (" + file + "): the agent ended the session after " + i + " events (an END record at seq " + on.seq()
+                        + ") and went on with a fresh one (next: " + online.get(i + 1).brief() + "); offline event " + (i + 1) + " is "
+                        + (i < offline.size() ? offline.get(i).brief() : "none")
+                        + ". The agent's idle-session sweep ends live sessions: see docs/agentdojo/ONLINE.md";
+            }
             if (on.kind().equals("call")) {
                 on = new Observed(on.kind(), on.seq(), calls++, on.tool(), on.args(), on.text(), on.result(), on.error(), on.decision(),
                         on.fired(), on.atoms(), on.verdicts());
@@ -160,24 +179,31 @@ class AgentDojoOnlineTest {
         return problems.isEmpty() ? null : "run " + id + ": " + String.join("; ", problems);
     }
 
-    /** Counts where the imported order (the offline evaluation's) decides a call differently from the framework order. */
+    /**
+     * Counts where the two differences between the import and the framework's order change a call's
+     * decision: the order of a turn's calls and results (import without the refused calls' results vs
+     * framework order), and the recorded results of refused calls (import as the offline evaluation
+     * replays it vs import without them).
+     */
     private static void importedOrder(OfflineDecisions offline, Path file, OfflineDecisions.Run run, Comparison c) throws IOException {
-        List<String> imported = offline.importedOrder(file);
         List<String> framework = new ArrayList<>();
         for (Observed o : run.events()) if (o.kind().equals("call")) framework.add(o.decision() + o.fired());
-        int differ = 0;
-        for (int i = 0; i < framework.size(); i++) {
-            if (!framework.get(i).equals(imported.get(i))) {
-                differ++;
-                if (c.importedOrderExamples.size() < 5) {
-                    c.importedOrderExamples.add(run.info().session() + " call " + i + ": " + imported.get(i) + " imported vs " + framework.get(i));
-                }
-            }
+        List<String> withoutRefusedResults = offline.importedOrder(file, true);
+        List<String> asEvaluated = offline.importedOrder(file, false);
+        String id = run.info().session();
+        c.orderCalls += differing(id, "order", withoutRefusedResults, framework, c.examples);
+        c.refusedResultCalls += differing(id, "results of refused calls", asEvaluated, withoutRefusedResults, c.examples);
+        if (!asEvaluated.equals(framework)) c.evaluatedRuns++;
+    }
+
+    private static int differing(String id, String cause, List<String> a, List<String> b, List<String> examples) {
+        int n = 0;
+        for (int i = 0; i < b.size(); i++) {
+            if (a.get(i).equals(b.get(i))) continue;
+            n++;
+            if (examples.size() < 8) examples.add(id + " call " + i + " (" + cause + "): " + a.get(i) + " vs " + b.get(i));
         }
-        if (differ > 0) {
-            c.importedOrderRuns++;
-            c.importedOrderCalls += differ;
-        }
+        return n;
     }
 
     // ------------------------------------------------------------------------------------ data

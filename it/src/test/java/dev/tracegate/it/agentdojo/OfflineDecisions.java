@@ -95,16 +95,26 @@ final class OfflineDecisions {
         return new Run(info[0], file, out, dropped);
     }
 
-    /** The decisions of the run's CALLs (by ordinal) when the import is replayed unchanged, as the offline evaluation does. */
-    List<String> importedOrder(Path file) throws IOException {
+    /**
+     * The decisions of the run's CALLs (by ordinal) when the import is replayed in its own order, as the
+     * offline evaluation does; with {@code dropRefusedResults} a refused call's RETURN is left out (as
+     * online), without it the recorded result is applied (as the evaluation does).
+     */
+    List<String> importedOrder(Path file, boolean dropRefusedResults) throws IOException {
         RunInfo[] info = new RunInfo[1];
         List<Event> events = imported(file, info);
         Library lib = library(info[0].suite());
         Replay<Event> replay = lib.replay(info[0].session());
         List<String> calls = new ArrayList<>();
-        for (Event e : events) {
+        boolean[] skip = new boolean[events.size()];
+        for (int i = 0; i < events.size(); i++) {
+            if (skip[i]) continue;
+            Event e = events.get(i);
             Observed o = step(lib, replay, e, -1);
-            if (e.kind() == EventKind.CALL) calls.add(o.decision() + o.fired());
+            if (e.kind() != EventKind.CALL) continue;
+            calls.add(o.decision() + o.fired());
+            int r = returnOf(events, i, skip);
+            if (dropRefusedResults && r >= 0 && o.decision().equals("block")) skip[r] = true;
         }
         return calls;
     }

@@ -38,8 +38,46 @@ final class OnlineReplay {
     private OnlineReplay() {
     }
 
-    /** Replays {@code runs} (run files of one suite) under the agent configured with {@code libraries}; files go to {@code dir}. */
-    static Result run(Path dir, String suite, List<String> libraries, List<Path> runs, long timeoutSeconds) throws IOException, InterruptedException {
+    /** A forked replay that is running. */
+    static final class Fork {
+        private final String suite;
+        private final int runs;
+        private final Process process;
+        private final List<String> command;
+        private final Path out, err, audit;
+
+        private Fork(String suite, int runs, Process process, List<String> command, Path out, Path err, Path audit) {
+            this.suite = suite;
+            this.runs = runs;
+            this.process = process;
+            this.command = command;
+            this.out = out;
+            this.err = err;
+            this.audit = audit;
+        }
+
+        /** Ends the JVM if it still runs (after a failed comparison). */
+        void stop() {
+            if (process.isAlive()) process.destroyForcibly();
+        }
+
+        /** Waits for the replay to end and reads what it printed and recorded. */
+        Result finish(long timeoutSeconds) throws IOException, InterruptedException {
+            if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("the replay of " + runs + " " + suite + " runs did not finish in " + timeoutSeconds + " s: "
+                        + command + "\n" + Files.readString(out) + Files.readString(err));
+            }
+            return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8),
+                    Files.exists(audit) ? sessions(audit) : Map.of());
+        }
+    }
+
+    /**
+     * Starts replaying {@code runs} (run files of one suite) under the agent configured with
+     * {@code libraries} (every other setting at its default), in a JVM of its own; its files go to {@code dir}.
+     */
+    static Fork start(Path dir, String suite, List<String> libraries, List<Path> runs) throws IOException {
         Path audit = dir.resolve(suite + "-audit.jsonl");
         Path config = dir.resolve(suite + ".yaml");
         StringBuilder libs = new StringBuilder();
@@ -56,16 +94,13 @@ final class OnlineReplay {
         Path out = dir.resolve(suite + "-out.txt");
         Path err = dir.resolve(suite + "-err.txt");
         Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("the replay of " + runs.size() + " " + suite + " runs did not finish in " + timeoutSeconds + " s: "
-                    + command + "\n" + Files.readString(out) + Files.readString(err));
-        }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8),
-                Files.exists(audit) ? sessions(audit) : Map.of());
+        return new Fork(suite, runs.size(), p, command, out, err, audit);
     }
 
-    /** The audit log's event and END records, per session in sequence order. */
+    /**
+     * The audit log's event and END records, per session in the log's order (the agent records a
+     * session's events in the order it decided them, so an END before the last event shows up as such).
+     */
     static Map<String, List<Observed>> sessions(Path audit) throws IOException {
         ObjectMapper json = new ObjectMapper();
         Map<String, List<Observed>> out = new LinkedHashMap<>();
@@ -90,7 +125,6 @@ final class OnlineReplay {
                     rec.path("decision").asText(), fired, atoms, verdicts);
             out.computeIfAbsent(rec.path("session").asText(), s -> new ArrayList<>()).add(o);
         }
-        for (List<Observed> events : out.values()) events.sort((a, b) -> Long.compare(a.seq(), b.seq()));
         return out;
     }
 
