@@ -122,20 +122,35 @@ public final class DataCategoryExtractor {
     private static final long HINT_SEED = 0xcbf29ce484222325L;
     private static final long HINT_PRIME = 0x100000001b3L;
 
-    /** Indices into TERMS by the term's first letter (a..z). */
-    private static final int[][] TERMS_BY_LETTER = new int[26][];
+    /** Indices into TERMS by the term's first two letters (a..z, a..z), in TERMS order. */
+    private static final int[][] TERMS_BY_PAIR = new int[26 * 26][];
+    /** Months by first letter (a..z), in MONTHS order (the first that matches wins). */
+    private static final String[][] MONTHS_BY_LETTER = new String[26][];
+    /** Lowercase first letters of the words of each word list that near()/after() search, as a 128-bit set. */
+    private static final long[] PHONE_FIRST = firstLetters(PHONE_WORDS), BIRTH_FIRST = firstLetters(BIRTH_WORDS),
+            NOT_PHONE_FIRST = firstLetters(NOT_PHONE_WORDS), VERSION_FIRST = firstLetters(VERSION_WORDS),
+            SSN_FIRST = firstLetters(SSN_WORDS);
     /** Field hints as hashes of their letters read backwards, sorted, with their categories (null: blocker). */
     private static final long[] HINT_HASHES;
     private static final DataCategory[] HINT_CATEGORIES;
 
     static {
+        for (int pair = 0; pair < 26 * 26; pair++) {
+            List<Integer> idx = new ArrayList<>();
+            for (int i = 0; i < TERMS.length; i++) {
+                String t = (String) TERMS[i][0];
+                if (t.charAt(0) - 'a' != pair / 26) continue;
+                char second = t.charAt(1);
+                // every term's second char is a lowercase ASCII letter (checked here), so the pair decides
+                if (second < 'a' || second > 'z') throw new IllegalStateException("term " + t + " needs another index");
+                if (second - 'a' == pair % 26) idx.add(i);
+            }
+            TERMS_BY_PAIR[pair] = idx.stream().mapToInt(Integer::intValue).toArray();
+        }
         for (int l = 0; l < 26; l++) {
-            int count = 0;
-            for (Object[] t : TERMS) if (((String) t[0]).charAt(0) == 'a' + l) count++;
-            int[] idx = new int[count];
-            int k = 0;
-            for (int i = 0; i < TERMS.length; i++) if (((String) TERMS[i][0]).charAt(0) == 'a' + l) idx[k++] = i;
-            TERMS_BY_LETTER[l] = idx;
+            List<String> ms = new ArrayList<>();
+            for (String m : MONTHS) if (m.charAt(0) == 'a' + l) ms.add(m);
+            MONTHS_BY_LETTER[l] = ms.toArray(new String[0]);
         }
         long[][] pairs = new long[FIELD_HINTS.length][];
         for (int i = 0; i < FIELD_HINTS.length; i++) {
@@ -186,25 +201,50 @@ public final class DataCategoryExtractor {
         if (len == 0) return;
         int digits = 0;
         boolean at = false, colon = false, letters = false;
+        // Word starts (an alphanumeric char after a non-alphanumeric one, or first): every detector but
+        // e-mail, phone and IPv6 can only begin a span there, so they visit these instead of every char.
+        int[] starts = WORD_STARTS.get();
+        WORD_STARTS.set(null); // a sink that detects again (re-entry) gets its own array
+        if (starts == null || starts.length < len) starts = new int[Math.max(len, 256)];
+        int n = 0;
+        boolean prevAlnum = false;
         for (int i = 0; i < len; i++) {
             char c = text.charAt(i);
-            if (c >= '0' && c <= '9') digits++;
-            else if (c == '@') at = true;
-            else if (c == ':') colon = true;
-            else if (letter(c)) letters = true;
+            boolean an;
+            if (c >= '0' && c <= '9') {
+                digits++;
+                an = true;
+            } else if (c < 128) {
+                if (c == '@') at = true;
+                else if (c == ':') colon = true;
+                an = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+                letters |= an;
+            } else {
+                letters |= Character.isLetter(c);
+                an = Character.isLetterOrDigit(c);
+            }
+            if (an && !prevAlnum) starts[n++] = i;
+            prevAlnum = an;
         }
-        if (at) emails(text, len, sink);
-        // each detector needs at least this many digits in the whole text
-        if (digits >= 13) cards(text, len, sink);
-        if (digits >= 4) ibans(text, len, sink);
-        if (digits >= 6) nationalIds(text, len, sink);
-        if (digits >= 4) ipv4(text, len, sink);
-        if (digits >= 7) phones(text, len, sink);
-        if (digits >= 4) birthDates(text, len, sink);
-        if (digits >= 1) addresses(text, len, sink);
-        if (colon) ipv6(text, len, sink);
-        if (letters) terms(text, len, sink);
+        try {
+            if (at) emails(text, len, sink);
+            // each detector needs at least this many digits in the whole text
+            if (digits >= 13) cards(text, len, starts, n, sink);
+            if (digits >= 4) ibans(text, len, starts, n, sink);
+            if (digits >= 6) nationalIds(text, len, starts, n, sink);
+            if (digits >= 4) ipv4(text, len, starts, n, sink);
+            if (digits >= 7) phones(text, len, sink);
+            if (digits >= 4) birthDates(text, len, starts, n, sink);
+            if (digits >= 1) addresses(text, len, starts, n, sink);
+            if (colon) ipv6(text, len, sink);
+            if (letters) terms(text, len, starts, n, sink);
+        } finally {
+            WORD_STARTS.set(starts);
+        }
     }
+
+    /** Per-thread scratch for the word starts of the text being scanned (grows to the longest text seen). */
+    private static final ThreadLocal<int[]> WORD_STARTS = new ThreadLocal<>();
 
     /**
      * The category a field name suggests ({@code customer_email}, {@code dateOfBirth}, {@code iban}),
@@ -282,13 +322,12 @@ public final class DataCategoryExtractor {
 
     // ---- payment cards
 
-    private static void cards(CharSequence s, int len, SpanSink sink) {
-        int i = 0;
-        while (i < len) {
-            if (!isDigit(s.charAt(i)) || !boundaryBefore(s, i) || (i > 0 && (s.charAt(i - 1) == '+' || s.charAt(i - 1) == '-'))) {
-                i++;
-                continue;
-            }
+    private static void cards(CharSequence s, int len, int[] starts, int nStarts, SpanSink sink) {
+        int next = 0;
+        for (int w = 0; w < nStarts; w++) {
+            int i = starts[w];
+            if (i < next) continue;
+            if (!isDigit(s.charAt(i)) || (i > 0 && (s.charAt(i - 1) == '+' || s.charAt(i - 1) == '-'))) continue;
             int j = i, nd = 0;
             long firstSix = 0;
             // collect digits with single ' ' or '-' between them
@@ -308,8 +347,8 @@ public final class DataCategoryExtractor {
             if (nd >= 13 && nd <= 19 && boundaryAfter(s, j, len) && luhn(s, i, j) && issuer(firstSix, nd)) {
                 sink.add(i, j, DataCategory.PAYMENT_CARD);
             }
-            i = Math.max(j, i + 1);
-            while (i < len && isDigit(s.charAt(i))) i++;
+            next = Math.max(j, i + 1);
+            while (next < len && isDigit(s.charAt(next))) next++;
         }
     }
 
@@ -347,11 +386,15 @@ public final class DataCategoryExtractor {
 
     // ---- IBAN
 
-    private static void ibans(CharSequence s, int len, SpanSink sink) {
-        for (int i = 0; i + 4 <= len; i++) {
-            char c0 = Character.toUpperCase(s.charAt(i)), c1 = Character.toUpperCase(s.charAt(i + 1));
-            if (c0 < 'A' || c0 > 'Z' || c1 < 'A' || c1 > 'Z' || !isDigit(s.charAt(i + 2)) || !isDigit(s.charAt(i + 3))) continue;
-            if (!boundaryBefore(s, i)) continue;
+    private static void ibans(CharSequence s, int len, int[] starts, int nStarts, SpanSink sink) {
+        int next = 0;
+        for (int w = 0; w < nStarts; w++) {
+            int i = starts[w];
+            if (i + 4 > len) break;
+            if (i < next) continue;
+            if (!isDigit(s.charAt(i + 3)) || !isDigit(s.charAt(i + 2))) continue; // the cheapest test first
+            char c0 = upper(s.charAt(i)), c1 = upper(s.charAt(i + 1));
+            if (c0 < 'A' || c0 > 'Z' || c1 < 'A' || c1 > 'Z') continue;
             int want = ibanLength(c0, c1);
             if (want < 0) continue;
             int j = i, n = 0;
@@ -368,7 +411,7 @@ public final class DataCategoryExtractor {
             }
             if (n == want && boundaryAfter(s, j, len) && mod97(s, i, j) == 1) {
                 sink.add(i, j, DataCategory.IBAN);
-                i = j - 1;
+                next = j;
             }
         }
     }
@@ -404,20 +447,23 @@ public final class DataCategoryExtractor {
 
     // ---- national identifiers
 
-    private static void nationalIds(CharSequence s, int len, SpanSink sink) {
-        for (int i = 0; i < len; i++) {
-            if (!boundaryBefore(s, i)) continue;
+    private static void nationalIds(CharSequence s, int len, int[] starts, int nStarts, SpanSink sink) {
+        int next = 0;
+        for (int w = 0; w < nStarts; w++) {
+            int i = starts[w];
+            if (i < next) continue;
             char c = s.charAt(i);
+            if (!(isDigit(c) || (c >= 'A' && c <= 'Z'))) continue;
             int end;
             if (isDigit(c)) {
                 if ((end = ssn(s, i, len)) > 0 || (end = sin(s, i, len)) > 0 || (end = dni(s, i, len)) > 0) {
                     sink.add(i, end, DataCategory.NATIONAL_ID);
-                    i = end - 1;
+                    next = end;
                 }
             } else if (c >= 'A' && c <= 'Z') {
                 if ((end = nino(s, i, len)) > 0 || (end = nie(s, i, len)) > 0) {
                     sink.add(i, end, DataCategory.NATIONAL_ID);
-                    i = end - 1;
+                    next = end;
                 }
             }
         }
@@ -431,7 +477,7 @@ public final class DataCategoryExtractor {
                 && digitsAt(s, i + 4, len, 2) && digitsAt(s, i + 7, len, 4)) {
             end = i + 11;
             grouped = true;
-        } else if (digitsAt(s, i, len, 9) && near(s, i, SSN_WORDS, 30)) {
+        } else if (digitsAt(s, i, len, 9) && near(s, i, SSN_WORDS, SSN_FIRST, 30)) {
             end = i + 9;
             grouped = false;
         } else {
@@ -502,9 +548,12 @@ public final class DataCategoryExtractor {
 
     // ---- IP addresses
 
-    private static void ipv4(CharSequence s, int len, SpanSink sink) {
-        for (int i = 0; i < len; i++) {
-            if (!isDigit(s.charAt(i)) || !boundaryBefore(s, i) || (i > 0 && s.charAt(i - 1) == '.')) continue;
+    private static void ipv4(CharSequence s, int len, int[] starts, int nStarts, SpanSink sink) {
+        int next = 0;
+        for (int w = 0; w < nStarts; w++) {
+            int i = starts[w];
+            if (i < next) continue;
+            if (!isDigit(s.charAt(i)) || (i > 0 && s.charAt(i - 1) == '.')) continue;
             int j = i;
             int parts = 0;
             boolean ok = true;
@@ -525,13 +574,13 @@ public final class DataCategoryExtractor {
             }
             if (versionBefore(s, i)) continue;
             sink.add(i, j, DataCategory.IP_ADDRESS);
-            i = j;
+            next = j + 1;
         }
     }
 
     private static boolean versionBefore(CharSequence s, int i) {
         if (i > 0 && (s.charAt(i - 1) == 'v' || s.charAt(i - 1) == 'V')) return true;
-        return near(s, i, VERSION_WORDS, 12);
+        return near(s, i, VERSION_WORDS, VERSION_FIRST, 12);
     }
 
     private static void ipv6(CharSequence s, int len, SpanSink sink) {
@@ -604,10 +653,10 @@ public final class DataCategoryExtractor {
 
     private static boolean plausiblePhone(CharSequence s, int a, int b, int digits, int seps, boolean paren, boolean plus, int len) {
         if (dateShape(s, a, len, false) > 0) return false;
-        if (near(s, a, NOT_PHONE_WORDS, 16) || partOfCode(s, a)) return false;
+        if (near(s, a, NOT_PHONE_WORDS, NOT_PHONE_FIRST, 16) || partOfCode(s, a)) return false;
         if (dottedQuad(s, a, b)) return false;
         if (!plus && digits >= 13) return false; // card or account number
-        boolean context = near(s, a, PHONE_WORDS, 30);
+        boolean context = near(s, a, PHONE_WORDS, PHONE_FIRST, 30);
         if (!plus && !(paren || seps >= 2 || context)) return false;
         if (!plus && firstDigit(s, a, b) == '0' && digits < 10 && !context) return false;
         String text = s.subSequence(a, b).toString();
@@ -656,14 +705,18 @@ public final class DataCategoryExtractor {
 
     // ---- dates of birth
 
-    private static void birthDates(CharSequence s, int len, SpanSink sink) {
-        for (int i = 0; i < len; i++) {
-            if (!boundaryBefore(s, i)) continue;
+    private static void birthDates(CharSequence s, int len, int[] starts, int nStarts, SpanSink sink) {
+        int next = 0;
+        for (int w = 0; w < nStarts; w++) {
+            int i = starts[w];
+            if (i < next) continue;
+            char c = s.charAt(i);
+            if (!(isDigit(c) || "jfmasondJFMASOND".indexOf(c) >= 0)) continue;
             int end = dateAt(s, i, len);
             if (end < 0) end = textualDateAt(s, i, len);
             if (end < 0) continue;
-            if (near(s, i, BIRTH_WORDS, 40) || after(s, end, len, BIRTH_WORDS, 20)) sink.add(i, end, DataCategory.DATE_OF_BIRTH);
-            i = end - 1;
+            if (near(s, i, BIRTH_WORDS, BIRTH_FIRST, 40) || after(s, end, len, BIRTH_WORDS, BIRTH_FIRST, 20)) sink.add(i, end, DataCategory.DATE_OF_BIRTH);
+            next = end;
         }
     }
 
@@ -736,8 +789,10 @@ public final class DataCategoryExtractor {
     }
 
     private static int monthAt(CharSequence s, int p, int len) {
-        if (p >= len || "jfmasondJFMASOND".indexOf(s.charAt(p)) < 0) return -1;
-        for (String m : MONTHS) {
+        if (p >= len) return -1;
+        char c = s.charAt(p);
+        if ("jfmasondJFMASOND".indexOf(c) < 0) return -1;
+        for (String m : MONTHS_BY_LETTER[(c | 0x20) - 'a']) {
             if (regionMatchesIgnoreCase(s, p, len, m)) {
                 int e = p + m.length();
                 if (e < len && s.charAt(e) == '.') e++;
@@ -749,10 +804,14 @@ public final class DataCategoryExtractor {
 
     // ---- postal addresses
 
-    private static void addresses(CharSequence s, int len, SpanSink sink) {
-        for (int i = 0; i < len; i++) {
-            if (!boundaryBefore(s, i)) continue;
+    private static void addresses(CharSequence s, int len, int[] starts, int nStarts, SpanSink sink) {
+        int next = 0;
+        for (int w = 0; w < nStarts; w++) {
+            int i = starts[w];
+            if (i < next) continue;
             char c = s.charAt(i);
+            // every form starts with a digit, a capital or p (PO box); a capital that is no letter (Ⓐ) matches no form
+            if (!(isDigit(c) || c == 'p' || (c < 128 ? c >= 'A' && c <= 'Z' : Character.isUpperCase(c)))) continue;
             int end = -1;
             if (isDigit(c)) {
                 end = numberFirstStreet(s, i, len);
@@ -767,7 +826,7 @@ public final class DataCategoryExtractor {
             }
             if (end > i) {
                 sink.add(i, end, DataCategory.POSTAL_ADDRESS);
-                i = end - 1;
+                next = end;
             }
         }
     }
@@ -811,6 +870,9 @@ public final class DataCategoryExtractor {
         int e = i;
         while (e < len && (letter(s.charAt(e)) || s.charAt(e) == '-' || s.charAt(e) == '.')) e++;
         boolean street = false;
+        // every suffix ends in one of "e.gznt": a word ending otherwise is no street (most capitalised words)
+        char last = e > i ? lower(s.charAt(e - 1)) : 0;
+        if (last != 'e' && last != '.' && last != 'g' && last != 'z' && last != 'n' && last != 't') return -1;
         for (String g : GERMANIC_STREETS) {
             int st = e - g.length();
             if (st > i && regionMatchesIgnoreCase(s, st, len, g)) { street = true; break; }
@@ -887,11 +949,15 @@ public final class DataCategoryExtractor {
 
     // ---- terms
 
-    private static void terms(CharSequence s, int len, SpanSink sink) {
-        for (int i = 0; i < len; i++) {
-            char first = Character.toLowerCase(s.charAt(i));
-            if (first < 'a' || first > 'z' || (i > 0 && alnum(s.charAt(i - 1)))) continue;
-            for (int ti : TERMS_BY_LETTER[first - 'a']) {
+    private static void terms(CharSequence s, int len, int[] starts, int nStarts, SpanSink sink) {
+        for (int w = 0; w < nStarts; w++) {
+            int i = starts[w];
+            char first = lower(s.charAt(i));
+            if (first < 'a' || first > 'z') continue;
+            if (i + 1 >= len) continue; // every term has at least two chars
+            char second = lower(s.charAt(i + 1));
+            if (second < 'a' || second > 'z') continue;
+            for (int ti : TERMS_BY_PAIR[(first - 'a') * 26 + (second - 'a')]) {
                 Object[] t = TERMS[ti];
                 String term = (String) t[0];
                 if (!regionMatchesIgnoreCase(s, i, len, term)) continue;
@@ -915,22 +981,48 @@ public final class DataCategoryExtractor {
     // ---- small helpers
 
     /** True when one of {@code words} ends within {@code window} chars before {@code i}. */
-    private static boolean near(CharSequence s, int i, String[] words, int window) {
+    private static boolean near(CharSequence s, int i, String[] words, long[] first, int window) {
         int from = Math.max(0, i - window);
         for (int p = from; p < i; p++) {
-            if (p > 0 && letter(s.charAt(p - 1))) continue;
+            if (!in(first, lower(s.charAt(p))) || (p > 0 && letter(s.charAt(p - 1)))) continue;
             for (String w : words) if (regionMatchesIgnoreCase(s, p, i, w)) return true;
         }
         return false;
     }
 
-    private static boolean after(CharSequence s, int e, int len, String[] words, int window) {
+    private static boolean after(CharSequence s, int e, int len, String[] words, long[] first, int window) {
         int to = Math.min(len, e + window);
         for (int p = e; p < to; p++) {
-            if (p > 0 && letter(s.charAt(p - 1))) continue;
+            if (!in(first, lower(s.charAt(p))) || (p > 0 && letter(s.charAt(p - 1)))) continue;
             for (String w : words) if (regionMatchesIgnoreCase(s, p, len, w)) return true;
         }
         return false;
+    }
+
+    /** The first chars of {@code words} (each a lowercase ASCII char) as a 128-bit set. */
+    private static long[] firstLetters(String[] words) {
+        long[] set = new long[2];
+        for (String w : words) {
+            char c = w.charAt(0);
+            if (c >= 128 || Character.toLowerCase(c) != c) throw new IllegalStateException("word " + w + " must start with a lowercase ASCII char");
+            set[c >>> 6] |= 1L << c;
+        }
+        return set;
+    }
+
+    /** True when {@code c} is in a set of {@link #firstLetters}; a word's first char matches only when this holds. */
+    private static boolean in(long[] set, char c) { return c < 128 && (set[c >>> 6] & (1L << c)) != 0; }
+
+    /** Character.toUpperCase with an ASCII fast path. */
+    private static char upper(char c) {
+        if (c < 128) return c >= 'a' && c <= 'z' ? (char) (c - 32) : c;
+        return Character.toUpperCase(c);
+    }
+
+    /** Character.toLowerCase with an ASCII fast path. */
+    private static char lower(char c) {
+        if (c < 128) return c >= 'A' && c <= 'Z' ? (char) (c + 32) : c;
+        return Character.toLowerCase(c);
     }
 
     private static boolean regionMatchesIgnoreCase(CharSequence s, int p, int limit, String w) {
@@ -938,7 +1030,7 @@ public final class DataCategoryExtractor {
         for (int k = 0; k < w.length(); k++) {
             char a = s.charAt(p + k);
             char b = w.charAt(k);
-            if (a != b && Character.toLowerCase(a) != b) return false;
+            if (a != b && lower(a) != b) return false;
         }
         return true;
     }

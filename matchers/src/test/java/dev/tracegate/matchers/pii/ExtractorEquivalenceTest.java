@@ -1,0 +1,70 @@
+package dev.tracegate.matchers.pii;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The faster extractor reports the same spans, in the same order, as the extractor it replaced
+ * ({@link ReferenceDataCategoryExtractor}, the oracle), on the labelled fixture values and on texts
+ * that splice fixture values, detector keywords, digits and punctuation together with case changes.
+ */
+class ExtractorEquivalenceTest {
+    private static final List<String> VALUES = fixtureValues();
+    private static final String[] GLUE = {
+        " ", ", ", "; ", ": ", "\n", "\"", "{\"k\":\"", "\"}", "(", ")", "-", ".", "/", "#", "+", "v", "version ", "born ", "DOB: ",
+        "phone ", "tel. ", "call me at ", "order ", "ISBN ", "SSN ", "social security ", "née ", "geb. ", "P.O. Box ", "PO box ",
+        "Straße ", "strasse ", "Via ", "rue ", "Street", " St.", ", CA ", "March ", "sept. ", "12th ", "1985", "03/12/", "12.03.",
+        "technical debt", "DEBT", "Diabetes", "blood Pressure", "MEDICATIONS", "\u212Aelvin", "\u0130stanbul", "é", "ß", "0", "7",
+        "12", "345", "6789", "4111", "::", "fe80::1", "192.168.", "NL", "GB82", " WEST ",
+    };
+
+    @Provide Arbitrary<String> text() {
+        Arbitrary<String> piece = Arbitraries.oneOf(Arbitraries.of(VALUES), Arbitraries.of(GLUE), Arbitraries.of(GLUE));
+        Arbitrary<String> joined = piece.list().ofMaxSize(12).map(l -> String.join("", l));
+        return Arbitraries.oneOf(joined, joined, joined.map(String::toUpperCase), joined.map(String::toLowerCase),
+                joined.map(t -> t.replace(' ', '\u00A0')));
+    }
+
+    @Property(tries = 4000)
+    void sameSpansAsTheReferenceExtractor(@ForAll("text") String text) {
+        assertThat(DataCategoryExtractor.INSTANCE.spans(text)).as("\"%s\"", text)
+                .containsExactlyElementsOf(ReferenceDataCategoryExtractor.INSTANCE.spans(text));
+    }
+
+    @Test void sameSpansOnEveryFixtureValue() {
+        for (String v : VALUES) {
+            assertThat(DataCategoryExtractor.INSTANCE.spans(v)).as("\"%s\"", v)
+                    .containsExactlyElementsOf(ReferenceDataCategoryExtractor.INSTANCE.spans(v));
+        }
+        assertThat(VALUES).hasSizeGreaterThan(300);
+    }
+
+    private static List<String> fixtureValues() {
+        List<String> out = new ArrayList<>();
+        try (InputStream in = ExtractorEquivalenceTest.class.getResourceAsStream("/pii/labelled.tsv");
+             BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                int tab = line.indexOf('\t');
+                if (line.startsWith("#") || tab < 0) continue;
+                out.add(line.substring(tab + 1));
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return out;
+    }
+}
