@@ -368,12 +368,16 @@ public final class AuditWriter implements AutoCloseable {
         batchLen = 0;
     }
 
-    /** Spin, yield, then park longer the longer the queue stays empty (producers never wake the writer: it costs them a syscall). */
+    /**
+     * Spin briefly (the rest of a burst), then nap 1 ms at a time, and 10 ms after a second of silence.
+     * Producers never wake the writer (it would cost them a syscall); a nap of 1 ms means that at a low
+     * rate the writer wakes about a thousand times a second, not ten thousand, so on a small machine it
+     * takes the CPU from the threads that call tools less often. The default queue (65,536 records) does
+     * not fill during a nap: that would take 65 million records a second.
+     */
     private static void idle(int n) {
-        if (n < 100) Thread.onSpinWait();
-        else if (n < 110) Thread.yield();
-        else if (n < 200) LockSupport.parkNanos(100_000);
-        else if (n < 1200) LockSupport.parkNanos(1_000_000);
+        if (n < 64) Thread.onSpinWait();
+        else if (n < 1064) LockSupport.parkNanos(1_000_000);
         else LockSupport.parkNanos(10_000_000);
     }
 

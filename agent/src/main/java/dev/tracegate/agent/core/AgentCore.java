@@ -28,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /**
  * Starts the agent inside the agent's class loader: reads the options, creates the supervisor, installs
@@ -73,12 +75,10 @@ public final class AgentCore {
             String methodsFile = options.get("methods");
             ConfiguredMethods methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
                     .plus(ConfiguredMethods.from(config.configuredMethods()));
-            Supervisor supervisor = createSupervisor(options, config, json);
             AgentArguments bridgeOptions = options;
             if (options.get("onBlock") == null && config.blockStyle() == BlockStyle.EXCEPTION) {
                 bridgeOptions = AgentArguments.parse((arguments == null || arguments.isBlank() ? "" : arguments + ",") + "onBlock=throw");
             }
-            SupervisorBridge created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
             List<Hooks> hooks = new java.util.ArrayList<>();
             for (Hooks h : List.of(new LangChain4jHooks(), new SpringAiHooks(), new McpHooks.Server(), new McpHooks.Client(),
                     new ConfiguredHooks(methods))) {
@@ -86,10 +86,39 @@ public final class AgentCore {
                     hooks.add(h);
                 }
             }
-            Dispatcher.install(created);
-            bridge = created;
             Weaver installed = new Weaver(hooks);
-            installed.install(instrumentation, AgentCore.class.getClassLoader());
+            Supervisor supervisor;
+            if (attached) {
+                // the host is running: the dispatcher must have its target before the first class is woven
+                supervisor = createSupervisor(options, config, json);
+                SupervisorBridge created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
+                Dispatcher.install(created);
+                bridge = created;
+                installed.install(instrumentation, AgentCore.class.getClassLoader());
+            } else {
+                // premain: no host code runs before premain returns, so the supervisor (libraries, audit log) is
+                // built on a second thread while this one installs the weaver; start-up costs the longer of the two
+                FutureTask<Supervisor> pending = new FutureTask<>(() -> createSupervisor(options, config, json));
+                Thread builder = new Thread(pending, "tracegate-start");
+                builder.setDaemon(true);
+                builder.start();
+                try {
+                    installed.install(instrumentation, AgentCore.class.getClassLoader());
+                } catch (RuntimeException | LinkageError e) {
+                    closeWhenBuilt(pending);
+                    throw e;
+                }
+                supervisor = built(pending);
+                SupervisorBridge created;
+                try {
+                    created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
+                } catch (RuntimeException e) {
+                    closeAll();
+                    throw e;
+                }
+                Dispatcher.install(created);
+                bridge = created;
+            }
             weaver = installed;
             Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
             AgentLog.info("agent started (" + (attached ? "attached" : "premain") + ") supervisor=" + supervisor.getClass().getSimpleName()
@@ -124,6 +153,48 @@ public final class AgentCore {
         System.err.println(text);
         System.err.flush();
         System.exit(78);
+    }
+
+    /** The supervisor built on the start thread; its failure is rethrown here as if it had been built on this one. */
+    private static Supervisor built(FutureTask<Supervisor> pending) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return pending.get();
+                } catch (InterruptedException e) {
+                    interrupted = true; // premain must finish: wait on, restore the flag afterwards
+                }
+            }
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException) throw (RuntimeException) cause;
+            if (cause instanceof Error) throw (Error) cause;
+            throw new IllegalStateException("tracegate: the supervisor could not be created: " + cause, cause);
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The weaver failed: let the supervisor finish building, then close what it opened (audit log, metrics). */
+    private static void closeWhenBuilt(FutureTask<Supervisor> pending) {
+        try {
+            built(pending);
+        } catch (RuntimeException | Error ignored) {
+            // the weaver's error is the one reported
+        }
+        closeAll();
+    }
+
+    private static void closeAll() {
+        for (Runnable c : closers) {
+            try {
+                c.run();
+            } catch (RuntimeException e) {
+                AgentLog.error("closing the supervisor failed", e);
+            }
+        }
+        closers.clear();
     }
 
     private static Map<String, String> tracegateProperties() {

@@ -156,14 +156,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     }
 
     private ToolDecision decideCall(Runtime rt, Session s, Event e, ToolCall call, long t0) {
+        Worker w = rt.worker(); // this thread's worker: the one step and record use (one thread-local lookup per event)
         if (!audit.isHealthy() && fail == FailPolicy.CLOSED) {
-            record(rt, s, e, null, dev.tracegate.agent.audit.Decision.BLOCK, INTERNAL, "audit log unavailable: " + audit.lastError(), t0);
+            record(rt, w, s, e, null, dev.tracegate.agent.audit.Decision.BLOCK, INTERNAL, "audit log unavailable: " + audit.lastError(), t0);
             return ToolDecision.block(INTERNAL, "the audit log is unavailable, so tracegate refuses calls (fail: closed)", "Retry later.");
         }
-        Worker w = rt.worker();
         Decision d = rt.monitor.step(s, e, true, enforce, w);
         if (!d.refused()) {
-            if (record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0)) return ToolDecision.proceed();
+            if (record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0)) return ToolDecision.proceed();
             // The audit log refused the record (fail: closed): the call does not run. The session state
             // already counts it, which only makes later decisions stricter.
             return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
@@ -172,7 +172,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         Library.ContractInfo c = primary(rt, d);
         String reason = reason(rt, d);
         if (!enforce) {
-            record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
+            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
             return ToolDecision.proceed();
         }
         switch (c.strategy()) {
@@ -184,7 +184,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     Decision again = rt.monitor.step(s, r, true, true, w);
                     if (!again.refused()) {
                         String why = reason + " The fields it does not need were removed and the call ran without them.";
-                        record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), why, t0);
+                        record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), why, t0);
                         return ToolDecision.redact(c.id(), why, redacted);
                     }
                 }
@@ -196,7 +196,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         .callId(e.callId()).args(e.args()).build();
                 Decision again = rt.monitor.step(s, r, true, true, w);
                 if (!again.refused()) {
-                    record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " Redirected to " + target + ".", t0);
+                    record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " Redirected to " + target + ".", t0);
                     return ToolDecision.redirect(c.id(), reason, target, call.argumentsJson());
                 }
                 break;
@@ -205,16 +205,16 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 Approval.Answer a = approval.ask(c.id(), e.session(), e.tool(), call.argumentsJson(), reason);
                 if (a.approved()) {
                     rt.monitor.step(s, e, true, false, w); // the approver overrides: apply the event
-                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Approved: " + a.note(), t0);
+                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Approved: " + a.note(), t0);
                     return ToolDecision.proceed();
                 }
-                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Refused: " + a.note(), t0);
+                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Refused: " + a.note(), t0);
                 return ToolDecision.block(c.id(), reason + " (escalated: " + a.note() + ")", c.next());
             }
             default:
                 break;
         }
-        record(rt, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
+        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
         return ToolDecision.block(c.id(), reason, c.next());
     }
 
@@ -227,17 +227,18 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             synchronized (s) {
                 Event e = next(s, EventKind.RETURN)
                         .tool(result.tool()).callId(result.callId()).result(result.text()).error(result.error()).build();
-                Decision d = rt.monitor.step(s, e, false, enforce, rt.worker());
+                Worker w = rt.worker();
+                Decision d = rt.monitor.step(s, e, false, enforce, w);
                 if (d.kind() == Decision.Kind.SUPPRESS) {
                     Library.ContractInfo c = rt.library.info().get(d.contract(0));
                     if (!enforce) {
-                        record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, d), t0);
+                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, d), t0);
                         return ResultDecision.keep();
                     }
-                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
                     return ResultDecision.suppress(c.id(), withheld(c, "tool result"));
                 }
-                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
+                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
                         d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
                 return ResultDecision.keep();
             }
@@ -256,13 +257,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             synchronized (s) {
                 Event e = next(s, EventKind.USER)
                         .text(message.text()).build();
-                Decision d = rt.monitor.step(s, e, false, enforce, rt.worker());
+                Worker w = rt.worker();
+                Decision d = rt.monitor.step(s, e, false, enforce, w);
                 if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
                     Library.ContractInfo c = rt.library.info().get(d.contract(0));
-                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
                     return MessageDecision.replace(c.id(), withheld(c, "user message"));
                 }
-                record(rt, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
+                record(rt, w, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
                         d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null, d.refused() ? reason(rt, d) : null, t0);
                 return MessageDecision.keep();
             }
@@ -284,24 +286,24 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 Worker w = rt.worker();
                 Decision d = rt.monitor.step(s, e, true, enforce, w);
                 if (!d.refused()) {
-                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
+                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
                     return MessageDecision.keep();
                 }
                 Library.ContractInfo c = primary(rt, d);
                 String reason = reason(rt, d);
                 if (!enforce) {
-                    record(rt, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
+                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
                     return MessageDecision.keep();
                 }
                 if (c.strategy().equals("redact")) {
                     String redacted = redaction.redactText(rt.library, message.text());
                     Event r = again(e, EventKind.ASSISTANT).text(redacted).build();
                     if (!rt.monitor.step(s, r, true, true, w).refused()) {
-                        record(rt, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
+                        record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
                         return MessageDecision.replace(c.id(), redacted);
                     }
                 }
-                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
+                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
                 String notice = "[tracegate] " + c.message() + (c.next().isEmpty() ? "" : " " + c.next());
                 return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), c.id() + ": " + reason);
             }
@@ -330,8 +332,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Session s = rt.monitor.session(probe.session());
             synchronized (s) {
                 Event e = b.seq(s.nextSequence()).ts(System.currentTimeMillis()).build();
-                Decision d = rt.monitor.step(s, e, false, false, rt.worker());
-                record(rt, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
+                Worker w = rt.worker();
+                Decision d = rt.monitor.step(s, e, false, false, w);
+                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
                         d.contractCount() > 0 ? d.kind() + ": " + reason(rt, d) : null, t0);
             }
         } catch (RuntimeException | LinkageError err) {
@@ -504,7 +507,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     }
 
     /** Records the decision; false when the audit log refused the record (fail: closed and the log cannot keep up or is down). */
-    private boolean record(Runtime rt, Session s, Event e, Decision d, dev.tracegate.agent.audit.Decision kind, String contract,
+    private boolean record(Runtime rt, Worker w, Session s, Event e, Decision d, dev.tracegate.agent.audit.Decision kind, String contract,
                            String message, long t0) {
         long latency = System.nanoTime() - t0;
         metrics.onEvent();
@@ -512,7 +515,6 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (d != null) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
         AuditRecord r = AuditRecord.of(e, kind).time(e.ts()).latencyNs(latency);
         if (d != null) {
-            Worker w = rt.worker();
             r.atoms(rt.atomKeys, w.valuation().clone());
             r.verdicts(rt.contractIds, verdictCodes(rt.library.contracts(), w.statesAfter(d)));
             if (d.contractCount() > 0) {
