@@ -28,6 +28,7 @@ public final class ContractSet {
     /** permanentlyViolated[f][s]: state s of formula f is a rejecting sink. */
     private final boolean[][] permanentlyViolated;
     private final int valuationWords;
+    private final FlatTransitions flat;
 
     private ContractSet(List<Contract> contracts, List<Atom> atoms, List<Dfa> formulas, int[] assume,
                         int[] guarantee, int[][] atomIndex) {
@@ -45,6 +46,7 @@ public final class ContractSet {
             permanentlyViolated[f] = pv;
         }
         this.valuationWords = Math.max(1, (atoms.size() + 63) >>> 6);
+        this.flat = new FlatTransitions(this.formulas, atomIndex, permanentlyViolated, valuationWords);
     }
 
     /** Compiles contracts, numbering atoms in order of first occurrence (assumption before guarantee). */
@@ -149,4 +151,5 @@ public final class ContractSet {
     int[] guaranteeArray() { return guarantee; }
     boolean[][] permanentlyViolatedTable() { return permanentlyViolated; }
     int[][] atomIndexTable() { return atomIndex; }
+    FlatTransitions flatTransitions() { return flat; }
 }

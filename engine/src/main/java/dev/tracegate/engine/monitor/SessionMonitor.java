@@ -21,11 +21,18 @@ import java.util.function.Consumer;
  * and deciding which contracts it freshly violates.
  *
  * <p>Concurrency: any thread may call any method; each thread passes its own {@link Worker}. A step
- * is lock-free and linearizable: it copies the session's published state into the worker's spare,
- * validates the copy against the head word (version + slot; a load-load fence between, as a
- * seqlock reader does), grounds and steps on the private copy, and publishes it with one CAS of the
- * head. A failed CAS means another step won; the step is redone on the new state. A refused event
- * publishes nothing, so it leaves no trace. The steady path allocates nothing.
+ * is lock-free and linearizable: it copies the grounder's counters and context of the session's
+ * published state into the worker's spare and validates the copy against the head word (version +
+ * slot; a load-load fence between, as a seqlock reader does), grounds on the private copy, reads
+ * the packed automaton states straight from the published state into the spare's successor states
+ * and validates again, and publishes the spare with one CAS of the head. A failed validation or CAS
+ * means another step won; the step is redone on the new state. A refused event publishes nothing,
+ * so it leaves no trace. The steady path allocates nothing.
+ *
+ * <p>The automata are stepped in the packed form of {@link FlatTransitions}: the letters of all
+ * formulas gathered by per-byte tables, then one lookup per group of formulas in their joint
+ * transition table. {@link Replay} steps the same automata one by one with {@link
+ * dev.tracegate.engine.automaton.Dfa#step}; tests hold the two to the same states and decisions.
  *
  * @param <E> the event type understood by the {@link Grounder}
  */
@@ -44,6 +51,10 @@ public final class SessionMonitor<E> {
     private final int[] guarantee;
     private final boolean[][] pv;
     private final int[] initialStates;
+    private final long[] initialPacked;
+    private final FlatTransitions flat;
+    private final int words;
+    private final int refs;
 
     private final StateArena arena;
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
@@ -69,14 +80,19 @@ public final class SessionMonitor<E> {
         this.pv = set.permanentlyViolatedTable();
         this.initialStates = new int[dfas.length];
         for (int f = 0; f < dfas.length; f++) initialStates[f] = dfas[f].initialState();
-        this.arena = new StateArena(dfas.length, grounder.words(), grounder.refs());
+        this.flat = set.flatTransitions();
+        this.words = grounder.words();
+        this.refs = grounder.refs();
+        this.initialPacked = new long[flat.packedWords];
+        flat.pack(initialStates, initialPacked);
+        this.arena = new StateArena(dfas.length, flat.packedWords, words, refs);
     }
 
     public ContractSet contracts() { return set; }
 
     /** A new worker for the calling thread. */
     public Worker newWorker() {
-        return new Worker(arena.take(), set.valuationWords(), dfas.length);
+        return new Worker(arena.take(), set.valuationWords(), dfas.length, flat);
     }
 
     /** The live session with this id, created if absent (evicting the least recently used beyond the bound). */
@@ -98,7 +114,7 @@ public final class SessionMonitor<E> {
     private Session createSession(String id) {
         if (sessions.size() >= options.maxSessions()) evictOldest();
         SessionState st = arena.take();
-        System.arraycopy(initialStates, 0, st.states, 0, st.states.length);
+        System.arraycopy(initialPacked, 0, st.packed, 0, st.packed.length);
         Arrays.fill(st.words, 0L);
         Arrays.fill(st.refs, null);
         grounder.init(st);
@@ -119,46 +135,102 @@ public final class SessionMonitor<E> {
      *                what enforcement would have done)
      */
     public Decision step(Session session, E event, boolean agent, boolean enforce, Worker w) {
-        final Dfa[] dfas = this.dfas;
-        final int[][] atomIndex = this.atomIndex;
+        final FlatTransitions flat = this.flat;
+        final int[] table = flat.flat;
+        final long[] layout = flat.groups;
         final long[] val = w.valuation;
         final long[] unev = w.unevaluable;
-        final int[] next = w.next;
-        final int[] before = w.before;
+        final long[] before = w.packedBefore;
+        final long[] next = w.packedNext;
+        final boolean oneWord = flat.packedWords == 1;
         while (true) {
             final long head = session.lvHead();
             if (head == Session.CLOSED) return Decision.CLOSED;
+            final SessionState published = arena.get(Session.slotOf(head));
             final SessionState mine = w.spare;
-            mine.copyFrom(arena.get(Session.slotOf(head)));
-            VarHandle.loadLoadFence();
-            if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
+            if (words != 0 || refs != 0) {
+                if (words != 0) System.arraycopy(published.words, 0, mine.words, 0, words);
+                if (refs != 0) System.arraycopy(published.refs, 0, mine.refs, 0, refs);
+                VarHandle.loadLoadFence();
+                if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
+            }
             clear(val);
             clear(unev);
             final int u = grounder.ground(event, mine, val, unev);
             w.unevaluableCount = u;
-            final int[] states = mine.states;
-            final boolean[][] pv = this.pv;
-            boolean flipped = false;
-            for (int f = 0; f < dfas.length; f++) {
-                int s0 = states[f];
-                int s1 = dfas[f].step(s0, val, atomIndex[f]);
-                before[f] = s0;
-                next[f] = s1;
-                states[f] = s1;
-                // A fresh FAIL or IDLE needs some formula to become permanently violated now (it is absorbing).
-                flipped |= pv[f][s1] && !pv[f][s0];
-            }
-            Decision d = flipped ? judge(before, next, agent, enforce) : Decision.PASS;
+            // The automaton states are read straight from the published state and validated below. A
+            // torn read still yields, in every field, a state of that field's formula (every writer of
+            // a slot writes only those), so the table indexes stay in range.
+            final int fresh = oneWord ? stepOneWord(published.packed, mine.packed, before, next, val, table, layout)
+                    : stepWords(published.packed, mine.packed, before, next, val, w.fields, table, layout);
+            VarHandle.loadLoadFence();
+            if (session.lpHead() != head) continue; // torn read of the states: another step published meanwhile
+            // A fresh FAIL or IDLE needs some formula to become permanently violated now (it is absorbing).
+            Decision d = fresh < 0 ? judge(w.statesBefore(), w.nextStates(), agent, enforce) : Decision.PASS;
             if (u > 0 && agent && options.refuseUnevaluable() && d.kind() == Decision.Kind.PASS) {
-                d = judgeUnevaluable(before, w, enforce);
+                d = judgeUnevaluable(w.statesBefore(), w, enforce);
             }
             if (!d.applied()) return d;
             grounder.apply(event, val, mine);
             if (session.casHead(head, Session.next(head, mine.slot))) {
-                w.spare = arena.get(Session.slotOf(head));
+                w.spare = published;
                 return d;
             }
         }
+    }
+
+    /**
+     * Steps every automaton of a contract set whose packed state is one long, one lookup per group of
+     * formulas; returns the OR of the entries (negative: some formula is freshly permanently violated).
+     */
+    private int stepOneWord(long[] from, long[] to, long[] before, long[] next, long[] val, int[] table, long[] groups) {
+        final long state = from[0];
+        final long fields = state | flat.gather(val);
+        long out = 0;
+        int fresh = 0;
+        for (int g = 0; g < groups.length; g++) {
+            final long l = groups[g];
+            final int base = (int) l;
+            final int field = (int) (fields >>> (l >>> 32) & ((1L << (l >>> 38)) - 1));
+            final int e = base >= 0 ? table[base + field] : diagramStep(-1 - base, field, val);
+            fresh |= e;
+            out |= (long) (e & FlatTransitions.STATE) << (l >>> 32);
+        }
+        to[0] = out;
+        before[0] = state;
+        next[0] = out;
+        return fresh;
+    }
+
+    /** {@link #stepOneWord} for contract sets whose packed state takes several longs. */
+    private int stepWords(long[] from, long[] to, long[] before, long[] next, long[] val, long[] fields, int[] table,
+                          long[] groups) {
+        final int n = fields.length;
+        for (int i = 0; i < n; i++) {
+            final long s = from[i];
+            before[i] = s;
+            fields[i] = s;
+            to[i] = 0L;
+        }
+        flat.gather(val, fields);
+        int fresh = 0;
+        for (int g = 0; g < groups.length; g++) {
+            final long l = groups[g];
+            final int base = (int) l;
+            final int word = (int) (l >>> 50);
+            final int field = (int) (fields[word] >>> (l >>> 32) & ((1L << (l >>> 38)) - 1));
+            final int e = base >= 0 ? table[base + field] : diagramStep(-1 - base, field, val);
+            fresh |= e;
+            to[word] |= (long) (e & FlatTransitions.STATE) << (l >>> 32);
+        }
+        System.arraycopy(to, 0, next, 0, n);
+        return fresh;
+    }
+
+    /** A step of a decision-diagram automaton, flagged like a {@link FlatTransitions} entry. */
+    private int diagramStep(int f, int s0, long[] val) {
+        int s1 = dfas[f].step(s0, val, atomIndex[f]);
+        return pv[f][s1] && !pv[f][s0] ? s1 | FlatTransitions.FRESH : s1;
     }
 
     private static void clear(long[] a) {
@@ -268,13 +340,16 @@ public final class SessionMonitor<E> {
 
     /** A consistent private copy of the session's state, or null when it is closed. */
     public SessionState snapshot(Session session) {
-        SessionState copy = new SessionState(dfas.length, grounder.words(), grounder.refs(), -1);
+        SessionState copy = new SessionState(dfas.length, flat.packedWords, words, refs, -1);
         while (true) {
             long head = session.lvHead();
             if (head == Session.CLOSED) return null;
             copy.copyFrom(arena.get(Session.slotOf(head)));
             VarHandle.loadLoadFence();
-            if (session.lpHead() == head) return copy;
+            if (session.lpHead() == head) {
+                flat.unpack(copy.packed, copy.states);
+                return copy;
+            }
         }
     }
 
@@ -286,7 +361,9 @@ public final class SessionMonitor<E> {
             if (session.casHead(head, Session.CLOSED)) {
                 sessions.remove(session.id(), session);
                 SessionState last = arena.get(Session.slotOf(head));
-                EndReport r = endReport(session.id(), last.states, session.offered());
+                int[] states = new int[dfas.length];
+                flat.unpack(last.packed, states);
+                EndReport r = endReport(session.id(), states, session.offered());
                 arena.release(last);
                 return r;
             }
@@ -361,6 +438,7 @@ public final class SessionMonitor<E> {
             if (s < 0 || s >= dfas[f].stateCount()) throw new IOException("automaton " + f + " has no state " + s);
             st.states[f] = s;
         }
+        flat.pack(st.states, st.packed);
         int nw = in.readInt();
         if (nw != st.words.length) throw new IOException("state has " + nw + " counters, expected " + st.words.length);
         for (int i = 0; i < nw; i++) st.words[i] = in.readLong();

@@ -13,8 +13,15 @@ import java.util.Arrays;
  * {@code refs} must be immutable: copies share them.
  */
 public final class SessionState {
-    /** Automaton state per formula, indexed like {@link ContractSet#formulas()}. */
+    /**
+     * Automaton state per formula, indexed like {@link ContractSet#formulas()}. Filled in the copies
+     * that {@link SessionMonitor#snapshot} returns and in {@link Replay}'s state; the monitor's own
+     * published and scratch states hold the automaton states packed instead, so grounders must not read
+     * this field (they read and write {@link #words} and {@link #refs} only).
+     */
     public final int[] states;
+    /** The automaton states packed as the monitor steps them (see {@code FlatTransitions}); may be empty. */
+    final long[] packed;
     /** Numeric counters owned by the grounder (counts, running sums, lengths...). */
     public final long[] words;
     /** Immutable values owned by the grounder (context, sets of values). */
@@ -23,7 +30,12 @@ public final class SessionState {
     final int slot;
 
     SessionState(int formulas, int words, int refs, int slot) {
+        this(formulas, 0, words, refs, slot);
+    }
+
+    SessionState(int formulas, int packedWords, int words, int refs, int slot) {
         this.states = new int[formulas];
+        this.packed = new long[packedWords];
         this.words = new long[words];
         this.refs = new Object[refs];
         this.slot = slot;
@@ -32,6 +44,7 @@ public final class SessionState {
     /** Copies {@code from} into this instance (same shape). */
     void copyFrom(SessionState from) {
         System.arraycopy(from.states, 0, states, 0, states.length);
+        if (packed.length != 0) System.arraycopy(from.packed, 0, packed, 0, packed.length);
         if (words.length != 0) System.arraycopy(from.words, 0, words, 0, words.length);
         if (refs.length != 0) System.arraycopy(from.refs, 0, refs, 0, refs.length);
     }

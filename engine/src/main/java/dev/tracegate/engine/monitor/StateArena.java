@@ -14,14 +14,16 @@ final class StateArena {
     private static final int CHUNK = 1 << CHUNK_BITS;
 
     private final int formulas;
+    private final int packedWords;
     private final int words;
     private final int refs;
     private final AtomicInteger nextSlot = new AtomicInteger();
     private final MpmcUnboundedXaddArrayQueue<SessionState> free = new MpmcUnboundedXaddArrayQueue<>(1024);
     private volatile SessionState[][] chunks = new SessionState[16][];
 
-    StateArena(int formulas, int words, int refs) {
+    StateArena(int formulas, int packedWords, int words, int refs) {
         this.formulas = formulas;
+        this.packedWords = packedWords;
         this.words = words;
         this.refs = refs;
     }
@@ -45,7 +47,7 @@ final class StateArena {
     private SessionState create() {
         int slot = nextSlot.getAndIncrement();
         if (slot > Session.SLOT_MASK) throw new IllegalStateException("more than " + Session.SLOT_MASK + " session states");
-        SessionState s = new SessionState(formulas, words, refs, slot);
+        SessionState s = new SessionState(formulas, packedWords, words, refs, slot);
         int c = slot >>> CHUNK_BITS;
         while (true) {
             SessionState[][] cs = chunks;

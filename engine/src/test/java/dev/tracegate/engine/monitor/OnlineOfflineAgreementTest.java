@@ -2,6 +2,8 @@ package dev.tracegate.engine.monitor;
 
 import dev.tracegate.engine.automaton.DfaCompiler;
 import dev.tracegate.engine.automaton.StateLimitException;
+import dev.tracegate.engine.ltl.Formula;
+import dev.tracegate.engine.ltl.Parser;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -63,6 +65,72 @@ class OnlineOfflineAgreementTest {
             assertThat(endOnline.unmet()).as("seed " + seed).isEqualTo(endOffline.unmet());
         }
         // The comparison is only worth something if refusals of each kind actually happened.
+        assertThat(refusals).as("refusals among %d events", events).isGreaterThan(events / 50);
+    }
+
+    /**
+     * Sets large enough that the monitor's packed state spans several longs, its joint transition
+     * tables are split into many groups, and one formula has more atoms than a transition table
+     * holds (a decision-diagram automaton stepped on its own): the same agreement at every prefix.
+     */
+    @Test
+    void onlineAndOfflineAgreeOnLargeSetsWithWideFormulas() {
+        DfaCompiler compiler = new DfaCompiler(2_000);
+        StringBuilder wide = new StringBuilder("G(p0 -> F(p1");
+        for (int i = 2; i < 13; i++) wide.append(" | p").append(i);
+        Contract manyAtoms = new Contract("wide", Formula.Const.TRUE, Parser.parse(wide + "))"), "block", "");
+        Contract manyAtomsSafety = new Contract("wide-safety", Formula.Const.TRUE,
+                Parser.parse("G(!(p3 & p4 & p5 & p6 & p7 & p8 & p9 & p10 & p11 & p12 & p13))"), "block", "");
+        int sets = 0;
+        long refusals = 0;
+        long events = 0;
+        int wideWords = 0;
+        for (int seed = 0; sets < 40; seed++) {
+            Random r = new Random(1000 + seed);
+            int atoms = 20 + r.nextInt(40);
+            List<Contract> contracts = new java.util.ArrayList<>(RandomContracts.contracts(r, 12 + r.nextInt(20), atoms));
+            if (seed % 2 == 0) contracts.add(manyAtoms);
+            if (seed % 3 == 0) contracts.add(manyAtomsSafety);
+            ContractSet set;
+            try {
+                set = ContractSet.compile(contracts, compiler);
+            } catch (StateLimitException tooBig) {
+                continue;
+            }
+            if (set.atoms().size() > 64) continue; // BitsGrounder fills one valuation word
+            sets++;
+            if (set.flatTransitions().packedWords > 1) wideWords++;
+            boolean enforce = r.nextInt(4) != 0;
+            SessionMonitor<BitsGrounder.Ev> online = new SessionMonitor<>(set, new BitsGrounder());
+            Replay<BitsGrounder.Ev> offline = new Replay<>(set, new BitsGrounder(), true, "s");
+            Worker w = online.newWorker();
+            Session s = online.session("s");
+            int width = set.atoms().size();
+            for (int i = 0; i < 60; i++) {
+                // Sparse letters, as real events are: each atom holds with probability 1/8.
+                long bits = 0;
+                for (int g = 0; g < width; g++) if (r.nextInt(8) == 0) bits |= 1L << g;
+                long unev = r.nextInt(8) == 0 ? 1L << r.nextInt(width) : 0;
+                boolean agent = r.nextInt(3) != 0;
+                BitsGrounder.Ev e = new BitsGrounder.Ev(i, bits, unev, agent);
+                Decision d = online.step(s, e, agent, enforce, w);
+                Replay.Step o = offline.next(e, agent, enforce);
+                String where = "seed " + seed + " event " + i + " " + e;
+                assertThat(d.kind()).as(where).isEqualTo(o.decision());
+                assertThat(d.applied()).as(where).isEqualTo(o.applied());
+                assertThat(d.contracts()).as(where).containsExactly(o.contracts());
+                assertThat(online.snapshot(s).states).as(where).isEqualTo(offline.states());
+                assertThat(w.statesAfter(d)).as(where).isEqualTo(offline.states());
+                assertThat(online.verdicts(s)).as(where).containsExactly(o.verdicts());
+                if (d.refused()) refusals++;
+                events++;
+            }
+            EndReport endOffline = offline.end();
+            EndReport endOnline = online.end(s);
+            assertThat(endOnline.verdicts()).as("seed " + seed).isEqualTo(endOffline.verdicts());
+            assertThat(endOnline.unmet()).as("seed " + seed).isEqualTo(endOffline.unmet());
+        }
+        assertThat(wideWords).as("sets whose packed state spans several longs").isGreaterThan(10);
         assertThat(refusals).as("refusals among %d events", events).isGreaterThan(events / 50);
     }
 

@@ -1,0 +1,248 @@
+package dev.tracegate.engine.monitor;
+
+import dev.tracegate.engine.automaton.Dfa;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The monitor's hot-path form of a contract set's automata, built once when the set is compiled and
+ * shared read-only by all threads.
+ *
+ * <p>Packed state: a session's automaton states are kept packed in a few longs. Formula {@code f}
+ * owns a field of {@code k_f + b_f} bits in one long (fields never straddle two longs and never use
+ * bit 63): its low {@code k_f} bits are left zero in the state and receive the formula's letter
+ * during a step, its high {@code b_f} bits hold the state. OR-ing the packed state with the packed
+ * letters therefore puts {@code (s << k_f) | letter}, the formula's row and column in its transition
+ * table, in that field: one shift and mask per formula finds the transition.
+ *
+ * <p>Letters: for each byte of the valuation that holds atoms some formula reads, and each packed
+ * long those atoms feed, a table of 256 longs maps the byte's value to the letter bits it sets (an
+ * atom read by several formulas sets a bit in each). OR-ing the entries of all such bytes yields
+ * every formula's letter at once: one load per byte instead of one shift and mask per atom and
+ * formula.
+ *
+ * <p>Transitions: entry {@code flat[base_f + ((s << k_f) | letter)]} is the successor of state
+ * {@code s}, with bit 31 ({@link #FRESH}) set when the successor is permanently violated and
+ * {@code s} is not. Permanent violation is absorbing, so a step freshly makes some contract IDLE or
+ * FAIL only if some formula's entry carries the flag. Automata stored as decision diagrams (more than
+ * {@link Dfa#TABLE_MAX_ATOMS} atoms) and tables wider than {@link #MAX_FIELD_BITS} get no letter bits and base -1: the monitor steps them with
+ * {@link Dfa#step} and packs the result like the others.
+ */
+final class FlatTransitions {
+    /** Flag bit of a transition entry: the step makes the formula permanently violated. */
+    static final int FRESH = 1 << 31;
+    /** Mask of the successor state in a transition entry. */
+    static final int STATE = ~FRESH;
+    /** Widest group of fields whose transitions are tabulated jointly. */
+    static final int MAX_GROUP_BITS = 11;
+    /** Widest field of one tabulated formula; wider ones (huge automata) are stepped by {@link Dfa#step}. */
+    static final int MAX_FIELD_BITS = 24;
+    /** Bound on the joint tables' total size, in entries (4 bytes each). */
+    static final int GROUP_BUDGET = 1 << 13;
+
+    /**
+     * Per formula: bits 32-37 field offset, 38-43 field width, 44-49 state offset (field offset +
+     * letter width), 50-63 packed long.
+     */
+    final long[] layout;
+    /**
+     * Per group of formulas stepped by one lookup: bits 0-31 base of its table in {@link #flat}, or
+     * {@code -1 - f} for a decision-diagram formula {@code f} (a group of its own), 32-37 offset of
+     * the group's bits, 38-43 their width, 50-63 packed long.
+     */
+    final long[] groups;
+    /** Number of longs of a packed state (at least 1). */
+    final int packedWords;
+    /** Joint transition tables of all groups. */
+    final int[] flat;
+    /** Per gather entry {@code e}: the valuation word ({@code source[e] >>> 6}) and shift of its byte ({@code source[e] & 63}). */
+    final int[] source;
+    /** Per gather entry {@code e}: the packed long it feeds. */
+    final int[] target;
+    /** Per gather entry {@code e}: {@code bytes[e << 8 | v]} are the letter bits set by byte value {@code v}. */
+    final long[] bytes;
+
+    FlatTransitions(List<Dfa> dfas, int[][] atomIndex, boolean[][] pv, int valuationWords) {
+        int n = dfas.size();
+        int[] k = new int[n];
+        int[] width = new int[n];
+        boolean[] tabulated = new boolean[n];
+        for (int f = 0; f < n; f++) {
+            Dfa d = dfas.get(f);
+            int b = d.stateCount() <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(d.stateCount() - 1);
+            tabulated[f] = d.isTable() && d.atoms().size() + b <= MAX_FIELD_BITS;
+            k[f] = tabulated[f] ? d.atoms().size() : 0;
+            width[f] = k[f] + b;
+        }
+        List<List<Integer>> bins = bins(tabulated, width);
+        layout = new long[n];
+        groups = new long[bins.size()];
+        int total = 0;
+        int word = 0;
+        int bit = 0;
+        for (int g = 0; g < bins.size(); g++) {
+            List<Integer> bin = bins.get(g);
+            int w = 0;
+            for (int f : bin) w += width[f];
+            if (bit + w > 63) {
+                word++;
+                bit = 0;
+            }
+            if (word >= 1 << 14) throw new IllegalArgumentException("contract set too large to pack: " + n + " formulas");
+            int lo = bit;
+            for (int f : bin) {
+                layout[f] = (long) bit << 32 | (long) width[f] << 38 | (long) (bit + k[f]) << 44 | (long) word << 50;
+                bit += width[f];
+            }
+            int base;
+            if (tabulated[bin.get(0)]) {
+                base = total;
+                total = Math.addExact(total, 1 << w);
+            } else {
+                base = -1 - bin.get(0);
+            }
+            groups[g] = (base & 0xFFFFFFFFL) | (long) lo << 32 | (long) w << 38 | (long) word << 50;
+        }
+        packedWords = word + 1;
+        flat = new int[total];
+        for (int g = 0; g < bins.size(); g++) {
+            int base = (int) groups[g];
+            if (base < 0) continue;
+            int lo = (int) (groups[g] >>> 32) & 63;
+            int w = (int) (groups[g] >>> 38) & 63;
+            List<Integer> bin = bins.get(g);
+            entries:
+            for (int x = 0; x < 1 << w; x++) {
+                int e = 0;
+                for (int f : bin) {
+                    long l = layout[f];
+                    int at = fieldShift(l) - lo;
+                    int field = x >>> at & ((1 << width[f]) - 1);
+                    int s = field >>> k[f];
+                    Dfa d = dfas.get(f);
+                    if (s >= d.stateCount()) continue entries; // no packed state has this field: never read
+                    int t = d.next(s, field & ((1 << k[f]) - 1));
+                    e |= t << (at + k[f]);
+                    if (pv[f][t] && !pv[f][s]) e |= FRESH;
+                }
+                flat[base + x] = e;
+            }
+        }
+        // feeds[g * packedWords + w]: the letter bits of packed long w that global atom g sets.
+        long[] feeds = new long[valuationWords * 64 * packedWords];
+        for (int f = 0; f < n; f++) {
+            for (int j = 0; j < k[f]; j++) feeds[atomIndex[f][j] * packedWords + word(layout[f])] |= 1L << (fieldShift(layout[f]) + j);
+        }
+        int most = valuationWords * 8 * packedWords;
+        int[] src = new int[most];
+        int[] dst = new int[most];
+        long[] tables = new long[0];
+        int entries = 0;
+        for (int b = 0; b < valuationWords * 8; b++) {
+            for (int w = 0; w < packedWords; w++) {
+                long any = 0;
+                for (int i = 0; i < 8; i++) any |= feeds[(b * 8 + i) * packedWords + w];
+                if (any == 0) continue;
+                src[entries] = (b >>> 3) << 6 | (b & 7) * 8;
+                dst[entries] = w;
+                tables = java.util.Arrays.copyOf(tables, (entries + 1) << 8);
+                for (int v = 1; v < 256; v++) {
+                    long bits = 0;
+                    for (int i = 0; i < 8; i++) if ((v >>> i & 1) != 0) bits |= feeds[(b * 8 + i) * packedWords + w];
+                    tables[entries << 8 | v] = bits;
+                }
+                entries++;
+            }
+        }
+        source = java.util.Arrays.copyOf(src, entries);
+        target = java.util.Arrays.copyOf(dst, entries);
+        bytes = tables;
+    }
+
+    static int fieldShift(long layout) { return (int) (layout >>> 32) & 63; }
+
+    static long fieldMask(long layout) { return (1L << ((int) (layout >>> 38) & 63)) - 1; }
+
+    static int stateShift(long layout) { return (int) (layout >>> 44) & 63; }
+
+    static int word(long layout) { return (int) (layout >>> 50); }
+
+    /**
+     * Groups of table formulas whose fields together take at most {@code g} bits (first fit,
+     * widest first), for the largest {@code g <= MAX_GROUP_BITS} whose joint tables stay within
+     * {@link #GROUP_BUDGET}; each diagram formula is a group of its own.
+     */
+    private static List<List<Integer>> bins(boolean[] tabulated, int[] width) {
+        List<Integer> order = new ArrayList<>();
+        int widest = 0;
+        for (int f = 0; f < tabulated.length; f++) {
+            if (tabulated[f]) {
+                order.add(f);
+                widest = Math.max(widest, width[f]);
+            }
+        }
+        order.sort((x, y) -> width[y] - width[x]);
+        List<List<Integer>> best = null;
+        for (int g = Math.max(widest, MAX_GROUP_BITS); g >= widest; g--) {
+            List<List<Integer>> bins = new ArrayList<>();
+            List<Integer> used = new ArrayList<>();
+            for (int f : order) {
+                int i = 0;
+                while (i < bins.size() && used.get(i) + width[f] > g) i++;
+                if (i == bins.size()) {
+                    bins.add(new ArrayList<>());
+                    used.add(0);
+                }
+                bins.get(i).add(f);
+                used.set(i, used.get(i) + width[f]);
+            }
+            long size = 0;
+            for (int u : used) size += 1L << u;
+            best = bins;
+            if (size <= GROUP_BUDGET) break;
+        }
+        List<List<Integer>> out = new ArrayList<>(best == null ? List.of() : best);
+        for (int f = 0; f < tabulated.length; f++) if (!tabulated[f]) out.add(List.of(f));
+        return out;
+    }
+
+    /** Sets {@code packed} (length {@link #packedWords}) to the packed form of one state per formula. */
+    void pack(int[] states, long[] packed) {
+        java.util.Arrays.fill(packed, 0L);
+        for (int f = 0; f < layout.length; f++) packed[word(layout[f])] |= (long) states[f] << stateShift(layout[f]);
+    }
+
+    /** Writes the state of every formula held in {@code packed} into {@code states}. */
+    void unpack(long[] packed, int[] states) {
+        for (int f = 0; f < layout.length; f++) {
+            long l = layout[f];
+            int shift = stateShift(l);
+            int bits = fieldShift(l) + (int) (l >>> 38 & 63) - shift;
+            states[f] = (int) (packed[word(l)] >>> shift & ((1L << bits) - 1));
+        }
+    }
+
+    /** The letter bits of packed long 0 for {@code valuation} (for contract sets of one packed long). */
+    long gather(long[] valuation) {
+        final int[] source = this.source;
+        final long[] bytes = this.bytes;
+        long p = 0;
+        for (int e = 0; e < source.length; e++) {
+            int s = source[e];
+            p |= bytes[e << 8 | (int) (valuation[s >>> 6] >>> s) & 0xFF];
+        }
+        return p;
+    }
+
+    /** ORs the letter bits of {@code valuation} into {@code packed} (length {@link #packedWords}). */
+    void gather(long[] valuation, long[] packed) {
+        final int[] source = this.source;
+        final int[] target = this.target;
+        final long[] bytes = this.bytes;
+        for (int e = 0; e < source.length; e++) {
+            int s = source[e];
+            packed[target[e]] |= bytes[e << 8 | (int) (valuation[s >>> 6] >>> s) & 0xFF];
+        }
+    }
+}
