@@ -306,7 +306,10 @@ final class Sightings {
     static Sightings read(DataInput in) throws IOException {
         String[] u = strings(in), o = strings(in);
         Set<String>[] fs = new Set[o.length];
-        for (int i = 0; i < fs.length; i++) fs[i] = Set.of(strings(in));
+        for (int i = 0; i < fs.length; i++) {
+            String[] f = strings(in);
+            fs[i] = Set.copyOf(Arrays.asList(f)); // duplicates (bytes not written by write) collapse
+        }
         String[] en = strings(in), p = strings(in), rec = strings(in), del = strings(in);
         boolean dg = in.readBoolean(), cut = in.readBoolean();
         int c = in.readInt();

@@ -151,6 +151,14 @@ class ProvenanceGroundingTest {
             assertThat(restored.at(e)).isEqualTo(s.at(e));
         }
         assertThat(s.at(send(4, "zed@x.example"))[0]).isEqualTo(F);     // endorsed record: the user named the channel
+        // damaged bytes are an IOException, not a crash
+        ByteArrayOutputStream bad = new ByteArrayOutputStream();
+        new DataOutputStream(bad).writeInt(-1);
+        assertThatThrownBy(() -> Sightings.read(new DataInputStream(new ByteArrayInputStream(bad.toByteArray()))))
+                .isInstanceOf(IOException.class).hasMessageContaining("-1");
+        byte[] cut = java.util.Arrays.copyOf(bytes.toByteArray(), bytes.size() / 2);
+        assertThatThrownBy(() -> s.g.readRefs(new DataInputStream(new ByteArrayInputStream(cut)), new Object[s.g.refs()]))
+                .isInstanceOf(IOException.class);
     }
 
     @Test
