@@ -24,7 +24,7 @@ engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark|\.Rep
 case "$mode" in
   quick)
     steady=(-f 1 -wi 2 -w 500ms -i 3 -r 1s)
-    jsonl=(-f 1 -wi 2 -w 500ms -i 3 -r 500ms)   # ten forks, each imports the AgentDojo runs: shorter iterations keep quick under 5 min
+    jsonl=(-f 1 -wi 2 -w 300ms -i 3 -r 500ms)   # ten forks: shorter iterations keep quick under 5 minutes
     passes=1                                   # the replay command reads each trace file this many times
     shots=(-f 1 -wi 5 -i 50)
     latency=(--contracts 10 --rate 100000 --seconds 4)
@@ -48,6 +48,11 @@ esac
 
 java=(java -Xmx4g)
 rm -f "$out/$mode"-*.json
+# The JSONL traces of the offline-replay runs, written once (small.jsonl, agentdojo.jsonl, replay-policy.yaml).
+traces="$(mktemp -d)"
+trap 'rm -rf "$traces"' EXIT
+"${java[@]}" -cp "$jar" dev.tracegate.bench.JsonlTraces --out "$traces" > /dev/null \
+  || echo "(JsonlTraces failed, see above: the replay rows of the missing trace will fail)"
 echo "== JMH: engine step, DFA vs progression, concurrency, replay ($mode)"
 "${java[@]}" -jar "$jar" "$engine" "${steady[@]}" -prof gc ${JMH_OPTS:-} -rf json -rff "$out/$mode-steady.json"
 echo "== JMH: grounding with the matchers, bench support library and stateless baseline ($mode)"
@@ -86,8 +91,6 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
   "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=attached "${calls[@]}" -prof gc -jvmArgsAppend "$attach -Dbench.agent=attached" \
     -rf json -rff "$out/$mode-loop-attached.json" 2>&1 | quiet
   echo "== the replay command on JSONL traces (a fresh JVM per run)"
-  traces="$(mktemp -d)"
-  "${java[@]}" -cp "$jar" dev.tracegate.bench.JsonlTraces --out "$traces" > /dev/null
   for trace in small agentdojo; do
     files=(); for ((i = 0; i < passes; i++)); do files+=("$traces/$trace.jsonl"); done
     for lib in gdpr injection; do
@@ -98,12 +101,13 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
       [[ $status -le 1 ]] || echo "(replay command failed on $trace with $lib: exit $status)"
     done
   done
-  rm -rf "$auditdir" "$traces"
+  rm -rf "$auditdir"
 else
   echo "(no agent jar with a Premain-Class at $agentjar: build it with mvn -pl agent -am package; intercepted-call benchmarks skipped)"
 fi
 echo "== JMH: offline replay from JSONL: read, ground, decide ($mode)"
-"${java[@]}" -jar "$jar" 'JsonlReplayBenchmark' ${jsonl[@]+"${jsonl[@]}"} -prof gc ${JMH_OPTS:-} -rf json -rff "$out/$mode-jsonl.json"
+"${java[@]}" -jar "$jar" 'JsonlReplayBenchmark' ${jsonl[@]+"${jsonl[@]}"} -prof gc -jvmArgsAppend "-Dbench.traces=$traces" ${JMH_OPTS:-} \
+  -rf json -rff "$out/$mode-jsonl.json"
 echo "== JMH: step cost vs trace length ($mode)"
 "${java[@]}" -jar "$jar" 'TraceLengthBenchmark' "${shots[@]}" ${JMH_OPTS:-} -rf json -rff "$out/$mode-trace.json"
 echo "== CPU time per step"

@@ -65,8 +65,23 @@ public class JsonlReplayBenchmark {
         /** The event {@link #next()} returned last. */
         Event last;
 
+        /**
+         * Opens {@code <trace>.jsonl} from the directory {@code -Dbench.traces} names (written by
+         * {@link JsonlTraces#main}, as bench/run.sh does once for all forks), else writes it into a
+         * temporary directory of its own, removed at the end of the trial.
+         */
         @Setup(Level.Trial)
         public void setUp() throws IOException {
+            String shared = System.getProperty("bench.traces", "");
+            if (!shared.isEmpty()) {
+                Path f = Path.of(shared, trace + ".jsonl");
+                if (!Files.isRegularFile(f)) {
+                    throw new IllegalStateException("-Dbench.traces=" + shared + " has no " + trace + ".jsonl; write it with "
+                            + "java -cp benchmarks.jar dev.tracegate.bench.JsonlTraces --out " + shared);
+                }
+                open(f);
+                return;
+            }
             dir = Files.createTempDirectory("tracegate-bench-jsonl");
             open(JsonlTraces.write(trace, dir));
         }

@@ -98,6 +98,27 @@ class JsonlReplayBenchmarkTest {
         return c;
     }
 
+    @Test
+    void withSharedTracesTheSetupReadsThemAndLeavesThemInPlace() throws IOException {
+        Path small = source("small").file;
+        System.setProperty("bench.traces", small.getParent().toString());
+        try {
+            JsonlReplayBenchmark.Source s = new JsonlReplayBenchmark.Source();
+            s.setUp();
+            assertThat(s.file).isEqualTo(small);
+            assertThat(new JsonlReplayBenchmark().read(s).session()).isEqualTo("shop-0");
+            s.tearDown();
+            assertThat(small).exists();
+            JsonlReplayBenchmark.Source missing = new JsonlReplayBenchmark.Source();
+            missing.trace = "agentdojo";
+            System.setProperty("bench.traces", small.getParent().resolve("elsewhere").toString());
+            org.assertj.core.api.Assertions.assertThatThrownBy(missing::setUp).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("has no agentdojo.jsonl").hasMessageContaining("JsonlTraces --out");
+        } finally {
+            System.clearProperty("bench.traces");
+        }
+    }
+
     @ParameterizedTest
     @CsvSource({"small,gdpr", "small,injection", "agentdojo,gdpr", "agentdojo,injection"})
     void everyLineIsOneEventWithOneDecisionAndBothPathsAgree(String trace, String library) throws IOException {
