@@ -24,7 +24,8 @@ import java.util.Map;
  * <p>Encoding an event allocates nothing on the usual path: field names, event kinds, decisions and
  * verdict names are pre-encoded; a library's contract ids and atom keys are encoded once per table;
  * the time text is rebuilt only when the second changes; numbers and digests are written straight into
- * the line. (Cloning the running SHA-256 state for the self hash is the one allocation per line.)
+ * the line, and the digest of a short value seen recently is reused (equal values have equal digests
+ * within a segment). Cloning the running SHA-256 state for the self hash is the one allocation per line.
  */
 final class AuditLines {
     static final String FORMAT = "tracegate-audit/1";
@@ -83,6 +84,18 @@ final class AuditLines {
     private Pseudonymiser pseudonymiser; // null: personal data in clear
     private byte[] text = new byte[256]; // UTF-8 of a personal value, for its digest
 
+    // Recent digests, so that a value repeated from line to line (a session id passed as an argument, a
+    // language code, a small number) is hashed once per segment: direct-mapped, short values only,
+    // cleared with each header (a new salt or key). Writer thread only.
+    private static final int RECENT = 256;
+    private static final int RECENT_MAX_CHARS = 64;
+    private final String[] recentValue = new String[RECENT];
+    private final char[] recentTag = new char[RECENT];
+    private final long[] recentNumber = new long[RECENT];
+    private final boolean[] recentNumberSet = new boolean[RECENT];
+    private final byte[][] recentText = new byte[RECENT][];
+    private final byte[][] recentNumberText = new byte[RECENT][];
+
     // the quoted time text of the second last written, and that second
     private long timeSecond = Long.MIN_VALUE;
     private byte[] timeText = new byte[0];
@@ -125,6 +138,8 @@ final class AuditLines {
      * @param key the HMAC key (keyed mode), or null; with both null personal data is written in clear
      */
     void header(long timeMillis, byte[] salt, byte[] key) {
+        Arrays.fill(recentValue, null);
+        Arrays.fill(recentNumberSet, false);
         begin("header");
         key("format"); str(FORMAT);
         key("created"); str(Instant.ofEpochMilli(timeMillis).toString());
@@ -456,6 +471,16 @@ final class AuditLines {
     private void personal(char tag, String s) {
         if (pseudonymiser == null) { str(s); return; }
         int n = s.length();
+        int slot = -1;
+        if (n <= RECENT_MAX_CHARS) {
+            slot = (s.hashCode() * 31 + tag) & (RECENT - 1);
+            String known = recentValue[slot];
+            if (known != null && recentTag[slot] == tag && known.equals(s)) {
+                quotedDigest(recentText[slot]);
+                return;
+            }
+        }
+        int start = len + 1;
         if (text.length < n) text = new byte[Math.max(n, 2 * text.length)];
         int ascii = 0;
         while (ascii < n && s.charAt(ascii) < 0x80) {
@@ -468,6 +493,27 @@ final class AuditLines {
             byte[] utf8 = s.getBytes(StandardCharsets.UTF_8); // the digest is defined over getBytes' UTF-8
             digestText(tag, utf8, utf8.length);
         }
+        if (slot >= 0) {
+            recentText[slot] = remember(recentText[slot], start);
+            recentValue[slot] = s;
+            recentTag[slot] = tag;
+        }
+    }
+
+    /** Copies the digest text just written at {@code start} (before its closing quote) into {@code into}, reused when it fits. */
+    private byte[] remember(byte[] into, int start) {
+        int n = len - 1 - start;
+        if (into == null || into.length != n) into = new byte[n];
+        System.arraycopy(buf, start, into, 0, n);
+        return into;
+    }
+
+    private void quotedDigest(byte[] digestText) {
+        ensure(2 + digestText.length);
+        buf[len++] = '"';
+        System.arraycopy(digestText, 0, buf, len, digestText.length);
+        len += digestText.length;
+        buf[len++] = '"';
     }
 
     private void digestText(char tag, byte[] value, int n) {
@@ -479,9 +525,17 @@ final class AuditLines {
 
     private void integer(long v, boolean personal) {
         if (personal && pseudonymiser != null) {
-            if (text.length < 20) text = new byte[256];
+            int slot = (Long.hashCode(v) * 31 + 'n') & (RECENT - 1);
+            if (recentNumberSet[slot] && recentNumber[slot] == v) {
+                quotedDigest(recentNumberText[slot]);
+                return;
+            }
             int n = digits(v, text, 0);
+            int start = len + 1;
             digestText('n', text, n);
+            recentNumberText[slot] = remember(recentNumberText[slot], start);
+            recentNumber[slot] = v;
+            recentNumberSet[slot] = true;
         } else {
             num(v);
         }
