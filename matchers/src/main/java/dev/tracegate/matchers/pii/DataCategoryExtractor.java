@@ -203,10 +203,16 @@ public final class DataCategoryExtractor {
         boolean at = false, colon = false, letters = false;
         // Word starts (an alphanumeric char after a non-alphanumeric one, or first): every detector but
         // e-mail, phone and IPv6 can only begin a span there, so they visit these instead of every char.
-        int[] starts = WORD_STARTS.get();
-        WORD_STARTS.set(null); // a sink that detects again (re-entry) gets its own array
-        if (starts == null || starts.length < len) starts = new int[Math.max(len, 256)];
-        int n = 0;
+        // Marks: ':' '+' '(' after a non-alphanumeric char (or first), where IPv6 and phone numbers may begin.
+        Scratch scratch = SCRATCH.get();
+        SCRATCH.set(null); // a sink that detects again (re-entry) gets its own arrays
+        if (scratch == null) scratch = new Scratch();
+        if (scratch.starts.length < len) {
+            scratch.starts = new int[len];
+            scratch.marks = new int[len];
+        }
+        int[] starts = scratch.starts, marks = scratch.marks;
+        int n = 0, nm = 0;
         boolean prevAlnum = false;
         for (int i = 0; i < len; i++) {
             char c = text.charAt(i);
@@ -219,6 +225,7 @@ public final class DataCategoryExtractor {
                 else if (c == ':') colon = true;
                 an = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
                 letters |= an;
+                if ((c == ':' || c == '+' || c == '(') && !prevAlnum) marks[nm++] = i;
             } else {
                 letters |= Character.isLetter(c);
                 an = Character.isLetterOrDigit(c);
@@ -233,18 +240,30 @@ public final class DataCategoryExtractor {
             if (digits >= 4) ibans(text, len, starts, n, sink);
             if (digits >= 6) nationalIds(text, len, starts, n, sink);
             if (digits >= 4) ipv4(text, len, starts, n, sink);
-            if (digits >= 7) phones(text, len, sink);
+            if (digits >= 7) phones(text, len, starts, n, marks, nm, sink);
             if (digits >= 4) birthDates(text, len, starts, n, sink);
             if (digits >= 1) addresses(text, len, starts, n, sink);
-            if (colon) ipv6(text, len, sink);
+            if (colon) ipv6(text, len, starts, n, marks, nm, sink);
             if (letters) terms(text, len, starts, n, sink);
         } finally {
-            WORD_STARTS.set(starts);
+            SCRATCH.set(scratch);
         }
     }
 
-    /** Per-thread scratch for the word starts of the text being scanned (grows to the longest text seen). */
-    private static final ThreadLocal<int[]> WORD_STARTS = new ThreadLocal<>();
+    /** Per-thread positions of the text being scanned (grow to the longest text seen). */
+    private static final class Scratch {
+        int[] starts = new int[256];
+        int[] marks = new int[256];
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<>();
+
+    /** Index into {@code a} or {@code b} (merged, ascending; they never share a position) of the next position. */
+    private static int merged(int[] a, int na, int ia, int[] b, int nb, int ib) {
+        int x = ia < na ? a[ia] : Integer.MAX_VALUE;
+        int y = ib < nb ? b[ib] : Integer.MAX_VALUE;
+        return Math.min(x, y);
+    }
 
     /**
      * The category a field name suggests ({@code customer_email}, {@code dateOfBirth}, {@code iban}),
@@ -583,10 +602,17 @@ public final class DataCategoryExtractor {
         return near(s, i, VERSION_WORDS, VERSION_FIRST, 12);
     }
 
-    private static void ipv6(CharSequence s, int len, SpanSink sink) {
-        for (int i = 0; i < len; i++) {
+    private static void ipv6(CharSequence s, int len, int[] starts, int nStarts, int[] marks, int nMarks, SpanSink sink) {
+        // an address begins at a hex digit or ':' after a char that is neither alphanumeric nor ':': a word start or a mark
+        int next = 0;
+        for (int w = 0, m = 0; ; ) {
+            int i = merged(starts, nStarts, w, marks, nMarks, m);
+            if (i == Integer.MAX_VALUE) break;
+            if (w < nStarts && starts[w] == i) w++;
+            else m++;
+            if (i < next) continue;
             char c = s.charAt(i);
-            if (!(isHex(c) || c == ':') || (i > 0 && (isHex(s.charAt(i - 1)) || s.charAt(i - 1) == ':' || alnum(s.charAt(i - 1))))) continue;
+            if (!(isHex(c) || c == ':') || (i > 0 && s.charAt(i - 1) == ':')) continue;
             int j = i, groups = 0, colons = 0, doubles = 0, run = 0;
             boolean ok = true, letter = false;
             while (j < len) {
@@ -606,7 +632,7 @@ public final class DataCategoryExtractor {
                 j++;
             }
             if (run > 0) groups++;
-            if (!ok || (j < len && alnum(s.charAt(j)))) { i = j; continue; }
+            if (!ok || (j < len && alnum(s.charAt(j)))) { next = j + 1; continue; }
             // a trailing colon is punctuation, not part of the address
             int end = j;
             if (end > i + 1 && s.charAt(end - 1) == ':' && s.charAt(end - 2) != ':') { end--; colons--; }
@@ -615,19 +641,24 @@ public final class DataCategoryExtractor {
             if (full || compressed) {
                 sink.add(i, end, DataCategory.IP_ADDRESS);
             }
-            i = j;
+            next = j + 1;
         }
     }
 
     // ---- phone numbers
 
-    private static void phones(CharSequence s, int len, SpanSink sink) {
-        int i = 0;
-        while (i < len) {
+    private static void phones(CharSequence s, int len, int[] starts, int nStarts, int[] marks, int nMarks, SpanSink sink) {
+        // a number begins at a digit, '+' or '(' after a non-alphanumeric char: a word start or a mark
+        int next = 0;
+        for (int w = 0, m = 0; ; ) {
+            int i = merged(starts, nStarts, w, marks, nMarks, m);
+            if (i == Integer.MAX_VALUE) break;
+            if (w < nStarts && starts[w] == i) w++;
+            else m++;
+            if (i < next) continue;
             char c = s.charAt(i);
-            if (!(isDigit(c) || c == '+' || c == '(') || !boundaryBefore(s, i)
+            if (!(isDigit(c) || c == '+' || c == '(')
                     || (i > 0 && (s.charAt(i - 1) == '-' || s.charAt(i - 1) == '/' || s.charAt(i - 1) == '.' || s.charAt(i - 1) == '#'))) {
-                i++;
                 continue;
             }
             int j = i, digits = 0, seps = 0;
@@ -647,7 +678,7 @@ public final class DataCategoryExtractor {
             if (digits >= 7 && digits <= 15 && boundaryAfter(s, end, len) && plausiblePhone(s, i, end, digits, seps, paren, plus, len)) {
                 sink.add(i, end, DataCategory.PHONE);
             }
-            i = Math.max(end, i + 1);
+            next = Math.max(end, i + 1);
         }
     }
 
