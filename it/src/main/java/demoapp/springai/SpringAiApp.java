@@ -14,9 +14,13 @@ import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.ai.model.tool.internal.ToolCallReactiveContextHolder;
 import org.springframework.ai.tool.annotation.Tool;
 
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,9 +28,10 @@ import java.util.List;
 /**
  * A Spring AI ChatClient with real {@code @Tool} methods and a scripted model that replays a
  * conversation (a tool request, then an answer quoting the tool result); conversation id "conv-42".
- * Usage: {@code SpringAiApp [--stream] [--tool-advisor] [--conversation=ID] <email|lookup|ticket> [user message]}:
+ * Usage: {@code SpringAiApp [--stream] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket> [user message]}:
  * {@code --stream} uses {@code ChatClient...stream()} (Spring AI runs the tools on a Reactor worker thread),
- * {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x; 2.0.x adds it by itself).
+ * {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x; 2.0.x adds it by itself), {@code --provider-loop}
+ * makes the model's stream() run the tool loop itself as 1.1.x provider models do (for streaming on 1.1.x).
  * Compiled against 2.0.1 using only API that 1.1.2 has too, so the same classes run on either line.
  */
 public final class SpringAiApp {
@@ -70,9 +75,12 @@ public final class SpringAiApp {
     /** Replays a fixed conversation. */
     static final class ScriptedModel implements ChatModel {
         private final String scenario;
+        /** Run the tool loop inside stream(), as Spring AI 1.1.x provider models do (1.1's ToolCallAdvisor does not stream). */
+        private final boolean providerLoop;
 
-        ScriptedModel(String scenario) {
+        ScriptedModel(String scenario, boolean providerLoop) {
             this.scenario = scenario;
+            this.providerLoop = providerLoop;
         }
 
         @Override
@@ -93,7 +101,26 @@ public final class SpringAiApp {
         /** Streams the same replies, each as one chunk (as a provider would, without going through call()). */
         @Override
         public Flux<ChatResponse> stream(Prompt prompt) {
-            return Flux.defer(() -> Flux.just(reply(prompt)));
+            if (!providerLoop) {
+                return Flux.defer(() -> Flux.just(reply(prompt)));
+            }
+            // what a 1.1.x provider model does: run the tools on a worker with the subscriber's Reactor context in the holder
+            return Flux.defer(() -> {
+                ChatResponse response = reply(prompt);
+                if (!response.hasToolCalls()) {
+                    return Flux.just(response);
+                }
+                return Flux.deferContextual(context -> {
+                    ToolExecutionResult result;
+                    ToolCallReactiveContextHolder.setContext(context);
+                    try {
+                        result = ToolCallingManager.builder().build().executeToolCalls(prompt, response);
+                    } finally {
+                        ToolCallReactiveContextHolder.clearContext();
+                    }
+                    return stream(new Prompt(result.conversationHistory(), prompt.getOptions()));
+                }).subscribeOn(Schedulers.boundedElastic());
+            });
         }
 
         private ChatResponse reply(Prompt prompt) {
@@ -129,6 +156,7 @@ public final class SpringAiApp {
     public static void main(String[] args) {
         boolean stream = false;
         boolean toolAdvisor = false;
+        boolean providerLoop = false;
         String conversation = "conv-42";
         List<String> positional = new ArrayList<>();
         for (String arg : args) {
@@ -136,6 +164,8 @@ public final class SpringAiApp {
                 stream = true;
             } else if (arg.equals("--tool-advisor")) {
                 toolAdvisor = true;
+            } else if (arg.equals("--provider-loop")) {
+                providerLoop = true;
             } else if (arg.startsWith("--conversation=")) {
                 conversation = arg.substring("--conversation=".length());
             } else {
@@ -145,7 +175,7 @@ public final class SpringAiApp {
         String scenario = positional.size() > 0 ? positional.get(0) : "email";
         String message = positional.size() > 1 ? positional.get(1) : "please handle my request";
         Console.line("SPRING AI " + ChatClient.class.getProtectionDomain().getCodeSource().getLocation());
-        ChatClient client = ChatClient.builder(new ScriptedModel(scenario)).build();
+        ChatClient client = ChatClient.builder(new ScriptedModel(scenario, providerLoop)).build();
         String id = conversation;
         try {
             ChatClient.ChatClientRequestSpec request = client.prompt().user(message).tools(new OfficeTools())

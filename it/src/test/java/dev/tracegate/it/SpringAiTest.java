@@ -2,13 +2,21 @@ package dev.tracegate.it;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A Spring AI 2.0.1 ChatClient with real @Tool methods, run in a forked JVM under the built agent jar. */
+/**
+ * A Spring AI ChatClient with real @Tool methods, run in a forked JVM under the built agent jar: 2.0.1 blocking and
+ * streaming, and the same app on Spring AI 1.1.2.
+ */
 class SpringAiTest {
 
     private static final String APP = "demoapp.springai.SpringAiApp";
@@ -89,5 +97,143 @@ class SpringAiTest {
         ForkedJvm.Result r = run("shadow=true,block=sendEmail", "email");
         assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran").contains("MODEL SAW TOOL RESULT sendEmail: \"email sent to bob@example.com\"");
         assertThat(r.stderr()).contains("SHADOW would BLOCK springai session=conv-42 tool=sendEmail");
+    }
+
+    // ---- streaming: ChatClient...stream() runs the tools on a Reactor worker thread ----
+
+    /** The thread the app reported for the tool; the streaming tests are only meaningful when it is not the caller's. */
+    private static String toolThread(ForkedJvm.Result r, String tool) {
+        Matcher m = Pattern.compile("TOOL THREAD " + tool + " (\\S+)").matcher(r.stdout());
+        assertThat(m.find()).as(r.toString()).isTrue();
+        return m.group(1);
+    }
+
+    @Test
+    void streamingToolCallIsSeenOnceInTheAdvisorConversationOnTheWorkerThread() {
+        ForkedJvm.Result r = run("trace=true", "--stream", "--conversation=conv-stream-7", "email");
+        assertThat(toolThread(r, "sendEmail")).as(r.toString()).isNotEqualTo("main");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("TOOL sendEmail ran to=bob@example.com")
+                .contains("MODEL SAW TOOL RESULT sendEmail: \"email sent to bob@example.com\"");
+        assertThat(count(r.stderr(), "CALL springai ")).as(r.toString()).isEqualTo(1);
+        assertThat(count(r.stderr(), "RETURN springai ")).as(r.toString()).isEqualTo(1);
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL springai session=conv-stream-7 tool=sendEmail args={\"to\":\"bob@example.com\"")
+                .contains("USER springai session=conv-stream-7 -> KEEP")
+                .doesNotContain("session=default");
+    }
+
+    @Test
+    void streamingBlockWithSubstitutionNamesTheConversation() {
+        ForkedJvm.Result r = run("block=sendEmail", "--stream", "--conversation=conv-stream-8", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)");
+        assertThat(r.stderr()).as(r.toString()).contains("BLOCK springai session=conv-stream-8 tool=sendEmail");
+    }
+
+    @Test
+    void streamingBlockWithExceptionEndsTheStream() {
+        ForkedJvm.Result r = run("block=sendEmail,onBlock=throw", "--stream", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .doesNotContain("ANSWER:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to sendEmail");
+    }
+
+    @Test
+    void streamingRedactRunsTheToolWithoutTheField() {
+        ForkedJvm.Result r = run("redact=email", "--stream", "ticket");
+        assertThat(toolThread(r, "createTicket")).as(r.toString()).isNotEqualTo("main");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL createTicket ran title=printer broken email=null");
+    }
+
+    @Test
+    void streamingSuppressUserWithholdsTheMessage() {
+        ForkedJvm.Result r = run("suppressUser=password", "--stream", "email", "my password is hunter2");
+        assertThat(r.stdout()).as(r.toString()).contains("MODEL SAW USER: [withheld by tracegate").doesNotContain("hunter2");
+    }
+
+    // ---- Spring AI 1.1.2 (the Boot 3 line): the same app classes on the resolved 1.1.2 closure, ToolCallAdvisor added ----
+
+    /** The app's classes and the jars the build copied to target/springai-1.1.2 (no 2.0.1 jar). */
+    static String springAi112Classpath() {
+        Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"));
+        Path jars = classes.resolveSibling("springai-1.1.2");
+        StringBuilder cp = new StringBuilder(classes.toString());
+        try (Stream<Path> files = Files.list(jars)) {
+            files.sorted().forEach(f -> cp.append(File.pathSeparator).append(f.toAbsolutePath()));
+        } catch (IOException e) {
+            throw new IllegalStateException("Spring AI 1.1.2 jars missing in " + jars + " (the it module's generate-test-resources phase copies them)", e);
+        }
+        return cp.toString();
+    }
+
+    private static ForkedJvm.Result run112(String options, String... args) {
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent(options)), springAi112Classpath(), APP, args);
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString()).containsPattern("SPRING AI \\S*spring-ai-client-chat-1\\.1\\.2\\.jar");
+        return r;
+    }
+
+    @Test
+    void springAi112ToolCallIsSeenOnceWithTheAdvisorConversationIdAsSession() {
+        ForkedJvm.Result r = run112("trace=true", "--tool-advisor", "email");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran to=bob@example.com")
+                .contains("MODEL SAW TOOL RESULT sendEmail: \"email sent to bob@example.com\"");
+        assertThat(count(r.stderr(), "CALL springai ")).as(r.toString()).isEqualTo(1);
+        assertThat(count(r.stderr(), "RETURN springai ")).as(r.toString()).isEqualTo(1);
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL springai session=conv-42 tool=sendEmail args={\"to\":\"bob@example.com\"")
+                .contains("USER springai session=conv-42 -> KEEP")
+                .contains("ASSISTANT springai session=conv-42 -> KEEP")
+                .doesNotContain("instrumentation springai matched nothing");
+    }
+
+    @Test
+    void springAi112BlockWithSubstitutionAndWithException() {
+        ForkedJvm.Result substituted = run112("block=sendEmail", "--tool-advisor", "email");
+        assertThat(substituted.stdout()).as(substituted.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)");
+        ForkedJvm.Result thrown = run112("block=sendEmail,onBlock=throw", "--tool-advisor", "email");
+        assertThat(thrown.stdout()).as(thrown.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .doesNotContain("ANSWER:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to sendEmail");
+    }
+
+    @Test
+    void springAi112RedirectRedactAndSuppress() {
+        ForkedJvm.Result redirected = run112("redirect=sendEmail:draftEmail", "--tool-advisor", "email");
+        assertThat(redirected.stdout()).as(redirected.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("TOOL draftEmail ran to=bob@example.com");
+        ForkedJvm.Result redacted = run112("redact=email", "--tool-advisor", "ticket");
+        assertThat(redacted.stdout()).as(redacted.toString()).contains("TOOL createTicket ran title=printer broken email=null");
+        ForkedJvm.Result suppressed = run112("suppress=lookupCustomer", "--tool-advisor", "lookup");
+        assertThat(suppressed.stdout()).as(suppressed.toString())
+                .contains("TOOL lookupCustomer ran name=Alice")
+                .contains("MODEL SAW TOOL RESULT lookupCustomer: [withheld by tracegate")
+                .doesNotContain("DE89370400440532013000");
+    }
+
+    @Test
+    void springAi112StreamingThroughAProviderStyleToolLoopKeepsTheConversation() {
+        // 1.1's ToolCallAdvisor does not stream; provider models run the tools in their own stream, with the
+        // subscriber's Reactor context in ToolCallReactiveContextHolder (the model here does what they do)
+        ForkedJvm.Result r = run112("trace=true", "--stream", "--provider-loop", "--conversation=conv-112", "email");
+        assertThat(toolThread(r, "sendEmail")).as(r.toString()).isNotEqualTo("main");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran to=bob@example.com");
+        assertThat(count(r.stderr(), "CALL springai ")).as(r.toString()).isEqualTo(1);
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL springai session=conv-112 tool=sendEmail")
+                .contains("USER springai session=conv-112 -> KEEP")
+                .doesNotContain("session=default");
+        ForkedJvm.Result blocked = run112("block=sendEmail", "--stream", "--provider-loop", "--conversation=conv-113", "email");
+        assertThat(blocked.stdout()).as(blocked.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)");
+        assertThat(blocked.stderr()).as(blocked.toString()).contains("BLOCK springai session=conv-113 tool=sendEmail");
     }
 }
