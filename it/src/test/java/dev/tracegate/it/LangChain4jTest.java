@@ -221,4 +221,16 @@ class LangChain4jTest {
         assertThat(b.stdout()).as(b.toString()).contains("DIRECT RESULT isError=true: tracegate blocked the call to sendEmail");
         assertThat(Files.readString(blocked)).contains("MCP SDK").doesNotContain("TOOL sendEmail ran");
     }
+
+    @Test
+    void aDirectMcpClientCallIsRedirectedToAToolOfTheSameServerOrRedacted(@TempDir Path dir) throws IOException {
+        Path redirected = dir.resolve("redirected.log");
+        ForkedJvm.Result r = runMcp("redirect=sendEmail:draftEmail", redirected, "direct", "email");
+        assertThat(r.stdout()).as(r.toString()).contains("DIRECT RESULT isError=false: draft saved for carol@example.com");
+        assertThat(Files.readString(redirected)).contains("TOOL draftEmail ran to=carol@example.com").doesNotContain("TOOL sendEmail ran");
+        Path redacted = dir.resolve("redacted.log");
+        ForkedJvm.Result d = runMcp("redact=body", redacted, "direct", "email");
+        assertThat(d.stdout()).as(d.toString()).contains("DIRECT RESULT isError=false: email sent to carol@example.com");
+        assertThat(Files.readString(redacted)).contains("TOOL sendEmail ran to=carol@example.com body=null");
+    }
 }

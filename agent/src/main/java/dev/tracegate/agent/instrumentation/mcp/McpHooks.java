@@ -20,7 +20,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 /**
- * MCP Java SDK (tested with 2.1.0; 1.1.x has the same shapes): server tool calls at the synthetic {@code tools/call} handler body of
+ * MCP Java SDK (tested with 2.1.0 and 1.1.5, which has the same shapes): server tool calls at the synthetic {@code tools/call} handler body of
  * {@code McpAsyncServer} and {@code McpStatelessAsyncServer} (matched by name prefix and parameter
  * types), session = exchange session id; client calls at {@code McpAsyncClient#callTool}.
  *
