@@ -28,10 +28,11 @@ import java.util.List;
 /**
  * A Spring AI ChatClient with real {@code @Tool} methods and a scripted model that replays a
  * conversation (a tool request, then an answer quoting the tool result); conversation id "conv-42".
- * Usage: {@code SpringAiApp [--stream] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket> [user message]}:
+ * Usage: {@code SpringAiApp [--stream] [--parallel] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket> [user message]}:
  * {@code --stream} uses {@code ChatClient...stream()} (Spring AI runs the tools on a Reactor worker thread),
  * {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x; 2.0.x adds it by itself), {@code --provider-loop}
- * makes the model's stream() run the tool loop itself as 1.1.x provider models do (for streaming on 1.1.x).
+ * makes the model's stream() run the tool loop itself as 1.1.x provider models do (for streaming on 1.1.x),
+ * {@code --parallel} streams two conversations at once (conv-A: email, conv-B: lookup).
  * Compiled against 2.0.1 using only API that 1.1.2 has too, so the same classes run on either line.
  */
 public final class SpringAiApp {
@@ -153,10 +154,20 @@ public final class SpringAiApp {
         }
     }
 
+    /** One conversation's request: the scripted model for this scenario, the tools, the conversation id. */
+    private static ChatClient.ChatClientRequestSpec request(String scenario, boolean providerLoop, boolean toolAdvisor,
+                                                            String conversation, String message) {
+        ChatClient client = ChatClient.builder(new ScriptedModel(scenario, providerLoop)).build();
+        ChatClient.ChatClientRequestSpec request = client.prompt().user(message).tools(new OfficeTools())
+                .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, conversation));
+        return toolAdvisor ? request.advisors(ToolCallAdvisor.builder().build()) : request;
+    }
+
     public static void main(String[] args) {
         boolean stream = false;
         boolean toolAdvisor = false;
         boolean providerLoop = false;
+        boolean parallel = false;
         String conversation = "conv-42";
         List<String> positional = new ArrayList<>();
         for (String arg : args) {
@@ -166,6 +177,8 @@ public final class SpringAiApp {
                 toolAdvisor = true;
             } else if (arg.equals("--provider-loop")) {
                 providerLoop = true;
+            } else if (arg.equals("--parallel")) {
+                parallel = true;
             } else if (arg.startsWith("--conversation=")) {
                 conversation = arg.substring("--conversation=".length());
             } else {
@@ -175,14 +188,20 @@ public final class SpringAiApp {
         String scenario = positional.size() > 0 ? positional.get(0) : "email";
         String message = positional.size() > 1 ? positional.get(1) : "please handle my request";
         Console.line("SPRING AI " + ChatClient.class.getProtectionDomain().getCodeSource().getLocation());
-        ChatClient client = ChatClient.builder(new ScriptedModel(scenario, providerLoop)).build();
-        String id = conversation;
         try {
-            ChatClient.ChatClientRequestSpec request = client.prompt().user(message).tools(new OfficeTools())
-                    .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, id));
-            if (toolAdvisor) {
-                request = request.advisors(ToolCallAdvisor.builder().build());
+            if (parallel) {
+                // two streamed conversations at once: conv-A sends an email, conv-B looks up a customer
+                Flux<String> a = request("email", providerLoop, toolAdvisor, "conv-A", message).stream().content()
+                        .map(chunk -> "conv-A " + chunk).subscribeOn(Schedulers.parallel());
+                Flux<String> b = request("lookup", providerLoop, toolAdvisor, "conv-B", message).stream().content()
+                        .map(chunk -> "conv-B " + chunk).subscribeOn(Schedulers.parallel());
+                List<String> answers = Flux.merge(a, b).collectList().block();
+                for (String answer : answers == null ? List.<String>of() : answers) {
+                    Console.line("ANSWER: " + answer);
+                }
+                return;
             }
+            ChatClient.ChatClientRequestSpec request = request(scenario, providerLoop, toolAdvisor, conversation, message);
             String answer;
             if (stream) {
                 List<String> chunks = request.stream().content().collectList().block();

@@ -149,6 +149,25 @@ class SpringAiTest {
     }
 
     @Test
+    void twoStreamedConversationsAtOnceKeepTheirOwnSessionsAndOnlyOneIsBlocked() {
+        ForkedJvm.Result r = run("trace=true,block=sendEmail", "--parallel");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("TOOL lookupCustomer ran name=Alice")
+                .contains("ANSWER: conv-A done: tracegate blocked the call to sendEmail")
+                .containsPattern("ANSWER: conv-B done: .*Alice");
+        assertThat(toolThread(r, "lookupCustomer")).as(r.toString()).isNotEqualTo("main");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("BLOCK springai session=conv-A tool=sendEmail")
+                .contains("CALL springai session=conv-B tool=lookupCustomer")
+                .contains("USER springai session=conv-A")
+                .contains("USER springai session=conv-B")
+                .doesNotContain("session=conv-B tool=sendEmail")
+                .doesNotContain("session=conv-A tool=lookupCustomer")
+                .doesNotContain("session=default");
+    }
+
+    @Test
     void streamingSuppressUserWithholdsTheMessage() {
         ForkedJvm.Result r = run("suppressUser=password", "--stream", "email", "my password is hunter2");
         assertThat(r.stdout()).as(r.toString()).contains("MODEL SAW USER: [withheld by tracegate").doesNotContain("hunter2");
