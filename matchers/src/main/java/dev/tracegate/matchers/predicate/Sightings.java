@@ -1,7 +1,6 @@
 package dev.tracegate.matchers.predicate;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.re2j.Matcher;
 import com.google.re2j.Pattern;
 
 import java.io.DataInput;
@@ -30,7 +29,8 @@ final class Sightings {
             new String[0], new String[0], false, false, 0);
 
     private static final Pattern DELEGATION = Pattern.compile(Provenance.DELEGATION_WORDS);
-    private static final Pattern LABELLED = Pattern.compile("(?m)^[ \\t]*[A-Za-z][A-Za-z0-9 _-]{0,30}:[ \\t]+(\\S[^\\n]*?)[ \\t]*$");
+    /** What a labelled line is, as a pattern (the specification of {@link #labelledValue}; tests compare the two). */
+    static final Pattern LABELLED = Pattern.compile("(?m)^[ \\t]*[A-Za-z][A-Za-z0-9 _-]{0,30}:[ \\t]+(\\S[^\\n]*?)[ \\t]*$");
 
     final String[] user;
     final String[] outputs;
@@ -229,8 +229,47 @@ final class Sightings {
     }
 
     private static void labelled(String text, Set<String> out) {
-        Matcher m = LABELLED.matcher(text);
-        while (m.find()) out.add(fold(m.group(1)));
+        int n = text.length();
+        for (int ls = 0; ls <= n; ) {
+            int le = text.indexOf('\n', ls);
+            if (le < 0) le = n;
+            int v = labelledValue(text, ls, le);
+            if (v >= 0) out.add(fold(text.substring(v, trimEnd(text, v, le))));
+            ls = le + 1;
+        }
+    }
+
+    /**
+     * Start of the value of a {@code Label: value} line in {@code [ls, le)}, or -1: optional blanks, a
+     * letter, at most 30 letters, digits, blanks, '_' or '-', a colon, at least one blank, then a
+     * non-blank. The same lines as the pattern {@link #LABELLED} (kept as its specification and tested against it).
+     */
+    static int labelledValue(String t, int ls, int le) {
+        int i = ls;
+        while (i < le && (t.charAt(i) == ' ' || t.charAt(i) == '\t')) i++;
+        if (i >= le || !asciiLetter(t.charAt(i))) return -1;
+        int k = i + 1;
+        while (k < le && k - i - 1 < 30 && labelChar(t.charAt(k))) k++;
+        if (k >= le || t.charAt(k) != ':') return -1;
+        int m = k + 1;
+        if (m >= le || (t.charAt(m) != ' ' && t.charAt(m) != '\t')) return -1;
+        while (m < le && (t.charAt(m) == ' ' || t.charAt(m) == '\t')) m++;
+        if (m >= le) return -1;
+        char c = t.charAt(m);
+        return c == '\f' || c == '\r' ? -1 : m; // RE2's \S: not one of [\t\n\f\r ]
+    }
+
+    /** End of the value starting at {@code v}: trailing blanks (space, tab) before {@code le} cut, the first character kept. */
+    static int trimEnd(String t, int v, int le) {
+        int e = le;
+        while (e > v + 1 && (t.charAt(e - 1) == ' ' || t.charAt(e - 1) == '\t')) e--;
+        return e;
+    }
+
+    private static boolean asciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+    private static boolean labelChar(char c) {
+        return asciiLetter(c) || (c >= '0' && c <= '9') || c == ' ' || c == '_' || c == '-';
     }
 
     /**
