@@ -28,9 +28,10 @@ public final class Identifiers {
     public static int scan(CharSequence s, long[] out, int n) {
         if (s == null) return n;
         int len = Math.min(s.length(), MAX_SCAN);
-        // one bit per value already in out (by its top six hash bits): most new values skip the duplicate search
-        long seen = 0;
-        for (int k = 0; k < n; k++) seen |= 1L << (out[k] >>> 58);
+        // the values already in out, in an open-addressing set, so a repeated value costs one probe
+        Seen seen = SEEN.get();
+        seen.reset(out.length);
+        for (int k = 0; k < n; k++) if (out[k] != TextHash.EMPTY) seen.insert(out[k]);
         int i = 0;
         while (i < len && n < out.length) {
             char c = s.charAt(i);
@@ -43,7 +44,6 @@ public final class Identifiers {
                 if (j < limit && j - i - 1 >= 3) {
                     long h = TextHash.of(s, i + 1, j);
                     n = add(out, n, h, seen);
-                    seen |= 1L << (h >>> 58);
                 }
                 i++;
                 continue;
@@ -71,14 +71,12 @@ public final class Identifiers {
                 if (mayQualify && qualifies(s, a, b)) {
                     long h = TextHash.of(s, a, b);
                     n = add(out, n, h, seen);
-                    seen |= 1L << (h >>> 58);
                 }
                 if (mayGroup && n < out.length) {
                     int g = groupedEnd(s, a, len);
                     if (g > b) {
                         long h = TextHash.of(s, a, g);
                         n = add(out, n, h, seen);
-                        seen |= 1L << (h >>> 58);
                         j = Math.max(j, g);
                     }
                 }
@@ -149,21 +147,49 @@ public final class Identifiers {
         return out;
     }
 
-    private static int add(long[] out, int n, long h, long seen) {
-        if (h == TextHash.EMPTY) return n;
-        if ((seen & (1L << (h >>> 58))) == 0) {
-            out[n] = h;
-            return n + 1;
-        }
-        return add(out, n, h);
-    }
-
-    private static int add(long[] out, int n, long h) {
-        if (h == TextHash.EMPTY) return n;
-        for (int k = 0; k < n; k++) if (out[k] == h) return n;
+    private static int add(long[] out, int n, long h, Seen seen) {
+        if (h == TextHash.EMPTY || !seen.insert(h)) return n;
         out[n] = h;
         return n + 1;
     }
+
+    /**
+     * The hashes one scan has kept (per thread): linear probing, and a slot counts only when its stamp
+     * is the current scan's, so starting a scan clears nothing.
+     */
+    private static final class Seen {
+        long[] keys = new long[256];
+        int[] stamps = new int[256];
+        int stamp;
+        int mask;
+
+        void reset(int capacity) {
+            int size = Integer.highestOneBit(Math.max(16, capacity) * 2) * 2; // more than twice the values kept
+            if (keys.length < size) {
+                keys = new long[size];
+                stamps = new int[size];
+            }
+            mask = keys.length - 1;
+            if (++stamp == 0) { // after 2^32 scans: forget every old stamp
+                java.util.Arrays.fill(stamps, 0);
+                stamp = 1;
+            }
+        }
+
+        /** Adds {@code h}; false when this scan kept it already. */
+        boolean insert(long h) {
+            int i = (int) (h ^ (h >>> 32)) & mask;
+            while (stamps[i] == stamp) {
+                if (keys[i] == h) return false;
+                i = (i + 1) & mask;
+            }
+            keys[i] = h;
+            stamps[i] = stamp;
+            return true;
+        }
+    }
+
+    private static final ThreadLocal<Seen> SEEN = ThreadLocal.withInitial(Seen::new);
 
     private static char closingQuote(char c) {
         return switch (c) {
