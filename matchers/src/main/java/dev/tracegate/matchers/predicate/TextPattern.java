@@ -30,6 +30,9 @@ final class TextPattern {
     private final char[][] required;
     /** Horspool shift per required literal, indexed by the low byte of a (folded) text char. */
     private final byte[][] shifts;
+    /** A text holding any required literal holds this (their longest common prefix or suffix), or null. */
+    private final char[] common;
+    private final byte[] commonShift;
     /** The pattern matches exactly when the text contains one of {@link #required}. */
     private final boolean exact;
     private final boolean ignoreCase;
@@ -42,6 +45,24 @@ final class TextPattern {
         this.ignoreCase = ignoreCase;
         this.shifts = required == null ? null : new byte[required.length][];
         if (required != null) for (int i = 0; i < required.length; i++) shifts[i] = shiftTable(required[i]);
+        this.common = required == null || required.length < 2 ? null : commonPart(required);
+        this.commonShift = common == null ? null : shiftTable(common);
+    }
+
+    /** The longer of the literals' common prefix and common suffix, when it is worth a search of its own. */
+    private static char[] commonPart(char[][] lits) {
+        int pre = Integer.MAX_VALUE, suf = Integer.MAX_VALUE;
+        char[] first = lits[0];
+        for (char[] l : lits) {
+            int p = 0;
+            while (p < Math.min(first.length, l.length) && first[p] == l[p]) p++;
+            int q = 0;
+            while (q < Math.min(first.length, l.length) && first[first.length - 1 - q] == l[l.length - 1 - q]) q++;
+            pre = Math.min(pre, p);
+            suf = Math.min(suf, q);
+        }
+        if (Math.max(pre, suf) < 3) return null;
+        return pre >= suf ? java.util.Arrays.copyOf(first, pre) : java.util.Arrays.copyOfRange(first, first.length - suf, first.length);
     }
 
     /** Analyses {@code regex} (compiled by RE2/J without flags); a pattern it cannot read gets no prefilter. */
@@ -71,6 +92,7 @@ final class TextPattern {
         if (literal != null) return literal.find(s) ? YES : NO;
         char[][] req = required;
         if (req == null) return ASK;
+        if (common != null && !contains(s, common, commonShift, ignoreCase)) return NO;
         for (int i = 0; i < req.length; i++) {
             if (contains(s, req[i], shifts[i], ignoreCase)) return exact ? YES : ASK;
         }

@@ -32,7 +32,8 @@ class TextPatternPropertyTest {
     private Arbitrary<String> node(int depth) {
         Arbitrary<String> lit = Arbitraries.strings().withChars("abkKsSi1 -é").ofMinLength(1).ofMaxLength(4);
         Arbitrary<String> leaf = Arbitraries.oneOf(lit, lit, lit,
-                Arbitraries.of("\\.", "\\-", ".", "[ab]", "[^a]", "\\d", "\\w", "\\s", "\\b", "^", "$", "\\Qa.b\\E", "[[:alpha:]]", "\\pL", "a{2}", "x{,2}", "\\x{41}"));
+                Arbitraries.of("\\.", "\\-", ".", "[ab]", "[^a]", "\\d", "\\w", "\\s", "\\b", "^", "$", "\\Qa.b\\E", "[[:alpha:]]", "\\pL", "a{2}", "x{,2}", "\\x{41}",
+                        "(sa|ka)bkk", "ab(1|2|s)kss", "(?:é|s)-ss"));
         if (depth == 0) return leaf;
         Arbitrary<String> sub = node(depth - 1);
         return Arbitraries.oneOf(leaf, leaf,
