@@ -38,8 +38,23 @@ class AgentDojoOnlineTest {
         assertThat(c.runs).isGreaterThanOrEqualTo(30);
     }
 
+    /** The application is zero-code: none of its classes refers to anything of tracegate. */
+    @Test
+    void theReplayApplicationRefersToNothingOfTracegate() throws IOException {
+        Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"), "demoapp", "agentdojo");
+        List<Path> files;
+        try (Stream<Path> s = Files.list(classes)) {
+            files = s.filter(p -> p.toString().endsWith(".class")).toList();
+        }
+        assertThat(files).as("classes of the replay app in %s", classes).isNotEmpty();
+        for (Path f : files) {
+            String bytes = new String(Files.readAllBytes(f), java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertThat(bytes).as("constant pool of %s", f).doesNotContain("dev/tracegate").doesNotContain("dev.tracegate");
+        }
+    }
+
     /**
-     * All 753 runs. When a suite's JVM runs longer than 30 s (it does on a loaded two-core machine),
+     * All 753 runs. When a suite's JVM runs longer than 30 s (it can on a loaded two-core machine),
      * the agent's idle-session sweep runs during the replay; today it ends the session that is playing
      * (see docs/agentdojo/ONLINE.md), and this test reports that run.
      */
