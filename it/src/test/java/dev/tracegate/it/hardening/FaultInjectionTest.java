@@ -410,7 +410,7 @@ class FaultInjectionTest {
         String stdout = Files.readString(out), stderr = Files.readString(err);
         assertThat(count(stdout, "RESULT transfer: tracegate blocked the call to transfer (contract no-transfer)"))
                 .as(stdout + stderr).isEqualTo(corruptions.size() + 1);
-        assertThat(stderr).contains("cannot read").contains("the file is empty").contains("unexpected end of input").contains("has no 'guarantee'");
+        assertThat(stderr).contains("is not UTF-8 text").contains("the file is empty").contains("unexpected end of input").contains("has no 'guarantee'");
         assertThat(count(stderr, "library reload rejected")).isEqualTo(corruptions.size());
         // the boundary cut was taken: transfer runs in a new session, delete is still refused
         assertThat(stdout).contains("TOOL transfer ran session=boundary")
