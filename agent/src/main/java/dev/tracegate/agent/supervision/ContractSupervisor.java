@@ -331,7 +331,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Runtime rt = runtimeFor(probe.session());
             Session s = rt.monitor.session(probe.session());
             synchronized (s) {
-                Event e = b.seq(s.nextSequence()).ts(System.currentTimeMillis()).build();
+                long now = System.currentTimeMillis();
+                s.touch(now);
+                Event e = b.seq(s.nextSequence()).ts(now).build();
                 Worker w = rt.worker();
                 Decision d = rt.monitor.step(s, e, false, false, w);
                 record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
@@ -350,7 +352,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     /** A new event of the session: its next sequence number, now. Call under the session's monitor. */
     private static Event.Builder next(Session s, EventKind kind) {
-        return Event.builder(kind).session(s.id()).seq(s.nextSequence()).ts(System.currentTimeMillis());
+        long now = System.currentTimeMillis();
+        s.touch(now);   // the idle sweep and the sessions.max LRU order read this: a used session is not idle
+        return Event.builder(kind).session(s.id()).seq(s.nextSequence()).ts(now);
     }
 
     /** A rewritten version of {@code e} (redacted, redirected): same session, number and time. */

@@ -119,6 +119,7 @@ public final class SessionMonitor<E> {
         Arrays.fill(st.refs, null);
         grounder.init(st);
         Session fresh = new Session(id, st.slot);
+        fresh.touch(System.currentTimeMillis());   // rare path: a session created just before an idle sweep is not idle
         Session raced = sessions.putIfAbsent(id, fresh);
         if (raced != null) {
             arena.release(st);
