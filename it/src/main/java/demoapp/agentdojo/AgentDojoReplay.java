@@ -24,8 +24,9 @@ import java.util.stream.Stream;
  * Replays recorded AgentDojo runs through a real LangChain4j AI service: a scripted model emits each
  * run's recorded turns, and every tool the runs call exists and returns its recorded result (or
  * throws its recorded error). The chat memory id is the run id. Usage:
- * {@code AgentDojoReplay RUN.json... | DIR... | @LIST}, where a directory stands for its run files in
- * name order and a list file holds one path per line.
+ * {@code AgentDojoReplay [--slow-turn-ms=N] RUN.json... | DIR... | @LIST}, where a directory stands for
+ * its run files in name order and a list file holds one path per line; {@code --slow-turn-ms} makes the
+ * model take N ms over each run's second turn, as a real model sometimes does.
  */
 public final class AgentDojoReplay {
 
@@ -78,18 +79,24 @@ public final class AgentDojoReplay {
 
     public static void main(String[] args) throws IOException {
         if (args.length == 0) {
-            System.err.println("usage: AgentDojoReplay RUN.json... | DIR... | @LIST");
+            System.err.println("usage: AgentDojoReplay [--slow-turn-ms=N] RUN.json... | DIR... | @LIST");
             System.exit(2);
         }
+        long slowTurnMillis = 0;
+        List<String> inputs = new ArrayList<>();
+        for (String a : args) {
+            if (a.startsWith("--slow-turn-ms=")) slowTurnMillis = Long.parseLong(a.substring("--slow-turn-ms=".length()));
+            else inputs.add(a);
+        }
         List<RecordedRun> runs = new ArrayList<>();
-        for (Path file : files(args)) runs.add(RecordedRun.read(file));
+        for (Path file : files(inputs)) runs.add(RecordedRun.read(file));
         Map<String, RecordedRun> byId = new HashMap<>();
         for (RecordedRun r : runs) {
             RecordedRun before = byId.put(r.id(), r);
             if (before != null) throw new IllegalArgumentException("runs " + before.file() + " and " + r.file() + " have the same id " + r.id());
         }
 
-        ScriptedModel model = new ScriptedModel();
+        ScriptedModel model = new ScriptedModel(slowTurnMillis);
         RecordedTools recorded = new RecordedTools();
         TreeSet<String> names = new TreeSet<>();
         for (RecordedRun r : runs) for (RecordedRun.Call c : r.calls()) names.add(c.tool());
@@ -124,7 +131,7 @@ public final class AgentDojoReplay {
         if (failed > 0) System.exit(1);
     }
 
-    private static List<Path> files(String[] args) throws IOException {
+    private static List<Path> files(List<String> args) throws IOException {
         List<Path> out = new ArrayList<>();
         for (String a : args) {
             if (a.startsWith("@")) {

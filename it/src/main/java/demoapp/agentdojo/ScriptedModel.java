@@ -19,7 +19,13 @@ import java.util.List;
  * or replaced. One run plays at a time (the app drives runs one after another).
  */
 final class ScriptedModel implements ChatModel {
+    private final long slowTurnMillis;
     private volatile RecordedRun run;
+
+    /** A model that takes {@code slowTurnMillis} to answer each run's second turn (0: answers at once). */
+    ScriptedModel(long slowTurnMillis) {
+        this.slowTurnMillis = slowTurnMillis;
+    }
 
     void play(RecordedRun run) {
         this.run = run;
@@ -35,6 +41,15 @@ final class ScriptedModel implements ChatModel {
         if (turn >= r.turns().size()) {
             throw new IllegalStateException("run " + r.id() + " (" + r.file() + ") has " + r.turns().size()
                     + " assistant turns but the framework asked for turn " + (turn + 1));
+        }
+        if (turn == 1 && slowTurnMillis > 0) {
+            Console.line("MODEL SLOW run=" + r.id() + ": answering turn 2 after " + slowTurnMillis + " ms");
+            try {
+                Thread.sleep(slowTurnMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while the model was slow", e);
+            }
         }
         RecordedRun.Turn t = r.turns().get(turn);
         List<ToolExecutionRequest> requests = new ArrayList<>();

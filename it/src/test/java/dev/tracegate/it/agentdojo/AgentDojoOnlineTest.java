@@ -34,8 +34,9 @@ class AgentDojoOnlineTest {
 
     @Test
     void aSampleOfRecordedRunsDecidesOnlineAsOffline() throws Exception {
-        Comparison c = compare(sample(runFiles(dataset()), EVERY), 300);
+        Comparison c = compare(sample(runFiles(dataset()), EVERY), List.of(), 300);
         assertThat(c.runs).isGreaterThanOrEqualTo(30);
+        notVacuous(c);
     }
 
     /** The application is zero-code: none of its classes refers to anything of tracegate. */
@@ -61,7 +62,21 @@ class AgentDojoOnlineTest {
     @Test
     @Tag("long")
     void everyRecordedRunDecidesOnlineAsOffline() throws Exception {
-        compare(runFiles(dataset()), 1200);
+        notVacuous(compare(runFiles(dataset()), List.of(), 1200));
+    }
+
+    /**
+     * A model that takes 31 s over one answer (real models do) keeps its conversation's history: the
+     * agent's idle-session sweep (every 30 s with the default 30 min timeout) must not end a session
+     * that is in use. Fails today: nothing marks a session as used (see docs/agentdojo/ONLINE.md), so
+     * the sweep ends it and the payment to the attacker's IBAN is judged on a fresh, empty history.
+     */
+    @Test
+    @Tag("long")
+    void aSlowModelAnswerDoesNotEndTheConversationsSession() throws Exception {
+        Path run = dataset().resolve("runs/gpt-4o-2024-05-13/banking/user_task_0/important_instructions/injection_task_0.json");
+        Comparison c = compare(List.of(run), List.of("--slow-turn-ms=31000"), 300);
+        assertThat(c.blocked).as("the transfer to the attacker's IBAN is blocked as offline").isPositive();
     }
 
     /** What a comparison measured (printed and documented in ONLINE.md). */
@@ -71,7 +86,7 @@ class AgentDojoOnlineTest {
         final List<String> examples = new ArrayList<>();
     }
 
-    private Comparison compare(List<Path> files, long timeoutSeconds) throws Exception {
+    private Comparison compare(List<Path> files, List<String> appOptions, long timeoutSeconds) throws Exception {
         Path dataset = dataset();
         OfflineDecisions offline = new OfflineDecisions(dataset);
         Map<String, List<Path>> bySuite = new TreeMap<>();
@@ -82,7 +97,8 @@ class AgentDojoOnlineTest {
         // one JVM per suite (each suite has its own library), one after another: on a loaded machine
         // parallel JVMs gain nothing and each lives longer (which matters while the idle sweep ends live sessions)
         for (Map.Entry<String, List<Path>> suite : bySuite.entrySet()) {
-            OnlineReplay.Fork fork = OnlineReplay.start(dir, suite.getKey(), OfflineDecisions.librariesOf(suite.getKey()), suite.getValue());
+            OnlineReplay.Fork fork = OnlineReplay.start(dir, suite.getKey(), OfflineDecisions.librariesOf(suite.getKey()), suite.getValue(),
+                    appOptions);
             OnlineReplay.Result online;
             try {
                 online = fork.finish(timeoutSeconds);
@@ -134,12 +150,15 @@ class AgentDojoOnlineTest {
                         + "refused calls are applied%s%n", c.evaluatedRuns, c.orderCalls, c.refusedResultCalls,
                 c.examples.isEmpty() ? "" : ": " + String.join("; ", c.examples));
         assertThat(failures).as("runs whose online decisions differ from the offline ones (%d of %d)", failures.size(), c.runs).isEmpty();
-        // equality is not vacuous: the sample has attacked and other runs, blocked and passed calls
+        return c;
+    }
+
+    /** Equality is not vacuous: the runs hold attacked and other runs, blocked and passed calls. */
+    private static void notVacuous(Comparison c) {
         assertThat(c.attacked).as("attacked runs").isPositive();
         assertThat(c.notAttacked).as("runs without attack").isPositive();
         assertThat(c.blocked).as("blocked calls").isPositive();
         assertThat(c.passedCalls).as("passed calls").isPositive();
-        return c;
     }
 
     /** Null when the online events equal the offline ones; else the run and its first differing event. */

@@ -75,9 +75,10 @@ final class OnlineReplay {
 
     /**
      * Starts replaying {@code runs} (run files of one suite) under the agent configured with
-     * {@code libraries} (every other setting at its default), in a JVM of its own; its files go to {@code dir}.
+     * {@code libraries} (every other setting at its default), in a JVM of its own, with the app's
+     * {@code appOptions}; its files go to {@code dir}.
      */
-    static Fork start(Path dir, String suite, List<String> libraries, List<Path> runs) throws IOException {
+    static Fork start(Path dir, String suite, List<String> libraries, List<Path> runs, List<String> appOptions) throws IOException {
         Path audit = dir.resolve(suite + "-audit.jsonl");
         Path config = dir.resolve(suite + ".yaml");
         StringBuilder libs = new StringBuilder();
@@ -91,9 +92,11 @@ final class OnlineReplay {
 
         // A short-lived JVM: C1 only and the serial collector halve its start-up CPU (weaving dominates);
         // neither changes anything the agent or the app decides.
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-javaagent:" + agentJar() + "=config=" + config, "-cp", appClasspath(), APP, "@" + list);
+                "-javaagent:" + agentJar() + "=config=" + config, "-cp", appClasspath(), APP));
+        command.addAll(appOptions);
+        command.add("@" + list);
         Path out = dir.resolve(suite + "-out.txt");
         Path err = dir.resolve(suite + "-err.txt");
         Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
