@@ -122,6 +122,11 @@ class JsonlReplayBenchmarkTest {
     @ParameterizedTest
     @CsvSource({"small,gdpr", "small,injection", "agentdojo,gdpr", "agentdojo,injection"})
     void everyLineIsOneEventWithOneDecisionAndBothPathsAgree(String trace, String library) throws IOException {
+        if (trace.equals("agentdojo")) {
+            Path dataset = Path.of(System.getProperty("bench.agentdojo", JsonlTraces.DEFAULT_AGENTDOJO));
+            org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(dataset.resolve("runs")),
+                    "AgentDojo dataset not found at " + dataset + "; pass -Dbench.agentdojo=DIR to run this case");
+        }
         Pass p = onePass(trace, library);
         if (trace.equals("small")) assertThat(p.lines).isEqualTo((long) JsonlTraces.SMALL_SESSIONS * JsonlTraces.SMALL_SESSION_EVENTS);
         else assertThat(p.lines).isGreaterThan(5_000);
