@@ -33,8 +33,8 @@ import java.util.Map;
  *       place of a result, and no tool result is intercepted.</li>
  * </ol>
  * Everything else (which events, their content, the library, the decisions) is the imported trace as
- * it is. {@link #importedOrder} replays the import unchanged, as the offline evaluation does, for the
- * report of where the two orders decide differently.
+ * it is. {@link #importedOrder} replays the import in its own order, with or without the refused calls'
+ * results, to report which of the two differences changes a decision.
  */
 final class OfflineDecisions {
 
@@ -59,6 +59,7 @@ final class OfflineDecisions {
         return libraries.computeIfAbsent(suite, s -> Library.load(librariesOf(s), dataset));
     }
 
+    /** The run's imported events; its labels go to {@code info[0]}. */
     List<Event> imported(Path file, RunInfo[] info) throws IOException {
         List<Event> events = new ArrayList<>();
         info[0] = importer.importRun(file, events::add);
