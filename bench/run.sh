@@ -86,9 +86,12 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
   "${java[@]}" $attach -Dbench.agent=attached -cp "$jar" dev.tracegate.bench.agent.InterceptedCallLatency --rate 1000 \
     --seconds "$seconds" --warmup-calls 5000 --out "$out/$mode-call-latency-attached.json" 2>&1 | quiet > /dev/null
   echo "== JMH: a LangChain4j AI service invocation with one tool call, agent detached vs attached ($mode)"
-  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=detached "${calls[@]}" -prof gc -jvmArgsAppend "-Dbench.agent=detached" \
+  # LangChain4j with the agent attached needs seconds of JIT warm-up: 2 x 0.5 s left invocations at milliseconds
+  loop=(-f 1 -wi 2 -w 2s -i 3 -r 1s)
+  [[ $mode == full ]] && loop=()
+  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=detached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "-Dbench.agent=detached" \
     -rf json -rff "$out/$mode-loop-detached.json" || echo "(detached LangChain4j benchmark failed)"
-  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=attached "${calls[@]}" -prof gc -jvmArgsAppend "$attach -Dbench.agent=attached" \
+  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=attached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "$attach -Dbench.agent=attached" \
     -rf json -rff "$out/$mode-loop-attached.json" 2>&1 | quiet
   echo "== the replay command on JSONL traces (a fresh JVM per run)"
   for trace in small agentdojo; do
