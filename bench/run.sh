@@ -24,7 +24,8 @@ engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark|\.Rep
 case "$mode" in
   quick)
     steady=(-f 1 -wi 2 -w 500ms -i 3 -r 1s)
-    jsonl=(-f 1 -wi 2 -w 300ms -i 3 -r 500ms)   # ten forks: shorter iterations keep quick under 5 minutes
+    jsonl=(-f 1 -wi 2 -w 300ms -i 3 -r 500ms)   # eight forks: shorter iterations keep quick under 5 minutes
+    jsonlBodies='JsonlReplayBenchmark\.(replay|monitor)'   # parsing alone (read) only in full
     passes=1                                   # the replay command reads each trace file this many times
     shots=(-f 1 -wi 5 -i 50)
     latency=(--contracts 10 --rate 100000 --seconds 4)
@@ -34,6 +35,7 @@ case "$mode" in
   full)
     steady=()
     jsonl=()
+    jsonlBodies='JsonlReplayBenchmark'
     passes=5
     shots=()
     latency=(--contracts 1,10,100 --rate 100000 --seconds 30)
@@ -87,7 +89,7 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
     --seconds "$seconds" --warmup-calls 5000 --out "$out/$mode-call-latency-attached.json" 2>&1 | quiet > /dev/null
   echo "== JMH: a LangChain4j AI service invocation with one tool call, agent detached vs attached ($mode)"
   # LangChain4j with the agent attached needs seconds of JIT warm-up: 2 x 0.5 s left invocations at milliseconds
-  loop=(-f 1 -wi 2 -w 2s -i 3 -r 1s)
+  loop=(-f 1 -wi 2 -w 1500ms -i 3 -r 1s)
   [[ $mode == full ]] && loop=()
   "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=detached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "-Dbench.agent=detached" \
     -rf json -rff "$out/$mode-loop-detached.json" || echo "(detached LangChain4j benchmark failed)"
@@ -109,7 +111,7 @@ else
   echo "(no agent jar with a Premain-Class at $agentjar: build it with mvn -pl agent -am package; intercepted-call benchmarks skipped)"
 fi
 echo "== JMH: offline replay from JSONL: read, ground, decide ($mode)"
-"${java[@]}" -jar "$jar" 'JsonlReplayBenchmark' ${jsonl[@]+"${jsonl[@]}"} -prof gc -jvmArgsAppend "-Dbench.traces=$traces" ${JMH_OPTS:-} \
+"${java[@]}" -jar "$jar" "$jsonlBodies" ${jsonl[@]+"${jsonl[@]}"} -prof gc -jvmArgsAppend "-Dbench.traces=$traces" ${JMH_OPTS:-} \
   -rf json -rff "$out/$mode-jsonl.json"
 echo "== JMH: step cost vs trace length ($mode)"
 "${java[@]}" -jar "$jar" 'TraceLengthBenchmark' "${shots[@]}" ${JMH_OPTS:-} -rf json -rff "$out/$mode-trace.json"
