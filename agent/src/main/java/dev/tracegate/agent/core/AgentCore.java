@@ -75,10 +75,16 @@ public final class AgentCore {
             String methodsFile = options.get("methods");
             ConfiguredMethods methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
                     .plus(ConfiguredMethods.from(config.configuredMethods()));
-            AgentArguments bridgeOptions = options;
+            // what the configuration (file, -Dtracegate.*, TRACEGATE_*) says about blocks and failures governs the bridge too,
+            // unless the agent argument string says it itself
+            String bridgeArgs = arguments == null || arguments.isBlank() ? "" : arguments;
             if (options.get("onBlock") == null && config.blockStyle() == BlockStyle.EXCEPTION) {
-                bridgeOptions = AgentArguments.parse((arguments == null || arguments.isBlank() ? "" : arguments + ",") + "onBlock=throw");
+                bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "onBlock=throw";
             }
+            if (options.get("fail") == null && config.fail() == FailPolicy.OPEN) {
+                bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "fail=open";
+            }
+            AgentArguments bridgeOptions = bridgeArgs.equals(arguments == null ? "" : arguments) ? options : AgentArguments.parse(bridgeArgs);
             List<Hooks> hooks = new java.util.ArrayList<>();
             for (Hooks h : List.of(new LangChain4jHooks(), new SpringAiHooks(), new McpHooks.Server(), new McpHooks.Client(),
                     new ConfiguredHooks(methods))) {

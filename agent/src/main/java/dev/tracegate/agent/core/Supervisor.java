@@ -31,6 +31,14 @@ public interface Supervisor {
     default void onErasure(Erasure erasure) {
     }
 
+    /**
+     * An internal error of the agent outside this supervisor (in the bridge: argument conversion, result
+     * rebuilding), already decided by the failure policy: {@code refused} under {@code fail=closed}. For
+     * counting; must not throw.
+     */
+    default void onInternalError(String where, Throwable error, boolean refused) {
+    }
+
     /** END of a session (explicit, idle timeout or JVM shutdown); {@code "*"} at shutdown ends all sessions. */
     void endSession(String sessionId);
 }

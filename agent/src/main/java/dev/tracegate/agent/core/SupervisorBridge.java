@@ -136,10 +136,10 @@ public final class SupervisorBridge implements DispatchTarget {
     private static String blockMessage(String tool, ToolDecision decision) {
         StringBuilder text = new StringBuilder(160).append("tracegate blocked the call to ").append(tool)
                 .append(" (contract ").append(decision.contract()).append(')');
-        if (decision.reason() != null) {
+        if (decision.reason() != null && !decision.reason().isBlank()) {
             text.append(": ").append(decision.reason());
         }
-        if (decision.instead() != null) {
+        if (decision.instead() != null && !decision.instead().isBlank()) {
             text.append(". Instead: ").append(decision.instead());
         }
         return text.toString();
@@ -244,6 +244,11 @@ public final class SupervisorBridge implements DispatchTarget {
     @Override
     public Ruling onInternalError(String where, Throwable error) {
         counts.incrementAndGet(INTERNAL_ERRORS);
+        try {
+            supervisor.onInternalError(where, error, failClosed);   // the MBean counts these too
+        } catch (RuntimeException | LinkageError ignored) {
+            // counting must not change the decision
+        }
         AgentLog.error("internal error at " + where + " (fail=" + (failClosed ? "closed: refused" : "open: let through") + ")", error);
         if (!failClosed) {
             return null;

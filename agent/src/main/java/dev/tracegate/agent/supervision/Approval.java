@@ -72,8 +72,10 @@ final class Approval {
             Thread.currentThread().interrupt();
             return new Answer(false, "interrupted while waiting for the approver");
         } catch (Exception e) {
-            AgentLog.error("escalation approver failed", e);
-            return new Answer(false, "the approver failed: " + e.getCause());
+            Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof java.lang.reflect.InvocationTargetException && cause.getCause() != null) cause = cause.getCause();
+            AgentLog.error("escalation approver failed", cause);
+            return new Answer(false, "the approver failed: " + cause);
         }
     }
 }

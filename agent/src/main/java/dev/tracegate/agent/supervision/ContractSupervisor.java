@@ -563,6 +563,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     }
 
     /** Counts an internal error; true when the event must be refused (fail: closed). */
+    @Override
+    public void onInternalError(String where, Throwable error, boolean refused) {
+        metrics.onInternalError(refused ? FailPolicy.CLOSED : FailPolicy.OPEN);
+    }
+
     private boolean internalError(Throwable err, String session, String what) {
         metrics.onInternalError(fail);
         AgentLog.error("internal error on " + what + " in session " + session + " (" + (fail == FailPolicy.CLOSED ? "refused" : "let through")

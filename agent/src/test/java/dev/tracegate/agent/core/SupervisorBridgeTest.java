@@ -87,4 +87,38 @@ class SupervisorBridgeTest {
         assertThat(bridge("blockOutput=secret").onAssistantMessage("lc", "s", "the secret is 1")).contains("rule.blockOutput");
         assertThat(bridge("blockOutput=secret").onAssistantMessage("lc", "s", "nothing here")).isNull();
     }
+
+    /** A contract without a {@code next} action gives a block text that ends with its reason, not with ". Instead: " (finding 14). */
+    @Test
+    void aBlockWithoutAnInsteadHasNoDanglingInstead() {
+        Supervisor blocking = new Supervisor() {
+            @Override public ToolDecision onToolCall(ToolCall call) { return ToolDecision.block("c.no-next", "not allowed here", ""); }
+            @Override public ResultDecision onToolResult(ToolResult result) { return null; }
+            @Override public MessageDecision onUserMessage(Message message) { return null; }
+            @Override public MessageDecision onAssistantMessage(Message message) { return null; }
+            @Override public void endSession(String sessionId) { }
+        };
+        AgentArguments args = AgentArguments.parse("");
+        JsonCodec json = new JsonCodec();
+        Ruling r = new SupervisorBridge(blocking, args, json, ConfiguredMethods.none()).onToolCall("lc", "s", "pay", "{}", null);
+        assertThat(r.text).isEqualTo("tracegate blocked the call to pay (contract c.no-next): not allowed here");
+    }
+
+    /** An error of the bridge itself is counted by the supervisor too (the MBean's InternalErrors), under the policy applied (finding 7). */
+    @Test
+    void aBridgeInternalErrorReachesTheSupervisorsCount() {
+        java.util.List<Boolean> seen = new java.util.ArrayList<>();
+        Supervisor counting = new Supervisor() {
+            @Override public ToolDecision onToolCall(ToolCall call) { return ToolDecision.proceed(); }
+            @Override public ResultDecision onToolResult(ToolResult result) { return null; }
+            @Override public MessageDecision onUserMessage(Message message) { return null; }
+            @Override public MessageDecision onAssistantMessage(Message message) { return null; }
+            @Override public void endSession(String sessionId) { }
+            @Override public void onInternalError(String where, Throwable error, boolean refused) { seen.add(refused); }
+        };
+        JsonCodec json = new JsonCodec();
+        new SupervisorBridge(counting, AgentArguments.parse("fail=closed"), json, ConfiguredMethods.none()).onInternalError("x", new IllegalStateException());
+        new SupervisorBridge(counting, AgentArguments.parse("fail=open"), json, ConfiguredMethods.none()).onInternalError("x", new IllegalStateException());
+        assertThat(seen).containsExactly(true, false);
+    }
 }
