@@ -124,8 +124,8 @@ public final class DataCategoryExtractor {
 
     /** Indices into TERMS by the term's first two letters (a..z, a..z), in TERMS order. */
     private static final int[][] TERMS_BY_PAIR = new int[26 * 26][];
-    /** Months by first letter (a..z), in MONTHS order (the first that matches wins). */
-    private static final String[][] MONTHS_BY_LETTER = new String[26][];
+    /** Months by first two letters (a..z, a..z), in MONTHS order (the first that matches wins). */
+    private static final String[][] MONTHS_BY_PAIR = new String[26 * 26][];
     /** Lowercase first letters of the words of each word list that near()/after() search, as a 128-bit set. */
     private static final long[] PHONE_FIRST = firstLetters(PHONE_WORDS), BIRTH_FIRST = firstLetters(BIRTH_WORDS),
             NOT_PHONE_FIRST = firstLetters(NOT_PHONE_WORDS), VERSION_FIRST = firstLetters(VERSION_WORDS),
@@ -142,15 +142,17 @@ public final class DataCategoryExtractor {
                 if (t.charAt(0) - 'a' != pair / 26) continue;
                 char second = t.charAt(1);
                 // every term's second char is a lowercase ASCII letter (checked here), so the pair decides
-                if (second < 'a' || second > 'z') throw new IllegalStateException("term " + t + " needs another index");
+                if (second < 'a' || second > 'z' || t.charAt(2) < 'a' || t.charAt(2) > 'z') {
+                    throw new IllegalStateException("term " + t + " needs another index"); // terms() relies on three letters
+                }
                 if (second - 'a' == pair % 26) idx.add(i);
             }
             TERMS_BY_PAIR[pair] = idx.stream().mapToInt(Integer::intValue).toArray();
         }
-        for (int l = 0; l < 26; l++) {
+        for (int pair = 0; pair < 26 * 26; pair++) {
             List<String> ms = new ArrayList<>();
-            for (String m : MONTHS) if (m.charAt(0) == 'a' + l) ms.add(m);
-            MONTHS_BY_LETTER[l] = ms.toArray(new String[0]);
+            for (String m : MONTHS) if (m.charAt(0) - 'a' == pair / 26 && m.charAt(1) - 'a' == pair % 26) ms.add(m);
+            MONTHS_BY_PAIR[pair] = ms.toArray(new String[0]);
         }
         long[][] pairs = new long[FIELD_HINTS.length][];
         for (int i = 0; i < FIELD_HINTS.length; i++) {
@@ -820,10 +822,12 @@ public final class DataCategoryExtractor {
     }
 
     private static int monthAt(CharSequence s, int p, int len) {
-        if (p >= len) return -1;
+        if (p + 1 >= len) return -1; // every month name has at least three letters
         char c = s.charAt(p);
         if ("jfmasondJFMASOND".indexOf(c) < 0) return -1;
-        for (String m : MONTHS_BY_LETTER[(c | 0x20) - 'a']) {
+        char second = lower(s.charAt(p + 1));
+        if (second < 'a' || second > 'z') return -1;
+        for (String m : MONTHS_BY_PAIR[((c | 0x20) - 'a') * 26 + second - 'a']) {
             if (regionMatchesIgnoreCase(s, p, len, m)) {
                 int e = p + m.length();
                 if (e < len && s.charAt(e) == '.') e++;
@@ -985,9 +989,9 @@ public final class DataCategoryExtractor {
             int i = starts[w];
             char first = lower(s.charAt(i));
             if (first < 'a' || first > 'z') continue;
-            if (i + 1 >= len) continue; // every term has at least two chars
-            char second = lower(s.charAt(i + 1));
-            if (second < 'a' || second > 'z') continue;
+            if (i + 2 >= len) continue; // every term has at least three letters first
+            char second = lower(s.charAt(i + 1)), third = lower(s.charAt(i + 2));
+            if (second < 'a' || second > 'z' || third < 'a' || third > 'z') continue;
             for (int ti : TERMS_BY_PAIR[(first - 'a') * 26 + (second - 'a')]) {
                 Object[] t = TERMS[ti];
                 String term = (String) t[0];
