@@ -216,25 +216,22 @@ public final class DataCategoryExtractor {
         int[] starts = scratch.starts, marks = scratch.marks;
         int n = 0, nm = 0;
         boolean prevAlnum = false;
+        int seen = 0; // union of the chars' classes
         for (int i = 0; i < len; i++) {
             char c = text.charAt(i);
-            boolean an;
-            if (c >= '0' && c <= '9') {
-                digits++;
-                an = true;
-            } else if (c < 128) {
-                if (c == '@') at = true;
-                else if (c == ':') colon = true;
-                an = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-                letters |= an;
-                if ((c == ':' || c == '+' || c == '(') && !prevAlnum) marks[nm++] = i;
-            } else {
-                letters |= Character.isLetter(c);
-                an = Character.isLetterOrDigit(c);
+            int k = c < 128 ? ASCII_CLASS[c] : nonAsciiClass(c);
+            seen |= k;
+            digits += k & C_DIGIT;
+            boolean an = (k & C_ALNUM) != 0;
+            if (!prevAlnum) {
+                if (an) starts[n++] = i;
+                else if ((k & C_MARK) != 0) marks[nm++] = i;
             }
-            if (an && !prevAlnum) starts[n++] = i;
             prevAlnum = an;
         }
+        at = (seen & C_AT) != 0;
+        colon = (seen & C_COLON) != 0;
+        letters = (seen & C_LETTER) != 0;
         try {
             if (at) emails(text, len, sink);
             // each detector needs at least this many digits in the whole text
@@ -250,6 +247,26 @@ public final class DataCategoryExtractor {
         } finally {
             SCRATCH.set(scratch);
         }
+    }
+
+    // Char classes for the pre-pass: an ASCII digit (counted), letter, alphanumeric, '@', ':', and marks ': + ('.
+    private static final int C_DIGIT = 1, C_LETTER = 2, C_ALNUM = 4, C_AT = 8, C_COLON = 16, C_MARK = 32;
+    private static final byte[] ASCII_CLASS = new byte[128];
+
+    static {
+        for (char c = 0; c < 128; c++) {
+            int k = 0;
+            if (c >= '0' && c <= '9') k |= C_DIGIT | C_ALNUM;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) k |= C_LETTER | C_ALNUM;
+            if (c == '@') k |= C_AT;
+            if (c == ':') k |= C_COLON | C_MARK;
+            if (c == '+' || c == '(') k |= C_MARK;
+            ASCII_CLASS[c] = (byte) k;
+        }
+    }
+
+    private static int nonAsciiClass(char c) {
+        return (Character.isLetter(c) ? C_LETTER : 0) | (Character.isLetterOrDigit(c) ? C_ALNUM : 0);
     }
 
     /** Per-thread positions of the text being scanned (grow to the longest text seen). */
