@@ -21,13 +21,14 @@ import java.util.function.Consumer;
  * and deciding which contracts it freshly violates.
  *
  * <p>Concurrency: any thread may call any method; each thread passes its own {@link Worker}. A step
- * is lock-free and linearizable: it copies the grounder's counters and context of the session's
- * published state into the worker's spare and validates the copy against the head word (version +
- * slot; a load-load fence between, as a seqlock reader does), grounds on the private copy, reads
- * the packed automaton states straight from the published state into the spare's successor states
- * and validates again, and publishes the spare with one CAS of the head. A failed validation or CAS
- * means another step won; the step is redone on the new state. A refused event publishes nothing,
- * so it leaves no trace. The steady path allocates nothing.
+ * is lock-free and linearizable: it copies the session's published state (packed automaton states,
+ * counters, context) into the worker, validates the copy against the head word (version + slot; a
+ * load-load fence between, as a seqlock reader does), grounds and steps on the private copy, and
+ * publishes the worker's spare with one CAS of the head. A failed CAS means another step won; the
+ * step is redone on the new state. A refused event publishes nothing, so it leaves no trace. The
+ * steady path allocates nothing. (Reading the automaton states straight from the published state
+ * after grounding, validated a second time, lost updates under the multi-long stress test; it was
+ * dropped.)
  *
  * <p>The automata are stepped in the packed form of {@link FlatTransitions}: the letters of all
  * formulas gathered by per-byte tables, then one lookup per group of formulas in their joint
@@ -149,23 +150,18 @@ public final class SessionMonitor<E> {
             if (head == Session.CLOSED) return Decision.CLOSED;
             final SessionState published = arena.get(Session.slotOf(head));
             final SessionState mine = w.spare;
-            if (words != 0 || refs != 0) {
-                if (words != 0) System.arraycopy(published.words, 0, mine.words, 0, words);
-                if (refs != 0) System.arraycopy(published.refs, 0, mine.refs, 0, refs);
-                VarHandle.loadLoadFence();
-                if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
-            }
+            final long[] from = published.packed;
+            for (int i = 0; i < before.length; i++) before[i] = from[i];
+            if (words != 0) System.arraycopy(published.words, 0, mine.words, 0, words);
+            if (refs != 0) System.arraycopy(published.refs, 0, mine.refs, 0, refs);
+            VarHandle.loadLoadFence();
+            if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
             clear(val);
             clear(unev);
             final int u = grounder.ground(event, mine, val, unev);
             w.unevaluableCount = u;
-            // The automaton states are read straight from the published state and validated below. A
-            // torn read still yields, in every field, a state of that field's formula (every writer of
-            // a slot writes only those), so the table indexes stay in range.
-            final int fresh = oneWord ? stepOneWord(published.packed, mine.packed, before, next, val, table, layout)
-                    : stepWords(published.packed, mine.packed, before, next, val, w.fields, table, layout);
-            VarHandle.loadLoadFence();
-            if (session.lpHead() != head) continue; // torn read of the states: another step published meanwhile
+            final int fresh = oneWord ? stepOneWord(before, mine.packed, next, val, table, layout)
+                    : stepWords(before, mine.packed, next, val, w.fields, table, layout);
             // A fresh FAIL or IDLE needs some formula to become permanently violated now (it is absorbing).
             Decision d = fresh < 0 ? judge(w.statesBefore(), w.nextStates(), agent, enforce) : Decision.PASS;
             if (u > 0 && agent && options.refuseUnevaluable() && d.kind() == Decision.Kind.PASS) {
@@ -184,8 +180,8 @@ public final class SessionMonitor<E> {
      * Steps every automaton of a contract set whose packed state is one long, one lookup per group of
      * formulas; returns the OR of the entries (negative: some formula is freshly permanently violated).
      */
-    private int stepOneWord(long[] from, long[] to, long[] before, long[] next, long[] val, int[] table, long[] groups) {
-        final long state = from[0];
+    private int stepOneWord(long[] before, long[] to, long[] next, long[] val, int[] table, long[] groups) {
+        final long state = before[0];
         final long fields = state | flat.gather(val);
         long out = 0;
         int fresh = 0;
@@ -198,19 +194,16 @@ public final class SessionMonitor<E> {
             out |= (long) (e & FlatTransitions.STATE) << (l >>> 32);
         }
         to[0] = out;
-        before[0] = state;
         next[0] = out;
         return fresh;
     }
 
     /** {@link #stepOneWord} for contract sets whose packed state takes several longs. */
-    private int stepWords(long[] from, long[] to, long[] before, long[] next, long[] val, long[] fields, int[] table,
+    private int stepWords(long[] before, long[] to, long[] next, long[] val, long[] fields, int[] table,
                           long[] groups) {
         final int n = fields.length;
         for (int i = 0; i < n; i++) {
-            final long s = from[i];
-            before[i] = s;
-            fields[i] = s;
+            fields[i] = before[i];
             to[i] = 0L;
         }
         flat.gather(val, fields);
@@ -228,8 +221,12 @@ public final class SessionMonitor<E> {
         return fresh;
     }
 
-    /** A step of a decision-diagram automaton, flagged like a {@link FlatTransitions} entry. */
+    /**
+     * A step of a decision-diagram automaton, flagged like a {@link FlatTransitions} entry. A state
+     * out of range cannot come from a validated copy; it steps as state 0 rather than fail.
+     */
     private int diagramStep(int f, int s0, long[] val) {
+        if (s0 >= dfas[f].stateCount()) s0 = 0;
         int s1 = dfas[f].step(s0, val, atomIndex[f]);
         return pv[f][s1] && !pv[f][s0] ? s1 | FlatTransitions.FRESH : s1;
     }

@@ -47,6 +47,32 @@ class LinearizabilityStressTest {
         }
     }
 
+    /**
+     * The same with 40 more contracts over other atoms, so that the monitor's packed state spans
+     * several longs and a torn read can mix words of different publications.
+     */
+    @Test
+    void concurrentStepsAreLinearizableWhenTheStateSpansSeveralLongs() throws Exception {
+        DfaCompiler compiler = new DfaCompiler(5_000);
+        List<Contract> contracts = new ArrayList<>(List.of(
+                new Contract("precedence", Parser.parse("true"), Parser.parse("G(b -> O a)"), "block", ""),
+                new Contract("no-two-c-in-a-row", Parser.parse("true"), Parser.parse("G(c -> WX !c)"), "block", ""),
+                new Contract("d-after-a-needs-e", Parser.parse("G !x"), Parser.parse("G((a & Y d) -> !e)"), "block", "")));
+        for (int i = 0; i < 40; i++) {
+            contracts.add(new Contract("filler" + i, Parser.parse("true"),
+                    Parser.parse("G(q" + i + " -> (r" + i + " S a))"), "block", ""));
+        }
+        ContractSet set = ContractSet.compile(contracts, compiler);
+        assertThat(set.flatTransitions().packedWords).isGreaterThan(1);
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        try {
+            for (int round = 0; round < 30; round++) runRound(set, pool, round);
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
     private void runRound(ContractSet set, ExecutorService pool, int round) throws Exception {
         SessionMonitor<BitsGrounder.Ev> monitor = new SessionMonitor<>(set, new BitsGrounder());
         Session session = monitor.session("shared");
