@@ -145,9 +145,16 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Runtime rt = runtimeFor(call.session());
             Session s = rt.monitor.session(call.session());
             synchronized (s) { // within a session the audit order is the decision order, so the log replays exactly
-                Event e = next(s, EventKind.CALL)
-                        .tool(call.tool()).callId(call.callId()).args(arguments(call.argumentsJson())).build();
-                return decideCall(rt, s, e, call, t0);
+                Worker w = rt.worker(); // this thread's worker: the one step and record use (one thread-local lookup per event)
+                long before = s.applied();
+                try {
+                    Event e = next(s, EventKind.CALL)
+                            .tool(call.tool()).callId(call.callId()).args(arguments(call.argumentsJson())).build();
+                    return decideCall(rt, s, e, call, t0, w);
+                } catch (RuntimeException | LinkageError err) {
+                    takeBack(rt, s, w, before);
+                    throw err;
+                }
             }
         } catch (RuntimeException | LinkageError err) {
             return internalError(err, call.session(), "CALL " + call.tool()) ? ToolDecision.block(INTERNAL,
@@ -155,8 +162,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
     }
 
-    private ToolDecision decideCall(Runtime rt, Session s, Event e, ToolCall call, long t0) {
-        Worker w = rt.worker(); // this thread's worker: the one step and record use (one thread-local lookup per event)
+    private ToolDecision decideCall(Runtime rt, Session s, Event e, ToolCall call, long t0, Worker w) {
         if (!audit.isHealthy() && fail == FailPolicy.CLOSED) {
             record(rt, w, s, e, null, dev.tracegate.agent.audit.Decision.BLOCK, INTERNAL, "audit log unavailable: " + audit.lastError(), t0);
             return ToolDecision.block(INTERNAL, "the audit log is unavailable, so tracegate refuses calls (fail: closed)", "Retry later.");
@@ -164,8 +170,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         Decision d = rt.monitor.step(s, e, true, enforce, w);
         if (!d.refused()) {
             if (record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0)) return ToolDecision.proceed();
-            // The audit log refused the record (fail: closed): the call does not run. The session state
-            // already counts it, which only makes later decisions stricter.
+            // The audit log refused the record (fail: closed): the call does not run, so it must leave no
+            // trace in the session either (a refused approval must not satisfy a later "O approved").
+            if (d.applied()) rt.monitor.undo(s, w);
             return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
                     "Retry later.");
         }
@@ -225,22 +232,28 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Runtime rt = runtimeFor(result.session());
             Session s = rt.monitor.session(result.session());
             synchronized (s) {
-                Event e = next(s, EventKind.RETURN)
-                        .tool(result.tool()).callId(result.callId()).result(result.text()).error(result.error()).build();
                 Worker w = rt.worker();
-                Decision d = rt.monitor.step(s, e, false, enforce, w);
-                if (d.kind() == Decision.Kind.SUPPRESS) {
-                    Library.ContractInfo c = rt.library.info().get(d.contract(0));
-                    if (!enforce) {
-                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, d), t0);
-                        return ResultDecision.keep();
+                long before = s.applied();
+                try {
+                    Event e = next(s, EventKind.RETURN)
+                            .tool(result.tool()).callId(result.callId()).result(result.text()).error(result.error()).build();
+                    Decision d = rt.monitor.step(s, e, false, enforce, w);
+                    if (d.kind() == Decision.Kind.SUPPRESS) {
+                        Library.ContractInfo c = rt.library.info().get(d.contract(0));
+                        if (!enforce) {
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, d), t0);
+                            return ResultDecision.keep();
+                        }
+                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                        return ResultDecision.suppress(c.id(), withheld(c, "tool result"));
                     }
-                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
-                    return ResultDecision.suppress(c.id(), withheld(c, "tool result"));
+                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
+                            d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
+                    return ResultDecision.keep();
+                } catch (RuntimeException | LinkageError err) {
+                    takeBack(rt, s, w, before);
+                    throw err;
                 }
-                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
-                        d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
-                return ResultDecision.keep();
             }
         } catch (RuntimeException | LinkageError err) {
             return internalError(err, result.session(), "RETURN " + result.tool())
@@ -255,18 +268,24 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Runtime rt = runtimeFor(message.session());
             Session s = rt.monitor.session(message.session());
             synchronized (s) {
-                Event e = next(s, EventKind.USER)
-                        .text(message.text()).build();
                 Worker w = rt.worker();
-                Decision d = rt.monitor.step(s, e, false, enforce, w);
-                if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
-                    Library.ContractInfo c = rt.library.info().get(d.contract(0));
-                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
-                    return MessageDecision.replace(c.id(), withheld(c, "user message"));
+                long before = s.applied();
+                try {
+                    Event e = next(s, EventKind.USER)
+                            .text(message.text()).build();
+                    Decision d = rt.monitor.step(s, e, false, enforce, w);
+                    if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
+                        Library.ContractInfo c = rt.library.info().get(d.contract(0));
+                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                        return MessageDecision.replace(c.id(), withheld(c, "user message"));
+                    }
+                    record(rt, w, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
+                            d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null, d.refused() ? reason(rt, d) : null, t0);
+                    return MessageDecision.keep();
+                } catch (RuntimeException | LinkageError err) {
+                    takeBack(rt, s, w, before);
+                    throw err;
                 }
-                record(rt, w, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
-                        d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null, d.refused() ? reason(rt, d) : null, t0);
-                return MessageDecision.keep();
             }
         } catch (RuntimeException | LinkageError err) {
             return internalError(err, message.session(), "USER")
@@ -281,31 +300,37 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Runtime rt = runtimeFor(message.session());
             Session s = rt.monitor.session(message.session());
             synchronized (s) {
-                Event e = next(s, EventKind.ASSISTANT)
-                        .text(message.text()).build();
                 Worker w = rt.worker();
-                Decision d = rt.monitor.step(s, e, true, enforce, w);
-                if (!d.refused()) {
-                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
-                    return MessageDecision.keep();
-                }
-                Library.ContractInfo c = primary(rt, d);
-                String reason = reason(rt, d);
-                if (!enforce) {
-                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
-                    return MessageDecision.keep();
-                }
-                if (c.strategy().equals("redact")) {
-                    String redacted = redaction.redactText(rt.library, message.text());
-                    Event r = again(e, EventKind.ASSISTANT).text(redacted).build();
-                    if (!rt.monitor.step(s, r, true, true, w).refused()) {
-                        record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
-                        return MessageDecision.replace(c.id(), redacted);
+                long before = s.applied();
+                try {
+                    Event e = next(s, EventKind.ASSISTANT)
+                            .text(message.text()).build();
+                    Decision d = rt.monitor.step(s, e, true, enforce, w);
+                    if (!d.refused()) {
+                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
+                        return MessageDecision.keep();
                     }
+                    Library.ContractInfo c = primary(rt, d);
+                    String reason = reason(rt, d);
+                    if (!enforce) {
+                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
+                        return MessageDecision.keep();
+                    }
+                    if (c.strategy().equals("redact")) {
+                        String redacted = redaction.redactText(rt.library, message.text());
+                        Event r = again(e, EventKind.ASSISTANT).text(redacted).build();
+                        if (!rt.monitor.step(s, r, true, true, w).refused()) {
+                            record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
+                            return MessageDecision.replace(c.id(), redacted);
+                        }
+                    }
+                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
+                    String notice = "[tracegate] " + c.message() + (c.next().isEmpty() ? "" : " " + c.next());
+                    return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), c.id() + ": " + reason);
+                } catch (RuntimeException | LinkageError err) {
+                    takeBack(rt, s, w, before);
+                    throw err;
                 }
-                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
-                String notice = "[tracegate] " + c.message() + (c.next().isEmpty() ? "" : " " + c.next());
-                return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), c.id() + ": " + reason);
             }
         } catch (RuntimeException | LinkageError err) {
             return internalError(err, message.session(), "ASSISTANT")
@@ -531,7 +556,13 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
         if (message != null) r.message(message);
         AuditWriter.Admission admitted = audit.append(r);
-        if (view != null) view.event(e, kind, contract, message, latency);
+        if (view != null) {
+            try {
+                view.event(e, kind, contract, message, latency);
+            } catch (RuntimeException | LinkageError err) {
+                viewFailed(err);   // the console view is for people: its failure must not change a decision the log already holds
+            }
+        }
         return admitted != AuditWriter.Admission.REFUSED;
     }
 
@@ -545,7 +576,13 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 .time(System.currentTimeMillis()).ts(System.currentTimeMillis()).verdicts(rt.contractIds, codes)
                 .unmet(unmet.toArray(new String[0]));
         audit.append(r);
-        if (view != null) view.end(report, rt.contractIds);
+        if (view != null) {
+            try {
+                view.end(report, rt.contractIds);
+            } catch (RuntimeException | LinkageError err) {
+                viewFailed(err);
+            }
+        }
     }
 
     private static byte[] verdictCodes(ContractSet set, int[] states) {
@@ -562,12 +599,30 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         };
     }
 
-    /** Counts an internal error; true when the event must be refused (fail: closed). */
     @Override
     public void onInternalError(String where, Throwable error, boolean refused) {
         metrics.onInternalError(refused ? FailPolicy.CLOSED : FailPolicy.OPEN);
     }
 
+    private volatile boolean viewFailureReported;
+
+    private void viewFailed(Throwable err) {
+        if (!viewFailureReported) {
+            viewFailureReported = true;
+            AgentLog.error("the live view failed; decisions and the audit log go on without it", err);
+        }
+    }
+
+    /**
+     * An internal error after this event's step was applied refuses the event under {@code fail: closed}:
+     * take the step back so a refused event leaves no trace (the step is this event's if exactly one was
+     * applied since it began; the session lock keeps other events out).
+     */
+    private void takeBack(Runtime rt, Session s, Worker w, long appliedBefore) {
+        if (fail == FailPolicy.CLOSED && s.applied() == appliedBefore + 1) rt.monitor.undo(s, w);
+    }
+
+    /** Counts an internal error; true when the event must be refused (fail: closed). */
     private boolean internalError(Throwable err, String session, String what) {
         metrics.onInternalError(fail);
         AgentLog.error("internal error on " + what + " in session " + session + " (" + (fail == FailPolicy.CLOSED ? "refused" : "let through")
@@ -579,6 +634,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     public void close() {
         housekeeping.shutdownNow();
         endSession("*");
-        if (view != null) view.summary(metrics, audit);
+        if (view != null) {
+            try {
+                view.summary(metrics, audit);
+            } catch (RuntimeException | LinkageError err) {
+                viewFailed(err);   // a failed console must not stop the shutdown
+            }
+        }
     }
 }

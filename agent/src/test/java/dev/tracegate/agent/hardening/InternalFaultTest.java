@@ -89,13 +89,14 @@ class InternalFaultTest {
     // ---------------------------------------------------------- a component of the supervisor throws
 
     /**
-     * The live view (a supervisor component handed to the constructor) throws while recording a
-     * decision: closed refuses the call as {@code tracegate.internal}, open lets it run; every event
-     * kind follows the policy, each error is counted once in the MXBean's InternalErrors under the
-     * policy applied, and the session goes on once the component works again.
+     * The live view (a console component handed to the constructor) throws while showing a decision.
+     * Finding 11 (fixed): its failure used to turn an already recorded "pass" into a refusal under
+     * closed, so the log disagreed with what the host saw. Now the view never decides: under both
+     * policies every event is decided by the contracts alone, nothing counts as an internal error, the
+     * log says what the host got, and the refund that needs the approval passes.
      */
     @ParameterizedTest @EnumSource(FailPolicy.class)
-    void aThrowingSupervisorComponentFollowsTheFailurePolicyAndIsCounted(FailPolicy fail) throws Exception {
+    void aThrowingLiveViewChangesNoDecisionAndTheLogAgrees(FailPolicy fail) throws Exception {
         Path log = dir.resolve("view.jsonl");
         AgentConfig config = config(fail, log);
         AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
@@ -103,45 +104,26 @@ class InternalFaultTest {
         metrics.audit(audit);
         AtomicBoolean broken = new AtomicBoolean(true);
         ContractSupervisor s = new ContractSupervisor(config, audit, metrics, new LiveView(new PrintStream(breakable(broken)), false));
-        boolean closed = fail == FailPolicy.CLOSED;
 
-        ToolDecision call = s.onToolCall(new ToolCall("t", "c1", "approve_refund", "{\"order\":7,\"amount\":40}", "t1"));
-        ResultDecision result = s.onToolResult(new ToolResult("t", "c1", "approve_refund", "t1", "approved", false));
-        MessageDecision user = s.onUserMessage(new Message("t", "c1", "hello"));
-        MessageDecision model = s.onAssistantMessage(new Message("t", "c1", "hi"));
-        if (closed) {
-            assertThat(call.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
-            assertThat(call.contract()).isEqualTo("tracegate.internal");
-            assertThat(call.reason()).contains("tracegate could not check this call").contains("injected: the view's stream failed");
-            assertThat(result.suppressed()).isTrue();
-            assertThat(user.kind()).isEqualTo(MessageDecision.Kind.REPLACE);
-            assertThat(model.kind()).isEqualTo(MessageDecision.Kind.BLOCK);
-        } else {
-            assertThat(call.kind()).isEqualTo(ToolDecision.Kind.PROCEED);
-            assertThat(result.suppressed()).isFalse();
-            assertThat(user.kind()).isEqualTo(MessageDecision.Kind.KEEP);
-            assertThat(model.kind()).isEqualTo(MessageDecision.Kind.KEEP);
-        }
-        assertThat(metrics.getInternalErrors()).containsEntry("closed", closed ? 4L : 0L).containsEntry("open", closed ? 0L : 4L);
-
-        // The component recovers and the session goes on. Finding 12: the error came after the event was
-        // stepped, so under closed the refused approval still counts as having happened and the refund
-        // that needs it is let through; it should be refused (BLOCK) under closed. Flip this when fixed.
-        broken.set(false);
+        assertThat(s.onToolCall(new ToolCall("t", "c1", "approve_refund", "{\"order\":7,\"amount\":40}", "t1")).kind())
+                .isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(s.onToolResult(new ToolResult("t", "c1", "approve_refund", "t1", "approved", false)).suppressed()).isFalse();
+        assertThat(s.onUserMessage(new Message("t", "c1", "hello")).kind()).isEqualTo(MessageDecision.Kind.KEEP);
+        assertThat(s.onAssistantMessage(new Message("t", "c1", "hi")).kind()).isEqualTo(MessageDecision.Kind.KEEP);
         assertThat(s.onToolCall(new ToolCall("t", "c1", "refund", "{\"order\":7,\"amount\":40}", "t2")).kind())
-                .as("refund after an approval that %s", closed ? "was refused" : "ran").isEqualTo(ToolDecision.Kind.PROCEED);
-        assertThat(metrics.getInternalErrors().values().stream().mapToLong(Long::longValue).sum()).isEqualTo(4);
+                .as("the approval ran, so the refund that needs it passes").isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(s.onToolCall(new ToolCall("t", "c2", "refund", "{\"order\":8,\"amount\":40}", "t3")).kind())
+                .as("the contracts still decide: no approval in c2").isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(metrics.getInternalErrors().values().stream().mapToLong(Long::longValue).sum()).isZero();
         s.close();
         assertThat(audit.close(10, TimeUnit.SECONDS)).isTrue();
         AuditVerification v = AuditVerifier.verify(log);
         assertThat(v.ok()).as(v.describe()).isTrue();
-        // Finding 11: the view fails after the record is queued, so the log shows "pass" for the four
-        // events although under closed the host was refused; no record says that an internal error decided them.
         List<String> c1 = new ArrayList<>();
         for (JsonNode r : records(log)) {
             if ("c1".equals(r.path("session").asText())) c1.add(r.path("kind").asText() + "/" + r.path("decision").asText());
         }
-        assertThat(c1).startsWith("call/pass", "return/pass", "user/pass", "assistant/pass");
+        assertThat(c1).startsWith("call/pass", "return/pass", "user/pass", "assistant/pass", "call/pass");
     }
 
     // ------------------------------------------------- the whole supervisor throws behind the dispatcher

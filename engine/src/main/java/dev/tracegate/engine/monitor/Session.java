@@ -32,6 +32,8 @@ public final class Session {
     @SuppressWarnings("unused") private volatile long head;
     @SuppressWarnings("unused") private long lastAccess;
     @SuppressWarnings("unused") private volatile long offered;
+    /** Versions of the head that are not applied events: two per {@link SessionMonitor#undo} (the step taken back and the undo itself; the version never goes back). */
+    private volatile long undone;
 
     Session(String id, int slot) {
         this.id = id;
@@ -43,11 +45,14 @@ public final class Session {
     /** Whether the session has ended (explicitly or by eviction). */
     public boolean isClosed() { return lvHead() == CLOSED; }
 
-    /** Number of events applied so far. */
+    /** Number of events applied so far (steps taken back by an undo not counted). */
     public long applied() {
         long h = lvHead();
-        return h == CLOSED ? -1 : h >>> SLOT_BITS;
+        return h == CLOSED ? -1 : (h >>> SLOT_BITS) - undone;
     }
+
+    /** Counts a step taken back; called by the undoing thread before it publishes the previous state. */
+    void countUndo(long delta) { undone += delta; }   // one writer at a time: the session's undoing worker, right after its step
 
     /** Records that the session was used at {@code millis} (any clock the caller keeps; used for idle eviction). */
     public void touch(long millis) { LAST_ACCESS.setOpaque(this, millis); }

@@ -145,6 +145,7 @@ public final class SessionMonitor<E> {
         final long[] before = w.packedBefore;
         final long[] next = w.packedNext;
         final boolean oneWord = flat.packedWords == 1;
+        w.lastSession = null;   // undo applies to this step only if it is applied
         while (true) {
             final long head = session.lvHead();
             if (head == Session.CLOSED) return Decision.CLOSED;
@@ -169,8 +170,11 @@ public final class SessionMonitor<E> {
             }
             if (!d.applied()) return d;
             grounder.apply(event, val, mine);
-            if (session.casHead(head, Session.next(head, mine.slot))) {
+            final long after = Session.next(head, mine.slot);
+            if (session.casHead(head, after)) {
                 w.spare = published;
+                w.lastSession = session;
+                w.lastHead = after;
                 return d;
             }
         }
@@ -334,6 +338,29 @@ public final class SessionMonitor<E> {
         if (st == null) return out;
         for (int c = 0; c < out.length; c++) out[c] = set.verdict(c, st.states);
         return out;
+    }
+
+    /**
+     * Takes back the step this worker applied last to the session, for a caller that then refuses the
+     * event for a reason of its own (its audit log could not take the record): the session is again
+     * exactly as before that step, counters and context included. Valid only before the worker steps
+     * again and only if nothing else was applied to the session since; returns false (and changes
+     * nothing) otherwise. The previous state is the worker's spare, which no other thread writes, and
+     * the head's version moves on, so concurrent readers and steppers revalidate.
+     */
+    public boolean undo(Session session, Worker w) {
+        final long head = session.lvHead();
+        if (w.lastSession != session || head != w.lastHead || head == Session.CLOSED) return false;
+        final SessionState previous = w.spare;
+        session.countUndo(2);   // the step taken back and the version this undo itself takes
+        if (!session.casHead(head, Session.next(head, previous.slot))) {
+            session.countUndo(-2);
+            return false;
+        }
+        w.spare = arena.get(Session.slotOf(head));
+        w.lastSession = null;
+        w.lastHead = Session.CLOSED;
+        return true;
     }
 
     /** A consistent private copy of the session's state, or null when it is closed. */

@@ -20,6 +20,9 @@ public final class Worker {
     private final int[] next;
     private final int[] before;
     int unevaluableCount;
+    /** The session and head this worker's last applied step published (for {@link SessionMonitor#undo}); null/CLOSED: none. */
+    Session lastSession;
+    long lastHead = Session.CLOSED;
 
     Worker(SessionState spare, int valuationWords, int formulas, FlatTransitions layout) {
         this.spare = spare;
