@@ -343,9 +343,9 @@ public final class AuditWriter implements AutoCloseable {
             }
             finish();
         } catch (Throwable t) {
-            healthy = false;
             lastError = "the audit writer thread stopped on an unexpected error (" + t + "); records after this point are not written."
                     + " Restart the service and report this as a bug.";
+            healthy = false;   // after lastError: whoever sees the writer unhealthy also sees why
             internalErrors.increment();
             AgentLog.error(lastError, null);
         } finally {
@@ -548,13 +548,13 @@ public final class AuditWriter implements AutoCloseable {
 
     private void onIoError(String what, Throwable e) {
         ioErrors.increment();
-        healthy = false;
-        closeQuietly();
         String fix = failClosed
                 ? "events are refused (fail: closed) until the log can be written again"
                 : "events pass unaudited (fail: open) and are counted as lost until the log can be written again";
         lastError = what + ": " + e + ". Free disk space or fix the path's permissions (audit.path); " + fix
                 + "; retrying in " + TimeUnit.NANOSECONDS.toMillis(retryDelay) + " ms.";
+        healthy = false;   // after lastError (volatile): whoever sees the writer unhealthy also sees why
+        closeQuietly();
         nextRetryAt = System.nanoTime() + retryDelay;
         retryDelay = Math.min(retryDelay * 2, settings.retryMaxNanos);
         if (!outageLogged) {
