@@ -15,9 +15,11 @@ import java.util.Set;
  * (Luhn and issuer ranges), national identifiers (US SSN, UK NINO, Spanish DNI/NIE, Canadian SIN),
  * dates of birth (a date near a birth word), postal addresses (street forms, UK postcodes, US
  * state and ZIP, PO boxes), IPv4/IPv6 addresses, and health and financial terms; and reads field
- * names as hints ({@code email}, {@code dob}, {@code iban}...). Thread-safe and stateless. Scanning
- * is linear in the text and allocates nothing unless a phone-number candidate reaches
- * libphonenumber. Precision and recall on the committed fixture set are in matchers/README.md.
+ * names as hints ({@code email}, {@code dob}, {@code iban}...). Thread-safe: each thread keeps two
+ * position arrays that grow to its longest text. Scanning is linear in the text: one pass records
+ * where words and marks start, and the detectors visit only those positions; it allocates nothing
+ * unless a phone-number candidate reaches libphonenumber or a thread meets a longer text than before.
+ * Precision and recall on the committed fixture set are in matchers/README.md.
  */
 public final class DataCategoryExtractor {
     /** Characters of one text that are scanned. */
