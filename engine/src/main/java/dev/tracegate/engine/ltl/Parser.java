@@ -73,16 +73,52 @@ public final class Parser {
      * @throws ParseException at the first token that does not fit the grammar
      */
     public static Formula parse(String text) {
-        Parser p = new Parser(text);
         try {
-            return p.whole();
+            return new Parser(text).whole();
         } catch (StackOverflowError e) {
             // MAX_DEPTH keeps interpreted frames well inside a default stack, but JIT-compiled frames
-            // with deep inlining can be larger (found by fuzzing): the thread's stack, not the
-            // grammar, ran out, and the caller still gets the documented error.
+            // with deep inlining can be larger (found by fuzzing), and the caller's thread may have
+            // little stack left. A formula within the limits must still parse: try once more on a
+            // thread of our own with a stack sized for MAX_DEPTH (rare path).
+            return parseOnLargeStack(text);
+        }
+    }
+
+    private static final long LARGE_STACK = 64L << 20;
+
+    private static Formula parseOnLargeStack(String text) {
+        Parser p = new Parser(text);
+        Formula[] out = new Formula[1];
+        RuntimeException[] failed = new RuntimeException[1];
+        boolean[] overflow = new boolean[1];
+        Thread t = new Thread(null, () -> {
+            try {
+                out[0] = p.whole();
+            } catch (RuntimeException ex) {
+                failed[0] = ex;
+            } catch (StackOverflowError ex) {
+                overflow[0] = true;
+            }
+        }, "tracegate-parse", LARGE_STACK);
+        t.setDaemon(true);
+        t.start();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                t.join();
+                break;
+            } catch (InterruptedException ie) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
+        if (failed[0] != null) throw failed[0];
+        if (overflow[0] || out[0] == null) {
+            // the thread's stack, not the grammar, ran out even there: the caller still gets the documented error
             throw p.error(p.peek(), "formula nested too deeply for this thread's stack",
                     "fewer nested levels (group long chains with parentheses or split the formula)");
         }
+        return out[0];
     }
 
     private Formula whole() {

@@ -147,6 +147,23 @@ class ParserErrorTest {
                         + "\n" + deep + "\n" + " ".repeat(500) + "^");
     }
 
+    /** A formula within the nesting limit parses even from a thread with little stack (the parser retries on its own). */
+    @Test
+    void aFormulaWithinTheLimitParsesOnASmallStack() throws Exception {
+        String ok = "(".repeat(500) + "p" + ")".repeat(500);
+        Object[] got = new Object[1];
+        Thread t = new Thread(null, () -> {
+            try {
+                got[0] = Parser.parse(ok);
+            } catch (Throwable e) {
+                got[0] = e;
+            }
+        }, "small-stack", 128 * 1024);
+        t.start();
+        t.join();
+        assertThat(got[0]).isEqualTo(Atom.of("p"));
+    }
+
     @Test
     void operatorChainsDeeperThanTheLimitAreAClearError() {
         String nots = "!".repeat(499) + "p"; // tree depth 500
