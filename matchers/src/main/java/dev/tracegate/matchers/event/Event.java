@@ -2,6 +2,7 @@ package dev.tracegate.matchers.event;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tracegate.matchers.pii.DataCategory;
+import dev.tracegate.matchers.predicate.Identifiers;
 import dev.tracegate.matchers.pii.DataCategoryExtractor;
 import dev.tracegate.matchers.pii.SpanSink;
 
@@ -42,6 +43,8 @@ public final class Event {
     private final int depth;
     /** Categories detected in text and result, with bit 63 set once known; 0 before (idempotent memo). */
     private volatile long detected;
+    /** {@link Identifiers#values} of the text and of the result; null before first use (idempotent memo). */
+    private volatile long[] textValues, resultValues;
 
     private Event(Builder b) {
         this.session = b.session == null ? "" : b.session;
@@ -147,6 +150,28 @@ public final class Event {
         if (result != null) m |= DataCategoryExtractor.INSTANCE.mask(result, scratch);
         detected = m | Long.MIN_VALUE;
         return m;
+    }
+
+    /**
+     * The values the text names, as {@link Identifiers#values} gives them (TextHash hashes: the whole
+     * text when short, then each identifier found); empty without text. Computed on first use and
+     * remembered, so a retried step, a second library or a replay of this event does not scan again.
+     * Read-only by contract: do not modify the array.
+     *
+     * <p>Any thread may call it: racing first calls compute equal arrays, and the volatile write
+     * publishes the array's elements with it.
+     */
+    public long[] textValues() {
+        long[] v = textValues;
+        if (v == null) textValues = v = Identifiers.values(text);
+        return v;
+    }
+
+    /** The values the result names, like {@link #textValues()}; empty without result. */
+    public long[] resultValues() {
+        long[] v = resultValues;
+        if (v == null) resultValues = v = Identifiers.values(result);
+        return v;
     }
 
     /** Number of declared purposes (lower-cased, distinct). */

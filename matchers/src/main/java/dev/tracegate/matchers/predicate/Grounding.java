@@ -353,8 +353,8 @@ public final class Grounding implements Grounder<Event> {
             }
         }
         if (introducedSlot >= 0) {
-            if (k == EventKind.RETURN && e.result() != null) st.refs[introducedSlot] = remember(st.refs[introducedSlot], e.result(), f);
-            else if (k == EventKind.USER && e.text() != null) st.refs[namedSlot] = remember(st.refs[namedSlot], e.text(), f);
+            if (k == EventKind.RETURN && e.result() != null) st.refs[introducedSlot] = remember(st.refs[introducedSlot], e.resultValues());
+            else if (k == EventKind.USER && e.text() != null) st.refs[namedSlot] = remember(st.refs[namedSlot], e.textValues());
         }
     }
 
@@ -391,13 +391,10 @@ public final class Grounding implements Grounder<Event> {
         return grant ? s.withHashes(new long[] {h}, 1) : s.without(h);
     }
 
-    private ValueSet remember(Object cur, String text, Frame f) {
+    /** {@code cur} plus the values of a text ({@link Identifiers#values}, remembered on its event). */
+    private ValueSet remember(Object cur, long[] values) {
         ValueSet s = cur instanceof ValueSet vs ? vs : ValueSet.empty(policy.setCapacity);
-        long[] hs = f.valueHashes;
-        int n = 0;
-        if (text.length() <= Identifiers.MAX_QUOTED) hs[n++] = TextHash.of(text);
-        n = Identifiers.scan(text, hs, n);
-        return s.withHashes(hs, n);
+        return s.withHashes(values, values.length);
     }
 
     // ------------------------------------------------------------------ helpers used by nodes

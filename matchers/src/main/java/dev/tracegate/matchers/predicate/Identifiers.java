@@ -88,6 +88,23 @@ public final class Identifiers {
         return n;
     }
 
+    /**
+     * The hashes the grounding records for a text a tool returned or a user wrote: the hash of the
+     * whole text when it has at most {@value #MAX_QUOTED} characters, then each value {@link #scan}
+     * finds (at most {@value #MAX_PER_TEXT}), in that order; a new array of exactly that length
+     * (it may hold {@link TextHash#EMPTY}, which sets ignore). {@code Event} remembers it per text.
+     */
+    public static long[] values(String text) {
+        if (text == null) return NO_VALUES;
+        long[] hs = SEEN.get().values;
+        int n = 0;
+        if (text.length() <= MAX_QUOTED) hs[n++] = TextHash.of(text);
+        n = scan(text, hs, n);
+        return n == 0 ? NO_VALUES : java.util.Arrays.copyOf(hs, n);
+    }
+
+    private static final long[] NO_VALUES = new long[0];
+
     // Char classes of ASCII chars: a token char, an opening quote, and marks a value needs.
     private static final int DIGIT = 1, TOKEN = 2, QUOTE = 4, AT = 8, DOT = 16, COLON = 32;
     private static final byte[] ASCII = new byte[128];
@@ -158,6 +175,8 @@ public final class Identifiers {
      * is the current scan's, so starting a scan clears nothing.
      */
     private static final class Seen {
+        /** Scratch for {@link #values}: the whole text's hash and one per value kept. */
+        final long[] values = new long[MAX_PER_TEXT + 1];
         long[] keys = new long[256];
         int[] stamps = new int[256];
         int stamp;
