@@ -51,6 +51,11 @@ public final class FaultApp {
             return "charged " + json;
         }
 
+        /** Fails with an exception whose message cannot be read: reporting it fails inside the agent. */
+        public String refund(String session, String json) {
+            throw new UnreadableException();
+        }
+
         public String deleteAccount(String session, String json) {
             RAN.incrementAndGet();
             Console.line("TOOL delete_account ran session=" + session);
@@ -67,6 +72,14 @@ public final class FaultApp {
             RAN.incrementAndGet();
             Console.line("TOOL transfer ran session=" + session);
             return "transferred " + json;
+        }
+    }
+
+    /** A host exception whose {@code getMessage} fails, as a broken exception type of a host library might. */
+    public static final class UnreadableException extends RuntimeException {
+        @Override
+        public String getMessage() {
+            throw new UnsupportedOperationException("this exception's message cannot be read");
         }
     }
 
@@ -148,6 +161,7 @@ public final class FaultApp {
             case "charge" -> tools.charge(session, json);
             case "delete_account" -> tools.deleteAccount(session, json);
             case "transfer" -> tools.transfer(session, json);
+            case "refund" -> tools.refund(session, json);
             default -> throw new IllegalArgumentException("unknown tool " + tool);
         };
     }
@@ -155,6 +169,8 @@ public final class FaultApp {
     private static void call(Tools tools, String tool, String session, String json) {
         try {
             Console.line("RESULT " + tool + ": " + invoke(tools, tool, session, json));
+        } catch (UnreadableException e) {
+            Console.line("HOST CAUGHT " + e.getClass().getName());
         } catch (RuntimeException e) {
             Console.line("HOST CAUGHT " + e.getClass().getName() + ": " + e.getMessage());
         }

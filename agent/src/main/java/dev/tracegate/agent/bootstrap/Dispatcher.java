@@ -226,6 +226,29 @@ public final class Dispatcher {
         }
     }
 
+    /**
+     * A configured method ended by throwing: reported as its RETURN with {@code error} set. Never
+     * throws: the host's exception must reach the host unchanged, so a failure here is counted and
+     * mapped to the failure policy, whose ruling has nothing left to refuse (the call already failed).
+     */
+    public static void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
+        DispatchTarget t = target;
+        if (!(t instanceof ThrownTarget)) {
+            return;
+        }
+        try {
+            ((ThrownTarget) t).onMethodThrown(origin, arguments, thrown);
+        } catch (Throwable e) {
+            internalError(t, origin, e);
+        }
+    }
+
+    /** A target that records a configured method's exception (kept apart from {@link DispatchTarget}, which other code implements). */
+    public interface ThrownTarget {
+        /** A configured method threw {@code thrown}: report it as an error RETURN; the host rethrows it either way. */
+        void onMethodThrown(String origin, Object[] arguments, Throwable thrown);
+    }
+
     // ---- JSON through the agent's (shaded) Jackson, JDK values only ----
 
     public static String toJson(Object value) {

@@ -1,6 +1,7 @@
 package dev.tracegate.agent.core;
 
 import dev.tracegate.agent.bootstrap.DispatchTarget;
+import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.bootstrap.TracegateViolation;
 import dev.tracegate.agent.instrumentation.configured.ConfiguredMethods;
@@ -19,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Thread-safe; called from any host thread.
  */
-public final class SupervisorBridge implements DispatchTarget {
+public final class SupervisorBridge implements DispatchTarget, Dispatcher.ThrownTarget {
 
     /** Counter slots, see {@link #counts()}. */
     public static final int EVENTS = 0, BLOCKED = 1, REDIRECTED = 2, REDACTED = 3, SUPPRESSED = 4, SHADOWED = 5,
@@ -34,12 +35,16 @@ public final class SupervisorBridge implements DispatchTarget {
     private final boolean trace;
     private final JsonCodec json;
     private final ConfiguredMethods configured;
-    private final AtomicLongArray counts = new AtomicLongArray(8);
+    private final AtomicLongArray counts;
+    /** True for {@link #thrownView}: every result it reports is an exception (error RETURN, nothing to withhold). */
+    private final boolean reportsThrown;
+    /** This bridge reporting a configured method's exception through {@link ConfiguredMethods#onResult}; shares all state. */
+    private final SupervisorBridge thrownView;
 
     /** Recent tool-call ids and the instrumentation that saw each first. */
-    private final ConcurrentHashMap<String, String> recentIds = new ConcurrentHashMap<>();
-    private final String[] recentRing = new String[RECENT_IDS];
-    private final AtomicLong recentNext = new AtomicLong();
+    private final ConcurrentHashMap<String, String> recentIds;
+    private final String[] recentRing;
+    private final AtomicLong recentNext;
 
     public SupervisorBridge(Supervisor supervisor, AgentArguments options, JsonCodec json, ConfiguredMethods configured) {
         this.supervisor = supervisor;
@@ -58,6 +63,28 @@ public final class SupervisorBridge implements DispatchTarget {
         this.trace = options.flag("trace", false);
         this.json = json;
         this.configured = configured;
+        this.counts = new AtomicLongArray(8);
+        this.recentIds = new ConcurrentHashMap<>();
+        this.recentRing = new String[RECENT_IDS];
+        this.recentNext = new AtomicLong();
+        this.reportsThrown = false;
+        this.thrownView = new SupervisorBridge(this);
+    }
+
+    private SupervisorBridge(SupervisorBridge of) {
+        this.supervisor = of.supervisor;
+        this.shadow = of.shadow;
+        this.throwOnBlock = of.throwOnBlock;
+        this.failClosed = of.failClosed;
+        this.trace = of.trace;
+        this.json = of.json;
+        this.configured = of.configured;
+        this.counts = of.counts;
+        this.recentIds = of.recentIds;
+        this.recentRing = of.recentRing;
+        this.recentNext = of.recentNext;
+        this.reportsThrown = true;
+        this.thrownView = this;
     }
 
     public Supervisor supervisor() {
@@ -148,11 +175,16 @@ public final class SupervisorBridge implements DispatchTarget {
     @Override
     public String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error) {
         counts.incrementAndGet(EVENTS);
-        ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, callId, resultText, error));
+        ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, callId, resultText, error || reportsThrown));
         if (decision == null || !decision.suppressed()) {
             if (trace) {
-                AgentLog.info("RETURN " + framework + " session=" + session + " tool=" + tool + " -> KEEP");
+                AgentLog.info("RETURN " + framework + " session=" + session + " tool=" + tool + (reportsThrown ? " threw" : "") + " -> KEEP");
             }
+            return null;
+        }
+        if (reportsThrown) {
+            AgentLog.info("contract " + decision.contract() + " would withhold the result of " + tool + " (session=" + session
+                    + "), but the call threw: the host gets its own exception");
             return null;
         }
         AgentLog.info((shadow ? "SHADOW would " : "") + "SUPPRESS " + framework + " session=" + session + " tool=" + tool
@@ -229,6 +261,17 @@ public final class SupervisorBridge implements DispatchTarget {
     @Override
     public Object onMethodResult(String origin, Object[] arguments, Object result) {
         return configured.onResult(origin, arguments, result, this);
+    }
+
+    /**
+     * A configured method threw: its RETURN is reported with {@code error} set and the exception's class
+     * and message as the result text. Whatever this returns or throws, the host rethrows its own exception.
+     */
+    @Override
+    public void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
+        String message = thrown.getMessage();
+        String text = message == null ? thrown.getClass().getName() : thrown.getClass().getName() + ": " + message;
+        configured.onResult(origin, arguments, text, thrownView);
     }
 
     @Override

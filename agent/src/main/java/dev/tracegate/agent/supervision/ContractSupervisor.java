@@ -66,6 +66,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private final ScheduledExecutorService housekeeping;
     private volatile Runtime current;
     private volatile long librariesStamp;
+    /** The stamp the previous hot-reload check saw; a changed stamp is loaded once two consecutive checks agree. */
+    private long seenStamp;
 
     /**
      * Loads and analyses the configured libraries and opens the audit log.
@@ -86,6 +88,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         this.current = new Runtime(lib, versions.incrementAndGet(), config.sessionsMax(), this::evicted);
         this.runtimes.add(current);
         this.librariesStamp = stamp();
+        this.seenStamp = librariesStamp;
         metrics.contracts(current.contractIds);
         metrics.sessions(this::sessionCount);
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -446,13 +449,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     // ------------------------------------------------------------------------------- hot reload
 
+    /** Size and modification time of each library file, hashed; a file that cannot be read counts as a fixed value. */
     private long stamp() {
         long h = 1;
         for (String l : config.libraries()) {
             if (Library.BUILTINS.contains(l) || l.startsWith("builtin:")) continue;
             try {
                 Path p = base.resolve(l);
-                h = h * 31 + Files.getLastModifiedTime(p).toMillis() * 17 + Files.size(p);
+                h = h * 31 + Files.getLastModifiedTime(p).to(TimeUnit.NANOSECONDS) * 17 + Files.size(p);
             } catch (Exception e) {
                 h = h * 31 + 7;
             }
@@ -460,9 +464,21 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         return h;
     }
 
+    /**
+     * One hot-reload check (the housekeeping thread runs it every {@code hot-reload} interval): a changed
+     * stamp is loaded only when the previous check saw the same stamp, so a file caught half-written, or
+     * edited in place in several steps, is not swapped in until it has stopped changing for one interval.
+     */
     private void reloadIfChanged() {
         long now = stamp();
+        long previous = seenStamp;
+        seenStamp = now;
         if (now == librariesStamp) return;
+        if (now != previous) {
+            AgentLog.info("library files changed: reloading once they stay unchanged until the next check"
+                    + " (replace library files atomically: write a new file, then rename it over the old one)");
+            return;
+        }
         librariesStamp = now;
         reload();
     }

@@ -57,7 +57,8 @@ class FaultInjectionTest {
                 "tool " + TOOLS + "#charge name=charge args=1 session=0",
                 "tool " + TOOLS + "#deleteAccount name=delete_account args=1 session=0",
                 "tool " + TOOLS + "#transfer name=transfer args=1 session=0",
-                "tool " + TOOLS + "#ship name=ship args=1 session=0", ""));
+                "tool " + TOOLS + "#ship name=ship args=1 session=0",
+                "tool " + TOOLS + "#refund name=refund args=1 session=0", ""));
         return "libraries=" + lib + ",methods=" + methods + ",audit.path=" + audit + ",audit.personal-data=clear,view=off,fail=" + fail;
     }
 
@@ -124,10 +125,38 @@ class FaultInjectionTest {
             assertThat(e.path("error").asBoolean()).isTrue();
             assertThat(e.path("result").asText()).contains("card declined");
         });
-        // A configured method that throws has its CALL recorded but no RETURN (finding 6 in SECURITY.md).
+        // A configured method that throws has its RETURN recorded with the error (finding 6 in SECURITY.md).
         List<String> s1 = new ArrayList<>();
         for (JsonNode e : events(log, "s1")) s1.add(e.path("kind").asText() + "/" + e.path("decision").asText());
-        assertThat(s1).containsExactly("call/pass", "call/pass", "return/pass", "call/block", "end/end");
+        assertThat(s1).containsExactly("call/pass", "return/pass", "call/pass", "return/pass", "call/block", "end/end");
+        List<JsonNode> returns = events(log, "s1").stream().filter(e -> "return".equals(e.path("kind").asText())).toList();
+        assertThat(returns.get(0).path("error").asBoolean()).as("%s", returns.get(0)).isTrue();
+        assertThat(returns.get(0).path("result").asText())
+                .isEqualTo("java.lang.IllegalStateException: card declined by the host's payment service");
+        assertThat(returns.get(1).path("error").asBoolean()).as("%s", returns.get(1)).isFalse();
+        assertThat(returns.get(1).path("result").asText()).isEqualTo("charged {\"amount\":7}");
+        assertVerifies(audit);
+    }
+
+    /**
+     * Reporting the tool's exception fails inside tracegate (the exception's message cannot be read):
+     * the failure is counted under the policy in force, yet the host still gets its own exception, not
+     * the policy's refusal (the call already failed), and the session goes on.
+     */
+    @ParameterizedTest @ValueSource(strings = {"closed", "open"})
+    void aToolExceptionTheAgentCannotReportStillReachesTheHostUnchanged(String fail) throws Exception {
+        Path audit = dir.resolve("unreadable.jsonl");
+        Forked.Output r = app(options(fail, audit), "call:refund:s2:{\"amount\":3}", "call:charge:s2:{\"amount\":4}",
+                "call:delete_account:s2:{}", "metrics");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("HOST CAUGHT demoapp.hardening.FaultApp$UnreadableException\n")
+                .contains("RESULT charge: charged {\"amount\":4}")
+                .contains("RESULT delete_account: tracegate blocked the call to delete_account (contract no-delete)")
+                .doesNotContain("TracegateViolation");
+        Map<String, String> m = metrics(r.stdout());
+        assertThat(metric(m, "InternalErrors." + fail)).as(r.toString()).isEqualTo(1);
+        assertThat(metric(m, "InternalErrors." + ("closed".equals(fail) ? "open" : "closed"))).isZero();
+        assertThat(r.stderr()).contains("internal error at demoapp.hardening.FaultApp$Tools.refund");
         assertVerifies(audit);
     }
 
@@ -368,7 +397,8 @@ class FaultInjectionTest {
      * Truncated mid-formula, binary garbage, half-written (cut mid-line), emptied: each is rejected
      * with its error, the running version stays for new sessions, and each rejection is counted as
      * InternalErrors.open (the policy in force is the previous library, under both settings).
-     * A file cut exactly after a complete contract is a valid, smaller library and is taken (finding 9).
+     * A file cut exactly after a complete contract that then stays as it is, is a valid, smaller library
+     * and is taken (it is what is on disk); one still being written is not (finding 9, next test).
      */
     @ParameterizedTest @ValueSource(strings = {"closed", "open"})
     void aCorruptedLibraryOnHotReloadIsRejectedAndTheOldOneStays(String fail) throws Exception {
@@ -420,6 +450,49 @@ class FaultInjectionTest {
         Map<String, String> m = metrics(stdout);
         assertThat(metric(m, "InternalErrors.open")).isEqualTo(corruptions.size());
         assertThat(metric(m, "InternalErrors.closed")).isZero();
+    }
+
+    /**
+     * A library edited in place in two steps, the first of which leaves a valid, smaller library (cut
+     * after a complete contract): the agent sees the first step, waits, and loads only the finished file,
+     * once it stopped changing. The cut version never runs: transfer stays refused, and exactly one
+     * reload happens, to the finished library (its new contract refuses charge). Before finding 9 was
+     * fixed the first check after the first step swapped the cut library in. The second step follows
+     * the agent's first sighting well within the 1s interval; nothing here measures time.
+     */
+    @ParameterizedTest @ValueSource(strings = {"closed", "open"})
+    void aLibraryEditedInPlaceIsLoadedOnlyOnceItStopsChanging(String fail) throws Exception {
+        Path lib = Files.writeString(dir.resolve("edited.yaml"), RELOAD_LIBRARY);
+        String finished = RELOAD_LIBRARY + """
+                  - id: no-charge
+                    guarantee: G !call(charge)
+                """;
+        int cut = finished.indexOf("  - id: no-transfer");
+        String options = options(fail, dir.resolve("edited.jsonl")).replaceFirst("libraries=[^,]*", "libraries=" + lib) + ",hot-reload=1s";
+        Path out = dir.resolve("edited.out"), err = dir.resolve("edited.err");
+        Process p = new ProcessBuilder(Forked.command(Forked.java(), options, APP, "call:transfer:v0:{}", "await:" + dir.resolve("go"),
+                "call:transfer:v1:{}", "call:charge:v1:{\"amount\":1}", "call:delete_account:v1:{}", "metrics"))
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        try {
+            waitFor(out, "WAITING " + dir.resolve("go"), 1, p);
+            Files.writeString(lib, finished.substring(0, cut));                                   // step 1: a complete, smaller library
+            waitFor(err, "library files changed", 1, p);
+            Files.writeString(lib, finished.substring(cut), java.nio.file.StandardOpenOption.APPEND); // step 2: the rest
+            waitFor(err, "libraries reloaded", 1, p);
+            Files.writeString(dir.resolve("go"), "go");
+            assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            p.destroyForcibly();
+        }
+        String stdout = Files.readString(out), stderr = Files.readString(err);
+        assertThat(count(stderr, "libraries reloaded")).as(stdout + stderr).isEqualTo(1);
+        assertThat(stderr).contains("libraries reloaded (version 2)").doesNotContain("library reload rejected");
+        assertThat(stdout).as(stdout + stderr).doesNotContain("TOOL transfer ran")
+                .contains("RESULT charge: tracegate blocked the call to charge (contract no-charge)")
+                .contains("RESULT delete_account: tracegate blocked the call to delete_account (contract no-delete)");
+        assertThat(count(stdout, "RESULT transfer: tracegate blocked the call to transfer (contract no-transfer)")).isEqualTo(2);
+        Map<String, String> m = metrics(stdout);
+        assertThat(metric(m, "InternalErrors.open") + metric(m, "InternalErrors.closed")).isZero();
     }
 
     /**

@@ -111,7 +111,10 @@ public final class ConfiguredHooks implements Hooks {
         }
     }
 
-    /** A configured method that returns a value: block (throw, or the message when it returns String), redact, suppress. */
+    /**
+     * A configured method that returns a value: block (throw, or the message when it returns String), redact, suppress;
+     * an exception from the method is reported as an error RETURN and reaches the host unchanged.
+     */
     public static final class ValueAdvice {
 
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
@@ -154,16 +157,22 @@ public final class ConfiguredHooks implements Hooks {
                 result = skipped.text;
                 return;
             }
-            if (thrown == null) {
-                Object replacement = Dispatcher.onMethodResult(origin, args, result);
-                if (replacement instanceof String && "java.lang.String".equals(returnType)) {
-                    result = replacement;
-                }
+            if (thrown != null) {
+                // the RETURN carries the exception; the host's own exception is rethrown after this advice, unchanged
+                Dispatcher.onMethodThrown(origin, args, thrown);
+                return;
+            }
+            Object replacement = Dispatcher.onMethodResult(origin, args, result);
+            if (replacement instanceof String && "java.lang.String".equals(returnType)) {
+                result = replacement;
             }
         }
     }
 
-    /** A configured void method: CONSENT / ERASURE events, or a tool call that can be blocked (throw) or redacted. */
+    /**
+     * A configured void method: CONSENT / ERASURE events, or a tool call that can be blocked (throw) or redacted;
+     * an exception from a tool method is reported as an error RETURN and reaches the host unchanged.
+     */
     public static final class VoidAdvice {
 
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
@@ -189,10 +198,20 @@ public final class ConfiguredHooks implements Hooks {
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter Ruling skipped,
-                         @Advice.Local("tgOuter") boolean outer) {
+                         @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Origin("#t.#m#d") String origin,
+                         @Advice.AllArguments Object[] args,
+                         @Advice.Thrown Throwable thrown) {
             Dispatcher.exit();
-            if (outer && skipped != null) {
+            if (!outer) {
+                return;
+            }
+            if (skipped != null) {
                 throw skipped.violation();
+            }
+            if (thrown != null) {
+                // the RETURN carries the exception; the host's own exception is rethrown after this advice, unchanged
+                Dispatcher.onMethodThrown(origin, args, thrown);
             }
         }
     }
