@@ -57,24 +57,59 @@ public final class Args {
         String[] names = new String[8];
         JsonNode[] values = new JsonNode[8];
         int n = 0;
-        // iterative walk over the tree, collecting scalar leaves with the name of their field
-        java.util.ArrayDeque<Object[]> stack = new java.util.ArrayDeque<>();
-        stack.push(new Object[] {null, root});
-        while (!stack.isEmpty() && n < MAX_LEAVES) {
-            Object[] top = stack.pop();
-            String name = (String) top[0];
-            JsonNode node = (JsonNode) top[1];
-            if (node instanceof ObjectNode o) {
-                java.util.List<Map.Entry<String, JsonNode>> entries = new java.util.ArrayList<>(o.properties());
-                for (int i = entries.size() - 1; i >= 0; i--) stack.push(new Object[] {entries.get(i).getKey(), entries.get(i).getValue()});
-            } else if (node instanceof ArrayNode a) {
-                for (int i = a.size() - 1; i >= 0; i--) stack.push(new Object[] {name, a.get(i)});
+        // iterative depth-first walk collecting scalar leaves in document order with the name of their
+        // field: the root's fields directly, then one frame per open nested container (an array's
+        // elements take the array's field name); the frame arrays exist only when something nests
+        Iterator<Map.Entry<String, JsonNode>> rootFields = root.properties().iterator();
+        JsonNode[] open = null;
+        Iterator<Map.Entry<String, JsonNode>>[] fieldsAt = null;
+        int[] indexAt = null;
+        String[] nameAt = null;
+        int top = -1;
+        while (n < MAX_LEAVES) {
+            String name;
+            JsonNode node;
+            Iterator<Map.Entry<String, JsonNode>> it = top < 0 ? rootFields : fieldsAt[top];
+            if (it != null) {
+                if (!it.hasNext()) {
+                    if (top < 0) break;
+                    fieldsAt[top] = null;
+                    open[top--] = null;
+                    continue;
+                }
+                Map.Entry<String, JsonNode> e = it.next();
+                name = e.getKey();
+                node = e.getValue();
+            } else {
+                int i = indexAt[top];
+                if (i >= open[top].size()) { open[top--] = null; continue; }
+                indexAt[top] = i + 1;
+                name = nameAt[top];
+                node = open[top].get(i);
+            }
+            if (node instanceof ObjectNode || node instanceof ArrayNode) {
+                if (open == null) {
+                    open = new JsonNode[8];
+                    fieldsAt = newIterators(8);
+                    indexAt = new int[8];
+                    nameAt = new String[8];
+                } else if (top + 1 == open.length) {
+                    open = java.util.Arrays.copyOf(open, open.length * 2);
+                    fieldsAt = java.util.Arrays.copyOf(fieldsAt, open.length);
+                    indexAt = java.util.Arrays.copyOf(indexAt, open.length);
+                    nameAt = java.util.Arrays.copyOf(nameAt, open.length);
+                }
+                top++;
+                open[top] = node;
+                fieldsAt[top] = node instanceof ObjectNode o ? o.properties().iterator() : null;
+                indexAt[top] = 0;
+                nameAt[top] = name;
             } else if (node != null && !node.isNull() && !node.isMissingNode()) {
                 if (n == names.length) {
                     names = java.util.Arrays.copyOf(names, n * 2);
                     values = java.util.Arrays.copyOf(values, n * 2);
                 }
-                names[n] = name == null ? "" : name;
+                names[n] = name;
                 values[n] = node;
                 n++;
             }
@@ -83,6 +118,9 @@ public final class Args {
         this.leafValues = values;
         this.leaves = n;
     }
+
+    @SuppressWarnings("unchecked")
+    private static Iterator<Map.Entry<String, JsonNode>>[] newIterators(int n) { return new Iterator[n]; }
 
     /** Number of scalar values in the tree (at most {@value #MAX_LEAVES}), in document order. */
     public int leafCount() { return leaves; }
