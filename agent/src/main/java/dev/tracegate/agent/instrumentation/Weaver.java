@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import static net.bytebuddy.matcher.ElementMatchers.isDefaultFinalizer;
 import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
@@ -45,7 +46,9 @@ public final class Weaver {
     }
 
     public void install(Instrumentation instrumentation, ClassLoader agentLoader) {
-        AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().ignore(isDefaultFinalizer()))
+        AgentBuilder builder = withoutNexus(() -> new AgentBuilder.Default(new ByteBuddy().ignore(isDefaultFinalizer())))
+                // inlined advice leaves no initializer to run: no Nexus class in the host's loaders is ever needed
+                .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
                 // classes being defined are described from bytes (no class loading); classes already loaded
@@ -75,6 +78,27 @@ public final class Weaver {
         long built = System.nanoTime();
         builder.installOn(instrumentation);
         AgentLog.debug("start-up: agent builder installed in " + (System.nanoTime() - built) / 1_000_000 + " ms");
+    }
+
+    /**
+     * Creates the agent builder with Byte Buddy's Nexus switched off while its accessor initialises: by
+     * default that first use injects a class ({@code ...bytebuddy.dynamic.Nexus}) into the host's system
+     * class loader, for a feature inlined advice never uses, and loads about 130 classes of Byte Buddy's
+     * injection machinery that nothing else needs at start-up. The property is the relocated Byte Buddy's
+     * own (so a host's own Byte Buddy is unaffected), read once when the accessor initialises, and removed
+     * again afterwards.
+     */
+    static <T> T withoutNexus(Supplier<T> creation) {
+        String property = ByteBuddy.class.getPackageName() + ".nexus.disabled";
+        if (System.getProperty(property) != null) {
+            return creation.get();
+        }
+        System.setProperty(property, "true");
+        try {
+            return creation.get();
+        } finally {
+            System.clearProperty(property);
+        }
     }
 
     private static AgentBuilder.Transformer advice(HookPoint point, AtomicLong count, ClassLoader agentLoader) {
