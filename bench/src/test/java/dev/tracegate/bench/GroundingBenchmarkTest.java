@@ -25,6 +25,8 @@ class GroundingBenchmarkTest {
             assertThat(b.stepCall(l)).isSameAs(Decision.PASS);
             assertThat(b.stepResult(l)).isSameAs(Decision.PASS);
             assertThat(b.stepUser(l)).isSameAs(Decision.PASS);
+            assertThat(b.stepResultFresh(l)).isSameAs(Decision.PASS);
+            assertThat(b.stepUserFresh(l)).isSameAs(Decision.PASS);
             assertThat(b.groundCall(l)).isZero();
             assertThat(b.baselineCall(base)).isTrue();
             assertThat(b.baselineResult(base)).isTrue();
