@@ -3,6 +3,7 @@ package dev.tracegate.agent.instrumentation;
 import dev.tracegate.agent.core.AgentLog;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
@@ -11,7 +12,9 @@ import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.pool.TypePool;
 import net.bytebuddy.utility.JavaModule;
 
+import java.lang.instrument.IllegalClassFormatException;
 import java.lang.instrument.Instrumentation;
+import java.security.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -57,6 +60,7 @@ public final class Weaver {
                 .with(AgentBuilder.DescriptionStrategy.Default.HYBRID)
                 .with(new LoaderTypeCache())
                 .with(new ErrorListener(errors))
+                .with(new QuickRejection.Decorator(agentLoader))
                 .ignore(nameStartsWith("dev.tracegate.")
                         .or(nameStartsWith("net.bytebuddy."))
                         .or(nameStartsWith("java."))
@@ -181,6 +185,45 @@ public final class Weaver {
                 return bootstrap;
             }
             return caches.computeIfAbsent(loader, l -> new TypePool.CacheProvider.Simple());
+        }
+    }
+
+    /**
+     * Hands Byte Buddy only the classes a hook could match: a class defined by the bootstrap loader (every
+     * hook's loader matcher refuses it) or by the agent's own loader (all in the ignored {@code dev.tracegate.}
+     * packages) is passed over before Byte Buddy describes it. Most classes loaded while the agent starts are
+     * one of the two.
+     */
+    static final class QuickRejection extends ResettableClassFileTransformer.WithDelegation {
+        private final ClassLoader agentLoader;
+
+        QuickRejection(ResettableClassFileTransformer delegate, ClassLoader agentLoader) {
+            super(delegate);
+            this.agentLoader = agentLoader;
+        }
+
+        private boolean passedOver(ClassLoader loader) {
+            return loader == null || loader == agentLoader;
+        }
+
+        @Override
+        public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain domain, byte[] bytes)
+                throws IllegalClassFormatException {
+            return passedOver(loader) ? null : classFileTransformer.transform(loader, name, redefined, domain, bytes);
+        }
+
+        @Override
+        public byte[] transform(Module module, ClassLoader loader, String name, Class<?> redefined, ProtectionDomain domain, byte[] bytes)
+                throws IllegalClassFormatException {
+            return passedOver(loader) ? null : classFileTransformer.transform(module, loader, name, redefined, domain, bytes);
+        }
+
+        /** Wraps the agent builder's transformer. */
+        record Decorator(ClassLoader agentLoader) implements AgentBuilder.TransformerDecorator {
+            @Override
+            public ResettableClassFileTransformer decorate(ResettableClassFileTransformer transformer) {
+                return new QuickRejection(transformer, agentLoader);
+            }
         }
     }
 
