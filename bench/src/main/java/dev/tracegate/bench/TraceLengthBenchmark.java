@@ -30,7 +30,9 @@ import java.util.concurrent.TimeUnit;
  * {@value #SETTLE} events are stepped on a separate scratch session (untimed), because the first
  * events timed right after a long loop cost up to three times more whatever session they go to
  * (measured: the same transient appears on a fresh session stepped right after another session's
- * 10^6 events), which would otherwise show as a fake dependence on trace length. The score is nanoseconds per window: divide by {@value #WINDOW} for ns per event
+ * 10^6 events), which would otherwise show as a fake dependence on trace length. For the same reason every row steps
+ * the same number of untimed events before its shot ({@value #MAX_HISTORY}: the session's history,
+ * then the rest on the scratch session), so the rows differ only in the length of the measured session's history. The score is nanoseconds per window: divide by {@value #WINDOW} for ns per event
  * (the report does). The JIT is warmed on a scratch session first, so every trace length is
  * measured with compiled code. Target: the cost at 10^6 within 10% of the cost at 10^2.
  */
@@ -46,6 +48,8 @@ public class TraceLengthBenchmark {
 
     static final int JIT_WARMUP_EVENTS = 300_000;
     static final int SETTLE = 1_000;
+    /** The longest trace length measured: every shot is preceded by this many untimed steps in total. */
+    static final int MAX_HISTORY = 1_000_000;
 
     /** A monitor and a session that has seen exactly {@code traceLength} events when the shot starts. */
     @State(Scope.Thread)
@@ -92,6 +96,10 @@ public class TraceLengthBenchmark {
             for (int i = prelude.length(); i < traceLength; i++) next();
             int resume = windowCursor;
             session = scratch;
+            // Equal untimed work before every shot, whatever the trace length: the rest of MAX_HISTORY
+            // events go to the scratch session, so each row has just stepped the same number of events
+            // and only the measured session's history differs (the control for the after-a-long-loop transient).
+            for (int i = traceLength; i < MAX_HISTORY; i++) next();
             for (int i = 0; i < SETTLE; i++) next();
             session = measured;
             windowCursor = resume;
