@@ -79,14 +79,12 @@ public final class SpringAiHooks implements Hooks {
                         named("adviseStream").and(not(isAbstract())).and(takesArguments(2))
                                 .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
                         self + "$StreamAdvisorScopeAdvice"),
+                // call(Prompt) and stream(Prompt): the same USER check before; ASSISTANT text only for call (the
+                // return is a ChatResponse), streamed chunks are not supervised
                 new HookPoint(hasSuperType(named(CHAT_MODEL)),
-                        named("call").and(not(isAbstract())).and(takesArguments(1))
+                        named("call").or(named("stream")).and(not(isAbstract())).and(takesArguments(1))
                                 .and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
-                        self + "$ChatAdvice"),
-                new HookPoint(hasSuperType(named(CHAT_MODEL)),
-                        named("stream").and(not(isAbstract())).and(takesArguments(1))
-                                .and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
-                        self + "$StreamChatAdvice"));
+                        self + "$ChatAdvice"));
     }
 
     /** CALL and RETURN around a tool callback; block, redirect, redact, suppress. */
@@ -236,38 +234,10 @@ public final class SpringAiHooks implements Hooks {
         }
     }
 
-    /** USER before a streaming model call (called while the stream is assembled); streamed ASSISTANT text is not supervised. */
-    public static final class StreamChatAdvice {
-
-        @Advice.OnMethodEnter(suppress = Throwable.class)
-        static void enter(@Advice.Argument(value = 0, readOnly = false) Prompt prompt,
-                          @Advice.Local("tgOuter") boolean outer) {
-            outer = Dispatcher.enterModel();
-            if (!outer || prompt == null) {
-                return;
-            }
-            List<Message> messages = prompt.getInstructions();
-            if (messages == null || messages.isEmpty()) {
-                return;
-            }
-            Message last = messages.get(messages.size() - 1);
-            if (last instanceof UserMessage && last.getText() != null) {
-                String replacement = Dispatcher.onUserMessage("springai", Dispatcher.session("default"), last.getText());
-                if (replacement != null) {
-                    List<Message> copy = new ArrayList<Message>(messages);
-                    copy.set(copy.size() - 1, new UserMessage(replacement));
-                    prompt = new Prompt(copy, prompt.getOptions());
-                }
-            }
-        }
-
-        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-        static void exit() {
-            Dispatcher.exitModel();
-        }
-    }
-
-    /** USER (when the newest instruction is the user's) before the model call, ASSISTANT text after it. */
+    /**
+     * USER (when the newest instruction is the user's) before the model call, ASSISTANT text after it; on
+     * {@code stream(Prompt)} the same USER check while the stream is assembled, and no ASSISTANT event.
+     */
     public static final class ChatAdvice {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
@@ -294,16 +264,20 @@ public final class SpringAiHooks implements Hooks {
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Local("tgOuter") boolean outer,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ChatResponse response) {
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned) {
             Dispatcher.exitModel();
-            if (!outer || response == null || response.getResult() == null) {
+            if (!outer || !(returned instanceof ChatResponse)) {
+                return;   // stream(Prompt) returns a Flux: streamed text is not supervised
+            }
+            ChatResponse response = (ChatResponse) returned;
+            if (response.getResult() == null) {
                 return;
             }
             AssistantMessage output = response.getResult().getOutput();
             if (output != null && output.getText() != null && !output.getText().isEmpty() && !output.hasToolCalls()) {
                 String replacement = Dispatcher.onAssistantMessage("springai", Dispatcher.session("default"), output.getText());
                 if (replacement != null) {
-                    response = new ChatResponse(Collections.singletonList(new Generation(new AssistantMessage(replacement))), response.getMetadata());
+                    returned = new ChatResponse(Collections.singletonList(new Generation(new AssistantMessage(replacement))), response.getMetadata());
                 }
             }
         }
