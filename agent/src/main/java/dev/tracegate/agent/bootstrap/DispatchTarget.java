@@ -30,6 +30,10 @@ public interface DispatchTarget {
     /** The result of a configured method call; null to keep, else the replacement. */
     Object onMethodResult(String origin, Object[] arguments, Object result);
 
+    /** A configured method ended by throwing {@code thrown}: report it as an error RETURN; the host rethrows it either way. */
+    default void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
+    }
+
     /** Serialises a JDK value (maps, lists, strings, numbers, booleans) to JSON. */
     String toJson(Object value);
 

@@ -233,20 +233,14 @@ public final class Dispatcher {
      */
     public static void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
         DispatchTarget t = target;
-        if (!(t instanceof ThrownTarget)) {
+        if (t == null) {
             return;
         }
         try {
-            ((ThrownTarget) t).onMethodThrown(origin, arguments, thrown);
+            t.onMethodThrown(origin, arguments, thrown);
         } catch (Throwable e) {
             internalError(t, origin, e);
         }
-    }
-
-    /** A target that records a configured method's exception (kept apart from {@link DispatchTarget}, which other code implements). */
-    public interface ThrownTarget {
-        /** A configured method threw {@code thrown}: report it as an error RETURN; the host rethrows it either way. */
-        void onMethodThrown(String origin, Object[] arguments, Throwable thrown);
     }
 
     // ---- JSON through the agent's (shaded) Jackson, JDK values only ----

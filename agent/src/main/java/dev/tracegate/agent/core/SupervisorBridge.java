@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Thread-safe; called from any host thread.
  */
-public final class SupervisorBridge implements DispatchTarget, Dispatcher.ThrownTarget {
+public final class SupervisorBridge implements DispatchTarget {
 
     /** Counter slots, see {@link #counts()}. */
     public static final int EVENTS = 0, BLOCKED = 1, REDIRECTED = 2, REDACTED = 3, SUPPRESSED = 4, SHADOWED = 5,
@@ -36,10 +36,6 @@ public final class SupervisorBridge implements DispatchTarget, Dispatcher.Thrown
     private final JsonCodec json;
     private final ConfiguredMethods configured;
     private final AtomicLongArray counts;
-    /** True for {@link #thrownView}: every result it reports is an exception (error RETURN, nothing to withhold). */
-    private final boolean reportsThrown;
-    /** This bridge reporting a configured method's exception through {@link ConfiguredMethods#onResult}; shares all state. */
-    private final SupervisorBridge thrownView;
 
     /** Recent tool-call ids and the instrumentation that saw each first. */
     private final ConcurrentHashMap<String, String> recentIds;
@@ -67,24 +63,6 @@ public final class SupervisorBridge implements DispatchTarget, Dispatcher.Thrown
         this.recentIds = new ConcurrentHashMap<>();
         this.recentRing = new String[RECENT_IDS];
         this.recentNext = new AtomicLong();
-        this.reportsThrown = false;
-        this.thrownView = new SupervisorBridge(this);
-    }
-
-    private SupervisorBridge(SupervisorBridge of) {
-        this.supervisor = of.supervisor;
-        this.shadow = of.shadow;
-        this.throwOnBlock = of.throwOnBlock;
-        this.failClosed = of.failClosed;
-        this.trace = of.trace;
-        this.json = of.json;
-        this.configured = of.configured;
-        this.counts = of.counts;
-        this.recentIds = of.recentIds;
-        this.recentRing = of.recentRing;
-        this.recentNext = of.recentNext;
-        this.reportsThrown = true;
-        this.thrownView = this;
     }
 
     public Supervisor supervisor() {
@@ -175,16 +153,11 @@ public final class SupervisorBridge implements DispatchTarget, Dispatcher.Thrown
     @Override
     public String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error) {
         counts.incrementAndGet(EVENTS);
-        ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, callId, resultText, error || reportsThrown));
+        ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, callId, resultText, error));
         if (decision == null || !decision.suppressed()) {
             if (trace) {
-                AgentLog.info("RETURN " + framework + " session=" + session + " tool=" + tool + (reportsThrown ? " threw" : "") + " -> KEEP");
+                AgentLog.info("RETURN " + framework + " session=" + session + " tool=" + tool + " -> KEEP");
             }
-            return null;
-        }
-        if (reportsThrown) {
-            AgentLog.info("contract " + decision.contract() + " would withhold the result of " + tool + " (session=" + session
-                    + "), but the call threw: the host gets its own exception");
             return null;
         }
         AgentLog.info((shadow ? "SHADOW would " : "") + "SUPPRESS " + framework + " session=" + session + " tool=" + tool
@@ -269,9 +242,19 @@ public final class SupervisorBridge implements DispatchTarget, Dispatcher.Thrown
      */
     @Override
     public void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
-        String message = thrown.getMessage();
-        String text = message == null ? thrown.getClass().getName() : thrown.getClass().getName() + ": " + message;
-        configured.onResult(origin, arguments, text, thrownView);
+        configured.onThrown(origin, arguments, thrown, this);
+    }
+
+    /** A tool that threw, as an error RETURN: nothing can be withheld (the host gets its own exception), so a suppression is only logged. */
+    public void onToolThrown(String framework, String session, String tool, String text) {
+        counts.incrementAndGet(EVENTS);
+        ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, null, text, true));
+        if (decision != null && decision.suppressed()) {
+            AgentLog.info("contract " + decision.contract() + " would withhold the result of " + tool + " (session=" + session
+                    + "), but the call threw: the host gets its own exception");
+        } else if (trace) {
+            AgentLog.info("RETURN " + framework + " session=" + session + " tool=" + tool + " threw -> KEEP");
+        }
     }
 
     @Override

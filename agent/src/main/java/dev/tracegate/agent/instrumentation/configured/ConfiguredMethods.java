@@ -265,6 +265,20 @@ public final class ConfiguredMethods {
         return notice;
     }
 
+    /**
+     * A configured tool method threw: its RETURN is reported with {@code error} set and the exception's
+     * class and message as the result text (not {@code toString()}, which a host may override).
+     */
+    public void onThrown(String origin, Object[] arguments, Throwable thrown, SupervisorBridge bridge) {
+        MethodRule rule = forOrigin(origin);
+        if (rule == null || rule.kind != MethodRule.Kind.TOOL) {
+            return;
+        }
+        String message = thrown.getMessage();
+        String text = message == null ? thrown.getClass().getName() : thrown.getClass().getName() + ": " + message;
+        bridge.onToolThrown(FRAMEWORK, text(read(rule.field("session"), arguments, "default")), toolName(rule, origin, arguments), text);
+    }
+
     private static String toolName(MethodRule rule, String origin, Object[] arguments) {
         String name = rule.fields.getOrDefault("name", "$method");
         if (name.equals("$method")) {
