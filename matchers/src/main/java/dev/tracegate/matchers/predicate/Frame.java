@@ -40,18 +40,11 @@ final class Frame {
     private final Matcher[] matchers;
     /** The library's patterns with their literal prefilters, shared by the frames of one grounding. */
     private final TextPattern[] textPatterns;
-    /** Analysed patterns per grounding (keyed by its pattern array, weakly): the analysis runs once per library. */
-    private static final java.util.Map<Pattern[], TextPattern[]> ANALYSED =
-            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     Frame(Grounding g) {
         this.g = g;
         this.matchers = new Matcher[g.patterns.length];
-        this.textPatterns = ANALYSED.computeIfAbsent(g.patterns, ps -> {
-            TextPattern[] out = new TextPattern[ps.length];
-            for (int i = 0; i < ps.length; i++) out[i] = TextPattern.of(ps[i]);
-            return out;
-        });
+        this.textPatterns = g.textPatterns;
     }
 
     void prepare(Event event, SessionState state) {

@@ -50,7 +50,8 @@ public final class Grounding implements Grounder<Event> {
     private final Policy policy;
     private final Pred[] preds;
     final Pattern[] patterns;
-    final Literal[] literals;
+    /** The patterns with their literal prefilters (analysed once, when the library loads). */
+    final TextPattern[] textPatterns;
     private final Map<String, Integer> toolIds;
     private final int words;
     private final int refs;
@@ -91,8 +92,8 @@ public final class Grounding implements Grounder<Event> {
         this.policy = policy;
         this.preds = c.preds.toArray(new Pred[0]);
         this.patterns = c.patterns.toArray(new Pattern[0]);
-        this.literals = new Literal[patterns.length];
-        for (int i = 0; i < patterns.length; i++) literals[i] = Literal.of(patterns[i].pattern());
+        this.textPatterns = new TextPattern[patterns.length];
+        for (int i = 0; i < patterns.length; i++) textPatterns[i] = TextPattern.of(patterns[i]);
         this.toolIds = Map.copyOf(c.toolIds);
         this.countTool = c.countTool.stream().mapToInt(i -> i[0]).toArray();
         this.countWord = c.countTool.stream().mapToInt(i -> i[1]).toArray();
