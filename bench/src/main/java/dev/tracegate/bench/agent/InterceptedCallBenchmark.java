@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * A tool call of the host application end to end, with the agent attached or not (same JVM flags
  * otherwise): {@code passedCall} is a 3-argument call that the library lets through,
- * {@code blockedCall} a refund that the sop-refund library blocks (the agent substitutes the result).
+ * {@code blockedCall} a refund that the library blocks (the agent substitutes the result). The library is
+ * bench/agent/tracegate.yaml's: ten contracts (the built-in sop-refund and bench/agent/support-desk.yaml),
+ * seven of which read a search's or a refund's arguments.
  * {@code attached} runs the configuration as shipped (the audit queue blocks the calling thread when
  * full), {@code attached-audit-drop} the same with {@code audit.on-full=drop}, which shows the cost of
  * the interception itself when the audit writer cannot keep up.
@@ -58,6 +60,11 @@ public class InterceptedCallBenchmark {
             if (blocked != agent.startsWith("attached")) {
                 throw new IllegalStateException("agent=" + agent + " but a refund without approval was "
                         + (blocked ? "blocked" : "not blocked") + ": the agent is " + (blocked ? "" : "not ") + "active in this JVM");
+            }
+            String found = tools.searchKb(session, "refund policy for damaged items", 5, "en");
+            if (!found.equals("found 3 articles")) {
+                throw new IllegalStateException("agent=" + agent + ": the passed call answered '" + found
+                        + "'; the library must let the benchmark's search through (see bench/agent)");
             }
         }
     }

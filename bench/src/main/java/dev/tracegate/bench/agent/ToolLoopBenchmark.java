@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * asks for one tool call; LangChain4j runs the real {@code @Tool} method ({@link AssistantTools}) and
  * calls the model again, which answers. With the agent attached that is four events per invocation
  * (USER, CALL, RETURN, ASSISTANT). {@code passedInvocation} asks for a 3-argument search, which the
- * sop-refund library lets through; {@code blockedInvocation} asks for a refund with no approval, which
+ * ten-contract library of bench/agent/tracegate.yaml (sop-refund and support-desk.yaml) lets through; {@code blockedInvocation} asks for a refund with no approval, which
  * the agent blocks, so the tool body does not run and the model sees the block message instead.
  * The setup checks that the fork really runs as its parameter says, and the teardown that no blocked
  * refund ran while attached and every measured search did.

@@ -1,0 +1,203 @@
+package dev.tracegate.bench.agent;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import example.host.SupportTools;
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * CPU time and allocation of an intercepted tool call, per call, on the calling thread and on the
+ * agent's audit writer thread ({@code tracegate-audit}), read with the JVM's per-thread clocks
+ * ({@code ThreadMXBean}): figures that hold on a loaded machine, where JMH's wall-clock scores also
+ * count the time a thread waits for a core. The bodies are {@link InterceptedCallBenchmark}'s: a
+ * {@code passed} search (CALL and RETURN records) and a {@code blocked} refund (one CALL record; the
+ * agent prints one line per block on standard error). Each round runs {@code --calls} calls, then waits
+ * until the writer has drained them (its CPU clock stands still), so the writer's share of the round's
+ * records is in the round; the figures are the medians of the rounds.
+ *
+ * <p>Run it in a JVM with the agent attached, as {@code bench/run.sh} attaches it:
+ * {@code java -javaagent:agent/target/tracegate-agent.jar=config=bench/agent/tracegate.yaml
+ * -Dtracegate.audit.path=/tmp/audit.jsonl -Dbench.agent=attached -cp benchmarks.jar
+ * dev.tracegate.bench.agent.InterceptedCallCpuTime [--calls 100000] [--rounds 7] [--warmup-calls 300000]
+ * [--bodies passed,blocked] [--out file.json] 2> /dev/null}; without the agent ({@code -Dbench.agent=detached})
+ * it gives the tool bodies' own cost. It refuses to run when the agent's presence differs from
+ * {@code bench.agent}, or when a passed call does not run its tool.
+ */
+public final class InterceptedCallCpuTime {
+    /** Name of the agent's audit writer thread. */
+    static final String WRITER = "tracegate-audit";
+    /** The writer counts as drained when its CPU clock advanced by less than this in one {@link #SETTLE_NS} pause. */
+    static final long IDLE_CPU_NS = 100_000;
+    static final long SETTLE_NS = 5_000_000;
+
+    /** Defeats dead-code elimination of the calls. */
+    static volatile Object sink;
+
+    private InterceptedCallCpuTime() {}
+
+    public static void main(String[] args) throws IOException {
+        Map<String, String> o = new LinkedHashMap<>(Map.of("calls", "100000", "rounds", "7", "warmup-calls", "300000",
+                "bodies", "passed,blocked", "out", ""));
+        for (int i = 0; i < args.length; i += 2) {
+            if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2)) || i + 1 >= args.length) {
+                throw new IllegalArgumentException("bad option '" + args[i] + "'; known, each with a value: --calls, --rounds, --warmup-calls, --bodies, --out");
+            }
+            o.put(args[i].substring(2), args[i + 1]);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("harness", "InterceptedCallCpuTime");
+        out.put("date", Instant.now().toString());
+        out.put("jvmArgs", ManagementFactory.getRuntimeMXBean().getInputArguments());
+        out.put("loadAverageBefore", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        out.putAll(measure(System.getProperty("bench.agent", "detached"), o.get("bodies").split(","),
+                Integer.parseInt(o.get("calls").replace("_", "")), Integer.parseInt(o.get("rounds")),
+                Integer.parseInt(o.get("warmup-calls").replace("_", ""))));
+        out.put("loadAverageAfter", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        if (!o.get("out").isEmpty()) json.writeValue(new File(o.get("out")), out);
+        System.out.println(json.writeValueAsString(out));
+    }
+
+    /** One call of a body. */
+    private interface Body {
+        String call(SupportTools tools, String session);
+    }
+
+    private static Body body(String name) {
+        switch (name.strip()) {
+            case "passed": return (t, s) -> t.searchKb(s, "refund policy for damaged items", 5, "en");
+            case "blocked": return (t, s) -> t.refund(s, "A-1234", 20.0);
+            default: throw new IllegalArgumentException("unknown body '" + name + "'; known: passed, blocked");
+        }
+    }
+
+    /**
+     * Checks that this JVM runs as {@code agent} says, then measures each body.
+     *
+     * @param agent "detached" or "attached..." (the {@code bench.agent} property the JVM was launched with)
+     */
+    static Map<String, Object> measure(String agent, String[] bodies, int calls, int rounds, int warmUp) {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        if (!mx.isCurrentThreadCpuTimeSupported() || !mx.isThreadAllocatedMemorySupported()) {
+            throw new IllegalStateException("this JVM cannot read per-thread CPU time and allocation");
+        }
+        SupportTools tools = new SupportTools();
+        String session = "cpu-" + ProcessHandle.current().pid();
+        boolean attached = agent.startsWith("attached");
+        boolean blocked = !tools.refund(session, "A-1234", 20.0).equals("refunded");
+        if (blocked != attached) {
+            throw new IllegalStateException("-Dbench.agent=" + agent + " but a refund without approval was " + (blocked ? "" : "not ")
+                    + "blocked: the agent is " + (blocked ? "" : "not ") + "active in this JVM");
+        }
+        int before = tools.searches();
+        String found = tools.searchKb(session, "refund policy for damaged items", 5, "en");
+        if (!found.equals("found 3 articles") || tools.searches() != before + 1) {
+            throw new IllegalStateException("a search answered '" + found + "' and ran its tool body " + (tools.searches() - before)
+                    + " times; the benchmark's passed call must pass (check the library in bench/agent)");
+        }
+        Thread writer = attached ? writerThread() : null;
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("agent", agent);
+        out.put("unit", "per call: CPU ns, allocated bytes (median of rounds)");
+        out.put("calls", calls);
+        out.put("rounds", rounds);
+        if (writer != null) out.put("writerIdleCpuNsPerMs", idleRate(mx, writer));
+        List<Map<String, Object>> results = new ArrayList<>();
+        for (String name : bodies) {
+            Body b = body(name);
+            int searchesBefore = tools.searches();
+            for (int i = 0; i < warmUp; i++) sink = b.call(tools, session);
+            settle(mx, writer);
+            double[] callerCpu = new double[rounds], callerAlloc = new double[rounds], writerCpu = new double[rounds],
+                    writerAlloc = new double[rounds], wall = new double[rounds];
+            long me = Thread.currentThread().getId();
+            for (int r = 0; r < rounds; r++) {
+                long c0 = mx.getCurrentThreadCpuTime(), a0 = mx.getThreadAllocatedBytes(me), t0 = System.nanoTime();
+                long wc0 = writer == null ? 0 : mx.getThreadCpuTime(writer.getId());
+                long wa0 = writer == null ? 0 : mx.getThreadAllocatedBytes(writer.getId());
+                for (int i = 0; i < calls; i++) sink = b.call(tools, session);
+                callerCpu[r] = (mx.getCurrentThreadCpuTime() - c0) / (double) calls;
+                callerAlloc[r] = (mx.getThreadAllocatedBytes(me) - a0) / (double) calls;
+                wall[r] = (System.nanoTime() - t0) / (double) calls;
+                if (writer != null) {
+                    settle(mx, writer);
+                    writerCpu[r] = (mx.getThreadCpuTime(writer.getId()) - wc0) / (double) calls;
+                    writerAlloc[r] = (mx.getThreadAllocatedBytes(writer.getId()) - wa0) / (double) calls;
+                }
+            }
+            int ran = tools.searches() - searchesBefore;
+            int expected = name.strip().equals("passed") ? warmUp + rounds * calls : 0;
+            if (ran != expected) {
+                throw new IllegalStateException(name + ": the search tool body ran " + ran + " times, expected " + expected);
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("body", name.strip());
+            m.put("callerCpuNs", median(callerCpu));
+            m.put("callerBytes", median(callerAlloc));
+            if (writer != null) {
+                m.put("writerCpuNs", median(writerCpu));
+                m.put("writerBytes", median(writerAlloc));
+                double[] total = new double[rounds];
+                for (int r = 0; r < rounds; r++) total[r] = callerCpu[r] + writerCpu[r];
+                m.put("totalCpuNs", median(total));
+            }
+            m.put("wallNs", median(wall));
+            m.put("callerCpuNsByRound", rounded(callerCpu));
+            if (writer != null) m.put("writerCpuNsByRound", rounded(writerCpu));
+            results.add(m);
+        }
+        out.put("bodies", results);
+        return out;
+    }
+
+    private static Thread writerThread() {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals(WRITER)) return t;
+        }
+        throw new IllegalStateException("the agent is attached but no thread is named " + WRITER + ": is the audit log off?");
+    }
+
+    /** Waits until the writer's CPU clock stands (nearly) still for one pause: the records so far are written. */
+    private static void settle(com.sun.management.ThreadMXBean mx, Thread writer) {
+        if (writer == null) return;
+        long last = mx.getThreadCpuTime(writer.getId());
+        for (int i = 0; i < 2_000; i++) {
+            LockSupport.parkNanos(SETTLE_NS);
+            long now = mx.getThreadCpuTime(writer.getId());
+            if (now - last < IDLE_CPU_NS) return;
+            last = now;
+        }
+        throw new IllegalStateException("the audit writer did not become idle within 10 s");
+    }
+
+    /** The writer's CPU per millisecond while no call is made (its naps), to show what settling adds to a round. */
+    private static double idleRate(com.sun.management.ThreadMXBean mx, Thread writer) {
+        settle(mx, writer);
+        long c0 = mx.getThreadCpuTime(writer.getId()), t0 = System.nanoTime();
+        LockSupport.parkNanos(200_000_000L);
+        return Math.round((mx.getThreadCpuTime(writer.getId()) - c0) / ((System.nanoTime() - t0) / 1e6) * 10) / 10.0;
+    }
+
+    static double median(double[] x) {
+        double[] c = x.clone();
+        Arrays.sort(c);
+        double m = c.length % 2 == 1 ? c[c.length / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2;
+        return Math.round(m * 10) / 10.0;
+    }
+
+    private static long[] rounded(double[] x) {
+        long[] o = new long[x.length];
+        for (int i = 0; i < x.length; i++) o[i] = Math.round(x[i]);
+        return o;
+    }
+}
