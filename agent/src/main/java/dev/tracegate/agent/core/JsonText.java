@@ -99,6 +99,66 @@ public final class JsonText {
         out.append(s, plain, n).append('"');
     }
 
+    // ------------------------------------------------------------------ trees from Java values
+
+    /**
+     * The object {@code readObject(write(map))} gives for the map {@code names[i] -> values[i]}, built from the
+     * values directly (no text in between), or null when some value is not covered (the caller then goes through
+     * JSON text, which covers everything). The names must differ from each other.
+     */
+    public static ObjectNode tree(String[] names, Object[] values) {
+        ObjectNode o = NODES.objectNode();
+        for (int i = 0; i < names.length; i++) {
+            JsonNode n = node(values[i], 1);
+            if (n == null) return null;
+            o.set(names[i], n);
+        }
+        return o;
+    }
+
+    /** The object {@code readObject(write(map))} gives, built from the map directly, or null when it is not covered. */
+    public static ObjectNode tree(Map<?, ?> map) {
+        JsonNode n = node(map, 0);
+        return n instanceof ObjectNode ? (ObjectNode) n : null;
+    }
+
+    /** The node reading {@code write(v)}'s text would give: integers as int nodes when they fit, else long nodes. */
+    private static JsonNode node(Object v, int depth) {
+        if (depth > MAX_DEPTH) return null;
+        if (v == null) return NODES.nullNode();
+        if (v instanceof String) return NODES.textNode((String) v);
+        if (v instanceof Integer || v instanceof Short || v instanceof Byte) return NODES.numberNode(((Number) v).intValue());
+        if (v instanceof Long) {
+            long l = (Long) v;
+            return l == (int) l ? NODES.numberNode((int) l) : NODES.numberNode(l);
+        }
+        if (v instanceof Double) {
+            double d = (Double) v;
+            return Double.isNaN(d) || Double.isInfinite(d) ? null : NODES.numberNode(d);
+        }
+        if (v instanceof Boolean) return NODES.booleanNode((Boolean) v);
+        if (v instanceof Map) {
+            ObjectNode o = NODES.objectNode();
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                if (!(e.getKey() instanceof String)) return null;
+                JsonNode n = node(e.getValue(), depth + 1);
+                if (n == null) return null;
+                o.set((String) e.getKey(), n);
+            }
+            return o;
+        }
+        if (v instanceof List) {
+            ArrayNode a = NODES.arrayNode();
+            for (Object x : (List<?>) v) {
+                JsonNode n = node(x, depth + 1);
+                if (n == null) return null;
+                a.add(n);
+            }
+            return a;
+        }
+        return null;
+    }
+
     // ------------------------------------------------------------------ reading
 
     /** The object {@code text} holds, as Jackson's {@code readTree} builds it, or null when this reader declines the text. */

@@ -5,6 +5,7 @@ import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.bootstrap.TracegateViolation;
 import dev.tracegate.agent.instrumentation.configured.ConfiguredMethods;
+import dev.tracegate.matchers.event.Args;
 
 import java.lang.reflect.Method;
 import java.util.List;
@@ -86,11 +87,29 @@ public final class SupervisorBridge implements DispatchTarget {
             AgentLog.debug("CALL " + framework + " tool=" + tool + " id=" + callId + " seen before: not supervised twice");
             return null;
         }
-        ToolCall call = new ToolCall(framework, session, tool, argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson, callId);
+        return decide(new ToolCall(framework, session, tool, argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson, callId));
+    }
+
+    /**
+     * A tool call whose arguments are already a tree (a configured method's Java values, converted without JSON
+     * text in between); otherwise as {@link #onToolCall(String, String, String, String, String)}.
+     */
+    public Ruling onToolCall(String framework, String session, String tool, Args arguments, String callId) {
+        counts.incrementAndGet(EVENTS);
+        if (callId != null && seenByAnother(framework, callId)) {
+            counts.incrementAndGet(DUPLICATES);
+            AgentLog.debug("CALL " + framework + " tool=" + tool + " id=" + callId + " seen before: not supervised twice");
+            return null;
+        }
+        return decide(new ToolCall(framework, session, tool, null, callId, arguments));
+    }
+
+    private Ruling decide(ToolCall call) {
         ToolDecision decision = supervisor.onToolCall(call);
         if (decision == null || decision.kind() == ToolDecision.Kind.PROCEED) {
             if (trace) {
-                AgentLog.info("CALL " + framework + " session=" + session + " tool=" + tool + " args=" + call.argumentsJson() + " -> PROCEED");
+                AgentLog.info("CALL " + call.framework() + " session=" + call.session() + " tool=" + call.tool() + " args="
+                        + call.argumentsJson() + " -> PROCEED");
             }
             return null;
         }

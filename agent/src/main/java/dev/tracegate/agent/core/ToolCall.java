@@ -1,13 +1,29 @@
 package dev.tracegate.agent.core;
 
+import dev.tracegate.matchers.event.Args;
+
 /**
  * A tool call the agent is about to make, before the tool runs.
  *
  * @param framework     the instrumentation that saw it ("langchain4j", "springai", "mcp-server", "mcp-client", "configured")
  * @param session       the conversation / chat-memory / MCP session id ("default" when the framework has none)
  * @param tool          the tool name as the framework names it
- * @param argumentsJson the arguments as a JSON object text ("{}" when there are none)
+ * @param argumentsJson the arguments as a JSON object text ("{}" when there are none); when the call was made
+ *                      with {@code arguments} and no text, the accessor writes the tree's text on demand
  * @param callId        the model's tool-call id, or null when the framework does not carry one
+ * @param arguments     the arguments already as a tree (a configured method's Java values, converted without
+ *                      JSON text in between), or null: then the supervisor reads {@code argumentsJson}
  */
-public record ToolCall(String framework, String session, String tool, String argumentsJson, String callId) {
+public record ToolCall(String framework, String session, String tool, String argumentsJson, String callId, Args arguments) {
+
+    /** A call whose arguments are JSON text, as the frameworks hand them over. */
+    public ToolCall(String framework, String session, String tool, String argumentsJson, String callId) {
+        this(framework, session, tool, argumentsJson, callId, null);
+    }
+
+    /** The arguments as JSON text: as given, or the tree's compact text (written when asked: only the rare paths ask). */
+    @Override
+    public String argumentsJson() {
+        return argumentsJson != null || arguments == null ? argumentsJson : arguments.json();
+    }
 }

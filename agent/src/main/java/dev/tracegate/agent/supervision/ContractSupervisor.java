@@ -152,7 +152,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 long before = s.applied();
                 try {
                     Event e = next(s, EventKind.CALL)
-                            .tool(call.tool()).callId(call.callId()).args(arguments(call.argumentsJson())).build();
+                            .tool(call.tool()).callId(call.callId()).args(arguments(call)).build();
                     return decideCall(rt, s, e, call, t0, w);
                 } catch (RuntimeException | LinkageError err) {
                     takeBack(rt, s, w, before);
@@ -372,8 +372,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
     }
 
-    /** The arguments of a call from their JSON text, parsed once (the common shapes without Jackson, see {@link JsonText}). */
-    private static Args arguments(String json) {
+    /**
+     * The arguments of a call: the tree it came with, else its JSON text parsed once (the common shapes without
+     * Jackson, see {@link JsonText}).
+     */
+    private static Args arguments(ToolCall call) {
+        Args given = call.arguments();
+        if (given != null) return given;
+        String json = call.argumentsJson();
         ObjectNode tree = json == null ? null : JsonText.readObject(json);
         return tree != null ? Args.of(tree) : Args.ofJson(json);
     }

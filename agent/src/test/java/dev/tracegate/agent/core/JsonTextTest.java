@@ -41,6 +41,57 @@ class JsonTextTest {
     }
 
     @Test
+    void buildsFromValuesTheTreeThatReadingJacksonsTextGives() throws Exception {
+        Random rnd = new Random(13);
+        int covered = 0;
+        for (int i = 0; i < 20_000; i++) {
+            boolean exotic = i % 3 == 0;
+            int n = rnd.nextInt(6);
+            String[] names = new String[n];
+            Object[] values = new Object[n];
+            Map<String, Object> asMap = new LinkedHashMap<>();
+            for (int p = 0; p < n; p++) {
+                names[p] = "p" + p + text(rnd);
+                values[p] = value(rnd, 1, exotic);
+                asMap.put(names[p], values[p]);
+            }
+            ObjectNode fromValues = JsonText.tree(names, values);
+            ObjectNode fromMap = JsonText.tree(asMap);
+            String text = JACKSON.writeValueAsString(asMap);
+            if (fromValues != null) {
+                assertSameTree(fromValues, JACKSON.readTree(text), text);
+                assertSameTree(fromMap, JACKSON.readTree(text), text);
+                covered++;
+            } else {
+                assertThat(fromMap).as("the map and the parameter list decline alike: %s", text).isNull();
+            }
+            if (!exotic) {
+                assertThat(fromValues).as("plain values must be covered: %s", text).isNotNull();
+            }
+        }
+        assertThat(covered).isGreaterThan(10_000);
+    }
+
+    @Test
+    void buildsTheNumberNodesJsonTextWouldGive() throws Exception {
+        Object[] values = {Integer.MIN_VALUE, (long) Integer.MAX_VALUE, Integer.MAX_VALUE + 1L, Long.MIN_VALUE, Long.MAX_VALUE,
+            (short) -7, (byte) 3, -0.0, 1e300, 5e-324, 20.0};
+        String[] names = new String[values.length];
+        Map<String, Object> asMap = new LinkedHashMap<>();
+        for (int i = 0; i < values.length; i++) {
+            names[i] = "n" + i;
+            asMap.put(names[i], values[i]);
+        }
+        String text = JACKSON.writeValueAsString(asMap);
+        assertSameTree(JsonText.tree(names, values), JACKSON.readTree(text), text);
+        assertThat(JsonText.tree(new String[] {"f"}, new Object[] {1.5f})).as("floats are written by Jackson").isNull();
+        assertThat(JsonText.tree(new String[] {"d"}, new Object[] {Double.POSITIVE_INFINITY})).isNull();
+        Map<String, Object> cyclic = new LinkedHashMap<>();
+        cyclic.put("self", cyclic);
+        assertThat(JsonText.tree(new String[] {"c"}, new Object[] {cyclic})).as("nested too deep").isNull();
+    }
+
+    @Test
     void declinesWhatItDoesNotCover() {
         assertThat(JsonText.write(Double.NaN)).isNull();
         assertThat(JsonText.write(Map.of(1, "a"))).isNull();

@@ -4,7 +4,10 @@ import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.core.AgentLog;
 import dev.tracegate.agent.core.Consent;
 import dev.tracegate.agent.core.Erasure;
+import dev.tracegate.agent.core.JsonText;
 import dev.tracegate.agent.core.SupervisorBridge;
+import dev.tracegate.matchers.event.Args;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +19,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -36,7 +38,8 @@ public final class ConfiguredMethods {
     private static final String FRAMEWORK = "configured";
 
     private final List<MethodRule> rules;
-    private final ConcurrentHashMap<String, Optional<MethodRule>> byOrigin = new ConcurrentHashMap<>();
+    /** What each origin that was called resolves to ({@link Site#NONE} when no rule names it). */
+    private final ConcurrentHashMap<String, Site> byOrigin = new ConcurrentHashMap<>();
     /** Parameter names of configured methods, keyed like the advice's origin: {@code class.method(descriptor)}. */
     private final ConcurrentHashMap<String, String[]> parameterNames = new ConcurrentHashMap<>();
 
@@ -190,20 +193,88 @@ public final class ConfiguredMethods {
         return paren < 0 ? origin : origin.substring(0, paren);
     }
 
-    private MethodRule forOrigin(String origin) {
-        return byOrigin.computeIfAbsent(origin, o -> {
-            String m = method(o);
-            int dot = m.lastIndexOf('.');
-            return Optional.ofNullable(dot < 0 ? null : find(m.substring(0, dot), m.substring(dot + 1)));
-        }).orElse(null);
+    /**
+     * What a configured method's origin resolves to, worked out on its first call so that later calls read
+     * fields instead of parsing the rule's settings again: the rule, and for tool rules the parts of the event
+     * that do not depend on the arguments. Immutable; shared by all threads.
+     */
+    static final class Site {
+        static final Site NONE = new Site(null, null, null, null, -1, null, -1, null, null);
+
+        final MethodRule rule;
+        final String method;
+        /** The tool name when the rule gives a literal or {@code $method}; null when it is read from parameter {@link #toolIndex}. */
+        final String toolName;
+        final String toolSpec;
+        final int toolIndex;
+        /** The session spec: parameter {@link #sessionIndex}, else this literal (null: "default"). */
+        final String sessionSpec;
+        final int sessionIndex;
+        /** {@code *} or a parameter index. */
+        final String argsField;
+        /** The parameter names when {@code args=*} and the class file named them when the site was resolved; else null. */
+        final String[] names;
+
+        Site(MethodRule rule, String method, String toolName, String toolSpec, int toolIndex, String sessionSpec, int sessionIndex,
+             String argsField, String[] names) {
+            this.rule = rule;
+            this.method = method;
+            this.toolName = toolName;
+            this.toolSpec = toolSpec;
+            this.toolIndex = toolIndex;
+            this.sessionSpec = sessionSpec;
+            this.sessionIndex = sessionIndex;
+            this.argsField = argsField;
+            this.names = names;
+        }
+
+        String session(Object[] arguments) {
+            if (sessionIndex >= 0 && sessionIndex < arguments.length) {
+                return text(arguments[sessionIndex]);
+            }
+            return sessionSpec == null ? "default" : sessionSpec;
+        }
+
+        String tool(Object[] arguments) {
+            if (toolName != null) {
+                return toolName;
+            }
+            return toolIndex < arguments.length ? text(arguments[toolIndex]) : toolSpec;
+        }
+    }
+
+    private Site site(String origin) {
+        Site s = byOrigin.get(origin);
+        if (s == null) {
+            s = byOrigin.computeIfAbsent(origin, this::resolve);
+        }
+        return s.rule == null ? null : s;
+    }
+
+    private Site resolve(String origin) {
+        String m = method(origin);
+        int dot = m.lastIndexOf('.');
+        MethodRule rule = dot < 0 ? null : find(m.substring(0, dot), m.substring(dot + 1));
+        if (rule == null) {
+            return Site.NONE;
+        }
+        String toolSpec = rule.fields.getOrDefault("name", "$method");
+        int toolIndex = index(toolSpec);
+        String toolName = toolSpec.equals("$method") ? m.substring(dot + 1) : toolIndex >= 0 ? null : toolSpec;
+        String sessionSpec = rule.field("session");
+        int sessionIndex = sessionSpec == null ? -1 : index(sessionSpec);
+        String argsField = rule.fields.getOrDefault("args", "*");
+        String[] names = argsField.equals("*") ? parameterNames.get(origin) : null;
+        return new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names);
     }
 
     /** A configured method is called: report the event and say what the advice must do. */
     public Ruling onCall(String origin, Object[] arguments, SupervisorBridge bridge) {
-        MethodRule rule = forOrigin(origin);
-        if (rule == null) {
+        Site site = site(origin);
+        if (site == null) {
             return null;
         }
+        MethodRule rule = site.rule;
         switch (rule.kind) {
             case CONSENT: {
                 Object granted = read(rule.field("granted"), arguments, "true");
@@ -220,17 +291,25 @@ public final class ConfiguredMethods {
                 return null;
             }
             default:
-                return onToolCall(rule, origin, arguments, bridge);
+                return onToolCall(site, origin, arguments, bridge);
         }
     }
 
-    private Ruling onToolCall(MethodRule rule, String origin, Object[] arguments, SupervisorBridge bridge) {
-        String session = text(read(rule.field("session"), arguments, "default"));
-        String tool = toolName(rule, origin, arguments);
-        String argsField = rule.fields.getOrDefault("args", "*");
-        String[] names = argsField.equals("*") ? parameterNames(origin, arguments.length) : null;
-        String json = argumentsJson(argsField, names, arguments, bridge);
-        Ruling ruling = bridge.onToolCall(FRAMEWORK, session, tool, json, null);
+    private Ruling onToolCall(Site site, String origin, Object[] arguments, SupervisorBridge bridge) {
+        String session = site.session(arguments);
+        String tool = site.tool(arguments);
+        String argsField = site.argsField;
+        String[] names = null;
+        Ruling ruling;
+        if (argsField.equals("*")) {
+            names = site.names != null && site.names.length == arguments.length ? site.names : parameterNames(origin, arguments.length);
+            // the common shapes become the tree straight from the values, as reading their JSON text would build it
+            ObjectNode tree = JsonText.tree(names, arguments);
+            ruling = tree != null ? bridge.onToolCall(FRAMEWORK, session, tool, Args.of(tree), null)
+                    : bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null);
+        } else {
+            ruling = bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null);
+        }
         if (ruling == null) {
             return null;
         }
@@ -251,13 +330,12 @@ public final class ConfiguredMethods {
 
     /** The method returned: report the RETURN; a replacement is only offered for text results. */
     public Object onResult(String origin, Object[] arguments, Object result, SupervisorBridge bridge) {
-        MethodRule rule = forOrigin(origin);
-        if (rule == null || rule.kind != MethodRule.Kind.TOOL) {
+        Site site = site(origin);
+        if (site == null || site.rule.kind != MethodRule.Kind.TOOL) {
             return null;
         }
-        String session = text(read(rule.field("session"), arguments, "default"));
         String text = result == null || result instanceof String ? (String) result : bridge.toJson(result);
-        String notice = bridge.onToolResult(FRAMEWORK, session, toolName(rule, origin, arguments), null, text, false);
+        String notice = bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), null, text, false);
         if (notice != null && result != null && !(result instanceof String)) {
             AgentLog.warn("cannot withhold the " + result.getClass().getName() + " result of " + method(origin) + ": only text results can be replaced");
             return null;
@@ -270,22 +348,13 @@ public final class ConfiguredMethods {
      * class and message as the result text (not {@code toString()}, which a host may override).
      */
     public void onThrown(String origin, Object[] arguments, Throwable thrown, SupervisorBridge bridge) {
-        MethodRule rule = forOrigin(origin);
-        if (rule == null || rule.kind != MethodRule.Kind.TOOL) {
+        Site site = site(origin);
+        if (site == null || site.rule.kind != MethodRule.Kind.TOOL) {
             return;
         }
         String message = thrown.getMessage();
         String text = message == null ? thrown.getClass().getName() : thrown.getClass().getName() + ": " + message;
-        bridge.onToolThrown(FRAMEWORK, text(read(rule.field("session"), arguments, "default")), toolName(rule, origin, arguments), text);
-    }
-
-    private static String toolName(MethodRule rule, String origin, Object[] arguments) {
-        String name = rule.fields.getOrDefault("name", "$method");
-        if (name.equals("$method")) {
-            String m = method(origin);
-            return m.substring(m.lastIndexOf('.') + 1);
-        }
-        return text(read(name, arguments, name));
+        bridge.onToolThrown(FRAMEWORK, site.session(arguments), site.tool(arguments), text);
     }
 
     private static String argumentsJson(String argsField, String[] names, Object[] arguments, SupervisorBridge bridge) {

@@ -1,8 +1,22 @@
 package dev.tracegate.agent.instrumentation.configured;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tracegate.agent.core.AgentArguments;
+import dev.tracegate.agent.core.JsonCodec;
+import dev.tracegate.agent.core.Message;
+import dev.tracegate.agent.core.MessageDecision;
+import dev.tracegate.agent.core.ResultDecision;
+import dev.tracegate.agent.core.Supervisor;
+import dev.tracegate.agent.core.SupervisorBridge;
+import dev.tracegate.agent.core.ToolCall;
+import dev.tracegate.agent.core.ToolDecision;
+import dev.tracegate.agent.core.ToolResult;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -29,5 +43,62 @@ class ConfiguredMethodsTest {
                 .hasMessageStartingWith("m.txt:1:6: expected class#method");
         assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c args")))
                 .hasMessageStartingWith("m.txt:1:12: expected key=value");
+    }
+
+    /** A host value outside the common shapes: Jackson writes it as an object. */
+    public record Order(String id, int lines) {
+    }
+
+    /** What the supervisor was handed. */
+    private static final class Recording implements Supervisor {
+        final List<ToolCall> calls = new ArrayList<>();
+        final List<ToolResult> results = new ArrayList<>();
+
+        @Override public ToolDecision onToolCall(ToolCall call) { calls.add(call); return ToolDecision.proceed(); }
+        @Override public ResultDecision onToolResult(ToolResult result) { results.add(result); return null; }
+        @Override public MessageDecision onUserMessage(Message message) { return null; }
+        @Override public MessageDecision onAssistantMessage(Message message) { return null; }
+        @Override public void endSession(String sessionId) { }
+    }
+
+    /**
+     * A configured call's plain arguments reach the supervisor as the tree that reading their JSON text gives
+     * (no text in between), other values through the JSON text as before; session and tool as the rule says.
+     */
+    @Test
+    void argumentsReachTheSupervisorAsTheTreeTheirJsonTextGives() throws Exception {
+        ObjectMapper jackson = new ObjectMapper();
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool example.Shop#pay name=$method session=0",
+                "tool example.Shop#ship name=2 session=conversation-7"));
+        Recording r = new Recording();
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+
+        Object[] plain = {"s1", 5, 20.0, List.of("a", true), null};
+        assertThat(m.onCall("example.Shop.pay(Ljava/lang/String;ILjava/lang/Double;Ljava/util/List;Ljava/lang/Object;)V", plain, bridge)).isNull();
+        Map<String, Object> asMap = new LinkedHashMap<>();
+        for (int i = 0; i < plain.length; i++) asMap.put("arg" + i, plain[i]);
+        ToolCall call = r.calls.get(0);
+        assertThat(call.session()).isEqualTo("s1");
+        assertThat(call.tool()).isEqualTo("pay");
+        assertThat(call.arguments()).as("plain values become the tree directly").isNotNull();
+        assertThat(call.arguments().root()).isEqualTo(jackson.readTree(jackson.writeValueAsString(asMap)));
+        assertThat(call.argumentsJson()).isEqualTo(jackson.writeValueAsString(asMap));
+
+        Object[] withPojo = {"s2", new Order("A-1", 3), "ship_order"};
+        m.onCall("example.Shop.ship(Ljava/lang/String;Ljava/lang/Object;Ljava/lang/String;)V", withPojo, bridge);
+        ToolCall shipped = r.calls.get(1);
+        assertThat(shipped.arguments()).as("a value Jackson writes goes through its JSON text").isNull();
+        assertThat(shipped.argumentsJson()).isEqualTo("{\"arg0\":\"s2\",\"arg1\":{\"id\":\"A-1\",\"lines\":3},\"arg2\":\"ship_order\"}");
+        assertThat(shipped.session()).isEqualTo("conversation-7");
+        assertThat(shipped.tool()).isEqualTo("ship_order");
+
+        m.onResult("example.Shop.ship(Ljava/lang/String;Ljava/lang/Object;Ljava/lang/String;)V", withPojo, "shipped", bridge);
+        assertThat(r.results).singleElement().satisfies(res -> {
+            assertThat(res.session()).isEqualTo("conversation-7");
+            assertThat(res.tool()).isEqualTo("ship_order");
+            assertThat(res.text()).isEqualTo("shipped");
+        });
+        assertThat(m.onCall("example.Shop.refund()V", new Object[0], bridge)).as("a method no rule names").isNull();
+        assertThat(r.calls).hasSize(2);
     }
 }
