@@ -244,9 +244,10 @@ public final class Args {
             if (v.isTextual() && v.textValue().isBlank()) continue;
             DataCategory hint = x.fieldHint(leafNames[i]);
             if (hint != null) m |= hint.bit();
-            if (v.isTextual()) m |= x.mask(v.textValue(), scratch);
+            // detectors of categories already found in earlier values are left out (the mask is the same)
+            if (v.isTextual()) m |= x.mask(v.textValue(), scratch, m);
             else if (v.isIntegralNumber() && hint == null && Math.abs(v.doubleValue()) >= 1_000_000) {
-                m |= x.mask(v.asText(), scratch); // phone-, card- or id-sized numbers only: small ones are amounts
+                m |= x.mask(v.asText(), scratch, m); // phone-, card- or id-sized numbers only: small ones are amounts
             }
         }
         detected = m | COMPUTED;

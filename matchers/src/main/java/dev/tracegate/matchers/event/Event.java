@@ -147,7 +147,7 @@ public final class Event {
         if (d != 0) return d & Long.MAX_VALUE;
         long m = 0;
         if (text != null) m |= DataCategoryExtractor.INSTANCE.mask(text, scratch);
-        if (result != null) m |= DataCategoryExtractor.INSTANCE.mask(result, scratch);
+        if (result != null) m |= DataCategoryExtractor.INSTANCE.mask(result, scratch, m);
         detected = m | Long.MIN_VALUE;
         return m;
     }

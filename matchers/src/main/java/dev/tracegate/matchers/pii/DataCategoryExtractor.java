@@ -193,8 +193,24 @@ public final class DataCategoryExtractor {
 
     /** The categories found in {@code text} as a mask of {@link DataCategory#bit()}s. */
     public long mask(CharSequence text, SpanSink.Mask scratch) {
+        return mask(text, scratch, 0L);
+    }
+
+    /**
+     * The categories found in {@code text}, leaving out detectors whose categories are all in {@code known}
+     * (found elsewhere already): {@code known | mask(text, scratch, known)} equals {@code known | mask(text, scratch)}.
+     * The scratch's own position arrays are used, so no per-thread lookup.
+     */
+    public long mask(CharSequence text, SpanSink.Mask scratch, long known) {
         scratch.clear();
-        detect(text, scratch);
+        if (text == null) return 0;
+        int len = Math.min(text.length(), MAX_SCAN);
+        if (len == 0) return 0;
+        if (scratch.starts == null || scratch.starts.length < len) {
+            scratch.starts = new int[Math.max(len, 256)];
+            scratch.marks = new int[Math.max(len, 256)];
+        }
+        scan(text, len, scratch, scratch.starts, scratch.marks, known);
         return scratch.mask();
     }
 
@@ -203,11 +219,6 @@ public final class DataCategoryExtractor {
         if (text == null) return;
         int len = Math.min(text.length(), MAX_SCAN);
         if (len == 0) return;
-        int digits = 0;
-        boolean at = false, colon = false, letters = false;
-        // Word starts (an alphanumeric char after a non-alphanumeric one, or first): every detector but
-        // e-mail, phone and IPv6 can only begin a span there, so they visit these instead of every char.
-        // Marks: ':' '+' '(' after a non-alphanumeric char (or first), where IPv6 and phone numbers may begin.
         Scratch scratch = SCRATCH.get();
         SCRATCH.set(null); // a sink that detects again (re-entry) gets its own arrays
         if (scratch == null) scratch = new Scratch();
@@ -215,7 +226,24 @@ public final class DataCategoryExtractor {
             scratch.starts = new int[len];
             scratch.marks = new int[len];
         }
-        int[] starts = scratch.starts, marks = scratch.marks;
+        try {
+            scan(text, len, sink, scratch.starts, scratch.marks, 0L);
+        } finally {
+            SCRATCH.set(scratch);
+        }
+    }
+
+    private static final long EMAIL = DataCategory.EMAIL.bit(), CARD = DataCategory.PAYMENT_CARD.bit(), IBAN = DataCategory.IBAN.bit(),
+            NATIONAL_ID = DataCategory.NATIONAL_ID.bit(), IP = DataCategory.IP_ADDRESS.bit(), PHONE = DataCategory.PHONE.bit(),
+            BIRTH = DataCategory.DATE_OF_BIRTH.bit(), ADDRESS = DataCategory.POSTAL_ADDRESS.bit(),
+            TERMS_BITS = DataCategory.HEALTH.bit() | DataCategory.FINANCIAL.bit();
+
+    /** One pre-pass over {@code text[0, len)}, then the detectors that can find something and are not skipped. */
+    private static void scan(CharSequence text, int len, SpanSink sink, int[] starts, int[] marks, long skip) {
+        int digits = 0;
+        // Word starts (an alphanumeric char after a non-alphanumeric one, or first): every detector but
+        // e-mail, phone and IPv6 can only begin a span there, so they visit these instead of every char.
+        // Marks: ':' '+' '(' after a non-alphanumeric char (or first), where IPv6 and phone numbers may begin.
         int n = 0, nm = 0;
         boolean prevAlnum = false;
         int seen = 0; // union of the chars' classes
@@ -231,24 +259,20 @@ public final class DataCategoryExtractor {
             }
             prevAlnum = an;
         }
-        at = (seen & C_AT) != 0;
-        colon = (seen & C_COLON) != 0;
-        letters = (seen & C_LETTER) != 0;
-        try {
-            if (at) emails(text, len, sink);
-            // each detector needs at least this many digits in the whole text
-            if (digits >= 13) cards(text, len, starts, n, sink);
-            if (digits >= 4) ibans(text, len, starts, n, sink);
-            if (digits >= 6) nationalIds(text, len, starts, n, sink);
-            if (digits >= 4) ipv4(text, len, starts, n, sink);
-            if (digits >= 7) phones(text, len, starts, n, marks, nm, sink);
-            if (digits >= 4) birthDates(text, len, starts, n, sink);
-            if (digits >= 1) addresses(text, len, starts, n, sink);
-            if (colon) ipv6(text, len, starts, n, marks, nm, sink);
-            if (letters) terms(text, len, starts, n, sink);
-        } finally {
-            SCRATCH.set(scratch);
-        }
+        boolean at = (seen & C_AT) != 0;
+        boolean colon = (seen & C_COLON) != 0;
+        boolean letters = (seen & C_LETTER) != 0;
+        // each detector needs at least this many digits in the whole text
+        if (at && (skip & EMAIL) == 0) emails(text, len, sink);
+        if (digits >= 13 && (skip & CARD) == 0) cards(text, len, starts, n, sink);
+        if (digits >= 4 && (skip & IBAN) == 0) ibans(text, len, starts, n, sink);
+        if (digits >= 6 && (skip & NATIONAL_ID) == 0) nationalIds(text, len, starts, n, sink);
+        if (digits >= 4 && (skip & IP) == 0) ipv4(text, len, starts, n, sink);
+        if (digits >= 7 && (skip & PHONE) == 0) phones(text, len, starts, n, marks, nm, sink);
+        if (digits >= 4 && (skip & BIRTH) == 0) birthDates(text, len, starts, n, sink);
+        if (digits >= 1 && (skip & ADDRESS) == 0) addresses(text, len, starts, n, sink);
+        if (colon && (skip & IP) == 0) ipv6(text, len, starts, n, marks, nm, sink);
+        if (letters && (skip & TERMS_BITS) != TERMS_BITS) terms(text, len, starts, n, sink);
     }
 
     // Char classes for the pre-pass: an ASCII digit (counted), letter, alphanumeric, '@', ':', and marks ': + ('.

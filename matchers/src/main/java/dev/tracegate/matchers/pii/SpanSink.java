@@ -8,6 +8,8 @@ public interface SpanSink {
     /** A reusable sink that ORs categories into a mask (not thread-safe: one per thread). */
     final class Mask implements SpanSink {
         private long mask;
+        /** The extractor's word-start and mark positions for this sink's thread (grown to the longest text). */
+        int[] starts, marks;
 
         @Override public void add(int start, int end, DataCategory category) { mask |= category.bit(); }
 

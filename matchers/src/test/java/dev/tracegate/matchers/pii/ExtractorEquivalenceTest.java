@@ -45,6 +45,19 @@ class ExtractorEquivalenceTest {
                 .containsExactlyElementsOf(ReferenceDataCategoryExtractor.INSTANCE.spans(text));
     }
 
+    private static final SpanSink.Mask SCRATCH = new SpanSink.Mask();
+
+    /** The grounding's mask (one reused scratch, detectors of already known categories left out) is the reference's categories. */
+    @Property(tries = 4000)
+    void sameMaskAsTheReferenceExtractor(@ForAll("text") String text, @ForAll long known) {
+        long expected = 0;
+        for (CategorySpan sp : ReferenceDataCategoryExtractor.INSTANCE.spans(text)) expected |= sp.category().bit();
+        long all = (1L << DataCategory.values().length) - 1;
+        long k = known & all & (known >>> 17); // about one category in four known
+        assertThat(DataCategoryExtractor.INSTANCE.mask(text, SCRATCH)).as("\"%s\"", text).isEqualTo(expected);
+        assertThat(k | DataCategoryExtractor.INSTANCE.mask(text, SCRATCH, k)).as("\"%s\" knowing %s", text, k).isEqualTo(k | expected);
+    }
+
     @Test void sameSpansOnEveryFixtureValue() {
         for (String v : VALUES) {
             assertThat(DataCategoryExtractor.INSTANCE.spans(v)).as("\"%s\"", v)
