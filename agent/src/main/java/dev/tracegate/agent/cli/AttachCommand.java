@@ -10,6 +10,8 @@ import picocli.CommandLine.Parameters;
 import java.io.File;
 import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code attach PID [key=value,...]}: loads this agent jar into a running JVM, which retransforms the classes it already loaded. */
@@ -20,11 +22,19 @@ final class AttachCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PID", description = "process id of the target JVM")
     String pid;
 
-    @Parameters(index = "1", arity = "0..1", paramLabel = "OPTIONS", description = "agent options, e.g. block=sendEmail,onBlock=throw")
+    @Parameters(index = "1", arity = "0..1", paramLabel = "OPTIONS",
+            description = "agent options as after -javaagent:tracegate-agent.jar=, e.g. config=/etc/tracegate/tracegate.yaml,mode=shadow "
+                    + "(a relative config path is made absolute here, since the target JVM has its own working directory)")
     String options;
 
     @Override
     public Integer call() throws URISyntaxException {
+        String agentOptions = absoluteConfig(options, Path.of("").toAbsolutePath());
+        Path config = configPath(agentOptions);
+        if (config != null && !Files.isRegularFile(config)) {
+            System.err.println("tracegate attach: the configuration file " + config + " does not exist; nothing was attached");
+            return 2;
+        }
         File jar = new File(AttachCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         if (!jar.isFile()) {
             System.err.println("tracegate attach: the agent jar was not found at " + jar + "; run it as java -jar tracegate-agent.jar attach PID");
@@ -39,12 +49,12 @@ final class AttachCommand implements Callable<Integer> {
             return 1;
         }
         try {
-            vm.loadAgent(jar.getAbsolutePath(), options == null ? "" : options);
+            vm.loadAgent(jar.getAbsolutePath(), agentOptions);
             System.out.println("tracegate: agent attached to " + pid);
             return 0;
         } catch (AgentLoadException | AgentInitializationException | IOException e) {
             System.err.println("tracegate attach: the agent failed to start in process " + pid + ": " + e.getMessage()
-                    + " (see that process's standard error for the reason)");
+                    + " (the reason is on that process's standard error; the process runs on, unsupervised)");
             return 1;
         } finally {
             try {
@@ -53,5 +63,28 @@ final class AttachCommand implements Callable<Integer> {
                 // the agent is loaded; a failed detach changes nothing
             }
         }
+    }
+
+    /** The options with a relative {@code config=} path resolved against {@code cwd}; the rest unchanged. */
+    static String absoluteConfig(String options, Path cwd) {
+        if (options == null || options.isBlank()) return "";
+        String[] parts = options.split(",", -1);
+        for (int i = 0; i < parts.length; i++) {
+            String p = parts[i].strip();
+            if (p.startsWith("config=") && p.length() > "config=".length()) {
+                Path path = Path.of(p.substring("config=".length()));
+                if (!path.isAbsolute()) parts[i] = "config=" + cwd.resolve(path).normalize();
+            }
+        }
+        return String.join(",", parts);
+    }
+
+    /** The {@code config=} path of the options, or null. */
+    static Path configPath(String options) {
+        for (String p : options.split(",")) {
+            p = p.strip();
+            if (p.startsWith("config=") && p.length() > "config=".length()) return Path.of(p.substring("config=".length()));
+        }
+        return null;
     }
 }

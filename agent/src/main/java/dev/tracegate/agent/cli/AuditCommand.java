@@ -3,6 +3,8 @@ package dev.tracegate.agent.cli;
 import dev.tracegate.agent.audit.AuditVerification;
 import dev.tracegate.agent.audit.AuditVerifier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
@@ -13,16 +15,20 @@ import java.util.concurrent.Callable;
 /** {@code audit verify FILE}: checks the hash chain. Exit 0 intact, 1 tampered or truncated, 2 unreadable. */
 @Command(name = "audit", mixinStandardHelpOptions = true, description = "Audit log tools.",
         subcommands = AuditCommand.Verify.class)
-final class AuditCommand implements Runnable {
+final class AuditCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    /** No subcommand given: the usage, as a usage error. */
     @Override
-    public void run() {
-        new picocli.CommandLine(this).usage(System.out);
+    public Integer call() {
+        return Main.usage(spec);
     }
 
     @Command(name = "verify", mixinStandardHelpOptions = true,
-            description = "Check an audit log's hash chain; report the first bad line (removed, reordered, edited or inserted records).")
+            description = {"Check an audit log's hash chain; report the first bad line (removed, reordered, edited or inserted records).",
+                    "Exit status: 0 intact, 1 tampered or truncated, 2 not readable."})
     static final class Verify implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "FILE")
+        @Parameters(index = "0", paramLabel = "FILE", description = "the audit log (JSONL, as written by the agent)")
         Path file;
 
         @Override

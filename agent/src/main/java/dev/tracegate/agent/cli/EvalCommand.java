@@ -2,9 +2,12 @@ package dev.tracegate.agent.cli;
 
 import dev.tracegate.contracts.eval.AgentDojoEvaluation;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,10 +16,13 @@ import java.util.concurrent.Callable;
 /** {@code eval agentdojo DIR}: the prompt-injection evaluation on recorded AgentDojo runs. */
 @Command(name = "eval", mixinStandardHelpOptions = true, description = "Evaluations on recorded data.",
         subcommands = EvalCommand.AgentDojo.class)
-final class EvalCommand implements Runnable {
+final class EvalCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    /** No subcommand given: the usage, as a usage error. */
     @Override
-    public void run() {
-        new picocli.CommandLine(this).usage(System.out);
+    public Integer call() {
+        return Main.usage(spec);
     }
 
     @Command(name = "agentdojo", mixinStandardHelpOptions = true,
@@ -33,6 +39,10 @@ final class EvalCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            if (!Files.isDirectory(dir)) {
+                System.err.println("tracegate eval agentdojo: " + dir + " is not a directory (give the AgentDojo dataset folder, the one that holds runs/)");
+                return 2;
+            }
             List<String> args = new ArrayList<>(List.of(dir.toString()));
             if (out != null) args.addAll(List.of("--out", out.toString()));
             if (json != null) args.addAll(List.of("--json", json.toString()));

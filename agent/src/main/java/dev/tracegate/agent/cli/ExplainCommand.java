@@ -17,7 +17,8 @@ import java.util.concurrent.Callable;
 
 /** {@code explain LIB... [--dot DIR]}: each contract in English, each automaton as Graphviz DOT. */
 @Command(name = "explain", mixinStandardHelpOptions = true,
-        description = "Print every contract's formulas back in English; with --dot, write each automaton as Graphviz DOT.")
+        description = {"Print every contract's formulas back in English; with --dot, write each automaton as Graphviz DOT.",
+                "Exit status: 0 done, 2 a library that does not load."})
 final class ExplainCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "LIB", description = "built-in library name or YAML file")
     List<String> libraries;
@@ -30,6 +31,10 @@ final class ExplainCommand implements Callable<Integer> {
         Library lib = LibraryOptions.load(libraries);
         if (lib == null) return LibraryOptions.BAD_INPUT;
         ContractSet set = lib.contracts();
+        if (dot != null && Files.exists(dot) && !Files.isDirectory(dot)) {
+            System.err.println("tracegate explain: --dot " + dot + " is a file; name a directory (it is created if missing)");
+            return LibraryOptions.BAD_INPUT;
+        }
         if (dot != null) Files.createDirectories(dot);
         for (int c = 0; c < set.contracts().size(); c++) {
             Contract k = set.contracts().get(c);

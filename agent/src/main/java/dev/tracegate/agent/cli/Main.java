@@ -2,18 +2,38 @@ package dev.tracegate.agent.cli;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.util.concurrent.Callable;
 
 /**
  * The command line of the agent jar ({@code java -jar tracegate-agent.jar <command>}). A new command
  * is one picocli class added to {@link #COMMANDS}.
  */
 @Command(name = "tracegate", mixinStandardHelpOptions = true, version = "tracegate 0.1.0",
-        description = "Supervise LLM agents on the JVM with temporal contracts.")
-public final class Main implements Runnable {
+        description = "Supervise LLM agents on the JVM with temporal contracts.",
+        footer = {"", "Exit status: 0 success, 1 a contract fails (replay), findings (check) or a broken chain (audit verify),",
+                "2 bad input or usage, 3 an internal error (printed with its stack trace).",
+                "Run 'tracegate help COMMAND' or 'tracegate COMMAND --help' for a command's options."})
+public final class Main implements Callable<Integer> {
+
+    /** Exit status of a command that failed on its input or was called wrongly. */
+    static final int BAD_INPUT = 2;
+
+    /** Exit status of an unexpected exception inside a command (a bug). */
+    static final int INTERNAL_ERROR = 3;
 
     /** The subcommands, in help order. */
     static final Class<?>[] COMMANDS = {CheckCommand.class, ExplainCommand.class, ReplayCommand.class, AuditCommand.class,
-            ImportCommand.class, EvalCommand.class, AttachCommand.class};
+            ImportCommand.class, EvalCommand.class, AttachCommand.class, CommandLine.HelpCommand.class};
+
+    @Spec CommandSpec spec;
 
     public static void main(String[] args) {
         System.exit(run(args));
@@ -25,11 +45,50 @@ public final class Main implements Runnable {
         for (Class<?> command : COMMANDS) {
             line.addSubcommand(command);
         }
+        line.setExecutionExceptionHandler((e, cmd, parsed) -> failed(e, cmd));
         return line.execute(args);
     }
 
+    /** No command given: the full usage, with the list of commands, as a usage error. */
     @Override
-    public void run() {
-        new CommandLine(this).usage(System.out);
+    public Integer call() {
+        return usage(spec);
+    }
+
+    /** Prints a command group's usage (with its subcommands) on standard error and returns the usage-error status. */
+    static int usage(CommandSpec spec) {
+        System.err.println(spec.qualifiedName() + ": name a command.");
+        spec.commandLine().usage(System.err);
+        return BAD_INPUT;
+    }
+
+    /**
+     * An exception that escaped a command: a file that cannot be read or a bad value is bad input and
+     * gets one line naming the command and what is wrong; anything else is a bug and keeps its stack trace.
+     */
+    static int failed(Exception e, CommandLine cmd) {
+        String where = cmd.getCommandSpec().qualifiedName();
+        Throwable t = e instanceof UncheckedIOException u ? u.getCause() : e;
+        if (t instanceof NoSuchFileException n) {
+            System.err.println(where + ": no such file: " + n.getFile() + ". Check the path (relative paths start at "
+                    + System.getProperty("user.dir") + ").");
+            return BAD_INPUT;
+        }
+        if (t instanceof AccessDeniedException a) {
+            System.err.println(where + ": permission denied: " + a.getFile() + ". Check the file's permissions.");
+            return BAD_INPUT;
+        }
+        if (t instanceof FileSystemException f) {
+            System.err.println(where + ": cannot use " + f.getFile()
+                    + (f.getReason() != null ? ": " + f.getReason() : " (" + f.getClass().getSimpleName() + ")"));
+            return BAD_INPUT;
+        }
+        if (t instanceof IOException || t instanceof IllegalArgumentException) {
+            System.err.println(where + ": " + (t.getMessage() == null ? t.toString() : t.getMessage()));
+            return BAD_INPUT;
+        }
+        System.err.println(where + ": internal error, please report it with the command line and this trace:");
+        e.printStackTrace(System.err);
+        return INTERNAL_ERROR;
     }
 }

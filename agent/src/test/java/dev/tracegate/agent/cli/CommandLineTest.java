@@ -117,4 +117,80 @@ class CommandLineTest {
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("is not a file");
     }
+
+    @Test
+    void noCommandPrintsEveryCommandAsAUsageError() {
+        Run r = run();
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("name a command").contains("check").contains("replay").contains("audit").contains("import")
+                .contains("attach").contains("Exit status");
+        Run group = run("import");
+        assertThat(group.code()).isEqualTo(2);
+        assertThat(group.err()).contains("openai-messages").contains("agentdojo");
+    }
+
+    @Test
+    void helpNamesACommandsOptions() {
+        Run r = run("help", "replay");
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("--strict").contains("--mode");
+    }
+
+    @Test
+    void importOfAMissingFileIsOneLineWithExitTwo() {
+        Run r = run("import", "openai-messages", dir.resolve("nope.json").toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("nope.json is not a file").doesNotContain("\tat ").doesNotContain("Exception");
+    }
+
+    @Test
+    void evalOfAMissingDirectoryIsOneLineWithExitTwo() {
+        Run r = run("eval", "agentdojo", dir.resolve("nope").toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("is not a directory").doesNotContain("\tat ");
+    }
+
+    @Test
+    void evalOfADirectoryWithoutRunsNamesWhatIsMissing() {
+        Run r = run("eval", "agentdojo", dir.toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).startsWith("tracegate eval agentdojo: ").contains("runs/").doesNotContain("\tat ");
+    }
+
+    @Test
+    void importedMessageLogReplaysAsATrace() throws Exception {
+        Path log = dir.resolve("refund-chat.json");
+        Files.writeString(log, """
+                [{"role":"user","content":"Refund order 7"},
+                 {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function",
+                   "function":{"name":"refund","arguments":"{\\"order\\":7,\\"amount\\":40}"}}]},
+                 {"role":"tool","tool_call_id":"c1","content":"refunded"}]
+                """);
+        Path trace = dir.resolve("refund-chat.jsonl");
+        Run imported = run("import", "openai-messages", log.toString(), "--out", trace.toString());
+        assertThat(imported.code()).as(imported.err()).isZero();
+        assertThat(Files.readAllLines(trace)).hasSize(3).allMatch(l -> l.contains("\"session\":\"refund-chat\""));
+        Run replay = run("replay", "sop-refund", trace.toString());
+        assertThat(replay.code()).isEqualTo(1);
+        assertThat(replay.out()).contains("sop-refund.approval-first: violated first at refund-chat.jsonl:2 (seq 2, call refund)");
+    }
+
+    @Test
+    void explainIntoAFileInsteadOfADirectorySaysSo() throws Exception {
+        Path file = Files.writeString(dir.resolve("not-a-dir"), "x");
+        Run r = run("explain", "sop-refund", "--dot", file.toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("is a file");
+    }
+
+    @Test
+    void attachResolvesARelativeConfigHereAndRefusesAMissingOne() {
+        Path cwd = Path.of("/srv/app");
+        assertThat(AttachCommand.absoluteConfig("config=conf/tg.yaml,mode=shadow", cwd)).isEqualTo("config=/srv/app/conf/tg.yaml,mode=shadow");
+        assertThat(AttachCommand.absoluteConfig("mode=shadow,config=/etc/tg.yaml", cwd)).isEqualTo("mode=shadow,config=/etc/tg.yaml");
+        assertThat(AttachCommand.absoluteConfig(null, cwd)).isEmpty();
+        Run r = run("attach", "1", "config=" + dir.resolve("missing.yaml"));
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("missing.yaml does not exist").contains("nothing was attached");
+    }
 }
