@@ -207,13 +207,19 @@ public final class Library {
         return b.build();
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper YAML_OUTPUTS =
-            new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    /**
+     * The mapper for tool outputs, created when the first output is read: creating it loads about 300
+     * Jackson databind classes (and the JDK's date and locale machinery), which start-up need not pay.
+     */
+    private static final class YamlOutputs {
+        static final com.fasterxml.jackson.databind.ObjectMapper MAPPER =
+                new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    }
 
     /** A tool output read as YAML (JSON is YAML), or null when it is not. */
     static com.fasterxml.jackson.databind.JsonNode yamlOutput(String text) {
         try {
-            return YAML_OUTPUTS.readTree(text);
+            return YamlOutputs.MAPPER.readTree(text);
         } catch (java.io.IOException | RuntimeException e) {
             return null;
         }
