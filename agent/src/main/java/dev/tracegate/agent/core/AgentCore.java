@@ -52,6 +52,7 @@ public final class AgentCore {
 
     /** Called reflectively by the launcher; a bad option stops the start unless {@code fail=open}. */
     public static synchronized void start(String arguments, Instrumentation instrumentation, boolean attached, File jar) {
+        long started = System.nanoTime();
         AgentArguments options;
         AgentConfig config;
         try {
@@ -70,6 +71,7 @@ public final class AgentCore {
         }
         AgentLog.debug(config.debug() || options.flag("debug", false));
         if (config.debug()) AgentLog.info("effective configuration:\n" + config.describe());
+        AgentLog.debug("start-up: configuration read in " + millisSince(started) + " ms");
         try {
             JsonCodec json = new JsonCodec();
             String methodsFile = options.get("methods");
@@ -94,27 +96,53 @@ public final class AgentCore {
             }
             Weaver installed = new Weaver(hooks);
             Supervisor supervisor;
+            String supervisorName = options.get("supervisor", config.libraries().isEmpty() ? "rules" : "contracts");
             if (attached) {
                 // the host is running: the dispatcher must have its target before the first class is woven
-                supervisor = createSupervisor(options, config, json);
+                SupervisorMetrics metrics = supervisorName.equals("contracts") ? new SupervisorMetrics() : null;
+                supervisor = createSupervisor(supervisorName, options, config, json, metrics);
+                if (metrics != null && config.metricsJmx()) {
+                    try {
+                        metrics.register();
+                    } catch (RuntimeException e) {
+                        closeAll();
+                        throw e;
+                    }
+                }
                 SupervisorBridge created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
                 Dispatcher.install(created);
                 bridge = created;
-                installed.install(instrumentation, AgentCore.class.getClassLoader());
+                installed.install(instrumentation, AgentCore.class.getClassLoader(), true);
             } else {
                 // premain: no host code runs before premain returns, so the supervisor (libraries, audit log) is
-                // built on a second thread while this one installs the weaver; start-up costs the longer of the two
-                FutureTask<Supervisor> pending = new FutureTask<>(() -> createSupervisor(options, config, json));
+                // built on a second thread while this one installs the weaver and registers the JMX MBean (starting
+                // the platform MBean server is the slowest single step); start-up costs the longer of the two
+                SupervisorMetrics metrics = supervisorName.equals("contracts") ? new SupervisorMetrics() : null;
+                FutureTask<Supervisor> pending = new FutureTask<>(() -> {
+                    Supervisor created = createSupervisor(supervisorName, options, config, json, metrics);
+                    AgentLog.debug("start-up: supervisor built at " + millisSince(started) + " ms");
+                    return created;
+                });
                 Thread builder = new Thread(pending, "tracegate-start");
                 builder.setDaemon(true);
                 builder.start();
                 try {
-                    installed.install(instrumentation, AgentCore.class.getClassLoader());
+                    installed.install(instrumentation, AgentCore.class.getClassLoader(), false);
+                    if (metrics != null && config.metricsJmx()) {
+                        metrics.register();
+                        AgentLog.debug("start-up: JMX MBean registered at " + millisSince(started) + " ms");
+                    }
                 } catch (RuntimeException | LinkageError e) {
                     closeWhenBuilt(pending);
+                    if (metrics != null) metrics.unregister();
                     throw e;
                 }
-                supervisor = built(pending);
+                try {
+                    supervisor = built(pending);
+                } catch (RuntimeException | Error e) {
+                    if (metrics != null) metrics.unregister();
+                    throw e;
+                }
                 SupervisorBridge created;
                 try {
                     created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
@@ -131,6 +159,7 @@ public final class AgentCore {
                     + (options.flag("shadow", false) || config.mode() == Mode.SHADOW ? " mode=shadow" : "")
                     + " onBlock=" + bridgeOptions.get("onBlock", "substitute")
                     + " instrumentations=" + installed.names() + (methods.isEmpty() ? "" : " configuredMethods=" + methods.rules().size()));
+            AgentLog.debug("start-up: agent ready after " + millisSince(started) + " ms");
             if (attached) {
                 installed.reportUnmatched();
             }
@@ -203,6 +232,11 @@ public final class AgentCore {
         closers.clear();
     }
 
+    /** Start-up timing for the debug log (start-up only, never on the event path). */
+    private static long millisSince(long started) {
+        return (System.nanoTime() - started) / 1_000_000;
+    }
+
     private static Map<String, String> tracegateProperties() {
         Map<String, String> props = new TreeMap<>();
         for (String name : System.getProperties().stringPropertyNames()) {
@@ -211,10 +245,10 @@ public final class AgentCore {
         return props;
     }
 
-    private static Supervisor createSupervisor(AgentArguments options, AgentConfig config, JsonCodec json) {
-        String name = options.get("supervisor", config.libraries().isEmpty() ? "rules" : "contracts");
+    private static Supervisor createSupervisor(String name, AgentArguments options, AgentConfig config, JsonCodec json,
+                                               SupervisorMetrics metrics) {
         if (name.equals("contracts")) {
-            return contractSupervisor(config);
+            return contractSupervisor(config, metrics);
         }
         if (name.equals("rules")) {
             return new RuleSupervisor(options, json);
@@ -233,12 +267,13 @@ public final class AgentCore {
         }
     }
 
-    /** The engine-backed supervisor, its audit log and its metrics, closed in that order at shutdown. */
-    private static Supervisor contractSupervisor(AgentConfig config) {
+    /**
+     * The engine-backed supervisor, its audit log and its metrics (registered with JMX by the caller),
+     * closed in that order at shutdown.
+     */
+    private static Supervisor contractSupervisor(AgentConfig config, SupervisorMetrics metrics) {
         AuditWriter audit = AuditWriter.start(config.auditPath(), AuditWriter.Settings.from(config));
-        SupervisorMetrics metrics = new SupervisorMetrics();
         metrics.audit(audit);
-        if (config.metricsJmx()) metrics.register();
         String view = config.extra("view");
         LiveView live = view != null && view.equals("live") ? LiveView.onStderr() : null;
         ContractSupervisor supervisor = new ContractSupervisor(config, audit, metrics, live);

@@ -12,6 +12,7 @@ import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.pool.TypePool;
 import net.bytebuddy.utility.JavaModule;
 
+import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.IllegalClassFormatException;
 import java.lang.instrument.Instrumentation;
 import java.security.ProtectionDomain;
@@ -31,24 +32,68 @@ import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
  * Installs every instrumentation in one Byte Buddy agent builder: advice inlined without class format
  * changes (so already loaded classes are retransformed on attach), types described from bytes, our own
  * and JDK packages ignored, every transformation error reported, and a count of matched methods per
- * instrumentation so that one that matched nothing says so.
+ * instrumentation so that one that matched nothing says so. At JVM start Byte Buddy is only built once
+ * a class loader that can see a framework appears (see {@link #install}).
  */
 public final class Weaver {
+
+    /** The packages the weaver never touches (Byte Buddy's ignore matcher and, in binary form, the start-up gate). */
+    private static final String[] IGNORED = {"dev.tracegate.", "net.bytebuddy.", "java.", "javax.", "jdk.", "sun.", "com.sun."};
+    /** The marker of hooks that depend on no framework: every class loader can see it. */
+    private static final String ANY_LOADER = "java.lang.Object";
 
     private final List<Hooks> hooks;
     private final Map<String, AtomicLong> matched = new java.util.LinkedHashMap<>();
     private final Map<String, FrameworkPresence> presence = new java.util.LinkedHashMap<>();
+    /** Points read before Byte Buddy is built: those of hooks that every loader can see (empty when nothing is configured). */
+    private final Map<String, List<HookPoint>> earlyPoints = new java.util.LinkedHashMap<>();
     private final AtomicLong errors = new AtomicLong();
+    /** Set once Byte Buddy's transformer exists (at install, or when the start-up gate first needs it). */
+    private volatile boolean built;
 
     public Weaver(List<Hooks> hooks) {
         this.hooks = hooks;
         for (Hooks h : hooks) {
             matched.put(h.name(), new AtomicLong());
             presence.put(h.name(), new FrameworkPresence(h.marker()));
+            if (h.marker().equals(ANY_LOADER)) {
+                earlyPoints.put(h.name(), h.points());
+            }
         }
     }
 
-    public void install(Instrumentation instrumentation, ClassLoader agentLoader) {
+    /**
+     * Installs the instrumentations. On attach (and at premain if a class that a hook could match is
+     * already loaded) Byte Buddy is built at once and retransforms what is loaded. Otherwise only classes
+     * defined from now on can be woven, and Byte Buddy, with its 800-odd classes, is built when the first
+     * class from a class loader that can see one of the frameworks (any loader, with configured methods)
+     * is defined: a host without them never pays for it. Either way every class a hook matches is woven
+     * before it is first used.
+     */
+    public void install(Instrumentation instrumentation, ClassLoader agentLoader, boolean attached) {
+        if (attached || loadedClassCouldMatch(instrumentation, agentLoader)) {
+            long started = System.nanoTime();
+            builder(agentLoader).with(new QuickRejection.Decorator(agentLoader)).installOn(instrumentation);
+            built = true;
+            AgentLog.debug("start-up: agent builder installed in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+        } else {
+            StartupGate gate = new StartupGate(this, agentLoader);
+            if (wakes(ClassLoader.getSystemClassLoader())) {
+                // the application's own loader sees a framework (or methods are configured): its first class would
+                // build Byte Buddy anyway, so build it now, while the supervisor is built on the other thread
+                long started = System.nanoTime();
+                gate.woven = builder(agentLoader).makeRaw(); // a failure here stops the start, as on attach
+                built = true;
+                AgentLog.debug("start-up: agent builder built in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+            } else {
+                AgentLog.debug("start-up: weaver waits for the first class loader that can see " + wakingMarkers());
+            }
+            instrumentation.addTransformer(gate, true);
+        }
+    }
+
+    /** The agent builder with every hook point; building it loads most of the Byte Buddy classes the agent uses. */
+    private AgentBuilder builder(ClassLoader agentLoader) {
         AgentBuilder builder = withoutNexus(() -> new AgentBuilder.Default(new ByteBuddy().ignore(isDefaultFinalizer())))
                 // inlined advice leaves no initializer to run: no Nexus class in the host's loaders is ever needed
                 .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
@@ -60,28 +105,164 @@ public final class Weaver {
                 .with(AgentBuilder.DescriptionStrategy.Default.HYBRID)
                 .with(new LoaderTypeCache())
                 .with(new ErrorListener(errors))
-                .with(new QuickRejection.Decorator(agentLoader))
-                .ignore(nameStartsWith("dev.tracegate.")
-                        .or(nameStartsWith("net.bytebuddy."))
-                        .or(nameStartsWith("java."))
-                        .or(nameStartsWith("javax."))
-                        .or(nameStartsWith("jdk."))
-                        .or(nameStartsWith("sun."))
-                        .or(nameStartsWith("com.sun."))
-                        .or(isSynthetic()));
+                .ignore(ignoredNames().or(isSynthetic()));
         for (Hooks h : hooks) {
             AtomicLong count = matched.get(h.name());
             FrameworkPresence present = presence.get(h.name());
-            for (HookPoint point : h.points()) {
+            for (HookPoint point : pointsOf(h)) {
                 AgentBuilder.Identified.Narrowable typed = builder.type(new MarkerWatch(point.types(), h.marker(), present), present);
                 builder = point.prelude() == null
                         ? typed.transform(advice(point, count, agentLoader))
                         : typed.transform(point.prelude()).transform(advice(point, count, agentLoader));
             }
         }
-        long built = System.nanoTime();
-        builder.installOn(instrumentation);
-        AgentLog.debug("start-up: agent builder installed in " + (System.nanoTime() - built) / 1_000_000 + " ms");
+        return builder;
+    }
+
+    private static ElementMatcher.Junction<TypeDescription> ignoredNames() {
+        ElementMatcher.Junction<TypeDescription> ignored = nameStartsWith(IGNORED[0]);
+        for (int i = 1; i < IGNORED.length; i++) {
+            ignored = ignored.or(nameStartsWith(IGNORED[i]));
+        }
+        return ignored;
+    }
+
+    private List<HookPoint> pointsOf(Hooks h) {
+        List<HookPoint> early = earlyPoints.get(h.name());
+        return early != null ? early : h.points();
+    }
+
+    /** Whether a hook with points can see this loader's classes (the gate's test; cached per loader by each presence). */
+    private boolean wakes(ClassLoader loader) {
+        for (Hooks h : hooks) {
+            List<HookPoint> early = earlyPoints.get(h.name());
+            if ((early == null || !early.isEmpty()) && presence.get(h.name()).matches(loader)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private List<String> wakingMarkers() {
+        List<String> markers = new ArrayList<>();
+        for (Hooks h : hooks) {
+            List<HookPoint> early = earlyPoints.get(h.name());
+            if (early == null || !early.isEmpty()) markers.add(h.marker());
+        }
+        return markers;
+    }
+
+    /**
+     * Whether a class loaded before premain (by another agent, say) is one a hook could match: then the
+     * retransformation sweep is needed, and Byte Buddy is built at once.
+     */
+    private boolean loadedClassCouldMatch(Instrumentation instrumentation, ClassLoader agentLoader) {
+        for (Class<?> c : instrumentation.getAllLoadedClasses()) {
+            ClassLoader loader = c.getClassLoader();
+            if (loader == null || loader == agentLoader || !instrumentation.isModifiableClass(c) || ignored(c.getName())) {
+                continue;
+            }
+            if (wakes(loader)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a class name (binary with dots, or internal with slashes) is in a package the weaver never touches. */
+    static boolean ignored(String name) {
+        for (String prefix : IGNORED) {
+            if (startsWith(name, prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean startsWith(String name, String dottedPrefix) {
+        int n = dottedPrefix.length();
+        if (name.length() <= n) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = name.charAt(i);
+            char p = dottedPrefix.charAt(i);
+            if (c != p && !(p == '.' && c == '/')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The transformer installed at premain until Byte Buddy is needed: classes of the bootstrap and the
+     * agent's loader, of the ignored packages, and of loaders that no hook can see pass untouched (Byte
+     * Buddy would match nothing there either); the first other class builds Byte Buddy's transformer,
+     * which from then on sees every class the old quick rejection let through. Thread-safe: one thread
+     * builds while the others wait; classes the build itself loads (JDK, agent loader) never wait.
+     */
+    static final class StartupGate implements ClassFileTransformer {
+        private final Weaver weaver;
+        private final ClassLoader agentLoader;
+        private volatile ClassFileTransformer woven;
+        /** The build failed: it was reported once, and classes pass unwoven from then on. */
+        private volatile boolean failed;
+        private Thread building;
+
+        StartupGate(Weaver weaver, ClassLoader agentLoader) {
+            this.weaver = weaver;
+            this.agentLoader = agentLoader;
+        }
+
+        @Override
+        public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain domain, byte[] bytes)
+                throws IllegalClassFormatException {
+            ClassFileTransformer w = wovenFor(loader, name);
+            return w == null ? null : w.transform(loader, name, redefined, domain, bytes);
+        }
+
+        @Override
+        public byte[] transform(Module module, ClassLoader loader, String name, Class<?> redefined, ProtectionDomain domain, byte[] bytes)
+                throws IllegalClassFormatException {
+            ClassFileTransformer w = wovenFor(loader, name);
+            return w == null ? null : w.transform(module, loader, name, redefined, domain, bytes);
+        }
+
+        /** Byte Buddy's transformer if this class must go through it (building it if need be), else null. */
+        private ClassFileTransformer wovenFor(ClassLoader loader, String name) {
+            if (loader == null || loader == agentLoader) {
+                return null;
+            }
+            ClassFileTransformer w = woven;
+            if (w != null) {
+                return w;
+            }
+            if (failed || name == null || ignored(name) || !weaver.wakes(loader)) {
+                return null;
+            }
+            return build(name.replace('/', '.'));
+        }
+
+        /** Builds Byte Buddy's transformer once, for the class named {@code first}; null while building or after a failure. */
+        private synchronized ClassFileTransformer build(String first) {
+            if (woven != null || failed || building == Thread.currentThread()) {
+                return woven;
+            }
+            building = Thread.currentThread();
+            long started = System.nanoTime();
+            try {
+                woven = weaver.builder(agentLoader).makeRaw();
+                weaver.built = true;
+                AgentLog.debug("start-up: agent builder built in " + (System.nanoTime() - started) / 1_000_000 + " ms, for " + first);
+            } catch (RuntimeException | LinkageError e) {
+                failed = true;
+                weaver.errors.incrementAndGet();
+                AgentLog.error("the weaver could not be built, so no class is instrumented and tool calls are NOT supervised", e);
+            } finally {
+                building = null;
+            }
+            return woven;
+        }
     }
 
     /**
@@ -118,10 +299,12 @@ public final class Weaver {
             if (matched.get(h.name()).get() > 0) {
                 continue;
             }
-            if (h.points().isEmpty()) {
-                continue; // nothing configured, nothing to match
+            // nothing configured, nothing to match; a framework's points are not built just to ask (Byte Buddy may never have been)
+            List<HookPoint> early = earlyPoints.get(h.name());
+            if (early != null ? early.isEmpty() : built && h.points().isEmpty()) {
+                continue;
             }
-            if (h.marker().equals("java.lang.Object")) {
+            if (h.marker().equals(ANY_LOADER)) {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing: no loaded class has a method that fits its patterns");
             } else if (presence.get(h.name()).loaded) {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing although " + h.marker()
@@ -130,6 +313,11 @@ public final class Weaver {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing (" + h.marker() + " was never loaded)");
             }
         }
+    }
+
+    /** Whether Byte Buddy's transformer has been built (at install, or by the start-up gate). */
+    boolean built() {
+        return built;
     }
 
     public long matchedMethods(String name) {

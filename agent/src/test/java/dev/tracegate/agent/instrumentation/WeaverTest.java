@@ -1,0 +1,150 @@
+package dev.tracegate.agent.instrumentation;
+
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.modifier.Visibility;
+import net.bytebuddy.implementation.FixedValue;
+import org.junit.jupiter.api.Test;
+
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.util.List;
+
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The weaver's start-up gate: Byte Buddy is built only for a class a hook could match, and such a class is still woven. */
+class WeaverTest {
+
+    private static final String FRAMEWORK_MARKER = "org.example.framework.Marker";
+    private static final String TARGET = "org.example.app.Target";
+
+    /** A framework instrumentation: replaces {@code Target#call}'s result. */
+    private static final Hooks FRAMEWORK = hooks("framework", FRAMEWORK_MARKER,
+            List.of(new HookPoint(named(TARGET), named("call"), WeaverTest.class.getName() + "$Woven")));
+    /** Configured methods with nothing configured: its marker is in every loader, its points are empty. */
+    private static final Hooks NOTHING_CONFIGURED = hooks("configured", "java.lang.Object", List.of());
+
+    /** Advice for the test hook: the method returns "woven" instead of its own result. */
+    static final class Woven {
+        @Advice.OnMethodExit
+        static void exit(@Advice.Return(readOnly = false) String result) {
+            result = "woven";
+        }
+    }
+
+    @Test
+    void classesOfLoadersThatSeeNoFrameworkPassWithoutBuildingByteBuddy() throws Exception {
+        Weaver weaver = new Weaver(List.of(FRAMEWORK, NOTHING_CONFIGURED));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+
+        assertThat(gate.transform(new AppLoader(false), internal(TARGET), null, null, target())).isNull();
+        assertThat(gate.transform(null, internal(TARGET), null, null, target())).as("bootstrap class").isNull();
+
+        assertThat(weaver.built()).isFalse();
+        assertThat(weaver.matchedMethods("framework")).isZero();
+    }
+
+    @Test
+    void ignoredPackagesAndTheAgentsOwnLoaderNeverBuildByteBuddyEvenWhereAFrameworkIsVisible() throws Exception {
+        Weaver weaver = new Weaver(List.of(FRAMEWORK));
+        ClassLoader agent = new AppLoader(true);
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agent);
+
+        assertThat(gate.transform(new AppLoader(true), "java/sql/Anything", null, null, target())).isNull();
+        assertThat(gate.transform(new AppLoader(true), "dev/tracegate/agent/core/Anything", null, null, target())).isNull();
+        assertThat(gate.transform(agent, internal(TARGET), null, null, target())).as("the agent's own loader").isNull();
+
+        assertThat(weaver.built()).isFalse();
+    }
+
+    @Test
+    void theFirstClassOfALoaderThatSeesAFrameworkBuildsByteBuddyAndIsWoven() throws Exception {
+        Weaver weaver = new Weaver(List.of(FRAMEWORK, NOTHING_CONFIGURED));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+        AppLoader app = new AppLoader(true);
+
+        byte[] woven = gate.transform(app, internal(TARGET), null, null, target());
+
+        assertThat(weaver.built()).isTrue();
+        assertThat(woven).isNotNull();
+        assertThat(call(app.define(TARGET, woven))).isEqualTo("woven");
+        assertThat(call(new AppLoader(true).define(TARGET, target()))).as("the class as written").isEqualTo("plain");
+        assertThat(weaver.matchedMethods("framework")).isEqualTo(1);
+        // once built, a loader that sees no framework is handed to Byte Buddy, which matches nothing there
+        assertThat(gate.transform(new AppLoader(false), internal(TARGET), null, null, target())).isNull();
+    }
+
+    @Test
+    void packagesAreIgnoredInBinaryAndInternalForm() {
+        assertThat(Weaver.ignored("java.lang.String")).isTrue();
+        assertThat(Weaver.ignored("java/lang/String")).isTrue();
+        assertThat(Weaver.ignored("javax/management/ObjectName")).isTrue();
+        assertThat(Weaver.ignored("com/sun/jmx/mbeanserver/Introspector")).isTrue();
+        assertThat(Weaver.ignored("dev/tracegate/agent/core/AgentCore")).isTrue();
+        assertThat(Weaver.ignored("jdk.internal.misc.Unsafe")).isTrue();
+
+        assertThat(Weaver.ignored("javafx/scene/Node")).isFalse();
+        assertThat(Weaver.ignored("com/sunrise/Billing")).isFalse();
+        assertThat(Weaver.ignored("dev/tracegateway/Tool")).isFalse();
+        assertThat(Weaver.ignored("sunny/Day")).isFalse();
+        assertThat(Weaver.ignored("java")).isFalse();
+        assertThat(Weaver.ignored(TARGET)).isFalse();
+    }
+
+    // ---------------------------------------------------------------- fixtures
+
+    private static Hooks hooks(String name, String marker, List<HookPoint> points) {
+        return new Hooks() {
+            @Override public String name() { return name; }
+            @Override public String marker() { return marker; }
+            @Override public List<HookPoint> points() { return points; }
+        };
+    }
+
+    /** Where the advice's bytes are read from (the agent's loader in the agent jar; the test's here). */
+    private static ClassLoader agentLoader() {
+        return WeaverTest.class.getClassLoader();
+    }
+
+    private static String internal(String name) {
+        return name.replace('.', '/');
+    }
+
+    /** {@code org.example.app.Target} with {@code public String call()} returning "plain". */
+    private static byte[] target() {
+        return new ByteBuddy().subclass(Object.class).name(TARGET)
+                .defineMethod("call", String.class, Visibility.PUBLIC).intercept(FixedValue.value("plain"))
+                .make().getBytes();
+    }
+
+    private static Object call(Class<?> type) throws ReflectiveOperationException {
+        return type.getMethod("call").invoke(type.getConstructor().newInstance());
+    }
+
+    /** A host loader that can or cannot see the framework's marker class; JDK classes from the bootstrap loader. */
+    private static final class AppLoader extends ClassLoader {
+        private final boolean seesFramework;
+
+        AppLoader(boolean seesFramework) {
+            super(null);
+            this.seesFramework = seesFramework;
+        }
+
+        @Override
+        public URL getResource(String name) {
+            if (name.equals(internal(FRAMEWORK_MARKER) + ".class")) {
+                try {
+                    return seesFramework ? new URL("file:/framework/" + name) : null;
+                } catch (MalformedURLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            return super.getResource(name);
+        }
+
+        Class<?> define(String name, byte[] bytes) {
+            return defineClass(name, bytes, 0, bytes.length);
+        }
+    }
+}
