@@ -1,6 +1,7 @@
 package dev.tracegate.it;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.io.IOException;
@@ -113,6 +114,106 @@ class McpTest {
                 .doesNotContain("instrumentation mcp-server matched nothing");
     }
 
+    // ---- the stateless server (McpServer.sync(McpStatelessServerTransport)) over streamable HTTP ----
+
+    private static final String STATELESS_APP = "demoapp.mcp.McpStatelessApp";
+
+    /**
+     * Runs the stateless client (no agent) against a stateless server subprocess under the agent with {@code serverOptions};
+     * {@code calls} are triples of conversation header ("-" for none), tool and arguments.
+     */
+    private static ForkedJvm.Result statelessOn(String cp, String serverOptions, String... calls) {
+        List<String> args = new ArrayList<>(List.of("client"));
+        args.addAll(List.of(calls));
+        args.addAll(List.of("--", ForkedJvm.java(), ForkedJvm.agent(serverOptions), "-cp", cp, STATELESS_APP, "server"));
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(), cp, STATELESS_APP, args.toArray(new String[0]));
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString()).contains("SERVER: SERVER READY McpStatelessSyncServer").doesNotContain("EXCEPTION");
+        return r;
+    }
+
+    private static ForkedJvm.Result stateless(String serverOptions, String... calls) {
+        return statelessOn(ForkedJvm.appClasspath(), serverOptions, calls);
+    }
+
+    @Test
+    void statelessServerCallsAreSupervisedInTheSessionTheTransportContextNamesElseInOneSharedSession() {
+        ForkedJvm.Result r = stateless("trace=true",
+                "conv-1", "sendEmail", EMAIL,
+                "conv-2", "lookupCustomer", "{\"name\":\"Alice\"}",
+                "-", "sendEmail", EMAIL);
+        assertThat(r.stdout()).as(r.toString())
+                .contains("RESULT conv-1 sendEmail isError=false: email sent to bob")
+                .contains("RESULT conv-2 lookupCustomer isError=false: {\"name\":\"Alice\"")
+                .contains("RESULT - sendEmail isError=false: email sent to bob")
+                .contains("SERVER: [tracegate] CALL mcp-server session=conv-1 tool=sendEmail args={\"to\":\"bob\"")
+                .contains("SERVER: [tracegate] RETURN mcp-server session=conv-1 tool=sendEmail -> KEEP")
+                .contains("SERVER: [tracegate] CALL mcp-server session=conv-2 tool=lookupCustomer")
+                .contains("SERVER: [tracegate] RETURN mcp-server session=conv-2 tool=lookupCustomer -> KEEP")
+                .contains("SERVER: [tracegate] CALL mcp-server session=stateless tool=sendEmail")
+                .doesNotContain("matched nothing");
+    }
+
+    @Test
+    void statelessServerBlockSubstitutesAnErrorResultWithTheContractsMessage() {
+        ForkedJvm.Result r = stateless("block=sendEmail", "conv-1", "sendEmail", EMAIL, "conv-1", "lookupCustomer", "{\"name\":\"Alice\"}");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("RESULT conv-1 sendEmail isError=true: tracegate blocked the call to sendEmail (contract rule.block)")
+                .contains("SERVER: TOOL lookupCustomer ran name=Alice");
+    }
+
+    @Test
+    void statelessServerRedirectRedactAndSuppress() {
+        ForkedJvm.Result redirected = stateless("redirect=sendEmail:draftEmail", "conv-1", "sendEmail", EMAIL);
+        assertThat(redirected.stdout()).as(redirected.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("SERVER: TOOL draftEmail ran to=bob")
+                .contains("RESULT conv-1 sendEmail isError=false: draft saved for bob");
+        ForkedJvm.Result redacted = stateless("redact=body", "conv-1", "sendEmail", EMAIL);
+        assertThat(redacted.stdout()).as(redacted.toString()).contains("SERVER: TOOL sendEmail ran to=bob body=null");
+        ForkedJvm.Result suppressed = stateless("suppress=lookupCustomer", "conv-1", "lookupCustomer", "{\"name\":\"Alice\"}");
+        assertThat(suppressed.stdout()).as(suppressed.toString())
+                .contains("SERVER: TOOL lookupCustomer ran name=Alice")
+                .contains("RESULT conv-1 lookupCustomer isError=false: [withheld by tracegate")
+                .doesNotContain("DE89370400440532013000");
+    }
+
+    /**
+     * A contract that counts (one e-mail per session) shows which calls share a session: the second e-mail of conv-1 is
+     * blocked, conv-2's first passes; calls without a conversation share the one stateless session, so their second is blocked.
+     */
+    @Test
+    void statelessServerSessionsKeepTheirOwnHistoryUnderAContractThatCounts(@TempDir Path dir) throws IOException {
+        Path library = dir.resolve("one-email.yaml");
+        Files.writeString(library, String.join("\n",
+                "tracegate: 1",
+                "library: one-email",
+                "contracts:",
+                "  - id: mail.once",
+                "    guarantee: G(count(sendEmail) <= 1)",
+                "    message: This conversation already sent an e-mail.",
+                "    next: Save a draft instead.",
+                ""));
+        Path audit = dir.resolve("audit.jsonl");
+        ForkedJvm.Result r = stateless("libraries=" + library + ",audit.path=" + audit + ",audit.personal-data=clear",
+                "conv-1", "sendEmail", EMAIL,
+                "conv-1", "sendEmail", EMAIL,
+                "conv-2", "sendEmail", EMAIL,
+                "-", "sendEmail", EMAIL,
+                "-", "sendEmail", EMAIL);
+        List<String> results = r.stdout().lines().filter(l -> l.startsWith("RESULT ")).toList();
+        assertThat(results).as(r.toString()).hasSize(5);
+        assertThat(results.get(0)).isEqualTo("RESULT conv-1 sendEmail isError=false: email sent to bob");
+        assertThat(results.get(1)).startsWith("RESULT conv-1 sendEmail isError=true: tracegate blocked the call to sendEmail (contract mail.once)");
+        assertThat(results.get(2)).isEqualTo("RESULT conv-2 sendEmail isError=false: email sent to bob");
+        assertThat(results.get(3)).isEqualTo("RESULT - sendEmail isError=false: email sent to bob");
+        assertThat(results.get(4)).startsWith("RESULT - sendEmail isError=true: tracegate blocked the call to sendEmail (contract mail.once)");
+        assertThat(r.stdout().split("TOOL sendEmail ran", -1)).as(r.toString()).hasSize(4);
+        String log = Files.readString(audit);
+        assertThat(log).contains("\"session\":\"conv-1\"").contains("\"session\":\"conv-2\"").contains("\"session\":\"stateless\"");
+    }
+
     // ---- MCP Java SDK 1.1.5 (the 1.x line): the same app classes on the resolved 1.1.5 closure ----
 
     /** The app's classes and the jars the build copied to target/mcp-1.1.5 (no 2.1.0 jar). */
@@ -170,6 +271,19 @@ class McpTest {
                 .doesNotContain("TOOL sendEmail ran")
                 .doesNotContain("RESULT")
                 .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to sendEmail");
+    }
+
+    @Test
+    void mcp115StatelessServerSessionFromTheTransportContextAndBlock() {
+        ForkedJvm.Result r = statelessOn(mcp115Classpath(), "trace=true,block=draftEmail",
+                "conv-9", "sendEmail", EMAIL, "-", "draftEmail", EMAIL);
+        assertThat(r.stdout()).as(r.toString())
+                .containsPattern("SERVER: " + SDK_115)
+                .contains("RESULT conv-9 sendEmail isError=false: email sent to bob")
+                .contains("SERVER: [tracegate] CALL mcp-server session=conv-9 tool=sendEmail")
+                .contains("RESULT - draftEmail isError=true: tracegate blocked the call to draftEmail (contract rule.block)")
+                .contains("SERVER: [tracegate] BLOCK mcp-server session=stateless tool=draftEmail")
+                .doesNotContain("TOOL draftEmail ran");
     }
 
     @Test

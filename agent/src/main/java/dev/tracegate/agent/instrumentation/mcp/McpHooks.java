@@ -4,6 +4,7 @@ import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.instrumentation.HookPoint;
 import dev.tracegate.agent.instrumentation.Hooks;
+import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema;
 import net.bytebuddy.asm.Advice;
@@ -28,11 +29,23 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * returns {@code Mono.just(error result)} and results are observed with {@code map}. A client call in
  * this JVM marks its request's {@code _meta} so that the same call reaching a server in this JVM is not
  * supervised twice.
+ *
+ * <p>A stateless server has no session: its calls are supervised in the session the application's
+ * transport context names under {@value #STATELESS_SESSION_KEY} (its {@code McpTransportContextExtractor}
+ * fills the context per request, e.g. from an authenticated user or a conversation header), else all in one
+ * session, {@value #STATELESS_SESSION}. A client-chosen value ({@code _meta}) is never used: a client could
+ * change it on every call and so escape every contract that counts or remembers.
  */
 public final class McpHooks {
 
     /** The {@code _meta} key a supervised client call carries; its value is this JVM's dispatcher instance. */
     public static final String SEEN = "dev.tracegate/supervised";
+
+    /** The transport-context key whose value is the session of a stateless server's call. */
+    public static final String STATELESS_SESSION_KEY = "tracegate.session";
+
+    /** The one session of a stateless server's calls whose transport context names none. */
+    public static final String STATELESS_SESSION = "stateless";
 
     private McpHooks() {
     }
@@ -144,12 +157,17 @@ public final class McpHooks {
         }
     }
 
-    /** {@code lambda$toolsCallRequestHandler$N(McpTransportContext, Object params)} of the stateless server. */
+    /**
+     * {@code lambda$toolsCallRequestHandler$N(McpTransportContext, Object params)} of the stateless server; session =
+     * the transport context's {@value #STATELESS_SESSION_KEY}, else {@value #STATELESS_SESSION}.
+     */
     public static final class StatelessServerCallAdvice {
 
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
-        static Ruling enter(@Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object params,
+        static Ruling enter(@Advice.Argument(0) McpTransportContext context,
+                            @Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object params,
                             @Advice.Local("tgOuter") boolean outer,
+                            @Advice.Local("tgSession") String session,
                             @Advice.Local("tgTool") String tool) {
             outer = Dispatcher.enter();
             if (!outer || !(params instanceof Map)) {
@@ -161,7 +179,9 @@ public final class McpHooks {
                 return null;
             }
             tool = String.valueOf(p.get("name"));
-            Ruling ruling = Dispatcher.onToolCall("mcp-server", "stateless", tool, Dispatcher.toJson(p.get("arguments")), null);
+            Object named = context == null ? null : context.get(STATELESS_SESSION_KEY);
+            session = named == null || named.toString().isEmpty() ? STATELESS_SESSION : named.toString();
+            Ruling ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), null);
             if (ruling == null) {
                 return null;
             }
@@ -178,6 +198,7 @@ public final class McpHooks {
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter Ruling skipped,
                          @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result) {
             Dispatcher.exit();
@@ -192,8 +213,8 @@ public final class McpHooks {
                 }
                 return;
             }
-            if (tool != null && result instanceof Mono) {
-                result = ((Mono<?>) result).map(Dispatcher.resultHook("mcp-server", "stateless", tool, null));
+            if (tool != null && session != null && result instanceof Mono) {
+                result = ((Mono<?>) result).map(Dispatcher.resultHook("mcp-server", session, tool, null));
             }
         }
     }
