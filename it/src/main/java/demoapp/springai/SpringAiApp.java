@@ -28,8 +28,9 @@ import java.util.List;
 /**
  * A Spring AI ChatClient with real {@code @Tool} methods and a scripted model that replays a
  * conversation (a tool request, then an answer quoting the tool result); conversation id "conv-42".
- * Usage: {@code SpringAiApp [--stream] [--parallel] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket> [user message]}:
- * {@code --stream} uses {@code ChatClient...stream()} (Spring AI runs the tools on a Reactor worker thread),
+ * Usage: {@code SpringAiApp [--stream] [--chunks] [--parallel] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket|chat> [user message]}:
+ * {@code --stream} uses {@code ChatClient...stream()} (Spring AI runs the tools on a Reactor worker thread) and prints each
+ * chunk as it arrives, {@code --chunks} makes the model stream text replies word by word ({@code chat}: "the secret code is 1234"),
  * {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x; 2.0.x adds it by itself), {@code --provider-loop}
  * makes the model's stream() run the tool loop itself as 1.1.x provider models do (for streaming on 1.1.x),
  * {@code --parallel} streams two conversations at once (conv-A: email, conv-B: lookup).
@@ -78,10 +79,13 @@ public final class SpringAiApp {
         private final String scenario;
         /** Run the tool loop inside stream(), as Spring AI 1.1.x provider models do (1.1's ToolCallAdvisor does not stream). */
         private final boolean providerLoop;
+        /** Stream a text reply word by word (else each reply is one chunk). */
+        private final boolean chunks;
 
-        ScriptedModel(String scenario, boolean providerLoop) {
+        ScriptedModel(String scenario, boolean providerLoop, boolean chunks) {
             this.scenario = scenario;
             this.providerLoop = providerLoop;
+            this.chunks = chunks;
         }
 
         @Override
@@ -103,7 +107,7 @@ public final class SpringAiApp {
         @Override
         public Flux<ChatResponse> stream(Prompt prompt) {
             if (!providerLoop) {
-                return Flux.defer(() -> Flux.just(reply(prompt)));
+                return Flux.defer(() -> chunked(reply(prompt)));
             }
             // what a 1.1.x provider model does: run the tools on a worker with the subscriber's Reactor context in the holder
             return Flux.defer(() -> {
@@ -124,6 +128,19 @@ public final class SpringAiApp {
             });
         }
 
+        /** A text reply as word chunks (with --chunks), as providers stream tokens; tool requests stay one chunk. */
+        private Flux<ChatResponse> chunked(ChatResponse response) {
+            String text = response.getResult().getOutput().getText();
+            if (!chunks || response.hasToolCalls() || text == null || text.isEmpty()) {
+                return Flux.just(response);
+            }
+            List<ChatResponse> parts = new ArrayList<>();
+            for (String word : text.split("(?<= )")) {
+                parts.add(new ChatResponse(List.of(new Generation(new AssistantMessage(word)))));
+            }
+            return Flux.fromIterable(parts);
+        }
+
         private ChatResponse reply(Prompt prompt) {
             List<Message> messages = prompt.getInstructions();
             Message last = messages.get(messages.size() - 1);
@@ -136,6 +153,9 @@ public final class SpringAiApp {
                 return new ChatResponse(List.of(new Generation(new AssistantMessage("done: " + seen))));
             }
             Console.line("MODEL SAW USER: " + ((UserMessage) last).getText());
+            if (scenario.equals("chat")) {
+                return new ChatResponse(List.of(new Generation(new AssistantMessage("the secret code is 1234"))));
+            }
             AssistantMessage.ToolCall call;
             switch (scenario) {
                 case "email":
@@ -157,7 +177,12 @@ public final class SpringAiApp {
     /** One conversation's request: the scripted model for this scenario, the tools, the conversation id. */
     private static ChatClient.ChatClientRequestSpec request(String scenario, boolean providerLoop, boolean toolAdvisor,
                                                             String conversation, String message) {
-        ChatClient client = ChatClient.builder(new ScriptedModel(scenario, providerLoop)).build();
+        return request(scenario, providerLoop, toolAdvisor, false, conversation, message);
+    }
+
+    private static ChatClient.ChatClientRequestSpec request(String scenario, boolean providerLoop, boolean toolAdvisor, boolean chunks,
+                                                            String conversation, String message) {
+        ChatClient client = ChatClient.builder(new ScriptedModel(scenario, providerLoop, chunks)).build();
         ChatClient.ChatClientRequestSpec request = client.prompt().user(message).tools(new OfficeTools())
                 .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, conversation));
         return toolAdvisor ? request.advisors(ToolCallAdvisor.builder().build()) : request;
@@ -168,6 +193,7 @@ public final class SpringAiApp {
         boolean toolAdvisor = false;
         boolean providerLoop = false;
         boolean parallel = false;
+        boolean chunks = false;
         String conversation = "conv-42";
         List<String> positional = new ArrayList<>();
         for (String arg : args) {
@@ -179,6 +205,8 @@ public final class SpringAiApp {
                 providerLoop = true;
             } else if (arg.equals("--parallel")) {
                 parallel = true;
+            } else if (arg.equals("--chunks")) {
+                chunks = true;
             } else if (arg.startsWith("--conversation=")) {
                 conversation = arg.substring("--conversation=".length());
             } else {
@@ -201,11 +229,11 @@ public final class SpringAiApp {
                 }
                 return;
             }
-            ChatClient.ChatClientRequestSpec request = request(scenario, providerLoop, toolAdvisor, conversation, message);
+            ChatClient.ChatClientRequestSpec request = request(scenario, providerLoop, toolAdvisor, chunks, conversation, message);
             String answer;
             if (stream) {
-                List<String> chunks = request.stream().content().collectList().block();
-                answer = chunks == null ? null : String.join("", chunks);
+                List<String> received = request.stream().content().doOnNext(chunk -> Console.line("CHUNK: " + chunk)).collectList().block();
+                answer = received == null ? null : String.join("", received);
             } else {
                 answer = request.call().content();
             }

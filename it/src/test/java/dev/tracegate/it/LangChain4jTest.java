@@ -1,5 +1,7 @@
 package dev.tracegate.it;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -7,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -161,6 +164,110 @@ class LangChain4jTest {
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail");
         System.out.println("[it] LangChain4j block scenario ran on Java 25");
+    }
+
+    // ---- streaming AI services (TokenStream): the model streams chunks from its own thread ----
+
+    private static final String STREAM_APP = "demoapp.langchain4j.LangChain4jStreamApp";
+
+    private static ForkedJvm.Result stream(String options, String... args) {
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent(options)), ForkedJvm.appClasspath(), STREAM_APP, args);
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString()).doesNotContain("TIMEOUT");
+        return r;
+    }
+
+    @Test
+    void aStreamedAnswerIsOneAssistantEventOfTheChatMemoryIdOnceItIsComplete() {
+        ForkedJvm.Result r = stream("trace=true", "chat", "carol");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("CHUNK: the secret \nCHUNK: code is \nCHUNK: 1234")
+                .contains("COMPLETE: the secret code is 1234")
+                .contains("MEMORY LAST AI: the secret code is 1234");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("USER langchain4j session=carol -> KEEP")
+                .contains("ASSISTANT langchain4j-stream session=carol -> KEEP")
+                .doesNotContain("session=default");
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+    }
+
+    @Test
+    void aViolatingStreamedAnswerIsReplacedInTheCompleteResponseAndTheMemoryAfterItsChunksWentOut() {
+        ForkedJvm.Result r = stream("blockOutput=secret code", "chat");
+        assertThat(r.stdout()).as(r.toString())
+                // what was streamed cannot be recalled ...
+                .contains("CHUNK: the secret \nCHUNK: code is \nCHUNK: 1234")
+                // ... but the complete response and what the conversation remembers are the notice
+                .contains("COMPLETE: tracegate blocked model output (contract rule.blockOutput)")
+                .contains("MEMORY LAST AI: tracegate blocked model output (contract rule.blockOutput)")
+                .doesNotContain("COMPLETE: the secret")
+                .doesNotContain("MEMORY LAST AI: the secret");
+        assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT langchain4j-stream session=alice contract=rule.blockOutput");
+    }
+
+    @Test
+    void aViolatingStreamedAnswerEndsTheStreamWithTheViolationWhenBlocksThrow() {
+        ForkedJvm.Result r = stream("blockOutput=secret code,onBlock=throw", "chat");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("CHUNK: 1234")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)")
+                .doesNotContain("COMPLETE:")
+                .contains("MEMORY LAST AI: null");
+    }
+
+    @Test
+    void toolCallsRequestedInAStreamStaySupervisedAndTheFinalAnswerIsChecked() {
+        ForkedJvm.Result passed = stream("trace=true", "email");
+        assertThat(passed.stdout()).as(passed.toString())
+                .contains("TOOL sendEmail ran to=bob@example.com")
+                .contains("COMPLETE: done: email sent to bob@example.com");
+        assertThat(passed.stderr()).as(passed.toString())
+                .contains("CALL langchain4j session=alice tool=sendEmail args={\"to\":\"bob@example.com\"")
+                .contains("RETURN langchain4j session=alice tool=sendEmail -> KEEP")
+                // the response that only asked for the tool has no text: one ASSISTANT event, the final answer
+                .contains("ASSISTANT langchain4j-stream session=alice -> KEEP");
+        assertThat(count(passed.stderr(), "ASSISTANT ")).as(passed.toString()).isEqualTo(1);
+        ForkedJvm.Result blocked = stream("block=sendEmail", "email");
+        assertThat(blocked.stdout()).as(blocked.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)")
+                .contains("COMPLETE: done: tracegate blocked the call to sendEmail");
+    }
+
+    @Test
+    void aStreamedAnswerIsAuditedUnderAContractLibrary(@TempDir Path dir) throws IOException {
+        Path library = dir.resolve("no-secrets.yaml");
+        Files.writeString(library, String.join("\n",
+                "tracegate: 1",
+                "library: no-secrets",
+                "contracts:",
+                "  - id: out.no-secret",
+                "    guarantee: G(!output_matches(\"secret code\"))",
+                "    message: The answer disclosed a secret code.",
+                "    next: Tell the user it cannot be shared.",
+                ""));
+        Path audit = dir.resolve("audit.jsonl");
+        ForkedJvm.Result r = stream("libraries=" + library + ",audit.path=" + audit + ",audit.personal-data=clear", "chat", "dave");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("CHUNK: 1234")
+                .contains("COMPLETE: [tracegate] The answer disclosed a secret code. Tell the user it cannot be shared.")
+                .contains("MEMORY LAST AI: [tracegate] The answer disclosed a secret code.");
+        List<JsonNode> records = new ArrayList<>();
+        ObjectMapper json = new ObjectMapper();
+        for (String line : Files.readAllLines(audit)) {
+            JsonNode node = json.readTree(line);
+            if ("assistant".equals(node.path("kind").asText())) {
+                records.add(node);
+            }
+        }
+        assertThat(records).as(Files.readString(audit)).hasSize(1);
+        JsonNode record = records.get(0);
+        assertThat(record.path("session").asText()).isEqualTo("dave");
+        assertThat(record.path("decision").asText()).isEqualTo("block");
+        assertThat(record.path("text").asText()).isEqualTo("the secret code is 1234");
+        assertThat(record.path("fired").toString()).contains("out.no-secret");
+        ForkedJvm.Result verify = ForkedJvm.exec(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(), "audit", "verify", audit.toString()));
+        assertThat(verify.exit()).as(verify.toString()).isZero();
     }
 
     // ---- langchain4j-mcp: MCP tools inside an AI service through LangChain4j's own MCP client ----

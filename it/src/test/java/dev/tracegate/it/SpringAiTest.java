@@ -173,6 +173,62 @@ class SpringAiTest {
         assertThat(r.stdout()).as(r.toString()).contains("MODEL SAW USER: [withheld by tracegate").doesNotContain("hunter2");
     }
 
+    // ---- streamed answers (2.0.1): the model streams word chunks; the whole answer is one ASSISTANT event ----
+
+    /** The chunks the app received, in order (words without their trailing space). */
+    private static List<String> chunks(ForkedJvm.Result r) {
+        return r.stdout().lines().filter(l -> l.startsWith("CHUNK: ")).map(l -> l.substring("CHUNK: ".length()).strip()).toList();
+    }
+
+    @Test
+    void aStreamedAnswerIsOneAssistantEventOfTheConversationOnceItIsComplete() {
+        ForkedJvm.Result r = run("trace=true", "--stream", "--chunks", "--conversation=conv-s1", "chat");
+        assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(r.stdout()).as(r.toString()).contains("ANSWER: the secret code is 1234");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("USER springai session=conv-s1 -> KEEP")
+                .contains("ASSISTANT springai-stream session=conv-s1 -> KEEP")
+                .doesNotContain("session=default");
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+    }
+
+    @Test
+    void aViolatingStreamedAnswerIsFollowedByTheNoticeAsItsLastChunk() {
+        ForkedJvm.Result r = run("blockOutput=secret code", "--stream", "--chunks", "--conversation=conv-s2", "chat");
+        List<String> received = chunks(r);
+        // what was streamed cannot be recalled; the stream then carries the notice instead of completing silently
+        assertThat(received.subList(0, 5)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(received).as(r.toString()).hasSize(6);
+        assertThat(received.get(5)).startsWith("tracegate blocked model output (contract rule.blockOutput)");
+        assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT springai-stream session=conv-s2 contract=rule.blockOutput");
+    }
+
+    @Test
+    void aViolatingStreamedAnswerEndsTheStreamWithTheViolationWhenBlocksThrow() {
+        ForkedJvm.Result r = run("blockOutput=secret code,onBlock=throw", "--stream", "--chunks", "chat");
+        assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("ANSWER:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)");
+    }
+
+    @Test
+    void aStreamWithAToolCallSupervisesTheToolAndChecksOnlyTheFinalAnswer() {
+        ForkedJvm.Result r = run("trace=true", "--stream", "--chunks", "--conversation=conv-s3", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("TOOL sendEmail ran to=bob@example.com")
+                .contains("ANSWER: done: \"email sent to bob@example.com\"");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL springai session=conv-s3 tool=sendEmail")
+                .contains("ASSISTANT springai-stream session=conv-s3 -> KEEP");
+        // the round that asked for the tool is not model text: one ASSISTANT event, for the answer
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+        ForkedJvm.Result blocked = run("blockOutput=email sent", "--stream", "--chunks", "--conversation=conv-s4", "email");
+        assertThat(blocked.stdout()).as(blocked.toString()).contains("TOOL sendEmail ran to=bob@example.com");
+        assertThat(chunks(blocked)).as(blocked.toString()).last().asString().startsWith("tracegate blocked model output");
+        assertThat(blocked.stderr()).as(blocked.toString()).contains("BLOCK ASSISTANT springai-stream session=conv-s4");
+    }
+
     // ---- Spring AI 1.1.2 (the Boot 3 line): the same app classes on the resolved 1.1.2 closure, ToolCallAdvisor added ----
 
     /** The app's classes and the jars the build copied to target/springai-1.1.2 (no 2.0.1 jar). */

@@ -7,10 +7,12 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.langchain4j.service.tool.ToolExecutor;
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.bootstrap.TracegateViolation;
 import dev.tracegate.agent.instrumentation.HookPoint;
 import dev.tracegate.agent.instrumentation.Hooks;
 import net.bytebuddy.asm.Advice;
@@ -35,12 +37,25 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * methods, MCP tools, lambda executors, concurrent execution), session = chat memory id; USER and
  * ASSISTANT events at {@code ChatModel#chat(ChatRequest)}; calls of langchain4j-mcp's {@code McpClient#executeTool}
  * made outside an AI service (inside one, the choke point already saw the call: nested, and the same tool-call id).
+ *
+ * <p>Streaming AI services ({@code TokenStream}, and the reactive return types built on it): USER at
+ * {@code StreamingChatModel#chat(ChatRequest, ..., handler)} in the session of the {@code TokenStream} being started;
+ * ASSISTANT once per model response, when the AI service's handler receives the complete response
+ * ({@code AiServiceStreamingResponseHandler#onCompleteResponse}), before it is stored in the chat memory or handed to
+ * the application. The streamed chunks have already reached the application by then: a violation replaces the
+ * complete response (memory, {@code onCompleteResponse}) with the notice, or, with {@code onBlock=throw}, ends the
+ * stream with {@code onError(TracegateViolation)} instead of completing it (nothing is stored, no tool of that
+ * response runs).
  */
 public final class LangChain4jHooks implements Hooks {
 
     static final String TOOL_SERVICE = "dev.langchain4j.service.tool.ToolService";
     static final String CHAT_MODEL = "dev.langchain4j.model.chat.ChatModel";
     static final String CHAT_REQUEST = "dev.langchain4j.model.chat.request.ChatRequest";
+    static final String STREAMING_CHAT_MODEL = "dev.langchain4j.model.chat.StreamingChatModel";
+    static final String STREAMING_HANDLER = "dev.langchain4j.model.chat.response.StreamingChatResponseHandler";
+    /** The AI service's handler of a streamed model response (package-private class of langchain4j). */
+    static final String SERVICE_STREAM_HANDLER = "dev.langchain4j.service.AiServiceStreamingResponseHandler";
     /** langchain4j-mcp's client interface (its own JSON-RPC client, not the MCP Java SDK's). */
     static final String MCP_CLIENT = "dev.langchain4j.mcp.client.McpClient";
 
@@ -76,7 +91,19 @@ public final class LangChain4jHooks implements Hooks {
                         self + "$McpClientAdvice"),
                 new HookPoint(named("dev.langchain4j.service.DefaultAiServices"),
                         named("prepareSystemMessage").and(takesArgument(0, named("dev.langchain4j.invocation.InvocationContext"))),
-                        self + "$SessionAdvice"));
+                        self + "$SessionAdvice"),
+                new HookPoint(hasSuperType(named(STREAMING_CHAT_MODEL)),
+                        named("chat").and(not(isAbstract())).and(takesArgument(0, named(CHAT_REQUEST)))
+                                .and(takesArguments(2).and(takesArgument(1, named(STREAMING_HANDLER)))
+                                        .or(takesArguments(3).and(takesArgument(2, named(STREAMING_HANDLER))))),
+                        self + "$StreamingChatAdvice"),
+                new HookPoint(named("dev.langchain4j.service.AiServiceTokenStream"),
+                        named("start").and(takesArguments(0)),
+                        self + "$TokenStreamScopeAdvice"),
+                new HookPoint(named(SERVICE_STREAM_HANDLER),
+                        named("onCompleteResponse").and(takesArguments(1))
+                                .and(takesArgument(0, named("dev.langchain4j.model.chat.response.ChatResponse"))),
+                        self + "$StreamCompletionAdvice"));
     }
 
     /** The tool-call choke point: CALL before, RETURN after; block, redirect, redact, suppress. */
@@ -256,6 +283,81 @@ public final class LangChain4jHooks implements Hooks {
                     response = response.toBuilder().aiMessage(message.toBuilder().text(replacement).build()).build();
                 }
             }
+        }
+    }
+
+    /** USER (the newest message, when it is the user's) before a streaming model call; its ASSISTANT is {@link StreamCompletionAdvice}. */
+    public static final class StreamingChatAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(value = 0, readOnly = false) ChatRequest request,
+                          @Advice.Local("tgOuter") boolean outer) {
+            outer = Dispatcher.enterModel();
+            if (!outer || request == null) {
+                return;
+            }
+            List<ChatMessage> messages = request.messages();
+            if (messages == null || messages.isEmpty()) {
+                return;
+            }
+            ChatMessage last = messages.get(messages.size() - 1);
+            if (last instanceof UserMessage && ((UserMessage) last).hasSingleText()) {
+                String replacement = Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText());
+                if (replacement != null) {
+                    List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
+                    copy.set(copy.size() - 1, UserMessage.from(replacement));
+                    request = request.toBuilder().messages(copy).build();
+                }
+            }
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit() {
+            Dispatcher.exitModel();
+        }
+    }
+
+    /** The chat memory id of the AI service invocation whose {@code TokenStream} starts (the invocation itself has returned). */
+    public static final class TokenStreamScopeAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static Object enter(@Advice.FieldValue("invocationContext") InvocationContext context) {
+            return Dispatcher.swapSession(context == null ? null : context.chatMemoryId());
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Enter Object previous) {
+            Dispatcher.restoreSession(previous);
+        }
+    }
+
+    /**
+     * ASSISTANT: the complete streamed response, once, before the AI service stores it or hands it on. A replacement
+     * (block notice, redacted text) becomes the response; a {@code TracegateViolation} ({@code onBlock=throw}) is
+     * delivered to the stream's error handler and the response is dropped.
+     */
+    public static final class StreamCompletionAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static boolean enter(@Advice.This StreamingChatResponseHandler self,
+                             @Advice.FieldValue("invocationContext") InvocationContext context,
+                             @Advice.Argument(value = 0, readOnly = false) ChatResponse response) {
+            AiMessage message = response == null ? null : response.aiMessage();
+            if (message == null || message.text() == null || message.text().isEmpty()) {
+                return false;
+            }
+            Object memoryId = context == null ? null : context.chatMemoryId();
+            String replacement;
+            try {
+                replacement = Dispatcher.onAssistantMessage("langchain4j-stream", memoryId == null ? "default" : memoryId.toString(), message.text());
+            } catch (TracegateViolation violation) {
+                self.onError(violation);
+                return true;
+            }
+            if (replacement != null) {
+                response = response.toBuilder().aiMessage(message.toBuilder().text(replacement).build()).build();
+            }
+            return false;
         }
     }
 

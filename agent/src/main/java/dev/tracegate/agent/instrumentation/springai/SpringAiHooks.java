@@ -2,11 +2,13 @@ package dev.tracegate.agent.instrumentation.springai;
 
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.bootstrap.TracegateViolation;
 import dev.tracegate.agent.instrumentation.HookPoint;
 import dev.tracegate.agent.instrumentation.Hooks;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
 import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.UserMessage;
@@ -38,12 +40,21 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * implementation (method, function and MCP callbacks), counted once; the conversation id from the
  * advisor context at {@code DefaultAroundAdvisorChain#nextCall} (same thread as blocking tool calls) and
  * {@code #nextStream} (written into the Reactor context, which Spring AI hands to the tool thread through
- * {@code ToolCallReactiveContextHolder}); USER and ASSISTANT at {@code ChatModel#call(Prompt)}.
+ * {@code ToolCallReactiveContextHolder}); USER and ASSISTANT at {@code ChatModel#call(Prompt)}, USER at
+ * {@code ChatModel#stream(Prompt)}.
+ *
+ * <p>Streamed ASSISTANT text (2.0.x {@code ChatClient...stream()}): once per model round, when the tool-calling advisor
+ * (which 2.0 puts in every {@code ChatClient} request) has aggregated the round's chunks and found no tool call
+ * ({@code ToolCallingAdvisor#handleToolCallRecursion}); the chunks have already gone downstream by then. A violation
+ * appends one more chunk carrying the notice, or, with {@code onBlock=throw}, ends the stream with
+ * {@code TracegateViolation} as its error.
  */
 public final class SpringAiHooks implements Hooks {
 
     static final String TOOL_CALLBACK = "org.springframework.ai.tool.ToolCallback";
     static final String CHAT_MODEL = "org.springframework.ai.chat.model.ChatModel";
+    /** Spring AI 2.0's tool-calling advisor, which aggregates every streamed model round. */
+    static final String TOOL_CALLING_ADVISOR = "org.springframework.ai.chat.client.advisor.ToolCallingAdvisor";
     /** {@code ChatMemory.CONVERSATION_ID}. */
     public static final String CONVERSATION_ID = "chat_memory_conversation_id";
 
@@ -80,11 +91,16 @@ public final class SpringAiHooks implements Hooks {
                                 .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
                         self + "$StreamAdvisorScopeAdvice"),
                 // call(Prompt) and stream(Prompt): the same USER check before; ASSISTANT text only for call (the
-                // return is a ChatResponse), streamed chunks are not supervised
+                // return is a ChatResponse); a streamed answer is checked whole by StreamAnswerAdvice
                 new HookPoint(hasSuperType(named(CHAT_MODEL)),
                         named("call").or(named("stream")).and(not(isAbstract())).and(takesArguments(1))
                                 .and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
-                        self + "$ChatAdvice"));
+                        self + "$ChatAdvice"),
+                new HookPoint(named(TOOL_CALLING_ADVISOR),
+                        named("handleToolCallRecursion").and(returns(named("reactor.core.publisher.Flux")))
+                                .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientResponse")))
+                                .and(takesArgument(1, named("org.springframework.ai.chat.client.ChatClientRequest"))),
+                        self + "$StreamAnswerAdvice"));
     }
 
     /** CALL and RETURN around a tool callback; block, redirect, redact, suppress. */
@@ -235,8 +251,52 @@ public final class SpringAiHooks implements Hooks {
     }
 
     /**
+     * ASSISTANT for a streamed round without tool calls: {@code handleToolCallRecursion(aggregated, request, ...)} returns
+     * what follows the round's chunks (nothing more to call: an empty or usage-only stream), so a notice chunk or the
+     * violation is appended right after the text the application has already received.
+     */
+    public static final class StreamAnswerAdvice {
+
+        @Advice.OnMethodExit(suppress = Throwable.class)
+        @SuppressWarnings("unchecked")
+        static void exit(@Advice.Argument(0) ChatClientResponse aggregated,
+                         @Advice.Argument(1) ChatClientRequest request,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Flux<?> following) {
+            ChatResponse response = aggregated == null ? null : aggregated.chatResponse();
+            if (response == null || response.getResult() == null || response.hasToolCalls()) {
+                return;
+            }
+            AssistantMessage output = response.getResult().getOutput();
+            String text = output == null ? null : output.getText();
+            if (text == null || text.isEmpty()) {
+                return;
+            }
+            Object conversation = request == null || request.context() == null ? null : request.context().get(CONVERSATION_ID);
+            if (conversation == null && aggregated.context() != null) {
+                conversation = aggregated.context().get(CONVERSATION_ID);
+            }
+            String replacement;
+            try {
+                replacement = Dispatcher.onAssistantMessage("springai-stream", conversation == null ? "default" : conversation.toString(), text);
+            } catch (TracegateViolation violation) {
+                following = Flux.error(violation);
+                return;
+            }
+            if (replacement != null) {
+                ChatClientResponse.Builder notice = ChatClientResponse.builder()
+                        .chatResponse(new ChatResponse(Collections.singletonList(new Generation(new AssistantMessage(replacement)))));
+                if (aggregated.context() != null) {
+                    notice.context(aggregated.context());
+                }
+                Flux<Object> rest = following == null ? Flux.empty() : (Flux<Object>) following;
+                following = rest.concatWith(Flux.just((Object) notice.build()));
+            }
+        }
+    }
+
+    /**
      * USER (when the newest instruction is the user's) before the model call, ASSISTANT text after it; on
-     * {@code stream(Prompt)} the same USER check while the stream is assembled, and no ASSISTANT event.
+     * {@code stream(Prompt)} the same USER check while the stream is assembled (the answer: {@link StreamAnswerAdvice}).
      */
     public static final class ChatAdvice {
 
@@ -267,7 +327,7 @@ public final class SpringAiHooks implements Hooks {
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned) {
             Dispatcher.exitModel();
             if (!outer || !(returned instanceof ChatResponse)) {
-                return;   // stream(Prompt) returns a Flux: streamed text is not supervised
+                return;   // stream(Prompt) returns a Flux: its answer is checked whole by StreamAnswerAdvice
             }
             ChatResponse response = (ChatResponse) returned;
             if (response.getResult() == null) {
