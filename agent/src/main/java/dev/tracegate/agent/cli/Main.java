@@ -18,9 +18,10 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "tracegate", mixinStandardHelpOptions = true, version = "tracegate 0.1.0",
         description = "Supervise LLM agents on the JVM with temporal contracts.",
-        footer = {"", "Exit status: 0 success, 1 a contract fails (replay), findings (check) or a broken chain (audit verify),",
-                "2 bad input or usage, 3 an internal error (printed with its stack trace).",
-                "Run 'tracegate help COMMAND' or 'tracegate COMMAND --help' for a command's options."})
+        footer = {"", "Exit status: 0 success; 1 a contract fails (replay), findings (check)",
+                "  or a broken chain (audit verify); 2 bad input or usage;",
+                "  3 an internal error (printed with its stack trace).",
+                "A command's options: tracegate help COMMAND, or tracegate COMMAND --help."})
 public final class Main implements Callable<Integer> {
 
     /** Exit status of a command that failed on its input or was called wrongly. */
