@@ -1,11 +1,15 @@
 package dev.tracegate.it;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -227,6 +231,38 @@ class SpringAiTest {
         assertThat(blocked.stdout()).as(blocked.toString()).contains("TOOL sendEmail ran to=bob@example.com");
         assertThat(chunks(blocked)).as(blocked.toString()).last().asString().startsWith("tracegate blocked model output");
         assertThat(blocked.stderr()).as(blocked.toString()).contains("BLOCK ASSISTANT springai-stream session=conv-s4");
+    }
+
+    @Test
+    void aStreamedAnswerIsAuditedUnderAContractLibrary(@TempDir Path dir) throws IOException {
+        Path library = dir.resolve("no-secrets.yaml");
+        Files.writeString(library, String.join("\n",
+                "tracegate: 1",
+                "library: no-secrets",
+                "contracts:",
+                "  - id: out.no-secret",
+                "    guarantee: G(!output_matches(\"secret code\"))",
+                "    message: The answer disclosed a secret code.",
+                "    next: Tell the user it cannot be shared.",
+                ""));
+        Path audit = dir.resolve("audit.jsonl");
+        ForkedJvm.Result r = run("libraries=" + library + ",audit.path=" + audit + ",audit.personal-data=clear",
+                "--stream", "--chunks", "--conversation=conv-s5", "chat");
+        assertThat(chunks(r)).as(r.toString()).last().asString()
+                .isEqualTo("[tracegate] The answer disclosed a secret code. Tell the user it cannot be shared.");
+        List<JsonNode> records = new ArrayList<>();
+        ObjectMapper json = new ObjectMapper();
+        for (String line : Files.readAllLines(audit)) {
+            JsonNode node = json.readTree(line);
+            if ("assistant".equals(node.path("kind").asText())) {
+                records.add(node);
+            }
+        }
+        assertThat(records).as(Files.readString(audit)).hasSize(1);
+        assertThat(records.get(0).path("session").asText()).isEqualTo("conv-s5");
+        assertThat(records.get(0).path("decision").asText()).isEqualTo("block");
+        assertThat(records.get(0).path("text").asText()).isEqualTo("the secret code is 1234");
+        assertThat(records.get(0).path("fired").toString()).contains("out.no-secret");
     }
 
     // ---- Spring AI 1.1.2 (the Boot 3 line): the same app classes on the resolved 1.1.2 closure, ToolCallAdvisor added ----
