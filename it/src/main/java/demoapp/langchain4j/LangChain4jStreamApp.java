@@ -6,6 +6,7 @@ import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.internal.InternalStreamingChatResponseHandlerUtils;
 import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.model.chat.StreamingChatModel;
@@ -24,8 +25,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A streaming LangChain4j AI service ({@code TokenStream}) with the {@code @Tool} methods of {@link LangChain4jApp} and a
- * scripted streaming model that answers on its own thread, as providers do: the answer arrives in chunks, then the
- * complete response. Usage: {@code LangChain4jStreamApp <chat|email> [memoryId] [user message]}: {@code chat} streams
+ * scripted streaming model that answers on its own thread and calls the handler as LangChain4j's provider modules do:
+ * the answer arrives in chunks, then the complete response. Usage: {@code LangChain4jStreamApp <chat|email> [memoryId] [user message]}: {@code chat} streams
  * "the secret code is 1234" in three chunks; {@code email} first asks for sendEmail (no text), then streams an answer
  * quoting the tool result. Prints each chunk, the complete response (or the stream's error) and what the chat memory
  * kept as the last AI message.
@@ -63,7 +64,7 @@ public final class LangChain4jStreamApp {
             if (scenario.equals("email")) {
                 ToolExecutionRequest call = ToolExecutionRequest.builder().id("call-sendEmail").name("sendEmail")
                         .arguments("{\"to\":\"bob@example.com\",\"body\":\"the quarterly numbers\"}").build();
-                handler.onCompleteResponse(ChatResponse.builder().aiMessage(AiMessage.from(List.of(call))).build());
+                InternalStreamingChatResponseHandlerUtils.onCompleteResponse(handler, ChatResponse.builder().aiMessage(AiMessage.from(List.of(call))).build());
             } else if (scenario.equals("chat")) {
                 stream(handler, "the secret ", "code is ", "1234");
             } else {
@@ -71,13 +72,14 @@ public final class LangChain4jStreamApp {
             }
         }
 
+        /** Through LangChain4j's handler utilities, as its provider modules call handlers: an exception of a handler goes to its onError. */
         private static void stream(StreamingChatResponseHandler handler, String... chunks) {
             StringBuilder text = new StringBuilder();
             for (String chunk : chunks) {
-                handler.onPartialResponse(chunk);
+                InternalStreamingChatResponseHandlerUtils.onPartialResponse(handler, chunk);
                 text.append(chunk);
             }
-            handler.onCompleteResponse(ChatResponse.builder().aiMessage(AiMessage.from(text.toString())).build());
+            InternalStreamingChatResponseHandlerUtils.onCompleteResponse(handler, ChatResponse.builder().aiMessage(AiMessage.from(text.toString())).build());
         }
     }
 

@@ -232,6 +232,11 @@ class LangChain4jTest {
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)")
                 .contains("COMPLETE: done: tracegate blocked the call to sendEmail");
+        ForkedJvm.Result thrown = stream("block=sendEmail,onBlock=throw", "email");
+        assertThat(thrown.stdout()).as(thrown.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .doesNotContain("COMPLETE:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to sendEmail");
     }
 
     @Test
