@@ -3,6 +3,7 @@ package dev.tracegate.agent.cli;
 import dev.tracegate.contracts.analysis.LibraryAnalysis;
 import dev.tracegate.contracts.library.Library;
 import dev.tracegate.engine.automaton.DfaCompiler;
+import dev.tracegate.engine.ltl.Formula;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -36,13 +37,30 @@ final class CheckCommand implements Callable<Integer> {
         List<LibraryAnalysis.Finding> findings = new LibraryAnalysis(new DfaCompiler(maxStates)).analyse(lib.contracts().contracts());
         if (findings.isEmpty()) {
             System.out.println("analysis: consistent, compatible, conflict-free, no dead ends");
-            return 0;
         }
         for (LibraryAnalysis.Finding f : findings) {
             System.out.println("analysis: " + f.kind() + " " + f.contracts() + ": " + f.explanation());
             if (!f.witness().isEmpty()) System.out.println("  witness trace (atoms that hold per event): " + f.witness());
         }
+        for (String note : notes(lib)) System.out.println(note);
         boolean onlyTooLarge = findings.stream().allMatch(f -> f.kind() == LibraryAnalysis.Kind.TOO_LARGE);
         return onlyTooLarge ? 0 : 1;
+    }
+
+    /**
+     * What loads but will puzzle at run time, one line each (they do not change the exit status): a
+     * contract that can act but has no {@code message}, whose block tells the agent only the contract id.
+     */
+    static List<String> notes(Library lib) {
+        List<String> notes = new java.util.ArrayList<>();
+        for (int c = 0; c < lib.info().size(); c++) {
+            Library.ContractInfo info = lib.info().get(c);
+            boolean canFail = !(lib.contracts().contracts().get(c).guarantee() instanceof Formula.Const k && k.value());
+            if (canFail && info.message().isBlank()) {
+                notes.add("note: " + info.file() + ":" + info.line() + ": contract " + info.id() + " has no message, so a refused agent"
+                        + " is told only the contract id; add 'message:' (why) and 'next:' (what to do instead)");
+            }
+        }
+        return notes;
     }
 }

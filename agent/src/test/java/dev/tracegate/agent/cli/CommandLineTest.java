@@ -193,4 +193,27 @@ class CommandLineTest {
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("missing.yaml does not exist").contains("nothing was attached");
     }
+
+    @Test
+    void checkNotesAContractThatCanActWithoutAMessageAndKeepsExitZero() throws Exception {
+        Path lib = dir.resolve("quiet.yaml");
+        Files.writeString(lib, """
+                library: quiet
+                gdpr:
+                  purposes: {marketing: [email]}
+                contracts:
+                  - id: quiet.no-transfer
+                    guarantee: G !call(transfer)
+                  - id: quiet.policy-only
+                    guarantee: true
+                  - id: quiet.told
+                    guarantee: G !call(wire)
+                    message: No wires.
+                """);
+        Run r = run("check", lib.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("note: " + lib + ":5: contract quiet.no-transfer has no message")
+                .doesNotContain("quiet.policy-only has no message").doesNotContain("quiet.told has no message");
+        assertThat(run("check", "sop-refund", "gdpr", "injection").out()).doesNotContain("note:");
+    }
 }
