@@ -62,6 +62,25 @@ final class FlatTransitions {
     final int[] target;
     /** Per gather entry {@code e}: {@code bytes[e << 8 | v]} are the letter bits set by byte value {@code v}. */
     final long[] bytes;
+    /**
+     * Whether the packed state is one long and every group is tabulated, so that {@link #stepWord}
+     * steps the whole set (no decision-diagram automaton).
+     */
+    final boolean oneWord;
+    /**
+     * For {@link #stepWord}: {@link #source} padded to at least four entries; a padding entry reads
+     * bits 0-7 of valuation word 0 through a table of zeros (the padding of {@link #padBytes}).
+     */
+    final int[] padSource;
+    /** {@link #bytes} padded like {@link #padSource}. */
+    final long[] padBytes;
+    /**
+     * For {@link #stepWord}, per group {@code g} (padded to at least four groups): {@code lookup[3g]}
+     * base of its table in {@link #flat}, {@code lookup[3g + 1]} offset of its bits in the packed
+     * long, {@code lookup[3g + 2]} their mask. A padding group has mask 0 and looks up the last
+     * entry of {@link #flat}, which is 0.
+     */
+    final int[] lookup;
 
     FlatTransitions(List<Dfa> dfas, int[][] atomIndex, boolean[][] pv, int valuationWords) {
         int n = dfas.size();
@@ -105,7 +124,7 @@ final class FlatTransitions {
             groups[g] = (base & 0xFFFFFFFFL) | (long) lo << 32 | (long) w << 38 | (long) word << 50;
         }
         packedWords = word + 1;
-        flat = new int[total];
+        flat = new int[total + 1];   // the last entry, 0, is the padding groups' table (see lookup)
         for (int g = 0; g < bins.size(); g++) {
             int base = (int) groups[g];
             if (base < 0) continue;
@@ -158,6 +177,21 @@ final class FlatTransitions {
         source = java.util.Arrays.copyOf(src, entries);
         target = java.util.Arrays.copyOf(dst, entries);
         bytes = tables;
+        padSource = java.util.Arrays.copyOf(source, Math.max(4, entries));
+        padBytes = java.util.Arrays.copyOf(bytes, Math.max(4, entries) << 8);
+        boolean tablesOnly = true;
+        lookup = new int[3 * Math.max(4, groups.length)];
+        for (int g = 0; g < lookup.length / 3; g++) {
+            if (g >= groups.length) {
+                lookup[3 * g] = total;
+                continue;
+            }
+            tablesOnly &= (int) groups[g] >= 0;
+            lookup[3 * g] = (int) groups[g];
+            lookup[3 * g + 1] = (int) (groups[g] >>> 32) & 63;
+            lookup[3 * g + 2] = (1 << ((int) (groups[g] >>> 38) & 63)) - 1;
+        }
+        oneWord = packedWords == 1 && tablesOnly;
     }
 
     static int fieldShift(long layout) { return (int) (layout >>> 32) & 63; }
@@ -221,6 +255,44 @@ final class FlatTransitions {
             int bits = fieldShift(l) + (int) (l >>> 38 & 63) - shift;
             states[f] = (int) (packed[word(l)] >>> shift & ((1L << bits) - 1));
         }
+    }
+
+    /**
+     * One step of every automaton of a {@link #oneWord} set: the packed state after {@code valuation}
+     * from {@code state}, with bit 63 (never part of a field) set when some formula becomes
+     * permanently violated by this step.
+     */
+    long stepWord(long state, long[] valuation) {
+        // Straight-line code for the first four gather entries and groups (padded: small sets need
+        // no loop at all), then loops for the rest.
+        final int[] src = padSource;
+        final long[] b = padBytes;
+        final int s0 = src[0], s1 = src[1], s2 = src[2], s3 = src[3];
+        long fields = state
+                | b[(int) (valuation[s0 >>> 6] >>> s0) & 0xFF]
+                | b[256 | (int) (valuation[s1 >>> 6] >>> s1) & 0xFF]
+                | b[512 | (int) (valuation[s2 >>> 6] >>> s2) & 0xFF]
+                | b[768 | (int) (valuation[s3 >>> 6] >>> s3) & 0xFF];
+        for (int e = 4; e < src.length; e++) {
+            final int s = src[e];
+            fields |= b[e << 8 | (int) (valuation[s >>> 6] >>> s) & 0xFF];
+        }
+        final int[] k = lookup;
+        final int[] t = flat;
+        final int e0 = t[k[0] + ((int) (fields >>> k[1]) & k[2])];
+        final int e1 = t[k[3] + ((int) (fields >>> k[4]) & k[5])];
+        final int e2 = t[k[6] + ((int) (fields >>> k[7]) & k[8])];
+        final int e3 = t[k[9] + ((int) (fields >>> k[10]) & k[11])];
+        int fresh = e0 | e1 | e2 | e3;
+        long out = (long) (e0 & STATE) << k[1] | (long) (e1 & STATE) << k[4]
+                | (long) (e2 & STATE) << k[7] | (long) (e3 & STATE) << k[10];
+        for (int i = 12; i < k.length; i += 3) {
+            final int shift = k[i + 1];
+            final int e = t[k[i] + ((int) (fields >>> shift) & k[i + 2])];
+            fresh |= e;
+            out |= (long) (e & STATE) << shift;
+        }
+        return out | (long) (fresh & FRESH) << 32;
     }
 
     /** The letter bits of packed long 0 for {@code valuation} (for contract sets of one packed long). */

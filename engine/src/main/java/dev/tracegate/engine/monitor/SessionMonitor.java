@@ -32,7 +32,11 @@ import java.util.function.Consumer;
  *
  * <p>The automata are stepped in the packed form of {@link FlatTransitions}: the letters of all
  * formulas gathered by per-byte tables, then one lookup per group of formulas in their joint
- * transition table. {@link Replay} steps the same automata one by one with {@link
+ * transition table. When the packed state is one long and every automaton is tabulated (most
+ * contract sets of up to a dozen or so contracts), {@link #step} takes a short path that reads that
+ * long and steps it in straight-line code ({@link FlatTransitions#stepWord}); everything rare (a fresh
+ * violation, unevaluable atoms, several longs, decision diagrams) lives in methods of its own.
+ * {@link Replay} steps the same automata one by one with {@link
  * dev.tracegate.engine.automaton.Dfa#step}; tests hold the two to the same states and decisions.
  *
  * @param <E> the event type understood by the {@link Grounder}
@@ -56,6 +60,10 @@ public final class SessionMonitor<E> {
     private final FlatTransitions flat;
     private final int words;
     private final int refs;
+    /** Whether the grounder keeps counters or context (copied on every step). */
+    private final boolean context;
+    /** Whether {@link FlatTransitions#stepWord} steps the whole set (see {@link FlatTransitions#oneWord}). */
+    private final boolean oneWord;
 
     private final StateArena arena;
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
@@ -84,9 +92,11 @@ public final class SessionMonitor<E> {
         this.flat = set.flatTransitions();
         this.words = grounder.words();
         this.refs = grounder.refs();
+        this.context = words != 0 || refs != 0;
+        this.oneWord = flat.oneWord;
         this.initialPacked = new long[flat.packedWords];
         flat.pack(initialStates, initialPacked);
-        this.arena = new StateArena(dfas.length, flat.packedWords, words, refs);
+        this.arena = new StateArena(flat.packedWords, words, refs);
     }
 
     public ContractSet contracts() { return set; }
@@ -137,15 +147,51 @@ public final class SessionMonitor<E> {
      *                what enforcement would have done)
      */
     public Decision step(Session session, E event, boolean agent, boolean enforce, Worker w) {
+        if (!oneWord) return stepWide(session, event, agent, enforce, w);
+        final long[] val = w.valuation;
+        w.lastHead = Session.CLOSED;   // undo applies to this step only if it is applied
+        while (true) {
+            final long head = session.lvHead();
+            if (head == Session.CLOSED) return Decision.CLOSED;
+            final SessionState published = arena.get(Session.slotOf(head));
+            final SessionState mine = w.spare;
+            final long before = published.packed[0];
+            if (context) copyContext(published, mine);
+            VarHandle.loadLoadFence();
+            if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
+            final int u = ground(event, mine, w);
+            final long next = flat.stepWord(before, val);
+            final long after = next & Long.MAX_VALUE;
+            mine.packed[0] = after;
+            w.packedBefore[0] = before;
+            w.packedNext[0] = after;
+            Decision d = Decision.PASS;
+            // A fresh FAIL or IDLE needs some formula to become permanently violated now (it is absorbing).
+            if (next < 0 || u != 0) {
+                d = decide(next < 0, u, agent, enforce, w);
+                if (!d.applied()) return d;
+            }
+            grounder.apply(event, val, mine);
+            final long h = Session.next(head, mine.slot);
+            if (session.casHead(head, h)) {
+                w.spare = published;
+                if (w.lastSession != session) w.lastSession = session;
+                w.lastHead = h;
+                return d;
+            }
+        }
+    }
+
+    /** {@link #step} for contract sets whose packed state takes several longs or holds a decision-diagram automaton. */
+    private Decision stepWide(Session session, E event, boolean agent, boolean enforce, Worker w) {
         final FlatTransitions flat = this.flat;
         final int[] table = flat.flat;
         final long[] layout = flat.groups;
         final long[] val = w.valuation;
-        final long[] unev = w.unevaluable;
         final long[] before = w.packedBefore;
         final long[] next = w.packedNext;
-        final boolean oneWord = flat.packedWords == 1;
-        w.lastSession = null;   // undo applies to this step only if it is applied
+        final boolean oneLong = flat.packedWords == 1;
+        w.lastHead = Session.CLOSED;
         while (true) {
             final long head = session.lvHead();
             if (head == Session.CLOSED) return Decision.CLOSED;
@@ -153,31 +199,55 @@ public final class SessionMonitor<E> {
             final SessionState mine = w.spare;
             final long[] from = published.packed;
             for (int i = 0; i < before.length; i++) before[i] = from[i];
-            if (words != 0) System.arraycopy(published.words, 0, mine.words, 0, words);
-            if (refs != 0) System.arraycopy(published.refs, 0, mine.refs, 0, refs);
+            if (context) copyContext(published, mine);
             VarHandle.loadLoadFence();
             if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
-            clear(val);
-            clear(unev);
-            final int u = grounder.ground(event, mine, val, unev);
-            w.unevaluableCount = u;
-            final int fresh = oneWord ? stepOneWord(before, mine.packed, next, val, table, layout)
+            final int u = ground(event, mine, w);
+            final int fresh = oneLong ? stepOneWord(before, mine.packed, next, val, table, layout)
                     : stepWords(before, mine.packed, next, val, w.fields, table, layout);
-            // A fresh FAIL or IDLE needs some formula to become permanently violated now (it is absorbing).
-            Decision d = fresh < 0 ? judge(w.statesBefore(), w.nextStates(), agent, enforce) : Decision.PASS;
-            if (u > 0 && agent && options.refuseUnevaluable() && d.kind() == Decision.Kind.PASS) {
-                d = judgeUnevaluable(w.statesBefore(), w, enforce);
+            Decision d = Decision.PASS;
+            if (fresh < 0 || u != 0) {
+                d = decide(fresh < 0, u, agent, enforce, w);
+                if (!d.applied()) return d;
             }
-            if (!d.applied()) return d;
             grounder.apply(event, val, mine);
-            final long after = Session.next(head, mine.slot);
-            if (session.casHead(head, after)) {
+            final long h = Session.next(head, mine.slot);
+            if (session.casHead(head, h)) {
                 w.spare = published;
                 w.lastSession = session;
-                w.lastHead = after;
+                w.lastHead = h;
                 return d;
             }
         }
+    }
+
+    /** Copies the grounder's counters and context of the published state into the worker's private one. */
+    private void copyContext(SessionState published, SessionState mine) {
+        if (words != 0) System.arraycopy(published.words, 0, mine.words, 0, words);
+        if (refs != 0) System.arraycopy(published.refs, 0, mine.refs, 0, refs);
+    }
+
+    /** Grounds the event on the worker's private state into its zeroed valuation; returns the number of unevaluable atoms. */
+    private int ground(E event, SessionState mine, Worker w) {
+        final long[] val = w.valuation;
+        final long[] unev = w.unevaluable;
+        clear(val);
+        clear(unev);
+        final int u = grounder.ground(event, mine, val, unev);
+        w.unevaluableCount = u;
+        return u;
+    }
+
+    /**
+     * The decision for a step that freshly made some formula permanently violated ({@code fresh}) or
+     * read {@code u > 0} unevaluable atoms; the worker holds the states before and after.
+     */
+    private Decision decide(boolean fresh, int u, boolean agent, boolean enforce, Worker w) {
+        Decision d = fresh ? judge(w.statesBefore(), w.nextStates(), agent, enforce) : Decision.PASS;
+        if (u > 0 && agent && options.refuseUnevaluable() && d.kind() == Decision.Kind.PASS) {
+            d = judgeUnevaluable(w.statesBefore(), w, enforce);
+        }
+        return d;
     }
 
     /**
@@ -455,20 +525,25 @@ public final class SessionMonitor<E> {
     /** Creates (or replaces) a live session from {@link #toBytes} output of a monitor of the same contract set. */
     public Session fromBytes(String id, byte[] data) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
-        SessionState st = arena.take();
         int nf = in.readInt();
-        if (nf != st.states.length) throw new IOException("state has " + nf + " automata, this contract set has " + st.states.length);
+        if (nf != dfas.length) throw new IOException("state has " + nf + " automata, this contract set has " + dfas.length);
+        int[] states = new int[nf];
         for (int f = 0; f < nf; f++) {
             int s = readVarInt(in);
             if (s < 0 || s >= dfas[f].stateCount()) throw new IOException("automaton " + f + " has no state " + s);
-            st.states[f] = s;
+            states[f] = s;
         }
-        flat.pack(st.states, st.packed);
         int nw = in.readInt();
-        if (nw != st.words.length) throw new IOException("state has " + nw + " counters, expected " + st.words.length);
-        for (int i = 0; i < nw; i++) st.words[i] = in.readLong();
-        Arrays.fill(st.refs, null);
-        grounder.readRefs(in, st.refs);
+        if (nw != words) throw new IOException("state has " + nw + " counters, expected " + words);
+        long[] counters = new long[nw];
+        for (int i = 0; i < nw; i++) counters[i] = in.readLong();
+        Object[] context = new Object[refs];
+        grounder.readRefs(in, context);
+        // Read everything before taking a state, so that malformed input leaves the arena as it was.
+        SessionState st = arena.take();
+        flat.pack(states, st.packed);
+        System.arraycopy(counters, 0, st.words, 0, nw);
+        System.arraycopy(context, 0, st.refs, 0, refs);
         Session s = new Session(id, st.slot);
         Session old = sessions.put(id, s);
         if (old != null) end(old);

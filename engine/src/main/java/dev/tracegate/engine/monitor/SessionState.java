@@ -15,9 +15,9 @@ import java.util.Arrays;
 public final class SessionState {
     /**
      * Automaton state per formula, indexed like {@link ContractSet#formulas()}. Filled in the copies
-     * that {@link SessionMonitor#snapshot} returns and in {@link Replay}'s state; the monitor's own
-     * published and scratch states hold the automaton states packed instead, so grounders must not read
-     * this field (they read and write {@link #words} and {@link #refs} only).
+     * that {@link SessionMonitor#snapshot} returns and in {@link Replay}'s state; empty in the
+     * monitor's own published and scratch states, which hold the automaton states packed instead, so
+     * grounders must not read this field (they read and write {@link #words} and {@link #refs} only).
      */
     public final int[] states;
     /** The automaton states packed as the monitor steps them (see {@code FlatTransitions}); may be empty. */
@@ -26,6 +26,7 @@ public final class SessionState {
     public final long[] words;
     /** Immutable values owned by the grounder (context, sets of values). */
     public final Object[] refs;
+    private static final int[] NO_STATES = new int[0];
     /** Position in the state arena; the session's head word names it. */
     final int slot;
 
@@ -34,16 +35,16 @@ public final class SessionState {
     }
 
     SessionState(int formulas, int packedWords, int words, int refs, int slot) {
-        this.states = new int[formulas];
+        this.states = formulas == 0 ? NO_STATES : new int[formulas];
         this.packed = new long[packedWords];
         this.words = new long[words];
         this.refs = new Object[refs];
         this.slot = slot;
     }
 
-    /** Copies {@code from} into this instance (same shape). */
+    /** Copies {@code from} into this instance (same shape, except that either may have no {@link #states}: they are not copied then). */
     void copyFrom(SessionState from) {
-        System.arraycopy(from.states, 0, states, 0, states.length);
+        if (states.length == from.states.length) System.arraycopy(from.states, 0, states, 0, states.length);
         if (packed.length != 0) System.arraycopy(from.packed, 0, packed, 0, packed.length);
         if (words.length != 0) System.arraycopy(from.words, 0, words, 0, words.length);
         if (refs.length != 0) System.arraycopy(from.refs, 0, refs, 0, refs.length);

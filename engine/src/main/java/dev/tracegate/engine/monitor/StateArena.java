@@ -13,7 +13,6 @@ final class StateArena {
     private static final int CHUNK_BITS = 12;
     private static final int CHUNK = 1 << CHUNK_BITS;
 
-    private final int formulas;
     private final int packedWords;
     private final int words;
     private final int refs;
@@ -21,8 +20,8 @@ final class StateArena {
     private final MpmcUnboundedXaddArrayQueue<SessionState> free = new MpmcUnboundedXaddArrayQueue<>(1024);
     private volatile SessionState[][] chunks = new SessionState[16][];
 
-    StateArena(int formulas, int packedWords, int words, int refs) {
-        this.formulas = formulas;
+    /** States of {@code packedWords} packed longs (no unpacked {@link SessionState#states}), {@code words} counters and {@code refs} context values. */
+    StateArena(int packedWords, int words, int refs) {
         this.packedWords = packedWords;
         this.words = words;
         this.refs = refs;
@@ -47,7 +46,7 @@ final class StateArena {
     private SessionState create() {
         int slot = nextSlot.getAndIncrement();
         if (slot > Session.SLOT_MASK) throw new IllegalStateException("more than " + Session.SLOT_MASK + " session states");
-        SessionState s = new SessionState(formulas, packedWords, words, refs, slot);
+        SessionState s = new SessionState(0, packedWords, words, refs, slot);
         int c = slot >>> CHUNK_BITS;
         while (true) {
             SessionState[][] cs = chunks;

@@ -20,7 +20,7 @@ public final class Worker {
     private final int[] next;
     private final int[] before;
     int unevaluableCount;
-    /** The session and head this worker's last applied step published (for {@link SessionMonitor#undo}); null/CLOSED: none. */
+    /** The session and head this worker's last applied step published (for {@link SessionMonitor#undo}); lastHead CLOSED: none (lastSession may then be stale). */
     Session lastSession;
     long lastHead = Session.CLOSED;
 

@@ -134,6 +134,67 @@ class OnlineOfflineAgreementTest {
         assertThat(refusals).as("refusals among %d events", events).isGreaterThan(events / 50);
     }
 
+    /**
+     * Sets whose packed state fits one long but whose joint tables are more than four groups, or
+     * whose atoms span more than four bytes of the valuation: the monitor's one-long step handles the
+     * first four of each in straight-line code and the rest in loops; both agree with the replay.
+     */
+    @Test
+    void onlineAndOfflineAgreeOnOneLongSetsWithManyGroups() {
+        DfaCompiler compiler = new DfaCompiler(2_000);
+        // Mostly two-atom safety patterns of one state bit, so that 30+ atoms still pack into one long.
+        String[] patterns = {"G !(%s & %s)", "G !(%s & %s)", "G !(%s & %s)", "G(%s -> O %s)", "!%s W %s", "G(%s -> WX !%s)"};
+        int manyGroups = 0;
+        int manyBytes = 0;
+        long refusals = 0;
+        long events = 0;
+        for (int seed = 0; seed < 100; seed++) {
+            Random r = new Random(7000 + seed);
+            int n = 15 + r.nextInt(4);
+            List<Integer> atoms = new java.util.ArrayList<>();
+            for (int i = 0; i < 2 * n; i++) atoms.add(i);
+            java.util.Collections.shuffle(atoms, r);
+            List<Contract> contracts = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String g = String.format(patterns[r.nextInt(patterns.length)], "a" + atoms.get(2 * i), "a" + atoms.get(2 * i + 1));
+                Formula assume = r.nextInt(4) == 0 ? Parser.parse("G !z") : Formula.Const.TRUE;
+                contracts.add(new Contract("c" + i, assume, Parser.parse(g), "block", ""));
+            }
+            ContractSet set = ContractSet.compile(contracts, compiler);
+            FlatTransitions flat = set.flatTransitions();
+            if (!flat.oneWord || flat.groups.length <= 4) continue;
+            manyGroups++;
+            if (flat.source.length > 4) manyBytes++;
+            boolean enforce = r.nextInt(4) != 0;
+            SessionMonitor<BitsGrounder.Ev> online = new SessionMonitor<>(set, new BitsGrounder());
+            Replay<BitsGrounder.Ev> offline = new Replay<>(set, new BitsGrounder(), true, "s");
+            Worker w = online.newWorker();
+            Session s = online.session("s");
+            int width = set.atoms().size();
+            for (int i = 0; i < 60; i++) {
+                long bits = 0;
+                for (int g = 0; g < width; g++) if (r.nextInt(8) == 0) bits |= 1L << g;
+                long unev = r.nextInt(8) == 0 ? 1L << r.nextInt(width) : 0;
+                boolean agent = r.nextInt(3) != 0;
+                BitsGrounder.Ev e = new BitsGrounder.Ev(i, bits, unev, agent);
+                Decision d = online.step(s, e, agent, enforce, w);
+                Replay.Step o = offline.next(e, agent, enforce);
+                String where = "seed " + seed + " event " + i + " " + e;
+                assertThat(d.kind()).as(where).isEqualTo(o.decision());
+                assertThat(d.applied()).as(where).isEqualTo(o.applied());
+                assertThat(d.contracts()).as(where).containsExactly(o.contracts());
+                assertThat(online.snapshot(s).states).as(where).isEqualTo(offline.states());
+                assertThat(w.statesAfter(d)).as(where).isEqualTo(offline.states());
+                if (d.refused()) refusals++;
+                events++;
+            }
+            assertThat(online.end(s).verdicts()).as("seed " + seed).isEqualTo(offline.end().verdicts());
+        }
+        assertThat(manyGroups).as("one-long sets with more than four groups").isGreaterThan(80);
+        assertThat(manyBytes).as("of which atoms span more than four valuation bytes").isGreaterThan(50);
+        assertThat(refusals).as("refusals among %d events", events).isGreaterThan(events / 50);
+    }
+
     @Test
     void offlineReplayStepsTheSameStatesAsTheMonitor() {
         DfaCompiler compiler = new DfaCompiler(2_000);
