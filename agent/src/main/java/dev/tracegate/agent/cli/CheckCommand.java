@@ -3,7 +3,9 @@ package dev.tracegate.agent.cli;
 import dev.tracegate.contracts.analysis.LibraryAnalysis;
 import dev.tracegate.contracts.library.Library;
 import dev.tracegate.engine.automaton.DfaCompiler;
+import dev.tracegate.engine.ltl.Atom;
 import dev.tracegate.engine.ltl.Formula;
+import dev.tracegate.engine.ltl.Term;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -49,7 +51,8 @@ final class CheckCommand implements Callable<Integer> {
 
     /**
      * What loads but will puzzle at run time, one line each (they do not change the exit status): a
-     * contract that can act but has no {@code message}, whose block tells the agent only the contract id.
+     * contract that can act but has no {@code message}, whose block tells the agent only the contract id;
+     * a context key that atoms read and no latch writes.
      */
     static List<String> notes(Library lib) {
         List<String> notes = new java.util.ArrayList<>();
@@ -61,6 +64,45 @@ final class CheckCommand implements Callable<Integer> {
                         + " is told only the contract id; add 'message:' (why) and 'next:' (what to do instead)");
             }
         }
+        java.util.Set<String> latched = new java.util.HashSet<>();
+        for (var latch : lib.policy().latches()) latched.add(latch.key());
+        java.util.Map<String, String> read = new java.util.LinkedHashMap<>();
+        for (Atom atom : lib.contracts().atoms()) {
+            for (String key : contextKeys(atom)) read.putIfAbsent(key, atom.key());
+        }
+        read.forEach((key, atom) -> {
+            if (!latched.contains(key) && !key.equals("permissions")) {
+                notes.add("note: context key '" + key + "' is read by " + atom + " but no latch under 'context:' sets it,"
+                        + " so it stays empty (a comparison with an empty key is false, or unevaluable when the key is the bound);"
+                        + " add a latch with 'set: " + key + "' or fix the name");
+            }
+        });
         return notes;
     }
+
+    /** The context keys an atom reads: {@code ctx(k)}, {@code ctx.k}, {@code arg_eq_ctx(..., k)}, a {@code ctx} bound, nested atoms. */
+    static List<String> contextKeys(Atom atom) {
+        List<String> keys = new java.util.ArrayList<>();
+        if (atom.name().startsWith("ctx.")) keys.add(atom.name().substring(4));
+        if ((atom.name().equals("ctx") || atom.name().equals("arg_eq_ctx")) && !atom.args().isEmpty()
+                && atom.args().get(atom.args().size() - 1) instanceof Term.Name n) {
+            keys.add(bare(n.value()));
+        }
+        for (Term t : atom.args()) contextKeys(t, keys);
+        if (atom.bound() != null) contextKeys(atom.bound(), keys);
+        return keys;
+    }
+
+    private static void contextKeys(Term t, List<String> keys) {
+        if (t instanceof Term.Name n && n.value().startsWith("ctx.")) keys.add(n.value().substring(4));
+        if (t instanceof Term.Call c) {
+            if ((c.name().equals("ctx") || c.name().equals("arg_eq_ctx")) && !c.args().isEmpty()
+                    && c.args().get(c.args().size() - 1) instanceof Term.Name n) {
+                keys.add(bare(n.value()));
+            }
+            for (Term a : c.args()) contextKeys(a, keys);
+        }
+    }
+
+    private static String bare(String key) { return key.startsWith("ctx.") ? key.substring(4) : key; }
 }

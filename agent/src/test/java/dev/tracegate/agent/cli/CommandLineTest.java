@@ -216,4 +216,32 @@ class CommandLineTest {
                 .doesNotContain("quiet.policy-only has no message").doesNotContain("quiet.told has no message");
         assertThat(run("check", "sop-refund", "gdpr", "injection").out()).doesNotContain("note:");
     }
+
+    @Test
+    void checkNotesAContextKeyThatNoLatchSets() throws Exception {
+        Path lib = dir.resolve("ctx.yaml");
+        Files.writeString(lib, """
+                library: ctx
+                context:
+                  - on: {kind: RETURN, tool: approve_refund}
+                    set: approved
+                    value: arg(amount)
+                contracts:
+                  - id: ctx.cap
+                    guarantee: G(call(refund) -> arg(refund, amount) <= ctx(approved))
+                    message: Over the approved amount.
+                  - id: ctx.typo
+                    guarantee: G(call(refund) -> ctx(aproved) > 3)
+                    message: Typo.
+                  - id: ctx.same-account
+                    guarantee: G(call(transfer) -> arg_eq_ctx(transfer, account, verified_account))
+                    message: Other account.
+                """);
+        Run r = run("check", lib.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("note: context key 'aproved' is read by ctx(aproved) > 3 but no latch")
+                .contains("note: context key 'verified_account' is read by arg_eq_ctx(transfer, account, verified_account)")
+                .doesNotContain("context key 'approved'");
+        assertThat(run("check", "sop-refund", "gdpr", "injection", "temporal-classes").out()).doesNotContain("note:");
+    }
 }
