@@ -83,8 +83,39 @@ public final class LangChain4jStreamApp {
         }
     }
 
+    /** The streaming model called directly, without an AI service, with a handler of the application's own. */
+    private static void direct(String message) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
+        new ScriptedStreamingModel("chat").chat(ChatRequest.builder().messages(UserMessage.from(message)).build(),
+                new StreamingChatResponseHandler() {
+                    @Override
+                    public void onPartialResponse(String chunk) {
+                        Console.line("CHUNK: " + chunk);
+                    }
+
+                    @Override
+                    public void onCompleteResponse(ChatResponse response) {
+                        Console.line("COMPLETE: " + response.aiMessage().text());
+                        done.countDown();
+                    }
+
+                    @Override
+                    public void onError(Throwable error) {
+                        Console.exception(error);
+                        done.countDown();
+                    }
+                });
+        if (!done.await(60, TimeUnit.SECONDS)) {
+            Console.line("TIMEOUT: the stream neither completed nor failed");
+        }
+        System.exit(0);
+    }
+
     public static void main(String[] args) throws InterruptedException {
         String scenario = args.length > 0 ? args[0] : "chat";
+        if (scenario.equals("direct")) {
+            direct(args.length > 1 ? args[1] : "please handle my request");
+        }
         String user = args.length > 1 ? args[1] : "alice";
         String message = args.length > 2 ? args[2] : "please handle my request";
         Map<Object, ChatMemory> memories = new ConcurrentHashMap<>();

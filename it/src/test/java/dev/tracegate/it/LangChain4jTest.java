@@ -240,6 +240,25 @@ class LangChain4jTest {
     }
 
     @Test
+    void aStreamingModelCalledDirectlyIsCheckedWhenItsResponseIsComplete() {
+        ForkedJvm.Result passed = stream("trace=true", "direct");
+        assertThat(passed.stdout()).as(passed.toString()).contains("COMPLETE: the secret code is 1234");
+        assertThat(passed.stderr()).as(passed.toString())
+                .contains("USER langchain4j session=default -> KEEP")
+                .contains("ASSISTANT langchain4j-stream session=default -> KEEP");
+        assertThat(count(passed.stderr(), "ASSISTANT ")).as(passed.toString()).isEqualTo(1);
+        ForkedJvm.Result substituted = stream("blockOutput=secret code", "direct");
+        assertThat(substituted.stdout()).as(substituted.toString())
+                .contains("CHUNK: 1234")
+                .contains("COMPLETE: tracegate blocked model output (contract rule.blockOutput)");
+        ForkedJvm.Result thrown = stream("blockOutput=secret code,onBlock=throw", "direct");
+        assertThat(thrown.stdout()).as(thrown.toString())
+                .contains("CHUNK: 1234")
+                .doesNotContain("COMPLETE:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)");
+    }
+
+    @Test
     void aStreamedAnswerIsAuditedUnderAContractLibrary(@TempDir Path dir) throws IOException {
         Path library = dir.resolve("no-secrets.yaml");
         Files.writeString(library, String.join("\n",

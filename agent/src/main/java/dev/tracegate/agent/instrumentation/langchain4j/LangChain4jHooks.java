@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import static net.bytebuddy.matcher.ElementMatchers.declaresField;
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.isStatic;
@@ -45,7 +46,8 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * the application. The streamed chunks have already reached the application by then: a violation replaces the
  * complete response (memory, {@code onCompleteResponse}) with the notice, or, with {@code onBlock=throw}, ends the
  * stream with {@code onError(TracegateViolation)} instead of completing it (nothing is stored, no tool of that
- * response runs).
+ * response runs). A streaming model called directly (not through an AI service) is checked the same way where
+ * {@code StreamingChatModel#chat} hands the response to the caller's handler, in this thread's session, else "default".
  */
 public final class LangChain4jHooks implements Hooks {
 
@@ -103,7 +105,14 @@ public final class LangChain4jHooks implements Hooks {
                 new HookPoint(named(SERVICE_STREAM_HANDLER),
                         named("onCompleteResponse").and(takesArguments(1))
                                 .and(takesArgument(0, named("dev.langchain4j.model.chat.response.ChatResponse"))),
-                        self + "$StreamCompletionAdvice"));
+                        self + "$StreamCompletionAdvice"),
+                // the handler StreamingChatModel#chat wraps around the caller's (listeners): every streamed response of a
+                // model called directly passes it; an AI service's handler is left to StreamCompletionAdvice
+                new HookPoint(nameStartsWith(STREAMING_CHAT_MODEL + "$").and(hasSuperType(named(STREAMING_HANDLER)))
+                                .and(declaresField(named("val$handler"))),
+                        named("onCompleteResponse").and(takesArguments(1))
+                                .and(takesArgument(0, named("dev.langchain4j.model.chat.response.ChatResponse"))),
+                        self + "$DirectStreamCompletionAdvice"));
     }
 
     /** The tool-call choke point: CALL before, RETURN after; block, redirect, redact, suppress. */
@@ -351,7 +360,48 @@ public final class LangChain4jHooks implements Hooks {
             try {
                 replacement = Dispatcher.onAssistantMessage("langchain4j-stream", memoryId == null ? "default" : memoryId.toString(), message.text());
             } catch (TracegateViolation violation) {
-                self.onError(violation);
+                try {
+                    self.onError(violation);
+                } catch (RuntimeException ignored) {
+                    // the application's error handler failed; the response is dropped all the same
+                }
+                return true;
+            }
+            if (replacement != null) {
+                response = response.toBuilder().aiMessage(message.toBuilder().text(replacement).build()).build();
+            }
+            return false;
+        }
+    }
+
+    /**
+     * ASSISTANT for a streaming model called directly (not through an AI service): the complete response as it reaches
+     * the listener wrapper of {@code StreamingChatModel#chat}, in the session of this thread, else "default" (a model
+     * call carries no conversation id). A replacement becomes the response; a {@code TracegateViolation} goes to the
+     * handler's {@code onError} and the response is dropped.
+     */
+    public static final class DirectStreamCompletionAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static boolean enter(@Advice.This StreamingChatResponseHandler self,
+                             @Advice.FieldValue("val$handler") Object delegate,
+                             @Advice.Argument(value = 0, readOnly = false) ChatResponse response) {
+            if (delegate == null || delegate.getClass().getName().equals(SERVICE_STREAM_HANDLER)) {
+                return false;
+            }
+            AiMessage message = response == null ? null : response.aiMessage();
+            if (message == null || message.text() == null || message.text().isEmpty()) {
+                return false;
+            }
+            String replacement;
+            try {
+                replacement = Dispatcher.onAssistantMessage("langchain4j-stream", Dispatcher.session("default"), message.text());
+            } catch (TracegateViolation violation) {
+                try {
+                    self.onError(violation);
+                } catch (RuntimeException ignored) {
+                    // the application's error handler failed; the response is dropped all the same
+                }
                 return true;
             }
             if (replacement != null) {
