@@ -52,7 +52,7 @@ final class CheckCommand implements Callable<Integer> {
     /**
      * What loads but will puzzle at run time, one line each (they do not change the exit status): a
      * contract that can act but has no {@code message}, whose block tells the agent only the contract id;
-     * a context key that atoms read and no latch writes.
+     * a context key that atoms read and no latch writes; a purpose that atoms name and no policy declares.
      */
     static List<String> notes(Library lib) {
         List<String> notes = new java.util.ArrayList<>();
@@ -69,6 +69,15 @@ final class CheckCommand implements Callable<Integer> {
         java.util.Map<String, String> read = new java.util.LinkedHashMap<>();
         for (Atom atom : lib.contracts().atoms()) {
             for (String key : contextKeys(atom)) read.putIfAbsent(key, atom.key());
+        }
+        java.util.Set<String> purposes = lib.policy().purposes();
+        for (Atom atom : lib.contracts().atoms()) {
+            if ((atom.name().equals("purpose") || atom.name().equals("consent")) && atom.args().size() == 1
+                    && atom.args().get(0) instanceof Term.Name p && !purposes.contains(p.value().toLowerCase(java.util.Locale.ROOT))) {
+                notes.add("note: " + atom.key() + " names purpose '" + p.value() + "', which no gdpr.purposes declares"
+                        + (purposes.isEmpty() ? " (none are declared)" : " (declared: " + String.join(", ", new java.util.TreeSet<>(purposes)) + ")")
+                        + ", so no call is for it; declare it or fix the name");
+            }
         }
         read.forEach((key, atom) -> {
             if (!latched.contains(key) && !key.equals("permissions")) {

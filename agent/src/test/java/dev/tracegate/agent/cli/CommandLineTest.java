@@ -244,4 +244,25 @@ class CommandLineTest {
                 .doesNotContain("context key 'approved'");
         assertThat(run("check", "sop-refund", "gdpr", "injection", "temporal-classes").out()).doesNotContain("note:");
     }
+
+    @Test
+    void checkNotesAPurposeThatNoPolicyDeclares() throws Exception {
+        Path lib = dir.resolve("purposes.yaml");
+        Files.writeString(lib, """
+                library: purposes
+                gdpr:
+                  purposes: {marketing: [email], billing: [iban]}
+                contracts:
+                  - id: purposes.no-marketing-mail
+                    guarantee: G(call(send_mail) -> !purpose(marketting))
+                    message: Not for marketing.
+                  - id: purposes.billing-consent
+                    guarantee: G(purpose(billing) -> consent(billing))
+                    message: Billing needs consent.
+                """);
+        Run r = run("check", lib.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("note: purpose(marketting) names purpose 'marketting', which no gdpr.purposes declares (declared: billing, marketing)")
+                .doesNotContain("'billing', which");
+    }
 }
