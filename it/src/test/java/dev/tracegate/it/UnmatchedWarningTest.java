@@ -16,8 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A framework version that moved its methods: the marker class of each framework instrumentation is loaded, but none of
- * the hooked methods exists (stand-in classes compiled here, with the frameworks' class names and other methods). Each
- * instrumentation must then say once, by name, that it supervised nothing, rather than stay silent.
+ * the hooked methods exists (stand-in classes compiled here, with the frameworks' class names and other methods); and a
+ * configured method that no class has. Each instrumentation must then say once, by name, that it supervised nothing,
+ * rather than stay silent.
  */
 class UnmatchedWarningTest {
 
@@ -39,7 +40,7 @@ class UnmatchedWarningTest {
             + " System.out.println(\"LOADED\"); } }";
 
     @Test
-    void eachInstrumentationWhoseFrameworkIsLoadedButMatchedNothingWarnsOnceByName(@TempDir Path dir) throws IOException {
+    void eachInstrumentationThatMatchedNothingWarnsOnceByName(@TempDir Path dir) throws IOException {
         Path src = dir.resolve("src");
         Path classes = dir.resolve("classes");
         Files.createDirectories(classes);
@@ -59,7 +60,11 @@ class UnmatchedWarningTest {
         args.addAll(files);
         assertThat(javac.run(null, null, null, args.toArray(new String[0]))).isZero();
 
-        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("")), classes.toString(), "MovedMethods");
+        // and a configured method that no class has
+        Path methods = dir.resolve("methods.txt");
+        Files.writeString(methods, "tool com.example.Missing#nothing name=nothing\n");
+
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("methods=" + methods)), classes.toString(), "MovedMethods");
         assertThat(r.exit()).as(r.toString()).isZero();
         assertThat(r.stdout()).as(r.toString()).contains("LOADED");
         for (Map.Entry<String, String> marker : MARKERS.entrySet()) {
@@ -67,7 +72,9 @@ class UnmatchedWarningTest {
                     + " was loaded: the framework version may have moved its methods; its calls were NOT supervised";
             assertThat(r.stderr().split(java.util.regex.Pattern.quote(warning), -1)).as(r.toString()).hasSize(2);
         }
-        // nothing else was claimed to be supervised, and no instrumentation warned twice
-        assertThat(r.stderr().lines().filter(l -> l.contains("WARN instrumentation ")).count()).as(r.toString()).isEqualTo(MARKERS.size());
+        String configured = "WARN instrumentation configured matched nothing: no loaded class has a method that fits its patterns";
+        assertThat(r.stderr().split(java.util.regex.Pattern.quote(configured), -1)).as(r.toString()).hasSize(2);
+        // no instrumentation warned twice, and none that matched nothing stayed silent
+        assertThat(r.stderr().lines().filter(l -> l.contains("WARN instrumentation ")).count()).as(r.toString()).isEqualTo(MARKERS.size() + 1);
     }
 }
