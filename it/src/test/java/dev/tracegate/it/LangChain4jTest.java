@@ -240,6 +240,15 @@ class LangChain4jTest {
     }
 
     @Test
+    void aStreamingAiServiceWithholdsAUserMessageBeforeTheModelSeesIt() {
+        ForkedJvm.Result r = stream("suppressUser=password", "chat", "erin", "my password is hunter2");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("MODEL SAW USER: [withheld by tracegate")
+                .doesNotContain("hunter2");
+        assertThat(r.stderr()).as(r.toString()).contains("SUPPRESS USER langchain4j session=erin");
+    }
+
+    @Test
     void aStreamingModelCalledDirectlyIsCheckedWhenItsResponseIsComplete() {
         ForkedJvm.Result passed = stream("trace=true", "direct");
         assertThat(passed.stdout()).as(passed.toString()).contains("COMPLETE: the secret code is 1234");
