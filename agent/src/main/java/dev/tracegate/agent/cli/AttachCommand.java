@@ -16,7 +16,8 @@ import java.util.concurrent.Callable;
 
 /** {@code attach PID [key=value,...]}: loads this agent jar into a running JVM, which retransforms the classes it already loaded. */
 @Command(name = "attach", mixinStandardHelpOptions = true,
-        description = "Attach the agent to a running JVM (same options as -javaagent:tracegate-agent.jar=...).")
+        description = {"Attach the agent to a running JVM (same options as -javaagent:tracegate-agent.jar=...).",
+                "Exit status: 0 attached, 2 not attached (no such JVM, a missing configuration file, or the agent did not start)."})
 final class AttachCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "PID", description = "process id of the target JVM")
@@ -29,6 +30,14 @@ final class AttachCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws URISyntaxException {
+        if (pid.isEmpty() || pid.length() > 18 || !pid.chars().allMatch(Character::isDigit)) {
+            System.err.println("tracegate attach: PID must be a process id (a whole number, see jps or ps), got '" + pid + "'");
+            return 2;
+        }
+        if (ProcessHandle.of(Long.parseLong(pid)).isEmpty()) {
+            System.err.println("tracegate attach: there is no process " + pid + " (list the running JVMs with jps)");
+            return 2;
+        }
         String agentOptions = absoluteConfig(options, Path.of("").toAbsolutePath());
         Path config = configPath(agentOptions);
         if (config != null && !Files.isRegularFile(config)) {
@@ -46,16 +55,20 @@ final class AttachCommand implements Callable<Integer> {
         } catch (AttachNotSupportedException | IOException e) {
             System.err.println("tracegate attach: cannot attach to process " + pid + ": " + e.getMessage()
                     + " (is it a running JVM of the same user, started without -XX:+DisableAttachMechanism?)");
-            return 1;
+            return 2;
         }
         try {
             vm.loadAgent(jar.getAbsolutePath(), agentOptions);
             System.out.println("tracegate: agent attached to " + pid);
             return 0;
         } catch (AgentLoadException | AgentInitializationException | IOException e) {
-            System.err.println("tracegate attach: the agent failed to start in process " + pid + ": " + e.getMessage()
-                    + " (the reason is on that process's standard error; the process runs on, unsupervised)");
-            return 1;
+            boolean alive = ProcessHandle.of(Long.parseLong(pid)).map(ProcessHandle::isAlive).orElse(false);
+            System.err.println(alive
+                    ? "tracegate attach: the agent failed to start in process " + pid + ": " + e.getMessage()
+                            + " (the reason is on that process's standard error; the process runs on, unsupervised)"
+                    : "tracegate attach: process " + pid + " ended while the agent was starting (" + e.getMessage()
+                            + "); what it did before the agent was in place was not supervised");
+            return 2;
         } finally {
             try {
                 vm.detach();

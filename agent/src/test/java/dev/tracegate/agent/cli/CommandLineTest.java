@@ -265,4 +265,14 @@ class CommandLineTest {
         assertThat(r.out()).contains("note: purpose(marketting) names purpose 'marketting', which no gdpr.purposes declares (declared: billing, marketing)")
                 .doesNotContain("'billing', which");
     }
+
+    @Test
+    void attachToSomethingThatIsNoJvmIsBadInput() {
+        Run word = run("attach", "abc");
+        assertThat(word.code()).isEqualTo(2);
+        assertThat(word.err()).contains("PID must be a process id").contains("'abc'");
+        Run gone = run("attach", "2147483646");
+        assertThat(gone.code()).isEqualTo(2);
+        assertThat(gone.err()).contains("there is no process 2147483646");
+    }
 }
