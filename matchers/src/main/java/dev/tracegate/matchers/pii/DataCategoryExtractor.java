@@ -208,9 +208,10 @@ public final class DataCategoryExtractor {
         if (len == 0) return 0;
         if (scratch.starts == null || scratch.starts.length < len) {
             scratch.starts = new int[Math.max(len, 256)];
+            scratch.digitStarts = new int[Math.max(len, 256)];
             scratch.marks = new int[Math.max(len, 256)];
         }
-        scan(text, len, scratch, scratch.starts, scratch.marks, known);
+        scan(text, len, scratch, scratch.starts, scratch.digitStarts, scratch.marks, known);
         return scratch.mask();
     }
 
@@ -224,10 +225,11 @@ public final class DataCategoryExtractor {
         if (scratch == null) scratch = new Scratch();
         if (scratch.starts.length < len) {
             scratch.starts = new int[len];
+            scratch.digitStarts = new int[len];
             scratch.marks = new int[len];
         }
         try {
-            scan(text, len, sink, scratch.starts, scratch.marks, 0L);
+            scan(text, len, sink, scratch.starts, scratch.digitStarts, scratch.marks, 0L);
         } finally {
             SCRATCH.set(scratch);
         }
@@ -239,12 +241,14 @@ public final class DataCategoryExtractor {
             TERMS_BITS = DataCategory.HEALTH.bit() | DataCategory.FINANCIAL.bit();
 
     /** One pre-pass over {@code text[0, len)}, then the detectors that can find something and are not skipped. */
-    private static void scan(CharSequence text, int len, SpanSink sink, int[] starts, int[] marks, long skip) {
+    private static void scan(CharSequence text, int len, SpanSink sink, int[] starts, int[] digitStarts, int[] marks, long skip) {
         int digits = 0;
         // Word starts (an alphanumeric char after a non-alphanumeric one, or first): every detector but
         // e-mail, phone and IPv6 can only begin a span there, so they visit these instead of every char.
         // Marks: ':' '+' '(' after a non-alphanumeric char (or first), where IPv6 and phone numbers may begin.
-        int n = 0, nm = 0;
+        // Digit starts: the word starts at an ASCII digit, the only ones where cards, IPv4 and phone numbers
+        // (besides marks) begin; prose has few.
+        int n = 0, nm = 0, nd = 0;
         boolean prevAlnum = false;
         int seen = 0; // union of the chars' classes
         for (int i = 0; i < len; i++) {
@@ -254,8 +258,12 @@ public final class DataCategoryExtractor {
             digits += k & C_DIGIT;
             boolean an = (k & C_ALNUM) != 0;
             if (!prevAlnum) {
-                if (an) starts[n++] = i;
-                else if ((k & C_MARK) != 0) marks[nm++] = i;
+                if (an) {
+                    starts[n++] = i;
+                    if ((k & C_DIGIT) != 0) digitStarts[nd++] = i;
+                } else if ((k & C_MARK) != 0) {
+                    marks[nm++] = i;
+                }
             }
             prevAlnum = an;
         }
@@ -264,11 +272,11 @@ public final class DataCategoryExtractor {
         boolean letters = (seen & C_LETTER) != 0;
         // each detector needs at least this many digits in the whole text
         if (at && (skip & EMAIL) == 0) emails(text, len, sink);
-        if (digits >= 13 && (skip & CARD) == 0) cards(text, len, starts, n, sink);
+        if (digits >= 13 && (skip & CARD) == 0) cards(text, len, digitStarts, nd, sink);
         if (digits >= 4 && (skip & IBAN) == 0) ibans(text, len, starts, n, sink);
         if (digits >= 6 && (skip & NATIONAL_ID) == 0) nationalIds(text, len, starts, n, sink);
-        if (digits >= 4 && (skip & IP) == 0) ipv4(text, len, starts, n, sink);
-        if (digits >= 7 && (skip & PHONE) == 0) phones(text, len, starts, n, marks, nm, sink);
+        if (digits >= 4 && (skip & IP) == 0) ipv4(text, len, digitStarts, nd, sink);
+        if (digits >= 7 && (skip & PHONE) == 0) phones(text, len, digitStarts, nd, marks, nm, sink);
         if (digits >= 4 && (skip & BIRTH) == 0) birthDates(text, len, starts, n, sink);
         if (digits >= 1 && (skip & ADDRESS) == 0) addresses(text, len, starts, n, sink);
         if (colon && (skip & IP) == 0) ipv6(text, len, starts, n, marks, nm, sink);
@@ -298,6 +306,7 @@ public final class DataCategoryExtractor {
     /** Per-thread positions of the text being scanned (grow to the longest text seen). */
     private static final class Scratch {
         int[] starts = new int[256];
+        int[] digitStarts = new int[256];
         int[] marks = new int[256];
     }
 

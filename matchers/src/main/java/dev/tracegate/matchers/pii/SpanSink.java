@@ -9,7 +9,7 @@ public interface SpanSink {
     final class Mask implements SpanSink {
         private long mask;
         /** The extractor's word-start and mark positions for this sink's thread (grown to the longest text). */
-        int[] starts, marks;
+        int[] starts, digitStarts, marks;
 
         @Override public void add(int start, int end, DataCategory category) { mask |= category.bit(); }
 
