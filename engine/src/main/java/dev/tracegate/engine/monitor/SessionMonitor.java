@@ -155,15 +155,18 @@ public final class SessionMonitor<E> {
             if (head == Session.CLOSED) return Decision.CLOSED;
             final SessionState published = arena.get(Session.slotOf(head));
             final SessionState mine = w.spare;
-            final long before = published.packed[0];
+            // Copied into the worker (a store), not kept in a local: the JIT may schedule a load whose
+            // value only a later statement uses below the fence, where the state may already be another
+            // worker's private copy (the slow-grounding stress test caught that after a deoptimization).
+            w.packedBefore[0] = published.packed[0];
             if (context) copyContext(published, mine);
             VarHandle.loadLoadFence();
             if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
+            final long before = w.packedBefore[0];
             final int u = ground(event, mine, w);
             final long next = flat.stepWord(before, val);
             final long after = next & Long.MAX_VALUE;
             mine.packed[0] = after;
-            w.packedBefore[0] = before;
             w.packedNext[0] = after;
             Decision d = Decision.PASS;
             // A fresh FAIL or IDLE needs some formula to become permanently violated now (it is absorbing).
