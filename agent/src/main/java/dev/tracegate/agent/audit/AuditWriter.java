@@ -27,7 +27,7 @@ import org.jctools.queues.MpscArrayQueue;
  * for which {@code append} returned {@link Admission#ACCEPTED} is written before {@code close}
  * returns, unless the sink fails, in which case it is counted in {@link #lost()} and the log says so.
  *
- * <p>A full queue makes the producer wait (a few spins, then park with a growing pause up to 1 ms) by default;
+ * <p>A full queue makes the producer wait (spin, then park with a growing pause up to 1 ms) by default;
  * with {@code audit.on-full: drop} it counts the record as dropped instead and the writer later writes
  * a {@code dropped} record with the count. A write error (unwritable file, disk full) makes the writer
  * unhealthy: it closes the file, retries with exponential backoff, and on success cuts off any partial
@@ -106,8 +106,6 @@ public final class AuditWriter implements AutoCloseable {
 
     private static final int BATCH_BYTES = 64 * 1024;
     private static final int DROP_NOTE_EVERY = 256;
-    /** Offers a producer retries on a full queue before it naps. */
-    private static final int PRODUCER_SPINS = 8;
     /** Empty polls the writer spins through before it flushes and naps. */
     private static final int SPINS = 64;
 
@@ -228,10 +226,7 @@ public final class AuditWriter implements AutoCloseable {
                 return Admission.ACCEPTED;
             }
             if (terminated || !healthy) return notWritable();
-            // A full queue of this size means the writer is behind for a while, not for a moment: spin only
-            // briefly, then nap, so that the waiting host thread neither burns its core nor keeps pulling the
-            // queue's indices away from the writer (a nap of ~50 us lets the writer free dozens of slots).
-            if (spins < PRODUCER_SPINS) {
+            if (spins < 64) {
                 Thread.onSpinWait();
                 continue;
             }
