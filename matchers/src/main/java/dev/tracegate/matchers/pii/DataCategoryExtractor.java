@@ -210,8 +210,9 @@ public final class DataCategoryExtractor {
             scratch.starts = new int[Math.max(len, 256)];
             scratch.digitStarts = new int[Math.max(len, 256)];
             scratch.marks = new int[Math.max(len, 256)];
+            scratch.chars = new char[Math.max(len, 256)];
         }
-        scan(text, len, scratch, scratch.starts, scratch.digitStarts, scratch.marks, known);
+        scan(text, len, scratch, scratch.starts, scratch.digitStarts, scratch.marks, scratch.chars, known);
         return scratch.mask();
     }
 
@@ -227,9 +228,10 @@ public final class DataCategoryExtractor {
             scratch.starts = new int[len];
             scratch.digitStarts = new int[len];
             scratch.marks = new int[len];
+            scratch.chars = new char[len];
         }
         try {
-            scan(text, len, sink, scratch.starts, scratch.digitStarts, scratch.marks, 0L);
+            scan(text, len, sink, scratch.starts, scratch.digitStarts, scratch.marks, scratch.chars, 0L);
         } finally {
             SCRATCH.set(scratch);
         }
@@ -241,8 +243,18 @@ public final class DataCategoryExtractor {
             TERMS_BITS = DataCategory.HEALTH.bit() | DataCategory.FINANCIAL.bit();
 
     /** One pre-pass over {@code text[0, len)}, then the detectors that can find something and are not skipped. */
-    private static void scan(CharSequence text, int len, SpanSink sink, int[] starts, int[] digitStarts, int[] marks, long skip) {
-        int digits = 0;
+    private static void scan(CharSequence text, int len, SpanSink sink, int[] starts, int[] digitStarts, int[] marks, char[] chars,
+            long skip) {
+        // the pre-pass reads a copy (one bulk copy beats a String.charAt per char); the detectors read the text
+        char[] cs;
+        if (text instanceof String str) {
+            str.getChars(0, len, chars, 0);
+            cs = chars;
+        } else {
+            for (int i = 0; i < len; i++) chars[i] = text.charAt(i);
+            cs = chars;
+        }
+        int digits = 0, colons = 0;
         // Word starts (an alphanumeric char after a non-alphanumeric one, or first): every detector but
         // e-mail, phone and IPv6 can only begin a span there, so they visit these instead of every char.
         // Marks: ':' '+' '(' after a non-alphanumeric char (or first), where IPv6 and phone numbers may begin.
@@ -252,10 +264,11 @@ public final class DataCategoryExtractor {
         boolean prevAlnum = false;
         int seen = 0; // union of the chars' classes
         for (int i = 0; i < len; i++) {
-            char c = text.charAt(i);
+            char c = cs[i];
             int k = c < 128 ? ASCII_CLASS[c] : nonAsciiClass(c);
             seen |= k;
             digits += k & C_DIGIT;
+            colons += (k >>> 4) & 1; // C_COLON
             boolean an = (k & C_ALNUM) != 0;
             if (!prevAlnum) {
                 if (an) {
@@ -279,8 +292,14 @@ public final class DataCategoryExtractor {
         if (digits >= 7 && (skip & PHONE) == 0) phones(text, len, digitStarts, nd, marks, nm, sink);
         if (digits >= 4 && (skip & BIRTH) == 0) birthDates(text, len, starts, n, sink);
         if (digits >= 1 && (skip & ADDRESS) == 0) addresses(text, len, starts, n, sink);
-        if (colon && (skip & IP) == 0) ipv6(text, len, starts, n, marks, nm, sink);
+        // an IPv6 address has seven colons, or two in a row
+        if (colon && (skip & IP) == 0 && (colons >= 7 || doubleColon(cs, len))) ipv6(text, len, starts, n, marks, nm, sink);
         if (letters && (skip & TERMS_BITS) != TERMS_BITS) terms(text, len, starts, n, sink);
+    }
+
+    private static boolean doubleColon(char[] cs, int len) {
+        for (int i = 1; i < len; i++) if (cs[i] == ':' && cs[i - 1] == ':') return true;
+        return false;
     }
 
     // Char classes for the pre-pass: an ASCII digit (counted), letter, alphanumeric, '@', ':', and marks ': + ('.
@@ -308,6 +327,7 @@ public final class DataCategoryExtractor {
         int[] starts = new int[256];
         int[] digitStarts = new int[256];
         int[] marks = new int[256];
+        char[] chars = new char[256];
     }
 
     private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<>();
@@ -605,7 +625,7 @@ public final class DataCategoryExtractor {
     private static int nino(CharSequence s, int i, int len) {
         if (i + 9 > len) return -1;
         char a = s.charAt(i), b = s.charAt(i + 1);
-        if ("DFIQUV".indexOf(a) >= 0 || b < 'A' || b > 'Z' || "DFIOQUV".indexOf(b) >= 0) return -1;
+        if (in(NINO_NOT_FIRST, a) || b < 'A' || b > 'Z' || in(NINO_NOT_SECOND, b)) return -1;
         if ((a == 'B' && b == 'G') || (a == 'G' && b == 'B') || (a == 'N' && b == 'K') || (a == 'K' && b == 'N')
                 || (a == 'T' && b == 'N') || (a == 'N' && b == 'T') || (a == 'Z' && b == 'Z')) return -1;
         int j = i + 2;
@@ -796,7 +816,7 @@ public final class DataCategoryExtractor {
             int i = starts[w];
             if (i < next) continue;
             char c = s.charAt(i);
-            if (!(isDigit(c) || "jfmasondJFMASOND".indexOf(c) >= 0)) continue;
+            if (!(isDigit(c) || in(MONTH_FIRST, c))) continue;
             int end = dateAt(s, i, len);
             if (end < 0) end = textualDateAt(s, i, len);
             if (end < 0) continue;
@@ -876,7 +896,7 @@ public final class DataCategoryExtractor {
     private static int monthAt(CharSequence s, int p, int len) {
         if (p + 1 >= len) return -1; // every month name has at least three letters
         char c = s.charAt(p);
-        if ("jfmasondJFMASOND".indexOf(c) < 0) return -1;
+        if (!in(MONTH_FIRST, c)) return -1;
         char second = lower(s.charAt(p + 1));
         if (second < 'a' || second > 'z') return -1;
         for (String m : MONTHS_BY_PAIR[((c | 0x20) - 'a') * 26 + second - 'a']) {
@@ -1085,6 +1105,20 @@ public final class DataCategoryExtractor {
         }
         return false;
     }
+
+    /** ASCII chars as a 128-bit set, for {@link #in} (a table lookup where a String.indexOf per char was). */
+    private static long[] charSet(String chars) {
+        long[] set = new long[2];
+        for (int i = 0; i < chars.length(); i++) {
+            char c = chars.charAt(i);
+            set[c >>> 6] |= 1L << c;
+        }
+        return set;
+    }
+
+    /** Month names' first letters, either case; letters a UK National Insurance number does not begin with. */
+    private static final long[] MONTH_FIRST = charSet("jfmasondJFMASOND"), NINO_NOT_FIRST = charSet("DFIQUV"),
+            NINO_NOT_SECOND = charSet("DFIOQUV");
 
     /** The first chars of {@code words} (each a lowercase ASCII char) as a 128-bit set. */
     private static long[] firstLetters(String[] words) {

@@ -10,6 +10,7 @@ public interface SpanSink {
         private long mask;
         /** The extractor's word-start and mark positions for this sink's thread (grown to the longest text). */
         int[] starts, digitStarts, marks;
+        char[] chars;
 
         @Override public void add(int start, int end, DataCategory category) { mask |= category.bit(); }
 

@@ -467,8 +467,9 @@ public final class Grounding implements Grounder<Event> {
         return (f.categories() & ~need) != 0;
     }
 
+    /** {@code purpose} is folded (trimmed, lower case): events fold theirs, the policy and the compiler theirs. */
     boolean consented(Frame f, String purpose) {
-        if (!policy.requiresConsent(purpose)) return true;
+        if (!policy.requiresConsentFolded(purpose)) return true;
         if (!(f.st.refs[consentSlot] instanceof ValueSet s) || s.isEmpty()) return false;
         String subject = subjectOf(f.e);
         return (subject != null && s.contains(TextHash.pair(subject, purpose))) || s.contains(TextHash.pair("", purpose));

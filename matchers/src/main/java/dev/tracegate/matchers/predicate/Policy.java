@@ -119,6 +119,11 @@ public final class Policy {
         return consentPurposes.isEmpty() || consentPurposes.contains(norm(purpose));
     }
 
+    /** {@link #requiresConsent} for a purpose already trimmed and lower-cased, as the grounding holds them (no re-folding per event). */
+    boolean requiresConsentFolded(String purpose) {
+        return consentPurposes.isEmpty() || consentPurposes.contains(purpose);
+    }
+
     /** Arguments that name an event's data subject when the event does not carry one (consent and erasure tools' subject fields, and declared ones). */
     public List<Args.Path> subjectFields() { return subjectFields; }
 

@@ -8,6 +8,9 @@ import dev.tracegate.matchers.event.Args;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.event.EventKind;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -50,6 +53,44 @@ final class EventLine {
     }
 
     private static final Decline DECLINE = new Decline();
+
+    /** Eight bytes at a time (little-endian: the lowest byte is the first), for the scans below. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L, HIGHS = 0x8080808080808080L;
+
+    /** High bit of each byte of {@code w} that is zero (exact for the lowest such byte; higher ones may be false hits). */
+    private static long zeroBytes(long w) { return (w - ONES) & ~w & HIGHS; }
+
+    /** Index of the first '\n' in {@code b[from, to)}, or -1; eight bytes per step. */
+    static int indexOfNewline(byte[] b, int from, int to) {
+        int i = from;
+        for (; i + 8 <= to; i += 8) {
+            long t = zeroBytes((long) LONGS.get(b, i) ^ 0x0A0A0A0A0A0A0A0AL);
+            if (t != 0) return i + (Long.numberOfTrailingZeros(t) >>> 3);
+        }
+        for (; i < to; i++) if (b[i] == '\n') return i;
+        return -1;
+    }
+
+    /**
+     * Index of the first byte in {@code b[from, to)} that a string cannot copy as is ('"', '\\', a control
+     * char or a byte of a multi-byte char), or {@code to}; eight bytes per step over plain text.
+     */
+    private static int plainRun(byte[] b, int from, int to) {
+        int i = from;
+        for (; i + 8 <= to; i += 8) {
+            long w = (long) LONGS.get(b, i);
+            // a quote, a backslash, a byte below 0x20, or a byte with its high bit set
+            long t = zeroBytes(w ^ 0x2222222222222222L) | zeroBytes(w ^ 0x5C5C5C5C5C5C5C5CL) | ((w - 0x2020202020202020L) & ~w & HIGHS)
+                    | (w & HIGHS);
+            if (t != 0) break;
+        }
+        for (; i < to; i++) {
+            byte c = b[i];
+            if (c == '"' || c == '\\' || c < 0x20) return i; // bytes >= 0x80 are negative here
+        }
+        return to;
+    }
 
     private byte[] b;
     private int p;
@@ -378,15 +419,10 @@ final class EventLine {
         surrogate = false;
         expectAt('"');
         int s = ++p;
-        int i = s;
-        while (i < end) {
-            byte c = b[i];
-            if (c == '"') {
-                p = i + 1;
-                return ascii(s, i);
-            }
-            if (c == '\\' || c < 0x20) break; // bytes >= 0x80 are negative here: decoded below
-            i++;
+        int i = plainRun(b, s, end);
+        if (i < end && b[i] == '"') {
+            p = i + 1;
+            return ascii(s, i);
         }
         return decodedString(s, i);
     }

@@ -240,7 +240,8 @@ public final class TraceReader implements Closeable {
         int scan = bstart;
         while (true) {
             byte[] b = bytes;
-            for (int i = scan; i < bend; i++) if (b[i] == '\n') return i;
+            int nl = EventLine.indexOfNewline(b, scan, bend);
+            if (nl >= 0) return nl;
             if (beof) {
                 if (bstart < bend) {
                     // last line without newline: pretend one
