@@ -47,6 +47,8 @@ final class EvalCommand implements Callable<Integer> {
             if (out != null) args.addAll(List.of("--out", out.toString()));
             if (json != null) args.addAll(List.of("--json", json.toString()));
             AgentDojoEvaluation.main(args.toArray(new String[0]));
+            if (out != null) System.err.println("table written to " + out);
+            if (json != null) System.err.println("figures written to " + json);
             return 0;
         }
     }
