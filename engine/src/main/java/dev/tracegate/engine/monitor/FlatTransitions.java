@@ -60,7 +60,10 @@ final class FlatTransitions {
     final int[] source;
     /** Per gather entry {@code e}: the packed long it feeds. */
     final int[] target;
-    /** Per gather entry {@code e}: {@code bytes[e << 8 | v]} are the letter bits set by byte value {@code v}. */
+    /**
+     * Per gather entry {@code e}: {@code bytes[e << 8 | v]} are the letter bits set by byte value {@code v}
+     * (zeros for the padding entries of {@link #padSource}).
+     */
     final long[] bytes;
     /**
      * Whether the packed state is one long and every group is tabulated, so that {@link #stepWord}
@@ -69,11 +72,9 @@ final class FlatTransitions {
     final boolean oneWord;
     /**
      * For {@link #stepWord}: {@link #source} padded to at least four entries; a padding entry reads
-     * bits 0-7 of valuation word 0 through a table of zeros (the padding of {@link #padBytes}).
+     * bits 0-7 of valuation word 0 through a table of zeros at the end of {@link #bytes}.
      */
     final int[] padSource;
-    /** {@link #bytes} padded like {@link #padSource}. */
-    final long[] padBytes;
     /**
      * For {@link #stepWord}, per group {@code g} (padded to at least four groups): {@code lookup[3g]}
      * base of its table in {@link #flat}, {@code lookup[3g + 1]} offset of its bits in the packed
@@ -176,9 +177,8 @@ final class FlatTransitions {
         }
         source = java.util.Arrays.copyOf(src, entries);
         target = java.util.Arrays.copyOf(dst, entries);
-        bytes = tables;
+        bytes = java.util.Arrays.copyOf(tables, Math.max(4, entries) << 8);
         padSource = java.util.Arrays.copyOf(source, Math.max(4, entries));
-        padBytes = java.util.Arrays.copyOf(bytes, Math.max(4, entries) << 8);
         boolean tablesOnly = true;
         lookup = new int[3 * Math.max(4, groups.length)];
         for (int g = 0; g < lookup.length / 3; g++) {
@@ -266,7 +266,7 @@ final class FlatTransitions {
         // Straight-line code for the first four gather entries and groups (padded: small sets need
         // no loop at all), then loops for the rest.
         final int[] src = padSource;
-        final long[] b = padBytes;
+        final long[] b = bytes;
         final int s0 = src[0], s1 = src[1], s2 = src[2], s3 = src[3];
         long fields = state
                 | b[(int) (valuation[s0 >>> 6] >>> s0) & 0xFF]
