@@ -5,7 +5,7 @@ import dev.tracegate.engine.monitor.SessionState;
 
 /**
  * A grounder for events that are already valuations: the event is the {@code long[]} of atom truth
- * values, so grounding is one array copy and the benchmarks measure the engine alone.
+ * values, so grounding is a copy of a few longs and the benchmarks measure the engine alone.
  */
 public final class PregroundedEvents implements Grounder<long[]> {
     /** The one instance; it keeps no state. */
@@ -19,7 +19,9 @@ public final class PregroundedEvents implements Grounder<long[]> {
 
     @Override
     public int ground(long[] event, SessionState state, long[] valuation, long[] unevaluable) {
-        System.arraycopy(event, 0, valuation, 0, event.length);
+        // A plain loop, not System.arraycopy: with a length C2 cannot see as constant, arraycopy is a call
+        // to a stub (with spills) on every step's critical path, ~5 ns of harness in a ~30 ns measurement.
+        for (int i = 0; i < event.length; i++) valuation[i] = event[i];
         return 0;
     }
 
