@@ -63,6 +63,43 @@ class GdprLibraryTest {
                 .containsExactly("BLOCK:gdpr.P2-purpose-limitation", "PASS");
     }
 
+    /** The trial's bank: the consent and erasure tools name the subject by e-mail address and serve no purpose. */
+    private static final String BANK = """
+            library: bank
+            gdpr:
+              purposes:
+                marketing: [email]
+              consent-purposes: [marketing]
+              subject-fields: [email]
+              tools:
+                send_newsletter: [marketing]
+              consent-tools:
+                grant: {subject: email, purposes: purpose, granted: granted}
+              erasure-tools:
+                forget: {subject: email}
+            contracts:
+              - id: bank.no-transfer
+                guarantee: G !call(transfer)
+            """;
+
+    @Test
+    void p2LetsTheSubjectRecordConsentAndRequestErasureByPersonalDataButNotOtherUnboundTools() {
+        Library bank = load(BANK, "gdpr");
+        assertThat(replay(bank, List.of(
+                call("send_newsletter", "{\"email\": \"ada@example.com\"}"),
+                call("grant", "{\"email\": \"ada@example.com\", \"purpose\": \"marketing\", \"granted\": true}"),
+                call("send_newsletter", "{\"email\": \"ada@example.com\"}"),
+                call("export_contacts", "{\"email\": \"ada@example.com\"}"),
+                call("grant", "{\"email\": \"ada@example.com\", \"purpose\": \"marketing\", \"granted\": false}"),
+                call("send_newsletter", "{\"email\": \"ada@example.com\"}"),
+                call("forget", "{\"email\": \"bob@example.com\"}"),
+                call("send_newsletter", "{\"email\": \"bob@example.com\"}"))))
+                // P1 before consent, the grant, P1 satisfied, P2 for an unbound tool, the withdrawal, P1 again,
+                // the erasure request, P4 (and P1) after it
+                .containsExactly("BLOCK:gdpr.P1-consent", "PASS", "PASS", "BLOCK:gdpr.P2-purpose-limitation", "PASS",
+                        "BLOCK:gdpr.P1-consent", "PASS", "BLOCK:gdpr.P1-consent,gdpr.P4-erasure");
+    }
+
     @Test
     void p3DataThePurposeDoesNotNeedIsRefused() {
         assertThat(replay(lib, List.of(
