@@ -80,7 +80,8 @@ public final class AgentClassLoader extends ClassLoader {
         }
         byte[] bytes;
         try (InputStream in = jar.getInputStream(entry)) {
-            bytes = readAll(in);
+            long size = entry.getSize();
+            bytes = size >= 0 && size < Integer.MAX_VALUE ? in.readNBytes((int) size) : readAll(in);
         } catch (IOException e) {
             throw new ClassNotFoundException("tracegate: cannot read " + path + " from the agent jar", e);
         }
