@@ -85,8 +85,9 @@ public final class LibraryReader {
             Node aNode = f.get("assume");
             String gText = formulaText(gNode, "guarantee");
             String aText = aNode == null ? "true" : formulaText(aNode, "assume");
-            Formula g = expand(formula(gNode, gText, positions), named, gNode);
-            Formula a = aNode == null ? Formula.Const.TRUE : expand(formula(aNode, aText, positions), named, aNode);
+            Formula g = expand(pastOnly(formula(gNode, gText, positions), gNode, gText, named), named, gNode);
+            Formula a = aNode == null ? Formula.Const.TRUE
+                    : expand(pastOnly(formula(aNode, aText, positions), aNode, aText, named), named, aNode);
             contracts.add(new LibrarySpec.ContractSpec(id, f.string("description", ""), a, g, strategy,
                     f.string("message", ""), f.string("next", ""), redirectTo, aText, gText, c.line(), c.column()));
         }
@@ -108,6 +109,7 @@ public final class LibraryReader {
     private static Map<String, Formula> namedAtoms(Fields top, Map<Atom, LibrarySpec.Position> positions) {
         Map<String, Formula> raw = new LinkedHashMap<>();
         Map<String, Node> where = new HashMap<>();
+        Map<String, String> texts = new HashMap<>();
         if (!top.has("atoms")) return raw;
         Node an = top.get("atoms");
         if (!(an instanceof Node.MapNode m)) throw Fields.error(an, "atoms must be a map of name: definition", "for example: refund: call(refund)");
@@ -121,12 +123,15 @@ public final class LibraryReader {
                 throw Fields.error(keyNode, "atom name '" + key + "' is a reserved operator", "choose another name");
             }
             Node v = e.getValue();
-            raw.put(key, formula(v, formulaText(v, "atom " + key), positions));
+            String text = formulaText(v, "atom " + key);
+            raw.put(key, formula(v, text, positions));
             where.put(key, v);
+            texts.put(key, text);
         }
         // Expand definitions that use other named atoms; a cycle is an error.
         Map<String, Formula> done = new LinkedHashMap<>();
         for (String k : raw.keySet()) resolve(k, raw, where, done, new ArrayDeque<>());
+        for (String k : raw.keySet()) pastOnly(raw.get(k), where.get(k), texts.get(k), done);
         return done;
     }
 
@@ -146,6 +151,81 @@ public final class LibraryReader {
         path.pop();
         done.put(k, out);
         return out;
+    }
+
+    /**
+     * The compiler's restriction, checked here so that the error can name the place in the file: the
+     * operand of a past operator (Y, O, H, S) has no future operator, neither written in it nor inside
+     * a named atom it uses. Returns {@code f}.
+     */
+    private static Formula pastOnly(Formula f, Node n, String text, Map<String, Formula> named) {
+        if (f instanceof Formula.Unary u) {
+            if (u.op().isPast()) requirePast(u.arg(), u.op().symbol, n, text, named);
+            pastOnly(u.arg(), n, text, named);
+        } else if (f instanceof Formula.Binary b) {
+            if (b.op().isPast()) {
+                requirePast(b.left(), b.op().symbol, n, text, named);
+                requirePast(b.right(), b.op().symbol, n, text, named);
+            }
+            pastOnly(b.left(), n, text, named);
+            pastOnly(b.right(), n, text, named);
+        }
+        return f;
+    }
+
+    private static void requirePast(Formula operand, String pastOp, Node n, String text, Map<String, Formula> named) {
+        Formula bad = firstFuture(operand, named);
+        if (bad == null) return;
+        String hint = "rewrite so that the future operator is outside and the past one inside, e.g. G(b -> O a) "
+                + "(every b preceded by an a) instead of O(F ...) or H(X ...)";
+        String rule = "the operands of Y, O, H and S must be past-only";
+        if (bad instanceof Atom a) {   // a named atom whose definition has a future operator
+            Formula def = named.get(a.name());
+            Formula op = firstFuture(def, Map.of());
+            throw atAtom(n, a, "in formula '" + text.strip() + "': named atom '" + a.name() + "' (" + Formulas.print(def)
+                    + ") has future operator " + symbol(op) + " and is used inside past operator " + pastOp + "; " + rule, hint);
+        }
+        Atom first = firstAtom(bad);
+        String problem = "in formula '" + text.strip() + "': future operator " + symbol(bad) + " inside past operator " + pastOp
+                + "; " + rule;
+        if (first == null || first.line() <= 0) throw Fields.error(n, problem, hint);
+        throw atAtom(n, first, problem, hint);
+    }
+
+    /** The first future subformula of {@code f}, or a named atom of {@code named} whose definition has one. */
+    private static Formula firstFuture(Formula f, Map<String, Formula> named) {
+        if (f instanceof Atom a) {
+            Formula def = a.args().isEmpty() && a.comparison() == null ? named.get(a.name()) : null;
+            return def != null && firstFuture(def, Map.of()) != null ? a : null;
+        }
+        if (f instanceof Formula.Unary u) return u.op().isFuture() ? u : firstFuture(u.arg(), named);
+        if (f instanceof Formula.Binary b) {
+            if (b.op().isFuture()) return b;
+            Formula l = firstFuture(b.left(), named);
+            return l != null ? l : firstFuture(b.right(), named);
+        }
+        return null;
+    }
+
+    private static Atom firstAtom(Formula f) {
+        if (f instanceof Atom a) return a;
+        if (f instanceof Formula.Unary u) return firstAtom(u.arg());
+        if (f instanceof Formula.Binary b) {
+            Atom l = firstAtom(b.left());
+            return l != null ? l : firstAtom(b.right());
+        }
+        return null;
+    }
+
+    private static String symbol(Formula f) {
+        return f instanceof Formula.Unary u ? u.op().symbol : ((Formula.Binary) f).op().symbol;
+    }
+
+    /** An error at an atom of the formula scalar {@code n}, mapped into the file as the parser's positions are. */
+    private static LibraryException atAtom(Node n, Atom a, String problem, String hint) {
+        int line = n.line() + Math.max(a.line(), 1) - 1;
+        int col = a.line() <= 1 ? n.column() + Math.max(a.column(), 1) - 1 : a.column();
+        return new LibraryException(n.file(), line, col, problem, hint);
     }
 
     private static Formula expand(Formula f, Map<String, Formula> named, Node where) {

@@ -15,6 +15,9 @@ class LibraryReaderErrorsTest {
     private static final String PROVENANCE =
             "library: x\ninjection:\n  side-effecting:\n    send: [to]\n  provenance:\n%scontracts:\n  - id: c\n    guarantee: G !p\n";
 
+    private static final String PAST_ONLY = "rewrite so that the future operator is outside and the past one inside, "
+            + "e.g. G(b -> O a) (every b preceded by an a) instead of O(F ...) or H(X ...)";
+
     static Stream<Arguments> mistakes() {
         return Stream.of(
                 Arguments.of("empty file", "",
@@ -47,6 +50,18 @@ class LibraryReaderErrorsTest {
                         "lib.yaml:3:5: a contract has no 'guarantee'\n  hint: every contract needs a 'guarantee:' formula, e.g. G(refund -> O approve)"),
                 Arguments.of("bad formula", "library: x\ncontracts:\n  - id: a\n    guarantee: G(p ->)\n",
                         "lib.yaml:4:22: in formula 'G(p ->)': unexpected ')', expected a formula after '->'\n  hint: the formula syntax is in docs/FORMULAS.md"),
+                Arguments.of("future operator inside a past one", "library: g1\ncontracts:\n  - id: g1.a\n    guarantee: O(F call(x))\n",
+                        "lib.yaml:4:20: in formula 'O(F call(x))': future operator F inside past operator O; the operands of Y, O, H and S must be past-only\n"
+                                + "  hint: " + PAST_ONLY),
+                Arguments.of("future operator inside since, in an assumption", "library: x\ncontracts:\n  - id: c\n    assume: G(p -> (q S (r U s)))\n    guarantee: G !p\n",
+                        "lib.yaml:4:26: in formula 'G(p -> (q S (r U s)))': future operator U inside past operator S; the operands of Y, O, H and S must be past-only\n"
+                                + "  hint: " + PAST_ONLY),
+                Arguments.of("named atom with a future operator inside a past one", "library: x\natoms:\n  later: F call(x)\ncontracts:\n  - id: c\n    guarantee: G(call(y) -> O later)\n",
+                        "lib.yaml:6:31: in formula 'G(call(y) -> O later)': named atom 'later' (F call(x)) has future operator F and is used inside past operator O; the operands of Y, O, H and S must be past-only\n"
+                                + "  hint: " + PAST_ONLY),
+                Arguments.of("future operator inside a past one in a named atom", "library: x\natoms:\n  seen: H(X p)\ncontracts:\n  - id: c\n    guarantee: G !seen\n",
+                        "lib.yaml:3:13: in formula 'H(X p)': future operator X inside past operator H; the operands of Y, O, H and S must be past-only\n"
+                                + "  hint: " + PAST_ONLY),
                 Arguments.of("guarantee is a list", "library: x\ncontracts:\n  - id: a\n    guarantee: [G p]\n",
                         "lib.yaml:4:16: guarantee must be a string, found a list"),
                 Arguments.of("bad id characters", "library: x\ncontracts:\n  - id: a b\n    guarantee: G !p\n",
