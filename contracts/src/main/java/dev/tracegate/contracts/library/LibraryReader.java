@@ -103,7 +103,21 @@ public final class LibraryReader {
 
     private static String formulaText(Node n, String what) {
         if (n instanceof Node.Scalar s && s.type() == Node.Scalar.Type.BOOLEAN) return s.text();
+        if (n instanceof Node.Scalar s && s.tag() != null && !s.tag().startsWith("!!")) {
+            // YAML takes a leading '!word' as a tag and drops it: '!call(x) W y' would silently become 'W y'.
+            String written = s.tag() + (s.isNull() || s.text().isEmpty() ? "" : " " + s.text());
+            String key = what.startsWith("atom ") ? what.substring("atom ".length()) : what;
+            throw Fields.error(n, "formula '" + written + "' starts with '" + s.tag() + "', which YAML reads as a tag and drops, leaving '"
+                    + (s.isNull() ? "" : s.text()) + "'", "quote the formula: " + key + ": " + quoted(written));
+        }
         return Fields.text(n, what);
+    }
+
+    /** {@code text} as a YAML quoted scalar. */
+    private static String quoted(String text) {
+        if (text.indexOf('"') < 0 && text.indexOf('\\') < 0) return "\"" + text + "\"";
+        if (text.indexOf('\'') < 0) return "'" + text + "'";
+        return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     private static Map<String, Formula> namedAtoms(Fields top, Map<Atom, LibrarySpec.Position> positions) {

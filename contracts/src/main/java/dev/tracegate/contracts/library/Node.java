@@ -19,10 +19,18 @@ public sealed interface Node permits Node.Scalar, Node.Seq, Node.MapNode {
     /** A short name for error messages: "a string", "a list", "a map". */
     String kind();
 
-    /** A string, number, boolean or null as written. */
-    record Scalar(String file, int line, int column, String text, boolean isNull, Type type) implements Node {
+    /**
+     * A string, number, boolean or null as written; {@code tag} is the YAML tag written before a string
+     * or empty value ({@code !call(x)} in {@code guarantee: !call(x) W y}), or null.
+     */
+    record Scalar(String file, int line, int column, String text, boolean isNull, Type type, String tag) implements Node {
         /** The scalar's type as YAML resolved it. */
         public enum Type { STRING, INTEGER, FLOAT, BOOLEAN, NULL }
+
+        /** A scalar without a tag. */
+        public Scalar(String file, int line, int column, String text, boolean isNull, Type type) {
+            this(file, line, column, text, isNull, type, null);
+        }
 
         @Override public String kind() {
             return switch (type) {

@@ -39,12 +39,21 @@ public final class YamlReader {
             JsonLocation l = e.getLocation();
             String msg = e.getOriginalMessage();
             int nl = msg.indexOf('\n');
+            String problem = nl > 0 ? msg.substring(0, nl) : msg;
             throw new LibraryException(file, l == null ? 0 : l.getLineNr(), l == null ? 0 : l.getColumnNr(),
-                    "not valid YAML: " + (nl > 0 ? msg.substring(0, nl) : msg),
-                    "check indentation (spaces, not tabs) and quote strings that contain ': ' or start with a special character");
+                    "not valid YAML: " + problem, problem.contains("scanning a tag")
+                            ? "YAML reads a value that starts with '!' as a tag; quote a formula that starts with '!', e.g. guarantee: \"!call(x) W y\""
+                            : "check indentation (spaces, not tabs) and quote strings that contain ': ' or start with a special character");
         } catch (IOException e) {
             throw new LibraryException(file, 0, 0, "cannot read: " + e.getMessage(), null);
         }
+    }
+
+    /** The tag of the current scalar as written ({@code !x}, {@code !!str}), or null. */
+    private static String tag(JsonParser p) throws IOException {
+        // The YAML parser strips the leading '!' of a local tag and expands '!!' to the yaml.org prefix.
+        if (!(p.getTypeId() instanceof String t)) return null;
+        return t.startsWith("tag:yaml.org,2002:") ? "!!" + t.substring("tag:yaml.org,2002:".length()) : "!" + t;
     }
 
     private static Node value(String file, JsonParser p, JsonToken t, int depth) throws IOException {
@@ -78,7 +87,7 @@ public final class YamlReader {
                 return new Node.Seq(file, line, col, items);
             }
             case VALUE_STRING: {
-                return new Node.Scalar(file, line, col, p.getText(), false, Node.Scalar.Type.STRING);
+                return new Node.Scalar(file, line, col, p.getText(), false, Node.Scalar.Type.STRING, tag(p));
             }
             case VALUE_NUMBER_INT:
                 return new Node.Scalar(file, line, col, p.getText(), false, Node.Scalar.Type.INTEGER);
@@ -88,7 +97,7 @@ public final class YamlReader {
             case VALUE_FALSE:
                 return new Node.Scalar(file, line, col, p.getText(), false, Node.Scalar.Type.BOOLEAN);
             case VALUE_NULL:
-                return new Node.Scalar(file, line, col, null, true, Node.Scalar.Type.NULL);
+                return new Node.Scalar(file, line, col, null, true, Node.Scalar.Type.NULL, tag(p));
             default:
                 throw new LibraryException(file, line, col, "unexpected YAML token " + t, null);
         }

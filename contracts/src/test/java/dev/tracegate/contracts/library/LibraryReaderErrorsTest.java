@@ -62,6 +62,18 @@ class LibraryReaderErrorsTest {
                 Arguments.of("future operator inside a past one in a named atom", "library: x\natoms:\n  seen: H(X p)\ncontracts:\n  - id: c\n    guarantee: G !seen\n",
                         "lib.yaml:3:13: in formula 'H(X p)': future operator X inside past operator H; the operands of Y, O, H and S must be past-only\n"
                                 + "  hint: " + PAST_ONLY),
+                Arguments.of("formula read as a YAML tag", "library: x\ncontracts:\n  - id: a\n    guarantee: !call(refund) W returned(approve_refund)\n",
+                        "lib.yaml:4:16: formula '!call(refund) W returned(approve_refund)' starts with '!call(refund)', which YAML reads as a tag and drops, leaving 'W returned(approve_refund)'\n"
+                                + "  hint: quote the formula: guarantee: \"!call(refund) W returned(approve_refund)\""),
+                Arguments.of("whole formula read as a YAML tag, in a named atom", "library: x\natoms:\n  no_refund: !call(refund)\ncontracts:\n  - id: a\n    guarantee: G no_refund\n",
+                        "lib.yaml:3:14: formula '!call(refund)' starts with '!call(refund)', which YAML reads as a tag and drops, leaving ''\n"
+                                + "  hint: quote the formula: no_refund: \"!call(refund)\""),
+                Arguments.of("tag that YAML cannot scan", "library: x\ncontracts:\n  - id: a\n    assume: !user_matches(\"no\") W p\n    guarantee: G !p\n",
+                        "lib.yaml:4:11: not valid YAML: while scanning a tag\n"
+                                + "  hint: YAML reads a value that starts with '!' as a tag; quote a formula that starts with '!', e.g. guarantee: \"!call(x) W y\""),
+                Arguments.of("tagged formula with a pattern", "library: x\ncontracts:\n  - id: a\n    assume: !ready W user_matches(\"no\")\n    guarantee: G !p\n",
+                        "lib.yaml:4:13: formula '!ready W user_matches(\"no\")' starts with '!ready', which YAML reads as a tag and drops, leaving 'W user_matches(\"no\")'\n"
+                                + "  hint: quote the formula: assume: '!ready W user_matches(\"no\")'"),
                 Arguments.of("guarantee is a list", "library: x\ncontracts:\n  - id: a\n    guarantee: [G p]\n",
                         "lib.yaml:4:16: guarantee must be a string, found a list"),
                 Arguments.of("bad id characters", "library: x\ncontracts:\n  - id: a b\n    guarantee: G !p\n",
