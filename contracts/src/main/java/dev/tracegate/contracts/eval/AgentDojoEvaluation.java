@@ -190,7 +190,7 @@ public final class AgentDojoEvaluation {
             LibrarySpec.InjectionSpec inj = s.injection();
             if (inj != null && inj.provenance() != null) inj = new LibrarySpec.InjectionSpec(inj.sideEffecting(), provenance.apply(inj.provenance()));
             kept.add(new LibrarySpec(s.name(), s.description(), s.file(), s.settings(), cs, s.latches(), s.gdpr(), inj,
-                    s.permissions(), s.atomPositions()));
+                    s.permissions(), s.atomPositions(), s.namedAtoms()));
         }
         return Library.compile(kept);
     }

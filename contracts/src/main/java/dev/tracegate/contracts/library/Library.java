@@ -139,7 +139,9 @@ public final class Library {
             }
         }
         Policy policy = policy(specs, refuse);
-        for (Contract c : contracts) checkAtoms(Formulas.and(c.assume(), c.guarantee()), positions);
+        Map<String, java.util.Set<String>> named = new HashMap<>();
+        for (LibrarySpec spec : specs) named.computeIfAbsent(spec.file(), f -> new java.util.TreeSet<>()).addAll(spec.namedAtoms());
+        for (Contract c : contracts) checkAtoms(Formulas.and(c.assume(), c.guarantee()), positions, named);
         ContractSet set;
         try {
             set = ContractSet.compile(contracts, new DfaCompiler(maxStates));
@@ -154,7 +156,7 @@ public final class Library {
         try {
             grounding = Grounding.compile(set.atoms(), policy);
         } catch (VocabularyException e) {
-            throw atomError(e, positions);
+            throw atomError(e, positions, named);
         }
         return new Library(specs, set, grounding, policy, info);
     }
@@ -166,21 +168,54 @@ public final class Library {
         return info.isEmpty() ? null : info.get(0);
     }
 
-    private static void checkAtoms(Formula f, Map<Atom, LibrarySpec.Position> positions) {
+    private static void checkAtoms(Formula f, Map<Atom, LibrarySpec.Position> positions, Map<String, java.util.Set<String>> named) {
         for (Atom a : Formulas.atoms(f)) {
             try {
                 Grounding.check(a);
             } catch (VocabularyException e) {
-                throw atomError(e, positions);
+                throw atomError(e, positions, named);
             }
         }
     }
 
-    private static LibraryException atomError(VocabularyException e, Map<Atom, LibrarySpec.Position> positions) {
+    private static LibraryException atomError(VocabularyException e, Map<Atom, LibrarySpec.Position> positions,
+                                              Map<String, java.util.Set<String>> named) {
         LibrarySpec.Position p = positions.get(e.atom());
         String forms = e.validForms().isEmpty() ? null : "valid forms: " + String.join(", ", e.validForms());
+        String near = nearMisses(e.atom(), p == null ? java.util.Set.of() : named.getOrDefault(p.file(), java.util.Set.of()));
+        if (near != null) forms = near + (forms == null ? "" : " " + forms);
         return new LibraryException(p == null ? null : p.file(), p == null ? 0 : p.line(), p == null ? 0 : p.column(),
                 "atom `" + e.atom().key() + "`: " + e.problem(), forms);
+    }
+
+    /**
+     * "did you mean 'approved' (a named atom of this library)?" for an atom whose name is unknown but close (edit
+     * distance) to a named atom of its own file (bare atoms only) or a vocabulary predicate; the best one or two.
+     */
+    static String nearMisses(Atom atom, java.util.Set<String> namedInFile) {
+        String name = atom.name();
+        if (dev.tracegate.matchers.predicate.Vocabulary.names().contains(name)) return null;
+        int limit = name.length() <= 2 ? 0 : name.length() <= 5 ? 1 : 2;
+        boolean bare = atom.args().isEmpty() && atom.comparison() == null;
+        java.util.TreeMap<Integer, List<String>> byDistance = new java.util.TreeMap<>();
+        if (bare) {
+            for (String n : namedInFile) {
+                int d = Fields.distance(name.toLowerCase(java.util.Locale.ROOT), n.toLowerCase(java.util.Locale.ROOT));
+                if (d <= limit) byDistance.computeIfAbsent(d, k -> new ArrayList<>()).add("'" + n + "' (a named atom of this library)");
+            }
+        }
+        for (String n : dev.tracegate.matchers.predicate.Vocabulary.names()) {
+            int d = Fields.distance(name.toLowerCase(java.util.Locale.ROOT), n);
+            if (d <= limit && !namedInFile.contains(n)) byDistance.computeIfAbsent(d, k -> new ArrayList<>()).add("'" + n + "'");
+        }
+        if (byDistance.isEmpty()) return null;
+        int best = byDistance.firstKey();
+        List<String> picks = new ArrayList<>();
+        for (Map.Entry<Integer, List<String>> e : byDistance.entrySet()) {
+            if (e.getKey() > best + 1) break;
+            for (String c : e.getValue()) if (picks.size() < 2) picks.add(c);
+        }
+        return "did you mean " + String.join(" or ", picks) + "?";
     }
 
     /** The merged policy of all libraries. */

@@ -98,7 +98,7 @@ public final class LibraryReader {
         LibrarySpec.InjectionSpec injection = top.has("injection") ? injection(top.get("injection")) : null;
         for (Map.Entry<String, Formula> e : named.entrySet()) positions.remove(Atom.of(e.getKey()));
         return new LibrarySpec(name, description, file, settings, contracts, latches, gdpr, injection,
-                top.strings("permissions"), Map.copyOf(positions));
+                top.strings("permissions"), Map.copyOf(positions), Set.copyOf(named.keySet()));
     }
 
     private static String formulaText(Node n, String what) {

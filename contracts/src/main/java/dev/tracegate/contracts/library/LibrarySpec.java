@@ -20,10 +20,18 @@ import java.util.Map;
  * @param injection   the prompt-injection section, or null
  * @param permissions permissions every session holds from the start
  * @param atomPositions where each atom first occurs in the file (for errors found when compiling)
+ * @param namedAtoms  the names under {@code atoms:} (already expanded in the formulas; kept for did-you-mean)
  */
 public record LibrarySpec(String name, String description, String file, Settings settings, List<ContractSpec> contracts,
                           List<LatchSpec> latches, GdprSpec gdpr, InjectionSpec injection, List<String> permissions,
-                          Map<Atom, Position> atomPositions) {
+                          Map<Atom, Position> atomPositions, java.util.Set<String> namedAtoms) {
+
+    /** A spec without named atoms. */
+    public LibrarySpec(String name, String description, String file, Settings settings, List<ContractSpec> contracts,
+                       List<LatchSpec> latches, GdprSpec gdpr, InjectionSpec injection, List<String> permissions,
+                       Map<Atom, Position> atomPositions) {
+        this(name, description, file, settings, contracts, latches, gdpr, injection, permissions, atomPositions, java.util.Set.of());
+    }
 
     /** Where something is in a library file. */
     public record Position(String file, int line, int column) {}

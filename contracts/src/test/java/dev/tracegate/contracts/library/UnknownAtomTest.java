@@ -1,0 +1,58 @@
+package dev.tracegate.contracts.library;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/** An unknown atom that is a near miss of a named atom or a vocabulary predicate gets a did-you-mean (trial finding C7). */
+class UnknownAtomTest {
+
+    private static LibraryException compile(String yaml) {
+        return catchThrowableOfType(LibraryException.class, () -> Library.compile(List.of(LibraryReader.read("lib.yaml", yaml))));
+    }
+
+    @Test
+    void aTypoOfANamedAtomNamesTheNamedAtom() {
+        LibraryException e = compile("""
+                library: refunds
+                atoms:
+                  approved: returned(approve_refund)
+                contracts:
+                  - id: refunds.approval-first
+                    guarantee: G(call(refund) -> O aproved)
+                """);
+        assertThat(e.getMessage()).startsWith("lib.yaml:6:36: atom `aproved`: unknown atom name 'aproved'\n"
+                + "  hint: did you mean 'approved' (a named atom of this library)? valid forms: user, assistant, call, ");
+    }
+
+    @Test
+    void aTypoOfAVocabularyPredicateNamesThePredicate() {
+        LibraryException e = compile("library: x\ncontracts:\n  - id: c\n    guarantee: G(call -> !personal_dat)\n");
+        assertThat(e.getMessage()).startsWith("lib.yaml:4:27: atom `personal_dat`: unknown atom name 'personal_dat'\n"
+                + "  hint: did you mean 'personal_data'? valid forms: ");
+    }
+
+    @Test
+    void twoEquallyNearCandidatesAreBothNamed() {
+        LibraryException e = compile("library: x\ncontracts:\n  - id: c\n    guarantee: G(returnd -> F call(x))\n");
+        assertThat(e.hint()).startsWith("did you mean 'return' or 'returned'? valid forms: ");
+    }
+
+    @Test
+    void aNamedAtomOfAnotherLibraryIsNotSuggested() {
+        LibrarySpec other = LibraryReader.read("other.yaml", "library: o\natoms:\n  approved: returned(a)\ncontracts:\n  - id: o\n    guarantee: G !approved\n");
+        LibrarySpec mine = LibraryReader.read("lib.yaml", "library: x\ncontracts:\n  - id: c\n    guarantee: G !aproved\n");
+        LibraryException e = catchThrowableOfType(LibraryException.class, () -> Library.compile(List.of(other, mine)));
+        assertThat(e.hint()).startsWith("valid forms: ");
+    }
+
+    @Test
+    void aNameNearNothingKeepsTheListOfForms() {
+        LibraryException e = compile("library: x\ncontracts:\n  - id: c\n    guarantee: G !zebra_crossing\n");
+        assertThat(e.problem()).isEqualTo("atom `zebra_crossing`: unknown atom name 'zebra_crossing'");
+        assertThat(e.hint()).startsWith("valid forms: user, assistant, call, return, ");
+    }
+}
