@@ -120,11 +120,13 @@ public final class ConfiguredHooks implements Hooks {
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
         static Ruling enter(@Advice.Origin("#t.#m#d") String origin,
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
-                            @Advice.Local("tgOuter") boolean outer) {
+                            @Advice.Local("tgOuter") boolean outer,
+                            @Advice.Local("tgArgs") Object[] called) {
             outer = Dispatcher.enter();
             if (!outer) {
                 return null;
             }
+            called = args;   // the exit reports the RETURN with the arguments of the call as it ran (one array per call)
             Ruling ruling = Dispatcher.onMethodCall(origin, args);
             if (ruling == null) {
                 return null;
@@ -132,6 +134,7 @@ public final class ConfiguredHooks implements Hooks {
             if (ruling.kind == Ruling.REWRITE) {
                 if (ruling.values != null) {
                     args = ruling.values;
+                    called = ruling.values;
                 }
                 return null;
             }
@@ -143,7 +146,7 @@ public final class ConfiguredHooks implements Hooks {
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Origin("#t.#m#d") String origin,
                          @Advice.Origin("#r") String returnType,
-                         @Advice.AllArguments Object[] args,
+                         @Advice.Local("tgArgs") Object[] args,
                          @Advice.Thrown Throwable thrown,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result) {
             Dispatcher.exit();
@@ -178,11 +181,13 @@ public final class ConfiguredHooks implements Hooks {
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
         static Ruling enter(@Advice.Origin("#t.#m#d") String origin,
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
-                            @Advice.Local("tgOuter") boolean outer) {
+                            @Advice.Local("tgOuter") boolean outer,
+                            @Advice.Local("tgArgs") Object[] called) {
             outer = Dispatcher.enter();
             if (!outer) {
                 return null;
             }
+            called = args;   // the exit reports the RETURN with the arguments of the call as it ran (one array per call)
             Ruling ruling = Dispatcher.onMethodCall(origin, args);
             if (ruling == null) {
                 return null;
@@ -190,6 +195,7 @@ public final class ConfiguredHooks implements Hooks {
             if (ruling.kind == Ruling.REWRITE) {
                 if (ruling.values != null) {
                     args = ruling.values;
+                    called = ruling.values;
                 }
                 return null;
             }
@@ -200,7 +206,7 @@ public final class ConfiguredHooks implements Hooks {
         static void exit(@Advice.Enter Ruling skipped,
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Origin("#t.#m#d") String origin,
-                         @Advice.AllArguments Object[] args,
+                         @Advice.Local("tgArgs") Object[] args,
                          @Advice.Thrown Throwable thrown) {
             Dispatcher.exit();
             if (!outer) {
