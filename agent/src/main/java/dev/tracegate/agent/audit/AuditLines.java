@@ -28,7 +28,13 @@ import java.util.Map;
  * within a segment). Cloning the running SHA-256 state for the self hash is the one allocation per line.
  */
 final class AuditLines {
-    static final String FORMAT = "tracegate-audit/1";
+    static final String FORMAT = "tracegate-audit/2";
+    /**
+     * The format before: the same lines, but {@code prev} is the SHA-256 of the previous line's whole bytes (its
+     * hash field included), which costs a copy of the digest state and two more compressions per line. The
+     * verifier still reads it, also in a file where old and new segments follow each other.
+     */
+    static final String FORMAT_1 = "tracegate-audit/1";
     /** The {@code prev} of a log's first line: 64 zeros. */
     static final String GENESIS = "0".repeat(64);
     static final String HASH_FIELD = ",\"hash\":\"";
@@ -118,16 +124,41 @@ final class AuditLines {
 
     int length() { return len; }
 
-    /** Continues the chain after {@code lastLine} (its exact bytes without LF), or from genesis if null. */
+    /**
+     * Continues the chain after {@code lastLine} (its exact bytes without LF), or from genesis if null: the next
+     * line's {@code prev} is the last line's {@code hash} (whichever format wrote it). A last line without a
+     * well-formed hash (which {@code audit verify} reports on that line anyway) is chained by the SHA-256 of its
+     * bytes.
+     */
     void chainFrom(byte[] lastLine) {
         if (lastLine == null) {
             Arrays.fill(prevHex, (byte) '0');
+            return;
+        }
+        int at = hashAt(lastLine, lastLine.length);
+        if (at >= 0) {
+            System.arraycopy(lastLine, at, prevHex, 0, 64);
         } else {
             hexInto(sha.digest(lastLine), prevHex, 0);
         }
     }
 
-    /** The hex SHA-256 of the last line encoded (what the next line's {@code prev} will be). */
+    /** Where the 64 lower-case hex digits of a line's closing {@code ,"hash":"<hex>"}} begin, or -1 when it does not end so. */
+    static int hashAt(byte[] line, int len) {
+        int at = len - 2 - 64;
+        int field = at - HASH.length;
+        if (field < 0 || line[len - 1] != '}' || line[len - 2] != '"'
+                || !Arrays.equals(line, field, at, HASH, 0, HASH.length)) {
+            return -1;
+        }
+        for (int i = at; i < at + 64; i++) {
+            byte b = line[i];
+            if (!(b >= '0' && b <= '9' || b >= 'a' && b <= 'f')) return -1;
+        }
+        return at;
+    }
+
+    /** The hash of the last line encoded (what the next line's {@code prev} will be), in hex. */
     String head() { return new String(prevHex, StandardCharsets.US_ASCII); }
 
     /**
@@ -244,24 +275,24 @@ final class AuditLines {
         str(rec);
     }
 
-    /** Appends the self hash over everything so far, closes the object and advances the chain. */
+    /**
+     * Appends the hash of everything so far, closes the object and advances the chain: the next line's
+     * {@code prev} is this hash. Each byte is hashed once; the hash field itself is covered by the rule that
+     * it must equal the hash of the bytes before it.
+     */
     private void end() {
-        int prefix = len;
-        sha.update(buf, 0, prefix);
-        // the line's hash extends the self hash's input: hash the prefix once and fork the state
+        sha.update(buf, 0, len);
         try {
-            fork(sha).digest(digest, 0, 32);
-            put(HASH);
-            ensure(64 + 2);
-            hexInto(digest, buf, len);
-            len += 64;
-            buf[len++] = '"';
-            buf[len++] = '}';
-            sha.update(buf, prefix, len - prefix);
             sha.digest(digest, 0, 32);
         } catch (DigestException e) {
             throw new IllegalStateException("SHA-256 refused a 32-byte buffer", e);
         }
+        put(HASH);
+        ensure(64 + 2);
+        hexInto(digest, buf, len);
+        len += 64;
+        buf[len++] = '"';
+        buf[len++] = '}';
         hexInto(digest, prevHex, 0);
     }
 
@@ -575,7 +606,7 @@ final class AuditLines {
     }
 
     /** Writes {@code v} in decimal as {@link Long#toString(long)} does; returns the end. */
-    private static int digits(long v, byte[] out, int at) {
+    static int digits(long v, byte[] out, int at) {
         if (v == Long.MIN_VALUE) {
             byte[] min = ascii(Long.toString(v));
             System.arraycopy(min, 0, out, at, min.length);
@@ -586,11 +617,21 @@ final class AuditLines {
             v = -v;
         }
         int n = 1;
-        for (long p = v; p >= 10; p /= 10) n++;
+        for (long p = 10; n < 19 && v >= p; p *= 10) n++;   // comparisons, not divisions
         int end = at + n;
-        for (int i = end - 1; i >= at; i--) {
-            out[i] = (byte) ('0' + v % 10);
-            v /= 10;
+        int i = end;
+        while (v >= 100) {   // two digits per division
+            long q = v / 100;
+            int r = (int) (v - q * 100);
+            out[--i] = (byte) ('0' + r % 10);
+            out[--i] = (byte) ('0' + r / 10);
+            v = q;
+        }
+        if (v >= 10) {
+            out[--i] = (byte) ('0' + v % 10);
+            out[--i] = (byte) ('0' + v / 10);
+        } else {
+            out[--i] = (byte) ('0' + v);
         }
         return end;
     }

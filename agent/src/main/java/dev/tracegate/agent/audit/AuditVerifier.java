@@ -20,9 +20,10 @@ import java.util.Map;
  * Checks an audit log's hash chain and reports the first line that does not verify.
  *
  * <p>For each line, in this order: it is a JSON object (no duplicate keys); its {@code hash} matches
- * its own bytes (so a changed field is found on the changed line); its {@code prev} is the SHA-256 of
- * the previous line's bytes, or the genesis value on line 1 (so a removed, inserted or reordered line is
- * found where the chain breaks); line 1 is a header; within a session, {@code seq} never decreases
+ * its own bytes (so a changed field is found on the changed line); its {@code prev} is the previous
+ * line's {@code hash} (format {@code tracegate-audit/2}; in a segment of format {@code tracegate-audit/1},
+ * the SHA-256 of the previous line's whole bytes), or the genesis value on line 1 (so a removed, inserted
+ * or reordered line is found where the chain breaks); line 1 is a header; within a session, {@code seq} never decreases
  * (counted from the last header and the session's last END, since a restarted service or a new session
  * with the same id counts again from the start). A last line
  * without its line end is reported as {@link AuditVerification.Status#TRUNCATED}, not as tampering.
@@ -44,7 +45,11 @@ public final class AuditVerifier {
     /** Verifies a log read from {@code in} (not closed). */
     public static AuditVerification verify(InputStream in) throws IOException {
         MessageDigest sha = sha256();
+        // what the next line's prev must be: the previous line's hash (format 2), or the SHA-256 of its whole
+        // bytes (format 1); which applies is the format of the segment the next line belongs to
         String expectedPrev = AuditLines.GENESIS;
+        String expectedPrev1 = AuditLines.GENESIS;
+        String segmentFormat = null;
         Map<String, Long> lastSeq = new HashMap<>();
         Lines lines = new Lines(in);
         Fields f = new Fields();
@@ -52,62 +57,68 @@ public final class AuditVerifier {
         long records = 0;
         while (true) {
             int len = lines.next();
+            String head = AuditLines.FORMAT_1.equals(segmentFormat) ? expectedPrev1 : expectedPrev;
             if (len < 0) {
-                if (lineNo == 0) return bad(1, records, "missing header: the file is empty", expectedPrev);
-                return new AuditVerification(AuditVerification.Status.OK, lineNo, records, 0, null, expectedPrev);
+                if (lineNo == 0) return bad(1, records, "missing header: the file is empty", head);
+                return new AuditVerification(AuditVerification.Status.OK, lineNo, records, 0, null, head);
             }
             if (!lines.terminated) {
                 return new AuditVerification(AuditVerification.Status.TRUNCATED, lineNo, records, lineNo + 1,
-                        len + " bytes without a line end", expectedPrev);
+                        len + " bytes without a line end", head);
             }
             byte[] line = lines.buf;
             lineNo++;
-            if (len == 0) return bad(lineNo, records, "empty line", expectedPrev);
+            if (len == 0) return bad(lineNo, records, "empty line", head);
             String problem = f.read(line, len);
-            if (problem != null) return bad(lineNo, records, problem, expectedPrev);
+            if (problem != null) return bad(lineNo, records, problem, head);
 
             // the line's own hash covers every byte before ,"hash":"
             int at = len - 2 - 64 - HASH_FIELD.length;
             if (at < 0 || line[len - 1] != '}' || line[len - 2] != '"'
                     || !Arrays.equals(line, at, at + HASH_FIELD.length, HASH_FIELD, 0, HASH_FIELD.length)) {
-                return bad(lineNo, records, "no hash at the end of the line", expectedPrev);
+                return bad(lineNo, records, "no hash at the end of the line", head);
             }
             sha.update(line, 0, at);
             String self = hex(AuditLines.fork(sha).digest());
             String claimed = new String(line, at + HASH_FIELD.length, 64, StandardCharsets.US_ASCII);
             if (!self.equals(claimed) || !claimed.equals(f.hash)) {
-                return bad(lineNo, records, "hash mismatch: the line was changed after it was written", expectedPrev);
+                return bad(lineNo, records, "hash mismatch: the line was changed after it was written", head);
             }
             sha.update(line, at, len - at);
             String lineHash = hex(sha.digest());
             String rec = f.rec == null ? "" : f.rec;
             if (lineNo == 1 && !rec.equals("header")) {
-                return bad(lineNo, records, "missing header: the first line is not a tracegate audit header", expectedPrev);
+                return bad(lineNo, records, "missing header: the first line is not a tracegate audit header", head);
             }
-            if (!expectedPrev.equals(f.prev)) {
+            String format = segmentFormat;
+            if (rec.equals("header")) {
+                format = f.format == null ? "" : f.format;
+                if (!AuditLines.FORMAT.equals(format) && !AuditLines.FORMAT_1.equals(format)) {
+                    return bad(lineNo, records, "unsupported format '" + format + "' (this verifier reads " + AuditLines.FORMAT
+                            + " and " + AuditLines.FORMAT_1 + ")", head);
+                }
+            }
+            if (!(AuditLines.FORMAT_1.equals(format) ? expectedPrev1 : expectedPrev).equals(f.prev)) {
                 String why = lineNo == 1
                         ? "chain broken: the first line's prev is not the genesis value, so lines before it were removed"
                         : "chain broken: prev is not the hash of line " + (lineNo - 1)
                           + ", so a line was removed, inserted or reordered here, or line " + (lineNo - 1) + " was rewritten";
-                return bad(lineNo, records, why, expectedPrev);
+                return bad(lineNo, records, why, head);
             }
             switch (rec) {
                 case "header": {
-                    String format = f.format == null ? "" : f.format;
-                    if (!AuditLines.FORMAT.equals(format)) {
-                        return bad(lineNo, records, "unsupported format '" + format + "' (this verifier reads " + AuditLines.FORMAT + ")", expectedPrev);
-                    }
+                    segmentFormat = format;
                     lastSeq.clear();
                     break;
                 }
                 case "event": {
                     if (f.session == null || f.seq < 0) {
-                        return bad(lineNo, records, "event without a text session or a whole-number seq", expectedPrev);
+                        return bad(lineNo, records, "event without a text session or a whole-number seq", head);
                     }
                     Long before = lastSeq.put(f.session, f.seq);
                     if (before != null && f.seq < before) {
                         return bad(lineNo, records, "sequence out of order: session '" + f.session + "' has seq " + f.seq
-                                + " after seq " + before, expectedPrev);
+                                + " after seq " + before, head);
                     }
                     // an ended session's id may be used again by a new session, which counts from the start
                     if ("end".equals(f.kind)) lastSeq.remove(f.session);
@@ -117,9 +128,10 @@ public final class AuditVerifier {
                 case "dropped":
                     break;
                 default:
-                    return bad(lineNo, records, "unknown record type '" + rec + "'", expectedPrev);
+                    return bad(lineNo, records, "unknown record type '" + rec + "'", head);
             }
-            expectedPrev = lineHash;
+            expectedPrev = claimed;
+            expectedPrev1 = lineHash;
         }
     }
 

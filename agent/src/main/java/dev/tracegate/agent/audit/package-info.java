@@ -4,10 +4,12 @@
  *
  * <p>Canonical byte form (the full description, with the record types, is in {@code agent/CONFIG.md},
  * "The audit log"): a line is UTF-8 JSON without LF, ended by one LF; it begins
- * {@code {"prev":"<64 hex>"} and ends {@code ,"hash":"<64 hex>"}}. {@code prev} is the lower-case hex
- * SHA-256 of the previous line's bytes (LF excluded), 64 zeros on the first line; {@code hash} is the
- * SHA-256 of the line's bytes before {@code ,"hash":"}. The verifier hashes the bytes as found and
- * never re-serialises, so these two rules are the whole contract between writer and verifier.
+ * {@code {"prev":"<64 hex>"} and ends {@code ,"hash":"<64 hex>"}}. {@code hash} is the lower-case hex
+ * SHA-256 of the line's bytes before {@code ,"hash":"}; {@code prev} is the previous line's {@code hash},
+ * 64 zeros on the first line (format {@code tracegate-audit/2}; segments of {@code tracegate-audit/1}, which
+ * the verifier still reads, chain by the SHA-256 of the previous line's whole bytes, LF excluded). The
+ * verifier hashes the bytes as found and never re-serialises, so these two rules are the whole contract
+ * between writer and verifier.
  *
  * <p>Entry points: {@link dev.tracegate.agent.audit.AuditWriter} (producers call {@code append}),
  * {@link dev.tracegate.agent.audit.AuditRecord} (what they append),

@@ -53,7 +53,7 @@ class AuditChainTest {
     }
 
     @Test
-    void roundTripVerifiesAndEachPrevIsTheHashOfThePreviousLinesBytes() throws Exception {
+    void roundTripVerifiesAndEachPrevIsThePreviousLinesHashOfItsBytes() throws Exception {
         Path p = log(10);
         AuditVerification v = AuditVerifier.verify(p);
         assertThat(v.status()).as(v.describe()).isEqualTo(AuditVerification.Status.OK);
@@ -68,9 +68,83 @@ class AuditChainTest {
             assertThat(n.get("prev").asText()).isEqualTo(expected);
             int at = line.lastIndexOf(",\"hash\":\"");
             assertThat(sha256Hex(line.substring(0, at))).isEqualTo(n.get("hash").asText());
-            expected = sha256Hex(line);
+            assertThat(line.substring(at)).isEqualTo(",\"hash\":\"" + n.get("hash").asText() + "\"}");
+            expected = sha256Hex(line.substring(0, at));
         }
         assertThat(v.head()).isEqualTo(expected);
+    }
+
+    /** Writes lines of the reference encoder in format 1 (prev = SHA-256 of the previous line's whole bytes) after {@code file}'s last line. */
+    private static void appendFormat1(Path file, int records) throws Exception {
+        List<String> lines = Files.exists(file) ? LogFiles.lines(file) : new ArrayList<>();
+        ReferenceAuditLines old = new ReferenceAuditLines(true);
+        old.chainFrom(lines.isEmpty() ? null : lines.get(lines.size() - 1).getBytes(StandardCharsets.UTF_8));
+        old.header(1_700_000_000_000L, null, null);
+        lines.add(new String(old.buffer(), 0, old.length(), StandardCharsets.UTF_8));
+        for (int i = 0; i < records; i++) {
+            old.event(record(i).time(1_700_000_000_000L + i));
+            lines.add(new String(old.buffer(), 0, old.length(), StandardCharsets.UTF_8));
+        }
+        LogFiles.write(file, lines);
+    }
+
+    @Test
+    void aLogOfTheFormerFormatStillVerifiesAndTheWriterContinuesItInTheNewOne() throws Exception {
+        Path p = dir.resolve("audit.jsonl");
+        appendFormat1(p, 5);
+        assertThat(LogFiles.records(p).get(0).get("format").asText()).isEqualTo("tracegate-audit/1");
+        AuditVerification old = AuditVerifier.verify(p);
+        assertThat(old.status()).as(old.describe()).isEqualTo(AuditVerification.Status.OK);
+        assertThat(old.records()).isEqualTo(5);
+        List<String> oldLines = LogFiles.lines(p);
+        assertThat(old.head()).as("format 1: the next prev is the SHA-256 of the last line's bytes")
+                .isEqualTo(sha256Hex(oldLines.get(oldLines.size() - 1)));
+
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults());   // a new agent appends a format-2 segment
+        for (int i = 5; i < 9; i++) w.append(record(i));
+        w.close();
+        AuditVerification mixed = AuditVerifier.verify(p);
+        assertThat(mixed.status()).as(mixed.describe()).isEqualTo(AuditVerification.Status.OK);
+        assertThat(mixed.records()).isEqualTo(9);
+        assertThat(LogFiles.ofType(p, "header")).extracting(h -> h.get("format").asText())
+                .containsExactly("tracegate-audit/1", "tracegate-audit/2");
+
+        appendFormat1(p, 3);   // and an old agent after it again
+        AuditVerification back = AuditVerifier.verify(p);
+        assertThat(back.status()).as(back.describe()).isEqualTo(AuditVerification.Status.OK);
+        assertThat(back.records()).isEqualTo(12);
+
+        // a changed format-1 line is still found on that line, and one removed where the chain breaks
+        List<String> lines = LogFiles.lines(p);
+        List<String> edited = new ArrayList<>(lines);
+        edited.set(3, edited.get(3).replace("\"decision\":\"pass\"", "\"decision\":\"block\""));
+        assertThat(edited.get(3)).isNotEqualTo(lines.get(3));
+        LogFiles.write(p, edited);
+        assertThat(AuditVerifier.verify(p).badLine()).isEqualTo(4);
+        List<String> removed = new ArrayList<>(lines);
+        removed.remove(lines.size() - 2);
+        LogFiles.write(p, removed);
+        AuditVerification cut = AuditVerifier.verify(p);
+        assertThat(cut.status()).isEqualTo(AuditVerification.Status.BAD);
+        assertThat(cut.badLine()).isEqualTo(lines.size() - 1);
+        assertThat(cut.reason()).startsWith("chain broken");
+    }
+
+    @Test
+    void aHeaderOfAnUnknownFormatIsNamed() throws Exception {
+        Path p = log(2);
+        List<String> lines = LogFiles.lines(p);
+        AuditLines forger = new AuditLines();
+        forger.chainFrom(lines.get(2).getBytes(StandardCharsets.UTF_8));
+        forger.header(1, null, null);
+        String header = new String(forger.buffer(), 0, forger.length(), StandardCharsets.UTF_8);
+        // a header of a format this verifier does not know, with a valid hash of its own bytes
+        String body = header.substring(0, header.lastIndexOf(",\"hash\":\"")).replace("tracegate-audit/2", "tracegate-audit/9");
+        lines.add(body + ",\"hash\":\"" + sha256Hex(body) + "\"}");
+        LogFiles.write(p, lines);
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.badLine()).isEqualTo(4);
+        assertThat(v.reason()).isEqualTo("unsupported format 'tracegate-audit/9' (this verifier reads tracegate-audit/2 and tracegate-audit/1)");
     }
 
     @Test
@@ -78,7 +152,7 @@ class AuditChainTest {
         Path p = log(4, AuditWriter.Settings.defaults().personalData(PersonalData.CLEAR));
         JsonNode header = LogFiles.records(p).get(0);
         assertThat(header.get("rec").asText()).isEqualTo("header");
-        assertThat(header.get("format").asText()).isEqualTo("tracegate-audit/1");
+        assertThat(header.get("format").asText()).isEqualTo("tracegate-audit/2");
         assertThat(header.get("personalData").asText()).isEqualTo("clear");
 
         JsonNode e = LogFiles.ofType(p, "event").get(3);

@@ -16,12 +16,15 @@ import org.junit.jupiter.api.Test;
 /**
  * The allocation-free line encoder writes, byte for byte, what the encoder before it wrote
  * ({@link ReferenceAuditLines}), for random records in all three personal-data modes: logs written
- * before and after the change verify and pseudonymise alike.
+ * before and after the change verify and pseudonymise alike. The one change on purpose, made in both:
+ * format 2 chains a line to the previous line's hash field (see the reference's comment).
  */
 class AuditLinesEquivalenceTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] CONTRACTS = {"sop-refund.approval-first", "gdpr.p4 \"quoted\"", "ünïcode-контракт"};
     private static final String[] ATOMS = {"call:refund", "count(refund)<=3", "arg(amount)>100", "tool_in(\u2028)", "x"};
+    private static final String[] CONTRACTS_2 = {"sop-refund.approval-first", "other"};
+    private static final String[] ATOMS_2 = {"call:refund", "y", "count(refund)<=3"};
     private static final String[] KINDS = {"CALL", "RETURN", "USER", "ASSISTANT", "CONSENT", "ERASURE", "END", "call", "Custom"};
 
     @Test
@@ -71,6 +74,19 @@ class AuditLinesEquivalenceTest {
         }
     }
 
+    @Test
+    void numbersAreWrittenAsLongToStringWritesThem() {
+        byte[] out = new byte[40];
+        java.util.List<Long> values = new ArrayList<>(List.of(0L, 9L, 10L, 99L, 100L, 101L, Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1));
+        for (long p = 1; p > 0 && p <= Long.MAX_VALUE / 10; p *= 10) values.addAll(List.of(p - 1, p, p + 1, -p, 10 * p - 1));
+        Random rnd = new Random(3);
+        for (int i = 0; i < 10_000; i++) values.add(rnd.nextLong() >> rnd.nextInt(64));
+        for (long v : values) {
+            int end = AuditLines.digits(v, out, 3);
+            assertThat(new String(out, 3, end - 3, StandardCharsets.US_ASCII)).isEqualTo(Long.toString(v));
+        }
+    }
+
     private static void assertSame(AuditLines now, ReferenceAuditLines before, String what) {
         String a = new String(now.buffer(), 0, now.length(), StandardCharsets.UTF_8);
         String b = new String(before.buffer(), 0, before.length(), StandardCharsets.UTF_8);
@@ -102,14 +118,15 @@ class AuditLinesEquivalenceTest {
         if (rnd.nextInt(3) == 0) r.tokens(rnd.nextInt(3) == 0 ? Long.MAX_VALUE : rnd.nextInt(100_000));
         if (rnd.nextInt(3) == 0) r.depth(rnd.nextInt(5) - 2);
         switch (rnd.nextInt(3)) {
-            case 0 -> r.atoms(ATOMS, new long[] {rnd.nextLong()});
+            case 0 -> r.atoms(rnd.nextInt(10) == 0 ? ATOMS_2 : ATOMS, new long[] {rnd.nextBoolean() ? rnd.nextLong() : rnd.nextInt(4)});
             case 1 -> r.atoms(text(rnd), ATOMS[rnd.nextInt(ATOMS.length)]);
             default -> { }
         }
         if (rnd.nextInt(4) != 0) {
-            byte[] codes = new byte[CONTRACTS.length];
+            String[] table = rnd.nextInt(10) == 0 ? CONTRACTS_2 : CONTRACTS;   // a library swap: the encoder's cached sections must not outlive it
+            byte[] codes = new byte[table.length];
             for (int c = 0; c < codes.length; c++) codes[c] = (byte) (rnd.nextInt(20) == 0 ? 7 : rnd.nextInt(3));
-            r.verdicts(CONTRACTS, codes);
+            r.verdicts(table, codes);
         }
         if (rnd.nextInt(3) == 0) r.fired(CONTRACTS[rnd.nextInt(CONTRACTS.length)]);
         if (rnd.nextInt(3) == 0) r.message(text(rnd));

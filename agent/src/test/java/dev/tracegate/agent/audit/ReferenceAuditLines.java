@@ -15,22 +15,33 @@ import java.util.Map;
 /**
  * The audit line encoder as it was before the writer was made allocation-free (commit 49ceada), kept
  * verbatim as the oracle of {@link AuditLinesEquivalenceTest}: the production encoder must write the
- * same bytes for every record.
+ * same bytes for every record. One deliberate change since: format {@code tracegate-audit/2} chains a
+ * line to the previous line's {@code hash} instead of the SHA-256 of its whole bytes (the writer then
+ * hashes each byte once, with no copy of the digest state); {@code new ReferenceAuditLines(true)} still
+ * writes format 1, for the tests that logs of both formats (and files mixing them) verify.
  */
 final class ReferenceAuditLines {
-    static final String FORMAT = "tracegate-audit/1";
+    static final String FORMAT_2 = "tracegate-audit/2";
+    static final String FORMAT_1 = "tracegate-audit/1";
     /** The {@code prev} of a log's first line: 64 zeros. */
     static final String GENESIS = "0".repeat(64);
     static final String HASH_FIELD = ",\"hash\":\"";
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     private final MessageDigest sha;
+    private final boolean format1;
     private final byte[] prevHex = new byte[64];
     private byte[] buf = new byte[1024];
     private int len;
     private Pseudonymiser pseudonymiser; // null: personal data in clear
 
     ReferenceAuditLines() {
+        this(false);
+    }
+
+    /** @param format1 write format 1 (prev = SHA-256 of the previous line's whole bytes) instead of format 2 */
+    ReferenceAuditLines(boolean format1) {
+        this.format1 = format1;
         try {
             sha = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
@@ -47,8 +58,14 @@ final class ReferenceAuditLines {
     void chainFrom(byte[] lastLine) {
         if (lastLine == null) {
             Arrays.fill(prevHex, (byte) '0');
-        } else {
+        } else if (format1) {
             hexInto(sha.digest(lastLine), prevHex, 0);
+        } else {
+            // format 2: the last line's hash field, read from its JSON
+            String line = new String(lastLine, StandardCharsets.UTF_8);
+            byte[] hash = line.substring(line.lastIndexOf(HASH_FIELD) + HASH_FIELD.length(), line.length() - 2)
+                    .getBytes(StandardCharsets.US_ASCII);
+            System.arraycopy(hash, 0, prevHex, 0, 64);
         }
     }
 
@@ -64,7 +81,7 @@ final class ReferenceAuditLines {
      */
     void header(long timeMillis, byte[] salt, byte[] key) {
         begin("header");
-        key("format"); str(FORMAT);
+        key("format"); str(format1 ? FORMAT_1 : FORMAT_2);
         key("created"); str(Instant.ofEpochMilli(timeMillis).toString());
         if (key != null) {
             pseudonymiser = Pseudonymiser.keyed(key);
@@ -171,8 +188,13 @@ final class ReferenceAuditLines {
         len += 64;
         buf[len++] = '"';
         buf[len++] = '}';
-        sha.update(buf, prefix, len - prefix);
-        hexInto(sha.digest(), prevHex, 0);
+        if (format1) {
+            sha.update(buf, prefix, len - prefix);
+            hexInto(sha.digest(), prevHex, 0);
+        } else {
+            sha.reset();
+            System.arraycopy(buf, prefix + HASH_FIELD.length(), prevHex, 0, 64);
+        }
     }
 
     /** A copy of the digest's running state (SHA-256 of every JDK provider is cloneable). */
