@@ -261,24 +261,24 @@ public final class DataCategoryExtractor {
         // Digit starts: the word starts at an ASCII digit, the only ones where cards, IPv4 and phone numbers
         // (besides marks) begin; prose has few.
         int n = 0, nm = 0, nd = 0;
-        boolean prevAlnum = false;
         int seen = 0; // union of the chars' classes
+        int prev = 0; // 1 when the previous char is alphanumeric
         for (int i = 0; i < len; i++) {
             char c = cs[i];
             int k = c < 128 ? ASCII_CLASS[c] : nonAsciiClass(c);
             seen |= k;
             digits += k & C_DIGIT;
             colons += (k >>> 4) & 1; // C_COLON
-            boolean an = (k & C_ALNUM) != 0;
-            if (!prevAlnum) {
-                if (an) {
-                    starts[n++] = i;
-                    if ((k & C_DIGIT) != 0) digitStarts[nd++] = i;
-                } else if ((k & C_MARK) != 0) {
-                    marks[nm++] = i;
-                }
-            }
-            prevAlnum = an;
+            int an = (k >>> 2) & 1; // C_ALNUM
+            int start = an & ~prev; // without branches: in prose, whether a word starts here is a coin toss
+            // each array gets i at its end and keeps it only when the count moves (n <= i < len: in bounds)
+            starts[n] = i;
+            n += start;
+            digitStarts[nd] = i;
+            nd += start & k; // C_DIGIT is bit 0
+            marks[nm] = i;
+            nm += ~prev & (k >>> 5) & 1; // C_MARK: never alphanumeric
+            prev = an;
         }
         boolean at = (seen & C_AT) != 0;
         boolean colon = (seen & C_COLON) != 0;
@@ -980,6 +980,8 @@ public final class DataCategoryExtractor {
         // every suffix ends in one of "e.gznt": a word ending otherwise is no street (most capitalised words)
         char last = e > i ? lower(s.charAt(e - 1)) : 0;
         if (last != 'e' && last != '.' && last != 'g' && last != 'z' && last != 'n' && last != 't') return -1;
+        // a house number must follow: tested before the suffixes, which cost more (the answer is the same)
+        if (e + 1 >= len || s.charAt(e) != ' ' || !isDigit(s.charAt(e + 1))) return -1;
         for (String g : GERMANIC_STREETS) {
             int st = e - g.length();
             if (st > i && regionMatchesIgnoreCase(s, st, len, g)) { street = true; break; }

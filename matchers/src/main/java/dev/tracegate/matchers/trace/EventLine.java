@@ -434,6 +434,8 @@ final class EventLine {
         int n = 0;
         for (int k = s; k < i; k++) cs[n++] = (char) b[k];
         while (true) {
+            int r = plainRun(b, i, end); // plain ASCII up to r: widened as is
+            for (; i < r; i++) cs[n++] = (char) b[i];
             if (i >= end) throw DECLINE;
             int c = b[i] & 0xFF;
             if (c == '"') {
