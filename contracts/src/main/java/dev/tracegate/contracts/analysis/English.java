@@ -4,6 +4,8 @@ import dev.tracegate.engine.ltl.Atom;
 import dev.tracegate.engine.ltl.Formula;
 import dev.tracegate.engine.ltl.Term;
 
+import java.util.List;
+
 /** Reads a formula back in plain English, so a reviewer can check that it says what was meant. */
 public final class English {
     private English() {}
@@ -13,13 +15,19 @@ public final class English {
         return Character.toUpperCase(s.charAt(0)) + s.substring(1) + ".";
     }
 
+    /**
+     * An atom as a clause, three ways, so that a negation reads as English ("the agent does not call
+     * refund") instead of "not the agent calls refund".
+     */
+    private record Clause(String positive, String negative, String never) {}
+
     private static String say(Formula f) {
         if (f instanceof Formula.Const c) return c.value() ? "true" : "false";
-        if (f instanceof Atom a) return atom(a);
+        if (f instanceof Atom a) return clause(a).positive();
         if (f instanceof Formula.Unary u) {
             Formula x = u.arg();
             return switch (u.op()) {
-                case NOT -> x instanceof Atom a ? negatedAtom(a) : "it is not the case that (" + say(x) + ")";
+                case NOT -> negate(x);
                 case NEXT -> "at the next event (which must exist), " + say(x);
                 case WEAK_NEXT -> "at the next event, if there is one, " + say(x);
                 case EVENTUALLY -> "eventually " + say(x);
@@ -33,81 +41,174 @@ public final class English {
         String l = say(b.left());
         String r = say(b.right());
         return switch (b.op()) {
-            case AND -> group(b.left(), l) + " and " + group(b.right(), r);
-            case OR -> group(b.left(), l) + " or " + group(b.right(), r);
+            case AND -> group(b.left(), l, b.op()) + " and " + group(b.right(), r, b.op());
+            case OR -> group(b.left(), l, b.op()) + " or " + group(b.right(), r, b.op());
             case IMPLIES -> "if " + l + ", then " + r;
             case IFF -> l + " exactly when " + r;
             case UNTIL -> l + " until " + r + " (which must happen)";
             case WEAK_UNTIL -> l + " until " + r + " (or to the end)";
             case RELEASE -> r + " up to and including the first time " + l + " (or to the end)";
-            case SINCE -> l + " ever since " + r;
+            // φ S ψ holds exactly when φ held at every event after the last ψ, and there was a ψ.
+            case SINCE -> "since the last time " + r + " (which must have happened), " + l;
         };
+    }
+
+    /** {@code !x}: pushed into atoms and the past and future operators that have a plain dual. */
+    private static String negate(Formula x) {
+        if (x instanceof Atom a) return clause(a).negative();
+        if (x instanceof Formula.Unary u) {
+            switch (u.op()) {
+                case NOT: return say(u.arg());
+                case ONCE: return "at every event so far, " + negate(u.arg());          // !O a == H !a
+                case HISTORICALLY: return negate(u.arg()) + " at some point so far";  // !H a == O !a
+                case EVENTUALLY: return never(u.arg());                               // !F a == G !a
+                case ALWAYS: return "eventually " + negate(u.arg());                  // !G a == F !a
+                default: break;
+            }
+        }
+        return "it is not the case that (" + say(x) + ")";
     }
 
     private static String always(Formula x) {
         if (x instanceof Formula.Binary b && b.op() == Formula.BinOp.IMPLIES) {
             return "whenever " + say(b.left()) + ", " + say(b.right());
         }
-        if (x instanceof Formula.Unary u && u.op() == Formula.UnOp.NOT) return "never " + say(u.arg());
-        return "always " + say(x);
+        if (x instanceof Formula.Unary u && u.op() == Formula.UnOp.NOT) return never(u.arg());
+        return "at every event, " + say(x);
     }
 
-    private static String group(Formula f, String s) {
-        return f instanceof Formula.Binary b && (b.op() == Formula.BinOp.AND || b.op() == Formula.BinOp.OR
-                || b.op() == Formula.BinOp.IMPLIES) ? "(" + s + ")" : s;
+    private static String never(Formula x) {
+        if (x instanceof Atom a) return clause(a).never();
+        return "it never happens that " + say(x);
     }
 
-    private static String negatedAtom(Atom a) {
-        return "not " + atom(a);
+    /** Brackets a nested connective unless it is the same associative one (a and b and c). */
+    private static String group(Formula f, String s, Formula.BinOp parent) {
+        if (!(f instanceof Formula.Binary b)) return s;
+        boolean connective = b.op() == Formula.BinOp.AND || b.op() == Formula.BinOp.OR || b.op() == Formula.BinOp.IMPLIES;
+        return connective && b.op() != parent ? "(" + s + ")" : s;
     }
 
-    private static String atom(Atom a) {
-        String first = a.args().isEmpty() ? null : plain(a.args().get(0));
-        String cmp = a.comparison() == null ? "" : " " + comparison(a.comparison()) + " " + plain(a.bound());
-        switch (a.name()) {
-            case "call":
-                return a.args().size() > 1 ? "the agent calls " + first + " with arguments matching " + plain(a.args().get(1))
-                        : "the agent calls " + first;
-            case "returned":
-                return first + " returns a result";
-            case "count":
-                return "the number of calls to " + first + " so far" + cmp;
-            case "run":
-                return "the number of consecutive calls to " + first + cmp;
-            case "sum":
-                return "the running total of " + plain(a.args().get(a.args().size() - 1)) + " over calls to " + first + cmp;
-            case "arg":
-                return "argument " + first + cmp;
-            case "consent":
-                return "consent for " + first + " is granted";
-            case "purpose":
-                return "the event serves purpose " + first;
-            case "category":
-                return "the event carries " + first + " data";
-            case "untrusted":
-                return "argument " + first + " holds a value that came from a tool output and not from the user";
-            case "mentions_erased":
-                return "the event mentions an erased data subject";
-            default:
-                return "`" + a.key() + "`";
+    /** Subject + verb: "the agent calls refund", "the agent does not call refund", "the agent never calls refund". */
+    private static Clause verb(String subject, String verb, String base, String rest) {
+        return new Clause(subject + " " + verb + rest, subject + " does not " + base + rest, subject + " never " + verb + rest);
+    }
+
+    /** Subject + "is": "the number of calls to search so far is at most 3". */
+    private static Clause is(String subject, String rest) {
+        return new Clause(subject + " is " + rest, subject + " is not " + rest, subject + " is never " + rest);
+    }
+
+    private static Clause clause(Atom a) {
+        List<Term> args = a.args();
+        int n = args.size();
+        String first = n == 0 ? null : plain(args.get(0));
+        String cmp = a.comparison() == null ? null : comparison(a.comparison()) + " " + bound(a.bound());
+        // "argument amount" or, when the first argument names the tool, "argument amount of a call of refund"
+        String argument = n == 0 ? null : "argument " + plain(args.get(n - 1)) + (n > 1 ? " of a call of " + first : "");
+        switch (a.name() + "/" + n) {
+            case "call/0": return verb("the agent", "calls", "call", " a tool");
+            case "call/1": return verb("the agent", "calls", "call", " " + first);
+            case "call/2": return verb("the agent", "calls", "call", " " + first + " with arguments matching " + pattern(args.get(1)));
+            case "returned/1": return verb(first, "returns", "return", " a result");
+            case "failed/1": return verb(first, "fails", "fail", "");
+            case "user/0": return verb("the user", "sends", "send", " a message");
+            case "assistant/0": return verb("the model", "answers", "answer", "");
+            case "return/0": return verb("a tool", "returns", "return", " a result");
+            case "consent/0": return verb("the event", "records", "record", " a consent");
+            case "erasure/0": return verb("the event", "requests", "request", " an erasure");
+            case "end/0": return verb("the session", "ends", "end", "");
+            case "user_matches/1": return verb("the user", "writes", "write", " something matching " + pattern(args.get(0)));
+            case "output_matches/1": return verb("the model", "writes", "write", " something matching " + pattern(args.get(0)));
+            case "result_matches/1": return verb("a tool result", "matches", "match", " " + pattern(args.get(0)));
+            case "result_matches/2": return verb("a result of " + first, "matches", "match", " " + pattern(args.get(1)));
+            case "arg_matches/2": return verb("argument " + first, "matches", "match", " " + pattern(args.get(1)));
+            case "arg_matches/3": return verb("argument " + plain(args.get(1)) + " of a call of " + first, "matches", "match", " " + pattern(args.get(2)));
+            case "arg_in/2", "arg_in/3", "path_within/2", "path_within/3": {
+                String field = n == 2 ? "argument " + first : "argument " + plain(args.get(1)) + " of a call of " + first;
+                return a.name().equals("arg_in") ? is(field, "one of " + plain(args.get(n - 1)))
+                        : verb(field, "lies", "lie", " within " + plain(args.get(n - 1)));
+            }
+            case "arg_eq_ctx/2": return verb("argument " + first, "equals", "equal", " context value " + plain(args.get(1)));
+            case "arg_eq_ctx/3": return verb("argument " + plain(args.get(1)) + " of a call of " + first, "equals", "equal",
+                    " context value " + plain(args.get(2)));
+            case "untrusted/1", "untrusted/2":
+                return verb(argument, "holds", "hold", " a value that came from a tool output and not from the user");
+            case "flow/1", "flow/2": return verb(argument, "carries", "carry", " a value that an earlier tool result introduced");
+            case "untrusted_target/0":
+                return verb("a side-effecting call", "targets", "target", " a value that came from a tool output and not from the user");
+            case "side_effect/0": return verb("the agent", "calls", "call", " a side-effecting tool");
+            case "named_link/0": return verb("the agent", "opens", "open", " a link inside a record the user named");
+            case "permission/1": return is("permission " + first, "held");
+            case "consent/1": return is("consent for " + first, "granted");
+            case "purpose/1": return verb("the event", "serves", "serve", " purpose " + first);
+            case "category/1": return verb("the event", "carries", "carry", " " + first + " data");
+            case "personal_data/0": return verb("the event", "carries", "carry", " personal data");
+            case "excess_data/0": {
+                Clause c = verb("the event", "carries", "carry", " data its purposes do not need");
+                return new Clause(c.positive(), "the event carries only data its purposes need", c.never());
+            }
+            case "consented/0":
+                return new Clause("every consent-based purpose of the event has the data subject's consent",
+                        "some consent-based purpose of the event lacks the data subject's consent",
+                        "no event has the data subject's consent for every consent-based purpose");
+            case "undeclared_purpose/0": {
+                Clause c = verb("the event", "serves", "serve", " an undeclared purpose, or none");
+                return new Clause(c.positive(), "the event serves a declared purpose and no undeclared one", c.never());
+            }
+            case "mentions_erased/0": return verb("the event", "mentions", "mention", " an erased data subject");
+            default: break;
         }
+        if (cmp != null) {
+            String subject = switch (a.name() + "/" + n) {
+                case "count/1" -> "the number of calls to " + first + " so far";
+                case "run/1" -> "the number of consecutive calls to " + first;
+                case "sum/2" -> "the running total of " + plain(args.get(1)) + " over calls to " + first;
+                case "arg/1", "arg/2" -> argument;
+                case "ctx/1" -> "context value " + first;
+                case "len/1" -> "the length of " + plain(args.get(0));
+                case "context_len/0" -> "the number of characters of the conversation so far";
+                case "output_chars/0" -> "the number of characters of model output so far";
+                case "tokens/0" -> "the number of model tokens so far";
+                case "depth/0" -> "the delegation depth";
+                case "since/1" -> "the number of events since " + first + " last held";
+                default -> null;
+            };
+            if (subject != null) return is(subject, cmp);
+        } else if (a.name().equals("ctx") && n == 1) {
+            return is("context value " + first, "set");
+        }
+        String raw = "`" + a.key() + "`";
+        return new Clause(raw, "not " + raw, "never " + raw);
     }
 
     private static String comparison(String c) {
         return switch (c) {
-            case "<" -> "is below";
-            case "<=" -> "is at most";
-            case ">" -> "is above";
-            case ">=" -> "is at least";
-            case "==" -> "equals";
-            case "!=" -> "differs from";
+            case "<" -> "below";
+            case "<=" -> "at most";
+            case ">" -> "above";
+            case ">=" -> "at least";
+            case "==" -> "equal to";
+            case "!=" -> "different from";
             default -> c;
         };
+    }
+
+    private static String bound(Term t) {
+        if (t instanceof Term.Name n && n.value().startsWith("ctx.")) return "context value " + n.value().substring(4);
+        return plain(t);
+    }
+
+    private static String pattern(Term t) {
+        return t instanceof Term.Str s ? "/" + s.value() + "/" : plain(t);
     }
 
     private static String plain(Term t) {
         if (t instanceof Term.Str s) return "\"" + s.value() + "\"";
         if (t instanceof Term.Call c && c.name().equals("ctx") && c.args().size() == 1) return "context value " + c.args().get(0);
+        if (t instanceof Term.Call c && c.name().equals("arg")) {
+            return "argument " + plain(c.args().get(c.args().size() - 1)) + (c.args().size() == 2 ? " of a call of " + plain(c.args().get(0)) : "");
+        }
         return t.toString();
     }
 }

@@ -72,8 +72,8 @@ class LibraryAnalysisTest {
         assertThat(English.of(Parser.parse("G(call(refund) -> O returned(approve_refund))")))
                 .isEqualTo("Whenever the agent calls refund, approve_refund returns a result at some point so far.");
         assertThat(English.of(Parser.parse("G(count(search) <= 3)")))
-                .isEqualTo("Always the number of calls to search so far is at most 3.");
-        assertThat(English.of(Parser.parse("G !call(delete)"))).isEqualTo("Never the agent calls delete.");
+                .isEqualTo("At every event, the number of calls to search so far is at most 3.");
+        assertThat(English.of(Parser.parse("G !call(delete)"))).isEqualTo("The agent never calls delete.");
         assertThat(English.of(Parser.parse("G(request -> F response)"))).isEqualTo("Whenever `request`, eventually `response`.");
     }
 }

@@ -1,0 +1,78 @@
+package dev.tracegate.contracts.analysis;
+
+import dev.tracegate.contracts.library.Library;
+import dev.tracegate.contracts.library.LibrarySpec;
+import dev.tracegate.engine.ltl.Parser;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The built-in libraries read back in English as `tracegate explain` prints them (trial findings C13, C20). */
+class EnglishTest {
+
+    private static List<String> english(String builtin) {
+        List<String> out = new ArrayList<>();
+        for (LibrarySpec.ContractSpec c : Library.read(builtin, null).contracts()) {
+            if (!c.assumeText().equals("true")) out.add(c.id() + " assume: " + English.of(c.assume()));
+            out.add(c.id() + ": " + English.of(c.guarantee()));
+        }
+        return out;
+    }
+
+    @Test
+    void gdpr() {
+        assertThat(english("gdpr")).containsExactly(
+                "gdpr.P1-consent: Whenever the agent calls a tool, every consent-based purpose of the event has the data subject's consent.",
+                "gdpr.P2-purpose-limitation: Whenever the agent calls a tool and the event carries personal data and the event does not "
+                        + "record a consent and the event does not request an erasure, the event serves a declared purpose and no undeclared one.",
+                "gdpr.P3-minimisation: Whenever the agent calls a tool, the event carries only data its purposes need.",
+                "gdpr.P4-erasure assume: Whenever a tool returns a result, the event does not mention an erased data subject.",
+                "gdpr.P4-erasure: Whenever the agent calls a tool or the model answers, the event does not mention an erased data subject.");
+    }
+
+    @Test
+    void injection() {
+        assertThat(english("injection")).containsExactly("injection.untrusted-target: A side-effecting call never targets a value "
+                + "that came from a tool output and not from the user.");
+    }
+
+    @Test
+    void sopRefund() {
+        assertThat(english("sop-refund")).containsExactly(
+                "sop-refund.approval-first: Whenever the agent calls refund, approve_refund returns a result at some point so far.",
+                "sop-refund.within-approved-amount: Whenever the agent calls refund, argument amount of a call of refund is not above "
+                        + "context value approved_amount.");
+    }
+
+    @Test
+    void temporalClasses() {
+        assertThat(english("temporal-classes")).containsExactly(
+                "temporal.precedence: Whenever the agent calls transfer_funds, verify_identity returns a result at some point so far.",
+                "temporal.history: Whenever the agent calls send_external_email, at every event so far, read_confidential_file "
+                        + "does not return a result.",
+                "temporal.count-bound: At every event, the number of calls to web_search so far is at most 3.",
+                "temporal.reconfirm-after-untrusted: Whenever the agent calls transfer_funds, at every event so far, fetch_web_page "
+                        + "does not return a result or since the last time the user writes something matching "
+                        + "/(?i)\\b(yes|confirm(ed)?|go ahead|approved?)\\b/ (which must have happened), fetch_web_page does not return a result.");
+    }
+
+    @Test
+    void aToolScopedArgumentNamesTheToolAndTheField() {
+        assertThat(English.of(Parser.parse("G !untrusted(transfer, account)")))
+                .isEqualTo("Argument account of a call of transfer never holds a value that came from a tool output and not from the user.");
+        assertThat(English.of(Parser.parse("G(arg(refund, amount) <= 100)")))
+                .isEqualTo("At every event, argument amount of a call of refund is at most 100.");
+    }
+
+    @Test
+    void aNegatedAtomReadsAsANegativeClause() {
+        assertThat(English.of(Parser.parse("!call(refund) W returned(approve_refund)")))
+                .isEqualTo("The agent does not call refund until approve_refund returns a result (or to the end).");
+        assertThat(English.of(Parser.parse("G(call(pay) -> (!returned(fetch_web_page) S user))")))
+                .isEqualTo("Whenever the agent calls pay, since the last time the user sends a message (which must have happened), "
+                        + "fetch_web_page does not return a result.");
+    }
+}
