@@ -103,8 +103,8 @@ final class ReplayCommand implements Callable<Integer> {
                 return LibraryOptions.BAD_INPUT;
             }
             CountingStream counted = new CountingStream(Files.newInputStream(t));
-            TraceReader in = new TraceReader(new java.io.InputStreamReader(counted, java.nio.charset.StandardCharsets.UTF_8),
-                    t.getFileName().toString(), strict ? TraceReader.Mode.STRICT : TraceReader.Mode.LENIENT);
+            // over bytes: plain lines go straight from UTF-8 to events (malformed UTF-8 reads as U+FFFD, as before)
+            TraceReader in = new TraceReader(counted, t.getFileName().toString(), strict ? TraceReader.Mode.STRICT : TraceReader.Mode.LENIENT);
             in.onSkip(e -> System.err.println("skipped: " + e.getMessage()));
             try (in) {
                 for (Event e = in.next(); e != null; e = in.next()) {
