@@ -129,6 +129,7 @@ public final class Library {
                 contracts.add(new Contract(c.id(), c.assume(), c.guarantee(), c.strategy(), c.message()));
             }
         }
+        if (contracts.isEmpty()) noContracts(specs);
         String override = System.getProperty("tracegate.engine.max-states");
         if (override != null) {
             try {
@@ -159,6 +160,18 @@ public final class Library {
             throw atomError(e, positions, named);
         }
         return new Library(specs, set, grounding, policy, info);
+    }
+
+    /** Only policy files (a gdpr: or injection: section) were loaded, without the built-in library that reads them. */
+    private static void noContracts(List<LibrarySpec> specs) {
+        for (LibrarySpec s : specs) {
+            if (s.gdpr() == null && s.injection() == null) continue;
+            String section = s.gdpr() != null ? "gdpr" : "injection";
+            String file = s.file().startsWith("builtin:") ? s.file() : java.nio.file.Path.of(s.file()).getFileName().toString();
+            throw new LibraryException(s.file(), 1, 1, "no contracts in any loaded library: the " + section + ": section of " + file
+                    + " is read by the built-in library " + section + ", which is not loaded",
+                    "load them together, e.g. libraries: [" + section + ", " + file + "]");
+        }
     }
 
     private static ContractInfo blame(List<ContractInfo> info, String formula) {

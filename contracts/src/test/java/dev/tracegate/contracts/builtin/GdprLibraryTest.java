@@ -1,12 +1,14 @@
 package dev.tracegate.contracts.builtin;
 
 import dev.tracegate.contracts.library.Library;
+import dev.tracegate.contracts.library.LibraryException;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
 import static dev.tracegate.contracts.builtin.Traces.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The gdpr built-in library with a shop's policy: P1 consent, P2 purpose limitation, P3 minimisation, P4 erasure. */
 class GdprLibraryTest {
@@ -98,6 +100,28 @@ class GdprLibraryTest {
                 // the erasure request, P4 (and P1) after it
                 .containsExactly("BLOCK:gdpr.P1-consent", "PASS", "PASS", "BLOCK:gdpr.P2-purpose-limitation", "PASS",
                         "BLOCK:gdpr.P1-consent", "PASS", "BLOCK:gdpr.P1-consent,gdpr.P4-erasure");
+    }
+
+    @Test
+    void aPolicyOnlyLibraryIsReadByTheBuiltIn() {
+        String policyOnly = BANK.substring(0, BANK.indexOf("contracts:"));
+        for (String yaml : List.of(policyOnly, policyOnly + "contracts: []\n")) {
+            Library bank = load(yaml, "gdpr");
+            assertThat(replay(bank, List.of(
+                    call("send_newsletter", "{\"email\": \"ada@example.com\"}"),
+                    call("grant", "{\"email\": \"ada@example.com\", \"purpose\": \"marketing\"}"),
+                    call("send_newsletter", "{\"email\": \"ada@example.com\"}"))))
+                    .containsExactly("BLOCK:gdpr.P1-consent", "PASS", "PASS");
+        }
+    }
+
+    @Test
+    void aPolicyOnlyLibraryAloneSaysWhichBuiltInReadsIt() {
+        String policyOnly = BANK.substring(0, BANK.indexOf("contracts:"));
+        assertThatThrownBy(() -> load(policyOnly))
+                .isInstanceOf(LibraryException.class)
+                .hasMessage("policy.yaml:1:1: no contracts in any loaded library: the gdpr: section of policy.yaml is read by the built-in "
+                        + "library gdpr, which is not loaded\n  hint: load them together, e.g. libraries: [gdpr, policy.yaml]");
     }
 
     @Test

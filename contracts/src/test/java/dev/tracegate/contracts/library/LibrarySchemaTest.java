@@ -36,6 +36,20 @@ class LibrarySchemaTest {
         assertThat(strategies).isEqualTo(new TreeSet<>(LibraryReader.STRATEGIES));
     }
 
+    @Test
+    void contractsAreRequiredExceptInAPolicyOnlyLibrary() throws Exception {
+        JsonNode schema;
+        try (InputStream in = getClass().getResourceAsStream("/dev/tracegate/contracts/library.schema.json")) {
+            schema = new ObjectMapper().readTree(in);
+        }
+        // as LibraryReader: 'library' always; 'contracts' (non-empty) unless a gdpr: or injection: section is there
+        assertThat(schema.get("required").toString()).isEqualTo("[\"library\"]");
+        assertThat(schema.at("/if/not/anyOf").toString()).isEqualTo("[{\"required\":[\"gdpr\"]},{\"required\":[\"injection\"]}]");
+        assertThat(schema.at("/then/required").toString()).isEqualTo("[\"contracts\"]");
+        assertThat(schema.at("/then/properties/contracts/minItems").asInt()).isEqualTo(1);
+        assertThat(LibraryReader.read("p.yaml", "library: p\ninjection:\n  side-effecting: {send: [to]}\n").contracts()).isEmpty();
+    }
+
     private static Set<String> names(JsonNode object) {
         Set<String> out = new TreeSet<>();
         object.fieldNames().forEachRemaining(out::add);
