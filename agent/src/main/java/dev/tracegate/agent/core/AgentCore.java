@@ -88,8 +88,9 @@ public final class AgentCore {
             }
             AgentArguments bridgeOptions = bridgeArgs.equals(arguments == null ? "" : arguments) ? options : AgentArguments.parse(bridgeArgs);
             List<Hooks> hooks = new java.util.ArrayList<>();
+            // configured methods match types by name only: the weaver need not build Byte Buddy before such a class loads
             for (Hooks h : List.of(new LangChain4jHooks(), new SpringAiHooks(), new McpHooks.Server(), new McpHooks.Client(),
-                    new ConfiguredHooks(methods))) {
+                    Hooks.matchingNames(new ConfiguredHooks(methods), methods::namesClass))) {
                 if (config.instrumentationEnabled(h.name())) {
                     hooks.add(h);
                 }

@@ -1,6 +1,7 @@
 package dev.tracegate.agent.instrumentation;
 
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * An instrumentation of one framework: its name, a class whose presence in a class loader tells that
@@ -14,4 +15,37 @@ public interface Hooks {
     String marker();
 
     List<HookPoint> points();
+
+    /**
+     * The binary class names the points can match, when they match types by name only (configured
+     * methods), else null. The weaver asks it before Byte Buddy is built, so it must not use Byte Buddy.
+     */
+    default Predicate<String> classNames() {
+        return null;
+    }
+
+    /** These hooks, saying that their points match only classes named as {@code classNames} accepts. */
+    static Hooks matchingNames(Hooks hooks, Predicate<String> classNames) {
+        return new Hooks() {
+            @Override
+            public String name() {
+                return hooks.name();
+            }
+
+            @Override
+            public String marker() {
+                return hooks.marker();
+            }
+
+            @Override
+            public List<HookPoint> points() {
+                return hooks.points();
+            }
+
+            @Override
+            public Predicate<String> classNames() {
+                return classNames;
+            }
+        };
+    }
 }

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import static net.bytebuddy.matcher.ElementMatchers.isDefaultFinalizer;
@@ -66,9 +67,9 @@ public final class Weaver {
      * Installs the instrumentations. On attach (and at premain if a class that a hook could match is
      * already loaded) Byte Buddy is built at once and retransforms what is loaded. Otherwise only classes
      * defined from now on can be woven, and Byte Buddy, with its 800-odd classes, is built when the first
-     * class from a class loader that can see one of the frameworks (any loader, with configured methods)
-     * is defined: a host without them never pays for it. Either way every class a hook matches is woven
-     * before it is first used.
+     * class from a class loader that can see one of the frameworks, or the first class a configured method
+     * names, is defined (at once if the system class loader sees a framework): a host without them never
+     * pays for it. Either way every class a hook matches is woven before it is first used.
      */
     public void install(Instrumentation instrumentation, ClassLoader agentLoader, boolean attached) {
         if (attached || loadedClassCouldMatch(instrumentation, agentLoader)) {
@@ -78,9 +79,9 @@ public final class Weaver {
             AgentLog.debug("start-up: agent builder installed in " + (System.nanoTime() - started) / 1_000_000 + " ms");
         } else {
             StartupGate gate = new StartupGate(this, agentLoader);
-            if (wakes(ClassLoader.getSystemClassLoader())) {
-                // the application's own loader sees a framework (or methods are configured): its first class would
-                // build Byte Buddy anyway, so build it now, while the supervisor is built on the other thread
+            if (wakes(ClassLoader.getSystemClassLoader(), null)) {
+                // the application's own loader sees a framework: its first class would build Byte Buddy anyway,
+                // so build it now, while the supervisor is built on the other thread
                 long started = System.nanoTime();
                 gate.woven = builder(agentLoader).makeRaw(); // a failure here stops the start, as on attach
                 built = true;
@@ -132,11 +133,22 @@ public final class Weaver {
         return early != null ? early : h.points();
     }
 
-    /** Whether a hook with points can see this loader's classes (the gate's test; cached per loader by each presence). */
-    private boolean wakes(ClassLoader loader) {
+    /**
+     * Whether a hook with points can see this loader's classes and could match a class of this binary
+     * name; with a null name, whether one could match whatever class comes (hooks that match by name
+     * only do not count). The gate's test, cached per loader by each presence.
+     */
+    private boolean wakes(ClassLoader loader, String className) {
         for (Hooks h : hooks) {
             List<HookPoint> early = earlyPoints.get(h.name());
-            if ((early == null || !early.isEmpty()) && presence.get(h.name()).matches(loader)) {
+            if (early != null && early.isEmpty()) {
+                continue;
+            }
+            Predicate<String> names = h.classNames();
+            if (names != null && (className == null || !names.test(className))) {
+                continue;
+            }
+            if (presence.get(h.name()).matches(loader)) {
                 return true;
             }
         }
@@ -162,7 +174,7 @@ public final class Weaver {
             if (loader == null || loader == agentLoader || !instrumentation.isModifiableClass(c) || ignored(c.getName())) {
                 continue;
             }
-            if (wakes(loader)) {
+            if (wakes(loader, c.getName())) {
                 return true;
             }
         }
@@ -237,10 +249,14 @@ public final class Weaver {
             if (w != null) {
                 return w;
             }
-            if (failed || name == null || ignored(name) || !weaver.wakes(loader)) {
+            if (failed || name == null || ignored(name)) {
                 return null;
             }
-            return build(name.replace('/', '.'));
+            String className = name.replace('/', '.');
+            if (!weaver.wakes(loader, className)) {
+                return null;
+            }
+            return build(className);
         }
 
         /** Builds Byte Buddy's transformer once, for the class named {@code first}; null while building or after a failure. */

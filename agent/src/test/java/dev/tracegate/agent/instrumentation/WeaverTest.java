@@ -76,6 +76,24 @@ class WeaverTest {
     }
 
     @Test
+    void hooksThatMatchByNameBuildByteBuddyOnlyForAClassTheyName() throws Exception {
+        Hooks configured = Hooks.matchingNames(hooks("configured", "java.lang.Object",
+                List.of(new HookPoint(named(TARGET), named("call"), WeaverTest.class.getName() + "$Woven"))), TARGET::equals);
+        Weaver weaver = new Weaver(List.of(FRAMEWORK, configured));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+
+        assertThat(gate.transform(new AppLoader(false), "org/example/app/Other", null, null, target())).isNull();
+        assertThat(weaver.built()).as("a class no configured method names").isFalse();
+
+        AppLoader app = new AppLoader(false);
+        byte[] woven = gate.transform(app, internal(TARGET), null, null, target());
+
+        assertThat(weaver.built()).isTrue();
+        assertThat(call(app.define(TARGET, woven))).isEqualTo("woven");
+        assertThat(weaver.matchedMethods("configured")).isEqualTo(1);
+    }
+
+    @Test
     void packagesAreIgnoredInBinaryAndInternalForm() {
         assertThat(Weaver.ignored("java.lang.String")).isTrue();
         assertThat(Weaver.ignored("java/lang/String")).isTrue();
