@@ -87,6 +87,11 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
   # shellcheck disable=SC2086
   "${java[@]}" $attach -Dbench.agent=attached -cp "$jar" dev.tracegate.bench.agent.InterceptedCallLatency --rate 1000 \
     --seconds "$seconds" --warmup-calls 5000 --out "$out/$mode-call-latency-attached.json" 2>&1 | quiet > /dev/null
+  # Caller and audit-writer thread CPU per call (holds on a shared machine); raw JSON kept as $mode-call-cpu.json.
+  cpucalls=(--calls 50000 --rounds 5 --warmup-calls 200000); [[ $mode == full ]] && cpucalls=(--calls 100000 --rounds 11 --warmup-calls 300000)
+  # shellcheck disable=SC2086
+  "${java[@]}" $attach -Dbench.agent=attached -cp "$jar" dev.tracegate.bench.agent.InterceptedCallCpuTime "${cpucalls[@]}" \
+    --out "$out/$mode-call-cpu.json" > /dev/null 2>&1 || echo "(intercepted-call CPU-time harness failed)"
   echo "== JMH: a LangChain4j AI service invocation with one tool call, agent detached vs attached ($mode)"
   # LangChain4j with the agent attached needs seconds of JIT warm-up: 2 x 0.5 s left invocations at milliseconds
   loop=(-f 1 -wi 2 -w 1500ms -i 3 -r 1s)
