@@ -89,8 +89,9 @@ public final class AgentCore {
             AgentArguments bridgeOptions = bridgeArgs.equals(arguments == null ? "" : arguments) ? options : AgentArguments.parse(bridgeArgs);
             List<Hooks> hooks = new java.util.ArrayList<>();
             // configured methods match types by name only: the weaver need not build Byte Buddy before such a class loads
-            for (Hooks h : List.of(new LangChain4jHooks(), new SpringAiHooks(), new McpHooks.Server(), new McpHooks.Client(),
-                    Hooks.matchingNames(new ConfiguredHooks(methods), methods::namesClass))) {
+            Hooks configured = methods.isEmpty() ? new ConfiguredHooks(methods)
+                    : Hooks.matchingNames(new ConfiguredHooks(methods), methods::namesClass);
+            for (Hooks h : List.of(new LangChain4jHooks(), new SpringAiHooks(), new McpHooks.Server(), new McpHooks.Client(), configured)) {
                 if (config.instrumentationEnabled(h.name())) {
                     hooks.add(h);
                 }

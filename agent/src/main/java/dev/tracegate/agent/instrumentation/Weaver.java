@@ -46,7 +46,10 @@ public final class Weaver {
     private final List<Hooks> hooks;
     private final Map<String, AtomicLong> matched = new java.util.LinkedHashMap<>();
     private final Map<String, FrameworkPresence> presence = new java.util.LinkedHashMap<>();
-    /** Points read before Byte Buddy is built: those of hooks that every loader can see (empty when nothing is configured). */
+    /**
+     * Points read before Byte Buddy is built: those of hooks that every loader can see and no class name
+     * narrows (empty when nothing is configured, and then they never wake Byte Buddy).
+     */
     private final Map<String, List<HookPoint>> earlyPoints = new java.util.LinkedHashMap<>();
     private final AtomicLong errors = new AtomicLong();
     /** Set once Byte Buddy's transformer exists (at install, or when the start-up gate first needs it). */
@@ -57,8 +60,8 @@ public final class Weaver {
         for (Hooks h : hooks) {
             matched.put(h.name(), new AtomicLong());
             presence.put(h.name(), new FrameworkPresence(h.marker()));
-            if (h.marker().equals(ANY_LOADER)) {
-                earlyPoints.put(h.name(), h.points());
+            if (h.marker().equals(ANY_LOADER) && h.classNames() == null) {
+                earlyPoints.put(h.name(), h.points()); // hooks every loader sees and no name narrows: empty ones must not wake
             }
         }
     }
