@@ -37,6 +37,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -106,9 +107,69 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             housekeeping.scheduleWithFixedDelay(this::reloadIfChanged, every, every, TimeUnit.MILLISECONDS);
         }
         analyseLater(lib);
+        for (String key : redirectKeysNamingNothing(config.redirect(), lib, config.configuredMethods())) {
+            AgentLog.warn("redirect: the key '" + key + "' names neither a contract of the loaded libraries nor a tool they mention,"
+                    + " so it may never apply. Key an entry by a redirect contract's id (or by the blocked tool's name): "
+                    + "redirect: {contract-id: safe_tool}");
+        }
         AgentLog.info("contracts loaded: " + lib.names() + " (" + lib.contracts().contracts().size() + " contracts, "
                 + lib.contracts().formulas().size() + " automata, " + lib.contracts().atoms().size() + " atoms)"
                 + (enforce ? "" : " mode=shadow"));
+    }
+
+    /**
+     * The tool a redirect contract runs instead: the configuration's entry for the contract's id, else
+     * its entry for the blocked tool (names compared trimmed and case-folded), else the contract's
+     * {@code redirect-to}. A user writes "when X is blocked, run Y" with X either way; the id wins
+     * because it is the more specific of the two.
+     */
+    static String redirectTarget(Map<String, String> redirect, Library.ContractInfo c, String tool) {
+        if (redirect.isEmpty()) return c.redirectTo();
+        String target = redirect.get(c.id());
+        if (target == null && tool != null) {
+            target = redirect.get(tool);
+            if (target == null) {
+                String folded = tool.trim();
+                for (Map.Entry<String, String> en : redirect.entrySet()) {
+                    if (en.getKey().trim().equalsIgnoreCase(folded)) {
+                        target = en.getValue();
+                        break;
+                    }
+                }
+            }
+        }
+        return target == null ? c.redirectTo() : target;
+    }
+
+    /**
+     * The keys of the redirect map that name neither a contract id nor a tool that the libraries' atoms,
+     * their {@code redirect-to} targets or the configured methods mention: likely a typo, said once at start.
+     */
+    static List<String> redirectKeysNamingNothing(Map<String, String> redirect, Library lib,
+                                                  List<dev.tracegate.agent.config.ConfiguredMethod> methods) {
+        if (redirect.isEmpty()) return List.of();
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (Library.ContractInfo c : lib.info()) {
+            names.add(c.id().toLowerCase(java.util.Locale.ROOT));
+            if (c.redirectTo() != null) names.add(c.redirectTo().trim().toLowerCase(java.util.Locale.ROOT));
+        }
+        for (dev.tracegate.engine.ltl.Atom a : lib.contracts().atoms()) {
+            for (dev.tracegate.engine.ltl.Term t : a.args()) {
+                String name = t instanceof dev.tracegate.engine.ltl.Term.Str str ? str.value() : t.toString();
+                names.add(name.trim().toLowerCase(java.util.Locale.ROOT));
+            }
+        }
+        if (methods != null) {
+            for (dev.tracegate.agent.config.ConfiguredMethod m : methods) {
+                if (m.toolName() != null) names.add(m.toolName().trim().toLowerCase(java.util.Locale.ROOT));
+                if (m.method() != null) names.add(m.method().trim().toLowerCase(java.util.Locale.ROOT));
+            }
+        }
+        List<String> unknown = new ArrayList<>();
+        for (String key : redirect.keySet()) {
+            if (!names.contains(key.trim().toLowerCase(java.util.Locale.ROOT))) unknown.add(key);
+        }
+        return unknown;
     }
 
     private Library load() {
@@ -201,7 +262,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 break;
             }
             case "redirect": {
-                String target = config.redirect().getOrDefault(c.id(), c.redirectTo());
+                String target = redirectTarget(config.redirect(), c, e.tool());
                 Event r = again(e, EventKind.CALL).tool(target)
                         .callId(e.callId()).args(e.args()).build();
                 Decision again = rt.monitor.step(s, r, true, true, w);

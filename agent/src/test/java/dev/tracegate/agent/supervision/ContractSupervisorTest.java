@@ -147,4 +147,35 @@ class ContractSupervisorTest {
         assertThat(d.argumentsJson()).contains("Ada Lovelace").contains("Baker Street").doesNotContain("ada@example.com").doesNotContain("email");
         r.supervisor().close();
     }
+
+    @Test
+    void theRedirectMapIsKeyedByContractIdOrByToolAndTheIdWins() throws Exception {
+        Path lib = dir.resolve("redir.yaml");
+        Files.writeString(lib, """
+                library: redir
+                contracts:
+                  - id: redir.safe-read
+                    guarantee: G !call(readStatement)
+                    strategy: redirect
+                    redirect-to: readStatementSafe
+                    message: Raw statements are not read.
+                """);
+        Running byTool = start("libraries=" + lib + ",redirect=ReadStatement:readStatementArchive");
+        ToolDecision d = byTool.supervisor().onToolCall(new ToolCall("x", "s", "readStatement", "{}", null));
+        assertThat(d.kind()).isEqualTo(ToolDecision.Kind.REDIRECT);
+        assertThat(d.targetTool()).isEqualTo("readStatementArchive");
+        byTool.supervisor().close();
+        byTool.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
+
+        Running both = start("libraries=" + lib + ",redirect=readStatement:readStatementArchive;redir.safe-read:readStatementCopy");
+        assertThat(both.supervisor().onToolCall(new ToolCall("x", "s", "readStatement", "{}", null)).targetTool())
+                .isEqualTo("readStatementCopy");
+        both.supervisor().close();
+        both.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
+
+        Library loaded = Library.load(List.of(lib.toString()), null);
+        assertThat(ContractSupervisor.redirectKeysNamingNothing(
+                Map.of("redir.safe-read", "a", "readstatement", "b", "readStatment", "c"), loaded, List.of()))
+                .containsExactly("readStatment");
+    }
 }
