@@ -215,7 +215,11 @@ final class AuditLines {
         put(K_KIND); kind(r.kind);
         if (r.tool != null) { put(K_TOOL); str(r.tool); }
         if (r.id != null) { put(K_ID); str(r.id); }
-        if (r.args != null) { put(K_ARGS); value(r.args, true, 0); }
+        if (r.args != null) {
+            put(K_ARGS);
+            if (r.clearFields != null && r.args instanceof JsonNode && ((JsonNode) r.args).isObject()) argsKeepingClear((JsonNode) r.args, r.clearFields);
+            else value(r.args, true, 0);
+        }
         if (r.result != null) { put(K_RESULT); value(r.result, true, 0); }
         if (r.text != null) { put(K_TEXT); personal('s', r.text); }
         if (r.subject != null) { put(K_SUBJECT); personal('s', r.subject); }
@@ -459,6 +463,25 @@ final class AuditLines {
         }
         // anything else (an enum, a domain object): its text, which is what a model would see
         scalarText(v.toString(), personal);
+    }
+
+    /**
+     * Top-level arguments where the fields named in {@code clear} (a consent tool's purposes and grant, which
+     * are not personal data) are written as they are and every other field is personal data.
+     */
+    private void argsKeepingClear(JsonNode args, String[] clear) {
+        put('{');
+        boolean first = true;
+        for (Map.Entry<String, JsonNode> e : args.properties()) {
+            if (!first) put(',');
+            str(e.getKey());
+            put(':');
+            boolean personal = true;
+            for (String c : clear) if (c.equals(e.getKey())) { personal = false; break; }
+            node(e.getValue(), personal, 1);
+            first = false;
+        }
+        put('}');
     }
 
     private void node(JsonNode n, boolean personal, int depth) {

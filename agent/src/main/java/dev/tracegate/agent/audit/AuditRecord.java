@@ -36,6 +36,7 @@ public final class AuditRecord {
     String tool;
     String id;
     Object args;
+    String[] clearFields;
     Object result;
     String text;
     String subject;
@@ -120,6 +121,12 @@ public final class AuditRecord {
      * nested freely. Personal data: values are hashed unless the log is configured clear.
      */
     public AuditRecord args(Object args) { this.args = args; return this; }
+
+    /**
+     * Top-level argument fields that are not personal data and are written in clear even in a hashed log
+     * (a consent tool's purposes and grant, so that consent replays); null: every field is personal data.
+     */
+    public AuditRecord clearFields(String... fields) { this.clearFields = fields; return this; }
 
     /** The tool's result (same types as {@link #args}); personal data. */
     public AuditRecord result(Object result) { this.result = result; return this; }

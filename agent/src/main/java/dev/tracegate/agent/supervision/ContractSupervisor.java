@@ -626,6 +626,10 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         metrics.onDecision(kind, latency);
         if (d != null) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
         AuditRecord r = AuditRecord.of(e, kind).time(e.ts()).latencyNs(latency);
+        if (e.kind() == EventKind.CALL) {
+            String[] clear = rt.clearArgsOf(e.tool());
+            if (clear != null) r.clearFields(clear);
+        }
         if (d != null) {
             r.atoms(rt.atomKeys, w.valuation().clone());
             r.verdicts(rt.contractIds, verdictCodes(rt.library.contracts(), w.statesAfter(d)));

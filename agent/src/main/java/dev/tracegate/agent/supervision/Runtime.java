@@ -6,6 +6,11 @@ import dev.tracegate.engine.monitor.SessionMonitor;
 import dev.tracegate.engine.monitor.Worker;
 import dev.tracegate.matchers.event.Event;
 
+import dev.tracegate.contracts.library.LibrarySpec;
+
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -19,6 +24,8 @@ final class Runtime {
     final int version;
     final String[] contractIds;
     final String[] atomKeys;
+    /** Consent tool (trimmed, lower case) -> its purposes and grant fields, written in clear in a hashed audit log. */
+    final Map<String, String[]> clearArgs;
     private final ThreadLocal<Worker> workers;
 
     Runtime(Library library, int version, int maxSessions, Consumer<EndReport> onEvict) {
@@ -28,7 +35,28 @@ final class Runtime {
         this.workers = ThreadLocal.withInitial(monitor::newWorker);
         this.contractIds = library.info().stream().map(Library.ContractInfo::id).toArray(String[]::new);
         this.atomKeys = library.contracts().atoms().stream().map(a -> a.key()).toArray(String[]::new);
+        Map<String, String[]> clear = new HashMap<>();
+        for (LibrarySpec spec : library.specs()) {
+            if (spec.gdpr() == null || spec.gdpr().consentTools() == null) continue;
+            // value: [subject field, purposes field, granted field or absent]; the subject is personal data
+            spec.gdpr().consentTools().forEach((tool, fields) -> {
+                if (fields.size() > 1) clear.put(fold(tool), fields.subList(1, fields.size()).stream()
+                        .filter(java.util.Objects::nonNull).toArray(String[]::new));
+            });
+        }
+        this.clearArgs = Map.copyOf(clear);
     }
+
+    /** The fields of a call of {@code tool} to write in clear, or null. */
+    String[] clearArgsOf(String tool) {
+        if (clearArgs.isEmpty() || tool == null) return null;
+        String t = fold(tool);
+        String[] f = clearArgs.get(t);
+        int mcp = t.lastIndexOf("__");
+        return f != null || !t.startsWith("mcp__") || mcp < 5 ? f : clearArgs.get(t.substring(mcp + 2));
+    }
+
+    private static String fold(String tool) { return tool.trim().toLowerCase(Locale.ROOT); }
 
     /** This thread's worker for this runtime. */
     Worker worker() { return workers.get(); }

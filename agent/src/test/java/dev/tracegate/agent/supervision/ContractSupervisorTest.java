@@ -178,4 +178,49 @@ class ContractSupervisorTest {
                 Map.of("redir.safe-read", "a", "readstatement", "b", "readStatment", "c"), loaded, List.of()))
                 .containsExactly("readStatment");
     }
+
+    @Test
+    void consentGivenThroughAConsentToolReplaysFromAHashedAuditLog() throws Exception {
+        Path lib = dir.resolve("shop.yaml");
+        Files.writeString(lib, """
+                library: shop
+                contracts:
+                  - {id: shop.run, guarantee: "true"}
+                gdpr:
+                  purposes:
+                    marketing: [email]
+                  consent-purposes: [marketing]
+                  subject-fields: [email, customer]
+                  tools:
+                    sendNewsletter: [marketing]
+                  consent-tools:
+                    recordConsent: {subject: customer, purposes: purpose}
+                """);
+        Running r = start("libraries=gdpr;" + lib);   // audit.personal-data: hashed, the default
+        ContractSupervisor s = r.supervisor();
+        assertThat(s.onToolCall(new ToolCall("x", "s3", "sendNewsletter", "{\"email\":\"ada@example.com\"}", null)).kind())
+                .isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(s.onToolCall(new ToolCall("x", "s3", "recordConsent",
+                "{\"customer\":\"ada@example.com\",\"purpose\":\"marketing\"}", null)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(s.onToolCall(new ToolCall("x", "s3", "sendNewsletter", "{\"email\":\"ada@example.com\"}", null)).kind())
+                .isEqualTo(ToolDecision.Kind.PROCEED);
+        s.close();
+        assertThat(r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        String log = Files.readString(r.log());
+        assertThat(log).contains("\"purpose\":\"marketing\"").doesNotContain("ada@example.com");
+        assertThat(AuditVerifier.verify(r.log()).ok()).isTrue();
+
+        Library loaded = Library.load(List.of("gdpr", lib.toString()), null);
+        Replay<Event> replay = loaded.replay("s3");
+        List<String> decisions = new ArrayList<>();
+        try (TraceReader in = AuditTrace.open(r.log(), TraceReader.Mode.STRICT)) {
+            for (Event e = in.next(); e != null; e = in.next()) {
+                if (e.kind() == dev.tracegate.matchers.event.EventKind.END) continue;
+                decisions.add(e.tool() + " " + replay.next(e, e.controlledByAgent(), true).decision().name());
+            }
+        }
+        // The log holds the blocked call too; offline, it is refused again and the session stays where online it stayed.
+        assertThat(decisions).containsExactly("sendNewsletter BLOCK", "recordConsent PASS", "sendNewsletter PASS");
+    }
 }
