@@ -30,6 +30,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Starts the agent inside the agent's class loader: reads the options, creates the supervisor, installs
@@ -117,12 +118,22 @@ public final class AgentCore {
                 installed.install(instrumentation, AgentCore.class.getClassLoader(), true);
             } else {
                 // premain: no host code runs before premain returns, so the supervisor (libraries, audit log) is
-                // built on a second thread while this one installs the weaver and registers the JMX MBean (starting
-                // the platform MBean server is the slowest single step); start-up costs the longer of the two
+                // built on a second thread while this one installs the weaver; the JMX MBean (starting the platform
+                // MBean server is the slowest single step) is registered by whichever thread is free first
                 SupervisorMetrics metrics = supervisorName.equals("contracts") ? new SupervisorMetrics() : null;
+                AtomicBoolean jmxTaken = new AtomicBoolean(metrics == null || !config.metricsJmx());
                 FutureTask<Supervisor> pending = new FutureTask<>(() -> {
                     Supervisor created = createSupervisor(supervisorName, options, config, json, metrics);
                     AgentLog.debug("start-up: supervisor built at " + millisSince(started) + " ms");
+                    if (jmxTaken.compareAndSet(false, true)) {
+                        try {
+                            metrics.register();
+                        } catch (RuntimeException e) {
+                            closeAll();
+                            throw e;
+                        }
+                        AgentLog.debug("start-up: JMX MBean registered at " + millisSince(started) + " ms (start thread)");
+                    }
                     return created;
                 });
                 Thread builder = new Thread(pending, "tracegate-start");
@@ -130,7 +141,7 @@ public final class AgentCore {
                 builder.start();
                 try {
                     installed.install(instrumentation, AgentCore.class.getClassLoader(), false);
-                    if (metrics != null && config.metricsJmx()) {
+                    if (jmxTaken.compareAndSet(false, true)) {
                         metrics.register();
                         AgentLog.debug("start-up: JMX MBean registered at " + millisSince(started) + " ms");
                     }
