@@ -164,7 +164,8 @@ public final class SupervisorBridge implements DispatchTarget {
             text.append(": ").append(decision.reason());
         }
         if (decision.instead() != null && !decision.instead().isBlank()) {
-            text.append(". Instead: ").append(decision.instead());
+            char last = text.charAt(text.length() - 1);
+            text.append(last == '.' || last == '!' || last == '?' ? " Instead: " : ". Instead: ").append(decision.instead());
         }
         return text.toString();
     }

@@ -309,7 +309,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                             return ResultDecision.keep();
                         }
                         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
-                        return ResultDecision.suppress(c.id(), withheld(c, "tool result"));
+                        return ResultDecision.suppress(c.id(), withheld(rt, c, "tool result"));
                     }
                     record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
                             d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
@@ -341,7 +341,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
                         Library.ContractInfo c = rt.library.info().get(d.contract(0));
                         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
-                        return MessageDecision.replace(c.id(), withheld(c, "user message"));
+                        return MessageDecision.replace(c.id(), withheld(rt, c, "user message"));
                     }
                     record(rt, w, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
                             d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null, d.refused() ? reason(rt, d) : null, t0);
@@ -389,7 +389,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         }
                     }
                     record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
-                    String notice = "[tracegate] " + c.message() + (c.next().isEmpty() ? "" : " " + c.next());
+                    String notice = "[tracegate] " + rt.says(c) + (c.next().isEmpty() ? "" : " " + c.next());
                     return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), c.id() + ": " + reason);
                 } catch (RuntimeException | LinkageError err) {
                     takeBack(rt, s, w, before);
@@ -608,14 +608,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         for (int i = 0; i < d.contractCount(); i++) {
             Library.ContractInfo c = rt.library.info().get(d.contract(i));
             if (i > 0) b.append(' ');
-            b.append(c.id()).append(": ").append(c.message().isEmpty() ? c.description() : c.message());
+            b.append(c.id()).append(": ").append(rt.reasons[d.contract(i)]);
         }
         if (d.kind() == Decision.Kind.UNEVALUABLE) b.append(" (an argument it reads is missing or not a number)");
         return b.toString();
     }
 
-    private static String withheld(Library.ContractInfo c, String what) {
-        return "[tracegate] This " + what + " was withheld (" + c.id() + "): " + c.message() + (c.next().isEmpty() ? "" : " " + c.next());
+    private static String withheld(Runtime rt, Library.ContractInfo c, String what) {
+        return "[tracegate] This " + what + " was withheld (" + c.id() + "): " + rt.says(c) + (c.next().isEmpty() ? "" : " " + c.next());
     }
 
     /** Records the decision; false when the audit log refused the record (fail: closed and the log cannot keep up or is down). */

@@ -6,6 +6,7 @@ import dev.tracegate.engine.monitor.SessionMonitor;
 import dev.tracegate.engine.monitor.Worker;
 import dev.tracegate.matchers.event.Event;
 
+import dev.tracegate.contracts.analysis.English;
 import dev.tracegate.contracts.library.LibrarySpec;
 
 import java.util.HashMap;
@@ -24,6 +25,8 @@ final class Runtime {
     final int version;
     final String[] contractIds;
     final String[] atomKeys;
+    /** What each contract tells the agent when it acts: its message, else its description, else its formula in English. */
+    final String[] reasons;
     /** Consent tool (trimmed, lower case) -> its purposes and grant fields, written in clear in a hashed audit log. */
     final Map<String, String[]> clearArgs;
     private final ThreadLocal<Worker> workers;
@@ -35,6 +38,13 @@ final class Runtime {
         this.workers = ThreadLocal.withInitial(monitor::newWorker);
         this.contractIds = library.info().stream().map(Library.ContractInfo::id).toArray(String[]::new);
         this.atomKeys = library.contracts().atoms().stream().map(a -> a.key()).toArray(String[]::new);
+        this.reasons = new String[contractIds.length];
+        for (int i = 0; i < reasons.length; i++) {
+            Library.ContractInfo c = library.info().get(i);
+            reasons[i] = c.message() != null && !c.message().isBlank() ? c.message().trim()
+                    : c.description() != null && !c.description().isBlank() ? c.description().trim()
+                    : English.of(library.contracts().contracts().get(i).guarantee());
+        }
         Map<String, String[]> clear = new HashMap<>();
         for (LibrarySpec spec : library.specs()) {
             if (spec.gdpr() == null || spec.gdpr().consentTools() == null) continue;
@@ -45,6 +55,12 @@ final class Runtime {
             });
         }
         this.clearArgs = Map.copyOf(clear);
+    }
+
+    /** What contract {@code c} of this runtime tells the agent (see {@link #reasons}). */
+    String says(Library.ContractInfo c) {
+        int i = library.info().indexOf(c);
+        return i < 0 ? c.message() : reasons[i];
     }
 
     /** The fields of a call of {@code tool} to write in clear, or null. */

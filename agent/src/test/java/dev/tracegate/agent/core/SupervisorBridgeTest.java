@@ -104,6 +104,24 @@ class SupervisorBridgeTest {
         assertThat(r.text).isEqualTo("tracegate blocked the call to pay (contract c.no-next): not allowed here");
     }
 
+    /** A reason that ends a sentence is followed by " Instead:", not by ".. Instead:" (C2). */
+    @Test
+    void aReasonEndingInAPeriodGetsNoSecondPeriodBeforeInstead() {
+        Supervisor blocking = new Supervisor() {
+            @Override public ToolDecision onToolCall(ToolCall call) {
+                return ToolDecision.block("c.next", "Transfers need a verified identity.", "Call verifyIdentity first.");
+            }
+            @Override public ResultDecision onToolResult(ToolResult result) { return null; }
+            @Override public MessageDecision onUserMessage(Message message) { return null; }
+            @Override public MessageDecision onAssistantMessage(Message message) { return null; }
+            @Override public void endSession(String sessionId) { }
+        };
+        Ruling r = new SupervisorBridge(blocking, AgentArguments.parse(""), new JsonCodec(), ConfiguredMethods.none())
+                .onToolCall("lc", "s", "pay", "{}", null);
+        assertThat(r.text).isEqualTo("tracegate blocked the call to pay (contract c.next): Transfers need a verified identity."
+                + " Instead: Call verifyIdentity first.");
+    }
+
     /** An error of the bridge itself is counted by the supervisor too (the MBean's InternalErrors), under the policy applied (finding 7). */
     @Test
     void aBridgeInternalErrorReachesTheSupervisorsCount() {

@@ -223,4 +223,25 @@ class ContractSupervisorTest {
         // The log holds the blocked call too; offline, it is refused again and the session stays where online it stayed.
         assertThat(decisions).containsExactly("sendNewsletter BLOCK", "recordConsent PASS", "sendNewsletter PASS");
     }
+
+    @Test
+    void aContractWithoutAMessageGivesItsDescriptionElseItsFormulaInEnglish() throws Exception {
+        Path lib = dir.resolve("bank.yaml");
+        Files.writeString(lib, """
+                library: bank
+                contracts:
+                  - id: bank.no-wire
+                    guarantee: G !call(wire)
+                  - id: bank.no-close
+                    description: Accounts are closed by a clerk, not by the assistant.
+                    guarantee: G !call(closeAccount)
+                """);
+        Running r = start("libraries=" + lib);
+        ToolDecision wire = r.supervisor().onToolCall(new ToolCall("x", "s", "wire", "{}", null));
+        assertThat(wire.reason()).startsWith("bank.no-wire: ").doesNotEndWith(": ").contains("wire");
+        assertThat(wire.reason().substring("bank.no-wire: ".length()).trim()).isNotEmpty();
+        ToolDecision close = r.supervisor().onToolCall(new ToolCall("x", "s", "closeAccount", "{}", null));
+        assertThat(close.reason()).isEqualTo("bank.no-close: Accounts are closed by a clerk, not by the assistant.");
+        r.supervisor().close();
+    }
 }
