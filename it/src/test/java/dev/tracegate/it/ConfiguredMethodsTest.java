@@ -218,7 +218,11 @@ class ConfiguredMethodsTest {
     }
 
     private ForkedJvm.Result runLedger(String classpath, String options) throws IOException {
-        Path rules = Files.writeString(dir.resolve("ledger-methods.txt"), LEDGER_RULES);
+        return runLedger(classpath, options, LEDGER_RULES);
+    }
+
+    private ForkedJvm.Result runLedger(String classpath, String options, String rulesText) throws IOException {
+        Path rules = Files.writeString(dir.resolve("ledger-methods.txt"), rulesText);
         ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("methods=" + rules + ",trace=true" + options)),
                 classpath, LEDGER_APP);
         assertThat(r.exit()).as(r.toString()).isZero();
@@ -242,7 +246,8 @@ class ConfiguredMethodsTest {
         ForkedJvm.Result r = runLedger(classes + File.pathSeparator + ForkedJvm.appClasspath(), "");
         assertThat(r.stderr()).as(r.toString())
                 .contains("CALL configured session=default tool=transfer args={\"fromAccount\":\"acc-1\",\"toAccount\":\"acc-2\",\"amountCents\":1250,\"rate\":1.5}")
-                .contains("CALL configured session=default tool=audit args={\"year\":2026,\"auditor\":\"carol\"}");
+                .contains("CALL configured session=default tool=audit args={\"year\":2026,\"auditor\":\"carol\"}")
+                .doesNotContain("WARN configured method");
     }
 
     @Test
@@ -259,6 +264,22 @@ class ConfiguredMethodsTest {
         ForkedJvm.Result r = runLedger(classes + File.pathSeparator + ForkedJvm.appClasspath(), "");
         assertThat(r.stderr()).as(r.toString())
                 .contains("CALL configured session=default tool=transfer args={\"arg0\":\"acc-1\",\"arg1\":\"acc-2\",\"arg2\":1250,\"arg3\":1.5}")
-                .contains("CALL configured session=default tool=audit args={\"arg0\":2026,\"arg1\":\"carol\"}");
+                .contains("CALL configured session=default tool=audit args={\"arg0\":2026,\"arg1\":\"carol\"}")
+                // said once per method when it is woven, with what to do (C4)
+                .contains("WARN configured method demoapp.plain.LedgerApp$Ledger#transfer (")
+                .contains("its class file records no parameter names, so its arguments are reported as arg0..arg3")
+                .contains("compile it with javac -parameters (or -g");
+    }
+
+    /** A parameter index beyond the method's parameters is read as a literal; the weaver says so, naming the method (C21). */
+    @Test
+    void aParameterIndexBeyondTheMethodsParametersIsWarnedAboutWhenWoven() throws IOException {
+        ForkedJvm.Result r = runLedger(ForkedJvm.appClasspath(), "",
+                "tool  demoapp.plain.LedgerApp$Ledger#transfer  name=$method args=* session=7\n");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("WARN configured method demoapp.plain.LedgerApp$Ledger#transfer (")
+                .contains("session-param 7 is beyond its 4 parameters (indexes 0 to 3), so the text '7' is used as a literal")
+                .contains("CALL configured session=7 tool=transfer")
+                .doesNotContain("class file records no parameter names");
     }
 }

@@ -175,9 +175,47 @@ public final class ConfiguredMethods {
     public void learnParameterNames(String className, Map<String, String[]> byMethod) {
         for (Map.Entry<String, String[]> e : byMethod.entrySet()) {
             String method = e.getKey().substring(0, e.getKey().indexOf('('));
-            if (find(className, method) != null) {
+            MethodRule rule = find(className, method);
+            if (rule != null) {
                 parameterNames.put(className + "." + e.getKey(), e.getValue());
+                warnAboutParameters(rule, className + "#" + method, e.getValue());
             }
+        }
+    }
+
+    /** class#method of each configured method already warned about (overloads share one warning). */
+    private final java.util.Set<String> warned = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Says once, when a configured method is woven, what will go wrong at its calls: a {@code *-param} index
+     * beyond its parameters (read as a literal, so e.g. every call lands in one session named "7"), or a class
+     * file without parameter names (arguments reported as arg0..argN, so contracts that read a named argument
+     * find nothing). A warning, not an error: the parameter count is known only once the class loads, after
+     * the application has started.
+     */
+    private void warnAboutParameters(MethodRule rule, String method, String[] names) {
+        int count = names.length;
+        StringBuilder problems = new StringBuilder();
+        for (String key : new String[] {"session", "subject", "purpose", "granted", "args", "name"}) {
+            String spec = rule.field(key);
+            int index = spec == null ? -1 : index(spec);
+            if (index >= count) {
+                problems.append(problems.length() == 0 ? "" : "; ").append(key.equals("name") ? "tool-name" : key + "-param")
+                        .append(' ').append(index).append(" is beyond its ").append(count).append(count == 1 ? " parameter" : " parameters")
+                        .append(count == 0 ? "" : " (indexes 0 to " + (count - 1) + ")")
+                        .append(", so the text '").append(spec).append("' is used as a literal: give the 0-based index of the parameter");
+            }
+        }
+        boolean unnamed = count > 0 && "*".equals(rule.fields.getOrDefault("args", "*"))
+                && java.util.Arrays.equals(names, ParameterNames.positional(count));
+        if (unnamed) {
+            problems.append(problems.length() == 0 ? "" : "; ").append("its class file records no parameter names, so its arguments are reported as ")
+                    .append(count == 1 ? "arg0" : "arg0.." + "arg" + (count - 1))
+                    .append(" and a contract that reads an argument by name finds nothing: compile it with javac -parameters (or -g,"
+                            + " Maven's and Gradle's default), or set args-param to the parameter that holds the arguments");
+        }
+        if (problems.length() > 0 && warned.add(method)) {
+            AgentLog.warn("configured method " + method + " (" + rule.where + "): " + problems);
         }
     }
 
