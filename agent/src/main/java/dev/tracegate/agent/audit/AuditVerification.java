@@ -34,10 +34,10 @@ public final class AuditVerification {
     /** Whether the chain verified completely (status OK). */
     public boolean ok() { return status == Status.OK; }
 
-    /** Complete lines that verified (headers and dropped notes included). */
+    /** Complete lines that verified: records of every type (headers and dropped notes included), one per line. */
     public long lines() { return lines; }
 
-    /** Event records among the lines that verified. */
+    /** Records of type {@code event} among the lines that verified. */
     public long records() { return records; }
 
     /** The 1-based number of the first line that did not verify (BAD), or of the truncated line (TRUNCATED); 0 when OK. */
@@ -53,13 +53,18 @@ public final class AuditVerification {
     public String describe() {
         switch (status) {
             case OK:
-                return "ok: " + records + " records in " + lines + " lines, chain intact; head " + head;
+                return "ok: " + counted(lines) + ", chain intact; head " + head;
             case TRUNCATED:
-                return "clean prefix of " + records + " records, last line truncated (line " + badLine + ": " + reason
+                return "clean prefix of " + counted(lines) + ", last line truncated (line " + badLine + ": " + reason
                         + "); the writer stopped mid-line, which a crash or kill does; this is not tampering";
             default:
-                return "line " + badLine + ": " + reason + " (" + records + " records before it verify)";
+                return "line " + badLine + ": " + reason + " (the " + counted(lines) + " before it verify)";
         }
+    }
+
+    /** "30 records (29 events)": every line is a record (header, event, dropped); events are counted apart. */
+    private String counted(long n) {
+        return n + (n == 1 ? " record (" : " records (") + records + (records == 1 ? " event)" : " events)");
     }
 
     @Override public String toString() { return describe(); }

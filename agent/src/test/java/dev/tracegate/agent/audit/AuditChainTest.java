@@ -59,6 +59,8 @@ class AuditChainTest {
         assertThat(v.status()).as(v.describe()).isEqualTo(AuditVerification.Status.OK);
         assertThat(v.records()).isEqualTo(10);
         assertThat(v.lines()).isEqualTo(11);
+        // the header is a record too (CONFIG.md lists it among the record types): 11 records, 10 of them events (C18)
+        assertThat(v.describe()).startsWith("ok: 11 records (10 events), chain intact; head ");
 
         // independent of the verifier: recompute the chain from the raw lines
         List<String> lines = LogFiles.lines(p);
@@ -322,7 +324,7 @@ class AuditChainTest {
         assertThat(v.status()).isEqualTo(AuditVerification.Status.TRUNCATED);
         assertThat(v.records()).isEqualTo(9);
         assertThat(v.badLine()).isEqualTo(11);
-        assertThat(v.describe()).startsWith("clean prefix of 9 records, last line truncated (line 11: 40 bytes without a line end)");
+        assertThat(v.describe()).startsWith("clean prefix of 10 records (9 events), last line truncated (line 11: 40 bytes without a line end)");
     }
 
     @Test
