@@ -13,7 +13,10 @@ public class AssistantTools {
     private long searches;
     private long refunds;
 
-    /** A read-only search with three arguments; no contract of the sop-refund library objects to it. */
+    /**
+     * A read-only search with three arguments; of the ten contracts the benchmarks load (sop-refund and
+     * bench/agent/support-desk.yaml), four check a search, and the benchmarks' arguments pass them all.
+     */
     @Tool("Search the knowledge base")
     public String searchKb(@P("what to search for") String query, @P("most articles to return") int limit,
                            @P("language code") String lang) {
@@ -21,7 +24,10 @@ public class AssistantTools {
         return "found " + Math.min(limit, 3) + " articles";
     }
 
-    /** A refund; the sop-refund library blocks it while no approval happened in the conversation. */
+    /**
+     * A refund; blocked while no approval happened in the conversation (sop-refund) and no order was looked up
+     * in it (support-desk.yaml's support.refund-after-lookup).
+     */
     @Tool("Refund an order")
     public String refund(@P("the order") String orderId, @P("amount in EUR") double amount) {
         refunds++;

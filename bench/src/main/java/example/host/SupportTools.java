@@ -10,13 +10,19 @@ package example.host;
 public class SupportTools {
     private int searches;
 
-    /** A read-only tool with three arguments; no contract of the library objects to it. */
+    /**
+     * A read-only tool with three arguments; of the ten contracts the benchmarks load (sop-refund and
+     * bench/agent/support-desk.yaml), four check a search, and the benchmarks' arguments pass them all.
+     */
     public String searchKb(String session, String query, int limit, String lang) {
         searches++;
         return "found " + Math.min(limit, 3) + " articles";
     }
 
-    /** A refund; the sop-refund library blocks it while no approval happened in the session. */
+    /**
+     * A refund; blocked while no approval happened in the session (sop-refund) and no order was looked up
+     * in it (support-desk.yaml's support.refund-after-lookup).
+     */
     public String refund(String session, String orderId, double amount) {
         return "refunded";
     }
