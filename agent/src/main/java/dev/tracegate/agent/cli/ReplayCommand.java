@@ -49,9 +49,17 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--strict", description = "stop at the first malformed line (default: report, skip and count it)")
     boolean strict;
 
-    @Option(names = "--mode", description = "enforce: a refused event is not applied, as online (default); "
-            + "shadow: every event is applied and each fresh violation reported (grading an unsupervised run)")
-    String mode = "enforce";
+    @Option(names = "--mode", description = "enforce: a refused event is not applied, as online (default; for an audit log: "
+            + "the mode its decisions show); shadow: every event is applied and each fresh violation reported "
+            + "(grading an unsupervised run)")
+    String mode;
+
+    @Option(names = "--verbose", description = "list every event with unevaluable atoms (default: the first "
+            + UNEVALUABLE_SHOWN + ")")
+    boolean verbose;
+
+    /** Events with unevaluable atoms named in the summary without --verbose. */
+    static final int UNEVALUABLE_SHOWN = 10;
 
     @Option(names = "--no-progress", description = "no progress bar on standard error")
     boolean noProgress;
@@ -78,13 +86,15 @@ final class ReplayCommand implements Callable<Integer> {
             System.err.println("tracegate replay: --format must be text or json, not '" + format + "'");
             return LibraryOptions.BAD_INPUT;
         }
-        if (!mode.equals("enforce") && !mode.equals("shadow")) {
+        if (mode != null && !mode.equals("enforce") && !mode.equals("shadow")) {
             System.err.println("tracegate replay: --mode must be enforce or shadow, not '" + mode + "'");
             return LibraryOptions.BAD_INPUT;
         }
         Library lib = LibraryOptions.load(Arrays.asList(libraries.split(",")));
         if (lib == null) return LibraryOptions.BAD_INPUT;
-        boolean enforce = mode.equals("enforce");
+        boolean enforceAll = mode == null || mode.equals("enforce");
+        List<String> unevaluableAt = new ArrayList<>();
+        List<dev.tracegate.engine.ltl.Atom> atoms = lib.contracts().atoms();
         int n = lib.contracts().contracts().size();
         SessionMonitor<Event> monitor = lib.newMonitor(new SessionMonitor.Options(Integer.MAX_VALUE, true), r -> {});
         Worker w = monitor.newWorker();
@@ -102,9 +112,23 @@ final class ReplayCommand implements Callable<Integer> {
                 System.err.println("tracegate replay: no such trace file " + t);
                 return LibraryOptions.BAD_INPUT;
             }
-            CountingStream counted = new CountingStream(Files.newInputStream(t));
-            // over bytes: plain lines go straight from UTF-8 to events (malformed UTF-8 reads as U+FFFD, as before)
-            TraceReader in = new TraceReader(counted, t.getFileName().toString(), strict ? TraceReader.Mode.STRICT : TraceReader.Mode.LENIENT);
+            AuditLogScan audit = AuditLogScan.of(t);
+            boolean enforce = enforceAll;
+            if (audit != null) {
+                enforce = audit.enforce(t, mode);
+                if (audit.hashed) {
+                    System.err.println("note: " + t.getFileName() + " is an audit log with personal data hashed (" + audit.personalData
+                            + "): predicates on content (a pattern over an argument or a text, a number compared with a bound, a data"
+                            + " category found in a text, a length) cannot be replayed from it and may come out unevaluable or different;"
+                            + " a log written with audit.personal-data: clear replays in full");
+                }
+            }
+            CountingStream counted = new CountingStream(audit != null ? java.io.InputStream.nullInputStream() : Files.newInputStream(t));
+            // over bytes: plain lines go straight from UTF-8 to events (malformed UTF-8 reads as U+FFFD, as before);
+            // an audit log's headers and dropped notes read as blank lines, so its line numbers stay the log's own
+            TraceReader.Mode readMode = strict ? TraceReader.Mode.STRICT : TraceReader.Mode.LENIENT;
+            TraceReader in = audit != null ? dev.tracegate.agent.audit.AuditTrace.open(t, readMode)
+                    : new TraceReader(counted, t.getFileName().toString(), readMode);
             in.onSkip(e -> System.err.println("skipped: " + e.getMessage()));
             try (in) {
                 for (Event e = in.next(); e != null; e = in.next()) {
@@ -117,7 +141,13 @@ final class ReplayCommand implements Callable<Integer> {
                         continue;
                     }
                     Decision d = monitor.step(s, e, e.controlledByAgent(), enforce, w);
-                    if (w.unevaluableCount() > 0) unevaluable++;
+                    if (w.unevaluableCount() > 0) {
+                        unevaluable++;
+                        if (verbose || unevaluableAt.size() < UNEVALUABLE_SHOWN) {
+                            unevaluableAt.add(t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase()
+                                    + (e.tool() == null ? "" : " " + e.tool()) + "): " + atomsOf(w.unevaluable(), atoms));
+                        }
+                    }
                     for (int i = 0; i < d.contractCount(); i++) {
                         int c = d.contract(i);
                         rep.fires[c]++;
@@ -131,7 +161,7 @@ final class ReplayCommand implements Callable<Integer> {
                     }
                 }
                 skipped += in.skipped();
-                doneBytes += counted.count;
+                doneBytes += audit != null ? Files.size(t) : counted.count;
             } catch (TraceFormatException e) {
                 System.err.println(e.getMessage());
                 return LibraryOptions.BAD_INPUT;
@@ -151,12 +181,13 @@ final class ReplayCommand implements Callable<Integer> {
                 if (rep.firstFail[c] != null || (rep.end != null && rep.end.verdicts().get(c) == Verdict.FAIL)) anyFail = true;
             }
         }
-        if (format.equals("json")) printJson(lib, reports, events, skipped, unevaluable, seconds);
-        else printText(lib, reports, events, skipped, unevaluable, seconds);
+        if (format.equals("json")) printJson(lib, reports, events, skipped, unevaluable, unevaluableAt, seconds);
+        else printText(lib, reports, events, skipped, unevaluable, unevaluableAt, seconds);
         return anyFail ? 1 : 0;
     }
 
-    private void printText(Library lib, Map<String, SessionReport> reports, long events, long skipped, long unevaluable, double seconds) {
+    private void printText(Library lib, Map<String, SessionReport> reports, long events, long skipped, long unevaluable,
+                           List<String> unevaluableAt, double seconds) {
         int n = lib.contracts().contracts().size();
         for (SessionReport rep : reports.values()) {
             StringBuilder b = new StringBuilder("session " + rep.id + ":");
@@ -204,10 +235,109 @@ final class ReplayCommand implements Callable<Integer> {
         }
         System.out.printf("%n%d events in %d sessions, %d malformed lines skipped, %d events with unevaluable atoms, %.2f s (%.0f events/s)%n",
                 events, reports.size(), skipped, unevaluable, seconds, events / Math.max(seconds, 1e-9));
+        if (!unevaluableAt.isEmpty()) {
+            System.out.println("events with unevaluable atoms (an argument the atom reads is missing or not a number):");
+            for (String u : unevaluableAt) System.out.println("  " + u);
+            if (unevaluable > unevaluableAt.size()) {
+                System.out.println("  ... and " + (unevaluable - unevaluableAt.size()) + " more (--verbose lists them all)");
+            }
+        }
     }
 
-    private void printJson(Library lib, Map<String, SessionReport> reports, long events, long skipped, long unevaluable, double seconds)
-            throws IOException {
+    /** The keys of the atoms whose bits are set, comma separated. */
+    private static String atomsOf(long[] bits, List<dev.tracegate.engine.ltl.Atom> atoms) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < atoms.size(); i++) {
+            if (i >> 6 < bits.length && (bits[i >> 6] & (1L << i)) != 0) {
+                if (b.length() > 0) b.append(", ");
+                b.append(atoms.get(i).key());
+            }
+        }
+        return b.toString();
+    }
+
+    /**
+     * What a first look at a file finds when it is an audit log (its first line a tracegate audit header): how
+     * personal data was written, and which decisions it holds, which show the mode it was written in.
+     */
+    static final class AuditLogScan {
+        final boolean hashed;
+        final String personalData;
+        final long shadowDecisions;
+        final long enforcedDecisions;
+
+        private AuditLogScan(boolean hashed, String personalData, long shadowDecisions, long enforcedDecisions) {
+            this.hashed = hashed;
+            this.personalData = personalData;
+            this.shadowDecisions = shadowDecisions;
+            this.enforcedDecisions = enforcedDecisions;
+        }
+
+        /** Null when the file does not begin with an audit header (a plain trace). */
+        static AuditLogScan of(Path file) throws IOException {
+            try (java.io.BufferedReader r = Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+                String first = r.readLine();
+                if (first == null || !first.startsWith("{\"prev\":\"") || !first.contains("\"rec\":\"header\"")) return null;
+                String pd = "clear";
+                long shadow = 0;
+                long enforced = 0;
+                for (String line = first; line != null; line = r.readLine()) {
+                    if (line.contains("\"rec\":\"header\"")) {
+                        String p = field(line, "personalData");
+                        if (p != null && !p.equals("clear")) pd = p;
+                    } else if (line.contains("\"decision\":\"shadow-would-block\"")) {
+                        shadow++;
+                    } else if (line.contains("\"decision\":\"block\"") || line.contains("\"decision\":\"suppress\"")
+                            || line.contains("\"decision\":\"redirect\"") || line.contains("\"decision\":\"redact\"")
+                            || line.contains("\"decision\":\"escalate\"")) {
+                        enforced++;
+                    }
+                }
+                return new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced);
+            } catch (java.nio.charset.MalformedInputException e) {
+                return null;
+            }
+        }
+
+        private static String field(String line, String key) {
+            int at = line.indexOf("\"" + key + "\":\"");
+            if (at < 0) return null;
+            int from = at + key.length() + 4;
+            int to = line.indexOf('"', from);
+            return to < 0 ? null : line.substring(from, to);
+        }
+
+        /**
+         * Whether to replay in enforce mode: as asked, else as the log's decisions show (a log with only
+         * {@code shadow-would-block} was written in shadow mode, where refused events were applied). Says on
+         * stderr what it chose when it did not simply follow --mode.
+         */
+        boolean enforce(Path file, String asked) {
+            if (asked != null) {
+                if (asked.equals("enforce") && shadowDecisions > 0 && enforcedDecisions == 0) {
+                    System.err.println("note: " + file.getFileName() + " was written in shadow mode (" + shadowDecisions
+                            + " shadow-would-block decisions) and is replayed with --mode enforce as asked: refused events are"
+                            + " not applied, so it may report more than the online run did");
+                }
+                return asked.equals("enforce");
+            }
+            if (shadowDecisions > 0 && enforcedDecisions == 0) {
+                System.err.println("note: " + file.getFileName() + " was written in shadow mode (" + shadowDecisions
+                        + " shadow-would-block decisions): replaying it with --mode shadow, as online; pass --mode enforce to"
+                        + " grade it as if enforced");
+                return false;
+            }
+            if (shadowDecisions > 0) {
+                System.err.println("warning: " + file.getFileName() + " holds decisions of both modes (" + shadowDecisions
+                        + " shadow-would-block, " + enforcedDecisions + " enforced): replaying it with --mode enforce; pass --mode"
+                        + " shadow for the shadow parts");
+            }
+            return true;
+        }
+    }
+
+    private void printJson(Library lib, Map<String, SessionReport> reports, long events, long skipped, long unevaluable,
+                           List<String> unevaluableAt, double seconds) throws IOException {
         int n = lib.contracts().contracts().size();
         List<Map<String, Object>> sessions = new ArrayList<>();
         for (SessionReport rep : reports.values()) {
@@ -239,6 +369,7 @@ final class ReplayCommand implements Callable<Integer> {
         summary.put("sessions", reports.size());
         summary.put("skippedLines", skipped);
         summary.put("unevaluableEvents", unevaluable);
+        summary.put("unevaluableAt", unevaluableAt);
         summary.put("seconds", seconds);
         out.put("summary", summary);
         System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(out));

@@ -275,4 +275,67 @@ class CommandLineTest {
         assertThat(gone.code()).isEqualTo(2);
         assertThat(gone.err()).contains("there is no process 2147483646");
     }
+
+    /** An audit log written online by the contract supervisor, in the given mode: two unapproved refunds in session c1. */
+    private Path auditLog(String name, String options) throws Exception {
+        Path log = dir.resolve(name);
+        dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load(
+                "libraries=sop-refund,audit.path=" + log + options, java.util.Map.of(), java.util.Map.of(), java.util.Set.of());
+        dev.tracegate.agent.audit.AuditWriter audit = dev.tracegate.agent.audit.AuditWriter.start(log,
+                dev.tracegate.agent.audit.AuditWriter.Settings.from(config));
+        dev.tracegate.agent.supervision.ContractSupervisor s = new dev.tracegate.agent.supervision.ContractSupervisor(
+                config, audit, new dev.tracegate.agent.metrics.SupervisorMetrics(), null);
+        s.onToolCall(new dev.tracegate.agent.core.ToolCall("x", "c1", "refund", "{\"order\":7,\"amount\":40}", "t1"));
+        s.onToolCall(new dev.tracegate.agent.core.ToolCall("x", "c1", "refund", "{\"order\":7,\"amount\":40}", "t2"));
+        s.close();
+        assertThat(audit.close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        return log;
+    }
+
+    /** The summary table's row of a contract: sessions violating, events, unmet. */
+    private static String row(String out, String contract) {
+        return out.lines().filter(l -> l.startsWith(contract + " ")).findFirst().orElseThrow().replaceAll("\\s+", " ");
+    }
+
+    @Test
+    void anAuditLogReplaysWithoutCountingItsHeaderAsMalformedAlsoWithStrict() throws Exception {
+        Path log = auditLog("enforced.jsonl", ",audit.personal-data=clear");
+        Run r = run("replay", "sop-refund", log.toString(), "--strict");
+        assertThat(r.code()).as(r.err()).isEqualTo(1);
+        assertThat(r.out()).contains("0 malformed lines skipped");
+        assertThat(r.err()).doesNotContain("skipped:").doesNotContain("personal data hashed");
+        // line numbers are the log's own: line 1 is the header, the first refund is line 2
+        assertThat(r.out()).contains("sop-refund.approval-first: violated first at enforced.jsonl:2 (seq 1, call refund)");
+        assertThat(row(r.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 2 0");
+    }
+
+    @Test
+    void aShadowModeAuditLogReplaysInShadowModeUnlessToldOtherwiseAndAHashedOneSaysWhatCannotReplay() throws Exception {
+        Path log = auditLog("shadow.jsonl", ",mode=shadow");
+        assertThat(Files.readString(log)).contains("shadow-would-block");
+        Run auto = run("replay", "sop-refund", log.toString());
+        assertThat(auto.err()).contains("written in shadow mode").contains("replaying it with --mode shadow")
+                .contains("personal data hashed").contains("cannot be replayed");
+        // online in shadow mode the first refund was applied and the second broke nothing new: one event, as online
+        assertThat(row(auto.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 1 0");
+        Run enforced = run("replay", "sop-refund", log.toString(), "--mode", "enforce");
+        assertThat(enforced.err()).contains("replayed with --mode enforce as asked");
+        assertThat(row(enforced.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 2 0");
+    }
+
+    @Test
+    void eventsWithUnevaluableAtomsAreNamedWithTheirAtoms() throws Exception {
+        Path lib = Files.writeString(dir.resolve("pay.yaml"),
+                "library: pay\ncontracts:\n  - id: pay.cap\n    guarantee: G(call(pay) -> arg(pay, amount) <= 100)\n    message: Small payments only.\n");
+        StringBuilder trace = new StringBuilder();
+        for (int i = 1; i <= 12; i++) trace.append("{\"session\":\"s\",\"seq\":").append(i).append(",\"kind\":\"call\",\"tool\":\"pay\",\"args\":{}}\n");
+        Path t = Files.writeString(dir.resolve("u.jsonl"), trace);
+        Run r = run("replay", lib.toString(), t.toString());
+        assertThat(r.out()).contains("12 events with unevaluable atoms")
+                .contains("  u.jsonl:1 (seq 1, call pay): arg(pay, amount) <= 100")
+                .contains("  u.jsonl:10 (seq 10, call pay)").doesNotContain("u.jsonl:11 (seq 11")
+                .contains("... and 2 more (--verbose lists them all)");
+        Run all = run("replay", lib.toString(), t.toString(), "--verbose");
+        assertThat(all.out()).contains("  u.jsonl:12 (seq 12, call pay): arg(pay, amount) <= 100").doesNotContain("more (--verbose");
+    }
 }
