@@ -271,6 +271,16 @@ class ConfiguredMethodsTest {
                 .contains("compile it with javac -parameters (or -g");
     }
 
+    /** Without contract libraries nothing is checked, and the agent says so once at start (C3); with them it does not. */
+    @Test
+    void withoutLibrariesTheAgentWarnsThatNothingIsSupervised() throws IOException {
+        ForkedJvm.Result none = runLedger(ForkedJvm.appClasspath(), "");
+        assertThat(none.stderr()).as(none.toString()).containsOnlyOnce("WARN no contract libraries configured: nothing is supervised");
+        ForkedJvm.Result some = runLedger(ForkedJvm.appClasspath(), ",libraries=sop-refund,audit.path=" + dir.resolve("audit.jsonl"));
+        assertThat(some.stderr()).as(some.toString()).contains("contracts loaded: sop-refund")
+                .doesNotContain("nothing is supervised");
+    }
+
     /** A parameter index beyond the method's parameters is read as a literal; the weaver says so, naming the method (C21). */
     @Test
     void aParameterIndexBeyondTheMethodsParametersIsWarnedAboutWhenWoven() throws IOException {

@@ -61,6 +61,17 @@ public final class RuleSupervisor implements Supervisor {
             redirects.put(fold(pair.substring(0, colon)), pair.substring(colon + 1).trim());
         }
         this.json = json;
+        if (supervisesNothing()) {
+            // what a user gets who forgot `libraries`: say it once, or they believe they are protected
+            AgentLog.warn("no contract libraries configured: nothing is supervised. Name them with"
+                    + " libraries: [gdpr, injection, my-policy.yaml] (see agent/CONFIG.md)");
+        }
+    }
+
+    /** Whether no rule is given, so that every event passes unchanged. */
+    public boolean supervisesNothing() {
+        return blocked.isEmpty() && suppressed.isEmpty() && userWords.isEmpty() && redactedFields.isEmpty()
+                && outputWords.isEmpty() && failing.isEmpty() && redirects.isEmpty();
     }
 
     @Override
