@@ -128,7 +128,21 @@ class ConfiguredMethodsTest {
         assertThat(r.stdout()).contains("METHOD charge ran").contains("RESULT: charged alice");
         assertThat(r.stderr()).as(r.toString())
                 .contains("agent could not start and runs UNSUPERVISED because fail=open")
-                .contains(bad + ":1:44: expected key=value");
+                .contains(bad + ":1:44: expected key=value")
+                .doesNotContain("IllegalArgumentException");
+    }
+
+    /** fail: open with a bad library prints the library's message paragraph, not the exception's class (C16). */
+    @Test
+    void withFailOpenABadLibraryPrintsItsMessageWithoutTheExceptionClass() throws IOException {
+        Path bad = Files.writeString(dir.resolve("bad-lib.yaml"), "library: x\ncontracts:\n  - id: a\n    guarantee: G(call(x) -> )\n");
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(),
+                List.of(ForkedJvm.agent("libraries=" + bad + ",fail=open,audit.path=" + dir.resolve("audit.jsonl"))),
+                ForkedJvm.appClasspath(), APP, "run");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stderr()).as(r.toString())
+                .contains("agent could not start and runs UNSUPERVISED because fail=open:\n" + bad + ":4:")
+                .doesNotContain("LibraryException").doesNotContain("dev.tracegate.");
     }
 
     @Test

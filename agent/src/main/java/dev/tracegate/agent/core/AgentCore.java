@@ -178,7 +178,11 @@ public final class AgentCore {
             }
         } catch (RuntimeException | LinkageError e) {
             if (config.fail() == FailPolicy.OPEN || options.get("fail", "closed").equals("open")) {
-                AgentLog.error("agent could not start and runs UNSUPERVISED because fail=open", e);
+                // a user's mistake (a library, a methods file) is its message paragraph, as when the start is refused;
+                // anything else keeps its class, which is what a bug report needs
+                boolean mistake = e instanceof LibraryException || e instanceof IllegalArgumentException;
+                AgentLog.error("agent could not start and runs UNSUPERVISED because fail=open" + (mistake ? ":\n" + e.getMessage() : ""),
+                        mistake ? null : e);
                 return;
             }
             if (e instanceof LibraryException || e instanceof IllegalArgumentException) {
