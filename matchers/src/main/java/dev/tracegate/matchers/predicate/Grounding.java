@@ -39,7 +39,8 @@ import static dev.tracegate.matchers.predicate.Nodes.*;
  * {@link #ground} only reads the state it is given.
  */
 public final class Grounding implements Grounder<Event> {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Created on first use: a mapper pulls ~280 databind classes into every agent start that may never read JSON here. */
+    private static final class Json { static final ObjectMapper MAPPER = new ObjectMapper(); }
     private static final int W_EVENTS = 0;
     /** Category bit for declared categories that the library does not name. */
     private static final long OTHER_CATEGORY = 1L << 63;
@@ -305,7 +306,7 @@ public final class Grounding implements Grounder<Event> {
             case RESULT_FIELD -> {
                 if (e.result() == null) yield null;
                 try {
-                    JsonNode r = JSON.readTree(e.result());
+                    JsonNode r = Json.MAPPER.readTree(e.result());
                     yield r instanceof ObjectNode o ? Args.of(o).get(l.path) : null;
                 } catch (IOException | RuntimeException ex) {
                     yield null; // a result that is not JSON sets nothing
@@ -748,7 +749,7 @@ public final class Grounding implements Grounder<Event> {
                 s.write(out);
             } else if (r instanceof JsonNode n) {
                 out.writeByte(2);
-                byte[] b = JSON.writeValueAsBytes(n);
+                byte[] b = Json.MAPPER.writeValueAsBytes(n);
                 out.writeInt(b.length);
                 out.write(b);
             } else {
@@ -774,7 +775,7 @@ public final class Grounding implements Grounder<Event> {
                 case 2 -> {
                     byte[] b = new byte[in.readInt()];
                     in.readFully(b);
-                    refs[i] = JSON.readTree(b);
+                    refs[i] = Json.MAPPER.readTree(b);
                 }
                 case 3 -> {
                     if (i != sightingsSlot) throw new IOException("provenance context in slot " + i + ", this library keeps it in " + sightingsSlot);

@@ -44,11 +44,12 @@ public final class Provenance {
         RECORD
     }
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Created on first use: a mapper pulls ~280 databind classes into every agent start that may never read JSON here. */
+    private static final class Json { static final ObjectMapper MAPPER = new ObjectMapper(); }
     /** Reads outputs as JSON only; a library loader that can read YAML passes its own reader. */
     public static final Function<String, JsonNode> JSON_OUTPUTS = s -> {
         try {
-            return JSON.readTree(s);
+            return Json.MAPPER.readTree(s);
         } catch (Exception e) {
             return null;
         }
