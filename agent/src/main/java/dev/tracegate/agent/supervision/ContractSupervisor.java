@@ -610,7 +610,18 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             if (i > 0) b.append(' ');
             b.append(c.id()).append(": ").append(rt.reasons[d.contract(i)]);
         }
-        if (d.kind() == Decision.Kind.UNEVALUABLE) b.append(" (an argument it reads is missing or not a number)");
+        // Right after the step (every caller): an atom that could not be evaluated read as false, or (UNEVALUABLE)
+        // some value of it would violate; name the atoms, so that a user sees which argument is missing
+        // (e.g. arg0.. from a class compiled without parameter names).
+        Worker w = rt.worker();
+        if (d.kind() == Decision.Kind.UNEVALUABLE || w.unevaluableCount() > 0) {
+            long[] bits = w.unevaluable();
+            StringBuilder atoms = new StringBuilder();
+            for (int i = 0; i < rt.atomKeys.length && w.unevaluableCount() > 0; i++) {
+                if (i >> 6 < bits.length && (bits[i >> 6] & (1L << i)) != 0) atoms.append(atoms.length() == 0 ? "" : ", ").append(rt.atomKeys[i]);
+            }
+            b.append(" (unevaluable").append(atoms.length() == 0 ? "" : ": " + atoms).append(": an argument it reads is missing or not a number)");
+        }
         return b.toString();
     }
 

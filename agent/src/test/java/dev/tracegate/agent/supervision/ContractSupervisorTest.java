@@ -244,4 +244,20 @@ class ContractSupervisorTest {
         assertThat(close.reason()).isEqualTo("bank.no-close: Accounts are closed by a clerk, not by the assistant.");
         r.supervisor().close();
     }
+
+    @Test
+    void aCallRefusedForAnUnevaluableAtomNamesTheAtom() throws Exception {
+        Path lib = dir.resolve("pay.yaml");
+        Files.writeString(lib, "library: pay\ncontracts:\n  - id: pay.cap\n    guarantee: G(call(pay) -> arg(pay, amount) <= 100)\n"
+                + "    message: Small payments only.\n");
+        Running r = start("libraries=" + lib);
+        // a class compiled without parameter names reports arg0..: the contract's argument is missing
+        ToolDecision d = r.supervisor().onToolCall(new ToolCall("x", "s", "pay", "{\"arg0\":50}", null));
+        assertThat(d.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(d.reason()).isEqualTo("pay.cap: Small payments only. (unevaluable: arg(pay, amount) <= 100: an argument it reads"
+                + " is missing or not a number)");
+        r.supervisor().close();
+        r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(Files.readString(r.log())).contains("unevaluable: arg(pay, amount) <= 100");
+    }
 }
