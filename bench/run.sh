@@ -93,8 +93,9 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
   "${java[@]}" $attach -Dbench.agent=attached -cp "$jar" dev.tracegate.bench.agent.InterceptedCallCpuTime "${cpucalls[@]}" \
     --out "$out/$mode-call-cpu.json" > /dev/null 2>&1 || echo "(intercepted-call CPU-time harness failed)"
   echo "== JMH: a LangChain4j AI service invocation with one tool call, agent detached vs attached ($mode)"
-  # LangChain4j with the agent attached needs seconds of JIT warm-up: 2 x 0.5 s left invocations at milliseconds
-  loop=(-f 1 -wi 2 -w 1500ms -i 3 -r 1s)
+  # LangChain4j with the agent attached needs seconds of JIT warm-up: 2 x 0.5 s left invocations at milliseconds,
+  # and 2 x 1.5 s still left the attached row at 2x its warm figure (seen with the 10-contract library)
+  loop=(-f 1 -wi 4 -w 1500ms -i 3 -r 1s)
   [[ $mode == full ]] && loop=()
   "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=detached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "-Dbench.agent=detached" \
     -rf json -rff "$out/$mode-loop-detached.json" || echo "(detached LangChain4j benchmark failed)"

@@ -357,7 +357,7 @@ public final class BenchReport {
         group(b, "Grounding with the matchers, grounding + step, and the stateless baseline (GroundingBenchmark, 10-contract support library)",
                 rows, "GroundingBenchmark.", 1);
         baselineRatios(b, rows);
-        group(b, "An intercepted tool call, end to end (InterceptedCallBenchmark; agent attached with bench/agent/tracegate.yaml, sop-refund library)",
+        group(b, "An intercepted tool call, end to end (InterceptedCallBenchmark; agent attached with bench/agent/tracegate.yaml: sop-refund + support-desk.yaml, 10 contracts)",
                 rows, "agent.InterceptedCallBenchmark.", 1);
         if (callLatency != null && !callLatency.isEmpty()) {
             b.append("\n| agent | rate (calls/s) | calls | measured from | p50 | p90 | p99 | p99.9 | max |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -373,7 +373,7 @@ public final class BenchReport {
             }
         }
         group(b, "A LangChain4j AI service invocation with one tool call, end to end (ToolLoopBenchmark; agent attached with "
-                + "bench/agent/tracegate.yaml, sop-refund library)", rows, "agent.ToolLoopBenchmark.", 1);
+                + "bench/agent/tracegate.yaml: sop-refund + support-desk.yaml, 10 contracts)", rows, "agent.ToolLoopBenchmark.", 1);
         if (price != null && !price.isEmpty()) {
             b.append("\n| invocation | detached ns (median) | attached ns (median) | attached - detached: the agent's price per invocation | attached / detached |\n|---|---|---|---|---|\n");
             for (JsonNode p : price) {
