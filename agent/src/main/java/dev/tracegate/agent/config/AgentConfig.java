@@ -590,7 +590,7 @@ public final class AgentConfig {
 
     public Duration escalateTimeout() { return escalateTimeout; }
 
-    /** Tool name to the safe tool run instead when a {@code redirect} contract fires. */
+    /** The safe tool run instead when a {@code redirect} contract fires, keyed by contract id or by the blocked tool's name (the id wins). */
     public Map<String, String> redirect() { return redirect; }
 
     /**
