@@ -204,7 +204,7 @@ public final class LibraryReader {
             throw atAtom(n, a, "in formula '" + text.strip() + "': named atom '" + a.name() + "' (" + Formulas.print(def)
                     + ") has future operator " + symbol(op) + " and is used inside past operator " + pastOp + "; " + rule, hint);
         }
-        Atom first = firstAtom(bad);
+        Atom first = Formulas.firstAtom(bad);
         String problem = "in formula '" + text.strip() + "': future operator " + symbol(bad) + " inside past operator " + pastOp
                 + "; " + rule;
         if (first == null || first.line() <= 0) throw Fields.error(n, problem, hint);
@@ -222,16 +222,6 @@ public final class LibraryReader {
             if (b.op().isFuture()) return b;
             Formula l = firstFuture(b.left(), named);
             return l != null ? l : firstFuture(b.right(), named);
-        }
-        return null;
-    }
-
-    private static Atom firstAtom(Formula f) {
-        if (f instanceof Atom a) return a;
-        if (f instanceof Formula.Unary u) return firstAtom(u.arg());
-        if (f instanceof Formula.Binary b) {
-            Atom l = firstAtom(b.left());
-            return l != null ? l : firstAtom(b.right());
         }
         return null;
     }

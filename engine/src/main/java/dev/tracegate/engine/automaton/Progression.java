@@ -171,7 +171,7 @@ final class Progression {
         String text = Formulas.print(formula);
         int pastCol = Columns.of(formula, pastOp);
         int futureCol = Columns.of(formula, bad);
-        Atom where = firstAtom(bad);
+        Atom where = Formulas.firstAtom(bad);
         String source = where != null && where.line() > 0
                 ? " (its atom " + where.key() + " is at line " + where.line() + ":" + where.column() + " of the source)" : "";
         throw new CompileException("future operator " + futureOp + " at column " + futureCol
@@ -187,16 +187,6 @@ final class Progression {
             if (b.op().isFuture()) return b;
             Formula l = firstFuture(b.left());
             return l != null ? l : firstFuture(b.right());
-        }
-        return null;
-    }
-
-    private static Atom firstAtom(Formula f) {
-        if (f instanceof Atom a) return a;
-        if (f instanceof Formula.Unary u) return firstAtom(u.arg());
-        if (f instanceof Formula.Binary b) {
-            Atom l = firstAtom(b.left());
-            return l != null ? l : firstAtom(b.right());
         }
         return null;
     }

@@ -29,6 +29,17 @@ public final class Formulas {
         }
     }
 
+    /** The leftmost atom of {@code f} (the one an error about {@code f} can point at), or null when it has none. */
+    public static Atom firstAtom(Formula f) {
+        if (f instanceof Atom a) return a;
+        if (f instanceof Formula.Unary u) return firstAtom(u.arg());
+        if (f instanceof Formula.Binary b) {
+            Atom l = firstAtom(b.left());
+            return l != null ? l : firstAtom(b.right());
+        }
+        return null;
+    }
+
     /** True when the formula uses Y, O, H or S. */
     public static boolean hasPast(Formula f) {
         if (f instanceof Formula.Unary u) return u.op().isPast() || hasPast(u.arg());
