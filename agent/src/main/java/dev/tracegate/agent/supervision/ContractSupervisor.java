@@ -638,7 +638,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (d != null) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
         AuditRecord r = AuditRecord.of(e, kind).time(e.ts()).latencyNs(latency);
         if (e.kind() == EventKind.CALL) {
-            String[] clear = rt.clearArgsOf(e.tool());
+            String[] clear = rt.clearArgsOf(e);
             if (clear != null) r.clearFields(clear);
         }
         if (d != null) {

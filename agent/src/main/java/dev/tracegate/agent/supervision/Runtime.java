@@ -5,12 +5,12 @@ import dev.tracegate.engine.monitor.EndReport;
 import dev.tracegate.engine.monitor.SessionMonitor;
 import dev.tracegate.engine.monitor.Worker;
 import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.ToolName;
 
 import dev.tracegate.contracts.analysis.English;
 import dev.tracegate.contracts.library.LibrarySpec;
 
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -50,7 +50,7 @@ final class Runtime {
             if (spec.gdpr() == null || spec.gdpr().consentTools() == null) continue;
             // value: [subject field, purposes field, granted field or absent]; the subject is personal data
             spec.gdpr().consentTools().forEach((tool, fields) -> {
-                if (fields.size() > 1) clear.put(fold(tool), fields.subList(1, fields.size()).stream()
+                if (fields.size() > 1) clear.put(ToolName.fold(tool), fields.subList(1, fields.size()).stream()
                         .filter(java.util.Objects::nonNull).toArray(String[]::new));
             });
         }
@@ -63,16 +63,15 @@ final class Runtime {
         return i < 0 ? c.message() : reasons[i];
     }
 
-    /** The fields of a call of {@code tool} to write in clear, or null. */
-    String[] clearArgsOf(String tool) {
-        if (clearArgs.isEmpty() || tool == null) return null;
-        String t = fold(tool);
-        String[] f = clearArgs.get(t);
-        int mcp = t.lastIndexOf("__");
-        return f != null || !t.startsWith("mcp__") || mcp < 5 ? f : clearArgs.get(t.substring(mcp + 2));
+    /**
+     * The fields of a call of {@code e}'s tool to write in clear, or null; the event's folded name, else its bare
+     * MCP name ({@code mcp__server__t}), as contracts match tool names.
+     */
+    String[] clearArgsOf(Event e) {
+        if (clearArgs.isEmpty() || e.toolKey() == null) return null;
+        String[] f = clearArgs.get(e.toolKey());
+        return f != null ? f : clearArgs.get(e.toolBare());
     }
-
-    private static String fold(String tool) { return tool.trim().toLowerCase(Locale.ROOT); }
 
     /** This thread's worker for this runtime. */
     Worker worker() { return workers.get(); }
