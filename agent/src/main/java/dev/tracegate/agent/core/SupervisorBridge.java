@@ -81,13 +81,17 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId) {
-        counts.incrementAndGet(EVENTS);
-        if (callId != null && seenByAnother(framework, callId)) {
-            counts.incrementAndGet(DUPLICATES);
-            AgentLog.debug("CALL " + framework + " tool=" + tool + " id=" + callId + " seen before: not supervised twice");
-            return null;
-        }
+        if (duplicate(framework, tool, callId)) return null;
         return decide(new ToolCall(framework, session, tool, argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson, callId));
+    }
+
+    /** Counts the event; true when another hook already supervised this call id (it is then counted as a duplicate). */
+    private boolean duplicate(String framework, String tool, String callId) {
+        counts.incrementAndGet(EVENTS);
+        if (callId == null || !seenByAnother(framework, callId)) return false;
+        counts.incrementAndGet(DUPLICATES);
+        AgentLog.debug("CALL " + framework + " tool=" + tool + " id=" + callId + " seen before: not supervised twice");
+        return true;
     }
 
     /**
@@ -95,12 +99,7 @@ public final class SupervisorBridge implements DispatchTarget {
      * text in between); otherwise as {@link #onToolCall(String, String, String, String, String)}.
      */
     public Ruling onToolCall(String framework, String session, String tool, Args arguments, String callId) {
-        counts.incrementAndGet(EVENTS);
-        if (callId != null && seenByAnother(framework, callId)) {
-            counts.incrementAndGet(DUPLICATES);
-            AgentLog.debug("CALL " + framework + " tool=" + tool + " id=" + callId + " seen before: not supervised twice");
-            return null;
-        }
+        if (duplicate(framework, tool, callId)) return null;
         return decide(new ToolCall(framework, session, tool, null, callId, arguments));
     }
 
