@@ -17,7 +17,8 @@ import java.util.concurrent.Callable;
 /** {@code attach PID [key=value,...]}: loads this agent jar into a running JVM, which retransforms the classes it already loaded. */
 @Command(name = "attach", mixinStandardHelpOptions = true,
         description = {"Attach the agent to a running JVM (same options as -javaagent:tracegate-agent.jar=...).",
-                "Exit status: 0 attached, 2 not attached (no such JVM, a missing configuration file, or the agent did not start)."})
+                "Exit status: 0 attached, 2 not attached (no such JVM, a missing configuration file, tracegate already running there, "
+                        + "or the agent did not start)."})
 final class AttachCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "PID", description = "process id of the target JVM")
@@ -25,7 +26,8 @@ final class AttachCommand implements Callable<Integer> {
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "OPTIONS",
             description = "agent options as after -javaagent:tracegate-agent.jar=, e.g. config=/etc/tracegate/tracegate.yaml,mode=shadow "
-                    + "(a relative config path is made absolute here, since the target JVM has its own working directory)")
+                    + "(relative paths in config=, libraries= and audit.path= are resolved here, where you run attach, "
+                    + "not in the target JVM's working directory)")
     String options;
 
     @Override
@@ -38,15 +40,10 @@ final class AttachCommand implements Callable<Integer> {
             System.err.println("tracegate attach: there is no process " + pid + " (list the running JVMs with jps)");
             return 2;
         }
-        String agentOptions = absoluteConfig(options, Path.of("").toAbsolutePath());
+        String agentOptions = absolutePaths(options, Path.of("").toAbsolutePath());
         Path config = configPath(agentOptions);
         if (config != null && !Files.isRegularFile(config)) {
             System.err.println("tracegate attach: the configuration file " + config + " does not exist; nothing was attached");
-            return 2;
-        }
-        File jar = new File(AttachCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        if (!jar.isFile()) {
-            System.err.println("tracegate attach: the agent jar was not found at " + jar + "; run it as java -jar tracegate-agent.jar attach PID");
             return 2;
         }
         VirtualMachine vm;
@@ -58,6 +55,19 @@ final class AttachCommand implements Callable<Integer> {
             return 2;
         }
         try {
+            String running = vm.getSystemProperties().getProperty(STARTED);
+            if (running != null) {
+                // the agent in the target would only print "ignoring the second start" there, and this command say "attached"
+                System.err.println("tracegate attach: tracegate already runs in process " + pid + " (started " + running
+                        + "); a second agent would be ignored there, so nothing was attached. Its libraries change with "
+                        + "hot-reload (agent/CONFIG.md); other settings need a restart of the process");
+                return 2;
+            }
+            File jar = new File(AttachCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (!jar.isFile()) {
+                System.err.println("tracegate attach: the agent jar was not found at " + jar + "; run it as java -jar tracegate-agent.jar attach PID");
+                return 2;
+            }
             vm.loadAgent(jar.getAbsolutePath(), agentOptions);
             System.out.println("tracegate: agent attached to " + pid);
             return 0;
@@ -78,15 +88,35 @@ final class AttachCommand implements Callable<Integer> {
         }
     }
 
-    /** The options with a relative {@code config=} path resolved against {@code cwd}; the rest unchanged. */
-    static String absoluteConfig(String options, Path cwd) {
+    /** The system property the agent sets in a JVM where it started ({@code AgentLauncher}). */
+    static final String STARTED = "tracegate.agent.started";
+
+    /**
+     * The options with relative paths resolved against {@code cwd}, where the user typed them: {@code config=},
+     * {@code audit.path=}, and each entry of {@code libraries=} (separated by {@code ;}) that names a file there
+     * (built-in names such as {@code gdpr} are left as they are). The rest is unchanged.
+     */
+    static String absolutePaths(String options, Path cwd) {
         if (options == null || options.isBlank()) return "";
         String[] parts = options.split(",", -1);
         for (int i = 0; i < parts.length; i++) {
             String p = parts[i].strip();
-            if (p.startsWith("config=") && p.length() > "config=".length()) {
-                Path path = Path.of(p.substring("config=".length()));
-                if (!path.isAbsolute()) parts[i] = "config=" + cwd.resolve(path).normalize();
+            int eq = p.indexOf('=');
+            if (eq <= 0 || eq == p.length() - 1) continue;
+            String key = p.substring(0, eq).strip();
+            String value = p.substring(eq + 1).strip();
+            if (key.equals("config") || key.equals("audit.path")) {
+                Path path = Path.of(value);
+                if (!path.isAbsolute()) parts[i] = key + "=" + cwd.resolve(path).normalize();
+            } else if (key.equals("libraries")) {
+                String[] entries = value.split(";", -1);
+                for (int j = 0; j < entries.length; j++) {
+                    String entry = entries[j].strip();
+                    if (entry.isEmpty()) continue;
+                    Path path = Path.of(entry);
+                    if (!path.isAbsolute() && Files.isRegularFile(cwd.resolve(path))) entries[j] = cwd.resolve(path).normalize().toString();
+                }
+                parts[i] = key + "=" + String.join(";", entries);
             }
         }
         return String.join(",", parts);

@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
                 + "compatibility, conflicts (with a minimal conflicting subset) and dead ends.",
                 "Exit status: 0 no findings, 1 findings, 2 a library that does not load (its error names file:line:column)."})
 final class CheckCommand implements Callable<Integer> {
-    @Parameters(arity = "1..*", paramLabel = "LIB", description = "built-in library name or YAML file")
+    @Parameters(arity = "1..*", paramLabel = "LIB", description = "built-in library name or YAML file; several are separated by spaces or commas")
     List<String> libraries;
 
     @Option(names = "--max-states", description = "state bound for the analysis' product automata (default ${DEFAULT-VALUE})")

@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
         description = {"Print every contract's formulas back in English; with --dot, write each automaton as Graphviz DOT.",
                 "Exit status: 0 done, 2 a library that does not load."})
 final class ExplainCommand implements Callable<Integer> {
-    @Parameters(arity = "1..*", paramLabel = "LIB", description = "built-in library name or YAML file")
+    @Parameters(arity = "1..*", paramLabel = "LIB", description = "built-in library name or YAML file; several are separated by spaces or commas")
     List<String> libraries;
 
     @Option(names = "--dot", paramLabel = "DIR", description = "write <contract>.assume.dot and <contract>.guarantee.dot into DIR")

@@ -186,9 +186,9 @@ class CommandLineTest {
     @Test
     void attachResolvesARelativeConfigHereAndRefusesAMissingOne() {
         Path cwd = Path.of("/srv/app");
-        assertThat(AttachCommand.absoluteConfig("config=conf/tg.yaml,mode=shadow", cwd)).isEqualTo("config=/srv/app/conf/tg.yaml,mode=shadow");
-        assertThat(AttachCommand.absoluteConfig("mode=shadow,config=/etc/tg.yaml", cwd)).isEqualTo("mode=shadow,config=/etc/tg.yaml");
-        assertThat(AttachCommand.absoluteConfig(null, cwd)).isEmpty();
+        assertThat(AttachCommand.absolutePaths("config=conf/tg.yaml,mode=shadow", cwd)).isEqualTo("config=/srv/app/conf/tg.yaml,mode=shadow");
+        assertThat(AttachCommand.absolutePaths("mode=shadow,config=/etc/tg.yaml", cwd)).isEqualTo("mode=shadow,config=/etc/tg.yaml");
+        assertThat(AttachCommand.absolutePaths(null, cwd)).isEmpty();
         Run r = run("attach", "1", "config=" + dir.resolve("missing.yaml"));
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("missing.yaml does not exist").contains("nothing was attached");
@@ -264,6 +264,50 @@ class CommandLineTest {
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("note: purpose(marketting) names purpose 'marketting', which no gdpr.purposes declares (declared: billing, marketing)")
                 .doesNotContain("'billing', which");
+    }
+
+    @Test
+    void attachResolvesRelativeLibraryFilesAndTheAuditPathHereButLeavesBuiltinNames() throws Exception {
+        Files.writeString(dir.resolve("travel.yaml"), "library: travel\n");
+        String options = AttachCommand.absolutePaths("libraries=gdpr;travel.yaml;/etc/x.yaml,audit.path=logs/a.jsonl,mode=shadow", dir);
+        assertThat(options).isEqualTo("libraries=gdpr;" + dir.resolve("travel.yaml") + ";/etc/x.yaml,audit.path="
+                + dir.resolve("logs/a.jsonl") + ",mode=shadow");
+    }
+
+    @Test
+    void attachRefusesAJvmWhereTracegateAlreadyRuns() throws Exception {
+        // a JVM that carries the property the agent sets when it starts: the agent there would ignore a second start
+        Path sleeper = Files.writeString(dir.resolve("Sleeper.java"),
+                "public class Sleeper { public static void main(String[] a) throws Exception { System.out.println(\"ready\"); Thread.sleep(60_000); } }");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Process target = new ProcessBuilder(java, "-Dtracegate.agent.started=by -javaagent", sleeper.toString())
+                .redirectErrorStream(true).start();
+        try {
+            assertThat(new java.io.BufferedReader(new java.io.InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8)).readLine())
+                    .isEqualTo("ready");
+            Run r = run("attach", Long.toString(target.pid()), "mode=shadow");
+            assertThat(r.code()).as(r.err()).isEqualTo(2);
+            assertThat(r.err()).contains("tracegate already runs in process " + target.pid() + " (started by -javaagent)")
+                    .contains("nothing was attached").contains("hot-reload");
+            assertThat(r.out()).doesNotContain("attached to");
+        } finally {
+            target.destroy();
+        }
+    }
+
+    @Test
+    void checkAndExplainTakeCommaSeparatedLibrariesAsReplayDoes() throws Exception {
+        Path lib = dir.resolve("conflict.yaml");
+        Files.writeString(lib, "library: x\ncontracts:\n  - id: x.first-search\n    guarantee: call(search)\n    message: m\n"
+                + "  - id: x.never-search\n    guarantee: G !call(search)\n    message: m\n");
+        Run comma = run("check", "sop-refund," + lib);
+        assertThat(comma.code()).as(comma.err()).isEqualTo(1);
+        assertThat(comma.out()).contains("sop-refund").contains("CONFLICT [x.first-search, x.never-search]");
+        Run spaces = run("check", "sop-refund", lib.toString());
+        assertThat(spaces.out()).isEqualTo(comma.out());
+        Run explain = run("explain", "temporal-classes,sop-refund");
+        assertThat(explain.code()).as(explain.err()).isZero();
+        assertThat(explain.out()).contains("temporal.precedence").contains("sop-refund.approval-first");
     }
 
     @Test
