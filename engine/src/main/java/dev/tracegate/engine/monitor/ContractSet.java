@@ -14,8 +14,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A compiled set of contracts: each distinct formula once as a minimal DFA, the global atom order
- * that valuations use, and per contract which automata hold its assumption and guarantee.
+ * A compiled set of contracts: each formula as a minimal DFA (one per contract that uses it, unless
+ * it has a single state), the global atom order that valuations use, and per contract which automata
+ * hold its assumption and guarantee.
  * Immutable and shared by all sessions and threads.
  */
 public final class ContractSet {
@@ -58,6 +59,13 @@ public final class ContractSet {
      * Compiles contracts; the global atom order starts with {@code atomOrder} (atoms the grounding
      * layer wants at fixed positions; may be empty) and continues with the contracts' other atoms in
      * order of first occurrence.
+     *
+     * <p>Each formula text is compiled once, but two contracts share an automaton state only when
+     * the automaton has a single state (such as {@code true}, which never moves): otherwise each
+     * contract steps its own copy (the same {@link Dfa} object at another index), so that
+     * {@link SessionMonitor#stepExcusing} can hold one contract's automata back while another
+     * contract with the same formula reads the event. Within one contract an assumption equal to
+     * the guarantee is one automaton.
      */
     public static ContractSet compile(List<Contract> contracts, List<Atom> atomOrder, DfaCompiler compiler) {
         Map<String, Integer> seenIds = new HashMap<>();
@@ -66,24 +74,36 @@ public final class ContractSet {
         }
         LinkedHashMap<Atom, Integer> global = new LinkedHashMap<>();
         for (Atom a : atomOrder) global.putIfAbsent(a, global.size());
-        Map<String, Integer> formulaIndex = new HashMap<>();
+        Map<String, Integer> compiled = new HashMap<>();
+        Map<String, Integer> stateless = new HashMap<>();
         List<Dfa> dfas = new ArrayList<>();
         List<int[]> indexes = new ArrayList<>();
         int[] as = new int[contracts.size()];
         int[] gs = new int[contracts.size()];
         for (int i = 0; i < contracts.size(); i++) {
             Contract c = contracts.get(i);
-            as[i] = intern(c.assume(), compiler, formulaIndex, dfas, indexes, global);
-            gs[i] = intern(c.guarantee(), compiler, formulaIndex, dfas, indexes, global);
+            as[i] = intern(c.assume(), compiler, compiled, stateless, dfas, indexes, global);
+            gs[i] = Formulas.print(c.guarantee()).equals(Formulas.print(c.assume())) ? as[i]
+                    : intern(c.guarantee(), compiler, compiled, stateless, dfas, indexes, global);
         }
         return new ContractSet(contracts, new ArrayList<>(global.keySet()), dfas, as, gs, indexes.toArray(new int[0][]));
     }
 
-    private static int intern(Formula f, DfaCompiler compiler, Map<String, Integer> formulaIndex, List<Dfa> dfas,
-                              List<int[]> indexes, LinkedHashMap<Atom, Integer> global) {
+    /**
+     * The index of a new automaton for {@code f} (compiled only the first time its text is seen:
+     * {@code compiled} maps the text to the first index), or the shared index of a single-state one.
+     */
+    private static int intern(Formula f, DfaCompiler compiler, Map<String, Integer> compiled, Map<String, Integer> stateless,
+                              List<Dfa> dfas, List<int[]> indexes, LinkedHashMap<Atom, Integer> global) {
         String key = Formulas.print(f);
-        Integer known = formulaIndex.get(key);
-        if (known != null) return known;
+        Integer shared = stateless.get(key);
+        if (shared != null) return shared;
+        Integer first = compiled.get(key);
+        if (first != null) {
+            dfas.add(dfas.get(first));
+            indexes.add(indexes.get(first));
+            return dfas.size() - 1;
+        }
         Dfa dfa = compiler.compile(f);
         List<Atom> local = dfa.atoms();
         int[] idx = new int[local.size()];
@@ -98,7 +118,8 @@ public final class ContractSet {
         }
         dfas.add(dfa);
         indexes.add(idx);
-        formulaIndex.put(key, dfas.size() - 1);
+        compiled.put(key, dfas.size() - 1);
+        if (dfa.stateCount() == 1) stateless.put(key, dfas.size() - 1);
         return dfas.size() - 1;
     }
 
@@ -107,7 +128,7 @@ public final class ContractSet {
     /** The global atom order: atom {@code g} is bit {@code g & 63} of valuation word {@code g >>> 6}. */
     public List<Atom> atoms() { return atoms; }
 
-    /** The distinct formulas' automata. */
+    /** The automata, one per contract formula (single-state ones shared; see {@link #compile(List, List, DfaCompiler)}). */
     public List<Dfa> formulas() { return formulas; }
 
     /** Index into {@link #formulas()} of contract {@code c}'s assumption. */

@@ -24,6 +24,7 @@ public final class Replay<E> {
     private final long[] unevaluable;
     private final String sessionId;
     private long events;
+    private static final int[] NONE = new int[0];
 
     /** One replayed event: what was decided and each contract's verdict after it. */
     public record Step(long index, Decision.Kind decision, boolean applied, int[] contracts, Verdict[] verdicts,
@@ -50,10 +51,31 @@ public final class Replay<E> {
 
     /** Replays one event. */
     public Step next(E event, boolean agent, boolean enforce) {
+        return next(event, agent, enforce, NONE);
+    }
+
+    /**
+     * Replays one event that an approver excused for the contracts {@code excused}, with the
+     * semantics of {@link SessionMonitor#stepExcusing}: applied as usual, except that the excused
+     * contracts' assumption and guarantee automata keep their states (they read the trace without
+     * this event); refused like any event if it freshly violates a contract that is not excused.
+     *
+     * @throws IllegalArgumentException when an index names no contract of the set
+     */
+    public Step next(E event, boolean agent, boolean enforce, int[] excused) {
+        boolean[] kept = new boolean[dfas.size()];
+        for (int c : excused) {
+            if (c < 0 || c >= set.contracts().size()) {
+                throw new IllegalArgumentException("excused contract index " + c + " is out of range: the contract set has "
+                        + set.contracts().size() + " contracts");
+            }
+            kept[set.assumeOf(c)] = true;
+            kept[set.guaranteeOf(c)] = true;
+        }
         Arrays.fill(valuation, 0L);
         Arrays.fill(unevaluable, 0L);
         int u = grounder.ground(event, state, valuation, unevaluable);
-        int[] after = successors(state.states, valuation);
+        int[] after = successors(state.states, valuation, kept);
         Verdict[] v0 = verdictsOf(state.states);
         Verdict[] v1 = verdictsOf(after);
         List<Integer> newFail = new ArrayList<>();
@@ -74,7 +96,7 @@ public final class Replay<E> {
             kind = Decision.Kind.VIOLATION;
             blamed = newFail;
         } else if (agent && u > 0 && refuseUnevaluable) {
-            blamed = unevaluableFailures(u);
+            blamed = unevaluableFailures(kept);
             kind = blamed.isEmpty() ? Decision.Kind.PASS : Decision.Kind.UNEVALUABLE;
         } else {
             kind = Decision.Kind.PASS;
@@ -106,18 +128,21 @@ public final class Replay<E> {
         return new EndReport(sessionId, verdicts, unmet, events);
     }
 
-    private int[] successors(int[] states, long[] val) {
+    /** The states after the letter {@code val}; the automata {@code kept} stay where they are. */
+    private int[] successors(int[] states, long[] val, boolean[] kept) {
         int[] after = new int[states.length];
-        for (int f = 0; f < states.length; f++) after[f] = dfas.get(f).step(states[f], val, set.atomIndex(f));
+        for (int f = 0; f < states.length; f++) after[f] = kept[f] ? states[f] : dfas.get(f).step(states[f], val, set.atomIndex(f));
         return after;
     }
 
-    private List<Integer> unevaluableFailures(int count) {
+    private List<Integer> unevaluableFailures(boolean[] kept) {
         List<Integer> bits = new ArrayList<>();
         for (int g = 0; g < set.atoms().size(); g++) if ((unevaluable[g >>> 6] >>> g & 1) != 0) bits.add(g);
         List<Integer> out = new ArrayList<>();
         if (bits.size() > 12) {
-            for (int c = 0; c < set.contracts().size(); c++) out.add(c);
+            for (int c = 0; c < set.contracts().size(); c++) {
+                if (!(kept[set.assumeOf(c)] && kept[set.guaranteeOf(c)])) out.add(c);
+            }
             return out;
         }
         Verdict[] before = verdictsOf(state.states);
@@ -127,7 +152,7 @@ public final class Replay<E> {
             for (int b = 0; b < bits.size(); b++) {
                 if ((mask >>> b & 1) != 0) probe[bits.get(b) >>> 6] |= 1L << bits.get(b);
             }
-            Verdict[] after = verdictsOf(successors(state.states, probe));
+            Verdict[] after = verdictsOf(successors(state.states, probe, kept));
             for (int c = 0; c < after.length; c++) {
                 if (after[c] == Verdict.FAIL && before[c] != Verdict.FAIL) failing[c] = true;
             }

@@ -224,6 +224,86 @@ public final class SessionMonitor<E> {
         }
     }
 
+    /**
+     * {@link #step} for an event that an approver has excused for the contracts {@code excused}
+     * (indices into {@link ContractSet#contracts()}), typically the contracts whose escalation the
+     * approver answered. The event is applied to the session as any other (the grounder's counters
+     * and context, and every other contract's automata, move on), but each excused contract keeps
+     * the states its assumption and guarantee had before the event: it reads the trace without
+     * this event, so it is not FAIL afterwards and a later event that violates it is refused (or
+     * escalated) again. The approval covers this event and these contracts only.
+     *
+     * <p>The step is checked like any other against the current state, which may have moved since
+     * the escalation (concurrent calls): if the event freshly makes a contract that is not excused
+     * FAIL (an agent event) or IDLE (an environment event), the decision says so and, when
+     * {@code enforce}, nothing is applied. Atoms that cannot be evaluated are judged as in
+     * {@link #step}, for the contracts that are not excused. Lock-free and linearizable with
+     * {@link #step}; undo takes it back like a step. Not on the hot path: it allocates.
+     *
+     * @throws IllegalArgumentException when an index names no contract of the set
+     */
+    public Decision stepExcusing(Session session, E event, boolean agent, int[] excused, boolean enforce, Worker w) {
+        final boolean[] kept = keptFormulas(excused);
+        final int n = dfas.length;
+        final long[] val = w.valuation;
+        final long[] before = w.packedBefore;
+        final int[] from = new int[n];
+        final int[] to = new int[n];
+        w.lastHead = Session.CLOSED;
+        while (true) {
+            final long head = session.lvHead();
+            if (head == Session.CLOSED) return Decision.CLOSED;
+            final SessionState published = arena.get(Session.slotOf(head));
+            final SessionState mine = w.spare;
+            final long[] p = published.packed;
+            for (int i = 0; i < before.length; i++) before[i] = p[i];
+            if (context) copyContext(published, mine);
+            VarHandle.loadLoadFence();
+            if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
+            final int u = ground(event, mine, w);
+            flat.unpack(before, from);
+            boolean fresh = false;
+            for (int f = 0; f < n; f++) {
+                int s0 = from[f];
+                int s1 = kept[f] ? s0 : dfas[f].step(s0, val, atomIndex[f]);
+                to[f] = s1;
+                fresh |= pv[f][s1] && !pv[f][s0];
+            }
+            flat.pack(to, mine.packed);
+            System.arraycopy(mine.packed, 0, w.packedNext, 0, w.packedNext.length);
+            Decision d = Decision.PASS;
+            if (fresh || u != 0) {
+                d = fresh ? judge(from, to, agent, enforce) : Decision.PASS;
+                if (u > 0 && agent && options.refuseUnevaluable() && d.kind() == Decision.Kind.PASS) {
+                    d = judgeUnevaluable(from, w, enforce, kept);
+                }
+                if (!d.applied()) return d;
+            }
+            grounder.apply(event, val, mine);
+            final long h = Session.next(head, mine.slot);
+            if (session.casHead(head, h)) {
+                w.spare = published;
+                w.lastSession = session;
+                w.lastHead = h;
+                return d;
+            }
+        }
+    }
+
+    /** The automata that the excused contracts' assumptions and guarantees use, checked against the set. */
+    private boolean[] keptFormulas(int[] excused) {
+        boolean[] kept = new boolean[dfas.length];
+        for (int c : excused) {
+            if (c < 0 || c >= assume.length) {
+                throw new IllegalArgumentException("excused contract index " + c + " is out of range: the contract set has "
+                        + assume.length + " contracts (pass indices from Decision.contracts() or ContractSet.indexOf)");
+            }
+            kept[assume[c]] = true;
+            kept[guarantee[c]] = true;
+        }
+        return kept;
+    }
+
     /** Copies the grounder's counters and context of the published state into the worker's private one. */
     private void copyContext(SessionState published, SessionState mine) {
         if (words != 0) System.arraycopy(published.words, 0, mine.words, 0, words);
@@ -248,7 +328,7 @@ public final class SessionMonitor<E> {
     private Decision decide(boolean fresh, int u, boolean agent, boolean enforce, Worker w) {
         Decision d = fresh ? judge(w.statesBefore(), w.nextStates(), agent, enforce) : Decision.PASS;
         if (u > 0 && agent && options.refuseUnevaluable() && d.kind() == Decision.Kind.PASS) {
-            d = judgeUnevaluable(w.statesBefore(), w, enforce);
+            d = judgeUnevaluable(w.statesBefore(), w, enforce, null);
         }
         return d;
     }
@@ -362,9 +442,10 @@ public final class SessionMonitor<E> {
 
     /**
      * Some atoms of an agent event could not be evaluated. Refuse when some assignment of them would
-     * freshly FAIL a contract (up to 2^12 assignments are tried; beyond that, refuse).
+     * freshly FAIL a contract (up to 2^12 assignments are tried; beyond that, refuse). The automata
+     * {@code kept} (null: none) stay where they are (see {@link #stepExcusing}).
      */
-    private Decision judgeUnevaluable(int[] states, Worker w, boolean enforce) {
+    private Decision judgeUnevaluable(int[] states, Worker w, boolean enforce, boolean[] kept) {
         final long[] unev = w.unevaluable;
         final long[] probe = w.probe;
         int[] bits = new int[w.unevaluableCount];
@@ -380,15 +461,19 @@ public final class SessionMonitor<E> {
         boolean[] failing = new boolean[assume.length];
         boolean any = false;
         if (n > 12) {
-            Arrays.fill(failing, true);
-            any = true;
+            for (int c = 0; c < failing.length; c++) {
+                failing[c] = kept == null || !(kept[assume[c]] && kept[guarantee[c]]);
+                any |= failing[c];
+            }
         } else {
             for (long mask = 1; mask < (1L << n); mask++) {
                 System.arraycopy(w.valuation, 0, probe, 0, probe.length);
                 for (int b = 0; b < n; b++) {
                     if ((mask >>> b & 1) != 0) probe[bits[b] >>> 6] |= 1L << bits[b];
                 }
-                for (int f = 0; f < dfas.length; f++) trial[f] = dfas[f].step(states[f], probe, atomIndex[f]);
+                for (int f = 0; f < dfas.length; f++) {
+                    trial[f] = kept != null && kept[f] ? states[f] : dfas[f].step(states[f], probe, atomIndex[f]);
+                }
                 for (int c = 0; c < assume.length; c++) {
                     if (verdictOf(c, trial) == Verdict.FAIL && verdictOf(c, states) != Verdict.FAIL) {
                         failing[c] = true;

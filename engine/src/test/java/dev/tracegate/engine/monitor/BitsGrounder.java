@@ -14,17 +14,25 @@ class BitsGrounder implements Grounder<BitsGrounder.Ev> {
         final long bits;
         final long unevaluable;
         final boolean agent;
+        /** Contracts an approver excused this event for (stepped with stepExcusing), or null. */
+        final int[] excused;
         volatile long seenApplied = -1;
 
         Ev(int id, long bits, long unevaluable, boolean agent) {
+            this(id, bits, unevaluable, agent, null);
+        }
+
+        Ev(int id, long bits, long unevaluable, boolean agent, int[] excused) {
             this.id = id;
             this.bits = bits;
             this.unevaluable = unevaluable;
             this.agent = agent;
+            this.excused = excused;
         }
 
         @Override public String toString() {
-            return "Ev#" + id + "{bits=" + Long.toBinaryString(bits) + ", unev=" + Long.toBinaryString(unevaluable) + ", agent=" + agent + "}";
+            return "Ev#" + id + "{bits=" + Long.toBinaryString(bits) + ", unev=" + Long.toBinaryString(unevaluable) + ", agent=" + agent
+                    + (excused == null ? "" : ", excused=" + java.util.Arrays.toString(excused)) + "}";
         }
     }
 

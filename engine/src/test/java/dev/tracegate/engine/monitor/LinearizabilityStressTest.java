@@ -102,6 +102,38 @@ class LinearizabilityStressTest {
         }
     }
 
+    /**
+     * Some events are excusing steps ({@link SessionMonitor#stepExcusing}, as after an approval)
+     * racing normal steps, on a state of one long and of several longs, with plain and slow
+     * grounding: the same linearizability against {@link Replay#next(Object, boolean, boolean, int[])}.
+     */
+    @Test
+    void excusingStepsRacingNormalStepsAreLinearizable() throws Exception {
+        DfaCompiler compiler = new DfaCompiler(5_000);
+        List<Contract> contracts = new ArrayList<>(List.of(
+                new Contract("precedence", Parser.parse("true"), Parser.parse("G(b -> O a)"), "block", ""),
+                new Contract("no-two-c-in-a-row", Parser.parse("true"), Parser.parse("G(c -> WX !c)"), "block", ""),
+                new Contract("d-after-a-needs-e", Parser.parse("G !x"), Parser.parse("G((a & Y d) -> !e)"), "block", ""),
+                new Contract("twin", Parser.parse("true"), Parser.parse("G(c -> WX !c)"), "block", "")));
+        ContractSet small = ContractSet.compile(contracts, compiler);
+        for (int i = 0; i < 40; i++) {
+            contracts.add(new Contract("filler" + i, Parser.parse("true"),
+                    Parser.parse("G(q" + i + " -> (r" + i + " S a))"), "block", ""));
+        }
+        ContractSet wide = ContractSet.compile(contracts, compiler);
+        assertThat(small.flatTransitions().oneWord).isTrue();
+        assertThat(wide.flatTransitions().packedWords).isGreaterThan(1);
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        try {
+            for (int round = 0; round < 20; round++) runRound(small, pool, round, new BitsGrounder(), 4);
+            for (int round = 20; round < 30; round++) runRound(small, pool, round, new WaitingGrounder(), 4);
+            for (int round = 30; round < 45; round++) runRound(wide, pool, round, new BitsGrounder(), 4);
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
     /** Grounds like {@link BitsGrounder}, then lets other threads run. */
     private static final class YieldingGrounder extends BitsGrounder {
         @Override public int ground(Ev e, SessionState state, long[] valuation, long[] unevaluable) {
@@ -125,6 +157,11 @@ class LinearizabilityStressTest {
     }
 
     private void runRound(ContractSet set, ExecutorService pool, int round, BitsGrounder grounder) throws Exception {
+        runRound(set, pool, round, grounder, 0);
+    }
+
+    /** One round; with {@code excuseOneIn > 0}, one event in that many is excused for one or two of the first four contracts. */
+    private void runRound(ContractSet set, ExecutorService pool, int round, BitsGrounder grounder, int excuseOneIn) throws Exception {
         SessionMonitor<BitsGrounder.Ev> monitor = new SessionMonitor<>(set, grounder);
         Session session = monitor.session("shared");
         if (grounder instanceof WaitingGrounder waiting) waiting.session = session;
@@ -136,7 +173,8 @@ class LinearizabilityStressTest {
             List<BitsGrounder.Ev> evs = new ArrayList<>();
             for (int i = 0; i < perThread; i++) {
                 boolean agent = r.nextInt(4) != 0;
-                evs.add(new BitsGrounder.Ev(id++, r.nextLong() & 0x3F, 0, agent));
+                int[] excused = excuseOneIn > 0 && r.nextInt(excuseOneIn) == 0 ? r.ints(1 + r.nextInt(2), 0, 4).toArray() : null;
+                evs.add(new BitsGrounder.Ev(id++, r.nextLong() & 0x3F, 0, agent, excused));
             }
             work.add(evs);
         }
@@ -148,7 +186,10 @@ class LinearizabilityStressTest {
             fs.add(pool.submit(() -> {
                 Worker w = monitor.newWorker();
                 start.await();
-                for (BitsGrounder.Ev e : evs) decisions.put(e.id, monitor.step(session, e, e.agent, true, w));
+                for (BitsGrounder.Ev e : evs) {
+                    decisions.put(e.id, e.excused == null ? monitor.step(session, e, e.agent, true, w)
+                            : monitor.stepExcusing(session, e, e.agent, e.excused, true, w));
+                }
                 return null;
             }));
         }
@@ -165,7 +206,7 @@ class LinearizabilityStressTest {
         List<BitsGrounder.Ev> prefix = new ArrayList<>();
         for (int evId : order) {
             BitsGrounder.Ev e = byId.get(evId);
-            Replay.Step step = seq.next(e, e.agent, true);
+            Replay.Step step = replay(seq, e);
             assertThat(step.applied()).as("round %d event %s at %d", round, e, prefix.size()).isTrue();
             assertThat(step.decision()).as("round %d event %s", round, e).isEqualTo(decisions.get(evId).kind());
             prefix.add(e);
@@ -181,12 +222,16 @@ class LinearizabilityStressTest {
             BitsGrounder.Ev e = byId.get(d.getKey());
             int at = (int) e.seenApplied;
             Replay<BitsGrounder.Ev> probe = new Replay<>(set, new BitsGrounder(), true, "probe");
-            for (int i = 0; i < at; i++) probe.next(prefix.get(i), prefix.get(i).agent, true);
-            Replay.Step s = probe.next(e, e.agent, true);
+            for (int i = 0; i < at; i++) replay(probe, prefix.get(i));
+            Replay.Step s = replay(probe, e);
             assertThat(s.applied()).as("round %d refused %s after %d (online: %s)", round, e, at, d.getValue()).isFalse();
             assertThat(s.decision()).isEqualTo(d.getValue().kind());
             assertThat(s.contracts()).containsExactly(d.getValue().contracts());
         }
         assertThat(order.length + refused).isEqualTo(THREADS * perThread);
+    }
+
+    private static Replay.Step replay(Replay<BitsGrounder.Ev> r, BitsGrounder.Ev e) {
+        return e.excused == null ? r.next(e, e.agent, true) : r.next(e, e.agent, true, e.excused);
     }
 }
