@@ -7,6 +7,7 @@ import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.ClassFileLocator;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.pool.TypePool;
@@ -54,6 +55,13 @@ public final class Weaver {
     private final AtomicLong errors = new AtomicLong();
     /** Set once Byte Buddy's transformer exists (at install, or when the start-up gate first needs it). */
     private volatile boolean built;
+    /**
+     * Every hook point with its type matcher, read once when first needed (reading a framework's points loads
+     * Byte Buddy's matchers); shared by the start-up gate's matching and the agent builder.
+     */
+    private volatile List<Target> targets;
+    /** Type descriptions per class loader, shared by the gate and the agent builder; created with the targets. */
+    private volatile LoaderTypeCache types;
 
     public Weaver(List<Hooks> hooks) {
         this.hooks = hooks;
@@ -69,10 +77,13 @@ public final class Weaver {
     /**
      * Installs the instrumentations. On attach (and at premain if a class that a hook could match is
      * already loaded) Byte Buddy is built at once and retransforms what is loaded. Otherwise only classes
-     * defined from now on can be woven, and Byte Buddy, with its 800-odd classes, is built when the first
-     * class from a class loader that can see one of the frameworks, or the first class a configured method
-     * names, is defined (at once if the system class loader sees a framework): a host without them never
-     * pays for it. Either way every class a hook matches is woven before it is first used.
+     * defined from now on can be woven, through the start-up gate: a class of a loader that can see one of
+     * the frameworks (or a class a configured method names) is described from its bytes and matched against
+     * every hook point, and Byte Buddy's agent builder (whose transformer generates a class with Byte Buddy
+     * itself at creation: most of the 800-odd Byte Buddy classes the agent loads) is built only when the
+     * first class matches. A host without the frameworks never describes a class; one with them on its class
+     * path but not yet in use (a main class, its start-up code) pays for descriptions only. Either way every
+     * class a hook matches is woven before it is first used.
      */
     public void install(Instrumentation instrumentation, ClassLoader agentLoader, boolean attached) {
         if (attached || loadedClassCouldMatch(instrumentation, agentLoader)) {
@@ -83,12 +94,12 @@ public final class Weaver {
         } else {
             StartupGate gate = new StartupGate(this, agentLoader);
             if (wakes(ClassLoader.getSystemClassLoader(), null)) {
-                // the application's own loader sees a framework: its first class would build Byte Buddy anyway,
-                // so build it now, while the supervisor is built on the other thread
+                // the application's own loader sees a framework: its classes will be matched from the first one on,
+                // so read the hook points now, while the supervisor is built on the other thread
                 long started = System.nanoTime();
-                gate.woven = builder(agentLoader).makeRaw(); // a failure here stops the start, as on attach
-                built = true;
-                AgentLog.debug("start-up: agent builder built in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+                targets(); // a failure here stops the start, as on attach
+                AgentLog.debug("start-up: hook points read in " + (System.nanoTime() - started) / 1_000_000
+                        + " ms; the agent builder waits for the first class that one matches");
             } else {
                 AgentLog.debug("start-up: weaver waits for the first class loader that can see " + wakingMarkers());
             }
@@ -98,6 +109,7 @@ public final class Weaver {
 
     /** The agent builder with every hook point; building it loads most of the Byte Buddy classes the agent uses. */
     private AgentBuilder builder(ClassLoader agentLoader) {
+        List<Target> all = targets();
         AgentBuilder builder = withoutNexus(() -> new AgentBuilder.Default(new ByteBuddy().ignore(isDefaultFinalizer())))
                 // inlined advice leaves no initializer to run: no Nexus class in the host's loaders is ever needed
                 .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
@@ -107,20 +119,71 @@ public final class Weaver {
                 // (the retransformation sweep at install) by reflection: reading thousands of class files
                 // again there cost seconds of start-up (POOL_FIRST: 2-3 s, HYBRID: 0.1-0.3 s on a loaded 2-core box)
                 .with(AgentBuilder.DescriptionStrategy.Default.HYBRID)
-                .with(new LoaderTypeCache())
+                .with(types)
                 .with(new ErrorListener(errors))
                 .ignore(ignoredNames().or(isSynthetic()));
-        for (Hooks h : hooks) {
-            AtomicLong count = matched.get(h.name());
-            FrameworkPresence present = presence.get(h.name());
-            for (HookPoint point : pointsOf(h)) {
-                AgentBuilder.Identified.Narrowable typed = builder.type(new MarkerWatch(point.types(), h.marker(), present), present);
-                builder = point.prelude() == null
-                        ? typed.transform(advice(point, count, agentLoader))
-                        : typed.transform(point.prelude()).transform(advice(point, count, agentLoader));
-            }
+        for (Target t : all) {
+            AgentBuilder.Identified.Narrowable typed = builder.type(t.types(), t.presence());
+            builder = t.point().prelude() == null
+                    ? typed.transform(advice(t.point(), t.count(), agentLoader))
+                    : typed.transform(t.point().prelude()).transform(advice(t.point(), t.count(), agentLoader));
         }
         return builder;
+    }
+
+    /** One hook point as the weaver matches it: the loaders that can see its framework, and its types (noting the marker). */
+    private record Target(HookPoint point, FrameworkPresence presence, Predicate<String> names, MarkerWatch types, AtomicLong count) {
+    }
+
+    /** The hook points of every hook, read once. */
+    private List<Target> targets() {
+        List<Target> read = targets;
+        if (read != null) {
+            return read;
+        }
+        synchronized (this) {
+            if (targets == null) {
+                List<Target> all = new ArrayList<>();
+                for (Hooks h : hooks) {
+                    FrameworkPresence present = presence.get(h.name());
+                    for (HookPoint point : pointsOf(h)) {
+                        all.add(new Target(point, present, h.classNames(), new MarkerWatch(point.types(), h.marker(), present),
+                                matched.get(h.name())));
+                    }
+                }
+                types = new LoaderTypeCache();
+                targets = List.copyOf(all);
+            }
+            return targets;
+        }
+    }
+
+    /**
+     * Whether Byte Buddy's agent builder would weave the class being defined: some hook point sees this
+     * loader and matches the class, described from its bytes with the builder's own type cache. A class that
+     * cannot be described is let through to Byte Buddy, which reports why.
+     */
+    boolean mayWeave(ClassLoader loader, String className, byte[] bytes) {
+        List<Target> all = targets();
+        try {
+            TypeDescription type = null;
+            for (Target t : all) {
+                if ((t.names() != null && !t.names().test(className)) || !t.presence().matches(loader)) {
+                    continue;
+                }
+                if (type == null) {
+                    ClassFileLocator locator = new ClassFileLocator.Compound(ClassFileLocator.Simple.of(className, bytes),
+                            ClassFileLocator.ForClassLoader.of(loader));
+                    type = types.typePool(locator, loader, className).describe(className).resolve();
+                }
+                if (t.types().matches(type)) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (RuntimeException | LinkageError e) {
+            return true;
+        }
     }
 
     private static ElementMatcher.Junction<TypeDescription> ignoredNames() {
@@ -232,19 +295,19 @@ public final class Weaver {
         @Override
         public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain domain, byte[] bytes)
                 throws IllegalClassFormatException {
-            ClassFileTransformer w = wovenFor(loader, name);
+            ClassFileTransformer w = wovenFor(loader, name, bytes);
             return w == null ? null : w.transform(loader, name, redefined, domain, bytes);
         }
 
         @Override
         public byte[] transform(Module module, ClassLoader loader, String name, Class<?> redefined, ProtectionDomain domain, byte[] bytes)
                 throws IllegalClassFormatException {
-            ClassFileTransformer w = wovenFor(loader, name);
+            ClassFileTransformer w = wovenFor(loader, name, bytes);
             return w == null ? null : w.transform(module, loader, name, redefined, domain, bytes);
         }
 
-        /** Byte Buddy's transformer if this class must go through it (building it if need be), else null. */
-        private ClassFileTransformer wovenFor(ClassLoader loader, String name) {
+        /** Byte Buddy's transformer if this class must go through it (building it if a hook point matches it), else null. */
+        private ClassFileTransformer wovenFor(ClassLoader loader, String name, byte[] bytes) {
             if (loader == null || loader == agentLoader) {
                 return null;
             }
@@ -256,7 +319,7 @@ public final class Weaver {
                 return null;
             }
             String className = name.replace('/', '.');
-            if (!weaver.wakes(loader, className)) {
+            if (!weaver.wakes(loader, className) || (bytes != null && !weaver.mayWeave(loader, className, bytes))) {
                 return null;
             }
             return build(className);
@@ -380,7 +443,8 @@ public final class Weaver {
      */
     static final class LoaderTypeCache extends AgentBuilder.PoolStrategy.WithTypePoolCache {
         private final Map<ClassLoader, TypePool.CacheProvider> caches = Collections.synchronizedMap(new WeakHashMap<>());
-        private final TypePool.CacheProvider bootstrap = new TypePool.CacheProvider.Simple();
+        // java.lang.Object, every hierarchy's root, is described from the loaded class, not read from the JDK image per loader
+        private final TypePool.CacheProvider bootstrap = TypePool.CacheProvider.Simple.withObjectType();
 
         LoaderTypeCache() {
             super(TypePool.Default.ReaderMode.FAST);
@@ -391,7 +455,7 @@ public final class Weaver {
             if (loader == null) {
                 return bootstrap;
             }
-            return caches.computeIfAbsent(loader, l -> new TypePool.CacheProvider.Simple());
+            return caches.computeIfAbsent(loader, l -> TypePool.CacheProvider.Simple.withObjectType());
         }
     }
 

@@ -3,21 +3,29 @@ package dev.tracegate.agent.instrumentation;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.modifier.Visibility;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.ClassFileLocator;
 import net.bytebuddy.implementation.FixedValue;
+import net.bytebuddy.pool.TypePool;
 import org.junit.jupiter.api.Test;
 
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.util.List;
 
+import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
-/** The weaver's start-up gate: Byte Buddy is built only for a class a hook could match, and such a class is still woven. */
+/** The weaver's start-up gate: Byte Buddy's agent builder is built only for a class a hook point matches, and such a class is still woven. */
 class WeaverTest {
 
     private static final String FRAMEWORK_MARKER = "org.example.framework.Marker";
     private static final String TARGET = "org.example.app.Target";
+    /** A framework interface: applications implement it, and a hook matches every implementation. */
+    private static final String API = "org.example.framework.Api";
+    private static final String IMPLEMENTATION = "org.example.app.Implementation";
 
     /** A framework instrumentation: replaces {@code Target#call}'s result. */
     private static final Hooks FRAMEWORK = hooks("framework", FRAMEWORK_MARKER,
@@ -73,6 +81,56 @@ class WeaverTest {
         assertThat(weaver.matchedMethods("framework")).isEqualTo(1);
         // once built, a loader that sees no framework is handed to Byte Buddy, which matches nothing there
         assertThat(gate.transform(new AppLoader(false), internal(TARGET), null, null, target())).isNull();
+    }
+
+    @Test
+    void aClassOfALoaderThatSeesAFrameworkButThatNoHookMatchesPassesWithoutBuildingTheAgentBuilder() throws Exception {
+        Weaver weaver = new Weaver(List.of(FRAMEWORK, NOTHING_CONFIGURED));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+        AppLoader app = new AppLoader(true);
+
+        assertThat(gate.transform(app, "org/example/app/Main", null, null, plain("org.example.app.Main"))).isNull();
+        assertThat(weaver.built()).as("a main class the hook does not match").isFalse();
+
+        byte[] woven = gate.transform(app, internal(TARGET), null, null, target());
+        assertThat(weaver.built()).isTrue();
+        assertThat(call(app.define(TARGET, woven))).isEqualTo("woven");
+    }
+
+    @Test
+    void aClassThatImplementsAFrameworkTypeIsMatchedThroughItsSuperTypesBeforeTheAgentBuilderExists() throws Exception {
+        Hooks framework = hooks("framework", FRAMEWORK_MARKER,
+                List.of(new HookPoint(hasSuperType(named(API)), named("call"), WeaverTest.class.getName() + "$Woven")));
+        Weaver weaver = new Weaver(List.of(framework));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+        AppLoader app = new AppLoader(true);
+        app.serve(API, api()); // the interface is read through the loader, as a class path would give it
+
+        assertThat(gate.transform(app, "org/example/app/Main", null, null, plain("org.example.app.Main"))).isNull();
+        assertThat(weaver.built()).isFalse();
+
+        byte[] woven = gate.transform(app, internal(IMPLEMENTATION), null, null, implementation(IMPLEMENTATION));
+        assertThat(weaver.built()).as("a class whose interface the hook names").isTrue();
+        app.define(API, api());
+        assertThat(call(app.define(IMPLEMENTATION, woven))).isEqualTo("woven");
+        assertThat(weaver.matchedMethods("framework")).isEqualTo(1);
+    }
+
+    @Test
+    void aClassThatCannotBeDescribedGoesToByteBuddyWhichReportsIt() throws Exception {
+        Hooks framework = hooks("framework", FRAMEWORK_MARKER,
+                List.of(new HookPoint(hasSuperType(named(API)), named("call"), WeaverTest.class.getName() + "$Woven")));
+        Weaver weaver = new Weaver(List.of(framework));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+
+        // its interface is nowhere to be found: whether it is an Api cannot be told, so the gate does not decide;
+        // Byte Buddy reports the error and throws, which the JVM ignores (the class loads as written)
+        Throwable thrown = catchThrowable(() -> gate.transform(new AppLoader(true), internal(IMPLEMENTATION), null, null,
+                implementation(IMPLEMENTATION)));
+        assertThat(thrown).satisfiesAnyOf(t -> assertThat(t).isNull(), t -> assertThat(t).isInstanceOf(IllegalStateException.class));
+
+        assertThat(weaver.built()).isTrue();
+        assertThat(weaver.errors()).as("Byte Buddy's error, reported").isEqualTo(1);
     }
 
     @Test
@@ -136,6 +194,27 @@ class WeaverTest {
                 .make().getBytes();
     }
 
+    /** A class with nothing a hook looks for. */
+    private static byte[] plain(String name) {
+        return new ByteBuddy().subclass(Object.class).name(name).make().getBytes();
+    }
+
+    /** {@code public interface org.example.framework.Api { String call(); }}. */
+    private static byte[] api() {
+        return new ByteBuddy().makeInterface().name(API)
+                .defineMethod("call", String.class, Visibility.PUBLIC).withoutCode()
+                .make().getBytes();
+    }
+
+    /** A class implementing {@code Api} whose {@code call()} returns "plain". */
+    private static byte[] implementation(String name) {
+        TypeDescription api = TypePool.Default.of(new ClassFileLocator.Compound(ClassFileLocator.Simple.of(API, api()),
+                ClassFileLocator.ForClassLoader.ofSystemLoader())).describe(API).resolve();
+        return new ByteBuddy().subclass(Object.class).name(name).implement(api)
+                .defineMethod("call", String.class, Visibility.PUBLIC).intercept(FixedValue.value("plain"))
+                .make().getBytes();
+    }
+
     private static Object call(Class<?> type) throws ReflectiveOperationException {
         return type.getMethod("call").invoke(type.getConstructor().newInstance());
     }
@@ -143,6 +222,7 @@ class WeaverTest {
     /** A host loader that can or cannot see the framework's marker class; JDK classes from the bootstrap loader. */
     private static final class AppLoader extends ClassLoader {
         private final boolean seesFramework;
+        private final java.util.Map<String, byte[]> served = new java.util.HashMap<>();
 
         AppLoader(boolean seesFramework) {
             super(null);
@@ -159,6 +239,17 @@ class WeaverTest {
                 }
             }
             return super.getResource(name);
+        }
+
+        /** Makes a class file readable as a resource (not defined), as a jar on the class path would. */
+        void serve(String name, byte[] bytes) {
+            served.put(internal(name) + ".class", bytes);
+        }
+
+        @Override
+        public java.io.InputStream getResourceAsStream(String name) {
+            byte[] bytes = served.get(name);
+            return bytes != null ? new java.io.ByteArrayInputStream(bytes) : super.getResourceAsStream(name);
         }
 
         Class<?> define(String name, byte[] bytes) {
