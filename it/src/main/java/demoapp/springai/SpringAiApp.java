@@ -28,12 +28,13 @@ import java.util.List;
 /**
  * A Spring AI ChatClient with real {@code @Tool} methods and a scripted model that replays a
  * conversation (a tool request, then an answer quoting the tool result); conversation id "conv-42".
- * Usage: {@code SpringAiApp [--stream] [--chunks] [--parallel] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket|chat> [user message]}:
+ * Usage: {@code SpringAiApp [--stream] [--chunks] [--parallel] [--direct] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket|chat> [user message]}:
  * {@code --stream} uses {@code ChatClient...stream()} (Spring AI runs the tools on a Reactor worker thread) and prints each
  * chunk as it arrives, {@code --chunks} makes the model stream text replies word by word ({@code chat}: "the secret code is 1234"),
  * {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x; 2.0.x adds it by itself), {@code --provider-loop}
  * makes the model's stream() run the tool loop itself as 1.1.x provider models do (for streaming on 1.1.x),
- * {@code --parallel} streams two conversations at once (conv-A: email, conv-B: lookup).
+ * {@code --parallel} streams two conversations at once (conv-A: email, conv-B: lookup), {@code --direct} calls the model's
+ * {@code stream(Prompt)} itself, without a {@code ChatClient} (no conversation id, no tools: use it with {@code chat}).
  * Compiled against 2.0.1 using only API that 1.1.2 has too, so the same classes run on either line.
  */
 public final class SpringAiApp {
@@ -106,6 +107,11 @@ public final class SpringAiApp {
         /** Streams the same replies, each as one chunk (as a provider would, without going through call()). */
         @Override
         public Flux<ChatResponse> stream(Prompt prompt) {
+            return internalStream(prompt);
+        }
+
+        /** The stream of one round; the provider loop recurses here, not through stream(), as 1.1.x provider models do. */
+        private Flux<ChatResponse> internalStream(Prompt prompt) {
             if (!providerLoop) {
                 return Flux.defer(() -> chunked(reply(prompt)));
             }
@@ -123,7 +129,7 @@ public final class SpringAiApp {
                     } finally {
                         ToolCallReactiveContextHolder.clearContext();
                     }
-                    return stream(new Prompt(result.conversationHistory(), prompt.getOptions()));
+                    return internalStream(new Prompt(result.conversationHistory(), prompt.getOptions()));
                 }).subscribeOn(Schedulers.boundedElastic());
             });
         }
@@ -188,12 +194,19 @@ public final class SpringAiApp {
         return toolAdvisor ? request.advisors(ToolCallAdvisor.builder().build()) : request;
     }
 
+    /** The text a streamed chunk carries ("" for none). */
+    private static String text(ChatResponse chunk) {
+        String text = chunk.getResult() == null || chunk.getResult().getOutput() == null ? null : chunk.getResult().getOutput().getText();
+        return text == null ? "" : text;
+    }
+
     public static void main(String[] args) {
         boolean stream = false;
         boolean toolAdvisor = false;
         boolean providerLoop = false;
         boolean parallel = false;
         boolean chunks = false;
+        boolean direct = false;
         String conversation = "conv-42";
         List<String> positional = new ArrayList<>();
         for (String arg : args) {
@@ -207,6 +220,8 @@ public final class SpringAiApp {
                 parallel = true;
             } else if (arg.equals("--chunks")) {
                 chunks = true;
+            } else if (arg.equals("--direct")) {
+                direct = true;
             } else if (arg.startsWith("--conversation=")) {
                 conversation = arg.substring("--conversation=".length());
             } else {
@@ -227,6 +242,14 @@ public final class SpringAiApp {
                 for (String answer : answers == null ? List.<String>of() : answers) {
                     Console.line("ANSWER: " + answer);
                 }
+                return;
+            }
+            if (direct) {
+                // the model's own stream, as an application without a ChatClient uses it
+                ChatModel model = new ScriptedModel(scenario, providerLoop, chunks);
+                List<String> received = model.stream(new Prompt(List.<Message>of(new UserMessage(message))))
+                        .map(SpringAiApp::text).doOnNext(chunk -> Console.line("CHUNK: " + chunk)).collectList().block();
+                Console.line("ANSWER: " + (received == null ? null : String.join("", received)));
                 return;
             }
             ChatClient.ChatClientRequestSpec request = request(scenario, providerLoop, toolAdvisor, chunks, conversation, message);

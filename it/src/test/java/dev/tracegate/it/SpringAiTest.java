@@ -205,6 +205,8 @@ class SpringAiTest {
         assertThat(received).as(r.toString()).hasSize(6);
         assertThat(received.get(5)).startsWith("tracegate blocked model output (contract rule.blockOutput)");
         assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT springai-stream session=conv-s2 contract=rule.blockOutput");
+        // the ChatClient calls the model's stream(): the answer is checked there once, not again by the client
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
     }
 
     @Test
@@ -235,6 +237,15 @@ class SpringAiTest {
 
     @Test
     void aStreamedAnswerIsAuditedUnderAContractLibrary(@TempDir Path dir) throws IOException {
+        assertOneAuditedBlock(dir, SpringAiTest::run, "conv-s5", "--stream", "--chunks", "--conversation=conv-s5", "chat");
+    }
+
+    /**
+     * Runs the app under a contract library that forbids the answer "the secret code is 1234" and checks that the
+     * streamed answer ended with the contract's notice and is one audit record, a block, in {@code session}.
+     */
+    private static void assertOneAuditedBlock(Path dir, java.util.function.BiFunction<String, String[], ForkedJvm.Result> runner,
+                                              String session, String... args) throws IOException {
         Path library = dir.resolve("no-secrets.yaml");
         Files.writeString(library, String.join("\n",
                 "tracegate: 1",
@@ -246,8 +257,7 @@ class SpringAiTest {
                 "    next: Tell the user it cannot be shared.",
                 ""));
         Path audit = dir.resolve("audit.jsonl");
-        ForkedJvm.Result r = run("libraries=" + library + ",audit.path=" + audit + ",audit.personal-data=clear",
-                "--stream", "--chunks", "--conversation=conv-s5", "chat");
+        ForkedJvm.Result r = runner.apply("libraries=" + library + ",audit.path=" + audit + ",audit.personal-data=clear", args);
         assertThat(chunks(r)).as(r.toString()).last().asString()
                 .isEqualTo("[tracegate] The answer disclosed a secret code. Tell the user it cannot be shared.");
         List<JsonNode> records = new ArrayList<>();
@@ -259,10 +269,45 @@ class SpringAiTest {
             }
         }
         assertThat(records).as(Files.readString(audit)).hasSize(1);
-        assertThat(records.get(0).path("session").asText()).isEqualTo("conv-s5");
+        assertThat(records.get(0).path("session").asText()).isEqualTo(session);
         assertThat(records.get(0).path("decision").asText()).isEqualTo("block");
         assertThat(records.get(0).path("text").asText()).isEqualTo("the secret code is 1234");
         assertThat(records.get(0).path("fired").toString()).contains("out.no-secret");
+    }
+
+    // ---- the model's stream(Prompt) called directly, without a ChatClient (2.0.1) ----
+
+    @Test
+    void aDirectModelStreamIsOneAssistantEventInSessionDefault() {
+        ForkedJvm.Result r = run("trace=true", "--direct", "--chunks", "chat");
+        assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(r.stdout()).as(r.toString()).contains("ANSWER: the secret code is 1234");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("USER springai session=default -> KEEP")
+                .contains("ASSISTANT springai-stream session=default -> KEEP");
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+    }
+
+    @Test
+    void aViolatingDirectModelStreamIsFollowedByTheNoticeOrEndsWithTheViolation() {
+        ForkedJvm.Result substituted = run("blockOutput=secret code", "--direct", "--chunks", "chat");
+        List<String> received = chunks(substituted);
+        assertThat(received).as(substituted.toString()).hasSize(6);
+        assertThat(received.subList(0, 5)).as(substituted.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(received.get(5)).startsWith("tracegate blocked model output (contract rule.blockOutput)");
+        assertThat(substituted.stderr()).as(substituted.toString())
+                .contains("BLOCK ASSISTANT springai-stream session=default contract=rule.blockOutput");
+        assertThat(count(substituted.stderr(), "ASSISTANT ")).as(substituted.toString()).isEqualTo(1);
+        ForkedJvm.Result thrown = run("blockOutput=secret code,onBlock=throw", "--direct", "--chunks", "chat");
+        assertThat(chunks(thrown)).as(thrown.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(thrown.stdout()).as(thrown.toString())
+                .doesNotContain("ANSWER:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)");
+    }
+
+    @Test
+    void aDirectModelStreamIsAuditedUnderAContractLibrary(@TempDir Path dir) throws IOException {
+        assertOneAuditedBlock(dir, SpringAiTest::run, "default", "--direct", "--chunks", "chat");
     }
 
     // ---- Spring AI 1.1.2 (the Boot 3 line): the same app classes on the resolved 1.1.2 closure, ToolCallAdvisor added ----
@@ -340,11 +385,63 @@ class SpringAiTest {
         assertThat(r.stderr()).as(r.toString())
                 .contains("CALL springai session=conv-112 tool=sendEmail")
                 .contains("USER springai session=conv-112 -> KEEP")
+                .contains("ASSISTANT springai-stream session=conv-112 -> KEEP")
                 .doesNotContain("session=default");
+        // the model ran the tool inside its own stream: the round that asked for it is not the answer, checked once
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
         ForkedJvm.Result blocked = run112("block=sendEmail", "--stream", "--provider-loop", "--conversation=conv-113", "email");
         assertThat(blocked.stdout()).as(blocked.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)");
         assertThat(blocked.stderr()).as(blocked.toString()).contains("BLOCK springai session=conv-113 tool=sendEmail");
+    }
+
+    @Test
+    void springAi112StreamedAnswerThroughAChatClientIsCheckedOnceInItsConversation() {
+        ForkedJvm.Result r = run112("trace=true", "--stream", "--chunks", "--conversation=conv-112s", "chat");
+        assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("USER springai session=conv-112s -> KEEP")
+                .contains("ASSISTANT springai-stream session=conv-112s -> KEEP")
+                .doesNotContain("session=default");
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+        ForkedJvm.Result substituted = run112("blockOutput=secret code", "--stream", "--chunks", "--conversation=conv-112b", "chat");
+        List<String> received = chunks(substituted);
+        assertThat(received).as(substituted.toString()).hasSize(6);
+        assertThat(received.get(5)).as(substituted.toString()).startsWith("tracegate blocked model output (contract rule.blockOutput)");
+        assertThat(substituted.stderr()).as(substituted.toString())
+                .contains("BLOCK ASSISTANT springai-stream session=conv-112b contract=rule.blockOutput");
+        assertThat(count(substituted.stderr(), "ASSISTANT ")).as(substituted.toString()).isEqualTo(1);
+        ForkedJvm.Result thrown = run112("blockOutput=secret code,onBlock=throw", "--stream", "--chunks", "chat");
+        assertThat(chunks(thrown)).as(thrown.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(thrown.stdout()).as(thrown.toString())
+                .doesNotContain("ANSWER:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)");
+    }
+
+    @Test
+    void springAi112StreamedAnswerAfterAProviderToolLoopGetsTheNotice() {
+        ForkedJvm.Result r = run112("blockOutput=email sent", "--stream", "--provider-loop", "--conversation=conv-112t", "email");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran to=bob@example.com");
+        assertThat(chunks(r)).as(r.toString()).last().asString().startsWith("tracegate blocked model output (contract rule.blockOutput)");
+        assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT springai-stream session=conv-112t");
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+    }
+
+    @Test
+    void springAi112DirectModelStreamIsCheckedInSessionDefault() {
+        ForkedJvm.Result r = run112("trace=true", "--direct", "--chunks", "chat");
+        assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(r.stderr()).as(r.toString()).contains("ASSISTANT springai-stream session=default -> KEEP");
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+        ForkedJvm.Result thrown = run112("blockOutput=secret code,onBlock=throw", "--direct", "--chunks", "chat");
+        assertThat(chunks(thrown)).as(thrown.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(thrown.stdout()).as(thrown.toString())
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)");
+    }
+
+    @Test
+    void springAi112StreamedAnswerIsAuditedUnderAContractLibrary(@TempDir Path dir) throws IOException {
+        assertOneAuditedBlock(dir, SpringAiTest::run112, "conv-112a", "--stream", "--chunks", "--conversation=conv-112a", "chat");
     }
 }

@@ -20,6 +20,10 @@ public final class Dispatcher {
 
     private static final AtomicLong INTERNAL_ERRORS = new AtomicLong();
 
+    /** How each framework's streamed answer chunks read, by the framework name its stream checks report. */
+    private static final java.util.concurrent.ConcurrentHashMap<String, AnswerChunks> CHUNKS =
+            new java.util.concurrent.ConcurrentHashMap<String, AnswerChunks>();
+
     /** Identifies this JVM's dispatcher (marks calls it already supervised, e.g. in MCP request metadata). */
     private static final String INSTANCE = java.util.UUID.randomUUID().toString();
 
@@ -201,6 +205,20 @@ public final class Dispatcher {
         }
     }
 
+    /** Registers how {@code framework}'s streamed answer chunks read (by the instrumentation that checks them). */
+    public static void installChunks(String framework, AnswerChunks chunks) {
+        CHUNKS.put(framework, chunks);
+    }
+
+    /**
+     * A check of one streamed answer of {@code session} (see {@link StreamCheck} for how advice wires it into the
+     * stream), or null when there is nothing to check with: no agent core installed, or no chunk reader for the framework.
+     */
+    public static StreamCheck streamCheck(String framework, String session) {
+        AnswerChunks chunks = CHUNKS.get(framework);
+        return target == null || chunks == null ? null : new StreamCheck(framework, session, chunks);
+    }
+
     public static Ruling onMethodCall(String origin, Object[] arguments) {
         DispatchTarget t = target;
         if (t == null) {
@@ -282,6 +300,16 @@ public final class Dispatcher {
             rewritten.put("name", ruling.tool);
         }
         return rewritten;
+    }
+
+    /** An internal error outside a delegate call (a stream check's chunk reader): counted and mapped to the failure policy. */
+    static Ruling internalError(String where, Throwable e) {
+        DispatchTarget t = target;
+        if (t == null) {
+            INTERNAL_ERRORS.incrementAndGet();
+            return null;
+        }
+        return internalError(t, where, e);
     }
 
     private static Ruling internalError(DispatchTarget t, String where, Throwable e) {

@@ -2,13 +2,12 @@ package dev.tracegate.agent.instrumentation.springai;
 
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
-import dev.tracegate.agent.bootstrap.TracegateViolation;
+import dev.tracegate.agent.bootstrap.StreamCheck;
 import dev.tracegate.agent.instrumentation.HookPoint;
 import dev.tracegate.agent.instrumentation.Hooks;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
 import org.springframework.ai.chat.client.ChatClientRequest;
-import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.UserMessage;
@@ -20,6 +19,7 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.internal.ToolCallReactiveContextHolder;
 import org.springframework.ai.tool.ToolCallback;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
 
@@ -43,18 +43,21 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * {@code ToolCallReactiveContextHolder}); USER and ASSISTANT at {@code ChatModel#call(Prompt)}, USER at
  * {@code ChatModel#stream(Prompt)}.
  *
- * <p>Streamed ASSISTANT text (2.0.x {@code ChatClient...stream()}): once per model round, when the tool-calling advisor
- * (which 2.0 puts in every {@code ChatClient} request) has aggregated the round's chunks and found no tool call
- * ({@code ToolCallingAdvisor#handleToolCallRecursion}); the chunks have already gone downstream by then. A violation
- * appends one more chunk carrying the notice, or, with {@code onBlock=throw}, ends the stream with
- * {@code TracegateViolation} as its error.
- */
+ * <p>Streamed ASSISTANT text ({@code ChatModel#stream(Prompt)}, called directly or by a {@code ChatClient}, 2.0.x and
+ * 1.1.x): the Flux the outermost {@code stream} call returns is wired to a {@link StreamCheck}, which lets every chunk
+ * through as it arrives and checks the complete answer (the text after the last chunk that asked for tools) once the
+ * model's stream completes, in the session the thread had while the stream was assembled (a {@code ChatClient}'s
+ * conversation id, else "default"). A violation appends one more chunk carrying the notice, or, with
+ * {@code block.style: exception}, ends the stream with {@code TracegateViolation} as its error. A {@code ChatClient} calls
+ * {@code stream} once per model round, so each round is checked once (a round that asks for tools has no answer text);
+ * its advisors then see the notice as part of the answer, as the application does.
+  */
 public final class SpringAiHooks implements Hooks {
 
     static final String TOOL_CALLBACK = "org.springframework.ai.tool.ToolCallback";
     static final String CHAT_MODEL = "org.springframework.ai.chat.model.ChatModel";
-    /** Spring AI 2.0's tool-calling advisor, which aggregates every streamed model round. */
-    static final String TOOL_CALLING_ADVISOR = "org.springframework.ai.chat.client.advisor.ToolCallingAdvisor";
+    /** The framework name of streamed answers (its log lines and the stream check's chunk reader). */
+    static final String STREAM = "springai-stream";
     /** {@code ChatMemory.CONVERSATION_ID}. */
     public static final String CONVERSATION_ID = "chat_memory_conversation_id";
 
@@ -71,6 +74,8 @@ public final class SpringAiHooks implements Hooks {
     @Override
     public List<HookPoint> points() {
         String self = SpringAiHooks.class.getName();
+        // the advice that checks streamed answers reads their chunks through this (it runs only once these points are woven)
+        Dispatcher.installChunks(STREAM, new ChatResponseChunks());
         return List.of(
                 new HookPoint(hasSuperType(named(TOOL_CALLBACK)),
                         named("call").and(not(isAbstract())).and(returns(String.class))
@@ -90,17 +95,12 @@ public final class SpringAiHooks implements Hooks {
                         named("adviseStream").and(not(isAbstract())).and(takesArguments(2))
                                 .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
                         self + "$StreamAdvisorScopeAdvice"),
-                // call(Prompt) and stream(Prompt): the same USER check before; ASSISTANT text only for call (the
-                // return is a ChatResponse); a streamed answer is checked whole by StreamAnswerAdvice
+                // call(Prompt) and stream(Prompt): the same USER check before; ASSISTANT after call, and for stream a
+                // check of the complete answer wired into the returned Flux
                 new HookPoint(hasSuperType(named(CHAT_MODEL)),
                         named("call").or(named("stream")).and(not(isAbstract())).and(takesArguments(1))
                                 .and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
-                        self + "$ChatAdvice"),
-                new HookPoint(named(TOOL_CALLING_ADVISOR),
-                        named("handleToolCallRecursion").and(returns(named("reactor.core.publisher.Flux")))
-                                .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientResponse")))
-                                .and(takesArgument(1, named("org.springframework.ai.chat.client.ChatClientRequest"))),
-                        self + "$StreamAnswerAdvice"));
+                        self + "$ChatAdvice"));
     }
 
     /** CALL and RETURN around a tool callback; block, redirect, redact, suppress. */
@@ -251,52 +251,9 @@ public final class SpringAiHooks implements Hooks {
     }
 
     /**
-     * ASSISTANT for a streamed round without tool calls: {@code handleToolCallRecursion(aggregated, request, ...)} returns
-     * what follows the round's chunks (nothing more to call: an empty or usage-only stream), so a notice chunk or the
-     * violation is appended right after the text the application has already received.
-     */
-    public static final class StreamAnswerAdvice {
-
-        @Advice.OnMethodExit(suppress = Throwable.class)
-        @SuppressWarnings("unchecked")
-        static void exit(@Advice.Argument(0) ChatClientResponse aggregated,
-                         @Advice.Argument(1) ChatClientRequest request,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Flux<?> following) {
-            ChatResponse response = aggregated == null ? null : aggregated.chatResponse();
-            if (response == null || response.getResult() == null || response.hasToolCalls()) {
-                return;
-            }
-            AssistantMessage output = response.getResult().getOutput();
-            String text = output == null ? null : output.getText();
-            if (text == null || text.isEmpty()) {
-                return;
-            }
-            Object conversation = request == null || request.context() == null ? null : request.context().get(CONVERSATION_ID);
-            if (conversation == null && aggregated.context() != null) {
-                conversation = aggregated.context().get(CONVERSATION_ID);
-            }
-            String replacement;
-            try {
-                replacement = Dispatcher.onAssistantMessage("springai-stream", conversation == null ? "default" : conversation.toString(), text);
-            } catch (TracegateViolation violation) {
-                following = Flux.error(violation);
-                return;
-            }
-            if (replacement != null) {
-                ChatClientResponse.Builder notice = ChatClientResponse.builder()
-                        .chatResponse(new ChatResponse(Collections.singletonList(new Generation(new AssistantMessage(replacement)))));
-                if (aggregated.context() != null) {
-                    notice.context(aggregated.context());
-                }
-                Flux<Object> rest = following == null ? Flux.empty() : (Flux<Object>) following;
-                following = rest.concatWith(Flux.just((Object) notice.build()));
-            }
-        }
-    }
-
-    /**
      * USER (when the newest instruction is the user's) before the model call, ASSISTANT text after it; on
-     * {@code stream(Prompt)} the same USER check while the stream is assembled (the answer: {@link StreamAnswerAdvice}).
+     * {@code stream(Prompt)} the same USER check while the stream is assembled, and the returned Flux wired to a
+     * {@link StreamCheck} of the complete answer (in the session this thread has now; the chunks arrive elsewhere).
      */
     public static final class ChatAdvice {
 
@@ -323,11 +280,21 @@ public final class SpringAiHooks implements Hooks {
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
+        @SuppressWarnings("unchecked")
         static void exit(@Advice.Local("tgOuter") boolean outer,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned) {
             Dispatcher.exitModel();
+            if (outer && returned instanceof Flux) {
+                StreamCheck check = Dispatcher.streamCheck(STREAM, Dispatcher.session("default"));
+                if (check != null) {
+                    returned = ((Flux<Object>) returned).concatWith(Mono.just(StreamCheck.END))
+                            .scanWith(check, StreamCheck.STEP)
+                            .mapNotNull(StreamCheck.EMIT);
+                }
+                return;
+            }
             if (!outer || !(returned instanceof ChatResponse)) {
-                return;   // stream(Prompt) returns a Flux: its answer is checked whole by StreamAnswerAdvice
+                return;
             }
             ChatResponse response = (ChatResponse) returned;
             if (response.getResult() == null) {

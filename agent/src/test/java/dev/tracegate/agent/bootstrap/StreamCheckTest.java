@@ -1,0 +1,144 @@
+package dev.tracegate.agent.bootstrap;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The stream check wired into a real Reactor Flux exactly as the Spring AI advice wires it; chunks are strings here
+ * ("TOOLS" asks for tools), and the delegate records the ASSISTANT events it is asked about.
+ */
+class StreamCheckTest {
+
+    /** What the delegate was asked: "session|text". */
+    private final List<String> checked = new ArrayList<>();
+    /** What the delegate answers: null (keep), a replacement, or "THROW" for a violation. */
+    private String answer;
+
+    private static final AnswerChunks STRINGS = new AnswerChunks() {
+        @Override
+        public String text(Object chunk) {
+            if (chunk.equals("BROKEN")) {
+                throw new IllegalStateException("unreadable chunk");
+            }
+            return (String) chunk;
+        }
+
+        @Override
+        public boolean asksForTools(Object chunk) {
+            return chunk.equals("TOOLS");
+        }
+
+        @Override
+        public Object notice(Object last, String text) {
+            return "notice:" + text;
+        }
+    };
+
+    @BeforeEach
+    void install() {
+        Dispatcher.installChunks("test-stream", STRINGS);
+        Dispatcher.install(new DispatcherTest.Failing(null) {
+            @Override
+            public String onAssistantMessage(String framework, String session, String text) {
+                assertThat(framework).isEqualTo("test-stream");
+                checked.add(session + "|" + text);
+                if ("THROW".equals(answer)) {
+                    throw new TracegateViolation("blocked: " + text);
+                }
+                return answer;
+            }
+        });
+    }
+
+    @AfterEach
+    void uninstall() {
+        Dispatcher.install(null);
+    }
+
+    /** The advice's wiring. */
+    private static Flux<Object> checked(Flux<Object> chunks, String session) {
+        StreamCheck check = Dispatcher.streamCheck("test-stream", session);
+        assertThat(check).isNotNull();
+        return chunks.concatWith(Mono.just(StreamCheck.END)).scanWith(check, StreamCheck.STEP).mapNotNull(StreamCheck.EMIT);
+    }
+
+    @Test
+    void everyChunkPassesUnchangedAndTheCompleteAnswerIsCheckedOnceAtTheEnd() {
+        List<String> seenWhenChecked = new ArrayList<>();
+        Flux<Object> stream = checked(Flux.just("the ", "secret ", "code"), "conv-1")
+                .doOnNext(chunk -> seenWhenChecked.add(chunk + "@" + checked.size()));
+        assertThat(stream.collectList().block()).containsExactly("the ", "secret ", "code");
+        assertThat(checked).containsExactly("conv-1|the secret code");
+        // each chunk went downstream before the check: the check waits for the end, the chunks do not wait for it
+        assertThat(seenWhenChecked).containsExactly("the @0", "secret @0", "code@0");
+    }
+
+    @Test
+    void aReplacementFollowsAsOneMoreChunk() {
+        answer = "[withheld]";
+        assertThat(checked(Flux.just("a ", "b"), "s").collectList().block()).containsExactly("a ", "b", "notice:[withheld]");
+    }
+
+    @Test
+    void aViolationEndsTheStreamAfterTheChunksAlreadySent() {
+        answer = "THROW";
+        List<Object> received = new ArrayList<>();
+        assertThatThrownBy(() -> checked(Flux.just("a ", "b"), "s").doOnNext(received::add).blockLast())
+                .isInstanceOf(TracegateViolation.class).hasMessage("blocked: a b");
+        assertThat(received).containsExactly("a ", "b");
+    }
+
+    @Test
+    void eachSubscriptionIsItsOwnAnswer() {
+        Flux<Object> stream = checked(Flux.just("x", "y"), "s");
+        stream.blockLast();
+        stream.blockLast();
+        assertThat(checked).containsExactly("s|xy", "s|xy");
+    }
+
+    @Test
+    void textBeforeAChunkThatAsksForToolsIsNotTheAnswer() {
+        assertThat(checked(Flux.just("let me look ", "TOOLS", "found ", "it"), "s").collectList().block())
+                .containsExactly("let me look ", "TOOLS", "found ", "it");
+        assertThat(checked).containsExactly("s|found it");
+        checked.clear();
+        checked(Flux.just("TOOLS"), "s").blockLast();
+        checked(Flux.empty(), "s").blockLast();
+        assertThat(checked).as("no answer text: no ASSISTANT event").isEmpty();
+    }
+
+    @Test
+    void anAnswerThatNeverCompletesIsNotChecked() {
+        Flux<Object> failing = Flux.concat(Flux.just("a"), Flux.error(new IllegalStateException("model down")));
+        assertThatThrownBy(() -> checked(failing, "s").blockLast()).hasMessage("model down");
+        checked(Flux.just("a", "b", "c"), "s").take(1).blockLast();
+        assertThat(checked).isEmpty();
+    }
+
+    @Test
+    void anUnreadableChunkIsAnInternalErrorUnderTheFailurePolicy() {
+        long before = Dispatcher.internalErrors();
+        Dispatcher.install(new DispatcherTest.Failing(Ruling.substitute("refused: internal error")));
+        assertThatThrownBy(() -> checked(Flux.just("a", "BROKEN", "c"), "s").blockLast())
+                .isInstanceOf(TracegateViolation.class).hasMessage("refused: internal error");
+        Dispatcher.install(new DispatcherTest.Failing(null));
+        assertThat(checked(Flux.just("a", "BROKEN", "c"), "s").collectList().block()).containsExactly("a", "BROKEN", "c");
+        assertThat(Dispatcher.internalErrors() - before).isEqualTo(2);
+    }
+
+    @Test
+    void withoutAnAgentCoreOrAChunkReaderThereIsNoCheck() {
+        assertThat(Dispatcher.streamCheck("no-such-stream", "s")).isNull();
+        Dispatcher.install(null);
+        assertThat(Dispatcher.streamCheck("test-stream", "s")).isNull();
+    }
+}
