@@ -59,8 +59,8 @@ final class AttachCommand implements Callable<Integer> {
             if (running != null) {
                 // the agent in the target would only print "ignoring the second start" there, and this command say "attached"
                 System.err.println("tracegate attach: tracegate already runs in process " + pid + " (started " + running
-                        + "); a second agent would be ignored there, so nothing was attached. Its libraries change with "
-                        + "hot-reload (agent/CONFIG.md); other settings need a restart of the process");
+                        + "); a second agent would be ignored there, so nothing was attached. Its libraries change only through "
+                        + "hot-reload, if it was started with it (agent/CONFIG.md); other settings need a restart of the process");
                 return 2;
             }
             File jar = new File(AttachCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());

@@ -311,6 +311,17 @@ class CommandLineTest {
     }
 
     @Test
+    void checkWhoseStateBoundSkipsTheAnalysisSaysSoAndDoesNotPass() {
+        Run r = run("check", "--max-states", "2", "sop-refund");
+        assertThat(r.code()).as(r.out()).isEqualTo(1);
+        assertThat(r.out()).contains("TOO_LARGE").doesNotContain("conflict-free")
+                .contains("analysis incomplete:").contains("needs more than 2 states").contains("--max-states N");
+        Run enough = run("check", "sop-refund");
+        assertThat(enough.code()).isZero();
+        assertThat(enough.out()).doesNotContain("analysis incomplete");
+    }
+
+    @Test
     void attachToSomethingThatIsNoJvmIsBadInput() {
         Run word = run("attach", "abc");
         assertThat(word.code()).isEqualTo(2);
@@ -348,8 +359,8 @@ class CommandLineTest {
         assertThat(r.code()).as(r.err()).isEqualTo(1);
         assertThat(r.out()).contains("0 malformed lines skipped");
         assertThat(r.err()).doesNotContain("skipped:").doesNotContain("personal data hashed");
-        // line numbers are the log's own: line 1 is the header, the first refund is line 2
-        assertThat(r.out()).contains("sop-refund.approval-first: violated first at enforced.jsonl:2 (seq 1, call refund)");
+        // line numbers are the log's own: line 1 is the header, line 2 the library record, the first refund is line 3
+        assertThat(r.out()).contains("sop-refund.approval-first: violated first at enforced.jsonl:3 (seq 1, call refund)");
         assertThat(row(r.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 2 0");
     }
 
