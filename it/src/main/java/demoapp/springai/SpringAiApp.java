@@ -2,6 +2,10 @@ package demoapp.springai;
 
 import demoapp.Console;
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
 import org.springframework.ai.chat.client.advisor.ToolCallAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -28,13 +32,14 @@ import java.util.List;
 /**
  * A Spring AI ChatClient with real {@code @Tool} methods and a scripted model that replays a
  * conversation (a tool request, then an answer quoting the tool result); conversation id "conv-42".
- * Usage: {@code SpringAiApp [--stream] [--chunks] [--parallel] [--direct] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket|chat> [user message]}:
+ * Usage: {@code SpringAiApp [--stream] [--chunks] [--parallel] [--direct] [--stream-in-advisor] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket|chat> [user message]}:
  * {@code --stream} uses {@code ChatClient...stream()} (Spring AI runs the tools on a Reactor worker thread) and prints each
  * chunk as it arrives, {@code --chunks} makes the model stream text replies word by word ({@code chat}: "the secret code is 1234"),
  * {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x; 2.0.x adds it by itself), {@code --provider-loop}
  * makes the model's stream() run the tool loop itself as 1.1.x provider models do (for streaming on 1.1.x),
  * {@code --parallel} streams two conversations at once (conv-A: email, conv-B: lookup), {@code --direct} calls the model's
- * {@code stream(Prompt)} itself, without a {@code ChatClient} (no conversation id, no tools: use it with {@code chat}).
+ * {@code stream(Prompt)} itself, without a {@code ChatClient} (no conversation id, no tools: use it with {@code chat}),
+ * {@code --stream-in-advisor} makes a blocking {@code ChatClient} call whose own advisor answers by streaming the model itself.
  * Compiled against 2.0.1 using only API that 1.1.2 has too, so the same classes run on either line.
  */
 public final class SpringAiApp {
@@ -180,6 +185,39 @@ public final class SpringAiApp {
         }
     }
 
+    /**
+     * An application's advisor that answers by calling the model's {@code stream(Prompt)} itself (printing the chunks as
+     * they come) and joining them, instead of passing the request on down the chain.
+     */
+    static final class StreamingAnswerAdvisor implements CallAdvisor {
+        private final ChatModel model;
+
+        StreamingAnswerAdvisor(ChatModel model) {
+            this.model = model;
+        }
+
+        @Override
+        public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
+            List<String> received = model.stream(request.prompt()).map(SpringAiApp::text)
+                    .doOnNext(chunk -> Console.line("CHUNK: " + chunk)).collectList().block();
+            String answer = received == null ? "" : String.join("", received);
+            return ChatClientResponse.builder()
+                    .chatResponse(new ChatResponse(List.of(new Generation(new AssistantMessage(answer)))))
+                    .context(request.context())
+                    .build();
+        }
+
+        @Override
+        public String getName() {
+            return "streaming-answer";
+        }
+
+        @Override
+        public int getOrder() {
+            return 0;
+        }
+    }
+
     /** One conversation's request: the scripted model for this scenario, the tools, the conversation id. */
     private static ChatClient.ChatClientRequestSpec request(String scenario, boolean providerLoop, boolean toolAdvisor,
                                                             String conversation, String message) {
@@ -207,6 +245,7 @@ public final class SpringAiApp {
         boolean parallel = false;
         boolean chunks = false;
         boolean direct = false;
+        boolean streamInAdvisor = false;
         String conversation = "conv-42";
         List<String> positional = new ArrayList<>();
         for (String arg : args) {
@@ -222,6 +261,8 @@ public final class SpringAiApp {
                 chunks = true;
             } else if (arg.equals("--direct")) {
                 direct = true;
+            } else if (arg.equals("--stream-in-advisor")) {
+                streamInAdvisor = true;
             } else if (arg.startsWith("--conversation=")) {
                 conversation = arg.substring("--conversation=".length());
             } else {
@@ -250,6 +291,16 @@ public final class SpringAiApp {
                 List<String> received = model.stream(new Prompt(List.<Message>of(new UserMessage(message))))
                         .map(SpringAiApp::text).doOnNext(chunk -> Console.line("CHUNK: " + chunk)).collectList().block();
                 Console.line("ANSWER: " + (received == null ? null : String.join("", received)));
+                return;
+            }
+            if (streamInAdvisor) {
+                ChatModel model = new ScriptedModel(scenario, false, chunks);
+                String id = conversation;
+                String answer = ChatClient.builder(model).build().prompt().user(message)
+                        .advisors(new StreamingAnswerAdvisor(model))
+                        .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, id))
+                        .call().content();
+                Console.line("ANSWER: " + answer);
                 return;
             }
             ChatClient.ChatClientRequestSpec request = request(scenario, providerLoop, toolAdvisor, chunks, conversation, message);

@@ -306,6 +306,23 @@ class SpringAiTest {
     }
 
     @Test
+    void aModelStreamAnAdvisorOfTheAppCallsItselfIsCheckedInTheConversation() {
+        // as for a blocking model call, the conversation is the one of the ChatClient request the advisor serves
+        ForkedJvm.Result r = run("trace=true", "--stream-in-advisor", "--chunks", "--conversation=conv-adv", "chat");
+        assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(r.stdout()).as(r.toString()).contains("ANSWER: the secret code is 1234");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("USER springai session=conv-adv -> KEEP")
+                .contains("ASSISTANT springai-stream session=conv-adv -> KEEP")
+                .doesNotContain("session=default");
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+        ForkedJvm.Result blocked = run("blockOutput=secret code", "--stream-in-advisor", "--chunks", "--conversation=conv-adv2", "chat");
+        assertThat(chunks(blocked)).as(blocked.toString()).hasSize(6).last().asString()
+                .startsWith("tracegate blocked model output (contract rule.blockOutput)");
+        assertThat(blocked.stderr()).as(blocked.toString()).contains("BLOCK ASSISTANT springai-stream session=conv-adv2");
+    }
+
+    @Test
     void aDirectModelStreamIsAuditedUnderAContractLibrary(@TempDir Path dir) throws IOException {
         assertOneAuditedBlock(dir, SpringAiTest::run, "default", "--direct", "--chunks", "chat");
     }
@@ -438,6 +455,16 @@ class SpringAiTest {
         assertThat(chunks(thrown)).as(thrown.toString()).containsExactly("the", "secret", "code", "is", "1234");
         assertThat(thrown.stdout()).as(thrown.toString())
                 .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)");
+    }
+
+    @Test
+    void springAi112ModelStreamAnAdvisorOfTheAppCallsItselfIsCheckedInTheConversation() {
+        ForkedJvm.Result r = run112("trace=true", "--stream-in-advisor", "--chunks", "--conversation=conv-112adv", "chat");
+        assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("ASSISTANT springai-stream session=conv-112adv -> KEEP")
+                .doesNotContain("session=default");
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
     }
 
     @Test
