@@ -67,8 +67,15 @@ final class CheckCommand implements Callable<Integer> {
         List<String> notes = new java.util.ArrayList<>();
         for (int c = 0; c < lib.info().size(); c++) {
             Library.ContractInfo info = lib.info().get(c);
-            boolean canFail = !(lib.contracts().contracts().get(c).guarantee() instanceof Formula.Const k && k.value());
-            if (canFail && info.message().isBlank()) {
+            boolean literalTrue = lib.contracts().contracts().get(c).guarantee() instanceof Formula.Const k && k.value();
+            var guarantee = lib.contracts().formulas().get(lib.contracts().guaranteeOf(c));
+            boolean valid = guarantee.verdict(guarantee.initialState()) == dev.tracegate.engine.ltl.RvVerdict.PERMANENTLY_SATISFIED;
+            if (valid && !literalTrue) {
+                // e.g. G(call(pay) -> O returned(verify) | true): a typo that turns a contract into one that never acts
+                notes.add("note: " + info.file() + ":" + info.line() + ": contract " + info.id() + "'s guarantee holds on every trace,"
+                        + " so the contract never acts; check the formula (" + dev.tracegate.engine.ltl.Formulas.print(lib.contracts().contracts().get(c).guarantee()) + ")");
+            }
+            if (!valid && info.message().isBlank()) {
                 notes.add("note: " + info.file() + ":" + info.line() + ": contract " + info.id() + " has no message, so a refused agent"
                         + " is told only the contract id; add 'message:' (why) and 'next:' (what to do instead)");
             }

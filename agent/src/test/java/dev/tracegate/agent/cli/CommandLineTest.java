@@ -322,6 +322,28 @@ class CommandLineTest {
     }
 
     @Test
+    void checkNotesAGuaranteeThatHoldsOnEveryTraceAndKeepsExitZero() throws Exception {
+        Path lib = dir.resolve("valid.yaml");
+        Files.writeString(lib, """
+                library: v
+                contracts:
+                  - id: v.typo
+                    guarantee: G(call(pay) -> O returned(verify) | true)
+                    message: Verify first.
+                  - id: v.real
+                    guarantee: G(call(pay) -> O returned(verify))
+                    message: Verify first.
+                  - id: v.policy-only
+                    guarantee: true
+                """);
+        Run r = run("check", lib.toString());
+        assertThat(r.code()).as(r.out()).isZero();
+        assertThat(r.out()).contains("note: " + lib + ":3: contract v.typo's guarantee holds on every trace, so the contract never acts")
+                .doesNotContain("v.real's guarantee").doesNotContain("v.policy-only's guarantee")
+                .doesNotContain("contract v.policy-only has no message");
+    }
+
+    @Test
     void attachToSomethingThatIsNoJvmIsBadInput() {
         Run word = run("attach", "abc");
         assertThat(word.code()).isEqualTo(2);
