@@ -22,13 +22,20 @@ import java.util.Map;
  * chain has advanced past it.
  *
  * <p>Encoding an event allocates nothing on the usual path: field names, event kinds, decisions and
- * verdict names are pre-encoded; a library's contract ids and atom keys are encoded once per table;
- * the time text is rebuilt only when the second changes; numbers and digests are written straight into
+ * verdict names are pre-encoded; a record given against a {@link LibraryTable} names its atoms and
+ * verdicts by position (format 3), after one {@code library} record per table; the session id, recent tool
+ * names, the time text and the digits of the second of {@code ts} are encoded again only when they change; numbers and digests are written straight into
  * the line, and the digest of a short value seen recently is reused (equal values have equal digests
  * within a segment). Cloning the running SHA-256 state for the self hash is the one allocation per line.
  */
 final class AuditLines {
-    static final String FORMAT = "tracegate-audit/2";
+    static final String FORMAT = "tracegate-audit/3";
+    /**
+     * The format before: the same chain, but each event record spells out every held atom's key and every
+     * contract's id and verdict (about 1 KB a line with ten contracts) where format 3 writes a {@code lib}
+     * number, a hex bit string and one letter per contract against a {@code library} record written once.
+     */
+    static final String FORMAT_2 = "tracegate-audit/2";
     /**
      * The format before: the same lines, but {@code prev} is the SHA-256 of the previous line's whole bytes (its
      * hash field included), which costs a copy of the digest state and two more compressions per line. The
@@ -67,6 +74,10 @@ final class AuditLines {
     private static final byte[] K_MESSAGE = keyText("message");
     private static final byte[] K_LATENCY = keyText("latencyNs");
     private static final byte[] K_UNMET = keyText("unmet");
+    private static final byte[] K_LIB = keyText("lib");
+    private static final byte[] K_APPROVED = keyText("approved");
+    /** Format 3's one letter per contract verdict: IDLE, ACTIVE, FAIL. */
+    static final byte[] VERDICT_LETTERS = ascii("IAF");
     private static final byte[] TRUE = ascii("true");
     private static final byte[] FALSE = ascii("false");
     private static final byte[] NULL = ascii("null");
@@ -102,6 +113,15 @@ final class AuditLines {
     private final byte[][] recentText = new byte[RECENT][];
     private final byte[][] recentNumberText = new byte[RECENT][];
 
+    // the last session id and its quoted text; recent tool names and theirs; the digits of the last ts's second
+    private String lastSession;
+    private byte[] lastSessionText;
+    private static final int TOOLS = 16;
+    private final String[] toolName = new String[TOOLS];
+    private final byte[][] toolNameText = new byte[TOOLS][];
+    private long tsSecond = Long.MIN_VALUE;
+    private final byte[] tsSecondText = new byte[20];
+    private int tsSecondLength;
     // the quoted time text of the second last written, and that second
     private long timeSecond = Long.MIN_VALUE;
     private byte[] timeText = new byte[0];
@@ -110,6 +130,11 @@ final class AuditLines {
     private byte[][] verdictTableText;
     private String[] atomTable;
     private byte[][] atomTableText;
+    // library tables written in a library record since the chain was last (re)started, and their numbers
+    private final java.util.IdentityHashMap<LibraryTable, Integer> libraries = new java.util.IdentityHashMap<>();
+    private LibraryTable lastLibrary;
+    private int lastLibraryNumber;
+    private int librariesWritten;
 
     AuditLines() {
         try {
@@ -131,6 +156,10 @@ final class AuditLines {
      * bytes.
      */
     void chainFrom(byte[] lastLine) {
+        // the library records written before may be among lines that never reached the file: write them again
+        libraries.clear();
+        lastLibrary = null;
+        lastLibraryNumber = 0;
         if (lastLine == null) {
             Arrays.fill(prevHex, (byte) '0');
             return;
@@ -190,6 +219,35 @@ final class AuditLines {
         end();
     }
 
+    /**
+     * The number of the {@code library} record written for {@code table} since the chain was last started, or
+     * 0 when none was: the writer then writes one ({@link #library}) before the event that needs it.
+     */
+    int libraryNumber(LibraryTable table) {
+        if (table == lastLibrary) return lastLibraryNumber;
+        Integer n = libraries.get(table);
+        if (n == null) return 0;
+        lastLibrary = table;
+        lastLibraryNumber = n;
+        return n;
+    }
+
+    /**
+     * A library record: the contract ids and atom keys that the compact {@code verdicts} and {@code atoms}
+     * of the event records after it index, under a number ({@code lib}) unique in this writer's run.
+     */
+    void library(LibraryTable table) {
+        int n = ++librariesWritten;
+        begin("library");
+        key("lib"); num(n);
+        key("contracts"); strings(table.contracts);
+        key("atoms"); strings(table.atoms);
+        end();
+        libraries.put(table, n);
+        lastLibrary = table;
+        lastLibraryNumber = n;
+    }
+
     /** A note that {@code count} records were not written, and why. */
     void dropped(long timeMillis, long count, String reason, long truncatedBytes) {
         begin("dropped");
@@ -201,19 +259,21 @@ final class AuditLines {
     }
 
     void event(AuditRecord r) {
+        r.eventPart();
         len = 0;
         put(BEGIN);
         ensure(64);
         System.arraycopy(prevHex, 0, buf, len, 64);
         len += 64;
         put(REC_EVENT);
-        put(K_TIME); time(r.timeMillis);
+        // format 3 leaves out a decision time equal to the event's own ts (the supervisor decides at ts)
+        if (r.timeMillis != r.ts) { put(K_TIME); time(r.timeMillis); }
         // the event part, in the shape of a trace line
-        put(K_SESSION); str(r.session);
+        put(K_SESSION); put(sessionText(r.session));
         put(K_SEQ); num(r.seq);
-        if (r.ts != Long.MIN_VALUE) { put(K_TS); num(r.ts); }
+        if (r.ts != Long.MIN_VALUE) { put(K_TS); millis(r.ts); }
         put(K_KIND); kind(r.kind);
-        if (r.tool != null) { put(K_TOOL); str(r.tool); }
+        if (r.tool != null) { put(K_TOOL); put(toolText(r.tool)); }
         if (r.id != null) { put(K_ID); str(r.id); }
         if (r.args != null) {
             put(K_ARGS);
@@ -230,6 +290,57 @@ final class AuditLines {
         if (r.tokens >= 0) { put(K_TOKENS); num(r.tokens); }
         if (r.depth != 0) { put(K_DEPTH); num(r.depth); }
         // what the supervisor saw and did
+        if (r.table != null) {
+            compact(r);
+        } else {
+            spelledOut(r);
+        }
+        put(K_DECISION); put(DECISIONS[r.decision.ordinal()]);
+        if (r.fired != null) { put(K_FIRED); strings(r.fired); }
+        if (r.approved) { put(K_APPROVED); put(TRUE); }
+        if (r.message != null) { put(K_MESSAGE); str(r.message); }
+        if (r.latencyNs >= 0) { put(K_LATENCY); num(r.latencyNs); }
+        if (r.unmet != null) { put(K_UNMET); strings(r.unmet); }
+        end();
+    }
+
+    /**
+     * Format 3's atoms and verdicts against a library record: {@code "lib":N}, {@code "atoms":"<hex>"} (digit k
+     * holds atoms 4k..4k+3, bit value 1 for 4k; trailing zero digits left out) and {@code "verdicts":"<letters>"}
+     * (one of I, A, F per contract, in the library's order; empty when the record gives none).
+     */
+    private void compact(AuditRecord r) {
+        LibraryTable t = r.table;
+        int lib = libraryNumber(t);
+        if (lib == 0) throw new IllegalStateException("no library record was written for the table of " + r);
+        put(K_LIB); num(lib);
+        put(K_ATOMS);
+        int atoms = t.atoms.length;
+        ensure(3 + (atoms + 3) / 4);
+        buf[len++] = '"';
+        int end = len;   // after the last non-zero digit
+        for (int k = 0, digits = (atoms + 3) / 4; k < digits; k++) {
+            long word = r.atomBits == null ? (k < 16 ? r.atomWord : 0) : (k >> 4 < r.atomBits.length ? r.atomBits[k >> 4] : 0);
+            int d = (int) (word >>> ((k & 15) << 2)) & 15;
+            if (4 * k + 4 > atoms) d &= (1 << (atoms - 4 * k)) - 1;   // bits past the table are not atoms
+            buf[len++] = HEX[d];
+            if (d != 0) end = len;
+        }
+        len = end;
+        buf[len++] = '"';
+        put(K_VERDICTS);
+        int contracts = r.verdictIds == null ? 0 : t.contracts.length;
+        ensure(2 + contracts);
+        buf[len++] = '"';
+        for (int i = 0; i < contracts; i++) {
+            byte c = r.verdictCode(i);
+            buf[len++] = c >= 0 && c < VERDICT_LETTERS.length ? VERDICT_LETTERS[c] : (byte) '?';
+        }
+        buf[len++] = '"';
+    }
+
+    /** Format 2's atoms and verdicts, for a record given without a library table: held keys, and an object of verdicts by contract id. */
+    private void spelledOut(AuditRecord r) {
         put(K_ATOMS);
         if (r.atomList != null) {
             strings(r.atomList);
@@ -239,7 +350,8 @@ final class AuditLines {
                 byte[][] names = atomText(r.atomTable);
                 boolean first = true;
                 for (int i = 0; i < names.length; i++) {
-                    if (i >> 6 < r.atomBits.length && (r.atomBits[i >> 6] & (1L << i)) != 0) {
+                    long word = r.atomBits == null ? (i < 64 ? r.atomWord : 0) : i >> 6 < r.atomBits.length ? r.atomBits[i >> 6] : 0;
+                    if ((word & (1L << i)) != 0) {
                         if (!first) put(',');
                         put(names[i]);
                         first = false;
@@ -255,18 +367,12 @@ final class AuditLines {
                 if (i > 0) put(',');
                 put(ids[i]);
                 put(':');
-                byte c = r.verdictCodes[i];
+                byte c = r.verdictCode(i);
                 if (c >= 0 && c < VERDICTS.length) put(VERDICTS[c]);
                 else str("UNKNOWN(" + c + ")");
             }
         }
         put('}');
-        put(K_DECISION); put(DECISIONS[r.decision.ordinal()]);
-        if (r.fired != null) { put(K_FIRED); strings(r.fired); }
-        if (r.message != null) { put(K_MESSAGE); str(r.message); }
-        if (r.latencyNs >= 0) { put(K_LATENCY); num(r.latencyNs); }
-        if (r.unmet != null) { put(K_UNMET); strings(r.unmet); }
-        end();
     }
 
     private void begin(String rec) {
@@ -294,10 +400,10 @@ final class AuditLines {
         put(HASH);
         ensure(64 + 2);
         hexInto(digest, buf, len);
+        System.arraycopy(buf, len, prevHex, 0, 64);   // the next line's prev: the same 64 digits
         len += 64;
         buf[len++] = '"';
         buf[len++] = '}';
-        hexInto(digest, prevHex, 0);
     }
 
     /** A copy of the digest's running state (SHA-256 of every JDK provider is cloneable). */
@@ -338,6 +444,44 @@ final class AuditLines {
         }
         buf[len++] = 'Z';
         buf[len++] = '"';
+    }
+
+    /** The quoted session id, encoded again only when it differs from the last line's (one session's records come in runs). */
+    private byte[] sessionText(String session) {
+        if (session != lastSession && !session.equals(lastSession)) {
+            lastSessionText = quoted(session);
+            lastSession = session;
+        }
+        return lastSessionText;
+    }
+
+    /** The quoted tool name from a small cache of recent names (direct-mapped by hash). */
+    private byte[] toolText(String tool) {
+        int slot = tool.hashCode() & (TOOLS - 1);
+        String known = toolName[slot];
+        if (known != tool && !tool.equals(known)) {
+            toolNameText[slot] = quoted(tool);
+            toolName[slot] = tool;
+        }
+        return toolNameText[slot];
+    }
+
+    /** Epoch milliseconds in decimal, with the digits of the second kept until the second changes. */
+    private void millis(long ms) {
+        if (ms < 1_000_000) { num(ms); return; }   // the cache needs a second of at least four digits
+        long second = ms / 1000;
+        if (second != tsSecond) {
+            int n = digits(second, tsSecondText, 0);
+            tsSecondLength = n;
+            tsSecond = second;
+        }
+        int rest = (int) (ms - second * 1000);
+        ensure(tsSecondLength + 3);
+        System.arraycopy(tsSecondText, 0, buf, len, tsSecondLength);
+        len += tsSecondLength;
+        buf[len++] = (byte) ('0' + rest / 100);
+        buf[len++] = (byte) ('0' + rest / 10 % 10);
+        buf[len++] = (byte) ('0' + rest % 10);
     }
 
     private void kind(String kind) {

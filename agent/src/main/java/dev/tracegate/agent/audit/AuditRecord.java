@@ -47,13 +47,20 @@ public final class AuditRecord {
     long tokens = -1;  // -1 absent
     int depth;         // 0 absent
 
+    Event event;        // the event part still to be copied (by the writer thread, see #eventPart), or null
+
     String[] atomTable; // with atomBits: atomTable[i] held iff bit i of atomBits is set
     long[] atomBits;
     String[] atomList;  // or the held keys directly
     String[] verdictIds;
     byte[] verdictCodes;
+    // compact form against a library table (written as format 3's lib, atoms and verdicts strings)
+    LibraryTable table;
+    long atomWord;      // the valuation when the table has at most 64 atoms (else atomBits)
+    long verdictWord;   // 2 bits per contract when the table has at most 32 contracts (else verdictCodes)
     final Decision decision;
     String[] fired;
+    boolean approved;
     String message;
     long latencyNs = -1;
     String[] unmet;
@@ -81,6 +88,16 @@ public final class AuditRecord {
     public static AuditRecord of(Event e, Decision decision) {
         AuditRecord r = new AuditRecord(e.session(), e.seq(), e.kind().name(), decision);
         if (e.ts() != 0) r.ts = e.ts();
+        r.event = e;   // the rest is copied by the writer thread (eventPart): the producer only hands the event over
+        return r;
+    }
+
+    /** Copies the event part from the event given to {@link #of(Event, Decision)}; called once, by the writer. */
+    void eventPart() {
+        Event e = event;
+        if (e == null) return;
+        event = null;
+        AuditRecord r = this;
         r.tool = e.tool();
         r.id = e.callId();
         if (e.hasArgs()) r.args = e.args().root();
@@ -101,7 +118,6 @@ public final class AuditRecord {
         r.error = e.error();
         r.tokens = e.tokens();
         r.depth = e.depth();
-        return r;
     }
 
     /** The wall-clock time of the decision in epoch milliseconds (stamped on append when not set). */
@@ -154,11 +170,11 @@ public final class AuditRecord {
     public AuditRecord depth(int depth) { this.depth = depth; return this; }
 
     /** The keys of the atoms that held at this event. */
-    public AuditRecord atoms(String... held) { this.atomList = held; this.atomTable = null; this.atomBits = null; return this; }
+    public AuditRecord atoms(String... held) { this.atomList = held; this.atomTable = null; this.atomBits = null; this.table = null; return this; }
 
     /** The atoms that held, as a bit set over a library's atom table: {@code table[i]} held iff bit i is set. */
     public AuditRecord atoms(String[] table, long[] bits) {
-        this.atomTable = table; this.atomBits = bits; this.atomList = null; return this;
+        this.atomTable = table; this.atomBits = bits; this.atomList = null; this.table = null; return this;
     }
 
     /**
@@ -169,8 +185,64 @@ public final class AuditRecord {
         if (ids.length != codes.length) {
             throw new IllegalArgumentException("verdicts: " + ids.length + " contract ids but " + codes.length + " codes");
         }
-        this.verdictIds = ids; this.verdictCodes = codes; return this;
+        this.verdictIds = ids; this.verdictCodes = codes; this.table = null; return this;
     }
+
+    /**
+     * The atoms that held, against a library table: bit i of {@code valuation} (word i / 64) is atom i of
+     * {@code table}. Copies the bits (one long for tables of up to 64 atoms, no allocation).
+     */
+    public AuditRecord atoms(LibraryTable table, long[] valuation) {
+        this.table = table;
+        this.atomList = null;
+        if (table.atoms.length <= 64) {
+            this.atomWord = valuation.length == 0 ? 0 : valuation[0];
+            this.atomBits = null;
+        } else {
+            this.atomBits = valuation.clone();
+        }
+        this.atomTable = table.atoms;
+        return this;
+    }
+
+    /**
+     * Each contract's verdict, against a library table with at most 32 contracts: bits {@code 2i, 2i+1}
+     * of {@code packed} hold contract i's code ({@link #IDLE}, {@link #ACTIVE}, {@link #FAIL}); see
+     * {@link #pack}.
+     */
+    public AuditRecord verdicts(LibraryTable table, long packed) {
+        if (table.contracts.length > 32) {
+            throw new IllegalArgumentException("verdicts: a packed word holds 32 contracts, the table has " + table.contracts.length);
+        }
+        this.table = table;
+        this.verdictIds = table.contracts;
+        this.verdictWord = packed;
+        this.verdictCodes = null;
+        return this;
+    }
+
+    /** Each contract's verdict against a library table of any size: {@code codes[i]} for contract i. */
+    public AuditRecord verdicts(LibraryTable table, byte[] codes) {
+        verdicts(table.contracts, codes);
+        this.table = table;
+        return this;
+    }
+
+    /** {@code packed} with contract {@code i}'s verdict code set to {@code code} (for {@link #verdicts(LibraryTable, long)}). */
+    public static long pack(long packed, int i, byte code) {
+        return packed & ~(3L << (2 * i)) | ((long) (code & 3) << (2 * i));
+    }
+
+    /** Contract {@code i}'s verdict code, whichever way the verdicts were given. */
+    byte verdictCode(int i) {
+        return verdictCodes != null ? verdictCodes[i] : (byte) (verdictWord >>> (2 * i) & 3);
+    }
+
+    /**
+     * An escalated event that the approver allowed, so that it was applied with the escalating contracts
+     * ({@code fired}) excused: {@code replay} applies the same excuse.
+     */
+    public AuditRecord approved(boolean approved) { this.approved = approved; return this; }
 
     /** The ids of the contracts whose violation this decision acted on. */
     public AuditRecord fired(String... contractIds) { this.fired = contractIds; return this; }
@@ -198,6 +270,12 @@ public final class AuditRecord {
     public List<String> heldAtoms() {
         if (atomList != null) return List.of(atomList);
         if (atomTable == null) return List.of();
+        if (atomBits == null) {
+            String[] out = new String[atomTable.length];
+            int n = 0;
+            for (int i = 0; i < atomTable.length; i++) if ((atomWord & (1L << i)) != 0) out[n++] = atomTable[i];
+            return List.of(Arrays.copyOf(out, n));
+        }
         String[] out = new String[atomTable.length];
         int n = 0;
         for (int i = 0; i < atomTable.length; i++) {

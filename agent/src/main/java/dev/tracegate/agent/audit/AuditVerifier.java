@@ -25,7 +25,8 @@ import java.util.Map;
  * the SHA-256 of the previous line's whole bytes), or the genesis value on line 1 (so a removed, inserted
  * or reordered line is found where the chain breaks); line 1 is a header; within a session, {@code seq} never decreases
  * (counted from the last header and the session's last END, since a restarted service or a new session
- * with the same id counts again from the start). A last line
+ * with the same id counts again from the start); in format {@code tracegate-audit/3}, an event's {@code lib}
+ * names a {@code library} record before it in its segment. A last line
  * without its line end is reported as {@link AuditVerification.Status#TRUNCATED}, not as tampering.
  * Stateless and thread-safe.
  */
@@ -51,6 +52,7 @@ public final class AuditVerifier {
         String expectedPrev1 = AuditLines.GENESIS;
         String segmentFormat = null;
         Map<String, Long> lastSeq = new HashMap<>();
+        java.util.Set<Long> libraries = new java.util.HashSet<>();   // lib numbers defined in this segment
         Lines lines = new Lines(in);
         Fields f = new Fields();
         long lineNo = 0;
@@ -93,9 +95,9 @@ public final class AuditVerifier {
             String format = segmentFormat;
             if (rec.equals("header")) {
                 format = f.format == null ? "" : f.format;
-                if (!AuditLines.FORMAT.equals(format) && !AuditLines.FORMAT_1.equals(format)) {
+                if (!AuditLines.FORMAT.equals(format) && !AuditLines.FORMAT_2.equals(format) && !AuditLines.FORMAT_1.equals(format)) {
                     return bad(lineNo, records, "unsupported format '" + format + "' (this verifier reads " + AuditLines.FORMAT
-                            + " and " + AuditLines.FORMAT_1 + ")", head);
+                            + ", " + AuditLines.FORMAT_2 + " and " + AuditLines.FORMAT_1 + ")", head);
                 }
             }
             if (!(AuditLines.FORMAT_1.equals(format) ? expectedPrev1 : expectedPrev).equals(f.prev)) {
@@ -109,11 +111,25 @@ public final class AuditVerifier {
                 case "header": {
                     segmentFormat = format;
                     lastSeq.clear();
+                    libraries.clear();
+                    break;
+                }
+                case "library": {
+                    if (!AuditLines.FORMAT.equals(format)) {
+                        return bad(lineNo, records, "a library record in a segment of format " + format + " (only " + AuditLines.FORMAT
+                                + " has them)", head);
+                    }
+                    if (f.lib <= 0) return bad(lineNo, records, "library record without a positive whole-number lib", head);
+                    libraries.add(f.lib);
                     break;
                 }
                 case "event": {
                     if (f.session == null || f.seq < 0) {
                         return bad(lineNo, records, "event without a text session or a whole-number seq", head);
+                    }
+                    if (f.lib != -1 && !libraries.contains(f.lib)) {
+                        return bad(lineNo, records, "event refers to library " + (f.lib < 0 ? "(not a whole number)" : f.lib)
+                                + ", which no library record before it in its segment defines, so its atoms and verdicts cannot be read", head);
                     }
                     Long before = lastSeq.put(f.session, f.seq);
                     if (before != null && f.seq < before) {
@@ -139,11 +155,13 @@ public final class AuditVerifier {
     private static final class Fields {
         String prev, rec, hash, format, session, kind;
         long seq;
+        long lib;   // -1 absent, -2 not a whole number
 
         /** Reads a line; returns a problem, or null. */
         String read(byte[] line, int len) throws IOException {
             prev = rec = hash = format = session = kind = null;
             seq = -1;
+            lib = -1;
             try (JsonParser p = JSON.createParser(line, 0, len)) {
                 if (p.nextToken() != JsonToken.START_OBJECT) return "not a JSON object";
                 JsonToken t;
@@ -159,6 +177,7 @@ public final class AuditVerifier {
                         case "session": session = text; break;
                         case "kind": kind = text; break;
                         case "seq": seq = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : -1; break;
+                        case "lib": lib = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT ? p.getIntValue() : -2; break;
                         default: p.skipChildren();
                     }
                 }

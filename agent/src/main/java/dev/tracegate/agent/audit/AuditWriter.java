@@ -404,6 +404,16 @@ public final class AuditWriter implements AutoCloseable {
             lostToNote.increment();
             return;
         }
+        if (r.table != null && lines.libraryNumber(r.table) == 0) {
+            // format 3: the table the record's compact atoms and verdicts index, once per library and chain start
+            lines.library(r.table);
+            appendLine(META, null);
+            if (!healthy) {
+                lost.increment();
+                lostToNote.increment();
+                return;
+            }
+        }
         try {
             lines.event(r);   // the chain advances only when a line is complete, so a failure leaves it intact
         } catch (RuntimeException | LinkageError | StackOverflowError e) {

@@ -107,7 +107,8 @@ public final class JsonText {
      * JSON text, which covers everything). The names must differ from each other.
      */
     public static ObjectNode tree(String[] names, Object[] values) {
-        ObjectNode o = NODES.objectNode();
+        // sized for its fields: the default map starts at 16 buckets and resizes on the first put
+        ObjectNode o = new ObjectNode(NODES, new java.util.LinkedHashMap<>(Math.max(2, (int) (names.length / 0.75f) + 1)));
         for (int i = 0; i < names.length; i++) {
             JsonNode n = node(values[i], 1);
             if (n == null) return null;

@@ -642,8 +642,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             if (clear != null) r.clearFields(clear);
         }
         if (d != null) {
-            r.atoms(rt.atomKeys, w.valuation().clone());
-            r.verdicts(rt.contractIds, verdictCodes(rt.library.contracts(), w.statesAfter(d)));
+            r.atoms(rt.auditTable, w.valuation());   // copied into the record (one long up to 64 atoms)
+            verdicts(r, rt, w.statesAfter(d));
             if (d.contractCount() > 0) {
                 String[] fired = new String[d.contractCount()];
                 for (int i = 0; i < fired.length; i++) fired[i] = rt.contractIds[d.contract(i)];
@@ -671,7 +671,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         for (int i = 0; i < codes.length; i++) codes[i] = code(report.verdicts().get(i));
         // An evicted session's end follows its last event: seq = events offered + 1.
         AuditRecord r = AuditRecord.of(report.sessionId(), seq < 0 ? report.events() + 1 : seq, "END", dev.tracegate.agent.audit.Decision.END)
-                .time(System.currentTimeMillis()).ts(System.currentTimeMillis()).verdicts(rt.contractIds, codes)
+                .time(System.currentTimeMillis()).ts(System.currentTimeMillis()).verdicts(rt.auditTable, codes)
                 .unmet(unmet.toArray(new String[0]));
         audit.append(r);
         if (view != null) {
@@ -683,10 +683,19 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
     }
 
-    private static byte[] verdictCodes(ContractSet set, int[] states) {
-        byte[] out = new byte[set.contracts().size()];
-        for (int c = 0; c < out.length; c++) out[c] = code(set.verdict(c, states));
-        return out;
+    /** Each contract's verdict into the record: packed in one long (no allocation) up to 32 contracts. */
+    private static void verdicts(AuditRecord r, Runtime rt, int[] states) {
+        ContractSet set = rt.library.contracts();
+        int n = rt.contractIds.length;
+        if (n <= 32) {
+            long packed = 0;
+            for (int c = 0; c < n; c++) packed |= (long) code(set.verdict(c, states)) << (2 * c);
+            r.verdicts(rt.auditTable, packed);
+        } else {
+            byte[] out = new byte[n];
+            for (int c = 0; c < n; c++) out[c] = code(set.verdict(c, states));
+            r.verdicts(rt.auditTable, out);
+        }
     }
 
     private static byte code(Verdict v) {

@@ -25,6 +25,8 @@ final class Runtime {
     final int version;
     final String[] contractIds;
     final String[] atomKeys;
+    /** The contract ids and atom keys as the audit log's compact records index them. */
+    final dev.tracegate.agent.audit.LibraryTable auditTable;
     /** What each contract tells the agent when it acts: its message, else its description, else its formula in English. */
     final String[] reasons;
     /** Consent tool (trimmed, lower case) -> its purposes and grant fields, written in clear in a hashed audit log. */
@@ -38,6 +40,7 @@ final class Runtime {
         this.workers = ThreadLocal.withInitial(monitor::newWorker);
         this.contractIds = library.info().stream().map(Library.ContractInfo::id).toArray(String[]::new);
         this.atomKeys = library.contracts().atoms().stream().map(a -> a.key()).toArray(String[]::new);
+        this.auditTable = new dev.tracegate.agent.audit.LibraryTable(contractIds, atomKeys);
         this.reasons = new String[contractIds.length];
         for (int i = 0; i < reasons.length; i++) {
             Library.ContractInfo c = library.info().get(i);

@@ -76,10 +76,10 @@ class AuditChainTest {
         assertThat(v.head()).isEqualTo(expected);
     }
 
-    /** Writes lines of the reference encoder in format 1 (prev = SHA-256 of the previous line's whole bytes) after {@code file}'s last line. */
-    private static void appendFormat1(Path file, int records) throws Exception {
+    /** Writes lines of the reference encoder in an older format (1: prev = SHA-256 of the previous line's whole bytes; 2) after {@code file}'s last line. */
+    private static void appendFormat(Path file, int records, int format) throws Exception {
         List<String> lines = Files.exists(file) ? LogFiles.lines(file) : new ArrayList<>();
-        ReferenceAuditLines old = new ReferenceAuditLines(true);
+        ReferenceAuditLines old = new ReferenceAuditLines(format);
         old.chainFrom(lines.isEmpty() ? null : lines.get(lines.size() - 1).getBytes(StandardCharsets.UTF_8));
         old.header(1_700_000_000_000L, null, null);
         lines.add(new String(old.buffer(), 0, old.length(), StandardCharsets.UTF_8));
@@ -91,9 +91,9 @@ class AuditChainTest {
     }
 
     @Test
-    void aLogOfTheFormerFormatStillVerifiesAndTheWriterContinuesItInTheNewOne() throws Exception {
+    void logsOfTheFormerFormatsStillVerifyAndTheWriterContinuesThemInTheNewOne() throws Exception {
         Path p = dir.resolve("audit.jsonl");
-        appendFormat1(p, 5);
+        appendFormat(p, 5, 1);
         assertThat(LogFiles.records(p).get(0).get("format").asText()).isEqualTo("tracegate-audit/1");
         AuditVerification old = AuditVerifier.verify(p);
         assertThat(old.status()).as(old.describe()).isEqualTo(AuditVerification.Status.OK);
@@ -102,22 +102,30 @@ class AuditChainTest {
         assertThat(old.head()).as("format 1: the next prev is the SHA-256 of the last line's bytes")
                 .isEqualTo(sha256Hex(oldLines.get(oldLines.size() - 1)));
 
-        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults());   // a new agent appends a format-2 segment
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults());   // a new agent appends a format-3 segment
         for (int i = 5; i < 9; i++) w.append(record(i));
         w.close();
         AuditVerification mixed = AuditVerifier.verify(p);
         assertThat(mixed.status()).as(mixed.describe()).isEqualTo(AuditVerification.Status.OK);
         assertThat(mixed.records()).isEqualTo(9);
-        assertThat(LogFiles.ofType(p, "header")).extracting(h -> h.get("format").asText())
-                .containsExactly("tracegate-audit/1", "tracegate-audit/2");
 
-        appendFormat1(p, 3);   // and an old agent after it again
+        appendFormat(p, 2, 2);   // an agent of format 2 after it
+        appendFormat(p, 3, 1);   // and one of format 1 after that
+        assertThat(LogFiles.ofType(p, "header")).extracting(h -> h.get("format").asText())
+                .containsExactly("tracegate-audit/1", "tracegate-audit/3", "tracegate-audit/2", "tracegate-audit/1");
         AuditVerification back = AuditVerifier.verify(p);
         assertThat(back.status()).as(back.describe()).isEqualTo(AuditVerification.Status.OK);
-        assertThat(back.records()).isEqualTo(12);
+        assertThat(back.records()).isEqualTo(14);
+        List<String> lines = LogFiles.lines(p);
+        // a changed format-2 line is found on that line
+        int format2 = lines.size() - 4 - 1;   // the last of the format-2 events (seq 1)
+        List<String> changed2 = new ArrayList<>(lines);
+        changed2.set(format2, changed2.get(format2).replace("\"seq\":1,", "\"seq\":2,"));
+        assertThat(changed2.get(format2)).isNotEqualTo(lines.get(format2));
+        LogFiles.write(p, changed2);
+        assertThat(AuditVerifier.verify(p).badLine()).isEqualTo(format2 + 1);
 
         // a changed format-1 line is still found on that line, and one removed where the chain breaks
-        List<String> lines = LogFiles.lines(p);
         List<String> edited = new ArrayList<>(lines);
         edited.set(3, edited.get(3).replace("\"decision\":\"pass\"", "\"decision\":\"block\""));
         assertThat(edited.get(3)).isNotEqualTo(lines.get(3));
@@ -132,6 +140,76 @@ class AuditChainTest {
         assertThat(cut.reason()).startsWith("chain broken");
     }
 
+    /** Decodes a format-3 record's atoms and verdicts as CONFIG.md says, with the library record it names. */
+    private static List<String> decodedAtoms(JsonNode library, JsonNode event) {
+        List<String> held = new ArrayList<>();
+        String hex = event.get("atoms").asText();
+        for (int k = 0; k < hex.length(); k++) {
+            int d = Character.digit(hex.charAt(k), 16);
+            for (int j = 0; j < 4; j++) if ((d & 1 << j) != 0) held.add(library.get("atoms").get(4 * k + j).asText());
+        }
+        return held;
+    }
+
+    @Test
+    void recordsGivenAgainstALibraryTableAreWrittenCompactlyAfterOneLibraryRecordAndReadBackAsGiven() throws Exception {
+        String[] atoms = new String[70];
+        for (int i = 0; i < atoms.length; i++) atoms[i] = "atom" + i;
+        LibraryTable small = new LibraryTable(CONTRACTS, new String[] {"call:refund", "count(refund) <= 3", "x", "y", "z"});
+        LibraryTable wide = new LibraryTable(new String[] {"c0", "c1", "c2"}, atoms);
+        Path p = dir.resolve("compact.jsonl");
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults());
+        w.append(AuditRecord.of("s", 1, "CALL", Decision.PASS).atoms(small, new long[] {0b10110})
+                .verdicts(small, AuditRecord.pack(AuditRecord.pack(0, 0, AuditRecord.FAIL), 1, AuditRecord.IDLE)));
+        w.append(AuditRecord.of("s", 2, "CALL", Decision.ESCALATE).atoms(small, new long[] {0}).verdicts(small, new byte[] {1, 2})
+                .fired("gdpr-p4").approved(true));
+        w.append(AuditRecord.of("t", 1, "CALL", Decision.PASS).atoms(wide, new long[] {1L << 63, 1L << 5})
+                .verdicts(wide, new byte[] {2, 1, 0}));
+        w.append(AuditRecord.of("s", 3, "END", Decision.END).verdicts(small, new byte[] {1, 1}));
+        assertThat(w.close(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).as(v.describe()).isEqualTo(AuditVerification.Status.OK);
+        List<JsonNode> libraries = LogFiles.ofType(p, "library");
+        assertThat(libraries).hasSize(2);   // one per table, each before the first record that needs it
+        assertThat(libraries.get(0).get("lib").asInt()).isEqualTo(1);
+        assertThat(libraries.get(0).get("contracts").toString()).isEqualTo("[\"no-refund-without-approval\",\"gdpr-p4\"]");
+        List<JsonNode> events = LogFiles.ofType(p, "event");
+        assertThat(events.get(0).get("lib").asInt()).isEqualTo(1);
+        assertThat(events.get(0).get("atoms").asText()).isEqualTo("61");
+        assertThat(decodedAtoms(libraries.get(0), events.get(0))).containsExactly("count(refund) <= 3", "x", "z");
+        assertThat(events.get(0).get("verdicts").asText()).isEqualTo("FI");
+        assertThat(events.get(1).get("atoms").asText()).isEmpty();
+        assertThat(events.get(1).get("verdicts").asText()).isEqualTo("AF");
+        assertThat(events.get(1).get("approved").asBoolean()).isTrue();
+        assertThat(events.get(0).has("approved")).isFalse();
+        assertThat(events.get(2).get("lib").asInt()).isEqualTo(2);
+        assertThat(decodedAtoms(libraries.get(1), events.get(2))).containsExactly("atom63", "atom69");
+        assertThat(events.get(2).get("verdicts").asText()).isEqualTo("FAI");
+        assertThat(events.get(3).get("lib").asInt()).isEqualTo(1);
+        assertThat(events.get(3).get("verdicts").asText()).isEqualTo("AA");
+
+        // an event whose lib names no library record before it cannot be read: verify names the line
+        List<String> lines = LogFiles.lines(p);
+        int firstLibrary = 1;
+        assertThat(lines.get(firstLibrary)).contains("\"rec\":\"library\"");
+        List<String> without = new ArrayList<>(lines);
+        without.remove(firstLibrary);
+        AuditLines relinker = new AuditLines();   // re-chain the rest, so only the missing library is wrong
+        List<String> rechained = new ArrayList<>();
+        for (String line : without) {
+            String body = line.substring(line.indexOf(",\"rec\""), line.lastIndexOf(",\"hash\":\""));
+            String withPrev = "{\"prev\":\"" + relinker.head() + "\"" + body;
+            String hash = sha256Hex(withPrev);
+            rechained.add(withPrev + ",\"hash\":\"" + hash + "\"}");
+            relinker.chainFrom((withPrev + ",\"hash\":\"" + hash + "\"}").getBytes(StandardCharsets.UTF_8));
+        }
+        LogFiles.write(p, rechained);
+        AuditVerification dangling = AuditVerifier.verify(p);
+        assertThat(dangling.badLine()).as(dangling.describe()).isEqualTo(2);
+        assertThat(dangling.reason()).startsWith("event refers to library 1, which no library record before it");
+    }
+
     @Test
     void aHeaderOfAnUnknownFormatIsNamed() throws Exception {
         Path p = log(2);
@@ -141,12 +219,12 @@ class AuditChainTest {
         forger.header(1, null, null);
         String header = new String(forger.buffer(), 0, forger.length(), StandardCharsets.UTF_8);
         // a header of a format this verifier does not know, with a valid hash of its own bytes
-        String body = header.substring(0, header.lastIndexOf(",\"hash\":\"")).replace("tracegate-audit/2", "tracegate-audit/9");
+        String body = header.substring(0, header.lastIndexOf(",\"hash\":\"")).replace("tracegate-audit/3", "tracegate-audit/9");
         lines.add(body + ",\"hash\":\"" + sha256Hex(body) + "\"}");
         LogFiles.write(p, lines);
         AuditVerification v = AuditVerifier.verify(p);
         assertThat(v.badLine()).isEqualTo(4);
-        assertThat(v.reason()).isEqualTo("unsupported format 'tracegate-audit/9' (this verifier reads tracegate-audit/2 and tracegate-audit/1)");
+        assertThat(v.reason()).isEqualTo("unsupported format 'tracegate-audit/9' (this verifier reads tracegate-audit/3, tracegate-audit/2 and tracegate-audit/1)");
     }
 
     @Test
@@ -154,7 +232,7 @@ class AuditChainTest {
         Path p = log(4, AuditWriter.Settings.defaults().personalData(PersonalData.CLEAR));
         JsonNode header = LogFiles.records(p).get(0);
         assertThat(header.get("rec").asText()).isEqualTo("header");
-        assertThat(header.get("format").asText()).isEqualTo("tracegate-audit/2");
+        assertThat(header.get("format").asText()).isEqualTo("tracegate-audit/3");
         assertThat(header.get("personalData").asText()).isEqualTo("clear");
 
         JsonNode e = LogFiles.ofType(p, "event").get(3);

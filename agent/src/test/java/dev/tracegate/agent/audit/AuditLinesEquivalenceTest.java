@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The allocation-free line encoder writes, byte for byte, what the encoder before it wrote
  * ({@link ReferenceAuditLines}), for random records in all three personal-data modes: logs written
- * before and after the change verify and pseudonymise alike. The one change on purpose, made in both:
- * format 2 chains a line to the previous line's hash field (see the reference's comment).
+ * before and after the change verify and pseudonymise alike. The changes on purpose, made in both (see the
+ * reference's comment): format 2 chains a line to the previous line's hash field; format 3 writes records
+ * given against a library table in the compact form, after a library record.
  */
 class AuditLinesEquivalenceTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -25,6 +26,9 @@ class AuditLinesEquivalenceTest {
     private static final String[] ATOMS = {"call:refund", "count(refund)<=3", "arg(amount)>100", "tool_in(\u2028)", "x"};
     private static final String[] CONTRACTS_2 = {"sop-refund.approval-first", "other"};
     private static final String[] ATOMS_2 = {"call:refund", "y", "count(refund)<=3"};
+    private static final LibraryTable TABLE = new LibraryTable(CONTRACTS, ATOMS);
+    private static final LibraryTable TABLE_2 = new LibraryTable(CONTRACTS_2, ATOMS_2);
+    private static final LibraryTable WIDE = wide();   // more than 64 atoms and 32 contracts: the array forms
     private static final String[] KINDS = {"CALL", "RETURN", "USER", "ASSISTANT", "CONSENT", "ERASURE", "END", "call", "Custom"};
 
     @Test
@@ -47,7 +51,15 @@ class AuditLinesEquivalenceTest {
                     default -> t + rnd.nextInt(3_000_000);
                 };
                 long seed = rnd.nextLong();
-                now.event(record(new Random(seed), time, i));
+                AuditRecord r = record(new Random(seed), time, i);
+                if (r.table != null && now.libraryNumber(r.table) == 0) {
+                    // as the writer does: a library record before the first record that indexes its table
+                    assertThat(before.libraryNumber(r.table)).isZero();
+                    now.library(r.table);
+                    before.library(r.table);
+                    assertSame(now, before, "library record before event " + i);
+                }
+                now.event(r);
                 before.event(record(new Random(seed), time, i));
                 assertSame(now, before, "event " + i + " in mode " + mode + ": " + record(new Random(seed), time, i));
                 if (rnd.nextInt(50) == 0) {
@@ -117,6 +129,7 @@ class AuditLinesEquivalenceTest {
         if (rnd.nextBoolean()) r.error(rnd.nextBoolean());
         if (rnd.nextInt(3) == 0) r.tokens(rnd.nextInt(3) == 0 ? Long.MAX_VALUE : rnd.nextInt(100_000));
         if (rnd.nextInt(3) == 0) r.depth(rnd.nextInt(5) - 2);
+        if (rnd.nextBoolean()) return compact(rnd, r);
         switch (rnd.nextInt(3)) {
             case 0 -> r.atoms(rnd.nextInt(10) == 0 ? ATOMS_2 : ATOMS, new long[] {rnd.nextBoolean() ? rnd.nextLong() : rnd.nextInt(4)});
             case 1 -> r.atoms(text(rnd), ATOMS[rnd.nextInt(ATOMS.length)]);
@@ -133,6 +146,46 @@ class AuditLinesEquivalenceTest {
         if (rnd.nextBoolean()) r.latencyNs(rnd.nextInt(3) == 0 ? Long.MIN_VALUE + 1 : rnd.nextInt(Integer.MAX_VALUE));
         if (rnd.nextInt(5) == 0) r.unmet(text(rnd), "x: " + text(rnd));
         return r;
+    }
+
+    /** The rest of a record as the supervisor gives it: atoms and verdicts against a library table (format 3's compact form). */
+    private static AuditRecord compact(Random rnd, AuditRecord r) {
+        LibraryTable t = switch (rnd.nextInt(10)) {
+            case 0 -> TABLE_2;
+            case 1 -> WIDE;
+            default -> TABLE;
+        };
+        if (rnd.nextInt(4) != 0) {
+            long[] valuation = new long[(t.atomCount() + 63) / 64];
+            for (int w = 0; w < valuation.length; w++) valuation[w] = rnd.nextBoolean() ? rnd.nextLong() : rnd.nextInt(4);
+            r.atoms(t, valuation);
+        }
+        if (rnd.nextInt(4) != 0) {
+            if (t.contractCount() <= 32 && rnd.nextBoolean()) {
+                long packed = 0;
+                for (int c = 0; c < t.contractCount(); c++) packed = AuditRecord.pack(packed, c, (byte) rnd.nextInt(3));
+                r.verdicts(t, packed);
+            } else {
+                byte[] codes = new byte[t.contractCount()];
+                for (int c = 0; c < codes.length; c++) codes[c] = (byte) (rnd.nextInt(20) == 0 ? 7 : rnd.nextInt(3));
+                r.verdicts(t, codes);
+            }
+        }
+        if (rnd.nextInt(3) == 0) r.fired(t.contracts[rnd.nextInt(t.contractCount())]);
+        if (rnd.nextInt(4) == 0) r.approved(true);
+        if (rnd.nextInt(3) == 0) r.message(text(rnd));
+        if (rnd.nextBoolean()) r.latencyNs(rnd.nextInt(Integer.MAX_VALUE));
+        if (rnd.nextInt(5) == 0) r.unmet(text(rnd));
+        if (r.table == null) r.atoms(t, new long[(t.atomCount() + 63) / 64]);   // every compact record names its table
+        return r;
+    }
+
+    private static LibraryTable wide() {
+        String[] contracts = new String[40];
+        for (int i = 0; i < contracts.length; i++) contracts[i] = "c" + i;
+        String[] atoms = new String[130];
+        for (int i = 0; i < atoms.length; i++) atoms[i] = "atom " + i;
+        return new LibraryTable(contracts, atoms);
     }
 
     /** Any value the audit log accepts: maps, lists, arrays, text, every kind of number, booleans, null, other objects. */

@@ -14,13 +14,16 @@ import java.util.Map;
 
 /**
  * The audit line encoder as it was before the writer was made allocation-free (commit 49ceada), kept
- * verbatim as the oracle of {@link AuditLinesEquivalenceTest}: the production encoder must write the
- * same bytes for every record. One deliberate change since: format {@code tracegate-audit/2} chains a
- * line to the previous line's {@code hash} instead of the SHA-256 of its whole bytes (the writer then
- * hashes each byte once, with no copy of the digest state); {@code new ReferenceAuditLines(true)} still
- * writes format 1, for the tests that logs of both formats (and files mixing them) verify.
+ * as the oracle of {@link AuditLinesEquivalenceTest}: the production encoder must write the same bytes
+ * for every record. Deliberate changes since, each made here in the plainest way: format
+ * {@code tracegate-audit/2} chains a line to the previous line's {@code hash} instead of the SHA-256 of
+ * its whole bytes; format {@code tracegate-audit/3} writes a record given against a {@link LibraryTable}
+ * as {@code lib}, a hex string of held atoms and one verdict letter per contract, after a {@code library}
+ * record, an approved escalation's {@code approved}, and leaves out a {@code time} equal to {@code ts}. {@code new ReferenceAuditLines(1)} and {@code (2)}
+ * still write the older formats, for the tests that logs of every format (and files mixing them) verify.
  */
 final class ReferenceAuditLines {
+    static final String FORMAT_3 = "tracegate-audit/3";
     static final String FORMAT_2 = "tracegate-audit/2";
     static final String FORMAT_1 = "tracegate-audit/1";
     /** The {@code prev} of a log's first line: 64 zeros. */
@@ -29,25 +32,44 @@ final class ReferenceAuditLines {
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     private final MessageDigest sha;
+    private final int format;
     private final boolean format1;
     private final byte[] prevHex = new byte[64];
     private byte[] buf = new byte[1024];
     private int len;
     private Pseudonymiser pseudonymiser; // null: personal data in clear
+    private final java.util.List<LibraryTable> libraries = new java.util.ArrayList<>();   // index + 1 = lib number
 
     ReferenceAuditLines() {
-        this(false);
+        this(3);
     }
 
-    /** @param format1 write format 1 (prev = SHA-256 of the previous line's whole bytes) instead of format 2 */
-    ReferenceAuditLines(boolean format1) {
-        this.format1 = format1;
+    /** @param format 1 (prev = SHA-256 of the previous line's whole bytes), 2 or 3 */
+    ReferenceAuditLines(int format) {
+        this.format = format;
+        this.format1 = format == 1;
         try {
             sha = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
         chainFrom(null);
+    }
+
+    /** The lib number of {@code table}'s library record, or 0 before one was written. */
+    int libraryNumber(LibraryTable table) {
+        for (int i = libraries.size() - 1; i >= 0; i--) if (libraries.get(i) == table) return i + 1;
+        return 0;
+    }
+
+    /** Format 3's library record for {@code table}, numbered one past the last. */
+    void library(LibraryTable table) {
+        libraries.add(table);
+        begin("library");
+        key("lib"); num(libraries.size());
+        key("contracts"); strings(table.contracts);
+        key("atoms"); strings(table.atoms);
+        end();
     }
 
     byte[] buffer() { return buf; }
@@ -81,7 +103,7 @@ final class ReferenceAuditLines {
      */
     void header(long timeMillis, byte[] salt, byte[] key) {
         begin("header");
-        key("format"); str(format1 ? FORMAT_1 : FORMAT_2);
+        key("format"); str(format == 1 ? FORMAT_1 : format == 2 ? FORMAT_2 : FORMAT_3);
         key("created"); str(Instant.ofEpochMilli(timeMillis).toString());
         if (key != null) {
             pseudonymiser = Pseudonymiser.keyed(key);
@@ -110,8 +132,9 @@ final class ReferenceAuditLines {
     }
 
     void event(AuditRecord r) {
+        r.eventPart();
         begin("event");
-        key("time"); str(Instant.ofEpochMilli(r.timeMillis).toString());
+        if (format < 3 || r.timeMillis != r.ts) { key("time"); str(Instant.ofEpochMilli(r.timeMillis).toString()); }
         // the event part, in the shape of a trace line
         key("session"); str(r.session);
         key("seq"); num(r.seq);
@@ -130,6 +153,42 @@ final class ReferenceAuditLines {
         if (r.tokens >= 0) { key("tokens"); num(r.tokens); }
         if (r.depth != 0) { key("depth"); num(r.depth); }
         // what the supervisor saw and did
+        if (format == 3 && r.table != null) {
+            key("lib"); num(libraryNumber(r.table));
+            StringBuilder hex = new StringBuilder();
+            for (int k = 0; 4 * k < r.table.atoms.length; k++) {
+                int d = 0;
+                for (int j = 0; j < 4 && 4 * k + j < r.table.atoms.length; j++) if (held(r, 4 * k + j)) d |= 1 << j;
+                hex.append(Character.forDigit(d, 16));
+            }
+            while (hex.length() > 0 && hex.charAt(hex.length() - 1) == '0') hex.setLength(hex.length() - 1);
+            key("atoms"); str(hex.toString());
+            StringBuilder letters = new StringBuilder();
+            if (r.verdictIds != null) {
+                for (int i = 0; i < r.table.contracts.length; i++) {
+                    int c = r.verdictCodes != null ? r.verdictCodes[i] : (int) (r.verdictWord >>> (2 * i) & 3);
+                    letters.append(c >= 0 && c < 3 ? "IAF".charAt(c) : '?');
+                }
+            }
+            key("verdicts"); str(letters.toString());
+        } else {
+            spelledOut(r);
+        }
+        key("decision"); str(r.decision.wire());
+        if (r.fired != null) { key("fired"); strings(r.fired); }
+        if (r.approved) { key("approved"); raw("true"); }
+        if (r.message != null) { key("message"); str(r.message); }
+        if (r.latencyNs >= 0) { key("latencyNs"); num(r.latencyNs); }
+        if (r.unmet != null) { key("unmet"); strings(r.unmet); }
+        end();
+    }
+
+    private static boolean held(AuditRecord r, int i) {
+        long word = r.atomBits != null ? (i / 64 < r.atomBits.length ? r.atomBits[i / 64] : 0) : i < 64 ? r.atomWord : 0;
+        return (word >>> (i % 64) & 1) != 0;
+    }
+
+    private void spelledOut(AuditRecord r) {
         key("atoms");
         if (r.atomList != null) {
             strings(r.atomList);
@@ -138,7 +197,7 @@ final class ReferenceAuditLines {
             boolean first = true;
             if (r.atomTable != null) {
                 for (int i = 0; i < r.atomTable.length; i++) {
-                    if (i >> 6 < r.atomBits.length && (r.atomBits[i >> 6] & (1L << i)) != 0) {
+                    if (held(r, i)) {
                         if (!first) put(',');
                         str(r.atomTable[i]);
                         first = false;
@@ -153,17 +212,11 @@ final class ReferenceAuditLines {
                 if (i > 0) put(',');
                 str(r.verdictIds[i]);
                 put(':');
-                byte c = r.verdictCodes[i];
+                byte c = r.verdictCodes != null ? r.verdictCodes[i] : (byte) (r.verdictWord >>> (2 * i) & 3);
                 str(c >= 0 && c < AuditRecord.VERDICT_NAMES.length ? AuditRecord.VERDICT_NAMES[c] : "UNKNOWN(" + c + ")");
             }
         }
         put('}');
-        key("decision"); str(r.decision.wire());
-        if (r.fired != null) { key("fired"); strings(r.fired); }
-        if (r.message != null) { key("message"); str(r.message); }
-        if (r.latencyNs >= 0) { key("latencyNs"); num(r.latencyNs); }
-        if (r.unmet != null) { key("unmet"); strings(r.unmet); }
-        end();
     }
 
     private void begin(String rec) {

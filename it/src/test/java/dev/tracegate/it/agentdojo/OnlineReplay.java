@@ -110,20 +110,42 @@ final class OnlineReplay {
     static Map<String, List<Observed>> sessions(Path audit) throws IOException {
         ObjectMapper json = new ObjectMapper();
         Map<String, List<Observed>> out = new LinkedHashMap<>();
+        Map<Integer, JsonNode> libraries = new LinkedHashMap<>();   // format 3: lib number -> its latest library record
         for (String line : Files.readAllLines(audit, StandardCharsets.UTF_8)) {
             JsonNode rec = json.readTree(line);
+            if ("library".equals(rec.path("rec").asText())) libraries.put(rec.path("lib").asInt(), rec);
             if (!"event".equals(rec.path("rec").asText())) continue;
             String kind = rec.path("kind").asText();
             List<String> fired = new ArrayList<>();
             rec.path("fired").forEach(f -> fired.add(f.asText()));
             List<String> atoms = new ArrayList<>();
-            rec.path("atoms").forEach(a -> atoms.add(a.asText()));
-            atoms.sort(null);
             Map<String, String> verdicts = new LinkedHashMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = rec.path("verdicts").fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> v = it.next();
-                verdicts.put(v.getKey(), v.getValue().asText());
+            if (rec.has("lib")) {
+                // format 3 (agent/CONFIG.md "The audit log"): hex digit k holds atoms 4k..4k+3, one letter per contract
+                JsonNode lib = libraries.get(rec.path("lib").asInt());
+                if (lib == null) throw new IllegalStateException("audit record names library " + rec.path("lib") + " before any library record: " + line);
+                String hex = rec.path("atoms").asText();
+                for (int k = 0; k < hex.length(); k++) {
+                    int d = Character.digit(hex.charAt(k), 16);
+                    for (int j = 0; j < 4; j++) if ((d & 1 << j) != 0) atoms.add(lib.path("atoms").get(4 * k + j).asText());
+                }
+                String letters = rec.path("verdicts").asText();
+                for (int c = 0; c < letters.length(); c++) {
+                    verdicts.put(lib.path("contracts").get(c).asText(), switch (letters.charAt(c)) {
+                        case 'I' -> "IDLE";
+                        case 'A' -> "ACTIVE";
+                        case 'F' -> "FAIL";
+                        default -> "UNKNOWN(" + letters.charAt(c) + ")";
+                    });
+                }
+            } else {
+                rec.path("atoms").forEach(a -> atoms.add(a.asText()));
+                for (Iterator<Map.Entry<String, JsonNode>> it = rec.path("verdicts").fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> v = it.next();
+                    verdicts.put(v.getKey(), v.getValue().asText());
+                }
             }
+            atoms.sort(null);
             boolean message = kind.equals("user") || kind.equals("assistant");
             Observed o = new Observed(kind, rec.path("seq").asLong(), -1, text(rec, "tool"),
                     kind.equals("call") ? rec.get("args") : null, message ? text(rec, "text") : null,

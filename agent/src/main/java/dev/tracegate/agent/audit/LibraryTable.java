@@ -1,0 +1,28 @@
+package dev.tracegate.agent.audit;
+
+import java.util.Objects;
+
+/**
+ * The contract ids and atom keys of one loaded library, in the engine's order: a format-3 audit log
+ * writes them once in a {@code library} record and every event record after it names contracts and
+ * atoms by their position in these tables. Immutable; create one per loaded library and share it.
+ */
+public final class LibraryTable {
+    final String[] contracts;
+    final String[] atoms;
+
+    /**
+     * @param contractIds the library's contract ids, in the order verdicts are given
+     * @param atomKeys    the library's atom keys, in the order of the valuation's bits
+     */
+    public LibraryTable(String[] contractIds, String[] atomKeys) {
+        this.contracts = Objects.requireNonNull(contractIds, "contractIds").clone();
+        this.atoms = Objects.requireNonNull(atomKeys, "atomKeys").clone();
+    }
+
+    /** Number of contracts. */
+    public int contractCount() { return contracts.length; }
+
+    /** Number of atoms. */
+    public int atomCount() { return atoms.length; }
+}
