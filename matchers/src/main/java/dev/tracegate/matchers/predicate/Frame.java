@@ -24,6 +24,10 @@ final class Frame {
 
     boolean catsDone;
     long cats;
+    /** Category detection as far as the atoms asked (see Grounding.anyCategory): started, found so far, next source, done. */
+    boolean detectStarted, detectDone;
+    long detectFound;
+    int detectNext;
     boolean purposesDone;
     long purposes;
     boolean anyPurpose;
@@ -55,6 +59,7 @@ final class Frame {
         toolFull = g.toolId(event.toolKey());
         toolBare = event.toolBare() == event.toolKey() ? toolFull : g.toolId(event.toolBare());
         catsDone = false;
+        detectStarted = false;
         purposesDone = false;
         node = null;
         text = null;
@@ -94,6 +99,12 @@ final class Frame {
             catsDone = true;
         }
         return cats;
+    }
+
+    /** True when the event carries a category in {@code q}: {@code (categories() & q) != 0}, detecting no further than needed. */
+    boolean anyCategory(long q) {
+        if (catsDone) return (cats & q) != 0;
+        return g.anyCategory(this, q);
     }
 
     long purposes() {

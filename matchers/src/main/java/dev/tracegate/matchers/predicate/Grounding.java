@@ -440,6 +440,75 @@ public final class Grounding implements Grounder<Event> {
         return m;
     }
 
+    /** Bits the extractor can find (field hints and detectors): the built-in categories. */
+    private static final long DETECTABLE = (1L << DataCategory.values().length) - 1;
+
+    /**
+     * {@code (categoriesOf(f) & q) != 0}, computed only as far as it needs: the declared, mapped and
+     * hinted categories first, then the texts (each argument value, the text, the result) one at a
+     * time, each scan stopping at the first category of {@code q} it finds. What it found and how far
+     * it got stay in the frame for the event's next question; a text whose scan stopped early is
+     * scanned again (leaving out the categories found) if a later question needs it.
+     */
+    boolean anyCategory(Frame f, long q) {
+        Event e = f.e;
+        if (!f.detectStarted) {
+            long m = 0;
+            for (int i = 0; i < e.categoryCount(); i++) {
+                Long b = categoryBits.get(e.category(i));
+                m |= b == null ? OTHER_CATEGORY : b;
+            }
+            boolean done = !detectCategories;
+            if (!done && f.isCall) {
+                Args a = e.args();
+                m |= mappedFields(f.toolFull, a);
+                if (f.toolBare != f.toolFull) m |= mappedFields(f.toolBare, a);
+                DataCategoryExtractor x = DataCategoryExtractor.INSTANCE;
+                for (int i = 0; i < a.leafCount(); i++) {
+                    JsonNode v = a.leafValue(i);
+                    if (v.isTextual() && v.textValue().isBlank()) continue;
+                    DataCategory hint = x.fieldHint(a.leafName(i));
+                    if (hint != null) m |= hint.bit();
+                }
+            }
+            f.detectFound = m;
+            f.detectDone = done;
+            f.detectNext = f.isCall ? 0 : e.args().leafCount(); // argument values are read on calls only
+            f.detectStarted = true;
+        }
+        long found = f.detectFound;
+        if ((found & q) != 0) return true;
+        if (f.detectDone || (q & DETECTABLE) == 0) return false;
+        Args a = e.args();
+        int leaves = a.leafCount();
+        DataCategoryExtractor x = DataCategoryExtractor.INSTANCE;
+        for (int s = f.detectNext; s < leaves + 2; s++) {
+            long got;
+            if (s < leaves) {
+                JsonNode v = a.leafValue(s);
+                if (v.isTextual()) {
+                    String t = v.textValue();
+                    got = t.isBlank() ? 0 : x.maskUntil(t, f.sink, found, q);
+                } else if (v.isIntegralNumber() && Math.abs(v.doubleValue()) >= 1_000_000 && x.fieldHint(a.leafName(s)) == null) {
+                    got = x.maskUntil(v.asText(), f.sink, found, q); // as Args.categoryMask: id-sized numbers without a hint
+                } else {
+                    got = 0;
+                }
+            } else {
+                got = x.maskUntil(s == leaves ? e.text() : e.result(), f.sink, found, q);
+            }
+            found |= got;
+            if ((got & q) != 0) {
+                f.detectFound = found;
+                f.detectNext = s; // that scan may have stopped early: a later question scans it again
+                return true;
+            }
+        }
+        f.detectFound = found;
+        f.detectDone = true;
+        return false;
+    }
+
     private long mappedFields(int id, Args a) {
         if (id < 0 || toolFieldPaths[id] == null) return 0;
         Args.Path[] ps = toolFieldPaths[id];
@@ -465,7 +534,7 @@ public final class Grounding implements Grounder<Event> {
         if (p == 0) return false;
         long need = 0;
         for (int i = 0; i < necessaryPurpose.length; i++) if ((p & necessaryPurpose[i]) != 0) need |= necessaryMask[i];
-        return (f.categories() & ~need) != 0;
+        return f.anyCategory(~need);
     }
 
     /** {@code purpose} is folded (trimmed, lower case): events fold theirs, the policy and the compiler theirs. */

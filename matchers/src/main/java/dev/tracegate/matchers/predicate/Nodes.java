@@ -213,7 +213,7 @@ final class Nodes {
     static final class Category extends Pred {
         final long mask;
         Category(long mask) { this.mask = mask; }
-        @Override int eval(Frame f) { return (f.categories() & mask) != 0 ? TRUE : FALSE; }
+        @Override int eval(Frame f) { return f.anyCategory(mask) ? TRUE : FALSE; }
     }
 
     static final class ExcessData extends Pred {
