@@ -14,7 +14,19 @@ public final class ToolName {
     /** The folded form of a tool name (trimmed, lower case); null stays null. */
     public static String fold(String name) {
         if (name == null) return null;
+        if (folded(name)) return name;
         return name.trim().toLowerCase(Locale.ROOT);
+    }
+
+    /** True when {@code name} is folded already: no space or control char at either end, no upper-case or non-ASCII char. */
+    private static boolean folded(String name) {
+        int n = name.length();
+        if (n == 0 || name.charAt(0) <= ' ' || name.charAt(n - 1) <= ' ') return false;
+        for (int i = 0; i < n; i++) {
+            char c = name.charAt(i);
+            if (c >= 0x80 || (c >= 'A' && c <= 'Z')) return false;
+        }
+        return true;
     }
 
     /**

@@ -145,7 +145,7 @@ final class EventLine {
                     case F_SEQ -> seq = count();
                     case F_TS -> ts = peek() == '"' ? Instant.parse(string()).toEpochMilli() : count();
                     case F_KIND -> {
-                        kind = EventKind.parse(string());
+                        kind = kind();
                         if (kind == null) throw DECLINE;
                     }
                     case F_TOOL -> tool = stringOrNull();
@@ -215,7 +215,53 @@ final class EventLine {
         return known(s, i - s);
     }
 
+    /** The known names' first eight bytes (zero-padded) as little-endian longs, by field number. */
+    private static final long[] NAME_WORDS = new long[NAMES.length];
+    /** The kinds as written (lower case), and their first eight bytes as little-endian longs, zero-padded. */
+    private static final EventKind[] KINDS = EventKind.values();
+    private static final byte[][] KIND_NAMES = new byte[KINDS.length][];
+    private static final long[] KIND_WORDS = new long[KINDS.length];
+
+    static {
+        for (int f = 1; f < NAMES.length; f++) NAME_WORDS[f] = word(NAMES[f]);
+        for (int k = 0; k < KINDS.length; k++) {
+            KIND_NAMES[k] = KINDS[k].name().toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+            KIND_WORDS[k] = word(KIND_NAMES[k]);
+        }
+    }
+
+    private static long word(byte[] w) {
+        long v = 0;
+        for (int k = Math.min(8, w.length) - 1; k >= 0; k--) v = (v << 8) | (w[k] & 0xFF);
+        return v;
+    }
+
+    /**
+     * The known field named by bytes {@code [s, s + n)}, or 0: one eight-byte compare where the line has
+     * eight bytes from {@code s} on (a name is followed by at least {@code ":} and a value, so all but the
+     * shortest names at the very end of a line do).
+     */
     private int known(int s, int n) {
+        if (n > 10 || s + 8 > end) return knownByBytes(s, n);
+        long w = (long) LONGS.get(b, s);
+        if (n < 8) w &= (1L << (n << 3)) - 1;
+        switch (n) {
+            case 2: return w == NAME_WORDS[F_ID] ? F_ID : w == NAME_WORDS[F_TS] ? F_TS : 0;
+            case 3: return w == NAME_WORDS[F_SEQ] ? F_SEQ : 0;
+            case 4: return w == NAME_WORDS[F_KIND] ? F_KIND : w == NAME_WORDS[F_TOOL] ? F_TOOL : w == NAME_WORDS[F_ARGS] ? F_ARGS
+                    : w == NAME_WORDS[F_TEXT] ? F_TEXT : 0;
+            case 5: return w == NAME_WORDS[F_ERROR] ? F_ERROR : w == NAME_WORDS[F_DEPTH] ? F_DEPTH : 0;
+            case 6: return w == NAME_WORDS[F_RESULT] ? F_RESULT : w == NAME_WORDS[F_TOKENS] ? F_TOKENS : 0;
+            case 7: return w == NAME_WORDS[F_SESSION] ? F_SESSION : w == NAME_WORDS[F_SUBJECT] ? F_SUBJECT
+                    : w == NAME_WORDS[F_GRANTED] ? F_GRANTED : 0;
+            case 8: return w == NAME_WORDS[F_PURPOSES] ? F_PURPOSES : 0;
+            case 10: return w == NAME_WORDS[F_CATEGORIES] && is(s, F_CATEGORIES) ? F_CATEGORIES : 0;
+            default: return 0;
+        }
+    }
+
+    /** {@link #known} byte by byte, for a name near the end of the line. */
+    private int knownByBytes(int s, int n) {
         switch (n) {
             case 2: return is(s, F_ID) ? F_ID : is(s, F_TS) ? F_TS : 0;
             case 3: return is(s, F_SEQ) ? F_SEQ : 0;
@@ -227,6 +273,30 @@ final class EventLine {
             case 10: return is(s, F_CATEGORIES) ? F_CATEGORIES : 0;
             default: return 0;
         }
+    }
+
+    /**
+     * The kind at p, a string: its lower-case name as the trace writer writes it, found by one eight-byte
+     * compare, else {@link EventKind#parse} of the string (any case, spaces around).
+     */
+    private EventKind kind() {
+        expectAt('"');
+        int s = p + 1;
+        if (s + 8 <= end) {
+            long w = (long) LONGS.get(b, s);
+            for (int k = 0; k < KINDS.length; k++) {
+                byte[] name = KIND_NAMES[k];
+                int n = name.length;
+                if ((n < 8 ? w & ((1L << (n << 3)) - 1) : w) != KIND_WORDS[k] || s + n >= end || b[s + n] != '"') continue;
+                boolean same = true;
+                for (int i = 8; i < n; i++) same &= b[s + i] == name[i]; // past the first eight bytes (assistant)
+                if (same) {
+                    p = s + n + 1;
+                    return KINDS[k];
+                }
+            }
+        }
+        return EventKind.parse(string());
     }
 
     private boolean is(int s, int field) {
