@@ -323,6 +323,14 @@ class SpringAiTest {
     }
 
     @Test
+    void aViolatingStreamedAnswerInShadowModeIsLoggedAndChangesNothing() {
+        ForkedJvm.Result r = run("shadow=true,blockOutput=secret code", "--direct", "--chunks", "chat");
+        assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
+        assertThat(r.stdout()).as(r.toString()).contains("ANSWER: the secret code is 1234");
+        assertThat(r.stderr()).as(r.toString()).contains("SHADOW would BLOCK ASSISTANT springai-stream session=default");
+    }
+
+    @Test
     void aDirectModelStreamIsAuditedUnderAContractLibrary(@TempDir Path dir) throws IOException {
         assertOneAuditedBlock(dir, SpringAiTest::run, "default", "--direct", "--chunks", "chat");
     }
