@@ -40,8 +40,8 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * implementation (method, function and MCP callbacks), counted once; the conversation id from the
  * advisor context at {@code DefaultAroundAdvisorChain#nextCall} (same thread as blocking tool calls) and
  * {@code #nextStream} (written into the Reactor context, which Spring AI hands to the tool thread through
- * {@code ToolCallReactiveContextHolder}); USER and ASSISTANT at {@code ChatModel#call(Prompt)}, USER at
- * {@code ChatModel#stream(Prompt)}.
+ * {@code ToolCallReactiveContextHolder}); USER and ASSISTANT at {@code ChatModel#call(Prompt)}, USER and the streamed
+ * answer at {@code ChatModel#stream(Prompt)}.
  *
  * <p>Streamed ASSISTANT text ({@code ChatModel#stream(Prompt)}, called directly or by a {@code ChatClient}, 2.0.x and
  * 1.1.x): the Flux the outermost {@code stream} call returns is wired to a {@link StreamCheck}, which lets every chunk
@@ -51,7 +51,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * {@code block.style: exception}, ends the stream with {@code TracegateViolation} as its error. A {@code ChatClient} calls
  * {@code stream} once per model round, so each round is checked once (a round that asks for tools has no answer text);
  * its advisors then see the notice as part of the answer, as the application does.
-  */
+ */
 public final class SpringAiHooks implements Hooks {
 
     static final String TOOL_CALLBACK = "org.springframework.ai.tool.ToolCallback";
