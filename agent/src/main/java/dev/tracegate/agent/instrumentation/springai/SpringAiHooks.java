@@ -151,7 +151,14 @@ public final class SpringAiHooks implements Hooks {
                     for (Object candidate : (List<?>) table) {
                         if (candidate instanceof ToolCallback
                                 && ruling.tool.equals(((ToolCallback) candidate).getToolDefinition().name())) {
-                            return Ruling.replaced(((ToolCallback) candidate).call(ruling.arguments, context));
+                            // the target runs here, inside advice whose throwables are suppressed: a failing target
+                            // must not fall through to the blocked tool, so its failure becomes the substituted result
+                            try {
+                                return Ruling.replaced(((ToolCallback) candidate).call(ruling.arguments, context));
+                            } catch (Throwable targetFailed) {
+                                return Ruling.substitute("tracegate: this call was redirected to " + ruling.tool
+                                        + ", which failed (" + targetFailed.getMessage() + "); the call itself did not run.");
+                            }
                         }
                     }
                 }
