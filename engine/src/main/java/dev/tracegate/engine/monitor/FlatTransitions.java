@@ -38,7 +38,7 @@ final class FlatTransitions {
     static final int MAX_GROUP_BITS = 11;
     /** Widest field of one tabulated formula; wider ones (huge automata) are stepped by {@link Dfa#step}. */
     static final int MAX_FIELD_BITS = 24;
-    /** Bound on the joint tables' total size, in entries (4 bytes each). */
+    /** Bound on the joint tables' total size, in entries (4 bytes each), per packed long of table formulas. */
     static final int GROUP_BUDGET = 1 << 13;
 
     /**
@@ -83,6 +83,24 @@ final class FlatTransitions {
      */
     final int[] lookup;
 
+    /**
+     * Whether the packed state is several longs and every group is tabulated, so that
+     * {@link #stepWords} steps the whole set (no decision-diagram automaton).
+     */
+    final boolean manyWords;
+    /**
+     * For {@link #stepWords}, per packed long {@code w}: the end (exclusive) of its gather entries
+     * (those of long {@code w} start where those of {@code w - 1} end; entries are ordered by long).
+     */
+    final int[] gatherEnd;
+    /** For {@link #stepWords}, per packed long {@code w}: the end (exclusive) in {@link #descriptors} of its groups. */
+    final int[] groupEnd;
+    /**
+     * For {@link #stepWords}, per group (in order of packed long): bits 0-31 base of its table in
+     * {@link #flat}, 32-37 offset of its bits in the packed long, 40-63 their mask; one load per group.
+     */
+    final long[] descriptors;
+
     FlatTransitions(List<Dfa> dfas, int[][] atomIndex, boolean[][] pv, int valuationWords) {
         int n = dfas.size();
         int[] k = new int[n];
@@ -95,7 +113,13 @@ final class FlatTransitions {
             k[f] = tabulated[f] ? d.atoms().size() : 0;
             width[f] = k[f] + b;
         }
-        List<List<Integer>> bins = bins(tabulated, width);
+        List<List<List<Integer>>> chunks = bins(tabulated, width, atomIndex);
+        List<List<Integer>> bins = new ArrayList<>();
+        java.util.Set<List<Integer>> opening = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (List<List<Integer>> chunk : chunks) {
+            if (!chunk.isEmpty() && !bins.isEmpty()) opening.add(chunk.get(0));
+            bins.addAll(chunk);
+        }
         layout = new long[n];
         groups = new long[bins.size()];
         int total = 0;
@@ -105,7 +129,7 @@ final class FlatTransitions {
             List<Integer> bin = bins.get(g);
             int w = 0;
             for (int f : bin) w += width[f];
-            if (bit + w > 63) {
+            if (bit + w > 63 || (opening.contains(bin) && bit > 0)) {
                 word++;
                 bit = 0;
             }
@@ -159,8 +183,10 @@ final class FlatTransitions {
         int[] dst = new int[most];
         long[] tables = new long[0];
         int entries = 0;
-        for (int b = 0; b < valuationWords * 8; b++) {
-            for (int w = 0; w < packedWords; w++) {
+        // Entries in order of the packed long they feed (then of valuation byte), so that each long's
+        // letters are a contiguous range for stepWords.
+        for (int w = 0; w < packedWords; w++) {
+            for (int b = 0; b < valuationWords * 8; b++) {
                 long any = 0;
                 for (int i = 0; i < 8; i++) any |= feeds[(b * 8 + i) * packedWords + w];
                 if (any == 0) continue;
@@ -192,6 +218,17 @@ final class FlatTransitions {
             lookup[3 * g + 2] = (1 << ((int) (groups[g] >>> 38) & 63)) - 1;
         }
         oneWord = packedWords == 1 && tablesOnly;
+        manyWords = packedWords > 1 && tablesOnly;
+        gatherEnd = new int[packedWords];
+        for (int e = 0; e < entries; e++) gatherEnd[target[e]] = e + 1;
+        for (int w = 1; w < packedWords; w++) gatherEnd[w] = Math.max(gatherEnd[w], gatherEnd[w - 1]);
+        groupEnd = new int[packedWords];
+        descriptors = new long[groups.length];
+        for (int g = 0; g < groups.length; g++) {
+            groupEnd[word(groups[g])] = g + 1;
+            descriptors[g] = (groups[g] & 0xFFFFFFFFL) | (groups[g] >>> 32 & 63) << 32 | fieldMask(groups[g]) << 40;
+        }
+        for (int w = 1; w < packedWords; w++) groupEnd[w] = Math.max(groupEnd[w], groupEnd[w - 1]);
     }
 
     static int fieldShift(long layout) { return (int) (layout >>> 32) & 63; }
@@ -203,41 +240,84 @@ final class FlatTransitions {
     static int word(long layout) { return (int) (layout >>> 50); }
 
     /**
-     * Groups of table formulas whose fields together take at most {@code g} bits (first fit,
-     * widest first), for the largest {@code g <= MAX_GROUP_BITS} whose joint tables stay within
-     * {@link #GROUP_BUDGET}; each diagram formula is a group of its own.
+     * Groups of formulas stepped by one lookup, in chunks that each start a packed long (the first
+     * group of each chunk opens a new long). Table formulas whose fields fit one long together are
+     * one chunk; otherwise they are cut, in order of their first global atom, into chunks of at most
+     * 63 bits, so that the atoms feeding one long lie close together in the valuation (fewer gather
+     * entries). Within a chunk, groups take at most {@code g} bits (first fit, widest first), for the
+     * largest {@code g <= MAX_GROUP_BITS} whose joint tables stay within {@link #GROUP_BUDGET} per
+     * chunk. Each diagram formula is a group of its own, in a last chunk.
      */
-    private static List<List<Integer>> bins(boolean[] tabulated, int[] width) {
+    private static List<List<List<Integer>>> bins(boolean[] tabulated, int[] width, int[][] atomIndex) {
         List<Integer> order = new ArrayList<>();
         int widest = 0;
+        int total = 0;
         for (int f = 0; f < tabulated.length; f++) {
             if (tabulated[f]) {
                 order.add(f);
                 widest = Math.max(widest, width[f]);
+                total += width[f];
             }
         }
-        order.sort((x, y) -> width[y] - width[x]);
-        List<List<Integer>> best = null;
-        for (int g = Math.max(widest, MAX_GROUP_BITS); g >= widest; g--) {
-            List<List<Integer>> bins = new ArrayList<>();
-            List<Integer> used = new ArrayList<>();
-            for (int f : order) {
-                int i = 0;
-                while (i < bins.size() && used.get(i) + width[f] > g) i++;
-                if (i == bins.size()) {
-                    bins.add(new ArrayList<>());
-                    used.add(0);
+        List<List<Integer>> chunks = new ArrayList<>();
+        if (total <= 63) {
+            chunks.add(order);
+        } else {
+            int[] first = new int[tabulated.length];
+            for (int f = 0; f < first.length; f++) {
+                first[f] = Integer.MAX_VALUE;
+                for (int a : atomIndex[f]) first[f] = Math.min(first[f], a);
+            }
+            List<Integer> byAtom = new ArrayList<>(order);
+            byAtom.sort((x, y) -> first[x] != first[y] ? Integer.compare(first[x], first[y]) : Integer.compare(x, y));
+            List<Integer> chunk = new ArrayList<>();
+            int used = 0;
+            for (int f : byAtom) {
+                if (used + width[f] > 63) {
+                    chunks.add(chunk);
+                    chunk = new ArrayList<>();
+                    used = 0;
                 }
-                bins.get(i).add(f);
-                used.set(i, used.get(i) + width[f]);
+                chunk.add(f);
+                used += width[f];
             }
-            long size = 0;
-            for (int u : used) size += 1L << u;
-            best = bins;
-            if (size <= GROUP_BUDGET) break;
+            chunks.add(chunk);
         }
-        List<List<Integer>> out = new ArrayList<>(best == null ? List.of() : best);
-        for (int f = 0; f < tabulated.length; f++) if (!tabulated[f]) out.add(List.of(f));
+        // A budget per packed long keeps groups as wide as for a set of one long (fewer lookups per
+        // formula), so that the step's cost grows with the number of formulas, not faster; the tables
+        // grow linearly with it (at most 32 KB per long).
+        long budget = (long) GROUP_BUDGET * chunks.size();
+        List<List<List<Integer>>> best = new ArrayList<>();
+        for (int g = Math.max(widest, MAX_GROUP_BITS); g >= widest; g--) {
+            List<List<List<Integer>>> all = new ArrayList<>();
+            long size = 0;
+            for (List<Integer> chunk : chunks) {
+                List<Integer> wide = new ArrayList<>(chunk);
+                wide.sort((x, y) -> width[y] - width[x]);
+                List<List<Integer>> bins = new ArrayList<>();
+                List<Integer> used = new ArrayList<>();
+                for (int f : wide) {
+                    int i = 0;
+                    while (i < bins.size() && used.get(i) + width[f] > g) i++;
+                    if (i == bins.size()) {
+                        bins.add(new ArrayList<>());
+                        used.add(0);
+                    }
+                    bins.get(i).add(f);
+                    used.set(i, used.get(i) + width[f]);
+                }
+                for (int u : used) size += 1L << u;
+                all.add(bins);
+            }
+            best = all;
+            if (size <= budget) break;
+        }
+        List<List<List<Integer>>> out = new ArrayList<>(best);
+        // Diagram formulas follow in the last chunk (they read no letter bits: locality does not matter).
+        if (out.isEmpty()) out.add(new ArrayList<>());
+        List<List<Integer>> last = new ArrayList<>(out.get(out.size() - 1));
+        for (int f = 0; f < tabulated.length; f++) if (!tabulated[f]) last.add(List.of(f));
+        out.set(out.size() - 1, last);
         return out;
     }
 
@@ -293,6 +373,42 @@ final class FlatTransitions {
             out |= (long) (e & STATE) << shift;
         }
         return out | (long) (fresh & FRESH) << 32;
+    }
+
+    /**
+     * One step of every automaton of a {@link #manyWords} set, long by long with the code of
+     * {@link #stepWord}: each long's fields are gathered and looked up in a register, and its result
+     * is written once to {@code to} and to {@code next}. Returns the OR of the transition entries
+     * (negative: some formula is freshly permanently violated).
+     */
+    int stepWords(long[] before, long[] valuation, long[] to, long[] next) {
+        final int[] src = source;
+        final long[] b = bytes;
+        final long[] k = descriptors;
+        final int[] t = flat;
+        final int[] gatherEnd = this.gatherEnd;
+        final int[] groupEnd = this.groupEnd;
+        int fresh = 0;
+        int e = 0;
+        int g = 0;
+        for (int w = 0; w < gatherEnd.length; w++) {
+            long fields = before[w];
+            for (final int end = gatherEnd[w]; e < end; e++) {
+                final int s = src[e];
+                fields |= b[e << 8 | (int) (valuation[s >>> 6] >>> s) & 0xFF];
+            }
+            long out = 0;
+            for (final int end = groupEnd[w]; g < end; g++) {
+                final long d = k[g];
+                final int shift = (int) (d >>> 32);   // a long shift reads the low six bits only
+                final int x = t[(int) d + ((int) (fields >>> shift) & (int) (d >>> 40))];
+                fresh |= x;
+                out |= (long) (x & STATE) << shift;
+            }
+            to[w] = out;
+            next[w] = out;
+        }
+        return fresh;
     }
 
     /** The letter bits of packed long 0 for {@code valuation} (for contract sets of one packed long). */

@@ -34,8 +34,11 @@ import java.util.function.Consumer;
  * formulas gathered by per-byte tables, then one lookup per group of formulas in their joint
  * transition table. When the packed state is one long and every automaton is tabulated (most
  * contract sets of up to a dozen or so contracts), {@link #step} takes a short path that reads that
- * long and steps it in straight-line code ({@link FlatTransitions#stepWord}); everything rare (a fresh
- * violation, unevaluable atoms, several longs, decision diagrams) lives in methods of its own.
+ * long and steps it in straight-line code ({@link FlatTransitions#stepWord}); a packed state of several
+ * longs (sets of a few dozen contracts and more) is stepped long by long with the same per-long code
+ * ({@link FlatTransitions#stepWords}), each long's letters gathered and its groups looked up in a
+ * register; everything rare (a fresh violation, unevaluable atoms, decision diagrams) lives in
+ * methods of its own.
  * {@link Replay} steps the same automata one by one with {@link
  * dev.tracegate.engine.automaton.Dfa#step}; tests hold the two to the same states and decisions.
  *
@@ -64,6 +67,8 @@ public final class SessionMonitor<E> {
     private final boolean context;
     /** Whether {@link FlatTransitions#stepWord} steps the whole set (see {@link FlatTransitions#oneWord}). */
     private final boolean oneWord;
+    /** Whether {@link FlatTransitions#stepWords} steps the whole set (see {@link FlatTransitions#manyWords}). */
+    private final boolean manyWords;
 
     private final StateArena arena;
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
@@ -94,6 +99,7 @@ public final class SessionMonitor<E> {
         this.refs = grounder.refs();
         this.context = words != 0 || refs != 0;
         this.oneWord = flat.oneWord;
+        this.manyWords = flat.manyWords;
         this.initialPacked = new long[flat.packedWords];
         flat.pack(initialStates, initialPacked);
         this.arena = new StateArena(flat.packedWords, words, refs);
@@ -206,7 +212,8 @@ public final class SessionMonitor<E> {
             VarHandle.loadLoadFence();
             if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
             final int u = ground(event, mine, w);
-            final int fresh = oneLong ? stepOneWord(before, mine.packed, next, val, table, layout)
+            final int fresh = manyWords ? flat.stepWords(before, val, mine.packed, next)
+                    : oneLong ? stepOneWord(before, mine.packed, next, val, table, layout)
                     : stepWords(before, mine.packed, next, val, w.fields, table, layout);
             Decision d = Decision.PASS;
             if (fresh < 0 || u != 0) {

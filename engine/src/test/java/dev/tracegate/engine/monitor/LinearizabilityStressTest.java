@@ -64,6 +64,7 @@ class LinearizabilityStressTest {
         }
         ContractSet set = ContractSet.compile(contracts, compiler);
         assertThat(set.flatTransitions().packedWords).isGreaterThan(1);
+        assertThat(set.flatTransitions().manyWords).as("stepped by FlatTransitions.stepWords").isTrue();
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try {
             for (int round = 0; round < 30; round++) runRound(set, pool, round, new BitsGrounder());

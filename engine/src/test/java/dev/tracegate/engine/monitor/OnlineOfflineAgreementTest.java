@@ -85,6 +85,7 @@ class OnlineOfflineAgreementTest {
         long refusals = 0;
         long events = 0;
         int wideWords = 0;
+        int manyWords = 0;
         for (int seed = 0; sets < 40; seed++) {
             Random r = new Random(1000 + seed);
             int atoms = 20 + r.nextInt(40);
@@ -100,6 +101,7 @@ class OnlineOfflineAgreementTest {
             if (set.atoms().size() > 64) continue; // BitsGrounder fills one valuation word
             sets++;
             if (set.flatTransitions().packedWords > 1) wideWords++;
+            if (set.flatTransitions().manyWords) manyWords++;
             boolean enforce = r.nextInt(4) != 0;
             SessionMonitor<BitsGrounder.Ev> online = new SessionMonitor<>(set, new BitsGrounder());
             Replay<BitsGrounder.Ev> offline = new Replay<>(set, new BitsGrounder(), true, "s");
@@ -131,6 +133,7 @@ class OnlineOfflineAgreementTest {
             assertThat(endOnline.unmet()).as("seed " + seed).isEqualTo(endOffline.unmet());
         }
         assertThat(wideWords).as("sets whose packed state spans several longs").isGreaterThan(10);
+        assertThat(manyWords).as("of which without diagram automata (stepped long by long in straight-line code)").isGreaterThan(5);
         assertThat(refusals).as("refusals among %d events", events).isGreaterThan(events / 50);
     }
 
