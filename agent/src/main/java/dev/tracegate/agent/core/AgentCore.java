@@ -1,7 +1,9 @@
 package dev.tracegate.agent.core;
 
 import dev.tracegate.agent.audit.AuditWriter;
+import dev.tracegate.agent.bootstrap.DispatchTarget;
 import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.config.AgentConfig;
 import dev.tracegate.agent.config.BlockStyle;
 import dev.tracegate.agent.config.ConfigException;
@@ -28,9 +30,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Starts the agent inside the agent's class loader: reads the options, creates the supervisor, installs
@@ -88,18 +91,32 @@ public final class AgentCore {
                 bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "fail=open";
             }
             AgentArguments bridgeOptions = bridgeArgs.equals(arguments == null ? "" : arguments) ? options : AgentArguments.parse(bridgeArgs);
-            List<Hooks> hooks = new java.util.ArrayList<>();
-            // configured methods match types by name only: the weaver need not build Byte Buddy before such a class loads
-            Hooks configured = methods.isEmpty() ? new ConfiguredHooks(methods)
-                    : Hooks.matchingNames(new ConfiguredHooks(methods), methods::namesClass);
-            for (Hooks h : List.of(new LangChain4jHooks(), new SpringAiHooks(), new McpHooks.Server(), new McpHooks.Client(), configured)) {
-                if (config.instrumentationEnabled(h.name())) {
-                    hooks.add(h);
-                }
-            }
-            Weaver installed = new Weaver(hooks);
-            Supervisor supervisor;
             String supervisorName = options.get("supervisor", config.libraries().isEmpty() ? "rules" : "contracts");
+            // premain: no host code runs before premain returns, so the supervisor (metrics, libraries, audit log) is
+            // built on a second thread, started first, while this one creates the weaver and reads the hook points
+            FutureTask<Started> pending = null;
+            if (!attached) {
+                pending = new FutureTask<>(() -> {
+                    SupervisorMetrics metrics = supervisorName.equals("contracts") ? new SupervisorMetrics() : null;
+                    Supervisor created = createSupervisor(supervisorName, options, config, json, metrics);
+                    AgentLog.debug("start-up: supervisor built at " + millisSince(started) + " ms");
+                    return new Started(created, metrics);
+                });
+                Thread builder = new Thread(pending, "tracegate-start");
+                builder.setDaemon(true);
+                builder.start();
+            }
+            Weaver installed;
+            try {
+                installed = new Weaver(hooks(config, methods));
+                if (!attached) {
+                    installed.install(instrumentation, AgentCore.class.getClassLoader(), false);
+                }
+            } catch (RuntimeException | LinkageError e) {
+                if (pending != null) closeWhenBuilt(pending);
+                throw e;
+            }
+            Supervisor supervisor;
             if (attached) {
                 // the host is running: the dispatcher must have its target before the first class is woven
                 SupervisorMetrics metrics = supervisorName.equals("contracts") ? new SupervisorMetrics() : null;
@@ -117,45 +134,8 @@ public final class AgentCore {
                 bridge = created;
                 installed.install(instrumentation, AgentCore.class.getClassLoader(), true);
             } else {
-                // premain: no host code runs before premain returns, so the supervisor (libraries, audit log) is
-                // built on a second thread while this one installs the weaver; the JMX MBean (starting the platform
-                // MBean server is the slowest single step) is registered by whichever thread is free first
-                SupervisorMetrics metrics = supervisorName.equals("contracts") ? new SupervisorMetrics() : null;
-                AtomicBoolean jmxTaken = new AtomicBoolean(metrics == null || !config.metricsJmx());
-                FutureTask<Supervisor> pending = new FutureTask<>(() -> {
-                    Supervisor created = createSupervisor(supervisorName, options, config, json, metrics);
-                    AgentLog.debug("start-up: supervisor built at " + millisSince(started) + " ms");
-                    if (jmxTaken.compareAndSet(false, true)) {
-                        try {
-                            metrics.register();
-                        } catch (RuntimeException e) {
-                            closeAll();
-                            throw e;
-                        }
-                        AgentLog.debug("start-up: JMX MBean registered at " + millisSince(started) + " ms (start thread)");
-                    }
-                    return created;
-                });
-                Thread builder = new Thread(pending, "tracegate-start");
-                builder.setDaemon(true);
-                builder.start();
-                try {
-                    installed.install(instrumentation, AgentCore.class.getClassLoader(), false);
-                    if (jmxTaken.compareAndSet(false, true)) {
-                        metrics.register();
-                        AgentLog.debug("start-up: JMX MBean registered at " + millisSince(started) + " ms");
-                    }
-                } catch (RuntimeException | LinkageError e) {
-                    closeWhenBuilt(pending);
-                    if (metrics != null) metrics.unregister();
-                    throw e;
-                }
-                try {
-                    supervisor = built(pending);
-                } catch (RuntimeException | Error e) {
-                    if (metrics != null) metrics.unregister();
-                    throw e;
-                }
+                Started done = built(pending);
+                supervisor = done.supervisor();
                 SupervisorBridge created;
                 try {
                     created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
@@ -163,8 +143,17 @@ public final class AgentCore {
                     closeAll();
                     throw e;
                 }
-                Dispatcher.install(created);
                 bridge = created;
+                // the JMX MBean (starting the platform MBean server is the slowest single step) is registered after
+                // premain returns, on a third thread; the first supervised event waits for it, so that the counters of
+                // every event are readable
+                if (done.metrics() != null && config.metricsJmx()) {
+                    Registration registration = new Registration(done.metrics()::register, started);
+                    Dispatcher.install(new UntilRegistered(created, registration));
+                    registration.start();
+                } else {
+                    Dispatcher.install(created);
+                }
             }
             weaver = installed;
             Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
@@ -193,6 +182,24 @@ public final class AgentCore {
         }
     }
 
+    /** The instrumentations the configuration enables. */
+    private static List<Hooks> hooks(AgentConfig config, ConfiguredMethods methods) {
+        List<Hooks> hooks = new java.util.ArrayList<>();
+        // configured methods match types by name only: the weaver need not build Byte Buddy before such a class loads
+        Hooks configured = methods.isEmpty() ? new ConfiguredHooks(methods)
+                : Hooks.matchingNames(new ConfiguredHooks(methods), methods::namesClass);
+        for (Hooks h : List.of(new LangChain4jHooks(), new SpringAiHooks(), new McpHooks.Server(), new McpHooks.Client(), configured)) {
+            if (config.instrumentationEnabled(h.name())) {
+                hooks.add(h);
+            }
+        }
+        return hooks;
+    }
+
+    /** What the start thread built: the supervisor and its metrics (null for a supervisor without them). */
+    private record Started(Supervisor supervisor, SupervisorMetrics metrics) {
+    }
+
     /**
      * A user mistake in the configuration or a library stops the start with one paragraph and no stack
      * trace: at JVM start the process exits with status 78 (EX_CONFIG) before the application runs;
@@ -208,7 +215,7 @@ public final class AgentCore {
     }
 
     /** The supervisor built on the start thread; its failure is rethrown here as if it had been built on this one. */
-    private static Supervisor built(FutureTask<Supervisor> pending) {
+    private static <T> T built(FutureTask<T> pending) {
         boolean interrupted = false;
         try {
             while (true) {
@@ -229,7 +236,7 @@ public final class AgentCore {
     }
 
     /** The weaver failed: let the supervisor finish building, then close what it opened (audit log, metrics). */
-    private static void closeWhenBuilt(FutureTask<Supervisor> pending) {
+    private static void closeWhenBuilt(FutureTask<?> pending) {
         try {
             built(pending);
         } catch (RuntimeException | Error ignored) {
@@ -323,6 +330,131 @@ public final class AgentCore {
         Weaver w = weaver;
         if (w != null) {
             w.reportUnmatched();
+        }
+    }
+
+    /**
+     * Registers the JMX MBean on its own thread once premain has returned. A failure is logged and leaves
+     * supervision running: only the counters are then not readable over JMX.
+     */
+    static final class Registration extends Thread {
+        /** How long the first event waits for the registration before it goes on without it. */
+        private static final long PATIENCE_SECONDS = 10;
+        private final Runnable register;
+        private final long started;
+        private final CountDownLatch done = new CountDownLatch(1);
+
+        Registration(Runnable register, long started) {
+            super("tracegate-jmx");
+            setDaemon(true);
+            this.register = register;
+            this.started = started;
+        }
+
+        @Override
+        public void run() {
+            try {
+                register.run();
+                AgentLog.debug("start-up: JMX MBean registered at " + millisSince(started) + " ms (after premain)");
+            } catch (RuntimeException | LinkageError e) {
+                AgentLog.error("the JMX MBean could not be registered: supervision goes on, but its counters are not readable over JMX", e);
+            } finally {
+                done.countDown();
+            }
+        }
+
+        /** Waits (at most {@value #PATIENCE_SECONDS} s, never interrupted) until the registration has ended. */
+        void awaitEnd() {
+            boolean interrupted = false;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENCE_SECONDS);
+            try {
+                while (true) {
+                    long left = deadline - System.nanoTime();
+                    try {
+                        if (left <= 0 || done.await(left, TimeUnit.NANOSECONDS)) return;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            } finally {
+                if (interrupted) Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * The dispatcher's target until the JMX MBean is registered: the first event waits for the registration,
+     * hands the dispatcher the bridge itself, and is then handled by it. Every method of
+     * {@link DispatchTarget} is forwarded (a test checks that none is left to a default).
+     */
+    static final class UntilRegistered implements DispatchTarget {
+        private final DispatchTarget bridge;
+        private final Registration registration;
+
+        UntilRegistered(DispatchTarget bridge, Registration registration) {
+            this.bridge = bridge;
+            this.registration = registration;
+        }
+
+        private DispatchTarget ready() {
+            registration.awaitEnd();
+            Dispatcher.install(bridge);
+            return bridge;
+        }
+
+        @Override
+        public Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId) {
+            return ready().onToolCall(framework, session, tool, argumentsJson, callId);
+        }
+
+        @Override
+        public String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error) {
+            return ready().onToolResult(framework, session, tool, callId, resultText, error);
+        }
+
+        @Override
+        public Object onToolResultObject(String framework, String session, String tool, String callId, Object result) {
+            return ready().onToolResultObject(framework, session, tool, callId, result);
+        }
+
+        @Override
+        public String onUserMessage(String framework, String session, String text) {
+            return ready().onUserMessage(framework, session, text);
+        }
+
+        @Override
+        public String onAssistantMessage(String framework, String session, String text) {
+            return ready().onAssistantMessage(framework, session, text);
+        }
+
+        @Override
+        public Ruling onMethodCall(String origin, Object[] arguments) {
+            return ready().onMethodCall(origin, arguments);
+        }
+
+        @Override
+        public Object onMethodResult(String origin, Object[] arguments, Object result) {
+            return ready().onMethodResult(origin, arguments, result);
+        }
+
+        @Override
+        public void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
+            ready().onMethodThrown(origin, arguments, thrown);
+        }
+
+        @Override
+        public String toJson(Object value) {
+            return bridge.toJson(value);
+        }
+
+        @Override
+        public Object fromJson(String json) {
+            return bridge.fromJson(json);
+        }
+
+        @Override
+        public Ruling onInternalError(String where, Throwable error) {
+            return ready().onInternalError(where, error);
         }
     }
 

@@ -95,9 +95,10 @@ public final class Weaver {
             StartupGate gate = new StartupGate(this, agentLoader);
             if (wakes(ClassLoader.getSystemClassLoader(), null)) {
                 // the application's own loader sees a framework: its classes will be matched from the first one on,
-                // so read the hook points now, while the supervisor is built on the other thread
+                // so read the hook points and load what matching needs now, while the supervisor is built on the other thread
                 long started = System.nanoTime();
                 targets(); // a failure here stops the start, as on attach
+                matchOnce(agentLoader);
                 AgentLog.debug("start-up: hook points read in " + (System.nanoTime() - started) / 1_000_000
                         + " ms; the agent builder waits for the first class that one matches");
             } else {
@@ -155,6 +156,23 @@ public final class Weaver {
                 targets = List.copyOf(all);
             }
             return targets;
+        }
+    }
+
+    /**
+     * Matches one class of the agent's own (which no hook point matches) against every hook point, as the gate
+     * will match the application's first class: the type pool, the class file reader and the matchers are then
+     * loaded while premain waits for the supervisor, not when the application's main class is defined.
+     */
+    private void matchOnce(ClassLoader agentLoader) {
+        String name = Hooks.class.getName();
+        try {
+            TypeDescription type = types.typePool(ClassFileLocator.ForClassLoader.of(agentLoader), agentLoader, name).describe(name).resolve();
+            for (Target t : targets()) {
+                t.types().matches(type);
+            }
+        } catch (RuntimeException | LinkageError e) {
+            AgentLog.debug("start-up: matching ahead of the first class failed (" + e + "); the gate will match it then");
         }
     }
 
