@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.imports.OpenAiMessagesImporter.EventSink;
+import dev.tracegate.matchers.trace.TraceFormatException;
 import dev.tracegate.matchers.trace.TraceWriter;
 
 import java.io.BufferedReader;
@@ -210,7 +211,7 @@ public final class AgentDojoImporter {
             } catch (StreamReadException e) {
                 JsonLocation loc = e.getLocation();
                 throw new MessageLogException(source, loc == null ? 0 : loc.getLineNr(), loc == null ? 0 : loc.getColumnNr(),
-                        OpenAiMessagesImporter.path(p.getParsingContext()), "not valid JSON: " + e.getOriginalMessage(),
+                        OpenAiMessagesImporter.path(p.getParsingContext()), "not valid JSON: " + TraceFormatException.jsonProblem(e, "file"),
                         "use the benchmark's run files unchanged");
             }
             labels.check(s, suite, task, attackType, injection);

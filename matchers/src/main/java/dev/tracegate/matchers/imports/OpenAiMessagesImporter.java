@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tracegate.matchers.event.Args;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.event.EventKind;
+import dev.tracegate.matchers.trace.TraceFormatException;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -134,7 +135,7 @@ public final class OpenAiMessagesImporter {
             } catch (StreamReadException e) {
                 JsonLocation loc = e.getLocation();
                 throw new MessageLogException(source, loc == null ? 0 : loc.getLineNr(), loc == null ? 0 : loc.getColumnNr(),
-                        path(p.getParsingContext()), "not valid JSON: " + e.getOriginalMessage(),
+                        path(p.getParsingContext()), "not valid JSON: " + TraceFormatException.jsonProblem(e, "file"),
                         "repair the JSON (an editor with a JSON linter shows the spot)");
             }
             return s.summary();

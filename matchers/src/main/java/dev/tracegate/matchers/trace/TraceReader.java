@@ -361,8 +361,11 @@ public final class TraceReader implements Closeable {
         } catch (JsonProcessingException e) {
             JsonLocation loc = e.getLocation();
             int col = loc == null ? 1 : Math.max(1, loc.getColumnNr());
-            throw new TraceFormatException(source, line, col, "not valid JSON: " + e.getOriginalMessage(),
-                    "each line must be one complete JSON object, e.g. {\"session\":\"s1\",\"kind\":\"user\",\"text\":\"hi\"}");
+            String problem = TraceFormatException.jsonProblem(e, "line");
+            String fix = problem.startsWith("the line ends")
+                    ? "complete the line or delete it (a trace cut off while it was written ends in such a line)"
+                    : "each line must be one complete JSON object, e.g. {\"session\":\"s1\",\"kind\":\"user\",\"text\":\"hi\"}";
+            throw new TraceFormatException(source, line, col, "not valid JSON: " + problem, fix);
         }
     }
 

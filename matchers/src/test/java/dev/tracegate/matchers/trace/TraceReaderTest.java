@@ -102,13 +102,23 @@ class TraceReaderTest {
     }
 
     @Test void invalidJsonReportsTheParsersColumn() {
-        TraceFormatException e = error("{\"session\":\"s\",\"kind\":\"user\",\"text\":\"unterminated}");
-        assertThat(e.line()).isEqualTo(1);
-        assertThat(e.problem()).startsWith("not valid JSON: ");
-        assertThat(e.column()).isGreaterThan(30);
-        assertThat(e.fix()).contains("one complete JSON object");
-        TraceFormatException truncated = error("{\"session\":\"s\",");
-        assertThat(truncated.getMessage()).startsWith("t.jsonl:1:").contains("not valid JSON");
+        TraceFormatException e = error("{\"session\":\"s\",\"kind\":\"user\",\"text\":bad}");
+        assertThat(e.getMessage()).isEqualTo("t.jsonl:1:37: not valid JSON: Unrecognized token 'bad': was expecting (JSON String, Number, "
+                + "Array, Object or token 'null', 'true' or 'false'). Fix: each line must be one complete JSON object, "
+                + "e.g. {\"session\":\"s1\",\"kind\":\"user\",\"text\":\"hi\"}");
+    }
+
+    /** A line cut off (a trace whose writer stopped) says what is left open and where it opens, in one sentence (C14). */
+    @Test void aTruncatedLineSaysWhatIsLeftOpen() {
+        String fix = ". Fix: complete the line or delete it (a trace cut off while it was written ends in such a line)";
+        assertThat(error("{\"session\":\"s\",\"kind\":\"user\",\"text\":\"a\"").getMessage())
+                .isEqualTo("t.jsonl:1:40: not valid JSON: the line ends before the object that opens at column 1 is closed with '}'" + fix);
+        assertThat(error("{\"session\":\"s\",\"kind\":\"call\",\"tool\":\"t\",\"args\":{\"ids\":[1,2").getMessage())
+                .isEqualTo("t.jsonl:1:59: not valid JSON: the line ends before the array that opens at column 55 is closed with ']'" + fix);
+        assertThat(error("{\"session\":\"s\",").getMessage())
+                .isEqualTo("t.jsonl:1:16: not valid JSON: the line ends before the object that opens at column 1 is closed with '}'" + fix);
+        assertThat(error("{\"session\":\"s\",\"kind\":\"user\",\"text\":\"unterminated}").getMessage())
+                .isEqualTo("t.jsonl:1:51: not valid JSON: the line ends inside a string (it has no closing quote)" + fix);
     }
 
     @Test void strictStopsAtTheFirstBadLineWithItsNumber() {
