@@ -140,7 +140,10 @@ final class ReplayCommand implements Callable<Integer> {
                         rep.end = monitor.end(s);
                         continue;
                     }
-                    Decision d = monitor.step(s, e, e.controlledByAgent(), enforce, w);
+                    // an escalation the approver allowed online is applied with the same contracts excused
+                    int[] excused = audit == null || audit.approvals.isEmpty() ? null : audit.excused(in.lines(), lib, t);
+                    Decision d = excused != null ? monitor.stepExcusing(s, e, e.controlledByAgent(), excused, enforce, w)
+                            : monitor.step(s, e, e.controlledByAgent(), enforce, w);
                     if (w.unevaluableCount() > 0) {
                         unevaluable++;
                         if (verbose || unevaluableAt.size() < UNEVALUABLE_SHOWN) {
@@ -265,12 +268,34 @@ final class ReplayCommand implements Callable<Integer> {
         final String personalData;
         final long shadowDecisions;
         final long enforcedDecisions;
+        /** Line number -> the contract ids an approver excused for the event on that line ({@code approved} escalations). */
+        final Map<Long, List<String>> approvals;
 
-        private AuditLogScan(boolean hashed, String personalData, long shadowDecisions, long enforcedDecisions) {
+        private AuditLogScan(boolean hashed, String personalData, long shadowDecisions, long enforcedDecisions,
+                             Map<Long, List<String>> approvals) {
             this.hashed = hashed;
             this.personalData = personalData;
             this.shadowDecisions = shadowDecisions;
             this.enforcedDecisions = enforcedDecisions;
+            this.approvals = approvals;
+        }
+
+        /**
+         * The library's indices of the contracts excused for the event on {@code line}, or null when none was
+         * approved there; an id the library does not know is said once on stderr and left out.
+         */
+        int[] excused(long line, Library lib, Path file) {
+            List<String> ids = approvals.get(line);
+            if (ids == null) return null;
+            int[] out = new int[ids.size()];
+            int n = 0;
+            for (String id : ids) {
+                int c = lib.contracts().indexOf(id);
+                if (c >= 0) out[n++] = c;
+                else System.err.println("note: " + file.getFileName() + ":" + line + " approves an escalation of contract '" + id
+                        + "', which the replayed libraries do not have; it is replayed without that excuse");
+            }
+            return Arrays.copyOf(out, n);
         }
 
         /** Null when the file does not begin with an audit header (a plain trace). */
@@ -281,7 +306,13 @@ final class ReplayCommand implements Callable<Integer> {
                 String pd = "clear";
                 long shadow = 0;
                 long enforced = 0;
+                Map<Long, List<String>> approvals = new java.util.HashMap<>();
+                long lineNo = 0;
                 for (String line = first; line != null; line = r.readLine()) {
+                    lineNo++;
+                    if (line.contains("\"approved\":true") && line.contains("\"decision\":\"escalate\"")) {
+                        approvals.put(lineNo, approvedContracts(line));
+                    }
                     if (line.contains("\"rec\":\"header\"")) {
                         String p = field(line, "personalData");
                         if (p != null && !p.equals("clear")) pd = p;
@@ -293,10 +324,22 @@ final class ReplayCommand implements Callable<Integer> {
                         enforced++;
                     }
                 }
-                return new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced);
+                return new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals);
             } catch (java.nio.charset.MalformedInputException e) {
                 return null;
             }
+        }
+
+        /** The {@code fired} ids of an approved escalation's record (read as JSON: ids may hold escaped characters). */
+        private static List<String> approvedContracts(String line) {
+            List<String> ids = new ArrayList<>();
+            try {
+                com.fasterxml.jackson.databind.JsonNode rec = new ObjectMapper().readTree(line);
+                if (rec.path("approved").asBoolean(false)) rec.path("fired").forEach(f -> ids.add(f.asText()));
+            } catch (IOException e) {
+                // a broken line: the trace reader reports it where it reads it
+            }
+            return ids;
         }
 
         private static String field(String line, String key) {

@@ -274,11 +274,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             }
             case "escalate": {
                 Approval.Answer a = approval.ask(c.id(), e.session(), e.tool(), call.argumentsJson(), reason);
-                if (a.approved()) {
-                    rt.monitor.step(s, e, true, false, w); // the approver overrides: apply the event
-                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Approved: " + a.note(), t0);
-                    return ToolDecision.proceed();
-                }
+                if (a.approved()) return approved(rt, s, e, d, c, reason, a, t0, w);
                 record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Refused: " + a.note(), t0);
                 return ToolDecision.block(c.id(), reason + " (escalated: " + a.note() + ")", c.next());
             }
@@ -287,6 +283,56 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
         return ToolDecision.block(c.id(), reason, c.next());
+    }
+
+    /**
+     * An escalated call the approver allowed: applied with the escalating contracts excused (they keep their
+     * state before it, so the approval covers this call only and a later violating call is escalated again),
+     * re-checked against the session as it is now. If another contract refuses it, it is blocked like any block.
+     * The audit record says {@code approved} and names the excused contracts in {@code fired}, which is what
+     * {@code replay} excuses.
+     */
+    private ToolDecision approved(Runtime rt, Session s, Event e, Decision d, Library.ContractInfo c, String reason,
+                                  Approval.Answer a, long t0, Worker w) {
+        int escalating = 0;
+        for (int i = 0; i < d.contractCount(); i++) if (rt.library.info().get(d.contract(i)).strategy().equals("escalate")) escalating++;
+        int[] excused = new int[escalating];
+        String[] ids = new String[escalating];
+        for (int i = 0, k = 0; i < d.contractCount(); i++) {
+            if (rt.library.info().get(d.contract(i)).strategy().equals("escalate")) {
+                excused[k] = d.contract(i);
+                ids[k++] = rt.contractIds[d.contract(i)];
+            }
+        }
+        Decision again = rt.monitor.stepExcusing(s, e, true, excused, true, w);
+        if (again.refused()) {
+            Library.ContractInfo other = primary(rt, again);
+            String why = reason(rt, again) + " (the approver allowed " + String.join(", ", ids) + ": " + a.note()
+                    + "; this contract still refuses the call)";
+            record(rt, w, s, e, again, dev.tracegate.agent.audit.Decision.BLOCK, other.id(), why, t0);
+            return ToolDecision.block(other.id(), why, other.next());
+        }
+        long latency = System.nanoTime() - t0;
+        metrics.onEvent();
+        metrics.onDecision(dev.tracegate.agent.audit.Decision.ESCALATE, latency);
+        for (int x : excused) metrics.onFire(x);
+        AuditRecord r = AuditRecord.of(e, dev.tracegate.agent.audit.Decision.ESCALATE).time(e.ts()).latencyNs(latency)
+                .atoms(rt.auditTable, w.valuation()).fired(ids).approved(true).message(reason + " Approved: " + a.note());
+        verdicts(r, rt, w.statesAfter(again));
+        String[] clear = rt.clearArgsOf(e);
+        if (clear != null) r.clearFields(clear);
+        boolean admitted = audit.append(r) != AuditWriter.Admission.REFUSED;
+        if (view != null) {
+            try {
+                view.event(e, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Approved: " + a.note(), latency);
+            } catch (RuntimeException | LinkageError err) {
+                viewFailed(err);
+            }
+        }
+        if (admitted) return ToolDecision.proceed();
+        rt.monitor.undo(s, w);   // the log refused the record (fail: closed): the call does not run and leaves no trace
+        return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
+                "Retry later.");
     }
 
     @Override

@@ -103,6 +103,101 @@ class ContractSupervisorTest {
         r.supervisor().close();
     }
 
+    /**
+     * C11: an approval covers one call. Every violating transfer is escalated (today's fix: the second used to
+     * pass unasked, the contract having stayed FAIL after the first approval); a call that an approver allows
+     * but another contract refuses is blocked; the audit log says which calls were approved, and replaying it,
+     * with the engine's offline replay and with {@code replay}, gives the verdicts recorded online.
+     */
+    @Test
+    void eachViolatingCallIsEscalatedAgainAndTheApprovalsReplay() throws Exception {
+        Path lib = dir.resolve("esc.yaml");
+        Files.writeString(lib, """
+                library: esc
+                contracts:
+                  - id: big-transfer
+                    guarantee: G(call(transfer) -> arg(amount) <= 1000)
+                    strategy: escalate
+                    message: Transfers above 1000 need a human approval.
+                  - id: transfer-cap
+                    guarantee: G(call(transfer) -> arg(amount) <= 10000)
+                    strategy: redirect
+                    redirect-to: open_ticket
+                    message: Transfers above 10000 go through a ticket.
+                """);
+        CountingApprover.ASKED.clear();
+        Running r = start("libraries=" + lib + ",audit.personal-data=clear,escalate.approver=" + CountingApprover.class.getName());
+        ContractSupervisor s = r.supervisor();
+        assertThat(s.onToolCall(new ToolCall("x", "s", "transfer", "{\"amount\": 5000}", null)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(CountingApprover.ASKED).hasSize(1);
+        assertThat(s.onToolCall(new ToolCall("x", "s", "transfer", "{\"amount\": 100}", null)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(CountingApprover.ASKED).as("a call within the limit asks nobody").hasSize(1);
+        assertThat(s.onToolCall(new ToolCall("x", "s", "transfer", "{\"amount\": 7000}", null)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(CountingApprover.ASKED).as("the second big transfer is escalated again").hasSize(2);
+        assertThat(CountingApprover.ASKED.get(1)).containsEntry("contract", "big-transfer").containsEntry("session", "s");
+        ToolDecision capped = s.onToolCall(new ToolCall("x", "s", "transfer", "{\"amount\": 20000}", null));
+        assertThat(CountingApprover.ASKED).hasSize(3);
+        assertThat(capped.kind()).as("approved for big-transfer, refused by transfer-cap").isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(capped.contract()).isEqualTo("transfer-cap");
+        assertThat(capped.reason()).contains("the approver allowed big-transfer");
+        assertThat(s.onToolCall(new ToolCall("x", "s", "transfer", "{\"amount\": 3000}", null)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(CountingApprover.ASKED).hasSize(4);
+        s.close();
+        assertThat(r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        AuditVerification v = AuditVerifier.verify(r.log());
+        assertThat(v.ok()).as(v.describe()).isTrue();
+
+        List<com.fasterxml.jackson.databind.JsonNode> records = new ArrayList<>();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (String line : Files.readAllLines(r.log())) records.add(json.readTree(line));
+        List<com.fasterxml.jackson.databind.JsonNode> events = records.stream().filter(n -> n.path("rec").asText().equals("event")).toList();
+        assertThat(events).extracting(n -> n.path("decision").asText() + (n.path("approved").asBoolean() ? "+approved" : "") + n.path("fired"))
+                .containsExactly("escalate+approved[\"big-transfer\"]", "pass", "escalate+approved[\"big-transfer\"]",
+                        "block[\"transfer-cap\"]", "escalate+approved[\"big-transfer\"]", "end");
+        // the online verdicts (format 3: one letter per contract): an approved call leaves big-transfer ACTIVE
+        assertThat(events).extracting(n -> n.path("verdicts").asText()).containsExactly("AA", "AA", "AA", "AA", "AA", "AA");
+
+        // offline: the engine's replay of the log's events, excusing what the log says was approved, gives them event for event
+        Library library = Library.load(List.of(lib.toString()), null);
+        Replay<Event> replay = library.replay("s");
+        List<String> offline = new ArrayList<>();
+        int i = 0;
+        try (TraceReader in = AuditTrace.open(r.log(), TraceReader.Mode.STRICT)) {
+            for (Event e = in.next(); e != null; e = in.next(), i++) {
+                if (e.kind() == dev.tracegate.matchers.event.EventKind.END) continue;
+                Replay.Step step = events.get(i).path("approved").asBoolean()
+                        ? replay.next(e, true, true, new int[] {library.contracts().indexOf("big-transfer")})
+                        : replay.next(e, true, true);
+                StringBuilder letters = new StringBuilder();
+                for (dev.tracegate.engine.monitor.Verdict x : replay.verdicts()) letters.append(x.name().charAt(0));
+                offline.add(step.decision().name() + " " + letters);
+            }
+        }
+        assertThat(offline).containsExactly("PASS AA", "PASS AA", "PASS AA", "BLOCK AA", "PASS AA");
+        // without the excuse, the first approval would leave big-transfer FAIL and the later big transfers unasked
+        Replay<Event> forced = library.replay("s");
+        try (TraceReader in = AuditTrace.open(r.log(), TraceReader.Mode.STRICT)) {
+            forced.next(in.next(), true, false);
+        }
+        assertThat(forced.verdicts()[library.contracts().indexOf("big-transfer")].name()).isEqualTo("FAIL");
+
+        // and the replay command reads the approvals from the log: no contract fails at the end
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream stdout = System.out;
+        int code;
+        try {
+            System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+            code = dev.tracegate.agent.cli.Main.run("replay", lib.toString(), r.log().toString());
+        } finally {
+            System.setOut(stdout);
+        }
+        String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(text).as(text).contains("big-transfer: violated first at audit.jsonl:6 (seq 4, call transfer) (1 event)")
+                .contains("transfer-cap: violated first at audit.jsonl:6 (seq 4, call transfer) (1 event)")
+                .doesNotContain("FAIL at end");
+        assertThat(code).as(text).isEqualTo(1);   // the capped transfer violates both contracts, as online it was refused
+    }
+
     @Test
     void hotReloadSwapsForNewSessionsAndRejectsABrokenFile() throws Exception {
         Path lib = dir.resolve("policy.yaml");
