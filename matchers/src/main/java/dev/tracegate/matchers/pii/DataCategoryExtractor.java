@@ -388,25 +388,21 @@ public final class DataCategoryExtractor {
         DataCategory found = null;
         long h = HINT_SEED;
         int letters = 0;
+        // from the last char back; a word starts at i when name[i - 1] is no letter or digit (or i is 0),
+        // or at a lower-to-upper case change (dateOfBirth)
         for (int i = name.length() - 1; i >= 0 && letters < 24; i--) {
             char c = name.charAt(i);
             if (!alnum(c)) continue;
-            h = (h ^ Character.toLowerCase(c)) * HINT_PRIME;
+            h = (h ^ lower(c)) * HINT_PRIME;
             letters++;
-            if (!wordStart(name, i)) continue;
+            char prev = i == 0 ? ' ' : name.charAt(i - 1);
+            boolean start = !alnum(prev) || (prev < 128 && c < 128 ? prev >= 'a' && prev <= 'z' && c >= 'A' && c <= 'Z'
+                    : Character.isLowerCase(prev) && Character.isUpperCase(c));
+            if (!start) continue;
             int k = java.util.Arrays.binarySearch(HINT_HASHES, h);
             if (k >= 0) found = HINT_CATEGORIES[k]; // the longest matching trailing words win (blockers too)
         }
         return found;
-    }
-
-    private static boolean wordStart(CharSequence s, int i) {
-        while (i < s.length() && !alnum(s.charAt(i))) i++;
-        if (i == 0) return true;
-        char prev = s.charAt(i - 1);
-        char cur = s.charAt(i);
-        if (!alnum(prev)) return true;
-        return Character.isLowerCase(prev) && Character.isUpperCase(cur);
     }
 
     // ---- e-mail

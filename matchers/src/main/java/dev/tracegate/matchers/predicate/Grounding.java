@@ -53,7 +53,12 @@ public final class Grounding implements Grounder<Event> {
     final Pattern[] patterns;
     /** The patterns with their literal prefilters (analysed once, when the library loads). */
     final TextPattern[] textPatterns;
-    private final Map<String, Integer> toolIds;
+    /**
+     * The library's folded tool names in an open-addressing table keyed by length, first and last char
+     * ({@link #toolSlot}): an event's tool name is a fresh string, and this spares hashing all of it.
+     */
+    private final String[] toolSlotNames;
+    private final int[] toolSlotIds;
     private final int words;
     private final int refs;
 
@@ -95,7 +100,15 @@ public final class Grounding implements Grounder<Event> {
         this.patterns = c.patterns.toArray(new Pattern[0]);
         this.textPatterns = new TextPattern[patterns.length];
         for (int i = 0; i < patterns.length; i++) textPatterns[i] = TextPattern.of(patterns[i]);
-        this.toolIds = Map.copyOf(c.toolIds);
+        int slots = Integer.highestOneBit(Math.max(4, c.toolIds.size() * 4) - 1) << 1;
+        this.toolSlotNames = new String[slots];
+        this.toolSlotIds = new int[slots];
+        c.toolIds.forEach((name, id) -> {
+            int h = toolSlot(name, slots - 1);
+            while (toolSlotNames[h] != null) h = (h + 1) & (slots - 1);
+            toolSlotNames[h] = name;
+            toolSlotIds[h] = id;
+        });
         this.countTool = c.countTool.stream().mapToInt(i -> i[0]).toArray();
         this.countWord = c.countTool.stream().mapToInt(i -> i[1]).toArray();
         this.runTool = c.runTool.stream().mapToInt(i -> i[0]).toArray();
@@ -403,8 +416,19 @@ public final class Grounding implements Grounder<Event> {
 
     int toolId(String folded) {
         if (folded == null) return -1;
-        Integer id = toolIds.get(folded);
-        return id == null ? -1 : id;
+        String[] names = toolSlotNames;
+        int mask = names.length - 1;
+        for (int h = toolSlot(folded, mask); ; h = (h + 1) & mask) {
+            String t = names[h];
+            if (t == null) return -1;
+            if (t.equals(folded)) return toolSlotIds[h];
+        }
+    }
+
+    private static int toolSlot(String name, int mask) {
+        int n = name.length();
+        int h = n == 0 ? 0 : (n * 31 + name.charAt(0)) * 31 + name.charAt(n - 1);
+        return (h ^ (h >>> 7)) & mask;
     }
 
     private Policy.ConsentTool consentToolOf(Frame f) {

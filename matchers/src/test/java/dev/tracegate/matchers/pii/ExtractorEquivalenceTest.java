@@ -58,6 +58,22 @@ class ExtractorEquivalenceTest {
         assertThat(k | DataCategoryExtractor.INSTANCE.mask(text, SCRATCH, k)).as("\"%s\" knowing %s", text, k).isEqualTo(k | expected);
     }
 
+    private static final String[] NAME_PARTS = {"email", "Email", "EMAIL", "address", "Address", "mac", "ip", "IP", "date", "Of", "of",
+        "birth", "Birth", "dob", "DOB", "phone", "Number", "card", "iban", "hotel", "pan", "cake", "customer", "_", "-", ".", " ", "1",
+        "x", "ü", "É", "ß", "\u0130", "street", "Zip", "code", "social", "Security", "number"};
+
+    @Provide Arbitrary<String> fieldName() {
+        return Arbitraries.oneOf(Arbitraries.of(NAME_PARTS).list().ofMaxSize(6).map(l -> String.join("", l)),
+                Arbitraries.strings().withChars("aZé_-1 .Ö").ofMaxLength(30));
+    }
+
+    /** Field-name hints: the reference's answer for every name (the word starts are now found inline). */
+    @Property(tries = 3000)
+    void sameFieldHintAsTheReferenceExtractor(@ForAll("fieldName") String name) {
+        assertThat(DataCategoryExtractor.INSTANCE.fieldHint(name)).as("\"%s\"", name)
+                .isEqualTo(ReferenceDataCategoryExtractor.INSTANCE.fieldHint(name));
+    }
+
     @Test void sameSpansOnEveryFixtureValue() {
         for (String v : VALUES) {
             assertThat(DataCategoryExtractor.INSTANCE.spans(v)).as("\"%s\"", v)
