@@ -273,22 +273,23 @@ final class AuditLines {
         put(K_SEQ); num(r.seq);
         if (r.ts != Long.MIN_VALUE) { put(K_TS); millis(r.ts); }
         put(K_KIND); kind(r.kind);
-        if (r.tool != null) { put(K_TOOL); put(toolText(r.tool)); }
-        if (r.id != null) { put(K_ID); str(r.id); }
-        if (r.args != null) {
+        AuditRecord.Part part = r.partOrNone();
+        if (part.tool != null) { put(K_TOOL); put(toolText(part.tool)); }
+        if (part.id != null) { put(K_ID); str(part.id); }
+        if (part.args != null) {
             put(K_ARGS);
-            if (r.clearFields != null && r.args instanceof JsonNode && ((JsonNode) r.args).isObject()) argsKeepingClear((JsonNode) r.args, r.clearFields);
-            else value(r.args, true, 0);
+            if (r.clearFields != null && part.args instanceof JsonNode && ((JsonNode) part.args).isObject()) argsKeepingClear((JsonNode) part.args, r.clearFields);
+            else value(part.args, true, 0);
         }
-        if (r.result != null) { put(K_RESULT); value(r.result, true, 0); }
-        if (r.text != null) { put(K_TEXT); personal('s', r.text); }
-        if (r.subject != null) { put(K_SUBJECT); personal('s', r.subject); }
-        if (r.purposes != null) { put(K_PURPOSES); strings(r.purposes); }
-        if (r.categories != null) { put(K_CATEGORIES); strings(r.categories); }
-        if (r.granted >= 0) { put(K_GRANTED); put(r.granted == 1 ? TRUE : FALSE); }
-        if (r.error) { put(K_ERROR); put(TRUE); }
-        if (r.tokens >= 0) { put(K_TOKENS); num(r.tokens); }
-        if (r.depth != 0) { put(K_DEPTH); num(r.depth); }
+        if (part.result != null) { put(K_RESULT); value(part.result, true, 0); }
+        if (part.text != null) { put(K_TEXT); personal('s', part.text); }
+        if (part.subject != null) { put(K_SUBJECT); personal('s', part.subject); }
+        if (part.purposes != null) { put(K_PURPOSES); strings(part.purposes); }
+        if (part.categories != null) { put(K_CATEGORIES); strings(part.categories); }
+        if (part.granted >= 0) { put(K_GRANTED); put(part.granted == 1 ? TRUE : FALSE); }
+        if (part.error) { put(K_ERROR); put(TRUE); }
+        if (part.tokens >= 0) { put(K_TOKENS); num(part.tokens); }
+        if (part.depth != 0) { put(K_DEPTH); num(part.depth); }
         // what the supervisor saw and did
         if (r.table != null) {
             compact(r);

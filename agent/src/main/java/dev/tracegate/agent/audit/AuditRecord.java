@@ -33,21 +33,29 @@ public final class AuditRecord {
     final long seq;
     final String kind;
     long ts = Long.MIN_VALUE; // MIN_VALUE = absent
-    String tool;
-    String id;
-    Object args;
     String[] clearFields;
-    Object result;
-    String text;
-    String subject;
-    String[] purposes;
-    String[] categories;
-    byte granted = -1; // -1 absent, 0 false, 1 true
-    boolean error;
-    long tokens = -1;  // -1 absent
-    int depth;         // 0 absent
-
     Event event;        // the event part still to be copied (by the writer thread, see #eventPart), or null
+    Part part;          // the event part field by field (null: none, or still in event)
+
+    /**
+     * The event part beyond session, seq, kind and ts, kept apart so that a record made from an event (the
+     * supervisor's, one per decision) carries only a reference to it until the writer thread copies it.
+     */
+    static final class Part {
+        static final Part NONE = new Part();
+        String tool;
+        String id;
+        Object args;
+        Object result;
+        String text;
+        String subject;
+        String[] purposes;
+        String[] categories;
+        byte granted = -1; // -1 absent, 0 false, 1 true
+        boolean error;
+        long tokens = -1;  // -1 absent
+        int depth;         // 0 absent
+    }
 
     String[] atomTable; // with atomBits: atomTable[i] held iff bit i of atomBits is set
     long[] atomBits;
@@ -92,12 +100,12 @@ public final class AuditRecord {
         return r;
     }
 
-    /** Copies the event part from the event given to {@link #of(Event, Decision)}; called once, by the writer. */
+    /** Copies the event part from the event given to {@link #of(Event, Decision)}; called by the writer thread. */
     void eventPart() {
         Event e = event;
         if (e == null) return;
         event = null;
-        AuditRecord r = this;
+        Part r = new Part();
         r.tool = e.tool();
         r.id = e.callId();
         if (e.hasArgs()) r.args = e.args().root();
@@ -118,6 +126,17 @@ public final class AuditRecord {
         r.error = e.error();
         r.tokens = e.tokens();
         r.depth = e.depth();
+        part = r;
+    }
+
+    /** The event part, for the encoder (after {@link #eventPart}). */
+    Part partOrNone() { return part != null ? part : Part.NONE; }
+
+    /** The event part to set a field of: the event's copied first, so a setter overrides one field of it. */
+    private Part part() {
+        eventPart();
+        if (part == null) part = new Part();
+        return part;
     }
 
     /** The wall-clock time of the decision in epoch milliseconds (stamped on append when not set). */
@@ -126,17 +145,17 @@ public final class AuditRecord {
     /** The event's own timestamp (the trace's {@code ts}), epoch milliseconds. */
     public AuditRecord ts(long epochMillis) { this.ts = epochMillis; return this; }
 
-    public AuditRecord tool(String tool) { this.tool = tool; return this; }
+    public AuditRecord tool(String tool) { part().tool = tool; return this; }
 
     /** The tool-call id the framework gave the call, if any. */
-    public AuditRecord id(String id) { this.id = id; return this; }
+    public AuditRecord id(String id) { part().id = id; return this; }
 
     /**
      * The call's arguments: a {@code Map<String, ?>}, a {@code List}, an array, a
      * {@link CharSequence}, a {@link Number}, a {@link Boolean}, null, or a Jackson {@code JsonNode};
      * nested freely. Personal data: values are hashed unless the log is configured clear.
      */
-    public AuditRecord args(Object args) { this.args = args; return this; }
+    public AuditRecord args(Object args) { part().args = args; return this; }
 
     /**
      * Top-level argument fields that are not personal data and are written in clear even in a hashed log
@@ -145,29 +164,29 @@ public final class AuditRecord {
     public AuditRecord clearFields(String... fields) { this.clearFields = fields; return this; }
 
     /** The tool's result (same types as {@link #args}); personal data. */
-    public AuditRecord result(Object result) { this.result = result; return this; }
+    public AuditRecord result(Object result) { part().result = result; return this; }
 
     /** User input or model output; personal data. */
-    public AuditRecord text(String text) { this.text = text; return this; }
+    public AuditRecord text(String text) { part().text = text; return this; }
 
     /** The data subject of a CONSENT or ERASURE event; personal data. */
-    public AuditRecord subject(String subject) { this.subject = subject; return this; }
+    public AuditRecord subject(String subject) { part().subject = subject; return this; }
 
-    public AuditRecord purposes(String... purposes) { this.purposes = purposes; return this; }
+    public AuditRecord purposes(String... purposes) { part().purposes = purposes; return this; }
 
-    public AuditRecord categories(String... categories) { this.categories = categories; return this; }
+    public AuditRecord categories(String... categories) { part().categories = categories; return this; }
 
     /** Whether a CONSENT event grants (true) or withdraws (false). */
-    public AuditRecord granted(boolean granted) { this.granted = (byte) (granted ? 1 : 0); return this; }
+    public AuditRecord granted(boolean granted) { part().granted = (byte) (granted ? 1 : 0); return this; }
 
     /** Whether the tool failed (a RETURN event); its message is the result. */
-    public AuditRecord error(boolean error) { this.error = error; return this; }
+    public AuditRecord error(boolean error) { part().error = error; return this; }
 
     /** Cumulative tokens reported with the event (absent when negative). */
-    public AuditRecord tokens(long tokens) { this.tokens = tokens; return this; }
+    public AuditRecord tokens(long tokens) { part().tokens = tokens; return this; }
 
     /** Delegation depth of the event (absent when 0). */
-    public AuditRecord depth(int depth) { this.depth = depth; return this; }
+    public AuditRecord depth(int depth) { part().depth = depth; return this; }
 
     /** The keys of the atoms that held at this event. */
     public AuditRecord atoms(String... held) { this.atomList = held; this.atomTable = null; this.atomBits = null; this.table = null; return this; }
@@ -285,6 +304,7 @@ public final class AuditRecord {
     }
 
     @Override public String toString() {
+        String tool = event != null ? event.tool() : part != null ? part.tool : null;
         return "AuditRecord{" + session + "#" + seq + " " + kind + (tool == null ? "" : " " + tool) + " -> " + decision.wire() + "}";
     }
 }

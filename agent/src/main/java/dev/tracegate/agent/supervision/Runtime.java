@@ -31,6 +31,8 @@ final class Runtime {
     final String[] reasons;
     /** Consent tool (trimmed, lower case) -> its purposes and grant fields, written in clear in a hashed audit log. */
     final Map<String, String[]> clearArgs;
+    /** Whether any consent tool is configured: most libraries have none, and every CALL's record asks. */
+    private final boolean anyClearArgs;
     private final ThreadLocal<Worker> workers;
 
     Runtime(Library library, int version, int maxSessions, Consumer<EndReport> onEvict) {
@@ -58,6 +60,7 @@ final class Runtime {
             });
         }
         this.clearArgs = Map.copyOf(clear);
+        this.anyClearArgs = !clear.isEmpty();
     }
 
     /** What contract {@code c} of this runtime tells the agent (see {@link #reasons}). */
@@ -71,7 +74,7 @@ final class Runtime {
      * MCP name ({@code mcp__server__t}), as contracts match tool names.
      */
     String[] clearArgsOf(Event e) {
-        if (clearArgs.isEmpty() || e.toolKey() == null) return null;
+        if (!anyClearArgs || e.toolKey() == null) return null;
         String[] f = clearArgs.get(e.toolKey());
         return f != null ? f : clearArgs.get(e.toolBare());
     }

@@ -140,18 +140,19 @@ final class ReferenceAuditLines {
         key("seq"); num(r.seq);
         if (r.ts != Long.MIN_VALUE) { key("ts"); num(r.ts); }
         key("kind"); str(r.kind.toLowerCase(Locale.ROOT));
-        if (r.tool != null) { key("tool"); str(r.tool); }
-        if (r.id != null) { key("id"); str(r.id); }
-        if (r.args != null) { key("args"); value(r.args, true, 0); }
-        if (r.result != null) { key("result"); value(r.result, true, 0); }
-        if (r.text != null) { key("text"); personal(r.text); }
-        if (r.subject != null) { key("subject"); personal(r.subject); }
-        if (r.purposes != null) { key("purposes"); strings(r.purposes); }
-        if (r.categories != null) { key("categories"); strings(r.categories); }
-        if (r.granted >= 0) { key("granted"); raw(r.granted == 1 ? "true" : "false"); }
-        if (r.error) { key("error"); raw("true"); }
-        if (r.tokens >= 0) { key("tokens"); num(r.tokens); }
-        if (r.depth != 0) { key("depth"); num(r.depth); }
+        AuditRecord.Part part = r.partOrNone();
+        if (part.tool != null) { key("tool"); str(part.tool); }
+        if (part.id != null) { key("id"); str(part.id); }
+        if (part.args != null) { key("args"); value(part.args, true, 0); }
+        if (part.result != null) { key("result"); value(part.result, true, 0); }
+        if (part.text != null) { key("text"); personal(part.text); }
+        if (part.subject != null) { key("subject"); personal(part.subject); }
+        if (part.purposes != null) { key("purposes"); strings(part.purposes); }
+        if (part.categories != null) { key("categories"); strings(part.categories); }
+        if (part.granted >= 0) { key("granted"); raw(part.granted == 1 ? "true" : "false"); }
+        if (part.error) { key("error"); raw("true"); }
+        if (part.tokens >= 0) { key("tokens"); num(part.tokens); }
+        if (part.depth != 0) { key("depth"); num(part.depth); }
         // what the supervisor saw and did
         if (format == 3 && r.table != null) {
             key("lib"); num(libraryNumber(r.table));
