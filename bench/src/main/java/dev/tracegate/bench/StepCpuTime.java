@@ -82,8 +82,17 @@ public final class StepCpuTime {
      * CPU time per event of the {@link TraceLengthBenchmark#WINDOW} events that follow {@code length}
      * events of history on a fresh session (10 contracts), median of {@code shots}. As in
      * {@link TraceLengthBenchmark}, the history is the prelude and then a cycle of WINDOW events, so
-     * the timed window is the same events for every length, and {@link TraceLengthBenchmark#SETTLE}
-     * events go to a scratch session between the history and the timed window.
+     * the timed window is the same events for every length. Every shot does the same untimed work
+     * before its window: one loop of the longest length's events that steps the timed session's
+     * history and, interleaved evenly, the rest on another session (see {@link #interleave}), then
+     * {@link TraceLengthBenchmark#SETTLE} events on a scratch session; and the rows take turns shot by
+     * shot, in an order that rotates, so that no row is measured later in the run or always right
+     * after another. (Before, each row ran all its shots
+     * in a row, in order of length, and the untimed work before a shot was its own history: 10^2
+     * events before the 10^2 row's shots, 10^6 before the 10^6 row's. On a loaded machine the first
+     * events after a long loop cost more, whatever session they go to: the control row, a session of
+     * three events timed after 10^6 events on another one, cost nearly what the 10^6 row cost, so
+     * the difference measured the harness, not the session's length.)
      */
     static List<Object> traceLengths(ThreadMXBean threads, int[] lengths, int shots) {
         ContractSet set = Workload.compile(10);
@@ -97,42 +106,42 @@ public final class StepCpuTime {
         List<Object> out = new ArrayList<>();
         int n = 0;
         int maxLength = Arrays.stream(lengths).max().orElse(0);
-        // The last row is a control: a session with only its prelude, timed right after another
-        // session's longest history. If it costs what the longest history costs, the difference is
-        // the measurement (what ran just before), not the timed session's length.
+        // The last row is a control: a session with only its prelude, after the same untimed work (the
+        // longest history, on another session). The length rows should cost what it costs.
         int[] rows = Arrays.copyOf(lengths, lengths.length + 1);
         rows[lengths.length] = -maxLength;
         for (int length : rows) {
-            boolean control = length < 0;
-            int history = Math.abs(length);
-            if (history % cycle.length() != 0) throw new IllegalArgumentException("trace lengths must be multiples of " + cycle.length());
-            double[] cpu = new double[shots];
-            for (int k = 0; k < shots; k++) {
+            if (Math.abs(length) % cycle.length() != 0) throw new IllegalArgumentException("trace lengths must be multiples of " + cycle.length());
+        }
+        double[][] cpu = new double[rows.length][shots];
+        for (int k = 0; k < shots; k++) {
+            for (int j = 0; j < rows.length; j++) {
+                int row = (j + k) % rows.length;
+                boolean control = rows[row] < 0;
+                int history = Math.abs(rows[row]);
+                Session other = monitor.session("other-" + n++);
                 Session s = monitor.session("trace-" + n++);
+                refused += steps(monitor, other, w, prelude.valuations(), prelude.agent(), prelude.length());
                 refused += steps(monitor, s, w, prelude.valuations(), prelude.agent(), prelude.length());
-                int from;
-                if (control) {
-                    Session other = monitor.session("other-" + n++);
-                    refused += steps(monitor, other, w, prelude.valuations(), prelude.agent(), prelude.length());
-                    refusedFree(monitor, other, w, cycle, history - prelude.length());
-                    monitor.end(other);
-                    from = 0;
-                } else {
-                    from = refusedFree(monitor, s, w, cycle, history - prelude.length());
-                }
+                int from = interleave(monitor, s, other, w, cycle, control ? 0 : history - prelude.length(), maxLength - prelude.length());
+                monitor.end(other);
                 refused += steps(monitor, warm, w, cycle.valuations(), cycle.agent(), TraceLengthBenchmark.SETTLE);
                 long c0 = threads.getCurrentThreadCpuTime();
                 refused += steps(monitor, s, w, cycle.valuations(), cycle.agent(), from, cycle.length());
-                cpu[k] = (double) (threads.getCurrentThreadCpuTime() - c0) / cycle.length();
+                cpu[row][k] = (double) (threads.getCurrentThreadCpuTime() - c0) / cycle.length();
                 monitor.end(s);
             }
+        }
+        for (int row = 0; row < rows.length; row++) {
+            boolean control = rows[row] < 0;
+            int history = Math.abs(rows[row]);
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("contracts", 10);
             m.put("traceLength", control ? prelude.length() : history);
-            if (control) m.put("control", "timed session has only its prelude; " + history + " events were stepped on another session just before");
+            if (control) m.put("control", "timed session has only its prelude, after the same untimed loop (" + history + " events, all on another session)");
             m.put("shots", shots);
-            m.put("cpuNsPerEventMedian", median(cpu));
-            m.put("cpuNsPerEventMin", Arrays.stream(cpu).min().orElse(Double.NaN));
+            m.put("cpuNsPerEventMedian", median(cpu[row]));
+            m.put("cpuNsPerEventMin", Arrays.stream(cpu[row]).min().orElse(Double.NaN));
             out.add(m);
         }
         if (refused != 0) throw new IllegalStateException(refused + " events were refused; the workload should pass");
@@ -176,10 +185,31 @@ public final class StepCpuTime {
         return m;
     }
 
-    /** Steps {@code n} events of the cycle from its start; returns where the cycle stopped. */
-    private static int refusedFree(SessionMonitor<long[]> m, Session s, Worker w, Workload.Traffic cycle, int n) {
-        if (steps(m, s, w, cycle.valuations(), cycle.agent(), n) != 0) throw new IllegalStateException("history was refused");
-        return n % cycle.length();
+    /**
+     * Steps {@code total} events of the cycle, {@code mine} of them on {@code s} and the rest on
+     * {@code other}, spread evenly in one loop with the last one on {@code s} when {@code mine > 0}
+     * (each session runs through the cycle from its start); returns where {@code s}'s cycle stopped.
+     * Every trace length then runs the same loop, with the same switches of session, before its shot.
+     */
+    private static int interleave(SessionMonitor<long[]> m, Session s, Session other, Worker w, Workload.Traffic cycle,
+                                  int mine, int total) {
+        long[][] ev = cycle.valuations();
+        boolean[] agent = cycle.agent();
+        int es = 0;
+        int eo = 0;
+        int refused = 0;
+        for (int i = 0; i < total; i++) {
+            boolean toS = (long) (i + 1) * mine / total > (long) i * mine / total;
+            if (toS) {
+                if (m.step(s, ev[es], agent[es], true, w) != Decision.PASS) refused++;
+                if (++es == ev.length) es = 0;
+            } else {
+                if (m.step(other, ev[eo], agent[eo], true, w) != Decision.PASS) refused++;
+                if (++eo == ev.length) eo = 0;
+            }
+        }
+        if (refused != 0) throw new IllegalStateException("history was refused");
+        return es;
     }
 
     private static int steps(SessionMonitor<long[]> m, Session s, Worker w, long[][] ev, boolean[] agent, int n) {

@@ -31,8 +31,11 @@ import java.util.concurrent.TimeUnit;
  * events timed right after a long loop cost up to three times more whatever session they go to
  * (measured: the same transient appears on a fresh session stepped right after another session's
  * 10^6 events), which would otherwise show as a fake dependence on trace length. For the same reason every row steps
- * the same number of untimed events before its shot ({@value #MAX_HISTORY}: the session's history,
- * then the rest on the scratch session), so the rows differ only in the length of the measured session's history. The score is nanoseconds per window: divide by {@value #WINDOW} for ns per event
+ * the same untimed events before its shot, in one loop of {@value #MAX_HISTORY} events that spreads the
+ * session's history evenly among the rest (on the scratch session) and ends on the measured session,
+ * so the rows differ only in the length of the measured session's history. (Stepping the history
+ * first and the rest after it left the 10^6 row, whose session alone had just run the long loop,
+ * measured right after it, a different case from the shorter rows.) The score is nanoseconds per window: divide by {@value #WINDOW} for ns per event
  * (the report does). The JIT is warmed on a scratch session first, so every trace length is
  * measured with compiled code. Target: the cost at 10^6 within 10% of the cost at 10^2.
  */
@@ -90,19 +93,22 @@ public class TraceLengthBenchmark {
         public void freshSession() {
             if (session != scratch) monitor.end(session);
             Session measured = monitor.session("trace-" + sessions++);
-            session = measured;
             windowCursor = 0;
-            for (int i = 0; i < prelude.length(); i++) monitor.step(session, prelude.valuations()[i], prelude.agent()[i], true, worker);
-            for (int i = prelude.length(); i < traceLength; i++) next();
-            int resume = windowCursor;
+            for (int i = 0; i < prelude.length(); i++) monitor.step(measured, prelude.valuations()[i], prelude.agent()[i], true, worker);
+            // Equal untimed work before every shot, whatever the trace length, in one loop of the same
+            // shape: MAX_HISTORY events, of which the measured session's history is spread evenly among
+            // the rest (on the scratch session), the last one on the measured session. So each row has
+            // just stepped the same events with the same switches of session, the measured session
+            // always the one stepped last, and only the length of its history differs.
+            final int mine = traceLength - prelude.length();
+            final int total = MAX_HISTORY - prelude.length();
+            for (int i = 0; i < total; i++) {
+                session = (long) (i + 1) * mine / total > (long) i * mine / total ? measured : scratch;
+                next();
+            }
             session = scratch;
-            // Equal untimed work before every shot, whatever the trace length: the rest of MAX_HISTORY
-            // events go to the scratch session, so each row has just stepped the same number of events
-            // and only the measured session's history differs (the control for the after-a-long-loop transient).
-            for (int i = traceLength; i < MAX_HISTORY; i++) next();
             for (int i = 0; i < SETTLE; i++) next();
             session = measured;
-            windowCursor = resume;
         }
 
         /** The decision for the next event of the cycle. */
