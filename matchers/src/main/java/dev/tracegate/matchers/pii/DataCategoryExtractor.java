@@ -126,6 +126,8 @@ public final class DataCategoryExtractor {
 
     /** Indices into TERMS by the term's first two letters (a..z, a..z), in TERMS order. */
     private static final int[][] TERMS_BY_PAIR = new int[26 * 26][];
+    /** Third letters (bit {@code c - 'a'}) of the terms of each first-two-letter pair: one test rules most pairs' words out. */
+    private static final int[] TERMS_THIRD = new int[26 * 26];
     /** Months by first two letters (a..z, a..z), in MONTHS order (the first that matches wins). */
     private static final String[][] MONTHS_BY_PAIR = new String[26 * 26][];
     /** Lowercase first letters of the words of each word list that near()/after() search, as a 128-bit set. */
@@ -150,6 +152,7 @@ public final class DataCategoryExtractor {
                 if (second - 'a' == pair % 26) idx.add(i);
             }
             TERMS_BY_PAIR[pair] = idx.stream().mapToInt(Integer::intValue).toArray();
+            for (int i : TERMS_BY_PAIR[pair]) TERMS_THIRD[pair] |= 1 << (((String) TERMS[i][0]).charAt(2) - 'a');
         }
         for (int pair = 0; pair < 26 * 26; pair++) {
             List<String> ms = new ArrayList<>();
@@ -273,7 +276,7 @@ public final class DataCategoryExtractor {
             emails(cs, firstAt, len, sink);
             if (stop != 0 && (found.mask() & stop) != 0) return;
         }
-        int digits = 0, colons = 0;
+        int digits = 0, colons = 0, spaceDigits = 0;
         // Word starts (an alphanumeric char after a non-alphanumeric one, or first): every detector but
         // e-mail, phone and IPv6 can only begin a span there, so they visit these instead of every char.
         // Marks: ':' '+' '(' after a non-alphanumeric char (or first), where IPv6 and phone numbers may begin.
@@ -293,7 +296,10 @@ public final class DataCategoryExtractor {
             // twice as fast, also on long random prose where a word start is hard to predict).
             if (an > prev) {
                 starts[n++] = i;
-                if ((k & C_DIGIT) != 0) digitStarts[nd++] = i;
+                if ((k & C_DIGIT) != 0) {
+                    digitStarts[nd++] = i;
+                    if (i > 0 && cs[i - 1] == ' ') spaceDigits++;
+                }
             } else if (prev == 0 && (k & C_MARK) != 0) { // a mark is never alphanumeric
                 marks[nm++] = i;
             }
@@ -327,7 +333,11 @@ public final class DataCategoryExtractor {
             if (stop != 0 && (found.mask() & stop) != 0) return;
         }
         if (digits >= 1 && (skip & ADDRESS) == 0) {
-            addresses(cs, len, starts, n, sink);
+            // every form but a number-first street ("221B Baker Street") has a space before a digit
+            // (a house number, a ZIP, a postcode's second half, a PO box number): without one, only
+            // digits can start an address
+            if (spaceDigits > 0) addresses(cs, len, starts, n, sink);
+            else addresses(cs, len, digitStarts, nd, sink);
             if (stop != 0 && (found.mask() & stop) != 0) return;
         }
         // an IPv6 address has seven colons, or two in a row
@@ -853,7 +863,12 @@ public final class DataCategoryExtractor {
             int i = starts[w];
             if (i < next) continue;
             char c = s[i];
-            if (!(isDigit(c) || in(MONTH_FIRST, c))) continue;
+            if (!isDigit(c)) {
+                // a word that is no month's beginning starts no date (what monthAt would find out, inline)
+                if (!in(MONTH_FIRST, c) || i + 1 >= len) continue;
+                char second = lower(s[i + 1]);
+                if (second < 'a' || second > 'z' || MONTHS_BY_PAIR[((c | 0x20) - 'a') * 26 + second - 'a'].length == 0) continue;
+            }
             int end = dateAt(s, i, len);
             if (end < 0) end = textualDateAt(s, i, len);
             if (end < 0) continue;
@@ -1103,7 +1118,9 @@ public final class DataCategoryExtractor {
             if (i + 2 >= len) continue; // every term has at least three letters first
             char second = lower(s[i + 1]), third = lower(s[i + 2]);
             if (second < 'a' || second > 'z' || third < 'a' || third > 'z') continue;
-            for (int ti : TERMS_BY_PAIR[(first - 'a') * 26 + (second - 'a')]) {
+            int pair = (first - 'a') * 26 + (second - 'a');
+            if ((TERMS_THIRD[pair] & (1 << (third - 'a'))) == 0) continue;
+            for (int ti : TERMS_BY_PAIR[pair]) {
                 Object[] t = TERMS[ti];
                 String term = (String) t[0];
                 if (!regionMatchesIgnoreCase(s, i, len, term)) continue;
