@@ -65,6 +65,12 @@ public final class SpringAiApp {
             return "draft saved for " + to;
         }
 
+        @Tool(description = "Archive an email (the archive service is down: it always fails)")
+        public String archiveEmail(String to, String body) {
+            Console.line("TOOL archiveEmail ran to=" + to);
+            throw new IllegalStateException("the archive service is offline");
+        }
+
         @Tool(description = "Look up a customer")
         public String lookupCustomer(String name) {
             thread("lookupCustomer");

@@ -79,6 +79,17 @@ class SpringAiTest {
                 .contains("MODEL SAW TOOL RESULT sendEmail: \"draft saved for bob@example.com\"");
     }
 
+    /** A redirect target that fails must not let the blocked tool run (its failure is what the model sees). */
+    @Test
+    void aFailingRedirectTargetNeverRunsTheBlockedTool() {
+        ForkedJvm.Result r = run("redirect=sendEmail:archiveEmail", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("TOOL archiveEmail ran to=bob@example.com")
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate: this call was redirected to archiveEmail, which failed (")
+                .contains("the archive service is offline");
+    }
+
     @Test
     void suppressWithholdsTheResultAndTheUserMessage() {
         ForkedJvm.Result result = run("suppress=lookupCustomer", "lookup");
