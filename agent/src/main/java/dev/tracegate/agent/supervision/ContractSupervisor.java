@@ -212,7 +212,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 Worker w = rt.worker(); // this thread's worker: the one step and record use (one thread-local lookup per event)
                 long before = s.applied();
                 try {
-                    Event e = next(s, EventKind.CALL)
+                    Event e = next(s, EventKind.CALL, t0)
                             .tool(call.tool()).callId(call.callId()).args(arguments(call)).build();
                     return decideCall(rt, s, e, call, t0, w);
                 } catch (RuntimeException | LinkageError err) {
@@ -345,7 +345,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 Worker w = rt.worker();
                 long before = s.applied();
                 try {
-                    Event e = next(s, EventKind.RETURN)
+                    Event e = next(s, EventKind.RETURN, t0)
                             .tool(result.tool()).callId(result.callId()).result(result.text()).error(result.error()).build();
                     Decision d = rt.monitor.step(s, e, false, enforce, w);
                     if (d.kind() == Decision.Kind.SUPPRESS) {
@@ -381,7 +381,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 Worker w = rt.worker();
                 long before = s.applied();
                 try {
-                    Event e = next(s, EventKind.USER)
+                    Event e = next(s, EventKind.USER, t0)
                             .text(message.text()).build();
                     Decision d = rt.monitor.step(s, e, false, enforce, w);
                     if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
@@ -413,7 +413,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 Worker w = rt.worker();
                 long before = s.applied();
                 try {
-                    Event e = next(s, EventKind.ASSISTANT)
+                    Event e = next(s, EventKind.ASSISTANT, t0)
                             .text(message.text()).build();
                     Decision d = rt.monitor.step(s, e, true, enforce, w);
                     if (!d.refused()) {
@@ -466,7 +466,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Runtime rt = runtimeFor(probe.session());
             Session s = rt.monitor.session(probe.session());
             synchronized (s) {
-                long now = System.currentTimeMillis();
+                long now = WallClock.millisAt(t0);
                 s.touch(now);
                 Event e = b.seq(s.nextSequence()).ts(now).build();
                 Worker w = rt.worker();
@@ -491,9 +491,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         return tree != null ? Args.of(tree) : Args.ofJson(json);
     }
 
-    /** A new event of the session: its next sequence number, now. Call under the session's monitor. */
-    private static Event.Builder next(Session s, EventKind kind) {
-        long now = System.currentTimeMillis();
+    /** A new event of the session: its next sequence number, the time {@code t0} (nanoTime) stands for. Call under the session's monitor. */
+    private static Event.Builder next(Session s, EventKind kind, long t0) {
+        long now = WallClock.millisAt(t0);   // from the latency's first clock read: no third read per event
         s.touch(now);   // the idle sweep and the sessions.max LRU order read this: a used session is not idle
         return Event.builder(kind).session(s.id()).seq(s.nextSequence()).ts(now);
     }
