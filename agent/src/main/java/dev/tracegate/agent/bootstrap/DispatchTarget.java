@@ -42,4 +42,12 @@ public interface DispatchTarget {
 
     /** Maps an internal error to the configured failure policy: null (fail open) or a Ruling (fail closed). */
     Ruling onInternalError(String where, Throwable error);
+
+    /**
+     * Inlined advice failed outside the dispatcher: an internal error like {@link #onInternalError}, counted every time;
+     * {@code repeated} says the same failure (place and error class) was reported before, so it need not be logged again.
+     */
+    default Ruling onAdviceFailure(String where, Throwable error, boolean repeated) {
+        return onInternalError(where, error);
+    }
 }

@@ -302,6 +302,45 @@ public final class Dispatcher {
         return rewritten;
     }
 
+    /**
+     * Inlined advice failed in its own code, outside this dispatcher (reading the framework's objects, a cast, a call
+     * it makes for a redirect): counted as an internal error and mapped to the failure policy like one, so the event
+     * is refused ({@code fail: closed}: the ruling returned, as for any internal error) or passes unsupervised
+     * ({@code fail: open}: null). {@code decided} is the supervisor's ruling the advice was carrying out when it failed
+     * (a redirect, a redaction), else null: a call whose ruling could not be carried out is refused under either
+     * policy, since running it as it was would do what the supervisor refused. A failure seen before (same framework,
+     * place and error class) is counted again but need not be logged again ({@link DispatchTarget#onAdviceFailure}).
+     * Never throws.
+     */
+    public static Ruling adviceFailed(String framework, String where, Throwable error, Ruling decided) {
+        INTERNAL_ERRORS.incrementAndGet();
+        DispatchTarget t = target;
+        Ruling refusal = null;
+        if (t != null) {
+            String place = framework + " " + where;
+            boolean repeated = FAILURES_SEEN.size() >= MAX_FAILURES_REMEMBERED
+                    || FAILURES_SEEN.putIfAbsent(place + ": " + (error == null ? "?" : error.getClass().getName()), Boolean.TRUE) != null;
+            try {
+                refusal = t.onAdviceFailure(place, error, repeated);
+            } catch (Throwable ignored) {
+                refusal = null;   // the policy could not be asked: fall back below as for fail: open
+            }
+        }
+        if (refusal != null || decided == null) {
+            return refusal;
+        }
+        if (decided.skips()) {
+            return decided;
+        }
+        return Ruling.substitute(decided.text != null ? decided.text
+                : "tracegate could not apply its decision on this call (" + framework + " " + where + "); the call did not run.");
+    }
+
+    /** Distinct advice failures already logged, by framework, place and error class (bounded: beyond it, none is logged again). */
+    private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> FAILURES_SEEN =
+            new java.util.concurrent.ConcurrentHashMap<String, Boolean>();
+    private static final int MAX_FAILURES_REMEMBERED = 256;
+
     /** An internal error outside a delegate call (a stream check's chunk reader): counted and mapped to the failure policy. */
     static Ruling internalError(String where, Throwable e) {
         DispatchTarget t = target;

@@ -133,7 +133,12 @@ public final class ConfiguredHooks implements Hooks {
             }
             if (ruling.kind == Ruling.REWRITE) {
                 if (ruling.values != null) {
-                    args = ruling.values;
+                    try {
+                        args = ruling.values;   // casts each value to its parameter's type
+                    } catch (Throwable failed) {
+                        // a redaction this advice cannot apply never runs the call with the original arguments
+                        return Dispatcher.adviceFailed("configured", origin, failed, ruling);
+                    }
                     called = ruling.values;
                 }
                 return null;
@@ -194,7 +199,12 @@ public final class ConfiguredHooks implements Hooks {
             }
             if (ruling.kind == Ruling.REWRITE) {
                 if (ruling.values != null) {
-                    args = ruling.values;
+                    try {
+                        args = ruling.values;   // casts each value to its parameter's type
+                    } catch (Throwable failed) {
+                        // a redaction this advice cannot apply never runs the call with the original arguments
+                        return Dispatcher.adviceFailed("configured", origin, failed, ruling);
+                    }
                     called = ruling.values;
                 }
                 return null;

@@ -127,27 +127,36 @@ public final class LangChain4jHooks implements Hooks {
             if (!outer || request == null) {
                 return null;
             }
-            Object memoryId = context == null ? null : context.chatMemoryId();
-            Ruling ruling = Dispatcher.onToolCall("langchain4j", memoryId == null ? "default" : memoryId.toString(),
-                    request.name(), request.arguments(), request.id());
-            if (ruling == null) {
-                return null;
-            }
-            if (ruling.kind == Ruling.REWRITE) {
-                request = request.toBuilder().arguments(ruling.arguments).build();
-                return null;
-            }
-            if (ruling.kind == Ruling.REDIRECT) {
-                Object table = Dispatcher.tools();
-                Object other = table instanceof Map ? ((Map<?, ?>) table).get(ruling.tool) : null;
-                if (other instanceof ToolExecutor) {
-                    request = request.toBuilder().name(ruling.tool).arguments(ruling.arguments).build();
-                    executor = (ToolExecutor) other;
+            Ruling ruling = null;
+            try {
+                Object memoryId = context == null ? null : context.chatMemoryId();
+                ruling = Dispatcher.onToolCall("langchain4j", memoryId == null ? "default" : memoryId.toString(),
+                        request.name(), request.arguments(), request.id());
+                if (ruling == null) {
                     return null;
                 }
-                return Ruling.substitute(ruling.text);
+                if (ruling.kind == Ruling.REWRITE) {
+                    request = request.toBuilder().arguments(ruling.arguments).build();
+                    return null;
+                }
+                if (ruling.kind == Ruling.REDIRECT) {
+                    Object table = Dispatcher.tools();
+                    Object other = table instanceof Map ? ((Map<?, ?>) table).get(ruling.tool) : null;
+                    if (other instanceof ToolExecutor) {
+                        request = request.toBuilder().name(ruling.tool).arguments(ruling.arguments).build();
+                        executor = (ToolExecutor) other;
+                        return null;
+                    }
+                    return Ruling.substitute(ruling.text);
+                }
+                return ruling;
+            } catch (Throwable failed) {
+                // this advice's own failure (reading the request or the chat memory id) follows the failure policy:
+                // suppressed, it would run the tool unsupervised whatever fail: says
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "tool call", failed, ruling);
+                outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
+                return refusal;
             }
-            return ruling;
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
@@ -169,11 +178,19 @@ public final class LangChain4jHooks implements Hooks {
                 return;
             }
             if (result != null && request != null) {
-                Object memoryId = context == null ? null : context.chatMemoryId();
-                String notice = Dispatcher.onToolResult("langchain4j", memoryId == null ? "default" : memoryId.toString(),
-                        request.name(), request.id(), result.resultText(), result.isError());
-                if (notice != null) {
-                    result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
+                try {
+                    Object memoryId = context == null ? null : context.chatMemoryId();
+                    String notice = Dispatcher.onToolResult("langchain4j", memoryId == null ? "default" : memoryId.toString(),
+                            request.name(), request.id(), result.resultText(), result.isError());
+                    if (notice != null) {
+                        result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
+                    }
+                } catch (Throwable failed) {
+                    Ruling refusal = Dispatcher.adviceFailed("langchain4j", "tool result", failed, null);
+                    if (refusal != null) {
+                        // fail: closed, as the dispatcher's own internal error on a result: the model gets the refusal
+                        result = ToolExecutionResult.builder().isError(true).resultText(refusal.text).build();
+                    }
                 }
             }
         }
@@ -195,22 +212,29 @@ public final class LangChain4jHooks implements Hooks {
             if (!outer || request == null) {
                 return null;
             }
-            Object memoryId = args.length > 1 && args[1] instanceof InvocationContext ? ((InvocationContext) args[1]).chatMemoryId() : null;
-            session = memoryId == null ? Dispatcher.session("default") : memoryId.toString();
-            Ruling ruling = Dispatcher.onToolCall("langchain4j-mcp", session, request.name(), request.arguments(), request.id());
-            if (ruling == null) {
-                return null;
+            Ruling ruling = null;
+            try {
+                Object memoryId = args.length > 1 && args[1] instanceof InvocationContext ? ((InvocationContext) args[1]).chatMemoryId() : null;
+                session = memoryId == null ? Dispatcher.session("default") : memoryId.toString();
+                ruling = Dispatcher.onToolCall("langchain4j-mcp", session, request.name(), request.arguments(), request.id());
+                if (ruling == null) {
+                    return null;
+                }
+                if (ruling.kind == Ruling.REWRITE) {
+                    request = request.toBuilder().arguments(ruling.arguments).build();
+                    return null;
+                }
+                if (ruling.kind == Ruling.REDIRECT) {
+                    // the safe tool is looked up on the same MCP server
+                    request = request.toBuilder().name(ruling.tool).arguments(ruling.arguments).build();
+                    return null;
+                }
+                return ruling;
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j-mcp", "tool call", failed, ruling);
+                outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
+                return refusal;
             }
-            if (ruling.kind == Ruling.REWRITE) {
-                request = request.toBuilder().arguments(ruling.arguments).build();
-                return null;
-            }
-            if (ruling.kind == Ruling.REDIRECT) {
-                // the safe tool is looked up on the same MCP server
-                request = request.toBuilder().name(ruling.tool).arguments(ruling.arguments).build();
-                return null;
-            }
-            return ruling;
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
@@ -231,9 +255,16 @@ public final class LangChain4jHooks implements Hooks {
                 return;
             }
             if (result != null && request != null && session != null) {
-                String notice = Dispatcher.onToolResult("langchain4j-mcp", session, request.name(), request.id(), result.resultText(), result.isError());
-                if (notice != null) {
-                    result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
+                try {
+                    String notice = Dispatcher.onToolResult("langchain4j-mcp", session, request.name(), request.id(), result.resultText(), result.isError());
+                    if (notice != null) {
+                        result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
+                    }
+                } catch (Throwable failed) {
+                    Ruling refusal = Dispatcher.adviceFailed("langchain4j-mcp", "tool result", failed, null);
+                    if (refusal != null) {
+                        result = ToolExecutionResult.builder().isError(true).resultText(refusal.text).build();
+                    }
                 }
             }
         }
@@ -268,8 +299,17 @@ public final class LangChain4jHooks implements Hooks {
                 return;
             }
             ChatMessage last = messages.get(messages.size() - 1);
-            if (last instanceof UserMessage && ((UserMessage) last).hasSingleText()) {
-                String replacement = Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText());
+            if (last instanceof UserMessage) {
+                String replacement;
+                try {
+                    replacement = ((UserMessage) last).hasSingleText()
+                            ? Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText()) : null;
+                } catch (Throwable failed) {
+                    // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
+                    // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
+                    Ruling refusal = Dispatcher.adviceFailed("langchain4j", "user message", failed, null);
+                    replacement = refusal == null ? null : refusal.text;
+                }
                 if (replacement != null) {
                     List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
                     copy.set(copy.size() - 1, UserMessage.from(replacement));
@@ -287,7 +327,18 @@ public final class LangChain4jHooks implements Hooks {
             }
             AiMessage message = response.aiMessage();
             if (message != null && message.text() != null) {
-                String replacement = Dispatcher.onAssistantMessage("langchain4j", Dispatcher.session("default"), message.text());
+                String replacement;
+                try {
+                    replacement = Dispatcher.onAssistantMessage("langchain4j", Dispatcher.session("default"), message.text());
+                } catch (TracegateViolation violation) {
+                    throw violation;   // a block under block.style: exception (or fail: closed inside the dispatcher)
+                } catch (Throwable failed) {
+                    Ruling refusal = Dispatcher.adviceFailed("langchain4j", "assistant message", failed, null);
+                    if (refusal != null) {
+                        throw refusal.violation();   // fail: closed, as the dispatcher's own internal error on an answer
+                    }
+                    replacement = null;
+                }
                 if (replacement != null) {
                     response = response.toBuilder().aiMessage(message.toBuilder().text(replacement).build()).build();
                 }
@@ -310,8 +361,17 @@ public final class LangChain4jHooks implements Hooks {
                 return;
             }
             ChatMessage last = messages.get(messages.size() - 1);
-            if (last instanceof UserMessage && ((UserMessage) last).hasSingleText()) {
-                String replacement = Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText());
+            if (last instanceof UserMessage) {
+                String replacement;
+                try {
+                    replacement = ((UserMessage) last).hasSingleText()
+                            ? Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText()) : null;
+                } catch (Throwable failed) {
+                    // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
+                    // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
+                    Ruling refusal = Dispatcher.adviceFailed("langchain4j", "user message", failed, null);
+                    replacement = refusal == null ? null : refusal.text;
+                }
                 if (replacement != null) {
                     List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
                     copy.set(copy.size() - 1, UserMessage.from(replacement));
@@ -359,7 +419,16 @@ public final class LangChain4jHooks implements Hooks {
             String replacement;
             try {
                 replacement = Dispatcher.onAssistantMessage("langchain4j-stream", memoryId == null ? "default" : memoryId.toString(), message.text());
-            } catch (TracegateViolation violation) {
+            } catch (Throwable failed) {
+                TracegateViolation violation = failed instanceof TracegateViolation ? (TracegateViolation) failed : null;
+                if (violation == null) {
+                    // this advice's own failure (e.g. a chat memory id that cannot be read): closed refuses the answer
+                    Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "assistant message", failed, null);
+                    if (refusal == null) {
+                        return false;
+                    }
+                    violation = refusal.violation();
+                }
                 try {
                     self.onError(violation);
                 } catch (RuntimeException ignored) {
@@ -396,7 +465,16 @@ public final class LangChain4jHooks implements Hooks {
             String replacement;
             try {
                 replacement = Dispatcher.onAssistantMessage("langchain4j-stream", Dispatcher.session("default"), message.text());
-            } catch (TracegateViolation violation) {
+            } catch (Throwable failed) {
+                TracegateViolation violation = failed instanceof TracegateViolation ? (TracegateViolation) failed : null;
+                if (violation == null) {
+                    // this advice's own failure (e.g. a chat memory id that cannot be read): closed refuses the answer
+                    Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "assistant message", failed, null);
+                    if (refusal == null) {
+                        return false;
+                    }
+                    violation = refusal.violation();
+                }
                 try {
                     self.onError(violation);
                 } catch (RuntimeException ignored) {

@@ -112,25 +112,34 @@ public final class McpHooks {
             if (!outer || !(params instanceof Map)) {
                 return null;
             }
-            Map<?, ?> p = (Map<?, ?>) params;
-            Object meta = p.get("_meta");
-            if (meta instanceof Map && Dispatcher.instance().equals(((Map<?, ?>) meta).get(SEEN))) {
-                return null;
-            }
-            tool = String.valueOf(p.get("name"));
-            session = exchange == null || exchange.sessionId() == null ? "default" : exchange.sessionId();
-            Ruling ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), null);
-            if (ruling == null) {
-                return null;
-            }
-            if (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT) {
-                params = Dispatcher.rewriteToolCall(p, ruling);
-                if (ruling.kind == Ruling.REDIRECT) {
-                    tool = ruling.tool;
+            Ruling ruling = null;
+            try {
+                Map<?, ?> p = (Map<?, ?>) params;
+                Object meta = p.get("_meta");
+                if (meta instanceof Map && Dispatcher.instance().equals(((Map<?, ?>) meta).get(SEEN))) {
+                    return null;
                 }
-                return null;
+                tool = String.valueOf(p.get("name"));
+                session = exchange == null || exchange.sessionId() == null ? "default" : exchange.sessionId();
+                ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), null);
+                if (ruling == null) {
+                    return null;
+                }
+                if (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT) {
+                    params = Dispatcher.rewriteToolCall(p, ruling);
+                    if (ruling.kind == Ruling.REDIRECT) {
+                        tool = ruling.tool;
+                    }
+                    return null;
+                }
+                return ruling;
+            } catch (Throwable failed) {
+                // this advice's own failure (reading the request) follows the failure policy: suppressed, it would run
+                // the tool unsupervised whatever fail: says
+                Ruling refusal = Dispatcher.adviceFailed("mcp-server", "tool call", failed, ruling);
+                outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
+                return refusal;
             }
-            return ruling;
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
@@ -173,26 +182,35 @@ public final class McpHooks {
             if (!outer || !(params instanceof Map)) {
                 return null;
             }
-            Map<?, ?> p = (Map<?, ?>) params;
-            Object meta = p.get("_meta");
-            if (meta instanceof Map && Dispatcher.instance().equals(((Map<?, ?>) meta).get(SEEN))) {
-                return null;
-            }
-            tool = String.valueOf(p.get("name"));
-            Object named = context == null ? null : context.get(STATELESS_SESSION_KEY);
-            session = named == null || named.toString().isEmpty() ? STATELESS_SESSION : named.toString();
-            Ruling ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), null);
-            if (ruling == null) {
-                return null;
-            }
-            if (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT) {
-                params = Dispatcher.rewriteToolCall(p, ruling);
-                if (ruling.kind == Ruling.REDIRECT) {
-                    tool = ruling.tool;
+            Ruling ruling = null;
+            try {
+                Map<?, ?> p = (Map<?, ?>) params;
+                Object meta = p.get("_meta");
+                if (meta instanceof Map && Dispatcher.instance().equals(((Map<?, ?>) meta).get(SEEN))) {
+                    return null;
                 }
-                return null;
+                tool = String.valueOf(p.get("name"));
+                Object named = context == null ? null : context.get(STATELESS_SESSION_KEY);
+                session = named == null || named.toString().isEmpty() ? STATELESS_SESSION : named.toString();
+                ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), null);
+                if (ruling == null) {
+                    return null;
+                }
+                if (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT) {
+                    params = Dispatcher.rewriteToolCall(p, ruling);
+                    if (ruling.kind == Ruling.REDIRECT) {
+                        tool = ruling.tool;
+                    }
+                    return null;
+                }
+                return ruling;
+            } catch (Throwable failed) {
+                // this advice's own failure (reading the request) follows the failure policy: suppressed, it would run
+                // the tool unsupervised whatever fail: says
+                Ruling refusal = Dispatcher.adviceFailed("mcp-server", "tool call", failed, ruling);
+                outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
+                return refusal;
             }
-            return ruling;
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
@@ -231,33 +249,40 @@ public final class McpHooks {
             if (!outer || request == null) {
                 return null;
             }
-            tool = request.name();
-            session = Dispatcher.session("default");
-            Ruling ruling = Dispatcher.onToolCall("mcp-client", session, tool, Dispatcher.toJson(request.arguments()), null);
-            if (ruling != null && ruling.skips()) {
-                return ruling;
-            }
-            Map<String, Object> meta = new LinkedHashMap<String, Object>();
-            if (request.meta() != null) {
-                meta.putAll(request.meta());
-            }
-            meta.put(SEEN, Dispatcher.instance());
-            Map<String, Object> arguments = request.arguments();
-            String name = tool;
-            if (ruling != null && (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT)) {
-                Object parsed = Dispatcher.fromJson(ruling.arguments);
-                if (parsed instanceof Map) {
-                    @SuppressWarnings("unchecked")
-                    Map<String, Object> map = (Map<String, Object>) parsed;
-                    arguments = map;
+            Ruling ruling = null;
+            try {
+                tool = request.name();
+                session = Dispatcher.session("default");
+                ruling = Dispatcher.onToolCall("mcp-client", session, tool, Dispatcher.toJson(request.arguments()), null);
+                if (ruling != null && ruling.skips()) {
+                    return ruling;
                 }
-                if (ruling.kind == Ruling.REDIRECT) {
-                    name = ruling.tool;
-                    tool = ruling.tool;
+                Map<String, Object> meta = new LinkedHashMap<String, Object>();
+                if (request.meta() != null) {
+                    meta.putAll(request.meta());
                 }
+                meta.put(SEEN, Dispatcher.instance());
+                Map<String, Object> arguments = request.arguments();
+                String name = tool;
+                if (ruling != null && (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT)) {
+                    Object parsed = Dispatcher.fromJson(ruling.arguments);
+                    if (parsed instanceof Map) {
+                        @SuppressWarnings("unchecked")
+                        Map<String, Object> map = (Map<String, Object>) parsed;
+                        arguments = map;
+                    }
+                    if (ruling.kind == Ruling.REDIRECT) {
+                        name = ruling.tool;
+                        tool = ruling.tool;
+                    }
+                }
+                request = new McpSchema.CallToolRequest(name, arguments, meta);
+                return null;
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("mcp-client", "tool call", failed, ruling);
+                outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
+                return refusal;
             }
-            request = new McpSchema.CallToolRequest(name, arguments, meta);
-            return null;
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)

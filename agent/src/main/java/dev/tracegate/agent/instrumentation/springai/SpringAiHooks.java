@@ -3,6 +3,7 @@ package dev.tracegate.agent.instrumentation.springai;
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.bootstrap.StreamCheck;
+import dev.tracegate.agent.bootstrap.TracegateViolation;
 import dev.tracegate.agent.instrumentation.HookPoint;
 import dev.tracegate.agent.instrumentation.Hooks;
 import net.bytebuddy.asm.Advice;
@@ -116,55 +117,64 @@ public final class SpringAiHooks implements Hooks {
             if (!outer) {
                 return null;
             }
-            tool = self.getToolDefinition().name();
-            session = Dispatcher.session(null);
-            if (session == null) {
-                // streaming: the tool runs on a Reactor worker; Spring AI puts the subscriber's context in this holder meanwhile
-                try {
-                    ContextView view = ToolCallReactiveContextHolder.getContext();
-                    Object conversation = view == null ? null : view.getOrDefault(CONVERSATION_ID, null);
-                    session = conversation == null ? "default" : conversation.toString();
-                } catch (LinkageError noHolder) {
-                    session = "default";
+            Ruling ruling = null;
+            try {
+                tool = self.getToolDefinition().name();
+                session = Dispatcher.session(null);
+                if (session == null) {
+                    // streaming: the tool runs on a Reactor worker; Spring AI puts the subscriber's context in this holder meanwhile
+                    try {
+                        ContextView view = ToolCallReactiveContextHolder.getContext();
+                        Object conversation = view == null ? null : view.getOrDefault(CONVERSATION_ID, null);
+                        session = conversation == null ? "default" : conversation.toString();
+                    } catch (LinkageError noHolder) {
+                        session = "default";
+                    }
                 }
-            }
-            ToolContext context = args.length > 1 && args[1] instanceof ToolContext ? (ToolContext) args[1] : null;
-            if (context != null && context.getContext() != null) {
-                Object conversation = context.getContext().get(CONVERSATION_ID);
-                if (conversation != null) {
-                    session = conversation.toString();
+                ToolContext context = args.length > 1 && args[1] instanceof ToolContext ? (ToolContext) args[1] : null;
+                if (context != null && context.getContext() != null) {
+                    Object conversation = context.getContext().get(CONVERSATION_ID);
+                    if (conversation != null) {
+                        session = conversation.toString();
+                    }
                 }
-            }
-            Ruling ruling = Dispatcher.onToolCall("springai", session, tool, (String) args[0], null);
-            if (ruling == null) {
-                return null;
-            }
-            if (ruling.kind == Ruling.REWRITE) {
-                Object[] copy = args.clone();
-                copy[0] = ruling.arguments;
-                args = copy;
-                return null;
-            }
-            if (ruling.kind == Ruling.REDIRECT) {
-                Object table = Dispatcher.tools();
-                if (table instanceof List) {
-                    for (Object candidate : (List<?>) table) {
-                        if (candidate instanceof ToolCallback
-                                && ruling.tool.equals(((ToolCallback) candidate).getToolDefinition().name())) {
-                            // the target runs here, inside advice whose throwables are suppressed: a failing target
-                            // must not fall through to the blocked tool, so its failure becomes the substituted result
-                            try {
-                                return Ruling.replaced(((ToolCallback) candidate).call(ruling.arguments, context));
-                            } catch (Throwable targetFailed) {
-                                return Ruling.substitute("tracegate: this call was redirected to " + ruling.tool
-                                        + ", which failed (" + targetFailed.getMessage() + "); the call itself did not run.");
+                ruling = Dispatcher.onToolCall("springai", session, tool, (String) args[0], null);
+                if (ruling == null) {
+                    return null;
+                }
+                if (ruling.kind == Ruling.REWRITE) {
+                    Object[] copy = args.clone();
+                    copy[0] = ruling.arguments;
+                    args = copy;
+                    return null;
+                }
+                if (ruling.kind == Ruling.REDIRECT) {
+                    Object table = Dispatcher.tools();
+                    if (table instanceof List) {
+                        for (Object candidate : (List<?>) table) {
+                            if (candidate instanceof ToolCallback
+                                    && ruling.tool.equals(((ToolCallback) candidate).getToolDefinition().name())) {
+                                // the target runs here, inside advice whose throwables are suppressed: a failing target
+                                // must not fall through to the blocked tool, so its failure becomes the substituted result
+                                try {
+                                    return Ruling.replaced(((ToolCallback) candidate).call(ruling.arguments, context));
+                                } catch (Throwable targetFailed) {
+                                    return Ruling.substitute("tracegate: this call was redirected to " + ruling.tool
+                                            + ", which failed (" + targetFailed.getMessage() + "); the call itself did not run.");
+                                }
                             }
                         }
                     }
+                    return Ruling.substitute(ruling.text);
                 }
-                return Ruling.substitute(ruling.text);
+                return ruling;
+            } catch (Throwable failed) {
+                // this advice's own failure (reading the callback or the context) follows the failure policy: suppressed,
+                // it would run the tool unsupervised whatever fail: says
+                Ruling refusal = Dispatcher.adviceFailed("springai", tool == null ? "tool call" : "tool call " + tool, failed, ruling);
+                outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
+                return refusal;
             }
-            return ruling;
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
@@ -271,17 +281,25 @@ public final class SpringAiHooks implements Hooks {
             if (!outer || prompt == null) {
                 return;
             }
-            List<Message> messages = prompt.getInstructions();
-            if (messages == null || messages.isEmpty()) {
-                return;
-            }
-            Message last = messages.get(messages.size() - 1);
-            if (last instanceof UserMessage && last.getText() != null) {
-                String replacement = Dispatcher.onUserMessage("springai", Dispatcher.session("default"), last.getText());
-                if (replacement != null) {
-                    List<Message> copy = new ArrayList<Message>(messages);
-                    copy.set(copy.size() - 1, new UserMessage(replacement));
-                    prompt = new Prompt(copy, prompt.getOptions());
+            try {
+                List<Message> messages = prompt.getInstructions();
+                if (messages == null || messages.isEmpty()) {
+                    return;
+                }
+                Message last = messages.get(messages.size() - 1);
+                if (last instanceof UserMessage && last.getText() != null) {
+                    String replacement = Dispatcher.onUserMessage("springai", Dispatcher.session("default"), last.getText());
+                    if (replacement != null) {
+                        List<Message> copy = new ArrayList<Message>(messages);
+                        copy.set(copy.size() - 1, new UserMessage(replacement));
+                        prompt = new Prompt(copy, prompt.getOptions());
+                    }
+                }
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("springai", "user message", failed, null);
+                if (refusal != null) {
+                    // fail: closed: the model gets the refusal instead of the prompt that could not be checked
+                    prompt = new Prompt(refusal.text);
                 }
             }
         }
@@ -291,27 +309,44 @@ public final class SpringAiHooks implements Hooks {
         static void exit(@Advice.Local("tgOuter") boolean outer,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned) {
             Dispatcher.exitModel();
-            if (outer && returned instanceof Flux) {
-                StreamCheck check = Dispatcher.streamCheck(STREAM, Dispatcher.session("default"));
-                if (check != null) {
-                    returned = ((Flux<Object>) returned).concatWith(Mono.just(StreamCheck.END))
-                            .scanWith(check, StreamCheck.STEP)
-                            .mapNotNull(StreamCheck.EMIT);
+            if (!outer) {
+                return;
+            }
+            try {
+                if (returned instanceof Flux) {
+                    StreamCheck check = Dispatcher.streamCheck(STREAM, Dispatcher.session("default"));
+                    if (check != null) {
+                        returned = ((Flux<Object>) returned).concatWith(Mono.just(StreamCheck.END))
+                                .scanWith(check, StreamCheck.STEP)
+                                .mapNotNull(StreamCheck.EMIT);
+                    }
+                    return;
                 }
-                return;
-            }
-            if (!outer || !(returned instanceof ChatResponse)) {
-                return;
-            }
-            ChatResponse response = (ChatResponse) returned;
-            if (response.getResult() == null) {
-                return;
-            }
-            AssistantMessage output = response.getResult().getOutput();
-            if (output != null && output.getText() != null && !output.getText().isEmpty() && !output.hasToolCalls()) {
-                String replacement = Dispatcher.onAssistantMessage("springai", Dispatcher.session("default"), output.getText());
-                if (replacement != null) {
-                    returned = new ChatResponse(Collections.singletonList(new Generation(new AssistantMessage(replacement))), response.getMetadata());
+                if (!(returned instanceof ChatResponse)) {
+                    return;   // also when the model threw: its exception reaches the host unchanged
+                }
+                ChatResponse response = (ChatResponse) returned;
+                if (response.getResult() == null) {
+                    return;
+                }
+                AssistantMessage output = response.getResult().getOutput();
+                if (output != null && output.getText() != null && !output.getText().isEmpty() && !output.hasToolCalls()) {
+                    String replacement = Dispatcher.onAssistantMessage("springai", Dispatcher.session("default"), output.getText());
+                    if (replacement != null) {
+                        returned = new ChatResponse(Collections.singletonList(new Generation(new AssistantMessage(replacement))), response.getMetadata());
+                    }
+                }
+            } catch (TracegateViolation violation) {
+                throw violation;   // a block under block.style: exception (or fail: closed inside the dispatcher)
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("springai", returned instanceof Flux ? "streamed answer" : "assistant message", failed, null);
+                if (refusal != null) {
+                    // fail: closed, as the dispatcher's own internal error on an answer: the answer is refused with the violation
+                    if (returned instanceof Flux) {
+                        returned = Flux.error(refusal.violation());
+                    } else {
+                        throw refusal.violation();
+                    }
                 }
             }
         }
