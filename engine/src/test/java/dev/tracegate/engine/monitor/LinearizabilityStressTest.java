@@ -68,6 +68,10 @@ class LinearizabilityStressTest {
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try {
             for (int round = 0; round < 30; round++) runRound(set, pool, round, new BitsGrounder());
+            // Slow grounding, as in concurrentStepsAreLinearizableWhenGroundingIsSlow: a step that read
+            // the published longs after validating them instead of its copy would judge on another
+            // worker's private state.
+            for (int round = 30; round < 60; round++) runRound(set, pool, round, new WaitingGrounder());
         } finally {
             pool.shutdownNow();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
