@@ -11,8 +11,41 @@ public final class English {
     private English() {}
 
     public static String of(Formula f) {
-        String s = say(f);
+        String s = top(f);
         return Character.toUpperCase(s.charAt(0)) + s.substring(1) + ".";
+    }
+
+    /**
+     * The formula as it holds on a whole trace: an atom outside every temporal operator is read at
+     * the first event (a bare {@code user} guarantee means "the session opens with a user message",
+     * not "the user sends a message at some point"), so such a part is said as "at the first event, ...".
+     */
+    private static String top(Formula f) {
+        if (f instanceof Formula.Const) return say(f);
+        if (propositional(f)) return "at the first event, " + say(f);
+        if (f instanceof Formula.Binary b && b.op() != Formula.BinOp.UNTIL && b.op() != Formula.BinOp.WEAK_UNTIL
+                && b.op() != Formula.BinOp.RELEASE && b.op() != Formula.BinOp.SINCE) {
+            String l = top(b.left());
+            String r = top(b.right());
+            return switch (b.op()) {
+                case AND -> group(b.left(), l, b.op()) + " and " + group(b.right(), r, b.op());
+                case OR -> group(b.left(), l, b.op()) + " or " + group(b.right(), r, b.op());
+                case IMPLIES -> "if " + l + ", then " + r;
+                default -> l + " exactly when " + r;
+            };
+        }
+        return say(f);
+    }
+
+    /** True when no temporal operator occurs in {@code f} (its truth on a trace is its truth at the first event). */
+    private static boolean propositional(Formula f) {
+        if (f instanceof Formula.Const || f instanceof Atom) return true;
+        if (f instanceof Formula.Unary u) return u.op() == Formula.UnOp.NOT && propositional(u.arg());
+        Formula.Binary b = (Formula.Binary) f;
+        return switch (b.op()) {
+            case AND, OR, IMPLIES, IFF -> propositional(b.left()) && propositional(b.right());
+            default -> false;
+        };
     }
 
     /**

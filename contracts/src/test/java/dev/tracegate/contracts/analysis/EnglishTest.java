@@ -75,4 +75,22 @@ class EnglishTest {
                 .isEqualTo("Whenever the agent calls pay, since the last time the user sends a message (which must have happened), "
                         + "fetch_web_page does not return a result.");
     }
+
+    @Test
+    void anAtomOutsideEveryTemporalOperatorIsReadAtTheFirstEvent() {
+        // trial2 R9: a bare `user` guarantee means the session opens with a user message
+        assertThat(English.of(Parser.parse("user"))).isEqualTo("At the first event, the user sends a message.");
+        assertThat(English.of(Parser.parse("call(search)"))).isEqualTo("At the first event, the agent calls search.");
+        assertThat(English.of(Parser.parse("!returned(fetch)"))).isEqualTo("At the first event, fetch does not return a result.");
+        assertThat(English.of(Parser.parse("count(search) <= 3")))
+                .isEqualTo("At the first event, the number of calls to search so far is at most 3.");
+        assertThat(English.of(Parser.parse("user -> !call(pay)")))
+                .isEqualTo("At the first event, if the user sends a message, then the agent does not call pay.");
+        assertThat(English.of(Parser.parse("user & G !call(pay)")))
+                .isEqualTo("At the first event, the user sends a message and the agent never calls pay.");
+        // under a temporal operator the operator says where the atom is read
+        assertThat(English.of(Parser.parse("G user"))).isEqualTo("At every event, the user sends a message.");
+        assertThat(English.of(Parser.parse("F user"))).isEqualTo("Eventually the user sends a message.");
+        assertThat(English.of(Parser.parse("X user"))).isEqualTo("At the next event (which must exist), the user sends a message.");
+    }
 }
