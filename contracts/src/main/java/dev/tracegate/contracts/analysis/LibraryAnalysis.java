@@ -6,23 +6,23 @@ import dev.tracegate.engine.automaton.StateLimitException;
 import dev.tracegate.engine.ltl.Atom;
 import dev.tracegate.engine.ltl.Formula;
 import dev.tracegate.engine.ltl.Formulas;
-import dev.tracegate.engine.ltl.RvVerdict;
 import dev.tracegate.engine.ltl.Term;
 import dev.tracegate.engine.monitor.Contract;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Whole-library checks, each by emptiness of a product automaton (the conjunction compiled to a
  * minimal DFA): <b>consistency</b> (each contract's A ∧ G has a non-empty model),
  * <b>compatibility</b> (all assumptions together do), <b>conflict-freedom</b> (all contracts
- * together do; otherwise a minimal conflicting subset), and <b>dead ends</b> (a reachable prefix
- * that keeps every guarantee but after which every further event violates one).
+ * together do; otherwise a minimal conflicting subset), and <b>dead ends</b> (a prefix on which no
+ * contract is violated yet but after which no continuation, ending included, keeps them all: see
+ * {@link DeadEnds}; with a shortest witness and a minimal trapped subset).
  *
  * <p>Atoms are independent propositions to the automata, but events are not: one event is one call
  * of one tool. The analysis adds that knowledge as axioms (two {@code call}/{@code returned} atoms
@@ -68,7 +68,7 @@ public final class LibraryAnalysis {
             out.add(new Finding(Kind.CONFLICT, ids(core),
                     "these contracts cannot all be kept on any non-empty trace; removing any one of them resolves it", List.of()));
         } else {
-            deadEnd(consistent, axioms, out);
+            deadEnd(consistent, out);
         }
         return out;
     }
@@ -97,56 +97,64 @@ public final class LibraryAnalysis {
         return core;
     }
 
-    private void deadEnd(List<Contract> cs, Formula axioms, List<Finding> out) {
-        Formula all = conjunction(cs, axioms);
-        Dfa d;
+    private void deadEnd(List<Contract> cs, List<Finding> out) {
+        DeadEnds.DeadEnd found;
         try {
-            d = compiler.compile(all);
+            found = new DeadEnds(cs, compiler).search();
         } catch (StateLimitException e) {
             out.add(new Finding(Kind.TOO_LARGE, ids(cs), "dead-end check skipped: " + e.getMessage(), List.of()));
             return;
+        } catch (DeadEnds.TooLarge e) {
+            out.add(new Finding(Kind.TOO_LARGE, ids(cs), e.getMessage(), List.of()));
+            return;
         }
-        int n = d.stateCount();
-        int[] parent = new int[n];
-        java.util.Arrays.fill(parent, -2);
-        Deque<Integer> q = new ArrayDeque<>();
-        parent[d.initialState()] = -1;
-        q.add(d.initialState());
-        while (!q.isEmpty()) {
-            int s = q.poll();
-            if (d.accepting(s) && s != d.initialState() && d.verdict(s) != RvVerdict.PERMANENTLY_SATISFIED) {
-                boolean allDead = true;
-                for (int t : d.successors(s)) {
-                    if (d.verdict(t) != RvVerdict.PERMANENTLY_VIOLATED) {
-                        allDead = false;
-                        break;
-                    }
-                }
-                if (allDead) {
-                    out.add(new Finding(Kind.DEAD_END, ids(cs),
-                            "after this trace every further event violates some contract: the agent can only stop", witness(d, parent, s)));
-                    return;
-                }
-            }
-            for (int t : d.successors(s)) {
-                if (parent[t] == -2) {
-                    parent[t] = s;
-                    q.add(t);
-                }
-            }
+        if (found == null) return;
+        DeadEnds core = minimalDeadEnd(cs, found.trace());
+        int[] at = core.initial();
+        for (Set<Atom> holds : found.trace()) at = core.step(at, holds);
+        List<String> open = new ArrayList<>();
+        for (int c = 0; c < core.contracts.size(); c++) {
+            String p = core.open(at, c);
+            if (p != null) open.add(p.isEmpty() ? core.contracts.get(c).id() : p + " (" + core.contracts.get(c).id() + ")");
         }
+        List<List<String>> witness = new ArrayList<>();
+        for (Set<Atom> holds : found.trace()) {
+            List<String> keys = new ArrayList<>();
+            for (Atom a : holds) keys.add(a.key());
+            witness.add(keys);
+        }
+        out.add(new Finding(Kind.DEAD_END, ids(core.contracts),
+                "after this trace no contract is violated yet, but no continuation (ending the session now included) keeps all "
+                        + "of these contracts" + (open.isEmpty() ? "" : "; ending now leaves unmet: " + String.join(", ", open)),
+                witness));
     }
 
-    private static List<List<String>> witness(Dfa d, int[] parent, int s) {
-        List<List<String>> steps = new ArrayList<>();
-        for (int cur = s; parent[cur] >= 0; cur = parent[cur]) {
-            BitSet letter = d.letterTo(parent[cur], cur);
-            List<String> holds = new ArrayList<>();
-            for (int j = letter.nextSetBit(0); j >= 0; j = letter.nextSetBit(j + 1)) holds.add(d.atoms().get(j).key());
-            steps.add(holds);
+    /**
+     * Deletion-based minimal subset that is still trapped after {@code trace}: dropping any one of its
+     * contracts leaves a way out. A subset whose check is too large keeps the contract (the answer stays true).
+     */
+    private DeadEnds minimalDeadEnd(List<Contract> cs, List<Set<Atom>> trace) {
+        List<Contract> core = new ArrayList<>(cs);
+        for (int i = 0; i < core.size(); ) {
+            List<Contract> without = new ArrayList<>(core);
+            without.remove(i);
+            boolean trapped;
+            try {
+                DeadEnds p = new DeadEnds(without, compiler);
+                int[] t = p.initial();
+                for (Set<Atom> holds : trace) t = p.step(t, holds);
+                trapped = !without.isEmpty() && !p.canFinish(t);
+            } catch (StateLimitException | DeadEnds.TooLarge e) {
+                trapped = false;
+            }
+            if (trapped) core = without;
+            else i++;
         }
-        Collections.reverse(steps);
-        return steps;
+        try {
+            return new DeadEnds(core, compiler);
+        } catch (DeadEnds.TooLarge e) {
+            throw new IllegalStateException("a subset of a product that was built cannot be too large", e);
+        }
     }
 
     private Boolean emptyOrNull(Formula f, List<Finding> out, List<String> ids) {
@@ -204,7 +212,7 @@ public final class LibraryAnalysis {
     }
 
     /** "kind/tool" for a plain event atom ({@code call(T)}, {@code returned(T)}, {@code user}...), else null. */
-    private static String eventKey(Atom a) {
+    static String eventKey(Atom a) {
         if (a.comparison() != null) return null;
         switch (a.name()) {
             case "call", "returned" -> {

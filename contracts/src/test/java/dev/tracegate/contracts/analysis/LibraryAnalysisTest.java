@@ -1,5 +1,6 @@
 package dev.tracegate.contracts.analysis;
 
+import dev.tracegate.contracts.library.Library;
 import dev.tracegate.engine.automaton.DfaCompiler;
 import dev.tracegate.engine.ltl.Parser;
 import dev.tracegate.engine.monitor.Contract;
@@ -8,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class LibraryAnalysisTest {
     private final LibraryAnalysis analysis = new LibraryAnalysis(new DfaCompiler(5_000));
@@ -58,13 +60,87 @@ class LibraryAnalysisTest {
     }
 
     @Test
-    void deadEndIsFoundWithAWitness() {
+    void aTrapWithAnOpenObligationIsADeadEndWithAShortestWitness() {
+        // trial2 R6: after [user], [call(pay)] neither contract is violated, but every further event
+        // breaks one and ending leaves X call(receipt) open
         List<LibraryAnalysis.Finding> f = analysis.analyse(List.of(
-                c("stop-after-delete", "true", "G(call(delete) -> WX false)")));
+                c("pay-then-receipt", "true", "G(call(pay) -> X call(receipt))"),
+                c("no-receipt-after-user", "true", "G(user -> G !call(receipt))")));
         assertThat(f).hasSize(1);
         assertThat(f.get(0).kind()).isEqualTo(LibraryAnalysis.Kind.DEAD_END);
-        assertThat(f.get(0).witness()).isNotEmpty();
-        assertThat(f.get(0).witness().get(f.get(0).witness().size() - 1)).contains("call(delete)");
+        assertThat(f.get(0).contracts()).containsExactly("pay-then-receipt", "no-receipt-after-user");
+        assertThat(f.get(0).witness()).containsExactly(List.of("user"), List.of("call(pay)"));
+        assertThat(f.get(0).explanation()).contains("no contract is violated yet").contains("ending now leaves unmet: call(receipt) (pay-then-receipt)");
+    }
+
+    @Test
+    void aDeadEndNamesOnlyTheTrappedContracts() {
+        List<LibraryAnalysis.Finding> f = analysis.analyse(List.of(
+                c("cap", "true", "G(count(search) <= 3)"),
+                c("pay-then-receipt", "true", "G(call(pay) -> X call(receipt))"),
+                c("respond", "true", "G(user -> F assistant)"),
+                c("no-receipt-after-user", "true", "G(user -> G !call(receipt))")));
+        assertThat(f).extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.DEAD_END);
+        assertThat(f.get(0).contracts()).containsExactly("pay-then-receipt", "no-receipt-after-user");
+        // count(search) <= 3 holds too (the cap is kept), as it does on a real trace
+        assertThat(f.get(0).witness()).hasSize(2);
+        assertThat(f.get(0).witness().get(0)).contains("user").doesNotContain("call(pay)");
+        assertThat(f.get(0).witness().get(1)).contains("call(pay)").doesNotContain("user");
+    }
+
+    @Test
+    void havingToEndTheSessionIsNotADeadEnd() {
+        // ending right after delete keeps the contract, so the session is not trapped
+        assertThat(analysis.analyse(List.of(c("stop-after-delete", "true", "G(call(delete) -> WX false)")))).isEmpty();
+    }
+
+    @Test
+    void aPrefixThatAlreadyViolatesAContractIsNotADeadEnd() {
+        // after [call(delete)] nothing keeps the library, but the contract is violated outright:
+        // the monitor refuses that call, so it is not a trap
+        assertThat(analysis.analyse(List.of(c("no-delete", "true", "G !call(delete)"),
+                c("no-user-then-delete", "true", "G(user -> G !call(delete))")))).isEmpty();
+    }
+
+    @Test
+    void aContractWhoseAssumptionCanStillBreakLeavesAWayOut() {
+        // after [pay] the first contract is kept by any continuation in which q holds once (its
+        // assumption breaks, it goes IDLE), so the library is not trapped; with assumption true it is
+        List<LibraryAnalysis.Finding> f = analysis.analyse(List.of(
+                c("pay-then-receipt", "G !q", "G(call(pay) -> X call(receipt))"),
+                c("no-receipt-after-pay", "true", "G(call(pay) -> G !call(receipt))")));
+        assertThat(f).isEmpty();
+        assertThat(analysis.analyse(List.of(
+                c("pay-then-receipt", "true", "G(call(pay) -> X call(receipt))"),
+                c("no-receipt-after-pay", "true", "G(call(pay) -> G !call(receipt))"))))
+                .extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.DEAD_END);
+    }
+
+    @Test
+    void aProductAboveTheBoundIsTooLargeNotSearched() {
+        // each automaton fits in 4 states, their product of waiting obligations does not
+        List<Contract> three = List.of(c("a", "true", "G(p -> X q)"), c("b", "true", "G(r -> X s)"), c("c", "true", "G(t -> X u)"));
+        assertThatThrownBy(() -> new DeadEnds(three, new DfaCompiler(4)).search())
+                .isInstanceOf(DeadEnds.TooLarge.class).hasMessageContaining("needs more than 4 states");
+        StringBuilder wide = new StringBuilder("G !(a0");
+        for (int i = 1; i <= DeadEnds.MAX_LOCAL_ATOMS; i++) wide.append(" & a").append(i);
+        List<Contract> one = List.of(c("wide", "true", wide + ")"));
+        assertThatThrownBy(() -> new DeadEnds(one, new DfaCompiler(100)))
+                .isInstanceOf(DeadEnds.TooLarge.class).hasMessageContaining("reads 17 atoms");
+        assertThat(new LibraryAnalysis(new DfaCompiler(100)).analyse(one))
+                .extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.TOO_LARGE);
+    }
+
+    @Test
+    void theBuiltinLibrariesHaveNoFindings() {
+        for (String name : List.of("gdpr", "injection", "temporal-classes", "sop-refund",
+                "builtin:agentdojo/banking", "builtin:agentdojo/travel", "builtin:agentdojo/workspace", "builtin:agentdojo/slack")) {
+            Library lib = Library.compile(List.of(Library.read(name, null)));
+            assertThat(analysis.analyse(lib.contracts().contracts())).as(name).isEmpty();
+        }
+        Library together = Library.compile(List.of(Library.read("gdpr", null), Library.read("injection", null),
+                Library.read("temporal-classes", null), Library.read("sop-refund", null)));
+        assertThat(new LibraryAnalysis(new DfaCompiler(20_000)).analyse(together.contracts().contracts())).isEmpty();
     }
 
     @Test

@@ -1,0 +1,355 @@
+package dev.tracegate.contracts.analysis;
+
+import dev.tracegate.engine.automaton.Dfa;
+import dev.tracegate.engine.automaton.DfaCompiler;
+import dev.tracegate.engine.ltl.Atom;
+import dev.tracegate.engine.ltl.RvVerdict;
+import dev.tracegate.engine.monitor.Contract;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The dead-end search of {@link LibraryAnalysis}, over the explicit product of every contract's
+ * assumption and guarantee automata (one minimal product automaton would merge a trapped prefix
+ * with a violated one, so it cannot tell them apart).
+ *
+ * <p>A contract reads as the monitor reads it: at a prefix it is IDLE when its assumption is
+ * permanently violated, FAIL when it is not IDLE and its guarantee is permanently violated;
+ * a finished trace keeps it when it violates the assumption or satisfies the guarantee. A dead end
+ * is a non-empty prefix, reached without any contract failing on the way, where no contract fails
+ * yet but no continuation (ending the session now included) keeps every contract. Continuations
+ * range over all events, the environment's included: the search asks whether some way out exists,
+ * not whether the agent can force one against any user or tool.
+ */
+final class DeadEnds {
+    /** A letter is one long: more atoms than this in all contracts make the check too large. */
+    static final int MAX_ATOMS = 63;
+    /** One automaton's letters are enumerated: more atoms than this in one formula make the check too large. */
+    static final int MAX_LOCAL_ATOMS = 16;
+    /** Enumeration steps allowed per product state of the bound (so the search ends like the other checks). */
+    private static final long STEPS_PER_STATE = 4096;
+
+    /** The search could not finish within the bound. */
+    static final class TooLarge extends Exception {
+        TooLarge(String message) { super(message, null, false, false); }
+    }
+
+    /** A dead end: the shortest trace to it (each event the atoms that hold) and the contracts' automata states there. */
+    record DeadEnd(List<Set<Atom>> trace, int[] tuple) {}
+
+    final List<Contract> contracts;
+    private final Dfa[] comp;          // 2c = assumption of contract c, 2c+1 = its guarantee
+    private final List<Atom> atoms;    // all atoms of all components; letter bit g = atoms.get(g)
+    private final int[][] localAtom;   // localAtom[i][j] = global index of component i's atom j
+    private final int[] eventKey;      // eventKey[g]: id of atom g's event kind/tool, -1 when it is no event atom
+    private final long[] later;        // later[i]: atoms that some component after i reads
+    private final int[][][] table;     // table[i][s]: component i's successor of state s per local letter, built lazily
+    private final int[][] byWeight;    // byWeight[k]: local letters of k atoms, fewest atoms first
+    private final int maxStates;
+
+    DeadEnds(List<Contract> contracts, DfaCompiler compiler) throws TooLarge {
+        this.contracts = List.copyOf(contracts);
+        this.maxStates = compiler.maxStates();
+        comp = new Dfa[2 * contracts.size()];
+        Set<Atom> all = new LinkedHashSet<>();
+        for (int c = 0; c < contracts.size(); c++) {
+            comp[2 * c] = compiler.compile(contracts.get(c).assume());
+            comp[2 * c + 1] = compiler.compile(contracts.get(c).guarantee());
+            all.addAll(comp[2 * c].atoms());
+            all.addAll(comp[2 * c + 1].atoms());
+        }
+        atoms = List.copyOf(all);
+        if (atoms.size() > MAX_ATOMS) {
+            throw new TooLarge("dead-end check skipped: the contracts read " + atoms.size() + " atoms, more than the "
+                    + MAX_ATOMS + " this check handles");
+        }
+        localAtom = new int[comp.length][];
+        byWeight = new int[MAX_LOCAL_ATOMS + 1][];
+        table = new int[comp.length][][];
+        for (int i = 0; i < comp.length; i++) {
+            int k = comp[i].atoms().size();
+            if (k > MAX_LOCAL_ATOMS) {
+                throw new TooLarge("dead-end check skipped: a formula of '" + contracts.get(i / 2).id() + "' reads "
+                        + k + " atoms, more than the " + MAX_LOCAL_ATOMS + " this check enumerates events over");
+            }
+            localAtom[i] = new int[k];
+            for (int j = 0; j < k; j++) localAtom[i][j] = atoms.indexOf(comp[i].atoms().get(j));
+            if (byWeight[k] == null) {
+                byWeight[k] = java.util.stream.IntStream.range(0, 1 << k).boxed()
+                        .sorted(java.util.Comparator.comparingInt(Integer::bitCount)).mapToInt(Integer::intValue).toArray();
+            }
+            table[i] = new int[comp[i].stateCount()][];
+        }
+        eventKey = new int[atoms.size()];
+        Map<String, Integer> keys = new HashMap<>();
+        for (int g = 0; g < atoms.size(); g++) {
+            String k = LibraryAnalysis.eventKey(atoms.get(g));
+            eventKey[g] = k == null ? -1 : keys.computeIfAbsent(k, x -> keys.size());
+        }
+        later = new long[comp.length];
+        for (int i = comp.length - 2; i >= 0; i--) {
+            long m = later[i + 1];
+            for (int g : localAtom[i + 1]) m |= 1L << g;
+            later[i] = m;
+        }
+    }
+
+    /** Component {@code i}'s successor of state {@code s} per local letter, or a single target when no letter matters. */
+    private int[] table(int i, int s) {
+        int[] t = table[i][s];
+        if (t == null) {
+            t = new int[1 << localAtom[i].length];
+            boolean constant = true;
+            for (int l = 0; l < t.length; l++) {
+                t[l] = comp[i].next(s, l);
+                constant &= t[l] == t[0];
+            }
+            if (constant) t = new int[] {t[0]};
+            table[i][s] = t;
+        }
+        return t;
+    }
+
+    /**
+     * The distinct successors of product state {@code t}, each with one letter (global atom bits) that
+     * takes it there. Components are joined one at a time, keeping per partial successor only the
+     * values of atoms a later component reads and which event kind/tool the letter already names
+     * (so letters of many atoms are never enumerated whole).
+     */
+    private Map<Key, Long> successors(int[] t, long[] steps) throws TooLarge {
+        // a partial: successor states of components 0..i-1, assigned atoms (mask, values), event key, witness letter
+        record Partial(int[] next, long mask, long values, int key, long letter) {}
+        List<Partial> cur = new ArrayList<>();
+        cur.add(new Partial(new int[t.length], 0, 0, -1, 0));
+        long budget = (long) maxStates * STEPS_PER_STATE;
+        for (int i = 0; i < t.length; i++) {
+            int[] tab = t[i] < 0 ? new int[] {-1} : table(i, t[i]);
+            Map<PartialKey, Partial> out = new LinkedHashMap<>();
+            for (Partial p : cur) {
+                if (tab.length == 1) {
+                    int[] n = p.next().clone();
+                    n[i] = tab[0];
+                    Partial q = new Partial(n, p.mask() & later[i], p.values() & later[i], p.key(), p.letter());
+                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values(), q.key()), q);
+                    continue;
+                }
+                steps[0] += tab.length;
+                if (steps[0] > budget) throw tooLarge();
+                for (int l : byWeight[localAtom[i].length]) {
+                    long mask = p.mask(), values = p.values(), letter = p.letter();
+                    int key = p.key();
+                    boolean ok = true;
+                    for (int j = 0; j < localAtom[i].length && ok; j++) {
+                        int g = localAtom[i][j];
+                        long bit = (l >>> j) & 1L;
+                        if ((mask >>> g & 1L) != 0) {
+                            ok = (values >>> g & 1L) == bit;
+                            continue;
+                        }
+                        mask |= 1L << g;
+                        if (bit == 0) continue;
+                        values |= 1L << g;
+                        letter |= 1L << g;
+                        if (eventKey[g] >= 0) {
+                            if (key < 0) key = eventKey[g];
+                            else ok = key == eventKey[g];
+                        }
+                    }
+                    if (!ok) continue;
+                    int[] n = p.next().clone();
+                    n[i] = tab[l];
+                    Partial q = new Partial(n, mask & later[i], values & later[i], key, letter);
+                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values(), q.key()), q);
+                }
+            }
+            cur = new ArrayList<>(out.values());
+        }
+        Map<Key, Long> succ = new LinkedHashMap<>();
+        for (Partial p : cur) succ.putIfAbsent(new Key(normalise(p.next())), p.letter());
+        return succ;
+    }
+
+    /** A partial successor as a hash key (all partials of one join step fill the same components). */
+    private record PartialKey(int[] next, long mask, long values, int key) {
+        @Override public boolean equals(Object o) {
+            return o instanceof PartialKey k && mask == k.mask && values == k.values && key == k.key && Arrays.equals(next, k.next);
+        }
+        @Override public int hashCode() { return Arrays.hashCode(next) * 31 + Long.hashCode(mask * 31 + values) + key; }
+    }
+
+    private TooLarge tooLarge() {
+        return new TooLarge("dead-end check skipped: the product of " + contracts.size() + " contracts over "
+                + atoms.size() + " atoms needs more than " + maxStates + " states");
+    }
+
+    int[] initial() {
+        int[] t = new int[comp.length];
+        for (int i = 0; i < comp.length; i++) t[i] = comp[i].initialState();
+        return normalise(t);
+    }
+
+    /** An IDLE contract stays IDLE: both its states become -1, so prefixes that differ only there are one state. */
+    private int[] normalise(int[] t) {
+        for (int c = 0; c < contracts.size(); c++) {
+            int a = t[2 * c];
+            if (a < 0 || comp[2 * c].verdict(a) == RvVerdict.PERMANENTLY_VIOLATED) {
+                t[2 * c] = -1;
+                t[2 * c + 1] = -1;
+            }
+        }
+        return t;
+    }
+
+    /** The product state after one event at which exactly the atoms {@code holds} of this product's atoms hold. */
+    int[] step(int[] t, Set<Atom> holds) {
+        int[] n = new int[t.length];
+        for (int i = 0; i < t.length; i++) {
+            if (t[i] < 0) {
+                n[i] = -1;
+                continue;
+            }
+            long x = 0;
+            List<Atom> own = comp[i].atoms();
+            for (int j = 0; j < own.size(); j++) if (holds.contains(own.get(j))) x |= 1L << j;
+            n[i] = comp[i].next(t[i], x);
+        }
+        return normalise(n);
+    }
+
+    /** Some contract is FAIL: its assumption can still hold and its guarantee is permanently violated. */
+    boolean fails(int[] t) {
+        for (int c = 0; c < contracts.size(); c++) {
+            if (t[2 * c] >= 0 && comp[2 * c + 1].verdict(t[2 * c + 1]) == RvVerdict.PERMANENTLY_VIOLATED) return true;
+        }
+        return false;
+    }
+
+    /** The trace ending here keeps every contract. */
+    boolean accepting(int[] t) {
+        for (int c = 0; c < contracts.size(); c++) {
+            if (t[2 * c] >= 0 && comp[2 * c].accepting(t[2 * c]) && !comp[2 * c + 1].accepting(t[2 * c + 1])) return false;
+        }
+        return true;
+    }
+
+    /** The open obligation of contract {@code c}'s guarantee at {@code t}, or null when ending there keeps it. */
+    String open(int[] t, int c) {
+        if (t[2 * c] < 0 || !comp[2 * c].accepting(t[2 * c]) || comp[2 * c + 1].accepting(t[2 * c + 1])) return null;
+        String p = comp[2 * c + 1].pending(t[2 * c + 1]);
+        return p == null ? "" : p;
+    }
+
+    /** The reachable part of the product: states, and per state its distinct successors with one letter each. */
+    private final class Graph {
+        final List<int[]> states = new ArrayList<>();
+        final List<int[]> succ = new ArrayList<>();
+        final List<long[]> succLetter = new ArrayList<>();
+        private final Map<Key, Integer> index = new HashMap<>();
+        private final long[] steps = new long[1];
+
+        Graph(int[] start, boolean stopAtAccepting) throws TooLarge {
+            add(start);
+            for (int s = 0; s < states.size(); s++) {
+                int[] t = states.get(s);
+                if (stopAtAccepting && accepting(t)) return;
+                Map<Key, Long> next = successors(t, steps);
+                int[] out = new int[next.size()];
+                long[] via = new long[next.size()];
+                int n = 0;
+                for (Map.Entry<Key, Long> e : next.entrySet()) {
+                    out[n] = add(e.getKey().t());
+                    via[n++] = e.getValue();
+                }
+                succ.add(out);
+                succLetter.add(via);
+            }
+        }
+
+        private int add(int[] t) throws TooLarge {
+            Key k = new Key(t);
+            Integer i = index.get(k);
+            if (i != null) return i;
+            if (states.size() >= maxStates) throw tooLarge();
+            index.put(k, states.size());
+            states.add(t);
+            return states.size() - 1;
+        }
+    }
+
+    /** The shortest dead end, or null when there is none. */
+    DeadEnd search() throws TooLarge {
+        Graph g = new Graph(initial(), false);
+        int n = g.states.size();
+        // live: some continuation from here (the empty one included) keeps every contract
+        List<List<Integer>> pred = new ArrayList<>(n);
+        for (int s = 0; s < n; s++) pred.add(new ArrayList<>());
+        for (int s = 0; s < n; s++) for (int t : g.succ.get(s)) pred.get(t).add(s);
+        boolean[] live = new boolean[n];
+        ArrayDeque<Integer> q = new ArrayDeque<>();
+        for (int s = 0; s < n; s++) {
+            if (accepting(g.states.get(s))) {
+                live[s] = true;
+                q.add(s);
+            }
+        }
+        while (!q.isEmpty()) {
+            for (int p : pred.get(q.poll())) {
+                if (!live[p]) {
+                    live[p] = true;
+                    q.add(p);
+                }
+            }
+        }
+        // shortest path through prefixes on which no contract fails (the monitor lets them through)
+        int[] parent = new int[n];
+        long[] parentLetter = new long[n];
+        Arrays.fill(parent, -2);
+        parent[0] = -1;
+        q.add(0);
+        while (!q.isEmpty()) {
+            int s = q.poll();
+            if (s != 0 && !live[s]) return new DeadEnd(trace(g, parent, parentLetter, s), g.states.get(s));
+            int[] out = g.succ.get(s);
+            for (int k = 0; k < out.length; k++) {
+                int t = out[k];
+                if (parent[t] != -2 || fails(g.states.get(t))) continue;
+                parent[t] = s;
+                parentLetter[t] = g.succLetter.get(s)[k];
+                q.add(t);
+            }
+        }
+        return null;
+    }
+
+    /** Whether some continuation from {@code t} (the empty one included) keeps every contract. */
+    boolean canFinish(int[] t) throws TooLarge {
+        Graph g = new Graph(t, true);
+        for (int[] s : g.states) if (accepting(s)) return true;
+        return false;
+    }
+
+    private List<Set<Atom>> trace(Graph g, int[] parent, long[] parentLetter, int s) {
+        List<Set<Atom>> steps = new ArrayList<>();
+        for (int cur = s; parent[cur] >= 0; cur = parent[cur]) {
+            long letter = parentLetter[cur];
+            Set<Atom> holds = new LinkedHashSet<>();
+            for (int a = 0; a < atoms.size(); a++) if (((letter >>> a) & 1) != 0) holds.add(atoms.get(a));
+            steps.add(0, holds);
+        }
+        return steps;
+    }
+
+    /** A product state as a hash key. */
+    private record Key(int[] t) {
+        @Override public boolean equals(Object o) { return o instanceof Key k && Arrays.equals(t, k.t); }
+        @Override public int hashCode() { return Arrays.hashCode(t); }
+    }
+}
