@@ -119,6 +119,9 @@ final class AuditLines {
     private static final int TOOLS = 16;
     private final String[] toolName = new String[TOOLS];
     private final byte[][] toolNameText = new byte[TOOLS][];
+    private static final int NAMES = 64;
+    private final String[] fieldName = new String[NAMES];
+    private final byte[][] fieldNameText = new byte[NAMES][];
     private long tsSecond = Long.MIN_VALUE;
     private final byte[] tsSecondText = new byte[20];
     private int tsSecondLength;
@@ -467,6 +470,17 @@ final class AuditLines {
         return toolNameText[slot];
     }
 
+    /** A quoted argument field name from a small cache (direct-mapped by hash): a tool's field names recur on every call. */
+    private byte[] nameText(String name) {
+        int slot = name.hashCode() & (NAMES - 1);
+        String known = fieldName[slot];
+        if (known != name && !name.equals(known)) {
+            fieldNameText[slot] = quoted(name);
+            fieldName[slot] = name;
+        }
+        return fieldNameText[slot];
+    }
+
     /** Epoch milliseconds in decimal, with the digits of the second kept until the second changes. */
     private void millis(long ms) {
         if (ms < 1_000_000) { num(ms); return; }   // the cache needs a second of at least four digits
@@ -619,7 +633,7 @@ final class AuditLines {
         boolean first = true;
         for (Map.Entry<String, JsonNode> e : args.properties()) {
             if (!first) put(',');
-            str(e.getKey());
+            put(nameText(e.getKey()));
             put(':');
             boolean personal = true;
             for (String c : clear) if (c.equals(e.getKey())) { personal = false; break; }
@@ -636,7 +650,7 @@ final class AuditLines {
             boolean first = true;
             for (Map.Entry<String, JsonNode> e : n.properties()) {
                 if (!first) put(',');
-                str(e.getKey());
+                put(nameText(e.getKey()));
                 put(':');
                 node(e.getValue(), personal, depth + 1);
                 first = false;
