@@ -194,7 +194,7 @@ public final class FaultApp {
     }
 
     /** The agent's MBean, read by name: every attribute, maps flattened as name.key. */
-    private static void metrics() throws Exception {
+    static void metrics() throws Exception {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         ObjectName name = new ObjectName("dev.tracegate:type=Supervisor");
         if (!server.isRegistered(name)) {

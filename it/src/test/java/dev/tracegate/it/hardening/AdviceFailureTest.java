@@ -1,0 +1,101 @@
+package dev.tracegate.it.hardening;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static dev.tracegate.it.hardening.FaultInjectionTest.metric;
+import static dev.tracegate.it.hardening.FaultInjectionTest.metrics;
+import static dev.tracegate.it.hardening.FaultInjectionTest.records;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The agent's inlined advice failing in its own code, outside the agent core (trial2 R13 in general): the
+ * application's own objects make reading the call fail, a conversation key whose {@code toString} refuses (Spring AI
+ * {@code ToolContext}, LangChain4j {@code @MemoryId}) or a tool callback whose definition cannot be loaded. Such a
+ * failure used to be suppressed and the tool ran unsupervised whatever {@code fail} said (and LangChain4j's answer
+ * check threw the key's exception into the host). Now it follows the failure policy like any internal error:
+ * {@code fail=closed} refuses (the tool does not run), {@code fail=open} lets it run; both counted in the MBean,
+ * and the same thread is supervised afterwards (the nesting guard stays balanced).
+ */
+class AdviceFailureTest {
+    private static final String APP = "demoapp.hardening.AdviceFaultApp";
+    private static final String LIBRARY = """
+            library: advice-faults
+            contracts:
+              - id: no-delete
+                guarantee: G !call(delete_account)
+                message: Accounts are never deleted by the agent.
+            """;
+
+    @TempDir Path dir;
+
+    private Forked.Output app(String options, String... commands) throws Exception {
+        return Forked.run(Forked.command(Forked.java(), options, APP, commands));
+    }
+
+    private String options(String fail, Path audit) throws IOException {
+        Path lib = Files.writeString(dir.resolve("lib.yaml"), LIBRARY);
+        return "libraries=" + lib + ",audit.path=" + audit + ",view=off,fail=" + fail;
+    }
+
+    @ParameterizedTest @ValueSource(strings = {"closed", "open"})
+    void anAdviceThatCannotReadTheCallFollowsTheFailurePolicy(String fail) throws Exception {
+        Path audit = dir.resolve("audit.jsonl");
+        Forked.Output r = app(options(fail, audit), "springai-context", "springai-definition", "lc4j", "springai-delete", "metrics");
+        String out = r.stdout();
+        if (fail.equals("closed")) {
+            assertThat(out).as(r.toString())
+                    .doesNotContain("TOOL lookup ran")
+                    // Spring AI: the callback's result is the refusal
+                    .contains("RESULT springai: tracegate could not check springai tool call lookup (internal error: IllegalStateException);"
+                            + " refused because fail=closed")
+                    .contains("RESULT springai: tracegate could not check springai tool call (internal error: IllegalStateException);"
+                            + " refused because fail=closed")
+                    // LangChain4j: the user message that could not be checked is replaced, the tool refused, the answer refused
+                    .contains("MODEL SAW USER tracegate could not check langchain4j user message")
+                    .doesNotContain("MODEL SAW USER what did I order?")
+                    .contains("MODEL SAW TOOL RESULT lookup: tracegate could not check langchain4j tool call")
+                    .contains("HOST CAUGHT dev.tracegate.agent.bootstrap.TracegateViolation: tracegate could not check langchain4j assistant message");
+        } else {
+            assertThat(out).as(r.toString())
+                    .contains("TOOL lookup ran customer=c-17\nRESULT springai: 2 orders")
+                    .contains("TOOL lookup ran input={\"customer\":\"c-17\"}\nRESULT springai: found {\"customer\":\"c-17\"}")
+                    .contains("MODEL SAW USER what did I order?")
+                    .contains("MODEL SAW TOOL RESULT lookup: 2 orders for c-17")
+                    .contains("RESULT lc4j: you have orders")
+                    .doesNotContain("HOST CAUGHT");
+        }
+        // the failed calls left the thread's nesting guard balanced: the next call on it is supervised and blocked
+        assertThat(out).as(r.toString()).doesNotContain("TOOL delete_account ran")
+                .contains("RESULT springai: tracegate blocked the call to delete_account (contract no-delete)");
+        // two Spring AI tool calls; LangChain4j's user message, tool call and answer
+        Map<String, String> m = metrics(out);
+        assertThat(metric(m, "InternalErrors." + fail)).as(r.toString()).isEqualTo(5);
+        assertThat(metric(m, "InternalErrors." + (fail.equals("closed") ? "open" : "closed"))).isZero();
+        assertThat(r.stderr()).contains("internal error at springai tool call lookup (fail=" + fail)
+                .contains("internal error at langchain4j tool call (fail=" + fail)
+                .contains("customer keys are never printed (personal data)")
+                .contains("schema registry unreachable");
+        // a call the supervisor never saw leaves no half record (a RETURN without its CALL) under either policy
+        assertThat(records(audit)).as("the audit log records tool names").anySatisfy(e -> assertThat(e.path("tool").asText()).isEqualTo("delete_account"))
+                .noneSatisfy(e -> assertThat(e.path("tool").asText()).isEqualTo("lookup"));
+    }
+
+    /** Under {@code block.style=exception} the closed refusal of a failed advice is the configured violation. */
+    @Test
+    void underBlockStyleExceptionTheRefusalIsTheViolation() throws Exception {
+        Forked.Output r = app(options("closed", dir.resolve("audit.jsonl")) + ",block.style=exception",
+                "springai-context", "springai-definition", "metrics");
+        assertThat(r.stdout()).as(r.toString()).doesNotContain("TOOL lookup ran")
+                .contains("HOST CAUGHT dev.tracegate.agent.bootstrap.TracegateViolation: tracegate could not check springai tool call lookup")
+                .contains("HOST CAUGHT dev.tracegate.agent.bootstrap.TracegateViolation: tracegate could not check springai tool call (");
+        assertThat(metric(metrics(r.stdout()), "InternalErrors.closed")).isEqualTo(2);
+    }
+}
