@@ -224,8 +224,17 @@ public final class DataCategoryExtractor {
             scratch.marks = new int[Math.max(len, 256)];
             scratch.chars = new char[Math.max(len, 256)];
         }
-        scan(text, len, scratch, scratch.starts, scratch.digitStarts, scratch.marks, scratch.chars, known, stop, scratch);
+        scan(text, len, scratch, scratch.starts, scratch.digitStarts, scratch.marks, scratch.chars, known, stop, scratch, true);
         return scratch.mask();
+    }
+
+    /** The spans the mask path's scan reports (the word-start detectors fused, spans by position); for tests. */
+    void detectFused(CharSequence text, SpanSink sink) {
+        if (text == null) return;
+        int len = Math.min(text.length(), MAX_SCAN);
+        if (len == 0) return;
+        int m = Math.max(len, 256);
+        scan(text, len, sink, new int[m], new int[m], new int[m], new char[m], 0L, 0L, null, true);
     }
 
     /** Reports every span of personal data in {@code text} to {@code sink}. */
@@ -243,7 +252,7 @@ public final class DataCategoryExtractor {
             scratch.chars = new char[len];
         }
         try {
-            scan(text, len, sink, scratch.starts, scratch.digitStarts, scratch.marks, scratch.chars, 0L, 0L, null);
+            scan(text, len, sink, scratch.starts, scratch.digitStarts, scratch.marks, scratch.chars, 0L, 0L, null, false);
         } finally {
             SCRATCH.set(scratch);
         }
@@ -257,10 +266,12 @@ public final class DataCategoryExtractor {
     /**
      * E-mail addresses (they need no word starts), then one pre-pass over {@code text[0, len)}, then the
      * detectors that can find something and are not skipped; when {@code found} (the sink, as a mask) has
-     * a category of {@code stop}, the rest is left out.
+     * a category of {@code stop}, the rest is left out. With {@code fused}, the five detectors that visit
+     * every word start (IBAN, national ids, dates of birth, addresses, terms) share one walk over them:
+     * the same spans, reported by position instead of detector by detector (so only for masks).
      */
     private static void scan(CharSequence text, int len, SpanSink sink, int[] starts, int[] digitStarts, int[] marks, char[] chars,
-            long skip, long stop, SpanSink.Mask found) {
+            long skip, long stop, SpanSink.Mask found, boolean fused) {
         // the pre-pass and the detectors read a copy (one bulk copy beats a String.charAt per char read)
         char[] cs = chars;
         int firstAt;
@@ -308,29 +319,44 @@ public final class DataCategoryExtractor {
         boolean colon = (seen & C_COLON) != 0;
         boolean letters = (seen & C_LETTER) != 0;
         // each detector needs at least this many digits in the whole text
+        if (fused) {
+            if (digits >= 13 && (skip & CARD) == 0) {
+                cards(cs, len, digitStarts, nd, sink);
+                if (stop != 0 && (found.mask() & stop) != 0) return;
+            }
+            if (digits >= 4 && (skip & IP) == 0) {
+                ipv4(cs, len, digitStarts, nd, sink);
+                if (stop != 0 && (found.mask() & stop) != 0) return;
+            }
+            if (digits >= 7 && (skip & PHONE) == 0) {
+                phones(cs, len, digitStarts, nd, marks, nm, sink);
+                if (stop != 0 && (found.mask() & stop) != 0) return;
+            }
+            wordStartDetectors(cs, len, starts, n, sink, digits >= 4 && (skip & IBAN) == 0, digits >= 6 && (skip & NATIONAL_ID) == 0,
+                    digits >= 4 && (skip & BIRTH) == 0, digits >= 1 && (skip & ADDRESS) == 0, spaceDigits > 0,
+                    letters && (skip & TERMS_BITS) != TERMS_BITS);
+            if (stop != 0 && (found.mask() & stop) != 0) return;
+            if (colon && (skip & IP) == 0 && (colons >= 7 || doubleColon(cs, len))) ipv6(cs, len, starts, n, marks, nm, sink);
+            return;
+        }
+        // detector by detector, so spans come in the order spans() documents
         if (digits >= 13 && (skip & CARD) == 0) {
             cards(cs, len, digitStarts, nd, sink);
-            if (stop != 0 && (found.mask() & stop) != 0) return;
         }
         if (digits >= 4 && (skip & IBAN) == 0) {
             ibans(cs, len, starts, n, sink);
-            if (stop != 0 && (found.mask() & stop) != 0) return;
         }
         if (digits >= 6 && (skip & NATIONAL_ID) == 0) {
             nationalIds(cs, len, starts, n, sink);
-            if (stop != 0 && (found.mask() & stop) != 0) return;
         }
         if (digits >= 4 && (skip & IP) == 0) {
             ipv4(cs, len, digitStarts, nd, sink);
-            if (stop != 0 && (found.mask() & stop) != 0) return;
         }
         if (digits >= 7 && (skip & PHONE) == 0) {
             phones(cs, len, digitStarts, nd, marks, nm, sink);
-            if (stop != 0 && (found.mask() & stop) != 0) return;
         }
         if (digits >= 4 && (skip & BIRTH) == 0) {
             birthDates(cs, len, starts, n, sink);
-            if (stop != 0 && (found.mask() & stop) != 0) return;
         }
         if (digits >= 1 && (skip & ADDRESS) == 0) {
             // every form but a number-first street ("221B Baker Street") has a space before a digit
@@ -338,14 +364,44 @@ public final class DataCategoryExtractor {
             // digits can start an address
             if (spaceDigits > 0) addresses(cs, len, starts, n, sink);
             else addresses(cs, len, digitStarts, nd, sink);
-            if (stop != 0 && (found.mask() & stop) != 0) return;
         }
         // an IPv6 address has seven colons, or two in a row
         if (colon && (skip & IP) == 0 && (colons >= 7 || doubleColon(cs, len))) {
             ipv6(cs, len, starts, n, marks, nm, sink);
-            if (stop != 0 && (found.mask() & stop) != 0) return;
         }
         if (letters && (skip & TERMS_BITS) != TERMS_BITS) terms(cs, len, starts, n, sink);
+    }
+
+    /**
+     * The detectors that begin only at word starts, in one walk over them; each keeps its own position
+     * after its last span, as its own loop does ({@link #ibans}, {@link #nationalIds}, {@link #birthDates},
+     * {@link #addresses}, {@link #terms}). Without a space before a digit, addresses begin only at digits.
+     */
+    private static void wordStartDetectors(char[] s, int len, int[] starts, int nStarts, SpanSink sink, boolean iban, boolean nationalId,
+            boolean birth, boolean address, boolean addressAnyStart, boolean terms) {
+        if (!(iban || nationalId || birth || address || terms)) return;
+        int nextIban = 0, nextId = 0, nextBirth = 0, nextAddress = 0;
+        for (int w = 0; w < nStarts; w++) {
+            int i = starts[w];
+            int e;
+            if (iban && i >= nextIban && i + 4 <= len && (e = ibanAt(s, i, len)) >= 0) {
+                sink.add(i, e, DataCategory.IBAN);
+                nextIban = e;
+            }
+            if (nationalId && i >= nextId && (e = nationalIdAt(s, i, len)) > 0) {
+                sink.add(i, e, DataCategory.NATIONAL_ID);
+                nextId = e;
+            }
+            if (birth && i >= nextBirth && (e = dateStartingAt(s, i, len)) >= 0) {
+                if (birthWordNear(s, i, e, len)) sink.add(i, e, DataCategory.DATE_OF_BIRTH);
+                nextBirth = e;
+            }
+            if (address && i >= nextAddress && (addressAnyStart || isDigit(s[i])) && (e = addressAt(s, i, len)) > i) {
+                sink.add(i, e, DataCategory.POSTAL_ADDRESS);
+                nextAddress = e;
+            }
+            if (terms && (e = termAt(s, i, len)) >= 0) sink.add(i, i + ((String) TERMS[e][0]).length(), (DataCategory) TERMS[e][1]);
+        }
     }
 
     private static boolean doubleColon(char[] cs, int len) {
@@ -532,28 +588,34 @@ public final class DataCategoryExtractor {
             int i = starts[w];
             if (i + 4 > len) break;
             if (i < next) continue;
-            if (!isDigit(s[i + 3]) || !isDigit(s[i + 2])) continue; // the cheapest test first
-            char c0 = upper(s[i]), c1 = upper(s[i + 1]);
-            if (c0 < 'A' || c0 > 'Z' || c1 < 'A' || c1 > 'Z') continue;
-            int want = ibanLength(c0, c1);
-            if (want < 0) continue;
-            int j = i, n = 0;
-            while (j < len && n < want) {
-                char c = s[j];
-                if (isAsciiAlnum(c)) {
-                    n++;
-                    j++;
-                } else if (c == ' ' && n > 0 && j + 1 < len && isAsciiAlnum(s[j + 1])) {
-                    j++;
-                } else {
-                    break;
-                }
-            }
-            if (n == want && boundaryAfter(s, j, len) && mod97(s, i, j) == 1) {
+            int j = ibanAt(s, i, len);
+            if (j >= 0) {
                 sink.add(i, j, DataCategory.IBAN);
                 next = j;
             }
         }
+    }
+
+    /** End of an IBAN starting at word start {@code i} ({@code i + 4 <= len}), or -1. */
+    private static int ibanAt(char[] s, int i, int len) {
+        if (!isDigit(s[i + 3]) || !isDigit(s[i + 2])) return -1; // the cheapest test first
+        char c0 = upper(s[i]), c1 = upper(s[i + 1]);
+        if (c0 < 'A' || c0 > 'Z' || c1 < 'A' || c1 > 'Z') return -1;
+        int want = ibanLength(c0, c1);
+        if (want < 0) return -1;
+        int j = i, n = 0;
+        while (j < len && n < want) {
+            char c = s[j];
+            if (isAsciiAlnum(c)) {
+                n++;
+                j++;
+            } else if (c == ' ' && n > 0 && j + 1 < len && isAsciiAlnum(s[j + 1])) {
+                j++;
+            } else {
+                break;
+            }
+        }
+        return n == want && boundaryAfter(s, j, len) && mod97(s, i, j) == 1 ? j : -1;
     }
 
     private static int ibanLength(char a, char b) {
@@ -592,21 +654,24 @@ public final class DataCategoryExtractor {
         for (int w = 0; w < nStarts; w++) {
             int i = starts[w];
             if (i < next) continue;
-            char c = s[i];
-            if (!(isDigit(c) || (c >= 'A' && c <= 'Z'))) continue;
-            int end;
-            if (isDigit(c)) {
-                if ((end = ssn(s, i, len)) > 0 || (end = sin(s, i, len)) > 0 || (end = dni(s, i, len)) > 0) {
-                    sink.add(i, end, DataCategory.NATIONAL_ID);
-                    next = end;
-                }
-            } else if (c >= 'A' && c <= 'Z') {
-                if ((end = nino(s, i, len)) > 0 || (end = nie(s, i, len)) > 0) {
-                    sink.add(i, end, DataCategory.NATIONAL_ID);
-                    next = end;
-                }
+            int end = nationalIdAt(s, i, len);
+            if (end > 0) {
+                sink.add(i, end, DataCategory.NATIONAL_ID);
+                next = end;
             }
         }
+    }
+
+    /** End of a national identifier starting at word start {@code i}, or -1. */
+    private static int nationalIdAt(char[] s, int i, int len) {
+        char c = s[i];
+        int end;
+        if (isDigit(c)) {
+            if ((end = ssn(s, i, len)) > 0 || (end = sin(s, i, len)) > 0 || (end = dni(s, i, len)) > 0) return end;
+        } else if (c >= 'A' && c <= 'Z') {
+            if ((end = nino(s, i, len)) > 0 || (end = nie(s, i, len)) > 0) return end;
+        }
+        return -1;
     }
 
     /** US SSN {@code 123-45-6789} (or spaced, or nine digits after an SSN word). */
@@ -862,19 +927,29 @@ public final class DataCategoryExtractor {
         for (int w = 0; w < nStarts; w++) {
             int i = starts[w];
             if (i < next) continue;
-            char c = s[i];
-            if (!isDigit(c)) {
-                // a word that is no month's beginning starts no date (what monthAt would find out, inline)
-                if (!in(MONTH_FIRST, c) || i + 1 >= len) continue;
-                char second = lower(s[i + 1]);
-                if (second < 'a' || second > 'z' || MONTHS_BY_PAIR[((c | 0x20) - 'a') * 26 + second - 'a'].length == 0) continue;
-            }
-            int end = dateAt(s, i, len);
-            if (end < 0) end = textualDateAt(s, i, len);
+            int end = dateStartingAt(s, i, len);
             if (end < 0) continue;
-            if (near(s, i, BIRTH_WORDS, BIRTH_FIRST, 40) || after(s, end, len, BIRTH_WORDS, BIRTH_FIRST, 20)) sink.add(i, end, DataCategory.DATE_OF_BIRTH);
+            if (birthWordNear(s, i, end, len)) sink.add(i, end, DataCategory.DATE_OF_BIRTH);
             next = end;
         }
+    }
+
+    /** End of a numeric or written date starting at word start {@code i}, or -1. */
+    private static int dateStartingAt(char[] s, int i, int len) {
+        char c = s[i];
+        if (!isDigit(c)) {
+            // a word that is no month's beginning starts no date (what monthAt would find out, inline)
+            if (!in(MONTH_FIRST, c) || i + 1 >= len) return -1;
+            char second = lower(s[i + 1]);
+            if (second < 'a' || second > 'z' || MONTHS_BY_PAIR[((c | 0x20) - 'a') * 26 + second - 'a'].length == 0) return -1;
+        }
+        int end = dateAt(s, i, len);
+        return end >= 0 ? end : textualDateAt(s, i, len);
+    }
+
+    /** A date at {@code [i, end)} counts as a date of birth with a birth word before or after it. */
+    private static boolean birthWordNear(char[] s, int i, int end, int len) {
+        return near(s, i, BIRTH_WORDS, BIRTH_FIRST, 40) || after(s, end, len, BIRTH_WORDS, BIRTH_FIRST, 20);
     }
 
     /** End of a numeric date at {@code i} (1985-03-12, 12/03/1985, 12.03.1985), or -1; timestamps are not dates of birth. */
@@ -968,26 +1043,32 @@ public final class DataCategoryExtractor {
         for (int w = 0; w < nStarts; w++) {
             int i = starts[w];
             if (i < next) continue;
-            char c = s[i];
-            // every form starts with a digit, a capital or p (PO box); a capital that is no letter (Ⓐ) matches no form
-            if (!(isDigit(c) || c == 'p' || (c < 128 ? c >= 'A' && c <= 'Z' : Character.isUpperCase(c)))) continue;
-            int end = -1;
-            if (isDigit(c)) {
-                end = numberFirstStreet(s, i, len);
-                if (end < 0) end = usZip(s, i, len);
-            } else if (Character.isUpperCase(c)) {
-                end = germanicStreet(s, i, len);
-                if (end < 0) end = romanceStreet(s, i, len);
-                if (end < 0) end = ukPostcode(s, i, len);
-                if (end < 0) end = poBox(s, i, len);
-            } else if (c == 'P' || c == 'p') {
-                end = poBox(s, i, len);
-            }
+            int end = addressAt(s, i, len);
             if (end > i) {
                 sink.add(i, end, DataCategory.POSTAL_ADDRESS);
                 next = end;
             }
         }
+    }
+
+    /** End of a postal address starting at word start {@code i}, or -1. */
+    private static int addressAt(char[] s, int i, int len) {
+        char c = s[i];
+        // every form starts with a digit, a capital or p (PO box); a capital that is no letter (Ⓐ) matches no form
+        if (!(isDigit(c) || c == 'p' || (c < 128 ? c >= 'A' && c <= 'Z' : Character.isUpperCase(c)))) return -1;
+        int end = -1;
+        if (isDigit(c)) {
+            end = numberFirstStreet(s, i, len);
+            if (end < 0) end = usZip(s, i, len);
+        } else if (Character.isUpperCase(c)) {
+            end = germanicStreet(s, i, len);
+            if (end < 0) end = romanceStreet(s, i, len);
+            if (end < 0) end = ukPostcode(s, i, len);
+            if (end < 0) end = poBox(s, i, len);
+        } else if (c == 'P' || c == 'p') {
+            end = poBox(s, i, len);
+        }
+        return end > i ? end : -1;
     }
 
     /** {@code 221B Baker Street}, {@code 1600 Pennsylvania Avenue}, {@code 12 rue de la Paix}. */
@@ -1113,25 +1194,31 @@ public final class DataCategoryExtractor {
     private static void terms(char[] s, int len, int[] starts, int nStarts, SpanSink sink) {
         for (int w = 0; w < nStarts; w++) {
             int i = starts[w];
-            char first = lower(s[i]);
-            if (first < 'a' || first > 'z') continue;
-            if (i + 2 >= len) continue; // every term has at least three letters first
-            char second = lower(s[i + 1]), third = lower(s[i + 2]);
-            if (second < 'a' || second > 'z' || third < 'a' || third > 'z') continue;
-            int pair = (first - 'a') * 26 + (second - 'a');
-            if ((TERMS_THIRD[pair] & (1 << (third - 'a'))) == 0) continue;
-            for (int ti : TERMS_BY_PAIR[pair]) {
-                Object[] t = TERMS[ti];
-                String term = (String) t[0];
-                if (!regionMatchesIgnoreCase(s, i, len, term)) continue;
-                int e = i + term.length();
-                if (e < len && alnum(s[e])) continue;
-                String cancel = (String) t[2];
-                if (cancel != null && precededBy(s, i, cancel)) continue;
-                sink.add(i, e, (DataCategory) t[1]);
-                break;
-            }
+            int t = termAt(s, i, len);
+            if (t >= 0) sink.add(i, i + ((String) TERMS[t][0]).length(), (DataCategory) TERMS[t][1]);
         }
+    }
+
+    /** Index into TERMS of the (first listed) term at word start {@code i}, or -1. */
+    private static int termAt(char[] s, int i, int len) {
+        char first = lower(s[i]);
+        if (first < 'a' || first > 'z') return -1;
+        if (i + 2 >= len) return -1; // every term has at least three letters first
+        char second = lower(s[i + 1]), third = lower(s[i + 2]);
+        if (second < 'a' || second > 'z' || third < 'a' || third > 'z') return -1;
+        int pair = (first - 'a') * 26 + (second - 'a');
+        if ((TERMS_THIRD[pair] & (1 << (third - 'a'))) == 0) return -1;
+        for (int ti : TERMS_BY_PAIR[pair]) {
+            Object[] t = TERMS[ti];
+            String term = (String) t[0];
+            if (!regionMatchesIgnoreCase(s, i, len, term)) continue;
+            int e = i + term.length();
+            if (e < len && alnum(s[e])) continue;
+            String cancel = (String) t[2];
+            if (cancel != null && precededBy(s, i, cancel)) continue;
+            return ti;
+        }
+        return -1;
     }
 
     private static boolean precededBy(char[] s, int i, String word) {
