@@ -80,6 +80,68 @@ class DispatcherTest {
         assertThat(Dispatcher.tools()).isNull();
     }
 
+    @Test
+    void anAdviceFailureIsCountedAndMappedByThePolicyLikeAnInternalError() {
+        long before = Dispatcher.internalErrors();
+        Dispatcher.install(new Failing(Ruling.substitute("refused")));   // fail: closed (default onAdviceFailure)
+        assertThat(Dispatcher.adviceFailed("fw", "closed call", new IllegalStateException("x"), null).text).isEqualTo("refused");
+        Dispatcher.install(new Failing(null));                            // fail: open
+        assertThat(Dispatcher.adviceFailed("fw", "open call", new IllegalStateException("x"), null)).isNull();
+        Dispatcher.install(null);                                         // no core yet: every hook proceeds
+        assertThat(Dispatcher.adviceFailed("fw", "early call", new IllegalStateException("x"), null)).isNull();
+        assertThat(Dispatcher.internalErrors() - before).isEqualTo(3);
+    }
+
+    @Test
+    void theCoreIsToldWhetherTheSameAdviceFailureWasReportedBefore() {
+        java.util.List<String> seen = new java.util.ArrayList<>();
+        Dispatcher.install(new Failing(null) {
+            @Override
+            public Ruling onAdviceFailure(String where, Throwable error, boolean repeated) {
+                seen.add(where + " " + error.getClass().getSimpleName() + (repeated ? " again" : " first"));
+                return null;
+            }
+        });
+        Dispatcher.adviceFailed("fw", "repeat call", new IllegalStateException("a"), null);
+        Dispatcher.adviceFailed("fw", "repeat call", new IllegalStateException("another message"), null);
+        Dispatcher.adviceFailed("fw", "repeat call", new ClassCastException(), null);
+        Dispatcher.adviceFailed("fw", "repeat answer", new IllegalStateException("a"), null);
+        assertThat(seen).containsExactly("fw repeat call IllegalStateException first", "fw repeat call IllegalStateException again",
+                "fw repeat call ClassCastException first", "fw repeat answer IllegalStateException first");
+    }
+
+    @Test
+    void aRulingTheAdviceCouldNotCarryOutIsNeverRunAsTheOriginalCall() {
+        Ruling redirect = new Ruling(Ruling.REDIRECT, "blocked by contract c", "safe_tool", "{}", null);
+        Ruling redact = new Ruling(Ruling.REWRITE, null, null, "{\"card\":\"[redacted]\"}", null);
+        Dispatcher.install(new Failing(null));   // fail: open lets an unchecked call run, but not one the supervisor changed
+        Ruling r = Dispatcher.adviceFailed("fw", "redirect", new IllegalStateException("x"), redirect);
+        assertThat(r.skips()).isTrue();
+        assertThat(r.text).isEqualTo("blocked by contract c");
+        r = Dispatcher.adviceFailed("fw", "redact", new ClassCastException(), redact);
+        assertThat(r.skips()).isTrue();
+        assertThat(r.text).contains("could not apply its decision").contains("did not run");
+        Ruling block = new Ruling(Ruling.THROW, "blocked", null, null, null);
+        assertThat(Dispatcher.adviceFailed("fw", "block", new IllegalStateException("x"), block)).isSameAs(block);
+        Dispatcher.install(new Failing(new Ruling(Ruling.THROW, "refused", null, null, null)));   // fail: closed, block.style: exception
+        r = Dispatcher.adviceFailed("fw", "redirect", new IllegalStateException("x"), redirect);
+        assertThat(r.kind).isEqualTo(Ruling.THROW);
+        assertThat(r.text).isEqualTo("refused");
+    }
+
+    @Test
+    void aCoreThatFailsToMapAnAdviceFailureNeverThrowsIntoTheHost() {
+        Dispatcher.install(new Failing(null) {
+            @Override
+            public Ruling onAdviceFailure(String where, Throwable error, boolean repeated) {
+                throw new IllegalStateException("metrics broken");
+            }
+        });
+        assertThat(Dispatcher.adviceFailed("fw", "broken core", new IllegalStateException("x"), null)).isNull();
+        Ruling redirect = new Ruling(Ruling.REDIRECT, "blocked", "safe_tool", "{}", null);
+        assertThat(Dispatcher.adviceFailed("fw", "broken core", new IllegalStateException("x"), redirect).skips()).isTrue();
+    }
+
     /** A delegate whose every hook fails. */
     static class Failing implements DispatchTarget {
         private final Ruling policy;
