@@ -43,6 +43,8 @@ public final class AgentCore {
 
     private static volatile SupervisorBridge bridge;
     private static volatile Weaver weaver;
+    /** The JMX registration started after premain (null before, on attach, or without JMX). */
+    private static volatile Registration registration;
 
     private AgentCore() {
     }
@@ -78,36 +80,32 @@ public final class AgentCore {
         AgentLog.debug("start-up: configuration read in " + millisSince(started) + " ms");
         try {
             JsonCodec json = new JsonCodec();
-            String methodsFile = options.get("methods");
-            ConfiguredMethods methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
-                    .plus(ConfiguredMethods.from(config.configuredMethods()));
-            // what the configuration (file, -Dtracegate.*, TRACEGATE_*) says about blocks and failures governs the bridge too,
-            // unless the agent argument string says it itself
-            String bridgeArgs = arguments == null || arguments.isBlank() ? "" : arguments;
-            if (options.get("onBlock") == null && config.blockStyle() == BlockStyle.EXCEPTION) {
-                bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "onBlock=throw";
-            }
-            if (options.get("fail") == null && config.fail() == FailPolicy.OPEN) {
-                bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "fail=open";
-            }
-            AgentArguments bridgeOptions = bridgeArgs.equals(arguments == null ? "" : arguments) ? options : AgentArguments.parse(bridgeArgs);
             String supervisorName = options.get("supervisor", config.libraries().isEmpty() ? "rules" : "contracts");
+            String methodsFile = options.get("methods");
             // premain: no host code runs before premain returns, so the supervisor (metrics, libraries, audit log) is
-            // built on a second thread, started first, while this one creates the weaver and reads the hook points
-            FutureTask<Started> pending = null;
-            if (!attached) {
-                pending = new FutureTask<>(() -> {
-                    SupervisorMetrics metrics = supervisorName.equals("contracts") ? new SupervisorMetrics() : null;
-                    Supervisor created = createSupervisor(supervisorName, options, config, json, metrics);
-                    AgentLog.debug("start-up: supervisor built at " + millisSince(started) + " ms");
-                    return new Started(created, metrics);
-                });
-                Thread builder = new Thread(pending, "tracegate-start");
-                builder.setDaemon(true);
-                builder.start();
-            }
+            // built on a second thread while this one creates the weaver and reads the hook points. It starts at once,
+            // unless methods are configured: a mistake in them must stop the start before the audit log is opened
+            FutureTask<Started> pending = !attached && methodsFile == null && config.configuredMethods().isEmpty()
+                    ? startBuilding(supervisorName, options, config, json, started) : null;
             Weaver installed;
+            ConfiguredMethods methods;
+            AgentArguments bridgeOptions;
             try {
+                methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
+                        .plus(ConfiguredMethods.from(config.configuredMethods()));
+                // what the configuration (file, -Dtracegate.*, TRACEGATE_*) says about blocks and failures governs the bridge too,
+                // unless the agent argument string says it itself
+                String bridgeArgs = arguments == null || arguments.isBlank() ? "" : arguments;
+                if (options.get("onBlock") == null && config.blockStyle() == BlockStyle.EXCEPTION) {
+                    bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "onBlock=throw";
+                }
+                if (options.get("fail") == null && config.fail() == FailPolicy.OPEN) {
+                    bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "fail=open";
+                }
+                bridgeOptions = bridgeArgs.equals(arguments == null ? "" : arguments) ? options : AgentArguments.parse(bridgeArgs);
+                if (!attached && pending == null) {
+                    pending = startBuilding(supervisorName, options, config, json, started);
+                }
                 installed = new Weaver(hooks(config, methods));
                 if (!attached) {
                     installed.install(instrumentation, AgentCore.class.getClassLoader(), false);
@@ -145,12 +143,13 @@ public final class AgentCore {
                 }
                 bridge = created;
                 // the JMX MBean (starting the platform MBean server is the slowest single step) is registered after
-                // premain returns, on a third thread; the first supervised event waits for it, so that the counters of
-                // every event are readable
+                // premain returns, on a third thread, a moment later or when the first supervised event comes: that
+                // event waits for it, so that the counters of every event are readable
                 if (done.metrics() != null && config.metricsJmx()) {
-                    Registration registration = new Registration(done.metrics()::register, started);
-                    Dispatcher.install(new UntilRegistered(created, registration));
-                    registration.start();
+                    Registration jmx = new Registration(done.metrics()::register, started, Registration.DELAY_MILLIS);
+                    registration = jmx;
+                    Dispatcher.install(new UntilRegistered(created, jmx));
+                    jmx.start();
                 } else {
                     Dispatcher.install(created);
                 }
@@ -180,6 +179,21 @@ public final class AgentCore {
             }
             throw e;
         }
+    }
+
+    /** Builds the supervisor and its metrics on the start thread. */
+    private static FutureTask<Started> startBuilding(String supervisorName, AgentArguments options, AgentConfig config, JsonCodec json,
+                                                     long started) {
+        FutureTask<Started> pending = new FutureTask<>(() -> {
+            SupervisorMetrics metrics = supervisorName.equals("contracts") ? new SupervisorMetrics() : null;
+            Supervisor created = createSupervisor(supervisorName, options, config, json, metrics);
+            AgentLog.debug("start-up: supervisor built at " + millisSince(started) + " ms");
+            return new Started(created, metrics);
+        });
+        Thread builder = new Thread(pending, "tracegate-start");
+        builder.setDaemon(true);
+        builder.start();
+        return pending;
     }
 
     /** The instrumentations the configuration enables. */
@@ -304,7 +318,10 @@ public final class AgentCore {
         closers.add(() -> {
             supervisor.close();
             audit.close();
-            metrics.unregister();
+            // a registration still under way (the JVM ends right after premain) is not waited for: unregistering
+            // would wait until the platform MBean server is started, only for the MBean to go with the JVM
+            Registration r = registration;
+            if (r == null || r.ended()) metrics.unregister();
         });
         return supervisor;
     }
@@ -334,26 +351,34 @@ public final class AgentCore {
     }
 
     /**
-     * Registers the JMX MBean on its own thread once premain has returned. A failure is logged and leaves
-     * supervision running: only the counters are then not readable over JMX.
+     * Registers the JMX MBean on its own thread once premain has returned: {@value #DELAY_MILLIS} ms later, or at
+     * once when the first supervised event asks for it, so that it does not compete with the application's own
+     * start (a short-lived JVM never pays for it). A failure is logged and leaves supervision running: only the
+     * counters are then not readable over JMX.
      */
     static final class Registration extends Thread {
+        /** How long after premain the MBean is registered when no event asks for it earlier. */
+        static final long DELAY_MILLIS = 2_000;
         /** How long the first event waits for the registration before it goes on without it. */
         private static final long PATIENCE_SECONDS = 10;
         private final Runnable register;
         private final long started;
+        private final long delayMillis;
+        private final CountDownLatch asked = new CountDownLatch(1);
         private final CountDownLatch done = new CountDownLatch(1);
 
-        Registration(Runnable register, long started) {
+        Registration(Runnable register, long started, long delayMillis) {
             super("tracegate-jmx");
             setDaemon(true);
             this.register = register;
             this.started = started;
+            this.delayMillis = delayMillis;
         }
 
         @Override
         public void run() {
             try {
+                awaitUninterruptibly(asked, TimeUnit.MILLISECONDS.toNanos(delayMillis));
                 register.run();
                 AgentLog.debug("start-up: JMX MBean registered at " + millisSince(started) + " ms (after premain)");
             } catch (RuntimeException | LinkageError e) {
@@ -363,15 +388,25 @@ public final class AgentCore {
             }
         }
 
-        /** Waits (at most {@value #PATIENCE_SECONDS} s, never interrupted) until the registration has ended. */
+        /** Whether the registration has ended (registered or failed). */
+        boolean ended() {
+            return done.getCount() == 0;
+        }
+
+        /** Starts the registration now if it waits, and waits (at most {@value #PATIENCE_SECONDS} s, never interrupted) until it has ended. */
         void awaitEnd() {
+            asked.countDown();
+            awaitUninterruptibly(done, TimeUnit.SECONDS.toNanos(PATIENCE_SECONDS));
+        }
+
+        private static void awaitUninterruptibly(CountDownLatch latch, long nanos) {
             boolean interrupted = false;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENCE_SECONDS);
+            long deadline = System.nanoTime() + nanos;
             try {
                 while (true) {
                     long left = deadline - System.nanoTime();
                     try {
-                        if (left <= 0 || done.await(left, TimeUnit.NANOSECONDS)) return;
+                        if (left <= 0 || latch.await(left, TimeUnit.NANOSECONDS)) return;
                     } catch (InterruptedException e) {
                         interrupted = true;
                     }
@@ -455,6 +490,11 @@ public final class AgentCore {
         @Override
         public Ruling onInternalError(String where, Throwable error) {
             return ready().onInternalError(where, error);
+        }
+
+        @Override
+        public Ruling onAdviceFailure(String where, Throwable error, boolean repeated) {
+            return ready().onAdviceFailure(where, error, repeated);
         }
     }
 

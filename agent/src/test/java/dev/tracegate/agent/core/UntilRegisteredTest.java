@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The JMX MBean is registered after premain returns: the first supervised event waits for the registration
- * (so its counters are readable), then every event reaches the bridge as before.
+ * The JMX MBean is registered after premain returns, a moment later or when the first supervised event asks:
+ * that event waits for the registration (so its counters are readable), then every event reaches the bridge as before.
  */
 class UntilRegisteredTest {
 
@@ -34,7 +34,7 @@ class UntilRegisteredTest {
         AgentCore.Registration registration = new AgentCore.Registration(() -> {
             await(release);
             state.set("registered");
-        }, System.nanoTime());
+        }, System.nanoTime(), TimeUnit.HOURS.toMillis(1));
         Dispatcher.install(new AgentCore.UntilRegistered(bridge, registration));
         registration.start();
 
@@ -55,12 +55,23 @@ class UntilRegisteredTest {
     }
 
     @Test
+    void withoutAnyEventTheMBeanIsRegisteredAfterTheDelay() throws Exception {
+        CountDownLatch registered = new CountDownLatch(1);
+        AgentCore.Registration registration = new AgentCore.Registration(registered::countDown, System.nanoTime(), 50);
+        registration.start();
+
+        assertThat(registered.await(10, TimeUnit.SECONDS)).isTrue();
+        registration.join(10_000);
+        assertThat(registration.ended()).isTrue();
+    }
+
+    @Test
     void aRegistrationThatFailsLetsEventsThrough() throws Exception {
         AtomicReference<String> state = new AtomicReference<>("not registered");
         Recording bridge = new Recording(state);
         AgentCore.Registration registration = new AgentCore.Registration(() -> {
             throw new IllegalStateException("no MBean server today");
-        }, System.nanoTime());
+        }, System.nanoTime(), TimeUnit.HOURS.toMillis(1));
         Dispatcher.install(new AgentCore.UntilRegistered(bridge, registration));
         registration.start();
 
@@ -89,7 +100,7 @@ class UntilRegisteredTest {
     void eachForwardedMethodReachesTheBridge() {
         AtomicReference<String> state = new AtomicReference<>("done");
         Recording bridge = new Recording(state);
-        AgentCore.Registration registration = new AgentCore.Registration(() -> { }, System.nanoTime());
+        AgentCore.Registration registration = new AgentCore.Registration(() -> { }, System.nanoTime(), 0);
         registration.run(); // ended on this thread
         DispatchTarget target = new AgentCore.UntilRegistered(bridge, registration);
 
@@ -104,11 +115,12 @@ class UntilRegisteredTest {
         assertThat(target.toJson("x")).isEqualTo("json");
         assertThat(target.fromJson("x")).isEqualTo("value");
         target.onInternalError("here", new RuntimeException());
+        target.onAdviceFailure("advice", new RuntimeException(), false);
 
         assertThat(bridge.seen).containsExactly("onToolCall t when done", "onToolResult t when done", "onToolResultObject t when done",
                 "onUserMessage u when done", "onAssistantMessage a when done", "onMethodCall C#m when done",
                 "onMethodResult C#m when done", "onMethodThrown C#m when done", "toJson when done", "fromJson when done",
-                "onInternalError here when done");
+                "onInternalError here when done", "onAdviceFailure advice when done");
     }
 
     private static void await(CountDownLatch latch) {
@@ -194,6 +206,12 @@ class UntilRegisteredTest {
         @Override
         public Ruling onInternalError(String where, Throwable error) {
             note("onInternalError " + where);
+            return null;
+        }
+
+        @Override
+        public Ruling onAdviceFailure(String where, Throwable error, boolean repeated) {
+            note("onAdviceFailure " + where);
             return null;
         }
     }
