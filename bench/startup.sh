@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # JVM start-up added by the agent: a Hello program run N times without the agent and with it, interleaved,
-# wall-clock and user+sys CPU medians from /usr/bin/time. Usage:
+# wall-clock and user+sys CPU medians from /usr/bin/time, and the classes each JVM loads. Usage:
 #
 #   bench/startup.sh [RUNS] [AGENT_ARGS...]      defaults: 7 runs; libraries=sop-refund and libraries=gdpr;temporal-classes;sop-refund
 #
 # The agent jar is agent/target/tracegate-agent.jar (build it with: mvn -q -pl agent -am package -Dmaven.test.skip=true).
-# CP_EXTRA=... adds a class path (e.g. a framework's jars, so the agent weaves from the first class on).
+# CP_EXTRA=... adds a class path (e.g. a framework's jars, so that the agent matches the application's classes from
+#   the first one on): CP_EXTRA=$(cat it/target/app-classpath.txt), written by mvn -q -o -pl it generate-test-resources.
+# AGENT_JARS="old.jar new.jar" compares several agent jars in the same interleaved rounds (copy the old one aside first).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-jar="$(dirname "$here")/agent/target/tracegate-agent.jar"
-[[ -f $jar ]] || { echo "no agent jar at $jar: build it with mvn -q -pl agent -am package -Dmaven.test.skip=true" >&2; exit 2; }
+read -r -a jars <<< "${AGENT_JARS:-$(dirname "$here")/agent/target/tracegate-agent.jar}"
+for jar in "${jars[@]}"; do
+  [[ -f $jar ]] || { echo "no agent jar at $jar: build it with mvn -q -pl agent -am package -Dmaven.test.skip=true" >&2; exit 2; }
+done
 command -v /usr/bin/time > /dev/null || { echo "/usr/bin/time is needed (apt-get install -y time)" >&2; exit 2; }
 runs="${1:-7}"; shift || true
 configs=("$@"); [[ ${#configs[@]} -gt 0 ]] || configs=("libraries=sop-refund" "libraries=gdpr;temporal-classes;sop-refund")
@@ -17,19 +21,34 @@ work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 printf 'public class Hello { public static void main(String[] a) { System.out.println("hello"); } }\n' > "$work/Hello.java"
 javac -d "$work" "$work/Hello.java"
 cp="$work${CP_EXTRA:+:$CP_EXTRA}"
-for ((i = 0; i < runs; i++)); do
-  /usr/bin/time -f "none %e %U %S" java -cp "$cp" Hello 2>&1 > /dev/null | grep '^none ' >> "$work/times"
+# one row per (jar, configuration): "jarN config" when several jars are compared, else the configuration alone
+labels=(); agents=()
+for ((j = 0; j < ${#jars[@]}; j++)); do
   for c in "${configs[@]}"; do
-    /usr/bin/time -f "$c %e %U %S" java -Dtracegate.audit.path="$work/audit.jsonl" "-javaagent:$jar=$c" -cp "$cp" Hello 2>&1 > /dev/null \
-      | grep -F "$c " >> "$work/times"
+    labels+=("$([[ ${#jars[@]} -gt 1 ]] && echo "jar$((j + 1)) ")$c"); agents+=("-javaagent:${jars[j]}=$c")
   done
 done
-echo "java: $(java -version 2>&1 | head -1); cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg); agent jar: $(stat -c %s "$jar") bytes"
+for ((i = 0; i < runs; i++)); do
+  /usr/bin/time -f "none|%e %U %S" java -cp "$cp" Hello 2>&1 > /dev/null | grep '^none|' >> "$work/times"
+  for ((k = 0; k < ${#labels[@]}; k++)); do
+    /usr/bin/time -f "${labels[k]}|%e %U %S" java -Dtracegate.audit.path="$work/audit.jsonl" "${agents[k]}" -cp "$cp" Hello 2>&1 > /dev/null \
+      | grep -F "${labels[k]}|" >> "$work/times"
+  done
+done
+classes() { java -Xlog:class+load:file="$work/classes.log" "$@" -cp "$cp" Hello > /dev/null 2>&1; wc -l < "$work/classes.log"; }
+echo "java: $(java -version 2>&1 | head -1); cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+for ((j = 0; j < ${#jars[@]}; j++)); do
+  echo "$([[ ${#jars[@]} -gt 1 ]] && echo "jar$((j + 1)): ")${jars[j]} ($(stat -c %s "${jars[j]}") bytes)"
+done
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-for k in none "${configs[@]}"; do
-  rows="$(grep -F "$k " "$work/times" | grep "^$k " || true)"
-  [[ $k == none ]] && rows="$(grep '^none ' "$work/times")"
-  wall="$(cut -d' ' -f2 <<< "$rows" | median)"
-  cpu="$(awk '{ print $3 + $4 }' <<< "$rows" | median)"
-  printf '%-50s runs %d  wall median %s s  user+sys median %s s\n' "$k" "$(wc -l <<< "$rows")" "$wall" "$cpu"
+row() {
+  local rows wall cpu
+  rows="$(grep -F "$1|" "$work/times" | grep "^$1|" | cut -d'|' -f2 || true)"
+  wall="$(cut -d' ' -f1 <<< "$rows" | median)"
+  cpu="$(awk '{ print $2 + $3 }' <<< "$rows" | median)"
+  printf '%-56s runs %d  wall median %s s  user+sys median %s s  classes loaded %s\n' "$1" "$(wc -l <<< "$rows")" "$wall" "$cpu" "$2"
+}
+row none "$(classes)"
+for ((k = 0; k < ${#labels[@]}; k++)); do
+  row "${labels[k]}" "$(classes -Dtracegate.audit.path="$work/audit.jsonl" "${agents[k]}")"
 done
