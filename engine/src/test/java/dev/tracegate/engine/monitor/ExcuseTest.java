@@ -305,6 +305,35 @@ class ExcuseTest {
         assertThat(m.verdicts(s)).containsExactly(Verdict.ACTIVE, Verdict.FAIL);
     }
 
+    /**
+     * Two contracts with the same guarantee (different ids, e.g. from two libraries): approving the
+     * call for one does not approve it for the other, which still refuses it.
+     */
+    @Test
+    void anApprovalForOneContractDoesNotCoverAnotherWithTheSameFormula() {
+        ContractSet set = ContractSet.compile(List.of(
+                new Contract("limit-a", Formula.Const.TRUE, Parser.parse("G(call(refund) -> count(refund) <= 2)"), "escalate", ""),
+                new Contract("limit-b", Formula.Const.TRUE, Parser.parse("G(call(refund) -> count(refund) <= 2)"), "block", "")),
+                COMPILER);
+        SessionMonitor<String> m = new SessionMonitor<>(set, new RefundGrounder(set));
+        Replay<String> replay = new Replay<>(set, new RefundGrounder(set), true, "s");
+        Worker w = m.newWorker();
+        Session s = m.session("s");
+        step(m, replay, s, w, "refund", null);
+        step(m, replay, s, w, "refund", null);
+        Decision third = step(m, replay, s, w, "refund", null);
+        assertThat(third.contracts()).containsExactly(0, 1);
+        Decision onlyA = step(m, replay, s, w, "refund", new int[] {0});
+        assertThat(onlyA.kind()).isEqualTo(Decision.Kind.BLOCK);
+        assertThat(onlyA.contracts()).containsExactly(1);
+        assertThat(onlyA.applied()).isFalse();
+        assertThat(step(m, replay, s, w, "refund", new int[] {0, 1})).isSameAs(Decision.PASS);
+        assertThat(m.verdicts(s)).containsExactly(Verdict.ACTIVE, Verdict.ACTIVE);
+        // In shadow mode, excusing A alone applies the refund: A stays ACTIVE, B fails.
+        m.stepExcusing(s, "refund", true, new int[] {0}, false, w);
+        assertThat(m.verdicts(s)).containsExactly(Verdict.ACTIVE, Verdict.FAIL);
+    }
+
     @Test
     void anUndoTakesBackAnExcusingStep() {
         ContractSet set = ContractSet.compile(List.of(
