@@ -21,7 +21,8 @@ import java.util.concurrent.Executors;
  * A stateless streamable-HTTP server transport on the JDK's HTTP server: each POST to {@code /mcp} is one JSON-RPC
  * message answered with {@code application/json} (no session, no server-sent events; GET is refused with 405, which
  * clients accept). The transport context of each request holds the {@code X-Conversation-Id} header, when the
- * client sends one, under the key the supervising agent documents, as an application's context extractor would.
+ * client sends one, under the key the supervising agent documents, as an application's context extractor would (a header
+ * starting with {@value #OPAQUE} as an object that cannot be printed).
  */
 final class HttpStatelessTransport implements McpStatelessServerTransport {
 
@@ -29,6 +30,33 @@ final class HttpStatelessTransport implements McpStatelessServerTransport {
     static final String CONVERSATION_HEADER = "X-Conversation-Id";
     /** Where the agent looks for a stateless call's session (agent/README.md); a string, so no tracegate import. */
     static final String SESSION_KEY = "tracegate.session";
+
+    /** A conversation header with this prefix is kept as an {@link OpaqueConversation} (fault injection: hardening tests). */
+    static final String OPAQUE = "opaque:";
+
+    /** A conversation handle the application keeps but never prints (its {@code toString} refuses). */
+    static final class OpaqueConversation {
+        private final String id;
+
+        OpaqueConversation(String id) {
+            this.id = id;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof OpaqueConversation c && c.id.equals(id);
+        }
+
+        @Override
+        public int hashCode() {
+            return id.hashCode();
+        }
+
+        @Override
+        public String toString() {
+            throw new IllegalStateException("conversation handles are never printed");
+        }
+    }
 
     private final McpJsonMapper json;
     private final HttpServer http;
@@ -63,8 +91,9 @@ final class HttpStatelessTransport implements McpStatelessServerTransport {
                 return;
             }
             String conversation = exchange.getRequestHeaders().getFirst(CONVERSATION_HEADER);
-            McpTransportContext context = conversation == null ? McpTransportContext.EMPTY
-                    : McpTransportContext.create(Map.of(SESSION_KEY, conversation));
+            Object session = conversation != null && conversation.startsWith(OPAQUE) ? new OpaqueConversation(conversation) : conversation;
+            McpTransportContext context = session == null ? McpTransportContext.EMPTY
+                    : McpTransportContext.create(Map.of(SESSION_KEY, session));
             String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             McpSchema.JSONRPCMessage message = McpSchema.deserializeJsonRpcMessage(json, body);
             if (message instanceof McpSchema.JSONRPCRequest) {

@@ -8,6 +8,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import static dev.tracegate.it.hardening.FaultInjectionTest.metric;
@@ -32,7 +33,12 @@ class AdviceFailureTest {
               - id: no-delete
                 guarantee: G !call(delete_account)
                 message: Accounts are never deleted by the agent.
+              - id: no-draft
+                guarantee: G !call(draftEmail)
+                message: Drafts are written by people.
             """;
+    private static final String STATELESS_APP = "demoapp.mcp.McpStatelessApp";
+    private static final String EMAIL = "{\"to\":\"bob\",\"body\":\"the numbers\"}";
 
     @TempDir Path dir;
 
@@ -86,6 +92,33 @@ class AdviceFailureTest {
         // a call the supervisor never saw leaves no half record (a RETURN without its CALL) under either policy
         assertThat(records(audit)).as("the audit log records tool names").anySatisfy(e -> assertThat(e.path("tool").asText()).isEqualTo("delete_account"))
                 .noneSatisfy(e -> assertThat(e.path("tool").asText()).isEqualTo("lookup"));
+    }
+
+    /**
+     * MCP stateless server: the application's transport context names the conversation with a handle that cannot be
+     * printed. The client runs without the agent; the server under it, its lines echoed as "SERVER: ...".
+     */
+    @ParameterizedTest @ValueSource(strings = {"closed", "open"})
+    void anMcpServerCallWhoseSessionCannotBeReadFollowsTheFailurePolicy(String fail) throws Exception {
+        String cp = Forked.appClasspath();
+        Forked.Output r = Forked.run(List.of(Forked.java(), "-cp", cp, STATELESS_APP, "client",
+                "opaque:conv-1", "sendEmail", EMAIL, "conv-2", "draftEmail", EMAIL, "--",
+                Forked.java(), "-javaagent:" + Forked.agentJar() + "=" + options(fail, dir.resolve("audit.jsonl")), "-cp", cp, STATELESS_APP, "server"));
+        String out = r.stdout();
+        assertThat(out).as(r.toString()).contains("SERVER: SERVER READY")
+                .contains("SERVER: [tracegate] ERROR internal error at mcp-server tool call (fail=" + fail)
+                .contains("conversation handles are never printed")
+                // the server goes on supervising: the next call, in another conversation, is blocked
+                .contains("RESULT conv-2 draftEmail isError=true: tracegate blocked the call to draftEmail (contract no-draft)")
+                .doesNotContain("TOOL draftEmail ran");
+        if (fail.equals("closed")) {
+            assertThat(out).as(r.toString()).doesNotContain("TOOL sendEmail ran")
+                    .contains("RESULT opaque:conv-1 sendEmail isError=true: tracegate could not check mcp-server tool call"
+                            + " (internal error: IllegalStateException); refused because fail=closed");
+        } else {
+            assertThat(out).as(r.toString()).contains("SERVER: TOOL sendEmail ran to=bob")
+                    .contains("RESULT opaque:conv-1 sendEmail isError=false: email sent to bob");
+        }
     }
 
     /** Under {@code block.style=exception} the closed refusal of a failed advice is the configured violation. */
