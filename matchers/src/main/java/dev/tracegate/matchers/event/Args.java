@@ -48,6 +48,8 @@ public final class Args {
     private String json;
     /** Detected categories with {@link #COMPUTED} set once known; 0 before (idempotent memo). */
     private volatile long detected;
+    /** Categories found in values by scans that stopped early: present, but maybe not all (grows). */
+    private volatile long found;
     private static final long COMPUTED = 1L << 63;
 
     private Args(ObjectNode root, boolean malformed, String json) {
@@ -252,6 +254,30 @@ public final class Args {
         }
         detected = m | COMPUTED;
         return m;
+    }
+
+    /** What {@link #categoryMask} remembers, or -1 before it (or {@link #rememberCategoryMask}) ran. */
+    public long knownCategoryMask() {
+        long d = detected;
+        return d == 0 ? -1 : d & ~COMPUTED;
+    }
+
+    /**
+     * Remembers {@code mask} as {@link #categoryMask} would compute it, for a caller that scanned every
+     * value in full the same way (the grounding, which scans only as far as its atoms ask); a mask
+     * remembered before stays.
+     */
+    public void rememberCategoryMask(long mask) {
+        if (detected == 0) detected = mask | COMPUTED;
+    }
+
+    /** Categories a scan that stopped early found in the values (all present, maybe not all there are); 0 when none. */
+    public long categoriesFound() { return found; }
+
+    /** Adds categories found in the values by a scan that stopped early (a racing update may drop some: they are found again). */
+    public void rememberCategoriesFound(long bits) {
+        long f = found;
+        if ((f | bits) != f) found = f | bits;
     }
 
     /** Compact JSON text of the arguments (computed once per event). */

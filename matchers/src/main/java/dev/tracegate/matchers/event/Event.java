@@ -43,6 +43,8 @@ public final class Event {
     private final int depth;
     /** Categories detected in text and result, with bit 63 set once known; 0 before (idempotent memo). */
     private volatile long detected;
+    /** Categories found in text and result by scans that stopped early: present, but maybe not all (grows). */
+    private volatile long textFound;
     /** {@link Identifiers#values} of the text and of the result; null before first use (idempotent memo). */
     private volatile long[] textValues, resultValues;
 
@@ -150,6 +152,30 @@ public final class Event {
         if (result != null) m |= DataCategoryExtractor.INSTANCE.mask(result, scratch, m);
         detected = m | Long.MIN_VALUE;
         return m;
+    }
+
+    /** What {@link #textCategoryMask} remembers, or -1 before it (or {@link #rememberTextCategoryMask}) ran. */
+    public long knownTextCategoryMask() {
+        long d = detected;
+        return d == 0 ? -1 : d & Long.MAX_VALUE;
+    }
+
+    /**
+     * Remembers {@code mask} as {@link #textCategoryMask} would compute it, for a caller that scanned the
+     * text and the result in full the same way (the grounding, which scans only as far as its atoms ask);
+     * a mask remembered before stays.
+     */
+    public void rememberTextCategoryMask(long mask) {
+        if (detected == 0) detected = mask | Long.MIN_VALUE;
+    }
+
+    /** Categories a scan that stopped early found in the text or result (all present, maybe not all there are); 0 when none. */
+    public long textCategoriesFound() { return textFound; }
+
+    /** Adds categories found in the text or result by a scan that stopped early (a racing update may drop some: they are found again). */
+    public void rememberTextCategoriesFound(long bits) {
+        long f = textFound;
+        if ((f | bits) != f) textFound = f | bits;
     }
 
     /**

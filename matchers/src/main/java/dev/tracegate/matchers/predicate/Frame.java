@@ -22,12 +22,14 @@ final class Frame {
     int toolFull;
     int toolBare;
 
-    boolean catsDone;
-    long cats;
-    /** Category detection as far as the atoms asked (see Grounding.anyCategory): started, found so far, next source, done. */
+    /**
+     * Category detection as far as the atoms asked (see Grounding.anyCategory): started, done; found in
+     * the declared and mapped categories, the arguments, the text and result; the next text to scan and
+     * the end of the texts.
+     */
     boolean detectStarted, detectDone;
-    long detectFound;
-    int detectNext;
+    long detectBase, detectArgs, detectText;
+    int detectNext, detectEnd;
     boolean purposesDone;
     long purposes;
     boolean anyPurpose;
@@ -58,7 +60,6 @@ final class Frame {
         isCall = kind == EventKind.CALL;
         toolFull = g.toolId(event.toolKey());
         toolBare = event.toolBare() == event.toolKey() ? toolFull : g.toolId(event.toolBare());
-        catsDone = false;
         detectStarted = false;
         purposesDone = false;
         node = null;
@@ -93,19 +94,8 @@ final class Frame {
         return m.find();
     }
 
-    long categories() {
-        if (!catsDone) {
-            cats = g.categoriesOf(this);
-            catsDone = true;
-        }
-        return cats;
-    }
-
-    /** True when the event carries a category in {@code q}: {@code (categories() & q) != 0}, detecting no further than needed. */
-    boolean anyCategory(long q) {
-        if (catsDone) return (cats & q) != 0;
-        return g.anyCategory(this, q);
-    }
+    /** True when the event carries a category in {@code q} ({@code Grounding.categoriesOf & q}), detecting no further than needed. */
+    boolean anyCategory(long q) { return g.anyCategory(this, q); }
 
     long purposes() {
         if (!purposesDone) {

@@ -476,61 +476,87 @@ public final class Grounding implements Grounder<Event> {
      */
     boolean anyCategory(Frame f, long q) {
         Event e = f.e;
-        if (!f.detectStarted) {
-            long m = 0;
-            for (int i = 0; i < e.categoryCount(); i++) {
-                Long b = categoryBits.get(e.category(i));
-                m |= b == null ? OTHER_CATEGORY : b;
-            }
-            boolean done = !detectCategories;
-            if (!done && f.isCall) {
-                Args a = e.args();
-                m |= mappedFields(f.toolFull, a);
-                if (f.toolBare != f.toolFull) m |= mappedFields(f.toolBare, a);
-                DataCategoryExtractor x = DataCategoryExtractor.INSTANCE;
-                for (int i = 0; i < a.leafCount(); i++) {
-                    JsonNode v = a.leafValue(i);
-                    if (v.isTextual() && v.textValue().isBlank()) continue;
-                    DataCategory hint = x.fieldHint(a.leafName(i));
-                    if (hint != null) m |= hint.bit();
-                }
-            }
-            f.detectFound = m;
-            f.detectDone = done;
-            f.detectNext = f.isCall ? 0 : e.args().leafCount(); // argument values are read on calls only
-            f.detectStarted = true;
-        }
-        long found = f.detectFound;
-        if ((found & q) != 0) return true;
+        if (!f.detectStarted) startDetection(f, e);
+        if (((f.detectBase | f.detectArgs | f.detectText) & q) != 0) return true;
         if (f.detectDone || (q & DETECTABLE) == 0) return false;
         Args a = e.args();
         int leaves = a.leafCount();
         DataCategoryExtractor x = DataCategoryExtractor.INSTANCE;
-        for (int s = f.detectNext; s < leaves + 2; s++) {
+        // each group (arguments; text and result) leaves out what it found itself, as its memo does
+        for (int s = f.detectNext; s < f.detectEnd; s++) {
             long got;
             if (s < leaves) {
                 JsonNode v = a.leafValue(s);
                 if (v.isTextual()) {
                     String t = v.textValue();
-                    got = t.isBlank() ? 0 : x.maskUntil(t, f.sink, found, q);
+                    got = t.isBlank() ? 0 : x.maskUntil(t, f.sink, f.detectArgs, q);
                 } else if (v.isIntegralNumber() && Math.abs(v.doubleValue()) >= 1_000_000 && x.fieldHint(a.leafName(s)) == null) {
-                    got = x.maskUntil(v.asText(), f.sink, found, q); // as Args.categoryMask: id-sized numbers without a hint
+                    got = x.maskUntil(v.asText(), f.sink, f.detectArgs, q); // as Args.categoryMask: id-sized numbers without a hint
                 } else {
                     got = 0;
                 }
+                f.detectArgs |= got;
             } else {
-                got = x.maskUntil(s == leaves ? e.text() : e.result(), f.sink, found, q);
+                got = x.maskUntil(s == leaves ? e.text() : e.result(), f.sink, f.detectText, q);
+                f.detectText |= got;
             }
-            found |= got;
             if ((got & q) != 0) {
-                f.detectFound = found;
                 f.detectNext = s; // that scan may have stopped early: a later question scans it again
+                if (s < leaves) a.rememberCategoriesFound(f.detectArgs); // so may a retried step or another library
+                else e.rememberTextCategoriesFound(f.detectText);
                 return true;
             }
         }
-        f.detectFound = found;
         f.detectDone = true;
+        // every text scanned in full: the event's and the arguments' memos (a retried step, another library)
+        if (f.isCall) a.rememberCategoryMask(f.detectArgs);
+        e.rememberTextCategoryMask(f.detectText);
         return false;
+    }
+
+    /** The declared, mapped and hinted categories, and what the event's memos already know. */
+    private void startDetection(Frame f, Event e) {
+        long m = 0;
+        for (int i = 0; i < e.categoryCount(); i++) {
+            Long b = categoryBits.get(e.category(i));
+            m |= b == null ? OTHER_CATEGORY : b;
+        }
+        Args a = e.args();
+        int leaves = a.leafCount();
+        long args = 0, text = 0;
+        int next = leaves, end = leaves + 2; // argument values are read on calls only
+        if (detectCategories && f.isCall) {
+            m |= mappedFields(f.toolFull, a);
+            if (f.toolBare != f.toolFull) m |= mappedFields(f.toolBare, a);
+            long known = a.knownCategoryMask();
+            if (known >= 0) {
+                args = known;
+            } else {
+                args = a.categoriesFound(); // present: their detectors are left out, the rest scanned
+                DataCategoryExtractor x = DataCategoryExtractor.INSTANCE;
+                for (int i = 0; i < leaves; i++) {
+                    JsonNode v = a.leafValue(i);
+                    if (v.isTextual() && v.textValue().isBlank()) continue;
+                    DataCategory hint = x.fieldHint(a.leafName(i));
+                    if (hint != null) args |= hint.bit();
+                }
+                next = 0;
+            }
+        }
+        long knownText = e.knownTextCategoryMask();
+        if (knownText >= 0) {
+            text = knownText;
+            end = leaves;
+        } else {
+            text = e.textCategoriesFound();
+        }
+        f.detectBase = m;
+        f.detectArgs = args;
+        f.detectText = text;
+        f.detectNext = next;
+        f.detectEnd = end;
+        f.detectDone = !detectCategories || next >= end;
+        f.detectStarted = true;
     }
 
     private long mappedFields(int id, Args a) {

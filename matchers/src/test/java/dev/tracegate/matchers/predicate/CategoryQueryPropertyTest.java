@@ -4,6 +4,7 @@ import dev.tracegate.engine.ltl.Atom;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.event.EventKind;
 import dev.tracegate.matchers.pii.DataCategory;
+import dev.tracegate.matchers.pii.SpanSink;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -82,6 +83,18 @@ class CategoryQueryPropertyTest {
             assertThat(f.anyCategory(q)).as("%s asked %s (whole mask %s)", e, Long.toHexString(q), Long.toHexString(whole))
                     .isEqualTo((whole & q) != 0);
         }
+        // what a scan in full left on the event is what its memos compute on a fresh copy
+        Event fresh = copy(e);
+        SpanSink.Mask scratch = new SpanSink.Mask();
+        if (e.knownTextCategoryMask() >= 0) assertThat(e.knownTextCategoryMask()).isEqualTo(fresh.textCategoryMask(scratch));
+        if (e.args().knownCategoryMask() >= 0) assertThat(e.args().knownCategoryMask()).isEqualTo(fresh.args().categoryMask(scratch));
+        // what scans that stopped early left on it is present there
+        assertThat(e.textCategoriesFound() & ~fresh.textCategoryMask(scratch)).isZero();
+        assertThat(e.args().categoriesFound() & ~fresh.args().categoryMask(scratch)).isZero();
+        // a second grounding of the same event (a retried step, another library) starts from those memos
+        Frame again = new Frame(g);
+        again.prepare(e, null);
+        for (long q : qs) assertThat(again.anyCategory(q)).as("%s asked %s again", e, Long.toHexString(q)).isEqualTo((whole & q) != 0);
     }
 
     /** The atoms that read categories have the truth values the whole mask gives, in any order of atoms. */
