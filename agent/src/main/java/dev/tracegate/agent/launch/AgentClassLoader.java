@@ -52,7 +52,8 @@ public final class AgentClassLoader extends ClassLoader {
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
         synchronized (getClassLoadingLock(name)) {
             Class<?> c = findLoadedClass(name);
-            if (c == null) {
+            if (c == null && !name.startsWith("java.")) {
+                // java.* is the JDK's alone (no other loader may define it): most names the agent's classes resolve
                 c = defineOwn(name);
             }
             if (c == null) {
