@@ -79,6 +79,9 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
         latency.recordValue(latencyNs < 0 ? 0 : Math.min(latencyNs, MAX_LATENCY_NS));
     }
 
+    /** A session ended and its {@code end} record was written (counted under {@code Decisions{end}}; no latency: no event was decided). */
+    public void onSessionEnd() { decisions[Decision.END.ordinal()].increment(); }
+
     /** Contract {@code index} (into the ids last given to {@link #contracts}) was acted on. */
     public void onFire(int index) {
         final LongAdder[] f = fires;

@@ -719,6 +719,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         AuditRecord r = AuditRecord.of(report.sessionId(), seq < 0 ? report.events() + 1 : seq, "END", dev.tracegate.agent.audit.Decision.END)
                 .time(System.currentTimeMillis()).ts(System.currentTimeMillis()).verdicts(rt.auditTable, codes)
                 .unmet(unmet.toArray(new String[0]));
+        metrics.onSessionEnd();
         audit.append(r);
         if (view != null) {
             try {

@@ -33,10 +33,31 @@ class ContractSupervisorTest {
     private record Running(ContractSupervisor supervisor, AuditWriter audit, Path log) {}
 
     private Running start(String args) {
+        return start(args, new SupervisorMetrics());
+    }
+
+    private Running start(String args, SupervisorMetrics metrics) {
         Path log = dir.resolve("audit.jsonl");
         AgentConfig config = AgentConfig.load(args + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
         AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
-        return new Running(new ContractSupervisor(config, audit, new SupervisorMetrics(), null), audit, log);
+        return new Running(new ContractSupervisor(config, audit, metrics, null), audit, log);
+    }
+
+    @Test
+    void everyEndRecordIsCountedAsAnEndDecisionWhetherTheSessionWasEndedOrEvicted() throws Exception {
+        SupervisorMetrics metrics = new SupervisorMetrics();
+        Running r = start("libraries=sop-refund,sessions.max=1", metrics);
+        ContractSupervisor s = r.supervisor();
+        s.onUserMessage(new Message("lc4j", "a", "hello"));
+        s.onUserMessage(new Message("lc4j", "b", "hello"));   // evicts a (sessions.max = 1)
+        s.endSession("b");
+        s.onUserMessage(new Message("lc4j", "c", "hello"));
+        s.close();
+        assertThat(r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        long endRecords = Files.readAllLines(r.log()).stream().filter(l -> l.contains("\"decision\":\"end\"")).count();
+        assertThat(endRecords).isGreaterThanOrEqualTo(2);
+        assertThat(metrics.getDecisions().get("end")).isEqualTo(endRecords);
+        assertThat(metrics.getLatencyCount()).isEqualTo(metrics.getEvents());   // an end is no decided event: no latency
     }
 
     @Test
