@@ -41,6 +41,7 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     private final LongAdder[] decisions = new LongAdder[DECISIONS.length];
     private final LongAdder closedErrors = new LongAdder();
     private final LongAdder openErrors = new LongAdder();
+    private final LongAdder reloadsRejected = new LongAdder();
     private final Recorder latency = new Recorder(MAX_LATENCY_NS, 3);
     private final Map<String, LongAdder> firesById = new HashMap<>();   // guarded by this
     private volatile String[] contractIds = new String[0];
@@ -92,6 +93,9 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     public void onInternalError(FailPolicy applied) {
         (applied == FailPolicy.CLOSED ? closedErrors : openErrors).increment();
     }
+
+    /** A hot reload was rejected (the library did not load or compile) and the previous version stays: no event was decided. */
+    public void onReloadRejected() { reloadsRejected.increment(); }
 
     // ------------------------------------------------------------------ wiring
 
@@ -215,6 +219,8 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
         m.put("open", openErrors.sum());
         return Collections.unmodifiableMap(m);
     }
+
+    @Override public long getReloadsRejected() { return reloadsRejected.sum(); }
 
     @Override public synchronized long getLatencyCount() { return snapshot().getTotalCount(); }
 

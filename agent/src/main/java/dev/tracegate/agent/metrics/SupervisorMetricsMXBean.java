@@ -42,6 +42,9 @@ public interface SupervisorMetricsMXBean {
     /** Internal errors of the supervisor, by the failure policy applied ({@code closed}: event refused, {@code open}: passed). */
     Map<String, Long> getInternalErrors();
 
+    /** Hot reloads rejected (the changed library did not load or compile; the previous version stayed in force). */
+    long getReloadsRejected();
+
     /** Decisions in the last latency interval (intervals end when latencies are read, at most once a second). */
     long getLatencyCount();
 

@@ -610,11 +610,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             return true;
         } catch (LibraryException e) {
             AgentLog.error("library reload rejected, the previous version stays in force:\n" + e.getMessage(), null);
-            metrics.onInternalError(FailPolicy.OPEN);
+            metrics.onReloadRejected();
             return false;
         } catch (RuntimeException e) {
             AgentLog.error("library reload failed, the previous version stays in force", e);
-            metrics.onInternalError(FailPolicy.OPEN);
+            metrics.onReloadRejected();
             return false;
         }
     }

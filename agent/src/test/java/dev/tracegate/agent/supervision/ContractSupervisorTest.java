@@ -223,7 +223,8 @@ class ContractSupervisorTest {
     void hotReloadSwapsForNewSessionsAndRejectsABrokenFile() throws Exception {
         Path lib = dir.resolve("policy.yaml");
         Files.writeString(lib, "library: p\ncontracts:\n  - id: no-delete\n    guarantee: G !call(delete)\n");
-        Running r = start("libraries=" + lib);
+        SupervisorMetrics metrics = new SupervisorMetrics();
+        Running r = start("libraries=" + lib + ",fail=closed", metrics);
         ContractSupervisor s = r.supervisor();
         assertThat(s.onToolCall(new ToolCall("x", "old", "delete", "{}", null)).kind()).isEqualTo(ToolDecision.Kind.BLOCK);
         Files.writeString(lib, "library: p\ncontracts:\n  - id: no-drop\n    guarantee: G !call(drop)\n");
@@ -236,6 +237,9 @@ class ContractSupervisorTest {
         Files.writeString(lib, "library: p\ncontracts:\n  - id: broken\n    guarantee: G(call(x) ->\n");
         assertThat(s.reload()).isFalse();
         assertThat(s.version()).isEqualTo(2);
+        // a rejected reload decided no event: it is no internal error (open would say an event passed unchecked)
+        assertThat(metrics.getReloadsRejected()).isEqualTo(1);
+        assertThat(metrics.getInternalErrors()).containsEntry("closed", 0L).containsEntry("open", 0L);
         assertThat(s.onToolCall(new ToolCall("x", "newer", "drop", "{}", null)).kind()).isEqualTo(ToolDecision.Kind.BLOCK);
         s.close();
     }
