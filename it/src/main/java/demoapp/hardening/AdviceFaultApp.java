@@ -14,7 +14,16 @@ import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.model.ToolContext;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.definition.ToolDefinition;
 import org.springframework.ai.tool.function.FunctionToolCallback;
@@ -32,6 +41,8 @@ import java.util.Objects;
  *       whose conversation id is a {@link CustomerKey};</li>
  *   <li>{@code springai-definition}: a Spring AI tool callback of the application whose definition (loaded lazily from
  *       a schema registry) is unavailable, called directly;</li>
+ *   <li>{@code springai-chat}: a Spring AI {@code ChatClient} call whose conversation id is a {@link CustomerKey}; the
+ *       scripted model asks for {@code lookup} once, then answers;</li>
  *   <li>{@code lc4j}: a LangChain4j AI service whose {@code @MemoryId} is a {@link CustomerKey}; the scripted model asks
  *       for {@code lookup} once, then answers;</li>
  *   <li>{@code springai-delete}: a well-behaved Spring AI callback, {@code delete_account}, called directly (a
@@ -93,6 +104,44 @@ public final class AdviceFaultApp {
         }
     }
 
+    /** Spring AI tools. */
+    public static final class SpringTools {
+        @org.springframework.ai.tool.annotation.Tool(description = "Look up a customer's orders")
+        public String lookup(String customer) {
+            Console.line("TOOL lookup ran customer=" + customer);
+            return "2 orders for " + customer;
+        }
+    }
+
+    /** A Spring AI model that asks for lookup once, then answers with the tool result it saw. */
+    static final class SpringScriptedModel implements org.springframework.ai.chat.model.ChatModel {
+        @Override
+        public ChatOptions getOptions() {
+            return ToolCallingChatOptions.builder().build();
+        }
+
+        @Override
+        public ChatOptions getDefaultOptions() {
+            return getOptions();
+        }
+
+        @Override
+        public org.springframework.ai.chat.model.ChatResponse call(Prompt prompt) {
+            List<Message> messages = prompt.getInstructions();
+            Message last = messages.get(messages.size() - 1);
+            if (last instanceof ToolResponseMessage t) {
+                for (ToolResponseMessage.ToolResponse r : t.getResponses()) {
+                    Console.line("MODEL SAW TOOL RESULT " + r.name() + ": " + r.responseData());
+                }
+                return new org.springframework.ai.chat.model.ChatResponse(List.of(new Generation(new AssistantMessage("you have orders"))));
+            }
+            Console.line("MODEL SAW USER " + last.getText());
+            AssistantMessage.ToolCall call = new AssistantMessage.ToolCall("call-1", "function", "lookup", "{\"customer\":\"c-17\"}");
+            return new org.springframework.ai.chat.model.ChatResponse(List.of(new Generation(
+                    AssistantMessage.builder().content("").toolCalls(List.of(call)).build())));
+        }
+    }
+
     interface Assistant {
         String chat(@MemoryId CustomerKey customer, @dev.langchain4j.service.UserMessage String message);
     }
@@ -135,6 +184,12 @@ public final class AdviceFaultApp {
                             return "deleted";
                         }).description("Delete an account").inputType(Map.class).build();
                         Console.line("RESULT springai: " + delete.call("{\"customer\":\"c-17\"}"));
+                    }
+                    case "springai-chat" -> {
+                        CustomerKey customer = new CustomerKey(17);
+                        String answer = ChatClient.builder(new SpringScriptedModel()).build().prompt().user("what did I order?")
+                                .tools(new SpringTools()).advisors(a -> a.param(ChatMemory.CONVERSATION_ID, customer)).call().content();
+                        Console.line("RESULT springai-chat: " + answer);
                     }
                     case "lc4j" -> {
                         Assistant a = AiServices.builder(Assistant.class).chatModel(new ScriptedModel()).tools(new Tools())

@@ -19,9 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The agent's inlined advice failing in its own code, outside the agent core (trial2 R13 in general): the
  * application's own objects make reading the call fail, a conversation key whose {@code toString} refuses (Spring AI
- * {@code ToolContext}, LangChain4j {@code @MemoryId}) or a tool callback whose definition cannot be loaded. Such a
- * failure used to be suppressed and the tool ran unsupervised whatever {@code fail} said (and LangChain4j's answer
- * check threw the key's exception into the host). Now it follows the failure policy like any internal error:
+ * {@code ToolContext} and {@code ChatClient} conversation id, LangChain4j {@code @MemoryId}, MCP transport context)
+ * or a tool callback whose definition cannot be loaded. Such a failure used to be suppressed and the tool ran
+ * unsupervised whatever {@code fail} said (and the answer checks threw the key's exception into the host). Now it follows the failure policy like any internal error:
  * {@code fail=closed} refuses (the tool does not run), {@code fail=open} lets it run; both counted in the MBean,
  * and the same thread is supervised afterwards (the nesting guard stays balanced).
  */
@@ -54,7 +54,8 @@ class AdviceFailureTest {
     @ParameterizedTest @ValueSource(strings = {"closed", "open"})
     void anAdviceThatCannotReadTheCallFollowsTheFailurePolicy(String fail) throws Exception {
         Path audit = dir.resolve("audit.jsonl");
-        Forked.Output r = app(options(fail, audit), "springai-context", "springai-definition", "lc4j", "springai-delete", "metrics");
+        Forked.Output r = app(options(fail, audit), "springai-context", "springai-definition", "springai-chat", "lc4j",
+                "springai-delete", "metrics");
         String out = r.stdout();
         if (fail.equals("closed")) {
             assertThat(out).as(r.toString())
@@ -64,6 +65,10 @@ class AdviceFailureTest {
                             + " refused because fail=closed")
                     .contains("RESULT springai: tracegate could not check springai tool call (internal error: IllegalStateException);"
                             + " refused because fail=closed")
+                    // a ChatClient conversation: the user message replaced, the tool refused, the answer refused
+                    .contains("MODEL SAW USER tracegate could not check springai user message")
+                    .contains("MODEL SAW TOOL RESULT lookup: tracegate could not check springai tool call lookup")
+                    .contains("HOST CAUGHT dev.tracegate.agent.bootstrap.TracegateViolation: tracegate could not check springai assistant message")
                     // LangChain4j: the user message that could not be checked is replaced, the tool refused, the answer refused
                     .contains("MODEL SAW USER tracegate could not check langchain4j user message")
                     .doesNotContain("MODEL SAW USER what did I order?")
@@ -74,6 +79,7 @@ class AdviceFailureTest {
                     .contains("TOOL lookup ran customer=c-17\nRESULT springai: 2 orders")
                     .contains("TOOL lookup ran input={\"customer\":\"c-17\"}\nRESULT springai: found {\"customer\":\"c-17\"}")
                     .contains("MODEL SAW USER what did I order?")
+                    .contains("RESULT springai-chat: you have orders")
                     .contains("MODEL SAW TOOL RESULT lookup: 2 orders for c-17")
                     .contains("RESULT lc4j: you have orders")
                     .doesNotContain("HOST CAUGHT");
@@ -81,12 +87,14 @@ class AdviceFailureTest {
         // the failed calls left the thread's nesting guard balanced: the next call on it is supervised and blocked
         assertThat(out).as(r.toString()).doesNotContain("TOOL delete_account ran")
                 .contains("RESULT springai: tracegate blocked the call to delete_account (contract no-delete)");
-        // two Spring AI tool calls; LangChain4j's user message, tool call and answer
+        // two direct Spring AI tool calls; the user message, tool call and answer of each conversation (Spring AI, LangChain4j)
         Map<String, String> m = metrics(out);
-        assertThat(metric(m, "InternalErrors." + fail)).as(r.toString()).isEqualTo(5);
+        assertThat(metric(m, "InternalErrors." + fail)).as(r.toString()).isEqualTo(8);
         assertThat(metric(m, "InternalErrors." + (fail.equals("closed") ? "open" : "closed"))).isZero();
         assertThat(r.stderr()).contains("internal error at springai tool call lookup (fail=" + fail)
                 .contains("internal error at langchain4j tool call (fail=" + fail)
+                .contains("internal error at springai user message (fail=" + fail)
+                .contains("internal error at springai assistant message (fail=" + fail)
                 .contains("customer keys are never printed (personal data)")
                 .contains("schema registry unreachable");
         // a call the supervisor never saw leaves no half record (a RETURN without its CALL) under either policy

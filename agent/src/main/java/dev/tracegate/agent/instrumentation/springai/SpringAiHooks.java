@@ -281,25 +281,26 @@ public final class SpringAiHooks implements Hooks {
             if (!outer || prompt == null) {
                 return;
             }
-            try {
-                List<Message> messages = prompt.getInstructions();
-                if (messages == null || messages.isEmpty()) {
-                    return;
+            List<Message> messages = prompt.getInstructions();
+            if (messages == null || messages.isEmpty()) {
+                return;
+            }
+            Message last = messages.get(messages.size() - 1);
+            if (last instanceof UserMessage) {
+                String replacement;
+                try {
+                    String text = last.getText();
+                    replacement = text == null ? null : Dispatcher.onUserMessage("springai", Dispatcher.session("default"), text);
+                } catch (Throwable failed) {
+                    // this advice's own failure (e.g. a conversation id that cannot be read) follows the failure policy:
+                    // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
+                    Ruling refusal = Dispatcher.adviceFailed("springai", "user message", failed, null);
+                    replacement = refusal == null ? null : refusal.text;
                 }
-                Message last = messages.get(messages.size() - 1);
-                if (last instanceof UserMessage && last.getText() != null) {
-                    String replacement = Dispatcher.onUserMessage("springai", Dispatcher.session("default"), last.getText());
-                    if (replacement != null) {
-                        List<Message> copy = new ArrayList<Message>(messages);
-                        copy.set(copy.size() - 1, new UserMessage(replacement));
-                        prompt = new Prompt(copy, prompt.getOptions());
-                    }
-                }
-            } catch (Throwable failed) {
-                Ruling refusal = Dispatcher.adviceFailed("springai", "user message", failed, null);
-                if (refusal != null) {
-                    // fail: closed: the model gets the refusal instead of the prompt that could not be checked
-                    prompt = new Prompt(refusal.text);
+                if (replacement != null) {
+                    List<Message> copy = new ArrayList<Message>(messages);
+                    copy.set(copy.size() - 1, new UserMessage(replacement));
+                    prompt = new Prompt(copy, prompt.getOptions());
                 }
             }
         }
