@@ -261,6 +261,19 @@ final class AuditLines {
         end();
     }
 
+    /**
+     * The last record of a run the agent does not supervise: it could not start (a library or setting it
+     * cannot use), so no event of this run follows; {@code fail} is the policy that then applied
+     * ({@code open}: the application runs without supervision; {@code closed}: the start was refused).
+     */
+    void unsupervised(long timeMillis, String fail, String reason) {
+        begin("unsupervised");
+        key("time"); str(Instant.ofEpochMilli(timeMillis).toString());
+        key("fail"); str(fail);
+        key("reason"); str(reason);
+        end();
+    }
+
     void event(AuditRecord r) {
         r.eventPart();
         len = 0;

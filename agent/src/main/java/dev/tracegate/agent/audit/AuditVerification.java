@@ -19,6 +19,7 @@ public final class AuditVerification {
     private final long badLine;
     private final String reason;
     private final String head;
+    private long unsupervised;
 
     AuditVerification(Status status, long lines, long records, long badLine, String reason, String head) {
         this.status = status;
@@ -27,6 +28,11 @@ public final class AuditVerification {
         this.badLine = badLine;
         this.reason = reason;
         this.head = head;
+    }
+
+    AuditVerification unsupervised(long n) {
+        this.unsupervised = n;
+        return this;
     }
 
     public Status status() { return status; }
@@ -46,6 +52,9 @@ public final class AuditVerification {
     /** Why the line is bad or truncated; null when OK. */
     public String reason() { return reason; }
 
+    /** Runs in the verified lines that the agent did not supervise ({@code unsupervised} records: it could not start). */
+    public long unsupervised() { return unsupervised; }
+
     /** The hex SHA-256 of the last line that verified (compare it with a copy kept elsewhere); the genesis value if none. */
     public String head() { return head; }
 
@@ -53,13 +62,19 @@ public final class AuditVerification {
     public String describe() {
         switch (status) {
             case OK:
-                return "ok: " + counted(lines) + ", chain intact; head " + head;
+                return "ok: " + counted(lines) + ", chain intact; head " + head + unsupervisedRuns();
             case TRUNCATED:
                 return "clean prefix of " + counted(lines) + ", last line truncated (line " + badLine + ": " + reason
-                        + "); the writer stopped mid-line, which a crash or kill does; this is not tampering";
+                        + "); the writer stopped mid-line, which a crash or kill does; this is not tampering" + unsupervisedRuns();
             default:
                 return "line " + badLine + ": " + reason + " (the " + counted(lines) + " before it verify)";
         }
+    }
+
+    private String unsupervisedRuns() {
+        if (unsupervised == 0) return "";
+        return "; " + unsupervised + (unsupervised == 1 ? " run was" : " runs were") + " not supervised (the agent could not start:"
+                + " see the unsupervised " + (unsupervised == 1 ? "record" : "records") + " for why)";
     }
 
     /** "30 records (29 events)": every line is a record (header, event, dropped); events are counted apart. */

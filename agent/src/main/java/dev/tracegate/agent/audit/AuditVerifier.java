@@ -26,7 +26,8 @@ import java.util.Map;
  * or reordered line is found where the chain breaks); line 1 is a header; within a session, {@code seq} never decreases
  * (counted from the last header and the session's last END, since a restarted service or a new session
  * with the same id counts again from the start); in format {@code tracegate-audit/3}, an event's {@code lib}
- * names a {@code library} record before it in its segment. A last line
+ * names a {@code library} record before it in its segment, and no event follows an {@code unsupervised} record in its
+ * segment. A last line
  * without its line end is reported as {@link AuditVerification.Status#TRUNCATED}, not as tampering.
  * Stateless and thread-safe.
  */
@@ -53,6 +54,8 @@ public final class AuditVerifier {
         String segmentFormat = null;
         Map<String, Long> lastSeq = new HashMap<>();
         java.util.Set<Long> libraries = new java.util.HashSet<>();   // lib numbers defined in this segment
+        long unsupervisedAt = 0;   // the line of this segment's unsupervised record, 0 when none
+        long unsupervised = 0;     // unsupervised records in the whole log
         Lines lines = new Lines(in);
         Fields f = new Fields();
         long lineNo = 0;
@@ -62,11 +65,11 @@ public final class AuditVerifier {
             String head = AuditLines.FORMAT_1.equals(segmentFormat) ? expectedPrev1 : expectedPrev;
             if (len < 0) {
                 if (lineNo == 0) return bad(1, records, "missing header: the file is empty", head);
-                return new AuditVerification(AuditVerification.Status.OK, lineNo, records, 0, null, head);
+                return new AuditVerification(AuditVerification.Status.OK, lineNo, records, 0, null, head).unsupervised(unsupervised);
             }
             if (!lines.terminated) {
                 return new AuditVerification(AuditVerification.Status.TRUNCATED, lineNo, records, lineNo + 1,
-                        len + " bytes without a line end", head);
+                        len + " bytes without a line end", head).unsupervised(unsupervised);
             }
             byte[] line = lines.buf;
             lineNo++;
@@ -112,6 +115,7 @@ public final class AuditVerifier {
                     segmentFormat = format;
                     lastSeq.clear();
                     libraries.clear();
+                    unsupervisedAt = 0;
                     break;
                 }
                 case "library": {
@@ -124,6 +128,10 @@ public final class AuditVerifier {
                     break;
                 }
                 case "event": {
+                    if (unsupervisedAt > 0) {
+                        return bad(lineNo, records, "an event after the unsupervised record on line " + unsupervisedAt
+                                + ", which says the agent supervised nothing more in this run", head);
+                    }
                     if (f.session == null || f.seq < 0) {
                         return bad(lineNo, records, "event without a text session or a whole-number seq", head);
                     }
@@ -142,6 +150,11 @@ public final class AuditVerifier {
                     break;
                 }
                 case "dropped":
+                    break;
+                case "unsupervised":
+                    // the agent could not start (fail: open ran the application without it; closed refused the start)
+                    unsupervisedAt = lineNo;
+                    unsupervised++;
                     break;
                 default:
                     return bad(lineNo, records, "unknown record type '" + rec + "'", head);

@@ -125,6 +125,8 @@ public final class AuditWriter implements AutoCloseable {
     private volatile String flushedHead;
     private final LongAdder accepted = new LongAdder();
     private final LongAdder dropped = new LongAdder();
+    /** {fail, reason} of {@link #closeUnsupervised}, written last by the writer thread; null for a supervised run. */
+    private volatile String[] unsupervisedNote;
     private final LongAdder droppedToNote = new LongAdder();       // not yet reported in a dropped record
     private final LongAdder refused = new LongAdder();
     private final LongAdder refusedToNote = new LongAdder();
@@ -298,6 +300,19 @@ public final class AuditWriter implements AutoCloseable {
     }
 
     /**
+     * Closes the log of a run the agent will not supervise, ending it with an {@code unsupervised} record
+     * that says why and which {@code fail} policy then applied, so that the log of such a run does not
+     * read as a quiet supervised one.
+     *
+     * @param reason what kept the agent from starting (the paragraph it printed)
+     * @return true if the writer finished within 30 s
+     */
+    public boolean closeUnsupervised(FailPolicy fail, String reason) {
+        unsupervisedNote = new String[] {fail == FailPolicy.CLOSED ? "closed" : "open", reason == null ? "" : reason};
+        return close(30, TimeUnit.SECONDS);
+    }
+
+    /**
      * Stops accepting records, writes all accepted ones, flushes and closes the sink.
      *
      * @return true if the writer finished within the timeout
@@ -393,6 +408,11 @@ public final class AuditWriter implements AutoCloseable {
         if (!healthy) openSink(System.nanoTime()); // one last attempt
         if (healthy) {
             noteDrops();
+            String[] u = unsupervisedNote;
+            if (u != null) {
+                lines.unsupervised(System.currentTimeMillis(), u[0], u[1]);
+                appendLine(META, null);
+            }
             if (batchLen > 0) flushBatch();
         }
         healthy = false;   // closed: later appends are refused

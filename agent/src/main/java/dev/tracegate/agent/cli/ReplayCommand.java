@@ -116,6 +116,7 @@ final class ReplayCommand implements Callable<Integer> {
             boolean enforce = enforceAll;
             if (audit != null) {
                 enforce = audit.enforce(t, mode);
+                for (String note : audit.unsupervised) System.err.println(note);
                 if (audit.hashed) {
                     System.err.println("note: " + t.getFileName() + " is an audit log with personal data hashed (" + audit.personalData
                             + "): predicates on content (a pattern over an argument or a text, a number compared with a bound, a data"
@@ -270,14 +271,17 @@ final class ReplayCommand implements Callable<Integer> {
         final long enforcedDecisions;
         /** Line number -> the contract ids an approver excused for the event on that line ({@code approved} escalations). */
         final Map<Long, List<String>> approvals;
+        /** One line per {@code unsupervised} record: where, the fail policy, and why the agent could not start. */
+        final List<String> unsupervised;
 
         private AuditLogScan(boolean hashed, String personalData, long shadowDecisions, long enforcedDecisions,
-                             Map<Long, List<String>> approvals) {
+                             Map<Long, List<String>> approvals, List<String> unsupervised) {
             this.hashed = hashed;
             this.personalData = personalData;
             this.shadowDecisions = shadowDecisions;
             this.enforcedDecisions = enforcedDecisions;
             this.approvals = approvals;
+            this.unsupervised = unsupervised;
         }
 
         /**
@@ -307,13 +311,16 @@ final class ReplayCommand implements Callable<Integer> {
                 long shadow = 0;
                 long enforced = 0;
                 Map<Long, List<String>> approvals = new java.util.HashMap<>();
+                List<String> unsupervised = new ArrayList<>();
                 long lineNo = 0;
                 for (String line = first; line != null; line = r.readLine()) {
                     lineNo++;
                     if (line.contains("\"approved\":true") && line.contains("\"decision\":\"escalate\"")) {
                         approvals.put(lineNo, approvedContracts(line));
                     }
-                    if (line.contains("\"rec\":\"header\"")) {
+                    if (line.startsWith("\"rec\":\"unsupervised\"", 9 + 64 + 2)) {
+                        unsupervised.add(unsupervisedNote(file, lineNo, line));
+                    } else if (line.contains("\"rec\":\"header\"")) {
                         String p = field(line, "personalData");
                         if (p != null && !p.equals("clear")) pd = p;
                     } else if (line.contains("\"decision\":\"shadow-would-block\"")) {
@@ -324,10 +331,28 @@ final class ReplayCommand implements Callable<Integer> {
                         enforced++;
                     }
                 }
-                return new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals);
+                return new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals, unsupervised);
             } catch (java.nio.charset.MalformedInputException e) {
                 return null;
             }
+        }
+
+        /** What an {@code unsupervised} record says, for a note on stderr. */
+        private static String unsupervisedNote(Path file, long lineNo, String line) {
+            String fail = "?";
+            String reason = "";
+            try {
+                com.fasterxml.jackson.databind.JsonNode rec = new ObjectMapper().readTree(line);
+                fail = rec.path("fail").asText("?");
+                reason = rec.path("reason").asText("");
+            } catch (IOException e) {
+                // a broken line: the trace reader reports it where it reads it
+            }
+            int nl = reason.indexOf('\n');
+            String first = nl < 0 ? reason : reason.substring(0, nl) + " ...";
+            return "note: " + file.getFileName() + ":" + lineNo + ": the agent could not start and supervised nothing of that run ("
+                    + (fail.equals("open") ? "fail: open, the application ran without it" : "fail: " + fail + ", the start was refused")
+                    + "): no events of it are in the log" + (first.isEmpty() ? "" : "; why: " + first);
         }
 
         /** The {@code fired} ids of an approved escalation's record (read as JSON: ids may hold escaped characters). */

@@ -84,9 +84,17 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         this.audit = audit;
         this.metrics = metrics;
         this.view = view;
-        this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout());
-        Library lib = load();
-        this.current = new Runtime(lib, versions.incrementAndGet(), config.sessionsMax(), this::evicted);
+        Library lib;
+        try {
+            this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout());
+            lib = load();
+            this.current = new Runtime(lib, versions.incrementAndGet(), config.sessionsMax(), this::evicted);
+        } catch (RuntimeException | LinkageError e) {
+            // nothing of this run will be supervised: the log says so and why, rather than read as a quiet run
+            String why = e instanceof LibraryException || e instanceof IllegalArgumentException ? e.getMessage() : e.toString();
+            audit.closeUnsupervised(fail, why);
+            throw e;
+        }
         this.runtimes.add(current);
         this.librariesStamp = stamp();
         this.seenStamp = librariesStamp;

@@ -211,6 +211,37 @@ class AuditChainTest {
     }
 
     @Test
+    void aRunThatCouldNotStartEndsWithAnUnsupervisedRecordAfterWhichNoEventOfItsSegmentVerifies() throws Exception {
+        Path p = dir.resolve("unsupervised.jsonl");
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults());
+        assertThat(w.closeUnsupervised(dev.tracegate.agent.config.FailPolicy.OPEN, "lib.yaml:4:28: in formula 'G(x ->': unexpected end\n  hint: ...")).isTrue();
+        List<String> lines = LogFiles.lines(p);
+        assertThat(lines).hasSize(2);
+        JsonNode u = LogFiles.JSON.readTree(lines.get(1));
+        assertThat(u.get("rec").asText()).isEqualTo("unsupervised");
+        assertThat(u.get("fail").asText()).isEqualTo("open");
+        assertThat(u.get("reason").asText()).isEqualTo("lib.yaml:4:28: in formula 'G(x ->': unexpected end\n  hint: ...");
+        AuditVerification ok = AuditVerifier.verify(p);
+        assertThat(ok.ok()).as(ok.describe()).isTrue();
+        assertThat(ok.unsupervised()).isEqualTo(1);
+        assertThat(ok.records()).isZero();
+        assertThat(ok.describe()).contains("1 run was not supervised");
+
+        // an event chained after it in the same segment contradicts it: verify names the line
+        List<String> event = LogFiles.lines(log(1));
+        String eventBody = event.get(event.size() - 1);
+        eventBody = eventBody.substring(eventBody.indexOf(",\"rec\""), eventBody.lastIndexOf(",\"hash\":\""));
+        String withPrev = "{\"prev\":\"" + u.get("hash").asText() + "\"" + eventBody;
+        List<String> forged = new ArrayList<>(lines);
+        forged.add(withPrev + ",\"hash\":\"" + sha256Hex(withPrev) + "\"}");
+        LogFiles.write(p, forged);
+        AuditVerification bad = AuditVerifier.verify(p);
+        assertThat(bad.status()).as(bad.describe()).isEqualTo(AuditVerification.Status.BAD);
+        assertThat(bad.badLine()).isEqualTo(3);
+        assertThat(bad.reason()).startsWith("an event after the unsupervised record on line 2");
+    }
+
+    @Test
     void aHeaderOfAnUnknownFormatIsNamed() throws Exception {
         Path p = log(2);
         List<String> lines = LogFiles.lines(p);

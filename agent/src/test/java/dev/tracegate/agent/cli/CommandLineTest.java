@@ -387,6 +387,46 @@ class CommandLineTest {
     }
 
     @Test
+    void aRunTheAgentCouldNotSuperviseEndsItsSegmentWithAnUnsupervisedRecordThatVerifyAndReplayReport() throws Exception {
+        Path log = auditLog("mixed.jsonl", ",audit.personal-data=clear");
+        long supervisedLines = Files.readAllLines(log).size();
+        Path broken = Files.writeString(dir.resolve("broken.yaml"), "library: b\ncontracts:\n  - id: b.x\n    guarantee: G(call(x) -> )\n");
+        for (String fail : new String[] {"open", "closed"}) {
+            dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load(
+                    "libraries=" + broken + ",fail=" + fail + ",audit.path=" + log, java.util.Map.of(), java.util.Map.of(), java.util.Set.of());
+            dev.tracegate.agent.audit.AuditWriter audit = dev.tracegate.agent.audit.AuditWriter.start(log,
+                    dev.tracegate.agent.audit.AuditWriter.Settings.from(config));
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new dev.tracegate.agent.supervision.ContractSupervisor(
+                    config, audit, new dev.tracegate.agent.metrics.SupervisorMetrics(), null))
+                    .isInstanceOf(dev.tracegate.contracts.library.LibraryException.class);
+            assertThat(audit.isHealthy()).as("the log of the run that could not start is closed").isFalse();
+        }
+        java.util.List<String> lines = Files.readAllLines(log);
+        // each unsupervised run: its header, then one record that says why; no event of it
+        assertThat(lines).hasSize((int) supervisedLines + 4);
+        for (int i : new int[] {(int) supervisedLines + 1, (int) supervisedLines + 3}) {
+            JsonNode u = new ObjectMapper().readTree(lines.get(i));
+            assertThat(u.path("rec").asText()).isEqualTo("unsupervised");
+            assertThat(u.path("fail").asText()).isEqualTo(i == supervisedLines + 1 ? "open" : "closed");
+            assertThat(u.path("reason").asText()).startsWith(broken + ":4:").contains("in formula");
+        }
+        Run verify = run("audit", "verify", log.toString());
+        assertThat(verify.code()).as(verify.out() + verify.err()).isZero();
+        assertThat(verify.out()).contains("chain intact").contains("2 runs were not supervised");
+        Run replay = run("replay", "sop-refund", log.toString());
+        assertThat(replay.code()).as(replay.err()).isEqualTo(1);   // the supervised run's violation, as without the others
+        assertThat(row(replay.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 2 0");
+        assertThat(replay.err()).contains("mixed.jsonl:" + (supervisedLines + 2) + ": the agent could not start")
+                .contains("fail: open, the application ran without it").contains("fail: closed, the start was refused")
+                .contains("why: " + broken + ":4:");
+        // a later run that starts appends a new segment whose events verify as usual
+        auditLog("mixed.jsonl", ",audit.personal-data=clear");
+        Run again = run("audit", "verify", log.toString());
+        assertThat(again.code()).as(again.out()).isZero();
+        assertThat(again.out()).contains("2 runs were not supervised");
+    }
+
+    @Test
     void aShadowModeAuditLogReplaysInShadowModeUnlessToldOtherwiseAndAHashedOneSaysWhatCannotReplay() throws Exception {
         Path log = auditLog("shadow.jsonl", ",mode=shadow");
         assertThat(Files.readString(log)).contains("shadow-would-block");
