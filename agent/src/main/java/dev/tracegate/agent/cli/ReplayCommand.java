@@ -240,7 +240,8 @@ final class ReplayCommand implements Callable<Integer> {
         System.out.printf("%n%d events in %d sessions, %d malformed lines skipped, %d events with unevaluable atoms, %.2f s (%.0f events/s)%n",
                 events, reports.size(), skipped, unevaluable, seconds, events / Math.max(seconds, 1e-9));
         if (!unevaluableAt.isEmpty()) {
-            System.out.println("events with unevaluable atoms (an argument the atom reads is missing or not a number):");
+            System.out.println("events with unevaluable atoms (an argument the atom reads is missing or not a number, or a context key it"
+                    + " compares with, ctx(key), is still empty: no latch set it yet):");
             for (String u : unevaluableAt) System.out.println("  " + u);
             if (unevaluable > unevaluableAt.size()) {
                 System.out.println("  ... and " + (unevaluable - unevaluableAt.size()) + " more (--verbose lists them all)");

@@ -671,12 +671,32 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (d.kind() == Decision.Kind.UNEVALUABLE || w.unevaluableCount() > 0) {
             long[] bits = w.unevaluable();
             StringBuilder atoms = new StringBuilder();
+            StringBuilder keys = new StringBuilder();   // context keys the unevaluable atoms compare with
             for (int i = 0; i < rt.atomKeys.length && w.unevaluableCount() > 0; i++) {
-                if (i >> 6 < bits.length && (bits[i >> 6] & (1L << i)) != 0) atoms.append(atoms.length() == 0 ? "" : ", ").append(rt.atomKeys[i]);
+                if (i >> 6 < bits.length && (bits[i >> 6] & (1L << i)) != 0) {
+                    atoms.append(atoms.length() == 0 ? "" : ", ").append(rt.atomKeys[i]);
+                    contextKeys(rt.atomKeys[i], keys);
+                }
             }
-            b.append(" (unevaluable").append(atoms.length() == 0 ? "" : ": " + atoms).append(": an argument it reads is missing or not a number)");
+            // the grounding says that an atom could not be read, not why: an atom that compares with ctx(key) is also
+            // unevaluable while the key is empty, so such an atom names that cause too
+            b.append(" (unevaluable").append(atoms.length() == 0 ? "" : ": " + atoms).append(": an argument it reads is missing or not a number");
+            if (keys.length() > 0) b.append(", or the context key ").append(keys).append(" it compares with is still empty (no latch set it yet)");
+            b.append(')');
         }
         return b.toString();
+    }
+
+    /** Appends the keys of the {@code ctx(key)} terms in an atom's key ({@code 'budget'}, or {@code 'a' or 'b'}), once each. */
+    static void contextKeys(String atomKey, StringBuilder keys) {
+        for (int at = atomKey.indexOf("ctx("); at >= 0; at = atomKey.indexOf("ctx(", at + 4)) {
+            if (at > 0 && (Character.isLetterOrDigit(atomKey.charAt(at - 1)) || atomKey.charAt(at - 1) == '_')) continue;
+            int close = atomKey.indexOf(')', at + 4);
+            if (close < 0) return;
+            String quoted = "'" + atomKey.substring(at + 4, close).trim() + "'";
+            if (keys.indexOf(quoted) >= 0) continue;
+            keys.append(keys.length() == 0 ? "" : " or ").append(quoted);
+        }
     }
 
     private static String withheld(Runtime rt, Library.ContractInfo c, String what) {

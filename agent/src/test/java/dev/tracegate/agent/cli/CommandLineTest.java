@@ -449,6 +449,8 @@ class CommandLineTest {
         Path t = Files.writeString(dir.resolve("u.jsonl"), trace);
         Run r = run("replay", lib.toString(), t.toString());
         assertThat(r.out()).contains("12 events with unevaluable atoms")
+                .contains("events with unevaluable atoms (an argument the atom reads is missing or not a number, or a context key it"
+                        + " compares with, ctx(key), is still empty: no latch set it yet):")
                 .contains("  u.jsonl:1 (seq 1, call pay): arg(pay, amount) <= 100")
                 .contains("  u.jsonl:10 (seq 10, call pay)").doesNotContain("u.jsonl:11 (seq 11")
                 .contains("... and 2 more (--verbose lists them all)");

@@ -366,6 +366,38 @@ class ContractSupervisorTest {
     }
 
     @Test
+    void anAtomUnevaluableBeforeALatchSetItsContextKeyNamesThatKeyAsAPossibleCause() throws Exception {
+        Path lib = dir.resolve("bud.yaml");
+        Files.writeString(lib, """
+                library: bud
+                atoms:
+                  over_budget: arg(book, price) > ctx(budget)
+                context:
+                  - on: {kind: CALL, tool: setBudget}
+                    set: budget
+                    value: arg(amount)
+                contracts:
+                  - id: bud.cap
+                    guarantee: G !over_budget
+                    message: Stay within the budget.
+                """);
+        Running r = start("libraries=" + lib);
+        ContractSupervisor s = r.supervisor();
+        // price is there; the budget is not yet: the atom cannot be compared, and the reason says the key may be why
+        ToolDecision early = s.onToolCall(new ToolCall("x", "s", "book", "{\"price\":50}", null));
+        assertThat(early.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(early.reason()).isEqualTo("bud.cap: Stay within the budget. (unevaluable: arg(book, price) > ctx(budget): an argument"
+                + " it reads is missing or not a number, or the context key 'budget' it compares with is still empty (no latch set it yet))");
+        assertThat(s.onToolCall(new ToolCall("x", "s", "setBudget", "{\"amount\":100}", null)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(s.onToolCall(new ToolCall("x", "s", "book", "{\"price\":50}", null)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        ToolDecision over = s.onToolCall(new ToolCall("x", "s", "book", "{\"price\":500}", null));
+        assertThat(over.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(over.reason()).isEqualTo("bud.cap: Stay within the budget.");
+        s.close();
+        r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    @Test
     void aCallRefusedForAnUnevaluableAtomNamesTheAtom() throws Exception {
         Path lib = dir.resolve("pay.yaml");
         Files.writeString(lib, "library: pay\ncontracts:\n  - id: pay.cap\n    guarantee: G(call(pay) -> arg(pay, amount) <= 100)\n"
