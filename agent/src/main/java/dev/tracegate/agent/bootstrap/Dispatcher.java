@@ -8,7 +8,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Any thread may call any method. The delegate is published once through a volatile field; until
  * it is installed every hook answers "proceed". Internal errors of the delegate never reach the host:
- * they are counted and mapped to the configured failure policy ({@link DispatchTarget#onInternalError}).
+ * they are counted and mapped to the configured failure policy ({@link DispatchTarget#onInternalError}), and so are
+ * failures of the advice's own code that it hands to {@link #adviceFailed}.
  *
  * <p>Per-thread nesting guard: a tool call seen inside another supervised tool call on the same thread
  * (wrappers that delegate to each other, {@code call(String)} delegating to {@code call(String, ToolContext)},
@@ -19,6 +20,11 @@ public final class Dispatcher {
     private static volatile DispatchTarget target;
 
     private static final AtomicLong INTERNAL_ERRORS = new AtomicLong();
+
+    /** Advice failures already reported, by framework, place and error class; once full, every failure counts as repeated. */
+    private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> FAILURES_SEEN =
+            new java.util.concurrent.ConcurrentHashMap<String, Boolean>();
+    private static final int MAX_FAILURES_REMEMBERED = 256;
 
     /** How each framework's streamed answer chunks read, by the framework name its stream checks report. */
     private static final java.util.concurrent.ConcurrentHashMap<String, AnswerChunks> CHUNKS =
@@ -335,11 +341,6 @@ public final class Dispatcher {
         return Ruling.substitute(decided.text != null ? decided.text
                 : "tracegate could not apply its decision on this call (" + framework + " " + where + "); the call did not run.");
     }
-
-    /** Distinct advice failures already logged, by framework, place and error class (bounded: beyond it, none is logged again). */
-    private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> FAILURES_SEEN =
-            new java.util.concurrent.ConcurrentHashMap<String, Boolean>();
-    private static final int MAX_FAILURES_REMEMBERED = 256;
 
     /** An internal error outside a delegate call (a stream check's chunk reader): counted and mapped to the failure policy. */
     static Ruling internalError(String where, Throwable e) {
