@@ -9,11 +9,15 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.internal.InternalStreamingChatResponseHandlerUtils;
 import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.StreamingChatModel;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
+import dev.langchain4j.service.TokenStream;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -31,6 +35,8 @@ import org.springframework.ai.tool.function.FunctionToolCallback;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An application whose own objects make the agent's inlined advice fail in its own code (not in the tool, not
@@ -45,6 +51,8 @@ import java.util.Objects;
  *       scripted model asks for {@code lookup} once, then answers;</li>
  *   <li>{@code lc4j}: a LangChain4j AI service whose {@code @MemoryId} is a {@link CustomerKey}; the scripted model asks
  *       for {@code lookup} once, then answers;</li>
+ *   <li>{@code lc4j-stream}: a streaming LangChain4j AI service ({@code TokenStream}) with the same memory id; the
+ *       model streams its answer from its own thread;</li>
  *   <li>{@code springai-delete}: a well-behaved Spring AI callback, {@code delete_account}, called directly (a
  *       contract of the test blocks it: the agent still supervises this thread after the failures above);</li>
  *   <li>{@code metrics}: the agent's MBean counters (see {@link FaultApp}).</li>
@@ -164,6 +172,25 @@ public final class AdviceFaultApp {
         }
     }
 
+    interface StreamingAssistant {
+        TokenStream chat(@MemoryId CustomerKey customer, @dev.langchain4j.service.UserMessage String message);
+    }
+
+    /** Streams "you have orders" in two chunks from a thread of its own, as provider modules do. */
+    static final class ScriptedStreamingModel implements StreamingChatModel {
+        @Override
+        public void doChat(ChatRequest request, StreamingChatResponseHandler handler) {
+            List<ChatMessage> messages = request.messages();
+            Console.line("MODEL SAW USER " + ((UserMessage) messages.get(messages.size() - 1)).singleText());
+            new Thread(() -> {
+                InternalStreamingChatResponseHandlerUtils.onPartialResponse(handler, "you have ");
+                InternalStreamingChatResponseHandlerUtils.onPartialResponse(handler, "orders");
+                InternalStreamingChatResponseHandlerUtils.onCompleteResponse(handler,
+                        ChatResponse.builder().aiMessage(AiMessage.from("you have orders")).build());
+            }, "provider-stream").start();
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         for (String command : args) {
             try {
@@ -190,6 +217,25 @@ public final class AdviceFaultApp {
                         String answer = ChatClient.builder(new SpringScriptedModel()).build().prompt().user("what did I order?")
                                 .tools(new SpringTools()).advisors(a -> a.param(ChatMemory.CONVERSATION_ID, customer)).call().content();
                         Console.line("RESULT springai-chat: " + answer);
+                    }
+                    case "lc4j-stream" -> {
+                        StreamingAssistant a = AiServices.builder(StreamingAssistant.class).streamingChatModel(new ScriptedStreamingModel())
+                                .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20)).build();
+                        CountDownLatch done = new CountDownLatch(1);
+                        a.chat(new CustomerKey(17), "what did I order?")
+                                .onPartialResponse(chunk -> Console.line("CHUNK: " + chunk))
+                                .onCompleteResponse(response -> {
+                                    Console.line("COMPLETE: " + response.aiMessage().text());
+                                    done.countDown();
+                                })
+                                .onError(error -> {
+                                    Console.line("STREAM ERROR " + error.getClass().getName() + ": " + error.getMessage());
+                                    done.countDown();
+                                })
+                                .start();
+                        if (!done.await(60, TimeUnit.SECONDS)) {
+                            Console.line("TIMEOUT: the stream neither completed nor failed");
+                        }
                     }
                     case "lc4j" -> {
                         Assistant a = AiServices.builder(Assistant.class).chatModel(new ScriptedModel()).tools(new Tools())

@@ -55,7 +55,7 @@ class AdviceFailureTest {
     void anAdviceThatCannotReadTheCallFollowsTheFailurePolicy(String fail) throws Exception {
         Path audit = dir.resolve("audit.jsonl");
         Forked.Output r = app(options(fail, audit), "springai-context", "springai-definition", "springai-chat", "lc4j",
-                "springai-delete", "metrics");
+                "lc4j-stream", "springai-delete", "metrics");
         String out = r.stdout();
         if (fail.equals("closed")) {
             assertThat(out).as(r.toString())
@@ -73,7 +73,10 @@ class AdviceFailureTest {
                     .contains("MODEL SAW USER tracegate could not check langchain4j user message")
                     .doesNotContain("MODEL SAW USER what did I order?")
                     .contains("MODEL SAW TOOL RESULT lookup: tracegate could not check langchain4j tool call")
-                    .contains("HOST CAUGHT dev.tracegate.agent.bootstrap.TracegateViolation: tracegate could not check langchain4j assistant message");
+                    .contains("HOST CAUGHT dev.tracegate.agent.bootstrap.TracegateViolation: tracegate could not check langchain4j assistant message")
+                    // LangChain4j streaming: the complete answer that could not be checked ends the stream with the violation
+                    .contains("STREAM ERROR dev.tracegate.agent.bootstrap.TracegateViolation: tracegate could not check langchain4j-stream assistant message")
+                    .doesNotContain("COMPLETE:");
         } else {
             assertThat(out).as(r.toString())
                     .contains("TOOL lookup ran customer=c-17\nRESULT springai: 2 orders")
@@ -82,14 +85,16 @@ class AdviceFailureTest {
                     .contains("RESULT springai-chat: you have orders")
                     .contains("MODEL SAW TOOL RESULT lookup: 2 orders for c-17")
                     .contains("RESULT lc4j: you have orders")
+                    .contains("COMPLETE: you have orders")
                     .doesNotContain("HOST CAUGHT");
         }
         // the failed calls left the thread's nesting guard balanced: the next call on it is supervised and blocked
         assertThat(out).as(r.toString()).doesNotContain("TOOL delete_account ran")
                 .contains("RESULT springai: tracegate blocked the call to delete_account (contract no-delete)");
-        // two direct Spring AI tool calls; the user message, tool call and answer of each conversation (Spring AI, LangChain4j)
+        // two direct Spring AI tool calls; the user message, tool call and answer of each conversation (Spring AI, LangChain4j);
+        // the user message and answer of the streamed one
         Map<String, String> m = metrics(out);
-        assertThat(metric(m, "InternalErrors." + fail)).as(r.toString()).isEqualTo(8);
+        assertThat(metric(m, "InternalErrors." + fail)).as(r.toString()).isEqualTo(10);
         assertThat(metric(m, "InternalErrors." + (fail.equals("closed") ? "open" : "closed"))).isZero();
         assertThat(r.stderr()).contains("internal error at springai tool call lookup (fail=" + fail)
                 .contains("internal error at langchain4j tool call (fail=" + fail)
