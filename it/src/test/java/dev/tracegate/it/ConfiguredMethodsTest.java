@@ -76,7 +76,7 @@ class ConfiguredMethodsTest {
         assertThat(off.exit()).as(off.toString()).isZero();
         assertThat(off.stdout()).as(off.toString()).contains("METHOD charge ran").contains("RESULT: charged alice");
         assertThat(off.stderr()).as(off.toString())
-                .contains("instrumentations=[langchain4j, springai, mcp-server, mcp-client] configuredMethods=2")
+                .contains("instrumentations=[langchain4j, springai, mcp-server, mcp-client] configured-methods=2")
                 .doesNotContain("ERASURE");
     }
 

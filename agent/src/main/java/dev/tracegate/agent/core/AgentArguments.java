@@ -31,7 +31,7 @@ public final class AgentArguments {
                 }
                 if (eq <= 0) {
                     throw new IllegalArgumentException("tracegate: agent option '" + pair.trim() + "' at character " + (position + 1)
-                            + " of '" + arguments + "' is not key=value; write e.g. -javaagent:tracegate-agent.jar=shadow=true,onBlock=throw");
+                            + " of '" + arguments + "' is not key=value; write e.g. -javaagent:tracegate-agent.jar=config=/etc/tracegate/tracegate.yaml,mode=shadow");
                 }
                 values.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
                 position += pair.length() + 1;

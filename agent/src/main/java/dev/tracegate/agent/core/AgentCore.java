@@ -93,16 +93,7 @@ public final class AgentCore {
             try {
                 methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
                         .plus(ConfiguredMethods.from(config.configuredMethods()));
-                // what the configuration (file, -Dtracegate.*, TRACEGATE_*) says about blocks and failures governs the bridge too,
-                // unless the agent argument string says it itself
-                String bridgeArgs = arguments == null || arguments.isBlank() ? "" : arguments;
-                if (options.get("onBlock") == null && config.blockStyle() == BlockStyle.EXCEPTION) {
-                    bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "onBlock=throw";
-                }
-                if (options.get("fail") == null && config.fail() == FailPolicy.OPEN) {
-                    bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "fail=open";
-                }
-                bridgeOptions = bridgeArgs.equals(arguments == null ? "" : arguments) ? options : AgentArguments.parse(bridgeArgs);
+                bridgeOptions = bridgeOptions(arguments, options, config);
                 if (!attached && pending == null) {
                     pending = startBuilding(supervisorName, options, config, json, started);
                 }
@@ -156,10 +147,7 @@ public final class AgentCore {
             }
             weaver = installed;
             Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
-            AgentLog.info("agent started (" + (attached ? "attached" : "premain") + ") supervisor=" + supervisor.getClass().getSimpleName()
-                    + (options.flag("shadow", false) || config.mode() == Mode.SHADOW ? " mode=shadow" : "")
-                    + " onBlock=" + bridgeOptions.get("onBlock", "substitute")
-                    + " instrumentations=" + installed.names() + (methods.isEmpty() ? "" : " configuredMethods=" + methods.rules().size()));
+            AgentLog.info(startedLine(attached, options, config, bridgeOptions, installed.names(), methods.isEmpty() ? 0 : methods.rules().size()));
             AgentLog.debug("start-up: agent ready after " + millisSince(started) + " ms");
             if (attached) {
                 installed.reportUnmatched();
@@ -179,6 +167,42 @@ public final class AgentCore {
             }
             throw e;
         }
+    }
+
+    /**
+     * The bridge's options: what the configuration (file, -Dtracegate.*, TRACEGATE_*) says about blocks and
+     * failures governs the bridge too, unless the agent argument string says it itself.
+     */
+    static AgentArguments bridgeOptions(String arguments, AgentArguments options, AgentConfig config) {
+        String bridgeArgs = arguments == null || arguments.isBlank() ? "" : arguments;
+        if (options.get("onBlock") == null && config.blockStyle() == BlockStyle.EXCEPTION) {
+            bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "onBlock=throw";
+        }
+        if (options.get("fail") == null && config.fail() == FailPolicy.OPEN) {
+            bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "fail=open";
+        }
+        return bridgeArgs.equals(arguments == null ? "" : arguments) ? options : AgentArguments.parse(bridgeArgs);
+    }
+
+    /**
+     * The start-up line, in the keys of agent/CONFIG.md with their effective values ({@code libraries},
+     * {@code mode}, {@code fail}, {@code block.style}), whatever spelling set them; a development supervisor
+     * is named only when the {@code supervisor} option chose it.
+     */
+    static String startedLine(boolean attached, AgentArguments options, AgentConfig config, AgentArguments bridgeOptions,
+                              List<String> instrumentations, int configuredMethods) {
+        String chosen = options.get("supervisor");
+        String what = chosen != null ? "supervisor=" + chosen
+                : config.libraries().isEmpty() ? "libraries=none (no contracts)" : "libraries=" + String.join(";", config.libraries());
+        boolean shadow = options.flag("shadow", false) || config.mode() == Mode.SHADOW;
+        boolean open = config.fail() == FailPolicy.OPEN || bridgeOptions.get("fail", "closed").equals("open");
+        boolean exception = bridgeOptions.get("onBlock", "substitute").equals("throw");
+        return "agent started (" + (attached ? "attached" : "premain") + ") " + what
+                + " mode=" + (shadow ? "shadow" : "enforce")
+                + " fail=" + (open ? "open" : "closed")
+                + " block.style=" + (exception ? "exception" : "substitute")
+                + " instrumentations=" + instrumentations
+                + (configuredMethods == 0 ? "" : " configured-methods=" + configuredMethods);
     }
 
     /** Builds the supervisor and its metrics on the start thread. */

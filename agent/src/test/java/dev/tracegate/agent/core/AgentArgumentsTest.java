@@ -31,7 +31,9 @@ class AgentArgumentsTest {
     void aPairWithoutEqualsSignIsNamedWithItsPosition() {
         assertThatThrownBy(() -> AgentArguments.parse("shadow=true,oops"))
                 .hasMessageContaining("'oops' at character 13")
-                .hasMessageContaining("is not key=value");
+                .hasMessageContaining("is not key=value")
+                .hasMessageContaining("write e.g. -javaagent:tracegate-agent.jar=config=/etc/tracegate/tracegate.yaml,mode=shadow")
+                .hasMessageNotContaining("onBlock");
     }
 
     @Test
