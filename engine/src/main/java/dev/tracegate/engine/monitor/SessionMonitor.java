@@ -180,15 +180,37 @@ public final class SessionMonitor<E> {
                 d = decide(next < 0, u, agent, enforce, w);
                 if (!d.applied()) return d;
             }
-            grounder.apply(event, val, mine);
-            final long h = Session.next(head, mine.slot);
-            if (session.casHead(head, h)) {
-                w.spare = published;
-                if (w.lastSession != session) w.lastSession = session;
-                w.lastHead = h;
-                return d;
-            }
+            if (publish(session, head, published, mine, event, w)) return d;
         }
+    }
+
+    /**
+     * The read half of the seqlock for the several-longs paths: copies the published packed state into
+     * {@code before} (the worker's array: a store, see {@link #step}) and the context into {@code mine},
+     * and says whether the copy is whole, i.e. no other step published since {@code head} was read.
+     */
+    private boolean copyWhole(Session session, long head, SessionState published, SessionState mine, long[] before) {
+        final long[] from = published.packed;
+        for (int i = 0; i < before.length; i++) before[i] = from[i];
+        if (context) copyContext(published, mine);
+        VarHandle.loadLoadFence();
+        return session.lpHead() == head;
+    }
+
+    /**
+     * The write half shared by every step: applies the event's counters and context to the worker's
+     * copy and publishes it with one CAS on the session's head; false when another step published
+     * first (the caller retries from the new head). On success the replaced state becomes the
+     * worker's spare and undo knows what to take back.
+     */
+    private boolean publish(Session session, long head, SessionState published, SessionState mine, E event, Worker w) {
+        grounder.apply(event, w.valuation, mine);
+        final long h = Session.next(head, mine.slot);
+        if (!session.casHead(head, h)) return false;
+        w.spare = published;
+        if (w.lastSession != session) w.lastSession = session;
+        w.lastHead = h;
+        return true;
     }
 
     /** {@link #step} for contract sets whose packed state takes several longs or holds a decision-diagram automaton. */
@@ -206,11 +228,7 @@ public final class SessionMonitor<E> {
             if (head == Session.CLOSED) return Decision.CLOSED;
             final SessionState published = arena.get(Session.slotOf(head));
             final SessionState mine = w.spare;
-            final long[] from = published.packed;
-            for (int i = 0; i < before.length; i++) before[i] = from[i];
-            if (context) copyContext(published, mine);
-            VarHandle.loadLoadFence();
-            if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
+            if (!copyWhole(session, head, published, mine, before)) continue; // another step published meanwhile
             final int u = ground(event, mine, w);
             final int fresh = manyWords ? flat.stepWords(before, val, mine.packed, next)
                     : oneLong ? stepOneWord(before, mine.packed, next, val, table, layout)
@@ -220,14 +238,7 @@ public final class SessionMonitor<E> {
                 d = decide(fresh < 0, u, agent, enforce, w);
                 if (!d.applied()) return d;
             }
-            grounder.apply(event, val, mine);
-            final long h = Session.next(head, mine.slot);
-            if (session.casHead(head, h)) {
-                w.spare = published;
-                w.lastSession = session;
-                w.lastHead = h;
-                return d;
-            }
+            if (publish(session, head, published, mine, event, w)) return d;
         }
     }
 
@@ -262,11 +273,7 @@ public final class SessionMonitor<E> {
             if (head == Session.CLOSED) return Decision.CLOSED;
             final SessionState published = arena.get(Session.slotOf(head));
             final SessionState mine = w.spare;
-            final long[] p = published.packed;
-            for (int i = 0; i < before.length; i++) before[i] = p[i];
-            if (context) copyContext(published, mine);
-            VarHandle.loadLoadFence();
-            if (session.lpHead() != head) continue; // torn copy: another step published meanwhile
+            if (!copyWhole(session, head, published, mine, before)) continue; // another step published meanwhile
             final int u = ground(event, mine, w);
             flat.unpack(before, from);
             boolean fresh = false;
@@ -286,14 +293,7 @@ public final class SessionMonitor<E> {
                 }
                 if (!d.applied()) return d;
             }
-            grounder.apply(event, val, mine);
-            final long h = Session.next(head, mine.slot);
-            if (session.casHead(head, h)) {
-                w.spare = published;
-                w.lastSession = session;
-                w.lastHead = h;
-                return d;
-            }
+            if (publish(session, head, published, mine, event, w)) return d;
         }
     }
 
