@@ -744,8 +744,10 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         byte[] codes = new byte[report.verdicts().size()];
         for (int i = 0; i < codes.length; i++) codes[i] = code(report.verdicts().get(i));
         // An evicted session's end follows its last event: seq = events offered + 1.
+        // the events' clock (WallClock), so that an end is never stamped before the session's last event
+        long now = WallClock.millisAt(System.nanoTime());
         AuditRecord r = AuditRecord.of(report.sessionId(), seq < 0 ? report.events() + 1 : seq, "END", dev.tracegate.agent.audit.Decision.END)
-                .time(System.currentTimeMillis()).ts(System.currentTimeMillis()).verdicts(rt.auditTable, codes)
+                .time(now).ts(now).verdicts(rt.auditTable, codes)
                 .unmet(unmet.toArray(new String[0]));
         metrics.onSessionEnd();
         audit.append(r);
