@@ -180,6 +180,58 @@ class ConfiguredMethodsTest {
         }
     }
 
+    /**
+     * An attach whose agent refuses to start (trial2 R7): the target prints the reason's paragraph only (no stack
+     * trace, no JVM assertion lines) and runs on unsupervised; attach prints the reason and exits 2; a second attach
+     * with a usable configuration is not refused as "already running".
+     */
+    @Test
+    void anAttachThatCannotStartSaysWhyHereAndLeavesTheTargetRunningAndAttachable() throws Exception {
+        Process app = new ProcessBuilder(ForkedJvm.java(), "-cp", ForkedJvm.appClasspath(), APP, "wait")
+                .redirectError(dir.resolve("app-err.txt").toFile()).start();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(app.getInputStream(), StandardCharsets.UTF_8));
+             Writer in = new OutputStreamWriter(app.getOutputStream(), StandardCharsets.UTF_8)) {
+            String ready = out.readLine();
+            assertThat(ready).startsWith("READY pid=");
+            String pid = ready.substring("READY pid=".length());
+            Path missing = dir.resolve("nosuch.yaml");
+
+            ForkedJvm.Result refused = ForkedJvm.exec(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(), "attach", pid,
+                    "libraries=" + missing + ",methods=" + rules() + ",block=charge"));
+            assertThat(refused.exit()).as(refused.toString()).isEqualTo(2);
+            assertThat(refused.stdout()).doesNotContain("attached to");
+            assertThat(refused.stderr()).as(refused.toString())
+                    .contains("the agent did not start in process " + pid)
+                    .contains("runs on unsupervised")
+                    .contains("nosuch.yaml");
+
+            in.write("go\n");
+            in.flush();
+            assertThat(readUntilDone(out).toString()).contains("METHOD charge ran customer=alice");
+            String targetErr = Files.readString(dir.resolve("app-err.txt"));
+            assertThat(targetErr).as(targetErr)
+                    .contains("tracegate: the agent cannot start:")
+                    .contains("nosuch.yaml")
+                    .doesNotContain("Exception")
+                    .doesNotContain("ASSERTION FAILED")
+                    .doesNotContain("\tat ");
+
+            ForkedJvm.Result attached = ForkedJvm.exec(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(), "attach", pid,
+                    "methods=" + rules() + ",block=charge"));
+            assertThat(attached.exit()).as(attached.toString()).isZero();
+            assertThat(attached.stdout()).contains("tracegate: agent attached to " + pid);
+            in.write("go\n");
+            in.flush();
+            assertThat(readUntilDone(out).toString()).doesNotContain("METHOD charge ran")
+                    .contains("RESULT: tracegate blocked the call to charge");
+            in.write("quit\n");
+            in.flush();
+            assertThat(app.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            app.destroyForcibly();
+        }
+    }
+
     private static StringBuilder readUntilDone(BufferedReader out) throws IOException {
         StringBuilder text = new StringBuilder();
         for (String line; (line = out.readLine()) != null && !line.equals("DONE"); ) {

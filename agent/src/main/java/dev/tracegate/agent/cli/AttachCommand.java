@@ -69,6 +69,13 @@ final class AttachCommand implements Callable<Integer> {
                 return 2;
             }
             vm.loadAgent(jar.getAbsolutePath(), agentOptions);
+            // an agent that refuses to start returns normally (no trace in the target) and leaves its reason in a property
+            String failed = vm.getSystemProperties().getProperty(FAILED);
+            if (failed != null) {
+                System.err.println("tracegate attach: the agent did not start in process " + pid
+                        + ", which runs on unsupervised; nothing was attached. The reason (also on that process's standard error):\n" + failed);
+                return 2;
+            }
             System.out.println("tracegate: agent attached to " + pid);
             return 0;
         } catch (AgentLoadException | AgentInitializationException | IOException e) {
@@ -90,6 +97,9 @@ final class AttachCommand implements Callable<Integer> {
 
     /** The system property the agent sets in a JVM where it started ({@code AgentLauncher}). */
     static final String STARTED = "tracegate.agent.started";
+
+    /** The system property an attached agent that did not start sets to its reason ({@code AgentCore}). */
+    static final String FAILED = "tracegate.agent.failed";
 
     /**
      * The options with relative paths resolved against {@code cwd}, where the user typed them: {@code config=},

@@ -66,7 +66,9 @@ public final class AgentCore {
             config = AgentConfig.load(arguments, System.getenv(), tracegateProperties(), FREE_KEYS);
         } catch (ConfigException e) {
             if (e.failPolicy() == FailPolicy.OPEN) {
-                AgentLog.error("configuration is unusable and tracegate runs UNSUPERVISED because fail=open:\n" + e.getMessage(), null);
+                String text = "configuration is unusable and tracegate runs UNSUPERVISED because fail=open:\n" + e.getMessage();
+                AgentLog.error(text, null);
+                recordUnsupervised(text, attached);
                 return;
             }
             refuseStart(e.getMessage(), attached);
@@ -157,8 +159,9 @@ public final class AgentCore {
                 // a user's mistake (a library, a methods file) is its message paragraph, as when the start is refused;
                 // anything else keeps its class, which is what a bug report needs
                 boolean mistake = e instanceof LibraryException || e instanceof IllegalArgumentException;
-                AgentLog.error("agent could not start and runs UNSUPERVISED because fail=open" + (mistake ? ":\n" + e.getMessage() : ""),
-                        mistake ? null : e);
+                String text = "agent could not start and runs UNSUPERVISED because fail=open" + (mistake ? ":\n" + e.getMessage() : "");
+                AgentLog.error(text, mistake ? null : e);
+                recordUnsupervised(mistake ? text : text + " (" + e + "; the stack trace is on the process's standard error)", attached);
                 return;
             }
             if (e instanceof LibraryException || e instanceof IllegalArgumentException) {
@@ -239,17 +242,35 @@ public final class AgentCore {
     }
 
     /**
+     * The system property that an attached agent which did not start sets in the target JVM, to the paragraph
+     * saying why; the {@code attach} command reads it and reports the reason (the launcher clears it before a start).
+     */
+    static final String FAILED = "tracegate.agent.failed";
+
+    /**
      * A user mistake in the configuration or a library stops the start with one paragraph and no stack
      * trace: at JVM start the process exits with status 78 (EX_CONFIG) before the application runs;
-     * when attaching, the attach command reports it and the running application is left untouched.
+     * when attaching, the paragraph goes to the target's standard error and into {@link #FAILED}, and the
+     * running application is left untouched (agentmain returns normally, so the JVM adds no trace of its own).
      */
     private static void refuseStart(String paragraph, boolean attached) {
-        String text = "tracegate: the agent cannot start:\n" + paragraph
-                + "\n(fix the configuration, or set fail: open to run the application unsupervised)";
-        if (attached) throw new IllegalArgumentException(text, null);
-        System.err.println(text);
+        if (attached) {
+            String text = "tracegate: the agent cannot start:\n" + paragraph
+                    + "\n(the application runs on unsupervised; fix the configuration and attach again)";
+            System.err.println(text);
+            System.err.flush();
+            System.setProperty(FAILED, text);
+            return;
+        }
+        System.err.println("tracegate: the agent cannot start:\n" + paragraph
+                + "\n(fix the configuration, or set fail: open to run the application unsupervised)");
         System.err.flush();
         System.exit(78);
+    }
+
+    /** Under fail: open an attached agent that could not start says so to the attach command as well (see {@link #FAILED}). */
+    private static void recordUnsupervised(String text, boolean attached) {
+        if (attached) System.setProperty(FAILED, "tracegate: " + text);
     }
 
     /** The supervisor built on the start thread; its failure is rethrown here as if it had been built on this one. */

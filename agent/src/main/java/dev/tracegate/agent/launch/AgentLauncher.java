@@ -19,6 +19,8 @@ public final class AgentLauncher {
     private static final String CORE = "dev.tracegate.agent.core.AgentCore";
     private static final String CLI = "dev.tracegate.agent.cli.Main";
     private static final String STARTED = "tracegate.agent.started";
+    /** Set by the agent core when an attached agent did not start (its reason); then the agent does not count as started. */
+    private static final String FAILED = "tracegate.agent.failed";
 
     private AgentLauncher() {
     }
@@ -49,13 +51,17 @@ public final class AgentLauncher {
             return;
         }
         try {
+            // a reason left by an earlier attach that failed is not this start's
+            System.clearProperty(FAILED);
             File jar = agentJar();
             instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar));
             ClassLoader loader = new AgentClassLoader(jar, ClassLoader.getSystemClassLoader());
             Class<?> core = Class.forName(CORE, true, loader);
             core.getMethod("start", String.class, Instrumentation.class, boolean.class, File.class)
                     .invoke(null, arguments, instrumentation, attached, jar);
-            System.setProperty(STARTED, attached ? "by attach" : "by -javaagent");
+            if (System.getProperty(FAILED) == null) {
+                System.setProperty(STARTED, attached ? "by attach" : "by -javaagent");
+            }
         } catch (InvocationTargetException e) {
             rethrowStartFailure(e.getCause());
         } catch (Exception | LinkageError e) {
