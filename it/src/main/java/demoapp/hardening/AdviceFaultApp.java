@@ -49,6 +49,7 @@ import java.util.concurrent.TimeUnit;
  *       a schema registry) is unavailable, called directly;</li>
  *   <li>{@code springai-chat}: a Spring AI {@code ChatClient} call whose conversation id is a {@link CustomerKey}; the
  *       scripted model asks for {@code lookup} once, then answers;</li>
+ *   <li>{@code springai-stream}: the same conversation streamed ({@code ChatClient...stream()});</li>
  *   <li>{@code lc4j}: a LangChain4j AI service whose {@code @MemoryId} is a {@link CustomerKey}; the scripted model asks
  *       for {@code lookup} once, then answers;</li>
  *   <li>{@code lc4j-stream}: a streaming LangChain4j AI service ({@code TokenStream}) with the same memory id; the
@@ -131,6 +132,12 @@ public final class AdviceFaultApp {
         @Override
         public ChatOptions getDefaultOptions() {
             return getOptions();
+        }
+
+        /** The same replies, each as one chunk (a ChatClient's stream() runs the tool loop round by round). */
+        @Override
+        public reactor.core.publisher.Flux<org.springframework.ai.chat.model.ChatResponse> stream(Prompt prompt) {
+            return reactor.core.publisher.Flux.defer(() -> reactor.core.publisher.Flux.just(call(prompt)));
         }
 
         @Override
@@ -217,6 +224,13 @@ public final class AdviceFaultApp {
                         String answer = ChatClient.builder(new SpringScriptedModel()).build().prompt().user("what did I order?")
                                 .tools(new SpringTools()).advisors(a -> a.param(ChatMemory.CONVERSATION_ID, customer)).call().content();
                         Console.line("RESULT springai-chat: " + answer);
+                    }
+                    case "springai-stream" -> {
+                        CustomerKey customer = new CustomerKey(17);
+                        List<String> chunks = ChatClient.builder(new SpringScriptedModel()).build().prompt().user("what did I order?")
+                                .tools(new SpringTools()).advisors(a -> a.param(ChatMemory.CONVERSATION_ID, customer))
+                                .stream().content().collectList().block();
+                        Console.line("RESULT springai-stream: " + (chunks == null ? null : String.join("", chunks)));
                     }
                     case "lc4j-stream" -> {
                         StreamingAssistant a = AiServices.builder(StreamingAssistant.class).streamingChatModel(new ScriptedStreamingModel())

@@ -54,8 +54,8 @@ class AdviceFailureTest {
     @ParameterizedTest @ValueSource(strings = {"closed", "open"})
     void anAdviceThatCannotReadTheCallFollowsTheFailurePolicy(String fail) throws Exception {
         Path audit = dir.resolve("audit.jsonl");
-        Forked.Output r = app(options(fail, audit), "springai-context", "springai-definition", "springai-chat", "lc4j",
-                "lc4j-stream", "springai-delete", "metrics");
+        Forked.Output r = app(options(fail, audit), "springai-context", "springai-definition", "springai-chat", "springai-stream",
+                "lc4j", "lc4j-stream", "springai-delete", "metrics");
         String out = r.stdout();
         if (fail.equals("closed")) {
             assertThat(out).as(r.toString())
@@ -69,6 +69,8 @@ class AdviceFailureTest {
                     .contains("MODEL SAW USER tracegate could not check springai user message")
                     .contains("MODEL SAW TOOL RESULT lookup: tracegate could not check springai tool call lookup")
                     .contains("HOST CAUGHT dev.tracegate.agent.bootstrap.TracegateViolation: tracegate could not check springai assistant message")
+                    // the same conversation streamed: the stream whose answer could not be checked is the violation
+                    .contains("HOST CAUGHT dev.tracegate.agent.bootstrap.TracegateViolation: tracegate could not check springai streamed answer")
                     // LangChain4j: the user message that could not be checked is replaced, the tool refused, the answer refused
                     .contains("MODEL SAW USER tracegate could not check langchain4j user message")
                     .doesNotContain("MODEL SAW USER what did I order?")
@@ -83,6 +85,7 @@ class AdviceFailureTest {
                     .contains("TOOL lookup ran input={\"customer\":\"c-17\"}\nRESULT springai: found {\"customer\":\"c-17\"}")
                     .contains("MODEL SAW USER what did I order?")
                     .contains("RESULT springai-chat: you have orders")
+                    .contains("RESULT springai-stream: you have orders")
                     .contains("MODEL SAW TOOL RESULT lookup: 2 orders for c-17")
                     .contains("RESULT lc4j: you have orders")
                     .contains("COMPLETE: you have orders")
@@ -91,10 +94,11 @@ class AdviceFailureTest {
         // the failed calls left the thread's nesting guard balanced: the next call on it is supervised and blocked
         assertThat(out).as(r.toString()).doesNotContain("TOOL delete_account ran")
                 .contains("RESULT springai: tracegate blocked the call to delete_account (contract no-delete)");
-        // two direct Spring AI tool calls; the user message, tool call and answer of each conversation (Spring AI, LangChain4j);
-        // the user message and answer of the streamed one
+        // two direct Spring AI tool calls; the user message, tool call and answer of each blocking conversation (Spring AI,
+        // LangChain4j); the user message and answer of the LangChain4j stream; the Spring AI stream: its user message and
+        // first round's answer stream, which ends it under closed; open goes on to its tool call and second round
         Map<String, String> m = metrics(out);
-        assertThat(metric(m, "InternalErrors." + fail)).as(r.toString()).isEqualTo(10);
+        assertThat(metric(m, "InternalErrors." + fail)).as(r.toString()).isEqualTo(fail.equals("closed") ? 12 : 14);
         assertThat(metric(m, "InternalErrors." + (fail.equals("closed") ? "open" : "closed"))).isZero();
         assertThat(r.stderr()).contains("internal error at springai tool call lookup (fail=" + fail)
                 .contains("internal error at langchain4j tool call (fail=" + fail)
