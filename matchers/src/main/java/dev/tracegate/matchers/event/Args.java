@@ -22,6 +22,11 @@ import java.util.Map;
  * A tool call's arguments as a read-only JSON object tree, built once per event from JSON text, a
  * Jackson tree or plain Java values, and read by precompiled {@link Path}s without re-parsing.
  *
+ * <p>Arguments whose values are all scalars (the common case) may be built from their fields as a
+ * trace reader parses them ({@link #ofFields}); such arguments build their Jackson tree only when
+ * {@link #root()} (or the JSON text, or equality) is asked for, and read by paths and leaves
+ * without it.
+ *
  * <p>Arguments that are not a JSON object (malformed model output, a bare string) are kept as
  * {@code {"_raw": text}} and flagged {@link #malformed()}: every contract that reads a named field
  * then finds it missing, which makes its atoms unevaluable (fail closed), not silently false.
@@ -39,7 +44,14 @@ public final class Args {
     /** No arguments at all (events other than CALL). */
     public static final Args NONE = new Args(NODES.objectNode(), false, "{}");
 
+    /** The tree, or null for arguments built from scalar fields (then {@link #built} holds it once asked for). */
     private final ObjectNode root;
+    /** The tree of arguments built from scalar fields, made on first use (volatile: published whole to any thread). */
+    private volatile ObjectNode built;
+    /** For arguments built from scalar fields: every field's name and value (JSON nulls included), in order; else null. */
+    private final String[] fieldNames;
+    private final JsonNode[] fieldValues;
+    private final int fields;
     private final boolean malformed;
     private final String[] leafNames;
     private final JsonNode[] leafValues;
@@ -56,6 +68,9 @@ public final class Args {
         this.root = root;
         this.malformed = malformed;
         this.json = json;
+        this.fieldNames = null;
+        this.fieldValues = null;
+        this.fields = 0;
         String[] names = new String[8];
         JsonNode[] values = new JsonNode[8];
         int n = 0;
@@ -119,6 +134,60 @@ public final class Args {
         this.leafNames = names;
         this.leafValues = values;
         this.leaves = n;
+    }
+
+    private static final String[] NO_NAMES = new String[0];
+    private static final JsonNode[] NO_VALUES = new JsonNode[0];
+
+    /** Arguments built from scalar fields; the leaves are the fields that are not JSON null. */
+    private Args(String[] names, JsonNode[] values, int n) {
+        this.root = null;
+        this.malformed = false;
+        this.fieldNames = names;
+        this.fieldValues = values;
+        this.fields = n;
+        int leaves = 0;
+        for (int i = 0; i < n; i++) if (!values[i].isNull()) leaves++;
+        if (leaves == n) {
+            this.leafNames = names;
+            this.leafValues = values;
+        } else {
+            String[] ln = leaves == 0 ? NO_NAMES : new String[leaves];
+            JsonNode[] lv = leaves == 0 ? NO_VALUES : new JsonNode[leaves];
+            int k = 0;
+            for (int i = 0; i < n; i++) {
+                if (values[i].isNull()) continue;
+                ln[k] = names[i];
+                lv[k++] = values[i];
+            }
+            this.leafNames = ln;
+            this.leafValues = lv;
+        }
+        this.leaves = leaves;
+    }
+
+    /**
+     * Arguments that are the JSON object with fields {@code names[i]: values[i]} for {@code i < n}, in
+     * that order, as a parser reads them: names distinct (the caller checks; a duplicate is the caller's
+     * to reject), every value a scalar or JSON null (no object, no array), at most {@value #MAX_LEAVES}
+     * fields. Equal to {@link #of(JsonNode)} of that object in every reading; no tree is built unless
+     * {@link #root()}, {@link #json()}, {@link #equals} or {@link #fieldNames()} asks for it. The arrays
+     * belong to the result afterwards (not copied).
+     *
+     * @throws IllegalArgumentException when a value is missing, an object or an array, or {@code n} is out of range
+     */
+    public static Args ofFields(String[] names, JsonNode[] values, int n) {
+        if (n < 0 || n > MAX_LEAVES || n > names.length || n > values.length) {
+            throw new IllegalArgumentException("field count " + n + " out of range (0.." + MAX_LEAVES + " and the arrays' length)");
+        }
+        for (int i = 0; i < n; i++) {
+            JsonNode v = values[i];
+            if (v == null || v.isContainerNode() || v.isMissingNode() || names[i] == null) {
+                throw new IllegalArgumentException("field " + i + " (" + names[i] + ") is not a named scalar or null: " + v
+                        + "; give objects with nested values to Args.of(JsonNode)");
+            }
+        }
+        return new Args(names, values, n);
     }
 
     @SuppressWarnings("unchecked")
@@ -203,6 +272,8 @@ public final class Args {
 
     /** The value at {@code path}, or null when absent (an explicit JSON null counts as absent). */
     public JsonNode get(Path path) {
+        final String[] names = fieldNames;
+        if (names != null) return fieldAt(names, path);
         JsonNode n = root;
         String[] segs = path.segments;
         int[] idx = path.indices;
@@ -217,17 +288,46 @@ public final class Args {
         return n;
     }
 
+    /** {@link #get} on arguments built from scalar fields: a path of more than one segment reads into a scalar, so finds nothing. */
+    private JsonNode fieldAt(String[] names, Path path) {
+        String[] segs = path.segments;
+        if (segs.length != 1) return null;
+        String s = segs[0];
+        final JsonNode[] values = fieldValues;
+        for (int i = 0, n = fields; i < n; i++) {
+            if (s.equals(names[i])) {
+                JsonNode v = values[i];
+                return v.isNull() ? null : v;
+            }
+        }
+        return null;
+    }
+
     /** The root object (read-only by contract: do not modify). */
-    public ObjectNode root() { return root; }
+    public ObjectNode root() {
+        ObjectNode r = root;
+        return r != null ? r : builtRoot();
+    }
+
+    /** The tree of arguments built from scalar fields, made once (two racing threads may each make an equal one). */
+    private ObjectNode builtRoot() {
+        ObjectNode r = built;
+        if (r == null) {
+            r = NODES.objectNode();
+            for (int i = 0; i < fields; i++) r.set(fieldNames[i], fieldValues[i]);
+            built = r;
+        }
+        return r;
+    }
 
     /** Number of top-level fields. */
-    public int size() { return root.size(); }
+    public int size() { return fieldNames != null ? fields : root.size(); }
 
     /** True when the arguments were not a JSON object and are kept raw. */
     public boolean malformed() { return malformed; }
 
     /** Top-level field names in order. */
-    public Iterator<String> fieldNames() { return root.fieldNames(); }
+    public Iterator<String> fieldNames() { return root().fieldNames(); }
 
     /**
      * Data categories the extractor finds in the arguments, as {@link DataCategory#bit()}s: field-name
@@ -284,7 +384,7 @@ public final class Args {
     public String json() {
         String j = json;
         if (j == null) {
-            j = root.toString();
+            j = root().toString();
             json = j;
         }
         return j;
@@ -292,9 +392,9 @@ public final class Args {
 
     @Override public String toString() { return json(); }
 
-    @Override public boolean equals(Object o) { return o instanceof Args a && a.root.equals(root); }
+    @Override public boolean equals(Object o) { return o instanceof Args a && a.root().equals(root()); }
 
-    @Override public int hashCode() { return root.hashCode(); }
+    @Override public int hashCode() { return root().hashCode(); }
 
     /** A precompiled field path: a name, or dotted names and array indices ({@code customer.emails.0}). */
     public static final class Path {

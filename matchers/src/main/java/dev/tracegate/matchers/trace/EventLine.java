@@ -152,7 +152,7 @@ final class EventLine {
                     case F_ID -> id = stringOrIntegerText();
                     case F_ARGS -> {
                         byte c = peek();
-                        if (c == '{') args = Args.of(object(0));
+                        if (c == '{') args = args();
                         else if (c == '"') args = Args.ofJson(string());
                         else literal("null");
                     }
@@ -433,6 +433,57 @@ final class EventLine {
             if (c == ']') return a;
             if (c != ',') throw DECLINE;
         }
+    }
+
+    /** Most fields an argument object read by {@link #scalarFields} may have (more go to {@link #object}). */
+    private static final int MAX_FIELDS = 16;
+    private static final String[] NO_NAMES = new String[0];
+    private static final JsonNode[] NO_VALUES = new JsonNode[0];
+    private final String[] fieldNames = new String[MAX_FIELDS];
+    private final JsonNode[] fieldValues = new JsonNode[MAX_FIELDS];
+
+    /**
+     * The argument object at p: read straight into {@link Args#ofFields} when every value is a scalar or
+     * null and there are at most {@value #MAX_FIELDS} fields (no Jackson tree); otherwise read again from
+     * its start as a tree. Both give equal arguments and decline the same lines.
+     */
+    private Args args() {
+        int start = p;
+        Args a = scalarFields();
+        if (a != null) return a;
+        p = start;
+        return Args.of(object(0));
+    }
+
+    /** The argument object at p if all its values are scalars (else null, p anywhere inside it); declines what {@link #object} declines. */
+    private Args scalarFields() {
+        expect('{');
+        ws();
+        if (peek() == '}') {
+            p++;
+            return Args.ofFields(NO_NAMES, NO_VALUES, 0);
+        }
+        final String[] names = fieldNames;
+        final JsonNode[] values = fieldValues;
+        int n = 0;
+        while (true) {
+            ws();
+            String key = string();
+            if (key.length() > MAX_NAME || surrogate) throw DECLINE;
+            ws();
+            expect(':');
+            ws();
+            byte v = peek();
+            if (v == '{' || v == '[' || n == MAX_FIELDS) return null;
+            for (int i = 0; i < n; i++) if (key.equals(names[i])) throw DECLINE; // duplicate keys: Jackson's rules decide
+            names[n] = key;
+            values[n++] = value(1);
+            ws();
+            byte c = next();
+            if (c == '}') break;
+            if (c != ',') throw DECLINE;
+        }
+        return Args.ofFields(java.util.Arrays.copyOf(names, n), java.util.Arrays.copyOf(values, n), n);
     }
 
     /** Checks a JSON number at p and moves past it; true when it has a fraction or an exponent. */

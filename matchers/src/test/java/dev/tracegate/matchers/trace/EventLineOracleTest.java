@@ -147,7 +147,7 @@ class EventLineOracleTest {
         return out;
     }
 
-    private static String value(Random r, int depth) {
+    static String value(Random r, int depth) {
         int k = r.nextInt(depth > 3 ? 6 : 8);
         return switch (k) {
             case 0, 1 -> string(r);
@@ -165,7 +165,7 @@ class EventLineOracleTest {
         };
     }
 
-    private static String object(Random r, int depth) {
+    static String object(Random r, int depth) {
         StringBuilder b = new StringBuilder("{");
         int n = r.nextInt(5);
         for (int i = 0; i < n; i++) {
@@ -175,7 +175,7 @@ class EventLineOracleTest {
         return b.append(ws(r)).append('}').toString();
     }
 
-    private static String integer(Random r) {
+    static String integer(Random r) {
         return switch (r.nextInt(8)) {
             case 0 -> "0";
             case 1 -> "-" + r.nextInt(1000);
@@ -187,7 +187,7 @@ class EventLineOracleTest {
         };
     }
 
-    private static String decimal(Random r) {
+    static String decimal(Random r) {
         return switch (r.nextInt(6)) {
             case 0 -> Double.toString(r.nextDouble() * 1000);
             case 1 -> r.nextInt(100) + "e" + (r.nextInt(40) - 20);
@@ -198,7 +198,7 @@ class EventLineOracleTest {
         };
     }
 
-    private static String string(Random r) {
+    static String string(Random r) {
         StringBuilder b = new StringBuilder("\"");
         int n = r.nextInt(12);
         for (int i = 0; i < n; i++) {
@@ -212,7 +212,7 @@ class EventLineOracleTest {
 
     private static String quote(String s) { return "\"" + s + "\""; }
 
-    private static String ws(Random r) {
+    static String ws(Random r) {
         int k = r.nextInt(12);
         return k < 9 ? "" : k == 9 ? " " : k == 10 ? "\t" : " \r ";
     }
