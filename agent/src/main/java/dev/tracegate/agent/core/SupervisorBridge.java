@@ -288,13 +288,27 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public Ruling onInternalError(String where, Throwable error) {
+        return internalError(where, error, "");
+    }
+
+    /** As {@link #onInternalError}, logged only the first time a failure of this kind occurs (always counted). */
+    @Override
+    public Ruling onAdviceFailure(String where, Throwable error, boolean repeated) {
+        return repeated ? internalError(where, error, null)
+                : internalError(where, error, "; further failures of this kind are counted, not logged");
+    }
+
+    /** Counts, logs unless {@code note} is null ({@code note} ends the log line's parenthesis), and decides by the fail policy. */
+    private Ruling internalError(String where, Throwable error, String note) {
         counts.incrementAndGet(INTERNAL_ERRORS);
         try {
             supervisor.onInternalError(where, error, failClosed);   // the MBean counts these too
         } catch (RuntimeException | LinkageError ignored) {
             // counting must not change the decision
         }
-        AgentLog.error("internal error at " + where + " (fail=" + (failClosed ? "closed: refused" : "open: let through") + ")", error);
+        if (note != null) {
+            AgentLog.error("internal error at " + where + " (fail=" + (failClosed ? "closed: refused" : "open: let through") + note + ")", error);
+        }
         if (!failClosed) {
             return null;
         }

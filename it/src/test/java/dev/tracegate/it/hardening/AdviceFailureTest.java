@@ -106,6 +106,10 @@ class AdviceFailureTest {
                 .contains("internal error at springai assistant message (fail=" + fail)
                 .contains("customer keys are never printed (personal data)")
                 .contains("schema registry unreachable");
+        // every failure is counted, but a kind already reported is not logged again
+        List<String> logged = r.stderr().lines().filter(l -> l.contains("ERROR internal error at "))
+                .map(l -> l.substring(l.indexOf("internal error at "), l.indexOf(" (fail="))).toList();
+        assertThat(logged).as(r.stderr()).doesNotHaveDuplicates().hasSizeLessThan(fail.equals("closed") ? 12 : 14);
         // a call the supervisor never saw leaves no half record (a RETURN without its CALL) under either policy
         assertThat(records(audit)).as("the audit log records tool names").anySatisfy(e -> assertThat(e.path("tool").asText()).isEqualTo("delete_account"))
                 .noneSatisfy(e -> assertThat(e.path("tool").asText()).isEqualTo("lookup"));
