@@ -38,6 +38,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -61,6 +62,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private final SupervisorMetrics metrics;
     private final LiveView view;
     private final Approval approval;
+    /** Sessions whose END is being recorded: a new session of the same id waits for it (see {@link #sessionOf}). */
+    private final ConcurrentHashMap<String, Session> ending = new ConcurrentHashMap<>();
     private final Redaction redaction = new Redaction();
     private final CopyOnWriteArrayList<Runtime> runtimes = new CopyOnWriteArrayList<>();
     private final AtomicInteger versions = new AtomicInteger();
@@ -215,7 +218,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         long t0 = System.nanoTime();
         try {
             Runtime rt = runtimeFor(call.session());
-            Session s = rt.monitor.session(call.session());
+            Session s = sessionOf(rt, call.session());
             synchronized (s) { // within a session the audit order is the decision order, so the log replays exactly
                 Worker w = rt.worker(); // this thread's worker: the one step and record use (one thread-local lookup per event)
                 long before = s.applied();
@@ -348,7 +351,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         long t0 = System.nanoTime();
         try {
             Runtime rt = runtimeFor(result.session());
-            Session s = rt.monitor.session(result.session());
+            Session s = sessionOf(rt, result.session());
             synchronized (s) {
                 Worker w = rt.worker();
                 long before = s.applied();
@@ -384,7 +387,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         long t0 = System.nanoTime();
         try {
             Runtime rt = runtimeFor(message.session());
-            Session s = rt.monitor.session(message.session());
+            Session s = sessionOf(rt, message.session());
             synchronized (s) {
                 Worker w = rt.worker();
                 long before = s.applied();
@@ -416,7 +419,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         long t0 = System.nanoTime();
         try {
             Runtime rt = runtimeFor(message.session());
-            Session s = rt.monitor.session(message.session());
+            Session s = sessionOf(rt, message.session());
             synchronized (s) {
                 Worker w = rt.worker();
                 long before = s.applied();
@@ -472,7 +475,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         Event probe = b.build();
         try {
             Runtime rt = runtimeFor(probe.session());
-            Session s = rt.monitor.session(probe.session());
+            Session s = sessionOf(rt, probe.session());
             synchronized (s) {
                 long now = WallClock.millisAt(t0);
                 s.touch(now);
@@ -527,11 +530,34 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     }
 
     private void end(Runtime rt, Session s) {
-        synchronized (s) {
-            long seq = s.nextSequence();
-            EndReport r = rt.monitor.end(s);
-            if (r != null) recordEnd(rt, r, seq);
+        ending.put(s.id(), s);   // before the monitor removes s: a successor created after that finds it here
+        try {
+            synchronized (s) {
+                long seq = s.nextSequence();
+                EndReport r = rt.monitor.end(s);
+                if (r != null) recordEnd(rt, r, seq);
+            }
+        } finally {
+            ending.remove(s.id(), s);
         }
+    }
+
+    /**
+     * The session an event belongs to. A session that is new for its id (nothing offered yet) first waits until
+     * an END of its predecessor being recorded by {@link #end} is queued, so that the audit log never has the new
+     * session's first record before the old session's END (a verifier reads that as a sequence out of order).
+     */
+    private Session sessionOf(Runtime rt, String id) {
+        Session s = rt.monitor.session(id);
+        if (s.offered() == 0) {
+            Session old = ending.get(id);
+            if (old != null && old != s) {
+                synchronized (old) {
+                    // nothing to do: end() queues the END record before it releases this lock
+                }
+            }
+        }
+        return s;
     }
 
     private void evicted(EndReport r) {
