@@ -15,8 +15,6 @@ import dev.tracegate.matchers.pii.SpanSink;
  */
 final class Frame {
     final Grounding g;
-    /** The thread whose frame this is (the thread-local's initial value runs on it). */
-    final Thread owner = Thread.currentThread();
     Event e;
     SessionState st;
     EventKind kind;

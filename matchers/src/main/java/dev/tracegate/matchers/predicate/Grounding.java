@@ -87,13 +87,6 @@ public final class Grounding implements Grounder<Event> {
     private final Args.Path[][] sideEffectTargets;
     private final boolean detectCategories;
     private final ThreadLocal<Frame> frames;
-    /**
-     * The frame handed out last, read before the thread-local: a thread that finds its own frame here (its
-     * {@link Frame#owner}) skips the thread-local look-up. Plain field, any thread may write it: a thread
-     * only uses a frame it created itself, whose writes it sees in program order; another thread's frame
-     * seen here only sends it to the thread-local.
-     */
-    private Frame lastFrame;
     // provenance (when the policy has one)
     private final Provenance provenance;
     private final int sightingsSlot;
@@ -225,7 +218,7 @@ public final class Grounding implements Grounder<Event> {
     }
 
     @Override public int ground(Event event, SessionState state, long[] valuation, long[] unevaluable) {
-        Frame f = frame();
+        Frame f = frames.get();
         f.prepare(event, state);
         int unev = 0;
         try {
@@ -252,22 +245,13 @@ public final class Grounding implements Grounder<Event> {
         return unev;
     }
 
-    /** This thread's frame. */
-    private Frame frame() {
-        Frame f = lastFrame;
-        if (f != null && f.owner == Thread.currentThread()) return f;
-        f = frames.get();
-        lastFrame = f;
-        return f;
-    }
-
     /** Grounds without reporting which atoms were unevaluable. */
     public int ground(Event event, SessionState state, long[] valuation) {
         return ground(event, state, valuation, null);
     }
 
     @Override public void apply(Event e, long[] valuation, SessionState st) {
-        Frame f = frame();
+        Frame f = frames.get();
         f.prepare(e, st);
         try {
             applyCounters(f, e, st);

@@ -73,22 +73,17 @@ final class EventLine {
     }
 
     /**
-     * High bit of each byte of {@code w} that is a quote, a backslash, a byte below 0x20 or a byte with its
-     * high bit set (exact for the lowest such byte; higher ones may be false hits).
-     */
-    private static long special(long w) {
-        return zeroBytes(w ^ 0x2222222222222222L) | zeroBytes(w ^ 0x5C5C5C5C5C5C5C5CL) | ((w - 0x2020202020202020L) & ~w & HIGHS)
-                | (w & HIGHS);
-    }
-
-    /**
      * Index of the first byte in {@code b[from, to)} that a string cannot copy as is ('"', '\\', a control
      * char or a byte of a multi-byte char), or {@code to}; eight bytes per step over plain text.
      */
     private static int plainRun(byte[] b, int from, int to) {
         int i = from;
         for (; i + 8 <= to; i += 8) {
-            if (special((long) LONGS.get(b, i)) != 0) break;
+            long w = (long) LONGS.get(b, i);
+            // a quote, a backslash, a byte below 0x20, or a byte with its high bit set
+            long t = zeroBytes(w ^ 0x2222222222222222L) | zeroBytes(w ^ 0x5C5C5C5C5C5C5C5CL) | ((w - 0x2020202020202020L) & ~w & HIGHS)
+                    | (w & HIGHS);
+            if (t != 0) break;
         }
         for (; i < to; i++) {
             byte c = b[i];
@@ -206,19 +201,6 @@ final class EventLine {
     private int name() {
         expectAt('"');
         int s = ++p;
-        if (s + 8 <= end) {
-            // the closing quote among the name's first eight bytes, found in one word: most names are that short
-            long w = (long) LONGS.get(b, s);
-            long t = special(w);
-            if (t != 0) {
-                int n = Long.numberOfTrailingZeros(t) >>> 3; // the first special byte (exact for the lowest)
-                if (b[s + n] != '"') throw DECLINE; // an escape, a control or a non-ASCII byte: Jackson decides
-                p = s + n + 1;
-                ws();
-                expect(':');
-                return knownWord(w, n, s);
-            }
-        }
         int i = s;
         while (i < end) {
             byte c = b[i];
@@ -274,22 +256,6 @@ final class EventLine {
                     : w == NAME_WORDS[F_GRANTED] ? F_GRANTED : 0;
             case 8: return w == NAME_WORDS[F_PURPOSES] ? F_PURPOSES : 0;
             case 10: return w == NAME_WORDS[F_CATEGORIES] && is(s, F_CATEGORIES) ? F_CATEGORIES : 0;
-            default: return 0;
-        }
-    }
-
-    /** {@link #known} of a name of {@code n < 8} bytes at {@code s} whose first eight bytes are {@code w}. */
-    private int knownWord(long w, int n, int s) {
-        w &= (1L << (n << 3)) - 1;
-        switch (n) {
-            case 2: return w == NAME_WORDS[F_ID] ? F_ID : w == NAME_WORDS[F_TS] ? F_TS : 0;
-            case 3: return w == NAME_WORDS[F_SEQ] ? F_SEQ : 0;
-            case 4: return w == NAME_WORDS[F_KIND] ? F_KIND : w == NAME_WORDS[F_TOOL] ? F_TOOL : w == NAME_WORDS[F_ARGS] ? F_ARGS
-                    : w == NAME_WORDS[F_TEXT] ? F_TEXT : 0;
-            case 5: return w == NAME_WORDS[F_ERROR] ? F_ERROR : w == NAME_WORDS[F_DEPTH] ? F_DEPTH : 0;
-            case 6: return w == NAME_WORDS[F_RESULT] ? F_RESULT : w == NAME_WORDS[F_TOKENS] ? F_TOKENS : 0;
-            case 7: return w == NAME_WORDS[F_SESSION] ? F_SESSION : w == NAME_WORDS[F_SUBJECT] ? F_SUBJECT
-                    : w == NAME_WORDS[F_GRANTED] ? F_GRANTED : 0;
             default: return 0;
         }
     }
@@ -665,13 +631,8 @@ final class EventLine {
         throw DECLINE;
     }
 
-    /**
-     * Bytes {@code [s, e)}, all ASCII, as a string. The constructor with a high byte (0 here: each byte is
-     * the char) copies the bytes straight into a Latin-1 string; the one with a charset goes through the
-     * JDK's decoder dispatch (on JDK 17 a thread-local result holder per call), which cost more than the copy.
-     */
-    @SuppressWarnings("deprecation")
-    private String ascii(int s, int e) { return new String(b, 0, s, e - s); }
+    /** Bytes {@code [s, e)}, all ASCII, as a string (the Latin-1 copy is the cheapest decoding of ASCII). */
+    private String ascii(int s, int e) { return new String(b, s, e - s, StandardCharsets.ISO_8859_1); }
 
     // ---- bytes
 
