@@ -305,41 +305,22 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      */
     private ToolDecision approved(Runtime rt, Session s, Event e, Decision d, Library.ContractInfo c, String reason,
                                   Approval.Answer a, long t0, Worker w) {
-        int escalating = 0;
-        for (int i = 0; i < d.contractCount(); i++) if (rt.library.info().get(d.contract(i)).strategy().equals("escalate")) escalating++;
-        int[] excused = new int[escalating];
-        String[] ids = new String[escalating];
-        for (int i = 0, k = 0; i < d.contractCount(); i++) {
-            if (rt.library.info().get(d.contract(i)).strategy().equals("escalate")) {
-                excused[k] = d.contract(i);
-                ids[k++] = rt.contractIds[d.contract(i)];
-            }
-        }
+        int[] excused = new int[d.contractCount()];
+        int k = 0;
+        for (int i = 0; i < d.contractCount(); i++) if (rt.library.info().get(d.contract(i)).strategy().equals("escalate")) excused[k++] = d.contract(i);
+        excused = java.util.Arrays.copyOf(excused, k);
         Decision again = rt.monitor.stepExcusing(s, e, true, excused, true, w);
         if (again.refused()) {
             Library.ContractInfo other = primary(rt, again);
+            List<String> ids = new ArrayList<>();
+            for (int x : excused) ids.add(rt.contractIds[x]);
             String why = reason(rt, again) + " (the approver allowed " + String.join(", ", ids) + ": " + a.note()
                     + "; this contract still refuses the call)";
             record(rt, w, s, e, again, dev.tracegate.agent.audit.Decision.BLOCK, other.id(), why, t0);
             return ToolDecision.block(other.id(), why, other.next());
         }
-        long latency = System.nanoTime() - t0;
-        metrics.onEvent();
-        metrics.onDecision(dev.tracegate.agent.audit.Decision.ESCALATE, latency);
-        for (int x : excused) metrics.onFire(x);
-        AuditRecord r = AuditRecord.of(e, dev.tracegate.agent.audit.Decision.ESCALATE).time(e.ts()).latencyNs(latency)
-                .atoms(rt.auditTable, w.valuation()).fired(ids).approved(true).message(reason + " Approved: " + a.note());
-        verdicts(r, rt, w.statesAfter(again));
-        String[] clear = rt.clearArgsOf(e);
-        if (clear != null) r.clearFields(clear);
-        boolean admitted = audit.append(r) != AuditWriter.Admission.REFUSED;
-        if (view != null) {
-            try {
-                view.event(e, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Approved: " + a.note(), latency);
-            } catch (RuntimeException | LinkageError err) {
-                viewFailed(err);
-            }
-        }
+        boolean admitted = record(rt, w, s, e, again, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(),
+                reason + " Approved: " + a.note(), t0, excused);
         if (admitted) return ToolDecision.proceed();
         rt.monitor.undo(s, w);   // the log refused the record (fail: closed): the call does not run and leaves no trace
         return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
@@ -732,10 +713,20 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     /** Records the decision; false when the audit log refused the record (fail: closed and the log cannot keep up or is down). */
     private boolean record(Runtime rt, Worker w, Session s, Event e, Decision d, dev.tracegate.agent.audit.Decision kind, String contract,
                            String message, long t0) {
+        return record(rt, w, s, e, d, kind, contract, message, t0, null);
+    }
+
+    /**
+     * As above; {@code excused}, when not null, are the contracts an approval excused: they are the record's fired
+     * contracts (what {@code replay} excuses) and the record says {@code approved}.
+     */
+    private boolean record(Runtime rt, Worker w, Session s, Event e, Decision d, dev.tracegate.agent.audit.Decision kind, String contract,
+                           String message, long t0, int[] excused) {
         long latency = System.nanoTime() - t0;
         metrics.onEvent();
         metrics.onDecision(kind, latency);
-        if (d != null) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
+        if (excused != null) for (int x : excused) metrics.onFire(x);
+        else if (d != null) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
         AuditRecord r = AuditRecord.of(e, kind).time(e.ts()).latencyNs(latency);
         if (e.kind() == EventKind.CALL) {
             String[] clear = rt.clearArgsOf(e);
@@ -744,14 +735,16 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (d != null) {
             r.atoms(rt.auditTable, w.valuation());   // copied into the record (one long up to 64 atoms)
             verdicts(r, rt, w.statesAfter(d));
-            if (d.contractCount() > 0) {
-                String[] fired = new String[d.contractCount()];
-                for (int i = 0; i < fired.length; i++) fired[i] = rt.contractIds[d.contract(i)];
+            int n = excused != null ? excused.length : d.contractCount();
+            if (n > 0) {
+                String[] fired = new String[n];
+                for (int i = 0; i < n; i++) fired[i] = rt.contractIds[excused != null ? excused[i] : d.contract(i)];
                 r.fired(fired);
             }
         } else if (contract != null) {
             r.fired(contract);
         }
+        if (excused != null) r.approved(true);
         if (message != null) r.message(message);
         AuditWriter.Admission admitted = audit.append(r);
         if (view != null) {
