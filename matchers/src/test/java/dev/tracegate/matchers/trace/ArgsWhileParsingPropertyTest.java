@@ -182,18 +182,22 @@ class ArgsWhileParsingPropertyTest {
             String k = e.getKey();
             if (k.isEmpty()) continue;
             out.add(Args.Path.field(k));
-            // Path.of trims the text as String.trim does (every char <= U+0020, also ones isBlank keeps, such as U+0000):
-            // a key that is empty after that, or has an empty segment, is not a path a library can write
-            String t = k.trim();
-            if (!t.isEmpty() && !k.contains(".")) {
-                out.add(Args.Path.of(k));
-                out.add(Args.Path.of(k + ".0"));
-                out.add(Args.Path.of(k + ".b"));
-                out.add(Args.Path.of(k + ".0.b"));
-            } else if (!t.isEmpty() && !t.startsWith(".") && !t.endsWith(".") && !t.contains("..")) {
-                out.add(Args.Path.of(k));
+            // dotted paths only where Path.of takes the text (a library could not write the others: blank keys, keys that
+            // trim to nothing or leave an empty segment); Path.of's own rule decides, not a copy of it
+            if (!k.contains(".")) {
+                for (String text : new String[] {k, k + ".0", k + ".b", k + ".0.b"}) addPath(out, text);
+            } else {
+                addPath(out, k);
             }
         }
         return out;
+    }
+
+    private static void addPath(List<Args.Path> out, String text) {
+        try {
+            out.add(Args.Path.of(text));
+        } catch (IllegalArgumentException notAPath) {
+            // not a path a library can write: nothing to compare
+        }
     }
 }
