@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tracegate.matchers.event.Args;
 
 import java.util.List;
 import java.util.Map;
@@ -115,6 +116,27 @@ public final class JsonText {
             o.set(names[i], n);
         }
         return o;
+    }
+
+    /**
+     * The arguments {@code Args.of(readObject(write(map)))} gives for the map {@code names[i] -> values[i]}, or null
+     * when some value is not covered. Parameters that are all scalars (the common case) become flat fields with no
+     * tree at all; the names must differ from each other and belong to the result afterwards (not copied).
+     */
+    public static Args args(String[] names, Object[] values) {
+        int n = names.length;
+        JsonNode[] nodes = new JsonNode[n];
+        for (int i = 0; i < n; i++) {
+            // node() tests the final classes (String, Integer, ...) before the interfaces: an interface test (Map,
+            // List) on every argument cost more than the rest of this method together (a scan of the class's interfaces)
+            JsonNode node = node(values[i], 1);
+            if (node == null || node.isContainerNode()) {
+                ObjectNode tree = node == null ? null : tree(names, values);
+                return tree == null ? null : Args.of(tree);
+            }
+            nodes[i] = node;
+        }
+        return Args.ofFields(names, nodes, n);   // a Java method has at most 255 parameters: within MAX_LEAVES
     }
 
     /** The object {@code readObject(write(map))} gives, built from the map directly, or null when it is not covered. */

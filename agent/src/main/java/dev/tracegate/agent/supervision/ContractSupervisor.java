@@ -223,8 +223,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 Worker w = rt.worker(); // this thread's worker: the one step and record use (one thread-local lookup per event)
                 long before = s.applied();
                 try {
-                    Event e = next(s, EventKind.CALL, t0)
-                            .tool(call.tool()).callId(call.callId()).args(arguments(call)).build();
+                    Event e = Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), call.tool(), call.callId(),
+                            arguments(call), null, false);   // no builder: one object less per event
                     return decideCall(rt, s, e, call, t0, w);
                 } catch (RuntimeException | LinkageError err) {
                     takeBack(rt, s, w, before);
@@ -337,8 +337,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 Worker w = rt.worker();
                 long before = s.applied();
                 try {
-                    Event e = next(s, EventKind.RETURN, t0)
-                            .tool(result.tool()).callId(result.callId()).result(result.text()).error(result.error()).build();
+                    Event e = Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), result.tool(), result.callId(),
+                            null, result.text(), result.error());
                     Decision d = rt.monitor.step(s, e, false, enforce, w);
                     if (d.kind() == Decision.Kind.SUPPRESS) {
                         Library.ContractInfo c = rt.library.info().get(d.contract(0));
@@ -485,9 +485,15 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     /** A new event of the session: its next sequence number, the time {@code t0} (nanoTime) stands for. Call under the session's monitor. */
     private static Event.Builder next(Session s, EventKind kind, long t0) {
+        long seq = s.nextSequence();
+        return Event.builder(kind).session(s.id()).seq(seq).ts(stamp(s, t0));
+    }
+
+    /** The event time {@code t0} (nanoTime) stands for, noting that the session was used then. Call under the session's monitor. */
+    private static long stamp(Session s, long t0) {
         long now = WallClock.millisAt(t0);   // from the latency's first clock read: no third read per event
         s.touch(now);   // the idle sweep and the sessions.max LRU order read this: a used session is not idle
-        return Event.builder(kind).session(s.id()).seq(s.nextSequence()).ts(now);
+        return now;
     }
 
     /** A rewritten version of {@code e} (redacted, redirected): same session, number and time. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tracegate.matchers.event.Args;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -57,13 +58,16 @@ class JsonTextTest {
             }
             ObjectNode fromValues = JsonText.tree(names, values);
             ObjectNode fromMap = JsonText.tree(asMap);
+            Args args = JsonText.args(names, values);
             String text = JACKSON.writeValueAsString(asMap);
             if (fromValues != null) {
                 assertSameTree(fromValues, JACKSON.readTree(text), text);
                 assertSameTree(fromMap, JACKSON.readTree(text), text);
+                assertSameArgs(args, Args.of(JACKSON.readTree(text)), names, text);
                 covered++;
             } else {
                 assertThat(fromMap).as("the map and the parameter list decline alike: %s", text).isNull();
+                assertThat(args).as("the arguments decline as the tree does: %s", text).isNull();
             }
             if (!exotic) {
                 assertThat(fromValues).as("plain values must be covered: %s", text).isNotNull();
@@ -141,6 +145,26 @@ class JsonTextTest {
     }
 
     /** Same structure, same node classes (IntNode vs LongNode, DoubleNode), same values and field order. */
+    /** The arguments a grounder and the audit writer read: fields, leaves in order, lookups by name, text, tree. */
+    private static void assertSameArgs(Args fast, Args jackson, String[] names, String text) {
+        assertThat(fast).as("covered values give arguments: %s", text).isNotNull();
+        assertThat(fast.size()).as(text).isEqualTo(jackson.size());
+        assertThat(fast.leafCount()).as(text).isEqualTo(jackson.leafCount());
+        for (int i = 0; i < fast.leafCount(); i++) {
+            assertThat(fast.leafName(i)).as(text).isEqualTo(jackson.leafName(i));
+            assertSameTree(fast.leafValue(i), jackson.leafValue(i), text);
+        }
+        for (String name : names) {
+            JsonNode a = fast.get(Args.Path.field(name));
+            JsonNode b = jackson.get(Args.Path.field(name));
+            if (a == null || b == null) assertThat(a).as("%s in %s", name, text).isEqualTo(b);
+            else assertSameTree(a, b, text);
+        }
+        assertThat(fast.json()).as(text).isEqualTo(jackson.json());
+        assertSameTree(fast.root(), jackson.root(), text);
+        assertThat(fast).as(text).isEqualTo(jackson);
+    }
+
     private static void assertSameTree(JsonNode fast, JsonNode jackson, String text) {
         assertThat(fast.getClass()).as("node class in %s", text).isEqualTo(jackson.getClass());
         assertThat(fast).as(text).isEqualTo(jackson);

@@ -69,6 +69,38 @@ public final class Event {
         this.depth = b.depth;
     }
 
+    /** A tool call or its return with what the builder would leave unset at its defaults (see {@link #toolEvent}). */
+    private Event(EventKind kind, String session, long seq, long ts, String tool, String callId, Args args, String result, boolean error) {
+        this.session = session == null ? "" : session;
+        this.seq = seq;
+        this.ts = ts;
+        this.kind = Objects.requireNonNull(kind, "kind");
+        this.tool = tool;
+        this.toolKey = ToolName.fold(tool);
+        this.toolBare = ToolName.bare(toolKey);
+        this.callId = callId;
+        this.args = args == null ? Args.NONE : args;
+        this.result = result;
+        this.text = null;
+        this.subject = null;
+        this.purposes = NO_STRINGS;
+        this.categories = NO_STRINGS;
+        this.granted = true;
+        this.error = error;
+        this.tokens = -1;
+        this.depth = 0;
+    }
+
+    /**
+     * The event {@code builder(kind).session(session).seq(seq).ts(ts).tool(tool).callId(callId).args(args)
+     * .result(result).error(error).build()} gives, made without a builder: a CALL or RETURN as the agent
+     * reports one per intercepted call.
+     */
+    public static Event toolEvent(EventKind kind, String session, long seq, long ts, String tool, String callId, Args args,
+                                  String result, boolean error) {
+        return new Event(kind, session, seq, ts, tool, callId, args, result, error);
+    }
+
     private static String[] fold(Collection<String> in) {
         if (in == null || in.isEmpty()) return NO_STRINGS;
         LinkedHashSet<String> out = new LinkedHashSet<>();

@@ -7,7 +7,6 @@ import dev.tracegate.agent.core.Erasure;
 import dev.tracegate.agent.core.JsonText;
 import dev.tracegate.agent.core.SupervisorBridge;
 import dev.tracegate.matchers.event.Args;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -341,9 +340,9 @@ public final class ConfiguredMethods {
         Ruling ruling;
         if (argsField.equals("*")) {
             names = site.names != null && site.names.length == arguments.length ? site.names : parameterNames(origin, arguments.length);
-            // the common shapes become the tree straight from the values, as reading their JSON text would build it
-            ObjectNode tree = JsonText.tree(names, arguments);
-            ruling = tree != null ? bridge.onToolCall(FRAMEWORK, session, tool, Args.of(tree), null)
+            // the common shapes become the arguments straight from the values, as reading their JSON text would
+            Args args = JsonText.args(names, arguments);
+            ruling = args != null ? bridge.onToolCall(FRAMEWORK, session, tool, args, null)
                     : bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null);
         } else {
             ruling = bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null);
