@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
@@ -28,7 +27,7 @@ import java.util.function.Consumer;
  * step is redone on the new state. A refused event publishes nothing, so it leaves no trace. The
  * steady path allocates nothing. (Reading the automaton states straight from the published state
  * after grounding, validated a second time, lost updates under the multi-long stress test; it was
- * dropped.)
+ * dropped.) Eviction, the rare path, ends a session holding the session's monitor (see {@link #evict}).
  *
  * <p>The automata are stepped in the packed form of {@link FlatTransitions}: the letters of all
  * formulas gathered by per-byte tables, then one lookup per group of formulas in their joint
@@ -80,7 +79,8 @@ public final class SessionMonitor<E> {
 
     /**
      * @param onEvict receives the end report of every session closed because the session bound was
-     *                reached or it was idle too long ({@link #evictIdle})
+     *                reached or it was idle too long ({@link #evictIdle}); it runs holding the session's
+     *                monitor, before the session leaves the map (see {@link #evict})
      */
     public SessionMonitor(ContractSet set, Grounder<E> grounder, Options options, Consumer<EndReport> onEvict) {
         this.set = set;
@@ -112,7 +112,10 @@ public final class SessionMonitor<E> {
         return new Worker(arena.take(), set.valuationWords(), dfas.length, flat);
     }
 
-    /** The live session with this id, created if absent (evicting the least recently used beyond the bound). */
+    /**
+     * The live session with this id, created if absent (evicting the least recently used beyond the bound); a
+     * session being evicted just now (closed: a step returns CLOSED) until its eviction listener has returned.
+     */
     public Session session(String id) {
         Session s = sessions.get(id);
         if (s != null) return s;
@@ -545,11 +548,17 @@ public final class SessionMonitor<E> {
 
     /** Ends the session: the finite-trace verdicts and the unmet obligations. Null if it had already ended. */
     public EndReport end(Session session) {
+        EndReport r = close(session);
+        if (r != null) sessions.remove(session.id(), session);
+        return r;
+    }
+
+    /** Closes the session (a step from now on returns CLOSED) and reads its end; it stays in the map. Null if it had already ended. */
+    private EndReport close(Session session) {
         while (true) {
             long head = session.lvHead();
             if (head == Session.CLOSED) return null;
             if (session.casHead(head, Session.CLOSED)) {
-                sessions.remove(session.id(), session);
                 SessionState last = arena.get(Session.slotOf(head));
                 int[] states = new int[dfas.length];
                 flat.unpack(last.packed, states);
@@ -575,18 +584,14 @@ public final class SessionMonitor<E> {
         return new EndReport(sessionId, List.copyOf(verdicts), List.copyOf(unmet), events);
     }
 
-    /** Ends every session not used since {@code olderThanMillis}; reports each to the eviction listener. */
+    /**
+     * Ends every session not used since {@code olderThanMillis} (checked again under the session's monitor, see
+     * {@link #evict}); reports each to the eviction listener.
+     */
     public int evictIdle(long olderThanMillis) {
         int n = 0;
-        for (Map.Entry<String, Session> e : sessions.entrySet()) {
-            Session s = e.getValue();
-            if (s.lastAccess() < olderThanMillis) {
-                EndReport r = end(s);
-                if (r != null) {
-                    onEvict.accept(r);
-                    n++;
-                }
-            }
+        for (Session s : sessions.values()) {
+            if (s.lastAccess() < olderThanMillis && evict(s, olderThanMillis)) n++;
         }
         return n;
     }
@@ -596,9 +601,34 @@ public final class SessionMonitor<E> {
         int excess = Math.max(1, sessions.size() / 100);
         List<Session> all = new ArrayList<>(sessions.values());
         all.sort((x, y) -> Long.compare(x.lastAccess(), y.lastAccess()));
-        for (int i = 0; i < excess && i < all.size(); i++) {
-            EndReport r = end(all.get(i));
-            if (r != null) onEvict.accept(r);
+        for (int i = 0; i < excess && i < all.size(); i++) evict(all.get(i), Long.MAX_VALUE);
+    }
+
+    /**
+     * Ends an evicted session holding its monitor ({@code synchronized (session)}) and reports it to the eviction
+     * listener before the session leaves the map. So a caller that runs each event of a session under the
+     * session's monitor (the agent does, to keep its audit log in decision order) sees an eviction only between
+     * two events: an event that found the session before it was evicted finds it closed once it holds the monitor
+     * (and looks the id up again; the session is gone from the map by then), and one that looks the id up after the
+     * listener returned gets a new session, so what the listener records about the end comes before anything about
+     * the successor. While the listener runs, a look-up of the id returns the closed session (a step returns
+     * CLOSED). The rare path: it waits for an event in progress under the monitor; steps stay lock-free.
+     *
+     * @param idleBefore evicted only if still not used since then (read under the monitor: an event may have used
+     *                   it while this waited)
+     * @return whether this call ended the session
+     */
+    private boolean evict(Session session, long idleBefore) {
+        synchronized (session) {
+            if (session.lastAccess() >= idleBefore) return false;
+            EndReport r = close(session);
+            if (r == null) return false;
+            try {
+                onEvict.accept(r);
+            } finally {
+                sessions.remove(session.id(), session);
+            }
+            return true;
         }
     }
 

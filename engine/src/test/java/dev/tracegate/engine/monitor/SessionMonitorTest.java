@@ -166,4 +166,53 @@ class SessionMonitorTest {
         assertThat(m.evictIdle(105)).isEqualTo(4);
         assertThat(m.sessionCount()).isEqualTo(6);
     }
+
+    /**
+     * The contract the agent's audit order rests on: the eviction listener runs holding the session's monitor while
+     * the closed session is still mapped, and the session leaves the map before the monitor is released.
+     */
+    @Test
+    void anEvictedSessionIsReportedUnderItsMonitorBeforeItLeavesTheMap() {
+        ContractSet set = set("p", "true", "G(b -> O a)");
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<SessionMonitor<BitsGrounder.Ev>> self = new java.util.ArrayList<>();
+        Worker[] w = new Worker[1];
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder(), new SessionMonitor.Options(2, true), r -> {
+            Session s = self.get(0).find(r.sessionId());
+            seen.add(r.sessionId() + (s == null ? " unmapped" : " mapped, " + (Thread.holdsLock(s) ? "locked, " : "not locked, ")
+                    + self.get(0).step(s, new BitsGrounder.Ev(9, 0, 0, true), true, true, w[0]).kind()));
+        });
+        self.add(m);
+        w[0] = m.newWorker();
+        m.session("a").touch(1);
+        m.session("b").touch(2);
+        m.session("c").touch(3);   // the bound: evicts a
+        assertThat(seen).containsExactly("a mapped, locked, CLOSED");
+        assertThat(m.find("a")).isNull();
+        assertThat(m.evictIdle(Long.MAX_VALUE)).isEqualTo(2);
+        assertThat(seen).containsExactly("a mapped, locked, CLOSED", "b mapped, locked, CLOSED", "c mapped, locked, CLOSED");
+        assertThat(m.sessionCount()).isZero();
+    }
+
+    /** A session used while the idle sweep waited for its monitor (an event in progress) is not idle any more. */
+    @Test
+    void theIdleSweepSparesASessionUsedWhileItWaitedForItsMonitor() throws Exception {
+        ContractSet set = set("p", "true", "G(b -> O a)");
+        List<EndReport> evicted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder(), new SessionMonitor.Options(10, true), evicted::add);
+        Session s = m.session("busy");
+        s.touch(100);
+        Thread sweep = new Thread(() -> m.evictIdle(200), "sweep");
+        synchronized (s) {   // as the agent holds it for an event
+            sweep.start();
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (sweep.getState() != Thread.State.BLOCKED && sweep.isAlive() && System.nanoTime() < deadline) Thread.onSpinWait();
+            assertThat(sweep.getState()).as("the sweep waits for the session's monitor").isEqualTo(Thread.State.BLOCKED);
+            s.touch(300);   // the event in progress uses the session
+        }
+        sweep.join(30_000);
+        assertThat(evicted).isEmpty();
+        assertThat(m.find("busy")).isSameAs(s);
+        assertThat(s.isClosed()).isFalse();
+    }
 }
