@@ -22,11 +22,9 @@ import dev.tracegate.contracts.analysis.LibraryAnalysis;
 import dev.tracegate.contracts.library.Library;
 import dev.tracegate.contracts.library.LibraryException;
 import dev.tracegate.engine.automaton.DfaCompiler;
-import dev.tracegate.engine.monitor.ContractSet;
 import dev.tracegate.engine.monitor.Decision;
 import dev.tracegate.engine.monitor.EndReport;
 import dev.tracegate.engine.monitor.Session;
-import dev.tracegate.engine.monitor.Verdict;
 import dev.tracegate.engine.monitor.Worker;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tracegate.matchers.event.Args;
@@ -740,7 +738,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
         if (d != null) {
             r.atoms(rt.auditTable, w.valuation());   // copied into the record (one long up to 64 atoms)
-            verdicts(r, rt, w.statesAfter(d));
+            rt.verdicts(r, w, d);
             int n = excused != null ? excused.length : d.contractCount();
             if (n > 0) {
                 String[] fired = new String[n];
@@ -767,7 +765,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         List<String> unmet = new ArrayList<>();
         for (EndReport.Obligation o : report.unmet()) unmet.add(o.contractId() + (o.pending() == null ? "" : ": " + o.pending()));
         byte[] codes = new byte[report.verdicts().size()];
-        for (int i = 0; i < codes.length; i++) codes[i] = code(report.verdicts().get(i));
+        for (int i = 0; i < codes.length; i++) codes[i] = Runtime.code(report.verdicts().get(i));
         // An evicted session's end follows its last event: seq = events offered + 1.
         // the events' clock (WallClock), so that an end is never stamped before the session's last event
         long now = WallClock.millisAt(System.nanoTime());
@@ -783,29 +781,6 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 viewFailed(err);
             }
         }
-    }
-
-    /** Each contract's verdict into the record: packed in one long (no allocation) up to 32 contracts. */
-    private static void verdicts(AuditRecord r, Runtime rt, int[] states) {
-        ContractSet set = rt.library.contracts();
-        int n = rt.contractIds.length;
-        if (n <= 32) {
-            long packed = 0;
-            for (int c = 0; c < n; c++) packed |= (long) code(set.verdict(c, states)) << (2 * c);
-            r.verdicts(rt.auditTable, packed);
-        } else {
-            byte[] out = new byte[n];
-            for (int c = 0; c < n; c++) out[c] = code(set.verdict(c, states));
-            r.verdicts(rt.auditTable, out);
-        }
-    }
-
-    private static byte code(Verdict v) {
-        return switch (v) {
-            case IDLE -> AuditRecord.IDLE;
-            case ACTIVE -> AuditRecord.ACTIVE;
-            case FAIL -> AuditRecord.FAIL;
-        };
     }
 
     @Override

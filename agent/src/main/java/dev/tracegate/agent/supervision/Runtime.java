@@ -1,7 +1,11 @@
 package dev.tracegate.agent.supervision;
 
 import dev.tracegate.contracts.library.Library;
+import dev.tracegate.agent.audit.AuditRecord;
+import dev.tracegate.engine.monitor.ContractSet;
+import dev.tracegate.engine.monitor.Decision;
 import dev.tracegate.engine.monitor.EndReport;
+import dev.tracegate.engine.monitor.Verdict;
 import dev.tracegate.engine.monitor.SessionMonitor;
 import dev.tracegate.engine.monitor.Worker;
 import dev.tracegate.matchers.event.Event;
@@ -81,4 +85,56 @@ final class Runtime {
 
     /** This thread's worker for this runtime. */
     Worker worker() { return workers.get(); }
+
+    /** A state vector that fits one packed word and its contracts' verdict codes as {@link #verdicts} packs them. */
+    private record Verdicts(long state, long codes) {}
+
+    /**
+     * Verdict codes of recently seen one-word state vectors, by a hash of the state: a call that passes mostly leaves
+     * the states as they were, so a record's verdicts are one lookup instead of an unpack and a reading per contract.
+     * Entries are immutable and replaced whole; racing threads at worst compute the same entry twice.
+     */
+    private final Verdicts[] verdictMemo = new Verdicts[64];
+
+    /** Each contract's verdict after worker {@code w}'s last step ({@code d}) into the record: packed in one long (no allocation) up to 32 contracts. */
+    void verdicts(AuditRecord r, Worker w, Decision d) {
+        int n = contractIds.length;
+        if (n > 32) {
+            int[] states = w.statesAfter(d);
+            byte[] out = new byte[n];
+            for (int c = 0; c < n; c++) out[c] = code(library.contracts().verdict(c, states));
+            r.verdicts(auditTable, out);
+            return;
+        }
+        long[] packed = w.packedAfter(d);
+        if (packed.length != 1) {
+            r.verdicts(auditTable, codes(w.statesAfter(d)));
+            return;
+        }
+        long state = packed[0];
+        int slot = (int) ((state * 0x9E3779B97F4A7C15L) >>> 58);   // 64 slots
+        Verdicts v = verdictMemo[slot];
+        if (v == null || v.state != state) {
+            v = new Verdicts(state, codes(w.statesAfter(d)));
+            verdictMemo[slot] = v;
+        }
+        r.verdicts(auditTable, v.codes);
+    }
+
+    /** The verdict codes of up to 32 contracts in the state vector {@code states}, two bits each. */
+    private long codes(int[] states) {
+        ContractSet set = library.contracts();
+        long packed = 0;
+        for (int c = 0; c < contractIds.length; c++) packed |= (long) code(set.verdict(c, states)) << (2 * c);
+        return packed;
+    }
+
+    /** The audit log's code of a verdict. */
+    static byte code(Verdict v) {
+        return switch (v) {
+            case IDLE -> AuditRecord.IDLE;
+            case ACTIVE -> AuditRecord.ACTIVE;
+            case FAIL -> AuditRecord.FAIL;
+        };
+    }
 }

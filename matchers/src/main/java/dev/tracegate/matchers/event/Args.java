@@ -294,12 +294,11 @@ public final class Args {
         if (segs.length != 1) return null;
         String s = segs[0];
         final JsonNode[] values = fieldValues;
-        for (int i = 0, n = fields; i < n; i++) {
-            if (s.equals(names[i])) {
-                JsonNode v = values[i];
-                return v.isNull() ? null : v;
-            }
-        }
+        final int n = fields;
+        // path segments are interned, and so are the parameter names the agent reads: then a reference compare finds
+        // the field without reading any name's characters; names read from JSON text are compared by equals
+        for (int i = 0; i < n; i++) if (names[i] == s) return values[i].isNull() ? null : values[i];
+        for (int i = 0; i < n; i++) if (s.equals(names[i])) return values[i].isNull() ? null : values[i];
         return null;
     }
 
@@ -406,7 +405,10 @@ public final class Args {
             this.text = text;
             this.segments = segments;
             this.indices = new int[segments.length];
-            for (int i = 0; i < segments.length; i++) indices[i] = index(segments[i]);
+            for (int i = 0; i < segments.length; i++) {
+                segments[i] = segments[i].intern();   // so that a lookup among interned field names is a reference compare
+                indices[i] = index(segments[i]);
+            }
         }
 
         /** Parses {@code a.b.0}; a field whose name contains a dot can only be read as a whole top-level name. */

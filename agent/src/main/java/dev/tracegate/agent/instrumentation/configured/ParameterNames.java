@@ -36,7 +36,7 @@ final class ParameterNames {
     static String[] positional(int count) {
         String[] names = new String[count];
         for (int i = 0; i < count; i++) {
-            names[i] = "arg" + i;
+            names[i] = ("arg" + i).intern();
         }
         return names;
     }
@@ -96,6 +96,7 @@ final class ParameterNames {
                 } else if (local[i] != null) {
                     names[i] = local[i];
                 }
+                names[i] = names[i].intern();   // the contracts' argument paths are interned too: a lookup compares references
             }
             into.put(key, names);
         }
