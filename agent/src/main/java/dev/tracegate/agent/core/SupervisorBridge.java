@@ -23,9 +23,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 public final class SupervisorBridge implements DispatchTarget {
 
-    /** Counter slots, see {@link #counts()}. */
-    public static final int EVENTS = 0, BLOCKED = 1, REDIRECTED = 2, REDACTED = 3, SUPPRESSED = 4, SHADOWED = 5,
-            DUPLICATES = 6, INTERNAL_ERRORS = 7;
+    /** Counter slots, see {@link #counts()}: what the bridge itself did (events are counted by the supervisor's metrics). */
+    public static final int BLOCKED = 0, REDIRECTED = 1, REDACTED = 2, SUPPRESSED = 3, SHADOWED = 4, DUPLICATES = 5, INTERNAL_ERRORS = 6;
 
     private static final int RECENT_IDS = 4096;
 
@@ -60,7 +59,7 @@ public final class SupervisorBridge implements DispatchTarget {
         this.trace = options.flag("trace", false);
         this.json = json;
         this.configured = configured;
-        this.counts = new AtomicLongArray(8);
+        this.counts = new AtomicLongArray(INTERNAL_ERRORS + 1);
         this.recentIds = new ConcurrentHashMap<>();
         this.recentRing = new String[RECENT_IDS];
         this.recentNext = new AtomicLong();
@@ -70,7 +69,7 @@ public final class SupervisorBridge implements DispatchTarget {
         return supervisor;
     }
 
-    /** Counters by slot (EVENTS, BLOCKED, ...): a snapshot for tests and metrics. */
+    /** Counters by slot (BLOCKED, ...): a snapshot for tests and metrics. */
     public long[] counts() {
         long[] snapshot = new long[counts.length()];
         for (int i = 0; i < snapshot.length; i++) {
@@ -85,9 +84,8 @@ public final class SupervisorBridge implements DispatchTarget {
         return decide(new ToolCall(framework, session, tool, argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson, callId));
     }
 
-    /** Counts the event; true when another hook already supervised this call id (it is then counted as a duplicate). */
+    /** True when another hook already supervised this call id (it is then counted as a duplicate). */
     private boolean duplicate(String framework, String tool, String callId) {
-        counts.incrementAndGet(EVENTS);
         if (callId == null || !seenByAnother(framework, callId)) return false;
         counts.incrementAndGet(DUPLICATES);
         AgentLog.debug("CALL " + framework + " tool=" + tool + " id=" + callId + " seen before: not supervised twice");
@@ -171,7 +169,6 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error) {
-        counts.incrementAndGet(EVENTS);
         ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, callId, resultText, error));
         if (decision == null || !decision.suppressed()) {
             if (trace) {
@@ -201,7 +198,6 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public String onUserMessage(String framework, String session, String text) {
-        counts.incrementAndGet(EVENTS);
         MessageDecision decision = supervisor.onUserMessage(new Message(framework, session, text));
         if (decision == null || decision.kind() == MessageDecision.Kind.KEEP) {
             if (trace) {
@@ -220,7 +216,6 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public String onAssistantMessage(String framework, String session, String text) {
-        counts.incrementAndGet(EVENTS);
         MessageDecision decision = supervisor.onAssistantMessage(new Message(framework, session, text));
         if (decision == null || decision.kind() == MessageDecision.Kind.KEEP) {
             if (trace) {
@@ -266,7 +261,6 @@ public final class SupervisorBridge implements DispatchTarget {
 
     /** A tool that threw, as an error RETURN: nothing can be withheld (the host gets its own exception), so a suppression is only logged. */
     public void onToolThrown(String framework, String session, String tool, String text) {
-        counts.incrementAndGet(EVENTS);
         ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, null, text, true));
         if (decision != null && decision.suppressed()) {
             AgentLog.info("contract " + decision.contract() + " would withhold the result of " + tool + " (session=" + session

@@ -106,7 +106,7 @@ public final class Grounding implements Grounder<Event> {
         c.toolIds.forEach((name, id) -> {
             int h = toolSlot(name, slots - 1);
             while (toolSlotNames[h] != null) h = (h + 1) & (slots - 1);
-            toolSlotNames[h] = name;
+            toolSlotNames[h] = name.intern();   // an interned tool name (the agent's configured ones are) is found by reference
             toolSlotIds[h] = id;
         });
         this.countTool = c.countTool.stream().mapToInt(i -> i[0]).toArray();

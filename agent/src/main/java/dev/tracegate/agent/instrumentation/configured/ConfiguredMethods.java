@@ -298,6 +298,7 @@ public final class ConfiguredMethods {
         String toolSpec = rule.fields.getOrDefault("name", "$method");
         int toolIndex = index(toolSpec);
         String toolName = toolSpec.equals("$method") ? m.substring(dot + 1) : toolIndex >= 0 ? null : toolSpec;
+        if (toolName != null) toolName = toolName.intern();   // contracts' tool names are interned: found by reference
         String sessionSpec = rule.field("session");
         int sessionIndex = sessionSpec == null ? -1 : index(sessionSpec);
         String argsField = rule.fields.getOrDefault("args", "*");
