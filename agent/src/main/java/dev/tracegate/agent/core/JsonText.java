@@ -195,6 +195,23 @@ public final class JsonText {
         return r.pos == text.length() ? (ObjectNode) node : null;
     }
 
+    /**
+     * The arguments {@code Args.of(readObject(text))} gives, or null when this reader declines the text. An object of
+     * scalar fields with distinct names, which is what models mostly send, becomes flat fields with no tree at all.
+     */
+    public static Args readArgs(String text) {
+        Reader r = new Reader(text);
+        r.space();
+        if (!r.at('{')) return null;
+        Args flat = r.flatObject();
+        if (flat != null) {
+            r.space();
+            return r.pos == text.length() ? flat : null;
+        }
+        ObjectNode tree = readObject(text);   // a nested value or a repeated name (or a text to decline): as a tree
+        return tree == null ? null : Args.of(tree);
+    }
+
     /** A cursor over one text; every method returns null (or false) to decline. */
     private static final class Reader {
         final String s;
@@ -261,6 +278,52 @@ public final class JsonText {
                 if (at('}')) {
                     pos++;
                     return o;
+                }
+                return null;
+            }
+        }
+
+        /**
+         * The object at the cursor as flat arguments, or null when a value is an object or an array, a name repeats,
+         * there are more than {@link Args#MAX_LEAVES} fields, or the text is not a JSON object here.
+         */
+        Args flatObject() {
+            pos++; // {
+            String[] names = new String[8];
+            JsonNode[] values = new JsonNode[8];
+            int n = 0;
+            space();
+            if (at('}')) {
+                pos++;
+                return Args.ofFields(names, values, 0);
+            }
+            while (true) {
+                space();
+                if (!at('"')) return null;
+                String name = string();
+                if (name == null) return null;
+                for (int i = 0; i < n; i++) if (names[i].equals(name)) return null;
+                space();
+                if (!at(':')) return null;
+                pos++;
+                space();
+                if (at('{') || at('[') || n == Args.MAX_LEAVES) return null;
+                JsonNode v = value(1);
+                if (v == null) return null;
+                if (n == names.length) {
+                    names = java.util.Arrays.copyOf(names, n * 2);
+                    values = java.util.Arrays.copyOf(values, n * 2);
+                }
+                names[n] = name;
+                values[n++] = v;
+                space();
+                if (at(',')) {
+                    pos++;
+                    continue;
+                }
+                if (at('}')) {
+                    pos++;
+                    return Args.ofFields(names, values, n);
                 }
                 return null;
             }

@@ -26,7 +26,6 @@ import dev.tracegate.engine.monitor.Decision;
 import dev.tracegate.engine.monitor.EndReport;
 import dev.tracegate.engine.monitor.Session;
 import dev.tracegate.engine.monitor.Worker;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tracegate.matchers.event.Args;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.event.EventKind;
@@ -477,8 +476,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         Args given = call.arguments();
         if (given != null) return given;
         String json = call.argumentsJson();
-        ObjectNode tree = json == null ? null : JsonText.readObject(json);
-        return tree != null ? Args.of(tree) : Args.ofJson(json);
+        Args read = json == null ? null : JsonText.readArgs(json);   // flat fields when the object holds only scalars
+        return read != null ? read : Args.ofJson(json);
     }
 
     /** A new event of the session: its next sequence number, the time {@code t0} (nanoTime) stands for. Call under the session's monitor. */

@@ -109,21 +109,34 @@ class JsonTextTest {
     @Test
     void readsWhatJacksonReadsOnValidAndMutatedTexts() throws Exception {
         Random rnd = new Random(11);
-        int read = 0;
+        int read = 0, flatRead = 0;
         for (int i = 0; i < 30_000; i++) {
             String text = objectText(rnd, 0);
             if (i % 2 == 1) text = mutate(rnd, text);
             ObjectNode fast = JsonText.readObject(text);
+            Args args = JsonText.readArgs(text);
             if (i % 2 == 0) {
                 assertThat(fast).as("a valid object must be read: %s", text).isNotNull();
             }
             if (fast != null) {
                 JsonNode jackson = JACKSON.readTree(text);
                 assertSameTree(fast, jackson, text);
+                List<String> names = new ArrayList<>();
+                jackson.fieldNames().forEachRemaining(names::add);
+                assertSameArgs(args, Args.of(jackson), names.toArray(new String[0]), text);
+                if (flat(jackson)) flatRead++;
                 read++;
+            } else {
+                assertThat(args).as("the arguments decline what the tree declines: %s", text).isNull();
             }
         }
         assertThat(read).isGreaterThan(15_000);
+        assertThat(flatRead).as("objects of scalars only (read as flat fields)").isGreaterThan(1_000);
+    }
+
+    private static boolean flat(JsonNode object) {
+        for (JsonNode v : object) if (v.isContainerNode()) return false;
+        return true;
     }
 
     @Test
@@ -138,13 +151,18 @@ class JsonTextTest {
             ObjectNode fast = JsonText.readObject(t);
             assertThat(fast).as(t).isNotNull();
             assertSameTree(fast, JACKSON.readTree(t), t);
+            List<String> names = new ArrayList<>();
+            fast.fieldNames().forEachRemaining(names::add);
+            assertSameArgs(JsonText.readArgs(t), Args.of(JACKSON.readTree(t)), names.toArray(new String[0]), t);
         }
         String[] declined = {"", "[1]", "{\"a\":01}", "{\"a\":1} x", "{'a':1}", "{\"a\":NaN}", "{\"a\":1.}", "{\"a\":tru}",
             "{\"a\":\"\t\"}", "{\"a\":1,}", "{\"a\":12345678901234567890}", "{\"a\":\"\\x\"}", "{\"a\":1e999}", "{\"a\"", "{\"a\":truex}"};
-        for (String t : declined) assertThat(JsonText.readObject(t)).as(t).isNull();
+        for (String t : declined) {
+            assertThat(JsonText.readObject(t)).as(t).isNull();
+            assertThat(JsonText.readArgs(t)).as(t).isNull();
+        }
     }
 
-    /** Same structure, same node classes (IntNode vs LongNode, DoubleNode), same values and field order. */
     /** The arguments a grounder and the audit writer read: fields, leaves in order, lookups by name, text, tree. */
     private static void assertSameArgs(Args fast, Args jackson, String[] names, String text) {
         assertThat(fast).as("covered values give arguments: %s", text).isNotNull();
@@ -165,6 +183,7 @@ class JsonTextTest {
         assertThat(fast).as(text).isEqualTo(jackson);
     }
 
+    /** Same structure, same node classes (IntNode vs LongNode, DoubleNode), same values and field order. */
     private static void assertSameTree(JsonNode fast, JsonNode jackson, String text) {
         assertThat(fast.getClass()).as("node class in %s", text).isEqualTo(jackson.getClass());
         assertThat(fast).as(text).isEqualTo(jackson);
