@@ -54,7 +54,7 @@ public final class AgentCore {
      * text beside the configuration keys of {@link AgentConfig}.
      */
     static final Set<String> FREE_KEYS = Set.of("supervisor", "block", "suppress", "suppressUser", "redact", "blockOutput",
-            "trace", "onBlock", "shadow", "methods", "view", "failOn");
+            "trace", "onBlock", "shadow", "methods", "view", "failOn", "warmup");
 
     /** Called reflectively by the launcher; a bad option stops the start unless {@code fail=open}. */
     public static synchronized void start(String arguments, Instrumentation instrumentation, boolean attached, File jar) {
@@ -71,55 +71,43 @@ public final class AgentCore {
                 recordUnsupervised(text, attached);
                 return;
             }
-            refuseStart(e.getMessage(), attached);
+            refuseStart(e.getMessage(), attached, true);
             return;
         } catch (IllegalArgumentException e) {
-            refuseStart(e.getMessage(), attached);
+            refuseStart(e.getMessage(), attached, true);
             return;
         }
         AgentLog.debug(config.debug() || options.flag("debug", false));
         if (config.debug()) AgentLog.info("effective configuration:\n" + config.describe());
         AgentLog.debug("start-up: configuration read in " + millisSince(started) + " ms");
+        FutureTask<Started> pending = null;
         try {
             JsonCodec json = new JsonCodec();
             String supervisorName = options.get("supervisor", config.libraries().isEmpty() ? "rules" : "contracts");
+            boolean warmup = warmup(config);
             String methodsFile = options.get("methods");
             // premain: no host code runs before premain returns, so the supervisor (metrics, libraries, audit log) is
             // built on a second thread while this one creates the weaver and reads the hook points. It starts at once,
             // unless methods are configured: a mistake in them must stop the start before the audit log is opened
-            FutureTask<Started> pending = !attached && methodsFile == null && config.configuredMethods().isEmpty()
-                    ? startBuilding(supervisorName, options, config, json, started) : null;
-            Weaver installed;
-            ConfiguredMethods methods;
-            AgentArguments bridgeOptions;
-            try {
-                methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
-                        .plus(ConfiguredMethods.from(config.configuredMethods()));
-                bridgeOptions = bridgeOptions(arguments, options, config);
-                if (!attached && pending == null) {
-                    pending = startBuilding(supervisorName, options, config, json, started);
-                }
-                installed = new Weaver(hooks(config, methods));
-                if (!attached) {
-                    installed.install(instrumentation, AgentCore.class.getClassLoader(), false);
-                }
-            } catch (RuntimeException | LinkageError e) {
-                if (pending != null) closeWhenBuilt(pending);
-                throw e;
+            if (!attached && methodsFile == null && config.configuredMethods().isEmpty()) {
+                pending = startBuilding(supervisorName, options, config, json, started);
+            }
+            ConfiguredMethods methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
+                    .plus(ConfiguredMethods.from(config.configuredMethods()));
+            AgentArguments bridgeOptions = bridgeOptions(arguments, options, config);
+            if (!attached && pending == null) {
+                pending = startBuilding(supervisorName, options, config, json, started);
+            }
+            Weaver installed = new Weaver(hooks(config, methods));
+            if (!attached) {
+                installed.install(instrumentation, AgentCore.class.getClassLoader(), false);
             }
             Supervisor supervisor;
             if (attached) {
                 // the host is running: the dispatcher must have its target before the first class is woven
                 SupervisorMetrics metrics = supervisorName.equals("contracts") ? new SupervisorMetrics() : null;
                 supervisor = createSupervisor(supervisorName, options, config, json, metrics);
-                if (metrics != null && config.metricsJmx()) {
-                    try {
-                        metrics.register();
-                    } catch (RuntimeException e) {
-                        closeAll();
-                        throw e;
-                    }
-                }
+                if (metrics != null && config.metricsJmx()) metrics.register();
                 SupervisorBridge created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
                 Dispatcher.install(created);
                 bridge = created;
@@ -127,13 +115,7 @@ public final class AgentCore {
             } else {
                 Started done = built(pending);
                 supervisor = done.supervisor();
-                SupervisorBridge created;
-                try {
-                    created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
-                } catch (RuntimeException e) {
-                    closeAll();
-                    throw e;
-                }
+                SupervisorBridge created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
                 bridge = created;
                 // the JMX MBean (starting the platform MBean server is the slowest single step) is registered after
                 // premain returns, on a third thread, a moment later or when the first supervised event comes: that
@@ -154,23 +136,53 @@ public final class AgentCore {
             if (attached) {
                 installed.reportUnmatched();
             }
+            if (warmup && supervisorName.equals("contracts")) Warmup.start(config, bridgeOptions, json, started);
         } catch (RuntimeException | LinkageError e) {
-            if (config.fail() == FailPolicy.OPEN || options.get("fail", "closed").equals("open")) {
-                // a user's mistake (a library, a methods file) is its message paragraph, as when the start is refused;
-                // anything else keeps its class, which is what a bug report needs
-                boolean mistake = e instanceof LibraryException || e instanceof IllegalArgumentException;
+            boolean open = config.fail() == FailPolicy.OPEN || options.get("fail", "closed").equals("open");
+            // a user's mistake (a library, a methods file) is its message paragraph, as when the start is refused;
+            // anything else keeps its class, which is what a bug report needs
+            boolean mistake = e instanceof LibraryException || e instanceof IllegalArgumentException;
+            String reason = mistake ? e.getMessage() : "the agent could not start: " + e;
+            // whatever started is taken back, and an audit log already open ends with an unsupervised record saying why
+            // (the supervisor itself writes it when its libraries fail; a later failure is written here)
+            abandon(pending, open ? FailPolicy.OPEN : FailPolicy.CLOSED, reason);
+            if (open) {
                 String text = "agent could not start and runs UNSUPERVISED because fail=open" + (mistake ? ":\n" + e.getMessage() : "");
                 AgentLog.error(text, mistake ? null : e);
                 recordUnsupervised(mistake ? text : text + " (" + e + "; the stack trace is on the process's standard error)", attached);
                 return;
             }
-            if (e instanceof LibraryException || e instanceof IllegalArgumentException) {
-                refuseStart(e.getMessage(), attached);
-                return;
+            if (!mistake) {
+                AgentLog.error("internal error while starting (this is a bug: please report it with this trace)", e);
             }
-            throw e;
+            refuseStart(reason, attached, mistake);
         }
     }
+
+    /**
+     * A start that failed: the dispatcher gets no target (woven code then runs the host's code as it is), the
+     * supervisor still being built is waited for, and what it opened is closed, its audit log with an
+     * {@code unsupervised} record giving the policy that applied and the reason.
+     */
+    private static void abandon(FutureTask<Started> pending, FailPolicy fail, String reason) {
+        Dispatcher.install(null);
+        bridge = null;
+        if (pending != null) {
+            try {
+                built(pending);
+            } catch (RuntimeException | Error ignored) {
+                // the supervisor's own failure: it closed its log itself, and the start's error is the one reported
+            }
+        }
+        abandoned = new Abandoned(fail, reason);
+        closeAll();
+    }
+
+    /** Why the start was given up, for the audit log's last record (null while the agent runs). */
+    private record Abandoned(FailPolicy fail, String reason) {
+    }
+
+    private static volatile Abandoned abandoned;
 
     /**
      * The bridge's options: what the configuration (file, -Dtracegate.*, TRACEGATE_*) says about blocks and
@@ -223,6 +235,18 @@ public final class AgentCore {
         return pending;
     }
 
+    /**
+     * Whether the first-event warm-up runs ({@code warmup: true|false}, default true): a free-text key, so its value
+     * is checked here, with the same kind of paragraph as any configuration key.
+     */
+    static boolean warmup(AgentConfig config) {
+        String v = config.extra("warmup");
+        if (v == null || v.trim().equalsIgnoreCase("true")) return true;
+        if (v.trim().equalsIgnoreCase("false")) return false;
+        throw new IllegalArgumentException("warmup must be true or false, got '" + v + "'. Write e.g. warmup: false"
+                + " (or -Dtracegate.warmup=false) to let the first supervised event load what it needs itself.");
+    }
+
     /** The instrumentations the configuration enables. */
     private static List<Hooks> hooks(AgentConfig config, ConfiguredMethods methods) {
         List<Hooks> hooks = new java.util.ArrayList<>();
@@ -253,17 +277,18 @@ public final class AgentCore {
      * when attaching, the paragraph goes to the target's standard error and into {@link #FAILED}, and the
      * running application is left untouched (agentmain returns normally, so the JVM adds no trace of its own).
      */
-    private static void refuseStart(String paragraph, boolean attached) {
+    private static void refuseStart(String paragraph, boolean attached, boolean mistake) {
+        String fix = mistake ? "fix the configuration" : "this is not a configuration mistake: report it with the trace above";
         if (attached) {
             String text = "tracegate: the agent cannot start:\n" + paragraph
-                    + "\n(the application runs on unsupervised; fix the configuration and attach again)";
+                    + "\n(the application runs on unsupervised; " + fix + " and attach again)";
             System.err.println(text);
             System.err.flush();
             System.setProperty(FAILED, text);
             return;
         }
         System.err.println("tracegate: the agent cannot start:\n" + paragraph
-                + "\n(fix the configuration, or set fail: open to run the application unsupervised)");
+                + "\n(" + fix + ", or set fail: open to run the application unsupervised)");
         System.err.flush();
         System.exit(78);
     }
@@ -292,16 +317,6 @@ public final class AgentCore {
         } finally {
             if (interrupted) Thread.currentThread().interrupt();
         }
-    }
-
-    /** The weaver failed: let the supervisor finish building, then close what it opened (audit log, metrics). */
-    private static void closeWhenBuilt(FutureTask<?> pending) {
-        try {
-            built(pending);
-        } catch (RuntimeException | Error ignored) {
-            // the weaver's error is the one reported
-        }
-        closeAll();
     }
 
     private static void closeAll() {
@@ -362,7 +377,8 @@ public final class AgentCore {
         ContractSupervisor supervisor = new ContractSupervisor(config, audit, metrics, live);
         closers.add(() -> {
             supervisor.close();
-            audit.close();
+            Abandoned why = abandoned;
+            if (why == null) audit.close(); else audit.closeUnsupervised(why.fail(), why.reason());
             // a registration still under way (the JVM ends right after premain) is not waited for: unregistering
             // would wait until the platform MBean server is started, only for the MBean to go with the JVM
             Registration r = registration;

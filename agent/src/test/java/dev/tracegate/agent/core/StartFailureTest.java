@@ -1,0 +1,84 @@
+package dev.tracegate.agent.core;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tracegate.agent.audit.AuditVerification;
+import dev.tracegate.agent.audit.AuditVerifier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A start that fails after the libraries loaded (instrumentation that cannot be installed, an option the bridge
+ * refuses): with {@code fail: open} the application runs unsupervised, says so loudly, and the audit log's segment
+ * ends with an {@code unsupervised} record giving the reason; with {@code fail: closed} the start is refused with one
+ * paragraph (exit status 78) and the record says the start was refused. The host imports nothing of tracegate.
+ */
+class StartFailureTest {
+    @TempDir Path dir;
+
+    private Path log() {
+        return dir.resolve("audit.jsonl");
+    }
+
+    /** The JVM refuses the agent's transformer: the manifest does not say Can-Retransform-Classes. */
+    private ForkedAgent.Run withoutRetransformation(String fail) throws Exception {
+        return ForkedAgent.run(ForkedAgent.agentJar(dir, false), dir, "libraries=sop-refund,fail=" + fail + ",audit.path=" + log(),
+                "example.warmup.Host", null, null);
+    }
+
+    @Test
+    void instrumentationThatCannotBeInstalledUnderFailOpenRunsTheHostUnsupervisedAndTheLogSaysWhy() throws Exception {
+        ForkedAgent.Run run = withoutRetransformation("open");
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.out()).contains("lookup: found order 4711").contains("host ran");
+        assertThat(run.err()).contains("agent could not start and runs UNSUPERVISED because fail=open")
+                .contains("adding retransformable transformers is not supported");
+        JsonNode u = onlyUnsupervisedRecord();
+        assertThat(u.path("fail").asText()).isEqualTo("open");
+        assertThat(u.path("reason").asText()).isEqualTo("the agent could not start: java.lang.UnsupportedOperationException: "
+                + "adding retransformable transformers is not supported in this environment");
+    }
+
+    @Test
+    void instrumentationThatCannotBeInstalledUnderFailClosedRefusesTheStartWithOneParagraphAndTheLogSaysSo() throws Exception {
+        ForkedAgent.Run run = withoutRetransformation("closed");
+        assertThat(run.code()).as(run.err()).isEqualTo(78);
+        assertThat(run.out()).doesNotContain("host ran");
+        assertThat(run.err()).contains("tracegate: the agent cannot start:\nthe agent could not start: java.lang.UnsupportedOperationException")
+                .contains("(this is not a configuration mistake: report it with the trace above, or set fail: open to run the application unsupervised)")
+                .doesNotContain("FATAL ERROR");
+        JsonNode u = onlyUnsupervisedRecord();
+        assertThat(u.path("fail").asText()).isEqualTo("closed");
+        assertThat(u.path("reason").asText()).contains("adding retransformable transformers is not supported");
+    }
+
+    @Test
+    void anOptionTheBridgeRefusesAfterTheLibrariesLoadedIsRecordedAsTheReasonUnderFailOpen() throws Exception {
+        ForkedAgent.Run run = ForkedAgent.run(dir, "libraries=sop-refund,fail=open,onBlock=sideways,audit.path=" + log(),
+                "example.warmup.Host", null, null);
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.out()).contains("host ran");
+        assertThat(run.err()).contains("runs UNSUPERVISED because fail=open:\ntracegate: option onBlock=sideways is unknown");
+        JsonNode u = onlyUnsupervisedRecord();
+        assertThat(u.path("fail").asText()).isEqualTo("open");
+        assertThat(u.path("reason").asText()).startsWith("tracegate: option onBlock=sideways is unknown; use onBlock=substitute");
+    }
+
+    /** The log holds one segment: its header, then the unsupervised record, nothing else; and it verifies. */
+    private JsonNode onlyUnsupervisedRecord() throws Exception {
+        List<String> lines = Files.readAllLines(log());
+        assertThat(lines).as("the audit log").hasSize(2);
+        assertThat(WarmupTest.records(log(), "header")).hasSize(1);
+        List<JsonNode> u = WarmupTest.records(log(), "unsupervised");
+        assertThat(u).hasSize(1);
+        AuditVerification v = AuditVerifier.verify(log());
+        assertThat(v.status()).as(v.describe()).isEqualTo(AuditVerification.Status.OK);
+        assertThat(v.unsupervised()).isEqualTo(1);
+        return u.get(0);
+    }
+}
