@@ -597,11 +597,17 @@ public final class SessionMonitor<E> {
     }
 
     private void evictOldest() {
-        // Rare path, O(live sessions): evict the least recently used ~1% at once so it stays rare.
+        // Rare path, O(live sessions): evict the least recently used ~1% at once so it stays rare. Threads that
+        // create sessions at the same time pick the same victims and may all add theirs: each goes on down the list
+        // until it has ended its share itself and the map is below the bound, else every such race would leave the
+        // map fuller than the bound for good (each later creation ending one and adding one).
         int excess = Math.max(1, sessions.size() / 100);
         List<Session> all = new ArrayList<>(sessions.values());
         all.sort((x, y) -> Long.compare(x.lastAccess(), y.lastAccess()));
-        for (int i = 0; i < excess && i < all.size(); i++) evict(all.get(i), Long.MAX_VALUE);
+        int ended = 0;
+        for (int i = 0; i < all.size() && (ended < excess || sessions.size() >= options.maxSessions()); i++) {
+            if (evict(all.get(i), Long.MAX_VALUE)) ended++;
+        }
     }
 
     /**
