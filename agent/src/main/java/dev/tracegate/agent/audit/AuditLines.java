@@ -1,6 +1,10 @@
 package dev.tracegate.agent.audit;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tracegate.matchers.event.Args;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
 import java.lang.reflect.Array;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -122,6 +126,7 @@ final class AuditLines {
     private static final int NAMES = 64;
     private final String[] fieldName = new String[NAMES];
     private final byte[][] fieldNameText = new byte[NAMES][];
+    private final Args.Path[] fieldPath = new Args.Path[NAMES];
     private long tsSecond = Long.MIN_VALUE;
     private final byte[] tsSecondText = new byte[20];
     private int tsSecondLength;
@@ -275,7 +280,6 @@ final class AuditLines {
     }
 
     void event(AuditRecord r) {
-        r.eventPart();
         len = 0;
         put(BEGIN);
         ensure(64);
@@ -289,23 +293,9 @@ final class AuditLines {
         put(K_SEQ); num(r.seq);
         if (r.ts != Long.MIN_VALUE) { put(K_TS); millis(r.ts); }
         put(K_KIND); kind(r.kind);
-        AuditRecord.Part part = r.partOrNone();
-        if (part.tool != null) { put(K_TOOL); put(toolText(part.tool)); }
-        if (part.id != null) { put(K_ID); str(part.id); }
-        if (part.args != null) {
-            put(K_ARGS);
-            if (r.clearFields != null && part.args instanceof JsonNode && ((JsonNode) part.args).isObject()) argsKeepingClear((JsonNode) part.args, r.clearFields);
-            else value(part.args, true, 0);
-        }
-        if (part.result != null) { put(K_RESULT); value(part.result, true, 0); }
-        if (part.text != null) { put(K_TEXT); personal('s', part.text); }
-        if (part.subject != null) { put(K_SUBJECT); personal('s', part.subject); }
-        if (part.purposes != null) { put(K_PURPOSES); strings(part.purposes); }
-        if (part.categories != null) { put(K_CATEGORIES); strings(part.categories); }
-        if (part.granted >= 0) { put(K_GRANTED); put(part.granted == 1 ? TRUE : FALSE); }
-        if (part.error) { put(K_ERROR); put(TRUE); }
-        if (part.tokens >= 0) { put(K_TOKENS); num(part.tokens); }
-        if (part.depth != 0) { put(K_DEPTH); num(part.depth); }
+        Event e = r.event;
+        if (e != null) eventFields(e, r.clearFields);
+        else partFields(r.partOrNone(), r.clearFields);
         // what the supervisor saw and did
         if (r.table != null) {
             compact(r);
@@ -322,6 +312,66 @@ final class AuditLines {
     }
 
     /**
+     * The event part of a record made from an event, read from the event itself (no copy into a
+     * {@link AuditRecord.Part}): the same fields, in the same order, as {@link #partFields} writes for the copy.
+     */
+    private void eventFields(Event e, String[] clear) {
+        String tool = e.tool();
+        if (tool != null) { put(K_TOOL); put(toolText(tool)); }
+        String id = e.callId();
+        if (id != null) { put(K_ID); str(id); }
+        if (e.hasArgs()) { put(K_ARGS); args(e.args(), clear); }
+        String result = e.result();
+        if (result != null) { put(K_RESULT); scalarText(result, true); }
+        String text = e.text();
+        if (text != null) { put(K_TEXT); personal('s', text); }
+        String subject = e.subject();
+        if (subject != null) { put(K_SUBJECT); personal('s', subject); }
+        int n = e.purposeCount();
+        if (n > 0) {
+            put(K_PURPOSES); put('[');
+            for (int i = 0; i < n; i++) { if (i > 0) put(','); nullableStr(e.purpose(i)); }
+            put(']');
+        }
+        n = e.categoryCount();
+        if (n > 0) {
+            put(K_CATEGORIES); put('[');
+            for (int i = 0; i < n; i++) { if (i > 0) put(','); nullableStr(e.category(i)); }
+            put(']');
+        }
+        if (e.kind() == EventKind.CONSENT) { put(K_GRANTED); put(e.granted() ? TRUE : FALSE); }
+        if (e.error()) { put(K_ERROR); put(TRUE); }
+        long tokens = e.tokens();
+        if (tokens >= 0) { put(K_TOKENS); num(tokens); }
+        int depth = e.depth();
+        if (depth != 0) { put(K_DEPTH); num(depth); }
+    }
+
+    private void nullableStr(String s) {
+        if (s == null) put(NULL); else str(s);
+    }
+
+    /** The event part given field by field (records built with the setters). */
+    private void partFields(AuditRecord.Part part, String[] clear) {
+        if (part.tool != null) { put(K_TOOL); put(toolText(part.tool)); }
+        if (part.id != null) { put(K_ID); str(part.id); }
+        if (part.args != null) {
+            put(K_ARGS);
+            if (clear != null && part.args instanceof JsonNode && ((JsonNode) part.args).isObject()) argsKeepingClear((JsonNode) part.args, clear);
+            else value(part.args, true, 0);
+        }
+        if (part.result != null) { put(K_RESULT); value(part.result, true, 0); }
+        if (part.text != null) { put(K_TEXT); personal('s', part.text); }
+        if (part.subject != null) { put(K_SUBJECT); personal('s', part.subject); }
+        if (part.purposes != null) { put(K_PURPOSES); strings(part.purposes); }
+        if (part.categories != null) { put(K_CATEGORIES); strings(part.categories); }
+        if (part.granted >= 0) { put(K_GRANTED); put(part.granted == 1 ? TRUE : FALSE); }
+        if (part.error) { put(K_ERROR); put(TRUE); }
+        if (part.tokens >= 0) { put(K_TOKENS); num(part.tokens); }
+        if (part.depth != 0) { put(K_DEPTH); num(part.depth); }
+    }
+
+    /**
      * Format 3's atoms and verdicts against a library record: {@code "lib":N}, {@code "atoms":"<hex>"} (digit k
      * holds atoms 4k..4k+3, bit value 1 for 4k; trailing zero digits left out) and {@code "verdicts":"<letters>"}
      * (one of I, A, F per contract, in the library's order; empty when the record gives none).
@@ -335,6 +385,50 @@ final class AuditLines {
         int atoms = t.atoms.length;
         ensure(3 + (atoms + 3) / 4);
         buf[len++] = '"';
+        if (r.atomBits == null && atoms <= 64) {
+            // one word: its digits up to the highest non-zero one (bits past the table are not atoms)
+            long word = atoms == 64 ? r.atomWord : r.atomWord & ((1L << atoms) - 1);
+            int digits = (67 - Long.numberOfLeadingZeros(word)) >>> 2;
+            for (int k = 0; k < digits; k++) buf[len++] = HEX[(int) (word >>> (k << 2)) & 15];
+        } else {
+            hexAtoms(r, atoms);
+        }
+        buf[len++] = '"';
+        put(K_VERDICTS);
+        if (r.verdictIds != null && r.verdictCodes == null) {
+            put(verdictLetters(t, r.verdictWord));
+        } else {
+            verdictLetters(r, t);
+        }
+    }
+
+    /** Format 3's quoted verdict letters of a packed word, from a small cache (the verdicts change seldom from event to event). */
+    private byte[] verdictLetters(LibraryTable t, long packed) {
+        int slot = (int) (packed ^ packed >>> 29 ^ packed >>> 47) & (LETTERS - 1);
+        byte[] text = letterText[slot];
+        if (text == null || letterTable[slot] != t || letterWord[slot] != packed) {
+            int contracts = t.contracts.length;
+            text = new byte[2 + contracts];
+            text[0] = '"';
+            for (int i = 0; i < contracts; i++) {
+                int c = (int) (packed >>> (2 * i) & 3);
+                text[1 + i] = c < VERDICT_LETTERS.length ? VERDICT_LETTERS[c] : (byte) '?';
+            }
+            text[1 + contracts] = '"';
+            letterText[slot] = text;
+            letterTable[slot] = t;
+            letterWord[slot] = packed;
+        }
+        return text;
+    }
+
+    private static final int LETTERS = 16;
+    private final byte[][] letterText = new byte[LETTERS][];
+    private final LibraryTable[] letterTable = new LibraryTable[LETTERS];
+    private final long[] letterWord = new long[LETTERS];
+
+    /** The atoms' hex digits given as several words (more than 64 atoms). */
+    private void hexAtoms(AuditRecord r, int atoms) {
         int end = len;   // after the last non-zero digit
         for (int k = 0, digits = (atoms + 3) / 4; k < digits; k++) {
             long word = r.atomBits == null ? (k < 16 ? r.atomWord : 0) : (k >> 4 < r.atomBits.length ? r.atomBits[k >> 4] : 0);
@@ -344,8 +438,10 @@ final class AuditLines {
             if (d != 0) end = len;
         }
         len = end;
-        buf[len++] = '"';
-        put(K_VERDICTS);
+    }
+
+    /** The verdict letters given as one code per contract, or none. */
+    private void verdictLetters(AuditRecord r, LibraryTable t) {
         int contracts = r.verdictIds == null ? 0 : t.contracts.length;
         ensure(2 + contracts);
         buf[len++] = '"';
@@ -434,9 +530,24 @@ final class AuditLines {
 
     private static void hexInto(byte[] digest, byte[] out, int at) {
         for (int i = 0; i < 32; i++) {
-            out[at + 2 * i] = HEX[(digest[i] >> 4) & 15];
-            out[at + 2 * i + 1] = HEX[digest[i] & 15];
+            int b = (digest[i] & 0xFF) << 1;
+            out[at + 2 * i] = HEX_PAIRS[b];
+            out[at + 2 * i + 1] = HEX_PAIRS[b + 1];
         }
+    }
+
+    /** The two hex digits of every byte value: {@code HEX_PAIRS[2b], HEX_PAIRS[2b + 1]}. */
+    private static final byte[] HEX_PAIRS = new byte[512];
+    /** The two decimal digits of 0..99: {@code DIGIT_PAIRS[2v], DIGIT_PAIRS[2v + 1]}. */
+    private static final byte[] DIGIT_PAIRS = new byte[200];
+    /** 10^i for i in 0..18. */
+    private static final long[] POWERS_OF_TEN = new long[19];
+
+    static {
+        for (int b = 0; b < 256; b++) { HEX_PAIRS[2 * b] = HEX[b >> 4]; HEX_PAIRS[2 * b + 1] = HEX[b & 15]; }
+        for (int v = 0; v < 100; v++) { DIGIT_PAIRS[2 * v] = (byte) ('0' + v / 10); DIGIT_PAIRS[2 * v + 1] = (byte) ('0' + v % 10); }
+        POWERS_OF_TEN[0] = 1;
+        for (int i = 1; i < POWERS_OF_TEN.length; i++) POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
     }
 
     // ------------------------------------------------------------------ pieces written once
@@ -490,8 +601,23 @@ final class AuditLines {
         if (known != name && !name.equals(known)) {
             fieldNameText[slot] = quoted(name);
             fieldName[slot] = name;
+            fieldPath[slot] = null;
         }
         return fieldNameText[slot];
+    }
+
+    /** The path of a top-level argument field, from the same cache as its name's text. */
+    private Args.Path namePath(String name) {
+        int slot = name.hashCode() & (NAMES - 1);
+        String known = fieldName[slot];
+        if (known != name && !name.equals(known)) {
+            fieldNameText[slot] = quoted(name);
+            fieldName[slot] = name;
+            fieldPath[slot] = null;
+        }
+        Args.Path p = fieldPath[slot];
+        if (p == null) fieldPath[slot] = p = Args.Path.field(name);
+        return p;
     }
 
     /** Epoch milliseconds in decimal, with the digits of the second kept until the second changes. */
@@ -513,8 +639,10 @@ final class AuditLines {
     }
 
     private void kind(String kind) {
+        // a record's kind is an EventKind's name or a literal: the same instance as one of KINDS, usually
+        for (int i = 0; i < KINDS.length; i++) if (KINDS[i] == kind) { put(KIND_TEXT[i]); return; }
         for (int i = 0; i < KINDS.length; i++) {
-            if (KINDS[i] == kind || KINDS[i].equals(kind)) { put(KIND_TEXT[i]); return; }
+            if (KINDS[i].equals(kind)) { put(KIND_TEXT[i]); return; }
         }
         str(kind.toLowerCase(Locale.ROOT));
     }
@@ -655,6 +783,49 @@ final class AuditLines {
         }
         put('}');
     }
+
+    /**
+     * An event's arguments. Arguments that are one flat object of scalars (what a method's parameters or a
+     * tool's usual JSON give) are read field by field from their leaves, without the Jackson tree that
+     * {@link Args#root()} would build for arguments made from fields; any other shape is written from the tree.
+     */
+    private void args(Args a, String[] clear) {
+        if (!flat(a)) {
+            ObjectNode root = a.root();
+            if (clear != null) argsKeepingClear(root, clear);
+            else node(root, true, 0);
+            return;
+        }
+        put('{');
+        for (int i = 0, n = a.leafCount(); i < n; i++) {
+            if (i > 0) put(',');
+            String name = a.leafName(i);
+            put(nameText(name));
+            put(':');
+            boolean personal = true;
+            if (clear != null) for (String c : clear) if (c.equals(name)) { personal = false; break; }
+            node(a.leafValue(i), personal, 1);
+        }
+        put('}');
+    }
+
+    /**
+     * Whether the arguments are exactly their leaves, in order: as many top-level fields as leaves, leaf names
+     * distinct, and each leaf name's top-level field is that very leaf. Then no field is null, an object or an
+     * array (n distinct names reach n top-level scalars, which are all the fields), so the leaves are the fields.
+     */
+    private boolean flat(Args a) {
+        int n = a.leafCount();
+        if (n > FLAT_MAX || n != a.size()) return false;
+        for (int i = 0; i < n; i++) {
+            String name = a.leafName(i);
+            for (int j = 0; j < i; j++) if (name.equals(a.leafName(j))) return false;
+            if (a.get(namePath(name)) != a.leafValue(i)) return false;
+        }
+        return true;
+    }
+
+    private static final int FLAT_MAX = 16;
 
     private void node(JsonNode n, boolean personal, int depth) {
         if (depth > MAX_DEPTH) { str(TOO_DEEP); return; }
@@ -811,20 +982,25 @@ final class AuditLines {
             out[at++] = '-';
             v = -v;
         }
-        int n = 1;
-        for (long p = 10; n < 19 && v >= p; p *= 10) n++;   // comparisons, not divisions
-        int end = at + n;
+        if (v < 10) {
+            out[at] = (byte) ('0' + v);
+            return at + 1;
+        }
+        // the digit count from the bit length (log10 2 ~ 1233 / 4096), then one comparison to settle it
+        int t = ((64 - Long.numberOfLeadingZeros(v)) * 1233) >>> 12;
+        int end = at + t + (v >= POWERS_OF_TEN[t] ? 1 : 0);
         int i = end;
-        while (v >= 100) {   // two digits per division
+        while (v >= 100) {   // two digits per division (a multiplication, once compiled)
             long q = v / 100;
-            int r = (int) (v - q * 100);
-            out[--i] = (byte) ('0' + r % 10);
-            out[--i] = (byte) ('0' + r / 10);
+            int r = (int) (v - q * 100) << 1;
+            out[--i] = DIGIT_PAIRS[r + 1];
+            out[--i] = DIGIT_PAIRS[r];
             v = q;
         }
         if (v >= 10) {
-            out[--i] = (byte) ('0' + v % 10);
-            out[--i] = (byte) ('0' + v / 10);
+            int r = (int) v << 1;
+            out[--i] = DIGIT_PAIRS[r + 1];
+            out[--i] = DIGIT_PAIRS[r];
         } else {
             out[--i] = (byte) ('0' + v);
         }

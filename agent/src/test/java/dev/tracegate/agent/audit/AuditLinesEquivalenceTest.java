@@ -2,7 +2,12 @@ package dev.tracegate.agent.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.tracegate.matchers.event.Args;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -107,6 +112,7 @@ class AuditLinesEquivalenceTest {
     }
 
     private static AuditRecord record(Random rnd, long time, int i) throws Exception {
+        if (rnd.nextInt(3) == 0) return fromEvent(rnd, time);
         String kind = KINDS[rnd.nextInt(KINDS.length)];
         Decision decision = Decision.values()[rnd.nextInt(Decision.values().length)];
         AuditRecord r = AuditRecord.of(text(rnd), rnd.nextInt(3) == 0 ? -rnd.nextInt(100) : rnd.nextInt(1_000_000), kind, decision)
@@ -146,6 +152,79 @@ class AuditLinesEquivalenceTest {
         if (rnd.nextBoolean()) r.latencyNs(rnd.nextInt(3) == 0 ? Long.MIN_VALUE + 1 : rnd.nextInt(Integer.MAX_VALUE));
         if (rnd.nextInt(5) == 0) r.unmet(text(rnd), "x: " + text(rnd));
         return r;
+    }
+
+    /**
+     * A record as the supervisor makes it: from an event (whose fields the encoder reads from the event itself), with
+     * arguments of every shape an event carries: flat fields as a method's parameters give them (JSON nulls among
+     * them), trees from maps and JSON text (nested, and flat ones whose leaves could pass for fields), malformed text.
+     */
+    private static AuditRecord fromEvent(Random rnd, long time) throws Exception {
+        EventKind kind = EventKind.values()[rnd.nextInt(EventKind.values().length)];
+        Event.Builder b = Event.builder(kind).session(text(rnd)).seq(rnd.nextInt(1_000_000));
+        if (rnd.nextBoolean()) b.ts(rnd.nextBoolean() ? time : Math.abs(rnd.nextLong()));
+        if (rnd.nextInt(4) != 0) b.tool(rnd.nextBoolean() ? "search_kb" : text(rnd));
+        if (rnd.nextInt(3) == 0) b.callId(text(rnd));
+        if (rnd.nextInt(4) != 0) b.args(args(rnd));
+        if (rnd.nextInt(3) == 0) b.result(text(rnd));
+        if (rnd.nextInt(4) == 0) b.text(text(rnd));
+        if (rnd.nextInt(4) == 0) b.subject(text(rnd));
+        if (rnd.nextInt(4) == 0) b.purposes(text(rnd), "billing");
+        if (rnd.nextInt(4) == 0) b.categories("email", text(rnd));
+        if (rnd.nextBoolean()) b.granted(rnd.nextBoolean());
+        if (rnd.nextInt(4) == 0) b.error(true);
+        if (rnd.nextInt(3) == 0) b.tokens(rnd.nextInt(100_000));
+        if (rnd.nextInt(4) == 0) b.depth(rnd.nextInt(5) - 2);
+        Decision decision = Decision.values()[rnd.nextInt(Decision.values().length)];
+        AuditRecord r = AuditRecord.of(b.build(), decision).time(rnd.nextBoolean() ? time : time + 1);
+        if (rnd.nextInt(4) == 0) r.clearFields(FIELD_NAMES[rnd.nextInt(FIELD_NAMES.length)], "purposes");
+        return compact(rnd, r);
+    }
+
+    private static final String[] FIELD_NAMES = {"session", "query", "limit", "lang", "a", "b", "purposes", "granted", "ü\"\n"};
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private static Args args(Random rnd) throws Exception {
+        switch (rnd.nextInt(6)) {
+            case 0, 1 -> {   // flat fields, as a configured method's parameters give them
+                int n = rnd.nextInt(6);
+                List<String> names = new ArrayList<>();
+                for (int k = 0; k < n; k++) {
+                    String name = rnd.nextInt(4) == 0 ? text(rnd) : FIELD_NAMES[rnd.nextInt(FIELD_NAMES.length)];
+                    if (!names.contains(name)) names.add(name);
+                }
+                JsonNode[] values = new JsonNode[names.size()];
+                for (int k = 0; k < values.length; k++) values[k] = scalar(rnd);
+                return Args.ofFields(names.toArray(new String[0]), values, values.length);
+            }
+            case 2 -> {   // a tree from a map: nested, flat, or with nulls
+                Map<String, Object> m = new LinkedHashMap<>();
+                for (int k = rnd.nextInt(5); k > 0; k--) m.put(FIELD_NAMES[rnd.nextInt(FIELD_NAMES.length)], jsonSafe(rnd, 1));
+                return Args.of(m);
+            }
+            case 3 -> {   // leaves that look like the fields of a flat object, but are not
+                String[] shapes = {"{\"a\":[1],\"b\":2}", "{\"a\":{\"b\":2},\"b\":2}", "{\"a\":{\"x\":\"en\"},\"b\":true}",
+                        "{\"a\":[\"en\",\"en\"]}", "{\"a\":null,\"b\":1}", "{\"a\":{}}", "{\"a\":[]}", "{}", "{\"a\":1,\"b\":[]}"};
+                return Args.ofJson(shapes[rnd.nextInt(shapes.length)]);
+            }
+            case 4 -> {
+                return Args.ofJson(rnd.nextBoolean() ? "not json " + text(rnd) : JSON.writeValueAsString(jsonSafe(rnd, 0)));
+            }
+            default -> {
+                return Args.ofJson("{\"session\":\"s-1\",\"query\":\"refund policy for damaged items\",\"limit\":5,\"lang\":\"en\"}");
+            }
+        }
+    }
+
+    private static JsonNode scalar(Random rnd) {
+        return switch (rnd.nextInt(7)) {
+            case 0 -> NODES.nullNode();
+            case 1 -> NODES.numberNode(rnd.nextInt(10) - 3);
+            case 2 -> NODES.numberNode(rnd.nextLong());
+            case 3 -> NODES.numberNode(rnd.nextDouble() * 1000);
+            case 4 -> NODES.booleanNode(rnd.nextBoolean());
+            default -> NODES.textNode(text(rnd));
+        };
     }
 
     /** The rest of a record as the supervisor gives it: atoms and verdicts against a library table (format 3's compact form). */

@@ -143,7 +143,24 @@ final class ReferenceAuditLines {
         AuditRecord.Part part = r.partOrNone();
         if (part.tool != null) { key("tool"); str(part.tool); }
         if (part.id != null) { key("id"); str(part.id); }
-        if (part.args != null) { key("args"); value(part.args, true, 0); }
+        if (part.args != null) {
+            key("args");
+            if (r.clearFields != null && part.args instanceof com.fasterxml.jackson.databind.node.ObjectNode o) {
+                // a consent tool's purpose and grant fields stay in clear, every other top-level field is personal data
+                put('{');
+                boolean first = true;
+                for (Map.Entry<String, JsonNode> f : o.properties()) {
+                    if (!first) put(',');
+                    str(f.getKey());
+                    put(':');
+                    node(f.getValue(), !Arrays.asList(r.clearFields).contains(f.getKey()), 1);
+                    first = false;
+                }
+                put('}');
+            } else {
+                value(part.args, true, 0);
+            }
+        }
         if (part.result != null) { key("result"); value(part.result, true, 0); }
         if (part.text != null) { key("text"); personal(part.text); }
         if (part.subject != null) { key("subject"); personal(part.subject); }
