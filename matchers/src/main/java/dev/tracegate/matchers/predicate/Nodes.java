@@ -110,7 +110,7 @@ final class Nodes {
         final ArgValue arg;
         ArgPred(ArgValue arg) { this.arg = arg; }
         @Override final int eval(Frame f) {
-            int s = arg.load(f);
+            int s = arg.find(f);   // the tests read the node itself
             if (s != OK) return s == NA ? FALSE : UNEV;
             return test(f, f.node);
         }
@@ -128,7 +128,7 @@ final class Nodes {
         final double[] numbers;
         ArgIn(ArgValue arg, String[] texts, double[] numbers) { super(arg); this.texts = texts; this.numbers = numbers; }
         @Override int test(Frame f, JsonNode v) {
-            double x = number(v);
+            double x = numbers.length == 0 ? Double.NaN : number(v);   // a list of texts only: no numeric reading
             if (!Double.isNaN(x)) {
                 for (double n : numbers) if (n == x) return TRUE;
             }
@@ -313,13 +313,19 @@ final class Nodes {
         final Args.Path path;
         ArgValue(int tool, Args.Path path) { this.tool = tool; this.path = path; }
         @Override int load(Frame f) {
+            int s = find(f);
+            if (s == OK) f.num = number(f.node);
+            return s;
+        }
+
+        /** As {@link #load} without the numeric reading (a text argument would be parsed for nothing): {@code f.num} is left as it was. */
+        int find(Frame f) {
             f.ref = null;
             if (!f.isCall) return NA;
             if (tool >= 0 && !f.tool(tool)) return NA;
             JsonNode v = f.e.args().get(path);
             if (v == null) return tool >= 0 ? UNEV : NA;
             f.node = v;
-            f.num = number(v);
             f.text = v.isTextual() ? v.textValue() : null; // other scalars: text made only if compared as text
             return OK;
         }
@@ -402,7 +408,7 @@ final class Nodes {
         Length(ArgValue arg, boolean result) { this.arg = arg; this.result = result; }
         @Override int compute(Frame f) {
             if (arg != null) {
-                int s = arg.load(f);
+                int s = arg.find(f);
                 f.text = null;
                 f.ref = null;
                 if (s != OK) return s;
