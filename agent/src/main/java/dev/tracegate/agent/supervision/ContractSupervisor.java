@@ -88,7 +88,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         try {
             this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout());
             lib = load();
-            this.current = new Runtime(lib, versions.incrementAndGet(), config.sessionsMax(), this::evicted);
+            this.current = newRuntime(lib);
         } catch (RuntimeException | LinkageError e) {
             // nothing of this run will be supervised: the log says so and why, rather than read as a quiet run
             String why = e instanceof LibraryException || e instanceof IllegalArgumentException ? e.getMessage() : e.toString();
@@ -214,18 +214,21 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     public ToolDecision onToolCall(ToolCall call) {
         long t0 = System.nanoTime();
         try {
-            Runtime rt = runtimeFor(call.session());
-            Session s = sessionOf(rt, call.session());
-            synchronized (s) { // within a session the audit order is the decision order, so the log replays exactly
-                Worker w = rt.worker(); // this thread's worker: the one step and record use (one thread-local lookup per event)
-                long before = s.applied();
-                try {
-                    Event e = Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), call.tool(), call.callId(),
-                            arguments(call), null, false);   // no builder: one object less per event
-                    return decideCall(rt, s, e, call, t0, w);
-                } catch (RuntimeException | LinkageError err) {
-                    takeBack(rt, s, w, before);
-                    throw err;
+            while (true) {
+                Runtime rt = runtimeFor(call.session());
+                Session s = sessionOf(rt, call.session());
+                synchronized (s) { // within a session the audit order is the decision order, so the log replays exactly
+                    long before = s.applied();
+                    if (before < 0) continue;   // ended since sessionOf found it (evicted or ended): the event goes to its successor
+                    Worker w = rt.worker(); // this thread's worker: the one step and record use (one thread-local lookup per event)
+                    try {
+                        Event e = Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), call.tool(), call.callId(),
+                                arguments(call), null, false);   // no builder: one object less per event
+                        return decideCall(rt, s, e, call, t0, w);
+                    } catch (RuntimeException | LinkageError err) {
+                        takeBack(rt, s, w, before);
+                        throw err;
+                    }
                 }
             }
         } catch (RuntimeException | LinkageError err) {
@@ -328,30 +331,33 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     public ResultDecision onToolResult(ToolResult result) {
         long t0 = System.nanoTime();
         try {
-            Runtime rt = runtimeFor(result.session());
-            Session s = sessionOf(rt, result.session());
-            synchronized (s) {
-                Worker w = rt.worker();
-                long before = s.applied();
-                try {
-                    Event e = Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), result.tool(), result.callId(),
-                            null, result.text(), result.error());
-                    Decision d = rt.monitor.step(s, e, false, enforce, w);
-                    if (d.kind() == Decision.Kind.SUPPRESS) {
-                        Library.ContractInfo c = rt.library.info().get(d.contract(0));
-                        if (!enforce) {
-                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, d), t0);
-                            return ResultDecision.keep();
+            while (true) {
+                Runtime rt = runtimeFor(result.session());
+                Session s = sessionOf(rt, result.session());
+                synchronized (s) {
+                    long before = s.applied();
+                    if (before < 0) continue;   // ended since sessionOf found it (evicted or ended): the event goes to its successor
+                    Worker w = rt.worker();
+                    try {
+                        Event e = Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), result.tool(), result.callId(),
+                                null, result.text(), result.error());
+                        Decision d = rt.monitor.step(s, e, false, enforce, w);
+                        if (d.kind() == Decision.Kind.SUPPRESS) {
+                            Library.ContractInfo c = rt.library.info().get(d.contract(0));
+                            if (!enforce) {
+                                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, d), t0);
+                                return ResultDecision.keep();
+                            }
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                            return ResultDecision.suppress(c.id(), withheld(rt, c, "tool result"));
                         }
-                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
-                        return ResultDecision.suppress(c.id(), withheld(rt, c, "tool result"));
+                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
+                                d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
+                        return ResultDecision.keep();
+                    } catch (RuntimeException | LinkageError err) {
+                        takeBack(rt, s, w, before);
+                        throw err;
                     }
-                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
-                            d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
-                    return ResultDecision.keep();
-                } catch (RuntimeException | LinkageError err) {
-                    takeBack(rt, s, w, before);
-                    throw err;
                 }
             }
         } catch (RuntimeException | LinkageError err) {
@@ -364,26 +370,29 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     public MessageDecision onUserMessage(Message message) {
         long t0 = System.nanoTime();
         try {
-            Runtime rt = runtimeFor(message.session());
-            Session s = sessionOf(rt, message.session());
-            synchronized (s) {
-                Worker w = rt.worker();
-                long before = s.applied();
-                try {
-                    Event e = next(s, EventKind.USER, t0)
-                            .text(message.text()).build();
-                    Decision d = rt.monitor.step(s, e, false, enforce, w);
-                    if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
-                        Library.ContractInfo c = rt.library.info().get(d.contract(0));
-                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
-                        return MessageDecision.replace(c.id(), withheld(rt, c, "user message"));
+            while (true) {
+                Runtime rt = runtimeFor(message.session());
+                Session s = sessionOf(rt, message.session());
+                synchronized (s) {
+                    long before = s.applied();
+                    if (before < 0) continue;   // ended since sessionOf found it (evicted or ended): the event goes to its successor
+                    Worker w = rt.worker();
+                    try {
+                        Event e = next(s, EventKind.USER, t0)
+                                .text(message.text()).build();
+                        Decision d = rt.monitor.step(s, e, false, enforce, w);
+                        if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
+                            Library.ContractInfo c = rt.library.info().get(d.contract(0));
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                            return MessageDecision.replace(c.id(), withheld(rt, c, "user message"));
+                        }
+                        record(rt, w, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
+                                d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null, d.refused() ? reason(rt, d) : null, t0);
+                        return MessageDecision.keep();
+                    } catch (RuntimeException | LinkageError err) {
+                        takeBack(rt, s, w, before);
+                        throw err;
                     }
-                    record(rt, w, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
-                            d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null, d.refused() ? reason(rt, d) : null, t0);
-                    return MessageDecision.keep();
-                } catch (RuntimeException | LinkageError err) {
-                    takeBack(rt, s, w, before);
-                    throw err;
                 }
             }
         } catch (RuntimeException | LinkageError err) {
@@ -396,39 +405,42 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     public MessageDecision onAssistantMessage(Message message) {
         long t0 = System.nanoTime();
         try {
-            Runtime rt = runtimeFor(message.session());
-            Session s = sessionOf(rt, message.session());
-            synchronized (s) {
-                Worker w = rt.worker();
-                long before = s.applied();
-                try {
-                    Event e = next(s, EventKind.ASSISTANT, t0)
-                            .text(message.text()).build();
-                    Decision d = rt.monitor.step(s, e, true, enforce, w);
-                    if (!d.refused()) {
-                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
-                        return MessageDecision.keep();
-                    }
-                    Library.ContractInfo c = primary(rt, d);
-                    String reason = reason(rt, d);
-                    if (!enforce) {
-                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
-                        return MessageDecision.keep();
-                    }
-                    if (c.strategy().equals("redact")) {
-                        String redacted = redaction.redactText(rt.library, message.text());
-                        Event r = again(e, EventKind.ASSISTANT).text(redacted).build();
-                        if (!rt.monitor.step(s, r, true, true, w).refused()) {
-                            record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
-                            return MessageDecision.replace(c.id(), redacted);
+            while (true) {
+                Runtime rt = runtimeFor(message.session());
+                Session s = sessionOf(rt, message.session());
+                synchronized (s) {
+                    long before = s.applied();
+                    if (before < 0) continue;   // ended since sessionOf found it (evicted or ended): the event goes to its successor
+                    Worker w = rt.worker();
+                    try {
+                        Event e = next(s, EventKind.ASSISTANT, t0)
+                                .text(message.text()).build();
+                        Decision d = rt.monitor.step(s, e, true, enforce, w);
+                        if (!d.refused()) {
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
+                            return MessageDecision.keep();
                         }
+                        Library.ContractInfo c = primary(rt, d);
+                        String reason = reason(rt, d);
+                        if (!enforce) {
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
+                            return MessageDecision.keep();
+                        }
+                        if (c.strategy().equals("redact")) {
+                            String redacted = redaction.redactText(rt.library, message.text());
+                            Event r = again(e, EventKind.ASSISTANT).text(redacted).build();
+                            if (!rt.monitor.step(s, r, true, true, w).refused()) {
+                                record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
+                                return MessageDecision.replace(c.id(), redacted);
+                            }
+                        }
+                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
+                        String notice = "[tracegate] " + rt.says(c) + (c.next().isEmpty() ? "" : " " + c.next());
+                        return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), c.id() + ": " + reason);
+                    } catch (RuntimeException | LinkageError err) {
+                        takeBack(rt, s, w, before);
+                        throw err;
                     }
-                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
-                    String notice = "[tracegate] " + rt.says(c) + (c.next().isEmpty() ? "" : " " + c.next());
-                    return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), c.id() + ": " + reason);
-                } catch (RuntimeException | LinkageError err) {
-                    takeBack(rt, s, w, before);
-                    throw err;
                 }
             }
         } catch (RuntimeException | LinkageError err) {
@@ -452,16 +464,20 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         long t0 = System.nanoTime();
         Event probe = b.build();
         try {
-            Runtime rt = runtimeFor(probe.session());
-            Session s = sessionOf(rt, probe.session());
-            synchronized (s) {
-                long now = WallClock.millisAt(t0);
-                s.touch(now);
-                Event e = b.seq(s.nextSequence()).ts(now).build();
-                Worker w = rt.worker();
-                Decision d = rt.monitor.step(s, e, false, false, w);
-                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
-                        d.contractCount() > 0 ? d.kind() + ": " + reason(rt, d) : null, t0);
+            while (true) {
+                Runtime rt = runtimeFor(probe.session());
+                Session s = sessionOf(rt, probe.session());
+                synchronized (s) {
+                    if (s.isClosed()) continue;   // ended since sessionOf found it (evicted or ended): the event goes to its successor
+                    long now = WallClock.millisAt(t0);
+                    s.touch(now);
+                    Event e = b.seq(s.nextSequence()).ts(now).build();
+                    Worker w = rt.worker();
+                    Decision d = rt.monitor.step(s, e, false, false, w);
+                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
+                            d.contractCount() > 0 ? d.kind() + ": " + reason(rt, d) : null, t0);
+                    return;
+                }
             }
         } catch (RuntimeException | LinkageError err) {
             internalError(err, probe.session(), probe.kind().name());
@@ -513,7 +529,13 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         dropIdleRuntimes();
     }
 
+    /**
+     * Ends a session and records its END. An event that found {@code s} before and waits for its monitor finds it
+     * closed and goes to its successor (see {@link #onToolCall}); a successor created meanwhile waits in
+     * {@link #sessionOf} until the END is queued.
+     */
     private void end(Runtime rt, Session s) {
+        if (s.isClosed()) return;   // e.g. evicted since endSession("*") listed it: announcing it could hide a successor's end from ending
         ending.put(s.id(), s);   // before the monitor removes s: a successor created after that finds it here
         try {
             synchronized (s) {
@@ -544,16 +566,34 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         return s;
     }
 
-    private void evicted(EndReport r) {
-        Runtime rt = current;
-        for (Runtime x : runtimes) if (x.monitor.contracts().contracts().size() == r.verdicts().size()) rt = x;
+    /**
+     * A runtime for the libraries, whose sessions evicted by the engine (sessions.max, idle sweep) are recorded by
+     * {@link #evicted} with this runtime's contracts.
+     */
+    private Runtime newRuntime(Library lib) {
+        Runtime[] self = new Runtime[1];   // the listener needs the runtime it belongs to; no session, so no eviction, before it is set
+        self[0] = new Runtime(lib, versions.incrementAndGet(), config.sessionsMax(), r -> evicted(self[0], r));
+        return self[0];
+    }
+
+    /**
+     * Records the END of a session the engine evicted. The engine calls this holding the session's monitor, before
+     * the session leaves its map (SessionMonitor#evict), as {@link #end} does for the sessions it ends: every event
+     * of the session has been recorded (each holds the monitor from its sequence number to its record), so the END
+     * takes the next number, and an event of the same id recorded after it belongs to a new session.
+     */
+    private void evicted(Runtime rt, EndReport r) {
         recordEnd(rt, r, -1);
     }
 
     private void evictIdle() {
+        evictIdle(System.currentTimeMillis() - config.sessionsIdleTimeout().toMillis());
+    }
+
+    /** One idle sweep (the housekeeping thread's): ends every session not used since {@code cutoffMillis}. */
+    void evictIdle(long cutoffMillis) {
         try {
-            long cutoff = System.currentTimeMillis() - config.sessionsIdleTimeout().toMillis();
-            for (Runtime rt : runtimes) rt.monitor.evictIdle(cutoff);
+            for (Runtime rt : runtimes) rt.monitor.evictIdle(cutoffMillis);
             dropIdleRuntimes();
         } catch (RuntimeException e) {
             AgentLog.error("idle-session eviction failed", e);
@@ -619,7 +659,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         try {
             Library lib = load();
             analyseLater(lib);
-            Runtime next = new Runtime(lib, versions.incrementAndGet(), config.sessionsMax(), this::evicted);
+            Runtime next = newRuntime(lib);
             runtimes.add(next);
             current = next;
             metrics.contracts(next.contractIds);
