@@ -122,8 +122,8 @@ final class Warmup implements Supervisor, Runnable {
         bridge.onUserMessage("warmup", SESSION, "Hello, I am " + PERSONAL + ". Please refund order 4711 of 120 EUR.");
         for (String tool : tools(library)) {
             String callId = "warmup-" + tool;
-            bridge.onToolCall("warmup", SESSION, tool, "{\"query\":\"" + PERSONAL + "\",\"order\":\"4711\",\"amount\":120,"
-                    + "\"nested\":{\"email\":\"jane.doe@example.com\",\"tags\":[\"a\",\"b\"]}}", callId);
+            bridge.onToolCall("warmup", SESSION, tool, "{\"query\":\"" + PERSONAL + "\",\"order\":\"4711\",\"amount\":\"89.00 EUR\","
+                    + "\"limit\":5,\"nested\":{\"email\":\"jane.doe@example.com\",\"tags\":[\"a\",\"b\"],\"price\":1299.5}}", callId);
             bridge.onToolResult("warmup", SESSION, tool, callId, "Customer " + PERSONAL + ". " + INSTRUCTION, false);
         }
         // configured methods hand their parameters over as Java values, converted without JSON text
@@ -134,7 +134,34 @@ final class Warmup implements Supervisor, Runnable {
         onConsent(new Consent(SESSION, "jane.doe@example.com", "support", true));
         onErasure(new Erasure(SESSION, "jane.doe@example.com"));
         json.read(json.write(List.of(Map.of("a", 1), new java.util.Date(0L))));
+        redaction(library);
         monitor.end(session);
+    }
+
+    /**
+     * What a redact contract does on its first use (ContractSupervisor's Redaction): the categories of each argument
+     * alone, the purposes' needed categories, a copy of the arguments without a field, personal data masked in a text.
+     */
+    private void redaction(Library library) {
+        com.fasterxml.jackson.databind.JsonNode tree;
+        try {
+            tree = json.mapper().readTree("{\"name\":\"Jane Doe\",\"address\":\"221B Baker Street, London NW1 6XE\",\"n\":{\"x\":[1]}}");
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        Event call = Event.builder(EventKind.CALL).session(SESSION).tool("warmup")
+                .args(tree).build();
+        com.fasterxml.jackson.databind.node.ObjectNode copy = call.args().root().deepCopy();
+        for (java.util.Iterator<String> names = call.args().fieldNames(); names.hasNext(); ) {
+            String field = names.next();
+            com.fasterxml.jackson.databind.node.ObjectNode one = copy.objectNode();
+            one.set(field, call.args().root().get(field));
+            library.grounding().categories(Event.builder(EventKind.CALL).session(SESSION).tool("warmup").args(one).build());
+        }
+        for (String purpose : library.policy().purposesOf("warmup")) library.policy().necessaryCategories(purpose);
+        copy.remove("name");
+        copy.toString();
+        dev.tracegate.matchers.pii.DataCategoryExtractor.INSTANCE.spans(PERSONAL);
     }
 
     /** Up to three tool names the libraries mention (so that their tool-specific grounding runs), else a neutral one. */
