@@ -37,7 +37,6 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     static final long MAX_LATENCY_NS = TimeUnit.HOURS.toNanos(1);
     private static final Decision[] DECISIONS = Decision.values();
 
-    private final LongAdder events = new LongAdder();
     private final LongAdder[] decisions = new LongAdder[DECISIONS.length];
     private final LongAdder closedErrors = new LongAdder();
     private final LongAdder openErrors = new LongAdder();
@@ -71,10 +70,7 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     // ------------------------------------------------------------------ recording (event threads)
 
-    /** One event seen. */
-    public void onEvent() { events.increment(); }
-
-    /** One decision taken, and how long it took (clamped to [0, 1 h]). */
+    /** One event decided, and how long it took (clamped to [0, 1 h]): the events are the decisions other than {@code end}. */
     public void onDecision(Decision decision, long latencyNs) {
         decisions[decision.ordinal()].increment();
         latency.recordValue(latencyNs < 0 ? 0 : Math.min(latencyNs, MAX_LATENCY_NS));
@@ -180,7 +176,11 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     // ------------------------------------------------------------------ reading (JMX threads)
 
-    @Override public long getEvents() { return events.sum(); }
+    @Override public long getEvents() {
+        long n = 0;
+        for (Decision d : DECISIONS) if (d != Decision.END) n += decisions[d.ordinal()].sum();
+        return n;
+    }
 
     @Override public Map<String, Long> getDecisions() {
         Map<String, Long> m = new LinkedHashMap<>();

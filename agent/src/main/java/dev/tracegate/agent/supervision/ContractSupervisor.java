@@ -766,8 +766,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private boolean record(Runtime rt, Worker w, Session s, Event e, Decision d, dev.tracegate.agent.audit.Decision kind, String contract,
                            String message, long t0, int[] excused) {
         long latency = System.nanoTime() - t0;
-        metrics.onEvent();
-        metrics.onDecision(kind, latency);
+        metrics.onDecision(kind, latency);   // also counts the event
         if (excused != null) for (int x : excused) metrics.onFire(x);
         else if (d != null) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
         AuditRecord r = AuditRecord.of(e, kind).time(e.ts()).latencyNs(latency);

@@ -56,7 +56,6 @@ class SupervisorMetricsTest {
         long[] latencies = new long[10_000];
         for (int i = 0; i < latencies.length; i++) {
             latencies[i] = 200 + random.nextInt(50_000);
-            metrics.onEvent();
             metrics.onDecision(i % 10 == 0 ? Decision.BLOCK : Decision.PASS, latencies[i]);
         }
         metrics.onFire(1);
@@ -66,10 +65,12 @@ class SupervisorMetricsTest {
         metrics.onInternalError(FailPolicy.CLOSED);
         metrics.onInternalError(FailPolicy.OPEN);
         metrics.onInternalError(FailPolicy.OPEN);
+        metrics.onSessionEnd();   // an end is a decision of its own, not an event
 
         assertThat(SERVER.getAttribute(name(), "Events")).isEqualTo(10_000L);
         Map<String, Long> decisions = map("Decisions");
-        assertThat(decisions).containsEntry("pass", 9_000L).containsEntry("block", 1_000L).containsEntry("shadow-would-block", 0L);
+        assertThat(decisions).containsEntry("pass", 9_000L).containsEntry("block", 1_000L).containsEntry("shadow-would-block", 0L)
+                .containsEntry("end", 1L);
         assertThat(decisions).hasSize(Decision.values().length);
         assertThat(map("Fires")).containsOnly(Map.entry("no-refund", 1L), Map.entry("gdpr-p4", 2L));
         assertThat(map("InternalErrors")).containsOnly(Map.entry("closed", 1L), Map.entry("open", 2L));
@@ -128,7 +129,7 @@ class SupervisorMetricsTest {
     void registeringAgainReplacesAnEarlierInstance() throws Exception {
         SupervisorMetrics earlier = new SupervisorMetrics();
         earlier.register();
-        earlier.onEvent();
+        earlier.onDecision(Decision.PASS, 1);
         metrics.register();
         assertThat(SERVER.getAttribute(name(), "Events")).isEqualTo(0L);
         earlier.unregister();   // not the registered instance any more: must not remove the new one
@@ -142,7 +143,6 @@ class SupervisorMetricsTest {
         long id = Thread.currentThread().getId();
         Runnable work = () -> {
             for (int i = 0; i < 100_000; i++) {
-                metrics.onEvent();
                 metrics.onDecision(Decision.PASS, 100 + (i & 1023));
                 metrics.onFire(i & 1);
             }
