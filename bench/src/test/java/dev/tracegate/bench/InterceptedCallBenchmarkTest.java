@@ -16,7 +16,19 @@ class InterceptedCallBenchmarkTest {
         h.setUp();
         InterceptedCallBenchmark b = new InterceptedCallBenchmark();
         assertThat(b.passedCall(h)).isEqualTo("found 3 articles");
+        assertThat(b.passedCallVaried(h)).isEqualTo("found 3 articles");
         assertThat(b.blockedCall(h)).isEqualTo("refunded");
+    }
+
+    @Test
+    void theVariedQueriesDifferAndPassTheSearchContracts() {
+        String[] q = InterceptedCallBenchmark.queries();
+        assertThat(java.util.Set.of(q)).as("4,096 distinct texts").hasSize(4096);
+        java.util.regex.Pattern credential = java.util.regex.Pattern.compile("(?i)passw(or)?d|api[_ -]?key|secret");   // support-desk.yaml
+        for (String s : q) {
+            assertThat(credential.matcher(s).find()).as(s).isFalse();
+            assertThat(s.length()).as("support.search-query-length").isLessThanOrEqualTo(1000);
+        }
     }
 
     @Test

@@ -46,6 +46,8 @@ public class InterceptedCallBenchmark {
 
         SupportTools tools;
         String session;
+        final String[] queries = queries();
+        int next;
 
         @Setup(Level.Trial)
         public void setUp() {
@@ -72,6 +74,24 @@ public class InterceptedCallBenchmark {
     @Benchmark
     public String passedCall(Host h) {
         return h.tools.searchKb(h.session, "refund policy for damaged items", 5, "en");
+    }
+
+    /**
+     * The passed search with a different query each call (4,096 distinct texts in turn): the arguments of a real
+     * agent's calls vary, so nothing derived from an argument's text (such as its audit pseudonym) can be reused.
+     */
+    @Benchmark
+    public String passedCallVaried(Host h) {
+        return h.tools.searchKb(h.session, h.queries[h.next++ & (h.queries.length - 1)], 5, "en");
+    }
+
+    /** 4,096 distinct search queries that the benchmark library lets through (none mentions a credential). */
+    public static String[] queries() {
+        String[] topics = {"refund policy", "damaged items", "shipping times", "warranty terms", "order status", "return label",
+            "exchange rules", "gift cards"};
+        String[] q = new String[4096];
+        for (int i = 0; i < q.length; i++) q[i] = topics[i & 7] + " for order " + (100_000 + i * 7919 % 900_000) + " in region " + (i >>> 3);
+        return q;
     }
 
     @Benchmark

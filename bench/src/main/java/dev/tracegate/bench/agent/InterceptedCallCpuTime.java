@@ -21,7 +21,8 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code ThreadMXBean}): figures that hold on a loaded machine, where JMH's wall-clock scores also
  * count the time a thread waits for a core. The bodies are {@link InterceptedCallBenchmark}'s: a
  * {@code passed} search (CALL and RETURN records) and a {@code blocked} refund (one CALL record; the
- * agent prints one line per block on standard error). Each round runs {@code --calls} calls, then waits
+ * agent prints one line per block on standard error), and {@code varied}, the passed search with a different query each
+ * call out of 4,096 (no repeated argument text for the audit log's pseudonyms to reuse). Each round runs {@code --calls} calls, then waits
  * until the writer has drained them (its CPU clock stands still), so the writer's share of the round's
  * records is in the round; the figures are the medians of the rounds.
  *
@@ -29,7 +30,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code java -javaagent:agent/target/tracegate-agent.jar=config=bench/agent/tracegate.yaml
  * -Dtracegate.audit.path=/tmp/audit.jsonl -Dbench.agent=attached -cp benchmarks.jar
  * dev.tracegate.bench.agent.InterceptedCallCpuTime [--calls 100000] [--rounds 7] [--warmup-calls 300000]
- * [--bodies passed,blocked] [--out file.json] 2> /dev/null}; without the agent ({@code -Dbench.agent=detached})
+ * [--bodies passed,varied,blocked] [--out file.json] 2> /dev/null}; without the agent ({@code -Dbench.agent=detached})
  * it gives the tool bodies' own cost. It refuses to run when the agent's presence differs from
  * {@code bench.agent}, or when a passed call does not run its tool.
  */
@@ -76,8 +77,13 @@ public final class InterceptedCallCpuTime {
     private static Body body(String name) {
         switch (name.strip()) {
             case "passed": return (t, s) -> t.searchKb(s, "refund policy for damaged items", 5, "en");
+            case "varied": {
+                String[] queries = InterceptedCallBenchmark.queries();
+                int[] next = {0};
+                return (t, s) -> t.searchKb(s, queries[next[0]++ & (queries.length - 1)], 5, "en");
+            }
             case "blocked": return (t, s) -> t.refund(s, "A-1234", 20.0);
-            default: throw new IllegalArgumentException("unknown body '" + name + "'; known: passed, blocked");
+            default: throw new IllegalArgumentException("unknown body '" + name + "'; known: passed, varied, blocked");
         }
     }
 
@@ -136,7 +142,7 @@ public final class InterceptedCallCpuTime {
                 }
             }
             int ran = tools.searches() - searchesBefore;
-            int expected = name.strip().equals("passed") ? warmUp + rounds * calls : 0;
+            int expected = name.strip().equals("blocked") ? 0 : warmUp + rounds * calls;
             if (ran != expected) {
                 throw new IllegalStateException(name + ": the search tool body ran " + ran + " times, expected " + expected);
             }
