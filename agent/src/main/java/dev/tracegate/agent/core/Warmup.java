@@ -53,6 +53,7 @@ final class Warmup implements Supervisor, Runnable {
     private final JsonCodec json;
     private final Path base;
     private final long started;
+    private final Runnable then;
 
     private SessionMonitor<Event> monitor;
     private Worker worker;
@@ -62,7 +63,8 @@ final class Warmup implements Supervisor, Runnable {
     private AuditWriter audit;
     private int stepped;
 
-    Warmup(AgentConfig config, AgentArguments bridgeOptions, JsonCodec json, long started) {
+    Warmup(AgentConfig config, AgentArguments bridgeOptions, JsonCodec json, long started, Runnable then) {
+        this.then = then;
         this.config = config;
         this.bridgeOptions = bridgeOptions;
         this.json = json;
@@ -70,10 +72,13 @@ final class Warmup implements Supervisor, Runnable {
         this.started = started;
     }
 
-    /** Starts the warm-up on its own daemon thread of minimum priority; at most once per JVM. */
-    static void start(AgentConfig config, AgentArguments bridgeOptions, JsonCodec json, long started) {
+    /**
+     * Starts the warm-up on its own daemon thread of minimum priority, at most once per JVM; {@code then} (may be
+     * null) runs on that thread when the warm-up has ended, however it ended.
+     */
+    static void start(AgentConfig config, AgentArguments bridgeOptions, JsonCodec json, long started, Runnable then) {
         if (!STATE.compareAndSet(State.NOT_RUN, State.RUNNING)) return;
-        Thread t = new Thread(new Warmup(config, bridgeOptions, json, started), "tracegate-warmup");
+        Thread t = new Thread(new Warmup(config, bridgeOptions, json, started, then), "tracegate-warmup");
         t.setDaemon(true);
         t.setPriority(Thread.MIN_PRIORITY);
         t.start();
@@ -105,6 +110,7 @@ final class Warmup implements Supervisor, Runnable {
         AgentLog.debug("start-up: first-event warm-up " + STATE.get().name().toLowerCase(java.util.Locale.ROOT) + " at "
                 + (System.nanoTime() - started) / 1_000_000 + " ms (" + stepped + " synthetic events, " + cpuNanos / 1_000_000
                 + " ms CPU; nothing audited or counted)");
+        if (then != null) then.run();
     }
 
     private void warm() {
