@@ -136,7 +136,7 @@ public final class AgentCore {
             if (attached) {
                 installed.reportUnmatched();
             }
-            if (warmup && supervisorName.equals("contracts")) warmUp(config, bridgeOptions, json, started);
+            if (warmup && supervisorName.equals("contracts")) warmUp(config, json, started);
         } catch (RuntimeException | LinkageError e) {
             boolean open = config.fail() == FailPolicy.OPEN || options.get("fail", "closed").equals("open");
             // a user's mistake (a library, a methods file) is its message paragraph, as when the start is refused;
@@ -240,10 +240,10 @@ public final class AgentCore {
      * {@value Registration#DELAY_MILLIS} ms after premain, so that a first event soon after the start finds the
      * MBean there instead of waiting for the platform MBean server. Never stops the start: the warm-up only saves time.
      */
-    private static void warmUp(AgentConfig config, AgentArguments bridgeOptions, JsonCodec json, long started) {
+    private static void warmUp(AgentConfig config, JsonCodec json, long started) {
         Registration jmx = registration;
         try {
-            Warmup.start(config, bridgeOptions, json, started, jmx == null ? null : jmx::begin);
+            Warmup.start(config, json, started, jmx == null ? null : jmx::begin);
         } catch (RuntimeException | LinkageError e) {
             AgentLog.debug("first-event warm-up not started (" + e + ")");
         }
