@@ -5,9 +5,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tracegate.matchers.event.Args;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.event.EventKind;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Array;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.DigestException;
 import java.security.MessageDigest;
@@ -90,11 +93,16 @@ final class AuditLines {
     private static final byte[][] DECISIONS = new byte[Decision.values().length][];
     private static final String[] KINDS = {"USER", "ASSISTANT", "CALL", "RETURN", "CONSENT", "ERASURE", "END"};
     private static final byte[][] KIND_TEXT = new byte[KINDS.length][];
+    // a key and its value in one piece where the value is one of a few: one copy instead of two
+    private static final byte[][] KIND_FIELDS = new byte[KINDS.length][];
+    private static final byte[][] DECISION_FIELDS = new byte[Decision.values().length][];
 
     static {
         for (int i = 0; i < VERDICTS.length; i++) VERDICTS[i] = quoted(AuditRecord.VERDICT_NAMES[i]);
         for (Decision d : Decision.values()) DECISIONS[d.ordinal()] = quoted(d.wire());
         for (int i = 0; i < KINDS.length; i++) KIND_TEXT[i] = quoted(KINDS[i].toLowerCase(Locale.ROOT));
+        for (int i = 0; i < KINDS.length; i++) KIND_FIELDS[i] = concat(K_KIND, KIND_TEXT[i]);
+        for (Decision d : Decision.values()) DECISION_FIELDS[d.ordinal()] = concat(K_DECISION, DECISIONS[d.ordinal()]);
     }
 
     private final MessageDigest sha;
@@ -128,7 +136,7 @@ final class AuditLines {
     private final byte[][] fieldNameText = new byte[NAMES][];
     private final Args.Path[] fieldPath = new Args.Path[NAMES];
     private long tsSecond = Long.MIN_VALUE;
-    private final byte[] tsSecondText = new byte[20];
+    private final byte[] tsSecondText = new byte[32];
     private int tsSecondLength;
     // the quoted time text of the second last written, and that second
     private long timeSecond = Long.MIN_VALUE;
@@ -141,6 +149,8 @@ final class AuditLines {
     // library tables written in a library record since the chain was last (re)started, and their numbers
     private final java.util.IdentityHashMap<LibraryTable, Integer> libraries = new java.util.IdentityHashMap<>();
     private LibraryTable lastLibrary;
+    private int libFieldNumber;   // the lib number whose field text libField holds (0: none)
+    private byte[] libField;
     private int lastLibraryNumber;
     private int librariesWritten;
 
@@ -281,18 +291,17 @@ final class AuditLines {
 
     void event(AuditRecord r) {
         len = 0;
-        put(BEGIN);
-        ensure(64);
+        ensure(0);   // SLACK bytes of room: enough for every fixed-size piece of the line (see putc)
+        putc(BEGIN);
         System.arraycopy(prevHex, 0, buf, len, 64);
         len += 64;
-        put(REC_EVENT);
+        putc(REC_EVENT);
         // format 3 leaves out a decision time equal to the event's own ts (the supervisor decides at ts)
-        if (r.timeMillis != r.ts) { put(K_TIME); time(r.timeMillis); }
+        if (r.timeMillis != r.ts) { putc(K_TIME); time(r.timeMillis); }
         // the event part, in the shape of a trace line
-        put(K_SESSION); put(sessionText(r.session));
-        put(K_SEQ); num(r.seq);
-        if (r.ts != Long.MIN_VALUE) { put(K_TS); millis(r.ts); }
-        put(K_KIND); kind(r.kind);
+        put(sessionText(r.session)); numc(r.seq);   // ,"session":"<id>","seq":<n>
+        if (r.ts != Long.MIN_VALUE) tsField(r.ts);
+        kind(r.kind);
         Event e = r.event;
         if (e != null) eventFields(e, r.clearFields);
         else partFields(r.partOrNone(), r.clearFields);
@@ -302,12 +311,12 @@ final class AuditLines {
         } else {
             spelledOut(r);
         }
-        put(K_DECISION); put(DECISIONS[r.decision.ordinal()]);
-        if (r.fired != null) { put(K_FIRED); strings(r.fired); }
-        if (r.approved) { put(K_APPROVED); put(TRUE); }
-        if (r.message != null) { put(K_MESSAGE); str(r.message); }
-        if (r.latencyNs >= 0) { put(K_LATENCY); num(r.latencyNs); }
-        if (r.unmet != null) { put(K_UNMET); strings(r.unmet); }
+        putc(DECISION_FIELDS[r.decision.ordinal()]);
+        if (r.fired != null) { putc(K_FIRED); strings(r.fired); }
+        if (r.approved) { putc(K_APPROVED); putc(TRUE); }
+        if (r.message != null) { putc(K_MESSAGE); str(r.message); }
+        if (r.latencyNs >= 0) { putc(K_LATENCY); numc(r.latencyNs); }
+        if (r.unmet != null) { putc(K_UNMET); strings(r.unmet); }
         end();
     }
 
@@ -317,34 +326,34 @@ final class AuditLines {
      */
     private void eventFields(Event e, String[] clear) {
         String tool = e.tool();
-        if (tool != null) { put(K_TOOL); put(toolText(tool)); }
+        if (tool != null) put(toolText(tool));
         String id = e.callId();
-        if (id != null) { put(K_ID); str(id); }
-        if (e.hasArgs()) { put(K_ARGS); args(e.args(), clear); }
+        if (id != null) { putc(K_ID); str(id); }
+        if (e.hasArgs()) { putc(K_ARGS); args(e.args(), clear); }
         String result = e.result();
-        if (result != null) { put(K_RESULT); scalarText(result, true); }
+        if (result != null) { putc(K_RESULT); scalarText(result, true); }
         String text = e.text();
-        if (text != null) { put(K_TEXT); personal('s', text); }
+        if (text != null) { putc(K_TEXT); personal('s', text); }
         String subject = e.subject();
-        if (subject != null) { put(K_SUBJECT); personal('s', subject); }
+        if (subject != null) { putc(K_SUBJECT); personal('s', subject); }
         int n = e.purposeCount();
         if (n > 0) {
-            put(K_PURPOSES); put('[');
+            putc(K_PURPOSES); put('[');
             for (int i = 0; i < n; i++) { if (i > 0) put(','); nullableStr(e.purpose(i)); }
             put(']');
         }
         n = e.categoryCount();
         if (n > 0) {
-            put(K_CATEGORIES); put('[');
+            putc(K_CATEGORIES); put('[');
             for (int i = 0; i < n; i++) { if (i > 0) put(','); nullableStr(e.category(i)); }
             put(']');
         }
-        if (e.kind() == EventKind.CONSENT) { put(K_GRANTED); put(e.granted() ? TRUE : FALSE); }
-        if (e.error()) { put(K_ERROR); put(TRUE); }
+        if (e.kind() == EventKind.CONSENT) { putc(K_GRANTED); putc(e.granted() ? TRUE : FALSE); }
+        if (e.error()) { putc(K_ERROR); putc(TRUE); }
         long tokens = e.tokens();
-        if (tokens >= 0) { put(K_TOKENS); num(tokens); }
+        if (tokens >= 0) { putc(K_TOKENS); numc(tokens); }
         int depth = e.depth();
-        if (depth != 0) { put(K_DEPTH); num(depth); }
+        if (depth != 0) { putc(K_DEPTH); numc(depth); }
     }
 
     private void nullableStr(String s) {
@@ -353,22 +362,22 @@ final class AuditLines {
 
     /** The event part given field by field (records built with the setters). */
     private void partFields(AuditRecord.Part part, String[] clear) {
-        if (part.tool != null) { put(K_TOOL); put(toolText(part.tool)); }
-        if (part.id != null) { put(K_ID); str(part.id); }
+        if (part.tool != null) put(toolText(part.tool));
+        if (part.id != null) { putc(K_ID); str(part.id); }
         if (part.args != null) {
-            put(K_ARGS);
+            putc(K_ARGS);
             if (clear != null && part.args instanceof JsonNode && ((JsonNode) part.args).isObject()) argsKeepingClear((JsonNode) part.args, clear);
             else value(part.args, true, 0);
         }
-        if (part.result != null) { put(K_RESULT); value(part.result, true, 0); }
-        if (part.text != null) { put(K_TEXT); personal('s', part.text); }
-        if (part.subject != null) { put(K_SUBJECT); personal('s', part.subject); }
-        if (part.purposes != null) { put(K_PURPOSES); strings(part.purposes); }
-        if (part.categories != null) { put(K_CATEGORIES); strings(part.categories); }
-        if (part.granted >= 0) { put(K_GRANTED); put(part.granted == 1 ? TRUE : FALSE); }
-        if (part.error) { put(K_ERROR); put(TRUE); }
-        if (part.tokens >= 0) { put(K_TOKENS); num(part.tokens); }
-        if (part.depth != 0) { put(K_DEPTH); num(part.depth); }
+        if (part.result != null) { putc(K_RESULT); value(part.result, true, 0); }
+        if (part.text != null) { putc(K_TEXT); personal('s', part.text); }
+        if (part.subject != null) { putc(K_SUBJECT); personal('s', part.subject); }
+        if (part.purposes != null) { putc(K_PURPOSES); strings(part.purposes); }
+        if (part.categories != null) { putc(K_CATEGORIES); strings(part.categories); }
+        if (part.granted >= 0) { putc(K_GRANTED); putc(part.granted == 1 ? TRUE : FALSE); }
+        if (part.error) { putc(K_ERROR); putc(TRUE); }
+        if (part.tokens >= 0) { putc(K_TOKENS); numc(part.tokens); }
+        if (part.depth != 0) { putc(K_DEPTH); numc(part.depth); }
     }
 
     /**
@@ -380,11 +389,16 @@ final class AuditLines {
         LibraryTable t = r.table;
         int lib = libraryNumber(t);
         if (lib == 0) throw new IllegalStateException("no library record was written for the table of " + r);
-        put(K_LIB); num(lib);
-        put(K_ATOMS);
+        if (lib != libFieldNumber) {
+            // ,"lib":<n>,"atoms":"
+            byte[] digits = new byte[20];
+            int n = digits(lib, digits, 0);
+            libField = concat(concat(K_LIB, Arrays.copyOf(digits, n)), concat(K_ATOMS, new byte[] {'"'}));
+            libFieldNumber = lib;
+        }
+        putc(libField);
         int atoms = t.atoms.length;
         ensure(3 + (atoms + 3) / 4);
-        buf[len++] = '"';
         if (r.atomBits == null && atoms <= 64) {
             // one word: its digits up to the highest non-zero one (bits past the table are not atoms)
             long word = atoms == 64 ? r.atomWord : r.atomWord & ((1L << atoms) - 1);
@@ -393,28 +407,34 @@ final class AuditLines {
         } else {
             hexAtoms(r, atoms);
         }
-        buf[len++] = '"';
-        put(K_VERDICTS);
         if (r.verdictIds != null && r.verdictCodes == null) {
-            put(verdictLetters(t, r.verdictWord));
+            put(verdictLetters(t, r.verdictWord));   // with the atoms' closing quote and the key
         } else {
+            buf[len++] = '"';
+            putc(K_VERDICTS);
             verdictLetters(r, t);
         }
     }
 
-    /** Format 3's quoted verdict letters of a packed word, from a small cache (the verdicts change seldom from event to event). */
+    /**
+     * {@code ","verdicts":"<letters>"} (the atoms' closing quote, the key and format 3's verdict letters) of a
+     * packed word, from a small cache (the verdicts change seldom from event to event).
+     */
     private byte[] verdictLetters(LibraryTable t, long packed) {
         int slot = (int) (packed ^ packed >>> 29 ^ packed >>> 47) & (LETTERS - 1);
         byte[] text = letterText[slot];
         if (text == null || letterTable[slot] != t || letterWord[slot] != packed) {
             int contracts = t.contracts.length;
-            text = new byte[2 + contracts];
+            int at = 1 + K_VERDICTS.length;
+            text = new byte[at + 2 + contracts];
             text[0] = '"';
+            System.arraycopy(K_VERDICTS, 0, text, 1, K_VERDICTS.length);
+            text[at] = '"';
             for (int i = 0; i < contracts; i++) {
                 int c = (int) (packed >>> (2 * i) & 3);
-                text[1 + i] = c < VERDICT_LETTERS.length ? VERDICT_LETTERS[c] : (byte) '?';
+                text[at + 1 + i] = c < VERDICT_LETTERS.length ? VERDICT_LETTERS[c] : (byte) '?';
             }
-            text[1 + contracts] = '"';
+            text[at + 1 + contracts] = '"';
             letterText[slot] = text;
             letterTable[slot] = t;
             letterWord[slot] = packed;
@@ -510,8 +530,7 @@ final class AuditLines {
         } catch (DigestException e) {
             throw new IllegalStateException("SHA-256 refused a 32-byte buffer", e);
         }
-        put(HASH);
-        ensure(64 + 2);
+        putc(HASH);
         hexInto(digest, buf, len);
         System.arraycopy(buf, len, prevHex, 0, 64);   // the next line's prev: the same 64 digits
         len += 64;
@@ -529,22 +548,27 @@ final class AuditLines {
     }
 
     private static void hexInto(byte[] digest, byte[] out, int at) {
-        for (int i = 0; i < 32; i++) {
-            int b = (digest[i] & 0xFF) << 1;
-            out[at + 2 * i] = HEX_PAIRS[b];
-            out[at + 2 * i + 1] = HEX_PAIRS[b + 1];
+        // four digest bytes at a time: their eight digits as one little-endian long store
+        for (int i = 0; i < 32; i += 4) {
+            long digits = HEX_SHORTS[digest[i] & 0xFF]
+                    | (long) HEX_SHORTS[digest[i + 1] & 0xFF] << 16
+                    | (long) HEX_SHORTS[digest[i + 2] & 0xFF] << 32
+                    | (long) HEX_SHORTS[digest[i + 3] & 0xFF] << 48;
+            LONGS.set(out, at + 2 * i, digits);
         }
     }
 
-    /** The two hex digits of every byte value: {@code HEX_PAIRS[2b], HEX_PAIRS[2b + 1]}. */
-    private static final byte[] HEX_PAIRS = new byte[512];
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    /** The two hex digits of every byte value as a little-endian pair: the first digit in the low byte. */
+    private static final long[] HEX_SHORTS = new long[256];
+
     /** The two decimal digits of 0..99: {@code DIGIT_PAIRS[2v], DIGIT_PAIRS[2v + 1]}. */
     private static final byte[] DIGIT_PAIRS = new byte[200];
     /** 10^i for i in 0..18. */
     private static final long[] POWERS_OF_TEN = new long[19];
 
     static {
-        for (int b = 0; b < 256; b++) { HEX_PAIRS[2 * b] = HEX[b >> 4]; HEX_PAIRS[2 * b + 1] = HEX[b & 15]; }
+        for (int b = 0; b < 256; b++) HEX_SHORTS[b] = HEX[b >> 4] | HEX[b & 15] << 8;
         for (int v = 0; v < 100; v++) { DIGIT_PAIRS[2 * v] = (byte) ('0' + v / 10); DIGIT_PAIRS[2 * v + 1] = (byte) ('0' + v % 10); }
         POWERS_OF_TEN[0] = 1;
         for (int i = 1; i < POWERS_OF_TEN.length; i++) POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
@@ -577,7 +601,7 @@ final class AuditLines {
     /** The quoted session id, encoded again only when it differs from the last line's (one session's records come in runs). */
     private byte[] sessionText(String session) {
         if (session != lastSession && !session.equals(lastSession)) {
-            lastSessionText = quoted(session);
+            lastSessionText = concat(concat(K_SESSION, quoted(session)), K_SEQ);
             lastSession = session;
         }
         return lastSessionText;
@@ -588,7 +612,7 @@ final class AuditLines {
         int slot = tool.hashCode() & (TOOLS - 1);
         String known = toolName[slot];
         if (known != tool && !tool.equals(known)) {
-            toolNameText[slot] = quoted(tool);
+            toolNameText[slot] = concat(K_TOOL, quoted(tool));
             toolName[slot] = tool;
         }
         return toolNameText[slot];
@@ -620,30 +644,33 @@ final class AuditLines {
         return p;
     }
 
-    /** Epoch milliseconds in decimal, with the digits of the second kept until the second changes. */
-    private void millis(long ms) {
-        if (ms < 1_000_000) { num(ms); return; }   // the cache needs a second of at least four digits
+    /** {@code ,"ts":} and epoch milliseconds in decimal, with the digits of the second kept until the second changes (fixed size: written into the slack). */
+    private void tsField(long ms) {
+        if (ms < 1_000_000) { putc(K_TS); numc(ms); return; }   // the cache needs a second of at least four digits
         long second = ms / 1000;
         if (second != tsSecond) {
-            int n = digits(second, tsSecondText, 0);
-            tsSecondLength = n;
+            // ,"ts":<the digits of the second>
+            System.arraycopy(K_TS, 0, tsSecondText, 0, K_TS.length);
+            tsSecondLength = digits(second, tsSecondText, K_TS.length);
             tsSecond = second;
         }
         int rest = (int) (ms - second * 1000);
-        ensure(tsSecondLength + 3);
         System.arraycopy(tsSecondText, 0, buf, len, tsSecondLength);
         len += tsSecondLength;
         buf[len++] = (byte) ('0' + rest / 100);
-        buf[len++] = (byte) ('0' + rest / 10 % 10);
-        buf[len++] = (byte) ('0' + rest % 10);
+        int pair = (rest % 100) << 1;
+        buf[len++] = DIGIT_PAIRS[pair];
+        buf[len++] = DIGIT_PAIRS[pair + 1];
     }
 
+    /** {@code ,"kind":"<kind in lower case>"}. */
     private void kind(String kind) {
         // a record's kind is an EventKind's name or a literal: the same instance as one of KINDS, usually
-        for (int i = 0; i < KINDS.length; i++) if (KINDS[i] == kind) { put(KIND_TEXT[i]); return; }
+        for (int i = 0; i < KINDS.length; i++) if (KINDS[i] == kind) { putc(KIND_FIELDS[i]); return; }
         for (int i = 0; i < KINDS.length; i++) {
-            if (KINDS[i].equals(kind)) { put(KIND_TEXT[i]); return; }
+            if (KINDS[i].equals(kind)) { putc(KIND_FIELDS[i]); return; }
         }
+        putc(K_KIND);
         str(kind.toLowerCase(Locale.ROOT));
     }
 
@@ -690,6 +717,12 @@ final class AuditLines {
     }
 
     private static byte[] ascii(String s) { return s.getBytes(StandardCharsets.US_ASCII); }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
 
     // ------------------------------------------------------------------ values
 
@@ -1071,7 +1104,26 @@ final class AuditLines {
         return len;
     }
 
+    /**
+     * Makes room for {@code more} bytes and {@link #SLACK} bytes after them. The slack is what the fixed-size pieces
+     * of an event line (keys, literals, numbers, the one-word atoms, the hash field) are written into without a check
+     * of their own ({@link #putc}, {@link #numc}): all of them together are less than {@code SLACK} bytes, and every
+     * piece of variable length (a string, a value, a list) is written through a check that restores the slack.
+     */
     private void ensure(int more) {
-        if (len + more > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + more));
+        if (len + more + SLACK > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + more + SLACK));
+    }
+
+    private static final int SLACK = 1024;
+
+    /** A fixed-size piece of an event line, written into the slack that the last {@link #ensure} left. */
+    private void putc(byte[] bytes) {
+        System.arraycopy(bytes, 0, buf, len, bytes.length);
+        len += bytes.length;
+    }
+
+    /** A number of an event line's fixed part (at most 20 bytes), written into the slack. */
+    private void numc(long v) {
+        len = digits(v, buf, len);
     }
 }

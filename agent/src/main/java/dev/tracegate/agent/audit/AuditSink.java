@@ -2,6 +2,7 @@ package dev.tracegate.agent.audit;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.channels.WritableByteChannel;
 
 /**
  * Where an audit log's bytes go: opened by the writer thread at start and again after a write error.
@@ -23,6 +24,8 @@ public interface AuditSink {
     /** An opened log: the stream to append to, and what was found at its end. */
     final class Opened {
         final OutputStream out;
+        /** The channel under {@code out}, written directly from the writer's off-heap batch; null: write {@code out}. */
+        final WritableByteChannel channel;
         final byte[] lastLine;
         final long truncatedBytes;
 
@@ -32,7 +35,17 @@ public interface AuditSink {
          * @param truncatedBytes how many bytes of a partial last line were cut off
          */
         public Opened(OutputStream out, byte[] lastLine, long truncatedBytes) {
+            this(out, null, lastLine, truncatedBytes);
+        }
+
+        /**
+         * As above, with the channel that {@code out} writes to: the writer then hands its batch to the channel
+         * without the copy into a temporary direct buffer that a stream over a channel makes; closing {@code out}
+         * must close it.
+         */
+        Opened(OutputStream out, WritableByteChannel channel, byte[] lastLine, long truncatedBytes) {
             this.out = out;
+            this.channel = channel;
             this.lastLine = lastLine;
             this.truncatedBytes = truncatedBytes;
         }

@@ -7,6 +7,8 @@ import dev.tracegate.agent.config.PersonalData;
 import dev.tracegate.agent.core.AgentLog;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -139,10 +141,14 @@ public final class AuditWriter implements AutoCloseable {
     // owned by the writer thread (and by start() before the thread exists)
     private final AuditLines lines = new AuditLines();
     private OutputStream out;
+    private WritableByteChannel channel;   // under out, written directly; null: write out
     private boolean headerWritten;
     // lines encoded but not yet known to be in the file, each with what it stands for, so that a
     // failed write can tell exactly which events were lost and give a lost note's counts back
-    private byte[] batch = new byte[BATCH_BYTES];
+    // off-heap, so that a file channel takes it as it is (a heap array goes through a copy into a temporary
+    // direct buffer on every write); written at absolute positions, position and limit only set to write it
+    private ByteBuffer batch = ByteBuffer.allocateDirect(BATCH_BYTES);
+    private byte[] heapBatch;           // for a sink that gives no channel (a wrapped or custom stream)
     private int batchLen;
     private int lineCount;
     private int[] lineEnds = new int[1024];
@@ -456,23 +462,28 @@ public final class AuditWriter implements AutoCloseable {
     /** Moves the encoded line into the batch, flushing first if it does not fit. */
     private void appendLine(byte kind, long[] counts) {
         int n = lines.length();
-        if (batchLen + n + 1 > batch.length && batchLen > 0 && !flushBatch()) {
+        if (batchLen + n + 1 > batch.capacity() && batchLen > 0 && !flushBatch()) {
             giveBack(kind, counts);
             return;
         }
-        if (n + 1 > batch.length) batch = Arrays.copyOf(batch, n + 1);
+        if (batchLen + n + 1 > batch.capacity()) {
+            // a line longer than a batch (huge arguments in a clear log): a larger buffer, keeping what it holds
+            ByteBuffer larger = ByteBuffer.allocateDirect(batchLen + n + 1);
+            larger.put(0, batch, 0, batchLen);
+            batch = larger;
+        }
         if (lineCount == lineEnds.length) {
             lineEnds = Arrays.copyOf(lineEnds, lineCount * 2);
             lineKind = Arrays.copyOf(lineKind, lineCount * 2);
             noteCounts = Arrays.copyOf(noteCounts, lineCount * 2);
         }
-        System.arraycopy(lines.buffer(), 0, batch, batchLen, n);
+        batch.put(batchLen, lines.buffer(), 0, n);
         batchLen += n;
         lineEnds[lineCount] = batchLen;
         lineKind[lineCount] = kind;
         noteCounts[lineCount] = counts;
         lineCount++;
-        batch[batchLen++] = '\n';
+        batch.put(batchLen++, (byte) '\n');
     }
 
     /** A line that will never be written: its event is lost, its note's counts wait for the next note. */
@@ -491,8 +502,21 @@ public final class AuditWriter implements AutoCloseable {
     /** Hands the batch to the sink; on failure the writer becomes unhealthy and the batch is kept for {@link #reconcile}. */
     private boolean flushBatch() {
         try {
-            out.write(batch, 0, batchLen);
-            out.flush();
+            WritableByteChannel ch = channel;
+            if (ch != null) {
+                ByteBuffer b = batch;
+                b.limit(batchLen).position(0);
+                try {
+                    while (b.hasRemaining()) ch.write(b);
+                } finally {
+                    b.clear();   // the bytes stay: after a failure, reconcile compares them with the file
+                }
+            } else {
+                if (heapBatch == null || heapBatch.length < batchLen) heapBatch = new byte[batch.capacity()];
+                batch.get(0, heapBatch, 0, batchLen);
+                out.write(heapBatch, 0, batchLen);
+                out.flush();
+            }
         } catch (IOException | RuntimeException | LinkageError | StackOverflowError e) {
             batchFailed = true;
             onIoError("cannot write the audit log " + sink.describe(), e);
@@ -517,6 +541,7 @@ public final class AuditWriter implements AutoCloseable {
             return;
         }
         out = o.out;
+        channel = o.channel;
         truncatedToNote += o.truncatedBytes;
         if (batchFailed) reconcile(o.lastLine);
         lines.chainFrom(o.lastLine);
@@ -566,7 +591,7 @@ public final class AuditWriter implements AutoCloseable {
             for (int i = lineCount - 1; i >= 0; i--) {
                 int start = i == 0 ? 0 : lineEnds[i - 1] + 1;
                 if (lineEnds[i] - start == fileLast.length
-                        && Arrays.equals(batch, start, lineEnds[i], fileLast, 0, fileLast.length)) {
+                        && batch.slice(start, fileLast.length).equals(ByteBuffer.wrap(fileLast))) {
                     reached = i + 1;
                     break;
                 }
@@ -605,6 +630,7 @@ public final class AuditWriter implements AutoCloseable {
     private void closeQuietly() {
         OutputStream o = out;
         out = null;
+        channel = null;
         if (o != null) {
             try { o.close(); } catch (IOException | RuntimeException ignored) {
                 // the error that matters was already recorded; closing a broken stream can fail again

@@ -20,15 +20,20 @@ public final class FileAuditSink implements AuditSink {
 
     private final Path path;
     private final UnaryOperator<OutputStream> wrap;
+    /** No wrapping stream: the writer may write the file's channel directly. */
+    private final boolean direct;
 
     public FileAuditSink(Path path) {
-        this(path, UnaryOperator.identity());
+        this.path = Objects.requireNonNull(path, "path");
+        this.wrap = UnaryOperator.identity();
+        this.direct = true;
     }
 
     /** A file sink whose stream passes through {@code wrap} (tests use it to slow writes down or make them fail). */
     public FileAuditSink(Path path, UnaryOperator<OutputStream> wrap) {
         this.path = Objects.requireNonNull(path, "path");
         this.wrap = Objects.requireNonNull(wrap, "wrap");
+        this.direct = false;
     }
 
     public Path path() { return path; }
@@ -53,7 +58,7 @@ public final class FileAuditSink implements AuditSink {
             // a named pipe or a device (a log shipper's FIFO): no tail to read, no position to seek; every
             // opening starts a new segment. READ+WRITE so that opening a FIFO does not wait for a reader.
             FileChannel stream = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            return new Opened(wrap.apply(Channels.newOutputStream(stream)), null, 0);
+            return new Opened(wrap.apply(Channels.newOutputStream(stream)), direct ? stream : null, null, 0);
         }
         FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
@@ -75,7 +80,7 @@ public final class FileAuditSink implements AuditSink {
                 }
             }
             ch.position(ch.size());
-            return new Opened(wrap.apply(Channels.newOutputStream(ch)), last, cut);
+            return new Opened(wrap.apply(Channels.newOutputStream(ch)), direct ? ch : null, last, cut);
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
