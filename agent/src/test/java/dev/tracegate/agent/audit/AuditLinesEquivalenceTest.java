@@ -77,6 +77,36 @@ class AuditLinesEquivalenceTest {
         }
     }
 
+    /**
+     * The fixed-size pieces after a long field are written without a bounds check of their own, into room the
+     * encoder keeps: a message of escaped characters (as many bytes as the encoder reserves for it) that ends the
+     * variable part at every distance from the end of a fresh encoder's buffer must still give the same bytes.
+     */
+    @Test
+    void aLineEndingAtEveryDistanceFromTheBufferEndIsWrittenWhole() throws Exception {
+        for (int m = 0; m < 420; m++) {
+            for (boolean fromEvent : new boolean[] {false, true}) {
+                AuditLines now = new AuditLines();
+                ReferenceAuditLines before = new ReferenceAuditLines();
+                now.header(1_795_988_467_000L, null, null);
+                before.header(1_795_988_467_000L, null, null);
+                now.library(TABLE);
+                before.library(TABLE);
+                String message = "\u0001".repeat(m);
+                now.event(lineOf(message, fromEvent));
+                before.event(lineOf(message, fromEvent));
+                assertSame(now, before, "message of " + m + " escaped characters");
+            }
+        }
+    }
+
+    private static AuditRecord lineOf(String message, boolean fromEvent) {
+        AuditRecord r = fromEvent
+                ? AuditRecord.of(Event.builder(EventKind.RETURN).session("s").seq(1).ts(2).tool("t").result(message).tokens(Long.MAX_VALUE).depth(Integer.MIN_VALUE).build(), Decision.PASS)
+                : AuditRecord.of("s", Long.MIN_VALUE, "CALL", Decision.SHADOW_WOULD_BLOCK).message(message);
+        return r.time(Long.MAX_VALUE).atoms(TABLE, new long[] {-1}).verdicts(TABLE, -1L).latencyNs(Long.MAX_VALUE).approved(true);
+    }
+
     @Test
     void theKeyedAndSaltedDigestWrittenInPlaceIsTheDigestOfTheValuesText() {
         Pseudonymiser salted = Pseudonymiser.salted(new byte[16]);
@@ -318,7 +348,8 @@ class AuditLinesEquivalenceTest {
 
     private static String text(Random rnd) {
         if (rnd.nextInt(3) == 0) return new String(RECURRING[rnd.nextInt(RECURRING.length)]); // equal, not the same instance
-        int n = rnd.nextInt(12);
+        // now and then a long one, so that lines end at every distance from the end of the encoder's buffer
+        int n = rnd.nextInt(40) == 0 ? rnd.nextInt(3000) : rnd.nextInt(12);
         StringBuilder b = new StringBuilder(n);
         for (int i = 0; i < n; i++) {
             switch (rnd.nextInt(10)) {
