@@ -34,6 +34,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Starts the agent inside the agent's class loader: reads the options, creates the supervisor, installs
@@ -385,12 +386,12 @@ public final class AgentCore {
      */
     private static Supervisor contractSupervisor(AgentConfig config, SupervisorMetrics metrics) {
         AuditWriter audit = AuditWriter.start(config.auditPath(), AuditWriter.Settings.from(config));
-        metrics.audit(audit);
-        String view = config.extra("view");
-        LiveView live = view != null && view.equals("live") ? LiveView.onStderr() : null;
-        ContractSupervisor supervisor = new ContractSupervisor(config, audit, metrics, live);
+        // closed from here on, also when what follows fails: a start given up then still ends the log with its reason
+        // (a supervisor whose libraries fail has already done so; closing a closed writer again writes nothing)
+        AtomicReference<ContractSupervisor> made = new AtomicReference<>();
         closers.add(() -> {
-            supervisor.close();
+            ContractSupervisor supervisor = made.get();
+            if (supervisor != null) supervisor.close();
             Abandoned why = abandoned;
             if (why == null) audit.close(); else audit.closeUnsupervised(why.fail(), why.reason());
             // a registration still under way (the JVM ends right after premain) is not waited for: unregistering
@@ -398,6 +399,11 @@ public final class AgentCore {
             Registration r = registration;
             if (r == null || r.ended()) metrics.unregister();
         });
+        metrics.audit(audit);
+        String view = config.extra("view");
+        LiveView live = view != null && view.equals("live") ? LiveView.onStderr() : null;
+        ContractSupervisor supervisor = new ContractSupervisor(config, audit, metrics, live);
+        made.set(supervisor);
         return supervisor;
     }
 

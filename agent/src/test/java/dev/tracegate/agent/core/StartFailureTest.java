@@ -69,6 +69,18 @@ class StartFailureTest {
         assertThat(u.path("reason").asText()).startsWith("tracegate: option onBlock=sideways is unknown; use onBlock=substitute");
     }
 
+    @Test
+    void aLibraryThatCannotLoadStillEndsTheLogWithExactlyOneUnsupervisedRecord() throws Exception {
+        // the supervisor writes this one itself (e0e3805); the start's own clean-up must not add a second
+        Path missing = dir.resolve("missing.yaml");
+        ForkedAgent.Run run = ForkedAgent.run(dir, "libraries=" + missing + ",fail=open,audit.path=" + log(), "example.warmup.Host", null, null);
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.out()).contains("host ran");
+        JsonNode u = onlyUnsupervisedRecord();
+        assertThat(u.path("fail").asText()).isEqualTo("open");
+        assertThat(u.path("reason").asText()).contains("missing.yaml");
+    }
+
     /** The log holds one segment: its header, then the unsupervised record, nothing else; and it verifies. */
     private JsonNode onlyUnsupervisedRecord() throws Exception {
         List<String> lines = Files.readAllLines(log());
