@@ -168,6 +168,8 @@ public final class AgentCore {
     private static void abandon(FutureTask<Started> pending, FailPolicy fail, String reason) {
         Dispatcher.install(null);
         bridge = null;
+        Registration jmx = registration;
+        if (jmx != null) jmx.cancel();   // no MBean for a supervisor that is not running
         if (pending != null) {
             try {
                 built(pending);
@@ -447,6 +449,7 @@ public final class AgentCore {
         private final long delayMillis;
         private final CountDownLatch asked = new CountDownLatch(1);
         private final CountDownLatch done = new CountDownLatch(1);
+        private volatile boolean cancelled;
 
         Registration(Runnable register, long started, long delayMillis) {
             super("tracegate-jmx");
@@ -460,6 +463,7 @@ public final class AgentCore {
         public void run() {
             try {
                 awaitUninterruptibly(asked, TimeUnit.MILLISECONDS.toNanos(delayMillis));
+                if (cancelled) return;
                 register.run();
                 AgentLog.debug("start-up: JMX MBean registered at " + millisSince(started) + " ms (after premain)");
             } catch (RuntimeException | LinkageError e) {
@@ -467,6 +471,12 @@ public final class AgentCore {
             } finally {
                 done.countDown();
             }
+        }
+
+        /** Gives the registration up if it has not begun (the start failed after it was set up). */
+        void cancel() {
+            cancelled = true;
+            asked.countDown();
         }
 
         /** Starts the registration now if it still waits for its delay; does not wait for it. */

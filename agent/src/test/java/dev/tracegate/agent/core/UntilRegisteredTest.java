@@ -66,6 +66,25 @@ class UntilRegisteredTest {
     }
 
     @Test
+    void beginStartsTheRegistrationBeforeItsDelayAndACancelledOneRegistersNothing() throws Exception {
+        // a delay no test waits for: only begin() can have started it (the warm-up calls it when it ends)
+        CountDownLatch registered = new CountDownLatch(1);
+        AgentCore.Registration early = new AgentCore.Registration(registered::countDown, System.nanoTime(), TimeUnit.HOURS.toMillis(1));
+        early.start();
+        early.begin();
+        assertThat(registered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // a start given up after the registration was set up: it must not register an MBean for a supervisor that is gone
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        AgentCore.Registration cancelled = new AgentCore.Registration(runs::incrementAndGet, System.nanoTime(), TimeUnit.HOURS.toMillis(1));
+        cancelled.start();
+        cancelled.cancel();
+        cancelled.join(10_000);
+        assertThat(cancelled.ended()).isTrue();
+        assertThat(runs.get()).isZero();
+    }
+
+    @Test
     void aRegistrationThatFailsLetsEventsThrough() throws Exception {
         AtomicReference<String> state = new AtomicReference<>("not registered");
         Recording bridge = new Recording(state);
