@@ -25,20 +25,23 @@ cp="$work${CP_EXTRA:+:$CP_EXTRA}"
 labels=(); agents=()
 for ((j = 0; j < ${#jars[@]}; j++)); do
   for c in "${configs[@]}"; do
-    labels+=("$([[ ${#jars[@]} -gt 1 ]] && echo "jar$((j + 1)) ")$c"); agents+=("-javaagent:${jars[j]}=$c")
+    prefix=""; [[ ${#jars[@]} -gt 1 ]] && prefix="jar$((j + 1)) "   # (a failed test inside $(...) would end the script under set -e)
+    labels+=("$prefix$c"); agents+=("-javaagent:${jars[j]}=$c")
   done
 done
 for ((i = 0; i < runs; i++)); do
   /usr/bin/time -f "none|%e %U %S" java -cp "$cp" Hello 2>&1 > /dev/null | grep '^none|' >> "$work/times"
   for ((k = 0; k < ${#labels[@]}; k++)); do
     /usr/bin/time -f "${labels[k]}|%e %U %S" java -Dtracegate.audit.path="$work/audit.jsonl" "${agents[k]}" -cp "$cp" Hello 2>&1 > /dev/null \
-      | grep -F "${labels[k]}|" >> "$work/times"
+      | grep -F "${labels[k]}|" >> "$work/times" \
+      || { echo "the JVM with ${agents[k]} failed; run it alone to see why: java ${agents[k]} -version" >&2; exit 2; }
   done
 done
 classes() { java -Xlog:class+load:file="$work/classes.log" "$@" -cp "$cp" Hello > /dev/null 2>&1; wc -l < "$work/classes.log"; }
 echo "java: $(java -version 2>&1 | head -1); cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((j = 0; j < ${#jars[@]}; j++)); do
-  echo "$([[ ${#jars[@]} -gt 1 ]] && echo "jar$((j + 1)): ")${jars[j]} ($(stat -c %s "${jars[j]}") bytes)"
+  prefix=""; [[ ${#jars[@]} -gt 1 ]] && prefix="jar$((j + 1)): "
+  echo "$prefix${jars[j]} ($(stat -c %s "${jars[j]}") bytes)"
 done
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 row() {
