@@ -107,16 +107,35 @@ class AuditLinesEquivalenceTest {
         return r.time(Long.MAX_VALUE).atoms(TABLE, new long[] {-1}).verdicts(TABLE, -1L).latencyNs(Long.MAX_VALUE).approved(true);
     }
 
+    /**
+     * The digest written in place is the documented one (CONFIG.md, "Personal data"), computed here with the JDK's
+     * SHA-256 and HMAC directly: the first 16 bytes of SHA-256(salt, tag, UTF-8 value) or of HMAC-SHA256(key; tag,
+     * UTF-8 value), in hex after {@code sha256:} or {@code hmac:}; also after a long value made the encoder's input grow.
+     */
     @Test
-    void theKeyedAndSaltedDigestWrittenInPlaceIsTheDigestOfTheValuesText() {
-        Pseudonymiser salted = Pseudonymiser.salted(new byte[16]);
-        Pseudonymiser keyed = Pseudonymiser.keyed("k".getBytes(StandardCharsets.UTF_8));
-        for (String v : new String[] {"", "a", "refund policy", "Zoë", "😀 emoji", "x".repeat(300)}) {
-            for (Pseudonymiser p : new Pseudonymiser[] {salted, keyed}) {
+    void theKeyedAndSaltedDigestWrittenInPlaceIsTheDigestOfTheValuesText() throws Exception {
+        byte[] saltBytes = new byte[16];
+        new Random(7).nextBytes(saltBytes);
+        byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+        Pseudonymiser salted = Pseudonymiser.salted(saltBytes);
+        Pseudonymiser keyed = Pseudonymiser.keyed(key);
+        for (String v : new String[] {"", "a", "refund policy", "Zoë", "😀 emoji", "x".repeat(300), "after a long one", "y".repeat(47)}) {
+            for (char tag : new char[] {'s', 'n'}) {
                 byte[] utf8 = v.getBytes(StandardCharsets.UTF_8);
-                byte[] out = new byte[p.textLength() + 3];
-                int end = p.write('s', utf8, 0, utf8.length, out, 1);
-                assertThat(new String(out, 1, end - 1, StandardCharsets.US_ASCII)).isEqualTo(p.digest('s', v));
+                java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+                sha.update(saltBytes);
+                sha.update((byte) tag);
+                String expectSalted = "sha256:" + java.util.HexFormat.of().formatHex(sha.digest(utf8), 0, 16);
+                javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+                mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+                mac.update((byte) tag);
+                String expectKeyed = "hmac:" + java.util.HexFormat.of().formatHex(mac.doFinal(utf8), 0, 16);
+                for (Pseudonymiser p : new Pseudonymiser[] {salted, keyed}) {
+                    byte[] out = new byte[p.textLength() + 3];
+                    int end = p.write(tag, utf8, 0, utf8.length, out, 1);
+                    String written = new String(out, 1, end - 1, StandardCharsets.US_ASCII);
+                    assertThat(written).as(v).isEqualTo(p == salted ? expectSalted : expectKeyed).isEqualTo(p.digest(tag, v));
+                }
             }
         }
     }
