@@ -131,6 +131,8 @@ final class AuditLines {
     private static final int TOOLS = 16;
     private final String[] toolName = new String[TOOLS];
     private final byte[][] toolNameText = new byte[TOOLS][];
+    private String lastTool;
+    private byte[] lastToolText;
     private static final int NAMES = 64;
     private final String[] fieldName = new String[NAMES];
     private final byte[][] fieldNameText = new byte[NAMES][];
@@ -607,15 +609,19 @@ final class AuditLines {
         return lastSessionText;
     }
 
-    /** The quoted tool name from a small cache of recent names (direct-mapped by hash). */
+    /** {@code ,"tool":"<name>"}: the last name by identity, else a small cache of recent names (direct-mapped by hash). */
     private byte[] toolText(String tool) {
+        // the same instance as the last line's (a configured or registered name): no need to read the string, which
+        // the producer's core wrote and this one may not hold in its cache
+        if (tool == lastTool) return lastToolText;
         int slot = tool.hashCode() & (TOOLS - 1);
         String known = toolName[slot];
         if (known != tool && !tool.equals(known)) {
             toolNameText[slot] = concat(K_TOOL, quoted(tool));
             toolName[slot] = tool;
         }
-        return toolNameText[slot];
+        lastTool = tool;
+        return lastToolText = toolNameText[slot];
     }
 
     /** A quoted argument field name from a small cache (direct-mapped by hash): a tool's field names recur on every call. */
