@@ -164,14 +164,17 @@ public final class AuditWriter implements AutoCloseable {
     // indexes into a note's counts
     private static final int QUEUE_FULL = 0, LOST = 1, REFUSED = 2, TRUNCATED = 3;
 
-    private AuditWriter(AuditSink sink, Settings settings) {
+    /** Name of the writer thread of the agent's audit log (what a thread dump or a profiler shows). */
+    public static final String THREAD_NAME = "tracegate-audit";
+
+    private AuditWriter(AuditSink sink, Settings settings, String threadName) {
         this.sink = sink;
         this.settings = settings;
         this.queue = new MpscArrayQueue<>(settings.queueSize);
         this.failClosed = settings.fail == FailPolicy.CLOSED;
         this.dropWhenFull = settings.onFull == OnFull.DROP;
         this.retryDelay = settings.retryInitialNanos;
-        this.thread = new Thread(this::run, "tracegate-audit");
+        this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
     }
 
@@ -181,7 +184,13 @@ public final class AuditWriter implements AutoCloseable {
      * {@code isHealthy()} and {@link #lastError()}.
      */
     public static AuditWriter start(AuditSink sink, Settings settings) {
-        AuditWriter w = new AuditWriter(Objects.requireNonNull(sink, "sink"), Objects.requireNonNull(settings, "settings"));
+        return start(sink, settings, THREAD_NAME);
+    }
+
+    /** As {@link #start(AuditSink, Settings)}, the writer thread named {@code threadName} (a log other than the agent's own). */
+    public static AuditWriter start(AuditSink sink, Settings settings, String threadName) {
+        AuditWriter w = new AuditWriter(Objects.requireNonNull(sink, "sink"), Objects.requireNonNull(settings, "settings"),
+                Objects.requireNonNull(threadName, "threadName"));
         w.openSink(System.nanoTime());
         w.thread.start();
         return w;

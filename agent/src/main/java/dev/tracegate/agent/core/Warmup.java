@@ -106,7 +106,8 @@ final class Warmup implements Supervisor, Runnable {
         String[] atoms = library.contracts().atoms().stream().map(Atom::key).toArray(String[]::new);
         contractIds = ids;
         table = new LibraryTable(ids, atoms);
-        audit = AuditWriter.start(new Discarded(), AuditWriter.Settings.from(config));
+        // its own thread name: a profiler or a harness looking for the agent's writer must not find this one
+        audit = AuditWriter.start(new Discarded(), AuditWriter.Settings.from(config), "tracegate-warmup-audit");
         // default options: this bridge must not trace (a development option that logs every event) nor act
         SupervisorBridge bridge = new SupervisorBridge(this, AgentArguments.parse(""), json,
                 dev.tracegate.agent.instrumentation.configured.ConfiguredMethods.none());

@@ -111,7 +111,7 @@ public final class InterceptedCallCpuTime {
             throw new IllegalStateException("a search answered '" + found + "' and ran its tool body " + (tools.searches() - before)
                     + " times; the benchmark's passed call must pass (check the library in bench/agent)");
         }
-        Thread writer = attached ? writerThread() : null;
+        Thread writer = attached ? writerThread() : null;   // by its exact name (the start-up warm-up's writer has another)
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("agent", agent);
         out.put("unit", "per call: CPU ns, allocated bytes (median of rounds)");
