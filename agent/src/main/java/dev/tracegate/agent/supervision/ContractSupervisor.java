@@ -105,6 +105,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        housekeeping.scheduleWithFixedDelay(WallClock::reanchor, 1, 1, TimeUnit.SECONDS);   // event times follow the wall clock
         long idleMs = config.sessionsIdleTimeout().toMillis();
         if (idleMs > 0) {
             long every = Math.max(1000, Math.min(idleMs / 4, 30_000));
