@@ -624,8 +624,8 @@ final class AuditLines {
         return lastToolText = toolNameText[slot];
     }
 
-    /** A quoted argument field name from a small cache (direct-mapped by hash): a tool's field names recur on every call. */
-    private byte[] nameText(String name) {
+    /** The cache slot of field name {@code name}, taken over (quoted text made, path dropped) when it held another name. */
+    private int nameSlot(String name) {
         int slot = name.hashCode() & (NAMES - 1);
         String known = fieldName[slot];
         if (known != name && !name.equals(known)) {
@@ -633,18 +633,17 @@ final class AuditLines {
             fieldName[slot] = name;
             fieldPath[slot] = null;
         }
-        return fieldNameText[slot];
+        return slot;
+    }
+
+    /** A quoted argument field name from a small cache (direct-mapped by hash): a tool's field names recur on every call. */
+    private byte[] nameText(String name) {
+        return fieldNameText[nameSlot(name)];
     }
 
     /** The path of a top-level argument field, from the same cache as its name's text. */
     private Args.Path namePath(String name) {
-        int slot = name.hashCode() & (NAMES - 1);
-        String known = fieldName[slot];
-        if (known != name && !name.equals(known)) {
-            fieldNameText[slot] = quoted(name);
-            fieldName[slot] = name;
-            fieldPath[slot] = null;
-        }
+        int slot = nameSlot(name);
         Args.Path p = fieldPath[slot];
         if (p == null) fieldPath[slot] = p = Args.Path.field(name);
         return p;
