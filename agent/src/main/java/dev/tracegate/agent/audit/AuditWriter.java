@@ -125,7 +125,6 @@ public final class AuditWriter implements AutoCloseable {
     private volatile boolean terminated;
     private volatile String lastError;
     private volatile String flushedHead;
-    private final LongAdder accepted = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     /** {fail, reason} of {@link #closeUnsupervised}, written last by the writer thread; null for a supervised run. */
     private volatile String[] unsupervisedNote;
@@ -212,10 +211,7 @@ public final class AuditWriter implements AutoCloseable {
         inFlight.getAndIncrement();   // the writer ends only when no producer is inside append(): see run()
         try {
             if (closing || !healthy) return notWritable();
-            if (queue.offer(record)) {
-                accepted.increment();
-                return Admission.ACCEPTED;
-            }
+            if (queue.offer(record)) return Admission.ACCEPTED;   // counted by the queue itself (see accepted())
             return whenFull(record);
         } finally {
             inFlight.getAndDecrement();
@@ -238,10 +234,7 @@ public final class AuditWriter implements AutoCloseable {
         long pause = 1_000;
         long deadline = 0;
         for (int spins = 0; ; spins++) {
-            if (queue.offer(record)) {
-                accepted.increment();
-                return Admission.ACCEPTED;
-            }
+            if (queue.offer(record)) return Admission.ACCEPTED;
             if (terminated || !healthy) return notWritable();
             if (spins < 64) {
                 Thread.onSpinWait();
@@ -278,8 +271,8 @@ public final class AuditWriter implements AutoCloseable {
 
     public int queueCapacity() { return settings.queueSize; }
 
-    /** Records accepted into the queue. */
-    public long accepted() { return accepted.sum(); }
+    /** Records accepted into the queue: the queue's producer index, which counts every successful offer (no counter of our own per record). */
+    public long accepted() { return queue.currentProducerIndex(); }
 
     /** Event records written to the sink (handed to the operating system). */
     public long written() { return written.sum(); }
