@@ -86,6 +86,12 @@ public final class AgentCore {
             JsonCodec json = new JsonCodec();
             String supervisorName = options.get("supervisor", config.libraries().isEmpty() ? "rules" : "contracts");
             boolean warmup = warmup(config);
+            if (supervisorName.equals("contracts") && options.flag("shadow", false)) {
+                // the development key makes only the bridge let blocks through: the contracts would still record them
+                throw new IllegalArgumentException("tracegate: option shadow=true is a development option of the fixed-rules supervisor;"
+                        + " with contract libraries the audit log would record blocks that did not happen. Write mode: shadow"
+                        + " (or -Dtracegate.mode=shadow) instead.");
+            }
             String methodsFile = options.get("methods");
             // premain: no host code runs before premain returns, so the supervisor (metrics, libraries, audit log) is
             // built on a second thread while this one creates the weaver and reads the hook points. It starts at once,

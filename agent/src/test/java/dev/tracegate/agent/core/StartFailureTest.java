@@ -70,6 +70,16 @@ class StartFailureTest {
     }
 
     @Test
+    void theDevelopmentShadowKeyWithContractLibrariesIsRefusedBeforeItCanRecordBlocksThatDidNotHappen() throws Exception {
+        ForkedAgent.Run run = ForkedAgent.run(dir, "libraries=sop-refund,shadow=true,audit.path=" + log(), "example.warmup.Host", null, null);
+        assertThat(run.code()).as(run.err()).isEqualTo(78);
+        assertThat(run.out()).doesNotContain("host ran");
+        assertThat(run.err()).contains("option shadow=true is a development option of the fixed-rules supervisor")
+                .contains("Write mode: shadow");
+        assertThat(log()).as("refused like a bad configuration: before the audit log is opened").doesNotExist();
+    }
+
+    @Test
     void aLibraryThatCannotLoadStillEndsTheLogWithExactlyOneUnsupervisedRecord() throws Exception {
         // the supervisor writes this one itself (e0e3805); the start's own clean-up must not add a second
         Path missing = dir.resolve("missing.yaml");
