@@ -129,7 +129,7 @@ public final class SupervisorBridge implements DispatchTarget {
                 return new Ruling(throwOnBlock ? Ruling.THROW : Ruling.SUBSTITUTE, text, null, null, null);
             }
             case REDIRECT: {
-                AgentLog.info(prefix + " target=" + decision.targetTool() + " args=" + decision.argumentsJson());
+                AgentLog.info(prefix + " target=" + decision.targetTool());   // no argument values on stderr: they may be personal data
                 if (shadow) {
                     counts.incrementAndGet(SHADOWED);
                     return null;
@@ -141,7 +141,7 @@ public final class SupervisorBridge implements DispatchTarget {
                 return new Ruling(Ruling.REDIRECT, fallback, decision.targetTool(), decision.argumentsJson(), null);
             }
             case REDACT: {
-                AgentLog.info(prefix + " args=" + decision.argumentsJson());
+                AgentLog.info(prefix + " " + redactedFields(call.argumentsJson(), decision.argumentsJson()));
                 if (shadow) {
                     counts.incrementAndGet(SHADOWED);
                     return null;
@@ -152,6 +152,24 @@ public final class SupervisorBridge implements DispatchTarget {
             default:
                 return null;
         }
+    }
+
+    /**
+     * The top-level argument fields a redaction removed or changed, by name ({@code removed=[email] masked=[note]}): the
+     * stderr line says what was dropped and prints no value (the audit log hashes personal data unless configured
+     * otherwise; the operator's console should not show it either).
+     */
+    static String redactedFields(String before, String after) {
+        Args was = Args.ofJson(before == null ? "{}" : before);
+        Args now = Args.ofJson(after == null ? "{}" : after);
+        List<String> removed = new java.util.ArrayList<>();
+        List<String> masked = new java.util.ArrayList<>();
+        was.fieldNames().forEachRemaining(n -> {
+            com.fasterxml.jackson.databind.JsonNode v = now.root().get(n);
+            if (v == null) removed.add(n);
+            else if (!v.equals(was.root().get(n))) masked.add(n);
+        });
+        return "removed=" + removed + " masked=" + masked;
     }
 
     private static String blockMessage(String tool, ToolDecision decision) {

@@ -139,4 +139,12 @@ class SupervisorBridgeTest {
         new SupervisorBridge(counting, AgentArguments.parse("fail=open"), json, ConfiguredMethods.none()).onInternalError("x", new IllegalStateException());
         assertThat(seen).containsExactly(true, false);
     }
+
+    @Test
+    void aRedactionIsLoggedByFieldNamesWithoutValues() {
+        String line = SupervisorBridge.redactedFields("{\"name\":\"Ada Lovelace\",\"email\":\"ada@example.com\",\"note\":\"call +44 20 7946 0958\"}",
+                "{\"name\":\"Ada Lovelace\",\"note\":\"call [phone]\"}");
+        org.assertj.core.api.Assertions.assertThat(line).isEqualTo("removed=[email] masked=[note]")
+                .doesNotContain("Ada").doesNotContain("example.com");
+    }
 }
