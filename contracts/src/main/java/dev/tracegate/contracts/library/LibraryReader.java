@@ -367,6 +367,12 @@ public final class LibraryReader {
             }
         }
         List<String> consentPurposes = g.strings("consent-purposes");
+        if (consentPurposes.isEmpty() && g.get("consent-purposes") != null) {
+            // an empty list reads as "none", but without the key every purpose rests on consent: refuse the ambiguity
+            throw Fields.error(g.get("consent-purposes"), "consent-purposes is empty, which would mean that every purpose rests on consent"
+                    + " (as when the key is left out), not that none does",
+                    "list the purposes that rest on consent, or leave the key out for all of them");
+        }
         for (String p : consentPurposes) {
             if (!purposes.containsKey(p)) {
                 throw Fields.error(g.get("consent-purposes"), "consent purpose '" + p + "' is not declared",
