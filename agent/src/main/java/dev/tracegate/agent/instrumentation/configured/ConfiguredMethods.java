@@ -174,6 +174,7 @@ public final class ConfiguredMethods {
     public void learnParameterNames(String className, Map<String, String[]> byMethod) {
         for (Map.Entry<String, String[]> e : byMethod.entrySet()) {
             String method = e.getKey().substring(0, e.getKey().indexOf('('));
+            if (method.startsWith("<")) continue;   // constructors and class initialisers are never woven, even by method "*"
             MethodRule rule = find(className, method);
             if (rule != null) {
                 parameterNames.put(className + "." + e.getKey(), e.getValue());

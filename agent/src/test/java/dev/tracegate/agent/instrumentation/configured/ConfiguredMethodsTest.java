@@ -101,4 +101,15 @@ class ConfiguredMethodsTest {
         assertThat(m.onCall("example.Shop.refund()V", new Object[0], bridge)).as("a method no rule names").isNull();
         assertThat(r.calls).hasSize(2);
     }
+
+    @Test
+    void constructorsAreNotConfiguredMethodsEvenForMethodStar() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool com.acme.BankTools#* session=0"));
+        m.learnParameterNames("com.acme.BankTools", java.util.Map.of(
+                "<init>(Ljava/lang/String;)V", new String[] {"greeting"}, "<clinit>()V", new String[0],
+                "transfer(Ljava/lang/String;I)V", new String[] {"session", "amount"}));
+        assertThat(m.parameterNames("com.acme.BankTools.transfer(Ljava/lang/String;I)V", 2)).containsExactly("session", "amount");
+        // a constructor is never woven: its parameters are neither kept nor checked against session=0 (no warning)
+        assertThat(m.parameterNames("com.acme.BankTools.<init>(Ljava/lang/String;)V", 1)).containsExactly("arg0");
+    }
 }
