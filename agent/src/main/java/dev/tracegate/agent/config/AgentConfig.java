@@ -55,6 +55,8 @@ public final class AgentConfig {
     private final Duration hotReload;   // ZERO: off
     private final boolean debug;
     private final boolean metricsJmx;
+    private final View view;
+    private final boolean warmup;
     private final Map<String, String> extras;
     private final Map<String, Setting> settings;
 
@@ -99,6 +101,8 @@ public final class AgentConfig {
         this.hotReload = (Duration) s.get("hot-reload").value;
         this.debug = (Boolean) s.get("debug").value;
         this.metricsJmx = (Boolean) s.get("metrics.jmx").value;
+        this.view = (View) s.get("view").value;
+        this.warmup = (Boolean) s.get("warmup").value;
         Map<String, String> x = new LinkedHashMap<>();
         for (String k : extraKeys) if (s.containsKey(k)) x.put(k, (String) s.get(k).value);
         this.extras = Collections.unmodifiableMap(x);
@@ -617,6 +621,12 @@ public final class AgentConfig {
     public boolean debug() { return debug; }
 
     public boolean metricsJmx() { return metricsJmx; }
+
+    /** {@code view}: live prints every decision on standard error and a summary at exit. */
+    public View view() { return view; }
+
+    /** {@code warmup}: a background thread warms the supervision path up before the first real event. */
+    public boolean warmup() { return warmup; }
 
     /** An extension key's value (one passed to {@link #load(String, Map, Map, Set)}), or null if not set. */
     public String extra(String key) { return extras.get(key); }

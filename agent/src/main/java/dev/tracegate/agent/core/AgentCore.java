@@ -55,7 +55,7 @@ public final class AgentCore {
      * text beside the configuration keys of {@link AgentConfig}.
      */
     static final Set<String> FREE_KEYS = Set.of("supervisor", "block", "suppress", "suppressUser", "redact", "blockOutput",
-            "trace", "onBlock", "shadow", "methods", "view", "failOn", "warmup");
+            "trace", "onBlock", "shadow", "methods", "failOn");
 
     /** Called reflectively by the launcher; a bad option stops the start unless {@code fail=open}. */
     public static synchronized void start(String arguments, Instrumentation instrumentation, boolean attached, File jar) {
@@ -85,7 +85,7 @@ public final class AgentCore {
         try {
             JsonCodec json = new JsonCodec();
             String supervisorName = options.get("supervisor", config.libraries().isEmpty() ? "rules" : "contracts");
-            boolean warmup = warmup(config);
+            boolean warmup = config.warmup();
             if (supervisorName.equals("contracts") && options.flag("shadow", false)) {
                 // the development key makes only the bridge let blocks through: the contracts would still record them
                 throw new IllegalArgumentException("tracegate: option shadow=true is a development option of the fixed-rules supervisor;"
@@ -262,14 +262,6 @@ public final class AgentCore {
      * Whether the first-event warm-up runs ({@code warmup: true|false}, default true): a free-text key, so its value
      * is checked here, with the same kind of paragraph as any configuration key.
      */
-    static boolean warmup(AgentConfig config) {
-        String v = config.extra("warmup");
-        if (v == null || v.trim().equalsIgnoreCase("true")) return true;
-        if (v.trim().equalsIgnoreCase("false")) return false;
-        throw new IllegalArgumentException("warmup must be true or false, got '" + v + "'. Write e.g. warmup: false"
-                + " (or -Dtracegate.warmup=false) to let the first supervised event load what it needs itself.");
-    }
-
     /** The instrumentations the configuration enables. */
     private static List<Hooks> hooks(AgentConfig config, ConfiguredMethods methods) {
         List<Hooks> hooks = new java.util.ArrayList<>();
@@ -408,8 +400,7 @@ public final class AgentCore {
             if (r == null || r.ended()) metrics.unregister();
         });
         metrics.audit(audit);
-        String view = config.extra("view");
-        LiveView live = view != null && view.equals("live") ? LiveView.onStderr() : null;
+        LiveView live = config.view() == dev.tracegate.agent.config.View.LIVE ? LiveView.onStderr() : null;
         ContractSupervisor supervisor = new ContractSupervisor(config, audit, metrics, live);
         made.set(supervisor);
         return supervisor;

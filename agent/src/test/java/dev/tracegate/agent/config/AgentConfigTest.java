@@ -247,6 +247,9 @@ class AgentConfigTest {
                 "F:1:8: debug must be true or false, got a list. Write e.g. debug: true.");
         assertThat(error(null, Map.of(), Map.of("tracegate.debug", "yes"))).isEqualTo(
                 "-Dtracegate.debug: debug must be true or false, got 'yes'. Write e.g. -Dtracegate.debug=true.");
+        assertThat(fileError("warmup: nope\n")).isEqualTo(
+                "F:1:9: warmup must be true or false, got 'nope'. Write e.g. warmup: false.");
+        assertThat(fileError("view: lve\n")).startsWith("F:1:7: view must be one of off, live, got 'lve'. Did you mean 'live'?");
         assertThat(fileError("libraries:\n  - gdpr\n  - {name: x}\n")).isEqualTo(
                 "F:3:5: libraries must be a list (a YAML sequence, or values separated by commas), got a mapping."
                         + " Write e.g. libraries: [gdpr, injection, /etc/tracegate/refunds.yaml].");
