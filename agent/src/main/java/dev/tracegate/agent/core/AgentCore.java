@@ -385,11 +385,6 @@ public final class AgentCore {
      * closed in that order at shutdown.
      */
     private static Supervisor contractSupervisor(AgentConfig config, SupervisorMetrics metrics) {
-        if (java.nio.file.Files.isDirectory(config.auditPath())) {
-            // not a passing I/O error to retry (every call would be refused under fail: closed): a configuration mistake
-            throw new IllegalArgumentException("tracegate: audit.path " + config.auditPath().toAbsolutePath() + " is a directory;"
-                    + " give the audit log's file, e.g. audit.path: " + config.auditPath().resolve("tracegate-audit.jsonl"));
-        }
         AuditWriter audit = AuditWriter.start(config.auditPath(), AuditWriter.Settings.from(config));
         // closed from here on, also when what follows fails: a start given up then still ends the log with its reason
         // (a supervisor whose libraries fail has already done so; closing a closed writer again writes nothing)

@@ -80,15 +80,6 @@ class StartFailureTest {
     }
 
     @Test
-    void anAuditPathThatIsADirectoryRefusesTheStartInsteadOfRefusingEveryCall() throws Exception {
-        Path folder = java.nio.file.Files.createDirectories(dir.resolve("logs"));
-        ForkedAgent.Run run = ForkedAgent.run(dir, "libraries=sop-refund,audit.path=" + folder, "example.warmup.Host", null, null);
-        assertThat(run.code()).as(run.err()).isEqualTo(78);
-        assertThat(run.out()).doesNotContain("host ran");
-        assertThat(run.err()).contains("audit.path " + folder.toAbsolutePath() + " is a directory");
-    }
-
-    @Test
     void aLibraryThatCannotLoadStillEndsTheLogWithExactlyOneUnsupervisedRecord() throws Exception {
         // the supervisor writes this one itself (e0e3805); the start's own clean-up must not add a second
         Path missing = dir.resolve("missing.yaml");
