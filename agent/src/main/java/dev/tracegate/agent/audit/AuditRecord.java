@@ -34,12 +34,12 @@ public final class AuditRecord {
     final String kind;
     long ts = Long.MIN_VALUE; // MIN_VALUE = absent
     String[] clearFields;
-    Event event;        // the event part still to be copied (by the writer thread, see #eventPart), or null
+    Event event;        // the event part, encoded from the event itself by the writer thread (null: none, or copied into part)
     Part part;          // the event part field by field (null: none, or still in event)
 
     /**
-     * The event part beyond session, seq, kind and ts, kept apart so that a record made from an event (the
-     * supervisor's, one per decision) carries only a reference to it until the writer thread copies it.
+     * The event part beyond session, seq, kind and ts, field by field: for a record built field by field, or a record
+     * made from an event one of whose fields a setter overrides (the supervisor's records carry only the event).
      */
     static final class Part {
         static final Part NONE = new Part();
@@ -96,11 +96,11 @@ public final class AuditRecord {
     public static AuditRecord of(Event e, Decision decision) {
         AuditRecord r = new AuditRecord(e.session(), e.seq(), e.kind().name(), decision);
         if (e.ts() != 0) r.ts = e.ts();
-        r.event = e;   // the rest is copied by the writer thread (eventPart): the producer only hands the event over
+        r.event = e;   // the writer thread encodes the rest from the event: the producer only hands the event over
         return r;
     }
 
-    /** Copies the event part from the event given to {@link #of(Event, Decision)}; called by the writer thread. */
+    /** Copies the event part from the event given to {@link #of(Event, Decision)}, before a setter overrides one of its fields. */
     void eventPart() {
         Event e = event;
         if (e == null) return;
@@ -129,7 +129,7 @@ public final class AuditRecord {
         part = r;
     }
 
-    /** The event part, for the encoder (after {@link #eventPart}). */
+    /** The event part of a record that has no event (or whose event was copied), for the encoder. */
     Part partOrNone() { return part != null ? part : Part.NONE; }
 
     /** The event part to set a field of: the event's copied first, so a setter overrides one field of it. */

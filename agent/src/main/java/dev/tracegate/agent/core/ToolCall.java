@@ -21,6 +21,17 @@ public record ToolCall(String framework, String session, String tool, String arg
         this(framework, session, tool, argumentsJson, callId, null);
     }
 
+    /**
+     * The arguments as contracts read them: as given, else read from the JSON text (flat fields when the object holds
+     * only scalars, a tree otherwise; text that is not a JSON object is kept raw, see {@link Args#ofJson}).
+     */
+    public Args args() {
+        if (arguments != null) return arguments;
+        String json = argumentsJson;
+        Args read = json == null ? null : JsonText.readArgs(json);
+        return read != null ? read : Args.ofJson(json);
+    }
+
     /** The arguments as JSON text: as given, or the tree's compact text (written when asked: only the rare paths ask). */
     @Override
     public String argumentsJson() {

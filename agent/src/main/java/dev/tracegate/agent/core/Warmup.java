@@ -170,8 +170,11 @@ final class Warmup implements Supervisor, Runnable {
     }
 
     private void step(Event.Builder b, boolean agent) {
+        step(b.session(SESSION).seq(session.nextSequence()).ts(System.currentTimeMillis()).build(), agent);
+    }
+
+    private void step(Event e, boolean agent) {
         long t0 = System.nanoTime();
-        Event e = b.session(SESSION).seq(session.nextSequence()).ts(System.currentTimeMillis()).build();
         dev.tracegate.engine.monitor.Decision d = monitor.step(session, e, agent, true, worker);
         stepped++;
         if (d.applied() || d.refused()) {
@@ -189,19 +192,16 @@ final class Warmup implements Supervisor, Runnable {
 
     @Override
     public ToolDecision onToolCall(ToolCall call) {
-        Event.Builder b = Event.builder(EventKind.CALL).tool(call.tool()).callId(call.callId());
-        if (call.arguments() != null) b.args(call.arguments());
-        else {
-            com.fasterxml.jackson.databind.node.ObjectNode tree = JsonText.readObject(call.argumentsJson());
-            if (tree != null) b.args(tree); else b.args(call.argumentsJson());
-        }
-        step(b, true);
+        // the arguments and the event as the contract supervisor makes them (call.args(), Event.toolEvent)
+        step(Event.toolEvent(EventKind.CALL, SESSION, session.nextSequence(), System.currentTimeMillis(), call.tool(), call.callId(),
+                call.args(), null, false), true);
         return ToolDecision.proceed();
     }
 
     @Override
     public ResultDecision onToolResult(ToolResult result) {
-        step(Event.builder(EventKind.RETURN).tool(result.tool()).callId(result.callId()).result(result.text()).error(result.error()), false);
+        step(Event.toolEvent(EventKind.RETURN, SESSION, session.nextSequence(), System.currentTimeMillis(), result.tool(), result.callId(),
+                null, result.text(), result.error()), false);
         return ResultDecision.keep();
     }
 

@@ -9,7 +9,6 @@ import dev.tracegate.agent.config.Mode;
 import dev.tracegate.agent.core.AgentLog;
 import dev.tracegate.agent.core.Consent;
 import dev.tracegate.agent.core.Erasure;
-import dev.tracegate.agent.core.JsonText;
 import dev.tracegate.agent.core.Message;
 import dev.tracegate.agent.core.MessageDecision;
 import dev.tracegate.agent.core.ResultDecision;
@@ -26,7 +25,6 @@ import dev.tracegate.engine.monitor.Decision;
 import dev.tracegate.engine.monitor.EndReport;
 import dev.tracegate.engine.monitor.Session;
 import dev.tracegate.engine.monitor.Worker;
-import dev.tracegate.matchers.event.Args;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.event.EventKind;
 
@@ -224,7 +222,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     Worker w = rt.worker(); // this thread's worker: the one step and record use (one thread-local lookup per event)
                     try {
                         Event e = Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), call.tool(), call.callId(),
-                                arguments(call), null, false);   // no builder: one object less per event
+                                call.args(), null, false);   // no builder: one object less per event
                         return decideCall(rt, s, e, call, t0, w);
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
@@ -483,18 +481,6 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         } catch (RuntimeException | LinkageError err) {
             internalError(err, probe.session(), probe.kind().name());
         }
-    }
-
-    /**
-     * The arguments of a call: the tree it came with, else its JSON text parsed once (the common shapes without
-     * Jackson, see {@link JsonText}).
-     */
-    private static Args arguments(ToolCall call) {
-        Args given = call.arguments();
-        if (given != null) return given;
-        String json = call.argumentsJson();
-        Args read = json == null ? null : JsonText.readArgs(json);   // flat fields when the object holds only scalars
-        return read != null ? read : Args.ofJson(json);
     }
 
     /** A new event of the session: its next sequence number, the time {@code t0} (nanoTime) stands for. Call under the session's monitor. */
