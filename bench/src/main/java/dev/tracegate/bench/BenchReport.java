@@ -375,6 +375,15 @@ public final class BenchReport {
                     for (String k : new String[] {"p50", "p90", "p99", "p99.9", "max"}) b.append(" | ").append(p.get(k).asLong());
                     b.append(" |\n");
                 }
+                JsonNode st = l.get("platformStallsNs");   // absent in runs before the harness recorded them
+                if (st != null) {
+                    b.append("| ").append(l.get("agent").asText()).append(" | ").append(l.get("rate").asInt()).append(" | ")
+                            .append(st.get("count").asLong()).append(" stalls | the platform: gaps over ").append(st.get("thresholdNs").asLong() / 1000)
+                            .append(" µs while the thread idled (").append(st.get("perSecond").asDouble()).append(" per second; a call lands on one ~")
+                            .append(st.get("callsHitPerMillion").asLong()).append(" times in a million)");
+                    for (String k : new String[] {"p50", "p90", "p99", "p99.9", "max"}) b.append(" | ").append(st.get(k).asLong());
+                    b.append(" |\n");
+                }
             }
         }
         group(b, "A LangChain4j AI service invocation with one tool call, end to end (ToolLoopBenchmark; agent attached with "

@@ -79,4 +79,28 @@ class BenchReportTest {
         assertThatThrownBy(() -> BenchReport.replayCli("/tmp/whatever.json"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cli-<trace>-<library>.json");
     }
+
+    @Test
+    void theCallLatencyTableShowsThePlatformsStallsBesideTheCallsWhenTheHarnessRecordedThem() {
+        ArrayNode runs = JSON.createArrayNode();
+        for (boolean withStalls : new boolean[] {true, false}) {
+            ObjectNode l = runs.addObject();
+            l.put("agent", withStalls ? "attached" : "detached");
+            l.put("rate", 1000);
+            l.put("calls", 8000);
+            for (String key : new String[] {"fromDueTimeNs", "serviceTimeNs"}) {
+                ObjectNode p = l.putObject(key);
+                for (String k : new String[] {"p50", "p90", "p99", "p99.9", "max"}) p.put(k, 1000);
+            }
+            if (withStalls) {
+                ObjectNode st = l.putObject("platformStallsNs");
+                st.put("p50", 14_000).put("p90", 21_000).put("p99", 30_000).put("p99.9", 41_000).put("max", 52_000).put("count", 2_900);
+                st.put("thresholdNs", 5_000).put("perSecond", 362.5).put("callsHitPerMillion", 725);
+            }
+        }
+        String tables = BenchReport.tables(List.of(), List.of(), null, null, null, runs, null, null);
+        assertThat(tables).contains("| attached | 1000 | 2900 stalls | the platform: gaps over 5 µs while the thread idled (362.5 per second;"
+                + " a call lands on one ~725 times in a million) | 14000 | 21000 | 30000 | 41000 | 52000 |");
+        assertThat(tables).doesNotContain("| detached | 1000 | 2900 stalls");
+    }
 }

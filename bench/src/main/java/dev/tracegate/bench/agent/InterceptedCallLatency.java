@@ -15,12 +15,20 @@ import java.util.Map;
  * same call without the agent, at a fixed arrival rate, recorded with HdrHistogram from each call's
  * due time (no coordinated omission) and, beside it, from its actual start.
  *
+ * <p>Beside them it records the platform's own stalls: while the thread spins between calls it reads the
+ * clock back to back, and a gap of more than 5 µs between two reads is time the thread lost to something
+ * else (an interrupt, the hypervisor, another thread on its core). A stall that lands inside a call adds
+ * its whole length to that call, so with stalls of S µs at R per second a call of d µs has about R * d
+ * chances in a million to be S µs slower: read the tail against them.
+ *
  * <p>Usage: {@code java -javaagent:agent/target/tracegate-agent.jar=config=bench/agent/tracegate.yaml
  * -Dbench.agent=attached -cp benchmarks.jar dev.tracegate.bench.agent.InterceptedCallLatency
  * [--rate calls/s] [--seconds s] [--warmup-calls n] [--out file.json]}
  */
 public final class InterceptedCallLatency {
     private static final long HIGHEST = 60_000_000_000L;
+    /** A gap between two clock reads of the idle thread longer than this is a stall of the platform. */
+    static final long STALL_NS = 5_000;
 
     private InterceptedCallLatency() {}
 
@@ -45,13 +53,21 @@ public final class InterceptedCallLatency {
         for (int i = 0; i < warm; i++) tools.searchKb(session, "refund policy for damaged items", 5, "en");
         Histogram fromDue = new Histogram(HIGHEST, 3);
         Histogram service = new Histogram(HIGHEST, 3);
+        Histogram stalls = new Histogram(HIGHEST, 3);
+        long idleNs = 0;
         long interval = 1_000_000_000L / rate;
         long total = (long) (seconds * rate);
         long start = System.nanoTime() + 1_000_000;
         for (long i = 0; i < total; i++) {
             long due = start + i * interval;
-            long now;
-            while ((now = System.nanoTime()) < due) Thread.onSpinWait();
+            long now = System.nanoTime();
+            long idleFrom = now;
+            for (long read = now; now < due; read = now) {
+                Thread.onSpinWait();
+                now = System.nanoTime();
+                if (now - read > STALL_NS) stalls.recordValue(now - read);
+            }
+            idleNs += now - idleFrom;
             tools.searchKb(session, "refund policy for damaged items", 5, "en");
             long end = System.nanoTime();
             fromDue.recordValue(end - due);
@@ -64,9 +80,23 @@ public final class InterceptedCallLatency {
         out.put("calls", total);
         out.put("fromDueTimeNs", percentiles(fromDue));
         out.put("serviceTimeNs", percentiles(service));
+        out.put("platformStallsNs", stallSummary(stalls, idleNs, service.getMean()));
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         if (!o.get("out").isEmpty()) json.writeValue(new File(o.get("out")), out);
         System.out.println(json.writeValueAsString(out));
+    }
+
+    /**
+     * The stalls the idle thread saw: how many per second of idle time, their percentiles, and the share of
+     * calls one would land in by chance (stalls per second times the mean service time), in parts per million.
+     */
+    static Map<String, Object> stallSummary(Histogram stalls, long idleNs, double meanServiceNs) {
+        Map<String, Object> p = percentiles(stalls);
+        double perSecond = idleNs == 0 ? 0 : stalls.getTotalCount() * 1e9 / idleNs;
+        p.put("thresholdNs", STALL_NS);
+        p.put("perSecond", Math.round(perSecond * 10) / 10.0);
+        p.put("callsHitPerMillion", Math.round(perSecond * meanServiceNs / 1e9 * 1e6));
+        return p;
     }
 
     static Map<String, Object> percentiles(Histogram h) {
