@@ -241,7 +241,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             record(rt, w, s, e, null, dev.tracegate.agent.audit.Decision.BLOCK, INTERNAL, "audit log unavailable: " + audit.lastError(), t0);
             return ToolDecision.block(INTERNAL, "the audit log is unavailable, so tracegate refuses calls (fail: closed)", "Retry later.");
         }
-        Decision d = rt.monitor.step(s, e, true, enforce, w);
+        Decision d = rt.step(s, e, true, enforce, w);
         if (!d.refused()) {
             if (record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0)) return ToolDecision.proceed();
             // The audit log refused the record (fail: closed): the call does not run, so it must leave no
@@ -262,7 +262,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 if (redacted != null) {
                     Event r = again(e, EventKind.CALL).tool(e.tool())
                             .callId(e.callId()).args(redacted).build();
-                    Decision again = rt.monitor.step(s, r, true, true, w);
+                    Decision again = rt.step(s, r, true, true, w);
                     if (!again.refused()) {
                         String why = reason + " The fields it does not need were removed and the call ran without them.";
                         record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), why, t0);
@@ -275,7 +275,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 String target = redirectTarget(config.redirect(), c, e.tool());
                 Event r = again(e, EventKind.CALL).tool(target)
                         .callId(e.callId()).args(e.args()).build();
-                Decision again = rt.monitor.step(s, r, true, true, w);
+                Decision again = rt.step(s, r, true, true, w);
                 if (!again.refused()) {
                     record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " Redirected to " + target + ".", t0);
                     return ToolDecision.redirect(c.id(), reason, target, call.argumentsJson());
@@ -308,7 +308,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         int k = 0;
         for (int i = 0; i < d.contractCount(); i++) if (rt.library.info().get(d.contract(i)).strategy().equals("escalate")) excused[k++] = d.contract(i);
         excused = java.util.Arrays.copyOf(excused, k);
-        Decision again = rt.monitor.stepExcusing(s, e, true, excused, true, w);
+        Decision again = rt.stepExcusing(s, e, true, excused, true, w);
         if (again.refused()) {
             Library.ContractInfo other = primary(rt, again);
             List<String> ids = new ArrayList<>();
@@ -340,7 +340,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     try {
                         Event e = Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), result.tool(), result.callId(),
                                 null, result.text(), result.error());
-                        Decision d = rt.monitor.step(s, e, false, enforce, w);
+                        Decision d = rt.step(s, e, false, enforce, w);
                         if (d.kind() == Decision.Kind.SUPPRESS) {
                             Library.ContractInfo c = rt.library.info().get(d.contract(0));
                             if (!enforce) {
@@ -379,7 +379,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     try {
                         Event e = next(s, EventKind.USER, t0)
                                 .text(message.text()).build();
-                        Decision d = rt.monitor.step(s, e, false, enforce, w);
+                        Decision d = rt.step(s, e, false, enforce, w);
                         if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
                             Library.ContractInfo c = rt.library.info().get(d.contract(0));
                             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
@@ -414,7 +414,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     try {
                         Event e = next(s, EventKind.ASSISTANT, t0)
                                 .text(message.text()).build();
-                        Decision d = rt.monitor.step(s, e, true, enforce, w);
+                        Decision d = rt.step(s, e, true, enforce, w);
                         if (!d.refused()) {
                             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
                             return MessageDecision.keep();
@@ -428,7 +428,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         if (c.strategy().equals("redact")) {
                             String redacted = redaction.redactText(rt.library, message.text());
                             Event r = again(e, EventKind.ASSISTANT).text(redacted).build();
-                            if (!rt.monitor.step(s, r, true, true, w).refused()) {
+                            if (!rt.step(s, r, true, true, w).refused()) {
                                 record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
                                 return MessageDecision.replace(c.id(), redacted);
                             }
@@ -472,7 +472,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     s.touch(now);
                     Event e = b.seq(s.nextSequence()).ts(now).build();
                     Worker w = rt.worker();
-                    Decision d = rt.monitor.step(s, e, false, false, w);
+                    Decision d = rt.step(s, e, false, false, w);
                     record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
                             d.contractCount() > 0 ? d.kind() + ": " + reason(rt, d) : null, t0);
                     return;

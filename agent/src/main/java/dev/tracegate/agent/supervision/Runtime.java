@@ -5,6 +5,7 @@ import dev.tracegate.agent.audit.AuditRecord;
 import dev.tracegate.engine.monitor.ContractSet;
 import dev.tracegate.engine.monitor.Decision;
 import dev.tracegate.engine.monitor.EndReport;
+import dev.tracegate.engine.monitor.Session;
 import dev.tracegate.engine.monitor.Verdict;
 import dev.tracegate.engine.monitor.SessionMonitor;
 import dev.tracegate.engine.monitor.Worker;
@@ -38,6 +39,29 @@ final class Runtime {
     /** Whether any consent tool is configured: most libraries have none, and every CALL's record asks. */
     private final boolean anyClearArgs;
     private final ThreadLocal<Worker> workers;
+
+    /**
+     * One step of a session the caller holds the monitor of and has seen open ({@code applied() >= 0}). Ending a
+     * session takes the same monitor, so the monitor cannot answer CLOSED here; if it ever does, that is a bug,
+     * and it is raised as one, so that the caller's failure policy decides about the event and counts it instead
+     * of the event passing unchecked (a CLOSED decision is not refused).
+     */
+    Decision step(Session s, Event e, boolean agent, boolean enforce, Worker w) {
+        Decision d = monitor.step(s, e, agent, enforce, w);
+        if (d.kind() == Decision.Kind.CLOSED) throw closedUnderItsMonitor(s);
+        return d;
+    }
+
+    /** {@link #step} for an event an approver excused for the contracts {@code excused}. */
+    Decision stepExcusing(Session s, Event e, boolean agent, int[] excused, boolean enforce, Worker w) {
+        Decision d = monitor.stepExcusing(s, e, agent, excused, enforce, w);
+        if (d.kind() == Decision.Kind.CLOSED) throw closedUnderItsMonitor(s);
+        return d;
+    }
+
+    private static IllegalStateException closedUnderItsMonitor(Session s) {
+        return new IllegalStateException("session " + s.id() + " was closed while its event was being decided under the session's lock");
+    }
 
     Runtime(Library library, int version, int maxSessions, Consumer<EndReport> onEvict) {
         this.library = library;
