@@ -80,8 +80,7 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId) {
-        if (duplicate(framework, tool, callId)) return null;
-        return decide(new ToolCall(framework, session, tool, argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson, callId));
+        return onToolCall(framework, session, tool, argumentsJson, callId, true);
     }
 
     /** True when another hook already supervised this call id (it is then counted as a duplicate). */
@@ -97,11 +96,27 @@ public final class SupervisorBridge implements DispatchTarget {
      * text in between); otherwise as {@link #onToolCall(String, String, String, String, String)}.
      */
     public Ruling onToolCall(String framework, String session, String tool, Args arguments, String callId) {
-        if (duplicate(framework, tool, callId)) return null;
-        return decide(new ToolCall(framework, session, tool, null, callId, arguments));
+        return onToolCall(framework, session, tool, arguments, callId, true);
     }
 
-    private Ruling decide(ToolCall call) {
+    /**
+     * As {@link #onToolCall(String, String, String, Args, String)}; {@code textResult} false for a method that cannot
+     * return the substitute text of a block (it does not return {@code String}): its block throws whatever
+     * {@code block.style} says, and the stderr line says so.
+     */
+    public Ruling onToolCall(String framework, String session, String tool, Args arguments, String callId, boolean textResult) {
+        if (duplicate(framework, tool, callId)) return null;
+        return decide(new ToolCall(framework, session, tool, null, callId, arguments), textResult);
+    }
+
+    /** As {@link #onToolCall(String, String, String, String, String)}, for a method that may not return text (see above). */
+    public Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId, boolean textResult) {
+        if (duplicate(framework, tool, callId)) return null;
+        return decide(new ToolCall(framework, session, tool, argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson, callId),
+                textResult);
+    }
+
+    private Ruling decide(ToolCall call, boolean textResult) {
         ToolDecision decision = supervisor.onToolCall(call);
         if (decision == null || decision.kind() == ToolDecision.Kind.PROCEED) {
             if (trace) {
@@ -110,23 +125,29 @@ public final class SupervisorBridge implements DispatchTarget {
             }
             return null;
         }
-        return enforce(call, decision);
+        return enforce(call, decision, textResult);
     }
 
     /** The rare path: a decision that acts. Kept apart so the pass-through path stays small. */
     Ruling enforce(ToolCall call, ToolDecision decision) {
+        return enforce(call, decision, true);
+    }
+
+    /** As above; {@code textResult} false: the call site cannot return a substitute text, so a block throws. */
+    Ruling enforce(ToolCall call, ToolDecision decision, boolean textResult) {
+        boolean throwing = throwOnBlock || !textResult;
         String prefix = (shadow ? "SHADOW would " : "") + decision.kind() + " " + call.framework() + " session=" + call.session()
                 + " tool=" + call.tool() + " contract=" + decision.contract();
         switch (decision.kind()) {
             case BLOCK: {
-                AgentLog.info(prefix + (shadow ? "" : throwOnBlock ? " (throw)" : " (substitute)") + " reason=" + decision.reason());
+                AgentLog.info(prefix + (shadow ? "" : throwing ? " (throw)" : " (substitute)") + " reason=" + decision.reason());
                 if (shadow) {
                     counts.incrementAndGet(SHADOWED);
                     return null;
                 }
                 counts.incrementAndGet(BLOCKED);
                 String text = blockMessage(call.tool(), decision);
-                return new Ruling(throwOnBlock ? Ruling.THROW : Ruling.SUBSTITUTE, text, null, null, null);
+                return new Ruling(throwing ? Ruling.THROW : Ruling.SUBSTITUTE, text, null, null, null);
             }
             case REDIRECT: {
                 AgentLog.info(prefix + " target=" + decision.targetTool());   // no argument values on stderr: they may be personal data

@@ -35,6 +35,17 @@ class SupervisorBridgeTest {
     }
 
     @Test
+    void aCallSiteThatCannotReturnTheSubstituteTextGetsAThrowRulingWhateverTheStyle() {
+        SupervisorBridge b = bridge("block=sendEmail");
+        assertThat(b.onToolCall("configured", "s", "sendEmail", dev.tracegate.matchers.event.Args.ofJson("{}"), null, false).kind)
+                .as("a method returning int has no place for the text: the block throws (and its stderr line says (throw))").isEqualTo(Ruling.THROW);
+        assertThat(b.onToolCall("configured", "s", "sendEmail", "{}", null, false).kind).isEqualTo(Ruling.THROW);
+        assertThat(b.onToolCall("configured", "s", "sendEmail", dev.tracegate.matchers.event.Args.ofJson("{}"), null, true).kind)
+                .isEqualTo(Ruling.SUBSTITUTE);
+        assertThat(b.counts()[SupervisorBridge.BLOCKED]).isEqualTo(3);
+    }
+
+    @Test
     void shadowDecidesButReturnsNothingToEnforce() {
         SupervisorBridge b = bridge("block=sendEmail,suppress=lookup,shadow=true");
         assertThat(b.onToolCall("lc", "s", "sendEmail", "{}", null)).isNull();

@@ -237,7 +237,7 @@ public final class ConfiguredMethods {
      * that do not depend on the arguments. Immutable; shared by all threads.
      */
     static final class Site {
-        static final Site NONE = new Site(null, null, null, null, -1, null, -1, null, null);
+        static final Site NONE = new Site(null, null, null, null, -1, null, -1, null, null, false);
 
         final MethodRule rule;
         final String method;
@@ -252,9 +252,11 @@ public final class ConfiguredMethods {
         final String argsField;
         /** The parameter names when {@code args=*} and the class file named them when the site was resolved; else null. */
         final String[] names;
+        /** Whether the method returns {@code String}, the only type a blocked call's substitute text can take; else a block throws. */
+        final boolean textResult;
 
         Site(MethodRule rule, String method, String toolName, String toolSpec, int toolIndex, String sessionSpec, int sessionIndex,
-             String argsField, String[] names) {
+             String argsField, String[] names, boolean textResult) {
             this.rule = rule;
             this.method = method;
             this.toolName = toolName;
@@ -264,6 +266,7 @@ public final class ConfiguredMethods {
             this.sessionIndex = sessionIndex;
             this.argsField = argsField;
             this.names = names;
+            this.textResult = textResult;
         }
 
         String session(Object[] arguments) {
@@ -304,7 +307,8 @@ public final class ConfiguredMethods {
         int sessionIndex = sessionSpec == null ? -1 : index(sessionSpec);
         String argsField = rule.fields.getOrDefault("args", "*");
         String[] names = argsField.equals("*") ? parameterNames.get(origin) : null;
-        return new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names);
+        return new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names,
+                origin.endsWith(")Ljava/lang/String;"));   // the origin ends with the method's descriptor
     }
 
     /** A configured method is called: report the event and say what the advice must do. */
@@ -344,25 +348,26 @@ public final class ConfiguredMethods {
             names = site.names != null && site.names.length == arguments.length ? site.names : parameterNames(origin, arguments.length);
             // the common shapes become the arguments straight from the values, as reading their JSON text would
             Args args = JsonText.args(names, arguments);
-            ruling = args != null ? bridge.onToolCall(FRAMEWORK, session, tool, args, null)
-                    : bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null);
+            ruling = args != null ? bridge.onToolCall(FRAMEWORK, session, tool, args, null, site.textResult)
+                    : bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null, site.textResult);
         } else {
-            ruling = bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null);
+            ruling = bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null, site.textResult);
         }
+        boolean thrown = bridge.throwOnBlock() || !site.textResult;
         if (ruling == null) {
             return null;
         }
         if (ruling.kind == Ruling.REWRITE) {
             Object[] rewritten = rewrite(argsField, names, arguments, ruling.arguments, bridge);
             if (rewritten == null) {
-                return new Ruling(bridge.throwOnBlock() ? Ruling.THROW : Ruling.SUBSTITUTE,
+                return new Ruling(thrown ? Ruling.THROW : Ruling.SUBSTITUTE,
                         "tracegate: arguments of " + method(origin) + " must be redacted but are not JSON text or a Map; the call did not run", null, null, null);
             }
             return new Ruling(Ruling.REWRITE, null, null, ruling.arguments, rewritten);
         }
         if (ruling.kind == Ruling.REDIRECT) {
             // a configured method has no tool table to redirect into: refuse with the redirect's message
-            return new Ruling(bridge.throwOnBlock() ? Ruling.THROW : Ruling.SUBSTITUTE, ruling.text, null, null, null);
+            return new Ruling(thrown ? Ruling.THROW : Ruling.SUBSTITUTE, ruling.text, null, null, null);
         }
         return ruling;
     }

@@ -1,6 +1,7 @@
 package dev.tracegate.agent.instrumentation.configured;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.core.AgentArguments;
 import dev.tracegate.agent.core.JsonCodec;
 import dev.tracegate.agent.core.Message;
@@ -50,7 +51,7 @@ class ConfiguredMethodsTest {
     }
 
     /** What the supervisor was handed. */
-    private static final class Recording implements Supervisor {
+    private static class Recording implements Supervisor {
         final List<ToolCall> calls = new ArrayList<>();
         final List<ToolResult> results = new ArrayList<>();
 
@@ -59,6 +60,25 @@ class ConfiguredMethodsTest {
         @Override public MessageDecision onUserMessage(Message message) { return null; }
         @Override public MessageDecision onAssistantMessage(Message message) { return null; }
         @Override public void endSession(String sessionId) { }
+    }
+
+    /**
+     * A blocked call of a configured method becomes a substitute text only where the method returns String; any other
+     * return type (int, void, a domain object, Object: a String could break the host's cast) gets a throw ruling under
+     * the default block.style, so what stderr says matches what the host sees.
+     */
+    @Test
+    void aBlockedMethodThatDoesNotReturnStringThrowsUnderTheSubstituteStyle() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool example.Bank#* name=$method session=0"));
+        Supervisor blocking = new Recording() {
+            @Override public ToolDecision onToolCall(ToolCall call) { return ToolDecision.block("c1", "not allowed", null); }
+        };
+        SupervisorBridge bridge = new SupervisorBridge(blocking, AgentArguments.parse(""), new JsonCodec(), m);
+        Object[] a = {"s1", 20};
+        assertThat(m.onCall("example.Bank.transfer(Ljava/lang/String;I)Ljava/lang/String;", a, bridge).kind).isEqualTo(Ruling.SUBSTITUTE);
+        for (String ret : new String[] {"I", "V", "Ljava/lang/Object;", "Lexample/Receipt;", "Ljava/lang/CharSequence;"}) {
+            assertThat(m.onCall("example.Bank.transfer(Ljava/lang/String;I)" + ret, a, bridge).kind).as(ret).isEqualTo(Ruling.THROW);
+        }
     }
 
     /**
