@@ -32,56 +32,71 @@ public final class Identifiers {
         Seen seen = SEEN.get();
         seen.reset(out.length);
         for (int k = 0; k < n; k++) if (out[k] != TextHash.EMPTY) seen.insert(out[k]);
+        // the walk reads a copy (one bulk copy beats a String.charAt per char read)
+        char[] cs = seen.chars(len);
+        if (s instanceof String str) str.getChars(0, len, cs, 0);
+        else for (int k = 0; k < len; k++) cs[k] = s.charAt(k);
+        return scan(cs, len, out, n, seen);
+    }
+
+    /**
+     * The walk: at each position a quoted string may open, a token (a run of token chars) is read, or
+     * the char is passed over. Only tokens with a digit, '@', '.' or ':', tokens before '(' or ')', and
+     * quotes yield values; so the walk skips ahead over ASCII chars that are none of those (a word of
+     * prose and the spaces after it) to the token holding or ending at the next char that is.
+     */
+    private static int scan(char[] s, int len, long[] out, int n, Seen seen) {
         int i = 0;
         while (i < len && n < out.length) {
-            char c = s.charAt(i);
-            int cls = c < 128 ? ASCII[c] : nonAscii(c);
-            if ((cls & QUOTE) != 0) {
-                char close = closingQuote(c);
-                int j = i + 1;
-                int limit = Math.min(len, i + 1 + MAX_QUOTED);
-                while (j < limit && s.charAt(j) != close) j++;
-                if (j < limit && j - i - 1 >= 3) {
-                    long h = TextHash.of(s, i + 1, j);
-                    n = add(out, n, h, seen);
-                }
-                i++;
-                continue;
+            // skip plain chars, keeping where the walk would begin the token holding p: after the last non-token char
+            int p = i, start = i, cls = 0;
+            while (p < len) {
+                char c = s[p];
+                cls = c < 128 ? ASCII[c] : nonAscii(c);
+                if ((cls & PLAIN) == 0) break;
+                start = (cls & TOKEN) == 0 ? p + 1 : start;
+                p++;
             }
-            if ((cls & TOKEN) != 0) {
-                // one pass over the token collects what qualifies() and groupedEnd() need to reject it cheaply
-                int j = i, digits = 0, marks = 0;
-                while (j < len) {
-                    char d = s.charAt(j);
-                    int k = d < 128 ? ASCII[d] : nonAscii(d);
-                    if ((k & TOKEN) == 0) break;
-                    digits += k & DIGIT;
-                    marks |= k;
-                    j++;
+            if (p == len) break; // the rest yields nothing (a plain token at the end neither)
+            i = start;
+            if (i < p || (cls & TOKEN) != 0) {
+                // a token from i; its chars before p are plain. One pass over the rest collects what
+                // qualifies() and groupedEnd() need to reject it cheaply
+                int j = p, digits = 0, marks = 0;
+                while ((cls & TOKEN) != 0) {
+                    digits += cls & DIGIT;
+                    marks |= cls;
+                    if (++j == len) break;
+                    char d = s[j];
+                    cls = d < 128 ? ASCII[d] : nonAscii(d);
                 }
                 boolean mayQualify = digits >= 4 || (marks & (AT | DOT | COLON)) != 0;
-                boolean mayGroup = digits > 0 || (j < len && (s.charAt(j) == '(' || s.charAt(j) == ')'));
+                boolean mayGroup = digits > 0 || (j < len && (s[j] == '(' || s[j] == ')'));
                 if (!mayQualify && !mayGroup) {
                     i = j;
                     continue;
                 }
                 int a = i, b = j;
-                while (b > a && trailingMark(s.charAt(b - 1))) b--;
-                while (a < b && (s.charAt(a) == '.' || s.charAt(a) == ':')) a++;
-                if (mayQualify && qualifies(s, a, b)) {
-                    long h = TextHash.of(s, a, b);
-                    n = add(out, n, h, seen);
-                }
+                while (b > a && trailingMark(s[b - 1])) b--;
+                while (a < b && (s[a] == '.' || s[a] == ':')) a++;
+                // qualifies() counts the same digits ([a, b) lost only marks): with four, it holds
+                if (mayQualify && (digits >= 4 || qualifies(s, a, b))) n = addValue(s, a, b, out, n, seen);
                 if (mayGroup && n < out.length) {
                     int g = groupedEnd(s, a, len);
                     if (g > b) {
-                        long h = TextHash.of(s, a, g);
-                        n = add(out, n, h, seen);
+                        n = addValue(s, a, g, out, n, seen);
                         j = Math.max(j, g);
                     }
                 }
                 i = j;
                 continue;
+            }
+            if ((cls & QUOTE) != 0) {
+                char close = closingQuote(s[i]);
+                int j = i + 1;
+                int limit = Math.min(len, i + 1 + MAX_QUOTED);
+                while (j < limit && s[j] != close) j++;
+                if (j < limit && j - i - 1 >= 3) n = addValue(s, i + 1, j, out, n, seen);
             }
             i++;
         }
@@ -105,8 +120,9 @@ public final class Identifiers {
 
     private static final long[] NO_VALUES = new long[0];
 
-    // Char classes of ASCII chars: a token char, an opening quote, and marks a value needs.
-    private static final int DIGIT = 1, TOKEN = 2, QUOTE = 4, AT = 8, DOT = 16, COLON = 32;
+    // Char classes of ASCII chars: a token char, an opening quote, marks a value needs, and plain chars
+    // (none of those marks, no quote, no bracket after which a token may be grouped: nothing to find there).
+    private static final int DIGIT = 1, TOKEN = 2, QUOTE = 4, AT = 8, DOT = 16, COLON = 32, PLAIN = 64;
     private static final byte[] ASCII = new byte[128];
 
     static {
@@ -118,6 +134,7 @@ public final class Identifiers {
             if (c == '@') k |= AT;
             if (c == '.') k |= DOT;
             if (c == ':') k |= COLON;
+            if ((k & (DIGIT | QUOTE | AT | DOT | COLON)) == 0 && c != '(' && c != ')') k |= PLAIN;
             ASCII[c] = (byte) k;
         }
     }
@@ -132,28 +149,29 @@ public final class Identifiers {
         List<String> out = new ArrayList<>();
         // the same walk as scan(), collecting text instead of hashes
         int len = Math.min(s.length(), MAX_SCAN);
+        char[] cs = s.toCharArray();
         int i = 0;
         while (i < len && out.size() < MAX_PER_TEXT) {
-            char c = s.charAt(i);
+            char c = cs[i];
             char close = closingQuote(c);
             if (close != 0) {
                 int j = i + 1;
                 int limit = Math.min(len, i + 1 + MAX_QUOTED);
-                while (j < limit && s.charAt(j) != close) j++;
-                if (j < limit && j - i - 1 >= 3) out.add(s.substring(i + 1, j));
+                while (j < limit && cs[j] != close) j++;
+                if (j < limit && j - i - 1 >= 3) out.add(new String(cs, i + 1, j - i - 1));
                 i++;
                 continue;
             }
             if (tokenChar(c)) {
                 int j = i;
-                while (j < len && tokenChar(s.charAt(j))) j++;
+                while (j < len && tokenChar(cs[j])) j++;
                 int a = i, b = j;
-                while (b > a && trailingMark(s.charAt(b - 1))) b--;
-                while (a < b && (s.charAt(a) == '.' || s.charAt(a) == ':')) a++;
-                if (qualifies(s, a, b)) out.add(s.substring(a, b));
-                int g = groupedEnd(s, a, len);
+                while (b > a && trailingMark(cs[b - 1])) b--;
+                while (a < b && (cs[a] == '.' || cs[a] == ':')) a++;
+                if (qualifies(cs, a, b)) out.add(new String(cs, a, b - a));
+                int g = groupedEnd(cs, a, len);
                 if (g > b) {
-                    out.add(s.substring(a, g));
+                    out.add(new String(cs, a, g - a));
                     j = Math.max(j, g);
                 }
                 i = j;
@@ -164,7 +182,9 @@ public final class Identifiers {
         return out;
     }
 
-    private static int add(long[] out, int n, long h, Seen seen) {
+    /** Adds the hash of {@code s[a, b)} unless this scan has kept it (or it is empty); {@code n < out.length}. */
+    private static int addValue(char[] s, int a, int b, long[] out, int n, Seen seen) {
+        long h = TextHash.of(s, a, b);
         if (h == TextHash.EMPTY || !seen.insert(h)) return n;
         out[n] = h;
         return n + 1;
@@ -177,6 +197,8 @@ public final class Identifiers {
     private static final class Seen {
         /** Scratch for {@link #values}: the whole text's hash and one per value kept. */
         final long[] values = new long[MAX_PER_TEXT + 1];
+        /** The scanned text's chars (grows to the longest text scanned). */
+        char[] text = new char[256];
         long[] keys = new long[256];
         int[] stamps = new int[256];
         int stamp;
@@ -193,6 +215,11 @@ public final class Identifiers {
                 java.util.Arrays.fill(stamps, 0);
                 stamp = 1;
             }
+        }
+
+        char[] chars(int len) {
+            if (text.length < len) text = new char[Math.max(len, 2 * text.length)];
+            return text;
         }
 
         /** Adds {@code h}; false when this scan kept it already. */
@@ -232,12 +259,12 @@ public final class Identifiers {
         return c == '.' || c == ':' || c == '!' || c == '?' || c == '*';
     }
 
-    static boolean qualifies(CharSequence s, int a, int b) {
+    static boolean qualifies(char[] s, int a, int b) {
         int len = b - a;
         if (len < 3) return false;
         int digits = 0, at = -1, lastDot = -1;
         for (int i = a; i < b; i++) {
-            char c = s.charAt(i);
+            char c = s[i];
             if (c >= '0' && c <= '9') digits++;
             else if (c == '@') at = i;
             else if (c == '.') lastDot = i;
@@ -247,8 +274,8 @@ public final class Identifiers {
         if (len > 4 && regionStartsWith(s, a, b, "www.")) return true;
         if (digits >= 4) return true;
         if (lastDot > a && b - lastDot - 1 >= 2 && b - lastDot - 1 <= 24) {
-            for (int i = lastDot + 1; i < b; i++) if (!Character.isLetter(s.charAt(i))) return false;
-            return Character.isLetterOrDigit(s.charAt(a));
+            for (int i = lastDot + 1; i < b; i++) if (!Character.isLetter(s[i])) return false;
+            return Character.isLetterOrDigit(s[a]);
         }
         return false;
     }
@@ -257,23 +284,23 @@ public final class Identifiers {
      * End of a run of short space-separated groups starting at {@code a} (phone numbers, IBANs in
      * groups of four) holding at least seven digits in at least two groups, or {@code a} when none.
      */
-    static int groupedEnd(CharSequence s, int a, int len) {
+    static int groupedEnd(char[] s, int a, int len) {
         int i = a;
         int groups = 0, digits = 0, end = a;
         boolean ibanLike = false;
         while (i < len) {
             int g = i;
-            while (g < len && groupChar(s.charAt(g))) g++;
+            while (g < len && groupChar(s[g])) g++;
             int glen = g - i;
             if (glen == 0 || glen > (groups == 0 ? 6 : 8)) break;
             int d = 0, upper = 0;
             for (int k = i; k < g; k++) {
-                char c = s.charAt(k);
+                char c = s[k];
                 if (c >= '0' && c <= '9') d++;
                 else if (c >= 'A' && c <= 'Z') upper++;
             }
             if (groups == 0) {
-                ibanLike = glen == 4 && upper == 2 && d == 2 && s.charAt(i) >= 'A' && s.charAt(i + 1) >= 'A';
+                ibanLike = glen == 4 && upper == 2 && d == 2 && s[i] >= 'A' && s[i + 1] >= 'A';
                 if (d == 0) break; // a number starts with a digit group (or +, ( before digits)
             } else if (d == 0 && !(ibanLike && upper == glen)) {
                 break; // a word after the number is not part of it
@@ -281,7 +308,7 @@ public final class Identifiers {
             digits += d;
             groups++;
             end = g;
-            if (g < len - 1 && s.charAt(g) == ' ' && groupChar(s.charAt(g + 1))) i = g + 1;
+            if (g < len - 1 && s[g] == ' ' && groupChar(s[g + 1])) i = g + 1;
             else break;
         }
         return groups >= 2 && digits >= 7 ? end : a;
@@ -292,18 +319,18 @@ public final class Identifiers {
                 || c == '(' || c == ')';
     }
 
-    private static int indexOf(CharSequence s, int a, int b, String t) {
+    private static int indexOf(char[] s, int a, int b, String t) {
         outer:
         for (int i = a; i + t.length() <= b; i++) {
-            for (int k = 0; k < t.length(); k++) if (s.charAt(i + k) != t.charAt(k)) continue outer;
+            for (int k = 0; k < t.length(); k++) if (s[i + k] != t.charAt(k)) continue outer;
             return i;
         }
         return -1;
     }
 
-    private static boolean regionStartsWith(CharSequence s, int a, int b, String t) {
+    private static boolean regionStartsWith(char[] s, int a, int b, String t) {
         if (b - a < t.length()) return false;
-        for (int k = 0; k < t.length(); k++) if (Character.toLowerCase(s.charAt(a + k)) != t.charAt(k)) return false;
+        for (int k = 0; k < t.length(); k++) if (Character.toLowerCase(s[a + k]) != t.charAt(k)) return false;
         return true;
     }
 }

@@ -35,6 +35,26 @@ public final class TextHash {
         return any ? finish(h) : EMPTY;
     }
 
+    /** Hash of {@code s[from, to)}, equal to {@code of(new String(s, from, to - from))}. */
+    static long of(char[] s, int from, int to) {
+        long h = 0xcbf29ce484222325L;
+        boolean any = false;
+        for (int i = from; i < to; i++) {
+            char c = s[i];
+            int folded;
+            if (c < 128) {
+                if (c <= ' ' ? c == ' ' || c == '\t' || c == '\n' || c == '\r' : c == '-' || c == '(' || c == ')') continue;
+                folded = c >= 'A' && c <= 'Z' ? c + 32 : c;
+            } else {
+                if (c == '\u00A0') continue;
+                folded = Character.toLowerCase(c);
+            }
+            h = (h ^ folded) * 0x100000001b3L;
+            any = true;
+        }
+        return any ? finish(h) : EMPTY;
+    }
+
     /** Hash of the decimal text of {@code v}, equal to {@code of(Long.toString(v))}, without allocating. */
     public static long of(long v) {
         if (v == Long.MIN_VALUE) return of(Long.toString(v));

@@ -41,6 +41,44 @@ class IdentifiersEquivalenceTest {
         assertThat(Arrays.copyOf(actual, na)).as("values for \"%s\"", text).containsExactly(Arrays.copyOf(expected, ne));
     }
 
+    /**
+     * Pieces around what the scan skips: plain words (ASCII chars that are no digit, quote, '@', '.', ':' or
+     * bracket) of any length and mix (token chars like '-' '/' '_' '#' and non-token ones like ',' ';' '\''
+     * space), then right before or after a digit, mark, quote, bracket or non-ASCII char, at either end.
+     */
+    private static final String[] AROUND_PLAIN = {
+        "word", "ceramic", "x", "ab-cd", "a_b/c#d", "+", "-", "=", "&", "%", "!", "?", "*", "~", " ", "  ", ",", ";", "'", "<", ">",
+        "[", "]", "{", "}", "|", "\t", "\n", "0", "7", "12", "2024", "555 0100", "@", ".", ":", "://", "www.", "\"", "`", "(", ")",
+        "é", "café", "\u00A0", "\u2028", "\u3000", "“", "”", "«", "»", "\uD83D\uDE00", "Ω", "ﬁ", "İ",
+    };
+
+    @Provide Arbitrary<String> aroundPlain() {
+        Arbitrary<String> piece = Arbitraries.oneOf(Arbitraries.of(AROUND_PLAIN), Arbitraries.of(PIECES),
+                Arbitraries.strings().withCharRange(' ', '~').ofMaxLength(12),
+                Arbitraries.strings().withChars("abcXYZ-_/ ,;'").ofMinLength(20).ofMaxLength(300));
+        return piece.list().ofMaxSize(30).map(l -> String.join("", l));
+    }
+
+    @Property(tries = 3000)
+    void skippingPlainCharsFindsTheReferenceValues(@ForAll("aroundPlain") String text,
+                                                   @ForAll @IntRange(min = 1, max = 70) int capacity) {
+        long[] expected = new long[capacity];
+        long[] actual = new long[capacity];
+        int ne = ReferenceIdentifiers.scan(text, expected, 0);
+        int na = Identifiers.scan(text, actual, 0);
+        assertThat(Arrays.copyOf(actual, na)).as("values for \"%s\"", text).containsExactly(Arrays.copyOf(expected, ne));
+        // a CharSequence that is no String takes the copying path of its own
+        int nb = Identifiers.scan(new StringBuilder(text), actual, 0);
+        assertThat(Arrays.copyOf(actual, nb)).as("values for builder \"%s\"", text).containsExactly(Arrays.copyOf(expected, ne));
+    }
+
+    @Property(tries = 2000)
+    void textHashOfCharsIsTextHashOfTheString(@ForAll("aroundPlain") String text, @ForAll @IntRange(min = 0, max = 400) int from,
+                                              @ForAll @IntRange(min = 0, max = 400) int to) {
+        int a = Math.min(from, text.length()), b = Math.max(a, Math.min(to, text.length()));
+        assertThat(TextHash.of(text.toCharArray(), a, b)).as("\"%s\" [%d, %d)", text, a, b).isEqualTo(TextHash.of(text, a, b));
+    }
+
     @Property(tries = 2000)
     void textHashFoldsAsCharacterToLowerCase(@ForAll("text") String text) {
         // the hash as it was before its ASCII fast path: every char not ignored, folded by Character.toLowerCase
