@@ -8,10 +8,21 @@ import java.io.PrintStream;
  */
 public final class AgentLog {
 
-    private static final PrintStream OUT = System.err;
+    private static final PrintStream ERR = System.err;
+    private static volatile PrintStream captured;
     private static volatile boolean debug;
 
     private AgentLog() {
+    }
+
+    /** Sends the lines to {@code to} instead of standard error (null: back to it); for tests that read what an operator sees. */
+    public static void captureForTest(PrintStream to) {
+        captured = to;
+    }
+
+    private static PrintStream out() {
+        PrintStream c = captured;
+        return c != null ? c : ERR;
     }
 
     static void debug(boolean on) {
@@ -23,23 +34,23 @@ public final class AgentLog {
     }
 
     public static void info(String line) {
-        OUT.println("[tracegate] " + line);
+        out().println("[tracegate] " + line);
     }
 
     public static void warn(String line) {
-        OUT.println("[tracegate] WARN " + line);
+        out().println("[tracegate] WARN " + line);
     }
 
     public static void error(String line, Throwable error) {
-        OUT.println("[tracegate] ERROR " + line + (error == null ? "" : ": " + error));
+        out().println("[tracegate] ERROR " + line + (error == null ? "" : ": " + error));
         if (error != null && debug) {
-            error.printStackTrace(OUT);
+            error.printStackTrace(out());
         }
     }
 
     public static void debug(String line) {
         if (debug) {
-            OUT.println("[tracegate] DEBUG " + line);
+            out().println("[tracegate] DEBUG " + line);
         }
     }
 }

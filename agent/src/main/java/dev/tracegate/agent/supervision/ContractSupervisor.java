@@ -386,7 +386,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                             return MessageDecision.replace(c.id(), withheld(rt, c, "user message"));
                         }
                         record(rt, w, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
-                                d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null, d.refused() ? reason(rt, d) : null, t0);
+                                d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
+                                d.refused() ? reason(rt, d) : d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
                         return MessageDecision.keep();
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
@@ -776,6 +777,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (excused != null) r.approved(true);
         if (message != null) r.message(message);
         AuditWriter.Admission admitted = audit.append(r);
+        if (d != null && d.kind() == Decision.Kind.VIOLATION) warnViolation(rt, s, e, d);
         if (view != null) {
             try {
                 view.event(e, kind, contract, message, latency);
@@ -784,6 +786,32 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             }
         }
         return admitted != AuditWriter.Admission.REFUSED;
+    }
+
+    /**
+     * An event of the environment (a tool result, a user message, a consent or an erasure) made contracts FAIL. It
+     * cannot be refused, so each such contract is violated for good in that session and acts on nothing there any
+     * more; the audit log has it, but nothing else would tell the operator, and the usual cause is a guarantee
+     * without its guard (FORMULAS.md). One line on stderr per contract and library version; later ones are only
+     * in the audit log and the fires count.
+     */
+    private void warnViolation(Runtime rt, Session s, Event e, Decision d) {
+        for (int i = 0; i < d.contractCount(); i++) {
+            int c = d.contract(i);
+            if (!rt.firstViolationByEnvironment(c)) continue;
+            String by = switch (e.kind()) {
+                case RETURN -> "a result of " + e.tool();
+                case USER -> "a user message";
+                case CONSENT -> "a consent event";
+                case ERASURE -> "an erasure event";
+                default -> "an event of the environment (" + e.kind() + ")";
+            };
+            AgentLog.warn("contract " + rt.contractIds[c] + " was made to fail by " + by + " in session " + s.id() + " (seq " + e.seq()
+                    + "): tracegate refuses only the agent's own calls and answers, so the contract is violated for good in that session"
+                    + " and acts on nothing there any more. If that event should not have mattered, the guarantee probably lacks a guard:"
+                    + " G(call(T) -> arg(T, f) <= n), not G(arg(T, f) <= n) (docs/FORMULAS.md). Later violations of this contract"
+                    + " are in the audit log and the fires count, not printed here.");
+        }
     }
 
     private void recordEnd(Runtime rt, EndReport report, long seq) {

@@ -39,6 +39,8 @@ final class Runtime {
     /** Whether any consent tool is configured: most libraries have none, and every CALL's record asks. */
     private final boolean anyClearArgs;
     private final ThreadLocal<Worker> workers;
+    /** 1 for each contract an environment event has made FAIL in some session of this runtime (warned about once). */
+    private final java.util.concurrent.atomic.AtomicIntegerArray violatedByEnvironment;
 
     /**
      * One step of a session the caller holds the monitor of and has seen open ({@code applied() >= 0}). Ending a
@@ -59,6 +61,11 @@ final class Runtime {
         return d;
     }
 
+    /** True the first time contract {@code c} is made FAIL by an environment event in any session of this runtime. */
+    boolean firstViolationByEnvironment(int c) {
+        return violatedByEnvironment.get(c) == 0 && violatedByEnvironment.compareAndSet(c, 0, 1);
+    }
+
     private static IllegalStateException closedUnderItsMonitor(Session s) {
         return new IllegalStateException("session " + s.id() + " was closed while its event was being decided under the session's lock");
     }
@@ -69,6 +76,7 @@ final class Runtime {
         this.monitor = library.newMonitor(new SessionMonitor.Options(maxSessions, true), onEvict);
         this.workers = ThreadLocal.withInitial(monitor::newWorker);
         this.contractIds = library.info().stream().map(Library.ContractInfo::id).toArray(String[]::new);
+        this.violatedByEnvironment = new java.util.concurrent.atomic.AtomicIntegerArray(contractIds.length);
         this.atomKeys = library.contracts().atoms().stream().map(a -> a.key()).toArray(String[]::new);
         this.auditTable = new dev.tracegate.agent.audit.LibraryTable(contractIds, atomKeys);
         this.reasons = new String[contractIds.length];

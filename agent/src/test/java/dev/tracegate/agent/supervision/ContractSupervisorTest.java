@@ -96,6 +96,37 @@ class ContractSupervisorTest {
         assertThat(Files.readAllLines(r.log())).anySatisfy(l -> assertThat(l).contains("\"end\""));
     }
 
+    /**
+     * A guarantee an environment event makes FAIL (here an unguarded bound, false at every event that is not the call)
+     * is violated for good: the record says so in its message, and stderr says it once per contract.
+     */
+    @Test
+    void aGuaranteeTheEnvironmentMakesFailIsRecordedAsAViolationAndWarnedAboutOncePerContract() throws Exception {
+        Path lib = dir.resolve("cap.yaml");
+        Files.writeString(lib, "library: cap\ncontracts:\n  - id: cap.max-50\n    guarantee: G(arg(wire_money, amount) <= 50)\n");
+        Running r = start("libraries=" + lib);
+        ContractSupervisor s = r.supervisor();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            s.onUserMessage(new Message("lc4j", "c1", "please wire 5000"));
+            s.onUserMessage(new Message("lc4j", "c2", "please wire 7000"));
+        } finally {
+            dev.tracegate.agent.core.AgentLog.captureForTest(null);
+        }
+        assertThat(s.onToolCall(new ToolCall("lc4j", "c1", "wire_money", "{\"amount\":5000}", "t1")).kind())
+                .as("FAIL is absorbing: the contract acts on nothing more in that session, which is why the operator is told")
+                .isEqualTo(ToolDecision.Kind.PROCEED);
+        s.close();
+        assertThat(r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(Files.readAllLines(r.log())).filteredOn(l -> l.contains("\"kind\":\"user\""))
+                .hasSize(2).allSatisfy(l -> assertThat(l).contains("\"fired\":[\"cap.max-50\"]").contains("environment violated: "));
+        String printed = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(printed).contains("WARN contract cap.max-50 was made to fail by a user message in session c1 (seq 1)")
+                .contains("G(call(T) -> arg(T, f) <= n)");
+        assertThat(printed.split("cap.max-50 was made to fail", -1)).as("once per contract, not once per session").hasSize(2);
+    }
+
     @Test
     void shadowModeDecidesAndRecordsButChangesNothing() throws Exception {
         Running r = start("libraries=sop-refund,mode=shadow");
