@@ -107,7 +107,13 @@ public final class ConfiguredHooks implements Hooks {
 
         @Override
         public boolean matches(MethodDescription target) {
-            return methods.find(target.getDeclaringType().asErasure().getName(), target.getName()) != null;
+            return methods.findToWeave(target.getDeclaringType().asErasure().getName(), target.getName(), isEntryPoint(target)) != null;
+        }
+
+        /** {@code public static void main(String[])}: a program's entry point, which a glob such as {@code method: "*"} never means. */
+        static boolean isEntryPoint(MethodDescription m) {
+            return m.isStatic() && m.isPublic() && m.getName().equals("main") && m.getReturnType().represents(void.class)
+                    && m.getParameters().size() == 1 && m.getParameters().get(0).getType().represents(String[].class);
         }
     }
 

@@ -168,6 +168,22 @@ public final class ConfiguredMethods {
     }
 
     /**
+     * The rule under which a method is woven: as {@link #find}, except that a program's entry point
+     * ({@code public static void main(String[])}) is woven only under a rule that names it without a glob; with
+     * {@code method: "*"} it would make the whole program one tool call, its arguments array the session, and
+     * every configured call inside it nested, so unsupervised.
+     */
+    public MethodRule findToWeave(String className, String methodName, boolean entryPoint) {
+        for (MethodRule rule : rules) {
+            if (entryPoint && rule.methodPattern.indexOf('*') >= 0) continue;
+            if (rule.matchesClass(className) && rule.matchesMethod(methodName)) {
+                return rule;
+            }
+        }
+        return null;
+    }
+
+    /**
      * Remembers the parameter names of the configured methods of a class being woven (from
      * {@link ParameterNames#read}, keyed {@code name + descriptor}).
      */

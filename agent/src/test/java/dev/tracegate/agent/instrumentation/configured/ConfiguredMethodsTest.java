@@ -122,6 +122,28 @@ class ConfiguredMethodsTest {
         assertThat(r.calls).hasSize(2);
     }
 
+    /** A sample class as an operator might configure with method "*". */
+    static final class Teller {
+        public static void main(String[] args) { }
+        public static void main(String args) { }
+        public String transfer(String to, int amount) { return "ok"; }
+    }
+
+    @Test
+    void aGlobNeverWeavesTheProgramsEntryPointButARuleNamingMainDoes() throws Exception {
+        String teller = Teller.class.getName();
+        ConfiguredHooks.NamedMethod star = new ConfiguredHooks.NamedMethod(ConfiguredMethods.parse("m.txt", List.of("tool " + teller + "#* session=0")));
+        net.bytebuddy.description.method.MethodDescription main =
+                new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(Teller.class.getMethod("main", String[].class));
+        assertThat(star.matches(main)).as("main(String[]) under method *").isFalse();
+        assertThat(star.matches(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(Teller.class.getMethod("main", String.class))))
+                .as("a method named main that is no entry point").isTrue();
+        assertThat(star.matches(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(
+                Teller.class.getMethod("transfer", String.class, int.class)))).isTrue();
+        ConfiguredHooks.NamedMethod named = new ConfiguredHooks.NamedMethod(ConfiguredMethods.parse("m.txt", List.of("tool " + teller + "#main")));
+        assertThat(named.matches(main)).as("named explicitly").isTrue();
+    }
+
     @Test
     void constructorsAreNotConfiguredMethodsEvenForMethodStar() {
         ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool com.acme.BankTools#* session=0"));
