@@ -277,7 +277,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         .callId(e.callId()).args(e.args()).build();
                 Decision again = rt.step(s, r, true, true, w);
                 if (!again.refused()) {
-                    record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " Redirected to " + target + ".", t0);
+                    record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " The call of " + e.tool() + " was redirected to " + target + ".", t0);
                     return ToolDecision.redirect(c.id(), reason, target, call.argumentsJson());
                 }
                 break;

@@ -382,7 +382,9 @@ public final class ConfiguredMethods {
             return new Ruling(Ruling.REWRITE, null, null, ruling.arguments, rewritten);
         }
         if (ruling.kind == Ruling.REDIRECT) {
-            // a configured method has no tool table to redirect into: refuse with the redirect's message
+            // a configured method has no tool table to redirect into: refuse with the redirect's message, and report the
+            // target as failed, so the log (which holds the redirected CALL) and later contracts (failed(target)) know it did not run
+            bridge.onToolResult(FRAMEWORK, session, ruling.tool, null, ruling.text, true);
             return new Ruling(thrown ? Ruling.THROW : Ruling.SUBSTITUTE, ruling.text, null, null, null);
         }
         return ruling;

@@ -122,6 +122,32 @@ class ConfiguredMethodsTest {
         assertThat(r.calls).hasSize(2);
     }
 
+    /**
+     * A configured method has no tool table, so a redirect cannot run its target: the call is refused with the
+     * redirect's message, and the target is reported as a failed RETURN, since the audit log already holds the
+     * redirected CALL and later contracts must not read it as a target that ran (failed(target) holds).
+     */
+    @Test
+    void aRedirectFromAConfiguredMethodIsRefusedAndItsTargetReportedAsFailed() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool example.Bank#close name=$method session=0"));
+        Recording r = new Recording() {
+            @Override public ToolDecision onToolCall(ToolCall call) {
+                calls.add(call);
+                return ToolDecision.redirect("c1", "closing is not allowed", "archive_account", "{}");
+            }
+        };
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+        Ruling ruling = m.onCall("example.Bank.close(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;", new Object[] {"s1", "acc-1"}, bridge);
+        assertThat(ruling.kind).isEqualTo(Ruling.SUBSTITUTE);
+        assertThat(ruling.text).contains("archive_account").contains("did not run");
+        assertThat(r.results).singleElement().satisfies(res -> {
+            assertThat(res.tool()).isEqualTo("archive_account");
+            assertThat(res.session()).isEqualTo("s1");
+            assertThat(res.error()).isTrue();
+            assertThat(res.text()).isEqualTo(ruling.text);
+        });
+    }
+
     /** A sample class as an operator might configure with method "*". */
     static final class Teller {
         public static void main(String[] args) { }
