@@ -33,6 +33,34 @@ public final class ShopApp {
         }
     }
 
+    /** Tools that call each other and a privacy method: what runs inside another supervised call. */
+    public static final class Bank {
+        public String transfer(String customer, int amount) {
+            Console.line("METHOD transfer ran customer=" + customer + " amount=" + amount);
+            return "sent " + amount;
+        }
+
+        public String payBill(String customer, String bill) {
+            Console.line("METHOD payBill ran customer=" + customer + " bill=" + bill);
+            return "bill " + bill + " paid: " + transfer(customer, 900);
+        }
+
+        public String closeAccount(String customer) {
+            new Privacy().erase(customer);
+            return "closed " + customer;
+        }
+    }
+
+    static void nested() {
+        Bank bank = new Bank();
+        try {
+            Console.line("RESULT: " + bank.payBill("alice", "B7"));
+            Console.line("RESULT: " + bank.closeAccount("alice"));
+        } catch (RuntimeException e) {
+            Console.exception(e);
+        }
+    }
+
     static void scenario() {
         Privacy privacy = new Privacy();
         Payments payments = new Payments();
@@ -58,6 +86,10 @@ public final class ShopApp {
                     Console.line("DONE");
                 }
             }
+            return;
+        }
+        if (args.length > 0 && args[0].equals("nested")) {
+            nested();
             return;
         }
         scenario();

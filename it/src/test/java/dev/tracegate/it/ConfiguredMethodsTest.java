@@ -57,6 +57,34 @@ class ConfiguredMethodsTest {
                 .doesNotContain("instrumentation configured matched nothing");
     }
 
+    /**
+     * A tool method called inside another supervised one is supervised only when its rule says nested=true (wrappers
+     * delegate to each other, and by default only the outermost call counts); a consent or erasure method always is,
+     * so an erasure a tool performs is seen.
+     */
+    @Test
+    void aNestedToolIsSupervisedWhenItsRuleSaysSoAndANestedErasureAlways() throws IOException {
+        for (boolean nested : new boolean[] {true, false}) {
+            Path rules = Files.writeString(dir.resolve("nested-" + nested + ".txt"), String.join("\n",
+                    "tool     demoapp.plain.ShopApp$Bank#payBill       name=$method session=0",
+                    "tool     demoapp.plain.ShopApp$Bank#transfer      name=$method session=0" + (nested ? " nested=true" : ""),
+                    "tool     demoapp.plain.ShopApp$Bank#closeAccount  name=$method session=0",
+                    "erasure  demoapp.plain.ShopApp$Privacy#erase      subject=0 session=0",
+                    ""));
+            ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("methods=" + rules + ",block=transfer,trace=true")),
+                    ForkedJvm.appClasspath(), APP, "nested");
+            assertThat(r.exit()).as(r.toString()).isZero();
+            assertThat(r.stdout()).as(r.toString()).contains("METHOD payBill ran").contains("RESULT: closed alice");
+            assertThat(r.stderr()).as("an erasure inside a supervised tool is an event: " + r).contains("ERASURE session=alice subject=alice");
+            if (nested) {
+                assertThat(r.stdout()).as(r.toString()).doesNotContain("METHOD transfer ran")
+                        .contains("RESULT: bill B7 paid: tracegate blocked the call to transfer");
+            } else {
+                assertThat(r.stdout()).as("the documented default: only the outer call is seen: " + r).contains("METHOD transfer ran");
+            }
+        }
+    }
+
     @Test
     void methodsFromTheYamlConfigurationAndAnInstrumentationSwitchedOff() throws IOException {
         Path yaml = Files.writeString(dir.resolve("tracegate.yaml"), String.join("\n",

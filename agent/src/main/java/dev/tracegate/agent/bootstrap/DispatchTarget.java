@@ -27,6 +27,15 @@ public interface DispatchTarget {
     /** A configured method call ({@code origin} is "class#method"); null to proceed. */
     Ruling onMethodCall(String origin, Object[] arguments);
 
+    /**
+     * Whether a configured method that runs inside another supervised call on the same thread is supervised all
+     * the same (its rule says {@code nested}, or it is a consent or erasure method); by default only the outermost
+     * call is.
+     */
+    default boolean supervisesNested(String origin) {
+        return false;
+    }
+
     /** The result of a configured method call; null to keep, else the replacement. */
     Object onMethodResult(String origin, Object[] arguments, Object result);
 

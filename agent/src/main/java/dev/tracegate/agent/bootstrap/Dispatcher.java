@@ -225,6 +225,24 @@ public final class Dispatcher {
         return target == null || chunks == null ? null : new StreamCheck(framework, session, chunks);
     }
 
+    /**
+     * For a configured method entered while another supervised call runs on this thread ({@link #enter()} said
+     * false): whether it is supervised all the same. False when no agent is installed or the question fails
+     * (counted as an internal error: the nested call then runs as a nested call always did).
+     */
+    public static boolean supervisesNested(String origin) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return false;
+        }
+        try {
+            return t.supervisesNested(origin);
+        } catch (Throwable e) {
+            INTERNAL_ERRORS.incrementAndGet();
+            return false;
+        }
+    }
+
     public static Ruling onMethodCall(String origin, Object[] arguments) {
         DispatchTarget t = target;
         if (t == null) {

@@ -463,7 +463,7 @@ public final class AgentConfig {
         // -------------------------------------------------------------- configured methods
 
         private static final List<String> METHOD_FIELDS = List.of("class", "method", "kind", "tool-name", "args-param",
-                "session-param", "subject-param", "purpose-param", "granted-param");
+                "session-param", "subject-param", "purpose-param", "granted-param", "nested");
 
         private Setting methods(ConfigKey k, Raw r) {
             if (r.source.kind == Source.Kind.DEFAULT) return new Setting(List.of(), "[]", r.source);
@@ -519,8 +519,14 @@ public final class AgentConfig {
                                 + "' (the index of the parameter that holds it, or a literal). Add e.g. '" + n + ": 0'.");
                     }
                 }
+                String nested = f.getOrDefault("nested", "false").toLowerCase(Locale.ROOT);
+                if (!nested.equals("true") && !nested.equals("false")) {
+                    throw new ConfigException(item.fields.get("nested").source.text, k.name, "nested must be true or false, got '" + f.get("nested")
+                            + "'. 'nested: true' supervises the method also when it runs inside another supervised call (CONFIG.md).");
+                }
                 out.add(new ConfiguredMethod(f.get("class"), f.get("method"), kind, f.get("tool-name"), f.get("args-param"),
-                        f.get("session-param"), f.get("subject-param"), f.get("purpose-param"), f.get("granted-param"), item.source.text));
+                        f.get("session-param"), f.get("subject-param"), f.get("purpose-param"), f.get("granted-param"), item.source.text,
+                        nested.equals("true")));
             }
             List<ConfiguredMethod> l = Collections.unmodifiableList(out);
             return new Setting(l, l.isEmpty() ? "[]" : l.toString(), r.source);

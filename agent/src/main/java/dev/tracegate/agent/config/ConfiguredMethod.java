@@ -22,9 +22,10 @@ public final class ConfiguredMethod {
     private final String purposeParam;
     private final String grantedParam;
     private final String where;
+    private final boolean nested;
 
     ConfiguredMethod(String className, String method, Kind kind, String toolName, String argsParam, String sessionParam,
-                     String subjectParam, String purposeParam, String grantedParam, String where) {
+                     String subjectParam, String purposeParam, String grantedParam, String where, boolean nested) {
         this.className = Objects.requireNonNull(className);
         this.method = Objects.requireNonNull(method);
         this.kind = Objects.requireNonNull(kind);
@@ -35,6 +36,7 @@ public final class ConfiguredMethod {
         this.purposeParam = purposeParam;
         this.grantedParam = grantedParam;
         this.where = where;
+        this.nested = nested;
     }
 
     /** Binary class name or glob, e.g. {@code com.acme.Shop} or {@code com.acme.*Tools}. */
@@ -63,6 +65,12 @@ public final class ConfiguredMethod {
     /** Which parameter says whether consent is granted (CONSENT): an index, or the literal true/false (default true). */
     public String grantedParam() { return grantedParam; }
 
+    /**
+     * Whether a tool method is supervised also when it runs inside another supervised call on the same thread
+     * ({@code nested: true}); consent and erasure methods always are.
+     */
+    public boolean nested() { return nested; }
+
     /** Where it was configured (file:line:col). */
     public String where() { return where; }
 
@@ -75,6 +83,7 @@ public final class ConfiguredMethod {
         if (subjectParam != null) b.append(" subject-param=").append(subjectParam);
         if (purposeParam != null) b.append(" purpose-param=").append(purposeParam);
         if (grantedParam != null) b.append(" granted-param=").append(grantedParam);
+        if (nested) b.append(" nested=true");
         return b.toString();
     }
 }

@@ -285,6 +285,11 @@ public final class SupervisorBridge implements DispatchTarget {
     }
 
     @Override
+    public boolean supervisesNested(String origin) {
+        return configured.supervisesNested(origin);
+    }
+
+    @Override
     public Object onMethodResult(String origin, Object[] arguments, Object result) {
         return configured.onResult(origin, arguments, result, this);
     }

@@ -330,7 +330,10 @@ class AgentConfigTest {
     void configuredMethodMistakesAreNamedAtTheirLine() throws IOException {
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, arg-param: 1}\n")).isEqualTo(
                 "F:2:39: unknown field 'arg-param' in a configured method. Did you mean 'args-param'? The fields are class, method,"
-                        + " kind, tool-name, args-param, session-param, subject-param, purpose-param, granted-param.");
+                        + " kind, tool-name, args-param, session-param, subject-param, purpose-param, granted-param, nested.");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, nested: yes please}\n")).isEqualTo(
+                "F:2:47: nested must be true or false, got 'yes please'. 'nested: true' supervises the method also when it runs inside"
+                        + " another supervised call (CONFIG.md).");
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: consent, subject-param: 0}\n")).isEqualTo(
                 "F:2:5: a consent method needs 'purpose-param' (the index of the parameter that holds it, or a literal). Add e.g. 'purpose-param: 0'.");
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tol}\n")).isEqualTo(

@@ -128,7 +128,7 @@ public final class ConfiguredHooks implements Hooks {
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgArgs") Object[] called) {
-            outer = Dispatcher.enter();
+            outer = Dispatcher.enter() || Dispatcher.supervisesNested(origin);   // nested: only if its rule asks (see MethodRule)
             if (!outer) {
                 return null;
             }
@@ -194,7 +194,7 @@ public final class ConfiguredHooks implements Hooks {
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgArgs") Object[] called) {
-            outer = Dispatcher.enter();
+            outer = Dispatcher.enter() || Dispatcher.supervisesNested(origin);   // nested: only if its rule asks (see MethodRule)
             if (!outer) {
                 return null;
             }

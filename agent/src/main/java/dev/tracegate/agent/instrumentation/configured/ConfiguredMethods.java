@@ -73,6 +73,7 @@ public final class ConfiguredMethods {
             putIfSet(fields, "subject", m.subjectParam());
             putIfSet(fields, "purpose", m.purposeParam());
             putIfSet(fields, "granted", m.grantedParam());
+            if (m.nested()) fields.put("nested", "true");
             rules.add(new MethodRule(MethodRule.Kind.valueOf(m.kind().name()), m.className(), m.method(), fields, m.where()));
         }
         return new ConfiguredMethods(rules);
@@ -123,6 +124,10 @@ public final class ConfiguredMethods {
                 }
                 fields.put(tokens[t].substring(0, eq), tokens[t].substring(eq + 1));
             }
+            String nested = fields.get("nested");
+            if (nested != null && !nested.equals("true") && !nested.equals("false")) {
+                throw error(where, line, "nested=" + nested, "nested must be true or false");
+            }
             if (kind != MethodRule.Kind.TOOL && !fields.containsKey("subject")) {
                 throw error(where, line, tokens[1], kind.name().toLowerCase(Locale.ROOT) + " needs subject=<index|literal>");
             }
@@ -165,6 +170,12 @@ public final class ConfiguredMethods {
             }
         }
         return null;
+    }
+
+    /** Whether a call of the configured method at {@code origin} is supervised when it runs inside another supervised call. */
+    public boolean supervisesNested(String origin) {
+        Site s = site(origin);
+        return s != null && s.rule.nested;
     }
 
     /**

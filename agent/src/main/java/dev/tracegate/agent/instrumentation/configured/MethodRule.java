@@ -10,6 +10,11 @@ import java.util.regex.Pattern;
  * <p>Kinds: {@code tool} (a CALL and its RETURN: {@code name=literal|$method|<index>}, {@code args=<index>|*},
  * {@code session=<index>|literal}), {@code consent} ({@code subject}, {@code purpose}, {@code granted}:
  * an index or a literal) and {@code erasure} ({@code subject}, {@code session}).
+ *
+ * <p>Nesting: a tool method that runs inside another supervised call on the same thread (a tool calling another
+ * tool, a wrapper delegating to an overload) is not supervised again unless its rule says {@code nested=true};
+ * consent and erasure methods are always supervised, nested or not (a tool that records a consent or performs an
+ * erasure is the common case, and a second consent or erasure of the same subject changes nothing).
  */
 public final class MethodRule {
 
@@ -23,6 +28,8 @@ public final class MethodRule {
     final Pattern methodRegex;
     final Map<String, String> fields;
     final String where;
+    /** Supervised also when it runs inside another supervised call (always for consent and erasure). */
+    final boolean nested;
 
     MethodRule(Kind kind, String classPattern, String methodPattern, Map<String, String> fields, String where) {
         this.kind = kind;
@@ -32,6 +39,7 @@ public final class MethodRule {
         this.methodRegex = glob(methodPattern);
         this.fields = fields;
         this.where = where;
+        this.nested = kind != Kind.TOOL || "true".equals(fields.get("nested"));
     }
 
     public Kind kind() {
