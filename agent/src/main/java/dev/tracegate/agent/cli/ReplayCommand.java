@@ -90,6 +90,11 @@ final class ReplayCommand implements Callable<Integer> {
             System.err.println("tracegate replay: --mode must be enforce or shadow, not '" + mode + "'");
             return LibraryOptions.BAD_INPUT;
         }
+        String misplaced = librariesAmongTraces();
+        if (misplaced != null) {
+            System.err.println(misplaced);
+            return LibraryOptions.BAD_INPUT;
+        }
         Library lib = LibraryOptions.load(Arrays.asList(libraries.split(",")));
         if (lib == null) return LibraryOptions.BAD_INPUT;
         boolean enforceAll = mode == null || mode.equals("enforce");
@@ -117,6 +122,7 @@ final class ReplayCommand implements Callable<Integer> {
             if (audit != null) {
                 enforce = audit.enforce(t, mode);
                 for (String note : audit.unsupervised) System.err.println(note);
+                for (String note : audit.libraryNotes(t, lib)) System.err.println(note);
                 if (audit.hashed) {
                     System.err.println("note: " + t.getFileName() + " is an audit log with personal data hashed (" + audit.personalData
                             + "): predicates on content (a pattern over an argument or a text, a number compared with a bound, a data"
@@ -188,6 +194,33 @@ final class ReplayCommand implements Callable<Integer> {
         if (format.equals("json")) printJson(lib, reports, events, skipped, unevaluable, unevaluableAt, seconds);
         else printText(lib, reports, events, skipped, unevaluable, unevaluableAt, seconds);
         return anyFail ? 1 : 0;
+    }
+
+    /**
+     * When a TRACE argument is a library (a built-in name that is no file, or a .yaml/.yml file: {@code replay shop.yaml
+     * gdpr trace.jsonl}), the message saying that libraries are one comma-separated argument, with the command
+     * rewritten; else null.
+     */
+    String librariesAmongTraces() {
+        List<String> libs = new ArrayList<>(List.of(libraries));
+        List<String> rest = new ArrayList<>();
+        String first = null;
+        for (Path t : traces) {
+            String name = t.toString();
+            boolean builtin = !Files.exists(t) && (Library.BUILTINS.contains(name)
+                    || (name.startsWith("builtin:") && Library.builtinExists(name.substring("builtin:".length()))));
+            boolean yaml = name.endsWith(".yaml") || name.endsWith(".yml");
+            if (builtin || yaml) {
+                libs.add(name);
+                if (first == null) first = "'" + name + "' is " + (builtin ? "a built-in library name" : "a library file (.yaml), not a JSONL trace");
+            } else {
+                rest.add(name);
+            }
+        }
+        if (first == null) return null;
+        return "tracegate replay: " + first + ", but it is given where a trace is expected. The libraries are one argument,"
+                + " separated by commas without spaces: replay " + String.join(",", libs)
+                + (rest.isEmpty() ? " TRACE..." : " " + String.join(" ", rest));
     }
 
     private void printText(Library lib, Map<String, SessionReport> reports, long events, long skipped, long unevaluable,
@@ -274,9 +307,20 @@ final class ReplayCommand implements Callable<Integer> {
         final Map<Long, List<String>> approvals;
         /** One line per {@code unsupervised} record: where, the fail policy, and why the agent could not start. */
         final List<String> unsupervised;
+        /** The log's {@code library} records, in file order. */
+        final List<LibraryRecord> libraryRecords;
+
+        /** A {@code library} record: its line, its number, and the contract ids and atom keys the agent ran with. */
+        record LibraryRecord(long line, long lib, List<String> contracts, List<String> atoms) {
+            boolean sameVersion(LibraryRecord o) {
+                return new java.util.HashSet<>(contracts).equals(new java.util.HashSet<>(o.contracts))
+                        && new java.util.HashSet<>(atoms).equals(new java.util.HashSet<>(o.atoms));
+            }
+        }
 
         private AuditLogScan(boolean hashed, String personalData, long shadowDecisions, long enforcedDecisions,
-                             Map<Long, List<String>> approvals, List<String> unsupervised) {
+                             Map<Long, List<String>> approvals, List<String> unsupervised, List<LibraryRecord> libraryRecords) {
+            this.libraryRecords = libraryRecords;
             this.hashed = hashed;
             this.personalData = personalData;
             this.shadowDecisions = shadowDecisions;
@@ -313,6 +357,7 @@ final class ReplayCommand implements Callable<Integer> {
                 long enforced = 0;
                 Map<Long, List<String>> approvals = new java.util.HashMap<>();
                 List<String> unsupervised = new ArrayList<>();
+                List<LibraryRecord> libraries = new ArrayList<>();
                 long lineNo = 0;
                 for (String line = first; line != null; line = r.readLine()) {
                     lineNo++;
@@ -321,6 +366,9 @@ final class ReplayCommand implements Callable<Integer> {
                     }
                     if (line.startsWith("\"rec\":\"unsupervised\"", 9 + 64 + 2)) {
                         unsupervised.add(unsupervisedNote(file, lineNo, line));
+                    } else if (line.startsWith("\"rec\":\"library\"", 9 + 64 + 2)) {
+                        LibraryRecord rec = libraryRecord(lineNo, line);
+                        if (rec != null) libraries.add(rec);
                     } else if (line.contains("\"rec\":\"header\"")) {
                         String p = field(line, "personalData");
                         if (p != null && !p.equals("clear")) pd = p;
@@ -332,10 +380,83 @@ final class ReplayCommand implements Callable<Integer> {
                         enforced++;
                     }
                 }
-                return new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals, unsupervised);
+                return new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals, unsupervised, libraries);
             } catch (java.nio.charset.MalformedInputException e) {
                 return null;
             }
+        }
+
+        /** A {@code library} record read as JSON, or null for a broken line (the trace reader reports it where it reads it). */
+        private static LibraryRecord libraryRecord(long lineNo, String line) {
+            try {
+                com.fasterxml.jackson.databind.JsonNode rec = new ObjectMapper().readTree(line);
+                List<String> contracts = new ArrayList<>();
+                List<String> atoms = new ArrayList<>();
+                rec.path("contracts").forEach(c -> contracts.add(c.asText()));
+                rec.path("atoms").forEach(a -> atoms.add(a.asText()));
+                return new LibraryRecord(lineNo, rec.path("lib").asLong(0), contracts, atoms);
+            } catch (IOException e) {
+                return null;
+            }
+        }
+
+        /**
+         * Notes when the log's library records do not match the replayed libraries: the contracts the log had and
+         * the replay does not, and the other way round; and, for a log that spans several library versions (a hot
+         * reload), that every event is replayed with the one version given, and which of the log's versions it is.
+         */
+        List<String> libraryNotes(Path file, Library lib) {
+            List<String> notes = new ArrayList<>();
+            if (libraryRecords.isEmpty()) return notes;
+            String name = file.getFileName().toString();
+            List<String> given = new ArrayList<>();
+            for (Library.ContractInfo c : lib.info()) given.add(c.id());
+            java.util.Set<String> logged = new java.util.LinkedHashSet<>();
+            for (LibraryRecord r : libraryRecords) logged.addAll(r.contracts());
+            List<String> onlyLogged = new ArrayList<>(logged);
+            onlyLogged.removeAll(given);
+            List<String> onlyGiven = new ArrayList<>(given);
+            onlyGiven.removeAll(logged);
+            if (!onlyLogged.isEmpty() || !onlyGiven.isEmpty()) {
+                StringBuilder b = new StringBuilder("note: ").append(name).append("'s library records (").append(lines(libraryRecords))
+                        .append(") do not name the contracts of the replayed libraries (").append(lib.names()).append("):");
+                if (!onlyLogged.isEmpty()) b.append(" the log had ").append(String.join(", ", onlyLogged)).append(", which the replay does not;");
+                if (!onlyGiven.isEmpty()) b.append(" the replay has ").append(String.join(", ", onlyGiven)).append(", which the log did not;");
+                b.append(" the verdicts below are the replayed libraries' on the log's events, not what the agent decided."
+                        + " Replay with the libraries the log was written with to check its decisions");
+                notes.add(b.toString());
+            }
+            List<LibraryRecord> versions = new ArrayList<>();
+            for (LibraryRecord r : libraryRecords) {
+                boolean seen = false;
+                for (LibraryRecord v : versions) seen |= v.sameVersion(r);
+                if (!seen) versions.add(r);
+            }
+            if (versions.size() > 1) {
+                LibraryRecord replayed = new LibraryRecord(0, 0, given, atomKeys(lib));
+                String match = null;
+                for (LibraryRecord v : versions) if (match == null && v.sameVersion(replayed)) match = "lib " + v.lib() + " (line " + v.line() + ")";
+                List<String> each = new ArrayList<>();
+                for (LibraryRecord v : versions) each.add("lib " + v.lib() + " at line " + v.line());
+                notes.add("note: " + name + " spans " + versions.size() + " library versions (" + String.join(", ", each)
+                        + "; a hot reload changed the libraries while it was written): replay uses the one version given for every"
+                        + " event, so events written under another version may come out differently than they did online; the"
+                        + " libraries given " + (match != null ? "are " + match : "match none of the log's versions")
+                        + ". Replay the log's parts with their own versions to check each");
+            }
+            return notes;
+        }
+
+        private static List<String> atomKeys(Library lib) {
+            List<String> keys = new ArrayList<>();
+            for (dev.tracegate.engine.ltl.Atom a : lib.contracts().atoms()) keys.add(a.key());
+            return keys;
+        }
+
+        private static String lines(List<LibraryRecord> records) {
+            List<String> at = new ArrayList<>();
+            for (LibraryRecord r : records) if (at.size() < 5) at.add(Long.toString(r.line()));
+            return (records.size() == 1 ? "line " : "lines ") + String.join(", ", at) + (records.size() > at.size() ? ", ..." : "");
         }
 
         /** What an {@code unsupervised} record says, for a note on stderr. */

@@ -59,6 +59,7 @@ public final class AgentConfig {
     private final boolean warmup;
     private final Map<String, String> extras;
     private final Map<String, Setting> settings;
+    private final Map<String, Source> libraryPlaces;
 
     /** One effective value: what it is and where it came from. */
     private static final class Setting {
@@ -73,8 +74,9 @@ public final class AgentConfig {
         }
     }
 
-    private AgentConfig(Path configFile, Map<String, Setting> s, Set<String> extraKeys) {
+    private AgentConfig(Path configFile, Map<String, Setting> s, Set<String> extraKeys, Map<String, Source> libraryPlaces) {
         this.configFile = configFile;
+        this.libraryPlaces = Collections.unmodifiableMap(new LinkedHashMap<>(libraryPlaces));
         this.settings = Collections.unmodifiableMap(new LinkedHashMap<>(s));
         this.libraries = list(s, "libraries");
         this.mode = (Mode) s.get("mode").value;
@@ -183,6 +185,8 @@ public final class AgentConfig {
         private final Map<String, ConfigKey> keys = new LinkedHashMap<>(ConfigKey.ALL);
         private final Map<String, String> byEnvName = new TreeMap<>();
         private final Map<String, Setting> values = new LinkedHashMap<>();
+        /** Where each entry of the effective {@code libraries} was written (an item of a YAML list has its own place). */
+        private final Map<String, Source> libraryPlaces = new LinkedHashMap<>();
         private final Set<String> extraKeys;
 
         Loader(Set<String> extraKeys) {
@@ -235,7 +239,7 @@ public final class AgentConfig {
                 if (!keys.containsKey(key)) throw unknown(at, key, keys.keySet(), key);
                 put(keys.get(key), Raw.scalar(at, e.getValue()));
             }
-            return new AgentConfig(file, values, extraKeys);
+            return new AgentConfig(file, values, extraKeys, libraryPlaces);
         }
 
         private static Path path(String text, Source from) {
@@ -250,12 +254,16 @@ public final class AgentConfig {
         private static Map<String, String> parseArguments(String arguments) {
             Map<String, String> out = new LinkedHashMap<>();
             if (arguments == null || arguments.isBlank()) return out;
-            for (String piece : arguments.split(",")) {
+            String[] pieces = arguments.split(",");
+            for (int i = 0; i < pieces.length; i++) {
+                String piece = pieces[i];
                 if (piece.isBlank()) continue;
                 int eq = piece.indexOf('=');
                 if (eq <= 0) {
-                    throw new ConfigException("agent arguments", null, "'" + piece.trim() + "' is not key=value. Write e.g. "
-                            + "-javaagent:tracegate-agent.jar=config=/etc/tracegate.yaml,mode=shadow (separate list items inside a value with ';').");
+                    String list = listValueHint(pieces, i);
+                    throw new ConfigException("agent arguments", null, "'" + piece.trim() + "' is not key=value. " + (list != null
+                            ? "Inside the agent argument ',' separates options: " + list + "."
+                            : "Write e.g. -javaagent:tracegate-agent.jar=config=/etc/tracegate.yaml,mode=shadow (separate list items inside a value with ';')."));
                 }
                 String key = piece.substring(0, eq).trim();
                 if (out.containsKey(key)) {
@@ -322,7 +330,16 @@ public final class AgentConfig {
 
         private void put(ConfigKey k, Raw r) {
             Setting s = convert(k, r);
-            if (s != null) values.put(k.name, s);
+            if (s == null) return;
+            values.put(k.name, s);
+            if (k.name.equals("libraries")) {
+                libraryPlaces.clear();
+                if (r.items != null) {
+                    for (Raw item : r.items) libraryPlaces.putIfAbsent(item.text.trim(), item.source);
+                } else {
+                    for (String part : r.text.split("[,;]")) if (!part.isBlank()) libraryPlaces.putIfAbsent(part.trim(), r.source);
+                }
+            }
         }
 
         // -------------------------------------------------------------- types
@@ -533,8 +550,32 @@ public final class AgentConfig {
         }
     }
 
+    /**
+     * For a piece of the agent argument string that is not {@code key=value} and follows a list-valued key
+     * ({@code libraries=shop.yaml,gdpr}): the fix, "separate list values with ';': libraries=shop.yaml;gdpr",
+     * joining every bare piece that follows the key; null when the piece does not follow a list-valued key.
+     *
+     * @param pieces the agent argument split at ','
+     * @param bare   the index of the piece without '='
+     */
+    public static String listValueHint(String[] pieces, int bare) {
+        int keyAt = bare - 1;
+        while (keyAt >= 0 && pieces[keyAt].indexOf('=') <= 0) keyAt--;
+        if (keyAt < 0) return null;
+        String key = pieces[keyAt].substring(0, pieces[keyAt].indexOf('=')).trim();
+        ConfigKey k = ConfigKey.ALL.get(key);
+        if (k == null || (k.type != ConfigKey.Type.LIST && k.type != ConfigKey.Type.MAPPING)) return null;
+        StringBuilder fixed = new StringBuilder(key).append('=').append(pieces[keyAt].substring(pieces[keyAt].indexOf('=') + 1).trim());
+        for (int i = keyAt + 1; i < pieces.length && pieces[i].indexOf('=') <= 0; i++) {
+            if (!pieces[i].isBlank()) fixed.append(';').append(pieces[i].trim());
+        }
+        return "separate list values with ';': " + fixed;
+    }
+
     /** The candidate nearest to {@code word} by edit distance, if near enough to be a likely typo; else null. */
     static String nearest(String word, Collection<String> candidates) {
+        // singular for plural and back (library for libraries) is a likelier slip than any edit distance says
+        for (String c : candidates) if (singular(c).equals(singular(word)) && !c.equals(word)) return c;
         String best = null;
         int bestD = Integer.MAX_VALUE;
         for (String c : candidates) {
@@ -544,6 +585,14 @@ public final class AgentConfig {
         if (best != null && bestD <= Math.max(2, word.length() / 3)) return best;
         for (String c : candidates) if (c.endsWith("." + word) || c.endsWith("_" + word)) return c;
         return null;
+    }
+
+    /** A key's last word in the singular: libraries -> library, redirects -> redirect (only for comparing). */
+    private static String singular(String written) {
+        String key = written.toLowerCase(Locale.ROOT);
+        if (key.endsWith("ies") && key.length() > 3) return key.substring(0, key.length() - 3) + "y";
+        if (key.endsWith("s") && !key.endsWith("ss") && key.length() > 1) return key.substring(0, key.length() - 1);
+        return key;
     }
 
     static int editDistance(String a, String b) {
@@ -568,6 +617,21 @@ public final class AgentConfig {
 
     /** Contract libraries: built-in names (gdpr, injection, sop-refund, temporal-classes) or file paths. */
     public List<String> libraries() { return libraries; }
+
+    /** The directory relative library paths are read from: the configuration file's, else the working directory. */
+    public Path libraryBase() {
+        return configFile == null ? Path.of("") : configFile.toAbsolutePath().getParent();
+    }
+
+    /**
+     * Where an entry of {@link #libraries()} was written, for a message about it: file:line:col of its item in the
+     * configuration file, {@code -Dtracegate.libraries}, {@code TRACEGATE_LIBRARIES} or "agent argument libraries";
+     * null for a name that is not an entry.
+     */
+    public String libraryPlace(String library) {
+        Source s = libraryPlaces.get(library);
+        return s == null ? null : s.text;
+    }
 
     public Mode mode() { return mode; }
 

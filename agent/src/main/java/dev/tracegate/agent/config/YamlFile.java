@@ -5,9 +5,8 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.tracegate.contracts.library.YamlSyntax;
 import java.io.IOException;
-import org.yaml.snakeyaml.error.Mark;
-import org.yaml.snakeyaml.error.MarkedYAMLException;
 import java.io.Reader;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,7 +24,12 @@ final class YamlFile {
     /** The file's root value: a mapping, or null for an empty file. */
     static Raw read(String name, Reader in) throws IOException {
         YamlFile f = new YamlFile(name);
-        try (JsonParser p = YAML.createParser(in)) {
+        // a configuration file is small: its text is kept to say where a syntax mistake most likely is
+        StringBuilder read = new StringBuilder();
+        char[] buf = new char[4096];
+        for (int n; (n = in.read(buf)) > 0; ) read.append(buf, 0, n);
+        String text = read.toString();
+        try (JsonParser p = YAML.createParser(text)) {
             JsonToken t = p.nextToken();
             if (t == null) return null;
             Raw root = f.value(p, t);
@@ -40,18 +44,11 @@ final class YamlFile {
             }
             return root;
         } catch (JsonProcessingException e) {
-            Source where = f.at(e.getLocation());
-            String why = e.getOriginalMessage();
-            if (e.getCause() instanceof MarkedYAMLException) {
-                // snakeyaml's own problem and mark are more precise than the parser's current location
-                MarkedYAMLException y = (MarkedYAMLException) e.getCause();
-                if (y.getProblem() != null) why = y.getProblem();
-                Mark m = y.getProblemMark();
-                if (m != null) where = Source.file(name, m.getLine() + 1, m.getColumn() + 1);
-            }
-            why = why.replaceAll("\\s+", " ").trim();
-            throw new ConfigException(where.text, null, "this is not valid YAML (" + why
-                    + "). Fix the syntax here: keys and values as 'key: value', nested keys indented by spaces, lists as '- item'.");
+            YamlSyntax y = YamlSyntax.of(text, e);
+            Source where = y.line() > 0 ? Source.file(name, y.line(), Math.max(1, y.column())) : f.at(e.getLocation());
+            String fix = y.hint() != null ? Character.toUpperCase(y.hint().charAt(0)) + y.hint().substring(1) + "."
+                    : "Fix the syntax here: keys and values as 'key: value', nested keys indented by spaces, lists as '- item'.";
+            throw new ConfigException(where.text, null, "this is not valid YAML: " + y.problem() + ". " + fix);
         }
     }
 

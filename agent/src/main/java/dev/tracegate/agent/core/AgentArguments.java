@@ -1,5 +1,7 @@
 package dev.tracegate.agent.core;
 
+import dev.tracegate.agent.config.AgentConfig;
+
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -23,15 +25,21 @@ public final class AgentArguments {
         Map<String, String> values = new LinkedHashMap<>();
         if (arguments != null && !arguments.isBlank()) {
             int position = 0;
-            for (String pair : arguments.split(",")) {
+            String[] pairs = arguments.split(",");
+            for (int i = 0; i < pairs.length; i++) {
+                String pair = pairs[i];
                 int eq = pair.indexOf('=');
                 if (pair.isBlank()) {
                     position += pair.length() + 1;
                     continue;
                 }
                 if (eq <= 0) {
-                    throw new IllegalArgumentException("tracegate: agent option '" + pair.trim() + "' at character " + (position + 1)
-                            + " of '" + arguments + "' is not key=value; write e.g. -javaagent:tracegate-agent.jar=config=/etc/tracegate/tracegate.yaml,mode=shadow");
+                    // the caller prints this after its own "tracegate:" line, so the message carries no prefix
+                    String list = AgentConfig.listValueHint(pairs, i);
+                    throw new IllegalArgumentException("agent option '" + pair.trim() + "' at character " + (position + 1)
+                            + " of '" + arguments + "' is not key=value; " + (list != null
+                            ? "inside the agent argument ',' separates options, so " + list
+                            : "write e.g. -javaagent:tracegate-agent.jar=config=/etc/tracegate/tracegate.yaml,mode=shadow"));
                 }
                 values.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
                 position += pair.length() + 1;
@@ -67,7 +75,7 @@ public final class AgentArguments {
         if (value.equalsIgnoreCase("false") || value.equals("0") || value.equalsIgnoreCase("no")) {
             return false;
         }
-        throw new IllegalArgumentException("tracegate: option " + key + "=" + value + " is not a boolean; use true or false");
+        throw new IllegalArgumentException("option " + key + "=" + value + " is not a boolean; use true or false");
     }
 
     /** The options given in the agent argument string (not the property/environment overrides). */

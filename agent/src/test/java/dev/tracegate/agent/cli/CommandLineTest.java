@@ -214,7 +214,10 @@ class CommandLineTest {
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("note: " + lib + ":5: contract quiet.no-transfer has no message")
                 .doesNotContain("quiet.policy-only has no message").doesNotContain("quiet.told has no message");
-        assertThat(run("check", "sop-refund", "gdpr", "injection").out()).doesNotContain("note:");
+        // the built-ins' only notes are that gdpr and injection have no policy section to read
+        assertThat(run("check", "sop-refund", "gdpr", "injection").out().lines().filter(l -> l.startsWith("note:")))
+                .extracting(l -> l.substring(0, l.indexOf(" reads ")))
+                .containsExactly("note: the built-in library gdpr", "note: the built-in library injection");
     }
 
     @Test
@@ -242,7 +245,10 @@ class CommandLineTest {
         assertThat(r.out()).contains("note: context key 'aproved' is read by ctx(aproved) > 3 but no latch")
                 .contains("note: context key 'verified_account' is read by arg_eq_ctx(transfer, account, verified_account)")
                 .doesNotContain("context key 'approved'");
-        assertThat(run("check", "sop-refund", "gdpr", "injection", "temporal-classes").out()).doesNotContain("note:");
+        // the built-ins' only notes are that gdpr and injection have no policy section to read
+        assertThat(run("check", "sop-refund", "gdpr", "injection", "temporal-classes").out().lines().filter(l -> l.startsWith("note:")))
+                .extracting(l -> l.substring(0, l.indexOf(" reads ")))
+                .containsExactly("note: the built-in library gdpr", "note: the built-in library injection");
     }
 
     @Test
@@ -367,6 +373,97 @@ class CommandLineTest {
         s.close();
         assertThat(audit.close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         return log;
+    }
+
+    @Test
+    void replayWithASecondLibraryWhereATraceBelongsSaysLibrariesAreOneCommaSeparatedArgument() throws Exception {
+        Path trace = Files.writeString(dir.resolve("t.jsonl"), REFUND_TRACE);
+        Run r = run("replay", "sop-refund", "gdpr", trace.toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err().strip()).isEqualTo("tracegate replay: 'gdpr' is a built-in library name, but it is given where a trace is"
+                + " expected. The libraries are one argument, separated by commas without spaces: replay sop-refund,gdpr " + trace);
+        Path lib = Files.writeString(dir.resolve("shop.yaml"), "library: shop\ncontracts:\n  - id: shop.a\n    guarantee: G !call(x)\n");
+        Run file = run("replay", "gdpr", lib.toString(), trace.toString());
+        assertThat(file.code()).isEqualTo(2);
+        assertThat(file.err().strip()).isEqualTo("tracegate replay: '" + lib + "' is a library file (.yaml), not a JSONL trace, but it is"
+                + " given where a trace is expected. The libraries are one argument, separated by commas without spaces: replay gdpr,"
+                + lib + " " + trace);
+    }
+
+    @Test
+    void checkAndTheAgentNoteABuiltinPolicyLibraryLoadedWithoutItsSection() throws Exception {
+        Run alone = run("check", "gdpr", "injection");
+        assertThat(alone.code()).as("a note, not an error: loading them alone is legal").isZero();
+        assertThat(alone.out()).contains("note: the built-in library gdpr reads the gdpr: section of one of your libraries, and none of the"
+                + " loaded libraries has one, so P1 consent, P2 purpose limitation and P3 minimisation have nothing to check (only P4"
+                + " erasure acts). Add a gdpr: section to one of your libraries with purposes (purpose -> data categories), tools"
+                + " (tool -> purposes), consent-purposes and subject-fields; see docs/LIBRARY.md, \"The GDPR section and the gdpr library\"");
+        assertThat(alone.out()).contains("note: the built-in library injection reads the injection: section of one of your libraries,"
+                + " and none of the loaded libraries has one, so no tool is side-effecting and injection.untrusted-target never acts."
+                + " Add an injection: section to one of your libraries with side-effecting (tool -> its target arguments, e.g."
+                + " send_money: [recipient]); see docs/LIBRARY.md, \"A complete example\" (the injection: block) and"
+                + " \"Provenance (injection.provenance)\"");
+        Path policy = Files.writeString(dir.resolve("injpol.yaml"), "library: injpol\ninjection:\n  side-effecting:\n    send_money: [recipient]\n");
+        Run withPolicy = run("check", "gdpr,injection", policy.toString());
+        assertThat(withPolicy.out()).contains("library gdpr reads").doesNotContain("library injection reads");
+        assertThat(run("check", "sop-refund").out()).doesNotContain("built-in library");
+        // the agent's start reads the same from the configured names (AgentCore prints each as one WARN line)
+        assertThat(dev.tracegate.contracts.analysis.PolicySections.notes(java.util.List.of("injection", policy.getFileName().toString()), dir))
+                .isEmpty();
+        assertThat(dev.tracegate.contracts.analysis.PolicySections.notes(java.util.List.of("builtin:gdpr"), dir))
+                .singleElement().asString().startsWith("the built-in library gdpr reads the gdpr: section");
+    }
+
+    /** An audit log written online with a library file that a hot reload changes between two calls of session c1. */
+    private Path reloadedLog(Path lib, String v1, String v2) throws Exception {
+        Path log = dir.resolve("hot.jsonl");
+        Files.writeString(lib, v1);
+        dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load(
+                "libraries=" + lib + ",audit.personal-data=clear,audit.path=" + log, java.util.Map.of(), java.util.Map.of(), java.util.Set.of());
+        dev.tracegate.agent.audit.AuditWriter audit = dev.tracegate.agent.audit.AuditWriter.start(log,
+                dev.tracegate.agent.audit.AuditWriter.Settings.from(config));
+        dev.tracegate.agent.supervision.ContractSupervisor s = new dev.tracegate.agent.supervision.ContractSupervisor(
+                config, audit, new dev.tracegate.agent.metrics.SupervisorMetrics(), null);
+        s.onToolCall(new dev.tracegate.agent.core.ToolCall("x", "c1", "wire_money", "{\"amount\":40}", "t1"));
+        Files.writeString(lib, v2);
+        assertThat(s.reload()).as("the hot reload took the second version").isTrue();
+        s.onToolCall(new dev.tracegate.agent.core.ToolCall("x", "c2", "wire_money", "{\"amount\":40}", "t2"));
+        s.close();
+        assertThat(audit.close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        return log;
+    }
+
+    @Test
+    void replayOfAnAuditLogSpanningAHotReloadOrWithOtherLibrariesSaysWhatDiffers() throws Exception {
+        String v1 = "library: shop\ncontracts:\n  - id: shop.wire\n    guarantee: G(call(wire_money) -> O returned(verify_identity))\n";
+        String v2 = "library: shop\ncontracts:\n  - id: shop.wire\n    guarantee: G(call(wire_money) -> arg(wire_money, amount) <= 50)\n";
+        Path lib = dir.resolve("shop.yaml");
+        Path log = reloadedLog(lib, v1, v2);
+        java.util.List<String> lines = Files.readAllLines(log);
+        long second = 0;
+        for (int i = 1; i < lines.size(); i++) if (lines.get(i).contains("\"rec\":\"library\"")) second = i + 1;
+        assertThat(second).as("a second library record after the reload").isGreaterThan(2);
+        Path v1File = Files.writeString(dir.resolve("shop-v1.yaml"), v1);
+        Run r = run("replay", v1File.toString(), log.toString());
+        assertThat(r.err()).contains("note: hot.jsonl spans 2 library versions (lib 1 at line 2, lib 2 at line " + second
+                + "; a hot reload changed the libraries while it was written): replay uses the one version given for every event,"
+                + " so events written under another version may come out differently than they did online; the libraries given are"
+                + " lib 1 (line 2). Replay the log's parts with their own versions to check each");
+        assertThat(r.err()).doesNotContain("do not name the contracts");
+        Run r2 = run("replay", lib.toString(), log.toString());
+        assertThat(r2.err()).contains("the libraries given are lib 2 (line " + second + ")");
+        // unrelated libraries: which contracts each side has that the other has not
+        Path files = Files.writeString(dir.resolve("files.yaml"), "library: files\ncontracts:\n  - id: files.no-delete\n    guarantee: G !call(delete_file)\n");
+        Run other = run("replay", files.toString(), log.toString());
+        assertThat(other.code()).isZero();
+        assertThat(other.err()).contains("note: hot.jsonl's library records (lines 2, " + second + ") do not name the contracts of the"
+                + " replayed libraries (files): the log had shop.wire, which the replay does not; the replay has files.no-delete, which"
+                + " the log did not; the verdicts below are the replayed libraries' on the log's events, not what the agent decided."
+                + " Replay with the libraries the log was written with to check its decisions");
+        assertThat(other.err()).contains("the libraries given match none of the log's versions");
+        // a log of one version replayed with its own libraries: no note
+        Path one = auditLog("one.jsonl", ",audit.personal-data=clear");
+        assertThat(run("replay", "sop-refund", one.toString()).err()).doesNotContain("library versions").doesNotContain("library records");
     }
 
     /** The summary table's row of a contract: sessions violating, events, unmet. */

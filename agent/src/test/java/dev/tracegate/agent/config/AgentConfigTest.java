@@ -276,13 +276,71 @@ class AgentConfigTest {
                         + " '  path: /var/log/tracegate/audit.jsonl'.");
         assertThat(fileError("mode: shadow\nmode: enforce\n")).isEqualTo(
                 "F:2:1: the key 'mode' appears twice in the same mapping (first at F:1:1). Keep one of them.");
-        assertThat(fileError("mode: [shadow\n")).startsWith("F:2:1: this is not valid YAML (");
+        // the parser gives up on line 2; the list that is not closed was opened on line 1
+        assertThat(fileError("mode: [shadow\n")).isEqualTo("F:1:7: this is not valid YAML: the list opened with '[' here is not closed"
+                + " (the parser read on to line 2). Close it with ']' at the end of the value, on the same line.");
         assertThat(fileError("- mode\n")).isEqualTo(
                 "F:1:1: the file must be a mapping of keys to values, but it is a list. Write e.g. 'mode: enforce' on its own line (see CONFIG.md).");
         assertThat(fileError("config: other.yaml\n")).isEqualTo(
                 "F:1:1: 'config' names this file and cannot be set inside it. Remove the line.");
         assertThat(fromFile("").mode()).isEqualTo(Mode.ENFORCE);
         assertThat(fromFile("# only a comment\n").mode()).isEqualTo(Mode.ENFORCE);
+    }
+
+    @Test
+    void aKeyWithoutColonIsReportedOnItsOwnLineWithTheLineAsItShouldRead() throws IOException {
+        // snakeyaml stops at 3:1, where it gives up looking for the ':'; the line to fix is 2
+        assertThat(fileError("libraries: [shop.yaml]\nmode enforce\naudit.path: audit.jsonl\n")).isEqualTo(
+                "F:2:1: this is not valid YAML: 'mode enforce' has no ':' after its key."
+                        + " Write 'mode: enforce' (a ':' and a space after the key).");
+        assertThat(fileError("audit:\n  path: x.jsonl\nmode shadow\ndebug: true\n")).isEqualTo(
+                "F:3:1: this is not valid YAML: 'mode shadow' has no ':' after its key."
+                        + " Write 'mode: shadow' (a ':' and a space after the key).");
+    }
+
+    @Test
+    void aTabIsReportedWhereItIsAsATab() throws IOException {
+        assertThat(fileError("mode: shadow\naudit:\n\tpath: x.jsonl\n")).isEqualTo(
+                "F:3:1: this is not valid YAML: a tab in the indentation: tabs are not allowed for indentation in YAML."
+                        + " Use spaces: indent with as many spaces as the lines around it.");
+    }
+
+    @Test
+    void aSingularOrPluralSlipGetsADidYouMeanInEverySource() throws IOException {
+        assertThat(fileError("library: [shop.yaml]\n")).isEqualTo(
+                "F:1:1: unknown key 'library'. Did you mean 'libraries'? Every key is listed in agent/CONFIG.md.");
+        assertThat(error(null, Map.of(), Map.of("tracegate.library", "gdpr"))).isEqualTo(
+                "-Dtracegate.library: unknown key '-Dtracegate.library'. Did you mean '-Dtracegate.libraries'? Every key is listed in agent/CONFIG.md.");
+        assertThat(error(null, Map.of("TRACEGATE_LIBRARY", "gdpr"), Map.of())).isEqualTo(
+                "TRACEGATE_LIBRARY: unknown key 'TRACEGATE_LIBRARY'. Did you mean 'TRACEGATE_LIBRARIES'? Every key is listed in agent/CONFIG.md.");
+        assertThat(error("librarys=gdpr", Map.of(), Map.of())).isEqualTo(
+                "agent argument librarys: unknown key 'librarys'. Did you mean 'libraries'? Every key is listed in agent/CONFIG.md.");
+    }
+
+    @Test
+    void aListSplitWithACommaInTheAgentArgumentIsToldToUseSemicolons() {
+        assertThat(error("libraries=shop.yaml,gdpr", Map.of(), Map.of())).isEqualTo(
+                "agent arguments: 'gdpr' is not key=value. Inside the agent argument ',' separates options:"
+                        + " separate list values with ';': libraries=shop.yaml;gdpr.");
+        assertThat(error("mode=shadow,libraries=shop.yaml,gdpr,injection,debug=true", Map.of(), Map.of())).isEqualTo(
+                "agent arguments: 'gdpr' is not key=value. Inside the agent argument ',' separates options:"
+                        + " separate list values with ';': libraries=shop.yaml;gdpr;injection.");
+        assertThat(error("redirect=a:b,c:d", Map.of(), Map.of())).isEqualTo(
+                "agent arguments: 'c:d' is not key=value. Inside the agent argument ',' separates options:"
+                        + " separate list values with ';': redirect=a:b;c:d.");
+    }
+
+    @Test
+    void eachLibraryEntryRemembersWhereItWasWritten() throws IOException {
+        AgentConfig c = fromFile("mode: shadow\nlibraries: [gdpr, shop.yml]\n");
+        assertThat(c.libraryPlace("shop.yml")).isEqualTo(dir.resolve("tracegate.yaml") + ":2:19");
+        assertThat(fromFile("libraries:\n  - gdpr\n  - ./x/shop.yml\n").libraryPlace("./x/shop.yml"))
+                .isEqualTo(dir.resolve("tracegate.yaml") + ":3:5");
+        // a later source replaces the file's list, and its places with it
+        AgentConfig p = load("config=" + yaml("libraries: [a.yaml]\n"), Map.of(), Map.of("tracegate.libraries", "gdpr, b.yaml"));
+        assertThat(p.libraryPlace("b.yaml")).isEqualTo("-Dtracegate.libraries");
+        assertThat(p.libraryPlace("a.yaml")).isNull();
+        assertThat(load("libraries=gdpr;b.yaml", Map.of(), Map.of()).libraryPlace("b.yaml")).isEqualTo("agent argument libraries");
     }
 
     @Test

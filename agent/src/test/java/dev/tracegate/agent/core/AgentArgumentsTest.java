@@ -37,6 +37,19 @@ class AgentArgumentsTest {
     }
 
     @Test
+    void aListValueAfterACommaIsToldToUseSemicolonsAndTheMessageHasNoPrefix() {
+        // AgentCore prints "tracegate: the agent cannot start:" above this paragraph: it must not say "tracegate:" again
+        assertThatThrownBy(() -> AgentArguments.parse("libraries=shop.yaml,gdpr"))
+                .hasMessage("agent option 'gdpr' at character 21 of 'libraries=shop.yaml,gdpr' is not key=value; inside the agent"
+                        + " argument ',' separates options, so separate list values with ';': libraries=shop.yaml;gdpr");
+        assertThatThrownBy(() -> AgentArguments.parse("libraries=a.yaml,gdpr,injection,mode=shadow"))
+                .hasMessageEndingWith("separate list values with ';': libraries=a.yaml;gdpr;injection");
+        assertThatThrownBy(() -> AgentArguments.parse("shadow=true,oops")).message().doesNotStartWith("tracegate:");
+        assertThatThrownBy(() -> AgentArguments.parse("debug=maybe").flag("debug", false))
+                .hasMessage("option debug=maybe is not a boolean; use true or false");
+    }
+
+    @Test
     void aFlagThatIsNotABooleanIsRefused() {
         assertThatThrownBy(() -> AgentArguments.parse("shadow=maybe").flag("shadow", false))
                 .hasMessageContaining("shadow=maybe is not a boolean");

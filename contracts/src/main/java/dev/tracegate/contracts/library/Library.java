@@ -30,6 +30,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * One or more contract libraries compiled together: the contracts as automata, the atoms grounded
@@ -63,13 +64,26 @@ public final class Library {
      * relative paths resolved against {@code base}.
      */
     public static Library load(List<String> sources, Path base) {
+        return load(sources, base, s -> null);
+    }
+
+    /**
+     * Loads libraries as {@link #load(List, Path)} does; a source that names no file is reported at the place
+     * {@code namedAt} gives for it (the configuration entry that names it, e.g. {@code tracegate.yaml:1:13}), when
+     * it gives one.
+     */
+    public static Library load(List<String> sources, Path base, Function<String, String> namedAt) {
         List<LibrarySpec> specs = new ArrayList<>();
-        for (String s : sources) specs.add(read(s, base));
+        for (String s : sources) specs.add(read(s, base, namedAt.apply(s)));
         return compile(specs);
     }
 
     /** Reads one library source (a built-in name or a file) without compiling it. */
     public static LibrarySpec read(String source, Path base) {
+        return read(source, base, null);
+    }
+
+    private static LibrarySpec read(String source, Path base, String namedAt) {
         String name = source.startsWith("builtin:") ? source.substring("builtin:".length()) : source;
         if (BUILTINS.contains(name) || (source.startsWith("builtin:") && builtinExists(name))) {
             return LibraryReader.read("builtin:" + name, builtinText(name));
@@ -78,14 +92,42 @@ public final class Library {
         try {
             return LibraryReader.read(p.toString(), Files.readString(p, StandardCharsets.UTF_8));
         } catch (NoSuchFileException e) {
-            throw new LibraryException(p.toString(), 0, 0, "no such library file",
-                    "give a path to a .yaml file, or a built-in name: " + String.join(", ", BUILTINS));
+            String near = nearFile(source, p);
+            String relative = Path.of(source).isAbsolute() ? ""
+                    : " (a relative path is read from " + (base == null || base.toString().isEmpty() ? "the working directory" : base) + ")";
+            String hint = (near == null ? "" : "did you mean '" + near + "'? ") + "give a path to a .yaml file" + relative
+                    + ", or a built-in name: " + String.join(", ", BUILTINS);
+            if (namedAt != null) {
+                throw new LibraryException(namedAt, 0, 0, "the library '" + source + "' named here is no file: " + p + " does not exist", hint);
+            }
+            throw new LibraryException(p.toString(), 0, 0, "no such library file", hint);
         } catch (java.nio.charset.CharacterCodingException e) {
             throw new LibraryException(p.toString(), 0, 0, "is not UTF-8 text (a binary or differently encoded file?)",
                     "a library is a YAML text file in UTF-8; check that the path names the right file");
         } catch (IOException e) {
             throw new LibraryException(p.toString(), 0, 0, "cannot read: " + e.getMessage(), null);
         }
+    }
+
+    /** A built-in name or a library file beside {@code missing} spelt nearly like {@code source}, or null. */
+    private static String nearFile(String source, Path missing) {
+        List<String> candidates = new ArrayList<>();
+        if (source.indexOf('/') < 0 && source.indexOf('\\') < 0) candidates.addAll(BUILTINS);
+        Path dir = missing.toAbsolutePath().getParent();
+        if (dir != null && Files.isDirectory(dir)) {
+            try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+                files.limit(1000).map(f -> f.getFileName().toString())
+                        .filter(f -> f.endsWith(".yaml") || f.endsWith(".yml")).forEach(candidates::add);
+            } catch (IOException | RuntimeException unreadable) {
+                // no suggestion from a directory that cannot be listed
+            }
+        }
+        String name = missing.getFileName() == null ? source : missing.getFileName().toString();
+        String near = Fields.closest(name, candidates);
+        if (near == null || near.equals(name)) return null;
+        // the suggestion as the user would write it: the entry with its last part replaced
+        int slash = Math.max(source.lastIndexOf('/'), source.lastIndexOf('\\'));
+        return BUILTINS.contains(near) ? near : source.substring(0, slash + 1) + near;
     }
 
     /** Whether a built-in library of this name ships in the jar (the four above, and e.g. agentdojo/banking). */

@@ -36,14 +36,12 @@ public final class YamlReader {
             }
             return n;
         } catch (StreamReadException e) {
-            JsonLocation l = e.getLocation();
-            String msg = e.getOriginalMessage();
-            int nl = msg.indexOf('\n');
-            String problem = nl > 0 ? msg.substring(0, nl) : msg;
-            throw new LibraryException(file, l == null ? 0 : l.getLineNr(), l == null ? 0 : l.getColumnNr(),
-                    "not valid YAML: " + problem, problem.contains("scanning a tag")
-                            ? "YAML reads a value that starts with '!' as a tag; quote a formula that starts with '!', e.g. guarantee: \"!call(x) W y\""
-                            : "check indentation (spaces, not tabs) and quote strings that contain ': ' or start with a special character");
+            YamlSyntax y = YamlSyntax.of(text, e);
+            String hint = y.problem().contains("as a tag")
+                    ? "YAML reads a value that starts with '!' as a tag; quote a formula that starts with '!', e.g. guarantee: \"!call(x) W y\""
+                    : y.hint() != null ? y.hint()
+                    : "check indentation (spaces, not tabs) and quote strings that contain ': ' or start with a special character";
+            throw new LibraryException(file, y.line(), y.column(), "not valid YAML: " + y.problem(), hint);
         } catch (IOException e) {
             throw new LibraryException(file, 0, 0, "cannot read: " + e.getMessage(), null);
         }

@@ -29,4 +29,20 @@ class LibraryFileTest {
                 .hasMessageContaining("no such library file")
                 .hasMessageContaining("gdpr");
     }
+
+    @Test
+    void aMissingFileIsReportedAtTheEntryThatNamesItWithTheNearestFile(@TempDir Path dir) throws java.io.IOException {
+        java.nio.file.Files.writeString(dir.resolve("shop.yaml"), "library: shop\ncontracts:\n  - id: s.a\n    guarantee: G !call(x)\n");
+        assertThatThrownBy(() -> Library.load(java.util.List.of("gdpr", "shop.yml"), dir,
+                s -> s.equals("shop.yml") ? "tracegate.yaml:2:19" : null))
+                .isInstanceOf(LibraryException.class)
+                .hasMessage("tracegate.yaml:2:19: the library 'shop.yml' named here is no file: " + dir.resolve("shop.yml") + " does not exist\n"
+                        + "  hint: did you mean 'shop.yaml'? give a path to a .yaml file (a relative path is read from " + dir
+                        + "), or a built-in name: gdpr, injection, sop-refund, temporal-classes");
+        // a misspelt built-in name is suggested too, and without a place the file is named as before
+        assertThatThrownBy(() -> Library.load(java.util.List.of("gdrp"), dir))
+                .hasMessage(dir.resolve("gdrp") + ": no such library file\n"
+                        + "  hint: did you mean 'gdpr'? give a path to a .yaml file (a relative path is read from " + dir
+                        + "), or a built-in name: gdpr, injection, sop-refund, temporal-classes");
+    }
 }

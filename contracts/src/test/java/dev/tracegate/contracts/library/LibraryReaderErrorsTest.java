@@ -69,7 +69,7 @@ class LibraryReaderErrorsTest {
                         "lib.yaml:3:14: formula '!call(refund)' starts with '!call(refund)', which YAML reads as a tag and drops, leaving ''\n"
                                 + "  hint: quote the formula: no_refund: \"!call(refund)\""),
                 Arguments.of("tag that YAML cannot scan", "library: x\ncontracts:\n  - id: a\n    assume: !user_matches(\"no\") W p\n    guarantee: G !p\n",
-                        "lib.yaml:4:11: not valid YAML: while scanning a tag\n"
+                        "lib.yaml:4:13: not valid YAML: YAML reads the value that starts here with '!' as a tag and cannot scan it\n"
                                 + "  hint: YAML reads a value that starts with '!' as a tag; quote a formula that starts with '!', e.g. guarantee: \"!call(x) W y\""),
                 Arguments.of("tagged formula with a pattern", "library: x\ncontracts:\n  - id: a\n    assume: !ready W user_matches(\"no\")\n    guarantee: G !p\n",
                         "lib.yaml:4:13: formula '!ready W user_matches(\"no\")' starts with '!ready', which YAML reads as a tag and drops, leaving 'W user_matches(\"no\")'\n"
@@ -93,6 +93,18 @@ class LibraryReaderErrorsTest {
                         "lib.yaml:3:5: a latch needs exactly one of 'set', 'add', 'clear'\n  hint: set: key (single value), add: key (set of values) or clear: key"),
                 Arguments.of("latch bad kind", "library: x\ncontext:\n  - on: {kind: RETRUN}\n    set: a\ncontracts:\n  - id: c\n    guarantee: G !p\n",
                         "lib.yaml:3:16: on.kind is 'RETRUN', which is not one of ASSISTANT, CALL, CONSENT, ERASURE, RETURN, USER\n  hint: did you mean 'RETURN'?"),
+                Arguments.of("tab indenting a key", "library: shop\ncontracts:\n  - id: a.b\n    guarantee: G !call(x)\n\tmessage: hi\n",
+                        "lib.yaml:5:1: not valid YAML: a tab in the indentation: tabs are not allowed for indentation in YAML\n"
+                                + "  hint: use spaces: indent with as many spaces as the lines around it"),
+                Arguments.of("tab after spaces", "library: shop\ncontracts:\n  - id: a.b\n  \t guarantee: G !call(x)\n",
+                        "lib.yaml:4:3: not valid YAML: a tab in the indentation: tabs are not allowed for indentation in YAML\n"
+                                + "  hint: use spaces: indent with as many spaces as the lines around it"),
+                Arguments.of("key without a colon", "library: x\ndescription the shop\ncontracts:\n  - id: a\n    guarantee: G !p\n",
+                        "lib.yaml:2:1: not valid YAML: 'description the shop' has no ':' after its key\n"
+                                + "  hint: write 'description: the shop' (a ':' and a space after the key)"),
+                Arguments.of("quote not closed", "library: x\ncontracts:\n  - id: a\n    message: \"Money\n    guarantee: G !p\n",
+                        "lib.yaml:4:14: not valid YAML: the quoted text that starts here is not closed (the parser read on to line 6)\n"
+                                + "  hint: add the closing quote at the end of the value, or escape a quote inside it"),
                 Arguments.of("yaml syntax", "library: x\ncontracts:\n  - id: a\n   guarantee: G p\n",
                         null),
                 Arguments.of("provenance unknown key", PROVENANCE.formatted("    whole-field: true\n"),
