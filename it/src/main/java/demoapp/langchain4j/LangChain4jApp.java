@@ -22,7 +22,8 @@ import java.util.Map;
 /**
  * A LangChain4j AI service with real {@code @Tool} methods and a scripted model that replays a
  * conversation: the model asks for one tool, then answers with what the tool returned.
- * Usage: {@code LangChain4jApp <email|lookup|ticket|lambda|parallel|chat> [user message]}.
+ * Usage: {@code LangChain4jApp <email|lookup|ticket|lambda|parallel|chat|archive|archive-rethrow> [user message]}
+ * ({@code archive}: a tool that throws; {@code archive-rethrow}: the same with an error handler that rethrows to the application).
  */
 public final class LangChain4jApp {
 
@@ -48,6 +49,12 @@ public final class LangChain4jApp {
         public String lookupCustomer(String name) {
             Console.line("TOOL lookupCustomer ran name=" + name + " thread=" + Thread.currentThread().getName());
             return "{\"name\":\"" + name + "\",\"iban\":\"DE89370400440532013000\"}";
+        }
+
+        @Tool("Archive an email (the archive service is down: it always fails)")
+        public String archiveEmail(String to) {
+            Console.line("TOOL archiveEmail ran to=" + to);
+            throw new IllegalStateException("the archive service is offline");
         }
 
         @Tool("Open a support ticket")
@@ -93,6 +100,10 @@ public final class LangChain4jApp {
                 case "lambda":
                     call = request("weather", "{\"city\":\"Oslo\"}");
                     break;
+                case "archive":
+                case "archive-rethrow":
+                    call = request("archiveEmail", "{\"to\":\"bob@example.com\"}");
+                    break;
                 case "parallel":
                     return ChatResponse.builder().aiMessage(AiMessage.from(List.of(
                             request("sendEmail", "{\"to\":\"bob@example.com\",\"body\":\"hi\"}"),
@@ -125,6 +136,12 @@ public final class LangChain4jApp {
                 .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20));
         if (scenario.equals("parallel")) {
             builder.executeToolsConcurrently();
+        }
+        if (scenario.equals("archive-rethrow")) {
+            // the application's own error handler: a failing tool ends the AI service call with the tool's exception
+            builder.toolExecutionErrorHandler((error, context) -> {
+                throw error instanceof RuntimeException ? (RuntimeException) error : new IllegalStateException(error);
+            });
         }
         Assistant assistant = builder.build();
         try {

@@ -72,6 +72,39 @@ class LangChain4jTest {
                 .contains("draft saved for bob@example.com");
     }
 
+    /** The redirect target's result is a RETURN of the target, so a result contract on the target acts on what the model gets. */
+    @Test
+    void aRedirectTargetsResultIsItsReturnAndCanBeWithheld() {
+        ForkedJvm.Result r = run("trace=true,redirect=sendEmail:draftEmail,suppress=draftEmail", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("TOOL draftEmail ran to=bob@example.com")
+                .contains("MODEL SAW TOOL RESULT sendEmail: [withheld by tracegate: the result of draftEmail")
+                .doesNotContain("draft saved for");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("SUPPRESS langchain4j session=alice tool=draftEmail contract=rule.suppress")
+                .doesNotContain("RETURN langchain4j session=alice tool=sendEmail");
+    }
+
+    /**
+     * A tool that throws: by default LangChain4j hands the model an error result (an error RETURN); when the application's
+     * error handler rethrows, the exception reaches the application unchanged and is still the tool's error RETURN.
+     */
+    @Test
+    void aToolThatThrowsIsAnErrorReturnAlsoWhenTheApplicationsErrorHandlerRethrows() {
+        ForkedJvm.Result handled = run("trace=true", "archive");
+        assertThat(handled.stdout()).as(handled.toString())
+                .contains("TOOL archiveEmail ran to=bob@example.com")
+                .contains("MODEL SAW TOOL RESULT archiveEmail: the archive service is offline");
+        assertThat(handled.stderr()).as(handled.toString()).contains("RETURN langchain4j session=alice tool=archiveEmail -> KEEP");
+        ForkedJvm.Result rethrown = run("trace=true", "archive-rethrow");
+        assertThat(rethrown.stdout()).as(rethrown.toString())
+                .contains("TOOL archiveEmail ran to=bob@example.com")
+                .contains("EXCEPTION: java.lang.IllegalStateException: the archive service is offline")
+                .doesNotContain("ANSWER:");
+        assertThat(rethrown.stderr()).as(rethrown.toString()).contains("RETURN langchain4j session=alice tool=archiveEmail threw -> KEEP");
+    }
+
     @Test
     void suppressWithholdsTheToolResultFromTheModel() {
         ForkedJvm.Result r = run("suppress=lookupCustomer", "lookup");

@@ -1,5 +1,7 @@
 package dev.tracegate.it;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -9,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -298,5 +301,102 @@ class McpTest {
                 .contains("CALL mcp-client session=default tool=sendEmail")
                 .doesNotContain("CALL mcp-server")
                 .doesNotContain("instrumentation mcp-server matched nothing");
+    }
+
+    // ---- a tool handler that throws: the tool's error RETURN (the client gets a JSON-RPC error) ----
+
+    /** No customer look-up after the flaky backend failed; results carrying instructions withheld. */
+    private static final String FAILURE_CONTRACTS = String.join("\n",
+            "tracegate: 1",
+            "library: failures",
+            "contracts:",
+            "  - id: mcp.no-lookup-after-failure",
+            "    guarantee: G(call(lookupCustomer) -> !O failed(flakyLookup))",
+            "    message: The backend failed; do not look customers up now.",
+            "  - id: mcp.no-injected-results",
+            "    assume: G !result_matches(\"(?i)ignore previous instructions\")",
+            "    guarantee: G !call(deleteEverything)",
+            "    message: Results carrying instructions are withheld.",
+            "");
+
+    /**
+     * One client session making {@code calls} (tool, arguments, ...) against a server subprocess; the agent, under the
+     * failure contracts with its audit log at {@code audit}, in the server ({@code onServer}) or in the client.
+     */
+    private static ForkedJvm.Result calls(Path dir, Path audit, boolean onServer, String... calls) throws IOException {
+        Path library = dir.resolve("failures.yaml");
+        Files.writeString(library, FAILURE_CONTRACTS);
+        String agent = ForkedJvm.agent("libraries=" + library + ",audit.path=" + audit + ",audit.personal-data=clear");
+        List<String> args = new ArrayList<>(List.of("calls"));
+        args.addAll(List.of(calls));
+        args.addAll(List.of("--", ForkedJvm.java()));
+        if (onServer) {
+            args.add(agent);
+        }
+        args.addAll(List.of("-cp", ForkedJvm.appClasspath(), APP, "server"));
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), onServer ? List.of() : List.of(agent), ForkedJvm.appClasspath(), APP,
+                args.toArray(new String[0]));
+        assertThat(r.exit()).as(r.toString()).isZero();
+        return r;
+    }
+
+    /** The audited events of {@code kind} and {@code tool}. */
+    private static List<JsonNode> audited(Path audit, String kind, String tool) throws IOException {
+        List<JsonNode> found = new ArrayList<>();
+        ObjectMapper json = new ObjectMapper();
+        for (String line : Files.readAllLines(audit)) {
+            JsonNode node = json.readTree(line);
+            if (kind.equals(node.path("kind").asText()) && tool.equals(node.path("tool").asText())) {
+                found.add(node);
+            }
+        }
+        return found;
+    }
+
+    @Test
+    void aServerToolHandlerThatThrowsIsAnErrorReturnSoACallGuardedByFailedIsBlocked(@TempDir Path dir) throws IOException {
+        Path audit = dir.resolve("server.jsonl");
+        ForkedJvm.Result r = calls(dir, audit, true, "flakyLookup", "{\"name\":\"C1\"}", "lookupCustomer", "{\"name\":\"Alice\"}");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("SERVER: TOOL flakyLookup ran name=C1")
+                // nothing withholds it: the client gets the server's JSON-RPC error with the handler's own message
+                .contains("EXCEPTION: io.modelcontextprotocol.spec.McpError: backend down for C1")
+                .doesNotContain("TOOL lookupCustomer ran")
+                .contains("RESULT isError=true: tracegate blocked the call to lookupCustomer (contract mcp.no-lookup-after-failure)");
+        List<JsonNode> returns = audited(audit, "return", "flakyLookup");
+        assertThat(returns).as(Files.readString(audit)).hasSize(1);
+        assertThat(returns.get(0).path("error").asBoolean()).isTrue();
+        assertThat(returns.get(0).path("result").asText()).isEqualTo("java.lang.IllegalStateException: backend down for C1");
+        assertThat(returns.get(0).path("session").asText()).isEqualTo(audited(audit, "call", "lookupCustomer").get(0).path("session").asText());
+    }
+
+    @Test
+    void anInstructionInAServerToolsExceptionIsWithheldFromTheClient(@TempDir Path dir) throws IOException {
+        Path audit = dir.resolve("server.jsonl");
+        ForkedJvm.Result r = calls(dir, audit, true, "flakyLookup", "{\"name\":\"C666\"}");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("SERVER: TOOL flakyLookup ran name=C666")
+                .contains("EXCEPTION: io.modelcontextprotocol.spec.McpError: [tracegate] This tool result was withheld (mcp.no-injected-results)");
+        assertThat(r.stdout().lines().filter(l -> l.startsWith("EXCEPTION") || l.startsWith("RESULT")))
+                .as(r.toString()).noneMatch(l -> l.toLowerCase(Locale.ROOT).contains("ignore previous instructions"));
+        List<JsonNode> returns = audited(audit, "return", "flakyLookup");
+        assertThat(returns).as(Files.readString(audit)).hasSize(1);
+        assertThat(returns.get(0).path("error").asBoolean()).isTrue();
+        assertThat(returns.get(0).path("decision").asText()).isEqualTo("suppress");
+    }
+
+    @Test
+    void aClientCallAnsweredWithAnErrorIsAnErrorReturnOnTheClientSide(@TempDir Path dir) throws IOException {
+        Path audit = dir.resolve("client.jsonl");
+        ForkedJvm.Result r = calls(dir, audit, false, "flakyLookup", "{\"name\":\"C1\"}", "lookupCustomer", "{\"name\":\"Alice\"}");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("SERVER: TOOL flakyLookup ran name=C1")
+                .contains("EXCEPTION: io.modelcontextprotocol.spec.McpError: backend down for C1")
+                .doesNotContain("TOOL lookupCustomer ran")
+                .contains("RESULT isError=true: tracegate blocked the call to lookupCustomer (contract mcp.no-lookup-after-failure)");
+        List<JsonNode> returns = audited(audit, "return", "flakyLookup");
+        assertThat(returns).as(Files.readString(audit)).hasSize(1);
+        assertThat(returns.get(0).path("error").asBoolean()).isTrue();
+        assertThat(returns.get(0).path("result").asText()).contains("backend down for C1");
     }
 }

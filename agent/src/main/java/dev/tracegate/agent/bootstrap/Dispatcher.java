@@ -174,6 +174,44 @@ public final class Dispatcher {
         }
     }
 
+    /**
+     * A supervised tool call ended by throwing {@code thrown} where nothing lets tracegate withhold what the exception
+     * says (the host gets it, no model reads it): reported as its RETURN with {@code error} set and {@link #thrownText}
+     * as its text, so later contracts see the failure. Never throws: the host's exception must reach the host unchanged.
+     */
+    public static void onToolThrown(String framework, String session, String tool, Throwable thrown) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return;
+        }
+        try {
+            t.onToolThrown(framework, session, tool, thrownText(thrown));
+        } catch (Throwable e) {
+            internalError(t, "tool result " + tool, e);
+        }
+    }
+
+    /**
+     * The text of an error RETURN for a tool that threw {@code thrown}: its class and message ("java.io.IOException:
+     * disk full"), as configured methods report theirs; the class alone when it has no message.
+     */
+    public static String thrownText(Throwable thrown) {
+        if (thrown == null) {
+            return "null";
+        }
+        String message = thrown.getMessage();
+        return message == null ? thrown.getClass().getName() : thrown.getClass().getName() + ": " + message;
+    }
+
+    /**
+     * A function for reactive errors ({@code mono.onErrorMap(Dispatcher.errorHook(...))}) that reports the error as the
+     * tool's error RETURN and passes on the same throwable, or, when a contract withholds that result, a
+     * {@link TracegateViolation} whose message is the withheld notice.
+     */
+    public static java.util.function.Function<Throwable, Throwable> errorHook(String framework, String session, String tool, String callId) {
+        return new ErrorHook(framework, session, tool, callId);
+    }
+
     /** A function for reactive results ({@code mono.map(Dispatcher.resultHook(...))}) that reports the result. */
     public static java.util.function.Function<Object, Object> resultHook(String framework, String session, String tool, String callId) {
         return new ResultHook(framework, session, tool, callId);

@@ -164,7 +164,8 @@ public final class LangChain4jHooks implements Hooks {
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Argument(0) ToolExecutionRequest request,
                          @Advice.Argument(2) InvocationContext context,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolExecutionResult result) {
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolExecutionResult result,
+                         @Advice.Thrown Throwable thrown) {
             if (!outer) {
                 Dispatcher.exit();
                 return;
@@ -175,6 +176,17 @@ public final class LangChain4jHooks implements Hooks {
                     throw skipped.violation();
                 }
                 result = ToolExecutionResult.builder().isError(skipped.isError()).resultText(skipped.text).build();
+                return;
+            }
+            if (thrown != null && request != null) {
+                // the application's ToolExecutionErrorHandler rethrew (by default a failure is an error result, below):
+                // the exception reaches the host unchanged, and is the tool's error RETURN (after a redirect, the target's)
+                try {
+                    Object memoryId = context == null ? null : context.chatMemoryId();
+                    Dispatcher.onToolThrown("langchain4j", memoryId == null ? "default" : memoryId.toString(), request.name(), thrown);
+                } catch (Throwable failed) {
+                    Dispatcher.adviceFailed("langchain4j", "tool result", failed, null);
+                }
                 return;
             }
             if (result != null && request != null) {

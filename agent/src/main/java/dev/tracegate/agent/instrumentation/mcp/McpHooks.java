@@ -2,6 +2,7 @@ package dev.tracegate.agent.instrumentation.mcp;
 
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.bootstrap.TracegateViolation;
 import dev.tracegate.agent.instrumentation.HookPoint;
 import dev.tracegate.agent.instrumentation.Hooks;
 import io.modelcontextprotocol.common.McpTransportContext;
@@ -26,7 +27,10 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * types), session = exchange session id; client calls at {@code McpAsyncClient#callTool}.
  *
  * <p>The hooked methods only assemble a {@code Mono}; the tool runs later on another thread, so a block
- * returns {@code Mono.just(error result)} and results are observed with {@code map}. A client call in
+ * returns {@code Mono.just(error result)} and results are observed with {@code map}. A tool that fails (its handler
+ * throws, its {@code Mono} ends with an error, the server answers a call with a JSON-RPC error) is the tool's error RETURN,
+ * text = the throwable's class and message: the same throwable goes on, or, when a contract withholds that result, a
+ * {@code TracegateViolation} whose message is the notice (the JSON-RPC error then carries the notice). A client call in
  * this JVM marks its request's {@code _meta} so that the same call reaching a server in this JVM is not
  * supervised twice.
  *
@@ -147,7 +151,8 @@ public final class McpHooks {
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result) {
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
+                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown) {
             Dispatcher.exit();
             if (!outer) {
                 return;
@@ -160,8 +165,19 @@ public final class McpHooks {
                 }
                 return;
             }
+            if (tool != null && session != null && thrown != null) {
+                // the handler threw while its Mono was assembled: the same error RETURN as an error signal gets
+                String notice = Dispatcher.onToolResult("mcp-server", session, tool, null, Dispatcher.thrownText(thrown), true);
+                if (notice != null) {
+                    thrown = new TracegateViolation(notice);
+                }
+                return;
+            }
             if (tool != null && result instanceof Mono) {
-                result = ((Mono<?>) result).map(Dispatcher.resultHook("mcp-server", session, tool, null));
+                // an error signal (the handler threw, its Mono failed) is the tool's error RETURN: the same throwable goes
+                // on (the JSON-RPC error carries its message), or, when a contract withholds it, one whose message is the notice
+                result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-server", session, tool, null))
+                        .map(Dispatcher.resultHook("mcp-server", session, tool, null));
             }
         }
     }
@@ -218,7 +234,8 @@ public final class McpHooks {
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result) {
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
+                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown) {
             Dispatcher.exit();
             if (!outer) {
                 return;
@@ -231,8 +248,19 @@ public final class McpHooks {
                 }
                 return;
             }
+            if (tool != null && session != null && thrown != null) {
+                // the handler threw while its Mono was assembled: the same error RETURN as an error signal gets
+                String notice = Dispatcher.onToolResult("mcp-server", session, tool, null, Dispatcher.thrownText(thrown), true);
+                if (notice != null) {
+                    thrown = new TracegateViolation(notice);
+                }
+                return;
+            }
             if (tool != null && session != null && result instanceof Mono) {
-                result = ((Mono<?>) result).map(Dispatcher.resultHook("mcp-server", session, tool, null));
+                // an error signal (the handler threw, its Mono failed) is the tool's error RETURN: the same throwable goes
+                // on (the JSON-RPC error carries its message), or, when a contract withholds it, one whose message is the notice
+                result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-server", session, tool, null))
+                        .map(Dispatcher.resultHook("mcp-server", session, tool, null));
             }
         }
     }
@@ -290,7 +318,8 @@ public final class McpHooks {
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result) {
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
+                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown) {
             Dispatcher.exit();
             if (!outer) {
                 return;
@@ -303,8 +332,19 @@ public final class McpHooks {
                 }
                 return;
             }
+            if (tool != null && session != null && thrown != null) {
+                // the handler threw while its Mono was assembled: the same error RETURN as an error signal gets
+                String notice = Dispatcher.onToolResult("mcp-client", session, tool, null, Dispatcher.thrownText(thrown), true);
+                if (notice != null) {
+                    thrown = new TracegateViolation(notice);
+                }
+                return;
+            }
             if (tool != null && result instanceof Mono) {
-                result = ((Mono<?>) result).map(Dispatcher.resultHook("mcp-client", session, tool, null));
+                // an error signal (the handler threw, its Mono failed) is the tool's error RETURN: the same throwable goes
+                // on (the JSON-RPC error carries its message), or, when a contract withholds it, one whose message is the notice
+                result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-client", session, tool, null))
+                        .map(Dispatcher.resultHook("mcp-client", session, tool, null));
             }
         }
     }

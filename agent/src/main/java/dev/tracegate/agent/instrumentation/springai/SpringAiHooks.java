@@ -19,6 +19,7 @@ import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.internal.ToolCallReactiveContextHolder;
 import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.execution.ToolExecutionException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
@@ -43,6 +44,13 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * {@code #nextStream} (written into the Reactor context, which Spring AI hands to the tool thread through
  * {@code ToolCallReactiveContextHolder}); USER and ASSISTANT at {@code ChatModel#call(Prompt)}, USER and the streamed
  * answer at {@code ChatModel#stream(Prompt)}.
+ *
+ * <p>A tool that throws is the tool's error RETURN (text = the tool's exception class and message). Spring AI wraps it in
+ * a {@code ToolExecutionException}, whose message its exception processor gives the model (by default): when a contract
+ * withholds that result, the advice throws a {@code ToolExecutionException} of the same tool whose message is the notice
+ * instead, so the processor handles the notice as it would have handled the original; when nothing acts the host's own
+ * throwable goes on unchanged. A redirect runs its target inside the advice: the target's result (or failure) is the
+ * target's RETURN, and the model gets what that decision leaves.
  *
  * <p>Streamed ASSISTANT text ({@code ChatModel#stream(Prompt)}, called directly or by a {@code ChatClient}, 2.0.x and
  * 1.1.x): the Flux the outermost {@code stream} call returns is wired to a {@link StreamCheck}, which lets every chunk
@@ -155,13 +163,22 @@ public final class SpringAiHooks implements Hooks {
                             if (candidate instanceof ToolCallback
                                     && ruling.tool.equals(((ToolCallback) candidate).getToolDefinition().name())) {
                                 // the target runs here, inside advice whose throwables are suppressed: a failing target
-                                // must not fall through to the blocked tool, so its failure becomes the substituted result
+                                // must not fall through to the blocked tool, so its failure becomes the substituted result.
+                                // Its result (or failure) is the target's RETURN, supervised as any other: the model gets
+                                // what that decision leaves (the nested call's own advice does not report it)
+                                String targetResult;
                                 try {
-                                    return Ruling.replaced(((ToolCallback) candidate).call(ruling.arguments, context));
+                                    targetResult = ((ToolCallback) candidate).call(ruling.arguments, context);
                                 } catch (Throwable targetFailed) {
-                                    return Ruling.substitute("tracegate: this call was redirected to " + ruling.tool
+                                    String notice = Dispatcher.onToolResult("springai", session, ruling.tool, null,
+                                            Dispatcher.thrownText(targetFailed instanceof ToolExecutionException && targetFailed.getCause() != null
+                                                    ? targetFailed.getCause() : targetFailed), true);
+                                    return Ruling.substitute(notice != null ? notice : "tracegate: this call was redirected to " + ruling.tool
                                             + ", which failed (" + targetFailed.getMessage() + "); the call itself did not run.");
                                 }
+                                String notice = targetResult == null ? null
+                                        : Dispatcher.onToolResult("springai", session, ruling.tool, null, targetResult, false);
+                                return Ruling.replaced(notice != null ? notice : targetResult);
                             }
                         }
                     }
@@ -182,7 +199,8 @@ public final class SpringAiHooks implements Hooks {
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) String result) {
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) String result,
+                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown) {
             Dispatcher.exit();
             if (!outer) {
                 return;
@@ -192,6 +210,36 @@ public final class SpringAiHooks implements Hooks {
                     throw skipped.violation();
                 }
                 result = skipped.text;
+                return;
+            }
+            if (tool != null && thrown != null) {
+                // the tool threw: its error RETURN. A ToolExecutionException is what the tool calling manager hands to
+                // its exception processor, which by default gives the message to the model as the tool's response; a
+                // contract that withholds that result replaces it by one for the same tool whose message is the notice,
+                // so the processor (whatever it does: tell the model, rethrow to the host) handles the notice instead.
+                // Nothing acting, the host's own throwable goes on unchanged; anything else thrown (not caught by
+                // Spring AI) reaches the host, not the model, and is only reported
+                try {
+                    if (thrown instanceof ToolExecutionException) {
+                        // the tool method's own exception (the cause), whose message the processor gives the model
+                        Throwable failure = thrown.getCause() != null ? thrown.getCause() : thrown;
+                        String notice = Dispatcher.onToolResult("springai", session, tool, null, Dispatcher.thrownText(failure), true);
+                        if (notice != null) {
+                            // the cause keeps the original's kind (2.0's default processor rethrows a checked cause to the
+                            // host and gives a runtime one's message to the model), so the notice goes where the text went
+                            thrown = new ToolExecutionException(((ToolExecutionException) thrown).getToolDefinition(),
+                                    failure instanceof RuntimeException ? new TracegateViolation(notice) : new Exception(notice));
+                        }
+                    } else {
+                        Dispatcher.onToolThrown("springai", session, tool, thrown);
+                    }
+                } catch (Throwable failed) {
+                    Ruling refusal = Dispatcher.adviceFailed("springai", "tool result " + tool, failed, null);
+                    if (refusal != null && thrown instanceof ToolExecutionException) {
+                        // fail: closed, as the dispatcher's own internal error on a result: the model gets the refusal
+                        thrown = new ToolExecutionException(((ToolExecutionException) thrown).getToolDefinition(), refusal.violation());
+                    }
+                }
                 return;
             }
             if (tool != null && result != null) {
