@@ -78,7 +78,7 @@ public final class AgentConfig {
         this.configFile = configFile;
         this.libraryPlaces = Collections.unmodifiableMap(new LinkedHashMap<>(libraryPlaces));
         this.settings = Collections.unmodifiableMap(new LinkedHashMap<>(s));
-        this.libraries = list(s, "libraries");
+        this.libraries = new LibraryList(list(s, "libraries"), this::libraryPlace);
         this.mode = (Mode) s.get("mode").value;
         this.fail = (FailPolicy) s.get("fail").value;
         this.blockStyle = (BlockStyle) s.get("block.style").value;
@@ -108,6 +108,27 @@ public final class AgentConfig {
         Map<String, String> x = new LinkedHashMap<>();
         for (String k : extraKeys) if (s.containsKey(k)) x.put(k, (String) s.get(k).value);
         this.extras = Collections.unmodifiableMap(x);
+    }
+
+    /**
+     * The {@code libraries} entries as a list that tells {@link dev.tracegate.contracts.library.Library#load} where each
+     * was written, so that a missing file is reported at its configuration entry, wherever the list is loaded.
+     */
+    private static final class LibraryList extends java.util.AbstractList<String>
+            implements dev.tracegate.contracts.library.Library.Sources, java.util.RandomAccess {
+        private final List<String> entries;
+        private final java.util.function.Function<String, String> places;
+
+        LibraryList(List<String> entries, java.util.function.Function<String, String> places) {
+            this.entries = entries;
+            this.places = places;
+        }
+
+        @Override public String get(int index) { return entries.get(index); }
+
+        @Override public int size() { return entries.size(); }
+
+        @Override public String namedAt(String source) { return places.apply(source); }
     }
 
     @SuppressWarnings("unchecked")

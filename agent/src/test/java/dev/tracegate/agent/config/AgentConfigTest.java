@@ -344,6 +344,35 @@ class AgentConfigTest {
     }
 
     @Test
+    void aMissingLibraryFileIsReportedAtTheConfigurationEntryThatNamesIt() throws Exception {
+        Files.writeString(dir.resolve("shop.yaml"), "library: shop\ncontracts:\n  - id: shop.a\n    guarantee: G !call(x)\n");
+        Path config = yaml("mode: shadow\nlibraries: [gdpr, shop.yml]\naudit.path: " + dir.resolve("audit.jsonl") + "\n");
+        String hint = "\n  hint: did you mean 'shop.yaml'? give a path to a .yaml file (a relative path is read from " + dir
+                + "), or a built-in name: gdpr, injection, sop-refund, temporal-classes";
+        // as the agent loads it: the supervisor reads config.libraries() relative to the configuration file
+        assertThat(startError(load("config=" + config, Map.of(), Map.of()))).isEqualTo(
+                config + ":2:19: the libraries entry 'shop.yml' is no file: " + dir.resolve("shop.yml") + " does not exist" + hint);
+        assertThat(startError(load("config=" + config, Map.of(), Map.of("tracegate.libraries", "shop.yml")))).isEqualTo(
+                "-Dtracegate.libraries: the libraries entry 'shop.yml' is no file: " + dir.resolve("shop.yml") + " does not exist" + hint);
+        assertThat(startError(load("config=" + config + ",libraries=gdpr;shop.yml", Map.of(), Map.of()))).isEqualTo(
+                "agent argument libraries: the libraries entry 'shop.yml' is no file: " + dir.resolve("shop.yml") + " does not exist" + hint);
+    }
+
+    /** The message of the library error the contract supervisor stops the start with. */
+    private static String startError(AgentConfig config) throws Exception {
+        dev.tracegate.agent.audit.AuditWriter audit = dev.tracegate.agent.audit.AuditWriter.start(config.auditPath(),
+                dev.tracegate.agent.audit.AuditWriter.Settings.from(config));
+        try {
+            new dev.tracegate.agent.supervision.ContractSupervisor(config, audit, new dev.tracegate.agent.metrics.SupervisorMetrics(), null);
+        } catch (dev.tracegate.contracts.library.LibraryException e) {
+            return e.getMessage();
+        } finally {
+            audit.close(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        throw new AssertionError("the supervisor started");
+    }
+
+    @Test
     void aMissingFileOrMalformedAgentArgumentsSayHowToFixThem() {
         Path missing = dir.resolve("nope.yaml");
         assertThat(error(null, Map.of(), Map.of("tracegate.config", missing.toString())))

@@ -64,7 +64,15 @@ public final class Library {
      * relative paths resolved against {@code base}.
      */
     public static Library load(List<String> sources, Path base) {
+        // a list that knows where its entries were written (the agent's configuration) names the entry of a missing file
+        if (sources instanceof Sources named) return load(sources, base, named::namedAt);
         return load(sources, base, s -> null);
+    }
+
+    /** Library sources that remember where each was named (a configuration entry), for the error when one names no file. */
+    public interface Sources {
+        /** Where {@code source} was written (file:line:col, or the setting that gave it), or null. */
+        String namedAt(String source);
     }
 
     /**
@@ -98,7 +106,7 @@ public final class Library {
             String hint = (near == null ? "" : "did you mean '" + near + "'? ") + "give a path to a .yaml file" + relative
                     + ", or a built-in name: " + String.join(", ", BUILTINS);
             if (namedAt != null) {
-                throw new LibraryException(namedAt, 0, 0, "the library '" + source + "' named here is no file: " + p + " does not exist", hint);
+                throw new LibraryException(namedAt, 0, 0, "the libraries entry '" + source + "' is no file: " + p + " does not exist", hint);
             }
             throw new LibraryException(p.toString(), 0, 0, "no such library file", hint);
         } catch (java.nio.charset.CharacterCodingException e) {

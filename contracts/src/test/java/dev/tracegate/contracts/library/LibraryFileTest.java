@@ -36,7 +36,7 @@ class LibraryFileTest {
         assertThatThrownBy(() -> Library.load(java.util.List.of("gdpr", "shop.yml"), dir,
                 s -> s.equals("shop.yml") ? "tracegate.yaml:2:19" : null))
                 .isInstanceOf(LibraryException.class)
-                .hasMessage("tracegate.yaml:2:19: the library 'shop.yml' named here is no file: " + dir.resolve("shop.yml") + " does not exist\n"
+                .hasMessage("tracegate.yaml:2:19: the libraries entry 'shop.yml' is no file: " + dir.resolve("shop.yml") + " does not exist\n"
                         + "  hint: did you mean 'shop.yaml'? give a path to a .yaml file (a relative path is read from " + dir
                         + "), or a built-in name: gdpr, injection, sop-refund, temporal-classes");
         // a misspelt built-in name is suggested too, and without a place the file is named as before
