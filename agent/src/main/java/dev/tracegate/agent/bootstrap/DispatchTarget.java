@@ -43,13 +43,6 @@ public interface DispatchTarget {
     default void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
     }
 
-    /**
-     * A framework tool call ended by throwing, and the host gets the exception as it is (no model reads its text here):
-     * report an error RETURN of {@code tool} with {@code text}; a contract that would withhold it can only be logged.
-     */
-    default void onToolThrown(String framework, String session, String tool, String text) {
-    }
-
     /** Serialises a JDK value (maps, lists, strings, numbers, booleans) to JSON. */
     String toJson(Object value);
 

@@ -177,7 +177,9 @@ public final class Dispatcher {
     /**
      * A supervised tool call ended by throwing {@code thrown} where nothing lets tracegate withhold what the exception
      * says (the host gets it, no model reads it): reported as its RETURN with {@code error} set and {@link #thrownText}
-     * as its text, so later contracts see the failure. Never throws: the host's exception must reach the host unchanged.
+     * as its text, so later contracts see the failure; what the supervisor would hand the model instead is dropped (a
+     * suppression is logged and applied to the session as for any result, but the host's exception goes on). Never
+     * throws: the host's exception must reach the host unchanged.
      */
     public static void onToolThrown(String framework, String session, String tool, Throwable thrown) {
         DispatchTarget t = target;
@@ -185,7 +187,7 @@ public final class Dispatcher {
             return;
         }
         try {
-            t.onToolThrown(framework, session, tool, thrownText(thrown));
+            t.onToolResult(framework, session, tool, null, thrownText(thrown), true);
         } catch (Throwable e) {
             internalError(t, "tool result " + tool, e);
         }
