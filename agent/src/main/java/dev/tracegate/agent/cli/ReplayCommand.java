@@ -439,8 +439,8 @@ final class ReplayCommand implements Callable<Integer> {
                 List<String> each = new ArrayList<>();
                 for (LibraryRecord v : versions) each.add("lib " + v.lib() + " at line " + v.line());
                 notes.add("note: " + name + " spans " + versions.size() + " library versions (" + String.join(", ", each)
-                        + "; a hot reload changed the libraries while it was written): replay uses the one version given for every"
-                        + " event, so events written under another version may come out differently than they did online; the"
+                        + "; the libraries changed while it was written: a hot reload, or a run with other libraries appended to"
+                        + " it): replay uses the one version given for every event, so events written under another version may come out differently than they did online; the"
                         + " libraries given " + (match != null ? "are " + match : "match none of the log's versions")
                         + ". Replay the log's parts with their own versions to check each");
             }

@@ -446,7 +446,7 @@ class CommandLineTest {
         Path v1File = Files.writeString(dir.resolve("shop-v1.yaml"), v1);
         Run r = run("replay", v1File.toString(), log.toString());
         assertThat(r.err()).contains("note: hot.jsonl spans 2 library versions (lib 1 at line 2, lib 2 at line " + second
-                + "; a hot reload changed the libraries while it was written): replay uses the one version given for every event,"
+                + "; the libraries changed while it was written: a hot reload, or a run with other libraries appended to it): replay uses the one version given for every event,"
                 + " so events written under another version may come out differently than they did online; the libraries given are"
                 + " lib 1 (line 2). Replay the log's parts with their own versions to check each");
         assertThat(r.err()).doesNotContain("do not name the contracts");
