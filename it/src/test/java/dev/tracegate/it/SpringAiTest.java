@@ -82,12 +82,16 @@ class SpringAiTest {
     /** A redirect target that fails must not let the blocked tool run (its failure is what the model sees). */
     @Test
     void aFailingRedirectTargetNeverRunsTheBlockedTool() {
-        ForkedJvm.Result r = run("redirect=sendEmail:archiveEmail", "email");
+        ForkedJvm.Result r = run("trace=true,redirect=sendEmail:archiveEmail", "email");
         assertThat(r.stdout()).as(r.toString())
                 .contains("TOOL archiveEmail ran to=bob@example.com")
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate: this call was redirected to archiveEmail, which failed (")
                 .contains("the archive service is offline");
+        // the target's failure is its (error) RETURN; the blocked tool has none
+        assertThat(r.stderr()).as(r.toString())
+                .contains("RETURN springai session=conv-42 tool=archiveEmail -> KEEP")
+                .doesNotContain("RETURN springai session=conv-42 tool=sendEmail");
     }
 
     @Test
