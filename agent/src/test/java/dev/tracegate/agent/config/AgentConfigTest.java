@@ -299,6 +299,16 @@ class AgentConfigTest {
     }
 
     @Test
+    void aGroupKeyWithoutColonIsReportedOnItsLine() throws IOException {
+        // the parser stops at the ':' of 'path' on line 2; the mistake is 'audit' on line 1
+        assertThat(fileError("audit\n  path: x.jsonl\n")).isEqualTo(
+                "F:1:1: this is not valid YAML: 'audit' has no ':' after its key. Write 'audit:' (the indented lines below it are its keys).");
+        assertThat(fileError("mode: shadow\n  debug: true\n")).isEqualTo(
+                "F:2:3: this is not valid YAML: this line is indented under 'mode' (line 1), which already has a value."
+                        + " Indent it like line 1 (0 spaces), or, if it belongs under 'mode', write 'mode:' with nothing after it.");
+    }
+
+    @Test
     void aTabIsReportedWhereItIsAsATab() throws IOException {
         assertThat(fileError("mode: shadow\naudit:\n\tpath: x.jsonl\n")).isEqualTo(
                 "F:3:1: this is not valid YAML: a tab in the indentation: tabs are not allowed for indentation in YAML."

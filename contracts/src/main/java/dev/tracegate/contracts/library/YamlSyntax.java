@@ -54,8 +54,11 @@ public record YamlSyntax(int line, int column, String problem, String hint) {
             int cc = contextMark.getColumn() + 1;
             String written = cl <= lines.length ? lines[cl - 1].strip() : "";
             if (context.contains("simple key") && problem.contains("expected ':'")) {
-                return new YamlSyntax(cl, cc, "'" + written + "' has no ':' after its key",
-                        "write '" + withColon(written) + "' (a ':' and a space after the key)");
+                boolean parent = written.indexOf(' ') < 0 && cl < lines.length && indent(lines[cl]) > indent(lines[cl - 1])
+                        && !lines[cl].isBlank();
+                return new YamlSyntax(cl, cc, "'" + written + "' has no ':' after its key", parent
+                        ? "write '" + written + ":' (the indented lines below it are its keys)"
+                        : "write '" + withColon(written) + "' (a ':' and a space after the key)");
             }
             if (context.contains("quoted scalar")) {
                 return new YamlSyntax(cl, cc, "the quoted text that starts here is not closed (the parser read on to line " + line + ")",
@@ -68,7 +71,62 @@ public record YamlSyntax(int line, int column, String problem, String hint) {
                         "close it with '" + (list ? "]" : "}") + "' at the end of the value, on the same line");
             }
         }
+        if (problem.contains("mapping values are not allowed") && line >= 1 && line <= lines.length) {
+            YamlSyntax y = strayColon(lines, line, column);
+            if (y != null) return y;
+        }
+        if (problem.contains("expected <block end>") && line >= 1 && line <= lines.length) {
+            int above = previousContentLine(lines, line);
+            if (above > 0) {
+                return new YamlSyntax(line, column, "the indentation of this line (" + indent(lines[line - 1]) + " spaces) matches none of"
+                        + " the mappings above it", "indent it like the keys it belongs with: line " + above + " ('" + lines[above - 1].strip()
+                        + "') has " + indent(lines[above - 1]) + " spaces");
+            }
+        }
         return new YamlSyntax(line, column, problem, null);
+    }
+
+    /**
+     * A ':' the parser did not expect at {@code line}:{@code column}: a value holding ': ' (to be quoted), a key above
+     * written without its ':', or a line indented under a key that already has a value; null when it is none of these.
+     */
+    private static YamlSyntax strayColon(String[] lines, int line, int column) {
+        String s = lines[line - 1];
+        int start = indent(s) + (s.stripLeading().startsWith("- ") ? 2 : 0);
+        int first = s.indexOf(": ", start);
+        if (first >= 0 && first + 1 < column - 1) {
+            String key = s.substring(start, first).strip();
+            String value = s.substring(first + 2).strip();
+            return new YamlSyntax(line, first + 3, "the value of '" + key + "' contains ': ', which YAML reads as the start of another key",
+                    "quote the value: " + key + ": \"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
+        }
+        int above = previousContentLine(lines, line);
+        if (above <= 0 || indent(s) <= indent(lines[above - 1])) return null;
+        String prev = lines[above - 1].strip();
+        String prevKey = prev.startsWith("- ") ? prev.substring(2).strip() : prev;
+        if (!prevKey.contains(":")) {
+            return new YamlSyntax(above, indent(lines[above - 1]) + 1, "'" + prev + "' has no ':' after its key",
+                    "write '" + prev + ":' (the indented lines below it are its keys)");
+        }
+        String key = prevKey.substring(0, prevKey.indexOf(':')).strip();
+        return new YamlSyntax(line, indent(s) + 1, "this line is indented under '" + key + "' (line " + above + "), which already has a value",
+                "indent it like line " + above + " (" + indent(lines[above - 1]) + " spaces), or, if it belongs under '" + key
+                        + "', write '" + key + ":' with nothing after it");
+    }
+
+    /** The last line above {@code line} that holds something other than a comment, or 0. */
+    private static int previousContentLine(String[] lines, int line) {
+        for (int l = line - 1; l >= 1; l--) {
+            String t = lines[l - 1].strip();
+            if (!t.isEmpty() && !t.startsWith("#")) return l;
+        }
+        return 0;
+    }
+
+    private static int indent(String s) {
+        int n = 0;
+        while (n < s.length() && s.charAt(n) == ' ') n++;
+        return n;
     }
 
     /** The line and column of the tab the parser complained about: at its mark, else the first tab of that line's indentation. */

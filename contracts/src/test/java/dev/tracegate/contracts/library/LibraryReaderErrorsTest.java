@@ -105,6 +105,18 @@ class LibraryReaderErrorsTest {
                 Arguments.of("quote not closed", "library: x\ncontracts:\n  - id: a\n    message: \"Money\n    guarantee: G !p\n",
                         "lib.yaml:4:14: not valid YAML: the quoted text that starts here is not closed (the parser read on to line 6)\n"
                                 + "  hint: add the closing quote at the end of the value, or escape a quote inside it"),
+                Arguments.of("line indented between two levels", "library: x\ncontracts:\n  - id: a\n    guarantee: G !p\n   message: m\n",
+                        "lib.yaml:5:4: not valid YAML: the indentation of this line (3 spaces) matches none of the mappings above it\n"
+                                + "  hint: indent it like the keys it belongs with: line 4 ('guarantee: G !p') has 4 spaces"),
+                Arguments.of("value holding ': '", "library: x\ncontracts:\n  - id: a\n    guarantee: G !p\n    message: Don't: do it\n",
+                        "lib.yaml:5:14: not valid YAML: the value of 'message' contains ': ', which YAML reads as the start of another key\n"
+                                + "  hint: quote the value: message: \"Don't: do it\""),
+                Arguments.of("parent key without colon", "library: x\nsettings\n  max-states: 100\ncontracts: []\n",
+                        "lib.yaml:2:1: not valid YAML: 'settings' has no ':' after its key\n"
+                                + "  hint: write 'settings:' (the indented lines below it are its keys)"),
+                Arguments.of("line indented under a key with a value", "library: x\n  description: d\ncontracts: []\n",
+                        "lib.yaml:2:3: not valid YAML: this line is indented under 'library' (line 1), which already has a value\n"
+                                + "  hint: indent it like line 1 (0 spaces), or, if it belongs under 'library', write 'library:' with nothing after it"),
                 Arguments.of("yaml syntax", "library: x\ncontracts:\n  - id: a\n   guarantee: G p\n",
                         null),
                 Arguments.of("provenance unknown key", PROVENANCE.formatted("    whole-field: true\n"),
