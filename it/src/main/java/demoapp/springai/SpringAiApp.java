@@ -32,7 +32,7 @@ import java.util.List;
 /**
  * A Spring AI ChatClient with real {@code @Tool} methods and a scripted model that replays a
  * conversation (a tool request, then an answer quoting the tool result); conversation id "conv-42".
- * Usage: {@code SpringAiApp [--stream] [--chunks] [--parallel] [--direct] [--stream-in-advisor] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket|chat> [user message]}:
+ * Usage: {@code SpringAiApp [--stream] [--chunks] [--parallel] [--direct] [--stream-in-advisor] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket|archive|chat> [user message]}:
  * {@code --stream} uses {@code ChatClient...stream()} (Spring AI runs the tools on a Reactor worker thread) and prints each
  * chunk as it arrives, {@code --chunks} makes the model stream text replies word by word ({@code chat}: "the secret code is 1234"),
  * {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x; 2.0.x adds it by itself), {@code --provider-loop}
@@ -67,6 +67,7 @@ public final class SpringAiApp {
 
         @Tool(description = "Archive an email (the archive service is down: it always fails)")
         public String archiveEmail(String to, String body) {
+            thread("archiveEmail");
             Console.line("TOOL archiveEmail ran to=" + to);
             throw new IllegalStateException("the archive service is offline");
         }
@@ -183,6 +184,9 @@ public final class SpringAiApp {
                     break;
                 case "ticket":
                     call = new AssistantMessage.ToolCall("call-1", "function", "createTicket", "{\"title\":\"printer broken\",\"email\":\"alice@example.com\"}");
+                    break;
+                case "archive":
+                    call = new AssistantMessage.ToolCall("call-1", "function", "archiveEmail", "{\"to\":\"bob@example.com\",\"body\":\"old mail\"}");
                     break;
                 default:
                     throw new IllegalArgumentException("unknown scenario " + scenario);

@@ -142,6 +142,23 @@ class SpringAiTest {
                 .doesNotContain("session=default");
     }
 
+    /** A tool that throws on the Reactor worker: its error RETURN in the conversation; the model gets its message or the notice. */
+    @Test
+    void streamingToolThatThrowsIsAnErrorReturnOfTheConversationAndCanBeWithheld() {
+        ForkedJvm.Result r = run("trace=true", "--stream", "--conversation=conv-s9", "archive");
+        assertThat(toolThread(r, "archiveEmail")).as(r.toString()).isNotEqualTo("main");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("TOOL archiveEmail ran to=bob@example.com")
+                .contains("MODEL SAW TOOL RESULT archiveEmail: the archive service is offline");
+        assertThat(r.stderr()).as(r.toString()).contains("RETURN springai session=conv-s9 tool=archiveEmail -> KEEP");
+        ForkedJvm.Result withheld = run("suppress=archiveEmail", "--stream", "--conversation=conv-s10", "archive");
+        assertThat(withheld.stdout()).as(withheld.toString())
+                .contains("TOOL archiveEmail ran to=bob@example.com")
+                .contains("MODEL SAW TOOL RESULT archiveEmail: [withheld by tracegate: the result of archiveEmail")
+                .doesNotContain("the archive service is offline");
+        assertThat(withheld.stderr()).as(withheld.toString()).contains("SUPPRESS springai session=conv-s10 tool=archiveEmail");
+    }
+
     @Test
     void streamingBlockWithSubstitutionNamesTheConversation() {
         ForkedJvm.Result r = run("block=sendEmail", "--stream", "--conversation=conv-stream-8", "email");
