@@ -6,6 +6,33 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class AgentArgumentsTest {
+    @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir;
+
+    @Test
+    void aRefusedStartPrintsTheAgentArgumentsListHintUnderOnePrefixInARealJvm() throws Exception {
+        ForkedAgent.Run run = ForkedAgent.run(dir, "libraries=sop-refund,gdpr,audit.path=" + dir.resolve("a.jsonl"),
+                "example.warmup.Host", null, null);
+        assertThat(run.code()).as(run.err()).isEqualTo(78);
+        assertThat(run.err()).contains("tracegate: the agent cannot start:\nagent option 'gdpr' at character 22 of 'libraries=sop-refund,gdpr,"
+                + "audit.path=" + dir.resolve("a.jsonl") + "' is not key=value; inside the agent argument ',' separates options, so separate"
+                + " list values with ';': libraries=sop-refund;gdpr\n");
+        assertThat(run.err().split("tracegate:", -1)).as("one prefix").hasSize(2);
+    }
+
+    @Test
+    void theStartNotesGdprAndInjectionWithoutTheirPolicySectionsInARealJvm() throws Exception {
+        ForkedAgent.Run run = ForkedAgent.run(dir, "libraries=gdpr;injection,audit.path=" + dir.resolve("a.jsonl"),
+                "example.warmup.Host", null, null);
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.err()).contains("[tracegate] WARN the built-in library gdpr reads the gdpr: section of one of your libraries")
+                .contains("[tracegate] WARN the built-in library injection reads the injection: section of one of your libraries");
+        java.nio.file.Path policy = java.nio.file.Files.writeString(dir.resolve("injpol.yaml"),
+                "library: injpol\ninjection:\n  side-effecting:\n    send_money: [recipient]\n");
+        ForkedAgent.Run covered = ForkedAgent.run(dir, "libraries=injection;" + policy + ",audit.path=" + dir.resolve("b.jsonl"),
+                "example.warmup.Host", null, null);
+        assertThat(covered.code()).as(covered.err()).isZero();
+        assertThat(covered.err()).contains("agent started").doesNotContain("built-in library");
+    }
 
     @Test
     void parsesPairsAndKeepsListsInsideValues() {
