@@ -562,6 +562,11 @@ public final class AgentCore {
         }
 
         @Override
+        public boolean supervisesNested(String origin) {
+            return ready().supervisesNested(origin);
+        }
+
+        @Override
         public Object onMethodResult(String origin, Object[] arguments, Object result) {
             return ready().onMethodResult(origin, arguments, result);
         }
