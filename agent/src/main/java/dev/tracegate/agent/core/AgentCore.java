@@ -294,6 +294,9 @@ public final class AgentCore {
      * running application is left untouched (agentmain returns normally, so the JVM adds no trace of its own).
      */
     private static void refuseStart(String paragraph, boolean attached, boolean mistake) {
+        if (paragraph != null && paragraph.startsWith("tracegate: ")) {
+            paragraph = paragraph.substring("tracegate: ".length());   // the heading below says it once
+        }
         String fix = mistake ? "fix the configuration" : "this is not a configuration mistake: report it with the trace above";
         if (attached) {
             String text = "tracegate: the agent cannot start:\n" + paragraph

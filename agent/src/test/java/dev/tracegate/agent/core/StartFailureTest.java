@@ -74,7 +74,8 @@ class StartFailureTest {
         ForkedAgent.Run run = ForkedAgent.run(dir, "libraries=sop-refund,shadow=true,audit.path=" + log(), "example.warmup.Host", null, null);
         assertThat(run.code()).as(run.err()).isEqualTo(78);
         assertThat(run.out()).doesNotContain("host ran");
-        assertThat(run.err()).contains("option shadow=true is a development option of the fixed-rules supervisor")
+        assertThat(run.err()).contains("tracegate: the agent cannot start:\noption shadow=true is a development option of the fixed-rules supervisor")
+                .as("the heading says tracegate once; the paragraph does not repeat it").doesNotContain("start:\ntracegate:")
                 .contains("Write mode: shadow");
         assertThat(log()).as("refused like a bad configuration: before the audit log is opened").doesNotExist();
     }
