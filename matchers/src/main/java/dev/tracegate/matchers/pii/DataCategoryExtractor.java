@@ -130,6 +130,8 @@ public final class DataCategoryExtractor {
     private static final int[] TERMS_THIRD = new int[26 * 26];
     /** Months by first two letters (a..z, a..z), in MONTHS order (the first that matches wins). */
     private static final String[][] MONTHS_BY_PAIR = new String[26 * 26][];
+    /** Third letters (bit {@code c - 'a'}) of the terms and month names of each first-two-letter pair (a..z, a..z). */
+    private static final int[] WORD_THIRD = new int[26 * 26];
     /** Lowercase first letters of the words of each word list that near()/after() search, as a 128-bit set. */
     private static final long[] PHONE_FIRST = firstLetters(PHONE_WORDS), BIRTH_FIRST = firstLetters(BIRTH_WORDS),
             NOT_PHONE_FIRST = firstLetters(NOT_PHONE_WORDS), VERSION_FIRST = firstLetters(VERSION_WORDS),
@@ -158,6 +160,10 @@ public final class DataCategoryExtractor {
             List<String> ms = new ArrayList<>();
             for (String m : MONTHS) if (m.charAt(0) - 'a' == pair / 26 && m.charAt(1) - 'a' == pair % 26) ms.add(m);
             MONTHS_BY_PAIR[pair] = ms.toArray(new String[0]);
+        }
+        for (int pair = 0; pair < 26 * 26; pair++) {
+            WORD_THIRD[pair] = TERMS_THIRD[pair];
+            for (String m : MONTHS_BY_PAIR[pair]) WORD_THIRD[pair] |= 1 << (m.charAt(2) - 'a');
         }
         long[][] pairs = new long[FIELD_HINTS.length][];
         for (int i = 0; i < FIELD_HINTS.length; i++) {
@@ -274,39 +280,42 @@ public final class DataCategoryExtractor {
             long skip, long stop, SpanSink.Mask found, boolean fused) {
         // the pre-pass and the detectors read a copy (one bulk copy beats a String.charAt per char read)
         char[] cs = chars;
-        int firstAt;
+        int firstAt, firstColon;
         if (text instanceof String str) {
             str.getChars(0, len, cs, 0);
-            firstAt = str.indexOf('@'); // a vectorised search; one past the scanned part counts as none
+            firstAt = str.indexOf('@'); // vectorised searches; one past the scanned part counts as none
+            firstColon = str.indexOf(':');
         } else {
             for (int i = 0; i < len; i++) cs[i] = text.charAt(i);
             firstAt = 0;
             while (firstAt < len && cs[firstAt] != '@') firstAt++;
+            firstColon = 0;
+            while (firstColon < len && cs[firstColon] != ':') firstColon++;
         }
+        if (firstColon >= len) firstColon = -1;
         if (firstAt >= 0 && firstAt < len && (skip & EMAIL) == 0) {
             emails(cs, firstAt, len, sink);
             if (stop != 0 && (found.mask() & stop) != 0) return;
         }
-        int digits = 0, colons = 0, spaceDigits = 0;
+        int digits = 0, spaceDigits = 0;
         // Word starts (an alphanumeric char after a non-alphanumeric one, or first): every detector but
         // e-mail, phone and IPv6 can only begin a span there, so they visit these instead of every char.
         // Marks: ':' '+' '(' after a non-alphanumeric char (or first), where IPv6 and phone numbers may begin.
         // Digit starts: the word starts at an ASCII digit, the only ones where cards, IPv4 and phone numbers
         // (besides marks) begin; prose has few.
         int n = 0, nm = 0, nd = 0;
-        int seen = 0; // union of the chars' classes
+        int startClasses = 0; // union of the classes of the chars that start words (terms begin with a letter there)
         int prev = 0; // 1 when the previous char is alphanumeric
         for (int i = 0; i < len; i++) {
             char c = cs[i];
             int k = c < 128 ? ASCII_CLASS[c] : nonAsciiClass(c);
-            seen |= k;
             digits += k & C_DIGIT;
-            colons += (k >>> 4) & 1; // C_COLON
             int an = (k >>> 2) & 1; // C_ALNUM
             // Branches, not the three unconditional stores an earlier version made per char (measured:
             // twice as fast, also on long random prose where a word start is hard to predict).
             if (an > prev) {
                 starts[n++] = i;
+                startClasses |= k;
                 if ((k & C_DIGIT) != 0) {
                     digitStarts[nd++] = i;
                     if (i > 0 && cs[i - 1] == ' ') spaceDigits++;
@@ -316,8 +325,7 @@ public final class DataCategoryExtractor {
             }
             prev = an;
         }
-        boolean colon = (seen & C_COLON) != 0;
-        boolean letters = (seen & C_LETTER) != 0;
+        boolean letters = (startClasses & C_LETTER) != 0;
         // each detector needs at least this many digits in the whole text
         if (fused) {
             if (digits >= 13 && (skip & CARD) == 0) {
@@ -336,7 +344,7 @@ public final class DataCategoryExtractor {
                     digits >= 4 && (skip & BIRTH) == 0, digits >= 1 && (skip & ADDRESS) == 0, spaceDigits > 0,
                     letters && (skip & TERMS_BITS) != TERMS_BITS);
             if (stop != 0 && (found.mask() & stop) != 0) return;
-            if (colon && (skip & IP) == 0 && (colons >= 7 || doubleColon(cs, len))) ipv6(cs, len, starts, n, marks, nm, sink);
+            if (firstColon >= 0 && (skip & IP) == 0 && mayHoldIpv6(cs, firstColon, len)) ipv6(cs, len, starts, n, marks, nm, sink);
             return;
         }
         // detector by detector, so spans come in the order spans() documents
@@ -365,8 +373,7 @@ public final class DataCategoryExtractor {
             if (spaceDigits > 0) addresses(cs, len, starts, n, sink);
             else addresses(cs, len, digitStarts, nd, sink);
         }
-        // an IPv6 address has seven colons, or two in a row
-        if (colon && (skip & IP) == 0 && (colons >= 7 || doubleColon(cs, len))) {
+        if (firstColon >= 0 && (skip & IP) == 0 && mayHoldIpv6(cs, firstColon, len)) {
             ipv6(cs, len, starts, n, marks, nm, sink);
         }
         if (letters && (skip & TERMS_BITS) != TERMS_BITS) terms(cs, len, starts, n, sink);
@@ -383,6 +390,9 @@ public final class DataCategoryExtractor {
         int nextIban = 0, nextId = 0, nextBirth = 0, nextAddress = 0;
         for (int w = 0; w < nStarts; w++) {
             int i = starts[w];
+            char c = s[i];
+            if (c >= 'a' && c <= 'z' && !mayStartAtLowercase(s, i, len)) continue; // most words of prose
+            if (isDigit(c) && !mayStartAtDigit(s, i, len)) continue; // most numbers in JSON
             int e;
             if (iban && i >= nextIban && i + 4 <= len && (e = ibanAt(s, i, len)) >= 0) {
                 sink.add(i, e, DataCategory.IBAN);
@@ -404,13 +414,67 @@ public final class DataCategoryExtractor {
         }
     }
 
-    private static boolean doubleColon(char[] cs, int len) {
-        for (int i = 1; i < len; i++) if (cs[i] == ':' && cs[i - 1] == ':') return true;
-        return false;
+    /**
+     * False when no word-start detector can begin at {@code i}, a lowercase ASCII letter: there only a
+     * term or a month name (by their first three letters), an IBAN (two letters, then two digits) and a PO
+     * box ({@code p}) may begin. A non-ASCII char may case-map to an ASCII letter: true.
+     */
+    private static boolean mayStartAtLowercase(char[] s, int i, int len) {
+        if (s[i] == 'p') return true;
+        if (i + 2 >= len) return false; // every term and month has three letters, an IBAN more
+        char d = s[i + 1], t = s[i + 2];
+        if (d >= 128 || t >= 128) return true;
+        int second = d | 0x20; // a..z for an ASCII letter of either case only
+        if (second < 'a' || second > 'z') return false;
+        if (isDigit(t)) return i + 3 < len && isDigit(s[i + 3]);
+        int third = t | 0x20;
+        return third >= 'a' && third <= 'z' && (WORD_THIRD[(s[i] - 'a') * 26 + second - 'a'] & (1 << (third - 'a'))) != 0;
     }
 
-    // Char classes for the pre-pass: an ASCII digit (counted), letter, alphanumeric, ':', and marks ': + ('.
-    private static final int C_DIGIT = 1, C_LETTER = 2, C_ALNUM = 4, C_COLON = 16, C_MARK = 32;
+    /**
+     * False when no word-start detector can begin at {@code i}, an ASCII digit: with {@code n} digits there,
+     * a national id needs 3 (then '-' or ' '), 8 (then '-', ' ' or a letter) or 9; a numeric date a '-', '/'
+     * or '.' after them; a written date at most 2, then ' ' or a letter (12th); a number-first street at
+     * most 5, then a letter, ',' or ' '; a US ZIP 5. So a number followed by a quote, a bracket or ':' (as
+     * in JSON) starts nothing.
+     */
+    private static boolean mayStartAtDigit(char[] s, int i, int len) {
+        int n = digitRun(s, i, len);
+        if (n == 5 || n == 9) return true;
+        if (i + n >= len) return false;
+        char x = s[i + n];
+        return x == ' ' || x == ',' || x == '-' || x == '/' || x == '.' || x >= 128 || isAsciiLetter(x);
+    }
+
+    /**
+     * False when {@link #ipv6} can find nothing: an address lies in a run of hex digits and colons and has
+     * two colons in a row (compressed) or seven colons (full). JSON's {@code "key":"value"} colons sit in
+     * runs of one or two, so JSON skips the detector. {@code firstColon}: the text's first ':'.
+     */
+    private static boolean mayHoldIpv6(char[] cs, int firstColon, int len) {
+        // from colon to colon: the run of hex digits and colons reaching colon p holds `colons` of them
+        int p = firstColon, colons = 1;
+        while (colons < 7) {
+            int q = p + 1;
+            while (q < len && isHexChar(cs[q])) q++;
+            if (q >= len) return false;
+            if (cs[q] == ':') {
+                if (q == p + 1) return true; // two in a row
+                colons++;
+            } else {
+                while (q < len && cs[q] != ':') q++; // the run ended: the next colon begins another
+                if (q >= len) return false;
+                colons = 1;
+            }
+            p = q;
+        }
+        return true;
+    }
+
+    private static boolean isHexChar(char c) { return c < 128 && (ASCII_CLASS[c] & C_HEX) != 0; }
+
+    // Char classes for the pre-pass: an ASCII digit (counted), letter, alphanumeric, hex digit, and marks ': + ('.
+    private static final int C_DIGIT = 1, C_LETTER = 2, C_ALNUM = 4, C_HEX = 8, C_MARK = 32;
     private static final byte[] ASCII_CLASS = new byte[128];
 
     static {
@@ -418,7 +482,8 @@ public final class DataCategoryExtractor {
             int k = 0;
             if (c >= '0' && c <= '9') k |= C_DIGIT | C_ALNUM;
             if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) k |= C_LETTER | C_ALNUM;
-            if (c == ':') k |= C_COLON | C_MARK;
+            if (isHex(c)) k |= C_HEX;
+            if (c == ':') k |= C_MARK;
             if (c == '+' || c == '(') k |= C_MARK;
             ASCII_CLASS[c] = (byte) k;
         }

@@ -71,7 +71,10 @@ public final class Identifiers {
                     cls = d < 128 ? ASCII[d] : nonAscii(d);
                 }
                 boolean mayQualify = digits >= 4 || (marks & (AT | DOT | COLON)) != 0;
-                boolean mayGroup = digits > 0 || (j < len && (s[j] == '(' || s[j] == ')'));
+                // a second group needs the first to reach the token's end and go on over ' ', '(' or ')' (groupedEnd
+                // stops at any other char), and a group of digits before a space
+                char next = j < len ? s[j] : 0;
+                boolean mayGroup = next == '(' || next == ')' || (next == ' ' && digits > 0);
                 if (!mayQualify && !mayGroup) {
                     i = j;
                     continue;

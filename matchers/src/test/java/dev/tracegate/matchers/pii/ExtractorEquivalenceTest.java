@@ -45,6 +45,41 @@ class ExtractorEquivalenceTest {
                 .containsExactlyElementsOf(ReferenceDataCategoryExtractor.INSTANCE.spans(text));
     }
 
+    /**
+     * Pieces around what the mask path skips: lowercase words that begin (or almost begin) a term or a month
+     * name, cut after every letter, IBANs and PO boxes in lowercase, chars that case-map to ASCII letters
+     * (dotless i, long s, Kelvin sign), numbers of every length a detector counts on next to quotes, brackets
+     * and separators, and runs of hex digits and colons just short of and at an IPv6
+     * address's seven colons or two in a row, next to JSON's colons.
+     */
+    private static final String[] AROUND_SKIPS = {
+        "d", "di", "dia", "diab", "diabetes", "deb", "debt", "technical ", "ma", "mar", "marc", "march", "may", "se", "sep", "sept",
+        "sept.", "ju", "jun", "june", "in", "inc", "income", "insulin", "the", "therapist", "an", "and", "anx", "wa", "wag", "wages",
+        "p", "po", "po box 12", "p.o. box 7", "pO Box 3", "gb82 west 1234 5698 7654 32", "gb82", "de89370400440532013000", "nl91abna0417164300",
+        "\u0131ban", "\u017Fept", "\u212Aelvin", "ma\u0131", "\u00E9t\u00E9", " ", "  ", ", ", "\n", "12", "1985", "born ", "1", "7",
+        "1:2:3:4:5:6:7:8", "1:2:3:4:5:6", "a:b:c:d:e:f:1", "fe80::", "::1", ":", "::", ":::", "{\"k\":\"v\"}", "\":\"", "\":12,", "abc:",
+        "2001:db8:85a3:0:0:8a2e:370:7334", "g:h:i:j:k:l:m:n",
+        "123", "12345", "12345678", "123456789", "1234567890", "12345678Z", "X1234567L", "1st", "2nd", "12th", "221B", "\"", "}", ")", "]",
+        "-", "/", ".", "1.", "12.", "\u00B2", "\u0661\u0662",
+    };
+
+    @Provide Arbitrary<String> aroundSkips() {
+        Arbitrary<String> piece = Arbitraries.oneOf(Arbitraries.of(AROUND_SKIPS), Arbitraries.of(AROUND_SKIPS), Arbitraries.of(GLUE),
+                Arbitraries.of(VALUES), Arbitraries.strings().withChars("abcdef0123456789: ").ofMaxLength(24));
+        Arbitrary<String> joined = piece.list().ofMaxSize(14).map(l -> String.join("", l));
+        return Arbitraries.oneOf(joined, joined, joined.map(String::toUpperCase));
+    }
+
+    @Property(tries = 4000)
+    void skipsLoseNoSpanOfTheReferenceExtractor(@ForAll("aroundSkips") String text) {
+        List<CategorySpan> expected = ReferenceDataCategoryExtractor.INSTANCE.spans(text);
+        long mask = 0;
+        for (CategorySpan sp : expected) mask |= sp.category().bit();
+        assertThat(DataCategoryExtractor.INSTANCE.spans(text)).as("\"%s\"", text).containsExactlyElementsOf(expected);
+        assertThat(sorted(fused(text))).as("fused \"%s\"", text).containsExactlyElementsOf(sorted(expected));
+        assertThat(DataCategoryExtractor.INSTANCE.mask(text, SCRATCH)).as("mask \"%s\"", text).isEqualTo(mask);
+    }
+
     private static final SpanSink.Mask SCRATCH = new SpanSink.Mask();
 
     /** The grounding's mask (one reused scratch, detectors of already known categories left out) is the reference's categories. */
