@@ -81,6 +81,7 @@ final class CheckCommand implements Callable<Integer> {
                         + " is told only the contract id; add 'message:' (why) and 'next:' (what to do instead)");
             }
         }
+        notes.addAll(failsOnFirstEvent(lib));
         java.util.Set<String> latched = new java.util.HashSet<>();
         for (var latch : lib.policy().latches()) latched.add(latch.key());
         java.util.Map<String, String> read = new java.util.LinkedHashMap<>();
@@ -102,6 +103,35 @@ final class CheckCommand implements Callable<Integer> {
                         + " so it stays empty (a comparison with an empty key is false, or unevaluable when the key is the bound);"
                         + " add a latch with 'set: " + key + "' or fix the name");
             }
+        });
+        return notes;
+    }
+
+    /**
+     * Contracts that an ordinary first event of the environment, which tracegate cannot refuse, already makes FAIL:
+     * a user message "hello" or a result "ok" of a tool no contract names, each as the first event of a fresh
+     * session, grounded and stepped as the agent would. Such a contract is violated for good at the start of every
+     * session and never acts; the usual cause is a guarantee without its guard ({@code G(arg(T, f) <= n)} instead of
+     * {@code G(call(T) -> arg(T, f) <= n)}).
+     */
+    static List<String> failsOnFirstEvent(Library lib) {
+        java.util.Map<Integer, String> failing = new java.util.LinkedHashMap<>();
+        String[][] probes = {{"a first user message 'hello'", null}, {"a first result 'ok' of a tool no contract names", "tracegate_probe_tool"}};
+        for (String[] probe : probes) {
+            dev.tracegate.matchers.event.Event e = probe[1] == null
+                    ? dev.tracegate.matchers.event.Event.user("tracegate-check", 1, "hello")
+                    : dev.tracegate.matchers.event.Event.returned("tracegate-check", 1, probe[1], "ok", false);
+            dev.tracegate.engine.monitor.Replay.Step step = lib.replay("tracegate-check").next(e, false, true);
+            if (step.decision() != dev.tracegate.engine.monitor.Decision.Kind.VIOLATION) continue;
+            for (int c : step.contracts()) failing.putIfAbsent(c, probe[0]);
+        }
+        List<String> notes = new java.util.ArrayList<>();
+        failing.forEach((c, by) -> {
+            Library.ContractInfo info = lib.info().get(c);
+            notes.add("note: " + info.file() + ":" + info.line() + ": contract " + info.id() + " fails at " + by
+                    + ", which tracegate cannot refuse, so it is violated at the start of a session and then acts on nothing;"
+                    + " a guarantee usually needs its call as a guard: G(call(T) -> arg(T, f) <= n), not G(arg(T, f) <= n)"
+                    + " (docs/FORMULAS.md)");
         });
         return notes;
     }

@@ -328,6 +328,33 @@ class CommandLineTest {
     }
 
     @Test
+    void checkNotesAContractThatAnOrdinaryFirstEventOfTheEnvironmentAlreadyViolates() throws Exception {
+        Path lib = dir.resolve("cap.yaml");
+        Files.writeString(lib, """
+                library: cap
+                contracts:
+                  - id: cap.unguarded
+                    guarantee: G(arg(wire_money, amount) <= 50)
+                    message: At most 50 per wire.
+                  - id: cap.guarded
+                    guarantee: G(call(wire_money) -> arg(wire_money, amount) <= 50)
+                    message: At most 50 per wire.
+                  - id: cap.count
+                    guarantee: G(count(search) <= 3)
+                    message: At most three searches.
+                  - id: cap.after-result
+                    guarantee: G(!result_matches("ok"))
+                    message: No tool may answer ok.
+                """);
+        Run r = run("check", lib.toString());
+        assertThat(r.out()).contains("note: " + lib + ":3: contract cap.unguarded fails at a first user message 'hello', which tracegate"
+                        + " cannot refuse")
+                .contains("G(call(T) -> arg(T, f) <= n)")
+                .contains("contract cap.after-result fails at a first result 'ok' of a tool no contract names")
+                .as("a guarded bound and a count hold at such events").doesNotContain("cap.guarded fails").doesNotContain("cap.count fails");
+    }
+
+    @Test
     void checkNotesAGuaranteeThatHoldsOnEveryTraceAndKeepsExitZero() throws Exception {
         Path lib = dir.resolve("valid.yaml");
         Files.writeString(lib, """
