@@ -333,7 +333,7 @@ public final class McpHooks {
                 return;
             }
             if (tool != null && session != null && thrown != null) {
-                // the handler threw while its Mono was assembled: the same error RETURN as an error signal gets
+                // callTool threw before returning its Mono: the same error RETURN as an error signal gets
                 String notice = Dispatcher.onToolResult("mcp-client", session, tool, null, Dispatcher.thrownText(thrown), true);
                 if (notice != null) {
                     thrown = new TracegateViolation(notice);
@@ -341,8 +341,8 @@ public final class McpHooks {
                 return;
             }
             if (tool != null && result instanceof Mono) {
-                // an error signal (the handler threw, its Mono failed) is the tool's error RETURN: the same throwable goes
-                // on (the JSON-RPC error carries its message), or, when a contract withholds it, one whose message is the notice
+                // an error signal (the server answered with a JSON-RPC error, the transport failed) is the tool's error
+                // RETURN: the same throwable reaches the caller, or, when a contract withholds it, one whose message is the notice
                 result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-client", session, tool, null))
                         .map(Dispatcher.resultHook("mcp-client", session, tool, null));
             }
