@@ -36,6 +36,15 @@ public interface DispatchTarget {
         return false;
     }
 
+    /**
+     * A framework tool call ended by throwing, and the host gets the exception as it is (no model reads its text
+     * there): report an error RETURN of {@code tool} with {@code text}; a contract that would withhold it can only
+     * be logged. By default as any error RETURN.
+     */
+    default void onToolThrown(String framework, String session, String tool, String text) {
+        onToolResult(framework, session, tool, null, text, true);
+    }
+
     /** The result of a configured method call; null to keep, else the replacement. */
     Object onMethodResult(String origin, Object[] arguments, Object result);
 

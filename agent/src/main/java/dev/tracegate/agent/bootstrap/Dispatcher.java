@@ -187,7 +187,7 @@ public final class Dispatcher {
             return;
         }
         try {
-            t.onToolResult(framework, session, tool, null, thrownText(thrown), true);
+            t.onToolThrown(framework, session, tool, thrownText(thrown));
         } catch (Throwable e) {
             internalError(t, "tool result " + tool, e);
         }

@@ -570,6 +570,11 @@ public final class AgentCore {
         }
 
         @Override
+        public void onToolThrown(String framework, String session, String tool, String text) {
+            ready().onToolThrown(framework, session, tool, text);
+        }
+
+        @Override
         public Object onMethodResult(String origin, Object[] arguments, Object result) {
             return ready().onMethodResult(origin, arguments, result);
         }

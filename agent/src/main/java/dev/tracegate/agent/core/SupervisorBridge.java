@@ -304,6 +304,7 @@ public final class SupervisorBridge implements DispatchTarget {
     }
 
     /** A tool that threw, as an error RETURN: nothing can be withheld (the host gets its own exception), so a suppression is only logged. */
+    @Override
     public void onToolThrown(String framework, String session, String tool, String text) {
         ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, null, text, true));
         if (decision != null && decision.suppressed()) {

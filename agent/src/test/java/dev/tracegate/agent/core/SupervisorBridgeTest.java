@@ -45,6 +45,29 @@ class SupervisorBridgeTest {
         assertThat(b.counts()[SupervisorBridge.BLOCKED]).isEqualTo(3);
     }
 
+    /**
+     * A framework tool that threw where only the host sees the exception (Spring AI outside its exception processor,
+     * LangChain4j's rethrowing handler) reaches the bridge through Dispatcher.onToolThrown: an error RETURN is
+     * recorded, and a contract that would withhold it is told as what it is (nothing can be withheld), not as a SUPPRESS.
+     */
+    @Test
+    void aThrownToolThatOnlyTheHostSeesIsReportedAndAWithholdingIsOnlyLogged() {
+        SupervisorBridge b = bridge("suppress=lookup");
+        dev.tracegate.agent.bootstrap.Dispatcher.install(b);
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            dev.tracegate.agent.bootstrap.Dispatcher.onToolThrown("springai", "s1", "lookup", new IllegalStateException("backend down"));
+        } finally {
+            AgentLog.captureForTest(null);
+            dev.tracegate.agent.bootstrap.Dispatcher.install(null);
+        }
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .contains("would withhold the result of lookup (session=s1), but the call threw: the host gets its own exception")
+                .doesNotContain("SUPPRESS");
+        assertThat(b.counts()[SupervisorBridge.SUPPRESSED]).as("nothing was withheld").isZero();
+    }
+
     @Test
     void shadowDecidesButReturnsNothingToEnforce() {
         SupervisorBridge b = bridge("block=sendEmail,suppress=lookup,shadow=true");
