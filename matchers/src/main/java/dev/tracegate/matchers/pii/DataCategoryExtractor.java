@@ -305,25 +305,33 @@ public final class DataCategoryExtractor {
         // (besides marks) begin; prose has few.
         int n = 0, nm = 0, nd = 0;
         int startClasses = 0; // union of the classes of the chars that start words (terms begin with a letter there)
-        int prev = 0; // 1 when the previous char is alphanumeric
-        for (int i = 0; i < len; i++) {
+        boolean afterAlnum = false; // the previous char is alphanumeric
+        int i = 0;
+        while (i < len) {
             char c = cs[i];
             int k = c < 128 ? ASCII_CLASS[c] : nonAsciiClass(c);
-            digits += k & C_DIGIT;
-            int an = (k >>> 2) & 1; // C_ALNUM
-            // Branches, not the three unconditional stores an earlier version made per char (measured:
-            // twice as fast, also on long random prose where a word start is hard to predict).
-            if (an > prev) {
-                starts[n++] = i;
-                startClasses |= k;
-                if ((k & C_DIGIT) != 0) {
-                    digitStarts[nd++] = i;
-                    if (i > 0 && cs[i - 1] == ' ') spaceDigits++;
-                }
-            } else if (prev == 0 && (k & C_MARK) != 0) { // a mark is never alphanumeric
-                marks[nm++] = i;
+            if ((k & C_ALNUM) == 0) {
+                if (!afterAlnum && (k & C_MARK) != 0) marks[nm++] = i;
+                afterAlnum = false;
+                i++;
+                continue;
             }
-            prev = an;
+            starts[n++] = i;
+            startClasses |= k;
+            if ((k & C_DIGIT) != 0) {
+                digitStarts[nd++] = i;
+                if (i > 0 && cs[i - 1] == ' ') spaceDigits++;
+            }
+            digits += k & C_DIGIT;
+            // the rest of the word in a loop of its own: measured a fifth faster than one loop with a
+            // word-start test per char, on this class's benchmark texts and on random prose alike
+            while (++i < len) {
+                c = cs[i];
+                k = c < 128 ? ASCII_CLASS[c] : nonAsciiClass(c);
+                if ((k & C_ALNUM) == 0) break;
+                digits += k & C_DIGIT;
+            }
+            afterAlnum = true;
         }
         boolean letters = (startClasses & C_LETTER) != 0;
         // each detector needs at least this many digits in the whole text
