@@ -102,7 +102,7 @@ class LangChain4jTest {
                 .contains("TOOL archiveEmail ran to=bob@example.com")
                 .contains("EXCEPTION: java.lang.IllegalStateException: the archive service is offline")
                 .doesNotContain("ANSWER:");
-        assertThat(rethrown.stderr()).as(rethrown.toString()).contains("RETURN langchain4j session=alice tool=archiveEmail -> KEEP");
+        assertThat(rethrown.stderr()).as(rethrown.toString()).contains("RETURN langchain4j session=alice tool=archiveEmail threw -> KEEP");
     }
 
     @Test

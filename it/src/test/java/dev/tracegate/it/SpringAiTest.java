@@ -701,6 +701,23 @@ class SpringAiTest {
         assertThat(notes.returns("fetchNotes").get(0).path("decision").asText()).isEqualTo("suppress");
     }
 
+    /**
+     * A redirect to a tool this call's callbacks do not have: nothing runs, the model is told so, and the audit log, which
+     * holds the redirected CALL of the target, follows it with the target's failed RETURN (not a redirect that seems to
+     * have happened), so returned(target) does not hold and the look-up it guards is blocked.
+     */
+    @Test
+    void aRedirectToAToolTheCallCannotReachIsTheTargetsFailedReturn(@TempDir Path dir) throws IOException {
+        DeskRun missing = desk(dir, redirectContracts("archiveAcount"), ForkedJvm.appClasspath(),
+                "c9", "deleteAccount", "{\"customerId\":\"C9\"}", "lookupOrder", "{\"orderId\":\"9\"}");
+        assertThat(missing.stdout()).as(missing.toString())
+                .doesNotContain("TOOL deleteAccount ran").doesNotContain("TOOL archiveAccount ran")
+                .contains("is not reachable from this call site")
+                .doesNotContain("TOOL lookupOrder ran");
+        assertThat(missing.returns("archiveAcount")).as(missing.toString()).singleElement()
+                .satisfies(r -> assertThat(r.path("error").asBoolean()).isTrue());
+    }
+
     @Test
     void springAi112AToolThatThrowsIsAnErrorReturnAndItsInstructionIsWithheld(@TempDir Path dir) throws IOException {
         DeskRun run = desk(dir, FAILURE_CONTRACTS, springAi112Classpath(),

@@ -130,8 +130,8 @@ public final class LangChain4jHooks implements Hooks {
             Ruling ruling = null;
             try {
                 Object memoryId = context == null ? null : context.chatMemoryId();
-                ruling = Dispatcher.onToolCall("langchain4j", memoryId == null ? "default" : memoryId.toString(),
-                        request.name(), request.arguments(), request.id());
+                String session = memoryId == null ? "default" : memoryId.toString();
+                ruling = Dispatcher.onToolCall("langchain4j", session, request.name(), request.arguments(), request.id());
                 if (ruling == null) {
                     return null;
                 }
@@ -147,6 +147,9 @@ public final class LangChain4jHooks implements Hooks {
                         executor = (ToolExecutor) other;
                         return null;
                     }
+                    // the target is not in this service's tools: the log holds the redirected CALL, so its failure
+                    // follows (failed(target) holds), and the model is told the call did not run
+                    Dispatcher.onToolResult("langchain4j", session, ruling.tool, null, ruling.text, true);
                     return Ruling.substitute(ruling.text);
                 }
                 return ruling;

@@ -182,6 +182,9 @@ public final class SpringAiHooks implements Hooks {
                             }
                         }
                     }
+                    // the target is not among this call's tool callbacks: the log holds the redirected CALL, so its failure
+                    // follows (failed(target) holds), and the model is told the call did not run
+                    Dispatcher.onToolResult("springai", session, ruling.tool, null, ruling.text, true);
                     return Ruling.substitute(ruling.text);
                 }
                 return ruling;
