@@ -135,7 +135,7 @@ public final class DataCategoryExtractor {
     /** Lowercase first letters of the words of each word list that near()/after() search, as a 128-bit set. */
     private static final long[] PHONE_FIRST = firstLetters(PHONE_WORDS), BIRTH_FIRST = firstLetters(BIRTH_WORDS),
             NOT_PHONE_FIRST = firstLetters(NOT_PHONE_WORDS), VERSION_FIRST = firstLetters(VERSION_WORDS),
-            SSN_FIRST = firstLetters(SSN_WORDS);
+            SSN_FIRST = firstLetters(SSN_WORDS), ROMANCE_FIRST = firstLetters(ROMANCE_BEFORE_NUMBER);
     /** Field hints as hashes of their letters read backwards, sorted, with their categories (null: blocker). */
     private static final long[] HINT_HASHES;
     private static final DataCategory[] HINT_CATEGORIES;
@@ -1202,6 +1202,7 @@ public final class DataCategoryExtractor {
 
     /** {@code Via Roma 12}, {@code Calle Mayor 5}. */
     private static int romanceStreet(char[] s, int i, int len) {
+        if (!in(ROMANCE_FIRST, lower(s[i]))) return -1; // most capitalised words: no lead word begins so
         int e = wordEnd(s, i, len);
         boolean lead = false;
         for (String w : ROMANCE_BEFORE_NUMBER) if (e - i == w.length() && regionMatchesIgnoreCase(s, i, len, w)) lead = true;
