@@ -951,7 +951,9 @@ public final class DataCategoryExtractor {
         if (!plus && firstDigit(s, a, b) == '0' && digits < 10 && !context) return false;
         String text = new String(s, a, b - a);
         try {
-            if (plus) return PHONES.isValidNumber(PHONES.parse(text, "ZZ"));
+            // '+' and a country code are the signal: a number of a possible length for that country is someone's
+            // number whether or not its range is assigned (+44 7700 900123 lies in a range kept for fiction)
+            if (plus) return PHONES.isPossibleNumber(PHONES.parse(text, "ZZ"));
             char first = firstDigit(s, a, b);
             String[] regions = first == '0' ? TRUNK_ZERO_REGIONS : NANP_REGIONS;
             for (String r : regions) {

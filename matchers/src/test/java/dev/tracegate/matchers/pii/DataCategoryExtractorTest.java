@@ -17,6 +17,19 @@ class DataCategoryExtractorTest {
                 "IBAN=DE89 3704 0044 0532 0130 00");
     }
 
+    /**
+     * An international number is someone's number when its length is possible for its country code, assigned range
+     * or not (trial4: +44 7700 900123, in a UK range kept for fiction, was missed while 07700 900123 was found); a
+     * '+' followed by too few digits for any country is not a number.
+     */
+    @Test void anInternationalNumberOfAPossibleLengthIsAPhoneWhetherOrNotItsRangeIsAssigned() {
+        assertThat(x.categories("call me on +44 7700 900123")).containsExactly(DataCategory.PHONE);
+        assertThat(x.categories("call me on +447700900123")).containsExactly(DataCategory.PHONE);
+        assertThat(x.categories("call me on 07700 900123")).containsExactly(DataCategory.PHONE);
+        assertThat(x.categories("call me on +1 415 555 2671")).containsExactly(DataCategory.PHONE);
+        assertThat(x.categories("version +12 34 of the list")).doesNotContain(DataCategory.PHONE);
+    }
+
     @Test void checksumsDecide() {
         assertThat(x.categories("4111 1111 1111 1111")).containsExactly(DataCategory.PAYMENT_CARD);
         assertThat(x.categories("4111 1111 1111 1112")).isEmpty();          // Luhn fails

@@ -616,7 +616,7 @@ final class ReferenceDataCategoryExtractor {
         if (!plus && firstDigit(s, a, b) == '0' && digits < 10 && !context) return false;
         String text = s.subSequence(a, b).toString();
         try {
-            if (plus) return PHONES.isValidNumber(PHONES.parse(text, "ZZ"));
+            if (plus) return PHONES.isPossibleNumber(PHONES.parse(text, "ZZ"));
             char first = firstDigit(s, a, b);
             String[] regions = first == '0' ? TRUNK_ZERO_REGIONS : NANP_REGIONS;
             for (String r : regions) {
