@@ -10,26 +10,31 @@ public final class TextHash {
     /** Hash of a value that normalises to nothing; never stored. */
     public static final long EMPTY = 0L;
 
+    private static final long SEED = 0xcbf29ce484222325L;
+    private static final long PRIME = 0x100000001b3L;
+
     private TextHash() {}
+
+    /** The char as the hash reads it: case-folded, or -1 for white space and the marks {@code - ( )}, which it skips. */
+    private static int folded(char c) {
+        if (c < 128) {
+            if (c <= ' ' ? c == ' ' || c == '\t' || c == '\n' || c == '\r' : c == '-' || c == '(' || c == ')') return -1;
+            return c >= 'A' && c <= 'Z' ? c + 32 : c;
+        }
+        return c == '\u00A0' ? -1 : Character.toLowerCase(c);
+    }
 
     /** Hash of the whole sequence. */
     public static long of(CharSequence s) { return s == null ? EMPTY : of(s, 0, s.length()); }
 
     /** Hash of {@code s[from, to)}. */
     public static long of(CharSequence s, int from, int to) {
-        long h = 0xcbf29ce484222325L;
+        long h = SEED;
         boolean any = false;
         for (int i = from; i < to; i++) {
-            char c = s.charAt(i);
-            int folded;
-            if (c < 128) {
-                if (c <= ' ' ? c == ' ' || c == '\t' || c == '\n' || c == '\r' : c == '-' || c == '(' || c == ')') continue;
-                folded = c >= 'A' && c <= 'Z' ? c + 32 : c;
-            } else {
-                if (c == '\u00A0') continue;
-                folded = Character.toLowerCase(c);
-            }
-            h = (h ^ folded) * 0x100000001b3L;
+            int folded = folded(s.charAt(i));
+            if (folded < 0) continue;
+            h = (h ^ folded) * PRIME;
             any = true;
         }
         return any ? finish(h) : EMPTY;
@@ -37,19 +42,12 @@ public final class TextHash {
 
     /** Hash of {@code s[from, to)}, equal to {@code of(new String(s, from, to - from))}. */
     static long of(char[] s, int from, int to) {
-        long h = 0xcbf29ce484222325L;
+        long h = SEED;
         boolean any = false;
         for (int i = from; i < to; i++) {
-            char c = s[i];
-            int folded;
-            if (c < 128) {
-                if (c <= ' ' ? c == ' ' || c == '\t' || c == '\n' || c == '\r' : c == '-' || c == '(' || c == ')') continue;
-                folded = c >= 'A' && c <= 'Z' ? c + 32 : c;
-            } else {
-                if (c == '\u00A0') continue;
-                folded = Character.toLowerCase(c);
-            }
-            h = (h ^ folded) * 0x100000001b3L;
+            int folded = folded(s[i]);
+            if (folded < 0) continue;
+            h = (h ^ folded) * PRIME;
             any = true;
         }
         return any ? finish(h) : EMPTY;
@@ -61,8 +59,8 @@ public final class TextHash {
         long a = Math.abs(v); // the sign '-' is one of the ignored marks
         long div = 1;
         while (a / div >= 10) div *= 10;
-        long h = 0xcbf29ce484222325L;
-        for (; div > 0; div /= 10) h = (h ^ ('0' + (a / div) % 10)) * 0x100000001b3L;
+        long h = SEED;
+        for (; div > 0; div /= 10) h = (h ^ ('0' + (a / div) % 10)) * PRIME;
         return finish(h);
     }
 
