@@ -293,7 +293,8 @@ public final class Library {
                 g.fields().forEach((t, m) -> m.forEach((f, c) -> b.fieldCategory(t, f, c)));
                 g.consentTools().forEach((t, f) -> b.consentTool(t, f.get(0), f.get(1), f.get(2)));
                 g.erasureTools().forEach(b::erasureTool);
-                b.consentPurposes(g.consentPurposes().toArray(new String[0]));
+                if (g.noConsentPurposes()) b.noConsentPurposes();
+                else b.consentPurposes(g.consentPurposes().toArray(new String[0]));
                 g.subjectFields().forEach(b::subjectField);
             }
             if (s.injection() != null) {

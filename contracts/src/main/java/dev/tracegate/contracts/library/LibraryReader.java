@@ -366,12 +366,14 @@ public final class LibraryReader {
                 erasureTools.put(e.getKey(), t.requiredString("subject", "name the argument that holds the data subject"));
             }
         }
-        List<String> consentPurposes = g.strings("consent-purposes");
-        if (consentPurposes.isEmpty() && g.get("consent-purposes") != null) {
+        Node cp = g.get("consent-purposes");
+        boolean none = cp instanceof Node.Scalar s && !s.isNull() && s.text().trim().equalsIgnoreCase("none");
+        List<String> consentPurposes = none ? List.of() : g.strings("consent-purposes");
+        if (consentPurposes.isEmpty() && cp != null && !none) {
             // an empty list reads as "none", but without the key every purpose rests on consent: refuse the ambiguity
-            throw Fields.error(g.get("consent-purposes"), "consent-purposes is empty, which would mean that every purpose rests on consent"
+            throw Fields.error(cp, "consent-purposes is empty, which would mean that every purpose rests on consent"
                     + " (as when the key is left out), not that none does",
-                    "list the purposes that rest on consent, or leave the key out for all of them");
+                    "list the purposes that rest on consent, write 'consent-purposes: none' when none does, or leave the key out for all of them");
         }
         for (String p : consentPurposes) {
             if (!purposes.containsKey(p)) {
@@ -379,7 +381,7 @@ public final class LibraryReader {
                         "declare it under gdpr.purposes (declared: " + String.join(", ", purposes.keySet()) + ")");
             }
         }
-        return new LibrarySpec.GdprSpec(purposes, tools, fields, consentTools, erasureTools, consentPurposes, g.strings("subject-fields"));
+        return new LibrarySpec.GdprSpec(purposes, tools, fields, consentTools, erasureTools, consentPurposes, g.strings("subject-fields"), none);
     }
 
     private static LibrarySpec.InjectionSpec injection(Node n) {

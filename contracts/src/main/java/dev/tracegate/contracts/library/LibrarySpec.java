@@ -71,12 +71,14 @@ public record LibrarySpec(String name, String description, String file, Settings
      * @param fields        tool -> (argument field -> category), on top of detection
      * @param consentTools  tool whose call records consent -> (subject field, purposes field, granted field or null)
      * @param erasureTools  tool whose call requests erasure -> subject field
-     * @param consentPurposes the purposes that rest on consent (empty: all of them)
+     * @param consentPurposes the purposes that rest on consent (empty: all of them, unless {@code noConsentPurposes})
      * @param subjectFields argument names that name the data subject of a call
+     * @param noConsentPurposes {@code consent-purposes: none}: no purpose rests on consent
      */
     public record GdprSpec(Map<String, List<String>> purposes, Map<String, List<String>> tools,
                            Map<String, Map<String, String>> fields, Map<String, List<String>> consentTools,
-                           Map<String, String> erasureTools, List<String> consentPurposes, List<String> subjectFields) {}
+                           Map<String, String> erasureTools, List<String> consentPurposes, List<String> subjectFields,
+                           boolean noConsentPurposes) {}
 
     /**
      * The prompt-injection section.

@@ -47,6 +47,20 @@ class GdprLibraryTest {
                 .containsExactly("BLOCK:gdpr.P1-consent", "PASS", "PASS", "BLOCK:gdpr.P1-consent", "PASS");
     }
 
+    /** 'consent-purposes: none': every purpose rests on another lawful basis, so P1 never asks for consent; P2-P4 still act. */
+    @Test
+    void p1AsksNoConsentWhenThePolicySaysNoPurposeRestsOnIt() {
+        Library none = load(SHOP.replace("consent-purposes: [marketing]", "consent-purposes: none"), "gdpr");
+        assertThat(replay(none, List.of(
+                call("send_newsletter", "{\"customer_id\": \"C-1\", \"email\": \"ada@example.com\"}"),
+                call("export_contacts", "{\"email\": \"ada@example.com\"}"))))
+                .containsExactly("PASS", "BLOCK:gdpr.P2-purpose-limitation");
+        Library all = load(SHOP.replace("  consent-purposes: [marketing]\n", ""), "gdpr");
+        assertThat(replay(all, List.of(
+                call("create_shipment", "{\"customer_id\": \"C-2\", \"name\": \"Bob Stone\", \"address\": \"1 High Street, Leeds LS1 4AP\"}"))))
+                .as("without the key every purpose rests on consent").containsExactly("BLOCK:gdpr.P1-consent");
+    }
+
     @Test
     void p1ConsentEventsFromTheHostCountToo() {
         assertThat(replay(lib, List.of(

@@ -88,7 +88,7 @@ class LibraryReaderErrorsTest {
                         "lib.yaml:6:22: tool 'send_newsletter' is bound to purpose 'marketing', which is not declared\n  hint: declare it under gdpr.purposes with the categories it needs (declared: billing)"),
                 Arguments.of("empty consent purposes", "library: x\ngdpr:\n  purposes:\n    billing: [name]\n  consent-purposes: []\ncontracts:\n  - id: c\n    guarantee: G !p\n",
                         "lib.yaml:5:21: consent-purposes is empty, which would mean that every purpose rests on consent (as when the key is left out), not that none does\n"
-                                + "  hint: list the purposes that rest on consent, or leave the key out for all of them"),
+                                + "  hint: list the purposes that rest on consent, write 'consent-purposes: none' when none does, or leave the key out for all of them"),
                 Arguments.of("latch with two modes", "library: x\ncontext:\n  - on: {kind: RETURN, tool: t}\n    set: a\n    add: b\ncontracts:\n  - id: c\n    guarantee: G !p\n",
                         "lib.yaml:3:5: a latch needs exactly one of 'set', 'add', 'clear'\n  hint: set: key (single value), add: key (set of values) or clear: key"),
                 Arguments.of("latch bad kind", "library: x\ncontext:\n  - on: {kind: RETRUN}\n    set: a\ncontracts:\n  - id: c\n    guarantee: G !p\n",

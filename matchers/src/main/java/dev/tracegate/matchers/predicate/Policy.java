@@ -32,7 +32,8 @@ public final class Policy {
     final Map<String, Args.Path> erasureTools;         // folded tool -> subject field
     final Map<String, List<Args.Path>> sideEffects;    // folded tool -> target fields
     final Set<String> permissions;
-    final Set<String> consentPurposes;                 // empty: every purpose needs consent
+    final Set<String> consentPurposes;                 // empty: every purpose needs consent (unless noConsent)
+    final boolean noConsent;                           // no purpose rests on consent
     final List<Args.Path> subjectFields;               // arguments that name the data subject
     final boolean refuseUnevaluable;
     final int setCapacity;
@@ -54,6 +55,7 @@ public final class Policy {
         this.sideEffects = Collections.unmodifiableMap(se);
         this.permissions = Collections.unmodifiableSet(new LinkedHashSet<>(b.permissions));
         this.consentPurposes = Collections.unmodifiableSet(new LinkedHashSet<>(b.consentPurposes));
+        this.noConsent = b.noConsent;
         Set<Args.Path> subjects = new LinkedHashSet<>(b.subjectFields);
         b.consentTools.values().forEach(ct -> subjects.add(ct.subject()));
         subjects.addAll(b.erasureTools.values());
@@ -112,16 +114,16 @@ public final class Policy {
 
     /**
      * Whether processing for {@code purpose} needs the data subject's consent: every purpose does,
-     * unless the policy lists the consent-based ones ({@link Builder#consentPurposes}); the others
-     * rest on another lawful basis (a contract, a legal obligation).
+     * unless the policy lists the consent-based ones ({@link Builder#consentPurposes}) or says that none is
+     * ({@link Builder#noConsentPurposes}); the others rest on another lawful basis (a contract, a legal obligation).
      */
     public boolean requiresConsent(String purpose) {
-        return consentPurposes.isEmpty() || consentPurposes.contains(norm(purpose));
+        return !noConsent && (consentPurposes.isEmpty() || consentPurposes.contains(norm(purpose)));
     }
 
     /** {@link #requiresConsent} for a purpose already trimmed and lower-cased, as the grounding holds them (no re-folding per event). */
     boolean requiresConsentFolded(String purpose) {
-        return consentPurposes.isEmpty() || consentPurposes.contains(purpose);
+        return !noConsent && (consentPurposes.isEmpty() || consentPurposes.contains(purpose));
     }
 
     /** Arguments that name an event's data subject when the event does not carry one (consent and erasure tools' subject fields, and declared ones). */
@@ -146,6 +148,7 @@ public final class Policy {
         private final Map<String, List<Args.Path>> sideEffects = new LinkedHashMap<>();
         private final Set<String> permissions = new LinkedHashSet<>();
         private final Set<String> consentPurposes = new LinkedHashSet<>();
+        private boolean noConsent;
         private final List<Args.Path> subjectFields = new ArrayList<>();
         private boolean refuseUnevaluable = true;
         private int setCapacity = ValueSet.DEFAULT_CAPACITY;
@@ -218,6 +221,12 @@ public final class Policy {
         /** Permissions every session holds from its start. */
         public Builder grant(String... permissions) {
             for (String p : permissions) this.permissions.add(requireName(p, "permission"));
+            return this;
+        }
+
+        /** Says that no purpose rests on consent (every purpose has another lawful basis); consent is then never required. */
+        public Builder noConsentPurposes() {
+            noConsent = true;
             return this;
         }
 
