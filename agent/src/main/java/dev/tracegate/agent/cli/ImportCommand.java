@@ -14,8 +14,11 @@ import picocli.CommandLine.Parameters;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -41,7 +44,7 @@ final class ImportCommand implements Callable<Integer> {
         @Option(names = "--session", description = "session id for the events (default: the file name)")
         String session;
 
-        @Option(names = "--out", paramLabel = "FILE", description = "write here (default: standard output)")
+        @Option(names = "--out", paramLabel = "FILE", description = "write here, only when the whole log converts (default: standard output)")
         Path out;
 
         @Override
@@ -51,14 +54,51 @@ final class ImportCommand implements Callable<Integer> {
                 return 2;
             }
             String id = session != null ? session : file.getFileName().toString().replaceFirst("\\.json$", "");
-            try (TraceWriter w = out == null ? new TraceWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8))
-                    : TraceWriter.open(out)) {
-                new OpenAiMessagesImporter().read(file, id, w::write);
+            if (out == null) {
+                try (TraceWriter w = new TraceWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8))) {
+                    new OpenAiMessagesImporter().read(file, id, w::write);
+                } catch (MessageLogException e) {
+                    System.err.println(e.getMessage());
+                    return 2;
+                }
+                return 0;
+            }
+            // the trace goes to a file beside --out and replaces it only once the whole log converted: a log that fails
+            // half way would otherwise leave a partial trace that replay reads as a whole session
+            boolean existed = Files.exists(out);
+            Path tmp = temporaryBeside(out);
+            boolean done = false;
+            try {
+                try (TraceWriter w = new TraceWriter(Files.newBufferedWriter(tmp, StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))) {
+                    new OpenAiMessagesImporter().read(file, id, w::write);
+                }
+                moveIntoPlace(tmp, out);
+                done = true;
             } catch (MessageLogException e) {
                 System.err.println(e.getMessage());
+                System.err.println("tracegate import openai-messages: " + (existed ? out + " is left as it was"
+                        : "nothing was written to " + out) + " (a trace is written only when the whole message log converts)");
                 return 2;
+            } finally {
+                if (!done) Files.deleteIfExists(tmp);
             }
             return 0;
+        }
+
+        /** A fresh name in --out's folder (a move within one folder is atomic and cannot fail for lack of space). */
+        static Path temporaryBeside(Path out) {
+            Path abs = out.toAbsolutePath();
+            return abs.resolveSibling("." + abs.getFileName() + "." + ProcessHandle.current().pid() + "."
+                    + Long.toHexString(System.nanoTime()) + ".tmp");
+        }
+
+        private static void moveIntoPlace(Path tmp, Path out) throws IOException {
+            try {
+                Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING);
+            }
         }
     }
 

@@ -176,6 +176,32 @@ class CommandLineTest {
     }
 
     @Test
+    void failedImportLeavesNoPartialTraceAndKeepsAnOldOne() throws Exception {
+        // the third message answers a call id that was never made: the importer fails after two good messages
+        Path log = dir.resolve("bad.json");
+        Files.writeString(log, """
+                [{"role":"user","content":"hi"},
+                 {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function",
+                   "function":{"name":"send_money","arguments":"{recipient: DE89"}}]},
+                 {"role":"tool","tool_call_id":"zz","content":"sent"}]
+                """);
+        Path fresh = dir.resolve("fresh.jsonl");
+        Run r = run("import", "openai-messages", log.toString(), "--out", fresh.toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(fresh).doesNotExist();
+        assertThat(r.err()).contains("nothing was written to " + fresh).doesNotContain("\tat ");
+
+        Path old = Files.writeString(dir.resolve("old.jsonl"), "{\"session\":\"x\",\"seq\":1,\"kind\":\"user\",\"text\":\"kept\"}\n");
+        Run again = run("import", "openai-messages", log.toString(), "--out", old.toString());
+        assertThat(again.code()).isEqualTo(2);
+        assertThat(Files.readString(old)).isEqualTo("{\"session\":\"x\",\"seq\":1,\"kind\":\"user\",\"text\":\"kept\"}\n");
+        assertThat(again.err()).contains(old + " is left as it was");
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactlyInAnyOrder("bad.json", "old.jsonl");
+        }
+    }
+
+    @Test
     void explainIntoAFileInsteadOfADirectorySaysSo() throws Exception {
         Path file = Files.writeString(dir.resolve("not-a-dir"), "x");
         Run r = run("explain", "sop-refund", "--dot", file.toString());
