@@ -404,7 +404,7 @@ public final class AgentCore {
             if (r == null || r.ended()) metrics.unregister();
         });
         metrics.audit(audit);
-        LiveView live = config.view() == dev.tracegate.agent.config.View.LIVE ? LiveView.onStderr() : null;
+        LiveView live = config.view() == dev.tracegate.agent.config.View.LIVE ? LiveView.onStderr(config.auditPersonalData() == dev.tracegate.agent.config.PersonalData.CLEAR) : null;
         ContractSupervisor supervisor = new ContractSupervisor(config, audit, metrics, live);
         made.set(supervisor);
         return supervisor;

@@ -7,7 +7,11 @@ import dev.tracegate.engine.monitor.EndReport;
 import dev.tracegate.engine.monitor.Verdict;
 import dev.tracegate.matchers.event.Event;
 
+import dev.tracegate.matchers.pii.CategorySpan;
+import dev.tracegate.matchers.pii.DataCategoryExtractor;
+
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,23 +20,36 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * A readable live view of events and decisions on a terminal ({@code view: live}), with colours
  * when the terminal supports them, and a summary table at the end. For demos and operators
- * watching a service; off by default, since it prints one line per event.
+ * watching a service; off by default, since it prints one line per event. Unless the audit log keeps personal
+ * data in clear, the personal data the category detectors find in what it shows (arguments, results, messages,
+ * subjects) is replaced by its category ({@code [iban]}), so standard error holds no more than the log does.
  */
 public final class LiveView {
     private final PrintStream out;
     private final boolean colour;
     private final Map<String, LongAdder> blocksByContract = new ConcurrentHashMap<>();
+    private final boolean inClear;
 
-    public LiveView(PrintStream out, boolean colour) {
+    /** A view that shows what events carry as it is ({@code inClear}) or with detected personal data masked. */
+    public LiveView(PrintStream out, boolean colour, boolean inClear) {
         this.out = out;
         this.colour = colour;
+        this.inClear = inClear;
     }
 
-    /** A view on standard error; colours when a console is attached and NO_COLOR is unset, or TRACEGATE_COLOR=always. */
-    public static LiveView onStderr() {
+    /** A view that masks detected personal data. */
+    public LiveView(PrintStream out, boolean colour) {
+        this(out, colour, false);
+    }
+
+    /**
+     * A view on standard error; colours when a console is attached and NO_COLOR is unset, or TRACEGATE_COLOR=always;
+     * values shown as they are only when {@code inClear} (the audit log's {@code audit.personal-data: clear}).
+     */
+    public static LiveView onStderr(boolean inClear) {
         String force = System.getenv("TRACEGATE_COLOR");
         boolean colour = force != null ? force.equalsIgnoreCase("always") : System.console() != null && System.getenv("NO_COLOR") == null;
-        return new LiveView(System.err, colour);
+        return new LiveView(System.err, colour, inClear);
     }
 
     private String c(String code, String s) { return colour ? "\u001b[" + code + "m" + s + "\u001b[0m" : s; }
@@ -40,11 +57,11 @@ public final class LiveView {
     void event(Event e, Decision d, String contract, String message, long latencyNs) {
         if (contract != null && d != Decision.PASS) blocksByContract.computeIfAbsent(d.wire() + " " + contract, k -> new LongAdder()).increment();
         String what = switch (e.kind()) {
-            case CALL -> "CALL      " + e.tool() + " " + abbreviate(e.args().json(), 70);
-            case RETURN -> "RETURN    " + e.tool() + " " + abbreviate(e.result(), 70);
-            case USER -> "USER      " + abbreviate(e.text(), 80);
-            case ASSISTANT -> "ASSISTANT " + abbreviate(e.text(), 80);
-            default -> e.kind() + " " + (e.subject() == null ? "" : e.subject()) + " " + e.purposes();
+            case CALL -> "CALL      " + e.tool() + " " + abbreviate(shown(e.args().json()), 70);
+            case RETURN -> "RETURN    " + e.tool() + " " + abbreviate(shown(e.result()), 70);
+            case USER -> "USER      " + abbreviate(shown(e.text()), 80);
+            case ASSISTANT -> "ASSISTANT " + abbreviate(shown(e.text()), 80);
+            default -> e.kind() + " " + (e.subject() == null ? "" : inClear ? e.subject() : "[subject]") + " " + e.purposes();
         };
         String verdict = switch (d) {
             case PASS -> c("32", "pass");
@@ -96,6 +113,22 @@ public final class LiveView {
             out.print(b);
             out.flush();
         }
+    }
+
+    /** The text as shown: as it is when the log keeps personal data in clear, else with each detected span replaced by its category. */
+    String shown(String s) {
+        if (s == null || inClear) return s;
+        List<CategorySpan> spans = DataCategoryExtractor.INSTANCE.spans(s);
+        if (spans.isEmpty()) return s;
+        spans.sort(java.util.Comparator.comparingInt(CategorySpan::start));
+        StringBuilder b = new StringBuilder(s.length());
+        int at = 0;
+        for (CategorySpan span : spans) {
+            if (span.end() <= at) continue;   // inside a span already masked
+            if (span.start() >= at) b.append(s, at, span.start()).append('[').append(span.category().key()).append(']');
+            at = span.end();                  // an overlapping span only widens the masked stretch
+        }
+        return b.append(s, at, s.length()).toString();
     }
 
     private static String abbreviate(String s, int max) {
