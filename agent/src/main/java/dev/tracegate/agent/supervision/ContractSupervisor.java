@@ -192,6 +192,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      * libraries) and logs each finding; a finding never stops supervision, it is for the operator.
      */
     private void analyseLater(Library lib) {
+        dev.tracegate.contracts.analysis.PolicySections.unread(lib).forEach(AgentLog::warn);   // cheap: one pass over the atoms
         Thread t = new Thread(() -> {
             try {
                 for (LibraryAnalysis.Finding f : new LibraryAnalysis(new DfaCompiler(config.engineMaxStates())).analyse(lib.contracts().contracts())) {

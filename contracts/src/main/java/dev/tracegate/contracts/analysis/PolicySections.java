@@ -75,6 +75,46 @@ public final class PolicySections {
         return notes(gdpr && !gdprSection, injection && !injectionSection);
     }
 
+    /** Atoms that read a library's {@code gdpr:} section. */
+    private static final java.util.Set<String> GDPR_ATOMS = java.util.Set.of("consent", "erasure", "excess_data", "purpose", "consented",
+            "undeclared_purpose", "mentions_erased");
+    /** Atoms that read a library's {@code injection:} section. */
+    private static final java.util.Set<String> INJECTION_ATOMS = java.util.Set.of("untrusted", "untrusted_target", "side_effect", "named_link");
+
+    /**
+     * The converse of {@link #notes(List)}: a {@code gdpr:} or {@code injection:} section that no loaded contract reads,
+     * because the built-in library that reads it is not loaded (and no contract of the user's reads it either): the
+     * policy is written but nothing enforces it (trial5: an injection: section without the injection library let every
+     * injected payment through, silently).
+     */
+    public static List<String> unread(Library lib) {
+        String gdprFile = null;
+        String injectionFile = null;
+        for (LibrarySpec s : lib.specs()) {
+            if (s.gdpr() != null && gdprFile == null) gdprFile = s.file();
+            if (s.injection() != null && injectionFile == null) injectionFile = s.file();
+        }
+        if (gdprFile == null && injectionFile == null) return List.of();
+        boolean gdprRead = false;
+        boolean injectionRead = false;
+        for (dev.tracegate.engine.ltl.Atom a : lib.contracts().atoms()) {
+            gdprRead |= GDPR_ATOMS.contains(a.name());
+            injectionRead |= INJECTION_ATOMS.contains(a.name());
+        }
+        List<String> notes = new ArrayList<>();
+        if (gdprFile != null && !gdprRead) {
+            notes.add("the gdpr: section of " + gdprFile + " is read by the built-in library gdpr, which is not loaded (and no loaded"
+                    + " contract reads it), so nothing enforces consent, purposes, minimisation or erasure; add gdpr to the"
+                    + " libraries (libraries: [gdpr, " + gdprFile + "]); see docs/LIBRARY.md, \"The GDPR section and the gdpr library\"");
+        }
+        if (injectionFile != null && !injectionRead) {
+            notes.add("the injection: section of " + injectionFile + " is read by the built-in library injection, which is not loaded (and no"
+                    + " loaded contract reads it), so no side-effecting call is checked for untrusted targets; add injection to the"
+                    + " libraries (libraries: [injection, " + injectionFile + "]); see docs/LIBRARY.md, \"A complete example\"");
+        }
+        return notes;
+    }
+
     private static List<String> notes(boolean gdpr, boolean injection) {
         List<String> notes = new ArrayList<>();
         if (gdpr) notes.add(GDPR);

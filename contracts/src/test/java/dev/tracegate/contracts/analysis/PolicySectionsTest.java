@@ -39,4 +39,22 @@ class PolicySectionsTest {
         assertThat(PolicySections.notes(List.of("builtin:agentdojo/banking", "injection"), dir)).as("the suite carries injection:").isEmpty();
         assertThat(PolicySections.notes(List.of("gdpr", "missing.yaml"), dir)).as("a library that does not load reports itself").isEmpty();
     }
+
+    /** A policy section nothing reads: the built-in that reads it is not loaded, and no contract of the user's reads it. */
+    @Test
+    void aSectionNoLoadedContractReadsIsNoted() throws Exception {
+        Path inj = Files.writeString(dir.resolve("inj.yaml"), "library: inj\ninjection:\n  side-effecting:\n    send_money: [recipient]\n"
+                + "contracts:\n  - id: inj.cap\n    guarantee: G(call(send_money) -> arg(send_money, amount) <= 500)\n");
+        Path gd = Files.writeString(dir.resolve("gd.yaml"), "library: gd\ngdpr:\n  purposes: {billing: [email]}\n  tools: {invoice: [billing]}\n");
+        assertThat(PolicySections.unread(Library.load(List.of("inj.yaml"), dir))).singleElement().asString()
+                .startsWith("the injection: section of").contains("inj.yaml").contains("add injection to the libraries");
+        assertThat(PolicySections.unread(Library.load(List.of("gd.yaml", "sop-refund"), dir))).singleElement().asString()
+                .startsWith("the gdpr: section of").contains("add gdpr to the libraries");
+        assertThat(PolicySections.unread(Library.load(List.of("injection", "inj.yaml", "gdpr", "gd.yaml"), dir))).isEmpty();
+        assertThat(PolicySections.unread(Library.load(List.of("builtin:agentdojo/banking", "injection"), dir))).as("as eval loads it").isEmpty();
+        assertThat(PolicySections.unread(Library.load(List.of("builtin:agentdojo/banking"), dir))).as("a policy-only suite alone").hasSize(1);
+        Path own = Files.writeString(dir.resolve("own.yaml"), "library: own\ninjection:\n  side-effecting:\n    send_money: [recipient]\n"
+                + "contracts:\n  - id: own.no-untrusted\n    guarantee: G !untrusted_target\n");
+        assertThat(PolicySections.unread(Library.load(List.of("own.yaml"), dir))).as("a contract of the user's reads it").isEmpty();
+    }
 }
