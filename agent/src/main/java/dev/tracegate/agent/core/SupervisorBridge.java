@@ -196,8 +196,12 @@ public final class SupervisorBridge implements DispatchTarget {
     private static String blockMessage(String tool, ToolDecision decision) {
         StringBuilder text = new StringBuilder(160).append("tracegate blocked the call to ").append(tool)
                 .append(" (contract ").append(decision.contract()).append(')');
-        if (decision.reason() != null && !decision.reason().isBlank()) {
-            text.append(": ").append(decision.reason());
+        String reason = decision.reason();
+        if (reason != null && decision.contract() != null && reason.startsWith(decision.contract() + ": ")) {
+            reason = reason.substring(decision.contract().length() + 2);   // the contract is named just before
+        }
+        if (reason != null && !reason.isBlank()) {
+            text.append(": ").append(reason);
         }
         if (decision.instead() != null && !decision.instead().isBlank()) {
             char last = text.charAt(text.length() - 1);

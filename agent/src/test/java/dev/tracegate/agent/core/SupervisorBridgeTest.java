@@ -68,6 +68,19 @@ class SupervisorBridgeTest {
         assertThat(b.counts()[SupervisorBridge.SUPPRESSED]).as("nothing was withheld").isZero();
     }
 
+    /** The block text names the contract once (trial5: "(contract injection.untrusted-target): injection.untrusted-target: ..."). */
+    @Test
+    void theBlockTextNamesTheContractOnce() {
+        SupervisorBridge b = bridge("");
+        Ruling r = b.enforce(new ToolCall("lc", "s", "send_money", "{}", null),
+                ToolDecision.block("injection.untrusted-target", "injection.untrusted-target: This call sends to a target that came from a tool's output.", null));
+        assertThat(r.text).isEqualTo("tracegate blocked the call to send_money (contract injection.untrusted-target): This call sends to a target"
+                + " that came from a tool's output.");
+        Ruling two = b.enforce(new ToolCall("lc", "s", "pay", "{}", null),
+                ToolDecision.block("a.one", "a.one: too much. a.two: too often.", null));
+        assertThat(two.text).as("a second contract's id stays").isEqualTo("tracegate blocked the call to pay (contract a.one): too much. a.two: too often.");
+    }
+
     @Test
     void shadowDecidesButReturnsNothingToEnforce() {
         SupervisorBridge b = bridge("block=sendEmail,suppress=lookup,shadow=true");
