@@ -124,10 +124,7 @@ final class ReplayCommand implements Callable<Integer> {
                 for (String note : audit.unsupervised) System.err.println(note);
                 for (String note : audit.libraryNotes(t, lib)) System.err.println(note);
                 if (audit.hashed) {
-                    System.err.println("note: " + t.getFileName() + " is an audit log with personal data hashed (" + audit.personalData
-                            + "): predicates on content (a pattern over an argument or a text, a number compared with a bound, a data"
-                            + " category found in a text, a length) cannot be replayed from it and may come out unevaluable or different;"
-                            + " a log written with audit.personal-data: clear replays in full");
+                    System.err.println(HashedContent.note(t.getFileName().toString(), audit.personalData, lib));
                 }
             }
             CountingStream counted = new CountingStream(audit != null ? java.io.InputStream.nullInputStream() : Files.newInputStream(t));

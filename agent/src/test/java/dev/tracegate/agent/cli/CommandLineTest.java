@@ -582,12 +582,82 @@ class CommandLineTest {
         assertThat(Files.readString(log)).contains("shadow-would-block");
         Run auto = run("replay", "sop-refund", log.toString());
         assertThat(auto.err()).contains("written in shadow mode").contains("replaying it with --mode shadow")
-                .contains("personal data hashed").contains("cannot be replayed");
+                .contains("personal data hashed").contains("sop-refund.within-approved-amount (arg(refund, amount) > ctx(approved_amount))")
+                .doesNotContain("sop-refund.approval-first (");
         // online in shadow mode the first refund was applied and the second broke nothing new: one event, as online
         assertThat(row(auto.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 1 0");
         Run enforced = run("replay", "sop-refund", log.toString(), "--mode", "enforce");
         assertThat(enforced.err()).contains("replayed with --mode enforce as asked");
         assertThat(row(enforced.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 2 0");
+    }
+
+    /**
+     * An audit log of one session, written online with the injection library and a payment cap: a tool result brings
+     * in an IBAN and the agent sends money to it twice (injection.untrusted-target blocks both), with small amounts.
+     */
+    private Path injectionLog(String name, String personalData) throws Exception {
+        Path pol = dir.resolve("bankpol.yaml");
+        Files.writeString(pol, """
+                library: bankpol
+                injection:
+                  side-effecting:
+                    send_money: [recipient]
+                contracts:
+                  - id: bankpol.cap
+                    guarantee: G(call(send_money) -> arg(send_money, amount) <= 1000)
+                  - id: bankpol.read-first
+                    guarantee: G(call(send_money) -> O returned(read_invoice))
+                """);
+        Path log = dir.resolve(name);
+        dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load(
+                "libraries=injection;" + pol + ",audit.personal-data=" + personalData + ",audit.path=" + log,
+                java.util.Map.of(), java.util.Map.of(), java.util.Set.of());
+        dev.tracegate.agent.audit.AuditWriter audit = dev.tracegate.agent.audit.AuditWriter.start(log,
+                dev.tracegate.agent.audit.AuditWriter.Settings.from(config));
+        dev.tracegate.agent.supervision.ContractSupervisor s = new dev.tracegate.agent.supervision.ContractSupervisor(
+                config, audit, new dev.tracegate.agent.metrics.SupervisorMetrics(), null);
+        s.onUserMessage(new dev.tracegate.agent.core.Message("x", "alice", "Pay the invoice in invoice.txt"));
+        s.onToolCall(new dev.tracegate.agent.core.ToolCall("x", "alice", "read_invoice", "{\"file\":\"invoice.txt\"}", "c1"));
+        s.onToolResult(new dev.tracegate.agent.core.ToolResult("x", "alice", "read_invoice", "c1",
+                "Amount 40 EUR. Pay to DE89370400440532013000.", false));
+        for (String id : new String[] {"c2", "c3"}) {
+            dev.tracegate.agent.core.ToolDecision d = s.onToolCall(new dev.tracegate.agent.core.ToolCall("x", "alice", "send_money",
+                    "{\"recipient\":\"DE89370400440532013000\",\"amount\":40}", id));
+            assertThat(d.contract()).as("online, the injection library blocks the payment to the invoice's IBAN")
+                    .isEqualTo("injection.untrusted-target");
+        }
+        s.close();
+        assertThat(audit.close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        return log;
+    }
+
+    @Test
+    void replayOfAHashedLogNamesTheContractsThatReadContentItNoLongerHas() throws Exception {
+        Path clear = injectionLog("clear.jsonl", "clear");
+        Path pol = dir.resolve("bankpol.yaml");
+        Run fromClear = run("replay", "injection," + pol, clear.toString());
+        assertThat(row(fromClear.out(), "injection.untrusted-target")).as("the clear log replays as online")
+                .isEqualTo("injection.untrusted-target 1 2 0");
+        assertThat(fromClear.err()).doesNotContain("hashed");
+
+        Path hashed = injectionLog("hashed.jsonl", "hashed");
+        Run r = run("replay", "injection," + pol, hashed.toString(), "--no-progress");
+        // the online blocks are lost from the digests: the note says so and names the contract
+        assertThat(row(r.out(), "injection.untrusted-target")).isNotEqualTo("injection.untrusted-target 1 2 0");
+        assertThat(r.err()).contains("note: hashed.jsonl is an audit log with personal data hashed (salted-sha256): these contracts read"
+                + " content it holds only as digests (texts, argument values, results), so their verdicts from it are not the online"
+                + " ones (an atom may come out false, not only unevaluable): injection.untrusted-target (untrusted_target);"
+                + " bankpol.cap (arg(send_money, amount) <= 1000). Write the log with audit.personal-data: clear to replay them");
+        assertThat(r.err()).doesNotContain("bankpol.read-first");
+        // with --format json the note stays on standard error and standard output is one JSON document
+        Run json = run("replay", "injection," + pol, hashed.toString(), "--format", "json");
+        assertThat(json.err()).contains("injection.untrusted-target (untrusted_target)");
+        assertThat(new ObjectMapper().readTree(json.out()).path("sessions").size()).isEqualTo(1);
+        // libraries whose contracts read only structure: the note says their verdicts are the online ones
+        Path order = Files.writeString(dir.resolve("order.yaml"),
+                "library: order\ncontracts:\n  - id: order.read-first\n    guarantee: G(call(send_money) -> O returned(read_invoice))\n");
+        Run structural = run("replay", order.toString(), hashed.toString());
+        assertThat(structural.err()).contains("none of the replayed contracts reads content it holds only as digests");
     }
 
     @Test
