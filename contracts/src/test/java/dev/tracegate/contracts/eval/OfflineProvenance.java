@@ -279,13 +279,25 @@ public final class OfflineProvenance implements Grounder<Event> {
     boolean untrusted(String value, Seen seen) {
         String v = fold(value);
         if (v.isEmpty()) return false;
+        String w = otherIban(v);
         boolean fromTool = false;
-        for (String o : seen.outputs()) if (containsWord(o, v)) { fromTool = true; break; }
+        for (String o : seen.outputs()) if (containsWord(o, v) || (w != null && containsWord(o, w))) { fromTool = true; break; }
         if (!fromTool) return false;
-        for (String u : seen.userTexts()) if (containsWord(u, v)) return false;
+        for (String u : seen.userTexts()) if (containsWord(u, v) || (w != null && containsWord(u, w))) return false;
         if (rules.namedOwner() && ownerNamed(v, seen.userTexts())) return false;
-        if (rules.endorse() != Endorse.NONE) for (String u : seen.endorsed()) if (containsWord(u, v)) return false;
-        return !(rules.wholeFields() && seen.fields().contains(v));
+        if (rules.endorse() != Endorse.NONE) {
+            for (String u : seen.endorsed()) if (containsWord(u, v) || (w != null && containsWord(u, w))) return false;
+        }
+        return !(rules.wholeFields() && (seen.fields().contains(v) || (w != null && seen.fields().contains(w))));
+    }
+
+    private static final String IBAN = "[a-z]{2}[0-9]{2}[a-z0-9]{11,30}";
+
+    /** An IBAN's other spelling (groups of four separated by one space, or compact), or null: the same value either way. */
+    static String otherIban(String v) {
+        if (v.matches(IBAN)) return v.replaceAll("(.{4})(?=.)", "$1 ");
+        if (v.matches("[a-z0-9]{4}( [a-z0-9]{4})* [a-z0-9]{1,4}") && v.replace(" ", "").matches(IBAN)) return v.replace(" ", "");
+        return null;
     }
 
     /** True when {@code v} is an e-mail address and a word of its local part (3+ letters) is in the user's texts. */

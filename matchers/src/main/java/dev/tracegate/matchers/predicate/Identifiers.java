@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Finds the values in a text that could later flow into a tool call: e-mail addresses, URLs and
- * domain names, tokens with four or more digits (account, order and card numbers), IBANs and phone
+ * domain names (also with a path, {@code evil.example/pay}), tokens with four or more digits (account, order and card numbers), IBANs and phone
  * numbers written in space-separated groups, and quoted strings. Bounded: only the first
  * {@value #MAX_SCAN} characters are read, quoted strings longer than {@value #MAX_QUOTED} are
  * skipped, and at most as many values as the caller's array holds are kept. Linear in the text and
@@ -265,22 +265,29 @@ public final class Identifiers {
     static boolean qualifies(char[] s, int a, int b) {
         int len = b - a;
         if (len < 3) return false;
-        int digits = 0, at = -1, lastDot = -1;
+        int digits = 0, at = -1, lastDot = -1, hostDot = -1, slash = b; // a host/path's domain ends at the first '/'
         for (int i = a; i < b; i++) {
             char c = s[i];
             if (c >= '0' && c <= '9') digits++;
             else if (c == '@') at = i;
-            else if (c == '.') lastDot = i;
+            else if (c == '.') {
+                lastDot = i;
+                if (slash == b) hostDot = i;
+            } else if (c == '/' && slash == b) slash = i;
         }
         if (at > a && at < b - 1) return true;
         if (indexOf(s, a, b, "://") >= 0) return true;
         if (len > 4 && regionStartsWith(s, a, b, "www.")) return true;
         if (digits >= 4) return true;
-        if (lastDot > a && b - lastDot - 1 >= 2 && b - lastDot - 1 <= 24) {
-            for (int i = lastDot + 1; i < b; i++) if (!Character.isLetter(s[i])) return false;
-            return Character.isLetterOrDigit(s[a]);
-        }
-        return false;
+        if (!Character.isLetterOrDigit(s[a])) return false;
+        return domainEnd(s, a, lastDot, b) || (slash < b && domainEnd(s, a, hostDot, slash));
+    }
+
+    /** True when {@code s[dot + 1, end)} is a top-level label: 2 to 24 letters after a dot past {@code a}. */
+    private static boolean domainEnd(char[] s, int a, int dot, int end) {
+        if (dot <= a || end - dot - 1 < 2 || end - dot - 1 > 24) return false;
+        for (int i = dot + 1; i < end; i++) if (!Character.isLetter(s[i])) return false;
+        return true;
     }
 
     /**

@@ -141,14 +141,20 @@ final class Sightings {
     boolean untrusted(String value, Provenance p) {
         String v = fold(value);
         if (v.isEmpty()) return false;
+        String w = IbanSpelling.other(v); // an IBAN in groups where the other wrote it compact, or the reverse
         boolean fromTool = truncated;
-        if (!fromTool) for (String o : outputs) if (containsWord(o, v)) { fromTool = true; break; }
+        if (!fromTool) for (String o : outputs) if (containsWord(o, v, w)) { fromTool = true; break; }
         if (!fromTool) return false;
-        for (String u : user) if (containsWord(u, v)) return false;
+        for (String u : user) if (containsWord(u, v, w)) return false;
         if (p.namedOwner && ownerNamed(v)) return false;
-        if (p.endorse != Provenance.Endorse.NONE) for (String u : endorsed) if (containsWord(u, v)) return false;
-        if (p.wholeFields) for (Set<String> f : fields) if (f.contains(v)) return false;
+        if (p.endorse != Provenance.Endorse.NONE) for (String u : endorsed) if (containsWord(u, v, w)) return false;
+        if (p.wholeFields) for (Set<String> f : fields) if (f.contains(v) || (w != null && f.contains(w))) return false;
         return true;
+    }
+
+    /** {@link #containsWord(String, String)} for {@code v}, or for its other spelling {@code w} when there is one. */
+    private static boolean containsWord(String text, String v, String w) {
+        return containsWord(text, v) || (w != null && containsWord(text, w));
     }
 
     /** True when {@code value} lies inside a record a fetch tool may open. */

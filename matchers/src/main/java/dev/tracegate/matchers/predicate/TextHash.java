@@ -3,7 +3,10 @@ package dev.tracegate.matchers.predicate;
 /**
  * 64-bit hashes of values as context sets keep them: case-folded, ignoring white space and the
  * marks {@code - ( )} that people put inside phone numbers and IBANs, so {@code +1 (415) 555-0100}
- * and {@code +14155550100} are the same value. Computed over a char range without allocating.
+ * and {@code +14155550100} are the same value. A URL-shaped value (one with an {@code http://} or
+ * {@code https://} scheme, or whose text up to the first {@code /} is a domain name) is read without
+ * its scheme, a leading {@code www.} and one trailing {@code /}, so {@code https://EVIL.example/pay/}
+ * and {@code evil.example/pay} are the same value. Computed over a char range without allocating.
  * Two different values collide with probability about 2^-64 per pair, which we accept.
  */
 public final class TextHash {
@@ -29,6 +32,11 @@ public final class TextHash {
 
     /** Hash of {@code s[from, to)}. */
     public static long of(CharSequence s, int from, int to) {
+        long span = urlSpan(s, from, to);
+        if (span >= 0) {
+            from = (int) (span >>> 32);
+            to = (int) span;
+        }
         long h = SEED;
         boolean any = false;
         for (int i = from; i < to; i++) {
@@ -42,6 +50,11 @@ public final class TextHash {
 
     /** Hash of {@code s[from, to)}, equal to {@code of(new String(s, from, to - from))}. */
     static long of(char[] s, int from, int to) {
+        long span = urlSpan(s, from, to);
+        if (span >= 0) {
+            from = (int) (span >>> 32);
+            to = (int) span;
+        }
         long h = SEED;
         boolean any = false;
         for (int i = from; i < to; i++) {
@@ -70,6 +83,102 @@ public final class TextHash {
         long y = of(b);
         long h = finish(x * 0x9E3779B97F4A7C15L + y + 0x632BE59BD9B4E019L);
         return h == EMPTY ? 1 : h;
+    }
+
+    /**
+     * The part of {@code s[from, to)} a URL-shaped value is hashed over, as {@code (start << 32) | end}:
+     * without an {@code http://} or {@code https://} scheme (any case), a leading {@code www.} when a
+     * domain remains, and one trailing {@code /}; or -1 when the value is not URL-shaped (hashed whole).
+     * URL-shaped: it had the scheme, or its text up to the first {@code /} is a domain name (a dot, then
+     * two or more letters up to the end, a {@code /} or a {@code :port}) with no {@code @} or white space.
+     */
+    static long urlSpan(CharSequence s, int from, int to) {
+        int a = from, b = to;
+        while (a < b && ignored(s.charAt(a))) a++;
+        while (b > a && ignored(s.charAt(b - 1))) b--;
+        if (b - a < 3) return -1;
+        boolean scheme = false;
+        if (startsWithFolded(s, a, b, "https://")) { a += 8; scheme = true; }
+        else if (startsWithFolded(s, a, b, "http://")) { a += 7; scheme = true; }
+        int hostEnd = a, dots = 0, lastDot = -1;
+        for (; hostEnd < b; hostEnd++) {
+            char c = s.charAt(hostEnd);
+            if (c == '/') break;
+            if (c == '@' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\u00A0') return scheme ? span(a, b) : -1;
+            if (c == '.') { dots++; lastDot = hostEnd; }
+        }
+        if (!scheme && !domainEnd(s, a, lastDot, hostEnd)) return -1;
+        if (dots >= 2 && startsWithFolded(s, a, hostEnd, "www.")) a += 4;
+        if (b > a && s.charAt(b - 1) == '/') b--;
+        return span(a, b);
+    }
+
+    /** True when {@code s[a, hostEnd)} ends in a dot and a top-level label of 2+ letters (before an optional {@code :port}). */
+    private static boolean domainEnd(CharSequence s, int a, int lastDot, int hostEnd) {
+        if (lastDot <= a) return false;
+        int letters = 0;
+        for (int i = lastDot + 1; i < hostEnd; i++) {
+            char c = s.charAt(i);
+            if (c == ':') break;
+            if (!Character.isLetter(c)) return false;
+            letters++;
+        }
+        return letters >= 2;
+    }
+
+    private static long span(int a, int b) { return ((long) a << 32) | (b & 0xFFFFFFFFL); }
+
+    private static boolean startsWithFolded(CharSequence s, int a, int b, String t) {
+        if (b - a < t.length()) return false;
+        for (int k = 0; k < t.length(); k++) {
+            char c = s.charAt(a + k);
+            if ((c >= 'A' && c <= 'Z' ? (char) (c + 32) : c) != t.charAt(k)) return false;
+        }
+        return true;
+    }
+
+    /** {@link #urlSpan(CharSequence, int, int)} over a char array (the scan's copy of a text). */
+    static long urlSpan(char[] s, int from, int to) {
+        int a = from, b = to;
+        while (a < b && ignored(s[a])) a++;
+        while (b > a && ignored(s[b - 1])) b--;
+        if (b - a < 3) return -1;
+        boolean scheme = false;
+        if (startsWithFolded(s, a, b, "https://")) { a += 8; scheme = true; }
+        else if (startsWithFolded(s, a, b, "http://")) { a += 7; scheme = true; }
+        int hostEnd = a, dots = 0, lastDot = -1;
+        for (; hostEnd < b; hostEnd++) {
+            char c = s[hostEnd];
+            if (c == '/') break;
+            if (c == '@' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\u00A0') return scheme ? span(a, b) : -1;
+            if (c == '.') { dots++; lastDot = hostEnd; }
+        }
+        if (!scheme && !domainEnd(s, a, lastDot, hostEnd)) return -1;
+        if (dots >= 2 && startsWithFolded(s, a, hostEnd, "www.")) a += 4;
+        if (b > a && s[b - 1] == '/') b--;
+        return span(a, b);
+    }
+
+    /** True when {@code s[a, hostEnd)} ends in a dot and a top-level label of 2+ letters (before an optional {@code :port}). */
+    private static boolean domainEnd(char[] s, int a, int lastDot, int hostEnd) {
+        if (lastDot <= a) return false;
+        int letters = 0;
+        for (int i = lastDot + 1; i < hostEnd; i++) {
+            char c = s[i];
+            if (c == ':') break;
+            if (!Character.isLetter(c)) return false;
+            letters++;
+        }
+        return letters >= 2;
+    }
+
+    private static boolean startsWithFolded(char[] s, int a, int b, String t) {
+        if (b - a < t.length()) return false;
+        for (int k = 0; k < t.length(); k++) {
+            char c = s[a + k];
+            if ((c >= 'A' && c <= 'Z' ? (char) (c + 32) : c) != t.charAt(k)) return false;
+        }
+        return true;
     }
 
     static boolean ignored(char c) {

@@ -134,22 +134,29 @@ final class ReferenceIdentifiers {
     static boolean qualifies(CharSequence s, int a, int b) {
         int len = b - a;
         if (len < 3) return false;
-        int digits = 0, at = -1, lastDot = -1;
+        int digits = 0, at = -1, lastDot = -1, hostDot = -1, slash = b; // a host/path's domain ends at the first '/'
         for (int i = a; i < b; i++) {
             char c = s.charAt(i);
             if (c >= '0' && c <= '9') digits++;
             else if (c == '@') at = i;
-            else if (c == '.') lastDot = i;
+            else if (c == '.') {
+                lastDot = i;
+                if (slash == b) hostDot = i;
+            } else if (c == '/' && slash == b) slash = i;
         }
         if (at > a && at < b - 1) return true;
         if (indexOf(s, a, b, "://") >= 0) return true;
         if (len > 4 && regionStartsWith(s, a, b, "www.")) return true;
         if (digits >= 4) return true;
-        if (lastDot > a && b - lastDot - 1 >= 2 && b - lastDot - 1 <= 24) {
-            for (int i = lastDot + 1; i < b; i++) if (!Character.isLetter(s.charAt(i))) return false;
-            return Character.isLetterOrDigit(s.charAt(a));
-        }
-        return false;
+        if (!Character.isLetterOrDigit(s.charAt(a))) return false;
+        return domainEnd(s, a, lastDot, b) || (slash < b && domainEnd(s, a, hostDot, slash));
+    }
+
+    /** True when {@code s[dot + 1, end)} is a top-level label: 2 to 24 letters after a dot past {@code a}. */
+    private static boolean domainEnd(CharSequence s, int a, int dot, int end) {
+        if (dot <= a || end - dot - 1 < 2 || end - dot - 1 > 24) return false;
+        for (int i = dot + 1; i < end; i++) if (!Character.isLetter(s.charAt(i))) return false;
+        return true;
     }
 
     /**
