@@ -32,11 +32,35 @@ public final class TextHash {
 
     /** Hash of {@code s[from, to)}. */
     public static long of(CharSequence s, int from, int to) {
-        long span = urlSpan(s, from, to);
-        if (span >= 0) {
-            from = (int) (span >>> 32);
-            to = (int) span;
+        // one pass hashes the value as written and notes whether it may be URL-shaped (see urlSpan): only then is
+        // the URL form found and hashed, so the common value (a word, a number, an e-mail address) is read once
+        long h = SEED;
+        int first = -1;
+        boolean hostPart = true, afterDot = false, dotLetter = false, at = false;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (hostPart) {
+                if (c == '/') hostPart = false;
+                else {
+                    if (afterDot && Character.isLetter(c)) dotLetter = true;
+                    afterDot = c == '.';
+                    at |= c == '@';
+                }
+            }
+            int folded = folded(c);
+            if (folded < 0) continue;
+            if (first < 0) first = folded;
+            h = (h ^ folded) * PRIME;
         }
+        if (first < 0) return EMPTY;
+        if (first == 'h' || (dotLetter && !at)) {   // necessary for urlSpan >= 0: a scheme, or a dot and a letter before any '/', no '@'
+            long span = urlSpan(s, from, to);
+            if (span >= 0) return plain(s, (int) (span >>> 32), (int) span);
+        }
+        return finish(h);
+    }
+
+    private static long plain(CharSequence s, int from, int to) {
         long h = SEED;
         boolean any = false;
         for (int i = from; i < to; i++) {
@@ -50,11 +74,33 @@ public final class TextHash {
 
     /** Hash of {@code s[from, to)}, equal to {@code of(new String(s, from, to - from))}. */
     static long of(char[] s, int from, int to) {
-        long span = urlSpan(s, from, to);
-        if (span >= 0) {
-            from = (int) (span >>> 32);
-            to = (int) span;
+        long h = SEED;   // as of(CharSequence, int, int)
+        int first = -1;
+        boolean hostPart = true, afterDot = false, dotLetter = false, at = false;
+        for (int i = from; i < to; i++) {
+            char c = s[i];
+            if (hostPart) {
+                if (c == '/') hostPart = false;
+                else {
+                    if (afterDot && Character.isLetter(c)) dotLetter = true;
+                    afterDot = c == '.';
+                    at |= c == '@';
+                }
+            }
+            int folded = folded(c);
+            if (folded < 0) continue;
+            if (first < 0) first = folded;
+            h = (h ^ folded) * PRIME;
         }
+        if (first < 0) return EMPTY;
+        if (first == 'h' || (dotLetter && !at)) {
+            long span = urlSpan(s, from, to);
+            if (span >= 0) return plain(s, (int) (span >>> 32), (int) span);
+        }
+        return finish(h);
+    }
+
+    private static long plain(char[] s, int from, int to) {
         long h = SEED;
         boolean any = false;
         for (int i = from; i < to; i++) {
