@@ -108,7 +108,7 @@ final class ImportCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "DIR", description = "the AgentDojo dataset folder, or its runs/ folder")
         Path dir;
 
-        @Option(names = "--out", paramLabel = "DIR", required = true, description = "output folder")
+        @Option(names = "--out", paramLabel = "DIR", required = true, description = "output folder (written only when every run converts)")
         Path out;
 
         @Override
@@ -117,14 +117,39 @@ final class ImportCommand implements Callable<Integer> {
                 System.err.println("tracegate import agentdojo: " + dir + " is not a directory");
                 return 2;
             }
+            // as openai-messages: the traces and the index are written into a staging folder beside --out and moved
+            // into it only once every run converted, so a run that fails halfway leaves no suite trace without its index
+            Path staging = OpenAiMessages.temporaryBeside(out);
+            boolean moved = false;
             try {
-                List<RunInfo> runs = new AgentDojoImporter(dir).importTo(out);
+                List<RunInfo> runs = new AgentDojoImporter(dir).importTo(staging);
+                Files.createDirectories(out);
+                try (java.util.stream.Stream<Path> files = Files.list(staging)) {
+                    for (Path f : (Iterable<Path>) files::iterator) {
+                        Files.move(f, out.resolve(f.getFileName().toString()), StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+                moved = true;
                 long events = runs.stream().mapToLong(RunInfo::events).sum();
                 System.out.println("imported " + runs.size() + " runs (" + events + " events) into " + out);
                 return 0;
             } catch (MessageLogException e) {
                 System.err.println(e.getMessage());
+                System.err.println("tracegate import agentdojo: nothing was written to " + out
+                        + " (traces and index are written only when every run converts)");
                 return 2;
+            } finally {
+                if (!moved) deleteTree(staging);
+                else Files.deleteIfExists(staging);
+            }
+        }
+
+        private static void deleteTree(Path p) {
+            if (!Files.exists(p)) return;
+            try (java.util.stream.Stream<Path> all = Files.walk(p)) {
+                all.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            } catch (IOException ignored) {
+                // a staging folder left behind is named after --out with a dot: harmless, and the message says nothing was written
             }
         }
     }

@@ -201,6 +201,36 @@ class CommandLineTest {
         }
     }
 
+    /** import agentdojo stages its traces and index and moves them into --out only when every run converts. */
+    @Test
+    void aFailedAgentDojoImportWritesNoSuiteTraceAndKeepsTheOutputFolder() throws Exception {
+        Path good = dir.resolve("data/runs/m/banking/user_task_2/none/none.json");
+        Files.createDirectories(good.getParent());
+        Files.writeString(good, "{\"suite_name\":\"banking\",\"pipeline_name\":\"m\",\"user_task_id\":\"user_task_2\",\"injection_task_id\":null,"
+                + "\"attack_type\":null,\"injections\":{},\"messages\":[{\"role\":\"system\",\"content\":\"sys\"},{\"role\":\"user\",\"content\":\"go\"},"
+                + "{\"role\":\"assistant\",\"content\":\"ok\",\"tool_calls\":null}],\"error\":null,\"utility\":true,\"security\":true,\"duration\":1.0}");
+        Path bad = dir.resolve("data/runs/m/slack/user_task_1/none/none.json");
+        Files.createDirectories(bad.getParent());
+        Files.writeString(bad, "{\"suite_name\": \"slack\", \"messages\": [");
+        Path out = Files.createDirectories(dir.resolve("out"));
+        Files.writeString(out.resolve("old.txt"), "kept");
+        Run r = run("import", "agentdojo", dir.resolve("data").toString(), "--out", out.toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("not valid JSON").contains("nothing was written to " + out).doesNotContain("\tat ");
+        try (var files = Files.list(out)) {
+            assertThat(files.map(f -> f.getFileName().toString())).as("no banking.jsonl without its index").containsExactly("old.txt");
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).as("no staging folder left").containsExactlyInAnyOrder("data", "out");
+        }
+        Files.delete(bad);
+        Run ok = run("import", "agentdojo", dir.resolve("data").toString(), "--out", out.toString());
+        assertThat(ok.code()).as(ok.err()).isZero();
+        try (var files = Files.list(out)) {
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactlyInAnyOrder("old.txt", "banking.jsonl", "runs.jsonl");
+        }
+    }
+
     @Test
     void explainIntoAFileInsteadOfADirectorySaysSo() throws Exception {
         Path file = Files.writeString(dir.resolve("not-a-dir"), "x");
