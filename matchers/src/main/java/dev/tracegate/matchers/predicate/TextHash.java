@@ -94,22 +94,12 @@ public final class TextHash {
         }
         if (first < 0) return EMPTY;
         if (first == 'h' || (dotLetter && !at)) {
-            long span = urlSpan(s, from, to);
-            if (span >= 0) return plain(s, (int) (span >>> 32), (int) span);
+            // a URL candidate is rare: read it through a CharSequence view, so the URL form has one implementation
+            CharSequence view = java.nio.CharBuffer.wrap(s);
+            long span = urlSpan(view, from, to);
+            if (span >= 0) return plain(view, (int) (span >>> 32), (int) span);
         }
         return finish(h);
-    }
-
-    private static long plain(char[] s, int from, int to) {
-        long h = SEED;
-        boolean any = false;
-        for (int i = from; i < to; i++) {
-            int folded = folded(s[i]);
-            if (folded < 0) continue;
-            h = (h ^ folded) * PRIME;
-            any = true;
-        }
-        return any ? finish(h) : EMPTY;
     }
 
     /** Hash of the decimal text of {@code v}, equal to {@code of(Long.toString(v))}, without allocating. */
@@ -178,50 +168,6 @@ public final class TextHash {
         if (b - a < t.length()) return false;
         for (int k = 0; k < t.length(); k++) {
             char c = s.charAt(a + k);
-            if ((c >= 'A' && c <= 'Z' ? (char) (c + 32) : c) != t.charAt(k)) return false;
-        }
-        return true;
-    }
-
-    /** {@link #urlSpan(CharSequence, int, int)} over a char array (the scan's copy of a text). */
-    static long urlSpan(char[] s, int from, int to) {
-        int a = from, b = to;
-        while (a < b && ignored(s[a])) a++;
-        while (b > a && ignored(s[b - 1])) b--;
-        if (b - a < 3) return -1;
-        boolean scheme = false;
-        if (startsWithFolded(s, a, b, "https://")) { a += 8; scheme = true; }
-        else if (startsWithFolded(s, a, b, "http://")) { a += 7; scheme = true; }
-        int hostEnd = a, dots = 0, lastDot = -1;
-        for (; hostEnd < b; hostEnd++) {
-            char c = s[hostEnd];
-            if (c == '/') break;
-            if (c == '@' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\u00A0') return scheme ? span(a, b) : -1;
-            if (c == '.') { dots++; lastDot = hostEnd; }
-        }
-        if (!scheme && !domainEnd(s, a, lastDot, hostEnd)) return -1;
-        if (dots >= 2 && startsWithFolded(s, a, hostEnd, "www.")) a += 4;
-        if (b > a && s[b - 1] == '/') b--;
-        return span(a, b);
-    }
-
-    /** True when {@code s[a, hostEnd)} ends in a dot and a top-level label of 2+ letters (before an optional {@code :port}). */
-    private static boolean domainEnd(char[] s, int a, int lastDot, int hostEnd) {
-        if (lastDot <= a) return false;
-        int letters = 0;
-        for (int i = lastDot + 1; i < hostEnd; i++) {
-            char c = s[i];
-            if (c == ':') break;
-            if (!Character.isLetter(c)) return false;
-            letters++;
-        }
-        return letters >= 2;
-    }
-
-    private static boolean startsWithFolded(char[] s, int a, int b, String t) {
-        if (b - a < t.length()) return false;
-        for (int k = 0; k < t.length(); k++) {
-            char c = s[a + k];
             if ((c >= 'A' && c <= 'Z' ? (char) (c + 32) : c) != t.charAt(k)) return false;
         }
         return true;
