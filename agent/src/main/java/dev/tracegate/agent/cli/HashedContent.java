@@ -2,8 +2,8 @@ package dev.tracegate.agent.cli;
 
 import dev.tracegate.contracts.library.Library;
 import dev.tracegate.engine.ltl.Atom;
-import dev.tracegate.engine.ltl.Term;
 import dev.tracegate.engine.monitor.ContractSet;
+import dev.tracegate.matchers.predicate.Vocabulary;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -18,35 +18,11 @@ import java.util.Set;
  * tools' clear fields, declared depth, and equality of two values within one log segment (equal values get
  * equal digests). Every predicate that looks inside a value does not get the online answer from a digest:
  * patterns, comparisons with a bound, lengths and character counts, sums, data categories found in a text,
- * and provenance (whether a value occurred in an earlier result or user text).
+ * and provenance (whether a value occurred in an earlier result or user text). Which atoms those are, each
+ * vocabulary form declares itself ({@link Vocabulary.Form#reads()}), so a new form cannot be forgotten here.
  */
 final class HashedContent {
     private HashedContent() {}
-
-    /** Whether an atom reads the content of a text, an argument value or a result (see the class comment). */
-    static boolean readsContent(Atom a) {
-        int n = a.args().size();
-        switch (a.name()) {
-            case "call":
-                return n == 2; // call(T, "re"): a pattern over the arguments
-            case "arg": case "arg_matches": case "arg_in": case "path_within": case "len":
-            case "result_matches": case "user_matches": case "output_matches": case "arg_eq_ctx":
-            case "flow": case "untrusted": case "untrusted_target": case "named_link":
-            case "category": case "personal_data": case "excess_data": case "mentions_erased":
-            case "sum": case "context_len": case "output_chars": case "tokens":
-                return true;
-            case "ctx":
-                return a.comparison() != null; // a context value compared with a bound; that it holds is structure
-            case "since": {
-                Term t = a.args().get(0);
-                Atom inner = t instanceof Term.Call c ? Atom.of(c.name(), c.args().toArray(new Term[0]))
-                        : t instanceof Term.Name nm ? Atom.of(nm.value()) : null;
-                return inner == null || readsContent(inner);
-            }
-            default:
-                return false;
-        }
-    }
 
     /**
      * For each contract of the library that has a content atom in its assumption or guarantee: its id and those
@@ -58,7 +34,7 @@ final class HashedContent {
         for (int c = 0; c < set.contracts().size(); c++) {
             Set<String> content = new LinkedHashSet<>();
             for (int f : new int[] {set.assumeOf(c), set.guaranteeOf(c)}) {
-                for (Atom a : set.formulas().get(f).atoms()) if (readsContent(a)) content.add(a.key());
+                for (Atom a : set.formulas().get(f).atoms()) if (Vocabulary.readsContent(a)) content.add(a.key());
             }
             if (!content.isEmpty()) out.add(set.contracts().get(c).id() + " (" + String.join(", ", content) + ")");
         }

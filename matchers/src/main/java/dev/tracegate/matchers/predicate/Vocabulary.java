@@ -21,61 +21,86 @@ public final class Vocabulary {
         VALUE
     }
 
-    /** One atom form. */
-    public record Form(String name, int arity, String syntax, Type type, String meaning) {}
+    /**
+     * What of an event a form reads: only its structure (event kinds, tool names, argument field names, order,
+     * purposes, the consent tools' fields, declared depth, which values are equal), or its content (texts,
+     * argument values, results). A record that keeps content only as digests, such as an audit log with personal
+     * data hashed, cannot reproduce the answer of a form that reads content.
+     */
+    public enum Reads {
+        /** Only structure: {@code call(search)}, {@code count(search) <= 3}. */
+        STRUCTURE,
+        /** The content of a text, an argument value or a result: {@code arg(amount) > 100}, {@code category(email)}. */
+        CONTENT,
+        /** Content only when compared with a bound: {@code ctx(k) == "v"}; that {@code ctx(k)} holds is structure. */
+        CONTENT_WHEN_COMPARED,
+        /** What its condition atom reads: {@code since(call(verify)) > 5} reads what {@code call(verify)} reads. */
+        AS_ITS_ATOM
+    }
+
+    /** One atom form; every form says what it {@link Reads reads}, so a new form cannot leave it to a default. */
+    public record Form(String name, int arity, String syntax, Type type, Reads reads, String meaning) {
+        public Form {
+            java.util.Objects.requireNonNull(name, "name");
+            java.util.Objects.requireNonNull(syntax, "syntax");
+            java.util.Objects.requireNonNull(type, "type");
+            java.util.Objects.requireNonNull(reads, "reads: say whether the form reads content (Reads.CONTENT) or only structure");
+            java.util.Objects.requireNonNull(meaning, "meaning");
+        }
+    }
 
     private static final List<Form> FORMS = List.of(
-        new Form("user", 0, "user", Type.CONDITION, "the event is a USER message"),
-        new Form("assistant", 0, "assistant", Type.CONDITION, "the event is model output (ASSISTANT)"),
-        new Form("call", 0, "call", Type.CONDITION, "the event is a tool CALL"),
-        new Form("return", 0, "return", Type.CONDITION, "the event is a tool RETURN"),
-        new Form("consent", 0, "consent", Type.CONDITION, "the event is a CONSENT event or a call of a consent tool of the policy"),
-        new Form("erasure", 0, "erasure", Type.CONDITION, "the event is an ERASURE event or a call of an erasure tool of the policy"),
-        new Form("end", 0, "end", Type.CONDITION, "the event is the END of the session"),
-        new Form("call", 1, "call(T)", Type.CONDITION, "a CALL of tool T"),
-        new Form("call", 2, "call(T, \"re\")", Type.CONDITION, "a CALL of T whose arguments, as compact JSON, contain a match of re"),
-        new Form("returned", 1, "returned(T)", Type.CONDITION, "a successful RETURN of T"),
-        new Form("failed", 1, "failed(T)", Type.CONDITION, "a RETURN of T that reports an error"),
-        new Form("arg", 1, "arg(f) <op> bound", Type.VALUE, "argument f of the current CALL (false when absent)"),
-        new Form("arg", 2, "arg(T, f) <op> bound", Type.VALUE, "argument f of a CALL of T (unevaluable when absent)"),
-        new Form("arg_matches", 2, "arg_matches(f, \"re\")", Type.CONDITION, "argument f contains a match of re"),
-        new Form("arg_matches", 3, "arg_matches(T, f, \"re\")", Type.CONDITION, "argument f of a CALL of T contains a match of re"),
-        new Form("arg_in", 2, "arg_in(f, [v1, v2])", Type.CONDITION, "argument f equals one of the values"),
-        new Form("arg_in", 3, "arg_in(T, f, [v1, v2])", Type.CONDITION, "argument f of a CALL of T equals one of the values"),
-        new Form("path_within", 2, "path_within(f, [\"/srv/\", \"/tmp/\"])", Type.CONDITION, "argument f, a file path normalised (. and .. resolved), lies under one of the prefixes"),
-        new Form("path_within", 3, "path_within(T, f, [\"/srv/\"])", Type.CONDITION, "as path_within(f, ...) for CALLs of T"),
-        new Form("len", 1, "len(arg(f)) | len(arg(T, f)) | len(result) | len(text) <op> n", Type.NUMBER, "length in characters of a string, or number of elements of an array or object"),
-        new Form("result_matches", 1, "result_matches(\"re\")", Type.CONDITION, "a RETURN whose result contains a match of re"),
-        new Form("result_matches", 2, "result_matches(T, \"re\")", Type.CONDITION, "a RETURN of T whose result contains a match of re"),
-        new Form("user_matches", 1, "user_matches(\"re\")", Type.CONDITION, "a USER message containing a match of re"),
-        new Form("output_matches", 1, "output_matches(\"re\")", Type.CONDITION, "model output (ASSISTANT) containing a match of re"),
-        new Form("ctx", 1, "ctx(key) | ctx(key) <op> bound", Type.VALUE, "context key holds a value (or a non-empty set); compared: its value (a set: == tests membership, numbers compare its size)"),
-        new Form("arg_eq_ctx", 2, "arg_eq_ctx(f, key)", Type.CONDITION, "argument f equals the value of context key (or is in its set): Match"),
-        new Form("arg_eq_ctx", 3, "arg_eq_ctx(T, f, key)", Type.CONDITION, "as arg_eq_ctx(f, key) for CALLs of T"),
-        new Form("permission", 1, "permission(p)", Type.CONDITION, "permission p is held (policy grants, or latches adding to ctx key permissions)"),
-        new Form("flow", 1, "flow(f)", Type.CONDITION, "argument f carries a value that an earlier tool result introduced"),
-        new Form("flow", 2, "flow(T, f)", Type.CONDITION, "as flow(f) for CALLs of T"),
-        new Form("untrusted", 1, "untrusted(f)", Type.CONDITION, "argument f carries a value a tool result introduced and the user never named (with a policy provenance: by whole-word occurrence and its trust refinements)"),
-        new Form("untrusted", 2, "untrusted(T, f)", Type.CONDITION, "as untrusted(f) for CALLs of T"),
-        new Form("untrusted_target", 0, "untrusted_target", Type.CONDITION, "a CALL of a side-effecting tool of the policy whose target argument is untrusted (unevaluable when it has none of its target arguments; with a policy provenance: its refinements decide, and a call without targets is not untrusted)"),
-        new Form("side_effect", 0, "side_effect", Type.CONDITION, "a CALL of a side-effecting tool of the policy"),
-        new Form("named_link", 0, "named_link", Type.CONDITION, "a CALL of a fetch tool of the policy's provenance whose every target lies inside a record (mapping) of an output that the user, or a source the user handed the task to, named by a short field"),
-        new Form("category", 1, "category(c)", Type.CONDITION, "data of category c is in the event (declared, field maps, field-name hints, detectors)"),
-        new Form("personal_data", 0, "personal_data", Type.CONDITION, "data of some category is in the event"),
-        new Form("excess_data", 0, "excess_data", Type.CONDITION, "the event has purposes and carries a category none of them needs (minimisation)"),
-        new Form("purpose", 1, "purpose(p)", Type.CONDITION, "the event is for purpose p (declared, or bound to its tool)"),
-        new Form("consent", 1, "consent(p)", Type.CONDITION, "the event's subject (or the session, for subject-less consent) has consent for purpose p"),
-        new Form("consented", 0, "consented", Type.CONDITION, "every purpose of the event that rests on consent has the subject's consent (true when it has none)"),
-        new Form("undeclared_purpose", 0, "undeclared_purpose", Type.CONDITION, "the event serves a purpose the policy does not declare, or no purpose although the policy declares some"),
-        new Form("mentions_erased", 0, "mentions_erased", Type.CONDITION, "the event's subject, an argument, its text or result names a subject that asked for erasure"),
-        new Form("count", 1, "count(T) <op> n", Type.NUMBER, "CALLs of T in the session, the current one included"),
-        new Form("run", 1, "run(T) <op> n", Type.NUMBER, "consecutive CALLs of T ending at this event (other kinds do not break a run)"),
-        new Form("sum", 2, "sum(T, f) <op> n", Type.NUMBER, "running sum of argument f over CALLs of T, the current one included"),
-        new Form("context_len", 0, "context_len <op> n", Type.NUMBER, "characters of user text, model output and results so far, this event included"),
-        new Form("output_chars", 0, "output_chars <op> n", Type.NUMBER, "characters of model output so far, this event included"),
-        new Form("tokens", 0, "tokens <op> n", Type.NUMBER, "model tokens so far, this event included (declared per event, else characters / 4)"),
-        new Form("depth", 0, "depth <op> n", Type.NUMBER, "delegation depth of the event (0: top-level agent)"),
-        new Form("since", 1, "since(atom) <op> n", Type.NUMBER, "events since the condition atom last held (0: holds now; never: infinite)")
+        new Form("user", 0, "user", Type.CONDITION, Reads.STRUCTURE, "the event is a USER message"),
+        new Form("assistant", 0, "assistant", Type.CONDITION, Reads.STRUCTURE, "the event is model output (ASSISTANT)"),
+        new Form("call", 0, "call", Type.CONDITION, Reads.STRUCTURE, "the event is a tool CALL"),
+        new Form("return", 0, "return", Type.CONDITION, Reads.STRUCTURE, "the event is a tool RETURN"),
+        new Form("consent", 0, "consent", Type.CONDITION, Reads.STRUCTURE, "the event is a CONSENT event or a call of a consent tool of the policy"),
+        new Form("erasure", 0, "erasure", Type.CONDITION, Reads.STRUCTURE, "the event is an ERASURE event or a call of an erasure tool of the policy"),
+        new Form("end", 0, "end", Type.CONDITION, Reads.STRUCTURE, "the event is the END of the session"),
+        new Form("call", 1, "call(T)", Type.CONDITION, Reads.STRUCTURE, "a CALL of tool T"),
+        new Form("call", 2, "call(T, \"re\")", Type.CONDITION, Reads.CONTENT, "a CALL of T whose arguments, as compact JSON, contain a match of re"),
+        new Form("returned", 1, "returned(T)", Type.CONDITION, Reads.STRUCTURE, "a successful RETURN of T"),
+        new Form("failed", 1, "failed(T)", Type.CONDITION, Reads.STRUCTURE, "a RETURN of T that reports an error"),
+        new Form("arg", 1, "arg(f) <op> bound", Type.VALUE, Reads.CONTENT, "argument f of the current CALL (false when absent)"),
+        new Form("arg", 2, "arg(T, f) <op> bound", Type.VALUE, Reads.CONTENT, "argument f of a CALL of T (unevaluable when absent)"),
+        new Form("arg_matches", 2, "arg_matches(f, \"re\")", Type.CONDITION, Reads.CONTENT, "argument f contains a match of re"),
+        new Form("arg_matches", 3, "arg_matches(T, f, \"re\")", Type.CONDITION, Reads.CONTENT, "argument f of a CALL of T contains a match of re"),
+        new Form("arg_in", 2, "arg_in(f, [v1, v2])", Type.CONDITION, Reads.CONTENT, "argument f equals one of the values"),
+        new Form("arg_in", 3, "arg_in(T, f, [v1, v2])", Type.CONDITION, Reads.CONTENT, "argument f of a CALL of T equals one of the values"),
+        new Form("path_within", 2, "path_within(f, [\"/srv/\", \"/tmp/\"])", Type.CONDITION, Reads.CONTENT, "argument f, a file path normalised (. and .. resolved), lies under one of the prefixes"),
+        new Form("path_within", 3, "path_within(T, f, [\"/srv/\"])", Type.CONDITION, Reads.CONTENT, "as path_within(f, ...) for CALLs of T"),
+        new Form("len", 1, "len(arg(f)) | len(arg(T, f)) | len(result) | len(text) <op> n", Type.NUMBER, Reads.CONTENT, "length in characters of a string, or number of elements of an array or object"),
+        new Form("result_matches", 1, "result_matches(\"re\")", Type.CONDITION, Reads.CONTENT, "a RETURN whose result contains a match of re"),
+        new Form("result_matches", 2, "result_matches(T, \"re\")", Type.CONDITION, Reads.CONTENT, "a RETURN of T whose result contains a match of re"),
+        new Form("user_matches", 1, "user_matches(\"re\")", Type.CONDITION, Reads.CONTENT, "a USER message containing a match of re"),
+        new Form("output_matches", 1, "output_matches(\"re\")", Type.CONDITION, Reads.CONTENT, "model output (ASSISTANT) containing a match of re"),
+        new Form("ctx", 1, "ctx(key) | ctx(key) <op> bound", Type.VALUE, Reads.CONTENT_WHEN_COMPARED, "context key holds a value (or a non-empty set); compared: its value (a set: == tests membership, numbers compare its size)"),
+        new Form("arg_eq_ctx", 2, "arg_eq_ctx(f, key)", Type.CONDITION, Reads.CONTENT, "argument f equals the value of context key (or is in its set): Match"),
+        new Form("arg_eq_ctx", 3, "arg_eq_ctx(T, f, key)", Type.CONDITION, Reads.CONTENT, "as arg_eq_ctx(f, key) for CALLs of T"),
+        new Form("permission", 1, "permission(p)", Type.CONDITION, Reads.STRUCTURE, "permission p is held (policy grants, or latches adding to ctx key permissions)"),
+        new Form("flow", 1, "flow(f)", Type.CONDITION, Reads.CONTENT, "argument f carries a value that an earlier tool result introduced"),
+        new Form("flow", 2, "flow(T, f)", Type.CONDITION, Reads.CONTENT, "as flow(f) for CALLs of T"),
+        new Form("untrusted", 1, "untrusted(f)", Type.CONDITION, Reads.CONTENT, "argument f carries a value a tool result introduced and the user never named (with a policy provenance: by whole-word occurrence and its trust refinements)"),
+        new Form("untrusted", 2, "untrusted(T, f)", Type.CONDITION, Reads.CONTENT, "as untrusted(f) for CALLs of T"),
+        new Form("untrusted_target", 0, "untrusted_target", Type.CONDITION, Reads.CONTENT, "a CALL of a side-effecting tool of the policy whose target argument is untrusted (unevaluable when it has none of its target arguments; with a policy provenance: its refinements decide, and a call without targets is not untrusted)"),
+        new Form("side_effect", 0, "side_effect", Type.CONDITION, Reads.STRUCTURE, "a CALL of a side-effecting tool of the policy"),
+        new Form("named_link", 0, "named_link", Type.CONDITION, Reads.CONTENT, "a CALL of a fetch tool of the policy's provenance whose every target lies inside a record (mapping) of an output that the user, or a source the user handed the task to, named by a short field"),
+        new Form("category", 1, "category(c)", Type.CONDITION, Reads.CONTENT, "data of category c is in the event (declared, field maps, field-name hints, detectors)"),
+        new Form("personal_data", 0, "personal_data", Type.CONDITION, Reads.CONTENT, "data of some category is in the event"),
+        new Form("excess_data", 0, "excess_data", Type.CONDITION, Reads.CONTENT, "the event has purposes and carries a category none of them needs (minimisation)"),
+        new Form("purpose", 1, "purpose(p)", Type.CONDITION, Reads.STRUCTURE, "the event is for purpose p (declared, or bound to its tool)"),
+        new Form("consent", 1, "consent(p)", Type.CONDITION, Reads.STRUCTURE, "the event's subject (or the session, for subject-less consent) has consent for purpose p"),
+        new Form("consented", 0, "consented", Type.CONDITION, Reads.STRUCTURE, "every purpose of the event that rests on consent has the subject's consent (true when it has none)"),
+        new Form("undeclared_purpose", 0, "undeclared_purpose", Type.CONDITION, Reads.STRUCTURE, "the event serves a purpose the policy does not declare, or no purpose although the policy declares some"),
+        new Form("mentions_erased", 0, "mentions_erased", Type.CONDITION, Reads.CONTENT, "the event's subject, an argument, its text or result names a subject that asked for erasure"),
+        new Form("count", 1, "count(T) <op> n", Type.NUMBER, Reads.STRUCTURE, "CALLs of T in the session, the current one included"),
+        new Form("run", 1, "run(T) <op> n", Type.NUMBER, Reads.STRUCTURE, "consecutive CALLs of T ending at this event (other kinds do not break a run)"),
+        new Form("sum", 2, "sum(T, f) <op> n", Type.NUMBER, Reads.CONTENT, "running sum of argument f over CALLs of T, the current one included"),
+        new Form("context_len", 0, "context_len <op> n", Type.NUMBER, Reads.CONTENT, "characters of user text, model output and results so far, this event included"),
+        new Form("output_chars", 0, "output_chars <op> n", Type.NUMBER, Reads.CONTENT, "characters of model output so far, this event included"),
+        new Form("tokens", 0, "tokens <op> n", Type.NUMBER, Reads.CONTENT, "model tokens so far, this event included (declared per event, else characters / 4)"),
+        new Form("depth", 0, "depth <op> n", Type.NUMBER, Reads.STRUCTURE, "delegation depth of the event (0: top-level agent)"),
+        new Form("since", 1, "since(atom) <op> n", Type.NUMBER, Reads.AS_ITS_ATOM, "events since the condition atom last held (0: holds now; never: infinite)")
     );
 
     private Vocabulary() {}
@@ -108,6 +133,30 @@ public final class Vocabulary {
     public static Form form(String name, int arity) {
         for (Form f : FORMS) if (f.name().equals(name) && f.arity() == arity) return f;
         return null;
+    }
+
+    /**
+     * Whether {@code atom} reads content that an audit log with personal data hashed holds only as digests (see
+     * {@link Reads}); an atom outside the vocabulary counts as reading content, since nothing says it does not.
+     */
+    public static boolean readsContent(dev.tracegate.engine.ltl.Atom atom) {
+        Form f = form(atom.name(), atom.args().size());
+        if (f == null) return true;
+        return switch (f.reads()) {
+            case STRUCTURE -> false;
+            case CONTENT -> true;
+            case CONTENT_WHEN_COMPARED -> atom.comparison() != null;
+            case AS_ITS_ATOM -> {
+                dev.tracegate.engine.ltl.Term t = atom.args().get(0);
+                if (t instanceof dev.tracegate.engine.ltl.Term.Call c) {
+                    yield readsContent(new dev.tracegate.engine.ltl.Atom(c.name(), c.args(), null, null, 0, 0));
+                }
+                if (t instanceof dev.tracegate.engine.ltl.Term.Name n) {
+                    yield readsContent(new dev.tracegate.engine.ltl.Atom(n.value(), List.of(), null, null, 0, 0));
+                }
+                yield true;
+            }
+        };
     }
 
     private static final java.util.Map<String, String> ENGLISH = java.util.Map.ofEntries(

@@ -82,6 +82,41 @@ class VocabularyTest {
         }
     }
 
+    /**
+     * Whether a form reads content decides which contracts replay names as not reproducible from a log with personal
+     * data hashed: every form declares it, through the record's one constructor, which refuses to leave it out.
+     */
+    @Test void everyFormDeclaresWhetherItReadsContentAndNoneCanLeaveItToADefault() {
+        assertThat(Vocabulary.Form.class.getDeclaredConstructors()).as("no constructor that defaults reads").hasSize(1);
+        assertThat(Vocabulary.Form.class.getDeclaredConstructors()[0].getParameterTypes()).contains(Vocabulary.Reads.class);
+        assertThatThrownBy(() -> new Vocabulary.Form("new_form", 0, "new_form", Vocabulary.Type.CONDITION, null, "a new form"))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("reads");
+        for (Vocabulary.Form f : Vocabulary.forms()) {
+            assertThat(f.reads()).as(f.syntax()).isNotNull();
+            // the two conditional kinds fit only their shapes: a value that may be compared, an atom inside an atom
+            if (f.reads() == Vocabulary.Reads.CONTENT_WHEN_COMPARED) assertThat(f.type()).as(f.syntax()).isEqualTo(Vocabulary.Type.VALUE);
+            if (f.reads() == Vocabulary.Reads.AS_ITS_ATOM) assertThat(f.syntax()).as(f.syntax()).contains("(atom)");
+            // a pattern, a list of values or an argument's value is content
+            if (f.syntax().contains("\"re\"") || f.syntax().contains("[") || f.syntax().startsWith("arg")) {
+                assertThat(f.reads()).as(f.syntax()).isEqualTo(Vocabulary.Reads.CONTENT);
+            }
+        }
+    }
+
+    @Test void anAtomReadsContentAsItsFormSaysWithComparisonsAndInnerAtomsTakenIntoAccount() {
+        assertThat(Vocabulary.readsContent(Session.atom("call(t)"))).isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("call(t, \"x\")"))).as("the same name, another arity").isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("count(t) <= 3"))).isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("arg(t, amount) > 3"))).isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("ctx(k)"))).as("that a context key holds").isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("ctx(k) == \"v\""))).as("its value compared").isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("since(call(t)) > 5"))).isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("since(user) > 5"))).isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("since(call(t, \"x\")) > 5"))).isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("since(personal_data) > 5"))).isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("calls(t)"))).as("outside the vocabulary: nothing says it does not").isTrue();
+    }
+
     @Test void markdownTableHasOneRowPerForm() {
         String md = Vocabulary.markdown();
         assertThat(md.lines().count()).isEqualTo(Vocabulary.forms().size() + 2);
