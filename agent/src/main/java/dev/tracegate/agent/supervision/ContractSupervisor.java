@@ -669,6 +669,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     /** The version number of the libraries new sessions get (1 at start, +1 per successful reload). */
     public int version() { return current.version; }
 
+    /** The loaded libraries new sessions get (those read at start until a reload swaps them). */
+    public Library library() { return current.library; }
+
     // ------------------------------------------------------------------------------- recording
 
     private static String firstId(Runtime rt, Decision d) { return rt.contractIds[d.contract(0)]; }
