@@ -139,7 +139,10 @@ public final class AgentCore {
             weaver = installed;
             Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
             AgentLog.info(startedLine(attached, options, config, bridgeOptions, installed.names(), methods.isEmpty() ? 0 : methods.rules().size()));
-            if (supervisorName.equals("contracts")) dev.tracegate.contracts.analysis.PolicySections.notes(config.libraries(), config.libraryBase()).forEach(AgentLog::warn);
+            // from the libraries the supervisor loaded, not a second reading of the files (check prints the same notes)
+            if (supervisor instanceof ContractSupervisor contracts) {
+                dev.tracegate.contracts.analysis.PolicySections.notes(contracts.library().specs()).forEach(AgentLog::warn);
+            }
             AgentLog.debug("start-up: agent ready after " + millisSince(started) + " ms");
             if (attached) {
                 installed.reportUnmatched();

@@ -24,8 +24,21 @@ class AgentArgumentsTest {
         ForkedAgent.Run run = ForkedAgent.run(dir, "libraries=gdpr;injection,audit.path=" + dir.resolve("a.jsonl"),
                 "example.warmup.Host", null, null);
         assertThat(run.code()).as(run.err()).isZero();
-        assertThat(run.err()).contains("[tracegate] WARN the built-in library gdpr reads the gdpr: section of one of your libraries")
-                .contains("[tracegate] WARN the built-in library injection reads the injection: section of one of your libraries");
+        // each note whole, on one line of its own, once, after the start line (the wording check prints as "note: ...")
+        String gdpr = "[tracegate] WARN the built-in library gdpr reads the gdpr: section of one of your libraries, and none of the"
+                + " loaded libraries has one, so P1 consent, P2 purpose limitation and P3 minimisation have nothing to check (only P4"
+                + " erasure acts). Add a gdpr: section to one of your libraries with purposes (purpose -> data categories), tools"
+                + " (tool -> purposes), consent-purposes and subject-fields; see docs/LIBRARY.md, \"The GDPR section and the gdpr library\"";
+        String injection = "[tracegate] WARN the built-in library injection reads the injection: section of one of your libraries,"
+                + " and none of the loaded libraries has one, so no tool is side-effecting and injection.untrusted-target never acts."
+                + " Add an injection: section to one of your libraries with side-effecting (tool -> its target arguments, e.g."
+                + " send_money: [recipient]); see docs/LIBRARY.md, \"A complete example\" (the injection: block) and"
+                + " \"Provenance (injection.provenance)\"";
+        java.util.List<String> lines = run.err().lines().toList();
+        assertThat(lines).containsOnlyOnce(gdpr, injection);
+        int startedAt = -1;
+        for (int i = 0; i < lines.size(); i++) if (lines.get(i).contains("agent started")) startedAt = i;
+        assertThat(startedAt).as(run.err()).isNotNegative().isLessThan(lines.indexOf(gdpr)).isLessThan(lines.indexOf(injection));
         java.nio.file.Path policy = java.nio.file.Files.writeString(dir.resolve("injpol.yaml"),
                 "library: injpol\ninjection:\n  side-effecting:\n    send_money: [recipient]\n");
         ForkedAgent.Run covered = ForkedAgent.run(dir, "libraries=injection;" + policy + ",audit.path=" + dir.resolve("b.jsonl"),

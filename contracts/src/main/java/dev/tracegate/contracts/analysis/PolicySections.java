@@ -1,10 +1,8 @@
 package dev.tracegate.contracts.analysis;
 
 import dev.tracegate.contracts.library.Library;
-import dev.tracegate.contracts.library.LibraryException;
 import dev.tracegate.contracts.library.LibrarySpec;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,7 +28,10 @@ public final class PolicySections {
             + " e.g. send_money: [recipient]); see docs/LIBRARY.md, \"A complete example\" (the injection: block) and"
             + " \"Provenance (injection.provenance)\"";
 
-    /** One note per built-in library among {@code specs} whose section no spec carries (none: empty). */
+    /**
+     * One note per built-in library among {@code specs} whose section no spec carries (none: empty); {@code check}
+     * and the agent's start pass the specs of the libraries they loaded ({@code Library#specs()}).
+     */
     public static List<String> notes(List<LibrarySpec> specs) {
         boolean gdpr = false;
         boolean injection = false;
@@ -41,36 +42,6 @@ public final class PolicySections {
             injection |= s.file().equals("builtin:injection");
             gdprSection |= s.gdpr() != null;
             injectionSection |= s.injection() != null;
-        }
-        return notes(gdpr && !gdprSection, injection && !injectionSection);
-    }
-
-    /**
-     * The notes for libraries named as in a configuration ({@code gdpr}, {@code builtin:gdpr}, file paths read from
-     * {@code base}), for the agent's start: reads the other libraries only when the built-in gdpr or injection is
-     * among them (and never the plain built-ins, which carry neither section), and says nothing when one does not
-     * load (loading them reports that).
-     */
-    public static List<String> notes(List<String> sources, Path base) {
-        boolean gdpr = false;
-        boolean injection = false;
-        for (String s : sources) {
-            String name = s.startsWith("builtin:") ? s.substring("builtin:".length()) : s;
-            gdpr |= name.equals("gdpr");
-            injection |= name.equals("injection");
-        }
-        if (!gdpr && !injection) return List.of();
-        boolean gdprSection = false;
-        boolean injectionSection = false;
-        try {
-            for (String s : sources) {
-                if (Library.BUILTINS.contains(s.startsWith("builtin:") ? s.substring("builtin:".length()) : s)) continue;
-                LibrarySpec spec = Library.read(s, base);
-                gdprSection |= spec.gdpr() != null;
-                injectionSection |= spec.injection() != null;
-            }
-        } catch (LibraryException | IllegalArgumentException unreadable) {
-            return List.of();
         }
         return notes(gdpr && !gdprSection, injection && !injectionSection);
     }

@@ -1,13 +1,11 @@
 package dev.tracegate.contracts.analysis;
 
 import dev.tracegate.contracts.library.Library;
-import dev.tracegate.contracts.library.LibrarySpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,29 +13,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PolicySectionsTest {
     @TempDir Path dir;
 
-    @Test
-    void thePlainBuiltinsCarryNeitherSectionSoTheStartNeedNotReadThem() {
-        // the agent's start skips reading them on this ground: if one ever carries a section, the shortcut is wrong
-        for (String b : Library.BUILTINS) {
-            LibrarySpec spec = Library.read(b, null);
-            assertThat(spec.gdpr()).as(b).isNull();
-            assertThat(spec.injection()).as(b).isNull();
-        }
+    /** The notes of the libraries as loaded (what check and the agent's start pass). */
+    private List<String> notes(String... sources) {
+        return PolicySections.notes(Library.load(List.of(sources), dir).specs());
     }
 
     @Test
-    void byNameTheNotesAreTheSameAsFromTheLoadedSpecs() throws Exception {
-        Path inj = Files.writeString(dir.resolve("inj.yaml"), "library: inj\ninjection:\n  side-effecting:\n    send_money: [recipient]\n");
-        Path gd = Files.writeString(dir.resolve("gd.yaml"), "library: gd\ngdpr:\n  purposes: {billing: [email]}\n  tools: {invoice: [billing]}\n");
-        for (List<String> sources : List.of(List.of("gdpr", "injection"), List.of("builtin:gdpr", "inj.yaml"), List.of("injection", "gd.yaml"),
-                List.of("gdpr", "gd.yaml", "injection", "inj.yaml"), List.of("sop-refund", "inj.yaml"), List.of("builtin:agentdojo/banking", "gdpr"))) {
-            List<LibrarySpec> specs = new ArrayList<>();
-            for (String s : sources) specs.add(Library.read(s, dir));
-            assertThat(PolicySections.notes(sources, dir)).as(sources.toString()).isEqualTo(PolicySections.notes(specs));
-        }
-        assertThat(PolicySections.notes(List.of("gdpr", "injection"), dir)).containsExactly(PolicySections.GDPR, PolicySections.INJECTION);
-        assertThat(PolicySections.notes(List.of("builtin:agentdojo/banking", "injection"), dir)).as("the suite carries injection:").isEmpty();
-        assertThat(PolicySections.notes(List.of("gdpr", "missing.yaml"), dir)).as("a library that does not load reports itself").isEmpty();
+    void aBuiltinPolicyLibraryLoadedWithoutAnyLibraryCarryingItsSectionIsNoted() throws Exception {
+        Files.writeString(dir.resolve("inj.yaml"), "library: inj\ninjection:\n  side-effecting:\n    send_money: [recipient]\n");
+        Files.writeString(dir.resolve("gd.yaml"), "library: gd\ngdpr:\n  purposes: {billing: [email]}\n  tools: {invoice: [billing]}\n");
+        assertThat(notes("gdpr", "injection")).containsExactly(PolicySections.GDPR, PolicySections.INJECTION);
+        assertThat(notes("builtin:gdpr", "inj.yaml")).containsExactly(PolicySections.GDPR);
+        assertThat(notes("injection", "gd.yaml")).containsExactly(PolicySections.INJECTION);
+        assertThat(notes("gdpr", "gd.yaml", "injection", "inj.yaml")).isEmpty();
+        assertThat(notes("inj.yaml", "injection")).as("in either order").isEmpty();
+        assertThat(notes("sop-refund", "inj.yaml")).as("neither built-in is loaded").isEmpty();
+        assertThat(notes("builtin:agentdojo/banking", "injection")).as("the suite carries injection:").isEmpty();
+        assertThat(notes("builtin:agentdojo/banking", "gdpr")).containsExactly(PolicySections.GDPR);
     }
 
     /** A policy section nothing reads: the built-in that reads it is not loaded, and no contract of the user's reads it. */
