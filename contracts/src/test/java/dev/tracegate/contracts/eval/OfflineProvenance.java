@@ -233,8 +233,8 @@ public final class OfflineProvenance implements Grounder<Event> {
     }
 
     private static boolean named(String v, Seen s, boolean endorsedToo) {
-        for (String u : s.userTexts()) if (containsWord(u, v)) return true;
-        if (endorsedToo) for (String u : s.endorsed()) if (containsWord(u, v)) return true;
+        for (String u : s.userTexts()) if (mentions(u, v)) return true;
+        if (endorsedToo) for (String u : s.endorsed()) if (mentions(u, v)) return true;
         return false;
     }
 
@@ -279,25 +279,41 @@ public final class OfflineProvenance implements Grounder<Event> {
     boolean untrusted(String value, Seen seen) {
         String v = fold(value);
         if (v.isEmpty()) return false;
-        String w = otherIban(v);
         boolean fromTool = false;
-        for (String o : seen.outputs()) if (containsWord(o, v) || (w != null && containsWord(o, w))) { fromTool = true; break; }
+        for (String o : seen.outputs()) if (mentions(o, v)) { fromTool = true; break; }
         if (!fromTool) return false;
-        for (String u : seen.userTexts()) if (containsWord(u, v) || (w != null && containsWord(u, w))) return false;
+        for (String u : seen.userTexts()) if (mentions(u, v)) return false;
         if (rules.namedOwner() && ownerNamed(v, seen.userTexts())) return false;
         if (rules.endorse() != Endorse.NONE) {
-            for (String u : seen.endorsed()) if (containsWord(u, v) || (w != null && containsWord(u, w))) return false;
+            for (String u : seen.endorsed()) if (mentions(u, v)) return false;
         }
-        return !(rules.wholeFields() && (seen.fields().contains(v) || (w != null && seen.fields().contains(w))));
+        if (!rules.wholeFields()) return true;
+        String c = compactIban(v);
+        for (String f : seen.fields()) if (f.equals(v) || (c != null && c.equals(compactIban(f)))) return false;
+        return true;
     }
 
     private static final String IBAN = "[a-z]{2}[0-9]{2}[a-z0-9]{11,30}";
+    /** What people put between an IBAN's groups of four. */
+    private static final String IBAN_SEP = "[ \\t\u00A0-]+";
 
-    /** An IBAN's other spelling (groups of four separated by one space, or compact), or null: the same value either way. */
-    static String otherIban(String v) {
-        if (v.matches(IBAN)) return v.replaceAll("(.{4})(?=.)", "$1 ");
-        if (v.matches("[a-z0-9]{4}( [a-z0-9]{4})* [a-z0-9]{1,4}") && v.replace(" ", "").matches(IBAN)) return v.replace(" ", "");
-        return null;
+    /** An IBAN compact, or in groups of four with or without separators at each boundary, as its compact form; else null. */
+    static String compactIban(String v) {
+        if (!v.matches("[a-z0-9]{4}((" + IBAN_SEP + ")?[a-z0-9]{4})*((" + IBAN_SEP + ")?[a-z0-9]{1,4})?")) return null;
+        String c = v.replaceAll(IBAN_SEP, "");
+        return c.matches(IBAN) ? c : null;
+    }
+
+    /** {@link #containsWord} for {@code v}; for an IBAN, its groups with optional separators between them, as a pattern. */
+    static boolean mentions(String text, String v) {
+        String c = compactIban(v);
+        if (c == null) return containsWord(text, v);
+        StringBuilder re = new StringBuilder("(?<![\\p{L}\\p{Nd}])");
+        for (int i = 0; i < c.length(); i += 4) {
+            if (i > 0) re.append("(?:").append(IBAN_SEP).append(")?");
+            re.append(java.util.regex.Pattern.quote(c.substring(i, Math.min(i + 4, c.length()))));
+        }
+        return java.util.regex.Pattern.compile(re.append("(?![\\p{L}\\p{Nd}])").toString()).matcher(text).find();
     }
 
     /** True when {@code v} is an e-mail address and a word of its local part (3+ letters) is in the user's texts. */
@@ -311,10 +327,11 @@ public final class OfflineProvenance implements Grounder<Event> {
         return false;
     }
 
-    /** Lower case, a URL's scheme dropped and trailing slashes cut (so {@code http://a.com/} is {@code a.com}). */
+    /** Lower case, a URL's scheme and a leading www. (when a dot follows in the host) dropped, trailing slashes cut. */
     static String fold(String s) {
         String t = s.strip().toLowerCase(Locale.ROOT);
         t = t.replace("https://", "").replace("http://", "");
+        t = t.replaceFirst("^www\\.(?=[^/\\p{javaWhitespace}]*\\.)", "");
         while (t.endsWith("/")) t = t.substring(0, t.length() - 1);
         return t;
     }

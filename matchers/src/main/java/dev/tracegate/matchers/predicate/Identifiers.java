@@ -71,10 +71,10 @@ public final class Identifiers {
                     cls = d < 128 ? ASCII[d] : nonAscii(d);
                 }
                 boolean mayQualify = digits >= 4 || (marks & (AT | DOT | COLON)) != 0;
-                // a second group needs the first to reach the token's end and go on over ' ', '(' or ')' (groupedEnd
-                // stops at any other char), and a group of digits before a space
+                // a second group needs the first to reach the token's end and go on over ' ', a no-break space, '(' or
+                // ')' (groupedEnd stops at any other char), and a group of digits before a space
                 char next = j < len ? s[j] : 0;
-                boolean mayGroup = next == '(' || next == ')' || (next == ' ' && digits > 0);
+                boolean mayGroup = next == '(' || next == ')' || ((next == ' ' || next == '\u00A0') && digits > 0);
                 if (!mayQualify && !mayGroup) {
                     i = j;
                     continue;
@@ -291,13 +291,15 @@ public final class Identifiers {
     }
 
     /**
-     * End of a run of short space-separated groups starting at {@code a} (phone numbers, IBANs in
-     * groups of four) holding at least seven digits in at least two groups, or {@code a} when none.
+     * End of a run of short groups starting at {@code a} (phone numbers, IBANs in groups of four)
+     * holding at least seven digits in at least two groups, or {@code a} when none. Groups are separated
+     * by one space or no-break space; after a first group like an IBAN's ({@code DE89}, {@code de89}) by
+     * any run of them, as invoices and PDFs copy IBANs.
      */
     static int groupedEnd(char[] s, int a, int len) {
         int i = a;
         int groups = 0, digits = 0, end = a;
-        boolean ibanLike = false;
+        boolean ibanLike = false, ibanStart = false;
         while (i < len) {
             int g = i;
             while (g < len && groupChar(s[g])) g++;
@@ -311,6 +313,7 @@ public final class Identifiers {
             }
             if (groups == 0) {
                 ibanLike = glen == 4 && upper == 2 && d == 2 && s[i] >= 'A' && s[i + 1] >= 'A';
+                ibanStart = glen == 4 && d == 2 && asciiLetter(s[i]) && asciiLetter(s[i + 1]);
                 if (d == 0) break; // a number starts with a digit group (or +, ( before digits)
             } else if (d == 0 && !(ibanLike && upper == glen)) {
                 break; // a word after the number is not part of it
@@ -318,11 +321,20 @@ public final class Identifiers {
             digits += d;
             groups++;
             end = g;
-            if (g < len - 1 && s[g] == ' ' && groupChar(s[g + 1])) i = g + 1;
+            int k = g;
+            if (k < len && groupSpace(s[k])) {
+                k++;
+                if (ibanStart) while (k < len && groupSpace(s[k])) k++;
+            }
+            if (k > g && k < len && groupChar(s[k])) i = k;
             else break;
         }
         return groups >= 2 && digits >= 7 ? end : a;
     }
+
+    private static boolean groupSpace(char c) { return c == ' ' || c == '\u00A0'; }
+
+    private static boolean asciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
     private static boolean groupChar(char c) {
         return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '+' || c == '-'

@@ -16,7 +16,8 @@ import java.util.function.Function;
 /**
  * How a policy decides where a value came from: when a policy carries one, {@code untrusted_target}
  * and {@code untrusted(f)} read whole-word occurrences in the session's tool outputs and user
- * messages (case-insensitive, URLs without scheme or trailing slash) instead of identifier hashes,
+ * messages (case-insensitive, URLs without scheme, leading www. or trailing slash, IBANs compact or
+ * in groups of four however separated) instead of identifier hashes,
  * with the trust refinements switched on here, and {@code user_matches} can also hold on the output
  * of a source the user handed the task to. Immutable; build it with {@link #builder()}.
  *

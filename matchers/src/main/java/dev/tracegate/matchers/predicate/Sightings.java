@@ -141,20 +141,27 @@ final class Sightings {
     boolean untrusted(String value, Provenance p) {
         String v = fold(value);
         if (v.isEmpty()) return false;
-        String w = IbanSpelling.other(v); // an IBAN in groups where the other wrote it compact, or the reverse
+        String iban = IbanSpelling.compact(v); // an IBAN, found compact or in groups however separated
         boolean fromTool = truncated;
-        if (!fromTool) for (String o : outputs) if (containsWord(o, v, w)) { fromTool = true; break; }
+        if (!fromTool) for (String o : outputs) if (contains(o, v, iban)) { fromTool = true; break; }
         if (!fromTool) return false;
-        for (String u : user) if (containsWord(u, v, w)) return false;
+        for (String u : user) if (contains(u, v, iban)) return false;
         if (p.namedOwner && ownerNamed(v)) return false;
-        if (p.endorse != Provenance.Endorse.NONE) for (String u : endorsed) if (containsWord(u, v, w)) return false;
-        if (p.wholeFields) for (Set<String> f : fields) if (f.contains(v) || (w != null && f.contains(w))) return false;
+        if (p.endorse != Provenance.Endorse.NONE) for (String u : endorsed) if (contains(u, v, iban)) return false;
+        if (p.wholeFields) for (Set<String> f : fields) if (f.contains(v) || (iban != null && ibanField(f, iban))) return false;
         return true;
     }
 
-    /** {@link #containsWord(String, String)} for {@code v}, or for its other spelling {@code w} when there is one. */
-    private static boolean containsWord(String text, String v, String w) {
-        return containsWord(text, v) || (w != null && containsWord(text, w));
+    /** {@link #containsWord(String, String)} for {@code v}, or the IBAN {@code iban} in any spelling when it is one. */
+    private static boolean contains(String text, String v, String iban) {
+        return iban != null ? IbanSpelling.occursIn(text, iban) : containsWord(text, v);
+    }
+
+    /** True when one of the fields {@code f} is the IBAN {@code iban} in some spelling. */
+    private static boolean ibanField(Set<String> f, String iban) {
+        if (f.contains(iban)) return true;
+        for (String x : f) if (x.length() > iban.length() && iban.equals(IbanSpelling.compact(x))) return true;
+        return false;
     }
 
     /** True when {@code value} lies inside a record a fetch tool may open. */
@@ -171,8 +178,9 @@ final class Sightings {
 
     /** True when {@code v} (folded, 3+ characters) is a word the user wrote, or (transitively) one an endorsed output gave. */
     boolean named(String v, boolean endorsedToo) {
-        for (String u : user) if (containsWord(u, v)) return true;
-        if (endorsedToo) for (String u : endorsed) if (containsWord(u, v)) return true;
+        String iban = IbanSpelling.compact(v);
+        for (String u : user) if (contains(u, v, iban)) return true;
+        if (endorsedToo) for (String u : endorsed) if (contains(u, v, iban)) return true;
         return false;
     }
 
@@ -189,13 +197,27 @@ final class Sightings {
 
     // ------------------------------------------------------------------ text
 
-    /** Lower case, a URL's scheme dropped and trailing slashes cut (so {@code http://a.com/} is {@code a.com}). */
+    /**
+     * Lower case, a URL's scheme dropped, a leading {@code www.} dropped when a domain remains (a dot
+     * before any {@code /} or blank), and trailing slashes cut (so {@code http://www.a.com/} is {@code a.com}).
+     */
     static String fold(String s) {
         String t = s.strip().toLowerCase(Locale.ROOT);
         t = t.replace("https://", "").replace("http://", "");
+        int start = t.startsWith("www.") && domainAfterWww(t) ? 4 : 0;
         int end = t.length();
-        while (end > 0 && t.charAt(end - 1) == '/') end--;
-        return end == t.length() ? t : t.substring(0, end);
+        while (end > start && t.charAt(end - 1) == '/') end--;
+        return start == 0 && end == t.length() ? t : t.substring(start, end);
+    }
+
+    /** True when {@code t}, which starts with {@code www.}, has another dot before its first {@code /} or blank. */
+    private static boolean domainAfterWww(String t) {
+        for (int i = 4; i < t.length(); i++) {
+            char c = t.charAt(i);
+            if (c == '.') return true;
+            if (c == '/' || Character.isWhitespace(c)) return false;
+        }
+        return false;
     }
 
     /** True when {@code word} occurs in {@code text} not preceded or followed by a letter or digit. */

@@ -23,6 +23,7 @@ class IdentifiersEquivalenceTest {
         "A-1234", "NL91 ABNA 0417 1643 00", "+1 (415) 555-0100", "jane@example.com", "example.org", "ceramic", "Lyon",
         "{\"sku\":\"SKU-1001\",\"qty\":2}", "1 2 3 4 5 6 7", "AB12 CD", "x.co", "\uD83D\uDE00",
         "/", "https://", "HTTP://WWW.", "evil.example/pay", "EVIL.example/payroll/", "a.b/c", ":8080",
+        "DE89", "de89", "3704", "0044\u00A0", "DE89\u00A0\u00A03704", "BUKB", "  \u00A0",
     };
 
     @Provide Arbitrary<String> text() {

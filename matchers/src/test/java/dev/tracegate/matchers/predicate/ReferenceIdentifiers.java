@@ -160,13 +160,15 @@ final class ReferenceIdentifiers {
     }
 
     /**
-     * End of a run of short space-separated groups starting at {@code a} (phone numbers, IBANs in
-     * groups of four) holding at least seven digits in at least two groups, or {@code a} when none.
+     * End of a run of short groups starting at {@code a} (phone numbers, IBANs in groups of four)
+     * holding at least seven digits in at least two groups, or {@code a} when none. Groups are separated
+     * by one space or no-break space; after a first group like an IBAN's ({@code DE89}, {@code de89}) by
+     * any run of them, as invoices and PDFs copy IBANs.
      */
     static int groupedEnd(CharSequence s, int a, int len) {
         int i = a;
         int groups = 0, digits = 0, end = a;
-        boolean ibanLike = false;
+        boolean ibanLike = false, ibanStart = false;
         while (i < len) {
             int g = i;
             while (g < len && groupChar(s.charAt(g))) g++;
@@ -180,6 +182,7 @@ final class ReferenceIdentifiers {
             }
             if (groups == 0) {
                 ibanLike = glen == 4 && upper == 2 && d == 2 && s.charAt(i) >= 'A' && s.charAt(i + 1) >= 'A';
+                ibanStart = glen == 4 && d == 2 && asciiLetter(s.charAt(i)) && asciiLetter(s.charAt(i + 1));
                 if (d == 0) break; // a number starts with a digit group (or +, ( before digits)
             } else if (d == 0 && !(ibanLike && upper == glen)) {
                 break; // a word after the number is not part of it
@@ -187,11 +190,20 @@ final class ReferenceIdentifiers {
             digits += d;
             groups++;
             end = g;
-            if (g < len - 1 && s.charAt(g) == ' ' && groupChar(s.charAt(g + 1))) i = g + 1;
+            int k = g;
+            if (k < len && groupSpace(s.charAt(k))) {
+                k++;
+                if (ibanStart) while (k < len && groupSpace(s.charAt(k))) k++;
+            }
+            if (k > g && k < len && groupChar(s.charAt(k))) i = k;
             else break;
         }
         return groups >= 2 && digits >= 7 ? end : a;
     }
+
+    private static boolean groupSpace(char c) { return c == ' ' || c == '\u00A0'; }
+
+    private static boolean asciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
     private static boolean groupChar(char c) {
         return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '+' || c == '-'

@@ -2,6 +2,7 @@ package dev.tracegate.matchers.predicate;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -12,7 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * One value, several spellings (trial5 findings): the hashed identifiers read a URL without its
  * scheme, a leading www., its host's case and one trailing slash, and find a domain with a path; the
- * whole-word provenance finds an IBAN in groups where it was written compact and the reverse.
+ * whole-word provenance reads a URL without scheme and www. too, and finds an IBAN in groups (spaces,
+ * no-break spaces, dashes) where it was written compact and the reverse.
  */
 class ValueSpellingTest {
 
@@ -50,15 +52,49 @@ class ValueSpellingTest {
     }
 
     @Test
-    void anIbanHasItsOtherSpelling() {
-        assertThat(IbanSpelling.other("de89370400440532013000")).isEqualTo("de89 3704 0044 0532 0130 00");
-        assertThat(IbanSpelling.other("de89 3704 0044 0532 0130 00")).isEqualTo("de89370400440532013000");
-        assertThat(IbanSpelling.other("gb33 bukb 2020 1555 5555 55")).isEqualTo("gb33bukb20201555555555");
-        assertThat(IbanSpelling.other("de89 3704 0044 0532 013 000")).isNull(); // not groups of four
-        assertThat(IbanSpelling.other("de89  3704 0044 0532 0130 00")).isNull();
-        assertThat(IbanSpelling.other("1234567890123456")).isNull(); // no country code
-        assertThat(IbanSpelling.other("abcdefghijklmnopq")).isNull(); // no check digits
-        assertThat(IbanSpelling.other("de89")).isNull();
+    void theHashedIdentifiersFindAnIbanInGroupsHoweverSpaced() {
+        long compact = TextHash.of("DE89370400440532013000");
+        for (String t : new String[] {"Pay to DE89 3704 0044 0532 0130 00.", "Pay to DE89  3704  0044  0532  0130  00.",
+                "Pay to DE89\u00A03704\u00A00044\u00A00532\u00A00130\u00A000.", "Pay to de89 \u00A03704  0044 0532 0130 00.",
+                "Pay to DE89-3704-0044-0532-0130-00."}) {
+            long[] out = new long[16];
+            int n = Identifiers.scan(t, out, 0);
+            assertThat(java.util.Arrays.copyOf(out, n)).as(t).contains(compact);
+        }
+        // a phone number in groups takes one space (or a no-break space) between them; numbers in columns stay apart
+        assertThat(Identifiers.find("call +1\u00A0415\u00A0555\u00A00100 now")).containsExactly("+1\u00A0415\u00A0555\u00A00100");
+        assertThat(Identifiers.find("2024  12345  67890")).containsExactly("2024", "12345", "67890");
+    }
+
+    @Test
+    void anIbanHasOneCompactSpelling() {
+        assertThat(IbanSpelling.compact("de89370400440532013000")).isEqualTo("de89370400440532013000");
+        assertThat(IbanSpelling.compact("de89 3704 0044 0532 0130 00")).isEqualTo("de89370400440532013000");
+        assertThat(IbanSpelling.compact("gb33 bukb 2020 1555 5555 55")).isEqualTo("gb33bukb20201555555555");
+        assertThat(IbanSpelling.compact("de89  3704  0044  0532  0130  00")).isEqualTo("de89370400440532013000");
+        assertThat(IbanSpelling.compact("de89\u00A03704\u00A00044\u00A00532\u00A00130\u00A000")).isEqualTo("de89370400440532013000");
+        assertThat(IbanSpelling.compact("de89-3704-0044-0532-0130-00")).isEqualTo("de89370400440532013000");
+        assertThat(IbanSpelling.compact("de89 3704 0044 0532 013 000")).isNull(); // not groups of four
+        assertThat(IbanSpelling.compact("de89 3704 0044 0532 0130 00 ")).isNull(); // folded values carry no trailing blank
+        assertThat(IbanSpelling.compact("de89--3704 0044 0532 0130 00")).isEqualTo("de89370400440532013000");
+        assertThat(IbanSpelling.compact("de89.3704.0044.0532.0130.00")).isNull(); // dots are no IBAN separator
+        assertThat(IbanSpelling.compact("1234567890123456")).isNull(); // no country code
+        assertThat(IbanSpelling.compact("abcdefghijklmnopq")).isNull(); // no check digits
+        assertThat(IbanSpelling.compact("de89")).isNull();
+    }
+
+    @Test
+    void anIbanOccursInATextInAnyGrouping() {
+        String c = "de89370400440532013000";
+        assertThat(IbanSpelling.occursIn("pay to iban de89 3704 0044 0532 0130 00 please.", c)).isTrue();
+        assertThat(IbanSpelling.occursIn("pay to iban de89370400440532013000.", c)).isTrue();
+        assertThat(IbanSpelling.occursIn("iban: de89-3704-0044-0532-0130-00", c)).isTrue();
+        assertThat(IbanSpelling.occursIn("iban:\u00A0de89\u00A03704\u00A00044\u00A00532\u00A00130\u00A000", c)).isTrue();
+        assertThat(IbanSpelling.occursIn("de89  3704  0044  0532  0130  00", c)).isTrue();
+        assertThat(IbanSpelling.occursIn("iban de89 3704 0044 0532 0130 001", c)).isFalse(); // a longer value
+        assertThat(IbanSpelling.occursIn("xde89 3704 0044 0532 0130 00", c)).isFalse();
+        assertThat(IbanSpelling.occursIn("de89 3704 0044 0532 0130 01 and de89 3704 0044 0532 0130 00", c)).isTrue();
+        assertThat(IbanSpelling.occursIn("de89 37 04 0044 0532 0130 00", c)).isFalse(); // split inside a group
     }
 
     @Test
@@ -76,25 +112,83 @@ class ValueSpellingTest {
         assertThat(compact.user("send to de89 3704 0044 0532 0130 00", p).untrusted("DE89 3704 0044 0532 0130 00", p)).isFalse();
     }
 
-    private static final String IBAN = "[a-z]{2}[0-9]{2}[a-z0-9]{11,30}";
+    @Test
+    void wholeWordProvenanceMatchesAnIbanWhateverItsSeparators() {
+        Provenance p = Provenance.builder().build();
+        Sightings grouped = Sightings.EMPTY.output("c1", "Pay to IBAN DE89 3704 0044 0532 0130 00 please.", null, p);
+        assertThat(grouped.untrusted("DE89  3704  0044  0532  0130  00", p)).isTrue();
+        assertThat(grouped.untrusted("DE89\u00A03704\u00A00044\u00A00532\u00A00130\u00A000", p)).isTrue();
+        assertThat(grouped.untrusted("DE89-3704-0044-0532-0130-00", p)).isTrue();
+        assertThat(grouped.untrusted("DE89-3704-0044-0532-0130-01", p)).isFalse();
+        Sightings dashed = Sightings.EMPTY.output("c1", "IBAN: DE89-3704-0044-0532-0130-00", null, p);
+        assertThat(dashed.untrusted("DE89370400440532013000", p)).isTrue();
+        assertThat(dashed.user("to DE89 3704 0044 0532 0130 00", p).untrusted("DE89370400440532013000", p)).isFalse();
+        Sightings nbsp = Sightings.EMPTY.output("c1", "IBAN:\u00A0DE89\u00A03704\u00A00044\u00A00532\u00A00130\u00A000", null, p);
+        assertThat(nbsp.untrusted("DE89 3704 0044 0532 0130 00", p)).isTrue();
+        // a whole field in another spelling is still that field
+        Provenance fields = Provenance.builder().wholeFields(true).build();
+        com.fasterxml.jackson.databind.JsonNode tree = Provenance.JSON_OUTPUTS.apply("{\"iban\": \"DE89-3704-0044-0532-0130-00\"}");
+        Sightings field = Sightings.EMPTY.output("c1", "{\"iban\": \"DE89-3704-0044-0532-0130-00\"}", tree, fields);
+        assertThat(field.untrusted("DE89370400440532013000", fields)).isFalse();
+        assertThat(field.untrusted("DE89370400440532013000", p)).isTrue();
+    }
 
-    /** Oracle: the other spelling by patterns (groups of four with one space each, or compact). */
-    static String otherByPattern(String v) {
-        if (v.matches(IBAN)) return v.replaceAll("(.{4})(?=.)", "$1 ");
-        if (v.matches("[a-z0-9]{4}( [a-z0-9]{4})* [a-z0-9]{1,4}") && v.replace(" ", "").matches(IBAN)) return v.replace(" ", "");
-        return null;
+    @Test
+    void wholeWordProvenanceReadsAUrlWithoutItsWww() {
+        Provenance p = Provenance.builder().build();
+        Sightings bare = Sightings.EMPTY.output("c1", "Details at evil.example/pay", null, p);
+        assertThat(bare.untrusted("https://www.evil.example/pay", p)).isTrue();
+        assertThat(bare.untrusted("WWW.Evil.Example/pay/", p)).isTrue();
+        assertThat(bare.untrusted("https://www.evil.example/payroll", p)).isFalse();
+        Sightings www = Sightings.EMPTY.output("c1", "Details at https://www.evil.example/pay", null, p);
+        assertThat(www.untrusted("evil.example/pay", p)).isTrue();
+        assertThat(www.user("open evil.example/pay", p).untrusted("https://www.evil.example/pay", p)).isFalse();
+        assertThat(bare.user("open www.evil.example/pay", p).untrusted("evil.example/pay", p)).isFalse();
+        assertThat(Sightings.fold("www.com")).isEqualTo("www.com"); // www. only when a domain remains
+        assertThat(Sightings.fold("https://WWW.shop.example/")).isEqualTo("shop.example");
+    }
+
+    private static final String IBAN = "[a-z]{2}[0-9]{2}[a-z0-9]{11,30}";
+    private static final String SEP = "[ \\t\u00A0-]+";
+
+    /** Oracle: the compact IBAN by patterns (groups of four, each boundary with or without separators). */
+    static String compactByPattern(String v) {
+        if (!v.matches("[a-z0-9]{4}((" + SEP + ")?[a-z0-9]{4})*((" + SEP + ")?[a-z0-9]{1,4})?")) return null;
+        String c = v.replaceAll(SEP, "");
+        return c.matches(IBAN) ? c : null;
+    }
+
+    /** Oracle: a pattern for the IBAN's groups, optional separators between them, no letter or digit around. */
+    static boolean occursByPattern(String text, String compact) {
+        StringBuilder re = new StringBuilder("(?<![\\p{L}\\p{Nd}])");
+        for (int i = 0; i < compact.length(); i += 4) {
+            if (i > 0) re.append("(?:").append(SEP).append(")?");
+            re.append(java.util.regex.Pattern.quote(compact.substring(i, Math.min(i + 4, compact.length()))));
+        }
+        re.append("(?![\\p{L}\\p{Nd}])");
+        return java.util.regex.Pattern.compile(re.toString()).matcher(text).find();
     }
 
     @Provide Arbitrary<String> ibanish() {
-        Arbitrary<String> compact = Arbitraries.strings().withChars("de0189 ").ofMinLength(0).ofMaxLength(44);
+        Arbitrary<String> compact = Arbitraries.strings().withChars("de0189 -\u00A0").ofMinLength(0).ofMaxLength(44);
         Arbitrary<String> real = Arbitraries.strings().withChars("abz0129").ofMinLength(11).ofMaxLength(31)
                 .map(t -> "de89" + t);
-        Arbitrary<String> grouped = real.map(t -> Math.random() < 0.5 ? t : t.replaceAll("(.{4})(?=.)", "$1 "));
+        Arbitrary<String> seps = Arbitraries.of("", " ", "  ", "-", "\u00A0", "\t", " - ", "--");
+        Arbitrary<String> grouped = Combinators.combine(real, seps).as((t, sep) -> t.replaceAll("(.{4})(?=.)", "$1" + sep));
         return Arbitraries.oneOf(compact, real, grouped);
     }
 
     @Property(tries = 3000)
-    void theOtherSpellingIsThePatternsOne(@ForAll("ibanish") String v) {
-        assertThat(IbanSpelling.other(v)).as("\"%s\"", v).isEqualTo(otherByPattern(v));
+    void theCompactSpellingIsThePatternsOne(@ForAll("ibanish") String v) {
+        assertThat(IbanSpelling.compact(v)).as("\"%s\"", v).isEqualTo(compactByPattern(v));
+    }
+
+    @Property(tries = 3000)
+    void anIbanOccursWhereThePatternFindsIt(@ForAll("ibanish") String v, @ForAll("ibanish") String before,
+                                            @ForAll("ibanish") String after) {
+        String c = compactByPattern(v);
+        if (c == null) c = "de89370400440532013000";
+        String text = before + v + after;
+        assertThat(IbanSpelling.occursIn(text, c)).as("\"%s\" in \"%s\"", c, text).isEqualTo(occursByPattern(text, c));
     }
 }
