@@ -36,7 +36,15 @@ import static dev.tracegate.matchers.predicate.Nodes.*;
  * A library's atoms compiled against its {@link Policy}: grounds each event into the atoms' truth
  * values and keeps the session counters and context in {@link SessionState}. Build it with
  * {@link #compile}. Thread-safe and shared: per-thread scratch lives in a thread-local frame, and
- * {@link #ground} only reads the state it is given.
+ * {@link #ground} only reads the state it is given and the {@link SubjectRegister}.
+ *
+ * <p>With {@link Policy.SubjectScope#GLOBAL} (the default) consents and erasures of data subjects are
+ * facts of the runtime, not of a session: {@link #apply} of an accepted consent or erasure (an event
+ * or a consent or erasure tool's call) writes them to this grounding's {@link #register()}, which every
+ * session grounded here reads, and which a hot reload hands on ({@link #shareRegister}). This is the one
+ * effect of {@code apply} outside the session's state; it is idempotent (an erasure recorded twice, the
+ * same consent given twice), so a step that the engine redoes after losing a race records nothing new.
+ * A consent without a subject is a consent for the whole session and stays in the session.
  */
 public final class Grounding implements Grounder<Event> {
     /** Created on first use: a mapper pulls ~280 databind classes into every agent start that may never read JSON here. */
@@ -92,6 +100,11 @@ public final class Grounding implements Grounder<Event> {
     private final int sightingsSlot;
     private final int[] requestAtoms;     // top-level user_matches atoms, credited on delegated outputs
     private final int[] requestPatterns;
+    // consents and erasures of data subjects shared by the runtime's sessions (GLOBAL scope)
+    private final boolean sharedSubjects;
+    private final boolean subjectTools;
+    /** Written only by {@link #shareRegister}, before the grounding steps events (published with the runtime). */
+    private SubjectRegister register;
 
     private Grounding(Compiler c, List<Atom> atoms, Policy policy) {
         this.atoms = List.copyOf(atoms);
@@ -130,7 +143,10 @@ public final class Grounding implements Grounder<Event> {
             latchTool[i] = latches[i].tool == null ? -1 : c.tool(latches[i].tool);
             latchPending[i] = latches[i].kind == EventKind.RETURN && latches[i].source == Latch.Source.ARG ? c.refs++ : -1;
         }
-        this.erasedSlot = c.erased ? c.refs++ : -1;
+        this.sharedSubjects = policy.subjectScope == Policy.SubjectScope.GLOBAL;
+        this.register = new SubjectRegister(policy.registerCapacity);
+        this.subjectTools = !policy.consentTools.isEmpty() || !policy.erasureTools.isEmpty();
+        this.erasedSlot = c.erased && !sharedSubjects ? c.refs++ : -1;
         this.consentSlot = c.consent ? c.refs++ : -1;
         this.introducedSlot = c.flow ? c.refs++ : -1;
         this.namedSlot = c.flow ? c.refs++ : -1;
@@ -204,6 +220,32 @@ public final class Grounding implements Grounder<Event> {
 
     /** The policy compiled in. */
     public Policy policy() { return policy; }
+
+    /**
+     * The consents and erasures of data subjects that the sessions grounded here share (with
+     * {@link Policy.SubjectScope#SESSION} it stays empty: each session keeps its own).
+     */
+    public SubjectRegister register() { return register; }
+
+    /**
+     * Makes this grounding read and write {@code shared} instead of its own register: a runtime that replaces
+     * another (a hot reload) passes the old grounding's register, so that consents and erasures given before
+     * the reload, and those the old version's sessions still record, count in the new version's sessions.
+     * Call it before this grounding grounds any event, and publish the grounding to other threads afterwards
+     * (as a runtime is published: through a volatile field or a concurrent collection).
+     *
+     * @throws IllegalStateException when this grounding has already recorded consents or erasures of its own
+     */
+    public void shareRegister(SubjectRegister shared) {
+        if (shared == null) throw new IllegalArgumentException("the shared register must not be null");
+        SubjectRegister own = register;
+        if (own == shared) return;
+        if (own.erasures() > 0 || own.consents() > 0) {
+            throw new IllegalStateException("this grounding has already recorded " + own + " of its own; share a register"
+                    + " before the grounding steps any event");
+        }
+        register = shared;
+    }
 
     @Override public int words() { return words; }
 
@@ -334,38 +376,28 @@ public final class Grounding implements Grounder<Event> {
 
     private void applySets(Frame f, Event e, SessionState st) {
         EventKind k = e.kind();
-        if (consentSlot >= 0) {
-            if (k == EventKind.CONSENT) {
-                for (int i = 0; i < e.purposeCount(); i++) st.refs[consentSlot] = consent(st, e.subject(), e.purpose(i), e.granted());
-            } else if (f.isCall) {
-                Policy.ConsentTool ct = consentToolOf(f);
-                if (ct != null) {
-                    JsonNode subj = e.args().get(ct.subject());
-                    JsonNode purposes = e.args().get(ct.purposes());
-                    JsonNode granted = ct.granted() == null ? null : e.args().get(ct.granted());
-                    boolean grant = granted == null || !(granted.isBoolean() ? !granted.booleanValue()
-                            : "false".equalsIgnoreCase(granted.asText()) || "withdraw".equalsIgnoreCase(granted.asText()));
-                    String s = subj == null ? null : Nodes.text(subj).toString();
-                    if (purposes != null && purposes.isArray()) {
-                        for (JsonNode p : purposes) st.refs[consentSlot] = consent(st, s, Nodes.text(p).toString(), grant);
-                    } else if (purposes != null) {
-                        st.refs[consentSlot] = consent(st, s, Nodes.text(purposes).toString(), grant);
-                    }
+        if (k == EventKind.CONSENT) {
+            for (int i = 0; i < e.purposeCount(); i++) recordConsent(st, e.subject(), e.purpose(i), e.granted());
+        } else if (k == EventKind.ERASURE) {
+            recordErasure(st, e.subject());
+        } else if (subjectTools && f.isCall) {
+            Policy.ConsentTool ct = consentToolOf(f);
+            if (ct != null) {
+                JsonNode subj = e.args().get(ct.subject());
+                JsonNode purposes = e.args().get(ct.purposes());
+                JsonNode granted = ct.granted() == null ? null : e.args().get(ct.granted());
+                boolean grant = granted == null || !(granted.isBoolean() ? !granted.booleanValue()
+                        : "false".equalsIgnoreCase(granted.asText()) || "withdraw".equalsIgnoreCase(granted.asText()));
+                String s = subj == null ? null : Nodes.text(subj).toString();
+                if (purposes != null && purposes.isArray()) {
+                    for (JsonNode p : purposes) recordConsent(st, s, Nodes.text(p).toString(), grant);
+                } else if (purposes != null) {
+                    recordConsent(st, s, Nodes.text(purposes).toString(), grant);
                 }
             }
-        }
-        if (erasedSlot >= 0) {
-            String subject = null;
-            if (k == EventKind.ERASURE) subject = e.subject();
-            else if (f.isCall) {
-                Args.Path p = erasureToolOf(f);
-                JsonNode v = p == null ? null : e.args().get(p);
-                if (v != null) subject = Nodes.text(v).toString();
-            }
-            if (subject != null && !subject.isBlank()) {
-                ValueSet s = st.refs[erasedSlot] instanceof ValueSet vs ? vs : ValueSet.empty(policy.setCapacity);
-                st.refs[erasedSlot] = s.withText(subject);
-            }
+            Args.Path p = erasureToolOf(f);
+            JsonNode v = p == null ? null : e.args().get(p);
+            if (v != null) recordErasure(st, Nodes.text(v).toString());
         }
         if (introducedSlot >= 0) {
             if (k == EventKind.RETURN && e.result() != null) st.refs[introducedSlot] = remember(st.refs[introducedSlot], e.resultValues());
@@ -398,6 +430,25 @@ public final class Grounding implements Grounder<Event> {
             if (v.length() >= 3 && s.named(v, transitive)) return true;
         }
         return false;
+    }
+
+    /**
+     * A consent given or withdrawn: a subject's goes to the register (GLOBAL scope), a consent without a subject
+     * (for the whole session) and every consent in SESSION scope to the session, if any atom reads consent.
+     */
+    private void recordConsent(SessionState st, String subject, String purpose, boolean grant) {
+        if (sharedSubjects && subject != null && !subject.isBlank()) register.consent(subject, purpose, grant);
+        else if (consentSlot >= 0) st.refs[consentSlot] = consent(st, subject, purpose, grant);
+    }
+
+    /** An erasure request: to the register (GLOBAL scope) or to the session, if any atom reads erasures. */
+    private void recordErasure(SessionState st, String subject) {
+        if (subject == null || subject.isBlank()) return;
+        if (sharedSubjects) register.erase(subject);
+        else if (erasedSlot >= 0) {
+            ValueSet s = st.refs[erasedSlot] instanceof ValueSet vs ? vs : ValueSet.empty(policy.setCapacity);
+            st.refs[erasedSlot] = s.withText(subject);
+        }
     }
 
     private ValueSet consent(SessionState st, String subject, String purpose, boolean grant) {
@@ -590,7 +641,16 @@ public final class Grounding implements Grounder<Event> {
     /** {@code purpose} is folded (trimmed, lower case): events fold theirs, the policy and the compiler theirs. */
     boolean consented(Frame f, String purpose) {
         if (!policy.requiresConsentFolded(purpose)) return true;
-        if (!(f.st.refs[consentSlot] instanceof ValueSet s) || s.isEmpty()) return false;
+        Object own = f.st.refs[consentSlot];
+        if (sharedSubjects) {
+            ValueSet granted = register.state().consents;
+            if (!granted.isEmpty()) {
+                String subject = subjectOf(f.e);
+                if (subject != null && granted.contains(TextHash.pair(subject, purpose))) return true;
+            }
+            return own instanceof ValueSet s && !s.isEmpty() && s.contains(TextHash.pair("", purpose));
+        }
+        if (!(own instanceof ValueSet s) || s.isEmpty()) return false;
         String subject = subjectOf(f.e);
         return (subject != null && s.contains(TextHash.pair(subject, purpose))) || s.contains(TextHash.pair("", purpose));
     }
@@ -625,7 +685,18 @@ public final class Grounding implements Grounder<Event> {
     }
 
     boolean mentionsErased(Frame f) {
-        if (!(f.st.refs[erasedSlot] instanceof ValueSet s) || s.isEmpty()) return false;
+        ValueSet s;
+        MentionIndex index;
+        if (sharedSubjects) {
+            SubjectRegister.State r = register.state();
+            s = r.erased;
+            index = r.mentions;
+        } else {
+            if (!(f.st.refs[erasedSlot] instanceof ValueSet vs)) return false;
+            s = vs;
+            index = null;
+        }
+        if (s.isEmpty()) return false;
         Event e = f.e;
         // The erasure tool's own result (its confirmation) is not a disclosure.
         if (e.kind() == EventKind.RETURN && erasureToolOf(f) != null) return false;
@@ -633,15 +704,17 @@ public final class Grounding implements Grounder<Event> {
         Args a = e.args();
         for (int i = 0; i < a.leafCount(); i++) {
             JsonNode v = a.leafValue(i);
-            if (v.isTextual() && mentions(s, v.textValue())) return true;
+            if (v.isTextual() && mentions(s, index, v.textValue())) return true;
             if (v.isIntegralNumber() && v.canConvertToLong() && s.contains(TextHash.of(v.longValue()))) return true;
         }
-        return mentions(s, e.text()) || mentions(s, e.result());
+        return mentions(s, index, e.text()) || mentions(s, index, e.result());
     }
 
-    private static boolean mentions(ValueSet s, String text) {
+    /** {@code text} is an erased value or contains one (case ignored): through the register's index when there is one. */
+    private static boolean mentions(ValueSet s, MentionIndex index, String text) {
         if (text == null) return false;
         if (s.contains(text)) return true;
+        if (index != null) return index.foundIn(text);
         for (int i = 0; i < s.textCount(); i++) {
             String t = s.text(i);
             int n = t.length();

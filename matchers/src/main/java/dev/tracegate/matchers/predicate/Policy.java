@@ -38,6 +38,16 @@ public final class Policy {
     final boolean refuseUnevaluable;
     final int setCapacity;
     final Provenance provenance;                       // null: identifier-hash provenance
+    final SubjectScope subjectScope;
+    final int registerCapacity;
+
+    /** Where the data subjects' consents and erasures are kept, and so which sessions they count in. */
+    public enum SubjectScope {
+        /** In the runtime's {@link SubjectRegister}: a consent or an erasure in any session counts in every session from then on. */
+        GLOBAL,
+        /** In the session: a consent or an erasure counts only in the conversation it was given in, until that session ends. */
+        SESSION
+    }
 
     record ConsentTool(Args.Path subject, Args.Path purposes, Args.Path granted) {}
 
@@ -63,6 +73,8 @@ public final class Policy {
         this.refuseUnevaluable = b.refuseUnevaluable;
         this.setCapacity = b.setCapacity;
         this.provenance = b.provenance;
+        this.subjectScope = b.subjectScope;
+        this.registerCapacity = b.registerCapacity;
     }
 
     private static Map<String, Set<String>> freeze(Map<String, Set<String>> m) {
@@ -126,6 +138,12 @@ public final class Policy {
         return !noConsent && (consentPurposes.isEmpty() || consentPurposes.contains(purpose));
     }
 
+    /** Where consents and erasures of data subjects are kept ({@link SubjectScope#GLOBAL} unless the policy says otherwise). */
+    public SubjectScope subjectScope() { return subjectScope; }
+
+    /** The bound on erased subjects and on consents of the runtime's {@link SubjectRegister}. */
+    public int registerCapacity() { return registerCapacity; }
+
     /** Arguments that name an event's data subject when the event does not carry one (consent and erasure tools' subject fields, and declared ones). */
     public List<Args.Path> subjectFields() { return subjectFields; }
 
@@ -153,6 +171,8 @@ public final class Policy {
         private boolean refuseUnevaluable = true;
         private int setCapacity = ValueSet.DEFAULT_CAPACITY;
         private Provenance provenance;
+        private SubjectScope subjectScope = SubjectScope.GLOBAL;
+        private int registerCapacity = SubjectRegister.DEFAULT_CAPACITY;
 
         private Builder() {}
 
@@ -252,6 +272,20 @@ public final class Policy {
         public Builder setCapacity(int capacity) {
             if (capacity < 1) throw new IllegalArgumentException("set capacity must be at least 1, was " + capacity);
             this.setCapacity = capacity;
+            return this;
+        }
+
+        /** Where consents and erasures of data subjects are kept (default {@link SubjectScope#GLOBAL}). */
+        public Builder subjectScope(SubjectScope scope) {
+            if (scope == null) throw new IllegalArgumentException("subject scope must not be null");
+            this.subjectScope = scope;
+            return this;
+        }
+
+        /** Bound on the erased subjects and on the consents of the runtime's {@link SubjectRegister}; default 65536. */
+        public Builder registerCapacity(int capacity) {
+            if (capacity < 1) throw new IllegalArgumentException("register capacity must be at least 1, was " + capacity);
+            this.registerCapacity = capacity;
             return this;
         }
 

@@ -1,0 +1,118 @@
+package dev.tracegate.matchers.predicate;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * The data subjects' consents and erasure requests that every session of one runtime reads: an erasure or a consent
+ * recorded in any conversation counts in all of them from then on (GDPR P1 and P4 across conversations).
+ *
+ * <p>Concurrency: any thread may call any method. Reads ({@link #state()}) are one acquire load of an immutable
+ * snapshot, without locks or allocation; a change (a consent or an erasure, rare) copies the snapshot and publishes the
+ * copy with a release store, writers serialised by this object's monitor (copy-on-write).
+ *
+ * <p>Bounded: subjects and consents are kept as {@link TextHash} hashes (erased subjects also as their text, so that a
+ * text mentioning one is found), at most {@link #capacity()} of each. A full consent register drops its oldest consent
+ * (read as withdrawn, the safe side: the subject is asked again); a full erasure register refuses a new erasure with a
+ * {@link Full} error rather than forget an old one, and the caller's failure policy decides about the event.
+ */
+public final class SubjectRegister {
+    /** Default bound on the erased subjects and on the consents of one register. */
+    public static final int DEFAULT_CAPACITY = 65_536;
+
+    /** One immutable state of the register. */
+    static final class State {
+        /** Erased subjects: hashes and texts. */
+        final ValueSet erased;
+        /** The erased subjects' texts, for finding them inside longer texts. */
+        final MentionIndex mentions;
+        /** Granted consents as {@link TextHash#pair}(subject, purpose). */
+        final ValueSet consents;
+
+        State(ValueSet erased, MentionIndex mentions, ValueSet consents) {
+            this.erased = erased;
+            this.mentions = mentions;
+            this.consents = consents;
+        }
+    }
+
+    /** A new erasure found the erasure register full. */
+    public static final class Full extends IllegalStateException {
+        Full(int capacity) {
+            super("the register of erased data subjects is full (" + capacity + " subjects), so this erasure could not be recorded"
+                    + " and disclosures of the subject are not blocked: raise the capacity, or restart with the erasures your data"
+                    + " layer keeps as ERASURE events of the subjects that still matter");
+        }
+    }
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(SubjectRegister.class, "state", State.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final int capacity;
+    @SuppressWarnings("unused") // read and written through STATE
+    private State state;
+
+    /** An empty register holding at most {@code capacity} erased subjects and {@code capacity} consents. */
+    public SubjectRegister(int capacity) {
+        if (capacity < 1) throw new IllegalArgumentException("register capacity must be at least 1, was " + capacity);
+        this.capacity = capacity;
+        ValueSet empty = ValueSet.empty(capacity);
+        STATE.setRelease(this, new State(empty, MentionIndex.EMPTY, empty));
+    }
+
+    /** The current snapshot (an acquire load: the snapshot's contents are those its writer published). */
+    State state() { return (State) STATE.getAcquire(this); }
+
+    /** The bound on erased subjects and on consents. */
+    public int capacity() { return capacity; }
+
+    /** Number of erased subjects recorded. */
+    public int erasures() { return state().erased.size(); }
+
+    /** Number of consents standing (granted and not withdrawn). */
+    public int consents() { return state().consents.size(); }
+
+    /** True when {@code subject} (as {@link TextHash} normalises it) has been erased. */
+    public boolean erased(CharSequence subject) { return state().erased.contains(subject); }
+
+    /** True when {@code subject} has consented to {@code purpose} (trimmed, lower case) and not withdrawn since. */
+    public boolean consented(CharSequence subject, CharSequence purpose) {
+        return state().consents.contains(TextHash.pair(subject, purpose));
+    }
+
+    /**
+     * Records an erasure request of {@code subject}; blank subjects are ignored.
+     *
+     * @throws Full when {@link #capacity()} subjects are already erased (nothing is recorded)
+     */
+    public synchronized void erase(String subject) {
+        if (subject == null || subject.isBlank()) return;
+        State s = state();
+        if (s.erased.contains(subject)) return;
+        if (s.erased.size() >= capacity) throw new Full(capacity);
+        ValueSet erased = s.erased.withText(subject);
+        STATE.setRelease(this, new State(erased, new MentionIndex(Arrays.asList(erased.texts())), s.consents));
+    }
+
+    /** Records that {@code subject} grants ({@code granted}) or withdraws consent for {@code purpose}: the last one counts. */
+    public synchronized void consent(String subject, String purpose, boolean granted) {
+        if (subject == null || subject.isBlank() || purpose == null) return;
+        State s = state();
+        long h = TextHash.pair(subject, purpose);
+        ValueSet consents = granted ? s.consents.withHashes(new long[] {h}, 1) : s.consents.without(h);
+        if (consents != s.consents) STATE.setRelease(this, new State(s.erased, s.mentions, consents));
+    }
+
+    @Override public String toString() {
+        State s = state();
+        return "SubjectRegister(" + s.erased.size() + " erased, " + s.consents.size() + " consents)";
+    }
+}

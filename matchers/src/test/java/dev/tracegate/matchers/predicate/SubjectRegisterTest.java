@@ -1,0 +1,295 @@
+package dev.tracegate.matchers.predicate;
+
+import dev.tracegate.engine.automaton.DfaCompiler;
+import dev.tracegate.engine.ltl.Parser;
+import dev.tracegate.engine.monitor.Contract;
+import dev.tracegate.engine.monitor.ContractSet;
+import dev.tracegate.engine.monitor.Decision;
+import dev.tracegate.engine.monitor.Replay;
+import dev.tracegate.engine.monitor.SessionMonitor;
+import dev.tracegate.engine.monitor.Worker;
+import dev.tracegate.matchers.event.Args;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Consents and erasures of data subjects shared by the sessions of a runtime ({@link SubjectRegister}): multi-session
+ * traces stepped online (one {@link SessionMonitor}) and replayed (one {@link Replay} per session, stepped in the
+ * recorded global order, on a grounding of its own) against a plain-code oracle that keeps a set of erased subjects and
+ * a map of consents, and does not share the grounding's predicates; with {@code SESSION} scope the oracle keeps them per
+ * session, as before the register.
+ */
+class SubjectRegisterTest {
+    private static final String[] SESSIONS = {"conv-A", "conv-B", "web"};
+    private static final String[] SUBJECTS = {"ada@example.com", "bob@example.com", "Cy Young"};
+    private static final ContractSet SET = ContractSet.compile(List.of(
+            Contract.of("p1", Parser.parse("G(call(send) -> consent(marketing))")),
+            Contract.of("p4", Parser.parse("G((call(send) | call(lookup)) -> !mentions_erased)"))), new DfaCompiler(10_000));
+
+    private static Policy policy(Policy.SubjectScope scope) {
+        return Policy.builder().purpose("marketing", "email").subjectField("email")
+                .consentTool("record_consent", "customer", "purpose", "granted").erasureTool("forget", "customer")
+                .subjectScope(scope).build();
+    }
+
+    // ------------------------------------------------------------------------------- the oracle
+
+    /** The decisions the register's semantics call for, in plain code: PASS or BLOCK per event. */
+    private static List<String> oracle(List<Event> trace, boolean global) {
+        Map<String, Set<String>> erased = new HashMap<>();            // scope key -> erased subjects, lower case
+        Map<String, Map<String, Boolean>> consent = new HashMap<>();  // scope key -> subject (lower case) -> granted
+        Map<String, Boolean> sessionWide = new HashMap<>();           // session -> consent without a subject
+        List<String> out = new ArrayList<>();
+        for (Event e : trace) {
+            String key = global ? "*" : e.session();
+            Set<String> er = erased.computeIfAbsent(key, k -> new HashSet<>());
+            Map<String, Boolean> co = consent.computeIfAbsent(key, k -> new HashMap<>());
+            String decision = "PASS";
+            switch (e.kind()) {
+                case CONSENT -> {
+                    if (e.subject() == null) sessionWide.put(e.session(), e.granted());
+                    else co.put(e.subject().toLowerCase(Locale.ROOT), e.granted());
+                }
+                case ERASURE -> er.add(e.subject().toLowerCase(Locale.ROOT));
+                case CALL -> {
+                    StringBuilder values = new StringBuilder();   // the arguments' values, one a line
+                    for (int i = 0; i < e.args().leafCount(); i++) values.append(e.args().leafValue(i).asText()).append('\n');
+                    String args = values.toString().toLowerCase(Locale.ROOT);
+                    boolean subjectCall = e.tool().equals("send") || e.tool().equals("lookup");
+                    String who = e.args().get(Args.Path.of(subjectCall ? "email" : "customer")).asText();
+                    boolean mentions = er.stream().anyMatch(args::contains);
+                    switch (e.tool()) {
+                        case "send" -> {
+                            boolean consented = (co.getOrDefault(who.toLowerCase(Locale.ROOT), false))
+                                    || sessionWide.getOrDefault(e.session(), false);
+                            if (!consented || mentions) decision = "BLOCK";
+                        }
+                        case "lookup" -> {
+                            if (mentions) decision = "BLOCK";
+                        }
+                        case "record_consent" -> co.put(who.toLowerCase(Locale.ROOT), e.args().get(Args.Path.of("granted")).asBoolean());
+                        case "forget" -> er.add(who.toLowerCase(Locale.ROOT));
+                        default -> throw new AssertionError(e.tool());
+                    }
+                }
+                default -> throw new AssertionError(e.kind());
+            }
+            out.add(decision);
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------------------- the two drivers
+
+    private static List<String> online(List<Event> trace, Grounding g) {
+        SessionMonitor<Event> m = new SessionMonitor<>(SET, g);
+        Worker w = m.newWorker();
+        List<String> out = new ArrayList<>();
+        for (Event e : trace) out.add(m.step(m.session(e.session()), e, e.controlledByAgent(), true, w).kind().name());
+        return out;
+    }
+
+    private static List<String> replay(List<Event> trace, Grounding g) {
+        Map<String, Replay<Event>> sessions = new LinkedHashMap<>();
+        List<String> out = new ArrayList<>();
+        for (Event e : trace) {
+            Replay<Event> r = sessions.computeIfAbsent(e.session(), id -> new Replay<>(SET, g, true, id));
+            out.add(r.next(e, e.controlledByAgent(), true).decision().name());
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------------------- traces
+
+    private static long seq;
+
+    private static Event consent(String session, String subject, boolean granted) {
+        return Event.builder(EventKind.CONSENT).session(session).seq(++seq).subject(subject).purposes("marketing").granted(granted).build();
+    }
+
+    private static Event erasure(String session, String subject) {
+        return Event.builder(EventKind.ERASURE).session(session).seq(++seq).subject(subject).build();
+    }
+
+    private static Event send(String session, String subject) {
+        return Event.call(session, ++seq, "send", "{\"email\":\"" + subject + "\"}");
+    }
+
+    private static Event lookup(String session, String subject, String note) {
+        return Event.call(session, ++seq, "lookup", "{\"email\":\"" + subject + "\",\"note\":\"" + note + "\"}");
+    }
+
+    private static Event grantTool(String session, String subject, boolean granted) {
+        return Event.call(session, ++seq, "record_consent", "{\"customer\":\"" + subject + "\",\"purpose\":\"marketing\",\"granted\":" + granted + "}");
+    }
+
+    private static Event forgetTool(String session, String subject) {
+        return Event.call(session, ++seq, "forget", "{\"customer\":\"" + subject + "\"}");
+    }
+
+    @Provide Arbitrary<List<Event>> traces() {
+        Arbitrary<Event> event = Combinators.combine(Arbitraries.integers().between(0, 7), Arbitraries.integers().between(0, SESSIONS.length - 1),
+                Arbitraries.integers().between(0, SUBJECTS.length - 1), Arbitraries.of(true, false)).as((kind, s, subj, flag) -> {
+            String session = SESSIONS[s];
+            String subject = SUBJECTS[subj];
+            return switch (kind) {
+                case 0 -> consent(session, flag ? subject : null, !flag || subj != 2);   // a subject's grant or withdrawal; session-wide grants
+                case 1 -> erasure(session, subject);
+                case 2 -> grantTool(session, subject, flag);
+                case 3 -> forgetTool(session, subject);
+                case 4 -> lookup(session, "carol@example.com", flag ? "about " + subject.toUpperCase(Locale.ROOT) : "nobody");   // a mention in a longer text
+                default -> send(session, subject);
+            };
+        });
+        return event.list().ofMinSize(1).ofMaxSize(40);
+    }
+
+    @Property(tries = 300)
+    void onlineAndReplayInGlobalOrderAgreeWithTheOracleAcrossSessions(@ForAll("traces") List<Event> trace) {
+        List<String> want = oracle(trace, true);
+        assertThat(online(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.GLOBAL)))).as("online %s", trace).isEqualTo(want);
+        assertThat(replay(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.GLOBAL)))).as("replay %s", trace).isEqualTo(want);
+    }
+
+    @Property(tries = 200)
+    void withSessionScopeEachConversationKeepsItsOwn(@ForAll("traces") List<Event> trace) {
+        List<String> want = oracle(trace, false);
+        assertThat(online(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.SESSION)))).as("online %s", trace).isEqualTo(want);
+        assertThat(replay(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.SESSION)))).as("replay %s", trace).isEqualTo(want);
+    }
+
+    // ------------------------------------------------------------------------------- examples
+
+    @Test void anErasureInOneConversationBlocksALaterDisclosureInAnother() {
+        List<Event> trace = List.of(
+                lookup("conv-A", "ada@example.com", ""),
+                erasure("conv-B", "ada@example.com"),
+                lookup("conv-A", "ada@example.com", ""),
+                lookup("conv-A", "bob@example.com", "Ada@Example.com asked for it"),
+                lookup("conv-C", "bob@example.com", ""));
+        assertThat(online(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.GLOBAL))))
+                .containsExactly("PASS", "PASS", "BLOCK", "BLOCK", "PASS");
+        assertThat(online(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.SESSION))))
+                .containsExactly("PASS", "PASS", "PASS", "PASS", "PASS");
+    }
+
+    @Test void aConsentGivenOutsideTheConversationCountsAndAWithdrawalAnywhereEndsIt() {
+        List<Event> trace = List.of(
+                send("conv-A", "ada@example.com"),
+                consent("web", "ada@example.com", true),          // a web request, a session of its own
+                send("conv-A", "ada@example.com"),
+                send("conv-B", "ada@example.com"),
+                send("conv-B", "bob@example.com"),
+                grantTool("conv-B", "ada@example.com", false),     // withdrawn through the consent tool elsewhere
+                send("conv-A", "ada@example.com"));
+        assertThat(online(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.GLOBAL))))
+                .containsExactly("BLOCK", "PASS", "PASS", "PASS", "BLOCK", "PASS", "BLOCK");
+        assertThat(online(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.SESSION))))
+                .containsExactly("BLOCK", "PASS", "BLOCK", "BLOCK", "BLOCK", "PASS", "BLOCK");
+    }
+
+    @Test void aConsentWithoutASubjectStaysInItsSession() {
+        List<Event> trace = List.of(consent("conv-A", null, true), send("conv-A", "ada@example.com"), send("conv-B", "ada@example.com"));
+        assertThat(online(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.GLOBAL)))).containsExactly("PASS", "PASS", "BLOCK");
+    }
+
+    @Test void aReloadedGroundingSharesTheRegisterBothWays() {
+        Grounding before = Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.GLOBAL));
+        SessionMonitor<Event> old = new SessionMonitor<>(SET, before);
+        Worker wo = old.newWorker();
+        old.step(old.session("conv-A"), erasure("conv-A", "ada@example.com"), false, true, wo);
+        old.step(old.session("conv-A"), consent("conv-A", "bob@example.com", true), false, true, wo);
+
+        Grounding after = Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.GLOBAL));   // the reloaded library
+        after.shareRegister(before.register());
+        SessionMonitor<Event> next = new SessionMonitor<>(SET, after);
+        Worker wn = next.newWorker();
+        assertThat(next.step(next.session("conv-B"), lookup("conv-B", "ada@example.com", ""), true, true, wn).kind()).isEqualTo(Decision.Kind.BLOCK);
+        assertThat(next.step(next.session("conv-B"), send("conv-B", "bob@example.com"), true, true, wn).kind()).isEqualTo(Decision.Kind.PASS);
+        // a session still on the old version records an erasure: the new version's sessions see it
+        old.step(old.session("conv-A"), forgetTool("conv-A", "bob@example.com"), true, true, wo);
+        assertThat(next.step(next.session("conv-B"), send("conv-B", "bob@example.com"), true, true, wn).kind()).isEqualTo(Decision.Kind.BLOCK);
+        // the sessions ended: the register does not end with them
+        old.end(old.session("conv-A"));
+        next.end(next.session("conv-B"));
+        assertThat(next.step(next.session("conv-C"), lookup("conv-C", "ada@example.com", ""), true, true, wn).kind()).isEqualTo(Decision.Kind.BLOCK);
+        assertThat(after.register().erasures()).isEqualTo(2);
+    }
+
+    @Test void aRegisterIsSharedOnlyBeforeTheGroundingRecordsAnything() {
+        Grounding g = Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.GLOBAL));
+        online(List.of(erasure("conv-A", "ada@example.com")), g);
+        assertThatThrownBy(() -> g.shareRegister(new SubjectRegister(10))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("1 erased").hasMessageContaining("before the grounding steps any event");
+    }
+
+    @Test void aFullErasureRegisterRefusesTheNewErasureAndKeepsTheOldOnes() {
+        Grounding g = Grounding.compile(SET.atoms(), Policy.builder().purpose("marketing", "email").subjectField("email").registerCapacity(2).build());
+        SessionMonitor<Event> m = new SessionMonitor<>(SET, g);
+        Worker w = m.newWorker();
+        m.step(m.session("a"), erasure("a", "ada@example.com"), false, true, w);
+        m.step(m.session("a"), erasure("a", "bob@example.com"), false, true, w);
+        m.step(m.session("a"), erasure("a", "ADA@example.com"), false, true, w);   // already erased: no new entry
+        assertThatThrownBy(() -> m.step(m.session("b"), erasure("b", "carol@example.com"), false, true, w))
+                .isInstanceOf(SubjectRegister.Full.class).hasMessageContaining("full (2 subjects)");
+        assertThat(g.register().erased("ada@example.com")).isTrue();
+        assertThat(g.register().erased("bob@example.com")).isTrue();
+        assertThat(g.register().erased("carol@example.com")).isFalse();
+        // the refused event left the session as it was: its next event is its first one applied
+        assertThat(m.session("b").applied()).isZero();
+    }
+
+    @Test void aFullConsentRegisterForgetsTheOldestConsent() {
+        SubjectRegister r = new SubjectRegister(2);
+        r.consent("ada", "marketing", true);
+        r.consent("bob", "marketing", true);
+        r.consent("ada", "marketing", true);   // standing already: nothing changes
+        r.consent("cy", "marketing", true);
+        assertThat(r.consented("ada", "marketing")).isFalse();
+        assertThat(r.consented("bob", "marketing")).isTrue();
+        assertThat(r.consented("cy", "Marketing ")).isTrue();
+        r.consent("bob", "marketing", false);
+        assertThat(r.consented("bob", "marketing")).isFalse();
+        assertThat(r.consents()).isEqualTo(1);
+    }
+
+    // ------------------------------------------------------------------------------- the mention index
+
+    @Provide Arbitrary<String> fragments() {
+        return Arbitraries.strings().withChars("aAbB\u017F\u0130iIsS\u212Ak\u00DF ").ofMinLength(0).ofMaxLength(12);
+    }
+
+    @Property(tries = 500)
+    void theMentionIndexFindsWhatRegionMatchesFinds(@ForAll("fragments") String text,
+                                                    @ForAll("wordLists") List<String> words) {
+        boolean want = false;
+        for (String w : words) {
+            if (w.isEmpty()) continue;
+            for (int p = 0; p + w.length() <= text.length() && !want; p++) want = text.regionMatches(true, p, w, 0, w.length());
+        }
+        assertThat(new MentionIndex(words).foundIn(text)).as("%s in %s", words, text).isEqualTo(want);
+    }
+
+    @Provide Arbitrary<List<String>> wordLists() {
+        return Arbitraries.strings().withChars("aAbB\u017F\u0130iIsS\u212Ak\u00DF ").ofMinLength(0).ofMaxLength(4).list().ofMaxSize(6);
+    }
+}
