@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -220,7 +222,7 @@ class McpTest {
     // ---- MCP Java SDK 1.1.5 (the 1.x line): the same app classes on the resolved 1.1.5 closure ----
 
     /** The app's classes and the jars the build copied to target/mcp-1.1.5 (no 2.1.0 jar). */
-    private static String mcp115Classpath() {
+    static String mcp115Classpath() {
         Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"));
         Path jars = classes.resolveSibling("mcp-1.1.5");
         StringBuilder cp = new StringBuilder(classes.toString());
@@ -421,6 +423,61 @@ class McpTest {
         assertThat(returns.get(0).path("decision").asText()).isEqualTo("suppress");
         assertThat(returns.get(1).path("error").asBoolean()).isTrue();
         assertThat(returns.get(1).path("decision").asText()).isEqualTo("pass");
+    }
+
+    /**
+     * DESIGN "Online enforcement": a RETURN that some contract's assumption would break is withheld and not applied, so
+     * failed(T) does not hold after a failure whose message the contracts withheld (a later failure of T, not withheld,
+     * does count). Online, the audit log and its replay agree on it; replayed with every event applied (shadow), the
+     * withheld failure would have counted, which is the difference.
+     */
+    @Test
+    void aWithheldFailureIsNotAppliedOnlineInTheAuditLogAndInItsReplay(@TempDir Path dir) throws IOException {
+        Path audit = dir.resolve("server.jsonl");
+        ForkedJvm.Result r = calls(dir, audit, true, "flakyLookup", "{\"name\":\"C666\"}", "lookupCustomer", "{\"name\":\"Alice\"}",
+                "flakyLookup", "{\"name\":\"C1\"}", "lookupCustomer", "{\"name\":\"Bob\"}");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("EXCEPTION: io.modelcontextprotocol.spec.McpError: [tracegate] This tool result was withheld (mcp.no-injected-results)")
+                .contains("SERVER: TOOL lookupCustomer ran name=Alice")
+                .contains("EXCEPTION: io.modelcontextprotocol.spec.McpError: backend down for C1")
+                .doesNotContain("TOOL lookupCustomer ran name=Bob")
+                .contains("RESULT isError=true: tracegate blocked the call to lookupCustomer (contract mcp.no-lookup-after-failure)");
+        List<JsonNode> returns = audited(audit, "return", "flakyLookup");
+        List<JsonNode> lookups = audited(audit, "call", "lookupCustomer");
+        assertThat(returns).extracting(n -> n.path("error").asBoolean() + " " + n.path("decision").asText())
+                .as(Files.readString(audit)).containsExactly("true suppress", "true pass");
+        assertThat(lookups).extracting(n -> n.path("decision").asText()).containsExactly("pass", "block");
+
+        List<String> cli = List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString());
+        ForkedJvm.Result verify = ForkedJvm.exec(concat(cli, "audit", "verify", audit.toString()));
+        assertThat(verify.exit()).as(verify.toString()).isZero();
+        assertThat(verify.stdout()).contains("chain intact");
+        String library = dir.resolve("failures.yaml").toString();
+        Map<String, JsonNode> enforce = replayed(concat(cli, "replay", library, audit.toString(), "--format", "json"));
+        assertThat(enforce.get("mcp.no-injected-results").path("firstAssumptionBreak").asText()).as(enforce.toString())
+                .endsWith("(seq " + returns.get(0).path("seq").asText() + ", return flakyLookup)");
+        assertThat(enforce.get("mcp.no-lookup-after-failure").path("firstViolation").asText()).as(enforce.toString())
+                .endsWith("(seq " + lookups.get(1).path("seq").asText() + ", call lookupCustomer)");
+        Map<String, JsonNode> shadow = replayed(concat(cli, "replay", library, audit.toString(), "--format", "json", "--mode", "shadow"));
+        assertThat(shadow.get("mcp.no-lookup-after-failure").path("firstViolation").asText()).as(shadow.toString())
+                .endsWith("(seq " + lookups.get(0).path("seq").asText() + ", call lookupCustomer)");
+    }
+
+    /** The replay's report per contract id, for the log's one session. */
+    private static Map<String, JsonNode> replayed(List<String> command) throws IOException {
+        ForkedJvm.Result replay = ForkedJvm.exec(command);
+        assertThat(replay.exit()).as(replay.toString()).isEqualTo(1);
+        JsonNode sessions = new ObjectMapper().readTree(replay.stdout()).get("sessions");
+        assertThat(sessions).as(replay.stdout()).hasSize(1);
+        Map<String, JsonNode> byId = new TreeMap<>();
+        for (JsonNode c : sessions.get(0).get("contracts")) byId.put(c.path("id").asText(), c);
+        return byId;
+    }
+
+    private static List<String> concat(List<String> head, String... tail) {
+        List<String> all = new ArrayList<>(head);
+        all.addAll(List.of(tail));
+        return all;
     }
 
     @Test
