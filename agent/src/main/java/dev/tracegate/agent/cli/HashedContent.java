@@ -18,8 +18,9 @@ import java.util.Set;
  * tools' clear fields, declared depth, and equality of two values within one log segment (equal values get
  * equal digests). Every predicate that looks inside a value does not get the online answer from a digest:
  * patterns, comparisons with a bound, lengths and character counts, sums, data categories found in a text,
- * and provenance (whether a value occurred in an earlier result or user text). Which atoms those are, each
- * vocabulary form declares itself ({@link Vocabulary.Form#reads()}), so a new form cannot be forgotten here.
+ * provenance (whether a value occurred in an earlier result or user text), and context values that the library's
+ * latches take from such content. Which atoms those are, each vocabulary form declares itself
+ * ({@link Vocabulary.Form#reads()}), so a new form cannot be forgotten here.
  */
 final class HashedContent {
     private HashedContent() {}
@@ -34,7 +35,7 @@ final class HashedContent {
         for (int c = 0; c < set.contracts().size(); c++) {
             Set<String> content = new LinkedHashSet<>();
             for (int f : new int[] {set.assumeOf(c), set.guaranteeOf(c)}) {
-                for (Atom a : set.formulas().get(f).atoms()) if (Vocabulary.readsContent(a)) content.add(a.key());
+                for (Atom a : set.formulas().get(f).atoms()) if (Vocabulary.readsContent(a, lib.policy())) content.add(a.key());
             }
             if (!content.isEmpty()) out.add(set.contracts().get(c).id() + " (" + String.join(", ", content) + ")");
         }

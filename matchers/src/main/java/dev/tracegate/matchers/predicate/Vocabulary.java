@@ -32,8 +32,12 @@ public final class Vocabulary {
         STRUCTURE,
         /** The content of a text, an argument value or a result: {@code arg(amount) > 100}, {@code category(email)}. */
         CONTENT,
-        /** Content only when compared with a bound: {@code ctx(k) == "v"}; that {@code ctx(k)} holds is structure. */
-        CONTENT_WHEN_COMPARED,
+        /**
+         * A context value, which latches write: content when the atom looks at a value a latch takes from content (an
+         * argument, a result, a text, a subject), as {@code ctx(k) == "v"} and {@code permission(p)} do, or when a latch
+         * takes it from a field of a result (a digest has no fields), which decides even whether {@code ctx(k)} holds.
+         */
+        CONTEXT,
         /** What its condition atom reads: {@code since(call(verify)) > 5} reads what {@code call(verify)} reads. */
         AS_ITS_ATOM
     }
@@ -74,10 +78,10 @@ public final class Vocabulary {
         new Form("result_matches", 2, "result_matches(T, \"re\")", Type.CONDITION, Reads.CONTENT, "a RETURN of T whose result contains a match of re"),
         new Form("user_matches", 1, "user_matches(\"re\")", Type.CONDITION, Reads.CONTENT, "a USER message containing a match of re"),
         new Form("output_matches", 1, "output_matches(\"re\")", Type.CONDITION, Reads.CONTENT, "model output (ASSISTANT) containing a match of re"),
-        new Form("ctx", 1, "ctx(key) | ctx(key) <op> bound", Type.VALUE, Reads.CONTENT_WHEN_COMPARED, "context key holds a value (or a non-empty set); compared: its value (a set: == tests membership, numbers compare its size)"),
+        new Form("ctx", 1, "ctx(key) | ctx(key) <op> bound", Type.VALUE, Reads.CONTEXT, "context key holds a value (or a non-empty set); compared: its value (a set: == tests membership, numbers compare its size)"),
         new Form("arg_eq_ctx", 2, "arg_eq_ctx(f, key)", Type.CONDITION, Reads.CONTENT, "argument f equals the value of context key (or is in its set): Match"),
         new Form("arg_eq_ctx", 3, "arg_eq_ctx(T, f, key)", Type.CONDITION, Reads.CONTENT, "as arg_eq_ctx(f, key) for CALLs of T"),
-        new Form("permission", 1, "permission(p)", Type.CONDITION, Reads.STRUCTURE, "permission p is held (policy grants, or latches adding to ctx key permissions)"),
+        new Form("permission", 1, "permission(p)", Type.CONDITION, Reads.CONTEXT, "permission p is held (policy grants, or latches adding to ctx key permissions)"),
         new Form("flow", 1, "flow(f)", Type.CONDITION, Reads.CONTENT, "argument f carries a value that an earlier tool result introduced"),
         new Form("flow", 2, "flow(T, f)", Type.CONDITION, Reads.CONTENT, "as flow(f) for CALLs of T"),
         new Form("untrusted", 1, "untrusted(f)", Type.CONDITION, Reads.CONTENT, "argument f carries a value a tool result introduced and the user never named (with a policy provenance: by whole-word occurrence and its trust refinements)"),
@@ -136,27 +140,73 @@ public final class Vocabulary {
     }
 
     /**
-     * Whether {@code atom} reads content that an audit log with personal data hashed holds only as digests (see
-     * {@link Reads}); an atom outside the vocabulary counts as reading content, since nothing says it does not.
+     * Whether {@code atom}, in a library with {@code policy} (its latches), reads content that a record keeping values
+     * only as digests cannot reproduce (see {@link Reads}); so does an atom compared with a context value that a
+     * latch takes from content ({@code count(t) <= ctx(limit)}), and an atom outside the vocabulary, since nothing
+     * says it does not.
      */
-    public static boolean readsContent(dev.tracegate.engine.ltl.Atom atom) {
+    public static boolean readsContent(dev.tracegate.engine.ltl.Atom atom, Policy policy) {
+        String boundKey = boundKey(atom.bound());
+        if (boundKey != null && latched(policy, boundKey, false)) return true;
         Form f = form(atom.name(), atom.args().size());
         if (f == null) return true;
         return switch (f.reads()) {
             case STRUCTURE -> false;
             case CONTENT -> true;
-            case CONTENT_WHEN_COMPARED -> atom.comparison() != null;
+            case CONTEXT -> {
+                boolean permission = atom.name().equals("permission");
+                String key = permission ? PERMISSIONS_KEY : keyOf(atom.args().get(0));
+                if (key == null) yield true;
+                if (permission && granted(policy, keyOf(atom.args().get(0)))) yield false;
+                // permission(p) asks whether p is among the values; ctx(k) uncompared only whether there is one
+                yield latched(policy, key, true) || (permission || atom.comparison() != null) && latched(policy, key, false);
+            }
             case AS_ITS_ATOM -> {
                 dev.tracegate.engine.ltl.Term t = atom.args().get(0);
                 if (t instanceof dev.tracegate.engine.ltl.Term.Call c) {
-                    yield readsContent(new dev.tracegate.engine.ltl.Atom(c.name(), c.args(), null, null, 0, 0));
+                    yield readsContent(new dev.tracegate.engine.ltl.Atom(c.name(), c.args(), null, null, 0, 0), policy);
                 }
                 if (t instanceof dev.tracegate.engine.ltl.Term.Name n) {
-                    yield readsContent(new dev.tracegate.engine.ltl.Atom(n.value(), List.of(), null, null, 0, 0));
+                    yield readsContent(new dev.tracegate.engine.ltl.Atom(n.value(), List.of(), null, null, 0, 0), policy);
                 }
                 yield true;
             }
         };
+    }
+
+    /** The context key the grounding keeps permissions under. */
+    private static final String PERMISSIONS_KEY = "permissions";
+
+    /**
+     * Whether a latch of {@code policy} writes context {@code key} from a field of a result ({@code fieldsOnly}), or
+     * from any content at all: an argument, a result, a text or a subject (a constant and a clear are structure).
+     */
+    private static boolean latched(Policy policy, String key, boolean fieldsOnly) {
+        for (Latch l : policy.latches()) {
+            if (!l.key.equals(key) || l.action == Latch.Action.CLEAR) continue;
+            if (fieldsOnly ? l.source == Latch.Source.RESULT_FIELD : l.source != Latch.Source.CONSTANT) return true;
+        }
+        return false;
+    }
+
+    /** Whether the policy grants permission {@code p} from the start and no latch clears the permissions: then it is always held. */
+    private static boolean granted(Policy policy, String p) {
+        if (p == null || !policy.permissions().contains(Policy.norm(p))) return false;
+        for (Latch l : policy.latches()) if (l.key.equals(PERMISSIONS_KEY) && l.action == Latch.Action.CLEAR) return false;
+        return true;
+    }
+
+    /** The key of a context bound ({@code ctx(k)} or {@code ctx.k}), else null (a number or a text). */
+    private static String boundKey(dev.tracegate.engine.ltl.Term b) {
+        if (b instanceof dev.tracegate.engine.ltl.Term.Call c && c.name().equals("ctx") && c.args().size() == 1) return keyOf(c.args().get(0));
+        if (b instanceof dev.tracegate.engine.ltl.Term.Name n && n.value().startsWith("ctx.")) return n.value().substring(4);
+        return null;
+    }
+
+    /** A context key as {@code ctx}'s argument: a name or a quoted string, {@code ctx.} dropped, as the grounding reads it. */
+    private static String keyOf(dev.tracegate.engine.ltl.Term t) {
+        String k = t instanceof dev.tracegate.engine.ltl.Term.Name n ? n.value() : t instanceof dev.tracegate.engine.ltl.Term.Str str ? str.value() : null;
+        return k == null ? null : k.startsWith("ctx.") ? k.substring(4) : k;
     }
 
     private static final java.util.Map<String, String> ENGLISH = java.util.Map.ofEntries(

@@ -94,7 +94,7 @@ class VocabularyTest {
         for (Vocabulary.Form f : Vocabulary.forms()) {
             assertThat(f.reads()).as(f.syntax()).isNotNull();
             // the two conditional kinds fit only their shapes: a value that may be compared, an atom inside an atom
-            if (f.reads() == Vocabulary.Reads.CONTENT_WHEN_COMPARED) assertThat(f.type()).as(f.syntax()).isEqualTo(Vocabulary.Type.VALUE);
+            if (f.reads() == Vocabulary.Reads.CONTEXT) assertThat(f.meaning()).as(f.syntax()).containsAnyOf("context", "ctx");
             if (f.reads() == Vocabulary.Reads.AS_ITS_ATOM) assertThat(f.syntax()).as(f.syntax()).contains("(atom)");
             // a pattern, a list of values or an argument's value is content
             if (f.syntax().contains("\"re\"") || f.syntax().contains("[") || f.syntax().startsWith("arg")) {
@@ -103,18 +103,44 @@ class VocabularyTest {
         }
     }
 
-    @Test void anAtomReadsContentAsItsFormSaysWithComparisonsAndInnerAtomsTakenIntoAccount() {
-        assertThat(Vocabulary.readsContent(Session.atom("call(t)"))).isFalse();
-        assertThat(Vocabulary.readsContent(Session.atom("call(t, \"x\")"))).as("the same name, another arity").isTrue();
-        assertThat(Vocabulary.readsContent(Session.atom("count(t) <= 3"))).isFalse();
-        assertThat(Vocabulary.readsContent(Session.atom("arg(t, amount) > 3"))).isTrue();
-        assertThat(Vocabulary.readsContent(Session.atom("ctx(k)"))).as("that a context key holds").isFalse();
-        assertThat(Vocabulary.readsContent(Session.atom("ctx(k) == \"v\""))).as("its value compared").isTrue();
-        assertThat(Vocabulary.readsContent(Session.atom("since(call(t)) > 5"))).isFalse();
-        assertThat(Vocabulary.readsContent(Session.atom("since(user) > 5"))).isFalse();
-        assertThat(Vocabulary.readsContent(Session.atom("since(call(t, \"x\")) > 5"))).isTrue();
-        assertThat(Vocabulary.readsContent(Session.atom("since(personal_data) > 5"))).isTrue();
-        assertThat(Vocabulary.readsContent(Session.atom("calls(t)"))).as("outside the vocabulary: nothing says it does not").isTrue();
+    @Test void anAtomReadsContentAsItsFormSaysWithComparisonsLatchesAndInnerAtomsTakenIntoAccount() {
+        Policy none = Policy.EMPTY;
+        assertThat(Vocabulary.readsContent(Session.atom("call(t)"), none)).isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("call(t, \"x\")"), none)).as("the same name, another arity").isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("count(t) <= 3"), none)).isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("arg(t, amount) > 3"), none)).isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("since(call(t)) > 5"), none)).isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("since(user) > 5"), none)).isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("since(call(t, \"x\")) > 5"), none)).isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("since(personal_data) > 5"), none)).isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("calls(t)"), none)).as("outside the vocabulary: nothing says it does not").isTrue();
+        // context values: what the latches take them from decides
+        Policy latched = Policy.builder()
+                .latch(Latch.on(dev.tracegate.matchers.event.EventKind.CALL, "approve").set("approved").fromArg("amount"))
+                .latch(Latch.on(dev.tracegate.matchers.event.EventKind.CALL, "login").set("mode").constant("strict"))
+                .latch(Latch.on(dev.tracegate.matchers.event.EventKind.RETURN, "quote").set("total").fromResultField("total"))
+                .latch(Latch.on(dev.tracegate.matchers.event.EventKind.CALL, "promote").add("permissions").fromArg("role"))
+                .grant("read").build();
+        assertThat(Vocabulary.readsContent(Session.atom("ctx(approved)"), latched)).as("that it holds").isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("ctx(approved) > 100"), latched)).as("its value, from an argument").isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("ctx(ctx.approved) > 100"), latched)).as("the key spelt ctx.k").isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("ctx(mode) == \"strict\""), latched)).as("its value, a constant").isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("ctx(total)"), latched)).as("set only when a result has the field").isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("count(t) <= ctx(approved)"), latched)).as("a bound from an argument").isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("count(t) <= ctx.approved"), latched)).isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("count(t) <= ctx(mode)"), latched)).as("a constant bound").isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("permission(admin)"), latched)).as("permissions added from an argument").isTrue();
+        assertThat(Vocabulary.readsContent(Session.atom("permission(read)"), Policy.builder().grant("read").build()))
+                .as("granted only").isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("since(ctx(total)) > 1"), latched)).isTrue();
+        Policy grantedAndAdded = Policy.builder().grant("read")
+                .latch(Latch.on(dev.tracegate.matchers.event.EventKind.CALL, "promote").add("permissions").fromArg("role")).build();
+        assertThat(Vocabulary.readsContent(Session.atom("permission(READ)"), grantedAndAdded)).as("held from the start, whatever is added").isFalse();
+        assertThat(Vocabulary.readsContent(Session.atom("permission(write)"), grantedAndAdded)).as("held once added").isTrue();
+        Policy cleared = Policy.builder().grant("read")
+                .latch(Latch.on(dev.tracegate.matchers.event.EventKind.CALL, "promote").add("permissions").fromArg("role"))
+                .latch(Latch.on(dev.tracegate.matchers.event.EventKind.CALL, "logout").clear("permissions")).build();
+        assertThat(Vocabulary.readsContent(Session.atom("permission(read)"), cleared)).as("a grant a latch can clear").isTrue();
     }
 
     @Test void markdownTableHasOneRowPerForm() {
