@@ -30,7 +30,12 @@ public interface SupervisorMetricsMXBean {
     /** Audit records not written because the log could not be written. */
     long getAuditLost();
 
-    /** Audit records refused because the log could not be written under {@code fail: closed} (their events were refused too). */
+    /**
+     * Audit records the log turned away under {@code fail: closed} while it could not be written (failing or closed):
+     * a tool call's, whose call was refused, and also those of events that cannot be refused and went on unrecorded
+     * (tool results, user messages, model output, consents, erasures, session ends). A record that found no room in
+     * the queue in time counts in {@link #getAuditDropped()} instead, also when its call was refused.
+     */
     long getAuditRefused();
 
     /** I/O errors of the audit log. */
