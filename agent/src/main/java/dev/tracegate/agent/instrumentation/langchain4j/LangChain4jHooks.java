@@ -94,6 +94,11 @@ public final class LangChain4jHooks implements Hooks {
                 new HookPoint(named("dev.langchain4j.service.DefaultAiServices"),
                         named("prepareSystemMessage").and(takesArgument(0, named("dev.langchain4j.invocation.InvocationContext"))),
                         self + "$SessionAdvice"),
+                // the same call in older lines (1.11.0): it takes the chat memory id itself, not the invocation context
+                new HookPoint(named("dev.langchain4j.service.DefaultAiServices"),
+                        named("prepareSystemMessage").and(takesArguments(3)).and(takesArgument(0, named("java.lang.Object")))
+                                .and(takesArgument(1, named("java.lang.reflect.Method"))),
+                        self + "$MemoryIdSessionAdvice"),
                 new HookPoint(hasSuperType(named(STREAMING_CHAT_MODEL)),
                         named("chat").and(not(isAbstract())).and(takesArgument(0, named(CHAT_REQUEST)))
                                 .and(takesArguments(2).and(takesArgument(1, named(STREAMING_HANDLER)))
@@ -355,7 +360,7 @@ public final class LangChain4jHooks implements Hooks {
                     replacement = null;
                 }
                 if (replacement != null) {
-                    response = response.toBuilder().aiMessage(message.toBuilder().text(replacement).build()).build();
+                    response = response.toBuilder().aiMessage(message.withText(replacement)).build();
                 }
             }
         }
@@ -452,7 +457,7 @@ public final class LangChain4jHooks implements Hooks {
                 return true;
             }
             if (replacement != null) {
-                response = response.toBuilder().aiMessage(message.toBuilder().text(replacement).build()).build();
+                response = response.toBuilder().aiMessage(message.withText(replacement)).build();
             }
             return false;
         }
@@ -498,7 +503,7 @@ public final class LangChain4jHooks implements Hooks {
                 return true;
             }
             if (replacement != null) {
-                response = response.toBuilder().aiMessage(message.toBuilder().text(replacement).build()).build();
+                response = response.toBuilder().aiMessage(message.withText(replacement)).build();
             }
             return false;
         }
@@ -526,6 +531,15 @@ public final class LangChain4jHooks implements Hooks {
             if (context != null) {
                 Dispatcher.swapSession(context.chatMemoryId());
             }
+        }
+    }
+
+    /** {@link SessionAdvice} for lines whose {@code prepareSystemMessage} is given the chat memory id ("default" without {@code @MemoryId}). */
+    public static final class MemoryIdSessionAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(0) Object memoryId) {
+            Dispatcher.swapSession(memoryId);
         }
     }
 }
