@@ -30,12 +30,15 @@ import java.util.concurrent.Callable;
 /**
  * {@code replay LIB[,LIB...] TRACE...}: offline verdicts for JSONL traces (or audit logs), per
  * session and per contract, with the first failing event and the unmet obligations, and a summary.
- * Exit 0 when no contract fails, 1 when some does, 2 on bad input.
+ * Exit 0 when no contract fails, 1 when some does, 2 on bad input. The traces are one runtime: their
+ * events are stepped file after file, each file in its order, through one monitor, so the data subjects'
+ * consents and erasures given in one session count in the others from then on, as online.
  */
 @Command(name = "replay", mixinStandardHelpOptions = true,
         description = "Replay JSONL traces (or audit logs) against contract libraries: per session and contract the verdict, "
                 + "the first failing event and unmet obligations, then a summary. Exit status: 0 no contract fails, "
-                + "1 some contract fails, 2 bad input.")
+                + "1 some contract fails, 2 bad input. All traces are one runtime: a consent or an erasure of a data subject "
+                + "in one session counts in every session after it (replay unrelated runs one command each, or with gdpr scope: session).")
 final class ReplayCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "LIB[,LIB...]", description = "built-in library names or YAML files, comma separated")
     String libraries;
@@ -171,6 +174,9 @@ final class ReplayCommand implements Callable<Integer> {
                 doneBytes += audit != null ? Files.size(t) : counted.count;
             } catch (TraceFormatException e) {
                 System.err.println(e.getMessage());
+                return LibraryOptions.BAD_INPUT;
+            } catch (dev.tracegate.matchers.predicate.SubjectRegister.Full e) {
+                System.err.println("tracegate replay: " + t.getFileName() + ": " + e.getMessage());
                 return LibraryOptions.BAD_INPUT;
             }
         }

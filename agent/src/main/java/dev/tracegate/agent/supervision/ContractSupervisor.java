@@ -647,6 +647,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     public boolean reload() {
         try {
             Library lib = load();
+            // the data subjects' consents and erasures are the service's, not a library version's: the new version's
+            // sessions read and write the same register as the old one's (which still run)
+            lib.grounding().shareRegister(current.library.grounding().register());
             analyseLater(lib);
             Runtime next = newRuntime(lib);
             runtimes.add(next);

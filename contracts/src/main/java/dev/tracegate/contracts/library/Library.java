@@ -296,6 +296,8 @@ public final class Library {
                 if (g.noConsentPurposes()) b.noConsentPurposes();
                 else b.consentPurposes(g.consentPurposes().toArray(new String[0]));
                 g.subjectFields().forEach(b::subjectField);
+                if ("session".equals(g.scope())) b.subjectScope(Policy.SubjectScope.SESSION);   // any library that says so
+                if (g.registerCapacity() > 0) b.registerCapacity(g.registerCapacity());
             }
             if (s.injection() != null) {
                 s.injection().sideEffecting().forEach((t, fs) -> b.sideEffecting(t, fs.toArray(new String[0])));

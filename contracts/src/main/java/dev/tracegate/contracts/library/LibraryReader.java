@@ -29,7 +29,8 @@ public final class LibraryReader {
     static final Set<String> LATCH_ON = Set.of("kind", "tool", "success");
     static final Set<String> KINDS = Set.of("USER", "ASSISTANT", "CALL", "RETURN", "CONSENT", "ERASURE");
     static final Set<String> SETTINGS = Set.of("unevaluable", "max-states");
-    static final Set<String> GDPR = Set.of("purposes", "consent-purposes", "tools", "fields", "consent-tools", "erasure-tools", "subject-fields");
+    static final Set<String> GDPR = Set.of("purposes", "consent-purposes", "tools", "fields", "consent-tools", "erasure-tools", "subject-fields",
+            "scope", "register-capacity");
     static final Set<String> CONSENT_TOOL = Set.of("subject", "purposes", "granted");
     static final Set<String> ERASURE_TOOL = Set.of("subject");
     static final Set<String> INJECTION = Set.of("side-effecting", "provenance");
@@ -381,7 +382,19 @@ public final class LibraryReader {
                         "declare it under gdpr.purposes (declared: " + String.join(", ", purposes.keySet()) + ")");
             }
         }
-        return new LibrarySpec.GdprSpec(purposes, tools, fields, consentTools, erasureTools, consentPurposes, g.strings("subject-fields"), none);
+        String scope = g.string("scope", null);
+        if (scope != null) {
+            scope = scope.trim().toLowerCase(java.util.Locale.ROOT);
+            if (!scope.equals("global") && !scope.equals("session")) {
+                throw Fields.error(g.get("scope"), "gdpr.scope is '" + scope + "', which is neither global nor session",
+                        "write 'scope: global' (the default: a consent or an erasure given in any conversation counts in all of them)"
+                                + " or 'scope: session' (each conversation keeps its own)");
+            }
+        }
+        int registerCapacity = g.has("register-capacity")
+                ? g.integer("register-capacity", dev.tracegate.matchers.predicate.SubjectRegister.DEFAULT_CAPACITY, 1, 50_000_000) : 0;
+        return new LibrarySpec.GdprSpec(purposes, tools, fields, consentTools, erasureTools, consentPurposes, g.strings("subject-fields"), none,
+                scope, registerCapacity);
     }
 
     private static LibrarySpec.InjectionSpec injection(Node n) {

@@ -74,11 +74,13 @@ public record LibrarySpec(String name, String description, String file, Settings
      * @param consentPurposes the purposes that rest on consent (empty: all of them, unless {@code noConsentPurposes})
      * @param subjectFields argument names that name the data subject of a call
      * @param noConsentPurposes {@code consent-purposes: none}: no purpose rests on consent
+     * @param scope         {@code global} or {@code session}: where consents and erasures of data subjects count; null when not said (global)
+     * @param registerCapacity the bound on erased subjects and on consents of the runtime's register; 0 when not said
      */
     public record GdprSpec(Map<String, List<String>> purposes, Map<String, List<String>> tools,
                            Map<String, Map<String, String>> fields, Map<String, List<String>> consentTools,
                            Map<String, String> erasureTools, List<String> consentPurposes, List<String> subjectFields,
-                           boolean noConsentPurposes) {}
+                           boolean noConsentPurposes, String scope, int registerCapacity) {}
 
     /**
      * The prompt-injection section.

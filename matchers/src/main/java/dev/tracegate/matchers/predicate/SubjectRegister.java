@@ -41,8 +41,7 @@ public final class SubjectRegister {
     public static final class Full extends IllegalStateException {
         Full(int capacity) {
             super("the register of erased data subjects is full (" + capacity + " subjects), so this erasure could not be recorded"
-                    + " and disclosures of the subject are not blocked: raise the capacity, or restart with the erasures your data"
-                    + " layer keeps as ERASURE events of the subjects that still matter");
+                    + " and disclosures of this subject are not blocked: raise register-capacity in the gdpr: section of your library");
         }
     }
 
