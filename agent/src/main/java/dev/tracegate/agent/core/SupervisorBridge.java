@@ -194,20 +194,7 @@ public final class SupervisorBridge implements DispatchTarget {
     }
 
     private static String blockMessage(String tool, ToolDecision decision) {
-        StringBuilder text = new StringBuilder(160).append("tracegate blocked the call to ").append(tool)
-                .append(" (contract ").append(decision.contract()).append(')');
-        String reason = decision.reason();
-        if (reason != null && decision.contract() != null && reason.startsWith(decision.contract() + ": ")) {
-            reason = reason.substring(decision.contract().length() + 2);   // the contract is named just before
-        }
-        if (reason != null && !reason.isBlank()) {
-            text.append(": ").append(reason);
-        }
-        if (decision.instead() != null && !decision.instead().isBlank()) {
-            char last = text.charAt(text.length() - 1);
-            text.append(last == '.' || last == '!' || last == '?' ? " Instead: " : ". Instead: ").append(decision.instead());
-        }
-        return text.toString();
+        return BlockText.of("the call to " + tool, decision.contract(), decision.reason(), decision.instead());
     }
 
     @Override

@@ -437,7 +437,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         }
                         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
                         String notice = "[tracegate] " + rt.says(c) + (c.next().isEmpty() ? "" : " " + c.next());
-                        return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), c.id() + ": " + reason);
+                        return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), dev.tracegate.agent.core.BlockText.of("the answer", c.id(), reason, c.next()));
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
                         throw err;

@@ -396,6 +396,29 @@ class ContractSupervisorTest {
         r.supervisor().close();
     }
 
+    /**
+     * trial7 finding 11: a blocked answer under block.style: exception carried "id: id: message" and lost the contract's
+     * next; it now reads like a blocked call: what, the contract once, why, and what to do instead.
+     */
+    @Test
+    void aBlockedAnswerNamesTheContractOnceAndSaysWhatToDoInstead() throws Exception {
+        Path lib = dir.resolve("shop.yaml");
+        Files.writeString(lib, """
+                library: shop
+                contracts:
+                  - id: shop.no-secrets
+                    guarantee: G !output_matches("(?i)password")
+                    message: Never tell passwords.
+                    next: Say you cannot help with that.
+                """);
+        Running thrown = start("libraries=" + lib + ",block.style=exception");
+        dev.tracegate.agent.core.MessageDecision d = thrown.supervisor().onAssistantMessage(new Message("lc4j", "s", "your password is hunter2"));
+        assertThat(d.kind()).isEqualTo(dev.tracegate.agent.core.MessageDecision.Kind.BLOCK);
+        assertThat(d.text()).isEqualTo("tracegate blocked the answer (contract shop.no-secrets): Never tell passwords."
+                + " Instead: Say you cannot help with that.");
+        thrown.supervisor().close();
+    }
+
     @Test
     void anAtomUnevaluableBeforeALatchSetItsContextKeyNamesThatKeyAsAPossibleCause() throws Exception {
         Path lib = dir.resolve("bud.yaml");
