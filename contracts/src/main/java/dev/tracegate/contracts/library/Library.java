@@ -233,12 +233,33 @@ public final class Library {
 
     private static void checkAtoms(Formula f, Map<Atom, LibrarySpec.Position> positions, Map<String, java.util.Set<String>> named) {
         for (Atom a : Formulas.atoms(f)) {
+            if (readsEnd(a)) {
+                LibrarySpec.Position p = positions.get(a);
+                throw new LibraryException(p == null ? null : p.file(), p == null ? 0 : p.line(), p == null ? 0 : p.column(),
+                        "atom `" + a.key() + "`: `end` never holds, so a contract over it never acts: a session's END is where the"
+                                + " finite trace ends and its reading decides, not an event the atoms are evaluated at",
+                        "to require something by the end of a session, write the obligation itself: F call(notify) (reported"
+                                + " unmet at the session's END when it never happened), or with its cause: G(call(refund) -> F call(notify))");
+            }
             try {
                 Grounding.check(a);
             } catch (VocabularyException e) {
                 throw atomError(e, positions, named);
             }
         }
+    }
+
+    /**
+     * Whether {@code a} is the vocabulary's {@code end}, alone or as the condition of {@code since(...)}: atoms are
+     * evaluated at the trace's events, and the END of a session is no event of the trace but where it stops (adding
+     * one would change every X and WX formula), so {@code end} would be false wherever it is read.
+     */
+    static boolean readsEnd(Atom a) {
+        if (a.name().equals("end") && a.args().isEmpty()) return true;
+        if (!a.name().equals("since") || a.args().size() != 1) return false;
+        dev.tracegate.engine.ltl.Term t = a.args().get(0);
+        return t instanceof dev.tracegate.engine.ltl.Term.Name n && n.value().equals("end")
+                || t instanceof dev.tracegate.engine.ltl.Term.Call c && c.name().equals("end") && c.args().isEmpty();
     }
 
     private static LibraryException atomError(VocabularyException e, Map<Atom, LibrarySpec.Position> positions,
