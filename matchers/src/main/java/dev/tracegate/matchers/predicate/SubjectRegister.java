@@ -10,7 +10,8 @@ import java.util.Arrays;
  *
  * <p>Concurrency: any thread may call any method. Reads ({@link #state()}) are one acquire load of an immutable
  * snapshot, without locks or allocation; a change (a consent or an erasure, rare) copies the snapshot and publishes the
- * copy with a release store, writers serialised by this object's monitor (copy-on-write).
+ * copy with a release store, writers serialised by this object's monitor (copy-on-write); a repeated consent or erasure that
+ * changes nothing takes no lock.
  *
  * <p>Bounded: subjects and consents are kept as {@link TextHash} hashes (erased subjects also as their text, so that a
  * text mentioning one is found), at most {@link #capacity()} of each. A full consent register drops its oldest consent
@@ -92,22 +93,28 @@ public final class SubjectRegister {
      *
      * @throws Full when {@link #capacity()} subjects are already erased (nothing is recorded)
      */
-    public synchronized void erase(String subject) {
+    public void erase(String subject) {
         if (subject == null || subject.isBlank()) return;
-        State s = state();
-        if (s.erased.contains(subject)) return;
-        if (s.erased.size() >= capacity) throw new Full(capacity);
-        ValueSet erased = s.erased.withText(subject);
-        STATE.setRelease(this, new State(erased, new MentionIndex(Arrays.asList(erased.texts())), s.consents));
+        if (state().erased.contains(subject)) return;   // erased already (a repeated request): no lock
+        synchronized (this) {
+            State s = state();
+            if (s.erased.contains(subject)) return;
+            if (s.erased.size() >= capacity) throw new Full(capacity);
+            ValueSet erased = s.erased.withText(subject);
+            STATE.setRelease(this, new State(erased, new MentionIndex(Arrays.asList(erased.texts())), s.consents));
+        }
     }
 
     /** Records that {@code subject} grants ({@code granted}) or withdraws consent for {@code purpose}: the last one counts. */
-    public synchronized void consent(String subject, String purpose, boolean granted) {
+    public void consent(String subject, String purpose, boolean granted) {
         if (subject == null || subject.isBlank() || purpose == null) return;
-        State s = state();
         long h = TextHash.pair(subject, purpose);
-        ValueSet consents = granted ? s.consents.withHashes(new long[] {h}, 1) : s.consents.without(h);
-        if (consents != s.consents) STATE.setRelease(this, new State(s.erased, s.mentions, consents));
+        if (state().consents.contains(h) == granted) return;   // standing already, or never given: no lock
+        synchronized (this) {
+            State s = state();
+            ValueSet consents = granted ? s.consents.withHashes(new long[] {h}, 1) : s.consents.without(h);
+            if (consents != s.consents) STATE.setRelease(this, new State(s.erased, s.mentions, consents));
+        }
     }
 
     @Override public String toString() {

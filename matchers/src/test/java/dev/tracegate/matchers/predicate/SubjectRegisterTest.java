@@ -272,6 +272,52 @@ class SubjectRegisterTest {
         assertThat(r.consents()).isEqualTo(1);
     }
 
+    @Test void concurrentWritersLoseNoChangeAndReadersSeeOnlyWholeSnapshots() throws Exception {
+        SubjectRegister r = new SubjectRegister(10_000);
+        int threads = 4, each = 100;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads + 1);
+        try {
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<?>> writers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                writers.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < each; i++) {
+                        r.erase("subject-" + id + "-" + i + "@example.com");
+                        r.consent("subject-" + id + "-" + i + "@example.com", "marketing", true);
+                    }
+                    return null;
+                }));
+            }
+            java.util.concurrent.Future<Integer> reader = pool.submit(() -> {
+                start.await();
+                int seen = 0;
+                while (seen < threads * each) {
+                    SubjectRegister.State s = r.state();
+                    // one snapshot: its newest erased text is also found by the index built with it
+                    if (s.erased.textCount() > 0) assertThat(s.mentions.foundIn(s.erased.text(s.erased.textCount() - 1))).isTrue();
+                    seen = s.erased.size();
+                    Thread.onSpinWait();
+                }
+                return seen;
+            });
+            start.countDown();
+            for (java.util.concurrent.Future<?> w : writers) w.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(reader.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(threads * each);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(r.erasures()).isEqualTo(threads * each);
+        assertThat(r.consents()).isEqualTo(threads * each);
+        for (int t = 0; t < threads; t++) {
+            for (int i = 0; i < each; i++) {
+                assertThat(r.erased("subject-" + t + "-" + i + "@example.com")).isTrue();
+                assertThat(r.consented("subject-" + t + "-" + i + "@example.com", "marketing")).isTrue();
+            }
+        }
+    }
+
     // ------------------------------------------------------------------------------- the mention index
 
     @Provide Arbitrary<String> fragments() {
