@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-import org.jctools.queues.MpscArrayQueue;
+import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 
 /**
  * Writes audit records to a hash-chained JSONL log from one background thread, so that the threads
@@ -113,7 +113,7 @@ public final class AuditWriter implements AutoCloseable {
 
     private final AuditSink sink;
     private final Settings settings;
-    private final MpscArrayQueue<AuditRecord> queue;
+    private final MpscAtomicArrayQueue<AuditRecord> queue;   // the atomic variant: no sun.misc.Unsafe (JEP 471/498)
     private final boolean failClosed;
     private final boolean dropWhenFull;
     private final Thread thread;
@@ -169,7 +169,7 @@ public final class AuditWriter implements AutoCloseable {
     private AuditWriter(AuditSink sink, Settings settings, String threadName) {
         this.sink = sink;
         this.settings = settings;
-        this.queue = new MpscArrayQueue<>(settings.queueSize);
+        this.queue = new MpscAtomicArrayQueue<>(settings.queueSize);
         this.failClosed = settings.fail == FailPolicy.CLOSED;
         this.dropWhenFull = settings.onFull == OnFull.DROP;
         this.retryDelay = settings.retryInitialNanos;

@@ -1,7 +1,6 @@
 package dev.tracegate.engine.monitor;
 
-import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
-
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -17,7 +16,8 @@ final class StateArena {
     private final int words;
     private final int refs;
     private final AtomicInteger nextSlot = new AtomicInteger();
-    private final MpmcUnboundedXaddArrayQueue<SessionState> free = new MpmcUnboundedXaddArrayQueue<>(1024);
+    // not JCTools' MPMC queue: it reaches sun.misc.Unsafe (JEP 471/498); one node per freed state, i.e. per session, not per event
+    private final ConcurrentLinkedQueue<SessionState> free = new ConcurrentLinkedQueue<>();
     private volatile SessionState[][] chunks = new SessionState[16][];
 
     /** States of {@code packedWords} packed longs (no unpacked {@link SessionState#states}), {@code words} counters and {@code refs} context values. */
