@@ -105,15 +105,25 @@ public final class SupervisorBridge implements DispatchTarget {
      * {@code block.style} says, and the stderr line says so.
      */
     public Ruling onToolCall(String framework, String session, String tool, Args arguments, String callId, boolean textResult) {
+        return onToolCall(framework, session, tool, arguments, callId, textResult, CallReach.FULL);
+    }
+
+    /** As above, from a call site that can carry out only what {@code reach} says (a configured method: no redirect, no primitive removed). */
+    public Ruling onToolCall(String framework, String session, String tool, Args arguments, String callId, boolean textResult, CallReach reach) {
         if (duplicate(framework, tool, callId)) return null;
-        return decide(new ToolCall(framework, session, tool, null, callId, arguments), textResult);
+        return decide(new ToolCall(framework, session, tool, null, callId, arguments, reach), textResult);
     }
 
     /** As {@link #onToolCall(String, String, String, String, String)}, for a method that may not return text (see above). */
     public Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId, boolean textResult) {
+        return onToolCall(framework, session, tool, argumentsJson, callId, textResult, CallReach.FULL);
+    }
+
+    /** As above, from a call site that can carry out only what {@code reach} says. */
+    public Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId, boolean textResult, CallReach reach) {
         if (duplicate(framework, tool, callId)) return null;
-        return decide(new ToolCall(framework, session, tool, argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson, callId),
-                textResult);
+        return decide(new ToolCall(framework, session, tool, argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson, callId,
+                null, reach), textResult);
     }
 
     private Ruling decide(ToolCall call, boolean textResult) {

@@ -13,12 +13,18 @@ import dev.tracegate.matchers.event.Args;
  * @param callId        the model's tool-call id, or null when the framework does not carry one
  * @param arguments     the arguments already as a tree (a configured method's Java values, converted without
  *                      JSON text in between), or null: then the supervisor reads {@code argumentsJson}
+ * @param reach         what the call site can do besides running or refusing the call ({@link CallReach#FULL} for a framework's)
  */
-public record ToolCall(String framework, String session, String tool, String argumentsJson, String callId, Args arguments) {
+public record ToolCall(String framework, String session, String tool, String argumentsJson, String callId, Args arguments, CallReach reach) {
+
+    /** A call of a framework's call site (it can carry out every decision). */
+    public ToolCall(String framework, String session, String tool, String argumentsJson, String callId, Args arguments) {
+        this(framework, session, tool, argumentsJson, callId, arguments, CallReach.FULL);
+    }
 
     /** A call whose arguments are JSON text, as the frameworks hand them over. */
     public ToolCall(String framework, String session, String tool, String argumentsJson, String callId) {
-        this(framework, session, tool, argumentsJson, callId, null);
+        this(framework, session, tool, argumentsJson, callId, null, CallReach.FULL);
     }
 
     /**

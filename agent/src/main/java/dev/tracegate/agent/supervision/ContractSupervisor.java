@@ -257,36 +257,58 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
             return ToolDecision.proceed();
         }
-        switch (c.strategy()) {
-            case "redact": {
-                String redacted = redaction.redactArguments(rt.library, e);
-                if (redacted != null) {
-                    Event r = again(e, EventKind.CALL).tool(e.tool())
-                            .callId(e.callId()).args(redacted).build();
-                    Decision again = rt.step(s, r, true, true, w);
-                    if (!again.refused()) {
-                        String why = reason + " The fields it does not need were removed and the call ran without them.";
-                        record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), why, t0);
-                        return ToolDecision.redact(c.id(), why, redacted);
-                    }
+        // Several contracts may refuse one call. A block (or suppress) wins at once. Otherwise a redaction acts first:
+        // it only narrows the call, and the contracts that still refuse the redacted call then act on it, so a redirect
+        // or an approver gets the call without the removed fields (trial7 finding 9).
+        Event acted = e;
+        Decision refusedBy = d;
+        String redactedJson = null;
+        String note = "";
+        if (!c.strategy().equals("block") && !c.strategy().equals("suppress") && refusedWith(rt, d, "redact")) {
+            String redacted = redaction.redactArguments(rt.library, e, namedCategories(rt, d));
+            String cannot = redacted == null ? "no argument carries a data category it could remove"
+                    : call.reach().whyNotRemoved(e.args(), dev.tracegate.matchers.event.Args.ofJson(redacted));
+            if (cannot == null) {
+                Event r = again(e, EventKind.CALL).tool(e.tool()).callId(e.callId()).args(redacted).build();
+                Decision again = rt.step(s, r, true, true, w);
+                if (!again.refused()) {
+                    String why = reason + " The fields it does not need were removed and the call ran without them.";
+                    record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, primaryWith(rt, d, "redact").id(), why, t0);
+                    return ToolDecision.redact(primaryWith(rt, d, "redact").id(), why, redacted);
                 }
-                break;
+                acted = r;
+                refusedBy = again;
+                redactedJson = redacted;
+                c = primary(rt, again);
+                note = " (after the fields that " + primaryWith(rt, d, "redact").id() + " does not allow were removed)";
+                reason = reason(rt, again) + note;
+            } else {
+                note = " It could not be redacted: " + cannot + ".";
+                reason = reason + note;
             }
+        }
+        String arguments = redactedJson != null ? redactedJson : call.argumentsJson();
+        switch (c.strategy()) {
             case "redirect": {
                 String target = redirectTarget(config.redirect(), c, e.tool());
-                Event r = again(e, EventKind.CALL).tool(target)
-                        .callId(e.callId()).args(e.args()).build();
+                String cannot = call.reach().whyNoRedirect();
+                if (cannot != null) {
+                    reason = reason + " It could not be redirected to " + target + ": " + cannot + ".";
+                    break;
+                }
+                Event r = again(acted, EventKind.CALL).tool(target)
+                        .callId(e.callId()).args(acted.args()).build();
                 Decision again = rt.step(s, r, true, true, w);
                 if (!again.refused()) {
                     record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " The call of " + e.tool() + " was redirected to " + target + ".", t0);
-                    return ToolDecision.redirect(c.id(), reason, target, call.argumentsJson());
+                    return ToolDecision.redirect(c.id(), reason, target, arguments);
                 }
                 break;
             }
             case "escalate": {
-                Approval.Answer a = approval.ask(c.id(), e.session(), e.tool(), call.argumentsJson(), reason);
-                if (a.approved()) return approved(rt, s, e, d, c, reason, a, t0, w);
-                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Refused: " + a.note(), t0);
+                Approval.Answer a = approval.ask(c.id(), e.session(), e.tool(), arguments, reason);
+                if (a.approved()) return approved(rt, s, acted, refusedBy, c, reason, a, t0, w, redactedJson);
+                record(rt, w, s, acted, refusedBy, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Refused: " + a.note(), t0);
                 return ToolDecision.block(c.id(), reason + " (escalated: " + a.note() + ")", c.next());
             }
             default:
@@ -294,6 +316,44 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
         return ToolDecision.block(c.id(), reason, c.next());
+    }
+
+    /** Whether some contract that refused in {@code d} has {@code strategy}. */
+    private static boolean refusedWith(Runtime rt, Decision d, String strategy) {
+        return primaryWith(rt, d, strategy) != null;
+    }
+
+    /** The first contract that refused in {@code d} with {@code strategy}, or null. */
+    private static Library.ContractInfo primaryWith(Runtime rt, Decision d, String strategy) {
+        for (int i = 0; i < d.contractCount(); i++) {
+            Library.ContractInfo c = rt.library.info().get(d.contract(i));
+            if (c.strategy().equals(strategy)) return c;
+        }
+        return null;
+    }
+
+    /**
+     * The data categories the refusing redact contracts of {@code d} name with {@code category(c)}: a redaction removes
+     * only the fields that carry them (trial7 finding 6: a contract about card numbers removed an e-mail field too).
+     * Null when one of them reads {@code personal_data} or {@code excess_data}, or names no category: then the
+     * purposes decide (every category none of the call's purposes needs is removed).
+     */
+    private static java.util.Set<String> namedCategories(Runtime rt, Decision d) {
+        java.util.Set<String> named = new java.util.TreeSet<>();
+        for (int i = 0; i < d.contractCount(); i++) {
+            if (!rt.library.info().get(d.contract(i)).strategy().equals("redact")) continue;
+            boolean any = false;
+            for (dev.tracegate.engine.ltl.Atom a : dev.tracegate.engine.ltl.Formulas.atoms(rt.library.contracts().contracts().get(d.contract(i)).guarantee())) {
+                if (a.name().equals("personal_data") || a.name().equals("excess_data")) return null;
+                if (a.name().equals("category") && a.args().size() == 1) {
+                    dev.tracegate.engine.ltl.Term t = a.args().get(0);
+                    named.add((t instanceof dev.tracegate.engine.ltl.Term.Str str ? str.value() : t.toString()).trim().toLowerCase(java.util.Locale.ROOT));
+                    any = true;
+                }
+            }
+            if (!any) return null;
+        }
+        return named.isEmpty() ? null : named;
     }
 
     /**
@@ -304,7 +364,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      * {@code replay} excuses.
      */
     private ToolDecision approved(Runtime rt, Session s, Event e, Decision d, Library.ContractInfo c, String reason,
-                                  Approval.Answer a, long t0, Worker w) {
+                                  Approval.Answer a, long t0, Worker w, String redactedJson) {
         int[] excused = new int[d.contractCount()];
         int k = 0;
         for (int i = 0; i < d.contractCount(); i++) if (rt.library.info().get(d.contract(i)).strategy().equals("escalate")) excused[k++] = d.contract(i);
@@ -321,7 +381,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
         boolean admitted = record(rt, w, s, e, again, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(),
                 reason + " Approved: " + a.note(), t0, excused);
-        if (admitted) return ToolDecision.proceed();
+        if (admitted) return redactedJson == null ? ToolDecision.proceed() : ToolDecision.redact(c.id(), reason, redactedJson);
         rt.monitor.undo(s, w);   // the log refused the record (fail: closed): the call does not run and leaves no trace
         return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
                 "Retry later.");

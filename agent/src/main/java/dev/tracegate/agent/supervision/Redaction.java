@@ -21,8 +21,12 @@ import java.util.TreeSet;
  */
 final class Redaction {
 
-    /** The redacted arguments as JSON, or null when no field carries an unneeded category. */
-    String redactArguments(Library lib, Event call) {
+    /**
+     * The arguments without the fields that carry a category of {@code only} (the categories the refusing contracts
+     * name), or when {@code only} is null without those that carry a category none of the call's purposes needs;
+     * null when no field is removed.
+     */
+    String redactArguments(Library lib, Event call, Set<String> only) {
         Set<String> needed = new LinkedHashSet<>();
         Set<String> purposes = new LinkedHashSet<>(lib.policy().purposesOf(call.tool()));
         purposes.addAll(call.purposes());
@@ -36,7 +40,8 @@ final class Redaction {
             one.set(field, value);
             Event probe = Event.builder(EventKind.CALL).session(call.session()).tool(call.tool()).args(one).build();
             Set<String> excess = new TreeSet<>(lib.grounding().categories(probe));
-            excess.removeAll(needed);
+            if (only != null) excess.retainAll(only);
+            else excess.removeAll(needed);
             if (!excess.isEmpty()) {
                 copy.remove(field);
                 changed = true;

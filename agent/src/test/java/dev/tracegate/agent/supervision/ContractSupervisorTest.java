@@ -419,6 +419,103 @@ class ContractSupervisorTest {
         thrown.supervisor().close();
     }
 
+    private static final String CARD_CALL = "{\"to\":\"bob@acme.com\",\"body\":\"card 4111 1111 1111 1111\"}";
+
+    private Path comboLibrary() throws Exception {
+        Path lib = dir.resolve("combo.yaml");
+        Files.writeString(lib, """
+                library: combo
+                contracts:
+                  - id: combo.no-cards
+                    guarantee: G(call(send_email) -> !category(payment_card))
+                    strategy: redact
+                  - id: combo.drafts-only
+                    guarantee: G !call(send_email)
+                    strategy: redirect
+                    redirect-to: draft_email
+                  - id: combo.approve-mail
+                    guarantee: G !call(mail)
+                    strategy: escalate
+                  - id: combo.no-cards-in-mail
+                    guarantee: G(call(mail) -> !category(payment_card))
+                    strategy: redact
+                """);
+        return lib;
+    }
+
+    /**
+     * trial7 finding 9: when a redact contract and a redirect or escalate contract refuse the same call, the redaction acts
+     * first and the other contract acts on the redacted call: the redirect target and the approver never see the card.
+     */
+    @Test
+    void aRedactionActsBeforeARedirectOrAnEscalationOfTheSameCall() throws Exception {
+        Path lib = comboLibrary();
+        CountingApprover.ASKED.clear();
+        Running r = start("libraries=" + lib + ",audit.personal-data=clear,escalate.approver=" + CountingApprover.class.getName());
+        ToolDecision redirected = r.supervisor().onToolCall(new ToolCall("x", "s1", "send_email", CARD_CALL, null));
+        assertThat(redirected.kind()).isEqualTo(ToolDecision.Kind.REDIRECT);
+        assertThat(redirected.targetTool()).isEqualTo("draft_email");
+        assertThat(redirected.argumentsJson()).contains("bob@acme.com").doesNotContain("4111");
+
+        ToolDecision approved = r.supervisor().onToolCall(new ToolCall("x", "s2", "mail", CARD_CALL, null));
+        assertThat(CountingApprover.ASKED).hasSize(1);
+        assertThat(CountingApprover.ASKED.get(0).toString()).as("the approver is shown the redacted call").doesNotContain("4111").contains("bob@acme.com");
+        assertThat(approved.kind()).as("approved, it runs redacted").isEqualTo(ToolDecision.Kind.REDACT);
+        assertThat(approved.argumentsJson()).doesNotContain("4111").contains("bob@acme.com");
+        r.supervisor().close();
+        assertThat(r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        String log = Files.readString(r.log());
+        assertThat(log).as("no record holds the card of a call that ran").doesNotContain("4111");
+        assertThat(log).contains("\"tool\":\"draft_email\"");
+    }
+
+    /** trial7 finding 6: a redact contract about card numbers removes the card's field only, not every field with personal data. */
+    @Test
+    void aRedactionRemovesOnlyTheCategoriesItsContractNames() throws Exception {
+        Path lib = dir.resolve("notes.yaml");
+        Files.writeString(lib, """
+                library: notes
+                contracts:
+                  - id: notes.no-cards
+                    guarantee: G(call(update_note) -> !category(payment_card))
+                    strategy: redact
+                """);
+        Running r = start("libraries=" + lib);
+        ToolDecision d = r.supervisor().onToolCall(new ToolCall("x", "s", "update_note",
+                "{\"note\":\"card 4111 1111 1111 1111\",\"email\":\"ann@example.com\"}", null));
+        assertThat(d.kind()).isEqualTo(ToolDecision.Kind.REDACT);
+        assertThat(d.argumentsJson()).isEqualTo("{\"email\":\"ann@example.com\"}");
+        r.supervisor().close();
+    }
+
+    /**
+     * trial7 findings 1 and 2: a call site that cannot carry out a redaction (a primitive parameter) or a redirect (a
+     * configured method) gets a block that says why, and the audit log records the block, not a redaction or a redirect.
+     */
+    @Test
+    void aRedactionOrRedirectTheCallSiteCannotCarryOutIsABlockThatSaysWhy() throws Exception {
+        Path lib = comboLibrary();
+        Running r = start("libraries=" + lib + ",audit.personal-data=clear");
+        dev.tracegate.agent.core.CallReach configured = new dev.tracegate.agent.core.CallReach("a configured method (r.Mail.send) has no other tool to run instead",
+                null, Map.of("body", "a long parameter of r.Mail.send"));
+        ToolDecision cannotRedact = r.supervisor().onToolCall(new ToolCall("configured", "s1", "send_email", CARD_CALL, null, null, configured));
+        assertThat(cannotRedact.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(cannotRedact.reason()).contains("It could not be redacted: the argument body is a long parameter of r.Mail.send and cannot be removed");
+        dev.tracegate.agent.core.CallReach noRedirect = new dev.tracegate.agent.core.CallReach("a configured method (r.Mail.send) has no other tool to run instead",
+                null, Map.of());
+        ToolDecision cannotRedirect = r.supervisor().onToolCall(new ToolCall("configured", "s2", "send_email", "{\"to\":\"bob@acme.com\"}", null, null, noRedirect));
+        assertThat(cannotRedirect.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(cannotRedirect.reason()).contains("It could not be redirected to draft_email: a configured method (r.Mail.send) has no other tool to run instead");
+        r.supervisor().close();
+        assertThat(r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        List<String> decisions = new ArrayList<>();
+        for (String line : Files.readAllLines(r.log())) {
+            com.fasterxml.jackson.databind.JsonNode n = new com.fasterxml.jackson.databind.ObjectMapper().readTree(line);
+            if (n.path("rec").asText().equals("event") && n.path("kind").asText().equals("call")) decisions.add(n.path("decision").asText());
+        }
+        assertThat(decisions).containsExactly("block", "block");
+    }
+
     @Test
     void anAtomUnevaluableBeforeALatchSetItsContextKeyNamesThatKeyAsAPossibleCause() throws Exception {
         Path lib = dir.resolve("bud.yaml");

@@ -259,12 +259,38 @@ public final class ConfiguredMethods {
     }
 
     /**
+     * What the advice of a method with this descriptor can carry out (see {@link #rewrite}): never a redirect (a
+     * configured method has no tool table); with {@code args=*} a redaction may remove any parameter but a primitive
+     * one; with {@code args=N} it may rewrite parameter N only when it is JSON text or a map.
+     */
+    static dev.tracegate.agent.core.CallReach reach(String method, String argsField, String[] names, String descriptor) {
+        String noRedirect = "a configured method (" + method + ") has no other tool to run instead";
+        java.util.List<String> types = ParameterTypes.of(descriptor);
+        if (types == null) return new dev.tracegate.agent.core.CallReach(noRedirect, null, Map.of());
+        if (!argsField.equals("*")) {
+            int i = index(argsField);
+            String type = i >= 0 && i < types.size() ? types.get(i) : null;
+            boolean rewritable = type != null && (type.equals("java.lang.String") || type.equals("java.lang.Object") || type.equals("java.util.Map")
+                    || type.equals("java.util.HashMap") || type.equals("java.util.LinkedHashMap"));
+            return new dev.tracegate.agent.core.CallReach(noRedirect, rewritable ? null
+                    : "its arguments are parameter " + argsField + " of " + method + (type == null ? "" : ", a " + type)
+                    + ", neither JSON text nor a Map, so no field can be removed", Map.of());
+        }
+        String[] n = names != null && names.length == types.size() ? names : ParameterNames.positional(types.size());
+        Map<String, String> fixed = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < types.size(); i++) {
+            if (ParameterTypes.primitive(types.get(i))) fixed.put(n[i], "a " + types.get(i) + " parameter of " + method);
+        }
+        return new dev.tracegate.agent.core.CallReach(noRedirect, null, fixed);
+    }
+
+    /**
      * What a configured method's origin resolves to, worked out on its first call so that later calls read
      * fields instead of parsing the rule's settings again: the rule, and for tool rules the parts of the event
      * that do not depend on the arguments. Immutable; shared by all threads.
      */
     static final class Site {
-        static final Site NONE = new Site(null, null, null, null, -1, null, -1, null, null, false);
+        static final Site NONE = new Site(null, null, null, null, -1, null, -1, null, null, false, null);
 
         final MethodRule rule;
         final String method;
@@ -281,9 +307,11 @@ public final class ConfiguredMethods {
         final String[] names;
         /** Whether the method returns {@code String}, the only type a blocked call's substitute text can take; else a block throws. */
         final boolean textResult;
+        /** What this method's advice can carry out: no redirect; a redaction removes only parameters that can be null. */
+        final dev.tracegate.agent.core.CallReach reach;
 
         Site(MethodRule rule, String method, String toolName, String toolSpec, int toolIndex, String sessionSpec, int sessionIndex,
-             String argsField, String[] names, boolean textResult) {
+             String argsField, String[] names, boolean textResult, String descriptor) {
             this.rule = rule;
             this.method = method;
             this.toolName = toolName;
@@ -294,6 +322,7 @@ public final class ConfiguredMethods {
             this.argsField = argsField;
             this.names = names;
             this.textResult = textResult;
+            this.reach = rule == null ? null : reach(method, argsField, names, descriptor);
         }
 
         String session(Object[] arguments) {
@@ -334,8 +363,9 @@ public final class ConfiguredMethods {
         int sessionIndex = sessionSpec == null ? -1 : index(sessionSpec);
         String argsField = rule.fields.getOrDefault("args", "*");
         String[] names = argsField.equals("*") ? parameterNames.get(origin) : null;
+        int paren = origin.indexOf('(');
         return new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names,
-                origin.endsWith(")Ljava/lang/String;"));   // the origin ends with the method's descriptor
+                origin.endsWith(")Ljava/lang/String;"), paren < 0 ? null : origin.substring(paren));   // the origin ends with the method's descriptor
     }
 
     /** A configured method is called: report the event and say what the advice must do. */
@@ -375,17 +405,17 @@ public final class ConfiguredMethods {
             names = site.names != null && site.names.length == arguments.length ? site.names : parameterNames(origin, arguments.length);
             // the common shapes become the arguments straight from the values, as reading their JSON text would
             Args args = JsonText.args(names, arguments);
-            ruling = args != null ? bridge.onToolCall(FRAMEWORK, session, tool, args, null, site.textResult)
-                    : bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null, site.textResult);
+            ruling = args != null ? bridge.onToolCall(FRAMEWORK, session, tool, args, null, site.textResult, site.reach)
+                    : bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null, site.textResult, site.reach);
         } else {
-            ruling = bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null, site.textResult);
+            ruling = bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null, site.textResult, site.reach);
         }
         boolean thrown = bridge.throwOnBlock() || !site.textResult;
         if (ruling == null) {
             return null;
         }
         if (ruling.kind == Ruling.REWRITE) {
-            Object[] rewritten = rewrite(argsField, names, arguments, ruling.arguments, bridge);
+            Object[] rewritten = rewrite(argsField, names, arguments, ruling.arguments, bridge, site.reach::removable);
             if (rewritten == null) {
                 return new Ruling(thrown ? Ruling.THROW : Ruling.SUBSTITUTE,
                         "tracegate: arguments of " + method(origin) + " must be redacted but are not JSON text or a Map; the call did not run", null, null, null);
@@ -445,7 +475,8 @@ public final class ConfiguredMethods {
         return bridge.toJson(value instanceof Map ? value : Collections.singletonMap("value", value));
     }
 
-    private static Object[] rewrite(String argsField, String[] names, Object[] arguments, String json, SupervisorBridge bridge) {
+    private static Object[] rewrite(String argsField, String[] names, Object[] arguments, String json, SupervisorBridge bridge,
+                                    java.util.function.Predicate<String> removable) {
         Object parsed = bridge.fromJson(json);
         if (!(parsed instanceof Map)) {
             return null;
@@ -458,7 +489,8 @@ public final class ConfiguredMethods {
                 if (copy[i] == null || copy[i] instanceof String || copy[i] instanceof Map) {
                     copy[i] = replacement instanceof String || replacement instanceof Map || replacement == null ? replacement : copy[i];
                 } else if (!map.containsKey(names[i])) {
-                    return null;
+                    if (!removable.test(names[i])) return null;   // a primitive: the supervisor asked CallReach first, so not reached
+                    copy[i] = null;   // a removed parameter of a reference type (a boxed number, an object)
                 }
             }
             return copy;

@@ -36,6 +36,34 @@ class ConfiguredMethodsTest {
         assertThat(m.namesClass("org.other.Privacy")).isFalse();
     }
 
+    /**
+     * What a configured method's advice can carry out, read from its descriptor (trial7 findings 1 and 2): no redirect;
+     * with args=* every parameter but a primitive can be removed; with args=N only JSON text or a Map can be rewritten.
+     */
+    @Test
+    void theReachOfAConfiguredMethodComesFromItsParameterTypes() {
+        assertThat(ParameterTypes.of("(Ljava/lang/String;J[I[[Ljava/util/Map;Z)V"))
+                .containsExactly("java.lang.String", "long", "int[]", "java.util.Map[][]", "boolean");
+        assertThat(ParameterTypes.of("no descriptor")).isNull();
+        assertThat(ParameterTypes.of("(Ljava/lang/String")).isNull();
+
+        dev.tracegate.agent.core.CallReach all = ConfiguredMethods.reach("r.Cards.saveContact", "*", new String[] {"session", "name", "card", "limit"},
+                "(Ljava/lang/String;Ljava/lang/String;JLjava/lang/Long;)Ljava/lang/String;");
+        assertThat(all.whyNoRedirect()).contains("r.Cards.saveContact");
+        assertThat(all.removable("name")).isTrue();
+        assertThat(all.removable("limit")).as("a boxed number can be null").isTrue();
+        assertThat(all.removable("card")).isFalse();
+        dev.tracegate.matchers.event.Args before = dev.tracegate.matchers.event.Args.ofJson("{\"name\":\"Ann\",\"card\":4111111111111111}");
+        assertThat(all.whyNotRemoved(before, dev.tracegate.matchers.event.Args.ofJson("{\"card\":4111111111111111}"))).isNull();
+        assertThat(all.whyNotRemoved(before, dev.tracegate.matchers.event.Args.ofJson("{\"name\":\"Ann\"}")))
+                .isEqualTo("the argument card is a long parameter of r.Cards.saveContact and cannot be removed");
+
+        assertThat(ConfiguredMethods.reach("r.A.m", "1", null, "(Ljava/lang/String;Ljava/lang/String;)V").removable("x")).isTrue();
+        dev.tracegate.agent.core.CallReach pojo = ConfiguredMethods.reach("r.A.m", "1", null, "(Ljava/lang/String;Lr/Order;)V");
+        assertThat(pojo.removable("x")).isFalse();
+        assertThat(pojo.whyNotRemoved(before, before)).contains("parameter 1 of r.A.m, a r.Order, neither JSON text nor a Map");
+    }
+
     @Test
     void errorsNameFileLineAndColumn() {
         assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c", "  consent a.B#grant purpose=1")))

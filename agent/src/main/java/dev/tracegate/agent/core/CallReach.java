@@ -1,0 +1,59 @@
+package dev.tracegate.agent.core;
+
+import dev.tracegate.matchers.event.Args;
+
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * What a call site can carry out besides running a call or refusing it: a redirect to another tool, and removing
+ * argument fields for a redaction. The supervisor asks before it decides, so that the audit log never records a
+ * redaction or a redirect the call site could not do (it blocks instead and says why).
+ */
+public final class CallReach {
+    /** A framework's call site: its arguments are JSON text or a map, and it has a tool table to redirect into. */
+    public static final CallReach FULL = new CallReach(null, null, Map.of());
+
+    private final String noRedirect;
+    private final String noRewrite;
+    private final Map<String, String> fixed;
+
+    /**
+     * @param noRedirect why a redirect is impossible here, or null when it is possible
+     * @param noRewrite  why no argument can be removed here, or null when fields can be removed
+     * @param fixed      argument fields that cannot be removed, each with why (e.g. {@code card -> a long parameter})
+     */
+    public CallReach(String noRedirect, String noRewrite, Map<String, String> fixed) {
+        this.noRedirect = noRedirect;
+        this.noRewrite = noRewrite;
+        this.fixed = Map.copyOf(fixed);
+    }
+
+    /** Why this call site cannot run another tool instead, or null when it can. */
+    public String whyNoRedirect() {
+        return noRedirect;
+    }
+
+    /** Whether the top-level argument {@code field} can be removed here. */
+    public boolean removable(String field) {
+        return noRewrite == null && !fixed.containsKey(field);
+    }
+
+    /**
+     * Why the call cannot run with {@code after} (the arguments without some of {@code before}'s top-level fields), or
+     * null when it can: the site takes no rewritten arguments, or a removed field cannot be removed.
+     */
+    public String whyNotRemoved(Args before, Args after) {
+        if (noRewrite != null) return noRewrite;
+        if (fixed.isEmpty()) return null;
+        StringBuilder why = null;
+        for (Iterator<String> it = before.fieldNames(); it.hasNext(); ) {
+            String field = it.next();
+            String reason = fixed.get(field);
+            if (reason == null || after.root().has(field)) continue;
+            why = why == null ? new StringBuilder() : why.append("; ");
+            why.append("the argument ").append(field).append(" is ").append(reason).append(" and cannot be removed");
+        }
+        return why == null ? null : why.toString();
+    }
+}
