@@ -104,6 +104,8 @@ final class ReplayCommand implements Callable<Integer> {
         List<String> unevaluableAt = new ArrayList<>();
         List<dev.tracegate.engine.ltl.Atom> atoms = lib.contracts().atoms();
         int n = lib.contracts().contracts().size();
+        int[] assumed = java.util.stream.IntStream.range(0, n)
+                .filter(c -> !(lib.contracts().contracts().get(c).assume() instanceof dev.tracegate.engine.ltl.Formula.Const k && k.value())).toArray();
         SessionMonitor<Event> monitor = lib.newMonitor(new SessionMonitor.Options(Integer.MAX_VALUE, true), r -> {});
         Worker w = monitor.newWorker();
         Map<String, SessionReport> reports = new LinkedHashMap<>();
@@ -167,6 +169,18 @@ final class ReplayCommand implements Callable<Integer> {
                             if (rep.firstBreak[c] == null) rep.firstBreak[c] = where;
                         } else if (rep.firstFail[c] == null) {
                             rep.firstFail[c] = where;
+                        }
+                    }
+                    // an agent event that breaks an assumption is applied (not refused), so no decision names it
+                    if (e.controlledByAgent() && d.applied() && assumed.length > 0) {
+                        int[] after = w.nextStates();
+                        int[] before = w.statesBefore();
+                        for (int c : assumed) {
+                            if (rep.firstBreak[c] == null && lib.contracts().verdict(c, after) == Verdict.IDLE
+                                    && lib.contracts().verdict(c, before) != Verdict.IDLE) {
+                                rep.firstBreak[c] = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase()
+                                        + (e.tool() == null ? "" : " " + e.tool()) + ") by an agent event";
+                            }
                         }
                     }
                 }

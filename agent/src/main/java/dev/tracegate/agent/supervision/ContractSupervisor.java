@@ -193,6 +193,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      */
     private void analyseLater(Library lib) {
         dev.tracegate.contracts.analysis.PolicySections.unread(lib).forEach(AgentLog::warn);   // cheap: one pass over the atoms
+        dev.tracegate.contracts.analysis.AgentAssumptions.notes(lib).forEach(AgentLog::warn);   // cheap: the assumptions' small automata
         Thread t = new Thread(() -> {
             try {
                 for (LibraryAnalysis.Finding f : new LibraryAnalysis(new DfaCompiler(config.engineMaxStates())).analyse(lib.contracts().contracts())) {
