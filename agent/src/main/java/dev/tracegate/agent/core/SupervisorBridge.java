@@ -209,11 +209,24 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error) {
-        ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, callId, resultText, error));
+        return onToolResult(framework, session, tool, callId, resultText, error, null);
+    }
+
+    /**
+     * As above, from a call site that cannot replace this result when {@code cannotWithhold} (why) is not null: a
+     * contract that would withhold it is then only logged, and its audit record says that the result went through.
+     */
+    public String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error, String cannotWithhold) {
+        ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, callId, resultText, error, cannotWithhold));
         if (decision == null || !decision.suppressed()) {
             if (trace) {
                 AgentLog.info("RETURN " + framework + " session=" + session + " tool=" + tool + " -> KEEP");
             }
+            return null;
+        }
+        if (cannotWithhold != null) {
+            AgentLog.info("contract " + decision.contract() + " would withhold the result of " + tool + " (session=" + session
+                    + "), but " + cannotWithhold);
             return null;
         }
         AgentLog.info((shadow ? "SHADOW would " : "") + "SUPPRESS " + framework + " session=" + session + " tool=" + tool
@@ -307,13 +320,7 @@ public final class SupervisorBridge implements DispatchTarget {
     /** A tool that threw, as an error RETURN: nothing can be withheld (the host gets its own exception), so a suppression is only logged. */
     @Override
     public void onToolThrown(String framework, String session, String tool, String text) {
-        ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, null, text, true));
-        if (decision != null && decision.suppressed()) {
-            AgentLog.info("contract " + decision.contract() + " would withhold the result of " + tool + " (session=" + session
-                    + "), but the call threw: the host gets its own exception");
-        } else if (trace) {
-            AgentLog.info("RETURN " + framework + " session=" + session + " tool=" + tool + " threw -> KEEP");
-        }
+        onToolResult(framework, session, tool, null, text, true, "the call threw: the host gets its own exception");
     }
 
     @Override

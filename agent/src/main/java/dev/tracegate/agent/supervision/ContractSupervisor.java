@@ -409,7 +409,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                                 record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, d), t0);
                                 return ResultDecision.keep();
                             }
-                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                            // not applied either way: a result the call site cannot replace still leaves the contract in force
+                            // for the calls that follow, and the record says that it went through
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), result.cannotWithhold() == null ? reason(rt, d)
+                                    : reason(rt, d) + " It could not be withheld: " + result.cannotWithhold() + "; the contract treats it as withheld"
+                                    + " and stays in force for the calls that follow.", t0);
                             return ResultDecision.suppress(c.id(), withheld(rt, c, "tool result"));
                         }
                         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,

@@ -9,6 +9,7 @@ import dev.tracegate.agent.core.Message;
 import dev.tracegate.agent.core.ToolCall;
 import dev.tracegate.agent.core.ToolDecision;
 import dev.tracegate.agent.core.ToolResult;
+import dev.tracegate.agent.core.ResultDecision;
 import dev.tracegate.agent.metrics.SupervisorMetrics;
 import dev.tracegate.contracts.library.Library;
 import dev.tracegate.engine.monitor.Replay;
@@ -514,6 +515,32 @@ class ContractSupervisorTest {
             if (n.path("rec").asText().equals("event") && n.path("kind").asText().equals("call")) decisions.add(n.path("decision").asText());
         }
         assertThat(decisions).containsExactly("block", "block");
+    }
+
+    /**
+     * A result the call site cannot replace (a tool that threw to the host, a configured method's object result) is not
+     * applied either, so the contract stays in force; its audit record says it could not be withheld (ae6c368's gap).
+     */
+    @Test
+    void aResultThatCannotBeWithheldIsRecordedAsSuchAndTheContractStaysInForce() throws Exception {
+        Path lib = dir.resolve("vault.yaml");
+        Files.writeString(lib, """
+                library: vault
+                contracts:
+                  - id: vault.no-secrets-out
+                    assume: G !result_matches("(?i)secret")
+                    guarantee: G !call(publish)
+                    strategy: block
+                """);
+        Running r = start("libraries=" + lib);
+        ResultDecision d = r.supervisor().onToolResult(new ToolResult("configured", "s", "read", null, "{\"secret\":\"x\"}", false,
+                "it returns a java.util.Map (example.Vault.read), and only a text result can be replaced: the caller got it"));
+        assertThat(d.suppressed()).isTrue();
+        assertThat(r.supervisor().onToolCall(new ToolCall("configured", "s", "publish", "{}", null)).kind())
+                .as("the assumption was not broken, so the guarantee still acts").isEqualTo(ToolDecision.Kind.BLOCK);
+        r.supervisor().close();
+        assertThat(r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(Files.readString(r.log())).contains("It could not be withheld: it returns a java.util.Map (example.Vault.read)");
     }
 
     @Test

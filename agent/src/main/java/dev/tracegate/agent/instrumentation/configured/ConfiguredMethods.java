@@ -437,13 +437,10 @@ public final class ConfiguredMethods {
         if (site == null || site.rule.kind != MethodRule.Kind.TOOL) {
             return null;
         }
-        String text = result == null || result instanceof String ? (String) result : bridge.toJson(result);
-        String notice = bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), null, text, false);
-        if (notice != null && result != null && !(result instanceof String)) {
-            AgentLog.warn("cannot withhold the " + result.getClass().getName() + " result of " + method(origin) + ": only text results can be replaced");
-            return null;
-        }
-        return notice;
+        boolean text = result == null || result instanceof String;
+        return bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), null, text ? (String) result : bridge.toJson(result), false,
+                text ? null : "it returns a " + result.getClass().getName() + " (" + method(origin) + "), and only a text result can be replaced:"
+                        + " the caller got it");
     }
 
     /**
