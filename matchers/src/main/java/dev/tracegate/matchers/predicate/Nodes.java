@@ -39,12 +39,15 @@ final class Nodes {
         };
     }
 
-    /** Numeric reading of a JSON value: numbers as they are, text via {@link NumberText}; NaN otherwise. */
+    /**
+     * Numeric reading of a JSON value: numbers as they are, text via {@link NumberText}; NaN otherwise, and NaN for a
+     * value outside the double range too (a JSON {@code -1e400} reads as -Infinity, which no later amount could undo in
+     * a sum): not a number, so unevaluable, like the text "-Infinity".
+     */
     static double number(JsonNode n) {
         if (n == null) return Double.NaN;
-        if (n.isNumber()) return n.doubleValue();
-        if (n.isTextual()) return NumberText.parse(n.textValue());
-        return Double.NaN;
+        double v = n.isNumber() ? n.doubleValue() : n.isTextual() ? NumberText.parse(n.textValue()) : Double.NaN;
+        return Double.isInfinite(v) ? Double.NaN : v;
     }
 
     /** Text of a JSON value; allocates only for non-text scalars and containers. */
@@ -396,6 +399,7 @@ final class Nodes {
                 if (Double.isNaN(v)) return UNEV;
                 base += v;
             }
+            if (Double.isInfinite(base)) return UNEV;   // finite amounts whose sum leaves the double range: no number either
             f.num = base;
             return OK;
         }
