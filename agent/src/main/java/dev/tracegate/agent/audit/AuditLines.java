@@ -211,7 +211,8 @@ final class AuditLines {
     String head() { return new String(prevHex, StandardCharsets.US_ASCII); }
 
     /**
-     * A segment header: starts a log or a run appended to an existing one, and says how personal data
+     * A segment header: starts a log or a run appended to an existing one, says how the agent started
+     * ({@link AgentStart}: {@code premain} or {@code attach}, left out when unknown) and how personal data
      * in the lines after it is written.
      *
      * @param salt the segment's salt (salted mode), or null
@@ -223,6 +224,8 @@ final class AuditLines {
         begin("header");
         key("format"); str(FORMAT);
         key("created"); str(Instant.ofEpochMilli(timeMillis).toString());
+        String start = AgentStart.how();
+        if (start != null) { key("start"); str(start); }   // readers that predate it skip a field they do not know
         if (key != null) {
             pseudonymiser = Pseudonymiser.keyed(key);
             key("personalData"); str("hmac-sha256");

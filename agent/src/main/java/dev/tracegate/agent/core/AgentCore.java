@@ -1,5 +1,6 @@
 package dev.tracegate.agent.core;
 
+import dev.tracegate.agent.audit.AgentStart;
 import dev.tracegate.agent.audit.AuditWriter;
 import dev.tracegate.agent.bootstrap.DispatchTarget;
 import dev.tracegate.agent.bootstrap.Dispatcher;
@@ -60,6 +61,7 @@ public final class AgentCore {
     /** Called reflectively by the launcher; a bad option stops the start unless {@code fail=open}. */
     public static synchronized void start(String arguments, Instrumentation instrumentation, boolean attached, File jar) {
         long started = System.nanoTime();
+        AgentStart.record(attached);   // the audit log's segment headers say so
         AgentArguments options;
         AgentConfig config;
         try {
@@ -118,6 +120,8 @@ public final class AgentCore {
                 SupervisorBridge created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
                 Dispatcher.install(created);
                 bridge = created;
+                // the host is waiting for nothing: the warm-up runs here, before its classes are woven, not beside its first call
+                if (warmup && supervisorName.equals("contracts")) Warmup.runNow(config, json, started);
                 installed.install(instrumentation, AgentCore.class.getClassLoader(), true);
             } else {
                 Started done = built(pending);

@@ -78,6 +78,16 @@ final class Warmup implements Supervisor, Runnable {
         t.start();
     }
 
+    /**
+     * Runs the warm-up on the calling thread, at most once per JVM (a later {@link #start} does nothing): for an attach,
+     * where the host is already running, so that it ends before any host class is woven and the host's first call
+     * after the attach does not pay for it (or compete with it for class initialisation).
+     */
+    static void runNow(AgentConfig config, JsonCodec json, long started) {
+        if (!STARTED.compareAndSet(false, true)) return;
+        new Warmup(config, json, started, null).run();
+    }
+
     @Override
     public void run() {
         java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
