@@ -5,6 +5,7 @@ import dev.tracegate.engine.ltl.Formula;
 import dev.tracegate.engine.ltl.Formulas;
 import dev.tracegate.engine.ltl.ParseException;
 import dev.tracegate.engine.ltl.Parser;
+import dev.tracegate.engine.ltl.Term;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -91,9 +92,9 @@ public final class LibraryReader {
             Node aNode = f.get("assume");
             String gText = formulaText(gNode, "guarantee");
             String aText = aNode == null ? "true" : formulaText(aNode, "assume");
-            Formula g = expand(pastOnly(formula(gNode, gText, positions), gNode, gText, named), named, gNode);
+            Formula g = expand(pastOnly(formula(gNode, gText, positions), gNode, gText, named), named, gNode, positions);
             Formula a = aNode == null ? Formula.Const.TRUE
-                    : expand(pastOnly(formula(aNode, aText, positions), aNode, aText, named), named, aNode);
+                    : expand(pastOnly(formula(aNode, aText, positions), aNode, aText, named), named, aNode, positions);
             contracts.add(new LibrarySpec.ContractSpec(id, f.string("description", ""), a, g, strategy,
                     f.string("message", ""), f.string("next", ""), redirectTo, aText, gText, c.line(), c.column()));
         }
@@ -150,13 +151,13 @@ public final class LibraryReader {
         }
         // Expand definitions that use other named atoms; a cycle is an error.
         Map<String, Formula> done = new LinkedHashMap<>();
-        for (String k : raw.keySet()) resolve(k, raw, where, done, new ArrayDeque<>());
+        for (String k : raw.keySet()) resolve(k, raw, where, done, new ArrayDeque<>(), positions);
         for (String k : raw.keySet()) pastOnly(raw.get(k), where.get(k), texts.get(k), done);
         return done;
     }
 
     private static Formula resolve(String k, Map<String, Formula> raw, Map<String, Node> where, Map<String, Formula> done,
-                                   Deque<String> path) {
+                                   Deque<String> path, Map<Atom, LibrarySpec.Position> positions) {
         Formula f = done.get(k);
         if (f != null) return f;
         if (path.contains(k)) {
@@ -167,7 +168,8 @@ public final class LibraryReader {
                     "define one of them without the others");
         }
         path.push(k);
-        Formula out = substitute(raw.get(k), name -> raw.containsKey(name) ? resolve(name, raw, where, done, path) : null);
+        Formula out = substitute(raw.get(k), name -> raw.containsKey(name) ? resolve(name, raw, where, done, path, positions) : null,
+                where.get(k), positions);
         path.pop();
         done.put(k, out);
         return out;
@@ -238,21 +240,48 @@ public final class LibraryReader {
         return new LibraryException(n.file(), line, col, problem, hint);
     }
 
-    private static Formula expand(Formula f, Map<String, Formula> named, Node where) {
-        return substitute(f, named::get);
+    private static Formula expand(Formula f, Map<String, Formula> named, Node where, Map<Atom, LibrarySpec.Position> positions) {
+        return substitute(f, named::get, where, positions);
     }
 
-    private static Formula substitute(Formula f, java.util.function.Function<String, Formula> lookup) {
+    /** {@code f} with its named atoms replaced by their definitions, bare or as the condition of {@code since(...)}. */
+    private static Formula substitute(Formula f, java.util.function.Function<String, Formula> lookup, Node where,
+                                      Map<Atom, LibrarySpec.Position> positions) {
         if (f instanceof Atom a) {
             if (a.args().isEmpty() && a.comparison() == null) {
                 Formula def = lookup.apply(a.name());
                 if (def != null) return def;
             }
-            return a;
+            return sinceNamed(a, lookup, where, positions);
         }
-        if (f instanceof Formula.Unary u) return Formulas.unary(u.op(), substitute(u.arg(), lookup));
-        if (f instanceof Formula.Binary b) return Formulas.binary(b.op(), substitute(b.left(), lookup), substitute(b.right(), lookup));
+        if (f instanceof Formula.Unary u) return Formulas.unary(u.op(), substitute(u.arg(), lookup, where, positions));
+        if (f instanceof Formula.Binary b) {
+            return Formulas.binary(b.op(), substitute(b.left(), lookup, where, positions), substitute(b.right(), lookup, where, positions));
+        }
         return f;
+    }
+
+    /**
+     * {@code since(name)} with a named atom: since counts the events since one condition atom held, so the named atom's
+     * definition, when it is one atom without a comparison, takes its place ({@code since(verified) <= 3} with
+     * {@code verified: returned(verify)} reads {@code since(returned(verify)) <= 3}); any other definition is an error.
+     */
+    private static Atom sinceNamed(Atom a, java.util.function.Function<String, Formula> lookup, Node where,
+                                   Map<Atom, LibrarySpec.Position> positions) {
+        if (!a.name().equals("since") || a.args().size() != 1 || !(a.args().get(0) instanceof Term.Name n)) return a;
+        Formula def = lookup.apply(n.value());
+        if (def == null) return a;
+        if (def instanceof Atom d && d.comparison() == null) {
+            Term inner = d.args().isEmpty() ? new Term.Name(d.name()) : new Term.Call(d.name(), d.args());
+            Atom out = new Atom(a.name(), List.of(inner), a.comparison(), a.bound(), a.line(), a.column());
+            LibrarySpec.Position at = positions.get(a);
+            if (at != null) positions.putIfAbsent(out, at);
+            return out;
+        }
+        throw atAtom(where, a, "atom `" + a.key() + "`: named atom '" + n.value() + "' is " + Formulas.print(def) + ", and since(...)"
+                        + " counts the events since one condition atom held, not a " + (def instanceof Atom ? "comparison" : "formula"),
+                "use a named atom that is one condition atom (verified: returned(verify), then since(verified) <= 3), or write"
+                        + " the atom inside: since(returned(verify)) <= 3");
     }
 
     /** Parses a formula scalar, mapping the parser's position into the file. */
