@@ -72,6 +72,9 @@ final class ReplayCommand implements Callable<Integer> {
         final String id;
         final String[] firstFail;
         final String[] firstBreak;
+        /** An environment event withheld because it would break the assumption (enforce mode): the contract stays ACTIVE. */
+        final String[] firstWithheld;
+        final int[] withheld;
         final int[] fires;
         EndReport end;
 
@@ -79,6 +82,8 @@ final class ReplayCommand implements Callable<Integer> {
             this.id = id;
             this.firstFail = new String[contracts];
             this.firstBreak = new String[contracts];
+            this.firstWithheld = new String[contracts];
+            this.withheld = new int[contracts];
             this.fires = new int[contracts];
         }
     }
@@ -162,13 +167,16 @@ final class ReplayCommand implements Callable<Integer> {
                     }
                     for (int i = 0; i < d.contractCount(); i++) {
                         int c = d.contract(i);
-                        rep.fires[c]++;
                         String where = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase()
                                 + (e.tool() == null ? "" : " " + e.tool()) + ")";
-                        if (d.kind() == Decision.Kind.SUPPRESS) {
+                        if (d.kind() == Decision.Kind.SUPPRESS && !d.applied()) {   // enforce: withheld, nothing broken
+                            rep.withheld[c]++;
+                            if (rep.firstWithheld[c] == null) rep.firstWithheld[c] = where;
+                        } else if (d.kind() == Decision.Kind.SUPPRESS) {
                             if (rep.firstBreak[c] == null) rep.firstBreak[c] = where;
-                        } else if (rep.firstFail[c] == null) {
-                            rep.firstFail[c] = where;
+                        } else {
+                            rep.fires[c]++;   // the events it was violated on
+                            if (rep.firstFail[c] == null) rep.firstFail[c] = where;
                         }
                     }
                     // an agent event that breaks an assumption is applied (not refused), so no decision names it
@@ -252,6 +260,11 @@ final class ReplayCommand implements Callable<Integer> {
                 if (rep.firstFail[c] != null) {
                     b.append("\n  ").append(id).append(": violated first at ").append(rep.firstFail[c]).append(" (").append(rep.fires[c])
                             .append(rep.fires[c] == 1 ? " event" : " events").append(")");
+                    quiet = false;
+                }
+                if (rep.firstWithheld[c] != null) {
+                    b.append("\n  ").append(id).append(": withheld ").append(rep.firstWithheld[c]).append(", which would have broken its assumption:")
+                            .append(" the contract stays in force (not IDLE)").append(rep.withheld[c] > 1 ? " (" + rep.withheld[c] + " events withheld)" : "");
                     quiet = false;
                 }
                 if (rep.firstBreak[c] != null) {
@@ -554,7 +567,10 @@ final class ReplayCommand implements Callable<Integer> {
                 m.put("id", lib.info().get(c).id());
                 m.put("verdict", rep.end == null ? "ACTIVE" : rep.end.verdicts().get(c).name());
                 m.put("firstViolation", rep.firstFail[c]);
-                m.put("firstAssumptionBreak", rep.firstBreak[c]);
+                // the first event that broke the assumption or, withheld, would have (a withheld one comes first: after a break none is)
+                m.put("firstAssumptionBreak", rep.firstWithheld[c] != null ? rep.firstWithheld[c] : rep.firstBreak[c]);
+                m.put("assumptionBrokenAt", rep.firstBreak[c]);
+                m.put("withheld", rep.withheld[c]);
                 m.put("events", rep.fires[c]);
                 List<String> unmet = new ArrayList<>();
                 if (rep.end != null) {
