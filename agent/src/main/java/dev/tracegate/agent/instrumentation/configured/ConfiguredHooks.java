@@ -21,7 +21,6 @@ import java.util.List;
 
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
-import static net.bytebuddy.matcher.ElementMatchers.isInterface;
 import static net.bytebuddy.matcher.ElementMatchers.isTypeInitializer;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
@@ -50,7 +49,8 @@ public final class ConfiguredHooks implements Hooks {
         if (methods.isEmpty()) {
             return List.of();
         }
-        ElementMatcher.Junction<TypeDescription> types = not(isInterface()).and(new NamedClass(methods));
+        // an interface too: its default (and static) methods have bodies to weave (trial7 finding 17); abstract ones are left out below
+        ElementMatcher.Junction<TypeDescription> types = new NamedClass(methods);
         ElementMatcher.Junction<MethodDescription> named = not(isAbstract()).and(not(isConstructor())).and(not(isTypeInitializer()))
                 .and(new NamedMethod(methods));
         String self = ConfiguredHooks.class.getName();
@@ -107,7 +107,29 @@ public final class ConfiguredHooks implements Hooks {
 
         @Override
         public boolean matches(MethodDescription target) {
-            return methods.findToWeave(target.getDeclaringType().asErasure().getName(), target.getName(), isEntryPoint(target)) != null;
+            return methods.findToWeave(target.getDeclaringType().asErasure().getName(), target.getName(), notMeantByGlob(target)) != null;
+        }
+
+        /**
+         * A method a glob such as {@code method: "*"} never means, only a rule that names it: the entry point, the
+         * object plumbing (equals, hashCode, toString), a record's accessors, and what the compiler generated (bridges,
+         * lambda bodies). A glob over them made HashSet.add a tool call (trial7 finding 16).
+         */
+        static boolean notMeantByGlob(MethodDescription m) {
+            if (isEntryPoint(m) || m.isSynthetic() || m.isBridge() || m.getName().startsWith("lambda$")) return true;
+            int params = m.getParameters().size();
+            String name = m.getName();
+            if (!m.isStatic() && ((params == 0 && (name.equals("hashCode") || name.equals("toString")))
+                    || (params == 1 && name.equals("equals") && m.getParameters().get(0).getType().represents(Object.class)))) return true;
+            if (params == 0 && !m.isStatic()) {
+                TypeDescription owner = m.getDeclaringType().asErasure();
+                if (owner.isRecord()) {
+                    for (net.bytebuddy.description.type.RecordComponentDescription c : owner.getRecordComponents()) {
+                        if (c.getActualName().equals(name)) return true;
+                    }
+                }
+            }
+            return false;
         }
 
         /** {@code public static void main(String[])}: a program's entry point, which a glob such as {@code method: "*"} never means. */

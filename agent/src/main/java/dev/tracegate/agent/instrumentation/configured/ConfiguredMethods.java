@@ -179,14 +179,15 @@ public final class ConfiguredMethods {
     }
 
     /**
-     * The rule under which a method is woven: as {@link #find}, except that a program's entry point
-     * ({@code public static void main(String[])}) is woven only under a rule that names it without a glob; with
-     * {@code method: "*"} it would make the whole program one tool call, its arguments array the session, and
-     * every configured call inside it nested, so unsupervised.
+     * The rule under which a method is woven: as {@link #find}, except that a method no glob means ({@code notMeantByGlob}:
+     * the entry point {@code public static void main(String[])}, equals, hashCode, toString, a record's accessors, compiler-
+     * generated methods) is woven only under a rule that names it without a glob; with {@code method: "*"}, main would make
+     * the whole program one tool call (its arguments array the session, every configured call inside it nested, so
+     * unsupervised), and hashCode a tool call of every HashSet.add.
      */
-    public MethodRule findToWeave(String className, String methodName, boolean entryPoint) {
+    public MethodRule findToWeave(String className, String methodName, boolean notMeantByGlob) {
         for (MethodRule rule : rules) {
-            if (entryPoint && rule.methodPattern.indexOf('*') >= 0) continue;
+            if (notMeantByGlob && rule.methodPattern.indexOf('*') >= 0) continue;
             if (rule.matchesClass(className) && rule.matchesMethod(methodName)) {
                 return rule;
             }
@@ -327,7 +328,8 @@ public final class ConfiguredMethods {
 
         String session(Object[] arguments) {
             if (sessionIndex >= 0 && sessionIndex < arguments.length) {
-                return text(arguments[sessionIndex]);
+                String session = text(arguments[sessionIndex]);
+                return session != null ? session : "default";   // a null conversation id: no conversation (trial7 finding 14)
             }
             return sessionSpec == null ? "default" : sessionSpec;
         }
@@ -336,7 +338,8 @@ public final class ConfiguredMethods {
             if (toolName != null) {
                 return toolName;
             }
-            return toolIndex < arguments.length ? text(arguments[toolIndex]) : toolSpec;
+            String tool = toolIndex < arguments.length ? text(arguments[toolIndex]) : toolSpec;
+            return tool != null ? tool : method.substring(method.lastIndexOf('.') + 1);   // a null tool name: the method's
         }
     }
 
@@ -378,14 +381,14 @@ public final class ConfiguredMethods {
         switch (rule.kind) {
             case CONSENT: {
                 Object granted = read(rule.field("granted"), arguments, "true");
-                bridge.supervisor().onConsent(new Consent(text(read(rule.field("session"), arguments, "default")),
+                bridge.supervisor().onConsent(new Consent(sessionOrDefault(read(rule.field("session"), arguments, "default")),
                         text(read(rule.field("subject"), arguments, null)), text(read(rule.field("purpose"), arguments, null)),
                         Boolean.parseBoolean(text(granted))));
                 AgentLog.debug("CONSENT at " + method(origin));
                 return null;
             }
             case ERASURE: {
-                bridge.supervisor().onErasure(new Erasure(text(read(rule.field("session"), arguments, "default")),
+                bridge.supervisor().onErasure(new Erasure(sessionOrDefault(read(rule.field("session"), arguments, "default")),
                         text(read(rule.field("subject"), arguments, null))));
                 AgentLog.debug("ERASURE at " + method(origin));
                 return null;
@@ -527,6 +530,11 @@ public final class ConfiguredMethods {
             }
         }
         return Integer.parseInt(spec);
+    }
+
+    /** The conversation id a consent or erasure names, "default" when its parameter is null. */
+    private static String sessionOrDefault(Object value) {
+        return value == null ? "default" : value.toString();
     }
 
     private static String text(Object value) {

@@ -61,6 +61,40 @@ class ConfiguredMethodsTest {
         assertThat(bridge.counts()[SupervisorBridge.SUPPRESSED]).isEqualTo(1);
     }
 
+    /** trial7 finding 14: a null conversation id is no conversation ("default"), not a NullPointerException that refuses the call. */
+    @Test
+    void aNullSessionParameterIsTheDefaultSession() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool example.Search#find name=$method session=0",
+                "tool example.Search#named name=1 session=0"));
+        Recording r = new Recording();
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+        assertThat(m.onCall("example.Search.find(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;", new Object[] {null, "q"}, bridge)).isNull();
+        assertThat(m.onCall("example.Search.named(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;", new Object[] {"s1", null}, bridge)).isNull();
+        assertThat(r.calls).extracting(ToolCall::session).containsExactly("default", "s1");
+        assertThat(r.calls).extracting(ToolCall::tool).as("a null tool name: the method's").containsExactly("find", "named");
+    }
+
+    record Refundable(String id, int amount) {
+        String refund() { return "refunded " + id; }
+    }
+
+    /** trial7 finding 16: method "*" never means equals, hashCode, toString, a record's accessors or a lambda body. */
+    @Test
+    void aGlobLeavesOutObjectPlumbingAndRecordAccessors() throws Exception {
+        for (String plumbing : new String[] {"hashCode", "toString", "id", "amount"}) {
+            assertThat(ConfiguredHooks.NamedMethod.notMeantByGlob(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(
+                    Refundable.class.getDeclaredMethod(plumbing)))).as(plumbing).isTrue();
+        }
+        assertThat(ConfiguredHooks.NamedMethod.notMeantByGlob(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(
+                Refundable.class.getDeclaredMethod("equals", Object.class)))).isTrue();
+        assertThat(ConfiguredHooks.NamedMethod.notMeantByGlob(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(
+                Refundable.class.getDeclaredMethod("refund")))).as("the tool method").isFalse();
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool example.Shop#* name=$method", "tool example.Shop#hashCode name=$method"));
+        assertThat(m.findToWeave("example.Shop", "toString", true)).as("a glob does not mean it").isNull();
+        assertThat(m.findToWeave("example.Shop", "hashCode", true)).as("a rule that names it does").isNotNull();
+        assertThat(m.findToWeave("example.Shop", "refund", false)).isNotNull();
+    }
+
     @Test
     void theReachOfAConfiguredMethodComesFromItsParameterTypes() {
         assertThat(ParameterTypes.of("(Ljava/lang/String;J[I[[Ljava/util/Map;Z)V"))
