@@ -71,6 +71,20 @@ public final class Dispatcher {
 
     // ---- nesting guard ----
 
+    /** The depth that marks a thread tracegate runs for itself (an escalation approver): nothing on it is supervised. */
+    private static final int OWN = 1 << 24;
+
+    /**
+     * Marks this thread as tracegate's own (or no longer): its tool and model calls are nested calls that nothing
+     * supervises, not even a configured method with {@code nested: true}. An approver runs on such a thread, so that a
+     * tool it calls to decide does not wait for the session its escalated call holds.
+     */
+    public static void ownThread(boolean own) {
+        int[] depth = DEPTH.get();
+        depth[0] = own ? OWN : 0;
+        depth[1] = own ? OWN : 0;
+    }
+
     /** Enters a tool call on this thread; true if it is the outermost one (the one to supervise). */
     public static boolean enter() {
         return DEPTH.get()[0]++ == 0;
@@ -272,7 +286,7 @@ public final class Dispatcher {
      */
     public static boolean supervisesNested(String origin) {
         DispatchTarget t = target;
-        if (t == null) {
+        if (t == null || DEPTH.get()[0] >= OWN) {
             return false;
         }
         try {

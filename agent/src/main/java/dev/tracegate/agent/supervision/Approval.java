@@ -61,7 +61,15 @@ final class Approval {
         request.put("tool", tool);
         request.put("arguments", arguments);
         request.put("reason", reason);
-        Future<Object> f = executor.submit(() -> approve.invoke(approver, Map.copyOf(request)));
+        Future<Object> f = executor.submit(() -> {
+            // the escalated call holds its session: a tool the approver calls to decide must not wait for it (trial7 finding 18)
+            dev.tracegate.agent.bootstrap.Dispatcher.ownThread(true);
+            try {
+                return approve.invoke(approver, Map.copyOf(request));
+            } finally {
+                dev.tracegate.agent.bootstrap.Dispatcher.ownThread(false);
+            }
+        });
         try {
             boolean yes = (Boolean) f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             return new Answer(yes, yes ? "approved by " + approver.getClass().getName() : "refused by " + approver.getClass().getName());

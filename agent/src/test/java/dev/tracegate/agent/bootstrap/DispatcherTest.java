@@ -21,6 +21,22 @@ class DispatcherTest {
         assertThat(Dispatcher.onToolResultObject("f", "s", "t", null, "result")).isEqualTo("result");
     }
 
+    /** A thread tracegate runs for itself (an approver) supervises nothing, not even a method whose rule says nested: true. */
+    @Test
+    void onItsOwnThreadNothingIsSupervised() {
+        Dispatcher.ownThread(true);
+        try {
+            assertThat(Dispatcher.enter()).isFalse();
+            Dispatcher.exit();
+            assertThat(Dispatcher.enterModel()).isFalse();
+            Dispatcher.exitModel();
+        } finally {
+            Dispatcher.ownThread(false);
+        }
+        assertThat(Dispatcher.enter()).as("an ordinary thread again").isTrue();
+        Dispatcher.exit();
+    }
+
     @Test
     void onlyTheOutermostCallOnAThreadIsSupervised() throws InterruptedException {
         assertThat(Dispatcher.enter()).isTrue();

@@ -458,8 +458,11 @@ class ContractSupervisorTest {
         assertThat(redirected.targetTool()).isEqualTo("draft_email");
         assertThat(redirected.argumentsJson()).contains("bob@acme.com").doesNotContain("4111");
 
+        CountingApprover.SUPERVISED_INSIDE.clear();
         ToolDecision approved = r.supervisor().onToolCall(new ToolCall("x", "s2", "mail", CARD_CALL, null));
         assertThat(CountingApprover.ASKED).hasSize(1);
+        assertThat(CountingApprover.SUPERVISED_INSIDE).as("trial7 finding 18: a tool the approver calls is not supervised (it would wait"
+                + " for the session the escalated call holds)").containsExactly(false);
         assertThat(CountingApprover.ASKED.get(0).toString()).as("the approver is shown the redacted call").doesNotContain("4111").contains("bob@acme.com");
         assertThat(approved.kind()).as("approved, it runs redacted").isEqualTo(ToolDecision.Kind.REDACT);
         assertThat(approved.argumentsJson()).doesNotContain("4111").contains("bob@acme.com");

@@ -11,7 +11,13 @@ public final class CountingApprover {
 
     public CountingApprover() {}
 
+    /** For each request, whether a tool call the approver made would have been supervised (it must not: it would wait for the session). */
+    public static final List<Boolean> SUPERVISED_INSIDE = new CopyOnWriteArrayList<>();
+
     public boolean approve(Map<String, String> request) {
+        boolean outer = dev.tracegate.agent.bootstrap.Dispatcher.enter();
+        dev.tracegate.agent.bootstrap.Dispatcher.exit();
+        SUPERVISED_INSIDE.add(outer || dev.tracegate.agent.bootstrap.Dispatcher.supervisesNested("any"));
         ASKED.add(Map.copyOf(request));
         return true;
     }
