@@ -99,7 +99,18 @@ public final class Identifiers {
                 int j = i + 1;
                 int limit = Math.min(len, i + 1 + MAX_QUOTED);
                 while (j < limit && s[j] != close) j++;
-                if (j < limit && j - i - 1 >= 3) n = addValue(s, i + 1, j, out, n, seen);
+                if (j < limit && j - i - 1 >= 3) {
+                    int r = seen.repeats(s, i + 1, j, true);
+                    if (r == NEW) {
+                        n = addHash(s, i + 1, j, out, n, seen);
+                    } else if (r == REPEAT_WALKED && !opensQuote(s, i + 1, j)) {
+                        // the walk from i + 1 to the closing quote depends on these chars alone (no quote opens inside,
+                        // and every token and group stops at the closing quote), so it finds the values it found
+                        // after the first quote of the same text, which this scan holds: go on from the closing quote
+                        i = j;
+                        continue;
+                    }
+                }
             }
             i++;
         }
@@ -187,6 +198,22 @@ public final class Identifiers {
 
     /** Adds the hash of {@code s[a, b)} unless this scan has kept it (or it is empty); {@code n < out.length}. */
     private static int addValue(char[] s, int a, int b, long[] out, int n, Seen seen) {
+        // the same chars as a value this scan hashed already have its hash, kept or not: skip hashing them again
+        // (a JSON result repeats its keys and many values; comparing chars beats the hash's serial multiplies)
+        return seen.repeats(s, a, b, false) == NEW ? addHash(s, a, b, out, n, seen) : n;
+    }
+
+    /** True when a quote opens in {@code s[a, b)}. */
+    private static boolean opensQuote(char[] s, int a, int b) {
+        for (int k = a; k < b; k++) {
+            char c = s[k];
+            if (c == '"' || c == '`' || (c >= 128 && closingQuote(c) != 0)) return true;
+        }
+        return false;
+    }
+
+    /** {@link #addValue} once {@code s[a, b)} is known to be no repeat. */
+    private static int addHash(char[] s, int a, int b, long[] out, int n, Seen seen) {
         long h = TextHash.of(s, a, b);
         if (h == TextHash.EMPTY || !seen.insert(h)) return n;
         out[n] = h;
@@ -216,8 +243,43 @@ public final class Identifiers {
             mask = keys.length - 1;
             if (++stamp == 0) { // after 2^32 scans: forget every old stamp
                 java.util.Arrays.fill(stamps, 0);
+                java.util.Arrays.fill(rawStamps, 0);
                 stamp = 1;
             }
+        }
+
+        /** Where this scan last hashed a value of each (length, first char, last char) bucket: direct-mapped. */
+        final int[] rawStart = new int[RAW_SLOTS];
+        final int[] rawLen = new int[RAW_SLOTS];
+        final int[] rawStamps = new int[RAW_SLOTS];
+        /** The bucket's chars were read as a quoted string, so the walk has passed over them after a quote. */
+        final boolean[] rawQuoted = new boolean[RAW_SLOTS];
+
+        /**
+         * {@link #REPEAT} when {@code s[a, b)} has the chars of the value this scan last hashed in its
+         * bucket ({@link #REPEAT_WALKED} when those were read as a quoted string, which {@code quoted} says
+         * of this one); else {@link #NEW}, and remembers it there. A bucket holds one value, so a miss only
+         * costs a hash that was due anyway.
+         */
+        int repeats(char[] s, int a, int b, boolean quoted) {
+            int len = b - a;
+            int k = (((len * 31 + s[a]) * 31 + s[b - 1]) * 0x9E3779B1) >>> (32 - RAW_BITS);
+            if (rawStamps[k] == stamp && rawLen[k] == len && sameChars(s, rawStart[k], a, len)) {
+                if (rawQuoted[k]) return REPEAT_WALKED;
+                rawQuoted[k] = quoted; // the walk passes over this one's chars before it meets them again
+                return REPEAT;
+            }
+            rawStamps[k] = stamp;
+            rawStart[k] = a;
+            rawLen[k] = len;
+            rawQuoted[k] = quoted;
+            return NEW;
+        }
+
+        private static boolean sameChars(char[] s, int x, int y, int len) {
+            if (x == y) return true;
+            for (int k = 0; k < len; k++) if (s[x + k] != s[y + k]) return false;
+            return true;
         }
 
         char[] chars(int len) {
@@ -237,6 +299,10 @@ public final class Identifiers {
             return true;
         }
     }
+
+    private static final int RAW_BITS = 7, RAW_SLOTS = 1 << RAW_BITS;
+    /** {@link Seen#repeats} answers. */
+    private static final int NEW = 0, REPEAT = 1, REPEAT_WALKED = 2;
 
     private static final ThreadLocal<Seen> SEEN = ThreadLocal.withInitial(Seen::new);
 

@@ -74,23 +74,35 @@ public final class TextHash {
 
     /** Hash of {@code s[from, to)}, equal to {@code of(new String(s, from, to - from))}. */
     static long of(char[] s, int from, int to) {
-        long h = SEED;   // as of(CharSequence, int, int)
+        // as of(CharSequence, int, int), in two loops (the host part up to the first '/', then the rest) and with
+        // ASCII chars folded and classed by table: the identifier scan hashes most of its values here
+        long h = SEED;
         int first = -1;
-        boolean hostPart = true, afterDot = false, dotLetter = false, at = false;
-        for (int i = from; i < to; i++) {
+        int i = from;
+        boolean afterDot = false, dotLetter = false, at = false;
+        for (; i < to; i++) {
             char c = s[i];
-            if (hostPart) {
-                if (c == '/') hostPart = false;
-                else {
-                    if (afterDot && Character.isLetter(c)) dotLetter = true;
-                    afterDot = c == '.';
-                    at |= c == '@';
-                }
+            if (c == '/') break;
+            int f;
+            if (c < 128) {
+                f = FOLD[c];
+                dotLetter |= afterDot & LETTER[c];
+            } else {
+                f = c == '\u00A0' ? -1 : Character.toLowerCase(c);
+                dotLetter |= afterDot && Character.isLetter(c);
             }
-            int folded = folded(c);
-            if (folded < 0) continue;
-            if (first < 0) first = folded;
-            h = (h ^ folded) * PRIME;
+            afterDot = c == '.';
+            at |= c == '@';
+            if (f < 0) continue;
+            if (first < 0) first = f;
+            h = (h ^ f) * PRIME;
+        }
+        for (; i < to; i++) {
+            char c = s[i];
+            int f = c < 128 ? FOLD[c] : c == '\u00A0' ? -1 : Character.toLowerCase(c);
+            if (f < 0) continue;
+            if (first < 0) first = f;
+            h = (h ^ f) * PRIME;
         }
         if (first < 0) return EMPTY;
         if (first == 'h' || (dotLetter && !at)) {
@@ -100,6 +112,17 @@ public final class TextHash {
             if (span >= 0) return plain(view, (int) (span >>> 32), (int) span);
         }
         return finish(h);
+    }
+
+    /** {@link #folded} of each ASCII char (-1: skipped), and which ASCII chars are letters. */
+    private static final byte[] FOLD = new byte[128];
+    private static final boolean[] LETTER = new boolean[128];
+
+    static {
+        for (char c = 0; c < 128; c++) {
+            FOLD[c] = (byte) folded(c);
+            LETTER[c] = Character.isLetter(c);
+        }
     }
 
     /** Hash of the decimal text of {@code v}, equal to {@code of(Long.toString(v))}, without allocating. */

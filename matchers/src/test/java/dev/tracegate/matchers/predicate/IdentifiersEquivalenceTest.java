@@ -74,6 +74,33 @@ class IdentifiersEquivalenceTest {
         assertThat(Arrays.copyOf(actual, nb)).as("values for builder \"%s\"", text).containsExactly(Arrays.copyOf(expected, ne));
     }
 
+    /**
+     * Pieces of records that repeat (JSON keys and values, quoted strings with other quotes, numbers and groups
+     * inside), so a quoted string often comes back: the scan passes over a repeated one's chars without walking
+     * them again, which must find what the walk would.
+     */
+    private static final String[] RECORD_PIECES = {
+        "{", "}", "[", "]", ",", ":", " ", "\"", "\"sku\"", "\"name\"", "\"SKU-1001\"", "\"SKU-1002\"", "\"ceramic mug, blue, 350 ml\"",
+        "\"a`bc`d\"", "`a \"bcd\" e`", "\"x “yyy” z\"", "“q \"rrr\" s”", "«ttt»", "\"DE89 3704 0044 0532 0130 00\"", "\"+1 (415) 555-0100\"",
+        "\"jane@example.com\"", "\"www.evil.example/pay\"", "\"1234\"", "12.90", "7", "\"ab\"", "\"abc\"", "\"ab“c\"", "\"12 345 6789\"",
+        "\"é.fr\"", "\"x.co\" ", "\"“\"",
+    };
+
+    @Provide Arbitrary<String> records() {
+        Arbitrary<String> piece = Arbitraries.oneOf(Arbitraries.of(RECORD_PIECES), Arbitraries.of(RECORD_PIECES), Arbitraries.of(PIECES));
+        return piece.list().ofMaxSize(80).map(l -> String.join("", l));
+    }
+
+    @Property(tries = 3000)
+    void repeatedQuotedStringsFindTheReferenceValues(@ForAll("records") String text,
+                                                     @ForAll @IntRange(min = 1, max = 70) int capacity) {
+        long[] expected = new long[capacity];
+        long[] actual = new long[capacity];
+        int ne = ReferenceIdentifiers.scan(text, expected, 0);
+        int na = Identifiers.scan(text, actual, 0);
+        assertThat(Arrays.copyOf(actual, na)).as("values for \"%s\"", text).containsExactly(Arrays.copyOf(expected, ne));
+    }
+
     @Property(tries = 2000)
     void textHashOfCharsIsTextHashOfTheString(@ForAll("aroundPlain") String text, @ForAll @IntRange(min = 0, max = 400) int from,
                                               @ForAll @IntRange(min = 0, max = 400) int to) {
