@@ -1,0 +1,36 @@
+package demoapp.plain;
+
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * Tool methods in the shapes plain Java gives them: a default method of an interface (the implementing class
+ * declares nothing) and a method of a record (whose equals, hashCode, toString and accessors are no tools).
+ * Knows nothing of tracegate.
+ */
+public final class ShapesApp {
+    /** A tool written once, as a default method, for every bank. */
+    public interface Payments {
+        default String pay(String session, int amount) {
+            return "PAID " + amount;
+        }
+    }
+
+    static final class Bank implements Payments {
+    }
+
+    /** An order that can refund itself. */
+    public record Order(String id, int amount) {
+        public String refund(String session) {
+            return "refunded " + id;
+        }
+    }
+
+    public static void main(String[] args) {
+        System.out.println("PAY: " + new Bank().pay("s1", 5000));
+        Order order = new Order("O1", 5);
+        Set<Order> seen = new HashSet<>();
+        seen.add(order);
+        System.out.println("ORDER: " + order + " " + order.amount() + " " + seen.contains(new Order("O1", 5)) + " " + order.refund("s2"));
+    }
+}
