@@ -22,6 +22,10 @@ import java.util.TreeMap;
  * variables, {@code -Dtracegate.*} system properties and the agent argument string, each overriding the
  * one before; every key, its type, default and an example are in {@code agent/CONFIG.md}.
  *
+ * <p>A relative path (an entry of {@code libraries} that is not a built-in name, {@code audit.path}) written in the
+ * file is read from the file's directory; one given by a property, an environment variable, the agent argument or a
+ * default is read from the working directory. The values hold the resolved absolute paths, as {@link #describe} shows.
+ *
  * <p>Immutable and thread-safe. A value that cannot be used (unknown key, wrong type, bad duration or
  * choice) stops {@link #load} with a {@link ConfigException} naming its source.
  */
@@ -34,6 +38,7 @@ public final class AgentConfig {
     public static final String CONFIG_KEY = "config";
 
     private final Path configFile;
+    private final Path configDirectory;   // where relative paths written in the file are read from; null without a file
     private final List<String> libraries;
     private final Mode mode;
     private final FailPolicy fail;
@@ -74,8 +79,9 @@ public final class AgentConfig {
         }
     }
 
-    private AgentConfig(Path configFile, Map<String, Setting> s, Set<String> extraKeys, Map<String, Source> libraryPlaces) {
+    private AgentConfig(Path configFile, Path configDirectory, Map<String, Setting> s, Set<String> extraKeys, Map<String, Source> libraryPlaces) {
         this.configFile = configFile;
+        this.configDirectory = configDirectory;
         this.libraryPlaces = Collections.unmodifiableMap(new LinkedHashMap<>(libraryPlaces));
         this.settings = Collections.unmodifiableMap(new LinkedHashMap<>(s));
         this.libraries = new LibraryList(list(s, "libraries"), this::libraryPlace);
@@ -209,6 +215,8 @@ public final class AgentConfig {
         /** Where each entry of the effective {@code libraries} was written (an item of a YAML list has its own place). */
         private final Map<String, Source> libraryPlaces = new LinkedHashMap<>();
         private final Set<String> extraKeys;
+        /** The configuration file's directory, against which relative paths written in the file are resolved. */
+        private Path fileDirectory;
 
         Loader(Set<String> extraKeys) {
             this.extraKeys = extraKeys;
@@ -235,7 +243,10 @@ public final class AgentConfig {
             } else if (env.containsKey(ENV_PREFIX + "CONFIG")) {
                 file = path(env.get(ENV_PREFIX + "CONFIG"), fileFrom = Source.environment(CONFIG_KEY));
             }
-            if (file != null) readFile(file, fileFrom);
+            if (file != null) {
+                fileDirectory = directoryOf(file);
+                readFile(file, fileFrom);
+            }
 
             for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
                 String name = e.getKey();
@@ -260,7 +271,17 @@ public final class AgentConfig {
                 if (!keys.containsKey(key)) throw unknown(at, key, keys.keySet(), key);
                 put(keys.get(key), Raw.scalar(at, e.getValue()));
             }
-            return new AgentConfig(file, values, extraKeys, libraryPlaces);
+            return new AgentConfig(file, fileDirectory, values, extraKeys, libraryPlaces);
+        }
+
+        /** The file's directory as the file system names it (no "work/../conf", no symlink), or as written if it cannot be read. */
+        private static Path directoryOf(Path file) {
+            Path parent = file.toAbsolutePath().getParent();
+            try {
+                return parent.toRealPath();
+            } catch (IOException e) {
+                return parent;   // reading the file fails next, with its own message
+            }
         }
 
         private static Path path(String text, Source from) {
@@ -355,11 +376,8 @@ public final class AgentConfig {
             values.put(k.name, s);
             if (k.name.equals("libraries")) {
                 libraryPlaces.clear();
-                if (r.items != null) {
-                    for (Raw item : r.items) libraryPlaces.putIfAbsent(item.text.trim(), item.source);
-                } else {
-                    for (String part : r.text.split("[,;]")) if (!part.isBlank()) libraryPlaces.putIfAbsent(part.trim(), r.source);
-                }
+                List<String> entries = list(values, k.name);   // resolved; a YAML list's items in their order
+                for (int i = 0; i < entries.size(); i++) libraryPlaces.putIfAbsent(entries.get(i), r.items != null ? r.items.get(i).source : r.source);
             }
         }
 
@@ -377,8 +395,8 @@ public final class AgentConfig {
                     String t = scalar(k, r);
                     try {
                         if (t.isBlank()) throw wrong(k, r, null);
-                        Path p = Path.of(t);
-                        return new Setting(p, t, r.source);
+                        Path p = resolved(t.trim(), r.source);
+                        return new Setting(p, p.toString(), r.source);
                     } catch (InvalidPathException e) {
                         throw wrong(k, r, null);
                     }
@@ -417,10 +435,10 @@ public final class AgentConfig {
                     if (r.items != null) {
                         for (Raw item : r.items) {
                             if (!item.isScalar() || item.text.isBlank()) throw wrong(k, item, null);
-                            items.add(item.text.trim());
+                            items.add(listItem(k, item, item.text.trim()));
                         }
                     } else {
-                        for (String part : scalar(k, r).split("[,;]")) if (!part.isBlank()) items.add(part.trim());
+                        for (String part : scalar(k, r).split("[,;]")) if (!part.isBlank()) items.add(listItem(k, r, part.trim()));
                     }
                     List<String> l = Collections.unmodifiableList(items);
                     return new Setting(l, l.toString(), r.source);
@@ -460,6 +478,31 @@ public final class AgentConfig {
                 default:
                     throw new IllegalStateException(k.type.toString());
             }
+        }
+
+        /** A list item as the agent uses it: a {@code libraries} entry that names a file is resolved like any path. */
+        private String listItem(ConfigKey k, Raw r, String item) {
+            if (!k.name.equals("libraries") || item.startsWith("builtin:") || dev.tracegate.contracts.library.Library.BUILTINS.contains(item)) {
+                return item;
+            }
+            try {
+                return resolved(item, r.source).toString();
+            } catch (InvalidPathException e) {
+                throw new ConfigException(r.source.text, k.name, "the libraries entry '" + item + "' is not a file path (" + e.getReason()
+                        + "). Name a library file, e.g. " + r.source.example(k.name, "/etc/tracegate/refunds.yaml") + ", or a built-in name: "
+                        + String.join(", ", dev.tracegate.contracts.library.Library.BUILTINS) + ".");
+            }
+        }
+
+        /**
+         * The absolute path a value names: a relative path written in the configuration file is read from the file's
+         * directory, as tools that read a configuration file commonly do; one typed where the program is started (a
+         * property, an environment variable, the agent argument) or a default, from the working directory.
+         */
+        private Path resolved(String text, Source from) {
+            Path p = Path.of(text);
+            if (p.isAbsolute()) return p;
+            return from.kind == Source.Kind.FILE && fileDirectory != null ? fileDirectory.resolve(p) : p.toAbsolutePath();
         }
 
         private static Boolean bool(String t) {
@@ -636,12 +679,17 @@ public final class AgentConfig {
     /** The YAML file read, or null if none was named. */
     public Path configFile() { return configFile; }
 
-    /** Contract libraries: built-in names (gdpr, injection, sop-refund, temporal-classes) or file paths. */
+    /** Contract libraries: built-in names (gdpr, injection, sop-refund, temporal-classes) or absolute file paths (see the class comment). */
     public List<String> libraries() { return libraries; }
 
-    /** The directory relative library paths are read from: the configuration file's, else the working directory. */
+    /**
+     * The directory the relative entries of {@link #libraries()} were read from: the configuration file's when the
+     * list was written there, else the working directory (the entries themselves are already resolved).
+     */
     public Path libraryBase() {
-        return configFile == null ? Path.of("") : configFile.toAbsolutePath().getParent();
+        Setting s = settings.get("libraries");
+        boolean inFile = configDirectory != null && s != null && s.source.kind == Source.Kind.FILE;
+        return inFile ? configDirectory : Path.of("").toAbsolutePath();
     }
 
     /**
@@ -660,6 +708,7 @@ public final class AgentConfig {
 
     public BlockStyle blockStyle() { return blockStyle; }
 
+    /** The audit log file, absolute (a relative {@code audit.path} is resolved as the class comment says). */
     public Path auditPath() { return auditPath; }
 
     public PersonalData auditPersonalData() { return auditPersonalData; }
@@ -731,7 +780,7 @@ public final class AgentConfig {
     /** The effective configuration, one key per line with its value and source (secrets hidden): what {@code debug} prints. */
     public String describe() {
         StringBuilder b = new StringBuilder("tracegate effective configuration")
-                .append(configFile == null ? " (no configuration file)" : " (file " + configFile + ")").append('\n');
+                .append(configFile == null ? " (no configuration file)" : " (file " + configFile.toAbsolutePath() + ")").append('\n');
         int width = 0;
         for (String k : ConfigKey.ALL.keySet()) width = Math.max(width, k.length());
         for (String k : extras.keySet()) width = Math.max(width, k.length());

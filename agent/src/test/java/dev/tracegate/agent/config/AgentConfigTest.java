@@ -55,7 +55,7 @@ class AgentConfigTest {
         assertThat(c.mode()).isEqualTo(Mode.ENFORCE);
         assertThat(c.fail()).isEqualTo(FailPolicy.CLOSED);
         assertThat(c.blockStyle()).isEqualTo(BlockStyle.SUBSTITUTE);
-        assertThat(c.auditPath()).isEqualTo(Path.of("tracegate-audit.jsonl"));
+        assertThat(c.auditPath()).as("a default is read from the working directory").isEqualTo(Path.of("tracegate-audit.jsonl").toAbsolutePath());
         assertThat(c.auditPersonalData()).isEqualTo(PersonalData.HASHED);
         assertThat(c.auditHmacKey()).isNull();
         assertThat(c.auditQueueSize()).isEqualTo(65536);
@@ -105,7 +105,7 @@ class AgentConfigTest {
                 "metrics:",
                 "  jmx: false",
                 ""));
-        assertThat(c.libraries()).containsExactly("gdpr", "injection", "./refunds.yaml");
+        assertThat(c.libraries()).containsExactly("gdpr", "injection", dir.resolve("./refunds.yaml").toString());
         assertThat(c.mode()).isEqualTo(Mode.SHADOW);
         assertThat(c.fail()).isEqualTo(FailPolicy.OPEN);
         assertThat(c.blockStyle()).isEqualTo(BlockStyle.EXCEPTION);
@@ -143,7 +143,7 @@ class AgentConfigTest {
         assertThat(c.sourceOf("mode")).endsWith("tracegate.yaml:1:7");
         assertThat(c.auditQueueSize()).isEqualTo(256);
         assertThat(c.sourceOf("audit.queue-size")).isEqualTo("TRACEGATE_AUDIT_QUEUE_SIZE");
-        assertThat(c.auditPath()).isEqualTo(Path.of("from-property.jsonl"));
+        assertThat(c.auditPath()).isEqualTo(Path.of("from-property.jsonl").toAbsolutePath());
         assertThat(c.sourceOf("audit.path")).isEqualTo("-Dtracegate.audit.path");
         assertThat(c.sessionsMax()).isEqualTo(10);
         assertThat(c.sourceOf("sessions.max")).isEqualTo("agent argument sessions.max");
@@ -342,30 +342,98 @@ class AgentConfigTest {
 
     @Test
     void eachLibraryEntryRemembersWhereItWasWritten() throws IOException {
+        // keyed by the entry as libraries() gives it (resolved), which is what the library loader asks about
         AgentConfig c = fromFile("mode: shadow\nlibraries: [gdpr, shop.yml]\n");
-        assertThat(c.libraryPlace("shop.yml")).isEqualTo(dir.resolve("tracegate.yaml") + ":2:19");
-        assertThat(fromFile("libraries:\n  - gdpr\n  - ./x/shop.yml\n").libraryPlace("./x/shop.yml"))
+        assertThat(c.libraryPlace(dir.resolve("shop.yml").toString())).isEqualTo(dir.resolve("tracegate.yaml") + ":2:19");
+        assertThat(c.libraryPlace("gdpr")).isEqualTo(dir.resolve("tracegate.yaml") + ":2:13");
+        assertThat(fromFile("libraries:\n  - gdpr\n  - ./x/shop.yml\n").libraryPlace(dir.resolve("./x/shop.yml").toString()))
                 .isEqualTo(dir.resolve("tracegate.yaml") + ":3:5");
         // a later source replaces the file's list, and its places with it
         AgentConfig p = load("config=" + yaml("libraries: [a.yaml]\n"), Map.of(), Map.of("tracegate.libraries", "gdpr, b.yaml"));
-        assertThat(p.libraryPlace("b.yaml")).isEqualTo("-Dtracegate.libraries");
-        assertThat(p.libraryPlace("a.yaml")).isNull();
-        assertThat(load("libraries=gdpr;b.yaml", Map.of(), Map.of()).libraryPlace("b.yaml")).isEqualTo("agent argument libraries");
+        assertThat(p.libraryPlace(cwd("b.yaml"))).isEqualTo("-Dtracegate.libraries");
+        assertThat(p.libraryPlace(dir.resolve("a.yaml").toString())).isNull();
+        assertThat(load("libraries=gdpr;b.yaml", Map.of(), Map.of()).libraryPlace(cwd("b.yaml"))).isEqualTo("agent argument libraries");
     }
 
     @Test
     void aMissingLibraryFileIsReportedAtTheConfigurationEntryThatNamesIt() throws Exception {
         Files.writeString(dir.resolve("shop.yaml"), "library: shop\ncontracts:\n  - id: shop.a\n    guarantee: G !call(x)\n");
         Path config = yaml("mode: shadow\nlibraries: [gdpr, shop.yml]\naudit.path: " + dir.resolve("audit.jsonl") + "\n");
-        String hint = "\n  hint: did you mean 'shop.yaml'? give a path to a .yaml file (a relative path is read from " + dir
-                + "), or a built-in name: gdpr, injection, sop-refund, temporal-classes";
-        // as the agent loads it: the supervisor reads config.libraries() relative to the configuration file
+        // as the agent loads it (the supervisor reads config.libraries()): the message names the file it looked for
         assertThat(startError(load("config=" + config, Map.of(), Map.of()))).isEqualTo(
-                config + ":2:19: the libraries entry 'shop.yml' is no file: " + dir.resolve("shop.yml") + " does not exist" + hint);
-        assertThat(startError(load("config=" + config, Map.of(), Map.of("tracegate.libraries", "shop.yml")))).isEqualTo(
-                "-Dtracegate.libraries: the libraries entry 'shop.yml' is no file: " + dir.resolve("shop.yml") + " does not exist" + hint);
-        assertThat(startError(load("config=" + config + ",libraries=gdpr;shop.yml", Map.of(), Map.of()))).isEqualTo(
-                "agent argument libraries: the libraries entry 'shop.yml' is no file: " + dir.resolve("shop.yml") + " does not exist" + hint);
+                config + ":2:19: the libraries entry '" + dir.resolve("shop.yml") + "' is no file: " + dir.resolve("shop.yml") + " does not exist"
+                        + "\n  hint: did you mean '" + dir.resolve("shop.yaml") + "'? give a path to a .yaml file, or a built-in name: gdpr,"
+                        + " injection, sop-refund, temporal-classes");
+        // typed on the command line: looked for in the working directory, not beside the configuration file
+        assertThat(startError(load("config=" + config, Map.of(), Map.of("tracegate.libraries", "shop.yml")))).startsWith(
+                "-Dtracegate.libraries: the libraries entry '" + cwd("shop.yml") + "' is no file: " + cwd("shop.yml") + " does not exist");
+        assertThat(startError(load("config=" + config + ",libraries=gdpr;shop.yml", Map.of(), Map.of()))).startsWith(
+                "agent argument libraries: the libraries entry '" + cwd("shop.yml") + "' is no file: " + cwd("shop.yml") + " does not exist");
+        assertThat(startError(load("config=" + config, Map.of("TRACEGATE_LIBRARIES", "shop.yml"), Map.of()))).startsWith(
+                "TRACEGATE_LIBRARIES: the libraries entry '" + cwd("shop.yml") + "' is no file: " + cwd("shop.yml") + " does not exist");
+    }
+
+    /** The absolute path of {@code relative} in the working directory (the JDK's own resolution against user.dir). */
+    private static String cwd(String relative) {
+        return Path.of(relative).toAbsolutePath().toString();
+    }
+
+    @Test
+    void aRelativePathWrittenInTheConfigurationFileIsReadFromTheFilesDirectory() throws IOException {
+        Path conf = Files.createDirectories(dir.resolve("conf")).toRealPath();
+        Path file = Files.writeString(conf.resolve("tracegate.yaml"),
+                "libraries: [gdpr, mine.yaml, sub/other.yaml, ../shared/x.yaml, /etc/tracegate/abs.yaml, builtin:injection]\naudit.path: audit.jsonl\n");
+        // the file named by each of its three sources, with a relative name (read from the working directory)
+        for (AgentConfig c : List.of(load("config=" + file, Map.of(), Map.of()), load(null, Map.of(), Map.of("tracegate.config", file.toString())),
+                load(null, Map.of("TRACEGATE_CONFIG", file.toString()), Map.of()),
+                load("config=" + Path.of("").toAbsolutePath().relativize(file), Map.of(), Map.of()))) {
+            assertThat(c.libraries()).containsExactly("gdpr", conf.resolve("mine.yaml").toString(), conf.resolve("sub/other.yaml").toString(),
+                    conf.resolve("../shared/x.yaml").toString(), "/etc/tracegate/abs.yaml", "builtin:injection");
+            assertThat(c.auditPath()).isEqualTo(conf.resolve("audit.jsonl"));
+            assertThat(c.libraryBase()).isEqualTo(conf);
+        }
+        // nested keys, a comma-separated scalar and a YAML list of items are read the same way
+        Files.writeString(file, "libraries: mine.yaml, sop-refund\naudit:\n  path: logs/a.jsonl\n");
+        AgentConfig c = load("config=" + file, Map.of(), Map.of());
+        assertThat(c.libraries()).containsExactly(conf.resolve("mine.yaml").toString(), "sop-refund");
+        assertThat(c.auditPath()).isEqualTo(conf.resolve("logs/a.jsonl"));
+        Files.writeString(file, "libraries:\n  - mine.yaml\n");
+        assertThat(load("config=" + file, Map.of(), Map.of()).libraries()).containsExactly(conf.resolve("mine.yaml").toString());
+    }
+
+    @Test
+    void aRelativePathTypedWhereTheProgramStartsIsReadFromTheWorkingDirectoryEvenWithAConfigurationFile() throws IOException {
+        Path conf = Files.createDirectories(dir.resolve("conf")).toRealPath();
+        Path file = Files.writeString(conf.resolve("tracegate.yaml"), "libraries: [in-file.yaml]\naudit.path: in-file.jsonl\n");
+        List<AgentConfig> overridden = List.of(
+                load("config=" + file, Map.of(), Map.of("tracegate.libraries", "gdpr, mine.yaml", "tracegate.audit.path", "logs/a.jsonl")),
+                load("config=" + file, Map.of("TRACEGATE_LIBRARIES", "gdpr, mine.yaml", "TRACEGATE_AUDIT_PATH", "logs/a.jsonl"), Map.of()),
+                load("config=" + file + ",libraries=gdpr;mine.yaml,audit.path=logs/a.jsonl", Map.of(), Map.of()));
+        for (AgentConfig c : overridden) {
+            assertThat(c.libraries()).as(c.sourceOf("libraries")).containsExactly("gdpr", cwd("mine.yaml"));
+            assertThat(c.auditPath()).as(c.sourceOf("audit.path")).isEqualTo(Path.of(cwd("logs/a.jsonl")));
+            assertThat(c.libraryBase()).isEqualTo(Path.of("").toAbsolutePath());
+        }
+        // without a file, and absolute paths from anywhere, as they are
+        assertThat(load("libraries=mine.yaml", Map.of(), Map.of()).libraries()).containsExactly(cwd("mine.yaml"));
+        assertThat(load("audit.path=/var/log/t.jsonl", Map.of(), Map.of("tracegate.libraries", "/etc/x.yaml")).auditPath())
+                .isEqualTo(Path.of("/var/log/t.jsonl"));
+        assertThat(load(null, Map.of(), Map.of("tracegate.libraries", "/etc/x.yaml")).libraries()).containsExactly("/etc/x.yaml");
+    }
+
+    @Test
+    void debugOutputShowsTheResolvedAbsolutePaths() throws IOException {
+        Path conf = Files.createDirectories(dir.resolve("conf")).toRealPath();
+        Path file = Files.writeString(conf.resolve("tracegate.yaml"), "libraries: [gdpr, mine.yaml]\naudit.path: audit.jsonl\n");
+        String d = load("config=" + file, Map.of(), Map.of()).describe();
+        assertThat(d).containsPattern("\n  libraries\\s+= " + quote("[gdpr, " + conf.resolve("mine.yaml") + "]   [" + file + ":1:12]") + "\n")
+                .containsPattern("\n  audit.path\\s+= " + quote(conf.resolve("audit.jsonl") + "   [" + file + ":2:13]") + "\n");
+        assertThat(load(null, Map.of(), Map.of("tracegate.audit.path", "a.jsonl")).describe())
+                .containsPattern("\n  audit.path\\s+= " + quote(cwd("a.jsonl") + "   [-Dtracegate.audit.path]") + "\n");
+    }
+
+    private static String quote(String literal) {
+        return java.util.regex.Pattern.quote(literal);
     }
 
     /** The message of the library error the contract supervisor stops the start with. */
@@ -454,7 +522,7 @@ class AgentConfigTest {
         assertThat(d).containsPattern("\n  sessions.max\\s+= 12   \\[TRACEGATE_SESSIONS_MAX\\]\n");
         assertThat(d).containsPattern("\n  fail\\s+= open   \\[-Dtracegate.fail\\]\n");
         assertThat(d).containsPattern("\n  debug\\s+= true   \\[agent argument debug\\]\n");
-        assertThat(d).containsPattern("\n  audit.path\\s+= tracegate-audit.jsonl   \\[default\\]\n");
+        assertThat(d).containsPattern("\n  audit.path\\s+= " + java.util.regex.Pattern.quote(cwd("tracegate-audit.jsonl")) + "   \\[default\\]\n");
         assertThat(d).containsPattern("\n  escalate.approver\\s+= \\(unset\\)   \\[default\\]\n");
         for (String key : ConfigKey.ALL.keySet()) assertThat(d).contains("\n  " + key + " ");
     }
