@@ -164,11 +164,13 @@ public final class AgentCore {
             if (open) {
                 String text = "agent could not start and runs UNSUPERVISED because fail=open" + (mistake ? ":\n" + e.getMessage() : "");
                 AgentLog.error(text, mistake ? null : e);
+                if (!mistake && !AgentLog.debugging()) e.printStackTrace();   // a bug report needs it; AgentLog prints traces only under debug
                 recordUnsupervised(mistake ? text : text + " (" + e + "; the stack trace is on the process's standard error)", attached);
                 return;
             }
             if (!mistake) {
                 AgentLog.error("internal error while starting (this is a bug: please report it with this trace)", e);
+                if (!AgentLog.debugging()) e.printStackTrace();   // AgentLog prints traces only under debug; this one is promised
             }
             refuseStart(reason, attached, mistake);
         }

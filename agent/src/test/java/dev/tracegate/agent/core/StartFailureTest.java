@@ -38,6 +38,7 @@ class StartFailureTest {
         assertThat(run.out()).contains("lookup: found order 4711").contains("host ran");
         assertThat(run.err()).contains("agent could not start and runs UNSUPERVISED because fail=open")
                 .contains("adding retransformable transformers is not supported");
+        assertThat(traceBetween(run.err(), "runs UNSUPERVISED because fail=open", null)).as("the trace a bug report needs, without debug: true").isTrue();
         JsonNode u = onlyUnsupervisedRecord();
         assertThat(u.path("fail").asText()).isEqualTo("open");
         assertThat(u.path("reason").asText()).isEqualTo("the agent could not start: java.lang.UnsupportedOperationException: "
@@ -52,9 +53,20 @@ class StartFailureTest {
         assertThat(run.err()).contains("tracegate: the agent cannot start:\nthe agent could not start: java.lang.UnsupportedOperationException")
                 .contains("(this is not a configuration mistake: report it with the trace above, or set fail: open to run the application unsupervised)")
                 .doesNotContain("FATAL ERROR");
+        assertThat(traceBetween(run.err(), "internal error while starting", "report it with the trace above"))
+                .as("the trace the paragraph points to is printed above it").isTrue();
         JsonNode u = onlyUnsupervisedRecord();
         assertThat(u.path("fail").asText()).isEqualTo("closed");
         assertThat(u.path("reason").asText()).contains("adding retransformable transformers is not supported");
+    }
+
+    /** Whether standard error holds the start failure's stack trace (its exception line, then frames) after {@code from} and before {@code to} (null: the end). */
+    private static boolean traceBetween(String err, String from, String to) {
+        int start = err.indexOf(from);
+        int exception = err.indexOf("\njava.lang.UnsupportedOperationException: adding retransformable transformers", start);
+        int frame = err.indexOf("\n\tat ", exception);
+        int end = to == null ? err.length() : err.indexOf(to, start);
+        return start >= 0 && exception > start && frame > exception && frame < end;
     }
 
     @Test
