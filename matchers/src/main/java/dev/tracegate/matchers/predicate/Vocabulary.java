@@ -189,10 +189,13 @@ public final class Vocabulary {
         return false;
     }
 
-    /** Whether the policy grants permission {@code p} from the start and no latch clears the permissions: then it is always held. */
+    /**
+     * Whether the policy grants permission {@code p} from the start and no latch clears or replaces the permissions
+     * (only adds to them): then it is always held.
+     */
     private static boolean granted(Policy policy, String p) {
         if (p == null || !policy.permissions().contains(Policy.norm(p))) return false;
-        for (Latch l : policy.latches()) if (l.key.equals(PERMISSIONS_KEY) && l.action == Latch.Action.CLEAR) return false;
+        for (Latch l : policy.latches()) if (l.key.equals(PERMISSIONS_KEY) && l.action != Latch.Action.ADD) return false;
         return true;
     }
 

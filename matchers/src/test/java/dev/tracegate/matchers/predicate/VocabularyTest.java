@@ -141,6 +141,9 @@ class VocabularyTest {
                 .latch(Latch.on(dev.tracegate.matchers.event.EventKind.CALL, "promote").add("permissions").fromArg("role"))
                 .latch(Latch.on(dev.tracegate.matchers.event.EventKind.CALL, "logout").clear("permissions")).build();
         assertThat(Vocabulary.readsContent(Session.atom("permission(read)"), cleared)).as("a grant a latch can clear").isTrue();
+        Policy replaced = Policy.builder().grant("read")
+                .latch(Latch.on(dev.tracegate.matchers.event.EventKind.CALL, "switch_role").set("permissions").fromArg("role")).build();
+        assertThat(Vocabulary.readsContent(Session.atom("permission(read)"), replaced)).as("a grant a latch can replace").isTrue();
     }
 
     @Test void markdownTableHasOneRowPerForm() {
