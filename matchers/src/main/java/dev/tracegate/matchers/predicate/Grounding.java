@@ -42,8 +42,11 @@ import static dev.tracegate.matchers.predicate.Nodes.*;
  * facts of the runtime, not of a session: {@link #apply} of an accepted consent or erasure (an event
  * or a consent or erasure tool's call) writes them to this grounding's {@link #register()}, which every
  * session grounded here reads, and which a hot reload hands on ({@link #shareRegister}). This is the one
- * effect of {@code apply} outside the session's state; it is idempotent (an erasure recorded twice, the
- * same consent given twice), so a step that the engine redoes after losing a race records nothing new.
+ * effect of {@code apply} outside the session's state. It is idempotent (an erasure recorded twice, the
+ * same consent given twice), so a step that the engine redoes after losing a race records nothing new; but
+ * it is not taken back: a consent or an erasure whose step is undone afterwards ({@code SessionMonitor.undo}),
+ * or whose redone step is refused, stays recorded (the agent serialises each session's steps, and undoes one
+ * only when the audit log refused its record or an internal error followed it under {@code fail: closed}).
  * A consent without a subject is a consent for the whole session and stays in the session.
  */
 public final class Grounding implements Grounder<Event> {
@@ -94,7 +97,8 @@ public final class Grounding implements Grounder<Event> {
     private final Args.Path[] erasureTools;
     private final Args.Path[][] sideEffectTargets;
     private final boolean detectCategories;
-    private final ThreadLocal<Frame> frames;
+    /** This thread's frame (lent, on a virtual thread: see Scratch). */
+    private final dev.tracegate.engine.monitor.Scratch<Frame> frames;
     // provenance (when the policy has one)
     private final Provenance provenance;
     private final int sightingsSlot;
@@ -196,7 +200,7 @@ public final class Grounding implements Grounder<Event> {
         policy.erasureTools.forEach((t, p) -> erasureTools[c.toolIds.get(t)] = p);
         policy.sideEffects.forEach((t, ps) -> sideEffectTargets[c.toolIds.get(t)] = ps.toArray(new Args.Path[0]));
         this.detectCategories = c.categories;
-        this.frames = ThreadLocal.withInitial(() -> new Frame(this));
+        this.frames = new dev.tracegate.engine.monitor.Scratch<>(() -> new Frame(this));
     }
 
     /**
@@ -260,7 +264,7 @@ public final class Grounding implements Grounder<Event> {
     }
 
     @Override public int ground(Event event, SessionState state, long[] valuation, long[] unevaluable) {
-        Frame f = frames.get();
+        Frame f = frames.take();
         f.prepare(event, state);
         int unev = 0;
         try {
@@ -283,6 +287,7 @@ public final class Grounding implements Grounder<Event> {
             }
         } finally {
             f.release();
+            frames.give(f);
         }
         return unev;
     }
@@ -293,7 +298,7 @@ public final class Grounding implements Grounder<Event> {
     }
 
     @Override public void apply(Event e, long[] valuation, SessionState st) {
-        Frame f = frames.get();
+        Frame f = frames.take();
         f.prepare(e, st);
         try {
             applyCounters(f, e, st);
@@ -303,6 +308,7 @@ public final class Grounding implements Grounder<Event> {
             st.words[W_EVENTS]++;
         } finally {
             f.release();
+            frames.give(f);
         }
     }
 
