@@ -221,7 +221,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 synchronized (s) { // within a session the audit order is the decision order, so the log replays exactly
                     long before = s.applied();
                     if (before < 0) continue;   // ended since sessionOf found it (evicted or ended): the event goes to its successor
-                    Worker w = rt.worker(); // this thread's worker: the one step and record use (one thread-local lookup per event)
+                    Worker w = rt.worker(); // this thread's worker: the one step and record use (one lookup per event; given back at its end)
                     try {
                         Event e = Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), call.tool(), call.callId(),
                                 call.args(), null, false);   // no builder: one object less per event
@@ -229,6 +229,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
                         throw err;
+                    } finally {
+                        rt.giveBack(w);
                     }
                 }
             }
@@ -253,7 +255,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     "Retry later.");
         }
         Library.ContractInfo c = primary(rt, d);
-        String reason = reason(rt, d);
+        String reason = reason(rt, w, d);
         if (!enforce) {
             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
             return ToolDecision.proceed();
@@ -282,7 +284,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 redactedJson = redacted;
                 c = primary(rt, again);
                 note = " (after the fields that " + primaryWith(rt, d, "redact").id() + " does not allow were removed)";
-                reason = reason(rt, again) + note;
+                reason = reason(rt, w, again) + note;
             } else {
                 note = " It could not be redacted: " + cannot + ".";
                 reason = reason + note;
@@ -375,7 +377,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Library.ContractInfo other = primary(rt, again);
             List<String> ids = new ArrayList<>();
             for (int x : excused) ids.add(rt.contractIds[x]);
-            String why = reason(rt, again) + " (the approver allowed " + String.join(", ", ids) + ": " + a.note()
+            String why = reason(rt, w, again) + " (the approver allowed " + String.join(", ", ids) + ": " + a.note()
                     + "; this contract still refuses the call)";
             record(rt, w, s, e, again, dev.tracegate.agent.audit.Decision.BLOCK, other.id(), why, t0);
             return ToolDecision.block(other.id(), why, other.next());
@@ -406,22 +408,24 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         if (d.kind() == Decision.Kind.SUPPRESS) {
                             Library.ContractInfo c = rt.library.info().get(d.contract(0));
                             if (!enforce) {
-                                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, d), t0);
+                                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, w, d), t0);
                                 return ResultDecision.keep();
                             }
                             // not applied either way: a result the call site cannot replace still leaves the contract in force
                             // for the calls that follow, and the record says that it went through
-                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), result.cannotWithhold() == null ? reason(rt, d)
-                                    : reason(rt, d) + " It could not be withheld: " + result.cannotWithhold() + "; the contract treats it as withheld"
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), result.cannotWithhold() == null ? reason(rt, w, d)
+                                    : reason(rt, w, d) + " It could not be withheld: " + result.cannotWithhold() + "; the contract treats it as withheld"
                                     + " and stays in force for the calls that follow.", t0);
                             return ResultDecision.suppress(c.id(), withheld(rt, c, "tool result"));
                         }
                         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
-                                d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
+                                d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, w, d) : null, t0);
                         return ResultDecision.keep();
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
                         throw err;
+                    } finally {
+                        rt.giveBack(w);
                     }
                 }
             }
@@ -448,16 +452,18 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         Decision d = rt.step(s, e, false, enforce, w);
                         if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
                             Library.ContractInfo c = rt.library.info().get(d.contract(0));
-                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, d), t0);
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, w, d), t0);
                             return MessageDecision.replace(c.id(), withheld(rt, c, "user message"));
                         }
                         record(rt, w, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
                                 d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
-                                d.refused() ? reason(rt, d) : d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, d) : null, t0);
+                                d.refused() ? reason(rt, w, d) : d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, w, d) : null, t0);
                         return MessageDecision.keep();
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
                         throw err;
+                    } finally {
+                        rt.giveBack(w);
                     }
                 }
             }
@@ -487,7 +493,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                             return MessageDecision.keep();
                         }
                         Library.ContractInfo c = primary(rt, d);
-                        String reason = reason(rt, d);
+                        String reason = reason(rt, w, d);
                         if (!enforce) {
                             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
                             return MessageDecision.keep();
@@ -506,6 +512,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
                         throw err;
+                    } finally {
+                        rt.giveBack(w);
                     }
                 }
             }
@@ -539,10 +547,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     s.touch(now);
                     Event e = b.seq(s.nextSequence()).ts(now).build();
                     Worker w = rt.worker();
-                    Decision d = rt.step(s, e, false, false, w);
-                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
-                            d.contractCount() > 0 ? d.kind() + ": " + reason(rt, d) : null, t0);
-                    return;
+                    try {
+                        Decision d = rt.step(s, e, false, false, w);
+                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
+                                d.contractCount() > 0 ? d.kind() + ": " + reason(rt, w, d) : null, t0);
+                        return;
+                    } finally {
+                        rt.giveBack(w);
+                    }
                 }
             }
         } catch (RuntimeException | LinkageError err) {
@@ -767,7 +779,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         return best;
     }
 
-    private static String reason(Runtime rt, Decision d) {
+    /** Why {@code d} refused or failed, right after worker {@code w}'s step: each contract's reason, and the atoms it could not evaluate. */
+    private static String reason(Runtime rt, Worker w, Decision d) {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < d.contractCount(); i++) {
             Library.ContractInfo c = rt.library.info().get(d.contract(i));
@@ -777,7 +790,6 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         // Right after the step (every caller): an atom that could not be evaluated read as false, or (UNEVALUABLE)
         // some value of it would violate; name the atoms, so that a user sees which argument is missing
         // (e.g. arg0.. from a class compiled without parameter names).
-        Worker w = rt.worker();
         if (d.kind() == Decision.Kind.UNEVALUABLE || w.unevaluableCount() > 0) {
             long[] bits = w.unevaluable();
             StringBuilder atoms = new StringBuilder();

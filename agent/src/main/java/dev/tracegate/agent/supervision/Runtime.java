@@ -38,7 +38,7 @@ final class Runtime {
     final Map<String, String[]> clearArgs;
     /** Whether any consent tool is configured: most libraries have none, and every CALL's record asks. */
     private final boolean anyClearArgs;
-    private final ThreadLocal<Worker> workers;
+    private final dev.tracegate.engine.monitor.Scratch<Worker> workers;
     /** 1 for each contract an environment event has made FAIL in some session of this runtime (warned about once). */
     private final java.util.concurrent.atomic.AtomicIntegerArray violatedByEnvironment;
 
@@ -74,7 +74,7 @@ final class Runtime {
         this.library = library;
         this.version = version;
         this.monitor = library.newMonitor(new SessionMonitor.Options(maxSessions, true), onEvict);
-        this.workers = ThreadLocal.withInitial(monitor::newWorker);
+        this.workers = new dev.tracegate.engine.monitor.Scratch<>(monitor::newWorker);
         this.contractIds = library.info().stream().map(Library.ContractInfo::id).toArray(String[]::new);
         this.violatedByEnvironment = new java.util.concurrent.atomic.AtomicIntegerArray(contractIds.length);
         this.atomKeys = library.contracts().atoms().stream().map(a -> a.key()).toArray(String[]::new);
@@ -115,8 +115,11 @@ final class Runtime {
         return f != null ? f : clearArgs.get(e.toolBare());
     }
 
-    /** This thread's worker for this runtime. */
-    Worker worker() { return workers.get(); }
+    /** This thread's worker for this runtime (lent on a virtual thread): {@link #giveBack} it when the event is decided. */
+    Worker worker() { return workers.take(); }
+
+    /** Gives back a worker {@link #worker} lent (nothing to do on a platform thread). */
+    void giveBack(Worker w) { workers.give(w); }
 
     /** A state vector that fits one packed word and its contracts' verdict codes as {@link #verdicts} packs them. */
     private record Verdicts(long state, long codes) {}

@@ -97,7 +97,8 @@ public final class Grounding implements Grounder<Event> {
     private final Args.Path[] erasureTools;
     private final Args.Path[][] sideEffectTargets;
     private final boolean detectCategories;
-    private final ThreadLocal<Frame> frames;
+    /** This thread's frame (lent, on a virtual thread: see Scratch). */
+    private final dev.tracegate.engine.monitor.Scratch<Frame> frames;
     // provenance (when the policy has one)
     private final Provenance provenance;
     private final int sightingsSlot;
@@ -199,7 +200,7 @@ public final class Grounding implements Grounder<Event> {
         policy.erasureTools.forEach((t, p) -> erasureTools[c.toolIds.get(t)] = p);
         policy.sideEffects.forEach((t, ps) -> sideEffectTargets[c.toolIds.get(t)] = ps.toArray(new Args.Path[0]));
         this.detectCategories = c.categories;
-        this.frames = ThreadLocal.withInitial(() -> new Frame(this));
+        this.frames = new dev.tracegate.engine.monitor.Scratch<>(() -> new Frame(this));
     }
 
     /**
@@ -263,7 +264,7 @@ public final class Grounding implements Grounder<Event> {
     }
 
     @Override public int ground(Event event, SessionState state, long[] valuation, long[] unevaluable) {
-        Frame f = frames.get();
+        Frame f = frames.take();
         f.prepare(event, state);
         int unev = 0;
         try {
@@ -286,6 +287,7 @@ public final class Grounding implements Grounder<Event> {
             }
         } finally {
             f.release();
+            frames.give(f);
         }
         return unev;
     }
@@ -296,7 +298,7 @@ public final class Grounding implements Grounder<Event> {
     }
 
     @Override public void apply(Event e, long[] valuation, SessionState st) {
-        Frame f = frames.get();
+        Frame f = frames.take();
         f.prepare(e, st);
         try {
             applyCounters(f, e, st);
@@ -306,6 +308,7 @@ public final class Grounding implements Grounder<Event> {
             st.words[W_EVENTS]++;
         } finally {
             f.release();
+            frames.give(f);
         }
     }
 
