@@ -20,6 +20,8 @@ public final class AuditVerification {
     private final String reason;
     private final String head;
     private long unsupervised;
+    private long dropped;
+    private long firstDrop;
 
     AuditVerification(Status status, long lines, long records, long badLine, String reason, String head) {
         this.status = status;
@@ -34,6 +36,15 @@ public final class AuditVerification {
         this.unsupervised = n;
         return this;
     }
+
+    AuditVerification dropped(long n, long firstLine) {
+        this.dropped = n;
+        this.firstDrop = firstLine;
+        return this;
+    }
+
+    /** Events the writer noted it did not write ({@code dropped} records under {@code audit.on-full: drop}), in the verified lines. */
+    public long dropped() { return dropped; }
 
     public Status status() { return status; }
 
@@ -62,13 +73,19 @@ public final class AuditVerification {
     public String describe() {
         switch (status) {
             case OK:
-                return "ok: " + counted(lines) + ", chain intact; head " + head + unsupervisedRuns();
+                return "ok: " + counted(lines) + ", chain intact; head " + head + unsupervisedRuns() + droppedEvents();
             case TRUNCATED:
                 return "clean prefix of " + counted(lines) + ", last line truncated (line " + badLine + ": " + reason
-                        + "); the writer stopped mid-line, which a crash or kill does; this is not tampering" + unsupervisedRuns();
+                        + "); the writer stopped mid-line, which a crash or kill does; this is not tampering" + unsupervisedRuns() + droppedEvents();
             default:
                 return "line " + badLine + ": " + reason + " (the " + counted(lines) + " before it verify)";
         }
+    }
+
+    private String droppedEvents() {
+        if (dropped == 0) return "";
+        return "; but " + dropped + (dropped == 1 ? " event was" : " events were") + " not written (dropped records from line " + firstDrop
+                + ": the audit queue was full and audit.on-full is drop), so the log does not hold every event of its runs";
     }
 
     private String unsupervisedRuns() {

@@ -56,6 +56,8 @@ public final class AuditVerifier {
         java.util.Set<Long> libraries = new java.util.HashSet<>();   // lib numbers defined in this segment
         long unsupervisedAt = 0;   // the line of this segment's unsupervised record, 0 when none
         long unsupervised = 0;     // unsupervised records in the whole log
+        long dropped = 0;          // events the writer noted it did not write (dropped records' counts)
+        long firstDrop = 0;        // the line of the first dropped record
         Lines lines = new Lines(in);
         Fields f = new Fields();
         long lineNo = 0;
@@ -65,11 +67,11 @@ public final class AuditVerifier {
             String head = AuditLines.FORMAT_1.equals(segmentFormat) ? expectedPrev1 : expectedPrev;
             if (len < 0) {
                 if (lineNo == 0) return bad(1, records, "missing header: the file is empty", head);
-                return new AuditVerification(AuditVerification.Status.OK, lineNo, records, 0, null, head).unsupervised(unsupervised);
+                return new AuditVerification(AuditVerification.Status.OK, lineNo, records, 0, null, head).unsupervised(unsupervised).dropped(dropped, firstDrop);
             }
             if (!lines.terminated) {
                 return new AuditVerification(AuditVerification.Status.TRUNCATED, lineNo, records, lineNo + 1,
-                        len + " bytes without a line end", head).unsupervised(unsupervised);
+                        len + " bytes without a line end", head).unsupervised(unsupervised).dropped(dropped, firstDrop);
             }
             byte[] line = lines.buf;
             lineNo++;
@@ -150,6 +152,10 @@ public final class AuditVerifier {
                     break;
                 }
                 case "dropped":
+                    if (f.count > 0) {
+                        if (dropped == 0) firstDrop = lineNo;
+                        dropped += f.count;
+                    }
                     break;
                 case "unsupervised":
                     // the agent could not start (fail: open ran the application without it; closed refused the start)
@@ -168,6 +174,7 @@ public final class AuditVerifier {
     private static final class Fields {
         String prev, rec, hash, format, session, kind;
         long seq;
+        long count;   // a dropped record's count, 0 when absent
         long lib;   // -1 absent, -2 not a whole number
 
         /** Reads a line; returns a problem, or null. */
@@ -175,6 +182,7 @@ public final class AuditVerifier {
             prev = rec = hash = format = session = kind = null;
             seq = -1;
             lib = -1;
+            count = 0;
             try (JsonParser p = JSON.createParser(line, 0, len)) {
                 if (p.nextToken() != JsonToken.START_OBJECT) return "not a JSON object";
                 JsonToken t;
@@ -189,6 +197,7 @@ public final class AuditVerifier {
                         case "format": format = text; break;
                         case "session": session = text; break;
                         case "kind": kind = text; break;
+                        case "count": count = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : 0; break;
                         case "seq": seq = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : -1; break;
                         case "lib": lib = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT ? p.getIntValue() : -2; break;
                         default: p.skipChildren();

@@ -131,7 +131,7 @@ final class ReplayCommand implements Callable<Integer> {
             boolean enforce = enforceAll;
             if (audit != null) {
                 enforce = audit.enforce(t, mode);
-                for (String note : audit.unsupervised) System.err.println(note);
+                for (String note : audit.gaps) System.err.println(note);
                 for (String note : audit.libraryNotes(t, lib)) System.err.println(note);
                 if (audit.hashed) {
                     System.err.println(HashedContent.note(t.getFileName().toString(), audit.personalData, lib));
@@ -335,8 +335,11 @@ final class ReplayCommand implements Callable<Integer> {
         final long enforcedDecisions;
         /** Line number -> the contract ids an approver excused for the event on that line ({@code approved} escalations). */
         final Map<Long, List<String>> approvals;
-        /** One line per {@code unsupervised} record: where, the fail policy, and why the agent could not start. */
-        final List<String> unsupervised;
+        /**
+         * One line per place the log does not hold its run's events: an {@code unsupervised} record (where, the fail
+         * policy, why the agent could not start) or a {@code dropped} record (how many events the writer did not write).
+         */
+        final List<String> gaps;
         /** The log's {@code library} records, in file order. */
         final List<LibraryRecord> libraryRecords;
 
@@ -349,14 +352,14 @@ final class ReplayCommand implements Callable<Integer> {
         }
 
         private AuditLogScan(boolean hashed, String personalData, long shadowDecisions, long enforcedDecisions,
-                             Map<Long, List<String>> approvals, List<String> unsupervised, List<LibraryRecord> libraryRecords) {
+                             Map<Long, List<String>> approvals, List<String> gaps, List<LibraryRecord> libraryRecords) {
             this.libraryRecords = libraryRecords;
             this.hashed = hashed;
             this.personalData = personalData;
             this.shadowDecisions = shadowDecisions;
             this.enforcedDecisions = enforcedDecisions;
             this.approvals = approvals;
-            this.unsupervised = unsupervised;
+            this.gaps = gaps;
         }
 
         /**
@@ -386,7 +389,7 @@ final class ReplayCommand implements Callable<Integer> {
                 long shadow = 0;
                 long enforced = 0;
                 Map<Long, List<String>> approvals = new java.util.HashMap<>();
-                List<String> unsupervised = new ArrayList<>();
+                List<String> gaps = new ArrayList<>();
                 List<LibraryRecord> libraries = new ArrayList<>();
                 long lineNo = 0;
                 for (String line = first; line != null; line = r.readLine()) {
@@ -395,7 +398,9 @@ final class ReplayCommand implements Callable<Integer> {
                         approvals.put(lineNo, approvedContracts(line));
                     }
                     if (line.startsWith("\"rec\":\"unsupervised\"", 9 + 64 + 2)) {
-                        unsupervised.add(unsupervisedNote(file, lineNo, line));
+                        gaps.add(unsupervisedNote(file, lineNo, line));
+                    } else if (line.startsWith("\"rec\":\"dropped\"", 9 + 64 + 2)) {
+                        gaps.add(droppedNote(file, lineNo, line));
                     } else if (line.startsWith("\"rec\":\"library\"", 9 + 64 + 2)) {
                         LibraryRecord rec = libraryRecord(lineNo, line);
                         if (rec != null) libraries.add(rec);
@@ -410,7 +415,7 @@ final class ReplayCommand implements Callable<Integer> {
                         enforced++;
                     }
                 }
-                return new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals, unsupervised, libraries);
+                return new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals, gaps, libraries);
             } catch (java.nio.charset.MalformedInputException e) {
                 return null;
             }
@@ -490,6 +495,17 @@ final class ReplayCommand implements Callable<Integer> {
         }
 
         /** What an {@code unsupervised} record says, for a note on stderr. */
+        /** A {@code dropped} record: the writer left events out here (audit.on-full: drop), so the sessions replayed lack them. */
+        private static String droppedNote(Path file, long lineNo, String line) {
+            int at = line.indexOf("\"count\":");
+            int from = at < 0 ? -1 : at + 8, to = from;
+            while (to >= 0 && to < line.length() && Character.isDigit(line.charAt(to))) to++;
+            String count = from < 0 || to == from ? null : line.substring(from, to);
+            return "note: " + file.getFileName() + ":" + lineNo + ": " + (count == null ? "some" : count) + " events were not written here (the"
+                    + " audit queue was full and audit.on-full is drop): the replayed sessions lack them, so verdicts after this line may"
+                    + " differ from the ones given online";
+        }
+
         private static String unsupervisedNote(Path file, long lineNo, String line) {
             String fail = "?";
             String reason = "";

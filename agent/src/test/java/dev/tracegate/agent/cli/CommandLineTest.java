@@ -617,6 +617,20 @@ class CommandLineTest {
         assertThat(row(enforced.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 2 0");
     }
 
+    /** trial7 finding 21: replay of a log whose writer dropped events (audit.on-full: drop) says where and how many. */
+    @Test
+    void replayOfALogWithDroppedEventsSaysWhereTheyAreMissing() throws Exception {
+        Path log = auditLog("drops.jsonl", "");
+        java.util.List<String> lines = new java.util.ArrayList<>(Files.readAllLines(log));
+        // a dropped note as the writer writes it (AuditLines.dropped), after the first event: replay does not check the chain
+        lines.add(3, "{\"prev\":\"" + "0".repeat(64) + "\",\"rec\":\"dropped\",\"time\":\"2026-11-30T10:00:00Z\",\"count\":306,"
+                + "\"reason\":\"queue-full\",\"hash\":\"" + "0".repeat(64) + "\"}");
+        Files.write(log, lines);
+        Run r = run("replay", "sop-refund", log.toString());
+        assertThat(r.err()).contains("drops.jsonl:4: 306 events were not written here (the audit queue was full and audit.on-full is drop)")
+                .contains("verdicts after this line may differ");
+    }
+
     /**
      * An audit log of one session, written online with the injection library and a payment cap: a tool result brings
      * in an IBAN and the agent sends money to it twice (injection.untrusted-target blocks both), with small amounts.
