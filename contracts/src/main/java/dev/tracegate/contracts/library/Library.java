@@ -241,6 +241,13 @@ public final class Library {
                         "to require something by the end of a session, write the obligation itself: F call(notify) (reported"
                                 + " unmet at the session's END when it never happened), or with its cause: G(call(refund) -> F call(notify))");
             }
+            String infinite = infiniteNumber(a);
+            if (infinite != null) {
+                LibrarySpec.Position p = positions.get(a);
+                throw new LibraryException(p == null ? null : p.file(), p == null ? 0 : p.line(), p == null ? 0 : p.column(),
+                        "atom `" + a.key() + "`: the number " + infinite + " is outside the range of numbers (about ±1.8e308), where"
+                                + " an event's value that large is not a number either (unevaluable)", "write a number inside the range");
+            }
             try {
                 Grounding.check(a);
             } catch (VocabularyException e) {
@@ -260,6 +267,31 @@ public final class Library {
         dev.tracegate.engine.ltl.Term t = a.args().get(0);
         return t instanceof dev.tracegate.engine.ltl.Term.Name n && n.value().equals("end")
                 || t instanceof dev.tracegate.engine.ltl.Term.Call c && c.name().equals("end") && c.args().isEmpty();
+    }
+
+    /**
+     * The first number written in {@code a} that reads as infinite, or null: a number anywhere, and a text where it is
+     * read as a number (the bound, the values of {@code arg_in}), not where it is a pattern or a path.
+     */
+    static String infiniteNumber(Atom a) {
+        List<dev.tracegate.engine.ltl.Term> terms = new ArrayList<>(a.args());
+        List<dev.tracegate.engine.ltl.Term> numeric = new ArrayList<>();
+        if (a.bound() != null) numeric.add(a.bound());
+        if (a.name().equals("arg_in") && !a.args().isEmpty() && a.args().get(a.args().size() - 1) instanceof dev.tracegate.engine.ltl.Term.ListOf l) {
+            numeric.addAll(l.items());
+        }
+        terms.addAll(numeric);
+        for (int i = 0; i < terms.size(); i++) {
+            dev.tracegate.engine.ltl.Term t = terms.get(i);
+            if (t instanceof dev.tracegate.engine.ltl.Term.Num n && Double.isInfinite(n.value())) return n.text();
+            if (t instanceof dev.tracegate.engine.ltl.Term.Str q && numeric.contains(t)
+                    && Double.isInfinite(dev.tracegate.matchers.number.NumberText.parse(q.value()))) {
+                return t.toString();
+            }
+            if (t instanceof dev.tracegate.engine.ltl.Term.ListOf l) terms.addAll(l.items());
+            if (t instanceof dev.tracegate.engine.ltl.Term.Call c) terms.addAll(c.args());
+        }
+        return null;
     }
 
     private static LibraryException atomError(VocabularyException e, Map<Atom, LibrarySpec.Position> positions,
