@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -41,8 +42,116 @@ public final class LibraryAnalysis {
 
     public LibraryAnalysis(DfaCompiler compiler) { this.compiler = compiler; }
 
-    /** All findings for the contracts; empty when the library is consistent, compatible and conflict-free. */
+    /**
+     * All findings for the contracts; empty when the library is consistent, compatible and conflict-free. Contracts
+     * that share no atom are analysed apart when that cannot hide a finding (see {@link #independentParts}), so a
+     * library of many small contracts about different tools does not need the product of all of them.
+     */
     public List<Finding> analyse(List<Contract> contracts) {
+        List<List<Contract>> parts = independentParts(contracts);
+        if (parts.size() == 1) return analyseTogether(contracts);
+        List<Finding> out = new ArrayList<>();
+        for (List<Contract> part : parts) out.addAll(analyseTogether(part));
+        return out;
+    }
+
+    /** The most atoms of one part, and product states of its automata, that {@link #independentParts} examines. */
+    private static final int PART_MAX_ATOMS = 12;
+    private static final int PART_MAX_STATES = 20_000;
+
+    /**
+     * The contracts split into parts that share no atom, when each part can wait: from every state its automata reach,
+     * some event that names none of its tools or event kinds (its other atoms, such as counts or argument bounds, as
+     * they may be at another part's event) leaves every automaton of the part where it is. Then any trace of one part
+     * interleaves with any of another's (each sees the other's events as such a waiting event), so the parts have a
+     * conflict, an incompatibility or a dead end together only if one of them has it alone; otherwise, or when a part
+     * is too large to examine, the one part of all contracts.
+     */
+    List<List<Contract>> independentParts(List<Contract> cs) {
+        int n = cs.size();
+        int[] parent = new int[n];
+        for (int i = 0; i < n; i++) parent[i] = i;
+        Map<Atom, Integer> firstReader = new java.util.HashMap<>();
+        for (int i = 0; i < n; i++) {
+            for (Atom a : Formulas.atoms(Formulas.and(cs.get(i).assume(), cs.get(i).guarantee()))) {
+                Integer j = firstReader.putIfAbsent(a, i);
+                if (j != null) parent[root(parent, i)] = root(parent, j);
+            }
+        }
+        Map<Integer, List<Contract>> byRoot = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < n; i++) byRoot.computeIfAbsent(root(parent, i), r -> new ArrayList<>()).add(cs.get(i));
+        if (byRoot.size() < 2) return List.of(cs);
+        for (List<Contract> part : byRoot.values()) {
+            if (!canWait(part)) return List.of(cs);
+        }
+        return List.copyOf(byRoot.values());
+    }
+
+    private static int root(int[] parent, int i) {
+        while (parent[i] != i) i = parent[i] = parent[parent[i]];
+        return i;
+    }
+
+    /** Whether every product state the part's automata reach has a waiting event (see {@link #independentParts}). */
+    private boolean canWait(List<Contract> part) {
+        List<Dfa> dfas = new ArrayList<>();
+        List<Atom> atoms = new ArrayList<>();
+        try {
+            for (Contract c : part) {
+                for (Formula f : List.of(c.assume(), c.guarantee())) {
+                    Dfa d = compiler.compile(f);
+                    dfas.add(d);
+                    for (Atom a : d.atoms()) if (!atoms.contains(a)) atoms.add(a);
+                }
+            }
+        } catch (StateLimitException e) {
+            return false;
+        }
+        if (atoms.size() > PART_MAX_ATOMS) return false;
+        long eventAtoms = 0;
+        for (int g = 0; g < atoms.size(); g++) if (eventKey(atoms.get(g)) != null) eventAtoms |= 1L << g;
+        int[][] local = new int[dfas.size()][];   // local[i][j]: the part's bit of automaton i's atom j
+        for (int i = 0; i < dfas.size(); i++) {
+            local[i] = new int[dfas.get(i).atoms().size()];
+            for (int j = 0; j < local[i].length; j++) local[i][j] = atoms.indexOf(dfas.get(i).atoms().get(j));
+        }
+        int[] start = new int[dfas.size()];
+        for (int i = 0; i < start.length; i++) start[i] = dfas.get(i).initialState();
+        java.util.Set<List<Integer>> seen = new java.util.HashSet<>();
+        java.util.ArrayDeque<int[]> todo = new java.util.ArrayDeque<>();
+        seen.add(asList(start));
+        todo.add(start);
+        while (!todo.isEmpty()) {
+            int[] at = todo.poll();
+            boolean waits = false;
+            for (long letter = 0; letter < 1L << atoms.size(); letter++) {
+                int[] next = new int[at.length];
+                boolean stays = true;
+                for (int i = 0; i < at.length; i++) {
+                    long l = 0;
+                    for (int j = 0; j < local[i].length; j++) if ((letter >>> local[i][j] & 1) != 0) l |= 1L << j;
+                    next[i] = dfas.get(i).next(at[i], l);
+                    stays &= next[i] == at[i];
+                }
+                if (stays && (letter & eventAtoms) == 0) waits = true;
+                if (seen.add(asList(next))) {
+                    if (seen.size() > PART_MAX_STATES) return false;
+                    todo.add(next);
+                }
+            }
+            if (!waits) return false;
+        }
+        return true;
+    }
+
+    private static List<Integer> asList(int[] t) {
+        List<Integer> l = new ArrayList<>(t.length);
+        for (int x : t) l.add(x);
+        return l;
+    }
+
+    /** The analysis of the contracts as one part (what {@link #analyse} does for each part). */
+    List<Finding> analyseTogether(List<Contract> contracts) {
         List<Finding> out = new ArrayList<>();
         Formula axioms = axioms(contracts);
         for (Contract c : contracts) {
