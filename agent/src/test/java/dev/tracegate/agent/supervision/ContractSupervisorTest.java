@@ -469,7 +469,8 @@ class ContractSupervisorTest {
         r.supervisor().close();
         assertThat(r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         String log = Files.readString(r.log());
-        assertThat(log).as("no record holds the card of a call that ran").doesNotContain("4111");
+        assertThat(log.replaceAll("[0-9a-f]{32,}", "<hex>")).as("no record holds the card of a call that ran (hex digests aside)")
+                .doesNotContain("4111");
         assertThat(log).contains("\"tool\":\"draft_email\"");
     }
 
