@@ -26,11 +26,23 @@ public final class ShapesApp {
         }
     }
 
+    /** A tool that returns an object, not text. */
+    public static final class Vault {
+        public java.util.Map<String, String> read(String session) {
+            return java.util.Map.of("note", "secret 42");
+        }
+    }
+
     public static void main(String[] args) {
         System.out.println("PAY: " + new Bank().pay("s1", 5000));
         Order order = new Order("O1", 5);
         Set<Order> seen = new HashSet<>();
         seen.add(order);
         System.out.println("ORDER: " + order + " " + order.amount() + " " + seen.contains(new Order("O1", 5)) + " " + order.refund("s2"));
+        try {
+            System.out.println("VAULT: " + new Vault().read("s3"));
+        } catch (RuntimeException e) {
+            System.out.println("VAULT: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
     }
 }

@@ -13,7 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Configured methods in the shapes a stranger's plain Java has (trial7 findings 16 and 17), woven by the real agent jar
  * in a forked JVM: an interface's default method is supervised when the interface is named, and a glob over a record
- * makes its own methods tools but not its equals, hashCode, toString or accessors.
+ * makes its own methods tools but not its equals, hashCode, toString or accessors; and a withheld result that is an object,
+ * not text, reaches the caller as a TracegateViolation, never as the object (trial7 finding 13).
  */
 class ConfiguredShapesTest {
     @TempDir Path dir;
@@ -22,13 +23,16 @@ class ConfiguredShapesTest {
     void anInterfacesDefaultMethodAndARecordsOwnMethodsAreTheTools() throws IOException {
         Path rules = Files.writeString(dir.resolve("methods.txt"), String.join("\n",
                 "tool demoapp.plain.ShapesApp$Payments#pay name=$method session=0",
-                "tool demoapp.plain.ShapesApp$Order#* name=$method session=0", ""));
-        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("methods=" + rules + ",block=pay,trace=true")),
+                "tool demoapp.plain.ShapesApp$Order#* name=$method session=0",
+                "tool demoapp.plain.ShapesApp$Vault#read name=$method session=0", ""));
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("methods=" + rules + ",block=pay,suppress=read,trace=true")),
                 ForkedJvm.appClasspath(), "demoapp.plain.ShapesApp");
         assertThat(r.exit()).as(r.toString()).isZero();
         assertThat(r.stdout()).as(r.toString())
                 .contains("PAY: tracegate blocked the call to pay")
-                .contains("ORDER: Order[id=O1, amount=5] 5 true refunded O1");
+                .contains("ORDER: Order[id=O1, amount=5] 5 true refunded O1")
+                .contains("VAULT: TracegateViolation: ")
+                .doesNotContain("secret 42");
         assertThat(r.stderr()).as(r.toString()).contains("CALL configured session=s2 tool=refund");
         for (String plumbing : new String[] {"tool=hashCode", "tool=equals", "tool=toString", "tool=id ", "tool=amount "}) {
             assertThat(r.stderr()).as(plumbing + "\n" + r).doesNotContain(plumbing);

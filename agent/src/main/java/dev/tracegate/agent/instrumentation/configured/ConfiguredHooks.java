@@ -199,8 +199,13 @@ public final class ConfiguredHooks implements Hooks {
                 return;
             }
             Object replacement = Dispatcher.onMethodResult(origin, args, result);
-            if (replacement instanceof String && "java.lang.String".equals(returnType)) {
-                result = replacement;
+            if (replacement instanceof String) {
+                if ("java.lang.String".equals(returnType)) {
+                    result = replacement;
+                } else {
+                    // an object result cannot carry the notice: it is withheld by throwing, as a block of such a method is
+                    throw new dev.tracegate.agent.bootstrap.TracegateViolation((String) replacement);
+                }
             }
         }
     }

@@ -434,16 +434,15 @@ public final class ConfiguredMethods {
         return ruling;
     }
 
-    /** The method returned: report the RETURN; a replacement is only offered for text results. */
+    /** The method returned: report the RETURN; the notice that withholds it, or null (the advice throws it for a result that is not text). */
     public Object onResult(String origin, Object[] arguments, Object result, SupervisorBridge bridge) {
         Site site = site(origin);
         if (site == null || site.rule.kind != MethodRule.Kind.TOOL) {
             return null;
         }
+        // a text result is replaced by the notice; the advice withholds any other by throwing the notice instead
         boolean text = result == null || result instanceof String;
-        return bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), null, text ? (String) result : bridge.toJson(result), false,
-                text ? null : "it returns a " + result.getClass().getName() + " (" + method(origin) + "), and only a text result can be replaced:"
-                        + " the caller got it");
+        return bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), null, text ? (String) result : bridge.toJson(result), false);
     }
 
     /**
