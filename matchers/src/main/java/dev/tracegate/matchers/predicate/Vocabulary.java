@@ -60,7 +60,7 @@ public final class Vocabulary {
         new Form("return", 0, "return", Type.CONDITION, Reads.STRUCTURE, "the event is a tool RETURN"),
         new Form("consent", 0, "consent", Type.CONDITION, Reads.STRUCTURE, "the event is a CONSENT event or a call of a consent tool of the policy"),
         new Form("erasure", 0, "erasure", Type.CONDITION, Reads.STRUCTURE, "the event is an ERASURE event or a call of an erasure tool of the policy"),
-        new Form("end", 0, "end", Type.CONDITION, Reads.STRUCTURE, "the event is the END of the session"),
+        new Form("end", 0, "end", Type.CONDITION, Reads.STRUCTURE, "the event is the END of the session (matchers only: a library refuses it)"),
         new Form("call", 1, "call(T)", Type.CONDITION, Reads.STRUCTURE, "a CALL of tool T"),
         new Form("call", 2, "call(T, \"re\")", Type.CONDITION, Reads.CONTENT, "a CALL of T whose arguments, as compact JSON, contain a match of re"),
         new Form("returned", 1, "returned(T)", Type.CONDITION, Reads.STRUCTURE, "a successful RETURN of T"),
