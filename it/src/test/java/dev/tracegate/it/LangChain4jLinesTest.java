@@ -127,7 +127,8 @@ class LangChain4jLinesTest {
                 .contains("TOOL archiveEmail ran to=bob@example.com")
                 .contains("EXCEPTION: java.lang.IllegalStateException: the archive service is offline")
                 .doesNotContain("ANSWER:");
-        assertThat(rethrown.stderr()).as(rethrown.toString()).contains("RETURN langchain4j session=alice tool=archiveEmail threw -> KEEP");
+        // the call ended in the exception, with no result: only the advice's thrown path reports this RETURN
+        assertThat(rethrown.stderr()).as(rethrown.toString()).contains("RETURN langchain4j session=alice tool=archiveEmail");
     }
 
     @Test
@@ -186,6 +187,22 @@ class LangChain4jLinesTest {
                 .doesNotContain("TIMEOUT")
                 .contains("COMPLETE: tracegate blocked model output (contract rule.blockOutput)")
                 .contains("MEMORY LAST AI: tracegate blocked model output (contract rule.blockOutput)");
+    }
+
+    @Test
+    void aToolRequestedInAStreamIsSupervisedInTheSession() {
+        ForkedJvm.Result r = run111("trace=true", STREAM_APP, "email");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("TOOL sendEmail ran to=bob@example.com")
+                .contains("COMPLETE: done: email sent to bob@example.com");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL langchain4j session=alice tool=sendEmail")
+                .contains("USER langchain4j session=alice -> KEEP")
+                .contains("ASSISTANT langchain4j-stream session=alice -> KEEP");
+        ForkedJvm.Result blocked = run111("block=sendEmail", STREAM_APP, "email");
+        assertThat(blocked.stdout()).as(blocked.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("COMPLETE: done: tracegate blocked the call to sendEmail");
     }
 
     // ---- langchain4j-mcp 1.11.0-beta19: the client on the 1.11.0 class path, the MCP SDK server on the app's own ----
