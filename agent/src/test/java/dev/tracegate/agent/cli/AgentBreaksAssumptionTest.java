@@ -3,9 +3,6 @@ package dev.tracegate.agent.cli;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -19,22 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AgentBreaksAssumptionTest {
     @TempDir Path dir;
 
-    private record Run(int code, String out, String err) {}
-
-    private static synchronized Run run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            int code = Main.run(args);
-            return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     private static final String LIBRARY = "library: ag2\ncontracts:\n  - id: ag2.pay-once\n    assume: G !call(debug_mode)\n"
@@ -43,7 +26,7 @@ class AgentBreaksAssumptionTest {
     @Test
     void checkNotesTheContractAndTheAgentAtomsOfItsAssumption() throws Exception {
         Path lib = Files.writeString(dir.resolve("lib.yaml"), LIBRARY);
-        Run check = run("check", lib.toString());
+        CliRun check = run("check", lib.toString());
         assertThat(check.code()).as("a note, not a finding").isZero();
         assertThat(check.out()).contains("note: " + lib + ":3: contract ag2.pay-once's assumption (G !call(debug_mode)) reads the"
                 + " agent's own events (call(debug_mode)), so the agent can break the assumption and so escape the guarantee");
@@ -62,10 +45,10 @@ class AgentBreaksAssumptionTest {
                 {"session":"s","kind":"call","tool":"pay","args":{}}
                 """);
         for (String mode : new String[] {"enforce", "shadow"}) {
-            Run replay = run("replay", lib.toString(), trace.toString(), "--no-progress", "--mode", mode);
+            CliRun replay = run("replay", lib.toString(), trace.toString(), "--no-progress", "--mode", mode);
             assertThat(replay.out()).as(mode).contains("  ag2.pay-once: assumption broken first at t.jsonl:2 (seq 2, call debug_mode) by an agent event\n")
                     .contains("  ag2.pay-once: IDLE at end");
-            Run json = run("replay", lib.toString(), trace.toString(), "--no-progress", "--mode", mode, "--format", "json");
+            CliRun json = run("replay", lib.toString(), trace.toString(), "--no-progress", "--mode", mode, "--format", "json");
             assertThat(json.out()).as(mode).contains("\"firstAssumptionBreak\" : \"t.jsonl:2 (seq 2, call debug_mode) by an agent event\"");
         }
     }

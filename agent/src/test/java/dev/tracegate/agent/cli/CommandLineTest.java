@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,22 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CommandLineTest {
     @TempDir Path dir;
 
-    private record Run(int code, String out, String err) {}
-
-    private static synchronized Run run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            int code = Main.run(args);
-            return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     private static final String REFUND_TRACE = """
@@ -45,7 +29,7 @@ class CommandLineTest {
 
     @Test
     void checkLoadsAndAnalysesABuiltinLibrary() {
-        Run r = run("check", "sop-refund");
+        CliRun r = run("check", "sop-refund");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("loaded sop-refund: 2 contracts").contains("consistent, compatible, conflict-free");
     }
@@ -54,7 +38,7 @@ class CommandLineTest {
     void checkReportsAMalformedLibraryAsOneParagraphWithExitTwo() throws Exception {
         Path bad = dir.resolve("bad.yaml");
         Files.writeString(bad, "library: x\ncontracts:\n  - id: a\n    guarantee: G(call(x) -> )\n");
-        Run r = run("check", bad.toString());
+        CliRun r = run("check", bad.toString());
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).startsWith(bad + ":4:").contains("in formula").doesNotContain("Exception").doesNotContain("\tat ");
     }
@@ -63,7 +47,7 @@ class CommandLineTest {
     void checkReportsAConflictWithExitOne() throws Exception {
         Path lib = dir.resolve("conflict.yaml");
         Files.writeString(lib, "library: x\ncontracts:\n  - id: first-search\n    guarantee: call(search)\n  - id: never-search\n    guarantee: G !call(search)\n");
-        Run r = run("check", lib.toString());
+        CliRun r = run("check", lib.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.out()).contains("CONFLICT").contains("first-search").contains("never-search");
     }
@@ -71,7 +55,7 @@ class CommandLineTest {
     @Test
     void explainPrintsEnglishAndWritesDot() {
         Path out = dir.resolve("dot");
-        Run r = run("explain", "sop-refund", "--dot", out.toString());
+        CliRun r = run("explain", "sop-refund", "--dot", out.toString());
         assertThat(r.code()).isZero();
         assertThat(r.out()).contains("Whenever the agent calls refund");
         assertThat(out.resolve("sop-refund.approval-first.guarantee.dot")).exists();
@@ -81,7 +65,7 @@ class CommandLineTest {
     void replayFindsTheFirstFailingEventAndExitsOne() throws Exception {
         Path trace = dir.resolve("t.jsonl");
         Files.writeString(trace, REFUND_TRACE);
-        Run r = run("replay", "sop-refund", trace.toString());
+        CliRun r = run("replay", "sop-refund", trace.toString());
         assertThat(r.code()).as(r.err()).isEqualTo(1);
         assertThat(r.out()).contains("session a:\n  sop-refund.approval-first: violated first at t.jsonl:2 (seq 2, call refund)")
                 .contains("session b: every contract kept")
@@ -92,7 +76,7 @@ class CommandLineTest {
     void replayOfACompliantTraceExitsZeroAndJsonIsMachineReadable() throws Exception {
         Path trace = dir.resolve("ok.jsonl");
         Files.writeString(trace, REFUND_TRACE.lines().skip(2).reduce("", (x, y) -> x + y + "\n"));
-        Run r = run("replay", "sop-refund", trace.toString(), "--format", "json");
+        CliRun r = run("replay", "sop-refund", trace.toString(), "--format", "json");
         assertThat(r.code()).isZero();
         JsonNode json = new ObjectMapper().readTree(r.out());
         assertThat(json.at("/summary/events").asInt()).isEqualTo(3);
@@ -103,56 +87,56 @@ class CommandLineTest {
     void malformedLinesAreSkippedAndCountedOrStopWithStrict() throws Exception {
         Path trace = dir.resolve("bad.jsonl");
         Files.writeString(trace, REFUND_TRACE + "{\"session\":\"c\",\"kind\":\"cal\"}\n");
-        Run lenient = run("replay", "sop-refund", trace.toString());
+        CliRun lenient = run("replay", "sop-refund", trace.toString());
         assertThat(lenient.out()).contains("1 malformed lines skipped");
         assertThat(lenient.err()).contains("bad.jsonl:6");
-        Run strict = run("replay", "sop-refund", trace.toString(), "--strict");
+        CliRun strict = run("replay", "sop-refund", trace.toString(), "--strict");
         assertThat(strict.code()).isEqualTo(2);
         assertThat(strict.err()).contains("bad.jsonl:6");
     }
 
     @Test
     void auditVerifyOnAMissingFileSaysSo() {
-        Run r = run("audit", "verify", dir.resolve("nope.jsonl").toString());
+        CliRun r = run("audit", "verify", dir.resolve("nope.jsonl").toString());
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("is not a file");
     }
 
     @Test
     void noCommandPrintsEveryCommandAsAUsageError() {
-        Run r = run();
+        CliRun r = run();
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("name a command").contains("check").contains("replay").contains("audit").contains("import")
                 .contains("attach").contains("Exit status");
-        Run group = run("import");
+        CliRun group = run("import");
         assertThat(group.code()).isEqualTo(2);
         assertThat(group.err()).contains("openai-messages").contains("agentdojo");
     }
 
     @Test
     void helpNamesACommandsOptions() {
-        Run r = run("help", "replay");
+        CliRun r = run("help", "replay");
         assertThat(r.code()).isZero();
         assertThat(r.out()).contains("--strict").contains("--mode");
     }
 
     @Test
     void importOfAMissingFileIsOneLineWithExitTwo() {
-        Run r = run("import", "openai-messages", dir.resolve("nope.json").toString());
+        CliRun r = run("import", "openai-messages", dir.resolve("nope.json").toString());
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("nope.json is not a file").doesNotContain("\tat ").doesNotContain("Exception");
     }
 
     @Test
     void evalOfAMissingDirectoryIsOneLineWithExitTwo() {
-        Run r = run("eval", "agentdojo", dir.resolve("nope").toString());
+        CliRun r = run("eval", "agentdojo", dir.resolve("nope").toString());
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("is not a directory").doesNotContain("\tat ");
     }
 
     @Test
     void evalOfADirectoryWithoutRunsNamesWhatIsMissing() {
-        Run r = run("eval", "agentdojo", dir.toString());
+        CliRun r = run("eval", "agentdojo", dir.toString());
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).startsWith("tracegate eval agentdojo: ").contains("runs/").doesNotContain("\tat ");
     }
@@ -167,10 +151,10 @@ class CommandLineTest {
                  {"role":"tool","tool_call_id":"c1","content":"refunded"}]
                 """);
         Path trace = dir.resolve("refund-chat.jsonl");
-        Run imported = run("import", "openai-messages", log.toString(), "--out", trace.toString());
+        CliRun imported = run("import", "openai-messages", log.toString(), "--out", trace.toString());
         assertThat(imported.code()).as(imported.err()).isZero();
         assertThat(Files.readAllLines(trace)).hasSize(3).allMatch(l -> l.contains("\"session\":\"refund-chat\""));
-        Run replay = run("replay", "sop-refund", trace.toString());
+        CliRun replay = run("replay", "sop-refund", trace.toString());
         assertThat(replay.code()).isEqualTo(1);
         assertThat(replay.out()).contains("sop-refund.approval-first: violated first at refund-chat.jsonl:2 (seq 2, call refund)");
     }
@@ -186,13 +170,13 @@ class CommandLineTest {
                  {"role":"tool","tool_call_id":"zz","content":"sent"}]
                 """);
         Path fresh = dir.resolve("fresh.jsonl");
-        Run r = run("import", "openai-messages", log.toString(), "--out", fresh.toString());
+        CliRun r = run("import", "openai-messages", log.toString(), "--out", fresh.toString());
         assertThat(r.code()).isEqualTo(2);
         assertThat(fresh).doesNotExist();
         assertThat(r.err()).contains("nothing was written to " + fresh).doesNotContain("\tat ");
 
         Path old = Files.writeString(dir.resolve("old.jsonl"), "{\"session\":\"x\",\"seq\":1,\"kind\":\"user\",\"text\":\"kept\"}\n");
-        Run again = run("import", "openai-messages", log.toString(), "--out", old.toString());
+        CliRun again = run("import", "openai-messages", log.toString(), "--out", old.toString());
         assertThat(again.code()).isEqualTo(2);
         assertThat(Files.readString(old)).isEqualTo("{\"session\":\"x\",\"seq\":1,\"kind\":\"user\",\"text\":\"kept\"}\n");
         assertThat(again.err()).contains(old + " is left as it was");
@@ -214,7 +198,7 @@ class CommandLineTest {
         Files.writeString(bad, "{\"suite_name\": \"slack\", \"messages\": [");
         Path out = Files.createDirectories(dir.resolve("out"));
         Files.writeString(out.resolve("old.txt"), "kept");
-        Run r = run("import", "agentdojo", dir.resolve("data").toString(), "--out", out.toString());
+        CliRun r = run("import", "agentdojo", dir.resolve("data").toString(), "--out", out.toString());
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("not valid JSON").contains("nothing was written to " + out).doesNotContain("\tat ");
         try (var files = Files.list(out)) {
@@ -224,7 +208,7 @@ class CommandLineTest {
             assertThat(files.map(f -> f.getFileName().toString())).as("no staging folder left").containsExactlyInAnyOrder("data", "out");
         }
         Files.delete(bad);
-        Run ok = run("import", "agentdojo", dir.resolve("data").toString(), "--out", out.toString());
+        CliRun ok = run("import", "agentdojo", dir.resolve("data").toString(), "--out", out.toString());
         assertThat(ok.code()).as(ok.err()).isZero();
         try (var files = Files.list(out)) {
             assertThat(files.map(f -> f.getFileName().toString())).containsExactlyInAnyOrder("old.txt", "banking.jsonl", "runs.jsonl");
@@ -234,7 +218,7 @@ class CommandLineTest {
     @Test
     void explainIntoAFileInsteadOfADirectorySaysSo() throws Exception {
         Path file = Files.writeString(dir.resolve("not-a-dir"), "x");
-        Run r = run("explain", "sop-refund", "--dot", file.toString());
+        CliRun r = run("explain", "sop-refund", "--dot", file.toString());
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("is a file");
     }
@@ -245,7 +229,7 @@ class CommandLineTest {
         assertThat(AttachCommand.absolutePaths("config=conf/tg.yaml,mode=shadow", cwd)).isEqualTo("config=/srv/app/conf/tg.yaml,mode=shadow");
         assertThat(AttachCommand.absolutePaths("mode=shadow,config=/etc/tg.yaml", cwd)).isEqualTo("mode=shadow,config=/etc/tg.yaml");
         assertThat(AttachCommand.absolutePaths(null, cwd)).isEmpty();
-        Run r = run("attach", "1", "config=" + dir.resolve("missing.yaml"));
+        CliRun r = run("attach", "1", "config=" + dir.resolve("missing.yaml"));
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("missing.yaml does not exist").contains("nothing was attached");
     }
@@ -266,7 +250,7 @@ class CommandLineTest {
                     guarantee: G !call(wire)
                     message: No wires.
                 """);
-        Run r = run("check", lib.toString());
+        CliRun r = run("check", lib.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("note: " + lib + ":5: contract quiet.no-transfer has no message")
                 .doesNotContain("quiet.policy-only has no message").doesNotContain("quiet.told has no message");
@@ -296,7 +280,7 @@ class CommandLineTest {
                     guarantee: G(call(transfer) -> arg_eq_ctx(transfer, account, verified_account))
                     message: Other account.
                 """);
-        Run r = run("check", lib.toString());
+        CliRun r = run("check", lib.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("note: context key 'aproved' is read by ctx(aproved) > 3 but no latch")
                 .contains("note: context key 'verified_account' is read by arg_eq_ctx(transfer, account, verified_account)")
@@ -322,7 +306,7 @@ class CommandLineTest {
                     guarantee: G(purpose(billing) -> consent(billing))
                     message: Billing needs consent.
                 """);
-        Run r = run("check", lib.toString());
+        CliRun r = run("check", lib.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("note: purpose(marketting) names purpose 'marketting', which no gdpr.purposes declares (declared: billing, marketing)")
                 .doesNotContain("'billing', which");
@@ -347,7 +331,7 @@ class CommandLineTest {
         try {
             assertThat(new java.io.BufferedReader(new java.io.InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8)).readLine())
                     .isEqualTo("ready");
-            Run r = run("attach", Long.toString(target.pid()), "mode=shadow");
+            CliRun r = run("attach", Long.toString(target.pid()), "mode=shadow");
             assertThat(r.code()).as(r.err()).isEqualTo(2);
             assertThat(r.err()).contains("tracegate already runs in process " + target.pid() + " (started by -javaagent)")
                     .contains("nothing was attached").contains("hot-reload");
@@ -362,23 +346,23 @@ class CommandLineTest {
         Path lib = dir.resolve("conflict.yaml");
         Files.writeString(lib, "library: x\ncontracts:\n  - id: x.first-search\n    guarantee: call(search)\n    message: m\n"
                 + "  - id: x.never-search\n    guarantee: G !call(search)\n    message: m\n");
-        Run comma = run("check", "sop-refund," + lib);
+        CliRun comma = run("check", "sop-refund," + lib);
         assertThat(comma.code()).as(comma.err()).isEqualTo(1);
         assertThat(comma.out()).contains("sop-refund").contains("CONFLICT [x.first-search, x.never-search]");
-        Run spaces = run("check", "sop-refund", lib.toString());
+        CliRun spaces = run("check", "sop-refund", lib.toString());
         assertThat(spaces.out()).isEqualTo(comma.out());
-        Run explain = run("explain", "temporal-classes,sop-refund");
+        CliRun explain = run("explain", "temporal-classes,sop-refund");
         assertThat(explain.code()).as(explain.err()).isZero();
         assertThat(explain.out()).contains("temporal.precedence").contains("sop-refund.approval-first");
     }
 
     @Test
     void checkWhoseStateBoundSkipsTheAnalysisSaysSoAndDoesNotPass() {
-        Run r = run("check", "--max-states", "2", "sop-refund");
+        CliRun r = run("check", "--max-states", "2", "sop-refund");
         assertThat(r.code()).as(r.out()).isEqualTo(1);
         assertThat(r.out()).contains("TOO_LARGE").doesNotContain("conflict-free")
                 .contains("analysis incomplete:").contains("needs more than 2 states").contains("--max-states N");
-        Run enough = run("check", "sop-refund");
+        CliRun enough = run("check", "sop-refund");
         assertThat(enough.code()).isZero();
         assertThat(enough.out()).doesNotContain("analysis incomplete");
     }
@@ -402,7 +386,7 @@ class CommandLineTest {
                     guarantee: G(!result_matches("ok"))
                     message: No tool may answer ok.
                 """);
-        Run r = run("check", lib.toString());
+        CliRun r = run("check", lib.toString());
         assertThat(r.out()).contains("note: " + lib + ":3: contract cap.unguarded fails at a first user message 'hello', which tracegate"
                         + " cannot refuse")
                 .contains("G(call(T) -> arg(T, f) <= n)")
@@ -425,7 +409,7 @@ class CommandLineTest {
                   - id: v.policy-only
                     guarantee: true
                 """);
-        Run r = run("check", lib.toString());
+        CliRun r = run("check", lib.toString());
         assertThat(r.code()).as(r.out()).isZero();
         assertThat(r.out()).contains("note: " + lib + ":3: contract v.typo's guarantee holds on every trace, so the contract never acts")
                 .doesNotContain("v.real's guarantee").doesNotContain("v.policy-only's guarantee")
@@ -434,10 +418,10 @@ class CommandLineTest {
 
     @Test
     void attachToSomethingThatIsNoJvmIsBadInput() {
-        Run word = run("attach", "abc");
+        CliRun word = run("attach", "abc");
         assertThat(word.code()).isEqualTo(2);
         assertThat(word.err()).contains("PID must be a process id").contains("'abc'");
-        Run gone = run("attach", "2147483646");
+        CliRun gone = run("attach", "2147483646");
         assertThat(gone.code()).isEqualTo(2);
         assertThat(gone.err()).contains("there is no process 2147483646");
     }
@@ -461,12 +445,12 @@ class CommandLineTest {
     @Test
     void replayWithASecondLibraryWhereATraceBelongsSaysLibrariesAreOneCommaSeparatedArgument() throws Exception {
         Path trace = Files.writeString(dir.resolve("t.jsonl"), REFUND_TRACE);
-        Run r = run("replay", "sop-refund", "gdpr", trace.toString());
+        CliRun r = run("replay", "sop-refund", "gdpr", trace.toString());
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err().strip()).isEqualTo("tracegate replay: 'gdpr' is a built-in library name, but it is given where a trace is"
                 + " expected. The libraries are one argument, separated by commas without spaces: replay sop-refund,gdpr " + trace);
         Path lib = Files.writeString(dir.resolve("shop.yaml"), "library: shop\ncontracts:\n  - id: shop.a\n    guarantee: G !call(x)\n");
-        Run file = run("replay", "gdpr", lib.toString(), trace.toString());
+        CliRun file = run("replay", "gdpr", lib.toString(), trace.toString());
         assertThat(file.code()).isEqualTo(2);
         assertThat(file.err().strip()).isEqualTo("tracegate replay: '" + lib + "' is a library file (.yaml), not a JSONL trace, but it is"
                 + " given where a trace is expected. The libraries are one argument, separated by commas without spaces: replay gdpr,"
@@ -475,7 +459,7 @@ class CommandLineTest {
 
     @Test
     void checkAndTheAgentNoteABuiltinPolicyLibraryLoadedWithoutItsSection() throws Exception {
-        Run alone = run("check", "gdpr", "injection");
+        CliRun alone = run("check", "gdpr", "injection");
         assertThat(alone.code()).as("a note, not an error: loading them alone is legal").isZero();
         assertThat(alone.out()).contains("note: the built-in library gdpr reads the gdpr: section of one of your libraries, and none of the"
                 + " loaded libraries has one, so P1 consent, P2 purpose limitation and P3 minimisation have nothing to check (only P4"
@@ -487,7 +471,7 @@ class CommandLineTest {
                 + " send_money: [recipient]); see docs/LIBRARY.md, \"A complete example\" (the injection: block) and"
                 + " \"Provenance (injection.provenance)\"");
         Path policy = Files.writeString(dir.resolve("injpol.yaml"), "library: injpol\ninjection:\n  side-effecting:\n    send_money: [recipient]\n");
-        Run withPolicy = run("check", "gdpr,injection", policy.toString());
+        CliRun withPolicy = run("check", "gdpr,injection", policy.toString());
         assertThat(withPolicy.out()).contains("library gdpr reads").doesNotContain("library injection reads");
         assertThat(run("check", "sop-refund").out()).doesNotContain("built-in library");
         // the agent's start prints the same notes as WARN lines: AgentArgumentsTest#theStartNotesGdprAndInjection...
@@ -523,17 +507,17 @@ class CommandLineTest {
         for (int i = 1; i < lines.size(); i++) if (lines.get(i).contains("\"rec\":\"library\"")) second = i + 1;
         assertThat(second).as("a second library record after the reload").isGreaterThan(2);
         Path v1File = Files.writeString(dir.resolve("shop-v1.yaml"), v1);
-        Run r = run("replay", v1File.toString(), log.toString());
+        CliRun r = run("replay", v1File.toString(), log.toString());
         assertThat(r.err()).contains("note: hot.jsonl spans 2 library versions (lib 1 at line 2, lib 2 at line " + second
                 + "; the libraries changed while it was written: a hot reload, or a run with other libraries appended to it): replay uses the one version given for every event,"
                 + " so events written under another version may come out differently than they did online; the libraries given are"
                 + " lib 1 (line 2). Replay the log's parts with their own versions to check each");
         assertThat(r.err()).doesNotContain("do not name the contracts");
-        Run r2 = run("replay", lib.toString(), log.toString());
+        CliRun r2 = run("replay", lib.toString(), log.toString());
         assertThat(r2.err()).contains("the libraries given are lib 2 (line " + second + ")");
         // unrelated libraries: which contracts each side has that the other has not
         Path files = Files.writeString(dir.resolve("files.yaml"), "library: files\ncontracts:\n  - id: files.no-delete\n    guarantee: G !call(delete_file)\n");
-        Run other = run("replay", files.toString(), log.toString());
+        CliRun other = run("replay", files.toString(), log.toString());
         assertThat(other.code()).isZero();
         assertThat(other.err()).contains("note: hot.jsonl's library records (lines 2, " + second + ") do not name the contracts of the"
                 + " replayed libraries (files): the log had shop.wire, which the replay does not; the replay has files.no-delete, which"
@@ -553,7 +537,7 @@ class CommandLineTest {
     @Test
     void anAuditLogReplaysWithoutCountingItsHeaderAsMalformedAlsoWithStrict() throws Exception {
         Path log = auditLog("enforced.jsonl", ",audit.personal-data=clear");
-        Run r = run("replay", "sop-refund", log.toString(), "--strict");
+        CliRun r = run("replay", "sop-refund", log.toString(), "--strict");
         assertThat(r.code()).as(r.err()).isEqualTo(1);
         assertThat(r.out()).contains("0 malformed lines skipped");
         assertThat(r.err()).doesNotContain("skipped:").doesNotContain("personal data hashed");
@@ -586,10 +570,10 @@ class CommandLineTest {
             assertThat(u.path("fail").asText()).isEqualTo(i == supervisedLines + 1 ? "open" : "closed");
             assertThat(u.path("reason").asText()).startsWith(broken + ":4:").contains("in formula");
         }
-        Run verify = run("audit", "verify", log.toString());
+        CliRun verify = run("audit", "verify", log.toString());
         assertThat(verify.code()).as(verify.out() + verify.err()).isZero();
         assertThat(verify.out()).contains("chain intact").contains("2 runs were not supervised");
-        Run replay = run("replay", "sop-refund", log.toString());
+        CliRun replay = run("replay", "sop-refund", log.toString());
         assertThat(replay.code()).as(replay.err()).isEqualTo(1);   // the supervised run's violation, as without the others
         assertThat(row(replay.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 2 0");
         assertThat(replay.err()).contains("mixed.jsonl:" + (supervisedLines + 2) + ": the agent could not start")
@@ -597,7 +581,7 @@ class CommandLineTest {
                 .contains("why: " + broken + ":4:");
         // a later run that starts appends a new segment whose events verify as usual
         auditLog("mixed.jsonl", ",audit.personal-data=clear");
-        Run again = run("audit", "verify", log.toString());
+        CliRun again = run("audit", "verify", log.toString());
         assertThat(again.code()).as(again.out()).isZero();
         assertThat(again.out()).contains("2 runs were not supervised");
     }
@@ -606,13 +590,13 @@ class CommandLineTest {
     void aShadowModeAuditLogReplaysInShadowModeUnlessToldOtherwiseAndAHashedOneSaysWhatCannotReplay() throws Exception {
         Path log = auditLog("shadow.jsonl", ",mode=shadow");
         assertThat(Files.readString(log)).contains("shadow-would-block");
-        Run auto = run("replay", "sop-refund", log.toString());
+        CliRun auto = run("replay", "sop-refund", log.toString());
         assertThat(auto.err()).contains("written in shadow mode").contains("replaying it with --mode shadow")
                 .contains("personal data hashed").contains("sop-refund.within-approved-amount (arg(refund, amount) > ctx(approved_amount))")
                 .doesNotContain("sop-refund.approval-first (");
         // online in shadow mode the first refund was applied and the second broke nothing new: one event, as online
         assertThat(row(auto.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 1 0");
-        Run enforced = run("replay", "sop-refund", log.toString(), "--mode", "enforce");
+        CliRun enforced = run("replay", "sop-refund", log.toString(), "--mode", "enforce");
         assertThat(enforced.err()).contains("replayed with --mode enforce as asked");
         assertThat(row(enforced.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 2 0");
     }
@@ -626,7 +610,7 @@ class CommandLineTest {
         lines.add(3, "{\"prev\":\"" + "0".repeat(64) + "\",\"rec\":\"dropped\",\"time\":\"2026-11-30T10:00:00Z\",\"count\":306,"
                 + "\"reason\":\"queue-full\",\"hash\":\"" + "0".repeat(64) + "\"}");
         Files.write(log, lines);
-        Run r = run("replay", "sop-refund", log.toString());
+        CliRun r = run("replay", "sop-refund", log.toString());
         assertThat(r.err()).contains("drops.jsonl:4: 306 events were not written here (the audit queue was full and audit.on-full is drop)")
                 .contains("verdicts after this line may differ");
     }
@@ -675,13 +659,13 @@ class CommandLineTest {
     void replayOfAHashedLogNamesTheContractsThatReadContentItNoLongerHas() throws Exception {
         Path clear = injectionLog("clear.jsonl", "clear");
         Path pol = dir.resolve("bankpol.yaml");
-        Run fromClear = run("replay", "injection," + pol, clear.toString());
+        CliRun fromClear = run("replay", "injection," + pol, clear.toString());
         assertThat(row(fromClear.out(), "injection.untrusted-target")).as("the clear log replays as online")
                 .isEqualTo("injection.untrusted-target 1 2 0");
         assertThat(fromClear.err()).doesNotContain("hashed");
 
         Path hashed = injectionLog("hashed.jsonl", "hashed");
-        Run r = run("replay", "injection," + pol, hashed.toString(), "--no-progress");
+        CliRun r = run("replay", "injection," + pol, hashed.toString(), "--no-progress");
         // the online blocks are lost from the digests: the note says so and names the contract
         assertThat(row(r.out(), "injection.untrusted-target")).isNotEqualTo("injection.untrusted-target 1 2 0");
         assertThat(r.err()).contains("note: hashed.jsonl is an audit log with personal data hashed (salted-sha256): these contracts read"
@@ -690,13 +674,13 @@ class CommandLineTest {
                 + " bankpol.cap (arg(send_money, amount) <= 1000). Write the log with audit.personal-data: clear to replay them");
         assertThat(r.err()).doesNotContain("bankpol.read-first");
         // with --format json the note stays on standard error and standard output is one JSON document
-        Run json = run("replay", "injection," + pol, hashed.toString(), "--format", "json");
+        CliRun json = run("replay", "injection," + pol, hashed.toString(), "--format", "json");
         assertThat(json.err()).contains("injection.untrusted-target (untrusted_target)");
         assertThat(new ObjectMapper().readTree(json.out()).path("sessions").size()).isEqualTo(1);
         // libraries whose contracts read only structure: the note says their verdicts are the online ones
         Path order = Files.writeString(dir.resolve("order.yaml"),
                 "library: order\ncontracts:\n  - id: order.read-first\n    guarantee: G(call(send_money) -> O returned(read_invoice))\n");
-        Run structural = run("replay", order.toString(), hashed.toString());
+        CliRun structural = run("replay", order.toString(), hashed.toString());
         assertThat(structural.err()).contains("none of the replayed contracts reads content it holds only as digests");
     }
 
@@ -707,14 +691,14 @@ class CommandLineTest {
         StringBuilder trace = new StringBuilder();
         for (int i = 1; i <= 12; i++) trace.append("{\"session\":\"s\",\"seq\":").append(i).append(",\"kind\":\"call\",\"tool\":\"pay\",\"args\":{}}\n");
         Path t = Files.writeString(dir.resolve("u.jsonl"), trace);
-        Run r = run("replay", lib.toString(), t.toString());
+        CliRun r = run("replay", lib.toString(), t.toString());
         assertThat(r.out()).contains("12 events with unevaluable atoms")
                 .contains("events with unevaluable atoms (an argument the atom reads is missing or not a number, or a context key it"
                         + " compares with, ctx(key), is still empty: no latch set it yet):")
                 .contains("  u.jsonl:1 (seq 1, call pay): arg(pay, amount) <= 100")
                 .contains("  u.jsonl:10 (seq 10, call pay)").doesNotContain("u.jsonl:11 (seq 11")
                 .contains("... and 2 more (--verbose lists them all)");
-        Run all = run("replay", lib.toString(), t.toString(), "--verbose");
+        CliRun all = run("replay", lib.toString(), t.toString(), "--verbose");
         assertThat(all.out()).contains("  u.jsonl:12 (seq 12, call pay): arg(pay, amount) <= 100").doesNotContain("more (--verbose");
     }
 }

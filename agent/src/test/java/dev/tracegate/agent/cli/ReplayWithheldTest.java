@@ -10,8 +10,6 @@ import dev.tracegate.matchers.trace.TraceReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,22 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ReplayWithheldTest {
     @TempDir Path dir;
 
-    private record Run(int code, String out, String err) {}
-
-    private static synchronized Run run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            int code = Main.run(args);
-            return new Run(code, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     private static final String LIBRARY = "library: ag\ncontracts:\n  - id: ag.lookup-first\n    assume: G !failed(lookup)\n"
@@ -61,7 +45,7 @@ class ReplayWithheldTest {
                 {"session":"f","kind":"return","tool":"lookup","id":"1","error":true,"result":"db down"}
                 {"session":"f","kind":"user","text":"ok thanks"}
                 """);
-        Run enforce = run("replay", lib.toString(), trace.toString(), "--no-progress", "--mode", "enforce");
+        CliRun enforce = run("replay", lib.toString(), trace.toString(), "--no-progress", "--mode", "enforce");
         assertThat(enforce.out()).contains("  ag.lookup-first: withheld t.jsonl:2 (seq 2, return lookup), which would have broken its"
                 + " assumption: the contract stays in force (not IDLE)").doesNotContain("assumption broken").doesNotContain("IDLE at end");
         assertThat(row(enforce.out(), "ag.lookup-first")).containsExactly("0", "0", "0");
@@ -73,7 +57,7 @@ class ReplayWithheldTest {
         assertThat(c.get("assumptionBrokenAt").isNull()).isTrue();
         assertThat(c.get("firstAssumptionBreak").asText()).isEqualTo("t.jsonl:2 (seq 2, return lookup)");
 
-        Run shadow = run("replay", lib.toString(), trace.toString(), "--no-progress", "--mode", "shadow");
+        CliRun shadow = run("replay", lib.toString(), trace.toString(), "--no-progress", "--mode", "shadow");
         assertThat(shadow.out()).contains("  ag.lookup-first: assumption broken first at t.jsonl:2 (seq 2, return lookup)\n")
                 .contains("  ag.lookup-first: IDLE at end").doesNotContain("withheld");
         assertThat(row(shadow.out(), "ag.lookup-first")).containsExactly("0", "0", "0");
@@ -103,7 +87,7 @@ class ReplayWithheldTest {
                     if (k != Decision.Kind.PASS && k != Decision.Kind.SUPPRESS) violated++;
                 }
             }
-            Run r = run("replay", lib.toString(), trace.toString(), "--no-progress", "--mode", enforce ? "enforce" : "shadow");
+            CliRun r = run("replay", lib.toString(), trace.toString(), "--no-progress", "--mode", enforce ? "enforce" : "shadow");
             assertThat(row(r.out(), "ag.lookup-first").get(1)).as(r.out()).isEqualTo(String.valueOf(violated));
             if (enforce) assertThat(r.out()).contains("(2 events withheld)");
         }

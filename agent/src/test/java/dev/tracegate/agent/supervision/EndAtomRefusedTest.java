@@ -8,9 +8,6 @@ import dev.tracegate.contracts.library.LibraryException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -25,20 +22,9 @@ class EndAtomRefusedTest {
 
     private static final String PROBLEM = "lib.yaml:4:18: atom `end`: `end` never holds, so a contract over it never acts";
 
-    private static synchronized String[] run(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            int code = Main.run(args);
-            return new String[] {String.valueOf(code), o.toString(StandardCharsets.UTF_8) + e.toString(StandardCharsets.UTF_8)};
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
+    private static String[] run(String... args) {
+        dev.tracegate.agent.cli.CliRun r = dev.tracegate.agent.cli.CliRun.of(args);
+        return new String[] {String.valueOf(r.code()), r.out() + r.err()};
     }
 
     @Test
