@@ -46,6 +46,7 @@ class SpringAi10LinesTest {
             import org.springframework.ai.model.tool.ToolExecutionResult;
             import org.springframework.ai.tool.annotation.Tool;
             import reactor.core.publisher.Flux;
+            import reactor.core.scheduler.Schedulers;
 
             import java.util.List;
             import java.util.Map;
@@ -98,8 +99,19 @@ class SpringAi10LinesTest {
 
                     @Override
                     public Flux<ChatResponse> stream(Prompt prompt) {
+                        return internalStream(prompt);
+                    }
+
+                    /** As 1.0.x provider models stream: the tools run on a worker, and the next round recurses here, not through stream(). */
+                    private Flux<ChatResponse> internalStream(Prompt prompt) {
                         return Flux.defer(() -> {
                             ChatResponse response = reply(prompt);
+                            if (response.hasToolCalls()) {
+                                return Flux.defer(() -> {
+                                    ToolExecutionResult result = ToolCallingManager.builder().build().executeToolCalls(prompt, response);
+                                    return internalStream(new Prompt(result.conversationHistory(), prompt.getOptions()));
+                                }).subscribeOn(Schedulers.boundedElastic());
+                            }
                             String text = response.getResult().getOutput().getText();
                             return Flux.fromArray(text.split("(?<= )"))
                                     .map(word -> new ChatResponse(List.of(new Generation(new AssistantMessage(word)))));
@@ -139,12 +151,17 @@ class SpringAi10LinesTest {
 
                 public static void main(String[] args) {
                     String scenario = args.length > 0 ? args[0] : "email";
-                    boolean stream = args.length > 1 && args[1].equals("--stream");
+                    boolean stream = args.length > 1 && args[1].startsWith("--stream");
+                    // 1.0.x hands no Reactor context to the tool thread: the application passes the conversation id itself
+                    boolean toolContext = args.length > 1 && args[1].equals("--stream-tool-context");
                     System.out.println("SPRING AI " + ChatClient.class.getProtectionDomain().getCodeSource().getLocation());
                     try {
                         ChatClient.ChatClientRequestSpec request = ChatClient.builder(new ScriptedModel(scenario)).build().prompt()
                                 .user("please handle my request").tools(new OfficeTools())
-                                .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "conv-10"));
+                                        .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "conv-10"));
+                        if (toolContext) {
+                            request = request.toolContext(Map.of(ChatMemory.CONVERSATION_ID, "conv-10"));
+                        }
                         String answer;
                         if (stream) {
                             List<String> chunks = request.stream().content().doOnNext(c -> System.out.println("CHUNK: " + c)).collectList().block();
@@ -247,6 +264,29 @@ class SpringAi10LinesTest {
         assertThat(redirected.stdout()).as(redirected.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("TOOL draftEmail ran to=bob@example.com");
+    }
+
+    /**
+     * 1.0.x provider models run streamed tool calls on a worker thread and, unlike 1.1.x, hand it no Reactor context
+     * ({@code ToolCallReactiveContextHolder} does not exist): the conversation id reaches the tool only in the
+     * {@code ToolContext} the application passes; without it such calls are in session "default".
+     */
+    @Test
+    void aStreamedToolCallIsInTheConversationTheApplicationPutInTheToolContext() {
+        ForkedJvm.Result r = run10("trace=true", "email", "--stream-tool-context");
+        assertThat(r.stdout()).as(r.toString())
+                .containsPattern("TOOL sendEmail ran to=bob@example.com thread=boundedElastic-\\d+")
+                .contains("ANSWER: done: \"email sent to bob@example.com\"");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("CALL springai session=conv-10 tool=sendEmail")
+                .contains("RETURN springai session=conv-10 tool=sendEmail")
+                .contains("ASSISTANT springai-stream session=conv-10 -> KEEP")
+                .doesNotContain("session=default");
+        ForkedJvm.Result blocked = run10("block=sendEmail", "email", "--stream-tool-context");
+        assertThat(blocked.stdout()).as(blocked.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)");
+        assertThat(blocked.stderr()).as(blocked.toString()).contains("BLOCK springai session=conv-10 tool=sendEmail");
     }
 
     @Test
