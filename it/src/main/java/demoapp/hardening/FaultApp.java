@@ -83,11 +83,17 @@ public final class FaultApp {
         }
     }
 
-    /** A host object the agent turns into JSON arguments; one of its getters fails, so serialising it fails. */
+    /**
+     * A host object the agent turns into JSON arguments; one of its getters fails, and so does its text (the agent
+     * writes a value it cannot write as JSON as its {@code toString()}), so the agent cannot write it at all.
+     */
     public static final class Parcel {
         public String getAddress() { return "1 Main St"; }
 
         public String getLabel() { throw new IllegalStateException("label printer offline"); }
+
+        @Override
+        public String toString() { throw new IllegalStateException("label printer offline"); }
     }
 
     /** An escalation approver (named by {@code escalate.approver}) that fails on every request. */

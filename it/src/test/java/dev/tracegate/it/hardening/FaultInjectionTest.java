@@ -181,7 +181,7 @@ class FaultInjectionTest {
         if (fail.equals("closed")) {
             assertThat(r.stdout()).as(r.toString()).doesNotContain("TOOL ship ran")
                     .contains("RESULT ship: tracegate could not check demoapp.hardening.FaultApp$Tools.ship")
-                    .contains("(internal error: IllegalArgumentException); refused because fail=closed");
+                    .contains("(internal error: IllegalStateException); refused because fail=closed");
         } else {
             assertThat(r.stdout()).as(r.toString()).contains("TOOL ship ran session=s1").contains("RESULT ship: shipped");
         }
