@@ -143,8 +143,9 @@ public final class English {
             case "call/0": return verb("the agent", "calls", "call", " a tool");
             case "call/1": return verb("the agent", "calls", "call", " " + first);
             case "call/2": return verb("the agent", "calls", "call", " " + first + " with arguments matching " + pattern(args.get(1)));
-            case "returned/1": return verb(first, "returns", "return", " a result");
-            case "failed/1": return verb(first, "fails", "fail", "");
+            // "the tool": a sentence that starts with a tool's name would capitalise it (Lookup_order), trial7 repro 20
+            case "returned/1": return verb("the tool " + first, "returns", "return", " a result");
+            case "failed/1": return verb("the tool " + first, "fails", "fail", "");
             case "user/0": return verb("the user", "sends", "send", " a message");
             case "assistant/0": return verb("the model", "answers", "answer", "");
             case "return/0": return verb("a tool", "returns", "return", " a result");

@@ -324,7 +324,10 @@ public final class Library {
             int d = Fields.distance(name.toLowerCase(java.util.Locale.ROOT), n);
             if (d <= limit && !namedInFile.contains(n)) byDistance.computeIfAbsent(d, k -> new ArrayList<>()).add("'" + n + "'");
         }
-        if (byDistance.isEmpty()) return null;
+        if (byDistance.isEmpty()) {
+            // a bare name no form is close to: most often a tool written as if it were an atom (trial7 repro 20)
+            return bare ? "did you mean call(" + name + ") or returned(" + name + ")? or define " + name + " under atoms:" : null;
+        }
         int best = byDistance.firstKey();
         List<String> picks = new ArrayList<>();
         for (Map.Entry<Integer, List<String>> e : byDistance.entrySet()) {

@@ -300,8 +300,26 @@ public final class LibraryReader {
             // Single-line plain scalars map exactly; quoted or block scalars are off by their quote/indent.
             int col = e.line() == 1 ? n.column() + e.column() - 1 : e.column();
             throw new LibraryException(n.file(), line, col, "in formula '" + text.strip() + "': " + e.reason(),
-                    "the formula syntax is in docs/FORMULAS.md");
+                    boundFirst(text, e.line(), e.column()) + "the formula syntax is in docs/FORMULAS.md");
         }
+    }
+
+    private static final java.util.regex.Pattern BOUND_FIRST =
+            java.util.regex.Pattern.compile("(-?\\d+(?:\\.\\d+)?)\\s*(<=|>=|==|!=|<|>)\\s*([a-z_]+\\([^()]*\\))");
+
+    /**
+     * "a comparison starts with its atom: write arg(pay, amount) <= 100; " when the parser stopped at a number that a
+     * comparison operator and an atom follow (a bound written first, trial7 repro 20), else "".
+     */
+    static String boundFirst(String text, int line, int column) {
+        String[] lines = text.split("\n", -1);
+        if (line < 1 || line > lines.length || column < 1 || column > lines[line - 1].length()) return "";
+        java.util.regex.Matcher m = BOUND_FIRST.matcher(lines[line - 1].substring(column - 1));
+        if (!m.lookingAt()) return "";
+        String flipped = switch (m.group(2)) {
+            case "<=" -> ">="; case ">=" -> "<="; case "<" -> ">"; case ">" -> "<"; default -> m.group(2);
+        };
+        return "a comparison starts with its atom: write " + m.group(3) + " " + flipped + " " + m.group(1) + "; ";
     }
 
     private static void recordAtoms(Formula f, Node n, Map<Atom, LibrarySpec.Position> positions) {

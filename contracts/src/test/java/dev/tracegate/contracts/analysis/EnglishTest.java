@@ -42,7 +42,7 @@ class EnglishTest {
     @Test
     void sopRefund() {
         assertThat(english("sop-refund")).containsExactly(
-                "sop-refund.approval-first: Whenever the agent calls refund, approve_refund returns a result at some point so far.",
+                "sop-refund.approval-first: Whenever the agent calls refund, the tool approve_refund returns a result at some point so far.",
                 "sop-refund.within-approved-amount: Whenever the agent calls refund, argument amount of a call of refund is not above "
                         + "context value approved_amount.");
     }
@@ -50,13 +50,13 @@ class EnglishTest {
     @Test
     void temporalClasses() {
         assertThat(english("temporal-classes")).containsExactly(
-                "temporal.precedence: Whenever the agent calls transfer_funds, verify_identity returns a result at some point so far.",
-                "temporal.history: Whenever the agent calls send_external_email, at every event so far, read_confidential_file "
+                "temporal.precedence: Whenever the agent calls transfer_funds, the tool verify_identity returns a result at some point so far.",
+                "temporal.history: Whenever the agent calls send_external_email, at every event so far, the tool read_confidential_file "
                         + "does not return a result.",
                 "temporal.count-bound: At every event, the number of calls to web_search so far is at most 3.",
-                "temporal.reconfirm-after-untrusted: Whenever the agent calls transfer_funds, at every event so far, fetch_web_page "
+                "temporal.reconfirm-after-untrusted: Whenever the agent calls transfer_funds, at every event so far, the tool fetch_web_page "
                         + "does not return a result or since the last time the user writes something matching "
-                        + "/(?i)\\b(yes|confirm(ed)?|go ahead|approved?)\\b/ (which must have happened), fetch_web_page does not return a result.");
+                        + "/(?i)\\b(yes|confirm(ed)?|go ahead|approved?)\\b/ (which must have happened), the tool fetch_web_page does not return a result.");
     }
 
     @Test
@@ -67,13 +67,19 @@ class EnglishTest {
                 .isEqualTo("At every event, argument amount of a call of refund is at most 100.");
     }
 
+    /** trial7 repro 20: "Lookup_order never fails." named no tool a reader could grep for. */
+    @Test
+    void aToolAtTheStartOfASentenceKeepsItsName() {
+        assertThat(English.of(Parser.parse("G !failed(lookup_order)"))).isEqualTo("The tool lookup_order never fails.");
+    }
+
     @Test
     void aNegatedAtomReadsAsANegativeClause() {
         assertThat(English.of(Parser.parse("!call(refund) W returned(approve_refund)")))
-                .isEqualTo("The agent does not call refund until approve_refund returns a result (or to the end).");
+                .isEqualTo("The agent does not call refund until the tool approve_refund returns a result (or to the end).");
         assertThat(English.of(Parser.parse("G(call(pay) -> (!returned(fetch_web_page) S user))")))
                 .isEqualTo("Whenever the agent calls pay, since the last time the user sends a message (which must have happened), "
-                        + "fetch_web_page does not return a result.");
+                        + "the tool fetch_web_page does not return a result.");
     }
 
     @Test
@@ -81,7 +87,7 @@ class EnglishTest {
         // trial2 R9: a bare `user` guarantee means the session opens with a user message
         assertThat(English.of(Parser.parse("user"))).isEqualTo("At the first event, the user sends a message.");
         assertThat(English.of(Parser.parse("call(search)"))).isEqualTo("At the first event, the agent calls search.");
-        assertThat(English.of(Parser.parse("!returned(fetch)"))).isEqualTo("At the first event, fetch does not return a result.");
+        assertThat(English.of(Parser.parse("!returned(fetch)"))).isEqualTo("At the first event, the tool fetch does not return a result.");
         assertThat(English.of(Parser.parse("count(search) <= 3")))
                 .isEqualTo("At the first event, the number of calls to search so far is at most 3.");
         assertThat(English.of(Parser.parse("user -> !call(pay)")))

@@ -146,7 +146,7 @@ class LibraryAnalysisTest {
     @Test
     void englishReadsCommonPatterns() {
         assertThat(English.of(Parser.parse("G(call(refund) -> O returned(approve_refund))")))
-                .isEqualTo("Whenever the agent calls refund, approve_refund returns a result at some point so far.");
+                .isEqualTo("Whenever the agent calls refund, the tool approve_refund returns a result at some point so far.");
         assertThat(English.of(Parser.parse("G(count(search) <= 3)")))
                 .isEqualTo("At every event, the number of calls to search so far is at most 3.");
         assertThat(English.of(Parser.parse("G !call(delete)"))).isEqualTo("The agent never calls delete.");

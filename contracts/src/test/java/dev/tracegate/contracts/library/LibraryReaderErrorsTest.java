@@ -50,6 +50,9 @@ class LibraryReaderErrorsTest {
                         "lib.yaml:3:5: a contract has no 'guarantee'\n  hint: every contract needs a 'guarantee:' formula, e.g. G(refund -> O approve)"),
                 Arguments.of("bad formula", "library: x\ncontracts:\n  - id: a\n    guarantee: G(p ->)\n",
                         "lib.yaml:4:22: in formula 'G(p ->)': unexpected ')', expected a formula after '->'\n  hint: the formula syntax is in docs/FORMULAS.md"),
+                Arguments.of("bound written first", "library: x\ncontracts:\n  - id: a\n    guarantee: G(call(pay) -> 100 >= arg(pay, amount))\n",
+                        "lib.yaml:4:31: in formula 'G(call(pay) -> 100 >= arg(pay, amount))': unexpected '100', expected a formula after '->'\n"
+                                + "  hint: a comparison starts with its atom: write arg(pay, amount) <= 100; the formula syntax is in docs/FORMULAS.md"),
                 Arguments.of("future operator inside a past one", "library: g1\ncontracts:\n  - id: g1.a\n    guarantee: O(F call(x))\n",
                         "lib.yaml:4:20: in formula 'O(F call(x))': future operator F inside past operator O; the operands of Y, O, H and S must be past-only\n"
                                 + "  hint: " + PAST_ONLY),

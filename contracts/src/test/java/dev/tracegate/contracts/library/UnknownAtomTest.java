@@ -46,13 +46,21 @@ class UnknownAtomTest {
         LibrarySpec other = LibraryReader.read("other.yaml", "library: o\natoms:\n  approved: returned(a)\ncontracts:\n  - id: o\n    guarantee: G !approved\n");
         LibrarySpec mine = LibraryReader.read("lib.yaml", "library: x\ncontracts:\n  - id: c\n    guarantee: G !aproved\n");
         LibraryException e = catchThrowableOfType(LibraryException.class, () -> Library.compile(List.of(other, mine)));
-        assertThat(e.hint()).startsWith("valid forms: ");
+        assertThat(e.hint()).startsWith("did you mean call(aproved) or returned(aproved)? or define aproved under atoms: valid forms: ");
     }
 
     @Test
     void aNameNearNothingKeepsTheListOfForms() {
         LibraryException e = compile("library: x\ncontracts:\n  - id: c\n    guarantee: G !zebra_crossing\n");
         assertThat(e.problem()).isEqualTo("atom `zebra_crossing`: unknown atom name 'zebra_crossing'");
-        assertThat(e.hint()).startsWith("valid forms: user, assistant, call, return, ");
+        assertThat(e.hint()).startsWith("did you mean call(zebra_crossing) or returned(zebra_crossing)? or define zebra_crossing under atoms:"
+                + " valid forms: user, assistant, call, return, ");
+    }
+
+    /** trial7 repro 20: a tool written as if it were an atom gets the atoms that name a tool, not only the list of forms. */
+    @Test
+    void aBareToolNameIsShownTheAtomsThatNameATool() {
+        LibraryException e = compile("library: x\ncontracts:\n  - id: c\n    guarantee: G(refund -> O approved)\n");
+        assertThat(e.hint()).startsWith("did you mean call(refund) or returned(refund)? or define refund under atoms:");
     }
 }
