@@ -408,7 +408,8 @@ public final class Weaver {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing: no loaded class has a method that fits its patterns");
             } else if (presence.get(h.name()).loaded) {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing although " + h.marker()
-                        + " was loaded: the framework version may have moved its methods; its calls were NOT supervised");
+                        + " was loaded: the framework version may have moved its methods; its calls were NOT supervised"
+                        + " (" + h.marker() + " from " + presence.get(h.name()).source + ")");
             } else {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing (" + h.marker() + " was never loaded)");
             }
@@ -435,6 +436,8 @@ public final class Weaver {
         private final Map<ClassLoader, Boolean> cache = Collections.synchronizedMap(new WeakHashMap<>());
         /** The marker class itself went past the type matchers (it was loaded, or retransformed on attach). */
         volatile boolean loaded;
+        /** Where the first loader that sees the marker finds it: the jar (its name carries the framework version), else the URL. */
+        volatile String source;
 
         FrameworkPresence(String markerClass) {
             this.resource = markerClass.replace('.', '/') + ".class";
@@ -447,11 +450,25 @@ public final class Weaver {
             }
             Boolean known = cache.get(loader);
             if (known == null) {
-                known = loader.getResource(resource) != null;
+                java.net.URL url = loader.getResource(resource);
+                known = url != null;
+                if (known && source == null) {
+                    source = sourceOf(url.toString());
+                }
                 cache.put(loader, known);
             }
             return known;
         }
+    }
+
+    /** The jar a class resource URL points into ("langchain4j-1.11.0.jar", the innermost of nested jars), else the URL. */
+    static String sourceOf(String url) {
+        int bang = url.lastIndexOf(".jar!/");
+        if (bang < 0) {
+            return url;
+        }
+        int start = Math.max(url.lastIndexOf('/', bang), url.lastIndexOf('!', bang)) + 1;
+        return url.substring(start, bang + 4);
     }
 
     /**

@@ -256,4 +256,14 @@ class WeaverTest {
             return defineClass(name, bytes, 0, bytes.length);
         }
     }
+
+    /** The "matched nothing" warning names the jar the framework's marker class came from: its name carries the version. */
+    @Test
+    void theMarkersSourceIsItsJar() {
+        assertThat(Weaver.sourceOf("jar:file:/m2/dev/langchain4j/langchain4j/1.11.0/langchain4j-1.11.0.jar!/dev/langchain4j/service/tool/ToolService.class"))
+                .isEqualTo("langchain4j-1.11.0.jar");
+        assertThat(Weaver.sourceOf("jar:nested:/app/app.jar/!BOOT-INF/lib/spring-ai-model-1.0.3.jar!/org/springframework/ai/tool/ToolCallback.class"))
+                .isEqualTo("spring-ai-model-1.0.3.jar");
+        assertThat(Weaver.sourceOf("file:/work/classes/demo/Tools.class")).isEqualTo("file:/work/classes/demo/Tools.class");
+    }
 }
