@@ -7,11 +7,13 @@ echo "== building (mvn package, tests skipped) =="
 mvn -B -ntp -q -DskipTests package
 AGENT=agent/target/tracegate-agent.jar
 CP="it/target/classes:$(cat it/target/app-classpath.txt)"
-rm -f target/demo-audit.jsonl
-mkdir -p target
+# audit.path in it/demo/tracegate.yaml is read from that file's directory (a relative path written in the file)
+LOG=it/demo/target/demo-audit.jsonl
+rm -f "$LOG"
+mkdir -p it/demo/target
 echo
 echo "== running the support desk under tracegate =="
 java -javaagent:"$AGENT"=config=it/demo/tracegate.yaml -cp "$CP" demoapp.support.SupportDesk
 echo
-echo "== audit log: target/demo-audit.jsonl =="
-java -jar "$AGENT" audit verify target/demo-audit.jsonl
+echo "== audit log: $LOG =="
+java -jar "$AGENT" audit verify "$LOG"
