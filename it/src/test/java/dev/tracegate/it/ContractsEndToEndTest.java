@@ -40,6 +40,25 @@ class ContractsEndToEndTest {
         return ForkedJvm.exec(command);
     }
 
+    /**
+     * demo.sh verifies the audit log at the path the demo's configuration names, read as the agent reads it (a relative
+     * path written in the file is read from the file's directory): when the two drift apart, the main job's last step
+     * fails ('is not a file') although no other test notices.
+     */
+    @Test
+    void demoScriptVerifiesTheLogTheDemoConfigurationWrites() throws Exception {
+        String script = java.nio.file.Files.readString(Path.of("..", "demo.sh"));
+        java.util.regex.Matcher log = java.util.regex.Pattern.compile("(?m)^LOG=(\\S+)$").matcher(script);
+        assertThat(log.find()).as("demo.sh names its audit log in LOG=").isTrue();
+        assertThat(script).contains("audit verify \"$LOG\"");
+        java.util.regex.Matcher path = java.util.regex.Pattern.compile("(?m)^audit\\.path:\\s*(\\S+)\\s*$")
+                .matcher(java.nio.file.Files.readString(CONFIG));
+        assertThat(path.find()).as("it/demo/tracegate.yaml sets audit.path").isTrue();
+        Path written = CONFIG.getParent().resolve(path.group(1)).normalize();
+        Path verified = Path.of("..").toAbsolutePath().resolve(log.group(1)).normalize();
+        assertThat(verified).isEqualTo(written);
+    }
+
     @Test
     void supportDeskOnJava17() throws Exception {
         supportDesk(ForkedJvm.java());
