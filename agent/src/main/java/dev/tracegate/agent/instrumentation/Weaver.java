@@ -393,10 +393,13 @@ public final class Weaver {
                 .advice(new Counting(point.methods(), count), point.advice());
     }
 
-    /** Logs one warning for each instrumentation that matched nothing (call at shutdown or after the app started). */
+    /** Instrumentations already warned about: an attach reports right away and again at shutdown, but says each once. */
+    private final java.util.Set<String> warnedUnmatched = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** Logs one warning for each instrumentation that matched nothing (call at shutdown or after the app started), once each. */
     public void reportUnmatched() {
         for (Hooks h : hooks) {
-            if (matched.get(h.name()).get() > 0) {
+            if (matched.get(h.name()).get() > 0 || warnedUnmatched.contains(h.name())) {
                 continue;
             }
             // nothing configured, nothing to match; a framework's points are not built just to ask (Byte Buddy may never have been)
@@ -413,6 +416,7 @@ public final class Weaver {
             } else {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing (" + h.marker() + " was never loaded)");
             }
+            warnedUnmatched.add(h.name());
         }
     }
 

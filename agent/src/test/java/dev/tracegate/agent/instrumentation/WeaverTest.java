@@ -266,4 +266,21 @@ class WeaverTest {
                 .isEqualTo("spring-ai-model-1.0.3.jar");
         assertThat(Weaver.sourceOf("file:/work/classes/demo/Tools.class")).isEqualTo("file:/work/classes/demo/Tools.class");
     }
+
+    /** An attach reports unmatched instrumentations right away and the shutdown again: each warning is printed once (hooks7). */
+    @Test
+    void anUnmatchedInstrumentationIsReportedOnce() {
+        Weaver weaver = new Weaver(List.of(FRAMEWORK));
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            weaver.reportUnmatched();
+            weaver.reportUnmatched();
+        } finally {
+            dev.tracegate.agent.core.AgentLog.captureForTest(null);
+        }
+        String out = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(out).contains("instrumentation framework matched nothing");
+        assertThat(out.indexOf("matched nothing")).as(out).isEqualTo(out.lastIndexOf("matched nothing"));
+    }
 }
