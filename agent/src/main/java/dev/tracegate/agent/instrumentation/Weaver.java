@@ -126,14 +126,21 @@ public final class Weaver {
         for (Target t : all) {
             AgentBuilder.Identified.Narrowable typed = builder.type(t.types(), t.presence());
             builder = t.point().prelude() == null
-                    ? typed.transform(advice(t.point(), t.count(), agentLoader))
-                    : typed.transform(t.point().prelude()).transform(advice(t.point(), t.count(), agentLoader));
+                    ? typed.transform(advice(t.point(), t.count(), t.seen(), agentLoader))
+                    : typed.transform(t.point().prelude()).transform(advice(t.point(), t.count(), t.seen(), agentLoader));
         }
         return builder;
     }
 
     /** One hook point as the weaver matches it: the loaders that can see its framework, and its types (noting the marker). */
-    private record Target(HookPoint point, FrameworkPresence presence, Predicate<String> names, MarkerWatch types, AtomicLong count) {
+    private record Target(HookPoint point, FrameworkPresence presence, Predicate<String> names, MarkerWatch types, AtomicLong count,
+                          PointSeen seen, String hook) {
+    }
+
+    /** What one hook point met: the first type its type matcher accepted, and how many methods it wove. */
+    static final class PointSeen {
+        volatile String type;
+        final AtomicLong methods = new AtomicLong();
     }
 
     /** The hook points of every hook, read once. */
@@ -148,8 +155,9 @@ public final class Weaver {
                 for (Hooks h : hooks) {
                     FrameworkPresence present = presence.get(h.name());
                     for (HookPoint point : pointsOf(h)) {
-                        all.add(new Target(point, present, h.classNames(), new MarkerWatch(point.types(), h.marker(), present),
-                                matched.get(h.name())));
+                        PointSeen seen = new PointSeen();
+                        all.add(new Target(point, present, h.classNames(), new MarkerWatch(point.types(), h.marker(), present, seen),
+                                matched.get(h.name()), seen, h.name()));
                     }
                 }
                 types = new LoaderTypeCache();
@@ -386,11 +394,11 @@ public final class Weaver {
         }
     }
 
-    private static AgentBuilder.Transformer advice(HookPoint point, AtomicLong count, ClassLoader agentLoader) {
+    private static AgentBuilder.Transformer advice(HookPoint point, AtomicLong count, PointSeen seen, ClassLoader agentLoader) {
         return new AgentBuilder.Transformer.ForAdvice()
                 .include(agentLoader)
                 .withExceptionHandler(Advice.ExceptionHandler.Default.PRINTING)
-                .advice(new Counting(point.methods(), count), point.advice());
+                .advice(new Counting(point.methods(), count, seen), point.advice());
     }
 
     /** Instrumentations already warned about: an attach reports right away and again at shutdown, but says each once. */
@@ -417,6 +425,37 @@ public final class Weaver {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing (" + h.marker() + " was never loaded)");
             }
             warnedUnmatched.add(h.name());
+        }
+        reportMissingRoles();
+    }
+
+    /**
+     * For an instrumentation that matched something: each role whose points met a type but wove no method there (the
+     * version moved the method the role needs, e.g. where LangChain4j reads the conversation id) is warned about once.
+     */
+    private void reportMissingRoles() {
+        List<Target> all = targets;
+        if (all == null) return;
+        Map<String, List<Target>> byRole = new java.util.LinkedHashMap<>();
+        for (Target t : all) {
+            if (t.point().role() != null) byRole.computeIfAbsent(t.hook() + "\u0000" + t.point().role(), k -> new ArrayList<>()).add(t);
+        }
+        for (Map.Entry<String, List<Target>> e : byRole.entrySet()) {
+            List<Target> group = e.getValue();
+            String hook = group.get(0).hook();
+            if (matched.get(hook).get() == 0 || warnedUnmatched.contains(e.getKey())) continue;
+            String type = null;
+            long woven = 0;
+            for (Target t : group) {
+                if (type == null) type = t.seen().type;
+                woven += t.seen().methods.get();
+            }
+            if (type == null || woven > 0) continue;
+            warnedUnmatched.add(e.getKey());
+            String source = presence.get(hook).source;
+            AgentLog.warn("instrumentation " + hook + " found " + type + " but none of the methods it reads "
+                    + group.get(0).point().role() + " from: the framework version may have moved them, so that is missing"
+                    + (source == null ? "" : " (" + source + ")"));
         }
     }
 
@@ -543,10 +582,13 @@ public final class Weaver {
         private final String marker;
         private final FrameworkPresence presence;
 
-        MarkerWatch(ElementMatcher<? super TypeDescription> delegate, String marker, FrameworkPresence presence) {
+        private final PointSeen seen;
+
+        MarkerWatch(ElementMatcher<? super TypeDescription> delegate, String marker, FrameworkPresence presence, PointSeen seen) {
             this.delegate = delegate;
             this.marker = marker;
             this.presence = presence;
+            this.seen = seen;
         }
 
         @Override
@@ -554,7 +596,9 @@ public final class Weaver {
             if (!presence.loaded && target.getName().equals(marker)) {
                 presence.loaded = true;
             }
-            return delegate.matches(target);
+            boolean hit = delegate.matches(target);
+            if (hit && seen.type == null) seen.type = target.getName();
+            return hit;
         }
     }
 
@@ -563,9 +607,12 @@ public final class Weaver {
         private final ElementMatcher<? super MethodDescription> delegate;
         private final AtomicLong count;
 
-        Counting(ElementMatcher<? super MethodDescription> delegate, AtomicLong count) {
+        private final PointSeen seen;
+
+        Counting(ElementMatcher<? super MethodDescription> delegate, AtomicLong count, PointSeen seen) {
             this.delegate = delegate;
             this.count = count;
+            this.seen = seen;
         }
 
         @Override
@@ -573,6 +620,7 @@ public final class Weaver {
             boolean hit = delegate.matches(target);
             if (hit) {
                 count.incrementAndGet();
+                seen.methods.incrementAndGet();
                 AgentLog.debug("instrumenting " + target.getDeclaringType().getTypeName() + "#" + target.getName());
             }
             return hit;

@@ -283,4 +283,31 @@ class WeaverTest {
         assertThat(out).contains("instrumentation framework matched nothing");
         assertThat(out.indexOf("matched nothing")).as(out).isEqualTo(out.lastIndexOf("matched nothing"));
     }
+
+    /**
+     * A point with a role whose class is woven but whose method is not there (a version that moved it) is warned about by
+     * its role once the instrumentation matched something else (lc4j7: on LangChain4j 1.11.0 the session point missed
+     * silently and model events fell into session default).
+     */
+    @Test
+    void aRoleWhoseClassIsWovenButWhoseMethodIsMissingIsWarnedAbout() throws Exception {
+        Hooks withRole = hooks("framework", FRAMEWORK_MARKER, List.of(
+                new HookPoint(named(TARGET), named("call"), WeaverTest.class.getName() + "$Woven"),
+                new HookPoint(named(TARGET), named("sessionOf"), WeaverTest.class.getName() + "$Woven").role("the session of calls")));
+        Weaver weaver = new Weaver(List.of(withRole));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+        assertThat(gate.transform(new AppLoader(true), internal(TARGET), null, null, target())).isNotNull();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            weaver.reportUnmatched();
+            weaver.reportUnmatched();
+        } finally {
+            dev.tracegate.agent.core.AgentLog.captureForTest(null);
+        }
+        String out = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(out).contains("instrumentation framework found " + TARGET + " but none of the methods it reads the session of calls from")
+                .doesNotContain("matched nothing");
+        assertThat(out.indexOf("found " + TARGET)).as("once").isEqualTo(out.lastIndexOf("found " + TARGET));
+    }
 }

@@ -77,7 +77,7 @@ public final class LangChain4jHooks implements Hooks {
         return List.of(
                 new HookPoint(named(TOOL_SERVICE),
                         named("executeWithErrorHandling").and(isStatic()).and(takesArguments(5)),
-                        self + "$ExecuteAdvice"),
+                        self + "$ExecuteAdvice").role("the tool calls of AI services"),
                 new HookPoint(named(TOOL_SERVICE),
                         named("executeTool").or(named("internalExecuteTool")).and(takesArgument(1, named("java.util.Map"))),
                         self + "$ToolTableAdvice"),
@@ -93,12 +93,12 @@ public final class LangChain4jHooks implements Hooks {
                         self + "$McpClientAdvice"),
                 new HookPoint(named("dev.langchain4j.service.DefaultAiServices"),
                         named("prepareSystemMessage").and(takesArgument(0, named("dev.langchain4j.invocation.InvocationContext"))),
-                        self + "$SessionAdvice"),
+                        self + "$SessionAdvice").role("the chat memory id (the session) of model events"),
                 // the same call in older lines (1.11.0): it takes the chat memory id itself, not the invocation context
                 new HookPoint(named("dev.langchain4j.service.DefaultAiServices"),
                         named("prepareSystemMessage").and(takesArguments(3)).and(takesArgument(0, named("java.lang.Object")))
                                 .and(takesArgument(1, named("java.lang.reflect.Method"))),
-                        self + "$MemoryIdSessionAdvice"),
+                        self + "$MemoryIdSessionAdvice").role("the chat memory id (the session) of model events"),
                 new HookPoint(hasSuperType(named(STREAMING_CHAT_MODEL)),
                         named("chat").and(not(isAbstract())).and(takesArgument(0, named(CHAT_REQUEST)))
                                 .and(takesArguments(2).and(takesArgument(1, named(STREAMING_HANDLER)))
