@@ -50,6 +50,42 @@ class SubjectRegisterSupervisionTest {
         return s.onToolCall(new ToolCall("x", session, tool, "{\"email\":\"" + email + "\"}", null)).kind();
     }
 
+    /**
+     * A consent tool call that a contract refuses did not happen: the register does not record its consent (docs7's open
+     * question), while the same call allowed does.
+     */
+    @Test
+    void aRefusedConsentToolCallRecordsNoConsent() throws Exception {
+        Path lib = Files.writeString(dir.resolve("consent.yaml"), """
+                library: consent
+                contracts:
+                  - {id: consent.no-bulk, guarantee: "G(call(record_consent) -> !arg_matches(note, \\"bulk\\"))"}
+                gdpr:
+                  purposes:
+                    marketing: [email]
+                  consent-purposes: [marketing]
+                  subject-fields: [email]
+                  tools:
+                    sendNewsletter: [marketing]
+                  consent-tools:
+                    record_consent: {subject: email, purposes: purpose, granted: granted}
+                """);
+        Path log = dir.resolve("audit.jsonl");
+        AgentConfig config = AgentConfig.load("libraries=gdpr;" + lib + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
+        ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+        assertThat(s.onToolCall(new ToolCall("x", "web-1", "record_consent",
+                "{\"email\":\"ada@example.com\",\"purpose\":\"marketing\",\"granted\":true,\"note\":\"bulk import\"}", null)).kind())
+                .isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(call(s, "conv-A", "sendNewsletter", "ada@example.com")).as("the refused consent counts nowhere").isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(s.onToolCall(new ToolCall("x", "web-1", "record_consent",
+                "{\"email\":\"ada@example.com\",\"purpose\":\"marketing\",\"granted\":true,\"note\":\"form\"}", null)).kind())
+                .isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(call(s, "conv-A", "sendNewsletter", "ada@example.com")).isEqualTo(ToolDecision.Kind.PROCEED);
+        s.close();
+        assertThat(audit.close(10, TimeUnit.SECONDS)).isTrue();
+    }
+
     @Test
     void aConsentOrAnErasureInOneSessionCountsInEveryOtherAndReplayOfTheLogAgrees() throws Exception {
         Path lib = Files.writeString(dir.resolve("shop.yaml"), SHOP.formatted(""));
