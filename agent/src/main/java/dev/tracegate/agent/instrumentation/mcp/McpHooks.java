@@ -74,12 +74,12 @@ public final class McpHooks {
                             nameStartsWith("lambda$toolsCallRequestHandler$").and(takesArguments(2))
                                     .and(takesArgument(0, named("io.modelcontextprotocol.server.McpAsyncServerExchange")))
                                     .and(takesArgument(1, Object.class)),
-                            self + "$ServerCallAdvice"),
+                            self + "$ServerCallAdvice").role("the tool calls of MCP servers"),
                     new HookPoint(named("io.modelcontextprotocol.server.McpStatelessAsyncServer"),
                             nameStartsWith("lambda$toolsCallRequestHandler$").and(takesArguments(2))
                                     .and(takesArgument(0, named("io.modelcontextprotocol.common.McpTransportContext")))
                                     .and(takesArgument(1, Object.class)),
-                            self + "$StatelessServerCallAdvice"));
+                            self + "$StatelessServerCallAdvice").role("the tool calls of stateless MCP servers"));
         }
     }
 
@@ -99,7 +99,7 @@ public final class McpHooks {
         public List<HookPoint> points() {
             return List.of(new HookPoint(named("io.modelcontextprotocol.client.McpAsyncClient"),
                     named("callTool").and(takesArguments(1)).and(takesArgument(0, named("io.modelcontextprotocol.spec.McpSchema$CallToolRequest"))),
-                    McpHooks.class.getName() + "$ClientCallAdvice"));
+                    McpHooks.class.getName() + "$ClientCallAdvice").role("the tool calls of MCP clients"));
         }
     }
 
