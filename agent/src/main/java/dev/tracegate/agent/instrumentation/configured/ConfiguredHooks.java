@@ -74,7 +74,15 @@ public final class ConfiguredHooks implements Hooks {
             try (ClassFileLocator locator = ClassFileLocator.ForClassLoader.of(loader)) {
                 ClassFileLocator.Resolution resolution = locator.locate(name);
                 if (resolution.isResolved()) {
-                    methods.learnParameterNames(name, ParameterNames.read(resolution.resolve()));
+                    // the methods the weaver weaves here (what NamedMethod and the point's other conditions accept)
+                    java.util.Set<String> woven = new java.util.HashSet<>();
+                    NamedMethod named = new NamedMethod(methods);
+                    for (MethodDescription.InDefinedShape m : type.getDeclaredMethods()) {
+                        if (!m.isAbstract() && !m.isConstructor() && !m.isTypeInitializer() && named.matches(m)) {
+                            woven.add(m.getInternalName() + m.getDescriptor());
+                        }
+                    }
+                    methods.learnParameterNames(name, ParameterNames.read(resolution.resolve()), woven::contains);
                 } else {
                     AgentLog.debug("no class file for " + name + ": args=* names its parameters arg0..argN");
                 }

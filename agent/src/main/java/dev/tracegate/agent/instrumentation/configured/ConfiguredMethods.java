@@ -200,9 +200,18 @@ public final class ConfiguredMethods {
      * {@link ParameterNames#read}, keyed {@code name + descriptor}).
      */
     public void learnParameterNames(String className, Map<String, String[]> byMethod) {
+        learnParameterNames(className, byMethod, key -> true);
+    }
+
+    /**
+     * As above, for the methods {@code woven} accepts ({@code name(descriptor)}): the ones a rule names and the weaver
+     * weaves, so that no warning is printed for a method a glob leaves out (hashCode, a record's accessor, main: trial8).
+     */
+    public void learnParameterNames(String className, Map<String, String[]> byMethod, java.util.function.Predicate<String> woven) {
         for (Map.Entry<String, String[]> e : byMethod.entrySet()) {
             String method = e.getKey().substring(0, e.getKey().indexOf('('));
             if (method.startsWith("<")) continue;   // constructors and class initialisers are never woven, even by method "*"
+            if (!woven.test(e.getKey())) continue;
             MethodRule rule = find(className, method);
             if (rule != null) {
                 parameterNames.put(className + "." + e.getKey(), e.getValue());

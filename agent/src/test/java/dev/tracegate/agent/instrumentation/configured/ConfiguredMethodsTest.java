@@ -264,4 +264,21 @@ class ConfiguredMethodsTest {
         // a constructor is never woven: its parameters are neither kept nor checked against session=0 (no warning)
         assertThat(m.parameterNames("com.acme.BankTools.<init>(Ljava/lang/String;)V", 1)).containsExactly("arg0");
     }
+
+    /** trial8: a glob's warnings name only methods it weaves: hashCode (no parameters, session=0 beyond them) is left out. */
+    @Test
+    void parameterWarningsNameOnlyTheMethodsTheWeaverWeaves() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool com.acme.Shop#* session=0"));
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            m.learnParameterNames("com.acme.Shop", java.util.Map.of("hashCode()I", new String[0], "toString()Ljava/lang/String;", new String[0],
+                    "pay()V", new String[0]), key -> key.startsWith("pay("));
+        } finally {
+            dev.tracegate.agent.core.AgentLog.captureForTest(null);
+        }
+        String out = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(out).as("the woven method with session=0 beyond its parameters is warned about").contains("Shop#pay");
+        assertThat(out).doesNotContain("Shop#hashCode").doesNotContain("Shop#toString");
+    }
 }
