@@ -362,6 +362,8 @@ class CommandLineTest {
         assertThat(r.code()).as(r.out()).isEqualTo(1);
         assertThat(r.out()).contains("TOO_LARGE").doesNotContain("conflict-free")
                 .contains("analysis incomplete:").contains("needs more than 2 states").contains("--max-states N");
+        // trial8: each TOO_LARGE line named the agent's bounds (tracegate.engine.max-states), which check does not read
+        assertThat(r.out()).doesNotContain("tracegate.engine.max-states").doesNotContain("library's max-states setting");
         CliRun enough = run("check", "sop-refund");
         assertThat(enough.code()).isZero();
         assertThat(enough.out()).doesNotContain("analysis incomplete");

@@ -56,9 +56,11 @@ public final class DfaCompiler {
                 : "is too large to compile within the bound of " + maxStates + " automaton states (its intermediate "
                 + "normal forms outgrew what that bound allows)";
         return new StateLimitException(text, maxStates, "formula " + shorten(text) + " " + what + "; split the "
-                + "contract into smaller formulas, or raise the bound (system property tracegate.engine.max-states, "
-                + "or the library's max-states setting)");
+                + "contract into smaller formulas, or " + RAISE_BOUND);
     }
+
+    /** How the agent's and a library's bound is raised (a command with its own bound, such as check, says its own instead). */
+    public static final String RAISE_BOUND = "raise the bound (system property tracegate.engine.max-states, or the library's max-states setting)";
 
     /** The printed formula, cut to a readable length for messages. */
     static String shorten(String text) {
