@@ -40,12 +40,24 @@ final class ForkedJvm {
 
     /** The applications' classes plus the host's own libraries (an older Jackson and Byte Buddy). */
     static String hostLibsClasspath() {
-        Path libs = Path.of(System.getProperty("tracegate.host.libs", "target/host-libs"));
+        return appClassesWithJarsOf(Path.of(System.getProperty("tracegate.host.libs", "target/host-libs")), "host libraries");
+    }
+
+    /**
+     * The applications' classes plus the jars the build copied to {@code target/<line>} for another framework line
+     * (langchain4j-1.11.0, springai-1.1.2, springai-1.0.3, mcp-1.1.5), sorted, none of the default line's.
+     */
+    static String lineClasspath(String line) {
+        Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"));
+        return appClassesWithJarsOf(classes.resolveSibling(line), line + " jars");
+    }
+
+    private static String appClassesWithJarsOf(Path dir, String what) {
         StringBuilder cp = new StringBuilder(System.getProperty("tracegate.app.classes", "target/classes"));
-        try (var files = Files.list(libs)) {
+        try (var files = Files.list(dir)) {
             files.sorted().forEach(f -> cp.append(File.pathSeparator).append(f.toAbsolutePath()));
         } catch (IOException e) {
-            throw new IllegalStateException("host libraries missing in " + libs, e);
+            throw new IllegalStateException(what + " missing in " + dir + " (the it module's generate-test-resources phase copies them)", e);
         }
         return cp.toString();
     }

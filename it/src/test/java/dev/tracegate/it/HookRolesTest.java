@@ -2,12 +2,7 @@ package dev.tracegate.it;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,9 +25,8 @@ class HookRolesTest {
 
     @Test
     void everySupportedLineHasTheMethodsOfEveryRole() {
-        Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"));
-        List<String> lines = List.of(ForkedJvm.appClasspath(), line(classes, "langchain4j-1.11.0"), line(classes, "springai-1.1.2"),
-                line(classes, "springai-1.0.3"), line(classes, "mcp-1.1.5"));
+        List<String> lines = List.of(ForkedJvm.appClasspath(), ForkedJvm.lineClasspath("langchain4j-1.11.0"),
+                ForkedJvm.lineClasspath("springai-1.1.2"), ForkedJvm.lineClasspath("springai-1.0.3"), ForkedJvm.lineClasspath("mcp-1.1.5"));
         int loaded = 0;
         for (String cp : lines) {
             String[] args = new String[ROLE_CLASSES.length];
@@ -43,16 +37,5 @@ class HookRolesTest {
             loaded += r.stdout().split("LOADED ", -1).length - 1;
         }
         assertThat(loaded).as("the role classes the lines have (the test checks something)").isGreaterThanOrEqualTo(15);
-    }
-
-    /** The app's classes and the jars the build copied to target/{@code dir}. */
-    private static String line(Path classes, String dir) {
-        StringBuilder cp = new StringBuilder(classes.toString());
-        try (Stream<Path> files = Files.list(classes.resolveSibling(dir))) {
-            files.sorted().forEach(f -> cp.append(File.pathSeparator).append(f.toAbsolutePath()));
-        } catch (IOException e) {
-            throw new IllegalStateException(dir + " jars missing (the it module's generate-test-resources phase copies them)", e);
-        }
-        return cp.toString();
     }
 }

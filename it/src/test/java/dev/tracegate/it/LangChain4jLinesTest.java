@@ -3,7 +3,6 @@ package dev.tracegate.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,15 +29,7 @@ class LangChain4jLinesTest {
 
     /** The app's classes and the jars the build copied to target/langchain4j-1.11.0. */
     static String langChain4j111Classpath() {
-        Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"));
-        Path jars = classes.resolveSibling("langchain4j-1.11.0");
-        StringBuilder cp = new StringBuilder(classes.toString());
-        try (Stream<Path> files = Files.list(jars)) {
-            files.sorted().forEach(f -> cp.append(File.pathSeparator).append(f.toAbsolutePath()));
-        } catch (IOException e) {
-            throw new IllegalStateException("LangChain4j 1.11.0 jars missing in " + jars + " (the it module's generate-test-resources phase copies them)", e);
-        }
-        return cp.toString();
+        return ForkedJvm.lineClasspath("langchain4j-1.11.0");
     }
 
     /** Runs {@code main} on the 1.11.0 class path under the agent; checks that it exited normally on the 1.11.0 jars. */

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +13,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -223,15 +221,7 @@ class McpTest {
 
     /** The app's classes and the jars the build copied to target/mcp-1.1.5 (no 2.1.0 jar). */
     static String mcp115Classpath() {
-        Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"));
-        Path jars = classes.resolveSibling("mcp-1.1.5");
-        StringBuilder cp = new StringBuilder(classes.toString());
-        try (Stream<Path> files = Files.list(jars)) {
-            files.sorted().forEach(f -> cp.append(File.pathSeparator).append(f.toAbsolutePath()));
-        } catch (IOException e) {
-            throw new IllegalStateException("MCP SDK 1.1.5 jars missing in " + jars + " (the it module's generate-test-resources phase copies them)", e);
-        }
-        return cp.toString();
+        return ForkedJvm.lineClasspath("mcp-1.1.5");
     }
 
     private static final String SDK_115 = "MCP SDK \\S*mcp-core-1\\.1\\.5\\.jar";

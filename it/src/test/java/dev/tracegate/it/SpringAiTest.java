@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -371,15 +369,7 @@ class SpringAiTest {
 
     /** The app's classes and the jars the build copied to target/springai-1.1.2 (no 2.0.1 jar). */
     static String springAi112Classpath() {
-        Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"));
-        Path jars = classes.resolveSibling("springai-1.1.2");
-        StringBuilder cp = new StringBuilder(classes.toString());
-        try (Stream<Path> files = Files.list(jars)) {
-            files.sorted().forEach(f -> cp.append(File.pathSeparator).append(f.toAbsolutePath()));
-        } catch (IOException e) {
-            throw new IllegalStateException("Spring AI 1.1.2 jars missing in " + jars + " (the it module's generate-test-resources phase copies them)", e);
-        }
-        return cp.toString();
+        return ForkedJvm.lineClasspath("springai-1.1.2");
     }
 
     private static ForkedJvm.Result run112(String options, String... args) {
