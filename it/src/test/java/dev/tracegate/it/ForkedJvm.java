@@ -70,6 +70,15 @@ final class ForkedJvm {
         return new File(JAVA_25).canExecute();
     }
 
+    /** How often {@code needle} occurs in {@code text}, not overlapping (a line a test expects once in a JVM's output, say). */
+    static int count(String text, String needle) {
+        int n = 0;
+        for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + needle.length())) {
+            n++;
+        }
+        return n;
+    }
+
     /** {@code -javaagent:<jar>=<options>}. */
     static String agent(String options) {
         return "-javaagent:" + agentJar() + (options == null || options.isEmpty() ? "" : "=" + options);

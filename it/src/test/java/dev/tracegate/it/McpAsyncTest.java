@@ -1,7 +1,6 @@
 package dev.tracegate.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,17 +63,8 @@ class McpAsyncTest {
         return r;
     }
 
-    /** The audited events of {@code kind} and {@code tool}, in order. */
     private static List<JsonNode> audited(Path audit, String kind, String tool) throws IOException {
-        List<JsonNode> found = new ArrayList<>();
-        ObjectMapper json = new ObjectMapper();
-        for (String line : Files.readAllLines(audit)) {
-            JsonNode node = json.readTree(line);
-            if (kind.equals(node.path("kind").asText()) && tool.equals(node.path("tool").asText())) {
-                found.add(node);
-            }
-        }
-        return found;
+        return McpTest.audited(audit, kind, tool);
     }
 
     @Test

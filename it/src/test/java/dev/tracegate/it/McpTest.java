@@ -336,8 +336,8 @@ class McpTest {
         return r;
     }
 
-    /** The audited events of {@code kind} and {@code tool}. */
-    private static List<JsonNode> audited(Path audit, String kind, String tool) throws IOException {
+    /** The audited events of {@code kind} and {@code tool}, in order. */
+    static List<JsonNode> audited(Path audit, String kind, String tool) throws IOException {
         List<JsonNode> found = new ArrayList<>();
         ObjectMapper json = new ObjectMapper();
         for (String line : Files.readAllLines(audit)) {

@@ -46,6 +46,15 @@ class SubjectRegisterSupervisionTest {
                 lookup: [support]
             """;
 
+    private record Running(ContractSupervisor supervisor, AuditWriter audit) {}
+
+    /** A supervisor with the gdpr library and {@code lib}, writing its audit log to {@code log}. */
+    private static Running start(Path lib, Path log) {
+        AgentConfig config = AgentConfig.load("libraries=gdpr;" + lib + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
+        return new Running(new ContractSupervisor(config, audit, new SupervisorMetrics(), null), audit);
+    }
+
     private static ToolDecision.Kind call(ContractSupervisor s, String session, String tool, String email) {
         return s.onToolCall(new ToolCall("x", session, tool, "{\"email\":\"" + email + "\"}", null)).kind();
     }
@@ -71,9 +80,9 @@ class SubjectRegisterSupervisionTest {
                     record_consent: {subject: email, purposes: purpose, granted: granted}
                 """);
         Path log = dir.resolve("audit.jsonl");
-        AgentConfig config = AgentConfig.load("libraries=gdpr;" + lib + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
-        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
-        ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+        Running r = start(lib, log);
+        ContractSupervisor s = r.supervisor();
+        AuditWriter audit = r.audit();
         assertThat(s.onToolCall(new ToolCall("x", "web-1", "record_consent",
                 "{\"email\":\"ada@example.com\",\"purpose\":\"marketing\",\"granted\":true,\"note\":\"bulk import\"}", null)).kind())
                 .isEqualTo(ToolDecision.Kind.BLOCK);
@@ -90,9 +99,9 @@ class SubjectRegisterSupervisionTest {
     void aConsentOrAnErasureInOneSessionCountsInEveryOtherAndReplayOfTheLogAgrees() throws Exception {
         Path lib = Files.writeString(dir.resolve("shop.yaml"), SHOP.formatted(""));
         Path log = dir.resolve("audit.jsonl");
-        AgentConfig config = AgentConfig.load("libraries=gdpr;" + lib + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
-        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
-        ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+        Running r = start(lib, log);
+        ContractSupervisor s = r.supervisor();
+        AuditWriter audit = r.audit();
         assertThat(call(s, "conv-A", "sendNewsletter", "ada@example.com")).isEqualTo(ToolDecision.Kind.BLOCK);     // P1
         s.onConsent(new Consent("web-1", "ada@example.com", "marketing", true));                                   // a web request
         assertThat(call(s, "conv-A", "sendNewsletter", "ada@example.com")).isEqualTo(ToolDecision.Kind.PROCEED);
@@ -122,9 +131,9 @@ class SubjectRegisterSupervisionTest {
     void aReloadedLibraryReadsAndWritesTheSameRegisterAsTheSessionsStillOnTheOldOne() throws Exception {
         Path lib = Files.writeString(dir.resolve("shop.yaml"), SHOP.formatted(""));
         Path log = dir.resolve("audit.jsonl");
-        AgentConfig config = AgentConfig.load("libraries=gdpr;" + lib + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
-        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
-        ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+        Running r = start(lib, log);
+        ContractSupervisor s = r.supervisor();
+        AuditWriter audit = r.audit();
         s.onConsent(new Consent("web-1", "ada@example.com", "marketing", true));
         s.onErasure(new Erasure("conv-B", "bob@example.com"));
         assertThat(call(s, "conv-A", "lookup", "carol@example.com")).isEqualTo(ToolDecision.Kind.PROCEED);   // conv-A starts on version 1
@@ -147,9 +156,9 @@ class SubjectRegisterSupervisionTest {
     void withScopeSessionAConversationKeepsItsOwn() throws Exception {
         Path lib = Files.writeString(dir.resolve("shop.yaml"), SHOP.formatted("  scope: session\n"));
         Path log = dir.resolve("audit.jsonl");
-        AgentConfig config = AgentConfig.load("libraries=gdpr;" + lib + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
-        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
-        ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+        Running r = start(lib, log);
+        ContractSupervisor s = r.supervisor();
+        AuditWriter audit = r.audit();
         s.onConsent(new Consent("web-1", "ada@example.com", "marketing", true));
         s.onErasure(new Erasure("conv-B", "bob@example.com"));
         assertThat(call(s, "conv-A", "sendNewsletter", "ada@example.com")).isEqualTo(ToolDecision.Kind.BLOCK);
