@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * Offline replay throughput on pre-grounded events: one operation is one event of a recorded
  * session of {@value #TRACE} events (6% of them refused) replayed through {@link Replay}, which
  * reports the verdict of every contract at every prefix. Reading JSONL and grounding are not
- * included (see the TODO in bench/README.md).
+ * included: {@link JsonlReplayBenchmark} measures them (bench/README.md, "Offline replay from JSONL").
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
