@@ -453,12 +453,38 @@ public final class AuditWriter implements AutoCloseable {
         appendLine(EVENT, null);
     }
 
+    /**
+     * Writes a {@code dropped} record for what was dropped for room, and another for what an outage lost that
+     * no note counts yet. The second is usually written by the reopen that ends the outage ({@link #openSink}),
+     * but a producer that saw the writer unhealthy counts its record whenever it gets there: after that reopen
+     * took the counts, while its write was still going on, or just after it made the writer healthy. Such a
+     * late count is written here, on the next idle turn, instead of staying in the counters for good. Only
+     * while healthy: during an outage the counts wait for the reopen, whose note comes after the header
+     * and the chain it restores.
+     */
     private void noteDrops() {
+        if (!healthy) return;
         long d = droppedToNote.sumThenReset();
         if (d > 0) {
             lines.dropped(System.currentTimeMillis(), d, "queue-full", 0);
             appendLine(NOTE, new long[] {d, 0, 0, 0});
         }
+        noteLosses();
+    }
+
+    /** Appends a {@code dropped} record for the records lost or refused to an outage and the bytes cut off, if any; returns the records it counts. */
+    private long noteLosses() {
+        long lostNow = lostToNote.sumThenReset();
+        long refusedNow = refusedToNote.sumThenReset();
+        long cut = truncatedToNote;
+        truncatedToNote = 0;
+        if (lostNow > 0 || refusedNow > 0 || cut > 0) {
+            String reason = lostNow + refusedNow == 0 ? "partial-line-removed"
+                    : refusedNow > 0 ? "io-error (events refused)" : "io-error";
+            lines.dropped(System.currentTimeMillis(), lostNow + refusedNow, reason, cut);
+            appendLine(NOTE, new long[] {0, lostNow, refusedNow, cut});
+        }
+        return lostNow + refusedNow;
     }
 
     /** Moves the encoded line into the batch, flushing first if it does not fit. */
@@ -549,16 +575,7 @@ public final class AuditWriter implements AutoCloseable {
         lines.chainFrom(o.lastLine);
         boolean header = !headerWritten || o.lastLine == null;
         if (header) writeHeader();
-        long lostNow = lostToNote.sumThenReset();
-        long refusedNow = refusedToNote.sumThenReset();
-        long cut = truncatedToNote;
-        truncatedToNote = 0;
-        if (lostNow > 0 || refusedNow > 0 || cut > 0) {
-            String reason = lostNow + refusedNow == 0 ? "partial-line-removed"
-                    : refusedNow > 0 ? "io-error (events refused)" : "io-error";
-            lines.dropped(System.currentTimeMillis(), lostNow + refusedNow, reason, cut);
-            appendLine(NOTE, new long[] {0, lostNow, refusedNow, cut});
-        }
+        long missing = noteLosses();
         if (flushBatch()) {
             if (header) headerWritten = true;
             retryDelay = settings.retryInitialNanos;
@@ -566,7 +583,7 @@ public final class AuditWriter implements AutoCloseable {
             if (outageLogged) {
                 outageLogged = false;
                 AgentLog.info("the audit log " + sink.describe() + " is written again"
-                        + (lostNow + refusedNow > 0 ? "; a dropped record counts the " + (lostNow + refusedNow) + " records it lacks" : ""));
+                        + (missing > 0 ? "; a dropped record counts the " + missing + " records it lacks" : ""));
             }
         }
     }

@@ -365,6 +365,76 @@ class AuditWriterTest {
         for (int i = 1; i < s.size(); i++) assertThat(s.get(i)).isGreaterThan(s.get(i - 1));
     }
 
+    /**
+     * A sink that fails every write while {@code failing}, and whose writes, once {@code gate} is armed,
+     * first wait at the gate: a reopen can be held between counting the losses it notes and the write
+     * that makes the writer healthy again.
+     */
+    private static final class Outage {
+        volatile boolean failing;
+        final Gate gate = new Gate();
+
+        OutputStream wrap(OutputStream out) {
+            OutputStream gated = gate.wrap(out);
+            return new FilterOutputStream(gated) {
+                @Override public void write(byte[] b, int off, int len) throws IOException {
+                    if (failing) throw new IOException("injected: the disk went away");
+                    gated.write(b, off, len);
+                }
+
+                @Override public void write(int b) throws IOException { write(new byte[] {(byte) b}, 0, 1); }
+            };
+        }
+    }
+
+    /**
+     * InternalFaultTest's intermittent 4-of-5 (session 7): a record handed to append while the log is failing
+     * is counted after the reopen that ends the outage has already counted the losses it notes, but before
+     * that reopen's write makes the writer healthy. Here the reopen's write is held at a gate while the
+     * record comes, so the interleaving happens every time; the record must still be counted in the log.
+     */
+    private void aRecordCountedWhileTheReopenIsWritingIsStillNoted(FailPolicy policy) throws Exception {
+        Path p = dir.resolve("reopen-" + policy + ".jsonl");
+        Outage sink = new Outage();
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, sink::wrap), fastRetry(policy));
+        assertThat(w.append(rec("s", 0))).isEqualTo(Admission.ACCEPTED);
+        await(() -> w.written() == 1);
+        sink.failing = true;
+        assertThat(w.append(rec("s", 1))).isEqualTo(Admission.ACCEPTED);   // meets the failure: lost
+        await(() -> !w.isHealthy());
+        sink.gate.armed = true;
+        sink.failing = false;
+        sink.gate.entered.await();                  // the reopen has counted record 1 and is writing its note
+        assertThat(w.isHealthy()).isFalse();
+        Admission during = w.append(rec("s", 2));
+        assertThat(during).isEqualTo(policy == FailPolicy.CLOSED ? Admission.REFUSED : Admission.DROPPED);
+        sink.gate.armed = false;
+        sink.gate.open.countDown();
+        await(w::isHealthy);
+        assertThat(w.append(rec("s", 3))).isEqualTo(Admission.ACCEPTED);
+        assertThat(w.close(10, TimeUnit.SECONDS)).isTrue();
+
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).as(v.describe()).isEqualTo(AuditVerification.Status.OK);
+        assertThat(seqsBySession(p).get("s")).containsExactly(0L, 3L);
+        // records 1 and 2 are each counted once in a dropped record, as the writer's counters count them
+        assertThat(LogFiles.droppedCount(p, "io-error")).as(Files.readString(p)).isEqualTo(2);
+        assertThat(v.dropped()).isEqualTo(2);
+        assertThat(w.lost()).isEqualTo(policy == FailPolicy.CLOSED ? 1 : 2);
+        assertThat(w.refused()).isEqualTo(policy == FailPolicy.CLOSED ? 1 : 0);
+        assertThat(w.written()).isEqualTo(2);
+    }
+
+    @Test
+    void aLossCountedWhileTheReopenIsWritingIsStillNotedUnderFailOpen() throws Exception {
+        aRecordCountedWhileTheReopenIsWritingIsStillNoted(FailPolicy.OPEN);
+    }
+
+    @Test
+    void aRefusalCountedWhileTheReopenIsWritingIsStillNotedUnderFailClosed() throws Exception {
+        aRecordCountedWhileTheReopenIsWritingIsStillNoted(FailPolicy.CLOSED);
+    }
+
     @Test
     void aFullDiskUnderFailClosedRefusesEventsThenRecoversWithACleanChain() throws Exception {
         diskFull(FailPolicy.CLOSED);
