@@ -3,11 +3,17 @@ package dev.tracegate.bench.agent;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The platform-stall summary the latency harness prints beside the call percentiles. */
+/** The platform-stall summary the latency harness prints beside the call percentiles, and its ways of waiting. */
 class InterceptedCallLatencyTest {
 
     @Test
@@ -31,5 +37,23 @@ class InterceptedCallLatencyTest {
         Map<String, Object> s = InterceptedCallLatency.stallSummary(new Histogram(60_000_000_000L, 3), 0, 2_000);
         assertThat(s.get("perSecond")).isEqualTo(0.0);
         assertThat(s.get("callsHitPerMillion")).isEqualTo(0L);
+    }
+
+    /** {@code --wait park}: the calls run (the detached JVM of this test) and the JSON says how they waited, without a stall summary a parked thread cannot see. */
+    @Test
+    void aParkedRunRecordsEveryCallAndNoStalls(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("lat.json");
+        InterceptedCallLatency.main(new String[] {"--rate", "2000", "--seconds", "0.05", "--warmup-calls", "10", "--wait", "park",
+                "--out", out.toString()});
+        JsonNode d = new ObjectMapper().readTree(Files.readString(out));
+        assertThat(d.get("wait").asText()).isEqualTo("park");
+        assertThat(d.get("serviceTimeNs").get("count").asLong()).isEqualTo(100);
+        assertThat(d.has("platformStallsNs")).isFalse();
+    }
+
+    @Test
+    void anUnknownWaitIsRefusedWithTheChoices() {
+        assertThatThrownBy(() -> InterceptedCallLatency.main(new String[] {"--wait", "sleep"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spin or park");
     }
 }
