@@ -113,7 +113,10 @@ final class ReplayCommand implements Callable<Integer> {
                 .filter(c -> !(lib.contracts().contracts().get(c).assume() instanceof dev.tracegate.engine.ltl.Formula.Const k && k.value())).toArray();
         SessionMonitor<Event> monitor = lib.newMonitor(new SessionMonitor.Options(Integer.MAX_VALUE, true), r -> {});
         Worker w = monitor.newWorker();
-        Map<String, SessionReport> reports = new LinkedHashMap<>();
+        // every session in the order it started; a session closed by an `end` line leaves `live`, so a later line with
+        // its id starts a new session with a report of its own (both reported under the one id, as FORMULAS.md says)
+        List<SessionReport> reports = new ArrayList<>();
+        Map<String, SessionReport> live = new java.util.HashMap<>();
         long events = 0;
         long skipped = 0;
         long unevaluable = 0;
@@ -148,10 +151,16 @@ final class ReplayCommand implements Callable<Integer> {
                 for (Event e = in.next(); e != null; e = in.next()) {
                     events++;
                     if ((events & 0xFFFF) == 0) progress.at(doneBytes + counted.count, events);
-                    SessionReport rep = reports.computeIfAbsent(e.session(), id -> new SessionReport(id, n));
+                    SessionReport rep = live.get(e.session());
+                    if (rep == null) {
+                        rep = new SessionReport(e.session(), n);
+                        live.put(rep.id, rep);
+                        reports.add(rep);
+                    }
                     Session s = monitor.session(e.session());
                     if (e.kind() == EventKind.END) {
                         rep.end = monitor.end(s);
+                        live.remove(rep.id);
                         continue;
                     }
                     // an escalation the approver allowed online is applied with the same contracts excused
@@ -202,16 +211,14 @@ final class ReplayCommand implements Callable<Integer> {
                 return LibraryOptions.BAD_INPUT;
             }
         }
-        for (SessionReport rep : reports.values()) {
-            if (rep.end == null) {
-                Session s = monitor.find(rep.id);
-                if (s != null) rep.end = monitor.end(s);
-            }
+        for (SessionReport rep : live.values()) {
+            Session s = monitor.find(rep.id);
+            if (s != null) rep.end = monitor.end(s);
         }
         progress.done();
         double seconds = (System.nanoTime() - started) / 1e9;
         boolean anyFail = false;
-        for (SessionReport rep : reports.values()) {
+        for (SessionReport rep : reports) {
             for (int c = 0; c < n; c++) {
                 if (rep.firstFail[c] != null || (rep.end != null && rep.end.verdicts().get(c) == Verdict.FAIL)) anyFail = true;
             }
@@ -248,10 +255,10 @@ final class ReplayCommand implements Callable<Integer> {
                 + (rest.isEmpty() ? " TRACE..." : " " + String.join(" ", rest));
     }
 
-    private void printText(Library lib, Map<String, SessionReport> reports, long events, long skipped, long unevaluable,
+    private void printText(Library lib, List<SessionReport> reports, long events, long skipped, long unevaluable,
                            List<String> unevaluableAt, double seconds) {
         int n = lib.contracts().contracts().size();
-        for (SessionReport rep : reports.values()) {
+        for (SessionReport rep : reports) {
             StringBuilder b = new StringBuilder("session " + rep.id + ":");
             boolean quiet = true;
             for (int c = 0; c < n; c++) {
@@ -291,7 +298,7 @@ final class ReplayCommand implements Callable<Integer> {
             int sessions = 0;
             long fires = 0;
             int unmet = 0;
-            for (SessionReport rep : reports.values()) {
+            for (SessionReport rep : reports) {
                 if (rep.firstFail[c] != null) sessions++;
                 fires += rep.fires[c];
                 if (rep.end != null) {
@@ -572,11 +579,11 @@ final class ReplayCommand implements Callable<Integer> {
         }
     }
 
-    private void printJson(Library lib, Map<String, SessionReport> reports, long events, long skipped, long unevaluable,
+    private void printJson(Library lib, List<SessionReport> reports, long events, long skipped, long unevaluable,
                            List<String> unevaluableAt, double seconds) throws IOException {
         int n = lib.contracts().contracts().size();
         List<Map<String, Object>> sessions = new ArrayList<>();
-        for (SessionReport rep : reports.values()) {
+        for (SessionReport rep : reports) {
             List<Map<String, Object>> cs = new ArrayList<>();
             for (int c = 0; c < n; c++) {
                 Map<String, Object> m = new LinkedHashMap<>();
