@@ -716,21 +716,15 @@ public final class Grounding implements Grounder<Event> {
         return mentions(s, index, e.text()) || mentions(s, index, e.result());
     }
 
-    /** {@code text} is an erased value or contains one (case ignored): through the register's index when there is one. */
+    /**
+     * {@code text} is an erased value or names one as a whole token (case ignored; {@link MentionIndex}): through the
+     * register's index when there is one.
+     */
     private static boolean mentions(ValueSet s, MentionIndex index, String text) {
         if (text == null) return false;
         if (s.contains(text)) return true;
         if (index != null) return index.foundIn(text);
-        for (int i = 0; i < s.textCount(); i++) {
-            String t = s.text(i);
-            int n = t.length();
-            if (n == 0) continue;
-            char lo = Character.toLowerCase(t.charAt(0)), up = Character.toUpperCase(t.charAt(0));
-            for (int p = 0; p + n <= text.length(); p++) {
-                char c = text.charAt(p);
-                if ((c == lo || c == up) && text.regionMatches(true, p, t, 0, n)) return true;
-            }
-        }
+        for (int i = 0; i < s.textCount(); i++) if (MentionIndex.names(text, s.text(i))) return true;
         return false;
     }
 

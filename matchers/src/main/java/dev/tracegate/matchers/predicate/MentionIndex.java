@@ -6,9 +6,18 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Finds whether a text contains any of a set of words, ignoring case as {@link String#regionMatches(boolean, int, String, int, int)}
- * does, in one pass over the text whatever the number of words (an Aho-Corasick automaton in primitive arrays). Built once
- * per change of the set (an erasure: rare); immutable, so any thread may search it; a search does not allocate.
+ * Finds whether a text names any of a set of words (erased data subjects) as a whole token, ignoring case as
+ * {@link String#regionMatches(boolean, int, String, int, int)} does and equating white space characters, in one pass over
+ * the text whatever the number of words (an Aho-Corasick automaton in primitive arrays). Built once per change of the set
+ * (an erasure: rare); immutable, so any thread may search it; a search does not allocate.
+ *
+ * <p>A whole token: an occurrence of {@code C7} inside {@code C70}, or of {@code ada@example.com} inside
+ * {@code xada@example.com} or {@code ada@example.com.au}, names another subject, not this one. So an occurrence counts
+ * when the characters around it do not continue it ({@link #bounded}): a word that begins (ends) with a letter or digit
+ * must not be preceded (followed) by a letter, digit or combining mark, nor by one of {@code . - _ +} that the word itself
+ * contains (any of them for an e-mail address, whose local part and domain they join) with a letter or digit beyond it.
+ * Letters of scripts written without spaces between words (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar) never continue a
+ * token, since a name there is followed by particles or other words directly ({@code 김민수가}, {@code 王伟的订单}).
  */
 final class MentionIndex {
     /** The index of no word. */
@@ -22,6 +31,12 @@ final class MentionIndex {
     private final int[] fail;
     /** Per state: a word ends here or at one of its suffixes. */
     private final boolean[] match;
+    /** Per state: the length of the word ending here (its depth in the trie). */
+    private final int[] depth;
+    /** Per state where a word ends: the marks that join it to what follows or precedes ({@link #joinsOf}); else -1. */
+    private final byte[] joins;
+    /** Per state: the state of its longest proper suffix where a word ends, or -1. */
+    private final int[] shorter;
     /** Per char below 128: the root's successor, or 0 (the root itself): most text is ASCII and misses every word. */
     private final int[] rootAscii = new int[128];
 
@@ -30,13 +45,15 @@ final class MentionIndex {
         List<char[]> keyLists = new ArrayList<>();
         List<int[]> targetLists = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
-        List<Boolean> ends = new ArrayList<>();
+        List<Byte> ends = new ArrayList<>();   // per state: the word's joining marks, or -1 when no word ends there
         keyLists.add(new char[2]);
         targetLists.add(new int[2]);
         sizes.add(0);
-        ends.add(false);
-        for (String w : words) {
-            if (w == null || w.isEmpty()) continue;
+        ends.add((byte) -1);
+        for (String word : words) {
+            if (word == null) continue;
+            String w = word.strip();
+            if (blank(w)) continue;
             int s = 0;
             for (int i = 0; i < w.length(); i++) {
                 char c = fold(w.charAt(i));
@@ -46,7 +63,7 @@ final class MentionIndex {
                     keyLists.add(new char[2]);
                     targetLists.add(new int[2]);
                     sizes.add(0);
-                    ends.add(false);
+                    ends.add((byte) -1);
                     int n = sizes.get(s);
                     if (n == keyLists.get(s).length) {
                         keyLists.set(s, Arrays.copyOf(keyLists.get(s), n * 2));
@@ -58,7 +75,7 @@ final class MentionIndex {
                 }
                 s = next;
             }
-            ends.set(s, true);
+            ends.set(s, (byte) joinsOf(w));   // the same folded word twice has the same marks: folding keeps them
         }
         int states = keyLists.size();
         this.first = new int[states + 1];
@@ -78,11 +95,19 @@ final class MentionIndex {
         }
         this.fail = new int[states];
         this.match = new boolean[states];
-        for (int s = 0; s < states; s++) match[s] = ends.get(s);
+        this.depth = new int[states];
+        this.joins = new byte[states];
+        this.shorter = new int[states];
+        for (int s = 0; s < states; s++) {
+            joins[s] = ends.get(s);
+            match[s] = joins[s] >= 0;
+            shorter[s] = -1;
+        }
         // breadth first: a state's failure link is found from its parent's, which is shallower
         ArrayDeque<Integer> queue = new ArrayDeque<>();
         for (int i = first[0]; i < first[1]; i++) {
             fail[targets[i]] = 0;
+            depth[targets[i]] = 1;
             queue.add(targets[i]);
             if (keys[i] < 128) rootAscii[keys[i]] = targets[i];
         }
@@ -96,15 +121,102 @@ final class MentionIndex {
                 while ((to = step(f, c)) < 0 && f != 0) f = fail[f];
                 fail[t] = to >= 0 && to != t ? to : 0;
                 match[t] |= match[fail[t]];
+                depth[t] = depth[s] + 1;
+                shorter[t] = joins[fail[t]] >= 0 ? fail[t] : shorter[fail[t]];
                 queue.add(t);
             }
         }
     }
 
-    /** The char as the search compares it: {@code regionMatches(true, ...)} equates chars whose upper, then lower, case agree. */
+    /**
+     * The char as the search compares it: {@code regionMatches(true, ...)} equates chars whose upper, then lower, case
+     * agree; every white space char (a line break, a tab, a no-break space) is a space.
+     */
     static char fold(char c) {
-        if (c < 128) return c >= 'A' && c <= 'Z' ? (char) (c + 32) : c;
+        if (c < 128) {
+            if (c >= 'A' && c <= 'Z') return (char) (c + 32);
+            return c < ' ' && Character.isWhitespace(c) ? ' ' : c;
+        }
+        if (Character.isWhitespace(c) || Character.isSpaceChar(c)) return ' ';
         return Character.toLowerCase(Character.toUpperCase(c));
+    }
+
+    /** True when every char of {@code w} folds to a space (or there is none): such a word names nothing. */
+    private static boolean blank(String w) {
+        for (int i = 0; i < w.length(); i++) if (fold(w.charAt(i)) != ' ') return false;
+        return true;
+    }
+
+    private static final int JOIN_DOT = 1, JOIN_HYPHEN = 2, JOIN_UNDERSCORE = 4, JOIN_PLUS = 8;
+
+    /** The marks that join {@code word} to adjacent text: those of {@code . - _ +} it contains, all four for an e-mail address. */
+    static int joinsOf(String word) {
+        if (word.indexOf('@') >= 0) return JOIN_DOT | JOIN_HYPHEN | JOIN_UNDERSCORE | JOIN_PLUS;
+        int m = 0;
+        for (int i = 0; i < word.length(); i++) m |= joinBit(word.charAt(i));
+        return m;
+    }
+
+    private static int joinBit(int c) {
+        return switch (c) {
+            case '.' -> JOIN_DOT;
+            case '-' -> JOIN_HYPHEN;
+            case '_' -> JOIN_UNDERSCORE;
+            case '+' -> JOIN_PLUS;
+            default -> 0;
+        };
+    }
+
+    /**
+     * True when code point {@code c} continues a token: a letter, digit or combining mark, except letters of scripts
+     * written without spaces between words.
+     */
+    static boolean tokenChar(int c) {
+        if (c < 128) return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        int type = Character.getType(c);
+        if (type == Character.NON_SPACING_MARK || type == Character.COMBINING_SPACING_MARK || type == Character.ENCLOSING_MARK) return true;
+        if (!Character.isLetterOrDigit(c)) return false;
+        if (Character.isIdeographic(c)) return false;
+        return switch (Character.UnicodeScript.of(c)) {
+            case HAN, HIRAGANA, KATAKANA, HANGUL, THAI, LAO, KHMER, MYANMAR -> false;
+            default -> true;
+        };
+    }
+
+    /**
+     * True when the occurrence {@code [start, end)} of a word whose joining marks are {@code joins} is a whole token of
+     * {@code text}: not continued before or after (see the class comment).
+     */
+    static boolean bounded(CharSequence text, int start, int end, int joins) {
+        if (start > 0 && tokenChar(Character.codePointAt(text, start))) {
+            int c = Character.codePointBefore(text, start);
+            if (tokenChar(c)) return false;
+            if ((joinBit(c) & joins) != 0 && start > 1 && tokenChar(Character.codePointBefore(text, start - 1))) return false;
+        }
+        int n = text.length();
+        if (end < n && tokenChar(Character.codePointBefore(text, end))) {
+            int c = Character.codePointAt(text, end);
+            if (tokenChar(c)) return false;
+            if ((joinBit(c) & joins) != 0 && end + 1 < n && tokenChar(Character.codePointAt(text, end + 1))) return false;
+        }
+        return true;
+    }
+
+    /** True when {@code text} names {@code word} as a whole token (as an index of that one word finds), by a plain scan. */
+    static boolean names(CharSequence text, String word) {
+        if (text == null || word == null) return false;
+        String w = word.strip();
+        int m = w.length(), n = text.length();
+        if (blank(w)) return false;
+        int joins = joinsOf(w);
+        char first = fold(w.charAt(0));
+        for (int p = 0; p + m <= n; p++) {
+            if (fold(text.charAt(p)) != first) continue;
+            int k = 1;
+            while (k < m && fold(text.charAt(p + k)) == fold(w.charAt(k))) k++;
+            if (k == m && bounded(text, p, p + m, joins)) return true;
+        }
+        return false;
     }
 
     private static int find(char[] ks, int[] ts, int n, char c) {
@@ -132,7 +244,7 @@ final class MentionIndex {
     /** True when no word was given. */
     boolean isEmpty() { return first.length == 2 && first[1] == 0; }
 
-    /** True when {@code text} contains one of the words, case ignored. */
+    /** True when {@code text} names one of the words as a whole token, case ignored. */
     boolean foundIn(CharSequence text) {
         if (text == null || isEmpty()) return false;
         int s = 0;
@@ -141,7 +253,11 @@ final class MentionIndex {
             int t;
             while ((t = step(s, c)) < 0 && s != 0) s = fail[s];
             s = t < 0 ? 0 : t;
-            if (match[s]) return true;
+            if (match[s]) {   // a word ends at i: rare, so its boundaries are checked only then
+                for (int w = joins[s] >= 0 ? s : shorter[s]; w >= 0; w = shorter[w]) {
+                    if (bounded(text, i + 1 - depth[w], i + 1, joins[w])) return true;
+                }
+            }
         }
         return false;
     }

@@ -40,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class SubjectRegisterTest {
     private static final String[] SESSIONS = {"conv-A", "conv-B", "web"};
-    private static final String[] SUBJECTS = {"ada@example.com", "bob@example.com", "Cy Young"};
+    /** Some ids contain others: erasing C7 must not block C70, nor ada@example.com xada@example.com. */
+    private static final String[] SUBJECTS = {"ada@example.com", "bob@example.com", "Cy Young", "C7", "C70", "xada@example.com"};
     private static final ContractSet SET = ContractSet.compile(List.of(
             Contract.of("p1", Parser.parse("G(call(send) -> consent(marketing))")),
             Contract.of("p4", Parser.parse("G((call(send) | call(lookup)) -> !mentions_erased)"))), new DfaCompiler(10_000));
@@ -76,7 +77,7 @@ class SubjectRegisterTest {
                     String args = values.toString().toLowerCase(Locale.ROOT);
                     boolean subjectCall = e.tool().equals("send") || e.tool().equals("lookup");
                     String who = e.args().get(Args.Path.of(subjectCall ? "email" : "customer")).asText();
-                    boolean mentions = er.stream().anyMatch(args::contains);
+                    boolean mentions = er.stream().anyMatch(x -> WholeToken.names(args, x));   // as a whole token
                     switch (e.tool()) {
                         case "send" -> {
                             boolean consented = (co.getOrDefault(who.toLowerCase(Locale.ROOT), false))
@@ -190,6 +191,22 @@ class SubjectRegisterTest {
                 .containsExactly("PASS", "PASS", "BLOCK", "BLOCK", "PASS");
         assertThat(online(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.SESSION))))
                 .containsExactly("PASS", "PASS", "PASS", "PASS", "PASS");
+    }
+
+    @Test void anErasureBlocksTheSubjectButNotAnotherSubjectWhoseIdContainsIt() {
+        for (Policy.SubjectScope scope : Policy.SubjectScope.values()) {
+            List<Event> trace = List.of(
+                    erasure("web", "C7"),
+                    erasure("web", "ada@example.com"),
+                    lookup("web", "C7", ""),
+                    lookup("web", "C70", ""),
+                    lookup("web", "C71", "orders of C700"),
+                    lookup("web", "xada@example.com", ""),
+                    lookup("web", "bob@example.com", "forwarded to ADA@example.com."),
+                    lookup("web", "bob@example.com", "see C7's file"));
+            assertThat(online(trace, Grounding.compile(SET.atoms(), policy(scope)))).as("%s", scope)
+                    .containsExactly("PASS", "PASS", "BLOCK", "PASS", "PASS", "PASS", "BLOCK", "BLOCK");
+        }
     }
 
     @Test void aConsentGivenOutsideTheConversationCountsAndAWithdrawalAnywhereEndsIt() {
@@ -320,22 +337,80 @@ class SubjectRegisterTest {
 
     // ------------------------------------------------------------------------------- the mention index
 
+    /** Pieces of texts and words: cases that fold oddly, white space, digits, the joining marks, a combining mark, scripts without spaces, surrogate pairs. */
+    private static final List<String> PIECES = List.of("a", "A", "b", "B", "\u017F", "\u0130", "i", "I", "s", "S", "\u212A", "k", "\u00DF",
+            " ", "\t", "\n", "\u00A0", "0", "7", ".", "-", "_", "+", "@", "'", "\u0301", "\u738B", "\uAC00", "\u00E9",
+            "\uD83D\uDE00", "\uD840\uDC00");
+
     @Provide Arbitrary<String> fragments() {
-        return Arbitraries.strings().withChars("aAbB\u017F\u0130iIsS\u212Ak\u00DF ").ofMinLength(0).ofMaxLength(12);
+        return Arbitraries.of(PIECES).list().ofMaxSize(12).map(l -> String.join("", l));
     }
 
-    @Property(tries = 500)
-    void theMentionIndexFindsWhatRegionMatchesFinds(@ForAll("fragments") String text,
-                                                    @ForAll("wordLists") List<String> words) {
+    @Provide Arbitrary<List<String>> wordLists() {
+        return Arbitraries.of(PIECES).list().ofMaxSize(4).map(l -> String.join("", l)).list().ofMaxSize(6);
+    }
+
+    @Property(tries = 1000)
+    void theMentionIndexFindsWhatTheWholeTokenOracleFinds(@ForAll("fragments") String text, @ForAll("wordLists") List<String> words) {
         boolean want = false;
         for (String w : words) {
-            if (w.isEmpty()) continue;
-            for (int p = 0; p + w.length() <= text.length() && !want; p++) want = text.regionMatches(true, p, w, 0, w.length());
+            boolean named = WholeToken.names(text, w);
+            assertThat(MentionIndex.names(text, w)).as("%s in %s", w, text).isEqualTo(named);
+            want |= named;
         }
         assertThat(new MentionIndex(words).foundIn(text)).as("%s in %s", words, text).isEqualTo(want);
     }
 
-    @Provide Arbitrary<List<String>> wordLists() {
-        return Arbitraries.strings().withChars("aAbB\u017F\u0130iIsS\u212Ak\u00DF ").ofMinLength(0).ofMaxLength(4).list().ofMaxSize(6);
+    @Test void aSubjectIsNamedAsAWholeTokenNotInsideAnotherSubjectsId() {
+        MentionIndex index = new MentionIndex(List.of("C7", "ada@example.com", "Cy Young", "C7-2", "\uAE40\uBBFC\uC218", "Jos\u00E9"));
+        // another subject whose id contains an erased one
+        for (String other : List.of("C70", "C71", "XC7", "C7x", "C7\u0301", "xada@example.com", "nevada@example.com", "x.ada@example.com",
+                "x-ada@example.com", "x+ada@example.com", "ada@example.com.au", "ada@example.com-mail.org", "Cy Youngs",
+                "Jos\u00E9e", "lookup C70 and C71, then xada@example.com"))
+            assertThat(index.foundIn(other)).as(other).isFalse();
+        // the subject itself, in any text around it
+        for (String named : List.of("C7", "c7", "order of C7.", "C7's order", "(C7)", "/customers/C7/orders", "id=C7&x=1", "C7-1",
+                "customer_C7", "C7.pdf", "ADA@example.com", "mail ada@example.com.", "<ada@example.com>", "\"ada@example.com\"",
+                "Cy Young", "cy\nyoung", "Cy\u00A0Young", "by Cy Young, 1911", "C7-2", "ref C7-2.",
+                "\uAE40\uBBFC\uC218\uAC00", "\u738BC7\u7684", "Jos\u00E9!"))
+            assertThat(index.foundIn(named)).as(named).isTrue();
+        assertThat(new MentionIndex(List.of("Jose")).foundIn("Jose\u0301")).as("a combining mark continues the word").isFalse();
+        assertThat(new MentionIndex(List.of("C7-2")).foundIn("C7-2-1")).as("a mark the subject has inside joins").isFalse();
+        assertThat(new MentionIndex(List.of("C7")).foundIn("C7-2-1")).as("a mark the subject has not separates").isTrue();
+        assertThat(new MentionIndex(List.of(" \u00A0 ", "")).foundIn("a b")).as("a blank word names nothing").isFalse();
+    }
+
+    /**
+     * The oracle of a whole-token mention, by regular expressions: after mapping every white space char to a space, an
+     * occurrence (case ignored as {@code regionMatches} ignores it) that is not preceded by a token char, or by a joining
+     * mark of the word after a token char, when the word starts with a token char; and likewise after it. Token chars:
+     * combining marks, and letters and digits outside the scripts written without spaces.
+     */
+    static final class WholeToken {
+        private static final String TOKEN = "(?:\\p{M}|[\\p{L}\\p{Nd}&&[^\\p{IsHan}\\p{IsHiragana}\\p{IsKatakana}\\p{IsHangul}\\p{IsThai}"
+                + "\\p{IsLao}\\p{IsKhmer}\\p{IsMyanmar}]])";
+        private static final java.util.regex.Pattern STARTS = java.util.regex.Pattern.compile(TOKEN + ".*", java.util.regex.Pattern.DOTALL);
+        private static final java.util.regex.Pattern ENDS = java.util.regex.Pattern.compile(".*" + TOKEN, java.util.regex.Pattern.DOTALL);
+
+        static String spaces(String s) { return s.replaceAll("[\\p{javaWhitespace}\\p{Z}]", " "); }
+
+        static boolean names(String text, String word) {
+            String w = spaces(word.strip());
+            if (w.isBlank()) return false;
+            String t = spaces(text);
+            Set<String> joins = new java.util.TreeSet<>();   // the joining marks of the word, quoted
+            for (char c : (w.contains("@") ? ".-_+" : w).toCharArray()) if (".-_+".indexOf(c) >= 0) joins.add(java.util.regex.Pattern.quote(String.valueOf(c)));
+            String j = joins.isEmpty() ? "" : "(?:" + String.join("|", joins) + ")?";
+            java.util.regex.Pattern continuedBefore = java.util.regex.Pattern.compile(".*" + TOKEN + j, java.util.regex.Pattern.DOTALL);
+            java.util.regex.Pattern continuedAfter = java.util.regex.Pattern.compile(j + TOKEN + ".*", java.util.regex.Pattern.DOTALL);
+            for (int p = 0; p + w.length() <= t.length(); p++) {
+                if (!t.regionMatches(true, p, w, 0, w.length())) continue;
+                String hit = t.substring(p, p + w.length()), before = t.substring(0, p), after = t.substring(p + w.length());
+                if (STARTS.matcher(hit).matches() && continuedBefore.matcher(before).matches()) continue;
+                if (ENDS.matcher(hit).matches() && continuedAfter.matcher(after).matches()) continue;
+                return true;
+            }
+            return false;
+        }
     }
 }
