@@ -26,22 +26,22 @@ public final class DataCategoryExtractor {
     public static final int MAX_SCAN = 65_536;
 
     private static final PhoneNumberUtil PHONES = PhoneNumberUtil.getInstance();
-    private static final String[] PHONE_WORDS = {"phone", "tel", "call", "mobile", "cell", "fax", "contact", "ring", "whatsapp", "sms", "text me", "reach me"};
-    private static final String[] BIRTH_WORDS = {"born", "birth", "dob", "d.o.b", "birthday", "birthdate", "geboren", "geb.", "née", "né le", "nacido", "nata", "nato"};
-    private static final String[] NOT_PHONE_WORDS = {"isbn", "order", "invoice", "sku", "tracking", "ref", "version", "build", "serial"};
-    private static final String[] VERSION_WORDS = {"version", "release", "build"};
+    private static final char[][] PHONE_WORDS = words("phone", "tel", "call", "mobile", "cell", "fax", "contact", "ring", "whatsapp", "sms", "text me", "reach me");
+    private static final char[][] BIRTH_WORDS = words("born", "birth", "dob", "d.o.b", "birthday", "birthdate", "geboren", "geb.", "née", "né le", "nacido", "nata", "nato");
+    private static final char[][] NOT_PHONE_WORDS = words("isbn", "order", "invoice", "sku", "tracking", "ref", "version", "build", "serial");
+    private static final char[][] VERSION_WORDS = words("version", "release", "build");
     private static final String[] TRUNK_ZERO_REGIONS = {"GB", "DE", "FR", "NL", "IT", "AU"};
     private static final String[] NANP_REGIONS = {"US"};
-    private static final String[] SSN_WORDS = {"ssn", "social security", "sin", "social insurance"};
+    private static final char[][] SSN_WORDS = words("ssn", "social security", "sin", "social insurance");
     private static final String[] MONTHS = {"january", "february", "march", "april", "may", "june", "july", "august",
         "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept",
         "oct", "nov", "dec"};
-    private static final String[] STREET_SUFFIXES = {"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd",
+    private static final char[][] STREET_SUFFIXES = words("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd",
         "lane", "ln", "drive", "dr", "court", "ct", "way", "place", "pl", "terrace", "close", "crescent", "square", "sq",
-        "parkway", "pkwy", "highway", "hwy", "circle", "cir", "trail", "row", "gardens", "mews", "hill", "grove", "walk"};
-    private static final String[] GERMANIC_STREETS = {"straße", "strasse", "str.", "gasse", "allee", "weg", "platz", "laan", "straat", "gracht"};
-    private static final String[] ROMANCE_AFTER_NUMBER = {"rue", "avenue", "boulevard", "bd", "allée", "chemin", "impasse", "quai", "place"};
-    private static final String[] ROMANCE_BEFORE_NUMBER = {"via", "viale", "piazza", "corso", "calle", "avenida", "plaza", "rua", "carrer", "paseo"};
+        "parkway", "pkwy", "highway", "hwy", "circle", "cir", "trail", "row", "gardens", "mews", "hill", "grove", "walk");
+    private static final char[][] GERMANIC_STREETS = words("straße", "strasse", "str.", "gasse", "allee", "weg", "platz", "laan", "straat", "gracht");
+    private static final char[][] ROMANCE_AFTER_NUMBER = words("rue", "avenue", "boulevard", "bd", "allée", "chemin", "impasse", "quai", "place");
+    private static final char[][] ROMANCE_BEFORE_NUMBER = words("via", "viale", "piazza", "corso", "calle", "avenida", "plaza", "rua", "carrer", "paseo");
     private static final String US_STATES = "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC PR";
     private static final String IBAN_LENGTHS = "AD24 AE23 AL28 AT20 AZ28 BA20 BE16 BG22 BH22 BR29 CH21 CR22 CY28 CZ24 DE22 DK18 DO28 EE20 "
             + "ES24 FI18 FO18 FR27 GB22 GE22 GI23 GL18 GR27 GT28 HR21 HU28 IE22 IL23 IS26 IT27 JO30 KW30 KZ20 LB28 LI21 LT20 "
@@ -124,12 +124,15 @@ public final class DataCategoryExtractor {
     private static final long HINT_SEED = 0xcbf29ce484222325L;
     private static final long HINT_PRIME = 0x100000001b3L;
 
+    /** TERMS' phrases, categories and cancelling words (or null), by index. */
+    private static final char[][] TERM_WORDS = new char[TERMS.length][], TERM_CANCELS = new char[TERMS.length][];
+    private static final DataCategory[] TERM_CATEGORIES = new DataCategory[TERMS.length];
     /** Indices into TERMS by the term's first two letters (a..z, a..z), in TERMS order. */
     private static final int[][] TERMS_BY_PAIR = new int[26 * 26][];
     /** Third letters (bit {@code c - 'a'}) of the terms of each first-two-letter pair: one test rules most pairs' words out. */
     private static final int[] TERMS_THIRD = new int[26 * 26];
     /** Months by first two letters (a..z, a..z), in MONTHS order (the first that matches wins). */
-    private static final String[][] MONTHS_BY_PAIR = new String[26 * 26][];
+    private static final char[][][] MONTHS_BY_PAIR = new char[26 * 26][][];
     /** Third letters (bit {@code c - 'a'}) of the terms and month names of each first-two-letter pair (a..z, a..z). */
     private static final int[] WORD_THIRD = new int[26 * 26];
     /** Lowercase first letters of the words of each word list that near()/after() search, as a 128-bit set. */
@@ -141,6 +144,11 @@ public final class DataCategoryExtractor {
     private static final DataCategory[] HINT_CATEGORIES;
 
     static {
+        for (int i = 0; i < TERMS.length; i++) {
+            TERM_WORDS[i] = ((String) TERMS[i][0]).toCharArray();
+            TERM_CATEGORIES[i] = (DataCategory) TERMS[i][1];
+            TERM_CANCELS[i] = TERMS[i][2] == null ? null : ((String) TERMS[i][2]).toCharArray();
+        }
         for (int pair = 0; pair < 26 * 26; pair++) {
             List<Integer> idx = new ArrayList<>();
             for (int i = 0; i < TERMS.length; i++) {
@@ -159,11 +167,11 @@ public final class DataCategoryExtractor {
         for (int pair = 0; pair < 26 * 26; pair++) {
             List<String> ms = new ArrayList<>();
             for (String m : MONTHS) if (m.charAt(0) - 'a' == pair / 26 && m.charAt(1) - 'a' == pair % 26) ms.add(m);
-            MONTHS_BY_PAIR[pair] = ms.toArray(new String[0]);
+            MONTHS_BY_PAIR[pair] = words(ms.toArray(new String[0]));
         }
         for (int pair = 0; pair < 26 * 26; pair++) {
             WORD_THIRD[pair] = TERMS_THIRD[pair];
-            for (String m : MONTHS_BY_PAIR[pair]) WORD_THIRD[pair] |= 1 << (m.charAt(2) - 'a');
+            for (char[] m : MONTHS_BY_PAIR[pair]) WORD_THIRD[pair] |= 1 << (m[2] - 'a');
         }
         long[][] pairs = new long[FIELD_HINTS.length][];
         for (int i = 0; i < FIELD_HINTS.length; i++) {
@@ -224,11 +232,11 @@ public final class DataCategoryExtractor {
         if (text == null) return 0;
         int len = Math.min(text.length(), MAX_SCAN);
         if (len == 0) return 0;
-        if (scratch.starts == null || scratch.starts.length < len) {
+        if (scratch.starts == null || scratch.starts.length < len || scratch.chars.length < len + PAD) {
             scratch.starts = new int[Math.max(len, 256)];
             scratch.digitStarts = new int[Math.max(len, 256)];
             scratch.marks = new int[Math.max(len, 256)];
-            scratch.chars = new char[Math.max(len, 256)];
+            scratch.chars = new char[Math.max(len, 256) + PAD];
         }
         scan(text, len, scratch, scratch.starts, scratch.digitStarts, scratch.marks, scratch.chars, known, stop, scratch, true);
         return scratch.mask();
@@ -240,7 +248,7 @@ public final class DataCategoryExtractor {
         int len = Math.min(text.length(), MAX_SCAN);
         if (len == 0) return;
         int m = Math.max(len, 256);
-        scan(text, len, sink, new int[m], new int[m], new int[m], new char[m], 0L, 0L, null, true);
+        scan(text, len, sink, new int[m], new int[m], new int[m], new char[m + PAD], 0L, 0L, null, true);
     }
 
     /** Reports every span of personal data in {@code text} to {@code sink}. */
@@ -255,7 +263,7 @@ public final class DataCategoryExtractor {
             scratch.starts = new int[len];
             scratch.digitStarts = new int[len];
             scratch.marks = new int[len];
-            scratch.chars = new char[len];
+            scratch.chars = new char[len + PAD];
         }
         try {
             scan(text, len, sink, scratch.starts, scratch.digitStarts, scratch.marks, scratch.chars, 0L, 0L, null, false);
@@ -303,34 +311,51 @@ public final class DataCategoryExtractor {
         // Marks: ':' '+' '(' after a non-alphanumeric char (or first), where IPv6 and phone numbers may begin.
         // Digit starts: the word starts at an ASCII digit, the only ones where cards, IPv4 and phone numbers
         // (besides marks) begin; prose has few.
+        // With fused, a word start at an ASCII letter is kept for the walk only when a word-start detector
+        // may begin there (LOWERCASE_STARTS, UPPERCASE_STARTS, mayEndGermanicStreet), by the codes of its
+        // first three chars, read past the word's end unchecked: two zero chars follow the text. The walk then
+        // visits a tenth of prose's word starts; ipv6, which needs them all, finds them again (rarely: only a
+        // text with an IPv6-like run of colons gets there). Without fused, every start is kept.
+        cs[len] = 0;
+        cs[len + 1] = 0;
+        long[] lowerKeep = fused ? LOWERCASE_STARTS : EVERY_START, upperKeep = fused ? UPPERCASE_STARTS : EVERY_START;
+        char[] classes = CHAR_CLASS;
         int n = 0, nm = 0, nd = 0;
         int startClasses = 0; // union of the classes of the chars that start words (terms begin with a letter there)
         boolean afterAlnum = false; // the previous char is alphanumeric
         int i = 0;
         while (i < len) {
-            char c = cs[i];
-            int k = c < 128 ? ASCII_CLASS[c] : nonAsciiClass(c);
+            int k = classes[cs[i]];
             if ((k & C_ALNUM) == 0) {
                 if (!afterAlnum && (k & C_MARK) != 0) marks[nm++] = i;
                 afterAlnum = false;
                 i++;
                 continue;
             }
-            starts[n++] = i;
             startClasses |= k;
-            if ((k & C_DIGIT) != 0) {
-                digitStarts[nd++] = i;
-                if (i > 0 && cs[i - 1] == ' ') spaceDigits++;
+            int start = i, kept; // kept: 1 when the walk visits this start, 0 when it may leave it out, -1 undecided
+            if ((k & (C_LOWER | C_UPPER)) != 0) {
+                int second = classes[cs[i + 1]];
+                int key = ((k >>> CODE_SHIFT) - 1) * CODES * CODES + (second >>> CODE_SHIFT) * CODES + (classes[cs[i + 2]] >>> CODE_SHIFT);
+                if ((k & C_LOWER) != 0) kept = (int) (lowerKeep[key >>> 6] >>> key) & 1;
+                else kept = ((upperKeep[key >>> 6] >>> key) & 1) != 0 || (second & (C_UPPER | C_DIGIT)) != 0 ? 1 : -1;
+            } else {
+                kept = 1;
+                if ((k & C_DIGIT) != 0) {
+                    digitStarts[nd++] = i;
+                    if (i > 0 && cs[i - 1] == ' ') spaceDigits++;
+                }
             }
             digits += k & C_DIGIT;
             // the rest of the word in a loop of its own: measured a fifth faster than one loop with a
             // word-start test per char, on this class's benchmark texts and on random prose alike
             while (++i < len) {
-                c = cs[i];
-                k = c < 128 ? ASCII_CLASS[c] : nonAsciiClass(c);
+                k = classes[cs[i]];
                 if ((k & C_ALNUM) == 0) break;
                 digits += k & C_DIGIT;
             }
+            if (kept < 0) kept = mayEndGermanicStreet(cs, i) ? 1 : 0;
+            if (kept != 0) starts[n++] = start; // a branch, not a store at n += kept: n would wait for the table
             afterAlnum = true;
         }
         boolean letters = (startClasses & C_LETTER) != 0;
@@ -352,7 +377,9 @@ public final class DataCategoryExtractor {
                     digits >= 4 && (skip & BIRTH) == 0, digits >= 1 && (skip & ADDRESS) == 0, spaceDigits > 0,
                     letters && (skip & TERMS_BITS) != TERMS_BITS);
             if (stop != 0 && (found.mask() & stop) != 0) return;
-            if (firstColon >= 0 && (skip & IP) == 0 && mayHoldIpv6(cs, firstColon, len)) ipv6(cs, len, starts, n, marks, nm, sink);
+            if (firstColon >= 0 && (skip & IP) == 0 && mayHoldIpv6(cs, firstColon, len)) {
+                ipv6(cs, len, starts, wordStarts(cs, len, starts), marks, nm, sink); // every word start, not only the walk's
+            }
             return;
         }
         // detector by detector, so spans come in the order spans() documents
@@ -418,7 +445,7 @@ public final class DataCategoryExtractor {
                 sink.add(i, e, DataCategory.POSTAL_ADDRESS);
                 nextAddress = e;
             }
-            if (terms && (e = termAt(s, i, len)) >= 0) sink.add(i, i + ((String) TERMS[e][0]).length(), (DataCategory) TERMS[e][1]);
+            if (terms && (e = termAt(s, i, len)) >= 0) sink.add(i, i + TERM_WORDS[e].length, TERM_CATEGORIES[e]);
         }
     }
 
@@ -479,26 +506,98 @@ public final class DataCategoryExtractor {
         return true;
     }
 
-    private static boolean isHexChar(char c) { return c < 128 && (ASCII_CLASS[c] & C_HEX) != 0; }
+    private static boolean isHexChar(char c) { return (CHAR_CLASS[c] & C_HEX) != 0; }
 
-    // Char classes for the pre-pass: an ASCII digit (counted), letter, alphanumeric, hex digit, and marks ': + ('.
-    private static final int C_DIGIT = 1, C_LETTER = 2, C_ALNUM = 4, C_HEX = 8, C_MARK = 32;
-    private static final byte[] ASCII_CLASS = new byte[128];
-
-    static {
-        for (char c = 0; c < 128; c++) {
-            int k = 0;
-            if (c >= '0' && c <= '9') k |= C_DIGIT | C_ALNUM;
-            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) k |= C_LETTER | C_ALNUM;
-            if (isHex(c)) k |= C_HEX;
-            if (c == ':') k |= C_MARK;
-            if (c == '+' || c == '(') k |= C_MARK;
-            ASCII_CLASS[c] = (byte) k;
-        }
+    /**
+     * False when a capitalised word, {@code s[start, e)} (e: the first char after its letters and digits),
+     * can begin no {@link #germanicStreet}: its run of letters, '-' and '.' must end at a space and a digit
+     * ({@code Hauptstraße 5}, {@code Haupt-Str. 5}). Reads {@code s[e + 1]}, which the padding makes safe.
+     */
+    private static boolean mayEndGermanicStreet(char[] s, int e) {
+        char x = s[e];
+        if (x == ' ') return isDigit(s[e + 1]);
+        if (x != '-' && x != '.') return false;
+        char y = s[e + 1];
+        return y == ' ' || y == '-' || y == '.' || (CHAR_CLASS[y] & C_LETTER) != 0;
     }
 
-    private static int nonAsciiClass(char c) {
-        return (Character.isLetter(c) ? C_LETTER : 0) | (Character.isLetterOrDigit(c) ? C_ALNUM : 0);
+    /** Every word start of {@code s[0, len)} into {@code starts} (as the pre-pass finds them unfiltered); returns how many. */
+    private static int wordStarts(char[] s, int len, int[] starts) {
+        int n = 0;
+        boolean afterAlnum = false;
+        for (int i = 0; i < len; i++) {
+            boolean alnum = (CHAR_CLASS[s[i]] & C_ALNUM) != 0;
+            if (alnum && !afterAlnum) starts[n++] = i;
+            afterAlnum = alnum;
+        }
+        return n;
+    }
+
+    /** Chars after the text in the copy the scan reads (zeros: no class, code 0), so the pre-pass reads {@code i + 2} unchecked. */
+    private static final int PAD = 2;
+
+    // Char classes for the pre-pass: an ASCII digit (counted), letter (any), alphanumeric (any), hex digit, marks
+    // ': + (', and an ASCII lowercase letter; above CODE_SHIFT a code for LOWERCASE_STARTS: 1..26 an ASCII letter
+    // of either case, 27 an ASCII digit, 28 any char above ASCII, 0 the rest.
+    private static final int C_DIGIT = 1, C_LETTER = 2, C_ALNUM = 4, C_HEX = 8, C_LOWER = 16, C_MARK = 32, C_UPPER = 64;
+    private static final int CODE_SHIFT = 8, CODES = 29, CODE_DIGIT = 27, CODE_ABOVE_ASCII = 28;
+    /** The class and code of every char (a table of all 65536: no ASCII branch, no Character call in the pre-pass). */
+    private static final char[] CHAR_CLASS = new char[65536];
+    /**
+     * Lowercase word starts where a word-start detector may begin, by the codes of their first three chars
+     * (first letter, second and third code): a char above ASCII second or third (it may case-map to ASCII);
+     * a letter, then a digit (an IBAN); three letters that begin a term or month name (as the walk's own test,
+     * {@link #mayStartAtLowercase}); {@code p} and then 'o' or no letter or digit (a PO box, the only form
+     * that begins with p). Elsewhere every word-start detector fails, so the walk need not visit.
+     */
+    private static final long[] LOWERCASE_STARTS = new long[(26 * CODES * CODES + 63) / 64];
+    /**
+     * Capitalised word starts that may begin a match, as LOWERCASE_STARTS but for the first three letters of
+     * a Romance street's lead word too ({@code Via Roma 12}); also kept, outside this table: an uppercase
+     * ASCII letter or digit second (NINO, NIE, UK postcode) and a word {@link #mayEndGermanicStreet}.
+     */
+    private static final long[] UPPERCASE_STARTS = new long[LOWERCASE_STARTS.length];
+    /** Every lowercase word start: the detector-by-detector walk visits them all. */
+    private static final long[] EVERY_START = new long[LOWERCASE_STARTS.length];
+
+    static {
+        for (int c = 0; c < 65536; c++) {
+            int k = 0, code;
+            if (c < 128) {
+                if (c >= '0' && c <= '9') k |= C_DIGIT | C_ALNUM;
+                if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) k |= C_LETTER | C_ALNUM;
+                if (c >= 'a' && c <= 'z') k |= C_LOWER;
+                if (c >= 'A' && c <= 'Z') k |= C_UPPER;
+                if (isHex((char) c)) k |= C_HEX;
+                if (c == ':' || c == '+' || c == '(') k |= C_MARK;
+                code = isAsciiLetter((char) c) ? (c | 0x20) - 'a' + 1 : isDigit((char) c) ? CODE_DIGIT : 0;
+            } else {
+                k = (Character.isLetter(c) ? C_LETTER : 0) | (Character.isLetterOrDigit(c) ? C_ALNUM : 0);
+                code = CODE_ABOVE_ASCII;
+            }
+            CHAR_CLASS[c] = (char) (k | code << CODE_SHIFT);
+        }
+        java.util.Arrays.fill(EVERY_START, -1L);
+        for (int first = 0; first < 26; first++) {
+            for (int second = 0; second < CODES; second++) {
+                for (int third = 0; third < CODES; third++) {
+                    boolean may;
+                    if (second == CODE_ABOVE_ASCII || third == CODE_ABOVE_ASCII) may = true;
+                    else if (first == 'p' - 'a' && (second == 0 || second == 'o' - 'a' + 1)) may = true;
+                    else if (second < 1 || second > 26) may = false;
+                    else if (third == CODE_DIGIT) may = true;
+                    else if (third < 1 || third > 26) may = false;
+                    else may = (WORD_THIRD[first * 26 + second - 1] & (1 << (third - 1))) != 0;
+                    int key = (first * CODES + second) * CODES + third;
+                    if (may) LOWERCASE_STARTS[key >>> 6] |= 1L << key;
+                }
+            }
+        }
+        System.arraycopy(LOWERCASE_STARTS, 0, UPPERCASE_STARTS, 0, LOWERCASE_STARTS.length);
+        for (char[] w : ROMANCE_BEFORE_NUMBER) {
+            int key = ((w[0] - 'a') * CODES + w[1] - 'a' + 1) * CODES + w[2] - 'a' + 1;
+            UPPERCASE_STARTS[key >>> 6] |= 1L << key;
+        }
     }
 
     /** Per-thread positions of the text being scanned (grow to the longest text seen). */
@@ -506,7 +605,7 @@ public final class DataCategoryExtractor {
         int[] starts = new int[256];
         int[] digitStarts = new int[256];
         int[] marks = new int[256];
-        char[] chars = new char[256];
+        char[] chars = new char[256 + PAD];
     }
 
     private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<>();
@@ -1101,9 +1200,9 @@ public final class DataCategoryExtractor {
         if (!in(MONTH_FIRST, c)) return -1;
         char second = lower(s[p + 1]);
         if (second < 'a' || second > 'z') return -1;
-        for (String m : MONTHS_BY_PAIR[((c | 0x20) - 'a') * 26 + second - 'a']) {
+        for (char[] m : MONTHS_BY_PAIR[((c | 0x20) - 'a') * 26 + second - 'a']) {
             if (regionMatchesIgnoreCase(s, p, len, m)) {
-                int e = p + m.length();
+                int e = p + m.length;
                 if (e < len && s[e] == '.') e++;
                 if (e >= len || !letter(s[e])) return e;
             }
@@ -1155,10 +1254,10 @@ public final class DataCategoryExtractor {
         if (p < len && s[p] == ',') p++;
         if (p >= len || s[p] != ' ') return -1;
         p++;
-        for (String w : ROMANCE_AFTER_NUMBER) {
-            if (regionMatchesIgnoreCase(s, p, len, w) && p + w.length() < len && s[p + w.length()] == ' '
-                    && p + w.length() + 1 < len && letter(s[p + w.length() + 1])) {
-                return wordEnd(s, p + w.length() + 1, len);
+        for (char[] w : ROMANCE_AFTER_NUMBER) {
+            if (regionMatchesIgnoreCase(s, p, len, w) && p + w.length < len && s[p + w.length] == ' '
+                    && p + w.length + 1 < len && letter(s[p + w.length + 1])) {
+                return wordEnd(s, p + w.length + 1, len);
             }
         }
         int words = 0;
@@ -1166,8 +1265,8 @@ public final class DataCategoryExtractor {
             if (!Character.isUpperCase(s[p])) return -1;
             int e = wordEnd(s, p, len);
             if (words > 0) {
-                for (String suf : STREET_SUFFIXES) {
-                    if (e - p == suf.length() && regionMatchesIgnoreCase(s, p, len, suf)) {
+                for (char[] suf : STREET_SUFFIXES) {
+                    if (e - p == suf.length && regionMatchesIgnoreCase(s, p, len, suf)) {
                         if (e < len && s[e] == '.') e++;
                         return e;
                     }
@@ -1190,8 +1289,8 @@ public final class DataCategoryExtractor {
         if (last != 'e' && last != '.' && last != 'g' && last != 'z' && last != 'n' && last != 't') return -1;
         // a house number must follow: tested before the suffixes, which cost more (the answer is the same)
         if (e + 1 >= len || s[e] != ' ' || !isDigit(s[e + 1])) return -1;
-        for (String g : GERMANIC_STREETS) {
-            int st = e - g.length();
+        for (char[] g : GERMANIC_STREETS) {
+            int st = e - g.length;
             if (st > i && regionMatchesIgnoreCase(s, st, len, g)) { street = true; break; }
         }
         if (!street || e + 1 >= len || s[e] != ' ' || !isDigit(s[e + 1])) return -1;
@@ -1207,7 +1306,7 @@ public final class DataCategoryExtractor {
         if (!in(ROMANCE_FIRST, lower(s[i]))) return -1; // most capitalised words: no lead word begins so
         int e = wordEnd(s, i, len);
         boolean lead = false;
-        for (String w : ROMANCE_BEFORE_NUMBER) if (e - i == w.length() && regionMatchesIgnoreCase(s, i, len, w)) lead = true;
+        for (char[] w : ROMANCE_BEFORE_NUMBER) if (e - i == w.length && regionMatchesIgnoreCase(s, i, len, w)) lead = true;
         if (!lead) return -1;
         int p = e;
         int words = 0;
@@ -1255,11 +1354,13 @@ public final class DataCategoryExtractor {
         return false;
     }
 
+    private static final char[] P_O_BOX = "p.o. box ".toCharArray(), PO_BOX = "po box ".toCharArray();
+
     /** {@code PO Box 123}, {@code P.O. Box 123}. */
     private static int poBox(char[] s, int i, int len) {
         int p = -1;
-        if (regionMatchesIgnoreCase(s, i, len, "p.o. box ")) p = i + 9;
-        else if (regionMatchesIgnoreCase(s, i, len, "po box ")) p = i + 7;
+        if (regionMatchesIgnoreCase(s, i, len, P_O_BOX)) p = i + 9;
+        else if (regionMatchesIgnoreCase(s, i, len, PO_BOX)) p = i + 7;
         if (p < 0) return -1;
         int n = digitRun(s, p, len);
         return n >= 1 && n <= 6 && boundaryAfter(s, p + n, len) ? p + n : -1;
@@ -1271,7 +1372,7 @@ public final class DataCategoryExtractor {
         for (int w = 0; w < nStarts; w++) {
             int i = starts[w];
             int t = termAt(s, i, len);
-            if (t >= 0) sink.add(i, i + ((String) TERMS[t][0]).length(), (DataCategory) TERMS[t][1]);
+            if (t >= 0) sink.add(i, i + TERM_WORDS[t].length, TERM_CATEGORIES[t]);
         }
     }
 
@@ -1285,42 +1386,41 @@ public final class DataCategoryExtractor {
         int pair = (first - 'a') * 26 + (second - 'a');
         if ((TERMS_THIRD[pair] & (1 << (third - 'a'))) == 0) return -1;
         for (int ti : TERMS_BY_PAIR[pair]) {
-            Object[] t = TERMS[ti];
-            String term = (String) t[0];
+            char[] term = TERM_WORDS[ti];
             if (!regionMatchesIgnoreCase(s, i, len, term)) continue;
-            int e = i + term.length();
+            int e = i + term.length;
             if (e < len && alnum(s[e])) continue;
-            String cancel = (String) t[2];
+            char[] cancel = TERM_CANCELS[ti];
             if (cancel != null && precededBy(s, i, cancel)) continue;
             return ti;
         }
         return -1;
     }
 
-    private static boolean precededBy(char[] s, int i, String word) {
+    private static boolean precededBy(char[] s, int i, char[] word) {
         int p = i - 1;
         while (p >= 0 && s[p] == ' ') p--;
-        int st = p - word.length() + 1;
+        int st = p - word.length + 1;
         return st >= 0 && regionMatchesIgnoreCase(s, st, p + 1, word) && (st == 0 || !letter(s[st - 1]));
     }
 
     // ---- small helpers
 
     /** True when one of {@code words} ends within {@code window} chars before {@code i}. */
-    private static boolean near(char[] s, int i, String[] words, long[] first, int window) {
+    private static boolean near(char[] s, int i, char[][] words, long[] first, int window) {
         int from = Math.max(0, i - window);
         for (int p = from; p < i; p++) {
             if (!in(first, lower(s[p])) || (p > 0 && letter(s[p - 1]))) continue;
-            for (String w : words) if (regionMatchesIgnoreCase(s, p, i, w)) return true;
+            for (char[] w : words) if (regionMatchesIgnoreCase(s, p, i, w)) return true;
         }
         return false;
     }
 
-    private static boolean after(char[] s, int e, int len, String[] words, long[] first, int window) {
+    private static boolean after(char[] s, int e, int len, char[][] words, long[] first, int window) {
         int to = Math.min(len, e + window);
         for (int p = e; p < to; p++) {
             if (!in(first, lower(s[p])) || (p > 0 && letter(s[p - 1]))) continue;
-            for (String w : words) if (regionMatchesIgnoreCase(s, p, len, w)) return true;
+            for (char[] w : words) if (regionMatchesIgnoreCase(s, p, len, w)) return true;
         }
         return false;
     }
@@ -1340,11 +1440,11 @@ public final class DataCategoryExtractor {
             NINO_NOT_SECOND = charSet("DFIOQUV");
 
     /** The first chars of {@code words} (each a lowercase ASCII char) as a 128-bit set. */
-    private static long[] firstLetters(String[] words) {
+    private static long[] firstLetters(char[][] words) {
         long[] set = new long[2];
-        for (String w : words) {
-            char c = w.charAt(0);
-            if (c >= 128 || Character.toLowerCase(c) != c) throw new IllegalStateException("word " + w + " must start with a lowercase ASCII char");
+        for (char[] w : words) {
+            char c = w[0];
+            if (c >= 128 || Character.toLowerCase(c) != c) throw new IllegalStateException("word " + new String(w) + " must start with a lowercase ASCII char");
             set[c >>> 6] |= 1L << c;
         }
         return set;
@@ -1365,11 +1465,18 @@ public final class DataCategoryExtractor {
         return Character.toLowerCase(c);
     }
 
-    private static boolean regionMatchesIgnoreCase(char[] s, int p, int limit, String w) {
-        if (p < 0 || p + w.length() > limit) return false;
-        for (int k = 0; k < w.length(); k++) {
+    /** The words as char arrays (compared without String.charAt's per-char coder test). */
+    private static char[][] words(String... words) {
+        char[][] out = new char[words.length][];
+        for (int i = 0; i < words.length; i++) out[i] = words[i].toCharArray();
+        return out;
+    }
+
+    private static boolean regionMatchesIgnoreCase(char[] s, int p, int limit, char[] w) {
+        if (p < 0 || p + w.length > limit) return false;
+        for (int k = 0; k < w.length; k++) {
             char a = s[p + k];
-            char b = w.charAt(k);
+            char b = w[k];
             if (a != b && lower(a) != b) return false;
         }
         return true;

@@ -145,7 +145,8 @@ class ExtractorEquivalenceTest {
         assertThat(VALUES).hasSizeGreaterThan(300);
     }
 
-    private static List<String> fixtureValues() {
+    /** The texts of the labelled fixture set (src/test/resources/pii/labelled.tsv). */
+    static List<String> fixtureValues() {
         List<String> out = new ArrayList<>();
         try (InputStream in = ExtractorEquivalenceTest.class.getResourceAsStream("/pii/labelled.tsv");
              BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
