@@ -235,9 +235,19 @@ public final class LibraryReader {
 
     /** An error at an atom of the formula scalar {@code n}, mapped into the file as the parser's positions are. */
     private static LibraryException atAtom(Node n, Atom a, String problem, String hint) {
-        int line = n.line() + Math.max(a.line(), 1) - 1;
-        int col = a.line() <= 1 ? n.column() + Math.max(a.column(), 1) - 1 : a.column();
-        return new LibraryException(n.file(), line, col, problem, hint);
+        int[] at = inFile(n, Math.max(a.line(), 1), Math.max(a.column(), 1));
+        return new LibraryException(n.file(), at[0], at[1], problem, hint);
+    }
+
+    /**
+     * The file's {line, column} of 1-based {@code line}:{@code column} inside the formula scalar {@code n}: exact through
+     * YAML's folding, quotes and blocks when the file text is known; else the scalar's start plus the offset, which is
+     * exact for a plain scalar on one line.
+     */
+    static int[] inFile(Node n, int line, int column) {
+        int[] at = n instanceof Node.Scalar s ? s.positionOf(line, column) : null;
+        if (at != null) return at;
+        return new int[] {n.line() + line - 1, line == 1 ? n.column() + column - 1 : column};
     }
 
     private static Formula expand(Formula f, Map<String, Formula> named, Node where, Map<Atom, LibrarySpec.Position> positions) {
@@ -296,10 +306,8 @@ public final class LibraryReader {
             if (positions != null) recordAtoms(f, n, positions);
             return f;
         } catch (ParseException e) {
-            int line = n.line() + e.line() - 1;
-            // Single-line plain scalars map exactly; quoted or block scalars are off by their quote/indent.
-            int col = e.line() == 1 ? n.column() + e.column() - 1 : e.column();
-            throw new LibraryException(n.file(), line, col, "in formula '" + text.strip() + "': " + e.reason(),
+            int[] at = inFile(n, Math.max(e.line(), 1), Math.max(e.column(), 1));
+            throw new LibraryException(n.file(), at[0], at[1], "in formula '" + text.strip() + "': " + e.reason(),
                     boundFirst(text, e.line(), e.column()) + "the formula syntax is in docs/FORMULAS.md");
         }
     }
@@ -324,9 +332,8 @@ public final class LibraryReader {
 
     private static void recordAtoms(Formula f, Node n, Map<Atom, LibrarySpec.Position> positions) {
         if (f instanceof Atom a) {
-            int line = n.line() + Math.max(a.line(), 1) - 1;
-            int col = a.line() <= 1 ? n.column() + Math.max(a.column(), 1) - 1 : a.column();
-            positions.putIfAbsent(a, new LibrarySpec.Position(n.file(), line, col));
+            int[] at = inFile(n, Math.max(a.line(), 1), Math.max(a.column(), 1));
+            positions.putIfAbsent(a, new LibrarySpec.Position(n.file(), at[0], at[1]));
         } else if (f instanceof Formula.Unary u) {
             recordAtoms(u.arg(), n, positions);
         } else if (f instanceof Formula.Binary b) {

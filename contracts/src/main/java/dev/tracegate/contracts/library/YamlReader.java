@@ -27,7 +27,7 @@ public final class YamlReader {
             JsonToken t = p.nextToken();
             if (t == null) throw new LibraryException(file, 1, 1, "the file is empty",
                     "a library starts with 'library: <name>' and has a 'contracts:' list");
-            Node n = value(file, p, t, 0);
+            Node n = value(file, text, p, t, 0);
             JsonToken extra = p.nextToken();
             if (extra != null) {
                 JsonLocation l = p.currentTokenLocation();
@@ -54,7 +54,7 @@ public final class YamlReader {
         return t.startsWith("tag:yaml.org,2002:") ? "!!" + t.substring("tag:yaml.org,2002:".length()) : "!" + t;
     }
 
-    private static Node value(String file, JsonParser p, JsonToken t, int depth) throws IOException {
+    private static Node value(String file, String text, JsonParser p, JsonToken t, int depth) throws IOException {
         JsonLocation loc = p.currentTokenLocation();
         int line = loc.getLineNr();
         int col = loc.getColumnNr();
@@ -73,7 +73,7 @@ public final class YamlReader {
                         throw new LibraryException(file, kl.getLineNr(), kl.getColumnNr(), "duplicate key '" + key + "'",
                                 "it is already set at line " + first.line() + "; keep one");
                     }
-                    Node v = value(file, p, p.nextToken(), depth + 1);
+                    Node v = value(file, text, p, p.nextToken(), depth + 1);
                     entries.put(key, v);
                     keys.put(key, keyNode);
                 }
@@ -81,11 +81,11 @@ public final class YamlReader {
             }
             case START_ARRAY: {
                 List<Node> items = new ArrayList<>();
-                while ((t = p.nextToken()) != JsonToken.END_ARRAY) items.add(value(file, p, t, depth + 1));
+                while ((t = p.nextToken()) != JsonToken.END_ARRAY) items.add(value(file, text, p, t, depth + 1));
                 return new Node.Seq(file, line, col, items);
             }
             case VALUE_STRING: {
-                return new Node.Scalar(file, line, col, p.getText(), false, Node.Scalar.Type.STRING, tag(p));
+                return new Node.Scalar(file, line, col, p.getText(), false, Node.Scalar.Type.STRING, tag(p), text);
             }
             case VALUE_NUMBER_INT:
                 return new Node.Scalar(file, line, col, p.getText(), false, Node.Scalar.Type.INTEGER);
