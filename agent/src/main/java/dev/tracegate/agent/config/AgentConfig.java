@@ -171,8 +171,16 @@ public final class AgentConfig {
         try {
             return new Loader(extraKeys).load(agentArguments, environment, properties);
         } catch (ConfigException e) {
-            throw e.withFailPolicy(failPolicyDespiteErrors(agentArguments, environment, properties));
+            FailDespiteErrors fail = failPolicyDespiteErrors(agentArguments, environment, properties);
+            throw e.withFailPolicy(fail.policy(), fail.unsupervisedHint());
         }
+    }
+
+    /**
+     * The {@code fail} policy of a configuration that is unusable, and, when the file that could have said it cannot
+     * be read, how to ask for {@code open} instead (else null: the usual advice, {@code fail: open}, works).
+     */
+    record FailDespiteErrors(FailPolicy policy, String unsupervisedHint) {
     }
 
     /**
@@ -180,7 +188,7 @@ public final class AgentConfig {
      * is unusable: the agent argument, else the property, else the environment, else a top-level
      * {@code fail:} in the file; {@code closed} if none can be read.
      */
-    static FailPolicy failPolicyDespiteErrors(String agentArguments, Map<String, String> env, Map<String, String> props) {
+    static FailDespiteErrors failPolicyDespiteErrors(String agentArguments, Map<String, String> env, Map<String, String> props) {
         String value = null;
         String file = null;
         if (agentArguments != null) {
@@ -196,17 +204,51 @@ public final class AgentConfig {
         if (value == null) value = env.get(ENV_PREFIX + "FAIL");
         if (file == null) file = props.get(PROPERTY_PREFIX + CONFIG_KEY);
         if (file == null) file = env.get(ENV_PREFIX + "CONFIG");
+        String hint = null;
         if (value == null && file != null) {
             try (Reader in = Files.newBufferedReader(Path.of(file.trim()), StandardCharsets.UTF_8)) {
                 Raw root = YamlFile.read(file, in);
                 Raw f = root == null ? null : root.fields.get("fail");
                 if (f != null && f.isScalar()) value = f.text;
             } catch (IOException | RuntimeException unreadable) {
-                // the file is what is broken: its fail key cannot be trusted, so stay closed
+                // the file is what is broken: its fail key cannot be trusted, so stay closed, and say where open can be asked for
+                hint = unreadFailHint(file.trim(), unreadable);
             }
         }
-        return value != null && value.trim().equalsIgnoreCase("open") ? FailPolicy.OPEN : FailPolicy.CLOSED;
+        FailPolicy policy = value != null && value.trim().equalsIgnoreCase("open") ? FailPolicy.OPEN : FailPolicy.CLOSED;
+        return new FailDespiteErrors(policy, hint);
     }
+
+    /** The places {@code fail=open} is read from when the configuration file is not. */
+    static final String FAIL_OPEN_ELSEWHERE = "-Dtracegate.fail=open, TRACEGATE_FAIL=open or fail=open in the agent argument";
+
+    /**
+     * The advice for a configuration file whose {@code fail} key cannot be read ({@code why}: not valid YAML, or not
+     * readable at all): it names the file's own top-level {@code fail:} line when there is one, since that line is not
+     * obeyed, and the places that are read.
+     */
+    private static String unreadFailHint(String file, Exception why) {
+        String failLine = null;
+        if (!(why instanceof IOException)) {   // readable but not YAML: look for the line the user meant to count
+            try {
+                List<String> lines = Files.readAllLines(Path.of(file), StandardCharsets.UTF_8);
+                for (int i = 0; i < lines.size() && failLine == null; i++) {
+                    java.util.regex.Matcher m = TOP_LEVEL_FAIL.matcher(lines.get(i));
+                    if (m.matches()) failLine = "'fail: " + m.group(1) + "' (line " + (i + 1) + ")";
+                }
+            } catch (IOException | RuntimeException ignored) {
+                // as unreadable as before: the advice names no line
+            }
+        }
+        String what = why instanceof IOException ? "the file cannot be read" : "the file is not valid YAML";
+        return "run the application unsupervised with " + FAIL_OPEN_ELSEWHERE + ": "
+                + (failLine != null ? "the file's " + failLine + " is not read either, since " + what
+                                    : "a fail: key in the file is not read while " + what);
+    }
+
+    /** A top-level {@code fail:} line, its value unquoted and without a comment. */
+    private static final java.util.regex.Pattern TOP_LEVEL_FAIL =
+            java.util.regex.Pattern.compile("fail\\s*:\\s*[\"']?([^\"'#\\s]*)[\"']?\\s*(?:#.*)?");
 
     private static final class Loader {
         private final Map<String, ConfigKey> keys = new LinkedHashMap<>(ConfigKey.ALL);

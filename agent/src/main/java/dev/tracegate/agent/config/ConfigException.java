@@ -11,6 +11,7 @@ public final class ConfigException extends RuntimeException {
     private final String source;
     private final String key;
     private FailPolicy failPolicy = FailPolicy.CLOSED;
+    private String unsupervisedHint;
 
     ConfigException(String source, String key, String message) {
         super(source + ": " + message);
@@ -30,8 +31,21 @@ public final class ConfigException extends RuntimeException {
      */
     public FailPolicy failPolicy() { return failPolicy; }
 
-    ConfigException withFailPolicy(FailPolicy p) {
+    /**
+     * How to start the application unsupervised despite this error, as advice after "fix the configuration, or":
+     * {@code set fail: open ...}, unless the configuration file cannot be read, where a {@code fail:} key would not be
+     * either; then the places that are read.
+     */
+    public String unsupervisedHint() {
+        return unsupervisedHint != null ? unsupervisedHint : DEFAULT_UNSUPERVISED_HINT;
+    }
+
+    /** The advice when a {@code fail: open} anywhere, the file included, would be read. */
+    public static final String DEFAULT_UNSUPERVISED_HINT = "set fail: open to run the application unsupervised";
+
+    ConfigException withFailPolicy(FailPolicy p, String hint) {
         this.failPolicy = p;
+        this.unsupervisedHint = hint;
         return this;
     }
 }

@@ -74,7 +74,7 @@ public final class AgentCore {
                 recordUnsupervised(text, attached);
                 return;
             }
-            refuseStart(e.getMessage(), attached, true);
+            refuseStart(e.getMessage(), attached, true, e.unsupervisedHint());
             return;
         } catch (IllegalArgumentException e) {
             refuseStart(e.getMessage(), attached, true);
@@ -303,6 +303,11 @@ public final class AgentCore {
      * running application is left untouched (agentmain returns normally, so the JVM adds no trace of its own).
      */
     private static void refuseStart(String paragraph, boolean attached, boolean mistake) {
+        refuseStart(paragraph, attached, mistake, ConfigException.DEFAULT_UNSUPERVISED_HINT);
+    }
+
+    /** As {@link #refuseStart(String, boolean, boolean)}, advising {@code unsupervised} to run without supervision. */
+    private static void refuseStart(String paragraph, boolean attached, boolean mistake, String unsupervised) {
         if (paragraph != null && paragraph.startsWith("tracegate: ")) {
             paragraph = paragraph.substring("tracegate: ".length());   // the heading below says it once
         }
@@ -316,7 +321,7 @@ public final class AgentCore {
             return;
         }
         System.err.println("tracegate: the agent cannot start:\n" + paragraph
-                + "\n(" + fix + ", or set fail: open to run the application unsupervised)");
+                + "\n(" + fix + ", or " + unsupervised + ")");
         System.err.flush();
         System.exit(78);
     }

@@ -543,6 +543,22 @@ class AgentConfigTest {
         assertThat(catchConfig(() -> load("debug=maybe", Map.of(), Map.of())).failPolicy()).isEqualTo(FailPolicy.CLOSED);
     }
 
+    @Test
+    void theAdviceToRunUnsupervisedNamesThePlacesThatAreReadWhenTheFileIsNot() throws IOException {
+        Path valid = yaml("fail: closed\nmode: enforcing\n");
+        assertThat(catchConfig(() -> load("config=" + valid, Map.of(), Map.of())).unsupervisedHint())
+                .isEqualTo("set fail: open to run the application unsupervised");
+        Path broken = Files.writeString(dir.resolve("broken-open.yaml"), "libraries: [gdpr\n  # a comment\nfail: \"open\"  # for now\n");
+        assertThat(catchConfig(() -> load("config=" + broken, Map.of(), Map.of())).unsupervisedHint())
+                .isEqualTo("run the application unsupervised with -Dtracegate.fail=open, TRACEGATE_FAIL=open or fail=open in the agent"
+                        + " argument: the file's 'fail: open' (line 3) is not read either, since the file is not valid YAML");
+        Path brokenWithout = Files.writeString(dir.resolve("broken-none.yaml"), "mode: [\n");
+        assertThat(catchConfig(() -> load("config=" + brokenWithout, Map.of(), Map.of())).unsupervisedHint())
+                .endsWith("agent argument: a fail: key in the file is not read while the file is not valid YAML");
+        assertThat(catchConfig(() -> load("config=" + dir.resolve("absent.yaml"), Map.of(), Map.of())).unsupervisedHint())
+                .endsWith("agent argument: a fail: key in the file is not read while the file cannot be read");
+    }
+
     private static ConfigException catchConfig(Runnable r) {
         try {
             r.run();

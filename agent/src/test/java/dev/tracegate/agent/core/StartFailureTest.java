@@ -93,6 +93,23 @@ class StartFailureTest {
     }
 
     @Test
+    void aFileThatIsNotYamlIsNotToldToSetTheFailOpenItAlreadySaysButWhereItIsRead() throws Exception {
+        // trial9 fail-open-hint-invalid-yaml: the refusal advised 'set fail: open' to a file that says it on line 2
+        Path config = Files.writeString(dir.resolve("tracegate.yaml"), "libraries: [gdpr\nfail: open\n");
+        ForkedAgent.Run run = ForkedAgent.run(dir, "config=" + config, "example.warmup.Host", null, null);
+        assertThat(run.code()).as(run.err()).isEqualTo(78);
+        assertThat(run.out()).doesNotContain("host ran");
+        assertThat(run.err()).doesNotContain("set fail: open")
+                .contains("(fix the configuration, or run the application unsupervised with -Dtracegate.fail=open, TRACEGATE_FAIL=open"
+                        + " or fail=open in the agent argument: the file's 'fail: open' (line 2) is not read either, since the file is not valid YAML)");
+        // the advice works: the property is read although the file is not
+        ForkedAgent.Run advised = ForkedAgent.run(dir, "config=" + config, "example.warmup.Host", null, null, "-Dtracegate.fail=open");
+        assertThat(advised.code()).as(advised.err()).isZero();
+        assertThat(advised.out()).contains("host ran");
+        assertThat(advised.err()).contains("runs UNSUPERVISED because fail=open");
+    }
+
+    @Test
     void aLibraryThatCannotLoadStillEndsTheLogWithExactlyOneUnsupervisedRecord() throws Exception {
         // the supervisor writes this one itself (e0e3805); the start's own clean-up must not add a second
         Path missing = dir.resolve("missing.yaml");
