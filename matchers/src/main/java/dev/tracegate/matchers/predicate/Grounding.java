@@ -61,6 +61,17 @@ public final class Grounding implements Grounder<Event> {
     private final List<Atom> atoms;
     private final Policy policy;
     private final Pred[] preds;
+    /*
+     * The atoms an event can make true or unevaluable: those of its kind that name no tool, kindAtoms[kind], and those
+     * of its kind and tool, toolAtoms[kind * tools + tool]. The others are false on it by their guard (Pred.onlyKind,
+     * Pred.onlyTool), so an event grounds the atoms of its own tool and the tool-less ones, not every tool's.
+     */
+    private final int[][] kindAtoms;
+    private final int[][] toolAtoms;
+    private final int toolCount;
+    /** Every atom, for an event whose full and bare tool names are two different tools of the library. */
+    private final int[] everyAtom;
+    private static final int[] NO_ATOMS = {};
     final Pattern[] patterns;
     /** The patterns with their literal prefilters (analysed once, when the library loads). */
     final TextPattern[] textPatterns;
@@ -114,6 +125,12 @@ public final class Grounding implements Grounder<Event> {
         this.atoms = List.copyOf(atoms);
         this.policy = policy;
         this.preds = c.preds.toArray(new Pred[0]);
+        this.toolCount = c.toolIds.size();   // the tools the atoms name (compiled before this constructor adds a latch's)
+        this.everyAtom = new int[preds.length];
+        for (int g = 0; g < preds.length; g++) everyAtom[g] = g;
+        this.kindAtoms = new int[EventKind.values().length][];
+        this.toolAtoms = new int[EventKind.values().length * toolCount][];
+        guardedAtoms(preds, toolCount, kindAtoms, toolAtoms);
         this.patterns = c.patterns.toArray(new Pattern[0]);
         this.textPatterns = new TextPattern[patterns.length];
         for (int i = 0; i < patterns.length; i++) textPatterns[i] = TextPattern.of(patterns[i]);
@@ -264,17 +281,26 @@ public final class Grounding implements Grounder<Event> {
     }
 
     @Override public int ground(Event event, SessionState state, long[] valuation, long[] unevaluable) {
+        return ground(event, state, valuation, unevaluable, false);
+    }
+
+    private int ground(Event event, SessionState state, long[] valuation, long[] unevaluable, boolean everyAtom) {
         Frame f = frames.take();
         f.prepare(event, state);
         int unev = 0;
         try {
-            Pred[] ps = preds;
-            for (int g = 0; g < ps.length; g++) {
-                int v = ps[g].eval(f);
-                if (v == TRUE) valuation[g >>> 6] |= 1L << g;
-                else if (v == UNEV) {
-                    unev++;
-                    if (unevaluable != null) unevaluable[g >>> 6] |= 1L << g;
+            if (everyAtom) {
+                unev = groundAtoms(this.everyAtom, f, valuation, unevaluable);
+            } else {
+                int full = f.toolFull, bare = f.toolBare;
+                int tool = bare < 0 || bare == full ? full : full < 0 ? bare : -2;
+                if (tool == -2) {
+                    unev = groundAtoms(this.everyAtom, f, valuation, unevaluable);
+                } else {
+                    int k = f.kind.ordinal();
+                    unev = groundAtoms(kindAtoms[k], f, valuation, unevaluable);
+                    // a tool id from toolCount on was added after the atoms (a latch's tool): no atom names it
+                    if (tool >= 0 && tool < toolCount) unev += groundAtoms(toolAtoms[k * toolCount + tool], f, valuation, unevaluable);
                 }
             }
             if (requestAtoms.length > 0 && f.kind == EventKind.RETURN && event.result() != null
@@ -290,6 +316,47 @@ public final class Grounding implements Grounder<Event> {
             frames.give(f);
         }
         return unev;
+    }
+
+    /** Evaluates the atoms {@code atoms} on the frame's event into the valuation; returns how many were unevaluable. */
+    private int groundAtoms(int[] atoms, Frame f, long[] valuation, long[] unevaluable) {
+        Pred[] ps = preds;
+        int unev = 0;
+        for (int i = 0; i < atoms.length; i++) {
+            int g = atoms[i];
+            int v = ps[g].eval(f);
+            if (v == TRUE) valuation[g >>> 6] |= 1L << g;
+            else if (v == UNEV) {
+                unev++;
+                if (unevaluable != null) unevaluable[g >>> 6] |= 1L << g;
+            }
+        }
+        return unev;
+    }
+
+    /** Fills {@link #kindAtoms} and {@link #toolAtoms} from the atoms' guards (equal lists shared). */
+    private static void guardedAtoms(Pred[] preds, int tools, int[][] kindAtoms, int[][] toolAtoms) {
+        Map<List<Integer>, int[]> shared = new HashMap<>();
+        for (EventKind k : EventKind.values()) {
+            List<Integer> any = new ArrayList<>();
+            List<List<Integer>> byTool = new ArrayList<>();
+            for (int t = 0; t < tools; t++) byTool.add(new ArrayList<>());
+            for (int g = 0; g < preds.length; g++) {
+                EventKind only = preds[g].onlyKind();
+                int tool = preds[g].onlyTool();
+                if (only == null || only == k && tool < 0) any.add(g);
+                else if (only == k) byTool.get(tool).add(g);
+            }
+            kindAtoms[k.ordinal()] = shared.computeIfAbsent(any, Grounding::ints);
+            for (int t = 0; t < tools; t++) toolAtoms[k.ordinal() * tools + t] = byTool.get(t).isEmpty() ? NO_ATOMS : shared.computeIfAbsent(byTool.get(t), Grounding::ints);
+        }
+    }
+
+    private static int[] ints(List<Integer> list) { return list.stream().mapToInt(Integer::intValue).toArray(); }
+
+    /** Grounds every atom, the guards aside: what {@link #ground} must agree with (tests). */
+    int groundEveryAtom(Event event, SessionState state, long[] valuation, long[] unevaluable) {
+        return ground(event, state, valuation, unevaluable, true);
     }
 
     /** Grounds without reporting which atoms were unevaluable. */

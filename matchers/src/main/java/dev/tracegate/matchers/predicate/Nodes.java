@@ -75,11 +75,19 @@ final class Nodes {
     abstract static class Pred {
         /** TRUE, FALSE or UNEV. */
         abstract int eval(Frame f);
+
+        /** The one event kind on which this condition can hold (it is FALSE on every other), or null: any kind. */
+        EventKind onlyKind() { return null; }
+
+        /** With {@link #onlyKind}: the one tool (id) whose events it can hold on, or -1: any tool. */
+        int onlyTool() { return -1; }
     }
 
     static final class KindIs extends Pred {
         final EventKind kind;
         KindIs(EventKind kind) { this.kind = kind; }
+        // consent and erasure also hold on a CALL of a consent or erasure tool
+        @Override EventKind onlyKind() { return kind == EventKind.CONSENT || kind == EventKind.ERASURE ? null : kind; }
         @Override int eval(Frame f) {
             if (f.kind == kind) return TRUE;
             if (kind == EventKind.CONSENT) return f.g.consentCall(f) ? TRUE : FALSE;
@@ -92,6 +100,8 @@ final class Nodes {
         final int tool;
         final int pattern; // -1: any arguments
         CallOf(int tool, int pattern) { this.tool = tool; this.pattern = pattern; }
+        @Override EventKind onlyKind() { return EventKind.CALL; }
+        @Override int onlyTool() { return tool; }
         @Override int eval(Frame f) {
             if (!f.isCall || !f.tool(tool)) return FALSE;
             if (pattern < 0) return TRUE;
@@ -103,6 +113,8 @@ final class Nodes {
         final int tool;
         final boolean error;
         ReturnOf(int tool, boolean error) { this.tool = tool; this.error = error; }
+        @Override EventKind onlyKind() { return EventKind.RETURN; }
+        @Override int onlyTool() { return tool; }
         @Override int eval(Frame f) {
             return f.kind == EventKind.RETURN && f.tool(tool) && f.e.error() == error ? TRUE : FALSE;
         }
@@ -112,6 +124,8 @@ final class Nodes {
     abstract static class ArgPred extends Pred {
         final ArgValue arg;
         ArgPred(ArgValue arg) { this.arg = arg; }
+        @Override final EventKind onlyKind() { return EventKind.CALL; }   // the argument is not found (NA) elsewhere
+        @Override final int onlyTool() { return arg.tool; }
         @Override final int eval(Frame f) {
             int s = arg.find(f);   // the tests read the node itself
             if (s != OK) return s == NA ? FALSE : UNEV;
@@ -179,6 +193,8 @@ final class Nodes {
         final int tool; // -1: any (RETURN only)
         final int pattern;
         TextMatches(EventKind kind, int tool, int pattern) { this.kind = kind; this.tool = tool; this.pattern = pattern; }
+        @Override EventKind onlyKind() { return kind; }
+        @Override int onlyTool() { return tool; }
         @Override int eval(Frame f) {
             if (f.kind != kind) return FALSE;
             if (tool >= 0 && !f.tool(tool)) return FALSE;
@@ -258,6 +274,12 @@ final class Nodes {
             this.num = num;
             this.str = str;
             this.ctxSlot = ctxSlot;
+        }
+        /** An argument, or an argument's length, is not found (NA, so FALSE) but on a CALL of its tool. */
+        @Override EventKind onlyKind() { return argument() != null ? EventKind.CALL : null; }
+        @Override int onlyTool() { return argument() != null ? argument().tool : -1; }
+        private ArgValue argument() {
+            return left instanceof ArgValue a ? a : left instanceof Length l ? l.arg : null;
         }
         @Override int eval(Frame f) {
             int s = left.load(f);

@@ -31,7 +31,7 @@ class ReadsContentOracleTest {
      * At least one example per form, each with the session below in mind; context values from each kind of latch
      * (an argument, a constant, a result's field), also as a bound; since with inner atoms of both kinds.
      */
-    private static final List<String> EXAMPLES = List.of(
+    static final List<String> EXAMPLES = List.of(
             "user", "assistant", "call", "return", "consent", "erasure", "end", "call(send_money)",
             "call(send_money, \"DE89\")", "returned(read_invoice)", "failed(send_money)", "arg(amount) > 100",
             "arg(send_money, amount) <= 1000", "arg_matches(recipient, \"DE\")", "arg_matches(send_money, recipient, \"DE\")",
@@ -46,7 +46,7 @@ class ReadsContentOracleTest {
             "run(send_money) >= 1", "sum(send_money, amount) > 10", "context_len > 100", "output_chars > 20", "tokens > 20",
             "depth > 0", "since(call(send_money)) > 2", "since(personal_data) > 2", "since(ctx(total)) > 0");
 
-    private static final Policy POLICY = Policy.builder()
+    static final Policy POLICY = Policy.builder()
             .purpose("billing", "email").purpose("ads")
             .toolPurposes("send_invoice", "billing").toolPurposes("mail_ads", "ads")
             .consentTool("give_consent", "customer", "purposes", "granted")
