@@ -106,7 +106,13 @@ public final class AuditWriter implements AutoCloseable {
         public Settings retry(long initial, long max, TimeUnit unit) { return new Settings(queueSize, onFull, fail, personalData, hmacKey, maxBlockNanos, unit.toNanos(initial), unit.toNanos(max)); }
     }
 
-    private static final int BATCH_BYTES = 64 * 1024;
+    /**
+     * The most bytes handed to the file in one write. When the writer is behind (the queue never empties) each
+     * write is this big, and the kernel's cost per write (file times, size, journal, dirty-page accounting) counts:
+     * 256 KiB rather than 64 KiB took about a tenth of the writer's CPU per tool call off (InterceptedCallCpuTime,
+     * passed calls). At lower rates the batch goes out when the queue is empty, long before it is full.
+     */
+    private static final int BATCH_BYTES = 256 * 1024;
     private static final int DROP_NOTE_EVERY = 256;
     /** Empty polls the writer spins through before it flushes and naps. */
     private static final int SPINS = 64;
