@@ -76,11 +76,16 @@ public record YamlSyntax(int line, int column, String problem, String hint) {
             if (y != null) return y;
         }
         if (problem.contains("expected <block end>") && line >= 1 && line <= lines.length) {
-            int above = previousContentLine(lines, line);
-            if (above > 0) {
+            YamlSyntax block = blockTextOutdented(lines, line, column);
+            if (block != null) return block;
+            int[] like = alignedWith(lines, line);
+            if (like != null) {
+                boolean item = lines[line - 1].stripLeading().startsWith("- ");
+                String above = lines[like[0] - 1].strip();
                 return new YamlSyntax(line, column, "the indentation of this line (" + indent(lines[line - 1]) + " spaces) matches none of"
-                        + " the mappings above it", "indent it like the keys it belongs with: line " + above + " ('" + lines[above - 1].strip()
-                        + "') has " + indent(lines[above - 1]) + " spaces");
+                        + " the mappings above it", (item ? "indent it like the list items it belongs with: the '-' on line "
+                        : "indent it like the keys it belongs with: the first key on line ") + like[0] + " ('" + above + "') has "
+                        + like[1] + " spaces before it" + (!item && above.startsWith("- ") ? " ('- ' counts)" : ""));
             }
         }
         return new YamlSyntax(line, column, problem, null);
@@ -109,9 +114,85 @@ public record YamlSyntax(int line, int column, String problem, String hint) {
                     "write '" + prev + ":' (the indented lines below it are its keys)");
         }
         String key = prevKey.substring(0, prevKey.indexOf(':')).strip();
+        String a = lines[above - 1];
+        int keyAt = indent(a);
+        while (a.startsWith("- ", keyAt)) {   // a list item's keys start after its '- '
+            keyAt += 2;
+            while (keyAt < a.length() && a.charAt(keyAt) == ' ') keyAt++;
+        }
+        int[] item = s.stripLeading().startsWith("- ") ? alignedWith(lines, line) : null;
+        String like = item != null ? "the list items it belongs with: the '-' on line " + item[0] + " ('" + lines[item[0] - 1].strip()
+                + "') has " + item[1] + " spaces before it"
+                : keyAt == indent(a) ? "line " + above + " (" + keyAt + " spaces)"
+                : "line " + above + "'s key '" + key + "' (" + keyAt + " spaces, '- ' counts)";
         return new YamlSyntax(line, indent(s) + 1, "this line is indented under '" + key + "' (line " + above + "), which already has a value",
-                "indent it like line " + above + " (" + indent(lines[above - 1]) + " spaces), or, if it belongs under '" + key
-                        + "', write '" + key + ":' with nothing after it");
+                "indent it like " + like + ", or, if it belongs under '" + key + "', write '" + key + ":' with nothing after it");
+    }
+
+    /**
+     * For a line whose indentation matches no open block: {line, column - 1} of the block above it that it most likely
+     * belongs with, or null. The open blocks are read upwards from the line, each less indented than all lines
+     * between it and the line: a key's mapping starts where its key does ({@code - id: x} has its keys after the
+     * {@code - }), a list where its {@code -} is. A {@code - } line belongs with a list, any other with a mapping; of
+     * those the one nearest in indentation, the deeper one on a tie (the line most likely continues what is above).
+     */
+    private static int[] alignedWith(String[] lines, int line) {
+        boolean item = lines[line - 1].stripLeading().startsWith("- ");
+        int want = indent(lines[line - 1]);
+        int least = Integer.MAX_VALUE;
+        int[] best = null;
+        for (int l = line - 1; l >= 1; l--) {
+            String s = lines[l - 1];
+            String t = s.strip();
+            if (t.isEmpty() || t.startsWith("#")) continue;
+            int at = indent(s);
+            if (at > least) continue;
+            boolean open = at < least;   // less indented than all below: its item's mapping is still open, a sibling's is not
+            least = at;
+            int col = -1;
+            if (item) {
+                if (t.startsWith("- ") || t.equals("-")) col = at;
+            } else {
+                int k = at;
+                while (open && s.startsWith("- ", k)) {
+                    k += 2;
+                    while (k < s.length() && s.charAt(k) == ' ') k++;
+                }
+                if (!s.startsWith("- ", k) && KEY.matcher(s.substring(k)).lookingAt()) col = k;
+            }
+            if (col >= 0 && (best == null || Math.abs(col - want) < Math.abs(best[1] - want))) best = new int[] {l, col};
+        }
+        return best;
+    }
+
+    private static final java.util.regex.Pattern KEY = java.util.regex.Pattern.compile("[^\\s#'\"\\[{][^:#]*:(\\s|$)");
+
+    private static final java.util.regex.Pattern BLOCK_KEY = java.util.regex.Pattern.compile(":\\s+[|>][-+0-9]*\\s*(#.*)?$");
+
+    /**
+     * A line right under {@code key: >} or {@code key: |} that is not indented more than that key: the block's text,
+     * which YAML only reads as such when it is indented deeper; null when the line above opens no block.
+     */
+    private static YamlSyntax blockTextOutdented(String[] lines, int line, int column) {
+        int above = previousContentLine(lines, line);
+        if (above <= 0 || !BLOCK_KEY.matcher(lines[above - 1]).find()) return null;
+        String a = lines[above - 1];
+        int keyAt = indent(a);
+        while (a.startsWith("- ", keyAt)) {
+            keyAt += 2;
+            while (keyAt < a.length() && a.charAt(keyAt) == ' ') keyAt++;
+        }
+        int want = keyAt + 2;
+        for (int l = line + 1; l <= lines.length && !lines[l - 1].isBlank(); l++) {   // the block's other lines, if deeper
+            if (indent(lines[l - 1]) > keyAt) {
+                want = indent(lines[l - 1]);
+                break;
+            }
+        }
+        String key = a.strip().replaceFirst("^(- +)*", "");
+        key = key.substring(0, key.indexOf(':')).strip();
+        return new YamlSyntax(line, column, "this line is the text of '" + key + "' (line " + above + ") but is not indented more than '"
+                + key + "', so YAML reads it as a new key", "indent the text of '" + key + "' more than its key: " + want + " spaces");
     }
 
     /** The last line above {@code line} that holds something other than a comment, or 0. */

@@ -110,7 +110,11 @@ class LibraryReaderErrorsTest {
                                 + "  hint: add the closing quote at the end of the value, or escape a quote inside it"),
                 Arguments.of("line indented between two levels", "library: x\ncontracts:\n  - id: a\n    guarantee: G !p\n   message: m\n",
                         "lib.yaml:5:4: not valid YAML: the indentation of this line (3 spaces) matches none of the mappings above it\n"
-                                + "  hint: indent it like the keys it belongs with: line 4 ('guarantee: G !p') has 4 spaces"),
+                                + "  hint: indent it like the keys it belongs with: the first key on line 4 ('guarantee: G !p') has 4 spaces before it"),
+                Arguments.of("key of a list item indented like its '-'", "library: ops\ncontracts:\n  - id: ops.search-cap\n   guarantee: G p\n",
+                        "lib.yaml:4:4: not valid YAML: the indentation of this line (3 spaces) matches none of the mappings above it\n"
+                                + "  hint: indent it like the keys it belongs with: the first key on line 3 ('- id: ops.search-cap') has 4 spaces"
+                                + " before it ('- ' counts)"),
                 Arguments.of("value holding ': '", "library: x\ncontracts:\n  - id: a\n    guarantee: G !p\n    message: Don't: do it\n",
                         "lib.yaml:5:14: not valid YAML: the value of 'message' contains ': ', which YAML reads as the start of another key\n"
                                 + "  hint: quote the value: message: \"Don't: do it\""),
