@@ -286,25 +286,24 @@ public final class DataCategoryExtractor {
      */
     private static void scan(CharSequence text, int len, SpanSink sink, int[] starts, int[] digitStarts, int[] marks, char[] chars,
             long skip, long stop, SpanSink.Mask found, boolean fused) {
-        // the pre-pass and the detectors read a copy (one bulk copy beats a String.charAt per char read)
+        // e-mail addresses first, on the text itself: when one ends the scan (stop), the text is not copied
+        int firstAt = nextAt(text, 0, len);
+        if (firstAt >= 0 && firstAt < len && (skip & EMAIL) == 0) {
+            emails(text, firstAt, len, sink, (stop & EMAIL) != 0);
+            if (stop != 0 && (found.mask() & stop) != 0) return;
+        }
+        // the pre-pass and the other detectors read a copy (one bulk copy beats a String.charAt per char read)
         char[] cs = chars;
-        int firstAt, firstColon;
+        int firstColon;
         if (text instanceof String str) {
             str.getChars(0, len, cs, 0);
-            firstAt = str.indexOf('@'); // vectorised searches; one past the scanned part counts as none
-            firstColon = str.indexOf(':');
+            firstColon = str.indexOf(':'); // a vectorised search; one past the scanned part counts as none
         } else {
             for (int i = 0; i < len; i++) cs[i] = text.charAt(i);
-            firstAt = 0;
-            while (firstAt < len && cs[firstAt] != '@') firstAt++;
             firstColon = 0;
             while (firstColon < len && cs[firstColon] != ':') firstColon++;
         }
         if (firstColon >= len) firstColon = -1;
-        if (firstAt >= 0 && firstAt < len && (skip & EMAIL) == 0) {
-            emails(cs, firstAt, len, sink);
-            if (stop != 0 && (found.mask() & stop) != 0) return;
-        }
         int digits = 0, spaceDigits = 0;
         // Word starts (an alphanumeric char after a non-alphanumeric one, or first): every detector but
         // e-mail, phone and IPv6 can only begin a span there, so they visit these instead of every char.
@@ -645,22 +644,34 @@ public final class DataCategoryExtractor {
 
     // ---- e-mail
 
-    /** E-mail addresses around each '@' from {@code firstAt} (the first one) on. */
-    private static void emails(char[] s, int firstAt, int len, SpanSink sink) {
+    /**
+     * E-mail addresses around each '@' of {@code s[0, len)} from {@code firstAt} (the first one) on; with
+     * {@code one}, only the first address (the caller stops at it). Reads the text itself: a few chars around
+     * each '@', found by a vectorised search in a String.
+     */
+    private static void emails(CharSequence s, int firstAt, int len, SpanSink sink, boolean one) {
         int from = 0;
-        for (int p = firstAt; p < len; p++) {
-            if (s[p] != '@' || p < from) continue;
+        for (int p = firstAt; p >= 0 && p < len; p = nextAt(s, p + 1, len)) {
+            if (p < from) continue;
             int a = p;
-            while (a > 0 && localChar(s[a - 1])) a--;
-            while (a < p && s[a] == '.') a++;
+            while (a > 0 && localChar(s.charAt(a - 1))) a--;
+            while (a < p && s.charAt(a) == '.') a++;
             if (a == p) continue;
             int b = p + 1;
-            while (b < len && domainChar(s[b])) b++;
-            while (b > p + 1 && (s[b - 1] == '.' || s[b - 1] == '-')) b--;
+            while (b < len && domainChar(s.charAt(b))) b++;
+            while (b > p + 1 && (s.charAt(b - 1) == '.' || s.charAt(b - 1) == '-')) b--;
             if (!validDomain(s, p + 1, b)) continue;
             sink.add(a, b, DataCategory.EMAIL);
+            if (one) return;
             from = b;
         }
+    }
+
+    /** The first '@' of {@code s} at or after {@code from}: -1 or at least {@code len} when none is before {@code len}. */
+    private static int nextAt(CharSequence s, int from, int len) {
+        if (s instanceof String str) return str.indexOf('@', from);
+        for (int p = from; p < len; p++) if (s.charAt(p) == '@') return p;
+        return -1;
     }
 
     private static boolean localChar(char c) {
@@ -669,12 +680,12 @@ public final class DataCategoryExtractor {
 
     private static boolean domainChar(char c) { return isAsciiAlnum(c) || c == '.' || c == '-'; }
 
-    private static boolean validDomain(char[] s, int a, int b) {
+    private static boolean validDomain(CharSequence s, int a, int b) {
         if (b - a < 4) return false;
         int lastDot = -1;
         int labelLen = 0;
         for (int i = a; i < b; i++) {
-            char c = s[i];
+            char c = s.charAt(i);
             if (c == '.') {
                 if (labelLen == 0) return false;
                 lastDot = i;
@@ -684,8 +695,8 @@ public final class DataCategoryExtractor {
             }
         }
         if (lastDot < 0 || b - lastDot - 1 < 2) return false;
-        for (int i = lastDot + 1; i < b; i++) if (!isAsciiLetter(s[i])) return false;
-        return s[a] != '-';
+        for (int i = lastDot + 1; i < b; i++) if (!isAsciiLetter(s.charAt(i))) return false;
+        return s.charAt(a) != '-';
     }
 
     // ---- payment cards
