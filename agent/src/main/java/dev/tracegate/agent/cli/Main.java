@@ -47,7 +47,15 @@ public final class Main implements Callable<Integer> {
             line.addSubcommand(command);
         }
         line.setExecutionExceptionHandler((e, cmd, parsed) -> failed(e, cmd));
-        return line.execute(args);
+        try {
+            return line.execute(args);
+        } catch (OutOfMemoryError e) {
+            // an Error passes picocli's handler; unanswered it kills the JVM with a stack trace and exit 1 ("a contract fails")
+            System.err.println("tracegate: out of memory (Java heap, max " + Runtime.getRuntime().maxMemory() / (1 << 20) + " MB): the input"
+                    + " needs more than the JVM may use. Give it more (java -Xmx2g -jar tracegate-agent.jar ...), or, for replay,"
+                    + " replay the traces in parts (sessions that end with an end line free their memory; open ones hold it to the end)");
+            return INTERNAL_ERROR;
+        }
     }
 
     /** No command given: the full usage, with the list of commands, as a usage error. */

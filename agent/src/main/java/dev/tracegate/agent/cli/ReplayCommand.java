@@ -67,25 +67,59 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--no-progress", description = "no progress bar on standard error")
     boolean noProgress;
 
-    /** What one session showed, per contract. */
+    /**
+     * What one session showed, per contract. The per-contract arrays are made on the session's first violation,
+     * withheld event or broken assumption, and a session that ends with nothing to report shares one end report, so
+     * a replay of millions of quiet sessions holds little more than their ids.
+     */
     private static final class SessionReport {
         final String id;
-        final String[] firstFail;
-        final String[] firstBreak;
+        private final int contracts;
+        String[] firstFail;
+        String[] firstBreak;
         /** An environment event withheld because it would break the assumption (enforce mode): the contract stays ACTIVE. */
-        final String[] firstWithheld;
-        final int[] withheld;
-        final int[] fires;
+        String[] firstWithheld;
+        int[] withheld;
+        int[] fires;
         EndReport end;
 
         SessionReport(String id, int contracts) {
             this.id = id;
-            this.firstFail = new String[contracts];
-            this.firstBreak = new String[contracts];
-            this.firstWithheld = new String[contracts];
-            this.withheld = new int[contracts];
-            this.fires = new int[contracts];
+            this.contracts = contracts;
         }
+
+        /** Makes the per-contract arrays before the first write. */
+        SessionReport touched() {
+            if (firstFail == null) {
+                firstFail = new String[contracts];
+                firstBreak = new String[contracts];
+                firstWithheld = new String[contracts];
+                withheld = new int[contracts];
+                fires = new int[contracts];
+            }
+            return this;
+        }
+
+        String firstFail(int c) { return firstFail == null ? null : firstFail[c]; }
+
+        String firstBreak(int c) { return firstBreak == null ? null : firstBreak[c]; }
+
+        String firstWithheld(int c) { return firstWithheld == null ? null : firstWithheld[c]; }
+
+        int withheld(int c) { return withheld == null ? 0 : withheld[c]; }
+
+        int fires(int c) { return fires == null ? 0 : fires[c]; }
+    }
+
+    /** The end report every session that ends with all contracts ACTIVE and nothing unmet shares (its id and count unused). */
+    private EndReport quietEnd;
+
+    /** {@code r}, or the shared one when it says nothing beyond "all ACTIVE". */
+    private EndReport shared(EndReport r) {
+        if (r == null || !r.unmet().isEmpty()) return r;
+        for (Verdict v : r.verdicts()) if (v != Verdict.ACTIVE) return r;
+        if (quietEnd == null) quietEnd = r;
+        return quietEnd;
     }
 
     @Override
@@ -159,7 +193,7 @@ final class ReplayCommand implements Callable<Integer> {
                     }
                     Session s = monitor.session(e.session());
                     if (e.kind() == EventKind.END) {
-                        rep.end = monitor.end(s);
+                        rep.end = shared(monitor.end(s));
                         live.remove(rep.id);
                         continue;
                     }
@@ -178,6 +212,7 @@ final class ReplayCommand implements Callable<Integer> {
                         int c = d.contract(i);
                         String where = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase()
                                 + (e.tool() == null ? "" : " " + e.tool()) + ")";
+                        rep.touched();
                         if (d.kind() == Decision.Kind.SUPPRESS && !d.applied()) {   // enforce: withheld, nothing broken
                             rep.withheld[c]++;
                             if (rep.firstWithheld[c] == null) rep.firstWithheld[c] = where;
@@ -193,9 +228,9 @@ final class ReplayCommand implements Callable<Integer> {
                         int[] after = w.nextStates();
                         int[] before = w.statesBefore();
                         for (int c : assumed) {
-                            if (rep.firstBreak[c] == null && lib.contracts().verdict(c, after) == Verdict.IDLE
+                            if (rep.firstBreak(c) == null && lib.contracts().verdict(c, after) == Verdict.IDLE
                                     && lib.contracts().verdict(c, before) != Verdict.IDLE) {
-                                rep.firstBreak[c] = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase()
+                                rep.touched().firstBreak[c] = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase()
                                         + (e.tool() == null ? "" : " " + e.tool()) + ") by an agent event";
                             }
                         }
@@ -213,14 +248,14 @@ final class ReplayCommand implements Callable<Integer> {
         }
         for (SessionReport rep : live.values()) {
             Session s = monitor.find(rep.id);
-            if (s != null) rep.end = monitor.end(s);
+            if (s != null) rep.end = shared(monitor.end(s));
         }
         progress.done();
         double seconds = (System.nanoTime() - started) / 1e9;
         boolean anyFail = false;
         for (SessionReport rep : reports) {
             for (int c = 0; c < n; c++) {
-                if (rep.firstFail[c] != null || (rep.end != null && rep.end.verdicts().get(c) == Verdict.FAIL)) anyFail = true;
+                if (rep.firstFail(c) != null || (rep.end != null && rep.end.verdicts().get(c) == Verdict.FAIL)) anyFail = true;
             }
         }
         if (format.equals("json")) printJson(lib, reports, events, skipped, unevaluable, unevaluableAt, seconds);
@@ -264,21 +299,21 @@ final class ReplayCommand implements Callable<Integer> {
             for (int c = 0; c < n; c++) {
                 Verdict v = rep.end == null ? Verdict.ACTIVE : rep.end.verdicts().get(c);
                 String id = lib.info().get(c).id();
-                if (rep.firstFail[c] != null) {
-                    b.append("\n  ").append(id).append(": violated first at ").append(rep.firstFail[c]).append(" (").append(rep.fires[c])
-                            .append(rep.fires[c] == 1 ? " event" : " events").append(")");
+                if (rep.firstFail(c) != null) {
+                    b.append("\n  ").append(id).append(": violated first at ").append(rep.firstFail(c)).append(" (").append(rep.fires(c))
+                            .append(rep.fires(c) == 1 ? " event" : " events").append(")");
                     quiet = false;
                 }
-                if (rep.firstWithheld[c] != null) {
-                    b.append("\n  ").append(id).append(": withheld ").append(rep.firstWithheld[c]).append(", which would have broken its assumption:")
-                            .append(" the contract stays in force (not IDLE)").append(rep.withheld[c] > 1 ? " (" + rep.withheld[c] + " events withheld)" : "");
+                if (rep.firstWithheld(c) != null) {
+                    b.append("\n  ").append(id).append(": withheld ").append(rep.firstWithheld(c)).append(", which would have broken its assumption:")
+                            .append(" the contract stays in force (not IDLE)").append(rep.withheld(c) > 1 ? " (" + rep.withheld(c) + " events withheld)" : "");
                     quiet = false;
                 }
-                if (rep.firstBreak[c] != null) {
-                    b.append("\n  ").append(id).append(": assumption broken first at ").append(rep.firstBreak[c]);
+                if (rep.firstBreak(c) != null) {
+                    b.append("\n  ").append(id).append(": assumption broken first at ").append(rep.firstBreak(c));
                     quiet = false;
                 }
-                if (v != Verdict.ACTIVE && rep.firstFail[c] == null) {
+                if (v != Verdict.ACTIVE && rep.firstFail(c) == null) {
                     b.append("\n  ").append(id).append(": ").append(v).append(" at end");
                     quiet = false;
                 }
@@ -299,8 +334,8 @@ final class ReplayCommand implements Callable<Integer> {
             long fires = 0;
             int unmet = 0;
             for (SessionReport rep : reports) {
-                if (rep.firstFail[c] != null) sessions++;
-                fires += rep.fires[c];
+                if (rep.firstFail(c) != null) sessions++;
+                fires += rep.fires(c);
                 if (rep.end != null) {
                     for (EndReport.Obligation o : rep.end.unmet()) if (o.contract() == c) unmet++;
                 }
@@ -589,12 +624,12 @@ final class ReplayCommand implements Callable<Integer> {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("id", lib.info().get(c).id());
                 m.put("verdict", rep.end == null ? "ACTIVE" : rep.end.verdicts().get(c).name());
-                m.put("firstViolation", rep.firstFail[c]);
+                m.put("firstViolation", rep.firstFail(c));
                 // the first event that broke the assumption or, withheld, would have (a withheld one comes first: after a break none is)
-                m.put("firstAssumptionBreak", rep.firstWithheld[c] != null ? rep.firstWithheld[c] : rep.firstBreak[c]);
-                m.put("assumptionBrokenAt", rep.firstBreak[c]);
-                m.put("withheld", rep.withheld[c]);
-                m.put("events", rep.fires[c]);
+                m.put("firstAssumptionBreak", rep.firstWithheld(c) != null ? rep.firstWithheld(c) : rep.firstBreak(c));
+                m.put("assumptionBrokenAt", rep.firstBreak(c));
+                m.put("withheld", rep.withheld(c));
+                m.put("events", rep.fires(c));
                 List<String> unmet = new ArrayList<>();
                 if (rep.end != null) {
                     for (EndReport.Obligation o : rep.end.unmet()) if (o.contract() == c) unmet.add(o.pending() == null ? "" : o.pending());
