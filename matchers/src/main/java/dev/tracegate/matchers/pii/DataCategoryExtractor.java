@@ -311,13 +311,15 @@ public final class DataCategoryExtractor {
         // Digit starts: the word starts at an ASCII digit, the only ones where cards, IPv4 and phone numbers
         // (besides marks) begin; prose has few.
         // With fused, a word start at an ASCII letter is kept for the walk only when a word-start detector
-        // may begin there (LOWERCASE_STARTS, UPPERCASE_STARTS, mayEndGermanicStreet), by the codes of its
-        // first three chars, read past the word's end unchecked: two zero chars follow the text. The walk then
+        // may begin there (LOWERCASE_STARTS, UPPERCASE_STARTS, FOURTH_CODES, mayEndGermanicStreet), by the codes
+        // of its first four chars, read past the word's end unchecked: three zero chars follow the text. The walk then
         // visits a tenth of prose's word starts; ipv6, which needs them all, finds them again (rarely: only a
         // text with an IPv6-like run of colons gets there). Without fused, every start is kept.
         cs[len] = 0;
         cs[len + 1] = 0;
+        cs[len + 2] = 0;
         long[] lowerKeep = fused ? LOWERCASE_STARTS : EVERY_START, upperKeep = fused ? UPPERCASE_STARTS : EVERY_START;
+        int[] fourthKeep = fused ? FOURTH_CODES : EVERY_FOURTH;
         char[] classes = CHAR_CLASS;
         int n = 0, nm = 0, nd = 0;
         int startClasses = 0; // union of the classes of the chars that start words (terms begin with a letter there)
@@ -336,8 +338,10 @@ public final class DataCategoryExtractor {
             if ((k & (C_LOWER | C_UPPER)) != 0) {
                 int second = classes[cs[i + 1]];
                 int key = ((k >>> CODE_SHIFT) - 1) * CODES * CODES + (second >>> CODE_SHIFT) * CODES + (classes[cs[i + 2]] >>> CODE_SHIFT);
-                if ((k & C_LOWER) != 0) kept = (int) (lowerKeep[key >>> 6] >>> key) & 1;
-                else kept = ((upperKeep[key >>> 6] >>> key) & 1) != 0 || (second & (C_UPPER | C_DIGIT)) != 0 ? 1 : -1;
+                long[] keep = (k & C_LOWER) != 0 ? lowerKeep : upperKeep;
+                kept = (int) (keep[key >>> 6] >>> key) & 1;
+                if (kept != 0) kept = fourthKeep[key] >>> (classes[cs[i + 3]] >>> CODE_SHIFT) & 1; // most words fail before
+                if (kept == 0 && (k & C_UPPER) != 0) kept = (second & (C_UPPER | C_DIGIT)) != 0 ? 1 : -1;
             } else {
                 kept = 1;
                 if ((k & C_DIGIT) != 0) {
@@ -520,6 +524,11 @@ public final class DataCategoryExtractor {
         return y == ' ' || y == '-' || y == '.' || (CHAR_CLASS[y] & C_LETTER) != 0;
     }
 
+    /** The key of LOWERCASE_STARTS of a word's first three chars (ASCII letters). */
+    private static int wordKey(char[] w) {
+        return ((w[0] - 'a') * CODES + (CHAR_CLASS[w[1]] >>> CODE_SHIFT)) * CODES + (CHAR_CLASS[w[2]] >>> CODE_SHIFT);
+    }
+
     /** Every word start of {@code s[0, len)} into {@code starts} (as the pre-pass finds them unfiltered); returns how many. */
     private static int wordStarts(char[] s, int len, int[] starts) {
         int n = 0;
@@ -533,7 +542,7 @@ public final class DataCategoryExtractor {
     }
 
     /** Chars after the text in the copy the scan reads (zeros: no class, code 0), so the pre-pass reads {@code i + 2} unchecked. */
-    private static final int PAD = 2;
+    private static final int PAD = 3;
 
     // Char classes for the pre-pass: an ASCII digit (counted), letter (any), alphanumeric (any), hex digit, marks
     // ': + (', and an ASCII lowercase letter; above CODE_SHIFT a code for LOWERCASE_STARTS: 1..26 an ASCII letter
@@ -556,8 +565,17 @@ public final class DataCategoryExtractor {
      * ASCII letter or digit second (NINO, NIE, UK postcode) and a word {@link #mayEndGermanicStreet}.
      */
     private static final long[] UPPERCASE_STARTS = new long[LOWERCASE_STARTS.length];
-    /** Every lowercase word start: the detector-by-detector walk visits them all. */
+    /**
+     * For each key of LOWERCASE_STARTS and UPPERCASE_STARTS, the codes (bit {@code code}) the fourth char may
+     * have: where the key is a term's or month name's first three letters, the fourth letter of each such word
+     * longer than three, and for a word of three letters any code but a letter's (it must end there: a
+     * month name may go on with '.'); a char above ASCII always. Every code for every other key (IBAN, PO
+     * box, Romance street, a char above ASCII among the three).
+     */
+    private static final int[] FOURTH_CODES = new int[26 * CODES * CODES];
+    /** Every lowercase word start and every fourth char: the detector-by-detector walk visits them all. */
     private static final long[] EVERY_START = new long[LOWERCASE_STARTS.length];
+    private static final int[] EVERY_FOURTH = new int[FOURTH_CODES.length];
 
     static {
         for (int c = 0; c < 65536; c++) {
@@ -593,9 +611,32 @@ public final class DataCategoryExtractor {
             }
         }
         System.arraycopy(LOWERCASE_STARTS, 0, UPPERCASE_STARTS, 0, LOWERCASE_STARTS.length);
+        java.util.Arrays.fill(EVERY_FOURTH, -1);
+        java.util.Arrays.fill(FOURTH_CODES, -1);
+        // the keys of terms and month names (all ASCII letters first): only the fourth chars they go on with
+        List<char[]> words = new ArrayList<>();
+        for (char[] t : TERM_WORDS) words.add(t);
+        for (String m : MONTHS) words.add(m.toCharArray());
+        for (char[] w : words) FOURTH_CODES[wordKey(w)] = 1 << CODE_ABOVE_ASCII;
+        for (char[] w : words) {
+            if (w.length > 3) FOURTH_CODES[wordKey(w)] |= 1 << (CHAR_CLASS[w[3]] >>> CODE_SHIFT);
+            else FOURTH_CODES[wordKey(w)] |= ~(((1 << 27) - 1) & ~1); // no letter (codes 1..26) after a word of three
+        }
+        // keys where another detector may begin: every fourth char
         for (char[] w : ROMANCE_BEFORE_NUMBER) {
-            int key = ((w[0] - 'a') * CODES + w[1] - 'a' + 1) * CODES + w[2] - 'a' + 1;
+            int key = wordKey(w);
             UPPERCASE_STARTS[key >>> 6] |= 1L << key;
+            FOURTH_CODES[key] = -1;
+        }
+        for (int first = 0; first < 26; first++) {
+            for (int second = 0; second < CODES; second++) {
+                for (int third = 0; third < CODES; third++) {
+                    int key = (first * CODES + second) * CODES + third;
+                    if (first == 'p' - 'a' || second == CODE_ABOVE_ASCII || third == CODE_ABOVE_ASCII || third == CODE_DIGIT) {
+                        FOURTH_CODES[key] = -1;
+                    }
+                }
+            }
         }
     }
 

@@ -14,9 +14,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The mask path's pre-pass leaves word starts out of the detector walk by the codes of their first three
- * chars (lowercase and capitalised words), and capitalised words by what follows them (a Germanic street
+ * or four chars (lowercase and capitalised words), and capitalised words by what follows them (a Germanic street
  * needs a space and a digit after its run of letters, '-' and '.'). These texts sit on both sides of
- * every such test: term and month prefixes cut after each letter and in every case, PO boxes and other
+ * every such test: term and month prefixes cut after each letter and in every case, three-letter terms and
+ * months before a letter, a digit, a space or the end, PO boxes and other
  * p-words, Romance and Germanic street forms with their near misses, NINO/NIE/postcode/IBAN shapes,
  * chars above ASCII second or third (some case-map to ASCII letters), and texts ending one or two chars
  * after a word start. The oracle is {@link ReferenceDataCategoryExtractor}.
@@ -36,6 +37,8 @@ class WordStartPrefilterTest {
         "\u00E9", "\u00C9t\u00E9", "d\u00E9", "ma\u0131", "\u0131ban", "\u017Fept", "\u212Aelvin", "\u0130stanbul", "\u00DF", "Stra\u00DFe 5",
         "Ma\u00DF", "Xa\u00DF", "P\u00F6", "\u00B2", "\u0661\u0662", "12", "1985", "7", "-", ".", ",", " ", "  ", "\n", "\"", ":", "@",
         "ann@example.com", "+44 20 7946 0958", "4111 1111 1111 1111", "192.168.0.1", "fe80::1",
+        "hiv", "HIV", "hivx", "hiv-", "mri scan", "MRI-scan", "pay slip", "net worth", "network", "can", "cancer", "all",
+        "allergy", "there", "them", "dec", "decide", "December", "sept", "septx", "jan1", "ma\u212Ach", "ban\u212A account",
     };
 
     private static final List<String> VALUES = ExtractorEquivalenceTest.fixtureValues();
