@@ -8,6 +8,7 @@ import dev.tracegate.matchers.event.EventKind;
 import dev.tracegate.matchers.pii.CategorySpan;
 import dev.tracegate.matchers.pii.DataCategoryExtractor;
 
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -52,15 +53,19 @@ final class Redaction {
 
     /** Text with every detected personal-data span replaced by {@code [redacted: category]}. */
     String redactText(Library lib, String text) {
+        return redactText(lib, text, null);
+    }
+
+    /**
+     * Text with the detected spans of the categories in {@code only} (the categories the refusing contracts name)
+     * replaced by {@code [redacted: category]}, the rest of it as it was; every detected span when {@code only} is null.
+     */
+    String redactText(Library lib, String text, Set<String> only) {
         if (text == null) return null;
-        List<CategorySpan> spans = DataCategoryExtractor.INSTANCE.spans(text);
-        StringBuilder b = new StringBuilder(text.length());
-        int at = 0;
-        for (CategorySpan s : spans) {
-            if (s.start() < at) continue;
-            b.append(text, at, s.start()).append("[redacted: ").append(s.category().key()).append(']');
-            at = s.end();
+        List<CategorySpan> spans = new ArrayList<>();
+        for (CategorySpan s : DataCategoryExtractor.INSTANCE.spans(text)) {
+            if (only == null || only.contains(s.category().key())) spans.add(s);
         }
-        return b.append(text.substring(at)).toString();
+        return dev.tracegate.matchers.predicate.Redaction.mask(text, spans);
     }
 }

@@ -2,6 +2,8 @@ package dev.tracegate.matchers.predicate;
 
 import dev.tracegate.matchers.pii.CategorySpan;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 
@@ -27,5 +29,51 @@ public record Redaction(Set<String> excessCategories, List<String> argumentPaths
     /** True when nothing needs removing. */
     public boolean isEmpty() {
         return argumentPaths.isEmpty() && textSpans.isEmpty() && resultSpans.isEmpty() && excessCategories.isEmpty();
+    }
+
+    /** The event's text with {@link #textSpans} masked (see {@link #mask}). */
+    public String maskText(String text) {
+        return mask(text, textSpans);
+    }
+
+    /** The event's result with {@link #resultSpans} masked (see {@link #mask}). */
+    public String maskResult(String result) {
+        return mask(result, resultSpans);
+    }
+
+    /**
+     * {@code text} with each span replaced by {@code [redacted: category]}, whatever order the spans come in (a detector
+     * reports its own kind's spans together, so an e-mail found after a card number may come first). Spans that overlap
+     * or touch are masked as one, named by the category of the one that starts first (the longest among those). A span
+     * that reaches past the text is an error: it was found in another text.
+     */
+    public static String mask(String text, List<CategorySpan> spans) {
+        if (text == null || spans.isEmpty()) return text;
+        List<CategorySpan> byStart = new ArrayList<>(spans);
+        byStart.sort(Comparator.comparingInt(CategorySpan::start).thenComparing(Comparator.comparingInt(CategorySpan::end).reversed()));
+        StringBuilder b = new StringBuilder(text.length());
+        int at = 0;
+        int i = 0;
+        while (i < byStart.size()) {
+            CategorySpan first = byStart.get(i);
+            if (first.end() > text.length()) {
+                throw new IllegalArgumentException("span [" + first.start() + ", " + first.end() + ") of " + first.category().key()
+                        + " reaches past the end of a text of " + text.length() + " chars: it belongs to another text");
+            }
+            int end = first.end();
+            int j = i + 1;
+            while (j < byStart.size() && byStart.get(j).start() <= end) {
+                end = Math.max(end, byStart.get(j).end());
+                if (end > text.length()) {
+                    throw new IllegalArgumentException("span [" + byStart.get(j).start() + ", " + byStart.get(j).end() + ") reaches past the end"
+                            + " of a text of " + text.length() + " chars: it belongs to another text");
+                }
+                j++;
+            }
+            b.append(text, at, first.start()).append("[redacted: ").append(first.category().key()).append(']');
+            at = end;
+            i = j;
+        }
+        return b.append(text, at, text.length()).toString();
     }
 }

@@ -2,9 +2,19 @@ package dev.tracegate.matchers.predicate;
 
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.event.EventKind;
+import dev.tracegate.matchers.pii.CategorySpan;
+import dev.tracegate.matchers.pii.DataCategory;
+import dev.tracegate.matchers.pii.DataCategoryExtractor;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RedactionTest {
     private final Policy policy = Policy.builder()
@@ -26,6 +36,7 @@ class RedactionTest {
         assertThat(r.textSpans()).extracting(sp -> sp.in(e.text())).containsExactly("+44 20 7946 0958");
         assertThat(r.resultSpans()).isEmpty();
         assertThat(r.isEmpty()).isFalse();
+        assertThat(r.maskText(e.text())).isEqualTo("Ann's number is [redacted: phone], mail ann@example.com");
     }
 
     @Test void nothingToRedactWithoutPurposeOrExcess() {
@@ -33,5 +44,61 @@ class RedactionTest {
         assertThat(g.redaction(noPurpose).isEmpty()).isTrue();
         Event needed = Event.call("s", 1, "send_invoice", "{\"to\":\"ann@example.com\"}");
         assertThat(g.redaction(needed).isEmpty()).isTrue();
+    }
+
+    /**
+     * trial9 redact-answer-other-category: the extractor gives an e-mail's span before a card's that comes earlier in
+     * the text; masking them in the order given skipped the card (and a redacted answer that still held the card was
+     * replaced whole by the notice).
+     */
+    @Test void masksTheSpansWhateverOrderTheyComeIn() {
+        String text = "The card on file is 4111 1111 1111 1111, we write to ada@example.com.";
+        List<CategorySpan> spans = DataCategoryExtractor.INSTANCE.spans(text);
+        assertThat(spans).extracting(CategorySpan::category).contains(DataCategory.EMAIL, DataCategory.PAYMENT_CARD);
+        assertThat(Redaction.mask(text, spans)).isEqualTo("The card on file is [redacted: payment_card], we write to [redacted: email].");
+        List<CategorySpan> cards = spans.stream().filter(s -> s.category() == DataCategory.PAYMENT_CARD).toList();
+        assertThat(Redaction.mask(text, cards)).isEqualTo("The card on file is [redacted: payment_card], we write to ada@example.com.");
+        assertThat(Redaction.mask(text, List.of())).isSameAs(text);
+        assertThatThrownBy(() -> Redaction.mask("short", List.of(new CategorySpan(2, 9, DataCategory.EMAIL))))
+                .hasMessageContaining("reaches past the end of a text of 5 chars");
+    }
+
+    /**
+     * Masking agrees with a reference that works char by char: every char a span covers is gone, each maximal run of
+     * covered chars becomes one {@code [redacted: c]} named by the span that starts it (the longest, then the first
+     * given), every other char stays in place; spans in random order, overlapping, nested and touching.
+     */
+    @Property(tries = 1000)
+    void maskingAgreesWithACharByCharReference(@ForAll long seed) {
+        Random rnd = new Random(seed);
+        StringBuilder t = new StringBuilder();
+        int len = rnd.nextInt(40);
+        for (int i = 0; i < len; i++) t.append((char) ('a' + rnd.nextInt(26)));
+        String text = t.toString();
+        List<CategorySpan> spans = new ArrayList<>();
+        DataCategory[] cats = DataCategory.values();
+        for (int k = rnd.nextInt(6); k > 0 && len > 0; k--) {
+            int s = rnd.nextInt(len);
+            int e = s + 1 + rnd.nextInt(Math.min(8, len - s));
+            spans.add(new CategorySpan(s, e, cats[rnd.nextInt(cats.length)]));
+        }
+        assertThat(Redaction.mask(text, spans)).as("%s over %s", spans, text).isEqualTo(referenceMask(text, spans));
+    }
+
+    private static String referenceMask(String text, List<CategorySpan> spans) {
+        boolean[] covered = new boolean[text.length()];
+        for (CategorySpan s : spans) for (int i = s.start(); i < s.end(); i++) covered[i] = true;
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < text.length(); ) {
+            if (!covered[i]) {
+                out.append(text.charAt(i++));
+                continue;
+            }
+            CategorySpan best = null;
+            for (CategorySpan s : spans) if (s.start() == i && (best == null || s.end() > best.end())) best = s;
+            out.append("[redacted: ").append(best.category().key()).append(']');
+            while (i < text.length() && covered[i]) i++;
+        }
+        return out.toString();
     }
 }
