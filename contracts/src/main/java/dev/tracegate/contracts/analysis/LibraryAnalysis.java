@@ -162,10 +162,14 @@ public final class LibraryAnalysis {
                         "no non-empty trace satisfies both the assumption and the guarantee of '" + c.id() + "'", List.of()));
             }
         }
-        Formula allA = Formula.Const.TRUE;
-        for (Contract c : contracts) allA = Formulas.and(allA, c.assume());
-        if (Boolean.TRUE.equals(emptyOrNull(Formulas.and(axioms, allA), out, ids(contracts)))) {
-            out.add(new Finding(Kind.INCOMPATIBLE, ids(contracts), "the assumptions cannot all hold on one trace", List.of()));
+        List<Contract> assuming = new ArrayList<>();
+        for (Contract c : contracts) if (!(c.assume() instanceof Formula.Const k && k.value())) assuming.add(c);
+        if (Boolean.TRUE.equals(emptyOrNull(assumptions(assuming, axioms), out, ids(assuming)))) {
+            List<Contract> core = minimalIncompatible(assuming, axioms);
+            out.add(new Finding(Kind.INCOMPATIBLE, ids(core.isEmpty() ? assuming : core), core.size() == 1
+                    ? "the assumption of '" + core.get(0).id() + "' cannot hold on any non-empty trace"
+                    : "the assumptions of these contracts cannot all hold on one non-empty trace; dropping any one of them"
+                    + " resolves it (contracts without an assumption are left out)", List.of()));
         }
         List<Contract> consistent = new ArrayList<>();
         for (Contract c : contracts) {
@@ -186,6 +190,33 @@ public final class LibraryAnalysis {
         Formula f = axioms;
         for (Contract c : cs) f = Formulas.and(f, Formulas.and(c.assume(), c.guarantee()));
         return f;
+    }
+
+    private static Formula assumptions(List<Contract> cs, Formula axioms) {
+        Formula f = axioms;
+        for (Contract c : cs) f = Formulas.and(f, c.assume());
+        return f;
+    }
+
+    /**
+     * Deletion-based minimal subset whose assumptions cannot hold together: drop each contract not needed for it
+     * (as {@link #minimalConflict} does for assumption and guarantee). Empty when the event axioms alone cannot hold.
+     */
+    private List<Contract> minimalIncompatible(List<Contract> cs, Formula axioms) {
+        List<Contract> core = new ArrayList<>(cs);
+        for (int i = 0; i < core.size(); ) {
+            List<Contract> without = new ArrayList<>(core);
+            without.remove(i);
+            boolean empty;
+            try {
+                empty = emptyNonEmptyTraces(compiler.compile(assumptions(without, axioms)));
+            } catch (StateLimitException e) {
+                empty = false;
+            }
+            if (empty) core = without;
+            else i++;
+        }
+        return core;
     }
 
     /** Deletion-based minimal unsatisfiable core: drop each contract that is not needed for the conflict. */
