@@ -94,11 +94,18 @@ public final class SpringAiApp {
         private final boolean providerLoop;
         /** Stream a text reply word by word (else each reply is one chunk). */
         private final boolean chunks;
+        /** stream() runs this model's own call() when subscribed, on a worker (an adapter streaming over a blocking model). */
+        private final boolean deferredCall;
 
         ScriptedModel(String scenario, boolean providerLoop, boolean chunks) {
+            this(scenario, providerLoop, chunks, false);
+        }
+
+        ScriptedModel(String scenario, boolean providerLoop, boolean chunks, boolean deferredCall) {
             this.scenario = scenario;
             this.providerLoop = providerLoop;
             this.chunks = chunks;
+            this.deferredCall = deferredCall;
         }
 
         @Override
@@ -119,6 +126,12 @@ public final class SpringAiApp {
         /** Streams the same replies, each as one chunk (as a provider would, without going through call()). */
         @Override
         public Flux<ChatResponse> stream(Prompt prompt) {
+            if (deferredCall) {
+                return Flux.defer(() -> {
+                    Console.line("MODEL CALL ON " + Thread.currentThread().getName());
+                    return chunked(call(prompt));
+                }).subscribeOn(Schedulers.boundedElastic());
+            }
             return internalStream(prompt);
         }
 
@@ -236,7 +249,12 @@ public final class SpringAiApp {
 
     private static ChatClient.ChatClientRequestSpec request(String scenario, boolean providerLoop, boolean toolAdvisor, boolean chunks,
                                                             String conversation, String message) {
-        ChatClient client = ChatClient.builder(new ScriptedModel(scenario, providerLoop, chunks)).build();
+        return request(scenario, providerLoop, toolAdvisor, chunks, false, conversation, message);
+    }
+
+    private static ChatClient.ChatClientRequestSpec request(String scenario, boolean providerLoop, boolean toolAdvisor, boolean chunks,
+                                                            boolean deferredCall, String conversation, String message) {
+        ChatClient client = ChatClient.builder(new ScriptedModel(scenario, providerLoop, chunks, deferredCall)).build();
         ChatClient.ChatClientRequestSpec request = client.prompt().user(message).tools(new OfficeTools())
                 .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, conversation));
         return toolAdvisor ? request.advisors(ToolCallAdvisor.builder().build()) : request;
@@ -256,6 +274,7 @@ public final class SpringAiApp {
         boolean chunks = false;
         boolean direct = false;
         boolean streamInAdvisor = false;
+        boolean deferredCall = false;
         String conversation = "conv-42";
         List<String> positional = new ArrayList<>();
         for (String arg : args) {
@@ -273,6 +292,8 @@ public final class SpringAiApp {
                 direct = true;
             } else if (arg.equals("--stream-in-advisor")) {
                 streamInAdvisor = true;
+            } else if (arg.equals("--deferred-call")) {
+                deferredCall = true;
             } else if (arg.startsWith("--conversation=")) {
                 conversation = arg.substring("--conversation=".length());
             } else {
@@ -313,7 +334,7 @@ public final class SpringAiApp {
                 Console.line("ANSWER: " + answer);
                 return;
             }
-            ChatClient.ChatClientRequestSpec request = request(scenario, providerLoop, toolAdvisor, chunks, conversation, message);
+            ChatClient.ChatClientRequestSpec request = request(scenario, providerLoop, toolAdvisor, chunks, deferredCall, conversation, message);
             String answer;
             if (stream) {
                 List<String> received = request.stream().content().doOnNext(chunk -> Console.line("CHUNK: " + chunk)).collectList().block();

@@ -347,6 +347,44 @@ class SpringAiTest {
         assertThat(blocked.stderr()).as(blocked.toString()).contains("BLOCK ASSISTANT springai-stream session=conv-adv2");
     }
 
+    /**
+     * trial9 springai-deferred-call-in-stream: a model whose stream() runs its own call() inside Flux.defer on a worker
+     * (an adapter streaming over a blocking model). The call is nested in the stream: its messages are the conversation's,
+     * checked once there, never again in session default on the worker; its answer is checked before it is streamed.
+     */
+    @Test
+    void aModelStreamThatRunsItsOwnCallLaterOnAWorkerIsCheckedOnceInTheConversation(@TempDir Path dir) throws IOException {
+        ForkedJvm.Result r = run("trace=true", "--stream", "--chunks", "--deferred-call", "--conversation=conv-d1", "chat");
+        assertThat(r.stdout()).as(r.toString()).contains("MODEL CALL ON boundedElastic-").contains("ANSWER: the secret code is 1234");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("USER springai session=conv-d1 -> KEEP")
+                .contains("ASSISTANT springai session=conv-d1 -> KEEP")
+                .doesNotContain("session=default");
+        assertThat(count(r.stderr(), "USER ")).as(r.toString()).isEqualTo(1);
+        assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+        // a violating answer: refused in the conversation before any of it is streamed; its record keeps the model's text
+        Path library = dir.resolve("no-secrets.yaml");
+        Files.writeString(library, String.join("\n", "tracegate: 1", "library: no-secrets", "contracts:",
+                "  - id: out.no-secret", "    guarantee: G(!output_matches(\"secret code\"))",
+                "    message: The answer disclosed a secret code.", "    next: Tell the user it cannot be shared.", ""));
+        Path audit = dir.resolve("audit.jsonl");
+        ForkedJvm.Result blocked = run("libraries=" + library + ",audit.path=" + audit + ",audit.personal-data=clear",
+                "--stream", "--chunks", "--deferred-call", "--conversation=conv-d2", "chat");
+        assertThat(blocked.stdout()).as(blocked.toString())
+                .contains("ANSWER: [tracegate] The answer disclosed a secret code. Tell the user it cannot be shared.");
+        assertThat(chunks(blocked)).as("no chunk of the refused answer was shown: %s", blocked).doesNotContain("1234", "is");
+        List<JsonNode> messages = new ArrayList<>();
+        ObjectMapper json = new ObjectMapper();
+        for (String line : Files.readAllLines(audit)) {
+            JsonNode node = json.readTree(line);
+            if (node.path("kind").asText().equals("user") || node.path("kind").asText().equals("assistant")) messages.add(node);
+        }
+        assertThat(messages).as(Files.readString(audit)).hasSize(2).allMatch(m -> m.path("session").asText().equals("conv-d2"));
+        assertThat(messages.get(1).path("kind").asText()).isEqualTo("assistant");
+        assertThat(messages.get(1).path("decision").asText()).isEqualTo("block");
+        assertThat(messages.get(1).path("text").asText()).isEqualTo("the secret code is 1234");
+    }
+
     @Test
     void aViolatingStreamedAnswerInShadowModeIsLoggedAndChangesNothing() {
         ForkedJvm.Result r = run("shadow=true,blockOutput=secret code", "--direct", "--chunks", "chat");

@@ -275,8 +275,16 @@ public final class Dispatcher {
      * stream), or null when there is nothing to check with: no agent core installed, or no chunk reader for the framework.
      */
     public static StreamCheck streamCheck(String framework, String session) {
+        return streamCheck(framework, session, null);
+    }
+
+    /**
+     * As {@link #streamCheck(String, String)}, for a stream made for {@code request}: a model call for the same request
+     * while the stream is subscribed is nested in it ({@link StreamCheck#answering}).
+     */
+    public static StreamCheck streamCheck(String framework, String session, Object request) {
         AnswerChunks chunks = CHUNKS.get(framework);
-        return target == null || chunks == null ? null : new StreamCheck(framework, session, chunks);
+        return target == null || chunks == null ? null : new StreamCheck(framework, session, chunks, request);
     }
 
     /**

@@ -1,6 +1,9 @@
 package dev.tracegate.agent.bootstrap;
 
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -17,8 +20,16 @@ import java.util.function.Supplier;
  * the stream before {@code END}: an answer that never completed is not checked.
  *
  * <p>Reactor delivers one subscription's signals one at a time (Reactive Streams rule 1.3), so an answer needs no lock.
+ *
+ * <p>While a subscription runs (from {@code scanWith}'s seed to {@code doFinally(check)}), the check is open for the
+ * model request its stream was made for ({@link #answering}): a model call or stream for that same request made then, on
+ * any thread (a wrapper model whose {@code stream} runs its {@code call} inside {@code Flux.defer} on a worker, where no
+ * conversation of the caller is set), produces the chunks this check reads, so it belongs to this stream's conversation
+ * ({@link #session()}): its USER was checked when the stream was made; a blocking call's answer is checked there, before
+ * any chunk of it is shown, and then {@link #coveredByCall()} spares the stream a second check of the same answer. The open
+ * checks are slots scanned only while one is open; with every slot taken a nested call is checked as an outer one.
  */
-public final class StreamCheck implements Supplier<Object> {
+public final class StreamCheck implements Supplier<Object>, Consumer<Object> {
 
     /** Appended after the model's chunks; never reaches the host. */
     public static final Object END = new Object() {
@@ -34,20 +45,93 @@ public final class StreamCheck implements Supplier<Object> {
     /** The mapper for {@code mapNotNull}: the chunk itself, at {@code END} nothing, a notice chunk, or the violation thrown. */
     public static final Function<Object, Object> EMIT = new Emit();
 
+    /** The checks whose streams are subscribed now, one entry per subscription (null: a free slot). */
+    private static final AtomicReferenceArray<StreamCheck> OPEN = new AtomicReferenceArray<StreamCheck>(256);
+    /** Number of entries of {@link #OPEN}: zero, the common case, answers {@link #answering} at once. */
+    private static final AtomicInteger OPEN_COUNT = new AtomicInteger();
+
     private final String framework;
     private final String session;
     private final AnswerChunks chunks;
+    /** The model request (Spring AI's {@code Prompt}) the stream answers, compared by identity; null for none. */
+    private final Object request;
+    /** Answers of nested blocking calls checked for this stream and not yet met at a subscription's end. */
+    private final AtomicInteger covered = new AtomicInteger();
 
-    StreamCheck(String framework, String session, AnswerChunks chunks) {
+    StreamCheck(String framework, String session, AnswerChunks chunks, Object request) {
         this.framework = framework;
         this.session = session;
         this.chunks = chunks;
+        this.request = request;
     }
 
-    /** A new answer for one subscription (the seed of {@code scanWith}; {@code EMIT} drops it). */
+    /** A new answer for one subscription (the seed of {@code scanWith}; {@code EMIT} drops it): the check is open meanwhile. */
     @Override
     public Object get() {
+        if (request != null) {
+            for (int i = 0; i < OPEN.length(); i++) {
+                if (OPEN.get(i) == null && OPEN.compareAndSet(i, null, this)) {
+                    OPEN_COUNT.incrementAndGet();
+                    break;
+                }
+            }
+        }
         return new Answer(this);
+    }
+
+    /** The subscription ended (completed, failed or cancelled: {@code doFinally}): one entry of this check is closed. */
+    @Override
+    public void accept(Object signal) {
+        if (request == null) {
+            return;
+        }
+        for (int i = 0; i < OPEN.length(); i++) {
+            if (OPEN.get(i) == this && OPEN.compareAndSet(i, this, null)) {
+                OPEN_COUNT.decrementAndGet();
+                return;
+            }
+        }
+    }
+
+    /**
+     * The check of a subscribed stream made for {@code request} (the same object), or null: a model call for it now is
+     * nested in that stream.
+     */
+    public static StreamCheck answering(Object request) {
+        int open = OPEN_COUNT.get();
+        if (open == 0 || request == null) {
+            return null;
+        }
+        for (int i = 0, seen = 0; i < OPEN.length() && seen < open; i++) {
+            StreamCheck c = OPEN.get(i);
+            if (c != null) {
+                if (c.request == request) {
+                    return c;
+                }
+                seen++;
+            }
+        }
+        return null;
+    }
+
+    /** The session the stream's answer is checked in. */
+    public String session() {
+        return session;
+    }
+
+    /** A nested blocking call checked the answer this stream passes on: the subscription's end does not check it again. */
+    public void coveredByCall() {
+        covered.incrementAndGet();
+    }
+
+    /** Takes one answer a nested call checked, if any. */
+    private boolean takeCovered() {
+        for (int c = covered.get(); c > 0; c = covered.get()) {
+            if (covered.compareAndSet(c, c - 1)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** One subscription's answer so far. */
@@ -91,6 +175,9 @@ public final class StreamCheck implements Supplier<Object> {
             }
             if (text.length() == 0) {
                 return null;
+            }
+            if (check.takeCovered()) {
+                return null;   // a nested blocking call's answer, checked (and replaced if need be) before it was streamed
             }
             String replacement = Dispatcher.onAssistantMessage(check.framework, check.session, text.toString());
             if (replacement == null) {

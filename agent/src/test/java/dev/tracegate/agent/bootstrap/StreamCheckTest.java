@@ -135,6 +135,82 @@ class StreamCheckTest {
         assertThat(Dispatcher.internalErrors() - before).isEqualTo(2);
     }
 
+    /** The advice's wiring for a stream made for {@code request}. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Flux<Object> checkedFor(Object request, Flux<Object> chunks) {
+        StreamCheck check = Dispatcher.streamCheck("test-stream", "conv-1", request);
+        return chunks.concatWith(Mono.just(StreamCheck.END)).scanWith(check, StreamCheck.STEP).mapNotNull(StreamCheck.EMIT)
+                .doFinally((java.util.function.Consumer) check);
+    }
+
+    @Test
+    void aModelCallForTheRequestOfASubscribedStreamIsNestedInItOnAnyThreadUntilTheSubscriptionEnds() {
+        Object prompt = new Object(), other = new Object();
+        List<String> seen = new ArrayList<>();
+        // the model's stream runs its own call when subscribed, on a worker thread (no nesting depth of the caller there)
+        Flux<Object> deferred = Flux.defer(() -> {
+            StreamCheck same = StreamCheck.answering(prompt);
+            seen.add("same " + (same == null ? null : same.session()) + ", other " + StreamCheck.answering(other));
+            return Flux.<Object>just("the ", "answer");
+        }).subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic());
+        Flux<Object> stream = checkedFor(prompt, deferred);
+        assertThat(StreamCheck.answering(prompt)).as("assembled, not subscribed").isNull();
+        assertThat(stream.collectList().block()).containsExactly("the ", "answer");
+        assertThat(seen).containsExactly("same conv-1, other null");
+        assertThat(checked).containsExactly("conv-1|the answer");
+        // doFinally runs on the worker after the completion reached block(): wait for it rather than race it
+        assertThat(closedEventually(prompt)).as("completed").isTrue();
+        // a subscription that fails or is cancelled closes as well
+        assertThatThrownBy(() -> checkedFor(prompt, Flux.error(new IllegalStateException("model down"))).blockLast())
+                .hasMessageContaining("model down");
+        assertThat(StreamCheck.answering(prompt)).as("failed").isNull();
+        reactor.core.Disposable running = checkedFor(prompt, Flux.never()).subscribe();
+        assertThat(StreamCheck.answering(prompt)).as("subscribed").isNotNull();
+        running.dispose();
+        assertThat(StreamCheck.answering(prompt)).as("cancelled").isNull();
+        // two subscriptions of one stream: open until both end
+        reactor.core.Disposable first = checkedFor(prompt, Flux.never()).subscribe();
+        Flux<Object> twice = checkedFor(other, Flux.never());
+        reactor.core.Disposable a = twice.subscribe(), b = twice.subscribe();
+        a.dispose();
+        assertThat(StreamCheck.answering(other)).isNotNull();
+        b.dispose();
+        assertThat(StreamCheck.answering(other)).isNull();
+        assertThat(StreamCheck.answering(prompt)).isNotNull();
+        first.dispose();
+        assertThat(StreamCheck.answering(prompt)).isNull();
+    }
+
+    /** Whether the stream for {@code request} closes within a generous bound (its doFinally may run just after block() returns). */
+    private static boolean closedEventually(Object request) {
+        for (int i = 0; i < 1000; i++) {
+            if (StreamCheck.answering(request) == null) {
+                return true;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void anAnswerANestedCallCheckedIsNotCheckedAgainAtTheEndOfTheStream() {
+        Object prompt = new Object();
+        Flux<Object> deferred = Flux.defer(() -> {
+            StreamCheck.answering(prompt).coveredByCall();   // what the model call's advice does once it checked the answer
+            return Flux.<Object>just("checked ", "already");
+        }).subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic());
+        assertThat(checkedFor(prompt, deferred).collectList().block()).containsExactly("checked ", "already");
+        assertThat(checked).isEmpty();
+        // the next subscription's answer, which no nested call checked, is checked
+        assertThat(checkedFor(prompt, Flux.just("fresh")).collectList().block()).containsExactly("fresh");
+        assertThat(checked).containsExactly("conv-1|fresh");
+    }
+
     @Test
     void withoutAnAgentCoreOrAChunkReaderThereIsNoCheck() {
         assertThat(Dispatcher.streamCheck("no-such-stream", "s")).isNull();

@@ -59,7 +59,12 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * conversation id, else "default"). A violation appends one more chunk carrying the notice, or, with
  * {@code block.style: exception}, ends the stream with {@code TracegateViolation} as its error. A {@code ChatClient} calls
  * {@code stream} once per model round, so each round is checked once (a round that asks for tools has no answer text);
- * its advisors then see the notice as part of the answer, as the application does.
+ * its advisors then see the notice as part of the answer, as the application does. A model call or stream for the same
+ * {@code Prompt} while that stream is subscribed (a model whose {@code stream} runs its own {@code call} later, inside
+ * {@code Flux.defer}, on a worker thread where the conversation is not set) is nested in it: its USER is not checked
+ * again; a blocking call's answer is checked in the stream's conversation, before it is streamed (so a violation is
+ * replaced before any of it is shown), and the stream does not check it a second time; a nested stream's chunks are
+ * checked by the outer stream only.
  */
 public final class SpringAiHooks implements Hooks {
 
@@ -327,9 +332,16 @@ public final class SpringAiHooks implements Hooks {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(value = 0, readOnly = false) Prompt prompt,
-                          @Advice.Local("tgOuter") boolean outer) {
+                          @Advice.Local("tgOuter") boolean outer,
+                          @Advice.Local("tgStream") StreamCheck stream) {
             outer = Dispatcher.enterModel();
             if (!outer || prompt == null) {
+                return;
+            }
+            // for the prompt of a stream being answered (a model whose stream runs its own call later, e.g. inside
+            // Flux.defer on a worker): that stream's conversation, whose USER was checked when the stream was made
+            stream = StreamCheck.answering(prompt);
+            if (stream != null) {
                 return;
             }
             List<Message> messages = prompt.getInstructions();
@@ -357,8 +369,10 @@ public final class SpringAiHooks implements Hooks {
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
-        @SuppressWarnings("unchecked")
-        static void exit(@Advice.Local("tgOuter") boolean outer,
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        static void exit(@Advice.Argument(0) Prompt prompt,
+                         @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Local("tgStream") StreamCheck stream,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned) {
             Dispatcher.exitModel();
             if (!outer) {
@@ -366,11 +380,16 @@ public final class SpringAiHooks implements Hooks {
             }
             try {
                 if (returned instanceof Flux) {
-                    StreamCheck check = Dispatcher.streamCheck(STREAM, Dispatcher.session("default"));
+                    if (stream != null) {
+                        return;   // a nested stream's chunks are the outer stream's, which checks them
+                    }
+                    StreamCheck check = Dispatcher.streamCheck(STREAM, Dispatcher.session("default"), prompt);
                     if (check != null) {
+                        // open for this prompt from the subscription (scanWith's seed) to its end (doFinally)
                         returned = ((Flux<Object>) returned).concatWith(Mono.just(StreamCheck.END))
                                 .scanWith(check, StreamCheck.STEP)
-                                .mapNotNull(StreamCheck.EMIT);
+                                .mapNotNull(StreamCheck.EMIT)
+                                .doFinally((java.util.function.Consumer) check);
                     }
                     return;
                 }
@@ -383,7 +402,11 @@ public final class SpringAiHooks implements Hooks {
                 }
                 AssistantMessage output = response.getResult().getOutput();
                 if (output != null && output.getText() != null && !output.getText().isEmpty() && !output.hasToolCalls()) {
-                    String replacement = Dispatcher.onAssistantMessage("springai", Dispatcher.session("default"), output.getText());
+                    String replacement = Dispatcher.onAssistantMessage("springai",
+                            stream != null ? stream.session() : Dispatcher.session("default"), output.getText());
+                    if (stream != null) {
+                        stream.coveredByCall();   // checked here, before the stream shows it: not again at its end
+                    }
                     if (replacement != null) {
                         returned = new ChatResponse(Collections.singletonList(new Generation(new AssistantMessage(replacement))), response.getMetadata());
                     }
