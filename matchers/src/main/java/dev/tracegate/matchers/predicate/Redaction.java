@@ -1,10 +1,12 @@
 package dev.tracegate.matchers.predicate;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.tracegate.matchers.pii.CategorySpan;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -75,5 +77,69 @@ public record Redaction(Set<String> excessCategories, List<String> argumentPaths
             i = j;
         }
         return b.append(text, at, text.length()).toString();
+    }
+
+    /**
+     * The argument paths ({@code profile.card}, {@code notes.1}: array elements by their index in {@code before}) that
+     * {@code before} holds and {@code after} no longer does, when {@code after} was made from {@code before} by removing
+     * object fields and array elements at any depth: the topmost removed node of each branch. An array element of
+     * {@code after} is matched to the first element of {@code before} it can have come from, so where two readings give
+     * the same {@code after} (equal elements) the earlier elements are the ones kept. A value of {@code after} that is
+     * not such a remainder of {@code before}'s at the same place (changed, not removed) is named as removed too: the
+     * original is gone.
+     */
+    public static List<String> removedPaths(JsonNode before, JsonNode after) {
+        List<String> out = new ArrayList<>();
+        removed(before, after, "", out);
+        return out;
+    }
+
+    private static void removed(JsonNode before, JsonNode after, String path, List<String> out) {
+        if (before.equals(after)) return;
+        if (before.isObject() && after.isObject()) {
+            for (Map.Entry<String, JsonNode> en : before.properties()) {
+                String p = path.isEmpty() ? en.getKey() : path + "." + en.getKey();
+                JsonNode now = after.get(en.getKey());
+                if (now == null) out.add(p);
+                else removed(en.getValue(), now, p, out);
+            }
+            return;
+        }
+        if (before.isArray() && after.isArray()) {
+            int j = 0;
+            for (int i = 0; i < before.size(); i++) {
+                String p = path.isEmpty() ? Integer.toString(i) : path + "." + i;
+                // each element of after goes to the first element of before it can be a remainder of (the earliest place is
+                // as good as any for the rest); when as many are left on both sides, nothing more went: they pair in order
+                if (j < after.size() && (after.size() - j == before.size() - i || remainderOf(before.get(i), after.get(j)))) {
+                    removed(before.get(i), after.get(j), p, out);
+                    j++;
+                } else {
+                    out.add(p);
+                }
+            }
+            return;
+        }
+        out.add(path);
+    }
+
+    /** Whether {@code after} can be {@code before} with some fields and elements removed at any depth. */
+    private static boolean remainderOf(JsonNode before, JsonNode after) {
+        if (before.equals(after)) return true;
+        if (before.isObject() && after.isObject()) {
+            for (Map.Entry<String, JsonNode> en : after.properties()) {
+                JsonNode was = before.get(en.getKey());
+                if (was == null || !remainderOf(was, en.getValue())) return false;
+            }
+            return true;
+        }
+        if (before.isArray() && after.isArray()) {
+            int j = 0;
+            for (int i = 0; i < before.size() && j < after.size(); i++) {
+                if (remainderOf(before.get(i), after.get(j))) j++;
+            }
+            return j == after.size();
+        }
+        return false;
     }
 }
