@@ -160,6 +160,8 @@ public final class AuditWriter implements AutoCloseable {
     private byte[] lineKind = new byte[1024];
     private long[][] noteCounts = new long[1024][];
     private boolean batchFailed;        // the batch holds lines whose write failed: reconcile on reopen
+    /** The record being written: polled, but not yet a line of the batch nor counted as lost or failed (null: none). */
+    private AuditRecord inHand;
     private long retryDelay;
     private long nextRetryAt;
     private long truncatedToNote;
@@ -399,6 +401,8 @@ public final class AuditWriter implements AutoCloseable {
      */
     private void countUnwritten() {
         for (int i = 0; i < 1000 && inFlight.get() != 0; i++) LockSupport.parkNanos(1_000_000);
+        if (inHand != null) lost.increment();   // polled, but neither in the batch nor counted when the error came
+        inHand = null;
         for (AuditRecord r = queue.relaxedPoll(); r != null; r = queue.relaxedPoll()) lost.increment();
         for (int i = 0; i < lineCount; i++) if (lineKind[i] == EVENT) lost.increment();
         lineCount = 0;
@@ -433,9 +437,9 @@ public final class AuditWriter implements AutoCloseable {
     }
 
     private void write(AuditRecord r) {
+        inHand = r;
         if (!healthy) {
-            lost.increment();
-            lostToNote.increment();
+            loseInHand();
             return;
         }
         if (r.table != null && lines.libraryNumber(r.table) == 0) {
@@ -443,8 +447,7 @@ public final class AuditWriter implements AutoCloseable {
             lines.library(r.table);
             appendLine(META, null);
             if (!healthy) {
-                lost.increment();
-                lostToNote.increment();
+                loseInHand();
                 return;
             }
         }
@@ -453,10 +456,17 @@ public final class AuditWriter implements AutoCloseable {
         } catch (RuntimeException | LinkageError | StackOverflowError e) {
             // an argument object of the host whose toString() fails must not stop the log
             internalErrors.increment();
+            inHand = null;
             lastError = "could not encode the audit record " + r + ": " + e + "; the record is not written. Report this as a bug.";
             return;
         }
-        appendLine(EVENT, null);
+        appendLine(EVENT, null);   // into the batch, or given back as lost: either way no longer in hand
+    }
+
+    private void loseInHand() {
+        lost.increment();
+        lostToNote.increment();
+        inHand = null;
     }
 
     /**
@@ -517,14 +527,14 @@ public final class AuditWriter implements AutoCloseable {
         lineKind[lineCount] = kind;
         noteCounts[lineCount] = counts;
         lineCount++;
+        if (kind == EVENT) inHand = null;   // counted with the batch's lines from here on
         batch.put(batchLen++, (byte) '\n');
     }
 
     /** A line that will never be written: its event is lost, its note's counts wait for the next note. */
     private void giveBack(byte kind, long[] counts) {
         if (kind == EVENT) {
-            lost.increment();
-            lostToNote.increment();
+            loseInHand();   // the record in hand, or (reconcile) a line of a failed batch while none is
         } else if (kind == NOTE) {
             droppedToNote.add(counts[QUEUE_FULL]);
             lostToNote.add(counts[LOST]);

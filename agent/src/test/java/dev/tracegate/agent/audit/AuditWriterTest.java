@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tracegate.agent.audit.AuditWriter.Admission;
 import dev.tracegate.agent.config.FailPolicy;
 import dev.tracegate.agent.config.OnFull;
+import dev.tracegate.agent.config.PersonalData;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -433,6 +434,51 @@ class AuditWriterTest {
     @Test
     void aRefusalCountedWhileTheReopenIsWritingIsStillNotedUnderFailClosed() throws Exception {
         aRecordCountedWhileTheReopenIsWritingIsStillNoted(FailPolicy.CLOSED);
+    }
+
+    /**
+     * A sink that throws an Error the writer does not retry (here an AssertionError; an OutOfMemoryError would do the
+     * same) stops the writer thread. Every accepted record is then written or counted as lost, including the one whose
+     * line was waiting for the full batch to be written when the error came: it was neither in the batch nor in the
+     * queue, and went uncounted.
+     */
+    @Test
+    void aWriterStoppedByAnErrorCountsEveryAcceptedRecordItDidNotWrite() throws Exception {
+        Path p = dir.resolve("stopped.jsonl");
+        Gate gate = new Gate();
+        java.util.concurrent.atomic.AtomicReference<Error> breakWith = new java.util.concurrent.atomic.AtomicReference<>();
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, out -> {
+            OutputStream gated = gate.wrap(out);
+            return new FilterOutputStream(gated) {
+                @Override public void write(byte[] b, int off, int len) throws IOException {
+                    Error e = breakWith.get();
+                    if (e != null) throw e;
+                    gated.write(b, off, len);
+                }
+            };
+        }), AuditWriter.Settings.defaults().queueSize(2048).personalData(PersonalData.CLEAR));
+        gate.armed = true;
+        assertThat(w.append(rec("s", 0))).isEqualTo(Admission.ACCEPTED);
+        gate.entered.await();                       // the writer is writing record 0
+        // about 1.5 MB of lines, all queued before the writer goes on: it fills a whole batch before it writes again
+        int n = 1500;
+        for (int i = 1; i <= n; i++) {
+            AuditRecord r = AuditRecord.of("s", i, "CALL", Decision.PASS).tool("t").args(Map.of("pad", "x".repeat(1000)));
+            assertThat(w.append(r)).isEqualTo(Admission.ACCEPTED);
+        }
+        breakWith.set(new AssertionError("injected: a sink that fails in a way the writer does not retry"));
+        gate.armed = false;
+        gate.open.countDown();                      // record 0 is written; the full batch's write throws
+        await(() -> !w.isHealthy());
+        w.close(10, TimeUnit.SECONDS);
+
+        assertThat(w.lastError()).contains("the audit writer thread stopped on an unexpected error").contains("injected");
+        assertThat(w.internalErrors()).isEqualTo(1);
+        assertThat(w.accepted()).isEqualTo(n + 1);
+        assertThat(w.written()).isEqualTo(1);
+        assertThat(w.written() + w.lost()).as("written %d, lost %d", w.written(), w.lost()).isEqualTo(w.accepted());
+        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+        assertThat(seqsBySession(p).get("s")).containsExactly(0L);
     }
 
     @Test
