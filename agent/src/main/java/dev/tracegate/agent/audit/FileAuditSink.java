@@ -14,17 +14,26 @@ import java.util.function.UnaryOperator;
 /**
  * An audit log in one file, appended to across runs (rotation is not done: use an external tool between
  * runs); a named pipe or a device is written as a stream, each opening starting a new segment.
+ *
+ * <p>One process at a time: the file is locked while it is open ({@link FileChannel#tryLock}). A second process
+ * configured with the same path (a child JVM that inherited {@code JAVA_TOOL_OPTIONS} and the configuration, such as
+ * an MCP stdio server) would interleave its lines with the first one's and break both chains, so it writes to a
+ * sibling of its own instead, {@code name.pid-N.jsonl}, and says so once. A file system without locks is written
+ * unlocked.
  */
 public final class FileAuditSink implements AuditSink {
     private static final int CHUNK = 8192;
 
     private final Path path;
+    /** The file written: {@link #path}, or its sibling for this process while another holds the path's lock (writer thread only). */
+    private Path current;
     private final UnaryOperator<OutputStream> wrap;
     /** No wrapping stream: the writer may write the file's channel directly. */
     private final boolean direct;
 
     public FileAuditSink(Path path) {
         this.path = Objects.requireNonNull(path, "path");
+        this.current = path;
         this.wrap = UnaryOperator.identity();
         this.direct = true;
     }
@@ -32,15 +41,50 @@ public final class FileAuditSink implements AuditSink {
     /** A file sink whose stream passes through {@code wrap} (tests use it to slow writes down or make them fail). */
     public FileAuditSink(Path path, UnaryOperator<OutputStream> wrap) {
         this.path = Objects.requireNonNull(path, "path");
+        this.current = path;
         this.wrap = Objects.requireNonNull(wrap, "wrap");
         this.direct = false;
     }
 
+    /** The configured path. */
     public Path path() { return path; }
 
-    @Override public String describe() { return path.toString(); }
+    /** The file written: the configured path, or this process's sibling of it when another process holds its lock. */
+    public Path current() { return current; }
+
+    @Override public String describe() { return current.toString(); }
 
     @Override public Opened open() throws IOException {
+        // once on its own file, a process stays there: going back would splice its chain into the other one's
+        if (current.equals(path)) {
+            Opened o = open(path);
+            if (o != null) return o;
+        }
+        Path own = sibling(path, ProcessHandle.current().pid());
+        Opened o = open(own);
+        if (o == null) {
+            throw new IOException("audit.path " + path + " and this process's own " + own + " are both locked by other processes;"
+                    + " give each process its own audit.path");
+        }
+        if (!own.equals(current)) {
+            dev.tracegate.agent.core.AgentLog.warn("the audit log " + path + " is being written by another process (it holds the"
+                    + " file's lock), so this process writes its own chain to " + own + " instead of breaking that one's;"
+                    + " give each process its own audit.path (a child JVM inherits -javaagent through JAVA_TOOL_OPTIONS)");
+        }
+        current = own;
+        return o;
+    }
+
+    /** {@code audit.jsonl} gives {@code audit.pid-42.jsonl}; a name without an extension gets {@code .pid-42} at its end. */
+    static Path sibling(Path path, long pid) {
+        String name = path.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        String own = dot > 0 ? name.substring(0, dot) + ".pid-" + pid + name.substring(dot) : name + ".pid-" + pid;
+        return path.resolveSibling(own);
+    }
+
+    /** Opens {@code path} for appending; null when another process (or another writer of this JVM) holds its lock. */
+    private Opened open(Path path) throws IOException {
         Path parent = path.toAbsolutePath().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
             for (Path p = parent; p != null; p = p.getParent()) {
@@ -62,8 +106,12 @@ public final class FileAuditSink implements AuditSink {
         }
         FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
+            if (!lock(ch)) {
+                ch.close();
+                return null;
+            }
             long size = ch.size();
-            checkIsAuditLog(ch, size);
+            checkIsAuditLog(path, ch, size);
             long cut = 0;
             byte[] last = null;
             if (size > 0) {
@@ -87,11 +135,25 @@ public final class FileAuditSink implements AuditSink {
         }
     }
 
+    /**
+     * Takes the file's exclusive lock, held until the channel closes; false when another process or another writer in
+     * this JVM holds it. A file system that has no locks (some network ones) answers with an error: written unlocked.
+     */
+    private static boolean lock(FileChannel ch) {
+        try {
+            return ch.tryLock() != null;
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
     private static final byte[] HEADER_START = ("{\"prev\":\"" + AuditLines.GENESIS + "\",\"rec\":\"header\"")
             .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /** Refuses to append to a file that does not start as an audit log (a mistyped audit.path must not damage another file). */
-    private void checkIsAuditLog(FileChannel ch, long size) throws IOException {
+    private static void checkIsAuditLog(Path path, FileChannel ch, long size) throws IOException {
         if (size == 0) return;
         int n = (int) Math.min(size, HEADER_START.length);
         byte[] start = read(ch, 0, n);

@@ -54,6 +54,13 @@ public final class AgentLauncher {
             // a reason left by an earlier attach that failed is not this start's
             System.clearProperty(FAILED);
             File jar = agentJar();
+            if (!attached && runsOwnCommandLine(jar, System.getProperty("sun.java.command"))) {
+                // JAVA_TOOL_OPTIONS=-javaagent:... set for a host also reaches `java -jar tracegate-agent.jar audit verify`:
+                // supervising that JVM would only append a segment to the very log it is reading
+                System.err.println("[tracegate] INFO not supervising tracegate's own command line (" + jar.getName()
+                        + " is both its -javaagent and its -jar, e.g. through JAVA_TOOL_OPTIONS)");
+                return;
+            }
             instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar));
             ClassLoader loader = new AgentClassLoader(jar, ClassLoader.getSystemClassLoader());
             Class<?> core = Class.forName(CORE, true, loader);
@@ -66,6 +73,22 @@ public final class AgentLauncher {
             rethrowStartFailure(e.getCause());
         } catch (Exception | LinkageError e) {
             rethrowStartFailure(e);
+        }
+    }
+
+    /** Whether this JVM was started as {@code java -jar <the agent jar> ...} ({@code command}: its {@code sun.java.command}). */
+    static boolean runsOwnCommandLine(File jar, String command) {
+        if (command == null || command.isEmpty()) return false;
+        try {
+            File own = jar.getCanonicalFile();
+            // the jar's path may hold spaces: try every prefix that ends where a word does
+            for (int end = command.indexOf(' '); ; end = command.indexOf(' ', end + 1)) {
+                String first = end < 0 ? command : command.substring(0, end);
+                if (first.endsWith(".jar") && new File(first).getCanonicalFile().equals(own)) return true;
+                if (end < 0) return false;
+            }
+        } catch (java.io.IOException | SecurityException e) {
+            return false;
         }
     }
 
