@@ -1,5 +1,16 @@
 package dev.tracegate.agent.core;
 
-/** A data subject grants ({@code granted}) or withdraws consent for a purpose, seen at a configured method. */
-public record Consent(String session, String subject, String purpose, boolean granted) {
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A data subject grants ({@code granted}) or withdraws consent for one or more purposes, seen at a configured method
+ * (whose purpose parameter may be one value, a collection or an array of them).
+ */
+public record Consent(String session, String subject, List<String> purposes, boolean granted) {
+
+    /** A consent for one purpose (null when the method gave none). */
+    public Consent(String session, String subject, String purpose, boolean granted) {
+        this(session, subject, Collections.singletonList(purpose), granted);
+    }
 }

@@ -229,7 +229,7 @@ final class Warmup implements Supervisor, Runnable {
 
     @Override
     public void onConsent(Consent consent) {
-        step(Event.builder(EventKind.CONSENT).subject(consent.subject()).purposes(consent.purpose()).granted(consent.granted()), false);
+        step(Event.builder(EventKind.CONSENT).subject(consent.subject()).purposes(consent.purposes()).granted(consent.granted()), false);
     }
 
     @Override

@@ -526,7 +526,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     @Override
     public void onConsent(Consent consent) {
         environment(Event.builder(EventKind.CONSENT).session(consent.session()).subject(consent.subject())
-                .purposes(consent.purpose()).granted(consent.granted()));
+                .purposes(consent.purposes()).granted(consent.granted()));
     }
 
     @Override

@@ -115,6 +115,9 @@ class SubjectRegisterSupervisionTest {
         assertThat(call(s, "conv-C", "lookup", "bob@example.com")).isEqualTo(ToolDecision.Kind.BLOCK);
         s.onConsent(new Consent("web-2", "ada@example.com", "marketing", false));                                  // withdrawn
         assertThat(call(s, "conv-A", "sendNewsletter", "ada@example.com")).isEqualTo(ToolDecision.Kind.BLOCK);
+        // a consent method whose purpose parameter is a list: each purpose counts (trial9 consent-purpose-list)
+        s.onConsent(new Consent("web-3", "cy@example.com", java.util.List.of("support", "marketing"), true));
+        assertThat(call(s, "conv-D", "sendNewsletter", "cy@example.com")).isEqualTo(ToolDecision.Kind.PROCEED);
         s.close();
         assertThat(audit.close(10, TimeUnit.SECONDS)).isTrue();
 
@@ -125,6 +128,7 @@ class SubjectRegisterSupervisionTest {
                 .contains("gdpr.P4-erasure: violated first at audit.jsonl:");
         assertThat(section(text, "conv-C")).as(text).contains("gdpr.P4-erasure: violated first at").doesNotContain("gdpr.P1-consent");
         assertThat(section(text, "conv-B")).as(text).contains("every contract kept");
+        assertThat(section(text, "conv-D")).as("the two-purpose consent replays as it ran: %s", text).contains("every contract kept");
     }
 
     @Test

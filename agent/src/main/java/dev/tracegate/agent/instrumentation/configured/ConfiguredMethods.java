@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -391,7 +392,7 @@ public final class ConfiguredMethods {
             case CONSENT: {
                 Object granted = read(rule.field("granted"), arguments, "true");
                 bridge.supervisor().onConsent(new Consent(sessionOrDefault(read(rule.field("session"), arguments, "default")),
-                        text(read(rule.field("subject"), arguments, null)), text(read(rule.field("purpose"), arguments, null)),
+                        text(read(rule.field("subject"), arguments, null)), purposes(read(rule.field("purpose"), arguments, null)),
                         Boolean.parseBoolean(text(granted))));
                 AgentLog.debug("CONSENT at " + method(origin));
                 return null;
@@ -547,5 +548,20 @@ public final class ConfiguredMethods {
 
     private static String text(Object value) {
         return value == null ? null : value.toString();
+    }
+
+    /**
+     * The purposes a consent method's purpose parameter gives: one per element of a collection or an array (as a consent
+     * tool's list and a trace's {@code purposes} array give them), else the value's text (null for none).
+     */
+    static List<String> purposes(Object value) {
+        if (value instanceof Iterable<?> || value instanceof Object[]) {
+            List<String> out = new ArrayList<>();
+            for (Object p : value instanceof Object[] ? Arrays.asList((Object[]) value) : (Iterable<?>) value) {
+                if (p != null) out.add(p.toString());
+            }
+            return out;
+        }
+        return Collections.singletonList(text(value));
     }
 }

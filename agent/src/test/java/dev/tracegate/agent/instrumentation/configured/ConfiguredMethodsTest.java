@@ -135,6 +135,32 @@ class ConfiguredMethodsTest {
     }
 
     /** What the supervisor was handed. */
+    /**
+     * trial9 consent-purpose-list: a consent method whose purpose parameter is a List or an array gave its toString as one
+     * purpose ("[marketing, support]", "[Ljava.lang.String;@..."), so the consent never counted. Each element is a purpose.
+     */
+    @Test
+    void aConsentMethodsPurposeCollectionOrArrayGivesOnePurposePerElement() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("consent example.Prefs#grant* session=0 subject=1 purpose=2"));
+        List<dev.tracegate.agent.core.Consent> consents = new ArrayList<>();
+        Recording r = new Recording() {
+            @Override public void onConsent(dev.tracegate.agent.core.Consent consent) { consents.add(consent); }
+        };
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+        m.onCall("example.Prefs.grantList(Ljava/lang/String;Ljava/lang/String;Ljava/util/List;)V",
+                new Object[] {"web", "ada@example.com", List.of("marketing", "support")}, bridge);
+        m.onCall("example.Prefs.grantArray(Ljava/lang/String;Ljava/lang/String;[Ljava/lang/String;)V",
+                new Object[] {"web", "bob@example.com", new String[] {"marketing"}}, bridge);
+        m.onCall("example.Prefs.grantOne(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)V",
+                new Object[] {"web", "cy@example.com", "marketing"}, bridge);
+        m.onCall("example.Prefs.grantSet(Ljava/lang/String;Ljava/lang/String;Ljava/util/Set;)V",
+                new Object[] {"web", "di@example.com", java.util.Set.of()}, bridge);
+        assertThat(consents).extracting(dev.tracegate.agent.core.Consent::purposes)
+                .containsExactly(List.of("marketing", "support"), List.of("marketing"), List.of("marketing"), List.of());
+        assertThat(consents).extracting(dev.tracegate.agent.core.Consent::subject)
+                .containsExactly("ada@example.com", "bob@example.com", "cy@example.com", "di@example.com");
+    }
+
     private static class Recording implements Supervisor {
         final List<ToolCall> calls = new ArrayList<>();
         final List<ToolResult> results = new ArrayList<>();
