@@ -23,9 +23,20 @@ final class CheckCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "LIB", description = "built-in library name or YAML file; several are separated by spaces or commas")
     List<String> libraries;
 
-    @Option(names = "--max-states", paramLabel = "N",
-            description = "state bound for the analysis' product automata (default ${DEFAULT-VALUE}); a check that needs more is skipped and reported")
+    @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
     int maxStates = 20_000;
+
+    @Option(names = "--max-states", paramLabel = "N", defaultValue = "20000",
+            description = "state bound for the analysis' product automata (default ${DEFAULT-VALUE}); a check that needs more is skipped and reported")
+    void maxStates(int n) {
+        // checked while parsing, so the mistake is a usage error naming the option before anything loads
+        if (n < 1) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "Invalid value for option '--max-states': " + n + " (the bound is a number of states, at least 1; default 20000)");
+        }
+        maxStates = n;
+    }
 
     @Override
     public Integer call() {

@@ -16,6 +16,13 @@ final class LibraryOptions {
      * commas, so {@code check a.yaml,gdpr} and {@code check a.yaml gdpr} load the same as {@code replay a.yaml,gdpr TRACE}.
      */
     static Library load(List<String> names) {
+        for (String name : split(names)) {
+            if (isTrace(Path.of(name))) {
+                System.err.println(name + ": a JSONL trace (or audit log) is given where a contract library is expected. The libraries"
+                        + " come first (built-in names or .yaml files, comma separated), then the traces: replay LIB[,LIB...] " + name);
+                return null;
+            }
+        }
         try {
             return Library.load(split(names), Path.of(""));
         } catch (LibraryException e) {
@@ -33,6 +40,25 @@ final class LibraryOptions {
             }
         }
         return out;
+    }
+
+    /**
+     * Whether {@code file} is a JSONL trace or audit log rather than a library: a file named .jsonl, or one whose first
+     * non-blank line is a JSON object naming an event's or a record's fields (a YAML library in flow style names none).
+     */
+    static boolean isTrace(Path file) {
+        if (!java.nio.file.Files.isRegularFile(file)) return false;
+        if (file.getFileName().toString().endsWith(".jsonl")) return true;
+        try (java.io.BufferedReader r = java.nio.file.Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                String t = line.strip();
+                if (t.isEmpty()) continue;
+                return t.startsWith("{\"") && (t.contains("\"kind\"") || t.contains("\"session\"") || t.contains("\"rec\""));
+            }
+            return false;
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return false;   // not readable as text: the library loader says what is wrong with it
+        }
     }
 
     static final int BAD_INPUT = 2;

@@ -47,6 +47,7 @@ public final class Main implements Callable<Integer> {
             line.addSubcommand(command);
         }
         line.setExecutionExceptionHandler((e, cmd, parsed) -> failed(e, cmd));
+        line.setParameterExceptionHandler(Main::misused);
         try {
             return line.execute(args);
         } catch (OutOfMemoryError e) {
@@ -56,6 +57,25 @@ public final class Main implements Callable<Integer> {
                     + " replay the traces in parts (sessions that end with an end line free their memory; open ones hold it to the end)");
             return INTERNAL_ERROR;
         }
+    }
+
+    /**
+     * A mistake in the arguments (a bad option value, a missing or unknown argument): the command's one-line synopsis and
+     * where its options are explained, then the mistake as the last line, where it is seen; not the whole help text,
+     * under which the mistake scrolled away. Exit 2.
+     */
+    static int misused(CommandLine.ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        java.io.PrintWriter err = cmd.getErr();
+        String name = cmd.getCommandSpec().qualifiedName();
+        err.println("Usage: " + new CommandLine.Help(cmd.getCommandSpec(), CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF))
+                .synopsis(0).stripTrailing());
+        err.println("  (" + (cmd.getCommandSpec().parent() == null ? name + " --help" : "tracegate help " + cmd.getCommandName())
+                + " explains each argument and option)");
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+        err.println(name + ": " + e.getMessage());
+        err.flush();
+        return BAD_INPUT;
     }
 
     /** No command given: the full usage, with the list of commands, as a usage error. */

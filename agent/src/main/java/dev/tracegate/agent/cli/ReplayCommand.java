@@ -156,10 +156,15 @@ final class ReplayCommand implements Callable<Integer> {
         long unevaluable = 0;
         long totalBytes = 0;
         for (Path t : traces) totalBytes += Files.isRegularFile(t) ? Files.size(t) : 0;
-        Progress progress = new Progress(totalBytes, !noProgress && System.console() != null && totalBytes > 20_000_000L);
+        Progress progress = new Progress(totalBytes, !noProgress && Progress.stderrIsTerminal() && totalBytes > 20_000_000L);
         long started = System.nanoTime();
         long doneBytes = 0;
         for (Path t : traces) {
+            if (Files.isDirectory(t)) {
+                System.err.println("tracegate replay: " + t + " is a directory, not a trace file; name the trace files in it"
+                        + " (replay " + libraries + " " + t + java.io.File.separator + "*.jsonl)");
+                return LibraryOptions.BAD_INPUT;
+            }
             if (!Files.isRegularFile(t)) {
                 System.err.println("tracegate replay: no such trace file " + t);
                 return LibraryOptions.BAD_INPUT;
@@ -269,8 +274,13 @@ final class ReplayCommand implements Callable<Integer> {
      * rewritten; else null.
      */
     String librariesAmongTraces() {
-        List<String> libs = new ArrayList<>(List.of(libraries));
+        List<String> libs = new ArrayList<>();
         List<String> rest = new ArrayList<>();
+        List<String> tracesFirst = new ArrayList<>();   // traces given where the libraries go: the arguments swapped
+        for (String name : LibraryOptions.split(List.of(libraries))) {
+            if (LibraryOptions.isTrace(Path.of(name))) tracesFirst.add(name);
+            else libs.add(name);
+        }
         String first = null;
         for (Path t : traces) {
             String name = t.toString();
@@ -285,6 +295,13 @@ final class ReplayCommand implements Callable<Integer> {
             }
         }
         if (first == null) return null;
+        if (!tracesFirst.isEmpty()) {
+            rest.addAll(0, tracesFirst);
+            return "tracegate replay: the arguments are swapped: " + String.join(", ", tracesFirst) + (tracesFirst.size() == 1 ? " is a" : " are")
+                    + " JSONL trace" + (tracesFirst.size() == 1 ? "" : "s") + " and " + first.replace(", not a JSONL trace", "")
+                    + ". The libraries come first (one argument, comma separated), then the traces: replay " + String.join(",", libs)
+                    + " " + String.join(" ", rest);
+        }
         return "tracegate replay: " + first + ", but it is given where a trace is expected. The libraries are one argument,"
                 + " separated by commas without spaces: replay " + String.join(",", libs)
                 + (rest.isEmpty() ? " TRACE..." : " " + String.join(" ", rest));
@@ -657,7 +674,7 @@ final class ReplayCommand implements Callable<Integer> {
     }
 
     /** A one-line progress bar on standard error for long inputs (bytes read of all traces). */
-    private static final class Progress {
+    static final class Progress {
         private final long total;
         private final boolean on;
 
@@ -676,6 +693,27 @@ final class ReplayCommand implements Callable<Integer> {
 
         void done() {
             if (on) System.err.println();
+        }
+
+        /**
+         * Whether standard error, where the bar goes, is a terminal: on Linux what fd 2 links to; elsewhere Java 17's only
+         * answer, System.console(), which needs standard input and output to be terminals (so {@code > report.txt} hides it).
+         */
+        static boolean stderrIsTerminal() {
+            Path fd2 = Path.of("/proc/self/fd/2");
+            if (Files.isSymbolicLink(fd2)) {
+                try {
+                    return isTerminal(Files.readSymbolicLink(fd2).toString());
+                } catch (IOException | UnsupportedOperationException | SecurityException e) {
+                    // fall through
+                }
+            }
+            return System.console() != null;
+        }
+
+        /** A terminal device's path (a pseudo-terminal, a console). */
+        static boolean isTerminal(String device) {
+            return device.startsWith("/dev/pts/") || device.startsWith("/dev/tty") || device.equals("/dev/console");
         }
     }
 

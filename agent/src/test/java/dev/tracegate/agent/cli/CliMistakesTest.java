@@ -1,0 +1,86 @@
+package dev.tracegate.agent.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Mistakes on the command line get an answer that says what is wrong and how to do it right (trial10 repros
+ * cli-error-wording, replay-swapped-arguments-advice, replay-progress-hidden-when-stdout-redirected).
+ */
+class CliMistakesTest {
+    @TempDir Path dir;
+
+    private static final String LIBRARY = "library: l\ncontracts:\n  - id: l.a\n    guarantee: G !call(x)\n    message: m\n";
+    private static final String TRACE = "{\"session\":\"s\",\"kind\":\"user\",\"text\":\"hi\"}\n{\"session\":\"s\",\"kind\":\"call\",\"tool\":\"x\"}\n";
+
+    @Test
+    void aDirectoryGivenAsATraceIsSaidToBeOne() throws Exception {
+        Path traces = Files.createDirectory(dir.resolve("traces"));
+        CliRun r = CliRun.of("replay", "sop-refund", traces.toString(), "--no-progress");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains(traces + " is a directory, not a trace file").contains("replay sop-refund " + traces.resolve("*.jsonl"))
+                .doesNotContain("no such");
+    }
+
+    @Test
+    void aStateBoundBelowOneIsAUsageErrorNamingTheOptionBeforeAnythingLoads() {
+        for (String bound : new String[] {"0", "-5"}) {
+            CliRun r = CliRun.of("check", "--max-states", bound, "sop-refund");
+            assertThat(r.code()).isEqualTo(2);
+            assertThat(r.out()).as("nothing loaded").doesNotContain("loaded");
+            assertThat(r.err()).startsWith("Usage: tracegate check ").doesNotContain("maxStates")
+                    .endsWith("tracegate check: Invalid value for option '--max-states': " + bound
+                            + " (the bound is a number of states, at least 1; default 20000)" + System.lineSeparator());
+        }
+        assertThat(CliRun.of("check", "--max-states", "1", "sop-refund").out()).contains("loaded sop-refund");
+        // any mistake in the arguments ends with what is wrong, after the synopsis, not under the whole help text
+        CliRun abc = CliRun.of("check", "--max-states", "abc", "sop-refund");
+        assertThat(abc.code()).isEqualTo(2);
+        assertThat(abc.err().strip().lines().toList()).hasSize(3).last().asString()
+                .isEqualTo("tracegate check: Invalid value for option '--max-states': 'abc' is not an int");
+        CliRun unknown = CliRun.of("replay", "--no-progres", "sop-refund", "t.jsonl");
+        assertThat(unknown.err()).contains("Possible solutions: --no-progress").endsWith("tracegate replay: Unknown option: '--no-progres'" + System.lineSeparator()).contains("tracegate help replay explains each");
+    }
+
+    @Test
+    void swappedArgumentsAreAdvisedTheRightWayRound() throws Exception {
+        Path lib = Files.writeString(dir.resolve("l.yaml"), LIBRARY);
+        Path trace = Files.writeString(dir.resolve("t.jsonl"), TRACE);
+        CliRun r = CliRun.of("replay", trace.toString(), lib.toString(), "--no-progress");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("the arguments are swapped").contains("replay " + lib + " " + trace);
+        // following the advice replays
+        assertThat(CliRun.of("replay", lib.toString(), trace.toString(), "--no-progress").code()).isEqualTo(1);
+    }
+
+    @Test
+    void aTraceWhereTheLibrariesGoIsNamedAsATrace() throws Exception {
+        Path trace = Files.writeString(dir.resolve("t.jsonl"), TRACE);
+        Path renamed = Files.writeString(dir.resolve("events.txt"), TRACE);   // not named .jsonl: read by its first line
+        for (Path t : new Path[] {trace, renamed}) {
+            CliRun r = CliRun.of("replay", t.toString(), trace.toString(), "--no-progress");
+            assertThat(r.code()).isEqualTo(2);
+            assertThat(r.err()).startsWith(t + ": a JSONL trace (or audit log) is given where a contract library is expected")
+                    .doesNotContain("not valid YAML");
+            assertThat(CliRun.of("check", t.toString()).err()).contains("a JSONL trace (or audit log) is given where a contract library is expected");
+        }
+        // a library written in YAML's flow style is still a library
+        Path flow = Files.writeString(dir.resolve("flow.yaml"), "{library: f, contracts: [{id: f.a, guarantee: G !call(x), message: m}]}\n");
+        assertThat(CliRun.of("check", flow.toString()).out()).contains("loaded f");
+    }
+
+    @Test
+    void theProgressBarFollowsWhetherStandardErrorIsATerminal() {
+        assertThat(ReplayCommand.Progress.isTerminal("/dev/pts/3")).isTrue();
+        assertThat(ReplayCommand.Progress.isTerminal("/dev/tty1")).isTrue();
+        assertThat(ReplayCommand.Progress.isTerminal("pipe:[12345]")).isFalse();
+        assertThat(ReplayCommand.Progress.isTerminal("/tmp/report.txt")).isFalse();
+        // under the test runner standard error is a pipe or a file, not a terminal, whatever standard output is
+        assertThat(ReplayCommand.Progress.stderrIsTerminal()).isFalse();
+    }
+}
