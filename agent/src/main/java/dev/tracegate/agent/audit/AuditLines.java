@@ -217,8 +217,9 @@ final class AuditLines {
      *
      * @param salt the segment's salt (salted mode), or null
      * @param key the HMAC key (keyed mode), or null; with both null personal data is written in clear
+     * @param continues the head of the file this one continues (the writer's file was moved away), or null
      */
-    void header(long timeMillis, byte[] salt, byte[] key) {
+    void header(long timeMillis, byte[] salt, byte[] key, String continues) {
         Arrays.fill(recentValue, null);
         Arrays.fill(recentNumberSet, false);
         begin("header");
@@ -226,6 +227,7 @@ final class AuditLines {
         key("created"); str(Instant.ofEpochMilli(timeMillis).toString());
         String start = AgentStart.how();
         if (start != null) { key("start"); str(start); }   // readers that predate it skip a field they do not know
+        if (continues != null) { key("continues"); str(continues); }
         if (key != null) {
             pseudonymiser = Pseudonymiser.keyed(key);
             key("personalData"); str("hmac-sha256");
@@ -240,6 +242,11 @@ final class AuditLines {
         }
         key("digestBytes"); num(Pseudonymiser.DIGEST_BYTES);
         end();
+    }
+
+    /** A header that continues no other file. */
+    void header(long timeMillis, byte[] salt, byte[] key) {
+        header(timeMillis, salt, key, null);
     }
 
     /**

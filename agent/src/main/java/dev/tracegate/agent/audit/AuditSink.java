@@ -21,6 +21,15 @@ public interface AuditSink {
     /** Where the log is, for messages (a path). */
     String describe();
 
+    /**
+     * Whether the log opened last is no longer where it was opened: renamed or removed, as {@code logrotate} does
+     * (its default {@code create} mode moves the file away), so the writer should open a new one there. Asked by the
+     * writer thread at most about once a second; false for a sink that cannot tell.
+     */
+    default boolean moved() {
+        return false;
+    }
+
     /** An opened log: the stream to append to, and what was found at its end. */
     final class Opened {
         final OutputStream out;

@@ -166,6 +166,12 @@ public final class AuditWriter implements AutoCloseable {
     private long nextRetryAt;
     private long truncatedToNote;
     private boolean outageLogged;       // the current outage was reported on standard error
+    private byte[] segmentSalt;         // the salt of this writer's headers (salted mode)
+    private long nextMoveCheck;         // when followMove next asks the sink whether its file was moved away
+    private String continuesFrom;       // the moved file's head, for the header of the file that continues it; null: none
+
+    /** How often the writer asks whether its file was moved away (rotated). */
+    private static final long MOVE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private static final byte META = 0, EVENT = 1, NOTE = 2;
     // indexes into a note's counts
@@ -355,7 +361,7 @@ public final class AuditWriter implements AutoCloseable {
                 if (r != null) {
                     write(r);
                     idle = 0;
-                    if (++sinceNote >= DROP_NOTE_EVERY) { sinceNote = 0; noteDrops(); }
+                    if (++sinceNote >= DROP_NOTE_EVERY) { sinceNote = 0; noteDrops(); followMove(); }
                     continue;
                 }
                 if (healthy) {
@@ -366,6 +372,7 @@ public final class AuditWriter implements AutoCloseable {
                     if (idle >= SPINS || closing) {
                         noteDrops();
                         if (batchLen > 0) flushBatch();
+                        followMove();
                     }
                 } else {
                     long now = System.nanoTime();
@@ -420,6 +427,26 @@ public final class AuditWriter implements AutoCloseable {
         if (n < SPINS) Thread.onSpinWait();
         else if (n < 1064) LockSupport.parkNanos(1_000_000);
         else LockSupport.parkNanos(10_000_000);
+    }
+
+    /**
+     * About once a second: when the sink's file was moved away (rotated, e.g. by {@code logrotate}), writes what is
+     * encoded to it, then starts a new file at the path whose header names the moved file's head ({@code continues}).
+     * A new file that cannot be opened is an outage like any other (retried under the failure policy).
+     */
+    private void followMove() {
+        if (!healthy || closing) return;
+        long now = System.nanoTime();
+        if (now - nextMoveCheck < 0) return;
+        nextMoveCheck = now + MOVE_CHECK_NANOS;
+        if (!sink.moved()) return;
+        if (batchLen > 0 && !flushBatch()) return;
+        String head = lines.head();
+        closeQuietly();
+        continuesFrom = head;
+        openSink(now);   // producers keep enqueueing meanwhile: only this thread reads the queue
+        if (healthy) AgentLog.info("the audit log " + sink.describe() + " was moved away; a new file there continues it (its header's"
+                + " continues field is the moved file's head " + head + ")");
     }
 
     private void finish() {
@@ -589,11 +616,14 @@ public final class AuditWriter implements AutoCloseable {
         truncatedToNote += o.truncatedBytes;
         if (batchFailed) reconcile(o.lastLine);
         lines.chainFrom(o.lastLine);
-        boolean header = !headerWritten || o.lastLine == null;
+        boolean header = !headerWritten || o.lastLine == null || continuesFrom != null;
         if (header) writeHeader();
         long missing = noteLosses();
         if (flushBatch()) {
-            if (header) headerWritten = true;
+            if (header) {
+                headerWritten = true;
+                continuesFrom = null;
+            }
             retryDelay = settings.retryInitialNanos;
             healthy = true;   // release: producers may enqueue again
             if (outageLogged) {
@@ -611,11 +641,15 @@ public final class AuditWriter implements AutoCloseable {
             if (settings.hmacKey != null) {
                 key = settings.hmacKey;
             } else {
-                salt = new byte[16];
-                new SecureRandom().nextBytes(salt);
+                // one salt per writer: a file that continues a moved one digests equal values alike, so a replay of both agrees
+                if (segmentSalt == null) {
+                    segmentSalt = new byte[16];
+                    new SecureRandom().nextBytes(segmentSalt);
+                }
+                salt = segmentSalt;
             }
         }
-        lines.header(System.currentTimeMillis(), salt, key);
+        lines.header(System.currentTimeMillis(), salt, key, continuesFrom);
         appendLine(META, null);
     }
 

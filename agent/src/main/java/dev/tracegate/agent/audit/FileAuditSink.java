@@ -20,6 +20,10 @@ import java.util.function.UnaryOperator;
  * an MCP stdio server) would interleave its lines with the first one's and break both chains, so it writes to a
  * sibling of its own instead, {@code name.pid-N.jsonl}, and says so once. A file system without locks is written
  * unlocked.
+ *
+ * <p>Moving the file away while the agent runs (rotation, {@code logrotate}'s default {@code create} mode) is noticed
+ * within about a second: the writer then starts a new file at the path, whose header names the moved file's head
+ * ({@code continues}).
  */
 public final class FileAuditSink implements AuditSink {
     private static final int CHUNK = 8192;
@@ -27,6 +31,8 @@ public final class FileAuditSink implements AuditSink {
     private final Path path;
     /** The file written: {@link #path}, or its sibling for this process while another holds the path's lock (writer thread only). */
     private Path current;
+    /** The identity (inode) of the file opened last, to notice that it was moved away; null: unknown. */
+    private Object openedKey;
     private final UnaryOperator<OutputStream> wrap;
     /** No wrapping stream: the writer may write the file's channel directly. */
     private final boolean direct;
@@ -58,7 +64,10 @@ public final class FileAuditSink implements AuditSink {
         // once on its own file, a process stays there: going back would splice its chain into the other one's
         if (current.equals(path)) {
             Opened o = open(path);
-            if (o != null) return o;
+            if (o != null) {
+                openedKey = fileKey(path);
+                return o;
+            }
         }
         Path own = sibling(path, ProcessHandle.current().pid());
         Opened o = open(own);
@@ -72,7 +81,26 @@ public final class FileAuditSink implements AuditSink {
                     + " give each process its own audit.path (a child JVM inherits -javaagent through JAVA_TOOL_OPTIONS)");
         }
         current = own;
+        openedKey = fileKey(own);
         return o;
+    }
+
+    @Override public boolean moved() {
+        if (openedKey == null) return false;
+        try {
+            return !openedKey.equals(fileKey(current));
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** The file's identity, or null when it is absent there (or the file system has none). */
+    private static Object fileKey(Path p) {
+        try {
+            return Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** {@code audit.jsonl} gives {@code audit.pid-42.jsonl}; a name without an extension gets {@code .pid-42} at its end. */
