@@ -12,8 +12,8 @@ import java.util.Objects;
 import java.util.function.UnaryOperator;
 
 /**
- * An audit log in one file, appended to across runs (rotation is not done: use an external tool between
- * runs); a named pipe or a device is written as a stream, each opening starting a new segment.
+ * An audit log in one file, appended to across runs (the agent does not rotate it, but follows a move: see below); a
+ * named pipe or a device is written as a stream, each opening starting a new segment.
  *
  * <p>One process at a time: the file is locked while it is open ({@link FileChannel#tryLock}). A second process
  * configured with the same path (a child JVM that inherited {@code JAVA_TOOL_OPTIONS} and the configuration, such as
