@@ -32,13 +32,15 @@ import java.util.concurrent.Callable;
  * session and per contract, with the first failing event and the unmet obligations, and a summary.
  * Exit 0 when no contract fails, 1 when some does, 2 on bad input. The traces are one runtime: their
  * events are stepped file after file, each file in its order, through one monitor, so the data subjects'
- * consents and erasures given in one session count in the others from then on, as online.
+ * consents and erasures given in one session count in the others from then on, as online; a header record inside an
+ * audit log (the agent started again, appending to the file) starts a new runtime there, as it did online.
  */
 @Command(name = "replay", mixinStandardHelpOptions = true,
         description = "Replay JSONL traces (or audit logs) against contract libraries: per session and contract the verdict, "
                 + "the first failing event and unmet obligations, then a summary. Exit status: 0 no contract fails, "
                 + "1 some contract fails, 2 bad input. All traces are one runtime: a consent or an erasure of a data subject "
-                + "in one session counts in every session after it (replay unrelated runs one command each, or with gdpr scope: session).")
+                + "in one session counts in every session after it (replay unrelated runs one command each, or with gdpr scope: session);"
+                + " a later header in an audit log (the agent started again) starts anew there, as online.")
 final class ReplayCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "LIB[,LIB...]", description = "built-in library names or YAML files, comma separated")
     String libraries;
@@ -187,7 +189,25 @@ final class ReplayCommand implements Callable<Integer> {
                     : new TraceReader(counted, t.getFileName().toString(), readMode);
             in.onSkip(e -> System.err.println("skipped: " + e.getMessage()));
             try (in) {
+                int restart = 0;
                 for (Event e = in.next(); e != null; e = in.next()) {
+                    // a header inside an audit log is the agent started again: online its sessions and GDPR register began
+                    // empty there, so the sessions still open end and a fresh runtime (libraries loaded anew) goes on
+                    while (audit != null && restart < audit.restarts.size() && audit.restarts.get(restart) < in.lines()) {
+                        System.err.println("note: " + t.getFileName() + ":" + audit.restarts.get(restart) + ": the agent started again"
+                                + " here (a header record): replayed as online, its sessions and its register of the data subjects'"
+                                + " consents and erasures start empty");
+                        restart++;
+                        for (SessionReport rep : live.values()) {
+                            Session s = monitor.find(rep.id);
+                            if (s != null) rep.end = shared(monitor.end(s));
+                        }
+                        live.clear();
+                        Library fresh = LibraryOptions.load(Arrays.asList(libraries.split(",")));
+                        if (fresh == null) return LibraryOptions.BAD_INPUT;
+                        monitor = fresh.newMonitor(new SessionMonitor.Options(Integer.MAX_VALUE, true), r -> {});
+                        w = monitor.newWorker();
+                    }
                     events++;
                     if ((events & 0xFFFF) == 0) progress.at(doneBytes + counted.count, events);
                     SessionReport rep = live.get(e.session());
@@ -401,6 +421,11 @@ final class ReplayCommand implements Callable<Integer> {
         final List<String> gaps;
         /** The log's {@code library} records, in file order. */
         final List<LibraryRecord> libraryRecords;
+        /**
+         * The lines of the header records after the first that continue no moved file: each is a new start of the agent
+         * (a run appended to the log), whose sessions and subject register began empty.
+         */
+        final List<Long> restarts = new ArrayList<>();
 
         /** A {@code library} record: its line, its number, and the contract ids and atom keys the agent ran with. */
         record LibraryRecord(long line, long lib, List<String> contracts, List<String> atoms) {
@@ -450,6 +475,7 @@ final class ReplayCommand implements Callable<Integer> {
                 Map<Long, List<String>> approvals = new java.util.HashMap<>();
                 List<String> gaps = new ArrayList<>();
                 List<LibraryRecord> libraries = new ArrayList<>();
+                List<Long> restarts = new ArrayList<>();
                 long lineNo = 0;
                 for (String line = first; line != null; line = r.readLine()) {
                     lineNo++;
@@ -464,6 +490,7 @@ final class ReplayCommand implements Callable<Integer> {
                         LibraryRecord rec = libraryRecord(lineNo, line);
                         if (rec != null) libraries.add(rec);
                     } else if (line.contains("\"rec\":\"header\"")) {
+                        if (lineNo > 1 && !line.contains("\"continues\":")) restarts.add(lineNo);
                         String p = field(line, "personalData");
                         if (p != null && !p.equals("clear")) pd = p;
                     } else if (line.contains("\"decision\":\"shadow-would-block\"")) {
@@ -474,7 +501,9 @@ final class ReplayCommand implements Callable<Integer> {
                         enforced++;
                     }
                 }
-                return new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals, gaps, libraries);
+                AuditLogScan scan = new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals, gaps, libraries);
+                scan.restarts.addAll(restarts);
+                return scan;
             } catch (java.nio.charset.MalformedInputException e) {
                 return null;
             }
