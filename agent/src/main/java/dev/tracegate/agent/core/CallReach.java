@@ -17,6 +17,7 @@ public final class CallReach {
     private final String noRedirect;
     private final String noRewrite;
     private final Map<String, String> fixed;
+    private final Map<String, String> partsFixed;
 
     /**
      * @param noRedirect why a redirect is impossible here, or null when it is possible
@@ -24,9 +25,24 @@ public final class CallReach {
      * @param fixed      argument fields that cannot be removed, each with why (e.g. {@code card -> a long parameter})
      */
     public CallReach(String noRedirect, String noRewrite, Map<String, String> fixed) {
+        this(noRedirect, noRewrite, fixed, Map.of());
+    }
+
+    /**
+     * As above, with {@code partsFixed}: argument fields that can only be removed whole, not a field or element inside
+     * them, each with why (e.g. {@code profile -> a r.Profile parameter of r.Crm.update}: the site passes the host's own
+     * object, which it cannot rebuild without a field).
+     */
+    public CallReach(String noRedirect, String noRewrite, Map<String, String> fixed, Map<String, String> partsFixed) {
         this.noRedirect = noRedirect;
         this.noRewrite = noRewrite;
         this.fixed = Map.copyOf(fixed);
+        this.partsFixed = Map.copyOf(partsFixed);
+    }
+
+    /** Why a part of the top-level argument {@code field} cannot be removed alone here (only all of it), or null when it can. */
+    public String whyPartsFixed(String field) {
+        return partsFixed.get(field);
     }
 
     /** Why this call site cannot run another tool instead, or null when it can. */

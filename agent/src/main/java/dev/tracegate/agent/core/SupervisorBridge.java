@@ -195,11 +195,11 @@ public final class SupervisorBridge implements DispatchTarget {
         Args now = Args.ofJson(after == null ? "{}" : after);
         List<String> removed = new java.util.ArrayList<>();
         List<String> masked = new java.util.ArrayList<>();
-        was.fieldNames().forEachRemaining(n -> {
-            com.fasterxml.jackson.databind.JsonNode v = now.root().get(n);
-            if (v == null) removed.add(n);
-            else if (!v.equals(was.root().get(n))) masked.add(n);
-        });
+        // paths at any depth (profile.card, notes.1); a top-level field still there with another value was masked
+        for (String p : dev.tracegate.matchers.predicate.Redaction.removedPaths(was.root(), now.root())) {
+            if (now.root().has(p) && !was.root().get(p).equals(now.root().get(p))) masked.add(p);
+            else removed.add(p);
+        }
         return "removed=" + removed + " masked=" + masked;
     }
 

@@ -268,14 +268,16 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         String redactedJson = null;
         String note = "";
         if (!c.strategy().equals("block") && !c.strategy().equals("suppress") && refusedWith(rt, d, "redact")) {
-            String redacted = redaction.redactArguments(rt.library, e, namedCategories(rt, d));
+            Redaction.Arguments out = redaction.redact(rt.library, e, namedCategories(rt, d), call.reach()::whyPartsFixed);
+            String redacted = out.json();
             String cannot = redacted == null ? "no argument carries a data category it could remove"
+                    : out.cannot() != null ? out.cannot()
                     : call.reach().whyNotRemoved(e.args(), dev.tracegate.matchers.event.Args.ofJson(redacted));
             if (cannot == null) {
                 Event r = again(e, EventKind.CALL).tool(e.tool()).callId(e.callId()).args(redacted).build();
                 Decision again = rt.step(s, r, true, true, w);
                 if (!again.refused()) {
-                    String why = reason + " The fields it does not need were removed and the call ran without them.";
+                    String why = reason + " The fields it does not need were removed (" + String.join(", ", out.removed()) + ") and the call ran without them.";
                     record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, primaryWith(rt, d, "redact").id(), why, t0);
                     return ToolDecision.redact(primaryWith(rt, d, "redact").id(), why, redacted);
                 }
@@ -499,7 +501,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                             return MessageDecision.keep();
                         }
                         if (c.strategy().equals("redact")) {
-                            String redacted = redaction.redactText(rt.library, message.text());
+                            String redacted = redaction.redactText(rt.library, message.text(), namedCategories(rt, d));
                             Event r = again(e, EventKind.ASSISTANT).text(redacted).build();
                             if (!rt.step(s, r, true, true, w).refused()) {
                                 record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);

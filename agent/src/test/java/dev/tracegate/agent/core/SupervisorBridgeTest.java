@@ -193,5 +193,9 @@ class SupervisorBridgeTest {
                 "{\"name\":\"Ada Lovelace\",\"note\":\"call [phone]\"}");
         org.assertj.core.api.Assertions.assertThat(line).isEqualTo("removed=[email] masked=[note]")
                 .doesNotContain("Ada").doesNotContain("example.com");
+        org.assertj.core.api.Assertions.assertThat(SupervisorBridge.redactedFields(
+                "{\"customer_id\":\"C1\",\"profile\":{\"id\":\"C1\",\"card\":\"4111 1111 1111 1111\"},\"notes\":[\"card 4111 1111 1111 1111\",\"hi\"]}",
+                "{\"customer_id\":\"C1\",\"profile\":{\"id\":\"C1\"},\"notes\":[\"hi\"]}"))
+                .as("trial9: a nested removal is named by its path, not as the whole argument").isEqualTo("removed=[profile.card, notes.0] masked=[]");
     }
 }

@@ -289,10 +289,15 @@ public final class ConfiguredMethods {
         }
         String[] n = names != null && names.length == types.size() ? names : ParameterNames.positional(types.size());
         Map<String, String> fixed = new java.util.LinkedHashMap<>();
+        Map<String, String> partsFixed = new java.util.LinkedHashMap<>();
         for (int i = 0; i < types.size(); i++) {
-            if (ParameterTypes.primitive(types.get(i))) fixed.put(n[i], "a " + types.get(i) + " parameter of " + method);
+            String type = types.get(i);
+            if (ParameterTypes.primitive(type)) fixed.put(n[i], "a " + type + " parameter of " + method);
+            // rewrite passes a String or Map parameter as rewritten; any other object is the host's own, passed whole or as null
+            else if (!(type.equals("java.lang.String") || type.equals("java.util.Map") || type.equals("java.util.HashMap")
+                    || type.equals("java.util.LinkedHashMap"))) partsFixed.put(n[i], "a " + type + " parameter of " + method);
         }
-        return new dev.tracegate.agent.core.CallReach(noRedirect, null, fixed);
+        return new dev.tracegate.agent.core.CallReach(noRedirect, null, fixed, partsFixed);
     }
 
     /**
