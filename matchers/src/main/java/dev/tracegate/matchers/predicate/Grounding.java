@@ -526,8 +526,11 @@ public final class Grounding implements Grounder<Event> {
 
     private ValueSet consent(SessionState st, String subject, String purpose, boolean grant) {
         ValueSet s = st.refs[consentSlot] instanceof ValueSet vs ? vs : ValueSet.empty(policy.setCapacity);
-        long h = TextHash.pair(subject == null ? "" : subject, purpose);
-        return grant ? s.withHashes(new long[] {h}, 1) : s.without(h);
+        boolean named = subject != null && !subject.isBlank();
+        long h = TextHash.pair(named ? subject : "", purpose);
+        if (!named) return grant ? s.withHashes(new long[] {h}, 1) : s.without(h);
+        // a subject's grant or withdrawal: the last one stands, and a withdrawal outweighs the session's consent
+        return grant ? s.without(withdrawal(h)).withHashes(new long[] {h}, 1) : s.without(h).withHashes(new long[] {withdrawal(h)}, 1);
     }
 
     /** {@code cur} plus the values of a text ({@link Identifiers#values}, remembered on its event). */
@@ -711,21 +714,40 @@ public final class Grounding implements Grounder<Event> {
         return f.anyCategory(~need);
     }
 
-    /** {@code purpose} is folded (trimmed, lower case): events fold theirs, the policy and the compiler theirs. */
+    /**
+     * {@code purpose} is folded (trimmed, lower case): events fold theirs, the policy and the compiler theirs. The
+     * subject's own last word decides (a grant, or a withdrawal even after a session-wide consent); a subject that has said
+     * nothing about the purpose, and a call without a subject, have the consent of the whole session, if one was given.
+     */
     boolean consented(Frame f, String purpose) {
         if (!policy.requiresConsentFolded(purpose)) return true;
         Object own = f.st.refs[consentSlot];
         if (sharedSubjects) {
-            ValueSet granted = register.state().consents;
-            if (!granted.isEmpty()) {
+            SubjectRegister.State r = register.state();
+            if (!r.consents.isEmpty() || !r.withdrawn.isEmpty()) {
                 String subject = subjectOf(f.e);
-                if (subject != null && granted.contains(TextHash.pair(subject, purpose))) return true;
+                if (subject != null) {
+                    long h = TextHash.pair(subject, purpose);
+                    if (r.consents.contains(h)) return true;
+                    if (r.withdrawn.contains(h)) return false;
+                }
             }
             return own instanceof ValueSet s && !s.isEmpty() && s.contains(TextHash.pair("", purpose));
         }
         if (!(own instanceof ValueSet s) || s.isEmpty()) return false;
         String subject = subjectOf(f.e);
-        return (subject != null && s.contains(TextHash.pair(subject, purpose))) || s.contains(TextHash.pair("", purpose));
+        if (subject != null) {
+            long h = TextHash.pair(subject, purpose);
+            if (s.contains(h)) return true;
+            if (s.contains(withdrawal(h))) return false;
+        }
+        return s.contains(TextHash.pair("", purpose));
+    }
+
+    /** The session-scope mark of a subject's withdrawal of consent {@code h} (kept beside the grants in one set). */
+    private static long withdrawal(long h) {
+        long w = h ^ 0x5DEECE66DL * 0x9E3779B97F4A7C15L;
+        return w == TextHash.EMPTY ? 1 : w;
     }
 
     /** The event's data subject: its own, else the first subject-naming argument of the policy it carries. */

@@ -30,11 +30,14 @@ public final class SubjectRegister {
         final MentionIndex mentions;
         /** Granted consents as {@link TextHash#pair}(subject, purpose). */
         final ValueSet consents;
+        /** Withdrawn consents (the subject's last word was a withdrawal), as {@link TextHash#pair}(subject, purpose). */
+        final ValueSet withdrawn;
 
-        State(ValueSet erased, MentionIndex mentions, ValueSet consents) {
+        State(ValueSet erased, MentionIndex mentions, ValueSet consents, ValueSet withdrawn) {
             this.erased = erased;
             this.mentions = mentions;
             this.consents = consents;
+            this.withdrawn = withdrawn;
         }
     }
 
@@ -65,7 +68,7 @@ public final class SubjectRegister {
         if (capacity < 1) throw new IllegalArgumentException("register capacity must be at least 1, was " + capacity);
         this.capacity = capacity;
         ValueSet empty = ValueSet.empty(capacity);
-        STATE.setRelease(this, new State(empty, MentionIndex.EMPTY, empty));
+        STATE.setRelease(this, new State(empty, MentionIndex.EMPTY, empty, empty));
     }
 
     /** The current snapshot (an acquire load: the snapshot's contents are those its writer published). */
@@ -89,6 +92,14 @@ public final class SubjectRegister {
     }
 
     /**
+     * True when {@code subject}'s last word about {@code purpose} was a withdrawal (granted or not before): it outweighs
+     * a consent given for a whole session without a subject.
+     */
+    public boolean withdrew(CharSequence subject, CharSequence purpose) {
+        return state().withdrawn.contains(TextHash.pair(subject, purpose));
+    }
+
+    /**
      * Records an erasure request of {@code subject}; blank subjects are ignored.
      *
      * @throws Full when {@link #capacity()} subjects are already erased (nothing is recorded)
@@ -101,19 +112,25 @@ public final class SubjectRegister {
             if (s.erased.contains(subject)) return;
             if (s.erased.size() >= capacity) throw new Full(capacity);
             ValueSet erased = s.erased.withText(subject);
-            STATE.setRelease(this, new State(erased, new MentionIndex(Arrays.asList(erased.texts())), s.consents));
+            STATE.setRelease(this, new State(erased, new MentionIndex(Arrays.asList(erased.texts())), s.consents, s.withdrawn));
         }
     }
 
-    /** Records that {@code subject} grants ({@code granted}) or withdraws consent for {@code purpose}: the last one counts. */
+    /**
+     * Records that {@code subject} grants ({@code granted}) or withdraws consent for {@code purpose}: the last one counts.
+     * A withdrawal is kept (bounded like the consents, oldest dropped first) even without an earlier grant, so that it
+     * outweighs a session's subject-less consent.
+     */
     public void consent(String subject, String purpose, boolean granted) {
         if (subject == null || subject.isBlank() || purpose == null) return;
         long h = TextHash.pair(subject, purpose);
-        if (state().consents.contains(h) == granted) return;   // standing already, or never given: no lock
+        State now = state();
+        if (granted ? now.consents.contains(h) : now.withdrawn.contains(h)) return;   // standing already: no lock
         synchronized (this) {
             State s = state();
             ValueSet consents = granted ? s.consents.withHashes(new long[] {h}, 1) : s.consents.without(h);
-            if (consents != s.consents) STATE.setRelease(this, new State(s.erased, s.mentions, consents));
+            ValueSet withdrawn = granted ? s.withdrawn.without(h) : s.withdrawn.withHashes(new long[] {h}, 1);
+            if (consents != s.consents || withdrawn != s.withdrawn) STATE.setRelease(this, new State(s.erased, s.mentions, consents, withdrawn));
         }
     }
 

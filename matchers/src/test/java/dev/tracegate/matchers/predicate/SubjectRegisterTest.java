@@ -80,8 +80,9 @@ class SubjectRegisterTest {
                     boolean mentions = er.stream().anyMatch(x -> WholeToken.names(args, x));   // as a whole token
                     switch (e.tool()) {
                         case "send" -> {
-                            boolean consented = (co.getOrDefault(who.toLowerCase(Locale.ROOT), false))
-                                    || sessionWide.getOrDefault(e.session(), false);
+                            // the subject's own last word decides; a subject that said nothing has the session's consent
+                            Boolean own = co.get(who.toLowerCase(Locale.ROOT));
+                            boolean consented = own != null ? own : sessionWide.getOrDefault(e.session(), false);
                             if (!consented || mentions) decision = "BLOCK";
                         }
                         case "lookup" -> {
@@ -222,6 +223,32 @@ class SubjectRegisterTest {
                 .containsExactly("BLOCK", "PASS", "PASS", "PASS", "BLOCK", "PASS", "BLOCK");
         assertThat(online(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.SESSION))))
                 .containsExactly("BLOCK", "PASS", "BLOCK", "BLOCK", "BLOCK", "PASS", "BLOCK");
+    }
+
+    @Test void aSubjectsWithdrawalOutweighsTheSessionsConsentWithoutASubject() {
+        // trial10 gdpr-session-consent-overrides-withdrawal: bob's granted:false lost to the session's subject-less consent
+        for (Policy.SubjectScope scope : Policy.SubjectScope.values()) {
+            List<Event> trace = List.of(
+                    consent("a", null, true),                      // the whole session
+                    consent("a", "bob@example.com", false),        // bob withdraws (never granted himself)
+                    send("a", "bob@example.com"),
+                    send("a", "ada@example.com"),                  // said nothing: the session's consent
+                    grantTool("a", "bob@example.com", true),       // bob grants again: his last word
+                    send("a", "bob@example.com"),
+                    grantTool("a", "bob@example.com", false),
+                    send("a", "bob@example.com"));
+            assertThat(online(trace, Grounding.compile(SET.atoms(), policy(scope)))).as("%s", scope)
+                    .containsExactly("PASS", "PASS", "BLOCK", "PASS", "PASS", "PASS", "PASS", "BLOCK");
+            assertThat(oracle(trace, scope == Policy.SubjectScope.GLOBAL)).as("the oracle agrees").isEqualTo(
+                    online(trace, Grounding.compile(SET.atoms(), policy(scope))));
+        }
+        SubjectRegister r = new SubjectRegister(10);
+        r.consent("bob", "marketing", false);
+        assertThat(r.withdrew("bob", "marketing")).isTrue();
+        assertThat(r.consented("bob", "marketing")).isFalse();
+        r.consent("bob", "Marketing", true);
+        assertThat(r.withdrew("bob", "marketing")).isFalse();
+        assertThat(r.consented("bob", "marketing")).isTrue();
     }
 
     @Test void aConsentWithoutASubjectStaysInItsSession() {
