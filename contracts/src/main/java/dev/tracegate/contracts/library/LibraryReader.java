@@ -301,15 +301,47 @@ public final class LibraryReader {
 
     /** As {@link #formula(Node, String)}, recording where in the file each atom first occurs. */
     static Formula formula(Node n, String text, Map<Atom, LibrarySpec.Position> positions) {
+        if (n instanceof Node.Scalar s && s.source() != null) {
+            String written = ScalarOrigin.written(s.source(), s.line(), s.column());
+            // '*name' is a YAML alias: of an anchor no one set, YAML gives the bare name, which may even parse ('*p' reads 'p')
+            String alias = written == null || written.isBlank() ? "" : written.strip().split("\\s+")[0];
+            if (alias.startsWith("*") && alias.substring(1).equals(text.strip())) {
+                throw new LibraryException(n.file(), n.line(), n.column(), "formula '" + alias + "' starts with '*', which YAML reads"
+                        + " as an alias (a reference to a value marked '&" + text.strip() + "') and drops, leaving '" + text.strip() + "'",
+                        "quote the formula: " + quoted(alias));
+            }
+        }
         try {
             Formula f = Parser.parse(text);
             if (positions != null) recordAtoms(f, n, positions);
             return f;
         } catch (ParseException e) {
             int[] at = inFile(n, Math.max(e.line(), 1), Math.max(e.column(), 1));
+            LibraryException cut = cutByComment(n, text, e);
+            if (cut != null) throw cut;
             throw new LibraryException(n.file(), at[0], at[1], "in formula '" + text.strip() + "': " + e.reason(),
                     boundFirst(text, e.line(), e.column()) + "the formula syntax is in docs/FORMULAS.md");
         }
+    }
+
+    /**
+     * A formula that does not parse because YAML ended it at ' #' (a plain scalar's comment): the error at the '#', naming
+     * the comment and the quoted formula as written; null when the formula is quoted, a block, or not followed by ' #'.
+     */
+    private static LibraryException cutByComment(Node n, String text, ParseException e) {
+        if (!(n instanceof Node.Scalar s) || s.source() == null) return null;
+        String written = ScalarOrigin.written(s.source(), s.line(), s.column());
+        if (written == null || written.isEmpty() || "\"'|>".indexOf(written.charAt(0)) >= 0) return null;
+        String[] lines = text.split("\n", -1);
+        int[] end = s.positionOf(lines.length, lines[lines.length - 1].length() + 1);
+        if (end == null) return null;
+        String rest = ScalarOrigin.written(s.source(), end[0], end[1]);
+        if (rest == null || !rest.matches("\\s+#.*")) return null;
+        String comment = rest.stripTrailing();
+        int hash = comment.indexOf('#');
+        return new LibraryException(n.file(), end[0], end[1] + hash, "in formula '" + text.strip() + "': " + e.reason() + ", because YAML"
+                + " reads ' #' and what follows on the line ('" + comment.substring(hash) + "') as a comment and cuts the formula there",
+                "quote the formula: " + quoted(text.strip() + comment));
     }
 
     private static final java.util.regex.Pattern BOUND_FIRST =

@@ -57,6 +57,18 @@ final class ScalarOrigin {
         return lineColumn(source, after);
     }
 
+    /** What {@code source} holds from 1-based {@code line}:{@code column} to the end of that line, or null. */
+    static String written(String source, int line, int column) {
+        int start = lineStart(source, line);
+        if (start < 0 || column < 1 || start + column - 1 > source.length()) return null;
+        int end = source.indexOf('\n', start);
+        if (end < 0) end = source.length();
+        int from = start + column - 1;
+        if (from > end) return null;
+        String rest = source.substring(from, end);
+        return rest.endsWith("\r") ? rest.substring(0, rest.length() - 1) : rest;
+    }
+
     /** The offset in {@code source} from {@code p} on where value character {@code c} was written, or -1. */
     private static int next(String source, int p, char c, boolean doubleQuoted, boolean singleQuoted) {
         while (p < source.length()) {

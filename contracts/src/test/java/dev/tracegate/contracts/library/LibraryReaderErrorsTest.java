@@ -115,6 +115,17 @@ class LibraryReaderErrorsTest {
                         "lib.yaml:4:4: not valid YAML: the indentation of this line (3 spaces) matches none of the mappings above it\n"
                                 + "  hint: indent it like the keys it belongs with: the first key on line 3 ('- id: ops.search-cap') has 4 spaces"
                                 + " before it ('- ' counts)"),
+                Arguments.of("formula cut by a comment", "library: y\ncontracts:\n  - id: y.x\n    guarantee: G(call(post) -> !arg_matches(post, text, \"buy #ad\"))\n",
+                        "lib.yaml:4:62: in formula 'G(call(post) -> !arg_matches(post, text, \"buy': unexpected unterminated string \"buy,"
+                                + " expected a closing '\"' on the same line, because YAML reads ' #' and what follows"
+                                + " on the line ('#ad\"))') as a comment and cuts the formula there\n"
+                                + "  hint: quote the formula: 'G(call(post) -> !arg_matches(post, text, \"buy #ad\"))'"),
+                Arguments.of("formula read as an alias", "library: q\ncontracts:\n  - id: q.a\n    guarantee: *G\n",
+                        "lib.yaml:4:16: formula '*G' starts with '*', which YAML reads as an alias (a reference to a value marked '&G') and"
+                                + " drops, leaving 'G'\n  hint: quote the formula: \"*G\""),
+                Arguments.of("formula read as an alias that parses", "library: q\ncontracts:\n  - id: q.a\n    guarantee: *p # no p\n",
+                        "lib.yaml:4:16: formula '*p' starts with '*', which YAML reads as an alias (a reference to a value marked '&p') and"
+                                + " drops, leaving 'p'\n  hint: quote the formula: \"*p\""),
                 Arguments.of("value holding ': '", "library: x\ncontracts:\n  - id: a\n    guarantee: G !p\n    message: Don't: do it\n",
                         "lib.yaml:5:14: not valid YAML: the value of 'message' contains ': ', which YAML reads as the start of another key\n"
                                 + "  hint: quote the value: message: \"Don't: do it\""),
