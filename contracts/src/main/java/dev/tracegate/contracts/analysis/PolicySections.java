@@ -46,6 +46,65 @@ public final class PolicySections {
         return notes(gdpr && !gdprSection, injection && !injectionSection);
     }
 
+    /**
+     * One note per data category that a {@code gdpr.purposes} entry names, that is no built-in category and that no
+     * {@code gdpr.fields} map assigns to a field (usually a typo: {@code marketing: [emial]} loads as a category of the
+     * library's own, which no built-in detector finds, so every e-mail in a marketing call is excess data), with the
+     * nearest built-in name when one is close.
+     */
+    public static List<String> categoryNotes(List<LibrarySpec> specs) {
+        java.util.Set<String> builtin = new java.util.LinkedHashSet<>();
+        for (dev.tracegate.matchers.pii.DataCategory c : dev.tracegate.matchers.pii.DataCategory.values()) builtin.add(c.key());
+        java.util.Set<String> mapped = new java.util.HashSet<>();
+        for (LibrarySpec s : specs) {
+            if (s.gdpr() == null) continue;
+            for (java.util.Map<String, String> m : s.gdpr().fields().values()) mapped.addAll(m.values());
+        }
+        List<String> out = new ArrayList<>();
+        java.util.Set<String> said = new java.util.HashSet<>();
+        for (LibrarySpec s : specs) {
+            if (s.gdpr() == null) continue;
+            for (java.util.Map.Entry<String, List<String>> p : s.gdpr().purposes().entrySet()) {
+                for (String c : p.getValue()) {
+                    String key = c.toLowerCase(java.util.Locale.ROOT);
+                    if (builtin.contains(key) || mapped.contains(c) || !said.add(s.file() + " " + c)) continue;
+                    String near = null;
+                    int best = 3;   // at most two edits away
+                    for (String b : builtin) {
+                        int d = distance(key, b);
+                        if (d < best) {
+                            best = d;
+                            near = b;
+                        }
+                    }
+                    out.add(s.file() + ": gdpr.purposes." + p.getKey() + " names category '" + c + "', which is no built-in category ("
+                            + String.join(", ", builtin) + ") and which no gdpr.fields map gives a field, so it is a category of the"
+                            + " library's own that only an event's declared categories can carry; a call of a tool for purpose '"
+                            + p.getKey() + "' whose arguments hold a built-in category is excess data (P3)"
+                            + (near != null ? ". Did you mean '" + near + "'?" : ""));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Edit distance (insertions, deletions, substitutions) between two short names. */
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) prev[j] = j;
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                cur[j] = Math.min(Math.min(cur[j - 1], prev[j]) + 1, prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
     /** Atoms that read a library's {@code gdpr:} section. */
     private static final java.util.Set<String> GDPR_ATOMS = java.util.Set.of("consent", "erasure", "excess_data", "purpose", "consented",
             "undeclared_purpose", "mentions_erased");
