@@ -320,7 +320,28 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 break;
         }
         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
-        return ToolDecision.block(c.id(), reason, c.next());
+        return ToolDecision.block(c.id(), reason, nexts(rt, d));
+    }
+
+    /**
+     * What to do instead, from every contract that refused in {@code d}: each one's {@code next}, once, in contract order.
+     * A model told only the first one's would follow it into the next refusal (trial9 multi-block-next: an erased
+     * subject without consent was told to ask for consent, and P4's "do not process that person's data" was dropped).
+     */
+    private static String nexts(Runtime rt, Decision d) {
+        if (d.contractCount() == 1) return rt.library.info().get(d.contract(0)).next();
+        StringBuilder b = new StringBuilder();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < d.contractCount(); i++) {
+            String n = rt.library.info().get(d.contract(i)).next();
+            if (n == null || n.isBlank() || !seen.add(n.trim())) continue;
+            if (b.length() > 0) {
+                char last = b.charAt(b.length() - 1);
+                b.append(last == '.' || last == '!' || last == '?' ? " " : ". ");
+            }
+            b.append(n.trim());
+        }
+        return b.toString();
     }
 
     /** Whether some contract that refused in {@code d} has {@code strategy}. */
@@ -382,7 +403,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             String why = reason(rt, w, again) + " (the approver allowed " + String.join(", ", ids) + ": " + a.note()
                     + "; this contract still refuses the call)";
             record(rt, w, s, e, again, dev.tracegate.agent.audit.Decision.BLOCK, other.id(), why, t0);
-            return ToolDecision.block(other.id(), why, other.next());
+            return ToolDecision.block(other.id(), why, nexts(rt, again));
         }
         boolean admitted = record(rt, w, s, e, again, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(),
                 reason + " Approved: " + a.note(), t0, excused);
@@ -509,8 +530,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                             }
                         }
                         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
-                        String notice = "[tracegate] " + rt.says(c) + (c.next().isEmpty() ? "" : " " + c.next());
-                        return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), dev.tracegate.agent.core.BlockText.of("the answer", c.id(), reason, c.next()));
+                        String next = nexts(rt, d);
+                        String notice = "[tracegate] " + rt.says(c) + (next.isEmpty() ? "" : " " + next);
+                        return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), dev.tracegate.agent.core.BlockText.of("the answer", c.id(), reason, next));
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
                         throw err;
