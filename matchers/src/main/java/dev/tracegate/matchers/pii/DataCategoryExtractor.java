@@ -473,15 +473,39 @@ public final class DataCategoryExtractor {
      * False when no word-start detector can begin at {@code i}, an ASCII digit: with {@code n} digits there,
      * a national id needs 3 (then '-' or ' '), 8 (then '-', ' ' or a letter) or 9; a numeric date a '-', '/'
      * or '.' after them; a written date at most 2, then ' ' or a letter (12th); a number-first street at
-     * most 5, then a letter, ',' or ' '; a US ZIP 5. So a number followed by a quote, a bracket or ':' (as
-     * in JSON) starts nothing.
+     * most 5, then a letter, ',' or ' ' (after ' ', a capitalised word or a Romance one: rue, avenue...); a US
+     * ZIP 5. So a number followed by a quote, a bracket or ':' (as in JSON) starts nothing, nor a count in
+     * prose ("1234 arrived").
      */
     private static boolean mayStartAtDigit(char[] s, int i, int len) {
         int n = digitRun(s, i, len);
         if (n == 5 || n == 9) return true;
         if (i + n >= len) return false;
         char x = s[i + n];
-        return x == ' ' || x == ',' || x == '-' || x == '/' || x == '.' || x >= 128 || isAsciiLetter(x);
+        if (x == ' ') { // then a national id of 3 or 8, a written date of at most 2, or a street of at most 5 ("12 Baker Street")
+            return n <= 3 || n == 8 || (n < 5 && i + n + 1 < len
+                    && (Character.isUpperCase(s[i + n + 1]) || beginsRomanceAfterNumber(s, i + n + 1, len)));
+        }
+        return x == ',' || x == '-' || x == '/' || x == '.' || x >= 128 || isAsciiLetter(x);
+    }
+
+    /** The first two letters (a..z, a..z) of the words of ROMANCE_AFTER_NUMBER, as a set of pairs. */
+    private static final long[] ROMANCE_AFTER_PAIRS = new long[(26 * 26 + 63) / 64];
+
+    static {
+        for (char[] w : ROMANCE_AFTER_NUMBER) {
+            int pair = (w[0] - 'a') * 26 + w[1] - 'a';
+            ROMANCE_AFTER_PAIRS[pair >>> 6] |= 1L << pair;
+        }
+    }
+
+    /** False when no word of ROMANCE_AFTER_NUMBER begins at {@code p}: they begin with two ASCII letters, matched lowercased. */
+    private static boolean beginsRomanceAfterNumber(char[] s, int p, int len) {
+        if (p + 1 >= len) return false;
+        char a = lower(s[p]), b = lower(s[p + 1]);
+        if (a < 'a' || a > 'z' || b < 'a' || b > 'z') return false;
+        int pair = (a - 'a') * 26 + b - 'a';
+        return (ROMANCE_AFTER_PAIRS[pair >>> 6] & 1L << pair) != 0;
     }
 
     /**

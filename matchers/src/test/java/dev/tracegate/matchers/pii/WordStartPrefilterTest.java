@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every such test: term and month prefixes cut after each letter and in every case, three-letter terms and
  * months before a letter, a digit, a space or the end, PO boxes and other
  * p-words, Romance and Germanic street forms with their near misses, NINO/NIE/postcode/IBAN shapes,
- * chars above ASCII second or third (some case-map to ASCII letters), and texts ending one or two chars
- * after a word start. The oracle is {@link ReferenceDataCategoryExtractor}.
+ * chars above ASCII second or third (some case-map to ASCII letters), numbers of every length before a
+ * space and a capitalised, Romance or other word, and texts ending one or two chars after a word start. The oracle is {@link ReferenceDataCategoryExtractor}.
  */
 class WordStartPrefilterTest {
     private static final String[] EDGES = {
@@ -39,12 +39,15 @@ class WordStartPrefilterTest {
         "ann@example.com", "+44 20 7946 0958", "4111 1111 1111 1111", "192.168.0.1", "fe80::1",
         "hiv", "HIV", "hivx", "hiv-", "mri scan", "MRI-scan", "pay slip", "net worth", "network", "can", "cancer", "all",
         "allergy", "there", "them", "dec", "decide", "December", "sept", "septx", "jan1", "ma\u212Ach", "ban\u212A account",
+        "1234 Main Street", "1234 arrived", "1234 rue de la Paix", "1234 Rue", "1234 allée des Roses", "1234 AVENUE Foch",
+        "1234 \u0130stanbul Road", "1234 \u212Aing Street", "1234 bd Victor", "12345 Elm St", "123456 Elm St", "123 45 6789",
+        "046 454 286", "12345678 Z", "1234 ", "1234", "12 March 1985", "1 Baker Street", "4 ",
     };
 
     private static final List<String> VALUES = ExtractorEquivalenceTest.fixtureValues();
 
     @Provide Arbitrary<String> edgeText() {
-        Arbitrary<String> glue = Arbitraries.of(" ", " ", ", ", ".", "-", "\n", "", "(", ")", "\"");
+        Arbitrary<String> glue = Arbitraries.of(" ", " ", ", ", ".", "-", "\n", "", "(", ")", "\"", "1234 ", "12 ", "123 ", "12345678 ");
         Arbitrary<String> piece = Arbitraries.oneOf(Arbitraries.of(EDGES), Arbitraries.of(EDGES), glue, Arbitraries.of(VALUES),
                 Arbitraries.strings().withChars("aAdDpPoOvViIxX.- 19\u00E9\u212A").ofMaxLength(6));
         Arbitrary<String> joined = piece.list().ofMaxSize(10).map(l -> String.join("", l));
