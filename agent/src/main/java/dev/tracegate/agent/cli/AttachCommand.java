@@ -15,7 +15,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code attach PID [key=value,...]}: loads this agent jar into a running JVM, which retransforms the classes it already loaded. */
-@Command(name = "attach", mixinStandardHelpOptions = true,
+@Command(name = "attach", mixinStandardHelpOptions = true, version = Main.VERSION,
         description = {"Attach the agent to a running JVM (same options as -javaagent:tracegate-agent.jar=...).",
                 "Exit status: 0 attached, 2 not attached (no such JVM, a missing configuration file, tracegate already running there, "
                         + "or the agent did not start)."})

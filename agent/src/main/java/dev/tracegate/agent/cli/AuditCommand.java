@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code audit verify FILE}: checks the hash chain. Exit 0 intact, 1 tampered or truncated, 2 unreadable. */
-@Command(name = "audit", mixinStandardHelpOptions = true, description = "Audit log tools.",
+@Command(name = "audit", mixinStandardHelpOptions = true, version = Main.VERSION, description = "Audit log tools.",
         subcommands = AuditCommand.Verify.class)
 final class AuditCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -24,7 +24,7 @@ final class AuditCommand implements Callable<Integer> {
         return Main.usage(spec);
     }
 
-    @Command(name = "verify", mixinStandardHelpOptions = true,
+    @Command(name = "verify", mixinStandardHelpOptions = true, version = Main.VERSION,
             description = {"Check an audit log's hash chain; report the first bad line (removed, reordered, edited or inserted records).",
                     "Exit status: 0 intact, 1 tampered or truncated, 2 not readable."})
     static final class Verify implements Callable<Integer> {

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code check LIB...}: loads libraries together and analyses them. Exit 0 clean, 1 findings or a skipped check, 2 a malformed library. */
-@Command(name = "check", mixinStandardHelpOptions = true,
+@Command(name = "check", mixinStandardHelpOptions = true, version = Main.VERSION,
         description = {"Load contract libraries (built-in names or files) and analyse them together: consistency, "
                 + "compatibility, conflicts (with a minimal conflicting subset) and dead ends.",
                 "Exit status: 0 no findings, 1 findings or a check skipped for the state bound (--max-states), "

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code eval agentdojo DIR}: the prompt-injection evaluation on recorded AgentDojo runs. */
-@Command(name = "eval", mixinStandardHelpOptions = true, description = "Evaluations on recorded data.",
+@Command(name = "eval", mixinStandardHelpOptions = true, version = Main.VERSION, description = "Evaluations on recorded data.",
         subcommands = EvalCommand.AgentDojo.class)
 final class EvalCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -25,7 +25,7 @@ final class EvalCommand implements Callable<Integer> {
         return Main.usage(spec);
     }
 
-    @Command(name = "agentdojo", mixinStandardHelpOptions = true,
+    @Command(name = "agentdojo", mixinStandardHelpOptions = true, version = Main.VERSION,
             description = "Replay every AgentDojo run under the injection library and report attack success and utility per suite.")
     static final class AgentDojo implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "DIR", description = "the dataset folder")

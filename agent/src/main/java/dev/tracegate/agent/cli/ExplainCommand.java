@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code explain LIB... [--dot DIR]}: each contract in English, each automaton as Graphviz DOT. */
-@Command(name = "explain", mixinStandardHelpOptions = true,
+@Command(name = "explain", mixinStandardHelpOptions = true, version = Main.VERSION,
         description = {"Print every contract's formulas back in English; with --dot, write each automaton as Graphviz DOT.",
                 "Exit status: 0 done, 2 a library that does not load."})
 final class ExplainCommand implements Callable<Integer> {

@@ -23,7 +23,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code import openai-messages FILE} and {@code import agentdojo DIR}: recorded conversations to tracegate traces. */
-@Command(name = "import", mixinStandardHelpOptions = true, description = "Convert recorded agent conversations to JSONL traces.",
+@Command(name = "import", mixinStandardHelpOptions = true, version = Main.VERSION, description = "Convert recorded agent conversations to JSONL traces.",
         subcommands = {ImportCommand.OpenAiMessages.class, ImportCommand.AgentDojo.class})
 final class ImportCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -34,7 +34,7 @@ final class ImportCommand implements Callable<Integer> {
         return Main.usage(spec);
     }
 
-    @Command(name = "openai-messages", mixinStandardHelpOptions = true,
+    @Command(name = "openai-messages", mixinStandardHelpOptions = true, version = Main.VERSION,
             description = "An OpenAI-style message log (a JSON array of messages, or {\"messages\": [...]}; AgentDojo's schema too) "
                     + "to one session of a JSONL trace.")
     static final class OpenAiMessages implements Callable<Integer> {
@@ -102,7 +102,7 @@ final class ImportCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "agentdojo", mixinStandardHelpOptions = true,
+    @Command(name = "agentdojo", mixinStandardHelpOptions = true, version = Main.VERSION,
             description = "Recorded AgentDojo runs (DIR: the dataset folder or its runs/ folder) to <suite>.jsonl traces and a runs.jsonl index.")
     static final class AgentDojo implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "DIR", description = "the AgentDojo dataset folder, or its runs/ folder")

@@ -16,13 +16,16 @@ import java.util.concurrent.Callable;
  * The command line of the agent jar ({@code java -jar tracegate-agent.jar <command>}). A new command
  * is one picocli class added to {@link #COMMANDS}.
  */
-@Command(name = "tracegate", mixinStandardHelpOptions = true, version = "tracegate 0.1.0",
+@Command(name = "tracegate", mixinStandardHelpOptions = true, version = Main.VERSION,
         description = "Supervise LLM agents on the JVM with temporal contracts.",
         footer = {"", "Exit status: 0 success; 1 a contract fails (replay), findings (check)",
                 "  or a broken chain (audit verify); 2 bad input or usage;",
                 "  3 an internal error (printed with its stack trace).",
                 "A command's options: tracegate help COMMAND, or tracegate COMMAND --help."})
 public final class Main implements Callable<Integer> {
+
+    /** What {@code --version} prints, for the jar and for each command (picocli gives a command's -V no text of its own). */
+    static final String VERSION = "tracegate 0.1.0";
 
     /** Exit status of a command that failed on its input or was called wrongly. */
     static final int BAD_INPUT = 2;

@@ -35,7 +35,7 @@ import java.util.concurrent.Callable;
  * consents and erasures given in one session count in the others from then on, as online; a header record inside an
  * audit log (the agent started again, appending to the file) starts a new runtime there, as it did online.
  */
-@Command(name = "replay", mixinStandardHelpOptions = true,
+@Command(name = "replay", mixinStandardHelpOptions = true, version = Main.VERSION,
         description = "Replay JSONL traces (or audit logs) against contract libraries: per session and contract the verdict, "
                 + "the first failing event and unmet obligations, then a summary. Exit status: 0 no contract fails, "
                 + "1 some contract fails, 2 bad input. All traces are one runtime: a consent or an erasure of a data subject "

@@ -74,6 +74,33 @@ class CliMistakesTest {
         assertThat(CliRun.of("check", flow.toString()).out()).contains("loaded f");
     }
 
+    /** Every command of the tree (trial10 repro subcommand-version-prints-nothing: -V was offered and printed nothing). */
+    @Test
+    void everyCommandPrintsTheVersionItsHelpOffers() {
+        java.util.List<java.util.List<String>> paths = new java.util.ArrayList<>();
+        picocli.CommandLine tree = new picocli.CommandLine(new Main());   // built as Main.run builds it
+        for (Class<?> c : Main.COMMANDS) tree.addSubcommand(c);
+        collect(tree.getSubcommands(), new java.util.ArrayList<>(), paths);
+        assertThat(paths).hasSizeGreaterThan(8);
+        for (java.util.List<String> path : paths) {
+            java.util.List<String> args = new java.util.ArrayList<>(path);
+            args.add("--version");
+            CliRun r = CliRun.of(args.toArray(String[]::new));
+            assertThat(r.out().strip()).as(String.join(" ", args)).isEqualTo("tracegate 0.1.0");
+            assertThat(r.code()).isZero();
+        }
+    }
+
+    private static void collect(java.util.Map<String, picocli.CommandLine> subs, java.util.List<String> at, java.util.List<java.util.List<String>> out) {
+        for (java.util.Map.Entry<String, picocli.CommandLine> e : subs.entrySet()) {
+            if (e.getKey().equals("help")) continue;   // picocli's help command has no -V
+            java.util.List<String> path = new java.util.ArrayList<>(at);
+            path.add(e.getKey());
+            out.add(path);
+            collect(e.getValue().getSubcommands(), path, out);
+        }
+    }
+
     @Test
     void theProgressBarFollowsWhetherStandardErrorIsATerminal() {
         assertThat(ReplayCommand.Progress.isTerminal("/dev/pts/3")).isTrue();
