@@ -124,7 +124,7 @@ public final class RuleSupervisor implements Supervisor {
 
     @Override
     public void onConsent(Consent consent) {
-        AgentLog.info("CONSENT session=" + consent.session() + " subject=" + consent.subject() + " purposes=" + consent.purposes()
+        AgentLog.info("CONSENT session=" + consent.session() + " subject=" + consent.subject() + " purpose=" + String.join(",", consent.purposes())
                 + " granted=" + consent.granted());
     }
 
