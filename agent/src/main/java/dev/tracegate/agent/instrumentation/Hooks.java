@@ -24,6 +24,14 @@ public interface Hooks {
         return null;
     }
 
+    /**
+     * Warnings about parts of this instrumentation that matched nothing although others did (a configured-methods entry
+     * whose class or method is misspelt): asked with the matched-nothing report, each said once.
+     */
+    default List<String> unmatchedParts() {
+        return List.of();
+    }
+
     /** These hooks, saying that their points match only classes named as {@code classNames} accepts. */
     static Hooks matchingNames(Hooks hooks, Predicate<String> classNames) {
         return new Hooks() {
@@ -45,6 +53,11 @@ public interface Hooks {
             @Override
             public Predicate<String> classNames() {
                 return classNames;
+            }
+
+            @Override
+            public List<String> unmatchedParts() {
+                return hooks.unmatchedParts();
             }
         };
     }

@@ -426,6 +426,13 @@ public final class Weaver {
             }
             warnedUnmatched.add(h.name());
         }
+        for (Hooks h : hooks) {
+            for (String part : h.unmatchedParts()) {
+                if (warnedUnmatched.add(h.name() + ": " + part)) {
+                    AgentLog.warn(part);
+                }
+            }
+        }
         reportMissingRoles();
     }
 

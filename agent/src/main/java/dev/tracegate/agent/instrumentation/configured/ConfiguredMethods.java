@@ -190,10 +190,20 @@ public final class ConfiguredMethods {
         for (MethodRule rule : rules) {
             if (notMeantByGlob && rule.methodPattern.indexOf('*') >= 0) continue;
             if (rule.matchesClass(className) && rule.matchesMethod(methodName)) {
+                if (!rule.woven) rule.woven = true;
                 return rule;
             }
         }
         return null;
+    }
+
+    /** The warnings for the entries that no woven method has matched so far (the whole list: see {@link MethodRule#unmatchedWarning}). */
+    public List<String> unmatchedWarnings() {
+        List<String> out = new ArrayList<>();
+        for (MethodRule rule : rules) {
+            if (!rule.woven) out.add(rule.unmatchedWarning());
+        }
+        return out;
     }
 
     /**

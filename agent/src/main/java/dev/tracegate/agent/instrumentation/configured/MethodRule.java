@@ -30,6 +30,8 @@ public final class MethodRule {
     final String where;
     /** Supervised also when it runs inside another supervised call (always for consent and erasure). */
     final boolean nested;
+    /** A method of a class being woven matched this entry (the first that fits it): set once, read for the warning. */
+    volatile boolean woven;
 
     MethodRule(Kind kind, String classPattern, String methodPattern, Map<String, String> fields, String where) {
         this.kind = kind;
@@ -56,6 +58,25 @@ public final class MethodRule {
 
     String field(String key) {
         return fields.get(key);
+    }
+
+    /**
+     * The warning for an entry that no woven method matched: where it is written, what it names, and, for a class
+     * pattern that reads like a nested class in its source spelling ({@code r.App.Bank}), the binary name with {@code $}.
+     */
+    String unmatchedWarning() {
+        String hint = "";
+        int dot = classPattern.lastIndexOf('.');
+        if (dot > 0 && classPattern.indexOf('$') < 0 && dot + 1 < classPattern.length()
+                && Character.isUpperCase(classPattern.charAt(dot + 1))) {
+            int outer = classPattern.lastIndexOf('.', dot - 1) + 1;
+            if (Character.isUpperCase(classPattern.charAt(outer))) {
+                hint = "; a nested class is named with $ (its binary name): did you mean "
+                        + classPattern.substring(0, dot) + "$" + classPattern.substring(dot + 1) + "?";
+            }
+        }
+        return "configured-methods entry " + where + " (class " + classPattern + ", method " + methodPattern
+                + ") matched no method of any loaded class, so its calls were NOT supervised" + hint;
     }
 
     private static Pattern glob(String glob) {

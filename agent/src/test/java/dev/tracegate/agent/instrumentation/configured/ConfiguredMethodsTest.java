@@ -161,6 +161,27 @@ class ConfiguredMethodsTest {
                 .containsExactly("ada@example.com", "bob@example.com", "cy@example.com", "di@example.com");
     }
 
+    /**
+     * trial9 configured-entry-matches-nothing: an entry whose class is misspelt (a nested class in its source spelling)
+     * was never reported while another entry matched, so its tool ran unsupervised without a word. Each entry no woven
+     * method matched is warned about, where it is written, with the binary name of a nested class.
+     */
+    @Test
+    void anEntryThatMatchedNoWovenMethodIsWarnedAboutEvenWhenAnotherMatched() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of(
+                "erasure r.App$Privacy#forget session=0 subject=1", "tool r.App.Bank#* session=0", "tool r.Other#pay session=0"));
+        assertThat(m.unmatchedWarnings()).hasSize(3);
+        assertThat(m.findToWeave("r.App$Privacy", "forget", false)).isNotNull();
+        assertThat(m.findToWeave("r.App$Bank", "transfer", false)).as("the misspelt entry does not match the real class").isNull();
+        assertThat(m.unmatchedWarnings()).containsExactly(
+                "configured-methods entry m.txt:2 (class r.App.Bank, method *) matched no method of any loaded class, so its calls were"
+                        + " NOT supervised; a nested class is named with $ (its binary name): did you mean r.App$Bank?",
+                "configured-methods entry m.txt:3 (class r.Other, method pay) matched no method of any loaded class, so its calls were"
+                        + " NOT supervised");
+        assertThat(m.findToWeave("r.Other", "pay", false)).isNotNull();
+        assertThat(m.unmatchedWarnings()).hasSize(1);
+    }
+
     private static class Recording implements Supervisor {
         final List<ToolCall> calls = new ArrayList<>();
         final List<ToolResult> results = new ArrayList<>();
