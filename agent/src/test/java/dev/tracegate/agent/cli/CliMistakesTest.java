@@ -74,6 +74,26 @@ class CliMistakesTest {
         assertThat(CliRun.of("check", flow.toString()).out()).contains("loaded f");
     }
 
+    /**
+     * A check skipped for the state bound says which check and how to raise the bound, not the analysis' internal product
+     * formula (with its one-event axioms, cut at 200 characters) nor 'split the contract' (trial10 repro
+     * check-too-large-shows-internal-formula).
+     */
+    @Test
+    void aSkippedCheckNamesTheCheckNotTheInternalFormula() throws Exception {
+        Path lib = Files.writeString(dir.resolve("dl.yaml"), "library: dl\ncontracts:\n  - id: dl.a\n    guarantee: G(call(a0) -> X X call(t0))\n"
+                + "    message: m\n  - id: dl.b\n    guarantee: G(call(b1) -> X call(t1))\n    message: m\n");
+        CliRun r = CliRun.of("check", lib.toString(), "--max-states", "5");
+        assertThat(r.code()).isEqualTo(1);
+        java.util.List<String> skipped = r.out().lines().filter(l -> l.contains("TOO_LARGE")).toList();
+        assertThat(skipped).isNotEmpty().allSatisfy(l -> assertThat(l).doesNotContain("G !((call").doesNotContain("split the contract"));
+        // the dead-end search says its own product's size; the others say which check
+        assertThat(skipped.stream().filter(l -> !l.contains("dead-end check skipped: the product of"))).isNotEmpty().allSatisfy(l -> assertThat(l)
+                .matches("analysis: TOO_LARGE \\[[^]]+\\]: the (consistency|compatibility|conflict|dead-end) check .* skipped: its automaton"
+                        + " needs more than 5 states; raise the bound with --max-states N.*"));
+        assertThat(skipped.get(0)).contains("the consistency check of dl.a (its assumption and guarantee together)");
+    }
+
     /** Every command of the tree (trial10 repro subcommand-version-prints-nothing: -V was offered and printed nothing). */
     @Test
     void everyCommandPrintsTheVersionItsHelpOffers() {

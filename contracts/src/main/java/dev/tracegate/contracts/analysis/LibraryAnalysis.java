@@ -156,7 +156,7 @@ public final class LibraryAnalysis {
         Formula axioms = axioms(contracts);
         for (Contract c : contracts) {
             Formula both = Formulas.and(axioms, Formulas.and(c.assume(), c.guarantee()));
-            Boolean empty = emptyOrNull(both, out, List.of(c.id()));
+            Boolean empty = emptyOrNull(both, out, List.of(c.id()), "the consistency check of " + c.id() + " (its assumption and guarantee together)");
             if (Boolean.TRUE.equals(empty)) {
                 out.add(new Finding(Kind.INCONSISTENT, List.of(c.id()),
                         "no non-empty trace satisfies both the assumption and the guarantee of '" + c.id() + "'", List.of()));
@@ -164,7 +164,8 @@ public final class LibraryAnalysis {
         }
         List<Contract> assuming = new ArrayList<>();
         for (Contract c : contracts) if (!(c.assume() instanceof Formula.Const k && k.value())) assuming.add(c);
-        if (Boolean.TRUE.equals(emptyOrNull(assumptions(assuming, axioms), out, ids(assuming)))) {
+        if (Boolean.TRUE.equals(emptyOrNull(assumptions(assuming, axioms), out, ids(assuming),
+                "the compatibility check (the assumptions of " + assuming.size() + " contracts together)"))) {
             List<Contract> core = minimalIncompatible(assuming, axioms);
             out.add(new Finding(Kind.INCOMPATIBLE, ids(core.isEmpty() ? assuming : core), core.size() == 1
                     ? "the assumption of '" + core.get(0).id() + "' cannot hold on any non-empty trace"
@@ -176,7 +177,8 @@ public final class LibraryAnalysis {
             boolean bad = out.stream().anyMatch(f -> f.kind() == Kind.INCONSISTENT && f.contracts().contains(c.id()));
             if (!bad) consistent.add(c);
         }
-        if (Boolean.TRUE.equals(emptyOrNull(conjunction(consistent, axioms), out, ids(consistent)))) {
+        if (Boolean.TRUE.equals(emptyOrNull(conjunction(consistent, axioms), out, ids(consistent),
+                "the conflict check (" + consistent.size() + " contracts together)"))) {
             List<Contract> core = minimalConflict(consistent, axioms);
             out.add(new Finding(Kind.CONFLICT, ids(core),
                     "these contracts cannot all be kept on any non-empty trace; removing any one of them resolves it", List.of()));
@@ -242,7 +244,7 @@ public final class LibraryAnalysis {
         try {
             found = new DeadEnds(cs, compiler).search();
         } catch (StateLimitException e) {
-            out.add(new Finding(Kind.TOO_LARGE, ids(cs), "dead-end check skipped: " + e.getMessage(), List.of()));
+            out.add(new Finding(Kind.TOO_LARGE, ids(cs), skipped("the dead-end check (" + cs.size() + " contracts together)", e), List.of()));
             return;
         } catch (DeadEnds.TooLarge e) {
             out.add(new Finding(Kind.TOO_LARGE, ids(cs), e.getMessage(), List.of()));
@@ -297,11 +299,20 @@ public final class LibraryAnalysis {
         }
     }
 
-    private Boolean emptyOrNull(Formula f, List<Finding> out, List<String> ids) {
+    /**
+     * A skipped check, said by what it checks: not by the formula it compiled, which is the analysis' own (the contracts
+     * with the one-event-one-call axioms, cut to 200 characters), nor with the compiler's advice to split a contract.
+     */
+    private static String skipped(String check, StateLimitException e) {
+        return check + " skipped: its automaton needs more than " + e.bound() + " states; "
+                + dev.tracegate.engine.automaton.DfaCompiler.RAISE_BOUND;
+    }
+
+    private Boolean emptyOrNull(Formula f, List<Finding> out, List<String> ids, String check) {
         try {
             return emptyNonEmptyTraces(compiler.compile(f));
         } catch (StateLimitException e) {
-            out.add(new Finding(Kind.TOO_LARGE, ids, "check skipped: " + e.getMessage(), List.of()));
+            out.add(new Finding(Kind.TOO_LARGE, ids, skipped(check, e), List.of()));
             return null;
         }
     }
