@@ -67,6 +67,25 @@ class McpTest {
                 .contains("RESULT isError=false: draft saved for bob");
     }
 
+    /**
+     * trial9 mcp-redirect-unknown-target: a redirect to a tool the server does not have reached the client as the SDK's
+     * own error (McpError "Unknown tool: invalid_tool_name"); it is the redirect's refusal, as a result with isError,
+     * as when a Spring AI call's callbacks lack the target.
+     */
+    @Test
+    void aRedirectToAToolTheServerLacksIsRefusedWithWhy() {
+        ForkedJvm.Result server = run(null, "redirect=sendEmail:archiveEmail", "sendEmail", EMAIL);
+        assertThat(server.stdout()).as(server.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .doesNotContain("Unknown tool")
+                .contains("RESULT isError=true: tracegate: the call to sendEmail was redirected to archiveEmail by contract");
+        ForkedJvm.Result client = run("redirect=sendEmail:archiveEmail", null, "sendEmail", EMAIL);
+        assertThat(client.stdout()).as(client.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .doesNotContain("Unknown tool")
+                .contains("RESULT isError=true: tracegate: the call to sendEmail was redirected to archiveEmail by contract");
+    }
+
     @Test
     void serverRedactDropsTheField() {
         ForkedJvm.Result r = run(null, "redact=body", "sendEmail", EMAIL);

@@ -220,6 +220,13 @@ public final class Dispatcher {
     }
 
     /**
+     * The MCP SDK's error for a call of a tool its server does not have ({@code Unknown tool: invalid_tool_name}, code -32602,
+     * in the 1.x and 2.x lines): the advice turns it into the refusal of a redirect to such a tool.
+     */
+    public static final java.util.function.Predicate<Throwable> UNKNOWN_TOOL =
+            t -> t != null && t.getMessage() != null && t.getMessage().startsWith("Unknown tool");
+
+    /**
      * A function for reactive errors ({@code mono.onErrorMap(Dispatcher.errorHook(...))}) that reports the error as the
      * tool's error RETURN and passes on the same throwable, or, when a contract withholds that result, a
      * {@link TracegateViolation} whose message is the withheld notice.
@@ -313,7 +320,9 @@ public final class Dispatcher {
         try {
             return t.onMethodCall(origin, arguments);
         } catch (Throwable e) {
-            return internalError(t, origin, e);
+            // fail: open lets the call through unsupervised: the advice then reports no RETURN for it (no CALL was seen)
+            Ruling refusal = internalError(t, origin, e);
+            return refusal != null ? refusal : Ruling.LET_THROUGH;
         }
     }
 

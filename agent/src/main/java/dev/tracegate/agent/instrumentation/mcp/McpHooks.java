@@ -111,7 +111,8 @@ public final class McpHooks {
                             @Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object params,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgSession") String session,
-                            @Advice.Local("tgTool") String tool) {
+                            @Advice.Local("tgTool") String tool,
+                            @Advice.Local("tgRedirect") String redirect) {
             outer = Dispatcher.enter();
             if (!outer || !(params instanceof Map)) {
                 return null;
@@ -133,6 +134,7 @@ public final class McpHooks {
                     params = Dispatcher.rewriteToolCall(p, ruling);
                     if (ruling.kind == Ruling.REDIRECT) {
                         tool = ruling.tool;
+                        redirect = ruling.text;
                     }
                     return null;
                 }
@@ -147,10 +149,12 @@ public final class McpHooks {
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
+        @SuppressWarnings({"unchecked", "rawtypes"})
         static void exit(@Advice.Enter Ruling skipped,
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
+                         @Advice.Local("tgRedirect") String redirect,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown) {
             Dispatcher.exit();
@@ -178,6 +182,12 @@ public final class McpHooks {
                 // on (the JSON-RPC error carries its message), or, when a contract withholds it, one whose message is the notice
                 result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-server", session, tool, null))
                         .map(Dispatcher.resultHook("mcp-server", session, tool, null));
+                if (redirect != null) {
+                    // a redirect to a tool the server does not have: the SDK's "Unknown tool" error becomes the refusal,
+                    // as when a Spring AI call's callbacks lack the target (the log holds the target's failed RETURN)
+                    result = ((Mono) result).onErrorReturn(Dispatcher.UNKNOWN_TOOL,
+                            McpSchema.CallToolResult.builder().addTextContent(redirect).isError(true).build());
+                }
             }
         }
     }
@@ -193,7 +203,8 @@ public final class McpHooks {
                             @Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object params,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgSession") String session,
-                            @Advice.Local("tgTool") String tool) {
+                            @Advice.Local("tgTool") String tool,
+                            @Advice.Local("tgRedirect") String redirect) {
             outer = Dispatcher.enter();
             if (!outer || !(params instanceof Map)) {
                 return null;
@@ -216,6 +227,7 @@ public final class McpHooks {
                     params = Dispatcher.rewriteToolCall(p, ruling);
                     if (ruling.kind == Ruling.REDIRECT) {
                         tool = ruling.tool;
+                        redirect = ruling.text;
                     }
                     return null;
                 }
@@ -230,10 +242,12 @@ public final class McpHooks {
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
+        @SuppressWarnings({"unchecked", "rawtypes"})
         static void exit(@Advice.Enter Ruling skipped,
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
+                         @Advice.Local("tgRedirect") String redirect,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown) {
             Dispatcher.exit();
@@ -261,6 +275,12 @@ public final class McpHooks {
                 // on (the JSON-RPC error carries its message), or, when a contract withholds it, one whose message is the notice
                 result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-server", session, tool, null))
                         .map(Dispatcher.resultHook("mcp-server", session, tool, null));
+                if (redirect != null) {
+                    // a redirect to a tool the server does not have: the SDK's "Unknown tool" error becomes the refusal,
+                    // as when a Spring AI call's callbacks lack the target (the log holds the target's failed RETURN)
+                    result = ((Mono) result).onErrorReturn(Dispatcher.UNKNOWN_TOOL,
+                            McpSchema.CallToolResult.builder().addTextContent(redirect).isError(true).build());
+                }
             }
         }
     }
@@ -272,7 +292,8 @@ public final class McpHooks {
         static Ruling enter(@Advice.Argument(value = 0, readOnly = false) McpSchema.CallToolRequest request,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgSession") String session,
-                            @Advice.Local("tgTool") String tool) {
+                            @Advice.Local("tgTool") String tool,
+                            @Advice.Local("tgRedirect") String redirect) {
             outer = Dispatcher.enter();
             if (!outer || request == null) {
                 return null;
@@ -302,6 +323,7 @@ public final class McpHooks {
                     if (ruling.kind == Ruling.REDIRECT) {
                         name = ruling.tool;
                         tool = ruling.tool;
+                        redirect = ruling.text;
                     }
                 }
                 request = new McpSchema.CallToolRequest(name, arguments, meta);
@@ -314,10 +336,12 @@ public final class McpHooks {
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
+        @SuppressWarnings({"unchecked", "rawtypes"})
         static void exit(@Advice.Enter Ruling skipped,
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
+                         @Advice.Local("tgRedirect") String redirect,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown) {
             Dispatcher.exit();
@@ -345,6 +369,12 @@ public final class McpHooks {
                 // RETURN: the same throwable reaches the caller, or, when a contract withholds it, one whose message is the notice
                 result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-client", session, tool, null))
                         .map(Dispatcher.resultHook("mcp-client", session, tool, null));
+                if (redirect != null) {
+                    // a redirect to a tool the server does not have: the SDK's "Unknown tool" error becomes the refusal,
+                    // as when a Spring AI call's callbacks lack the target (the log holds the target's failed RETURN)
+                    result = ((Mono) result).onErrorReturn(Dispatcher.UNKNOWN_TOOL,
+                            McpSchema.CallToolResult.builder().addTextContent(redirect).isError(true).build());
+                }
             }
         }
     }
