@@ -94,6 +94,26 @@ class CliMistakesTest {
         assertThat(skipped.get(0)).contains("the consistency check of dl.a (its assumption and guarantee together)");
     }
 
+    /**
+     * Library-loading hints on the command line speak its syntax, and a library named twice is said to be (trial10 repro
+     * cli-hints-speak-config: 'libraries: [gdpr, po.yaml]', the configuration's key, and 'rename one' of a built-in's ids).
+     */
+    @Test
+    void loadingHintsSpeakTheCommandLine() throws Exception {
+        Path po = Files.writeString(dir.resolve("po.yaml"), "library: po\ngdpr:\n  purposes:\n    m: [email]\n");
+        Path trace = Files.writeString(dir.resolve("t.jsonl"), TRACE);
+        CliRun r = CliRun.of("replay", po.toString(), trace.toString(), "--no-progress");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("on the command line gdpr,po.yaml (replay gdpr,po.yaml TRACE..., check gdpr po.yaml)");
+        assertThat(CliRun.of("replay", "gdpr," + po, trace.toString(), "--no-progress").code()).as("following it").isZero();
+        Path lib = Files.writeString(dir.resolve("l.yaml"), LIBRARY);
+        for (String[] twice : new String[][] {{"gdpr", "gdpr"}, {lib.toString(), "gdpr," + lib}}) {
+            CliRun c = CliRun.of("check", twice[0], twice[1]);
+            assertThat(c.code()).isEqualTo(2);
+            assertThat(c.err()).contains("is loaded twice").contains("name each library once").doesNotContain("rename one");
+        }
+    }
+
     /** Every command of the tree (trial10 repro subcommand-version-prints-nothing: -V was offered and printed nothing). */
     @Test
     void everyCommandPrintsTheVersionItsHelpOffers() {

@@ -168,6 +168,10 @@ public final class Library {
             spec.atomPositions().forEach(positions::putIfAbsent);
             for (LibrarySpec.ContractSpec c : spec.contracts()) {
                 ContractInfo prev = byId.get(c.id());
+                if (prev != null && prev.file().equals(spec.file())) {   // not two contracts: one library named twice
+                    throw new LibraryException(spec.file(), 1, 1, "library " + spec.file() + " is loaded twice (its contract '" + c.id()
+                            + "' comes again)", "name each library once");
+                }
                 if (prev != null) {
                     throw new LibraryException(spec.file(), c.line(), c.column(), "contract id '" + c.id() + "' is already defined in "
                             + prev.file() + ":" + prev.line(), "contract ids must be unique across all loaded libraries; rename one");
@@ -220,7 +224,8 @@ public final class Library {
             String file = s.file().startsWith("builtin:") ? s.file() : java.nio.file.Path.of(s.file()).getFileName().toString();
             throw new LibraryException(s.file(), 1, 1, "no contracts in any loaded library: the " + section + ": section of " + file
                     + " is read by the built-in library " + section + ", which is not loaded",
-                    "load them together, e.g. libraries: [" + section + ", " + file + "]");
+                    "load them together: on the command line " + section + "," + file + " (replay " + section + "," + file + " TRACE..., check "
+                            + section + " " + file + "), in the agent's configuration libraries: [" + section + ", " + file + "]");
         }
     }
 

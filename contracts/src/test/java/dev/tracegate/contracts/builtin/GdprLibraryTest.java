@@ -135,7 +135,8 @@ class GdprLibraryTest {
         assertThatThrownBy(() -> load(policyOnly))
                 .isInstanceOf(LibraryException.class)
                 .hasMessage("policy.yaml:1:1: no contracts in any loaded library: the gdpr: section of policy.yaml is read by the built-in "
-                        + "library gdpr, which is not loaded\n  hint: load them together, e.g. libraries: [gdpr, policy.yaml]");
+                        + "library gdpr, which is not loaded\n  hint: load them together: on the command line gdpr,policy.yaml (replay gdpr,policy.yaml"
+                        + " TRACE..., check gdpr policy.yaml), in the agent's configuration libraries: [gdpr, policy.yaml]");
     }
 
     @Test
