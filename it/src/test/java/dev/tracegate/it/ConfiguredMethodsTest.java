@@ -386,4 +386,25 @@ class ConfiguredMethodsTest {
                 .contains("CALL configured session=7 tool=transfer")
                 .doesNotContain("class file records no parameter names");
     }
+
+    /**
+     * trial9 fail-open-orphan-return: under fail: open a configured call whose argument cannot be written runs
+     * unsupervised; its RETURN was still recorded and applied, so returned(verify) held and pay passed on the strength of a
+     * call no contract saw. Now the unsupervised call leaves no record and counts for nothing.
+     */
+    @Test
+    void aCallRunUnsupervisedUnderFailOpenLeavesNoReturnAndCountsForNothing() throws IOException {
+        Path library = Files.writeString(dir.resolve("b.yaml"), String.join("\n", "library: b", "contracts:",
+                "  - id: b.verify-first", "    guarantee: G(call(pay) -> O returned(verify))", "    message: Verify first.", ""));
+        Path methods = Files.writeString(dir.resolve("verify.txt"), "tool demoapp.plain.UnwritableArgumentApp$Tools#* session=0\n");
+        Path audit = dir.resolve("audit.jsonl");
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("libraries=" + library + ",methods=" + methods
+                + ",fail=open,audit.path=" + audit)), ForkedJvm.appClasspath(), "demoapp.plain.UnwritableArgumentApp");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString()).contains("verify -> verified")
+                .contains("pay -> tracegate blocked the call to pay (contract b.verify-first)");
+        assertThat(r.stderr()).as(r.toString()).contains("fail=open: let through");
+        String log = Files.readString(audit);
+        assertThat(log).as(log).doesNotContain("\"tool\":\"verify\"");
+    }
 }

@@ -17,6 +17,14 @@ public final class Ruling {
     public static final int REDIRECT = 4;
     /** A redirect that the advice already executed: skip the tool, {@link #text} is the other tool's result (not an error). */
     public static final int REPLACED = 5;
+    /** Run the method unchanged and unsupervised: its call could not be supervised (fail: open), so no RETURN is reported. */
+    public static final int UNSUPERVISED = 6;
+
+    /**
+     * What {@link Dispatcher#onMethodCall} gives a configured method whose call could not be supervised under
+     * {@code fail: open}: the method runs, and its result is not reported either, since no contract saw its call.
+     */
+    public static final Ruling LET_THROUGH = new Ruling(UNSUPERVISED, null, null, null, null);
 
     public final int kind;
     public final String text;

@@ -58,6 +58,27 @@ class DispatcherTest {
         Dispatcher.exit();
     }
 
+    /**
+     * trial9 fail-open-orphan-return: a configured method whose call could not be supervised (its argument cannot be
+     * written) ran under fail: open and its RETURN was still reported and applied. The dispatcher says "unsupervised"
+     * (the advice then reports no RETURN); under fail: closed the refusal stands.
+     */
+    @Test
+    void aConfiguredCallThatCouldNotBeSupervisedRunsUnsupervisedOrIsRefused() {
+        try {
+            Dispatcher.install(new Failing(null));   // fail: open
+            Ruling open = Dispatcher.onMethodCall("example.Tools.verify(Ljava/lang/Object;)Ljava/lang/String;", new Object[] {"x"});
+            assertThat(open).isSameAs(Ruling.LET_THROUGH);
+            assertThat(open.kind).isEqualTo(Ruling.UNSUPERVISED);
+            assertThat(open.skips()).as("the method runs").isFalse();
+            Ruling closed = Ruling.substitute("refused: internal error");
+            Dispatcher.install(new Failing(closed));
+            assertThat(Dispatcher.onMethodCall("example.Tools.verify(Ljava/lang/Object;)Ljava/lang/String;", new Object[] {"x"})).isSameAs(closed);
+        } finally {
+            Dispatcher.install(null);
+        }
+    }
+
     @Test
     void aFailingDelegateIsMappedByItsFailurePolicyAndNeverThrowsIntoTheHost() {
         long before = Dispatcher.internalErrors();

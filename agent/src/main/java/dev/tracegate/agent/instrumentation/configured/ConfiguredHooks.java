@@ -173,6 +173,10 @@ public final class ConfiguredHooks implements Hooks {
             if (ruling == null) {
                 return null;
             }
+            if (ruling.kind == Ruling.UNSUPERVISED) {
+                outer = false;   // no contract saw the call: its result is not reported (it would count a call never checked)
+                return null;
+            }
             if (ruling.kind == Ruling.REWRITE) {
                 if (ruling.values != null) {
                     try {
@@ -242,6 +246,10 @@ public final class ConfiguredHooks implements Hooks {
             called = args;   // the exit reports the RETURN with the arguments of the call as it ran (one array per call)
             Ruling ruling = Dispatcher.onMethodCall(origin, args);
             if (ruling == null) {
+                return null;
+            }
+            if (ruling.kind == Ruling.UNSUPERVISED) {
+                outer = false;   // no contract saw the call: its result is not reported (it would count a call never checked)
                 return null;
             }
             if (ruling.kind == Ruling.REWRITE) {
