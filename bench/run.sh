@@ -52,7 +52,11 @@ java=(java -Xmx4g)
 rm -f "$out/$mode"-*.json
 # The JSONL traces of the offline-replay runs, written once (small.jsonl, agentdojo.jsonl, replay-policy.yaml).
 traces="$(mktemp -d)"
-trap 'rm -rf "$traces"' EXIT
+# Every attached JVM (each JMH invocation, each harness) gets a fresh audit file under $audits, deleted when that JVM
+# ends: with one file for the whole run, later attached rows measured a writer appending to a file GBs long. The trap
+# deletes it also when a run fails (set -e ends the script there).
+audits="$(mktemp -d)"
+trap 'rm -rf "$traces" "$audits"' EXIT
 "${java[@]}" -cp "$jar" dev.tracegate.bench.JsonlTraces --out "$traces" > /dev/null \
   || echo "(JsonlTraces failed, see above: the replay rows of the missing trace will fail)"
 echo "== JMH: engine step, DFA vs progression, concurrency, replay ($mode)"
@@ -69,30 +73,43 @@ agentjar="$root/agent/target/tracegate-agent.jar"
 if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null | grep -q Premain-Class; then
   # A copy, so that a concurrent build of the agent cannot swap the jar in the middle of the run.
   cp "$agentjar" "$here/target/tracegate-agent.jar"
-  auditdir="$(mktemp -d)"
-  attach="-javaagent:$here/target/tracegate-agent.jar=config=$here/agent/tracegate.yaml -Dtracegate.audit.path=$auditdir/audit.jsonl"
+  # fresh_audit sets $attach to the agent flags with a new, empty audit file; audit_done deletes it after the JVM ended.
+  # (The forks of one JMH invocation share its file: in full mode 3 forks; each invocation starts empty.)
+  fresh_audit() {
+    rm -rf "$audits/jvm"; mkdir "$audits/jvm"
+    attach="-javaagent:$here/target/tracegate-agent.jar=config=$here/agent/tracegate.yaml -Dtracegate.audit.path=$audits/jvm/audit.jsonl"
+  }
+  audit_done() { rm -rf "$audits/jvm"; }
   calls=(-f 1 -wi 2 -w 500ms -i 3 -r 1s)
   [[ $mode == full ]] && calls=()
   quiet() { grep -v '^\[tracegate\] BLOCK' || true; }   # the agent prints one line per blocked call
   "${java[@]}" -jar "$jar" InterceptedCallBenchmark -p agent=detached "${calls[@]}" -prof gc -jvmArgsAppend "-Dbench.agent=detached" \
     -rf json -rff "$out/$mode-call-detached.json" || echo "(detached intercepted-call benchmark failed)"
+  fresh_audit
   "${java[@]}" -jar "$jar" InterceptedCallBenchmark -p agent=attached "${calls[@]}" -prof gc -jvmArgsAppend "$attach -Dbench.agent=attached" \
     -rf json -rff "$out/$mode-call-attached.json" 2>&1 | quiet
+  audit_done
+  fresh_audit
   "${java[@]}" -jar "$jar" 'InterceptedCallBenchmark.passedCall$' -p agent=attached-audit-drop "${calls[@]}" -prof gc \
     -jvmArgsAppend "$attach -Dtracegate.audit.on-full=drop -Dbench.agent=attached-audit-drop" \
     -rf json -rff "$out/$mode-call-drop.json" 2>&1 | quiet
+  audit_done
   # 200,000 warm-up calls: with 5,000 the quick run measured the JIT's work (p50 11.7 us at 1,000 calls/s)
   seconds=3; [[ $mode == full ]] && seconds=30
   "${java[@]}" -Dbench.agent=detached -cp "$jar" dev.tracegate.bench.agent.InterceptedCallLatency --rate 1000 --seconds "$seconds" \
     --warmup-calls 200000 --out "$out/$mode-call-latency-detached.json" > /dev/null || echo "(detached call latency failed)"
+  fresh_audit
   # shellcheck disable=SC2086
   "${java[@]}" $attach -Dbench.agent=attached -cp "$jar" dev.tracegate.bench.agent.InterceptedCallLatency --rate 1000 \
     --seconds "$seconds" --warmup-calls 200000 --out "$out/$mode-call-latency-attached.json" 2>&1 | quiet > /dev/null
+  audit_done
   # Caller and audit-writer thread CPU per call (holds on a shared machine); raw JSON kept as $mode-call-cpu.json.
   cpucalls=(--calls 50000 --rounds 5 --warmup-calls 200000); [[ $mode == full ]] && cpucalls=(--calls 100000 --rounds 11 --warmup-calls 300000)
+  fresh_audit
   # shellcheck disable=SC2086
   "${java[@]}" $attach -Dbench.agent=attached -cp "$jar" dev.tracegate.bench.agent.InterceptedCallCpuTime "${cpucalls[@]}" \
     --bodies passed,varied,blocked --out "$out/$mode-call-cpu.json" > /dev/null 2>&1 || echo "(intercepted-call CPU-time harness failed)"
+  audit_done
   echo "== JMH: a LangChain4j AI service invocation with one tool call, agent detached vs attached ($mode)"
   # LangChain4j with the agent attached needs seconds of JIT warm-up: 2 x 0.5 s left invocations at milliseconds,
   # and 2 x 1.5 s still left the attached row at 2x its warm figure (seen with the 10-contract library)
@@ -100,8 +117,10 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
   [[ $mode == full ]] && loop=()
   "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=detached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "-Dbench.agent=detached" \
     -rf json -rff "$out/$mode-loop-detached.json" || echo "(detached LangChain4j benchmark failed)"
+  fresh_audit
   "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=attached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "$attach -Dbench.agent=attached" \
     -rf json -rff "$out/$mode-loop-attached.json" 2>&1 | quiet
+  audit_done
   echo "== the replay command on JSONL traces (a fresh JVM per run)"
   for trace in small agentdojo; do
     files=(); for ((i = 0; i < passes; i++)); do files+=("$traces/$trace.jsonl"); done
@@ -113,7 +132,6 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
       [[ $status -le 1 ]] || echo "(replay command failed on $trace with $lib: exit $status)"
     done
   done
-  rm -rf "$auditdir"
 else
   echo "(no agent jar with a Premain-Class at $agentjar: build it with mvn -pl agent -am package; intercepted-call benchmarks skipped)"
 fi
