@@ -49,6 +49,9 @@ case "$mode" in
 esac
 
 java=(java -Xmx4g)
+# A command-line -jvmArgsAppend replaces the annotations' @Fork(jvmArgsAppend = {"-Xms1g", "-Xmx1g"}) instead of adding to
+# it (the forks then ran with the parent's -Xmx4g and no -Xms): every -jvmArgsAppend below starts with these.
+heap="-Xms1g -Xmx1g"
 rm -f "$out/$mode"-*.json
 # The JSONL traces of the offline-replay runs, written once (small.jsonl, agentdojo.jsonl, replay-policy.yaml).
 traces="$(mktemp -d)"
@@ -83,15 +86,15 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
   calls=(-f 1 -wi 2 -w 500ms -i 3 -r 1s)
   [[ $mode == full ]] && calls=()
   quiet() { grep -v '^\[tracegate\] BLOCK' || true; }   # the agent prints one line per blocked call
-  "${java[@]}" -jar "$jar" InterceptedCallBenchmark -p agent=detached "${calls[@]}" -prof gc -jvmArgsAppend "-Dbench.agent=detached" \
+  "${java[@]}" -jar "$jar" InterceptedCallBenchmark -p agent=detached "${calls[@]}" -prof gc -jvmArgsAppend "$heap -Dbench.agent=detached" \
     -rf json -rff "$out/$mode-call-detached.json" || echo "(detached intercepted-call benchmark failed)"
   fresh_audit
-  "${java[@]}" -jar "$jar" InterceptedCallBenchmark -p agent=attached "${calls[@]}" -prof gc -jvmArgsAppend "$attach -Dbench.agent=attached" \
+  "${java[@]}" -jar "$jar" InterceptedCallBenchmark -p agent=attached "${calls[@]}" -prof gc -jvmArgsAppend "$heap $attach -Dbench.agent=attached" \
     -rf json -rff "$out/$mode-call-attached.json" 2>&1 | quiet
   audit_done
   fresh_audit
   "${java[@]}" -jar "$jar" 'InterceptedCallBenchmark.passedCall$' -p agent=attached-audit-drop "${calls[@]}" -prof gc \
-    -jvmArgsAppend "$attach -Dtracegate.audit.on-full=drop -Dbench.agent=attached-audit-drop" \
+    -jvmArgsAppend "$heap $attach -Dtracegate.audit.on-full=drop -Dbench.agent=attached-audit-drop" \
     -rf json -rff "$out/$mode-call-drop.json" 2>&1 | quiet
   audit_done
   # 200,000 warm-up calls: with 5,000 the quick run measured the JIT's work (p50 11.7 us at 1,000 calls/s)
@@ -115,10 +118,10 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
   # and 2 x 1.5 s still left the attached row at 2x its warm figure (seen with the 10-contract library)
   loop=(-f 1 -wi 4 -w 1500ms -i 3 -r 1s)
   [[ $mode == full ]] && loop=()
-  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=detached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "-Dbench.agent=detached" \
+  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=detached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "$heap -Dbench.agent=detached" \
     -rf json -rff "$out/$mode-loop-detached.json" || echo "(detached LangChain4j benchmark failed)"
   fresh_audit
-  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=attached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "$attach -Dbench.agent=attached" \
+  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=attached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "$heap $attach -Dbench.agent=attached" \
     -rf json -rff "$out/$mode-loop-attached.json" 2>&1 | quiet
   audit_done
   echo "== the replay command on JSONL traces (a fresh JVM per run)"
@@ -136,7 +139,7 @@ else
   echo "(no agent jar with a Premain-Class at $agentjar: build it with mvn -pl agent -am package; intercepted-call benchmarks skipped)"
 fi
 echo "== JMH: offline replay from JSONL: read, ground, decide ($mode)"
-"${java[@]}" -jar "$jar" "$jsonlBodies" ${jsonl[@]+"${jsonl[@]}"} -prof gc -jvmArgsAppend "-Dbench.traces=$traces" ${JMH_OPTS:-} \
+"${java[@]}" -jar "$jar" "$jsonlBodies" ${jsonl[@]+"${jsonl[@]}"} -prof gc -jvmArgsAppend "$heap -Dbench.traces=$traces" ${JMH_OPTS:-} \
   -rf json -rff "$out/$mode-jsonl.json"
 echo "== JMH: step cost vs trace length ($mode)"
 "${java[@]}" -jar "$jar" 'TraceLengthBenchmark' "${shots[@]}" ${JMH_OPTS:-} -rf json -rff "$out/$mode-trace.json"
