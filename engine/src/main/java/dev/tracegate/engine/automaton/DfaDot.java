@@ -200,6 +200,7 @@ final class DfaDot {
             char c = s.charAt(i);
             if (c == '"' || c == '\\') b.append('\\').append(c);
             else if (c == '\n') b.append("\\n");
+            else if (c == '&') b.append("&amp;");   // Graphviz reads &lt; and &#60; in a label as the character they name
             else b.append(c);
         }
         return b.append('"').toString();
