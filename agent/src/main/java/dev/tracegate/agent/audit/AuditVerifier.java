@@ -76,6 +76,11 @@ public final class AuditVerifier {
             byte[] line = lines.buf;
             lineNo++;
             if (len == 0) return bad(lineNo, records, "empty line", head);
+            if (line[len - 1] == '\r') {
+                // the writer ends every line with LF alone: CR LF means the file went through a tool that converted it
+                return bad(lineNo, records, "the line ends in CR LF, not LF: the file's line ends were converted (a Windows editor,"
+                        + " git core.autocrlf, a copy through a Windows share); convert them back to LF (dos2unix FILE) and verify again", head);
+            }
             String problem = f.read(line, len);
             if (problem != null) return bad(lineNo, records, problem, head);
 

@@ -52,6 +52,16 @@ class AuditChainTest {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(line.getBytes(StandardCharsets.UTF_8)));
     }
 
+    /** trial10 audit-verify-crlf-message: an intact log whose line ends were converted was reported as "no hash at the end of the line". */
+    @Test
+    void aLogWhoseLineEndsWereConvertedToCrLfSaysSo() throws Exception {
+        Path p = log(3);
+        Files.writeString(p, Files.readString(p).replace("\n", "\r\n"));
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).isNotEqualTo(AuditVerification.Status.OK);
+        assertThat(v.describe()).contains("line 1").contains("CR LF").contains("dos2unix").doesNotContain("no hash");
+    }
+
     @Test
     void roundTripVerifiesAndEachPrevIsThePreviousLinesHashOfItsBytes() throws Exception {
         Path p = log(10);
