@@ -24,7 +24,9 @@ public class SupportTools {
      * in it (support-desk.yaml's support.refund-after-lookup).
      */
     public String refund(String session, String orderId, double amount) {
-        return "refunded";
+        // the answer depends on an argument, as a real tool's does: with a constant answer the JIT folded the
+        // detached benchmark's call away (0.4 ns) and the row measured nothing
+        return amount > 0 ? "refunded" : "nothing to refund";
     }
 
     public int searches() { return searches; }

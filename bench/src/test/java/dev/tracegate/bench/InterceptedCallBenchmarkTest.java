@@ -18,6 +18,8 @@ class InterceptedCallBenchmarkTest {
         assertThat(b.passedCall(h)).isEqualTo("found 3 articles");
         assertThat(b.passedCallVaried(h)).isEqualTo("found 3 articles");
         assertThat(b.blockedCall(h)).isEqualTo("refunded");
+        h.amount = 0;
+        assertThat(b.blockedCall(h)).as("the measured call reads the state's arguments").isEqualTo("nothing to refund");
     }
 
     @Test

@@ -48,6 +48,9 @@ public class InterceptedCallBenchmark {
         String session;
         final String[] queries = queries();
         int next;
+        /** The blocked refund's arguments: non-final fields, as a host reads them from a parsed model answer (literals let C2 fold the call). */
+        public String orderId = "A-1234";
+        public double amount = 20.0;
 
         @Setup(Level.Trial)
         public void setUp() {
@@ -94,8 +97,9 @@ public class InterceptedCallBenchmark {
         return q;
     }
 
+    /** The refund that the library blocks; its arguments come from the state, so the detached row measures the call. */
     @Benchmark
     public String blockedCall(Host h) {
-        return h.tools.refund(h.session, "A-1234", 20.0);
+        return h.tools.refund(h.session, h.orderId, h.amount);
     }
 }
