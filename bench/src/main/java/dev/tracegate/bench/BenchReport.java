@@ -226,7 +226,7 @@ public final class BenchReport {
             String kind = st.benchmark.substring("GroundingBenchmark.step".length()).toLowerCase(Locale.ROOT);
             // *Fresh: a new Event per operation (live traffic); without it the same event is stepped again
             kind = kind.endsWith("fresh") ? kind.substring(0, kind.length() - 5) + " event (new each operation)"
-                    : kind + (kind.equals("call") ? " event" : " event (the same event again)");
+                    : kind + " event (the same event again)";   // stepCall too: its argument scans are remembered on the event
             out.add(new Target("grounding + step, " + kind + ", library " + st.param("library") + ", median", "<= 300 ns",
                     fmt(st.median) + " ns", st.median <= 300));
         }

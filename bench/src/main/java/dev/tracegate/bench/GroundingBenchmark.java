@@ -10,8 +10,13 @@ import dev.tracegate.engine.monitor.Session;
 import dev.tracegate.engine.monitor.SessionMonitor;
 import dev.tracegate.engine.monitor.SessionState;
 import dev.tracegate.engine.monitor.Worker;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.tracegate.contracts.library.Library;
+import dev.tracegate.matchers.event.Args;
 import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
 import dev.tracegate.matchers.predicate.Grounding;
 import dev.tracegate.matchers.predicate.Policy;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -84,6 +89,10 @@ public class GroundingBenchmark {
         Event call3;
         Event result2k;
         Event user1k;
+        /** call3's argument values as the host passes them (non-final: not constants to the JIT). */
+        String callQuery = CALL_QUERY;
+        int callLimit = CALL_LIMIT;
+        String callLang = CALL_LANG;
 
         @Setup(Level.Trial)
         public void setUp() {
@@ -137,6 +146,17 @@ public class GroundingBenchmark {
             return s;
         }
 
+        /**
+         * A new CALL event equal to {@link #call3} in every reading, built the way the agent builds one for an
+         * intercepted method: one JSON scalar per parameter value, {@link Args#ofFields} (no JSON text, no tree),
+         * {@link Event#toolEvent}. Nothing the matchers remember on an event or its arguments carries over.
+         */
+        Event freshCall() {
+            JsonNode[] values = {TextNode.valueOf(callQuery), IntNode.valueOf(callLimit), TextNode.valueOf(callLang)};
+            return Event.toolEvent(EventKind.CALL, "s", 10, 0L, "search_kb", null, Args.ofFields(CALL_FIELDS, values, values.length),
+                    null, false);
+        }
+
         int ground(Event e) {
             Arrays.fill(valuation, 0L);
             Arrays.fill(unevaluable, 0L);
@@ -183,9 +203,14 @@ public class GroundingBenchmark {
      * derive from an event's text on the event (categories, the values a text introduces: like
      * String.hashCode), so from the second operation on those figures leave out the per-event scans.
      * Live traffic brings a new event every time: the *Fresh variants build a new Event from the same
-     * text per operation (the text String itself is shared), so they pay every per-event first computation.
+     * text per operation (the text String itself is shared), so they pay every per-event first computation;
+     * stepCallFresh builds its call as the agent does (Subject.freshCall), allocation of the event included.
      * They are the figures to hold against the 300 ns target.
      */
+
+    @Benchmark public Decision stepCallFresh(Subject l) {
+        return l.monitor.step(l.callSession, l.freshCall(), true, true, l.worker);
+    }
 
     @Benchmark public Decision stepResultFresh(Subject l) {
         return l.monitor.step(l.resultSession, Event.returned("s", 11, "lookup_order", l.result2k.result(), false), false, true, l.worker);
@@ -212,8 +237,13 @@ public class GroundingBenchmark {
         }
     }
 
+    static final String[] CALL_FIELDS = {"query", "limit", "lang"};
+    static final String CALL_QUERY = "refund policy for damaged items";
+    static final int CALL_LIMIT = 5;
+    static final String CALL_LANG = "en";
+
     static Event call3() {
-        return Event.call("s", 10, "search_kb", "{\"query\":\"refund policy for damaged items\",\"limit\":5,\"lang\":\"en\"}");
+        return Event.call("s", 10, "search_kb", "{\"query\":\"" + CALL_QUERY + "\",\"limit\":" + CALL_LIMIT + ",\"lang\":\"" + CALL_LANG + "\"}");
     }
 
     static Event result2k() { return Event.returned("s", 11, "lookup_order", orderJson(2048), false); }

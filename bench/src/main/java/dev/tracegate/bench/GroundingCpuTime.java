@@ -61,6 +61,7 @@ public final class GroundingCpuTime {
             r.put("library", s.library);
             r.put("unit", "CPU ns per operation (median of rounds)");
             r.put("stepCall", median(threads, operations, rounds, i -> b.stepCall(s)));
+            r.put("stepCallFresh", median(threads, operations, rounds, i -> b.stepCallFresh(s)));
             r.put("stepResult", median(threads, operations, rounds, i -> b.stepResult(s)));
             r.put("stepResultFresh", median(threads, operations, rounds, i -> b.stepResultFresh(s)));
             r.put("stepUser", median(threads, operations, rounds, i -> b.stepUser(s)));

@@ -23,6 +23,7 @@ class GroundingBenchmarkTest {
         assertThat(l.call3.args().size()).isEqualTo(3);
         for (int i = 0; i < 20; i++) {
             assertThat(b.stepCall(l)).isSameAs(Decision.PASS);
+            assertThat(b.stepCallFresh(l)).isSameAs(Decision.PASS);
             assertThat(b.stepResult(l)).isSameAs(Decision.PASS);
             assertThat(b.stepUser(l)).isSameAs(Decision.PASS);
             assertThat(b.stepResultFresh(l)).isSameAs(Decision.PASS);
@@ -52,6 +53,24 @@ class GroundingBenchmarkTest {
         assertThat(guard.allows(refund)).isTrue();
     }
 
+    /** The fresh call is the measured call again, as the agent would report it: equal arguments, a new object each time. */
+    @Test
+    void theFreshCallIsTheSameCallBuiltAnewAsTheAgentBuildsIt() {
+        GroundingBenchmark.Subject l = new GroundingBenchmark.Subject();
+        l.setUp();
+        Event a = l.freshCall(), b = l.freshCall();
+        assertThat(a).isNotSameAs(b);
+        assertThat(a.args()).isNotSameAs(b.args());
+        assertThat(a.args()).isEqualTo(l.call3.args());
+        assertThat(a.args().json()).isEqualTo(l.call3.args().json());
+        assertThat(a.kind()).isEqualTo(l.call3.kind());
+        assertThat(a.tool()).isEqualTo(l.call3.tool());
+        // a changed argument reaches the event: the body does not step a constant
+        l.callQuery = "return label for order A-9";
+        l.callLimit = 2;
+        assertThat(l.freshCall().args().json()).contains("return label for order A-9").contains("2");
+    }
+
     /** The built-in libraries need not pass these events, but a benchmark must measure a steady state: the same decision every time. */
     @ParameterizedTest
     @ValueSource(strings = {"gdpr", "injection", "sop-refund"})
@@ -70,6 +89,7 @@ class GroundingBenchmarkTest {
                 + " (" + l.monitor.contracts().contracts().size() + " contracts)");
         for (int i = 0; i < 10; i++) {
             assertThat(b.stepCall(l).kind()).isEqualTo(call.kind());
+            assertThat(b.stepCallFresh(l).kind()).as("a new event with the same arguments").isEqualTo(call.kind());
             assertThat(b.stepResult(l).kind()).isEqualTo(result.kind());
             assertThat(b.stepUser(l).kind()).isEqualTo(user.kind());
         }

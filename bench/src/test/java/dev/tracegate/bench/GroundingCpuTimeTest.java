@@ -15,7 +15,7 @@ class GroundingCpuTimeTest {
         List<Map<String, Object>> runs = GroundingCpuTime.measure(new String[] {"support", "injection"}, 50, 3);
         assertThat(runs).extracting(r -> r.get("library")).containsExactly("support", "injection");
         for (Map<String, Object> r : runs) {
-            for (String body : List.of("stepCall", "stepResult", "stepResultFresh", "stepUser", "stepUserFresh")) {
+            for (String body : List.of("stepCall", "stepCallFresh", "stepResult", "stepResultFresh", "stepUser", "stepUserFresh")) {
                 assertThat((Double) r.get(body)).as("%s %s", r.get("library"), body).isPositive().isFinite();
             }
         }
