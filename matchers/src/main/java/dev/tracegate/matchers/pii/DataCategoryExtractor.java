@@ -766,13 +766,20 @@ public final class DataCategoryExtractor {
 
     // ---- payment cards
 
+    /**
+     * A run (digit groups joined by single spaces or dashes, from a digit start not after '+' or '-') is one
+     * card when it is one as a whole (13 to 19 digits, Luhn, issuer). Otherwise it may hold several cards, or a card
+     * with other digits beside it ({@code 4111 1111 1111 1111 5500 0000 0000 0004}, {@code 12 4111 1111 1111 1111}):
+     * see {@link #cardsInRun}. A run after a word holding a digit ({@code FR76 3000 6000 0112 3456 7890 189}) is
+     * part of a longer code (an IBAN) and is not split.
+     */
     private static void cards(char[] s, int len, int[] starts, int nStarts, SpanSink sink) {
         int next = 0;
         for (int w = 0; w < nStarts; w++) {
             int i = starts[w];
             if (i < next) continue;
             if (!isDigit(s[i]) || (i > 0 && (s[i - 1] == '+' || s[i - 1] == '-'))) continue;
-            int j = i, nd = 0;
+            int j = i, nd = 0, groups = 1;
             long firstSix = 0;
             // collect digits with single ' ' or '-' between them
             while (j < len) {
@@ -781,19 +788,82 @@ public final class DataCategoryExtractor {
                     if (nd < 6) firstSix = firstSix * 10 + (c - '0');
                     nd++;
                     j++;
-                } else if ((c == ' ' || c == '-') && j + 1 < len && isDigit(s[j + 1]) && nd > 0) {
+                } else if ((c == ' ' || c == '-') && j + 1 < len && isDigit(s[j + 1])) {
+                    groups++;
                     j++;
                 } else {
                     break;
                 }
-                if (nd > 19) break;
             }
             if (nd >= 13 && nd <= 19 && boundaryAfter(s, j, len) && luhn(s, i, j) && issuer(firstSix, nd)) {
                 sink.add(i, j, DataCategory.PAYMENT_CARD);
+            } else if (nd >= 13 && groups > 1 && !afterCodeWord(s, i)) {
+                cardsInRun(s, i, j, len, groups, sink);
             }
-            next = Math.max(j, i + 1);
-            while (next < len && isDigit(s[next])) next++;
+            next = j;
         }
+    }
+
+    /** Whether {@code s[i]} follows a space after a word that holds a digit ({@code FR76 3000}, {@code +1 4111}). */
+    private static boolean afterCodeWord(char[] s, int i) {
+        if (i < 2 || s[i - 1] != ' ') return false;
+        for (int k = i - 2; k >= 0 && alnum(s[k]); k--) if (isDigit(s[k])) return true;
+        return false;
+    }
+
+    /**
+     * The cards in the run {@code s[a, b)} of {@code groups} digit groups that is no card as a whole. A candidate is
+     * a window of whole groups with 13 to 19 digits, Luhn-valid, in an issuer range, not followed by a letter or
+     * digit, and written as cards are: one unbroken group or a first group of four digits (so a list of short
+     * numbers is no card). Of the sets of disjoint candidates, the one covering the most digits is reported (a
+     * card next to another is never cut short by a longer window taking the other's first group); among equal ones,
+     * the earlier first card, then the longer one. Runs are rare (texts without 13 digits never get here), so the
+     * two arrays are made here.
+     */
+    private static void cardsInRun(char[] s, int a, int b, int len, int groups, SpanSink sink) {
+        int[] start = new int[groups + 1]; // start[g]: group g's first char; start[groups] = b + 1 (one separator on)
+        int[] best = new int[2 * (groups + 1)]; // best[g]: digits covered from group g on; best[groups + 1 + g]: end group of its card, or 0
+        int g = 0;
+        start[g++] = a;
+        for (int k = a + 1; k < b; k++) if (!isDigit(s[k])) start[g++] = k + 1;
+        start[groups] = b + 1;
+        for (g = groups - 1; g >= 0; g--) {
+            int covered = best[g + 1], takeTo = 0, digits = 0;
+            for (int e = g + 1; e <= groups; e++) {
+                digits += start[e] - start[e - 1] - 1;
+                if (digits > 19) break;
+                if (digits < 13 || (e - g > 1 && start[g + 1] - start[g] != 5)) continue;
+                int end = start[e] - 1;
+                if (digits + best[e] >= covered && boundaryAfter(s, end, len) && luhn(s, start[g], end)
+                        && issuer(firstSix(s, start[g]), digits)) {
+                    covered = digits + best[e];
+                    takeTo = e;
+                }
+            }
+            best[g] = covered;
+            best[groups + 1 + g] = takeTo;
+        }
+        for (g = 0; g < groups; ) {
+            int e = best[groups + 1 + g];
+            if (e == 0) {
+                g++;
+                continue;
+            }
+            sink.add(start[g], start[e] - 1, DataCategory.PAYMENT_CARD);
+            g = e;
+        }
+    }
+
+    /** The first six digits from {@code s[i]} on, separators skipped (a run holds at least 13). */
+    private static long firstSix(char[] s, int i) {
+        long six = 0;
+        for (int n = 0; n < 6; i++) {
+            if (isDigit(s[i])) {
+                six = six * 10 + (s[i] - '0');
+                n++;
+            }
+        }
+        return six;
     }
 
     /** Luhn checksum over the digits of {@code s[a, b)}. */

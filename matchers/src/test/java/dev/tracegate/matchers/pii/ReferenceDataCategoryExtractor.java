@@ -12,7 +12,7 @@ import java.util.Set;
 /**
  * Test oracle: the extractor as it was before the scanning speed-ups (commit 6256de9), kept verbatim
  * so {@code ExtractorEquivalenceTest} can check that the faster one reports the same spans in the
- * same order.
+ * same order. Payment cards were written anew since (runs holding several cards), as simply as they could be.
  *
  * Finds personal data in text with deterministic detectors (no model): e-mail addresses, phone
  * numbers (validated by libphonenumber), IBANs (mod-97 checksum and country length), payment cards
@@ -286,6 +286,12 @@ final class ReferenceDataCategoryExtractor {
 
     // ---- payment cards
 
+    /**
+     * Runs of digit groups joined by single spaces or dashes: the whole run when it is a card; else, unless the run
+     * follows a word with a digit (an IBAN's tail), every window of whole groups that is a card and written as one
+     * (one group, or a first group of four digits) is a candidate, and the disjoint candidates covering the most
+     * digits win (ties: earlier start, then longer window).
+     */
     private static void cards(CharSequence s, int len, SpanSink sink) {
         int i = 0;
         while (i < len) {
@@ -293,28 +299,79 @@ final class ReferenceDataCategoryExtractor {
                 i++;
                 continue;
             }
-            int j = i, nd = 0;
-            long firstSix = 0;
-            // collect digits with single ' ' or '-' between them
-            while (j < len) {
-                char c = s.charAt(j);
-                if (isDigit(c)) {
-                    if (nd < 6) firstSix = firstSix * 10 + (c - '0');
-                    nd++;
-                    j++;
-                } else if ((c == ' ' || c == '-') && j + 1 < len && isDigit(s.charAt(j + 1)) && nd > 0) {
-                    j++;
-                } else {
-                    break;
-                }
-                if (nd > 19) break;
+            List<int[]> groups = new ArrayList<>(); // {first char, one past the last}
+            int from = i;
+            while (true) {
+                int to = from;
+                while (to < len && isDigit(s.charAt(to))) to++;
+                groups.add(new int[] {from, to});
+                boolean joined = to + 1 < len && (s.charAt(to) == ' ' || s.charAt(to) == '-') && isDigit(s.charAt(to + 1));
+                if (!joined) break;
+                from = to + 1;
             }
-            if (nd >= 13 && nd <= 19 && boundaryAfter(s, j, len) && luhn(s, i, j) && issuer(firstSix, nd)) {
-                sink.add(i, j, DataCategory.PAYMENT_CARD);
+            int end = groups.get(groups.size() - 1)[1];
+            if (isCard(s, i, end, len)) {
+                sink.add(i, end, DataCategory.PAYMENT_CARD);
+            } else if (digitsIn(s, i, end) >= 13 && groups.size() > 1 && !followsWordWithDigit(s, i)) {
+                for (int[] card : bestCards(s, len, groups)) sink.add(card[0], card[1], DataCategory.PAYMENT_CARD);
             }
-            i = Math.max(j, i + 1);
-            while (i < len && isDigit(s.charAt(i))) i++;
+            i = end;
         }
+    }
+
+    /** Every set of disjoint card windows of the run, best first as the class comment says; only the best is kept. */
+    private static List<int[]> bestCards(CharSequence s, int len, List<int[]> groups) {
+        int n = groups.size();
+        List<List<int[]>> bestFrom = new ArrayList<>();
+        for (int k = 0; k <= n; k++) bestFrom.add(List.of());
+        for (int k = n - 1; k >= 0; k--) {
+            List<int[]> best = bestFrom.get(k + 1); // no card starts at group k
+            for (int e = k + 1; e <= n; e++) {
+                int a = groups.get(k)[0], b = groups.get(e - 1)[1];
+                boolean writtenAsCard = e - k == 1 || groups.get(k)[1] - groups.get(k)[0] == 4;
+                if (!writtenAsCard || !isCard(s, a, b, len)) continue;
+                List<int[]> withIt = new ArrayList<>();
+                withIt.add(new int[] {a, b});
+                withIt.addAll(bestFrom.get(e));
+                if (better(s, withIt, best)) best = withIt;
+            }
+            bestFrom.set(k, best);
+        }
+        return bestFrom.get(0);
+    }
+
+    private static boolean better(CharSequence s, List<int[]> x, List<int[]> y) {
+        int cx = 0, cy = 0;
+        for (int[] w : x) cx += digitsIn(s, w[0], w[1]);
+        for (int[] w : y) cy += digitsIn(s, w[0], w[1]);
+        if (cx != cy) return cx > cy;
+        for (int k = 0; k < Math.min(x.size(), y.size()); k++) {
+            if (x.get(k)[0] != y.get(k)[0]) return x.get(k)[0] < y.get(k)[0];
+            if (x.get(k)[1] != y.get(k)[1]) return x.get(k)[1] > y.get(k)[1];
+        }
+        return x.size() > y.size();
+    }
+
+    /** 13 to 19 digits in {@code s[a, b)}, not followed by a letter or digit, Luhn-valid, in an issuer's range. */
+    private static boolean isCard(CharSequence s, int a, int b, int len) {
+        StringBuilder digits = new StringBuilder();
+        for (int k = a; k < b; k++) if (isDigit(s.charAt(k))) digits.append(s.charAt(k));
+        int n = digits.length();
+        return n >= 13 && n <= 19 && boundaryAfter(s, b, len) && luhn(s, a, b) && issuer(Long.parseLong(digits.substring(0, 6)), n);
+    }
+
+    private static int digitsIn(CharSequence s, int a, int b) {
+        int n = 0;
+        for (int k = a; k < b; k++) if (isDigit(s.charAt(k))) n++;
+        return n;
+    }
+
+    private static boolean followsWordWithDigit(CharSequence s, int i) {
+        if (i < 2 || s.charAt(i - 1) != ' ' || !alnum(s.charAt(i - 2))) return false;
+        int k = i - 2;
+        while (k > 0 && alnum(s.charAt(k - 1))) k--;
+        for (int m = k; m <= i - 2; m++) if (isDigit(s.charAt(m))) return true;
+        return false;
     }
 
     /** Luhn checksum over the digits of {@code s[a, b)}. */
