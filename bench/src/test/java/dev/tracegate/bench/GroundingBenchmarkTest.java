@@ -32,6 +32,9 @@ class GroundingBenchmarkTest {
             assertThat(b.baselineCall(base)).isTrue();
             assertThat(b.baselineResult(base)).isTrue();
             assertThat(b.baselineUser(base)).isTrue();
+            assertThat(b.baselinePrefilteredCall(base)).isTrue();
+            assertThat(b.baselinePrefilteredResult(base)).isTrue();
+            assertThat(b.baselinePrefilteredUser(base)).isTrue();
         }
     }
 
@@ -45,6 +48,7 @@ class GroundingBenchmarkTest {
         assertThat(l.monitor.contracts().contracts().get(d.contract(0)).id()).isEqualTo("support-1");
         StatelessGuard guard = new StatelessGuard(java.util.Set.of("lookup_order", "refund", "send_email", "search_kb"), 500);
         assertThat(guard.allows(big)).isFalse();
+        assertThat(StatelessGuard.prefiltered(java.util.Set.of("lookup_order", "refund", "send_email", "search_kb"), 500).allows(big)).isFalse();
 
         // A refund with no order looked up first: only a guard that remembers history can refuse it.
         var fresh = l.monitor.session("fresh");
