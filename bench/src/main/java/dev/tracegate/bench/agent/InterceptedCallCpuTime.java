@@ -166,7 +166,7 @@ public final class InterceptedCallCpuTime {
         return out;
     }
 
-    private static Thread writerThread() {
+    static Thread writerThread() {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.getName().equals(WRITER)) return t;
         }
@@ -174,7 +174,7 @@ public final class InterceptedCallCpuTime {
     }
 
     /** Waits until the writer's CPU clock stands (nearly) still for one pause: the records so far are written. */
-    private static void settle(com.sun.management.ThreadMXBean mx, Thread writer) {
+    static void settle(com.sun.management.ThreadMXBean mx, Thread writer) {
         if (writer == null) return;
         long last = mx.getThreadCpuTime(writer.getId());
         for (int i = 0; i < 2_000; i++) {

@@ -49,6 +49,7 @@ class InterceptedCallLatencyTest {
         assertThat(d.get("wait").asText()).isEqualTo("park");
         assertThat(d.get("serviceTimeNs").get("count").asLong()).isEqualTo(100);
         assertThat(d.has("platformStallsNs")).isFalse();
+        assertThat(d.has("writerDrainAfterWarmUpMs")).as("detached: no audit writer to wait for").isFalse();
     }
 
     @Test
