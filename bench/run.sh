@@ -77,24 +77,25 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
   # A copy, so that a concurrent build of the agent cannot swap the jar in the middle of the run.
   cp "$agentjar" "$here/target/tracegate-agent.jar"
   # fresh_audit sets $attach to the agent flags with a new, empty audit file; audit_done deletes it after the JVM ended.
-  # (The forks of one JMH invocation share its file: in full mode 3 forks; each invocation starts empty.)
   fresh_audit() {
     rm -rf "$audits/jvm"; mkdir "$audits/jvm"
     attach="-javaagent:$here/target/tracegate-agent.jar=config=$here/agent/tracegate.yaml -Dtracegate.audit.path=$audits/jvm/audit.jsonl"
   }
   audit_done() { rm -rf "$audits/jvm"; }
+  # and each JMH fork of an invocation deletes that file before it measures, so the agent starts a new one (FreshAuditFile)
+  fresh="-Dbench.audit.fresh=true"
   calls=(-f 1 -wi 2 -w 500ms -i 3 -r 1s)
   [[ $mode == full ]] && calls=()
   quiet() { grep -v '^\[tracegate\] BLOCK' || true; }   # the agent prints one line per blocked call
   "${java[@]}" -jar "$jar" InterceptedCallBenchmark -p agent=detached "${calls[@]}" -prof gc -jvmArgsAppend "$heap -Dbench.agent=detached" \
     -rf json -rff "$out/$mode-call-detached.json" || echo "(detached intercepted-call benchmark failed)"
   fresh_audit
-  "${java[@]}" -jar "$jar" InterceptedCallBenchmark -p agent=attached "${calls[@]}" -prof gc -jvmArgsAppend "$heap $attach -Dbench.agent=attached" \
+  "${java[@]}" -jar "$jar" InterceptedCallBenchmark -p agent=attached "${calls[@]}" -prof gc -jvmArgsAppend "$heap $attach $fresh -Dbench.agent=attached" \
     -rf json -rff "$out/$mode-call-attached.json" 2>&1 | quiet
   audit_done
   fresh_audit
   "${java[@]}" -jar "$jar" 'InterceptedCallBenchmark.passedCall$' -p agent=attached-audit-drop "${calls[@]}" -prof gc \
-    -jvmArgsAppend "$heap $attach -Dtracegate.audit.on-full=drop -Dbench.agent=attached-audit-drop" \
+    -jvmArgsAppend "$heap $attach $fresh -Dtracegate.audit.on-full=drop -Dbench.agent=attached-audit-drop" \
     -rf json -rff "$out/$mode-call-drop.json" 2>&1 | quiet
   audit_done
   # 200,000 warm-up calls: with 5,000 the quick run measured the JIT's work (p50 11.7 us at 1,000 calls/s)
@@ -121,7 +122,7 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
   "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=detached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "$heap -Dbench.agent=detached" \
     -rf json -rff "$out/$mode-loop-detached.json" || echo "(detached LangChain4j benchmark failed)"
   fresh_audit
-  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=attached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "$heap $attach -Dbench.agent=attached" \
+  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=attached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "$heap $attach $fresh -Dbench.agent=attached" \
     -rf json -rff "$out/$mode-loop-attached.json" 2>&1 | quiet
   audit_done
   echo "== the replay command on JSONL traces (a fresh JVM per run)"

@@ -71,6 +71,8 @@ public class InterceptedCallBenchmark {
                 throw new IllegalStateException("agent=" + agent + ": the passed call answered '" + found
                         + "'; the library must let the benchmark's search through (see bench/agent)");
             }
+            // the forks of one JMH invocation share its audit path: start this fork's measurement on a new file
+            FreshAuditFile.renew(() -> tools.searchKb(session, "refund policy for damaged items", 5, "en"));
         }
     }
 

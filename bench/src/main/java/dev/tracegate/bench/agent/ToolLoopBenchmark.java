@@ -78,6 +78,8 @@ public class ToolLoopBenchmark {
                 throw new IllegalStateException("agent=" + agent + " but a refund without approval was " + (blocked ? "blocked" : "not blocked")
                         + " (answer '" + refunded + "'): the agent is " + (blocked ? "" : "not ") + "active in this JVM");
             }
+            // the forks of one JMH invocation share its audit path: start this fork's measurement on a new file
+            FreshAuditFile.renew(() -> assistant.chat(conversation, ASK_SEARCH));
             searchesBefore = tools.searches();
             refundsBefore = tools.refunds();
         }
