@@ -71,7 +71,7 @@ public final class PolicySections {
                     String near = null;
                     int best = 3;   // at most two edits away
                     for (String b : builtin) {
-                        int d = distance(key, b);
+                        int d = dev.tracegate.contracts.library.Spelling.distance(key, b);
                         if (d < best) {
                             best = d;
                             near = b;
@@ -86,23 +86,6 @@ public final class PolicySections {
             }
         }
         return out;
-    }
-
-    /** Edit distance (insertions, deletions, substitutions) between two short names. */
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) prev[j] = j;
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                cur[j] = Math.min(Math.min(cur[j - 1], prev[j]) + 1, prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
     }
 
     /** Atoms that read a library's {@code gdpr:} section. */

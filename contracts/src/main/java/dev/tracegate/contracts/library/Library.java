@@ -321,12 +321,12 @@ public final class Library {
         java.util.TreeMap<Integer, List<String>> byDistance = new java.util.TreeMap<>();
         if (bare) {
             for (String n : namedInFile) {
-                int d = Fields.distance(name.toLowerCase(java.util.Locale.ROOT), n.toLowerCase(java.util.Locale.ROOT));
+                int d = Spelling.distance(name.toLowerCase(java.util.Locale.ROOT), n.toLowerCase(java.util.Locale.ROOT));
                 if (d <= limit) byDistance.computeIfAbsent(d, k -> new ArrayList<>()).add("'" + n + "' (a named atom of this library)");
             }
         }
         for (String n : dev.tracegate.matchers.predicate.Vocabulary.names()) {
-            int d = Fields.distance(name.toLowerCase(java.util.Locale.ROOT), n);
+            int d = Spelling.distance(name.toLowerCase(java.util.Locale.ROOT), n);
             if (d <= limit && !namedInFile.contains(n)) byDistance.computeIfAbsent(d, k -> new ArrayList<>()).add("'" + n + "'");
         }
         if (byDistance.isEmpty()) {
