@@ -685,7 +685,7 @@ public final class AgentConfig {
         String best = null;
         int bestD = Integer.MAX_VALUE;
         for (String c : candidates) {
-            int d = editDistance(word, c);
+            int d = dev.tracegate.contracts.library.Spelling.distance(word, c);
             if (d < bestD) { bestD = d; best = c; }
         }
         if (best != null && bestD <= Math.max(2, word.length() / 3)) return best;
@@ -699,21 +699,6 @@ public final class AgentConfig {
         if (key.endsWith("ies") && key.length() > 3) return key.substring(0, key.length() - 3) + "y";
         if (key.endsWith("s") && !key.endsWith("ss") && key.length() > 1) return key.substring(0, key.length() - 1);
         return key;
-    }
-
-    static int editDistance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) prev[j] = j;
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                cur[j] = Math.min(sub, Math.min(prev[j] + 1, cur[j - 1] + 1));
-            }
-            int[] t = prev; prev = cur; cur = t;
-        }
-        return prev[b.length()];
     }
 
     // ------------------------------------------------------------------ values
