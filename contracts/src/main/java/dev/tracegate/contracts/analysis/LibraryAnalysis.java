@@ -200,36 +200,28 @@ public final class LibraryAnalysis {
         return f;
     }
 
-    /**
-     * Deletion-based minimal subset whose assumptions cannot hold together: drop each contract not needed for it
-     * (as {@link #minimalConflict} does for assumption and guarantee). Empty when the event axioms alone cannot hold.
-     */
+    /** Minimal subset whose assumptions cannot hold together (as {@link #minimalConflict} for assumption and guarantee). */
     private List<Contract> minimalIncompatible(List<Contract> cs, Formula axioms) {
+        return minimalCore(cs, without -> assumptions(without, axioms));
+    }
+
+    /** Minimal unsatisfiable core of the contracts' assumptions and guarantees together. */
+    private List<Contract> minimalConflict(List<Contract> cs, Formula axioms) {
+        return minimalCore(cs, without -> conjunction(without, axioms));
+    }
+
+    /**
+     * Deletion-based minimal core: drops each contract whose removal leaves {@code formula} of the rest still without a
+     * non-empty trace (empty when the event axioms alone have none). A part too large to compile counts as satisfiable.
+     */
+    private List<Contract> minimalCore(List<Contract> cs, java.util.function.Function<List<Contract>, Formula> formula) {
         List<Contract> core = new ArrayList<>(cs);
         for (int i = 0; i < core.size(); ) {
             List<Contract> without = new ArrayList<>(core);
             without.remove(i);
             boolean empty;
             try {
-                empty = emptyNonEmptyTraces(compiler.compile(assumptions(without, axioms)));
-            } catch (StateLimitException e) {
-                empty = false;
-            }
-            if (empty) core = without;
-            else i++;
-        }
-        return core;
-    }
-
-    /** Deletion-based minimal unsatisfiable core: drop each contract that is not needed for the conflict. */
-    private List<Contract> minimalConflict(List<Contract> cs, Formula axioms) {
-        List<Contract> core = new ArrayList<>(cs);
-        for (int i = 0; i < core.size(); ) {
-            List<Contract> without = new ArrayList<>(core);
-            without.remove(i);
-            Boolean empty;
-            try {
-                empty = emptyNonEmptyTraces(compiler.compile(conjunction(without, axioms)));
+                empty = emptyNonEmptyTraces(compiler.compile(formula.apply(without)));
             } catch (StateLimitException e) {
                 empty = false;
             }
