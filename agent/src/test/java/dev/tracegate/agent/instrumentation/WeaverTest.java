@@ -267,10 +267,8 @@ class WeaverTest {
         assertThat(Weaver.sourceOf("file:/work/classes/demo/Tools.class")).isEqualTo("file:/work/classes/demo/Tools.class");
     }
 
-    /** An attach reports unmatched instrumentations right away and the shutdown again: each warning is printed once (hooks7). */
-    @Test
-    void anUnmatchedInstrumentationIsReportedOnce() {
-        Weaver weaver = new Weaver(List.of(FRAMEWORK));
+    /** What {@code reportUnmatched} prints when called twice (an attach reports at once, the shutdown again). */
+    private static String reportedTwice(Weaver weaver) {
         java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
         dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
         try {
@@ -279,7 +277,14 @@ class WeaverTest {
         } finally {
             dev.tracegate.agent.core.AgentLog.captureForTest(null);
         }
-        String out = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return err.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** An attach reports unmatched instrumentations right away and the shutdown again: each warning is printed once (hooks7). */
+    @Test
+    void anUnmatchedInstrumentationIsReportedOnce() {
+        Weaver weaver = new Weaver(List.of(FRAMEWORK));
+        String out = reportedTwice(weaver);
         assertThat(out).contains("instrumentation framework matched nothing");
         assertThat(out.indexOf("matched nothing")).as(out).isEqualTo(out.lastIndexOf("matched nothing"));
     }
@@ -297,15 +302,7 @@ class WeaverTest {
         Weaver weaver = new Weaver(List.of(withRole));
         Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
         assertThat(gate.transform(new AppLoader(true), internal(TARGET), null, null, target())).isNotNull();
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-        dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
-        try {
-            weaver.reportUnmatched();
-            weaver.reportUnmatched();
-        } finally {
-            dev.tracegate.agent.core.AgentLog.captureForTest(null);
-        }
-        String out = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        String out = reportedTwice(weaver);
         assertThat(out).contains("instrumentation framework found " + TARGET + " but none of the methods it reads the session of calls from")
                 .doesNotContain("matched nothing");
         assertThat(out.indexOf("found " + TARGET)).as("once").isEqualTo(out.lastIndexOf("found " + TARGET));
