@@ -65,6 +65,7 @@ public final class AgentConfig {
     private final Map<String, String> extras;
     private final Map<String, Setting> settings;
     private final Map<String, Source> libraryPlaces;
+    private final List<String> ignored;
 
     /** One effective value: what it is and where it came from. */
     private static final class Setting {
@@ -79,8 +80,10 @@ public final class AgentConfig {
         }
     }
 
-    private AgentConfig(Path configFile, Path configDirectory, Map<String, Setting> s, Set<String> extraKeys, Map<String, Source> libraryPlaces) {
+    private AgentConfig(Path configFile, Path configDirectory, Map<String, Setting> s, Set<String> extraKeys,
+                        Map<String, Source> libraryPlaces, List<String> ignored) {
         this.configFile = configFile;
+        this.ignored = List.copyOf(ignored);
         this.configDirectory = configDirectory;
         this.libraryPlaces = Collections.unmodifiableMap(new LinkedHashMap<>(libraryPlaces));
         this.settings = Collections.unmodifiableMap(new LinkedHashMap<>(s));
@@ -256,6 +259,7 @@ public final class AgentConfig {
         private final Map<String, Setting> values = new LinkedHashMap<>();
         /** Where each entry of the effective {@code libraries} was written (an item of a YAML list has its own place). */
         private final Map<String, Source> libraryPlaces = new LinkedHashMap<>();
+        private final List<String> ignored = new ArrayList<>();
         private final Set<String> extraKeys;
         /** The configuration file's directory, against which relative paths written in the file are resolved. */
         private Path fileDirectory;
@@ -295,7 +299,13 @@ public final class AgentConfig {
                 if (!name.startsWith(ENV_PREFIX) || name.equals(ENV_PREFIX + "CONFIG")) continue;
                 String key = byEnvName.get(name);
                 Source at = Source.environmentVariable(name);
-                if (key == null) throw unknown(at, name, byEnvName.keySet(), name);
+                if (key == null) {
+                    // the environment is inherited by every child process and shared with scripts (TRACEGATE_JAR=...):
+                    // a name that is no key is left out, and said, rather than stopping every JVM that inherits it
+                    ignored.add(name + " is not a tracegate key and is ignored." + didYouMean(at, name, byEnvName.keySet())
+                            + " Every key is listed in agent/CONFIG.md; unset or rename the variable to silence this warning.");
+                    continue;
+                }
                 put(keys.get(key), Raw.scalar(at, e.getValue().trim()));
             }
             for (Map.Entry<String, String> e : new TreeMap<>(props).entrySet()) {
@@ -313,7 +323,7 @@ public final class AgentConfig {
                 if (!keys.containsKey(key)) throw unknown(at, key, keys.keySet(), key);
                 put(keys.get(key), Raw.scalar(at, e.getValue()));
             }
-            return new AgentConfig(file, fileDirectory, values, extraKeys, libraryPlaces);
+            return new AgentConfig(file, fileDirectory, values, extraKeys, libraryPlaces, ignored);
         }
 
         /** The file's directory as the file system names it (no "work/../conf", no symlink), or as written if it cannot be read. */
@@ -403,13 +413,21 @@ public final class AgentConfig {
         }
 
         private ConfigException unknown(Source at, String key, Collection<String> candidates, String spelled) {
-            String near = nearest(at.kind == Source.Kind.ENVIRONMENT ? spelled : key, candidates);
-            StringBuilder m = new StringBuilder("unknown key '").append(spelled).append("'.");
-            if (near != null) {
-                m.append(" Did you mean '").append(at.kind == Source.Kind.ENVIRONMENT ? near : at.spell(near)).append("'?");
+            return new ConfigException(at.text, key, "unknown key '" + spelled + "'." + didYouMean(at, key, candidates)
+                    + " Every key is listed in agent/CONFIG.md.");
+        }
+
+        /** " Did you mean 'x'?" with the nearest key as this source spells it, or "" when none is near. */
+        private String didYouMean(Source at, String key, Collection<String> candidates) {
+            if (at.kind == Source.Kind.ENVIRONMENT) {
+                // compared without the prefix they all share, so that TRACEGATE_JAR is not "near" TRACEGATE_FAIL
+                List<String> names = new ArrayList<>();
+                for (String c : candidates) names.add(c.substring(ENV_PREFIX.length()));
+                String near = nearest(key.substring(ENV_PREFIX.length()), names);
+                return near == null ? "" : " Did you mean '" + ENV_PREFIX + near + "'?";
             }
-            m.append(" Every key is listed in agent/CONFIG.md.");
-            return new ConfigException(at.text, key, m.toString());
+            String near = nearest(key, candidates);
+            return near == null ? "" : " Did you mean '" + at.spell(near) + "'?";
         }
 
         private void put(ConfigKey k, Raw r) {
@@ -786,6 +804,13 @@ public final class AgentConfig {
     public Duration hotReloadInterval() { return hotReload.isZero() ? Duration.ofSeconds(2) : hotReload; }
 
     public boolean debug() { return debug; }
+
+    /**
+     * One warning per {@code TRACEGATE_*} environment variable that is no key (a script's {@code TRACEGATE_JAR}, a
+     * misspelt override): the variable was left out, and the start goes on. Misspelt properties and agent arguments,
+     * which are given to this JVM alone, stop the start instead.
+     */
+    public List<String> ignoredEnvironment() { return ignored; }
 
     public boolean metricsJmx() { return metricsJmx; }
 

@@ -81,6 +81,7 @@ public final class AgentCore {
             return;
         }
         AgentLog.debug(config.debug() || options.flag("debug", false));
+        for (String ignored : config.ignoredEnvironment()) AgentLog.warn(ignored);
         if (config.debug()) AgentLog.info(config.describe().stripTrailing());   // its first line is the header CONFIG.md shows
         AgentLog.debug("start-up: configuration read in " + millisSince(started) + " ms");
         FutureTask<Started> pending = null;

@@ -228,8 +228,6 @@ class AgentConfigTest {
     void anUnknownOverrideNamesThePropertyOrVariableAsTheUserWroteIt() {
         assertThat(error(null, Map.of(), Map.of("tracegate.mod", "shadow"))).isEqualTo(
                 "-Dtracegate.mod: unknown key '-Dtracegate.mod'. Did you mean '-Dtracegate.mode'? Every key is listed in agent/CONFIG.md.");
-        assertThat(error(null, Map.of("TRACEGATE_AUDIT_PTH", "x"), Map.of())).isEqualTo(
-                "TRACEGATE_AUDIT_PTH: unknown key 'TRACEGATE_AUDIT_PTH'. Did you mean 'TRACEGATE_AUDIT_PATH'? Every key is listed in agent/CONFIG.md.");
         assertThat(error("moed=shadow", Map.of(), Map.of())).isEqualTo(
                 "agent argument moed: unknown key 'moed'. Did you mean 'mode'? Every key is listed in agent/CONFIG.md.");
         // variables and properties of other programs are left alone
@@ -316,13 +314,30 @@ class AgentConfigTest {
     }
 
     @Test
+    void anUnknownEnvironmentVariableIsIgnoredWithAWarningWhileTheRestApplies() {
+        // the environment is inherited by child JVMs and shared with scripts: TRACEGATE_JAR must not stop a start
+        AgentConfig c = load(null, Map.of("TRACEGATE_AUDIT_PTH", "x", "TRACEGATE_JAR", "/opt/t.jar", "TRACEGATE_MODE", "shadow"), Map.of());
+        assertThat(c.mode()).isEqualTo(Mode.SHADOW);
+        assertThat(c.auditPath()).isEqualTo(load(null, Map.of(), Map.of()).auditPath());
+        assertThat(c.ignoredEnvironment()).containsExactly(
+                "TRACEGATE_AUDIT_PTH is not a tracegate key and is ignored. Did you mean 'TRACEGATE_AUDIT_PATH'?"
+                        + " Every key is listed in agent/CONFIG.md; unset or rename the variable to silence this warning.",
+                "TRACEGATE_JAR is not a tracegate key and is ignored."
+                        + " Every key is listed in agent/CONFIG.md; unset or rename the variable to silence this warning.");
+        assertThat(load(null, Map.of("TRACEGATE_MODE", "shadow"), Map.of()).ignoredEnvironment()).isEmpty();
+        // a variable that is a key but has a bad value still stops the start: the operator meant tracegate
+        assertThat(error(null, Map.of("TRACEGATE_MODE", "shadwo"), Map.of())).startsWith("TRACEGATE_MODE");
+    }
+
+    @Test
     void aSingularOrPluralSlipGetsADidYouMeanInEverySource() throws IOException {
         assertThat(fileError("library: [shop.yaml]\n")).isEqualTo(
                 "F:1:1: unknown key 'library'. Did you mean 'libraries'? Every key is listed in agent/CONFIG.md.");
         assertThat(error(null, Map.of(), Map.of("tracegate.library", "gdpr"))).isEqualTo(
                 "-Dtracegate.library: unknown key '-Dtracegate.library'. Did you mean '-Dtracegate.libraries'? Every key is listed in agent/CONFIG.md.");
-        assertThat(error(null, Map.of("TRACEGATE_LIBRARY", "gdpr"), Map.of())).isEqualTo(
-                "TRACEGATE_LIBRARY: unknown key 'TRACEGATE_LIBRARY'. Did you mean 'TRACEGATE_LIBRARIES'? Every key is listed in agent/CONFIG.md.");
+        assertThat(load(null, Map.of("TRACEGATE_LIBRARY", "gdpr"), Map.of()).ignoredEnvironment()).containsExactly(
+                "TRACEGATE_LIBRARY is not a tracegate key and is ignored. Did you mean 'TRACEGATE_LIBRARIES'?"
+                        + " Every key is listed in agent/CONFIG.md; unset or rename the variable to silence this warning.");
         assertThat(error("librarys=gdpr", Map.of(), Map.of())).isEqualTo(
                 "agent argument librarys: unknown key 'librarys'. Did you mean 'libraries'? Every key is listed in agent/CONFIG.md.");
     }

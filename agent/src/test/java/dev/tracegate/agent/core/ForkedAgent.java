@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
@@ -50,13 +51,21 @@ final class ForkedAgent {
 
     /** As above, with the given agent jar. */
     static Run run(Path jar, Path dir, String agentArguments, String main, String inputAfter, String input, String... jvmOptions) throws Exception {
+        return run(jar, dir, Map.of(), agentArguments, main, inputAfter, input, jvmOptions);
+    }
+
+    /** As above, with {@code environment} added to the child's (inherited) environment. */
+    static Run run(Path jar, Path dir, Map<String, String> environment, String agentArguments, String main, String inputAfter, String input,
+                   String... jvmOptions) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-javaagent:" + jar + "=" + agentArguments));
         command.addAll(List.of(jvmOptions));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), main));
         Path out = dir.resolve("child.out");
         Path err = dir.resolve("child.err");
-        Process child = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        builder.environment().putAll(environment);
+        Process child = builder.start();
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             if (input != null) {

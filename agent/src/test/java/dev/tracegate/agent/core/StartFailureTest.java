@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -119,6 +120,20 @@ class StartFailureTest {
         JsonNode u = onlyUnsupervisedRecord();
         assertThat(u.path("fail").asText()).isEqualTo("open");
         assertThat(u.path("reason").asText()).contains("missing.yaml");
+    }
+
+    @Test
+    void anEnvironmentVariableThatIsNoKeyIsIgnoredWithAWarningAndTheHostRunsSupervised() throws Exception {
+        // every helper script that exported TRACEGATE_JAR stopped each supervised JVM that inherited it
+        ForkedAgent.Run run = ForkedAgent.run(ForkedAgent.agentJar(dir, true), dir,
+                Map.of("TRACEGATE_JAR", "/opt/tracegate-agent.jar", "TRACEGATE_MODE", "shadow", "TRACEGATE_DEBUG", "true"),
+                "libraries=sop-refund,audit.path=" + log(), "example.warmup.Host", null, null);
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.out()).contains("host ran");
+        assertThat(run.err()).contains("[tracegate] WARN TRACEGATE_JAR is not a tracegate key and is ignored.")
+                .doesNotContain("cannot start").doesNotContain("UNSUPERVISED");
+        // the variables that are keys still apply (debug prints each effective value with its source)
+        assertThat(run.err()).containsPattern("mode +\\= shadow +\\[TRACEGATE_MODE\\]");
     }
 
     /** The log holds one segment: its header, then the unsupervised record, nothing else; and it verifies. */
