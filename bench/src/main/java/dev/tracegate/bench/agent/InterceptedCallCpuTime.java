@@ -37,9 +37,18 @@ import java.util.concurrent.locks.LockSupport;
 public final class InterceptedCallCpuTime {
     /** Name of the agent's audit writer thread. */
     static final String WRITER = "tracegate-audit";
-    /** The writer counts as drained when its CPU clock advanced by less than this in one {@link #SETTLE_NS} pause. */
-    static final long IDLE_CPU_NS = 100_000;
+    /** One pause of {@link #settle}: the writer counts as drained when its CPU clock advanced by little in one such pause. */
     static final long SETTLE_NS = 5_000_000;
+    /**
+     * The drained threshold is this many times the writer's measured idle CPU per pause: idle, the writer still wakes
+     * from its naps (16-28 µs of CPU per ms on the 2-core VM, more under load), so a threshold near that rate can wait
+     * for ever, while a writer with records to write runs at hundreds of µs per ms.
+     */
+    static final double IDLE_MARGIN = 2.0;
+    /** The threshold never goes below this (CPU ns per pause), so that a writer measured idle at 0 ns still settles. */
+    static final long MIN_DRAINED_NS = 20_000;
+    /** The idle rate is measured over this many pauses of {@link #SETTLE_NS}, and is their lower quartile (see {@link #idleRate}). */
+    static final int IDLE_PAUSES = 40;
 
     /** Defeats dead-code elimination of the calls. */
     static volatile Object sink;
@@ -117,13 +126,18 @@ public final class InterceptedCallCpuTime {
         out.put("unit", "per call: CPU ns, allocated bytes (median of rounds)");
         out.put("calls", calls);
         out.put("rounds", rounds);
-        if (writer != null) out.put("writerIdleCpuNsPerMs", idleRate(mx, writer));
+        double idle = writer == null ? 0 : idleRate(mx, writer);
+        long drained = drainedThreshold(idle);
+        if (writer != null) {
+            out.put("writerIdleCpuNsPerMs", Math.round(idle * 10) / 10.0);
+            out.put("settleDrainedBelowCpuNsPer5Ms", drained);
+        }
         List<Map<String, Object>> results = new ArrayList<>();
         for (String name : bodies) {
             Body b = body(name);
             int searchesBefore = tools.searches();
             for (int i = 0; i < warmUp; i++) sink = b.call(tools, session);
-            settle(mx, writer);
+            settle(mx, writer, drained);
             double[] callerCpu = new double[rounds], callerAlloc = new double[rounds], writerCpu = new double[rounds],
                     writerAlloc = new double[rounds], wall = new double[rounds];
             long me = Thread.currentThread().getId();
@@ -136,7 +150,7 @@ public final class InterceptedCallCpuTime {
                 callerAlloc[r] = (mx.getThreadAllocatedBytes(me) - a0) / (double) calls;
                 wall[r] = (System.nanoTime() - t0) / (double) calls;
                 if (writer != null) {
-                    settle(mx, writer);
+                    settle(mx, writer, drained);
                     writerCpu[r] = (mx.getThreadCpuTime(writer.getId()) - wc0) / (double) calls;
                     writerAlloc[r] = (mx.getThreadAllocatedBytes(writer.getId()) - wa0) / (double) calls;
                 }
@@ -173,25 +187,52 @@ public final class InterceptedCallCpuTime {
         throw new IllegalStateException("the agent is attached but no thread is named " + WRITER + ": is the audit log off?");
     }
 
-    /** Waits until the writer's CPU clock stands (nearly) still for one pause: the records so far are written. */
+    /**
+     * Waits until the writer's CPU clock stands nearly still for one pause, with the threshold derived from its idle
+     * rate measured here first (about 0.2 s): the records so far are then written.
+     */
     static void settle(com.sun.management.ThreadMXBean mx, Thread writer) {
+        if (writer == null) return;
+        settle(mx, writer, drainedThreshold(idleRate(mx, writer)));
+    }
+
+    /** Waits until the writer's CPU clock advanced by less than {@code drainedNs} in one pause of {@link #SETTLE_NS}. */
+    static void settle(com.sun.management.ThreadMXBean mx, Thread writer, long drainedNs) {
         if (writer == null) return;
         long last = mx.getThreadCpuTime(writer.getId());
         for (int i = 0; i < 2_000; i++) {
             LockSupport.parkNanos(SETTLE_NS);
             long now = mx.getThreadCpuTime(writer.getId());
-            if (now - last < IDLE_CPU_NS) return;
+            if (now - last < drainedNs) return;
             last = now;
         }
-        throw new IllegalStateException("the audit writer did not become idle within 10 s");
+        throw new IllegalStateException("the audit writer did not become idle within 10 s (drained = under " + drainedNs
+                + " ns of its CPU per " + SETTLE_NS / 1_000_000 + " ms pause, " + IDLE_MARGIN + " x its idle rate measured at the start)");
     }
 
-    /** The writer's CPU per millisecond while no call is made (its naps), to show what settling adds to a round. */
-    private static double idleRate(com.sun.management.ThreadMXBean mx, Thread writer) {
-        settle(mx, writer);
-        long c0 = mx.getThreadCpuTime(writer.getId()), t0 = System.nanoTime();
-        LockSupport.parkNanos(200_000_000L);
-        return Math.round((mx.getThreadCpuTime(writer.getId()) - c0) / ((System.nanoTime() - t0) / 1e6) * 10) / 10.0;
+    /** The drained threshold per pause of {@link #SETTLE_NS}, from the writer's idle CPU per ms. */
+    static long drainedThreshold(double idleCpuNsPerMs) {
+        return Math.max(MIN_DRAINED_NS, Math.round(IDLE_MARGIN * idleCpuNsPerMs * SETTLE_NS / 1e6));
+    }
+
+    /**
+     * The writer's CPU per millisecond while no call is made (its wake-ups from naps): the lower quartile of
+     * {@link #IDLE_PAUSES} pauses of {@link #SETTLE_NS}, so that records still being written during the first pauses
+     * (up to a quarter of them) and a neighbour's burst do not count. Call it shortly after calls were made: the writer
+     * naps longer after a second of silence and is then cheaper, while the harnesses settle it right after their calls.
+     */
+    static double idleRate(com.sun.management.ThreadMXBean mx, Thread writer) {
+        double[] rates = new double[IDLE_PAUSES];
+        long c = mx.getThreadCpuTime(writer.getId()), t = System.nanoTime();
+        for (int i = 0; i < IDLE_PAUSES; i++) {
+            LockSupport.parkNanos(SETTLE_NS);
+            long c1 = mx.getThreadCpuTime(writer.getId()), t1 = System.nanoTime();
+            rates[i] = (c1 - c) / ((t1 - t) / 1e6);
+            c = c1;
+            t = t1;
+        }
+        Arrays.sort(rates);
+        return rates[IDLE_PAUSES / 4];
     }
 
     static double median(double[] x) {

@@ -64,6 +64,10 @@ public final class InterceptedCallLatency {
         if (blocked != agent.startsWith("attached")) {
             throw new IllegalStateException("-Dbench.agent=" + agent + " but the agent is " + (blocked ? "" : "not ") + "active in this JVM");
         }
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        Thread writer = blocked ? InterceptedCallCpuTime.writerThread() : null;
+        // measured now, with only the check's records to write, so the warm-up's backlog cannot pass for idle
+        long drained = blocked ? InterceptedCallCpuTime.drainedThreshold(InterceptedCallCpuTime.idleRate(mx, writer)) : 0;
         int warm = Integer.parseInt(o.get("warmup-calls"));
         for (int i = 0; i < warm; i++) tools.searchKb(session, "refund policy for damaged items", 5, "en");
         // The writer is slower than back-to-back calls: after the warm-up up to a full queue of records is still being
@@ -71,8 +75,7 @@ public final class InterceptedCallLatency {
         long drainNs = 0;
         if (blocked) {
             long t0 = System.nanoTime();
-            InterceptedCallCpuTime.settle((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean(),
-                    InterceptedCallCpuTime.writerThread());
+            InterceptedCallCpuTime.settle(mx, writer, drained);
             drainNs = System.nanoTime() - t0;
         }
         Histogram fromDue = new Histogram(HIGHEST, 3);

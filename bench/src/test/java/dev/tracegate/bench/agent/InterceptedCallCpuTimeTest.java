@@ -42,4 +42,31 @@ class InterceptedCallCpuTimeTest {
         assertThat(InterceptedCallCpuTime.median(new double[] {4, 1, 3, 2})).isEqualTo(2.5);
         assertThat(InterceptedCallCpuTime.median(new double[] {5, 1, 3})).isEqualTo(3.0);
     }
+
+    /** The drained threshold follows the writer's measured idle rate (trial11: a constant 20 µs/ms sat at the idle rate). */
+    @Test
+    void theDrainedThresholdIsTwiceTheIdleRateWithAFloor() {
+        assertThat(InterceptedCallCpuTime.drainedThreshold(17_148.5)).isEqualTo(171_485);   // 2 x 17.1 µs/ms x 5 ms
+        assertThat(InterceptedCallCpuTime.drainedThreshold(40_000)).isEqualTo(400_000);
+        assertThat(InterceptedCallCpuTime.drainedThreshold(0)).isEqualTo(InterceptedCallCpuTime.MIN_DRAINED_NS);
+    }
+
+    /** settle returns only once the thread it watches has stopped using CPU, not while it still works. */
+    @Test
+    void settleWaitsForABusyThreadToStop() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread busy = new Thread(() -> {
+            long until = mx.getCurrentThreadCpuTime() + 60_000_000L;   // 60 ms of its own CPU, then idle
+            while (mx.getCurrentThreadCpuTime() < until) Thread.onSpinWait();
+            done.set(true);
+            java.util.concurrent.locks.LockSupport.parkNanos(5_000_000_000L);
+        });
+        busy.setDaemon(true);
+        busy.start();
+        while (mx.getThreadCpuTime(busy.getId()) < 1_000_000L) Thread.onSpinWait();   // it is working
+        InterceptedCallCpuTime.settle(mx, busy, 100_000);
+        assertThat(done).as("settled while the thread still ran").isTrue();
+        busy.interrupt();
+    }
 }
