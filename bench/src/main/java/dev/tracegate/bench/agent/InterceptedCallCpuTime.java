@@ -1,5 +1,6 @@
 package dev.tracegate.bench.agent;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import example.host.SupportTools;
@@ -7,6 +8,8 @@ import example.host.SupportTools;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,8 +33,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code java -javaagent:agent/target/tracegate-agent.jar=config=bench/agent/tracegate.yaml
  * -Dtracegate.audit.path=/tmp/audit.jsonl -Dbench.agent=attached -cp benchmarks.jar
  * dev.tracegate.bench.agent.InterceptedCallCpuTime [--calls 100000] [--rounds 7] [--warmup-calls 300000]
- * [--bodies passed,varied,blocked] [--out file.json] 2> /dev/null}; without the agent ({@code -Dbench.agent=detached})
- * it gives the tool bodies' own cost. It refuses to run when the agent's presence differs from
+ * [--bodies passed,varied,blocked] [--jvm each|one] [--out file.json] 2> /dev/null}; without the agent
+ * ({@code -Dbench.agent=detached}) it gives the tool bodies' own cost. By default ({@code --jvm each}) each body runs
+ * in a new JVM with this one's options; {@code --jvm one} runs them all in this JVM, in the order given. It refuses to run when the agent's presence differs from
  * {@code bench.agent}, or when a passed call does not run its tool.
  */
 public final class InterceptedCallCpuTime {
@@ -55,27 +59,99 @@ public final class InterceptedCallCpuTime {
 
     private InterceptedCallCpuTime() {}
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws IOException, InterruptedException {
         Map<String, String> o = new LinkedHashMap<>(Map.of("calls", "100000", "rounds", "7", "warmup-calls", "300000",
-                "bodies", "passed,blocked", "out", ""));
+                "bodies", "passed,blocked", "jvm", "each", "out", ""));
         for (int i = 0; i < args.length; i += 2) {
             if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2)) || i + 1 >= args.length) {
-                throw new IllegalArgumentException("bad option '" + args[i] + "'; known, each with a value: --calls, --rounds, --warmup-calls, --bodies, --out");
+                throw new IllegalArgumentException("bad option '" + args[i] + "'; known, each with a value: --calls, --rounds, --warmup-calls,"
+                        + " --bodies, --jvm, --out");
             }
             o.put(args[i].substring(2), args[i + 1]);
         }
+        String[] bodies = o.get("bodies").split(",");
+        for (String b : bodies) body(b);   // an unknown body is refused before any JVM starts
+        int calls = Integer.parseInt(o.get("calls").replace("_", ""));
+        int rounds = Integer.parseInt(o.get("rounds"));
+        int warmUp = Integer.parseInt(o.get("warmup-calls").replace("_", ""));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("harness", "InterceptedCallCpuTime");
         out.put("date", Instant.now().toString());
         out.put("jvmArgs", ManagementFactory.getRuntimeMXBean().getInputArguments());
         out.put("loadAverageBefore", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-        out.putAll(measure(System.getProperty("bench.agent", "detached"), o.get("bodies").split(","),
-                Integer.parseInt(o.get("calls").replace("_", "")), Integer.parseInt(o.get("rounds")),
-                Integer.parseInt(o.get("warmup-calls").replace("_", ""))));
+        String agent = System.getProperty("bench.agent", "detached");
+        switch (o.get("jvm")) {
+            case "each" -> {
+                out.put("isolation", "a new JVM per body");
+                out.putAll(measureIsolated(agent, bodies, calls, rounds, warmUp));
+            }
+            case "one" -> {
+                out.put("isolation", "one JVM for all bodies, in the order given");
+                out.putAll(measure(agent, bodies, calls, rounds, warmUp));
+            }
+            default -> throw new IllegalArgumentException("--jvm must be each (a new JVM per body) or one (all in this JVM), got '"
+                    + o.get("jvm") + "'");
+        }
         out.put("loadAverageAfter", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         if (!o.get("out").isEmpty()) json.writeValue(new File(o.get("out")), out);
         System.out.println(json.writeValueAsString(out));
+    }
+
+    /**
+     * Each body timed in a JVM of its own, started with this JVM's options (the agent too) and class path, as JMH forks per
+     * benchmark: in one JVM the shared agent code was compiled with the profiles of the bodies that ran first, and the
+     * body call site went megamorphic (trial11 grounding-cputime-order). A child with the agent writes its own audit file,
+     * next to this JVM's ({@code tracegate.audit.path} plus {@code -<body>}), deleted when it ends, so no two agents append
+     * to one file. This JVM measures nothing.
+     */
+    static Map<String, Object> measureIsolated(String agent, String[] bodies, int calls, int rounds, int warmUp)
+            throws IOException, InterruptedException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ObjectMapper json = new ObjectMapper();
+        List<Map<String, Object>> results = new ArrayList<>();
+        for (String name : bodies) {
+            Path result = Files.createTempFile("call-cpu-", ".json");
+            Path audit = null;
+            try {
+                List<String> cmd = new ArrayList<>(List.of(java));
+                for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                    if (arg.startsWith("-Dtracegate.audit.path=")) {
+                        audit = Path.of(arg.substring("-Dtracegate.audit.path=".length()) + "-" + name.strip());
+                        arg = "-Dtracegate.audit.path=" + audit;
+                    }
+                    cmd.add(arg);
+                }
+                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), InterceptedCallCpuTime.class.getName(),
+                        "--bodies", name.strip(), "--calls", Integer.toString(calls), "--rounds", Integer.toString(rounds),
+                        "--warmup-calls", Integer.toString(warmUp), "--jvm", "one", "--out", result.toString()));
+                Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                int exit = p.waitFor();
+                if (exit != 0) {
+                    throw new IllegalStateException("the JVM timing body " + name.strip() + " exited with " + exit
+                            + " (its error is above); command: " + String.join(" ", cmd));
+                }
+                JsonNode child = json.readTree(result.toFile());
+                @SuppressWarnings("unchecked")
+                Map<String, Object> m = json.convertValue(child.get("bodies").get(0), LinkedHashMap.class);
+                // each JVM measured its own writer's idle rate and settled against it
+                for (String k : new String[] {"writerIdleCpuNsPerMs", "settleDrainedBelowCpuNsPer5Ms"}) {
+                    if (child.has(k)) m.put(k, child.get(k).numberValue());
+                }
+                results.add(m);
+            } finally {
+                Files.deleteIfExists(result);
+                if (audit != null) Files.deleteIfExists(audit);
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("agent", agent);
+        out.put("unit", "per call: CPU ns, allocated bytes (median of rounds)");
+        out.put("calls", calls);
+        out.put("rounds", rounds);
+        out.put("bodies", results);
+        return out;
     }
 
     /** One call of a body. */

@@ -69,4 +69,25 @@ class InterceptedCallCpuTimeTest {
         assertThat(done).as("settled while the thread still ran").isTrue();
         busy.interrupt();
     }
+
+    /** By default each body runs in a JVM of its own (trial11: in one JVM a body's figure depended on the bodies before it). */
+    @Test
+    @SuppressWarnings("unchecked")
+    void eachBodyInItsOwnJvm() throws Exception {
+        Map<String, Object> out = InterceptedCallCpuTime.measureIsolated("detached", new String[] {"varied", "passed"}, 500, 2, 100);
+        List<Map<String, Object>> bodies = (List<Map<String, Object>>) out.get("bodies");
+        assertThat(bodies).extracting(b -> b.get("body")).containsExactly("varied", "passed");
+        for (Map<String, Object> b : bodies) {
+            assertThat(((Number) b.get("callerCpuNs")).doubleValue()).as("%s", b.get("body")).isPositive();
+            assertThat((List<?>) b.get("callerCpuNsByRound")).hasSize(2);
+        }
+    }
+
+    @Test
+    void anUnknownJvmChoiceIsRefusedWithTheChoices() {
+        assertThatThrownBy(() -> InterceptedCallCpuTime.main(new String[] {"--jvm", "two", "--bodies", "passed"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--jvm must be each");
+        assertThatThrownBy(() -> InterceptedCallCpuTime.main(new String[] {"--bodies", "passed,refused"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown body 'refused'");
+    }
 }
