@@ -272,14 +272,18 @@ public final class InterceptedCallCpuTime {
         settle(mx, writer, drainedThreshold(idleRate(mx, writer)));
     }
 
-    /** Waits until the writer's CPU clock advanced by less than {@code drainedNs} in one pause of {@link #SETTLE_NS}. */
+    /**
+     * Waits until the writer's CPU clock advanced by less than {@code drainedNs} in one pause of {@link #SETTLE_NS} and it
+     * is not runnable (it naps): on a loaded machine a writer with records still to write can be descheduled for a whole
+     * pause, its clock then stands still too, but it stays runnable.
+     */
     static void settle(com.sun.management.ThreadMXBean mx, Thread writer, long drainedNs) {
         if (writer == null) return;
         long last = mx.getThreadCpuTime(writer.getId());
         for (int i = 0; i < 2_000; i++) {
             LockSupport.parkNanos(SETTLE_NS);
             long now = mx.getThreadCpuTime(writer.getId());
-            if (now - last < drainedNs) return;
+            if (now - last < drainedNs && writer.getState() != Thread.State.RUNNABLE) return;
             last = now;
         }
         throw new IllegalStateException("the audit writer did not become idle within 10 s (drained = under " + drainedNs
