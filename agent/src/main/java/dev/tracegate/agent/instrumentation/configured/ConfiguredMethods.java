@@ -526,11 +526,36 @@ public final class ConfiguredMethods {
         if (copy[index] instanceof String) {
             copy[index] = json;
         } else if (copy[index] instanceof Map) {
-            copy[index] = map;
+            copy[index] = rewritten((Map<?, ?>) copy[index], map, bridge);
         } else {
             return null;
         }
         return copy;
+    }
+
+    /**
+     * The host's argument map after a redaction: the keys the redaction left, in the host's order; a value that is JSON
+     * already (text, a map, a list, null) as rewritten, a map inside it by the same rule; any other value (a number, a
+     * date, the host's own object) as the host passed it when the redaction left it alone, and gone when a part of it
+     * was removed, since the host's object cannot be rebuilt without that part. So the tool never gets a parsed copy
+     * (a Double for its BigDecimal, a map for its object) of a value nothing was removed from.
+     */
+    private static Map<Object, Object> rewritten(Map<?, ?> host, Map<?, ?> redacted, SupervisorBridge bridge) {
+        Map<Object, Object> out = new java.util.LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : host.entrySet()) {
+            String key = String.valueOf(e.getKey());
+            if (!redacted.containsKey(key)) continue;
+            Object was = e.getValue();
+            Object now = redacted.get(key);
+            if (was instanceof Map && now instanceof Map) {
+                out.put(e.getKey(), rewritten((Map<?, ?>) was, (Map<?, ?>) now, bridge));
+            } else if (was == null || was instanceof String || was instanceof List) {
+                out.put(e.getKey(), now);
+            } else if (java.util.Objects.equals(bridge.fromJson(bridge.toJson(was)), now)) {   // read back as the redaction was
+                out.put(e.getKey(), was);
+            }
+        }
+        return out;
     }
 
     private static Object read(String spec, Object[] arguments, Object fallback) {

@@ -254,6 +254,52 @@ class ConfiguredMethodsTest {
     }
 
     /**
+     * A redaction of a Map argument (args=N) gives the tool the host's map less what was removed: values nothing was
+     * removed from stay the host's own objects (a Long, a BigDecimal, a record), not their parsed JSON (an Integer, a
+     * Double, a map: the host would fail casting them); a nested map keeps the same rule; a host object a part of which
+     * was removed goes whole. fix8c found the whole map replaced by the parsed JSON.
+     */
+    @Test
+    void aRedactedMapArgumentKeepsTheHostsOwnValuesWhereNothingWasRemoved() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool example.Crm#update name=$method session=0 args=1"));
+        String[] redacted = new String[1];
+        Recording r = new Recording() {
+            @Override public ToolDecision onToolCall(ToolCall call) {
+                calls.add(call);
+                return ToolDecision.redact("c1", "personal data the purpose does not need", redacted[0]);
+            }
+        };
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+        Long id = 7L;
+        java.math.BigDecimal amount = new java.math.BigDecimal("10.50");
+        Order order = new Order("A-1", 3);
+        Map<String, Object> note = new LinkedHashMap<>(Map.of("card", "4111 1111 1111 1111"));
+        note.put("keep", "x");
+        Map<String, Object> host = new LinkedHashMap<>();
+        host.put("id", id);
+        host.put("amount", amount);
+        host.put("email", "ada@example.com");
+        host.put("order", order);
+        host.put("note", note);
+        String origin = "example.Crm.update(Ljava/lang/String;Ljava/util/Map;)Ljava/lang/String;";
+
+        redacted[0] = "{\"id\":7,\"amount\":10.50,\"order\":{\"id\":\"A-1\",\"lines\":3},\"note\":{\"keep\":\"x\"}}";
+        Ruling ruling = m.onCall(origin, new Object[] {"s1", host}, bridge);
+        assertThat(ruling.kind).isEqualTo(Ruling.REWRITE);
+        Map<?, ?> given = (Map<?, ?>) ruling.values[1];
+        assertThat(new java.util.ArrayList<Object>(given.keySet())).containsExactly("id", "amount", "order", "note");
+        assertThat(given.get("id")).isSameAs(id);
+        assertThat(given.get("amount")).isSameAs(amount);
+        assertThat(given.get("order")).isSameAs(order);
+        assertThat(given.get("note")).isEqualTo(Map.of("keep", "x"));
+        assertThat(host).as("the host's own map is not changed").containsKey("email");
+
+        redacted[0] = "{\"id\":7,\"amount\":10.50,\"email\":\"ada@example.com\",\"order\":{\"lines\":3},\"note\":{\"card\":\"4111 1111 1111 1111\",\"keep\":\"x\"}}";
+        Map<?, ?> withoutOrder = (Map<?, ?>) m.onCall(origin, new Object[] {"s1", host}, bridge).values[1];
+        assertThat(new java.util.ArrayList<Object>(withoutOrder.keySet())).as("a record missing a part cannot be rebuilt: it goes whole").containsExactly("id", "amount", "email", "note");
+    }
+
+    /**
      * A configured method has no tool table, so a redirect cannot run its target: the call is refused with the
      * redirect's message, and the target is reported as a failed RETURN, since the audit log already holds the
      * redirected CALL and later contracts must not read it as a target that ran (failed(target) holds).
