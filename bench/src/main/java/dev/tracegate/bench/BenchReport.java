@@ -156,20 +156,33 @@ public final class BenchReport {
         return out;
     }
 
-    /** A target from the issues, checked against this run. */
-    record Target(String name, String target, String measured, Boolean met) {
+    /**
+     * A target from the issues, checked against this run; {@code verdict}, when not null, replaces yes/no where the
+     * measurement cannot decide (met is then null).
+     */
+    record Target(String name, String target, String measured, Boolean met, String verdict) {
+        Target(String name, String target, String measured, Boolean met) {
+            this(name, target, measured, met, null);
+        }
+
         Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("name", name);
             m.put("target", target);
             m.put("measured", measured);
             m.put("met", met);
+            if (verdict != null) m.put("verdict", verdict);
             return m;
+        }
+
+        /** The met? cell of the Markdown table. */
+        String cell() {
+            return verdict != null ? verdict : met == null ? "not measured" : met ? "yes" : "**no**";
         }
 
         @Override public String toString() {
             return String.format("%-48s target %-26s measured %-34s %s", name, target, measured,
-                    met == null ? "not measured" : met ? "MET" : "NOT MET");
+                    verdict != null ? verdict.replace("**", "") : met == null ? "not measured" : met ? "MET" : "NOT MET");
         }
     }
 
@@ -206,8 +219,19 @@ public final class BenchReport {
             }
             if (first != null && last != null) {
                 double a = first.get("cpuNsPerEventMedian").asDouble(), z = last.get("cpuNsPerEventMedian").asDouble();
-                out.add(new Target("cost at trace length 10^6 vs 10^2, CPU time (StepCpuTime)", "within 10%",
-                        fmt(z) + " vs " + fmt(a) + " ns/event (" + signedPercent(z / a - 1) + ")", Math.abs(z / a - 1) <= 0.10));
+                String name = "cost at trace length 10^6 vs 10^2, CPU time (StepCpuTime)";
+                String measured = fmt(z) + " vs " + fmt(a) + " ns/event (" + signedPercent(z / a - 1) + ")";
+                int window = traceWindow(first);
+                if (window < LONG_WINDOW) {
+                    // a syscall clock of ~0.6 µs around ~2 µs of work: the shots spread wider than the band
+                    out.add(new Target(name, "within 10%", measured + ", with " + window + "-event windows whose shot-to-shot spread"
+                            + " is wider than ±10% (see Trace length)", null, "**not shown** (the block profile below shows it)"));
+                } else {
+                    out.add(new Target(name, "within 10%", measured + ", windows of " + fmt(window) + " events, p10 .. p90 "
+                            + fmt(last.get("cpuNsPerEventP10").asDouble()) + " .. " + fmt(last.get("cpuNsPerEventP90").asDouble()) + " vs "
+                            + fmt(first.get("cpuNsPerEventP10").asDouble()) + " .. " + fmt(first.get("cpuNsPerEventP90").asDouble()),
+                            Math.abs(z / a - 1) <= 0.10));
+                }
             }
         }
         if (cpu != null && cpu.get("alongOneTrace") != null) {
@@ -243,6 +267,14 @@ public final class BenchReport {
             out.add(new Target("retained bytes per session", "<= 256 B + 16 B/contract", "-", null));
         }
         return out;
+    }
+
+    /** Windows at least this long (events) put the CPU clock's own cost and its jitter well under 1% of a shot. */
+    static final int LONG_WINDOW = 10_000;
+
+    /** The events timed per shot of a StepCpuTime trace-length row; runs before the window was an option timed 100. */
+    static int traceWindow(JsonNode row) {
+        return row.has("window") ? row.get("window").asInt() : 100;
     }
 
     static Row find(List<Row> rows, String benchmark, String param, String value) {
@@ -350,7 +382,7 @@ public final class BenchReport {
         b.append("#### Targets\n\n| target | goal | measured | met? |\n|---|---|---|---|\n");
         for (Target t : targets) {
             b.append("| ").append(t.name).append(" | ").append(t.target).append(" | ").append(t.measured).append(" | ")
-                    .append(t.met == null ? "not measured" : t.met ? "yes" : "**no**").append(" |\n");
+                    .append(t.cell()).append(" |\n");
         }
         group(b, "Engine step per event (EngineStepBenchmark)", rows, "EngineStepBenchmark.", 1);
         group(b, "Step cost late in a session (TraceLengthBenchmark; score is per window of "
@@ -417,15 +449,28 @@ public final class BenchReport {
                         .append(" | ").append(fmt(r.get("wallNsPerEventMedian").asDouble())).append(" | ")
                         .append(r.get("cpuNsPerEvent")).append(" | ").append(r.get("wallNsPerEvent")).append(" |\n");
             }
-            if (cpu.get("traceLength") != null) {
-                b.append("\n| contracts | trace length | CPU ns/event of the next ").append(TraceLengthBenchmark.WINDOW)
+            JsonNode tl = cpu.get("traceLength");
+            if (tl != null && !tl.isEmpty() && !tl.get(0).has("window")) {
+                b.append("\n| contracts | trace length | CPU ns/event of the next ").append(traceWindow(tl.get(0)))
                         .append(" events (median) | fastest shot | shots |\n|---|---|---|---|---|\n");
-                for (JsonNode r : cpu.get("traceLength")) {
+                for (JsonNode r : tl) {
                     b.append("| ").append(r.get("contracts").asInt()).append(" | ").append(r.get("traceLength").asInt())
                             .append(r.has("control") ? " (control: " + r.get("control").asText() + ")" : "")
                             .append(" | ").append(fmt(r.get("cpuNsPerEventMedian").asDouble())).append(" | ")
                             .append(fmt(r.get("cpuNsPerEventMin").asDouble())).append(" | ").append(r.get("shots").asInt()).append(" |\n");
                 }
+            } else if (tl != null && !tl.isEmpty()) {
+                b.append("\n| contracts | trace length | CPU ns/event of the next ").append(fmt(traceWindow(tl.get(0))))
+                        .append(" events (median of shots, clock floor taken off) | p10 .. p90 of shots | fastest shot | shots |\n|---|---|---|---|---|---|\n");
+                for (JsonNode r : tl) {
+                    b.append("| ").append(r.get("contracts").asInt()).append(" | ").append(r.get("traceLength").asInt())
+                            .append(r.has("control") ? " (control: " + r.get("control").asText() + ")" : "")
+                            .append(" | ").append(fmt(r.get("cpuNsPerEventMedian").asDouble())).append(" | ")
+                            .append(fmt(r.get("cpuNsPerEventP10").asDouble())).append(" .. ").append(fmt(r.get("cpuNsPerEventP90").asDouble()))
+                            .append(" | ").append(fmt(r.get("cpuNsPerEventMin").asDouble())).append(" | ").append(r.get("shots").asInt()).append(" |\n");
+                }
+                b.append("\nClock floor of these rows (two back-to-back reads of the thread's CPU clock, median): ")
+                        .append(fmt(tl.get(0).get("clockFloorNs").asDouble())).append(" ns per shot, taken off each shot.\n");
             }
             JsonNode t = cpu.get("alongOneTrace");
             if (t != null) {
@@ -581,9 +626,10 @@ public final class BenchReport {
             for (JsonNode r : cpu.get("traceLength")) {
                 if (r.has("control")) continue;
                 double med = r.get("cpuNsPerEventMedian").asDouble();
-                pts.add(new double[] {r.get("traceLength").asDouble(), med, r.get("cpuNsPerEventMin").asDouble(), med});
+                pts.add(new double[] {r.get("traceLength").asDouble(), med, r.get("cpuNsPerEventMin").asDouble(),
+                        r.has("cpuNsPerEventP90") ? r.get("cpuNsPerEventP90").asDouble() : med});
             }
-            byLength.add(series("same window, CPU time (StepCpuTime)", "#8c564b", pts));
+            byLength.add(series("next " + fmt(traceWindow(cpu.get("traceLength").get(0))) + " events, CPU time (StepCpuTime)", "#8c564b", pts));
         }
         if (cpu != null && cpu.get("alongOneTrace") != null) {
             JsonNode t = cpu.get("alongOneTrace");

@@ -26,14 +26,21 @@ import java.util.Map;
  * few rounds.
  *
  * <p>Usage: {@code java -cp benchmarks.jar dev.tracegate.bench.StepCpuTime [--contracts 1,10,100]
- * [--rounds 7] [--events 1000000] [--out file.json]}
+ * [--rounds 7] [--events 1000000] [--trace-lengths 100,10000,1000000] [--shots 30] [--window 10000] [--out file.json]}
  */
 public final class StepCpuTime {
+    /**
+     * Events timed per trace-length shot by default. The thread CPU clock is a system call here (two reads cost 550-650 ns
+     * of CPU), so 100-event windows (about 2 µs) carried some 6 ns/event of clock and a shot-to-shot spread several times
+     * the ±10% the rows are read against (trial11 cpu-window-clock); over 10,000 events the clock is 0.06 ns/event.
+     */
+    static final int WINDOW = 10_000;
+
     private StepCpuTime() {}
 
     public static void main(String[] args) throws IOException {
         Args a = Args.parse(args, Map.of("contracts", "1,10,100", "rounds", "7", "events", "1000000",
-                "trace-lengths", "100,10000,1000000", "shots", "30", "out", ""));
+                "trace-lengths", "100,10000,1000000", "shots", "30", "window", Integer.toString(WINDOW), "out", ""));
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         if (!threads.isCurrentThreadCpuTimeSupported()) throw new IllegalStateException("this JVM cannot read thread CPU time");
         List<Object> runs = new ArrayList<>();
@@ -42,7 +49,7 @@ public final class StepCpuTime {
         out.put("harness", "StepCpuTime");
         out.put("environment", Environment.describe());
         out.put("runs", runs);
-        out.put("traceLength", traceLengths(threads, a.integers("trace-lengths"), a.integer("shots")));
+        out.put("traceLength", traceLengths(threads, a.integers("trace-lengths"), a.integer("shots"), a.integer("window")));
         out.put("alongOneTrace", alongOneTrace(threads, 1_000_000, 50_000));
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         if (!a.get("out").isEmpty()) json.writeValue(new File(a.get("out")), out);
@@ -79,25 +86,27 @@ public final class StepCpuTime {
     }
 
     /**
-     * CPU time per event of the {@link TraceLengthBenchmark#WINDOW} events that follow {@code length}
-     * events of history on a fresh session (10 contracts), median of {@code shots}. As in
-     * {@link TraceLengthBenchmark}, the history is the prelude and then a cycle of WINDOW events, so
-     * the timed window is the same events for every length. Every shot does the same untimed work
-     * before its window: one loop of the longest length's events that steps the timed session's
+     * CPU time per event of the {@code window} events that follow {@code length} events of history on a fresh session
+     * (10 contracts), over {@code shots} shots: the median, the 10th and 90th percentiles and the fastest shot, after the
+     * clock's own cost (the median of an empty window, two back-to-back reads, taken before every shot) is taken off. As
+     * in {@link TraceLengthBenchmark}, the history is the prelude and then a cycle of {@link TraceLengthBenchmark#WINDOW}
+     * events that pass in any state after it, and the window is a whole number of cycles, so the timed events are the same
+     * for every length; a window of W events after L events covers the session's lengths L to L + W. Every shot does the
+     * same untimed work before its window: one loop of the longest length's events that steps the timed session's
      * history and, interleaved evenly, the rest on another session (see {@link #interleave}), then
-     * {@link TraceLengthBenchmark#SETTLE} events on a scratch session; and the rows take turns shot by
-     * shot, in an order that rotates, so that no row is measured later in the run or always right
-     * after another. (Before, each row ran all its shots
-     * in a row, in order of length, and the untimed work before a shot was its own history: 10^2
-     * events before the 10^2 row's shots, 10^6 before the 10^6 row's. On a loaded machine the first
-     * events after a long loop cost more, whatever session they go to: the control row, a session of
-     * three events timed after 10^6 events on another one, cost nearly what the 10^6 row cost, so
-     * the difference measured the harness, not the session's length.)
+     * {@link TraceLengthBenchmark#SETTLE} events on a scratch session; and the rows take turns shot by shot, in an order
+     * that rotates, so that no row is measured later in the run or always right after another. (Before, each row ran all
+     * its shots in a row, in order of length, and the untimed work before a shot was its own history: on a loaded machine
+     * the first events after a long loop cost more, whatever session they go to, so the difference measured the harness,
+     * not the session's length.)
      */
-    static List<Object> traceLengths(ThreadMXBean threads, int[] lengths, int shots) {
+    static List<Object> traceLengths(ThreadMXBean threads, int[] lengths, int shots, int window) {
         ContractSet set = Workload.compile(10);
         Workload.Traffic prelude = Workload.prelude(set);
         Workload.Traffic cycle = Workload.commutative(set, TraceLengthBenchmark.WINDOW, 11);
+        if (window <= 0 || window % cycle.length() != 0) {
+            throw new IllegalArgumentException("--window must be a positive multiple of " + cycle.length() + " (the cycle the history repeats), got " + window);
+        }
         SessionMonitor<long[]> monitor = new SessionMonitor<>(set, PregroundedEvents.INSTANCE);
         Worker w = monitor.newWorker();
         Session warm = monitor.session("warm");
@@ -113,7 +122,8 @@ public final class StepCpuTime {
         for (int length : rows) {
             if (Math.abs(length) % cycle.length() != 0) throw new IllegalArgumentException("trace lengths must be multiples of " + cycle.length());
         }
-        double[][] cpu = new double[rows.length][shots];
+        long[][] cpu = new long[rows.length][shots];
+        long[] floor = new long[rows.length * shots];
         for (int k = 0; k < shots; k++) {
             for (int j = 0; j < rows.length; j++) {
                 int row = (j + k) % rows.length;
@@ -126,22 +136,32 @@ public final class StepCpuTime {
                 int from = interleave(monitor, s, other, w, cycle, control ? 0 : history - prelude.length(), maxLength - prelude.length());
                 monitor.end(other);
                 refused += steps(monitor, warm, w, cycle.valuations(), cycle.agent(), TraceLengthBenchmark.SETTLE);
+                long e0 = threads.getCurrentThreadCpuTime();
+                floor[k * rows.length + j] = threads.getCurrentThreadCpuTime() - e0;   // an empty window: the clock alone
                 long c0 = threads.getCurrentThreadCpuTime();
-                refused += steps(monitor, s, w, cycle.valuations(), cycle.agent(), from, cycle.length());
-                cpu[row][k] = (double) (threads.getCurrentThreadCpuTime() - c0) / cycle.length();
+                refused += steps(monitor, s, w, cycle.valuations(), cycle.agent(), from, window);
+                cpu[row][k] = threads.getCurrentThreadCpuTime() - c0;
                 monitor.end(s);
             }
         }
+        double clock = median(Arrays.stream(floor).asDoubleStream().toArray());
         for (int row = 0; row < rows.length; row++) {
             boolean control = rows[row] < 0;
             int history = Math.abs(rows[row]);
+            double[] perEvent = new double[shots];
+            for (int k = 0; k < shots; k++) perEvent[k] = (cpu[row][k] - clock) / window;
+            Arrays.sort(perEvent);
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("contracts", 10);
             m.put("traceLength", control ? prelude.length() : history);
             if (control) m.put("control", "timed session has only its prelude, after the same untimed loop (" + history + " events, all on another session)");
+            m.put("window", window);
             m.put("shots", shots);
-            m.put("cpuNsPerEventMedian", median(cpu[row]));
-            m.put("cpuNsPerEventMin", Arrays.stream(cpu[row]).min().orElse(Double.NaN));
+            m.put("clockFloorNs", clock);
+            m.put("cpuNsPerEventMedian", median(perEvent));
+            m.put("cpuNsPerEventP10", round2(perEvent[(int) Math.floor(0.1 * (shots - 1))]));
+            m.put("cpuNsPerEventP90", round2(perEvent[(int) Math.ceil(0.9 * (shots - 1))]));
+            m.put("cpuNsPerEventMin", round2(perEvent[0]));
             out.add(m);
         }
         if (refused != 0) throw new IllegalStateException(refused + " events were refused; the workload should pass");
@@ -231,6 +251,10 @@ public final class StepCpuTime {
         Arrays.sort(c);
         int n = c.length;
         return Math.round(((n & 1) == 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2) * 100) / 100.0;
+    }
+
+    private static double round2(double x) {
+        return Math.round(x * 100) / 100.0;
     }
 
     private static double[] round(double[] xs) {

@@ -103,4 +103,38 @@ class BenchReportTest {
                 + " a call lands on one ~725 times in a million) | 14000 | 21000 | 30000 | 41000 | 52000 |");
         assertThat(tables).doesNotContain("| detached | 1000 | 2900 stalls");
     }
+
+    static ObjectNode cpuTraceLengths(Integer window, double at100, double at1e6) {
+        ObjectNode cpu = JSON.createObjectNode();
+        cpu.putArray("runs");
+        ArrayNode tl = cpu.putArray("traceLength");
+        for (double[] r : new double[][] {{100, at100}, {1_000_000, at1e6}}) {
+            ObjectNode row = tl.addObject();
+            row.put("contracts", 10).put("traceLength", (int) r[0]).put("shots", 20).put("cpuNsPerEventMedian", r[1]).put("cpuNsPerEventMin", r[1]);
+            if (window != null) {
+                row.put("window", window).put("clockFloorNs", 600.0).put("cpuNsPerEventP10", r[1] - 0.5).put("cpuNsPerEventP90", r[1] + 1);
+            }
+        }
+        return cpu;
+    }
+
+    /** 100-event windows cannot resolve ±10% (a 0.6 µs clock around 2 µs of work): no verdict; 10,000-event windows get one. */
+    @Test
+    void theTraceLengthCpuVerdictNeedsLongWindows() {
+        BenchReport.Target short100 = traceTarget(cpuTraceLengths(null, 50.6, 48.9));
+        assertThat(short100.met()).isNull();
+        assertThat(short100.measured()).isEqualTo("48.9 vs 50.6 ns/event (-3.4%), with 100-event windows whose shot-to-shot spread is wider than ±10% (see Trace length)");
+        assertThat(short100.cell()).isEqualTo("**not shown** (the block profile below shows it)");
+        BenchReport.Target flat = traceTarget(cpuTraceLengths(10_000, 21.0, 21.4));
+        assertThat(flat.met()).isTrue();
+        assertThat(flat.measured()).contains("windows of 10,000 events").contains("p10 .. p90 20.9 .. 22.4 vs 20.5 .. 22.0");
+        assertThat(traceTarget(cpuTraceLengths(10_000, 21.0, 24.0)).met()).isFalse();
+        String tables = BenchReport.tables(List.of(), List.of(), null, cpuTraceLengths(10_000, 21.0, 21.4), null, null, null, null);
+        assertThat(tables).contains("| 10 | 1000000 | 21.4 | 20.9 .. 22.4 | 21.4 | 20 |").contains("600 ns per shot");
+    }
+
+    private static BenchReport.Target traceTarget(ObjectNode cpu) {
+        return BenchReport.targets(List.of(), null, cpu).stream().filter(t -> t.name().startsWith("cost at trace length 10^6 vs 10^2, CPU"))
+                .findFirst().orElseThrow();
+    }
 }
