@@ -297,14 +297,46 @@ public final class BenchReport {
             out.add(new Target("intercepted call with a different query each call (attached), median", "<= 1 µs",
                     fmt(varied.median) + " ns", varied.median <= 1000));
         }
+        // several runs at one rate (the full run makes 3) give one target row with their range
+        Map<Integer, List<JsonNode>> byRate = new LinkedHashMap<>();
         for (JsonNode l : callLatency) {
-            if (!l.get("agent").asText().equals("attached")) continue;
-            long p999 = l.get("fromDueTimeNs").get("p99.9").asLong();
-            long s999 = l.get("serviceTimeNs").get("p99.9").asLong();
-            out.add(new Target("intercepted call p99.9 at " + l.get("rate").asInt() + " calls/s, from due time", "<= 10 µs",
-                    fmt(p999) + " ns (service time " + fmt(s999) + " ns)", p999 <= 10_000));
+            if (l.get("agent").asText().equals("attached")) byRate.computeIfAbsent(l.get("rate").asInt(), k -> new ArrayList<>()).add(l);
         }
+        byRate.forEach((rate, runs) -> out.add(p999Target(rate, runs)));
         return out;
+    }
+
+    /** A p99.9 from fewer calls than this is one of the few largest values, and runs of one jar moved it 3x: no verdict. */
+    static final long P999_MIN_CALLS = 30_000;
+
+    static Target p999Target(int rate, List<JsonNode> runs) {
+        String name = "intercepted call p99.9 at " + rate + " calls/s, from due time";
+        long lo = Long.MAX_VALUE, hi = 0, sLo = Long.MAX_VALUE, sHi = 0, fewest = Long.MAX_VALUE;
+        for (JsonNode l : runs) {
+            long p = l.get("fromDueTimeNs").get("p99.9").asLong(), sv = l.get("serviceTimeNs").get("p99.9").asLong();
+            lo = Math.min(lo, p);
+            hi = Math.max(hi, p);
+            sLo = Math.min(sLo, sv);
+            sHi = Math.max(sHi, sv);
+            fewest = Math.min(fewest, l.get("calls").asLong());
+        }
+        String measured = runs.size() == 1
+                ? fmt(lo) + " ns (service time " + fmt(sLo) + " ns)"
+                : fmt(lo) + " .. " + fmt(hi) + " ns over " + runs.size() + " runs (service time " + fmt(sLo) + " .. " + fmt(sHi) + " ns)";
+        if (fewest < P999_MIN_CALLS) {
+            long rank = fewest - (fewest * 999 + 999) / 1000 + 1;   // HdrHistogram's p99.9: the value with 99.9% of calls at or below it
+            return new Target(name, "<= 10 µs", measured + ", from " + fmt(fewest) + " calls: the p99.9 is about the " + ordinal(rank)
+                    + "-largest value and moved 3x between runs of one jar", null, "no verdict (needs >= " + fmt(P999_MIN_CALLS) + " calls per run)");
+        }
+        if (hi <= 10_000) return new Target(name, "<= 10 µs", measured, true);
+        if (lo > 10_000) return new Target(name, "<= 10 µs", measured, false);
+        return new Target(name, "<= 10 µs", measured, null, "in some runs only");
+    }
+
+    private static String ordinal(long n) {
+        long t = n % 100;
+        String suffix = t >= 11 && t <= 13 ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+        return n + suffix;
     }
 
     /** The agent's price per LangChain4j invocation: attached minus detached median, for the passed and the blocked invocation. */

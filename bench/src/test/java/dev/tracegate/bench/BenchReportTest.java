@@ -137,4 +137,35 @@ class BenchReportTest {
         return BenchReport.targets(List.of(), null, cpu).stream().filter(t -> t.name().startsWith("cost at trace length 10^6 vs 10^2, CPU"))
                 .findFirst().orElseThrow();
     }
+
+    static ObjectNode callLatency(String agent, int rate, long calls, long p999) {
+        ObjectNode l = JSON.createObjectNode();
+        l.put("agent", agent).put("rate", rate).put("calls", calls);
+        for (String key : new String[] {"fromDueTimeNs", "serviceTimeNs"}) {
+            ObjectNode p = l.putObject(key);
+            for (String k : new String[] {"p50", "p90", "p99", "max"}) p.put(k, 1_000);
+            p.put("p99.9", key.equals("fromDueTimeNs") ? p999 : p999 - 100);
+        }
+        return l;
+    }
+
+    /** The p99.9 of 3,000 calls (quick) is printed without a verdict; several long runs give a range and a verdict from all. */
+    @Test
+    void theP999TargetNeedsThirtyThousandCallsAndReportsTheRangeOfRuns() {
+        ArrayNode quick = JSON.createArrayNode().add(callLatency("detached", 1000, 3_000, 900)).add(callLatency("attached", 1000, 3_000, 35_615));
+        BenchReport.Target q = BenchReport.callTargets(List.of(), quick).get(0);
+        assertThat(q.met()).isNull();
+        assertThat(q.cell()).isEqualTo("no verdict (needs >= 30,000 calls per run)");
+        assertThat(q.measured()).startsWith("35,615 ns (service time 35,515 ns), from 3,000 calls: the p99.9 is about the 4th-largest value");
+
+        ArrayNode full = JSON.createArrayNode();
+        for (long p : new long[] {31_000, 27_000, 44_000}) full.add(callLatency("attached", 1000, 30_000, p));
+        BenchReport.Target f = BenchReport.callTargets(List.of(), full).get(0);
+        assertThat(f.met()).isFalse();
+        assertThat(f.measured()).isEqualTo("27,000 .. 44,000 ns over 3 runs (service time 26,900 .. 43,900 ns)");
+        full.add(callLatency("attached", 1000, 30_000, 9_000));
+        assertThat(BenchReport.callTargets(List.of(), full).get(0).cell()).isEqualTo("in some runs only");
+        ArrayNode met = JSON.createArrayNode().add(callLatency("attached", 1000, 30_000, 9_000)).add(callLatency("attached", 1000, 30_000, 8_000));
+        assertThat(BenchReport.callTargets(List.of(), met).get(0).met()).isTrue();
+    }
 }
