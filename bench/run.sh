@@ -53,6 +53,7 @@ java=(java -Xmx4g)
 # it (the forks then ran with the parent's -Xmx4g and no -Xms): every -jvmArgsAppend below starts with these.
 heap="-Xms1g -Xmx1g"
 callLatency=()   # the intercepted-call latency runs' JSON files, for the report (none when the agent jar is missing)
+loopFiles=()     # the LangChain4j tool loop's JMH files, detached and attached in the order they ran
 rm -f "$out/$mode"-*.json
 # The JSONL traces of the offline-replay runs, written once (small.jsonl, agentdojo.jsonl, replay-policy.yaml).
 traces="$(mktemp -d)"
@@ -125,14 +126,21 @@ if [[ -f "$agentjar" ]] && unzip -p "$agentjar" META-INF/MANIFEST.MF 2>/dev/null
   echo "== JMH: a LangChain4j AI service invocation with one tool call, agent detached vs attached ($mode)"
   # LangChain4j with the agent attached needs seconds of JIT warm-up: 2 x 0.5 s left invocations at milliseconds,
   # and 2 x 1.5 s still left the attached row at 2x its warm figure (seen with the 10-contract library)
-  loop=(-f 1 -wi 4 -w 1500ms -i 3 -r 1s)
-  [[ $mode == full ]] && loop=()
-  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=detached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "$heap -Dbench.agent=detached" \
-    -rf json -rff "$out/$mode-loop-detached.json" || echo "(detached LangChain4j benchmark failed)"
-  fresh_audit
-  "${java[@]}" -jar "$jar" ToolLoopBenchmark -p agent=attached ${loop[@]+"${loop[@]}"} -prof gc -jvmArgsAppend "$heap $attach $fresh -Dbench.agent=attached" \
-    -rf json -rff "$out/$mode-loop-attached.json" 2>&1 | quiet
-  audit_done
+  # The agent's price is attached minus detached: the two run in turns (ABAB), one fork each, so that each difference
+  # is of runs made minutes apart at most, and BenchReport gives the median of the pairs with their min .. max (one
+  # detached invocation, then one attached, gave a single difference at different times, with no spread).
+  # quick: 2 pairs of the passed invocation; full: 3 pairs of every invocation (the varied question included).
+  loop=(-f 1 -wi 4 -w 1500ms -i 3 -r 1s); loopBodies='ToolLoopBenchmark\.passedInvocation$'; pairs=2
+  [[ $mode == full ]] && loop=(-f 1) && loopBodies='ToolLoopBenchmark' && pairs=3
+  for ((pair = 1; pair <= pairs; pair++)); do
+    "${java[@]}" -jar "$jar" "$loopBodies" -p agent=detached "${loop[@]}" -prof gc -jvmArgsAppend "$heap -Dbench.agent=detached" \
+      -rf json -rff "$out/$mode-loop-detached-$pair.json" || echo "(detached LangChain4j benchmark failed)"
+    fresh_audit
+    "${java[@]}" -jar "$jar" "$loopBodies" -p agent=attached "${loop[@]}" -prof gc -jvmArgsAppend "$heap $attach $fresh -Dbench.agent=attached" \
+      -rf json -rff "$out/$mode-loop-attached-$pair.json" 2>&1 | quiet
+    audit_done
+    loopFiles+=("$out/$mode-loop-detached-$pair.json" "$out/$mode-loop-attached-$pair.json")
+  done
   echo "== the replay command on JSONL traces (a fresh JVM per run)"
   for trace in small agentdojo; do
     files=(); for ((i = 0; i < passes; i++)); do files+=("$traces/$trace.jsonl"); done
@@ -161,7 +169,7 @@ echo "== memory per session"
   --contracts 10 --jol-sessions 10000 --sessions "$sessions" --out "$out/$mode-footprint.json" > /dev/null
 echo "== report"
 "${java[@]}" -cp "$jar" dev.tracegate.bench.BenchReport \
-  --jmh "$out/$mode-steady.json,$out/$mode-grounding.json,$out/$mode-builtin.json,$out/$mode-call-detached.json,$out/$mode-call-attached.json,$out/$mode-call-drop.json,$out/$mode-loop-detached.json,$out/$mode-loop-attached.json,$out/$mode-jsonl.json,$out/$mode-trace.json" \
+  --jmh "$out/$mode-steady.json,$out/$mode-grounding.json,$out/$mode-builtin.json,$out/$mode-call-detached.json,$out/$mode-call-attached.json,$out/$mode-call-drop.json,$(IFS=,; echo "${loopFiles[*]:-}"),$out/$mode-jsonl.json,$out/$mode-trace.json" \
   --replay-cli "$out/$mode-cli-small-gdpr.json,$out/$mode-cli-small-injection.json,$out/$mode-cli-agentdojo-gdpr.json,$out/$mode-cli-agentdojo-injection.json" \
   --jmh-merged "$out/$mode.json" --call-latency "$(IFS=,; echo "${callLatency[*]:-}")" \
   --cpu "$out/$mode-cpu.json" --latency "$out/$mode-latency.json" --footprint "$out/$mode-footprint.json" \
@@ -169,5 +177,5 @@ echo "== report"
   --command "bench/run.sh $mode"
 rm -f "$out/$mode-steady.json" "$out/$mode-grounding.json" "$out/$mode-builtin.json" "$out/$mode-trace.json" \
   "$out/$mode-call-detached.json" "$out/$mode-call-attached.json" "$out/$mode-call-drop.json" \
-  "$out/$mode-loop-detached.json" "$out/$mode-loop-attached.json" "$out/$mode-jsonl.json" "$out"/"$mode"-cli-*.json
+  "$out/$mode"-loop-*.json "$out/$mode-jsonl.json" "$out"/"$mode"-cli-*.json
 echo "results in $out"

@@ -12,6 +12,7 @@ import dev.langchain4j.agent.tool.Tool;
 public class AssistantTools {
     private long searches;
     private long refunds;
+    private String lastQuery;
 
     /**
      * A read-only search with three arguments; of the ten contracts the benchmarks load (sop-refund and
@@ -21,6 +22,7 @@ public class AssistantTools {
     public String searchKb(@P("what to search for") String query, @P("most articles to return") int limit,
                            @P("language code") String lang) {
         searches++;
+        lastQuery = query;
         return "found " + Math.min(limit, 3) + " articles";
     }
 
@@ -36,6 +38,9 @@ public class AssistantTools {
 
     /** How many times the search body ran. */
     public long searches() { return searches; }
+
+    /** The query of the last search that ran, or null. */
+    public String lastQuery() { return lastQuery; }
 
     /** How many times the refund body ran. */
     public long refunds() { return refunds; }

@@ -168,4 +168,28 @@ class BenchReportTest {
         ArrayNode met = JSON.createArrayNode().add(callLatency("attached", 1000, 30_000, 9_000)).add(callLatency("attached", 1000, 30_000, 8_000));
         assertThat(BenchReport.callTargets(List.of(), met).get(0).met()).isTrue();
     }
+
+    /** Detached and attached JVMs run in turns: the i-th of each pair up, and the price is the median of the pairs' differences. */
+    @Test
+    void theToolLoopPriceOfInterleavedPairsIsTheMedianOfTheirDifferencesWithTheirRange() {
+        ArrayNode j = JSON.createArrayNode();
+        double[][] pairs = {{4_000, 6_400}, {4_100, 5_000}, {3_900, 4_600}};   // prices 2,400, 900, 700
+        for (double[] p : pairs) {
+            j.add(jmh("agent.ToolLoopBenchmark.passedInvocation", "agent", "detached", p[0], "ns/op"));
+            j.add(jmh("agent.ToolLoopBenchmark.passedInvocation", "agent", "attached", p[1], "ns/op"));
+        }
+        ArrayNode price = BenchReport.toolLoopPrice(BenchReport.rows(j));
+        assertThat(price).singleElement().satisfies(p -> {
+            assertThat(p.get("pairs").asInt()).isEqualTo(3);
+            assertThat(p.get("priceNs").asDouble()).isEqualTo(900.0);
+            assertThat(p.get("priceMinNs").asDouble()).isEqualTo(700.0);
+            assertThat(p.get("priceMaxNs").asDouble()).isEqualTo(2_400.0);
+        });
+        BenchReport.Target t = BenchReport.toolLoopTargets(price).get(0);
+        assertThat(t.met()).isNull();
+        assertThat(t.cell()).isEqualTo("in some pairs only");
+        assertThat(t.measured()).isEqualTo("900 ns, median of pairs (min .. max 700 .. 2,400)");
+        assertThat(BenchReport.tables(BenchReport.rows(j), List.of(), null, null, null, null, price, null))
+                .contains("| passed (search) | 3 | 4,000 | 5,000 | 900 | 700 .. 2,400 | 1.25× |");
+    }
 }

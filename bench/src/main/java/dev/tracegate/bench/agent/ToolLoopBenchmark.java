@@ -27,6 +27,9 @@ import java.util.concurrent.TimeUnit;
  * (USER, CALL, RETURN, ASSISTANT). {@code passedInvocation} asks for a 3-argument search, which the
  * ten-contract library of bench/agent/tracegate.yaml (sop-refund and support-desk.yaml) lets through; {@code blockedInvocation} asks for a refund with no approval, which
  * the agent blocks, so the tool body does not run and the model sees the block message instead.
+ * {@code passedInvocationVaried} is the passed one with a different question each invocation (4,096 in turn),
+ * which the model turns into a search for that text: the same user message and tool arguments every time let
+ * every cache derived from their text (audit pseudonyms, verdict memo) hit, which a real conversation does not.
  * The setup checks that the fork really runs as its parameter says, and the teardown that no blocked
  * refund ran while attached and every measured search did.
  */
@@ -56,6 +59,9 @@ public class ToolLoopBenchmark {
         long searchInvocations;
         long refundsBefore;
         long refundInvocations;
+        /** The varied invocation's questions, in turn. */
+        final String[] questions = questions();
+        int next;
 
         @Setup(Level.Trial)
         public void setUp() {
@@ -110,6 +116,19 @@ public class ToolLoopBenchmark {
     public String passedInvocation(Service s) {
         s.searchInvocations++;
         return s.assistant.chat(s.conversation, ASK_SEARCH);
+    }
+
+    @Benchmark
+    public String passedInvocationVaried(Service s) {
+        s.searchInvocations++;
+        return s.assistant.chat(s.conversation, s.questions[s.next++ & (s.questions.length - 1)]);
+    }
+
+    /** 4,096 questions, each a search for one of {@link InterceptedCallBenchmark#queries()}. */
+    static String[] questions() {
+        String[] q = InterceptedCallBenchmark.queries();
+        for (int i = 0; i < q.length; i++) q[i] = ScriptedSupportModel.SEARCH_FOR + q[i];
+        return q;
     }
 
     @Benchmark

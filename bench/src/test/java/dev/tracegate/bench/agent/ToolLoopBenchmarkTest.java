@@ -24,6 +24,27 @@ class ToolLoopBenchmarkTest {
         s.check();
     }
 
+    /** The varied invocation searches for a different text each time, the text of its question. */
+    @Test
+    void theVariedInvocationSearchesForItsOwnQuestion() {
+        ToolLoopBenchmark.Service s = new ToolLoopBenchmark.Service();
+        s.agent = "detached";
+        s.setUp();
+        ToolLoopBenchmark b = new ToolLoopBenchmark();
+        java.util.Set<String> queries = new java.util.HashSet<>();
+        for (int i = 0; i < 20; i++) {
+            assertThat(b.passedInvocationVaried(s)).isEqualTo(ScriptedSupportModel.DONE + "found 3 articles");
+            String question = s.questions[i];
+            assertThat(s.tools.lastQuery()).isEqualTo(question.substring(ScriptedSupportModel.SEARCH_FOR.length()));
+            queries.add(s.tools.lastQuery());
+        }
+        assertThat(queries).hasSize(20);
+        // some queries mention "refund", which would otherwise make the model ask for a refund
+        assertThat(s.questions).anyMatch(q -> q.contains("refund"));
+        assertThat(s.toolRuns()).containsExactly(21L, 1L);   // the setup's probe search and refund, then the 20
+        s.check();
+    }
+
     @Test
     void theTeardownNoticesAnInvocationThatDidNotRunItsTool() {
         ToolLoopBenchmark.Service s = new ToolLoopBenchmark.Service();
