@@ -17,6 +17,10 @@ import java.util.Arrays;
  * text mentioning one is found), at most {@link #capacity()} of each. A full consent register drops its oldest consent
  * (read as withdrawn, the safe side: the subject is asked again); a full erasure register refuses a new erasure with a
  * {@link Full} error rather than forget an old one, and the caller's failure policy decides about the event.
+ *
+ * <p>Durable when given a {@link Journal}: every change (and only a change: a repeated erasure or consent writes nothing)
+ * is handed to it on the thread that records it, under the monitor, before the change is published, so the journal's
+ * order is the register's order.
  */
 public final class SubjectRegister {
     /** Default bound on the erased subjects and on the consents of one register. */
@@ -49,6 +53,26 @@ public final class SubjectRegister {
         }
     }
 
+    /**
+     * Where a register keeps its changes beyond the JVM (the agent's {@code register.path} file): called under the
+     * register's monitor, one call per change, on the thread that records it.
+     */
+    public interface Journal {
+        /** {@code subject} was erased. */
+        void erased(String subject);
+
+        /** {@code subject} granted ({@code granted}) or withdrew consent for {@code purpose}. */
+        void consented(String subject, String purpose, boolean granted);
+    }
+
+    private static final Journal NONE = new Journal() {
+        @Override public void erased(String subject) {
+        }
+
+        @Override public void consented(String subject, String purpose, boolean granted) {
+        }
+    };
+
     private static final VarHandle STATE;
 
     static {
@@ -60,6 +84,8 @@ public final class SubjectRegister {
     }
 
     private final int capacity;
+    /** Guarded by this object's monitor. */
+    private Journal journal = NONE;
     @SuppressWarnings("unused") // read and written through STATE
     private State state;
 
@@ -73,6 +99,15 @@ public final class SubjectRegister {
 
     /** The current snapshot (an acquire load: the snapshot's contents are those its writer published). */
     State state() { return (State) STATE.getAcquire(this); }
+
+    /**
+     * From now on hands every change to {@code journal} (null: none) before publishing it. When the journal throws, the
+     * change still counts in this JVM (an erasure blocks, a withdrawal refuses: the subject said so) and the exception
+     * reaches the caller, whose failure policy decides about the event.
+     */
+    public synchronized void journal(Journal journal) {
+        this.journal = journal == null ? NONE : journal;
+    }
 
     /** The bound on erased subjects and on consents. */
     public int capacity() { return capacity; }
@@ -112,7 +147,12 @@ public final class SubjectRegister {
             if (s.erased.contains(subject)) return;
             if (s.erased.size() >= capacity) throw new Full(capacity);
             ValueSet erased = s.erased.withText(subject);
-            STATE.setRelease(this, new State(erased, new MentionIndex(Arrays.asList(erased.texts())), s.consents, s.withdrawn));
+            State next = new State(erased, new MentionIndex(Arrays.asList(erased.texts())), s.consents, s.withdrawn);
+            try {
+                journal.erased(subject);
+            } finally {
+                STATE.setRelease(this, next);
+            }
         }
     }
 
@@ -130,7 +170,13 @@ public final class SubjectRegister {
             State s = state();
             ValueSet consents = granted ? s.consents.withHashes(new long[] {h}, 1) : s.consents.without(h);
             ValueSet withdrawn = granted ? s.withdrawn.without(h) : s.withdrawn.withHashes(new long[] {h}, 1);
-            if (consents != s.consents || withdrawn != s.withdrawn) STATE.setRelease(this, new State(s.erased, s.mentions, consents, withdrawn));
+            if (consents == s.consents && withdrawn == s.withdrawn) return;
+            State next = new State(s.erased, s.mentions, consents, withdrawn);
+            try {
+                journal.consented(subject, purpose, granted);
+            } finally {
+                STATE.setRelease(this, next);
+            }
         }
     }
 
