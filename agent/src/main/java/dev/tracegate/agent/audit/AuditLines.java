@@ -278,6 +278,18 @@ final class AuditLines {
         lastLibraryNumber = n;
     }
 
+    /**
+     * A register record: the agent seeded its GDPR register from the first {@code lines} lines of the file {@code path},
+     * whose bytes have SHA-256 {@code sha256}.
+     */
+    void register(String path, long lines, String sha256) {
+        begin("register");
+        key("path"); str(path);
+        key("lines"); num(lines);
+        key("sha256"); str(sha256);
+        end();
+    }
+
     /** A note that {@code count} records were not written, and why. */
     void dropped(long timeMillis, long count, String reason, long truncatedBytes) {
         begin("dropped");
@@ -302,6 +314,10 @@ final class AuditLines {
     }
 
     void event(AuditRecord r) {
+        if (r.registerRead != null) {   // not an event: the register the agent started with (AuditRecord.registerRead)
+            register(r.registerRead[0], Long.parseLong(r.registerRead[1]), r.registerRead[2]);
+            return;
+        }
         len = 0;
         ensure(0);   // SLACK bytes of room: enough for every fixed-size piece of the line (see putc)
         putc(BEGIN);

@@ -72,6 +72,8 @@ public final class AuditRecord {
     String message;
     long latencyNs = -1;
     String[] unmet;
+    /** A {@code register} record (path, lines, sha256) instead of an event; null for an event. */
+    String[] registerRead;
 
     private AuditRecord(String session, long seq, String kind, Decision decision) {
         this.session = Objects.requireNonNull(session, "session");
@@ -87,6 +89,17 @@ public final class AuditRecord {
      */
     public static AuditRecord of(String session, long seq, String kind, Decision decision) {
         return new AuditRecord(session, seq, kind, decision);
+    }
+
+    /**
+     * A {@code register} record: the agent seeded the GDPR register from the first {@code lines} lines of the file
+     * {@code path}, whose bytes have SHA-256 {@code sha256} (hex); written once after the segment's header, before any
+     * event, so that {@code replay --register} can start from the same register.
+     */
+    public static AuditRecord registerRead(String path, long lines, String sha256) {
+        AuditRecord r = new AuditRecord("", 0, "REGISTER", Decision.PASS);
+        r.registerRead = new String[] {path, Long.toString(lines), sha256};
+        return r;
     }
 
     /**

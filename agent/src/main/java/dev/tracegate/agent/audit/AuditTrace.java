@@ -25,6 +25,19 @@ public final class AuditTrace {
         return new TraceReader(new EventLines(Files.newBufferedReader(log, StandardCharsets.UTF_8)), log.getFileName().toString(), mode);
     }
 
+    /**
+     * {@code value} as a segment's event records write a {@code subject}: itself in a {@code clear} segment, its salted
+     * digest in a {@code salted-sha256} one ({@code saltHex}: the header's {@code salt}); null in an {@code hmac-sha256}
+     * segment, whose digests need the key.
+     */
+    public static String subjectAsLogged(String personalData, String saltHex, String value) {
+        if (personalData == null || personalData.equals("clear")) return value;
+        if (!personalData.equals("salted-sha256") || saltHex == null || saltHex.length() % 2 != 0) return null;
+        byte[] salt = new byte[saltHex.length() / 2];
+        for (int i = 0; i < salt.length; i++) salt[i] = (byte) Integer.parseInt(saltHex, 2 * i, 2 * i + 2, 16);
+        return Pseudonymiser.salted(salt).digest('s', value);
+    }
+
     /** Whether a line of the log is an event record (the canonical form puts {@code rec} right after {@code prev}). */
     static boolean isEvent(String line) {
         return line.startsWith(",\"rec\":\"event\"", 9 + 64 + 1);

@@ -162,6 +162,13 @@ public final class AuditVerifier {
                         dropped += f.count;
                     }
                     break;
+                case "register":
+                    // the GDPR register the agent started with (register.path): replay --register reads the same lines
+                    if (!AuditLines.FORMAT.equals(format)) {
+                        return bad(lineNo, records, "a register record in a segment of format " + format + " (only " + AuditLines.FORMAT
+                                + " has them)", head);
+                    }
+                    break;
                 case "unsupervised":
                     // the agent could not start (fail: open ran the application without it; closed refused the start)
                     unsupervisedAt = lineNo;

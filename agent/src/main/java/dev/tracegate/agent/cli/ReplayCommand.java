@@ -2,6 +2,7 @@ package dev.tracegate.agent.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.tracegate.agent.audit.AuditTrace;
 import dev.tracegate.contracts.library.Library;
 import dev.tracegate.engine.monitor.Decision;
 import dev.tracegate.engine.monitor.EndReport;
@@ -68,6 +69,11 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Option(names = "--no-progress", description = "no progress bar on standard error")
     boolean noProgress;
+
+    @Option(names = "--register", paramLabel = "FILE", description = "the agent's GDPR register file (register.path): where an "
+            + "audit log says the agent started from its first N lines (a register record), the replay starts from the same lines,"
+            + " checked against the log's SHA-256 of them")
+    Path register;
 
     /**
      * What one session showed, per contract. The per-contract arrays are made on the session's first violation,
@@ -161,6 +167,12 @@ final class ReplayCommand implements Callable<Integer> {
         Progress progress = new Progress(totalBytes, !noProgress && Progress.stderrIsTerminal() && totalBytes > 20_000_000L);
         long started = System.nanoTime();
         long doneBytes = 0;
+        if (register != null && !Files.isRegularFile(register)) {
+            System.err.println("tracegate replay: --register " + register + ": no such file; give the agent's register.path file"
+                    + " (or a copy of it)");
+            return LibraryOptions.BAD_INPUT;
+        }
+        Library running = lib;   // the libraries of the runtime being replayed: anew at each restart in an audit log
         for (Path t : traces) {
             if (Files.isDirectory(t)) {
                 System.err.println("tracegate replay: " + t + " is a directory, not a trace file; name the trace files in it"
@@ -190,13 +202,23 @@ final class ReplayCommand implements Callable<Integer> {
             in.onSkip(e -> System.err.println("skipped: " + e.getMessage()));
             try (in) {
                 int restart = 0;
+                int seeded = 0;
                 for (Event e = in.next(); e != null; e = in.next()) {
-                    // a header inside an audit log is the agent started again: online its sessions and GDPR register began
-                    // empty there, so the sessions still open end and a fresh runtime (libraries loaded anew) goes on
-                    while (audit != null && restart < audit.restarts.size() && audit.restarts.get(restart) < in.lines()) {
+                    // what an audit log says before this event, in its order: a restart, the register the agent started with
+                    while (audit != null) {
+                        long nextRestart = restart < audit.restarts.size() ? audit.restarts.get(restart) : Long.MAX_VALUE;
+                        long nextRegister = seeded < audit.registers.size() ? audit.registers.get(seeded).line() : Long.MAX_VALUE;
+                        if (Math.min(nextRestart, nextRegister) >= in.lines()) break;
+                        if (nextRegister < nextRestart) {
+                            if (!seed(audit.registers.get(seeded++), t, running.grounding().register())) return LibraryOptions.BAD_INPUT;
+                            continue;
+                        }
+                        // a header inside an audit log is the agent started again: online its sessions and GDPR register began
+                        // anew there (empty, or from its register file: the register record after the header), so the sessions
+                        // still open end and a fresh runtime (libraries loaded anew) goes on
                         System.err.println("note: " + t.getFileName() + ":" + audit.restarts.get(restart) + ": the agent started again"
                                 + " here (a header record): replayed as online, its sessions and its register of the data subjects'"
-                                + " consents and erasures start empty");
+                                + " consents and erasures start anew");
                         restart++;
                         for (SessionReport rep : live.values()) {
                             Session s = monitor.find(rep.id);
@@ -205,6 +227,7 @@ final class ReplayCommand implements Callable<Integer> {
                         live.clear();
                         Library fresh = LibraryOptions.load(Arrays.asList(libraries.split(",")));
                         if (fresh == null) return LibraryOptions.BAD_INPUT;
+                        running = fresh;
                         monitor = fresh.newMonitor(new SessionMonitor.Options(Integer.MAX_VALUE, true), r -> {});
                         w = monitor.newWorker();
                     }
@@ -286,6 +309,52 @@ final class ReplayCommand implements Callable<Integer> {
         if (format.equals("json")) printJson(lib, reports, events, skipped, unevaluable, unevaluableAt, seconds);
         else printText(lib, reports, events, skipped, unevaluable, unevaluableAt, seconds);
         return anyFail ? 1 : 0;
+    }
+
+    /**
+     * Starts {@code into} (a fresh runtime's register) from the register file lines a {@code register} record names, as the
+     * agent did; without --register only says that verdicts may differ. False (after saying why on stderr) when the file
+     * given is not the one the agent read.
+     */
+    private boolean seed(AuditLogScan.RegisterRecord rec, Path log, dev.tracegate.matchers.predicate.SubjectRegister into) throws IOException {
+        String where = log.getFileName() + ":" + rec.line();
+        if (register == null) {
+            if (rec.lines() > 0) {
+                System.err.println("note: " + where + ": the agent started from " + rec.lines() + " lines of its GDPR register file "
+                        + rec.path() + " (erasures and consents of earlier runs), but no --register is given: the replay starts from"
+                        + " an empty register, so its verdicts may differ from the online ones. Add --register " + rec.path());
+            }
+            return true;
+        }
+        dev.tracegate.agent.supervision.RegisterFile.Contents read;
+        try {
+            read = dev.tracegate.agent.supervision.RegisterFile.read(register, rec.lines());
+        } catch (IllegalArgumentException e) {
+            System.err.println("tracegate replay: --register " + e.getMessage());
+            return false;
+        }
+        if (read.lines() < rec.lines() || !read.sha256().equals(rec.sha256())) {
+            System.err.println("tracegate replay: " + where + " says the agent started from the first " + rec.lines() + " lines of its"
+                    + " register file " + rec.path() + " (SHA-256 " + rec.sha256() + "), but " + (read.lines() < rec.lines()
+                    ? register + " has only " + read.lines() + " complete lines"
+                    : "the first " + rec.lines() + " lines of " + register + " have SHA-256 " + read.sha256())
+                    + ": it is not the file the agent read, or it was changed since. Give that file (it only grows, so a later copy"
+                    + " of it will do), or replay without --register (verdicts may then differ from the online ones)");
+            return false;
+        }
+        if (AuditTrace.subjectAsLogged(rec.personalData(), rec.salt(), "") == null) {
+            System.err.println("note: " + where + ": the log's personal data is keyed (" + rec.personalData() + "), so the register"
+                    + " file's subjects cannot be written as its events write them without the key: the replay starts from an empty"
+                    + " register, and its verdicts may differ from the online ones");
+            return true;
+        }
+        for (dev.tracegate.agent.supervision.RegisterFile.Change c : read.changes()) {
+            String subject = AuditTrace.subjectAsLogged(rec.personalData(), rec.salt(), c.subject());
+            new dev.tracegate.agent.supervision.RegisterFile.Change(c.op(), subject, c.purpose()).applyTo(into);
+        }
+        System.err.println("note: " + where + ": the register starts from the first " + rec.lines() + " lines of " + register + " ("
+                + into.erasures() + " erasures, " + into.consents() + " consents), as the agent's did");
+        return true;
     }
 
     /**
@@ -426,6 +495,15 @@ final class ReplayCommand implements Callable<Integer> {
          * (a run appended to the log), whose sessions and subject register began empty.
          */
         final List<Long> restarts = new ArrayList<>();
+        /** The log's {@code register} records (the register file lines each start read), in file order. */
+        final List<RegisterRecord> registers = new ArrayList<>();
+
+        /**
+         * A {@code register} record: its line, the file, how many of its lines the agent read and their SHA-256, and how
+         * its segment writes personal data ({@code personalData} and {@code salt} of the header before it).
+         */
+        record RegisterRecord(long line, String path, long lines, String sha256, String personalData, String salt) {
+        }
 
         /** A {@code library} record: its line, its number, and the contract ids and atom keys the agent ran with. */
         record LibraryRecord(long line, long lib, List<String> contracts, List<String> atoms) {
@@ -476,6 +554,9 @@ final class ReplayCommand implements Callable<Integer> {
                 List<String> gaps = new ArrayList<>();
                 List<LibraryRecord> libraries = new ArrayList<>();
                 List<Long> restarts = new ArrayList<>();
+                List<RegisterRecord> registers = new ArrayList<>();
+                String segmentPersonalData = "clear";
+                String segmentSalt = null;
                 long lineNo = 0;
                 for (String line = first; line != null; line = r.readLine()) {
                     lineNo++;
@@ -489,9 +570,14 @@ final class ReplayCommand implements Callable<Integer> {
                     } else if (line.startsWith("\"rec\":\"library\"", 9 + 64 + 2)) {
                         LibraryRecord rec = libraryRecord(lineNo, line);
                         if (rec != null) libraries.add(rec);
+                    } else if (line.startsWith("\"rec\":\"register\"", 9 + 64 + 2)) {
+                        RegisterRecord rec = registerRecord(lineNo, line, segmentPersonalData, segmentSalt);
+                        if (rec != null) registers.add(rec);
                     } else if (line.contains("\"rec\":\"header\"")) {
                         if (lineNo > 1 && !line.contains("\"continues\":")) restarts.add(lineNo);
                         String p = field(line, "personalData");
+                        segmentPersonalData = p == null ? "clear" : p;
+                        segmentSalt = field(line, "salt");
                         if (p != null && !p.equals("clear")) pd = p;
                     } else if (line.contains("\"decision\":\"shadow-would-block\"")) {
                         shadow++;
@@ -503,8 +589,20 @@ final class ReplayCommand implements Callable<Integer> {
                 }
                 AuditLogScan scan = new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals, gaps, libraries);
                 scan.restarts.addAll(restarts);
+                scan.registers.addAll(registers);
                 return scan;
             } catch (java.nio.charset.MalformedInputException e) {
+                return null;
+            }
+        }
+
+        /** A {@code register} record read as JSON, or null for a broken line. */
+        private static RegisterRecord registerRecord(long lineNo, String line, String personalData, String salt) {
+            try {
+                com.fasterxml.jackson.databind.JsonNode rec = new ObjectMapper().readTree(line);
+                return new RegisterRecord(lineNo, rec.path("path").asText(), rec.path("lines").asLong(0), rec.path("sha256").asText(),
+                        personalData, salt);
+            } catch (IOException e) {
                 return null;
             }
         }

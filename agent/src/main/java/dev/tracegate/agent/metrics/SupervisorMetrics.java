@@ -123,6 +123,11 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     /** The audit writer whose state to show (null: none). */
     public void audit(AuditWriter writer) { this.audit = writer; }
 
+    private volatile dev.tracegate.agent.supervision.RegisterFile registerFile;
+
+    /** The file of the GDPR register's changes whose write failures {@link #getRegisterFileErrors()} counts. */
+    public void registerFile(dev.tracegate.agent.supervision.RegisterFile file) { this.registerFile = file; }
+
     /** Where the number of open sessions comes from. */
     public void sessions(LongSupplier openSessions) { this.sessions = openSessions; }
 
@@ -210,6 +215,8 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     @Override public long getAuditRefused() { AuditWriter a = audit; return a == null ? 0 : a.refused(); }
 
     @Override public long getAuditErrors() { AuditWriter a = audit; return a == null ? 0 : a.ioErrors(); }
+
+    @Override public long getRegisterFileErrors() { dev.tracegate.agent.supervision.RegisterFile f = registerFile; return f == null ? 0 : f.errors(); }
 
     @Override public boolean isAuditHealthy() { AuditWriter a = audit; return a != null && a.isHealthy(); }
 

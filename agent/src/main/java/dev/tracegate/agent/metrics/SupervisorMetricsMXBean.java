@@ -41,6 +41,12 @@ public interface SupervisorMetricsMXBean {
     /** I/O errors of the audit log. */
     long getAuditErrors();
 
+    /**
+     * Changes of the GDPR register (erasures, consents, withdrawals) that its file ({@code register.path}) could not take:
+     * they count in this JVM but a restart forgets them; each is also an internal error under the failure policy.
+     */
+    long getRegisterFileErrors();
+
     /** Whether the audit log is being written. */
     boolean isAuditHealthy();
 
