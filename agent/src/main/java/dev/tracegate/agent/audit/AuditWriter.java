@@ -38,6 +38,10 @@ import org.jctools.queues.atomic.MpscAtomicArrayQueue;
  * {@code fail: closed} (the caller refuses the event) and {@link Admission#DROPPED} under {@code fail:
  * open} (the caller lets the event pass; the record is counted as lost). Nothing is ever thrown into a
  * producer. There is no rotation: the file grows until an operator moves it away between runs.
+ *
+ * <p>The writer groups records: it writes a batch when its oldest record is about to be {@code audit.max-delay} old
+ * (100 ms by default), when the batch is full, and on close; producers never wake it. A crash of the process (kill -9)
+ * loses at most the records of that window; what was written is in the operating system's hands.
  */
 public final class AuditWriter implements AutoCloseable {
 
@@ -61,10 +65,14 @@ public final class AuditWriter implements AutoCloseable {
         final long maxBlockNanos;
         final long retryInitialNanos;
         final long retryMaxNanos;
+        final long maxDelayNanos;
 
         private Settings(int queueSize, OnFull onFull, FailPolicy fail, PersonalData personalData, byte[] hmacKey,
-                         long maxBlockNanos, long retryInitialNanos, long retryMaxNanos) {
+                         long maxBlockNanos, long retryInitialNanos, long retryMaxNanos, long maxDelayNanos) {
             if (queueSize < 2) throw new IllegalArgumentException("audit queue size must be at least 2, got " + queueSize);
+            if (maxDelayNanos < MIN_NAP_NANOS || maxDelayNanos > MAX_DELAY_LIMIT_NANOS) {
+                throw new IllegalArgumentException("audit max delay must be from 1 ms to 1 s, got " + maxDelayNanos + " ns");
+            }
             this.queueSize = queueSize;
             this.onFull = Objects.requireNonNull(onFull);
             this.fail = Objects.requireNonNull(fail);
@@ -73,49 +81,69 @@ public final class AuditWriter implements AutoCloseable {
             this.maxBlockNanos = maxBlockNanos;
             this.retryInitialNanos = retryInitialNanos;
             this.retryMaxNanos = Math.max(retryMaxNanos, retryInitialNanos);
+            this.maxDelayNanos = maxDelayNanos;
         }
 
-        /** Queue of 65536, block when full, fail closed, personal data hashed, wait at most 5 s, retry from 10 ms up to 5 s. */
+        /**
+         * Queue of 65536, block when full, fail closed, personal data hashed, wait at most 5 s, retry from 10 ms up to 5 s,
+         * a record handed to the file within 100 ms.
+         */
         public static Settings defaults() {
             return new Settings(65536, OnFull.BLOCK, FailPolicy.CLOSED, PersonalData.HASHED, null,
-                    TimeUnit.SECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(10), TimeUnit.SECONDS.toNanos(5));
+                    TimeUnit.SECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(10), TimeUnit.SECONDS.toNanos(5),
+                    TimeUnit.MILLISECONDS.toNanos(100));
         }
 
         /** The settings the configuration gives ({@code audit.*} and {@code fail}). */
         public static Settings from(AgentConfig config) {
             return defaults().queueSize(config.auditQueueSize()).onFull(config.auditOnFull()).fail(config.fail())
                     .personalData(config.auditPersonalData()).hmacKey(config.auditHmacKey())
-                    .maxBlock(config.auditMaxBlock().toNanos(), TimeUnit.NANOSECONDS);
+                    .maxBlock(config.auditMaxBlock().toNanos(), TimeUnit.NANOSECONDS)
+                    .maxDelay(config.auditMaxDelay().toNanos(), TimeUnit.NANOSECONDS);
         }
 
-        public Settings queueSize(int n) { return new Settings(n, onFull, fail, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos); }
+        public Settings queueSize(int n) { return new Settings(n, onFull, fail, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos, maxDelayNanos); }
 
-        public Settings onFull(OnFull o) { return new Settings(queueSize, o, fail, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos); }
+        public Settings onFull(OnFull o) { return new Settings(queueSize, o, fail, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos, maxDelayNanos); }
 
-        public Settings fail(FailPolicy f) { return new Settings(queueSize, onFull, f, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos); }
+        public Settings fail(FailPolicy f) { return new Settings(queueSize, onFull, f, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos, maxDelayNanos); }
 
-        public Settings personalData(PersonalData p) { return new Settings(queueSize, onFull, fail, p, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos); }
+        public Settings personalData(PersonalData p) { return new Settings(queueSize, onFull, fail, p, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos, maxDelayNanos); }
 
         /** Hash personal data with HMAC-SHA256 under this key instead of a salt written in the log; null: salted. */
-        public Settings hmacKey(byte[] key) { return new Settings(queueSize, onFull, fail, personalData, key, maxBlockNanos, retryInitialNanos, retryMaxNanos); }
+        public Settings hmacKey(byte[] key) { return new Settings(queueSize, onFull, fail, personalData, key, maxBlockNanos, retryInitialNanos, retryMaxNanos, maxDelayNanos); }
 
         /** How long a producer waits for room in block mode before giving up (the record then counts as dropped). */
-        public Settings maxBlock(long amount, TimeUnit unit) { return new Settings(queueSize, onFull, fail, personalData, hmacKey, unit.toNanos(amount), retryInitialNanos, retryMaxNanos); }
+        public Settings maxBlock(long amount, TimeUnit unit) { return new Settings(queueSize, onFull, fail, personalData, hmacKey, unit.toNanos(amount), retryInitialNanos, retryMaxNanos, maxDelayNanos); }
 
         /** The first and the longest pause between attempts to reopen a failing log. */
-        public Settings retry(long initial, long max, TimeUnit unit) { return new Settings(queueSize, onFull, fail, personalData, hmacKey, maxBlockNanos, unit.toNanos(initial), unit.toNanos(max)); }
+        public Settings retry(long initial, long max, TimeUnit unit) { return new Settings(queueSize, onFull, fail, personalData, hmacKey, maxBlockNanos, unit.toNanos(initial), unit.toNanos(max), maxDelayNanos); }
+
+        /**
+         * The longest an accepted record stays in memory before the writer hands it to the operating system (from 1 ms
+         * to 1 s): what a crash of the process (kill -9) can lose. Producers never wake the writer, so it wakes at least
+         * this often.
+         */
+        public Settings maxDelay(long amount, TimeUnit unit) { return new Settings(queueSize, onFull, fail, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos, unit.toNanos(amount)); }
     }
 
     /**
      * The most bytes handed to the file in one write. When the writer is behind (the queue never empties) each
      * write is this big, and the kernel's cost per write (file times, size, journal, dirty-page accounting) counts:
      * 256 KiB rather than 64 KiB took about a tenth of the writer's CPU per tool call off (InterceptedCallCpuTime,
-     * passed calls). At lower rates the batch goes out when the queue is empty, long before it is full.
+     * passed calls). At lower rates the batch goes out at its deadline ({@link Settings#maxDelay}), long before it is full.
      */
     private static final int BATCH_BYTES = 256 * 1024;
     private static final int DROP_NOTE_EVERY = 256;
-    /** Empty polls the writer spins through before it flushes and naps. */
+    /** Empty polls the writer spins through after a record before it takes the queue for empty (the rest of a burst). */
     private static final int SPINS = 64;
+    /**
+     * The shortest nap, and the least time left to a record's deadline for which the writer naps rather than writes
+     * at once: a timer this VM fires later than asked would otherwise make it miss the deadline.
+     */
+    private static final long MIN_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** The longest {@link Settings#maxDelay}: the writer also checks for a moved file (about once a second) when it wakes. */
+    private static final long MAX_DELAY_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final AuditSink sink;
     private final Settings settings;
@@ -352,40 +380,80 @@ public final class AuditWriter implements AutoCloseable {
 
     // ---------------------------------------------------------------- writer thread
 
+    /**
+     * Drains the queue into the batch and writes the batch when its oldest record is about to be {@link Settings#maxDelay}
+     * old (or when it is full, or when closing), then naps until the next such deadline. Producers never wake the writer
+     * (an unpark would cost each call a system call), so a nap is as long as the deadline allows and no longer: with
+     * nothing to write, {@code maxDelay}, since a record may arrive as it starts. At a paced rate the writer then wakes
+     * and writes once per {@code maxDelay}, not once per call (each wake-up costs tens of microseconds of CPU on a small
+     * VM). A nap is also short enough that the queue, filling at the rate the last nap saw, stays three-quarters empty,
+     * and at least 1 ms: under a flood the writer works without napping, as it keeps finding records.
+     *
+     * <p>The deadline: {@code clearSince} is a time before which every accepted record has been handed to the sink. It is
+     * read before a poll that found the queue empty (so every record offered earlier was polled by then) and taken
+     * when the batch is empty after that poll. A record offered at time a is therefore in the file by a + maxDelay, plus
+     * the time to encode what was queued ahead of it and whatever the scheduler of a busy machine adds to a nap.
+     */
     private void run() {
-        int idle = 0;
+        final long maxDelay = settings.maxDelayNanos;
+        final double fillTarget = Math.max(1, settings.queueSize / 4);
+        int empty = SPINS;          // empty polls since the last record
         long sinceNote = 0;
+        long napStart = System.nanoTime();
+        long taken = 0;             // records polled since napStart
+        long clearSince = napStart;
         try {
             while (true) {
                 AuditRecord r = queue.relaxedPoll();
                 if (r != null) {
                     write(r);
-                    idle = 0;
+                    empty = 0;
+                    taken++;
                     if (++sinceNote >= DROP_NOTE_EVERY) { sinceNote = 0; noteDrops(); followMove(); }
                     continue;
                 }
-                if (healthy) {
-                    // Hand the batch to the file once the spinning is over (before the first nap) or when
-                    // closing, not as soon as the queue is empty: the CALL and RETURN records of one tool
-                    // call arrive microseconds apart, and one write for both halves the system calls at
-                    // low rates. A record waits at most the spin (a few microseconds) longer for the file.
-                    if (idle >= SPINS || closing) {
+                if (closing) {
+                    if (healthy) {
                         noteDrops();
                         if (batchLen > 0) flushBatch();
-                        followMove();
+                    } else {
+                        long now = System.nanoTime();
+                        if (now - nextRetryAt >= 0) openSink(now);
                     }
-                } else {
-                    long now = System.nanoTime();
-                    if (now - nextRetryAt >= 0) openSink(now);
-                }
-                if (closing) {
                     // Dekker with append(): a producer that saw closing == false had raised inFlight
                     // before close() set closing, so inFlight == 0 here means no offer is still coming.
                     if (inFlight.get() == 0 && queue.isEmpty()) break;
                     Thread.onSpinWait();
                     continue;
                 }
-                idle(++idle);
+                if (empty < SPINS) {   // after records: the rest of a burst (the RETURN of a call microseconds after its CALL)
+                    empty++;
+                    Thread.onSpinWait();
+                    continue;
+                }
+                long now = System.nanoTime();
+                if (!queue.isEmpty()) {   // read after now (see clearSince above); a producer still storing counts too
+                    empty = 0;
+                    continue;
+                }
+                if (healthy) {
+                    if (batchLen == 0) clearSince = now;
+                    noteDrops();
+                    followMove();
+                    if (batchLen > 0 && now - (clearSince + maxDelay - MIN_NAP_NANOS) >= 0) flushBatch();
+                } else if (now - nextRetryAt >= 0) {
+                    openSink(now);
+                }
+                if (batchLen == 0) clearSince = now;   // all that was offered before now is in the file (or counted lost)
+                long nap = !healthy ? Math.min(maxDelay, nextRetryAt - now)
+                        : batchLen > 0 ? clearSince + maxDelay - now : maxDelay;
+                // the queue must not fill before the next wake-up: at the rate seen since the last nap began, a quarter of it
+                double perRecord = (now - napStart) / (double) Math.max(1, taken);
+                nap = (long) Math.max(MIN_NAP_NANOS, Math.min(nap, perRecord * fillTarget));
+                if (closing) continue;   // close() unparked before this park, or will: either way drain now
+                napStart = System.nanoTime();
+                taken = 0;
+                LockSupport.parkNanos(nap);
             }
             finish();
         } catch (Throwable t) {
@@ -414,19 +482,6 @@ public final class AuditWriter implements AutoCloseable {
         for (int i = 0; i < lineCount; i++) if (lineKind[i] == EVENT) lost.increment();
         lineCount = 0;
         batchLen = 0;
-    }
-
-    /**
-     * Spin briefly (the rest of a burst), then nap 1 ms at a time, and 10 ms after a second of silence.
-     * Producers never wake the writer (it would cost them a syscall); a nap of 1 ms means that at a low
-     * rate the writer wakes about a thousand times a second, not ten thousand, so on a small machine it
-     * takes the CPU from the threads that call tools less often. The default queue (65,536 records) does
-     * not fill during a nap: that would take 65 million records a second.
-     */
-    private static void idle(int n) {
-        if (n < SPINS) Thread.onSpinWait();
-        else if (n < 1064) LockSupport.parkNanos(1_000_000);
-        else LockSupport.parkNanos(10_000_000);
     }
 
     /**

@@ -49,6 +49,7 @@ public final class AgentConfig {
     private final int auditQueueSize;
     private final OnFull auditOnFull;
     private final Duration auditMaxBlock;
+    private final Duration auditMaxDelay;
     private final int sessionsMax;
     private final Duration sessionsIdleTimeout;
     private final int engineMaxStates;
@@ -97,6 +98,7 @@ public final class AgentConfig {
         this.auditQueueSize = (int) (long) (Long) s.get("audit.queue-size").value;
         this.auditOnFull = (OnFull) s.get("audit.on-full").value;
         this.auditMaxBlock = (Duration) s.get("audit.max-block").value;
+        this.auditMaxDelay = (Duration) s.get("audit.max-delay").value;
         this.sessionsMax = (int) (long) (Long) s.get("sessions.max").value;
         this.sessionsIdleTimeout = (Duration) s.get("sessions.idle-timeout").value;
         this.engineMaxStates = (int) (long) (Long) s.get("engine.max-states").value;
@@ -767,6 +769,9 @@ public final class AgentConfig {
 
     /** How long an event's thread waits for room in a full audit queue (block mode) before giving up. */
     public Duration auditMaxBlock() { return auditMaxBlock; }
+
+    /** The longest an accepted audit record waits in memory before it is handed to the operating system. */
+    public Duration auditMaxDelay() { return auditMaxDelay; }
 
     public int sessionsMax() { return sessionsMax; }
 
