@@ -25,8 +25,10 @@ import java.util.Map;
  *
  * <p>Usage: {@code java -cp benchmarks.jar dev.tracegate.bench.BenchReport --jmh a.json[,b.json]
  * [--jmh-merged all.json] [--latency latency.json] [--cpu cpu.json] [--footprint footprint.json]
- * [--call-latency a.json[,b.json]] [--replay-cli x-cli-TRACE-LIBRARY.json[,...]] --summary summary.json
- * --tables tables.md --chart chart.svg}
+ * [--call-latency a.json[,b.json]] [--replay-cli x-cli-TRACE-LIBRARY.json[,...]|x-summary.json] [--agent-library text]
+ * --summary summary.json --tables tables.md --chart chart.svg}; {@code --agent-library} says what the agent loaded when
+ * that was not today's bench/agent/tracegate.yaml. {@code --replay-cli} also takes an earlier report's summary, whose replay-command
+ * rows are kept, so that the tables of a committed run can be generated again from {@code bench/results} alone.
  */
 public final class BenchReport {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -37,7 +39,7 @@ public final class BenchReport {
     public static void main(String[] args) throws IOException {
         Map<String, String> options = new LinkedHashMap<>();
         for (String o : new String[] {"jmh", "jmh-merged", "latency", "cpu", "footprint", "summary", "tables", "chart", "command",
-                "call-latency", "replay-cli"}) {
+                "call-latency", "replay-cli", "agent-library"}) {
             options.put(o, "");
         }
         Args a = Args.parse(args, options);
@@ -85,7 +87,8 @@ public final class BenchReport {
         for (Target x : targets) t.add(JSON.valueToTree(x.toMap()));
 
         if (!a.get("summary").isEmpty()) JSON.writeValue(new File(a.get("summary")), summary);
-        if (!a.get("tables").isEmpty()) Files.writeString(Path.of(a.get("tables")), tables(rows, targets, latency, cpu, footprint, callLatency, price, replayCli));
+        if (!a.get("tables").isEmpty()) Files.writeString(Path.of(a.get("tables")), tables(rows, targets, latency, cpu, footprint, callLatency, price, replayCli,
+                a.get("agent-library").isEmpty() ? AGENT_LIBRARY : a.get("agent-library")));
         if (!a.get("chart").isEmpty()) Files.writeString(Path.of(a.get("chart")), chart(rows, cpu));
         for (Target x : targets) System.out.println(x);
     }
@@ -191,8 +194,9 @@ public final class BenchReport {
         JsonNode cpu10 = null;
         if (cpu != null) for (JsonNode r : cpu.get("runs")) if (r.get("contracts").asInt() == 10) cpu10 = r;
         Row step10 = find(rows, "EngineStepBenchmark.passing", "contracts", "10");
-        out.add(step10 == null ? new Target("engine step, 10 contracts, median", "<= 30 ns/event", "-", null)
-                : new Target("engine step, 10 contracts, median", "<= 30 ns/event",
+        // one session stepped again and again, its state in the core's caches (ConcurrencyBenchmark spreads steps over many)
+        out.add(step10 == null ? new Target("engine step, 10 contracts, median (one hot session)", "<= 30 ns/event", "-", null)
+                : new Target("engine step, 10 contracts, median (one hot session)", "<= 30 ns/event",
                 fmt(step10.median) + " ns (mean " + fmt(step10.score) + " ± " + fmt(step10.error) + ")", step10.median <= 30));
         out.add(step10 == null || step10.allocBytesPerOp == null
                 ? new Target("engine step, 10 contracts, allocation", "0 B/op", "-", null)
@@ -201,7 +205,7 @@ public final class BenchReport {
                 fmt(step10.allocBytesPerOp) + " B/op", step10.allocBytesPerOp < 1));
         if (cpu10 != null) {
             double c = cpu10.get("cpuNsPerEventMedian").asDouble();
-            out.add(new Target("engine step, 10 contracts, median CPU time (StepCpuTime)", "<= 30 ns/event", fmt(c) + " ns", c <= 30));
+            out.add(new Target("engine step, 10 contracts, median CPU time (StepCpuTime, one hot session)", "<= 30 ns/event", fmt(c) + " ns", c <= 30));
         }
         Row t2 = find(rows, "TraceLengthBenchmark.step", "traceLength", "100");
         Row t6 = find(rows, "TraceLengthBenchmark.step", "traceLength", "1000000");
@@ -242,8 +246,9 @@ public final class BenchReport {
         }
         Row c10 = find(rows, "EngineStepBenchmark.passing", "contracts", "10");
         Row c100 = find(rows, "EngineStepBenchmark.passing", "contracts", "100");
-        out.add(c10 == null || c100 == null ? new Target("cost vs contracts roughly linear", "100/10 ratio ~10 (<= 12.5)", "-", null)
-                : new Target("cost vs contracts roughly linear", "100/10 ratio ~10 (<= 12.5)",
+        // only an upper bound is checked: a ratio of 1 would pass, so the goal does not say "about 10"
+        out.add(c10 == null || c100 == null ? new Target("cost vs contracts roughly linear", "100/10 ratio at most 12.5 (no worse than linear)", "-", null)
+                : new Target("cost vs contracts roughly linear", "100/10 ratio at most 12.5 (no worse than linear)",
                 "ratio " + fmt(c100.median / c10.median), c100.median / c10.median <= 10.0 * 1.25));
         for (Row st : rows) {
             if (!st.benchmark.startsWith("GroundingBenchmark.step")) continue;
@@ -253,6 +258,12 @@ public final class BenchReport {
                     : kind + " event (the same event again)";   // stepCall too: its argument scans are remembered on the event
             out.add(new Target("grounding + step, " + kind + ", library " + st.param("library") + ", median", "<= 300 ns",
                     fmt(st.median) + " ns", st.median <= 300));
+        }
+        // the call rows above step one memoized event: without stepCallFresh the run says nothing of a new call event
+        boolean call = rows.stream().anyMatch(r -> r.benchmark.equals("GroundingBenchmark.stepCall"));
+        boolean freshCall = rows.stream().anyMatch(r -> r.benchmark.equals("GroundingBenchmark.stepCallFresh"));
+        if (call && !freshCall) {
+            out.add(new Target("grounding + step, call event (new each operation), median", "<= 300 ns", "- (no stepCallFresh row in this run)", null));
         }
         if (footprint != null) {
             int contracts = footprint.get("contracts").asInt();
@@ -413,8 +424,17 @@ public final class BenchReport {
         ArrayNode out = JSON.createArrayNode();
         for (String f : files.split(",")) {
             if (f.isBlank()) continue;
+            if (f.trim().endsWith("summary.json")) {
+                // an earlier report's summary: its replayCli rows (run.sh deletes the command's own outputs)
+                JsonNode earlier = read(f.trim());
+                if (earlier != null && earlier.has("replayCli")) for (JsonNode c : earlier.get("replayCli")) out.add(c.deepCopy());
+                continue;
+            }
             java.util.regex.Matcher m = java.util.regex.Pattern.compile("cli-([a-z0-9]+)-([a-z0-9-]+)\\.json$").matcher(f.trim());
-            if (!m.find()) throw new IllegalArgumentException("--replay-cli file " + f + " is not named ...cli-<trace>-<library>.json");
+            if (!m.find()) {
+                throw new IllegalArgumentException("--replay-cli file " + f + " is not named ...cli-<trace>-<library>.json (the replay command's"
+                        + " --format json output) nor ...summary.json (an earlier report's summary)");
+            }
             JsonNode j = read(f.trim());
             if (j == null) continue;
             JsonNode sum = j.get("summary");
@@ -439,8 +459,17 @@ public final class BenchReport {
         for (Row r : rows) {
             if (!r.benchmark.equals("JsonlReplayBenchmark.replay") && !r.benchmark.equals("JsonlReplayBenchmark.monitor")) continue;
             String path = r.benchmark.endsWith("replay") ? "engine Replay" : "replay command's loop";
-            out.add(new Target("offline replay from JSONL (" + path + "), trace " + r.param("trace") + ", library " + r.param("library")
-                    + ", median", ">= 1,000,000 events/s", fmt(r.median) + " events/s", r.median >= 1_000_000));
+            String name = "offline replay from JSONL (" + path + "), trace " + r.param("trace") + ", library " + r.param("library") + ", median";
+            if (r.median < 1_000_000) {
+                out.add(new Target(name, ">= 1,000,000 events/s", fmt(r.median) + " events/s", false));
+                continue;
+            }
+            // met in the median of few iterations: say how few, and whether the slowest one was below the target
+            int perFork = r.iterations / Math.max(1, r.forks);
+            String measured = fmt(r.median) + " events/s (" + r.forks + (r.forks == 1 ? " fork" : " forks") + " x " + perFork
+                    + " iterations, min " + fmt(r.min) + ")";
+            out.add(r.min >= 1_000_000 ? new Target(name, ">= 1,000,000 events/s", measured, true)
+                    : new Target(name, ">= 1,000,000 events/s", measured, true, "yes, in this run's median"));
         }
         for (JsonNode c : cli) {
             double eps = c.get("eventsPerSecond").asDouble();
@@ -450,8 +479,16 @@ public final class BenchReport {
         return out;
     }
 
+    /** What bench/agent/tracegate.yaml loads today; {@code --agent-library} names what an older run's commit loaded. */
+    static final String AGENT_LIBRARY = "sop-refund + support-desk.yaml, 10 contracts";
+
     static String tables(List<Row> rows, List<Target> targets, JsonNode latency, JsonNode cpu, JsonNode footprint,
                          JsonNode callLatency, JsonNode price, JsonNode replayCli) {
+        return tables(rows, targets, latency, cpu, footprint, callLatency, price, replayCli, AGENT_LIBRARY);
+    }
+
+    static String tables(List<Row> rows, List<Target> targets, JsonNode latency, JsonNode cpu, JsonNode footprint,
+                         JsonNode callLatency, JsonNode price, JsonNode replayCli, String agentLibrary) {
         StringBuilder b = new StringBuilder();
         b.append("#### Targets\n\n| target | goal | measured | met? |\n|---|---|---|---|\n");
         for (Target t : targets) {
@@ -468,7 +505,7 @@ public final class BenchReport {
         group(b, "Grounding with the matchers, grounding + step, and the stateless baseline (GroundingBenchmark, 10-contract support library)",
                 rows, "GroundingBenchmark.", 1);
         baselineRatios(b, rows);
-        group(b, "An intercepted tool call, end to end (InterceptedCallBenchmark; agent attached with bench/agent/tracegate.yaml: sop-refund + support-desk.yaml, 10 contracts)",
+        group(b, "An intercepted tool call, end to end (InterceptedCallBenchmark; agent attached with bench/agent/tracegate.yaml: " + agentLibrary + ")",
                 rows, "agent.InterceptedCallBenchmark.", 1);
         if (callLatency != null && !callLatency.isEmpty()) {
             b.append("\n| agent | rate (calls/s) | calls | measured from | p50 | p90 | p99 | p99.9 | max |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -493,7 +530,7 @@ public final class BenchReport {
             }
         }
         group(b, "A LangChain4j AI service invocation with one tool call, end to end (ToolLoopBenchmark; agent attached with "
-                + "bench/agent/tracegate.yaml: sop-refund + support-desk.yaml, 10 contracts)", rows, "agent.ToolLoopBenchmark.", 1);
+                + "bench/agent/tracegate.yaml: " + agentLibrary + ")", rows, "agent.ToolLoopBenchmark.", 1);
         if (price != null && !price.isEmpty()) {
             b.append("\n| invocation | pairs of JVMs (detached, attached, in turns) | detached ns (median) | attached ns (median) | attached - detached:"
                     + " the agent's price per invocation (median of pairs) | min .. max of pairs | attached / detached |\n|---|---|---|---|---|---|---|\n");
@@ -583,7 +620,10 @@ public final class BenchReport {
                     .append("| heap used after forced GCs, with minus before | ").append(h.get("sessions").asInt()).append(" | ")
                     .append(fmt(h.get("bytesPerSession").asDouble())).append(" | <= ")
                     .append(footprint.get("targetBytesPerSession").asInt()).append(" |\n")
-                    .append("\nOf which the session's own objects (JOL): ").append(j.get("sessionObjectsBytes").asInt())
+                    // SessionFootprint measures monitor.snapshot(session), a copy that also holds an unpacked states array:
+                    // it can exceed the per-session figures above, so it is not "of which"
+                    .append("\nA snapshot of one session (its objects and a copy of its state, which carries an unpacked states array the live"
+                            + " state does not keep), JOL: ").append(j.get("sessionObjectsBytes").asInt())
                     .append(" B, including its 36-character id string: ").append(j.get("idStringBytes").asInt()).append(" B.\n");
         }
         return b.toString();

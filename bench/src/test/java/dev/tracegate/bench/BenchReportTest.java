@@ -192,4 +192,38 @@ class BenchReportTest {
         assertThat(BenchReport.tables(BenchReport.rows(j), List.of(), null, null, null, null, price, null))
                 .contains("| passed (search) | 3 | 4,000 | 5,000 | 900 | 700 .. 2,400 | 1.25× |");
     }
+
+    /** A replay target met in the median of few iterations says how few, and whether the slowest was below the target. */
+    @Test
+    void aReplayTargetMetOnlyInTheMedianSaysSo(@TempDir Path dir) throws IOException {
+        ArrayNode j = JSON.createArrayNode();
+        ObjectNode slowest = jmh("JsonlReplayBenchmark.monitor", "library,trace", "gdpr,small", 1_154_752, "ops/s");
+        ((ObjectNode) slowest.get("primaryMetric").get("scorePercentiles")).put("0.0", 772_668);
+        j.add(slowest);
+        j.add(jmh("JsonlReplayBenchmark.monitor", "library,trace", "injection,small", 1_402_233, "ops/s"));
+        List<BenchReport.Target> t = BenchReport.replayTargets(BenchReport.rows(j), JSON.createArrayNode());
+        assertThat(t.get(0).measured()).isEqualTo("1,154,752 events/s (1 fork x 3 iterations, min 772,668)");
+        assertThat(t.get(0).cell()).isEqualTo("yes, in this run's median");
+        assertThat(t.get(1).cell()).isEqualTo("yes");
+        // run.sh deletes the replay command's outputs; an earlier summary keeps its rows for a second report
+        Path summary = dir.resolve("quick-summary.json");
+        Files.writeString(summary, "{\"replayCli\":[{\"trace\":\"small\",\"library\":\"gdpr\",\"events\":48000,\"sessions\":2000,"
+                + "\"seconds\":0.5,\"eventsPerSecond\":96000.0}]}");
+        assertThat(BenchReport.replayCli(summary.toString())).singleElement()
+                .satisfies(c -> assertThat(c.get("eventsPerSecond").asDouble()).isEqualTo(96_000.0));
+    }
+
+    /** The goal of the linearity row says what is checked: an upper bound only. */
+    @Test
+    void theLinearityGoalIsAnUpperBoundAndTheEngineStepRowNamesItsHotSession() {
+        ArrayNode j = JSON.createArrayNode();
+        j.add(jmh("EngineStepBenchmark.passing", "contracts", "10", 21.3, "ns/op"));
+        j.add(jmh("EngineStepBenchmark.passing", "contracts", "100", 20.0, "ns/op"));
+        List<BenchReport.Target> t = BenchReport.targets(BenchReport.rows(j), null, null);
+        assertThat(t).filteredOn(x -> x.name().startsWith("cost vs contracts")).singleElement().satisfies(x -> {
+            assertThat(x.target()).isEqualTo("100/10 ratio at most 12.5 (no worse than linear)");
+            assertThat(x.met()).isTrue();   // a ratio under 1 passes: the check is one-sided, as the goal now says
+        });
+        assertThat(t.get(0).name()).isEqualTo("engine step, 10 contracts, median (one hot session)");
+    }
 }
