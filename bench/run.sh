@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs the tracegate benchmark suite and writes machine-readable results next to bench/README.md.
 #
-#   bench/run.sh quick   under 5 minutes: 1 fork, short iterations; writes bench/results/quick.json (JMH JSON),
-#                        quick-summary.json (merged, with targets), quick-tables.md and engine-latency.svg
-#   bench/run.sh full    about 55 minutes: the annotations' forks and iterations; the same files named full-*
+#   bench/run.sh quick   about 5 minutes on a quiet machine (5 min 3 s recorded, build included): 1 fork, short iterations;
+#                        writes bench/results/quick.json (JMH JSON), quick-summary.json (merged, with targets),
+#                        quick-tables.md and engine-latency.svg
+#   bench/run.sh full    about an hour (54 min 29 s recorded, before the 3 latency runs and 3 tool-loop pairs added about
+#                        4 more minutes): the annotations' forks and iterations; the same files named full-*
 #
 # Builds bench/target/benchmarks.jar and agent/target/tracegate-agent.jar first unless SKIP_BUILD=1. Extra JMH options: JMH_OPTS="...".
 set -euo pipefail
