@@ -44,6 +44,7 @@ public final class AgentConfig {
     private final FailPolicy fail;
     private final BlockStyle blockStyle;
     private final Path auditPath;
+    private final Path registerPath;
     private final PersonalData auditPersonalData;
     private final String auditHmacKey;
     private final int auditQueueSize;
@@ -93,6 +94,7 @@ public final class AgentConfig {
         this.fail = (FailPolicy) s.get("fail").value;
         this.blockStyle = (BlockStyle) s.get("block.style").value;
         this.auditPath = (Path) s.get("audit.path").value;
+        this.registerPath = s.containsKey("register.path") ? (Path) s.get("register.path").value : null;
         this.auditPersonalData = (PersonalData) s.get("audit.personal-data").value;
         this.auditHmacKey = s.containsKey("audit.hmac-key") ? (String) s.get("audit.hmac-key").value : null;
         this.auditQueueSize = (int) (long) (Long) s.get("audit.queue-size").value;
@@ -757,6 +759,12 @@ public final class AgentConfig {
 
     /** The audit log file, absolute (a relative {@code audit.path} is resolved as the class comment says). */
     public Path auditPath() { return auditPath; }
+
+    /**
+     * The file that keeps the GDPR register's erasures, consents and withdrawals across restarts ({@code register.path}),
+     * or null: the register lives in memory only.
+     */
+    public Path registerPath() { return registerPath; }
 
     public PersonalData auditPersonalData() { return auditPersonalData; }
 

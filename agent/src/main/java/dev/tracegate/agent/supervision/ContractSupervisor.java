@@ -57,6 +57,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private final SupervisorMetrics metrics;
     private final LiveView view;
     private final Approval approval;
+    /** The file the GDPR register's changes go to ({@code register.path}); null: the register is in memory only. */
+    private final RegisterFile registerFile;
     /** Sessions whose END is being recorded: a new session of the same id waits for it (see {@link #sessionOf}). */
     private final ConcurrentHashMap<String, Session> ending = new ConcurrentHashMap<>();
     private final Redaction redaction = new Redaction();
@@ -86,6 +88,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         try {
             this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout());
             lib = load();
+            this.registerFile = openRegister(lib);
             this.current = newRuntime(lib);
         } catch (RuntimeException | LinkageError e) {
             // nothing of this run will be supervised: the log says so and why, rather than read as a quiet run
@@ -94,6 +97,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             throw e;
         }
         this.runtimes.add(current);
+        if (registerFile != null) {
+            // before any event: replay --register starts from the same lines (the record says which, and their digest)
+            RegisterFile.Contents read = registerFile.contents();
+            audit.append(AuditRecord.registerRead(registerFile.path().toString(), read.lines(), read.sha256()));
+            metrics.registerFile(registerFile);
+        }
         this.librariesStamp = stamp();
         this.seenStamp = librariesStamp;
         metrics.contracts(current.contractIds);
@@ -185,6 +194,39 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     "no contract library is configured", "set 'libraries: [gdpr, injection, my-policy.yaml]' in the configuration");
         }
         return Library.load(config.libraries(), base);
+    }
+
+    /**
+     * With {@code register.path}: the file of the GDPR register's changes, read into the register of {@code lib} (not yet
+     * published, so no event has touched it) which from now on appends every change to it; else null. A hot reload
+     * hands this register on ({@link #reload}), so the file is read once per JVM.
+     *
+     * @throws IllegalArgumentException a malformed or unwritable file, or more erasures than the register can hold
+     */
+    private RegisterFile openRegister(Library lib) {
+        Path path = config.registerPath();
+        if (path == null) return null;
+        if (lib.grounding().policy().subjectScope() == dev.tracegate.matchers.predicate.Policy.SubjectScope.SESSION) {
+            AgentLog.warn("register.path " + path + " is not used: the gdpr section says scope: session, so consents and erasures"
+                    + " stay in their sessions and end with them. Remove scope: session to keep them service-wide and in the file");
+            return null;
+        }
+        RegisterFile file = RegisterFile.open(path);
+        dev.tracegate.matchers.predicate.SubjectRegister register = lib.grounding().register();
+        try {
+            file.contents().seed(register);
+        } catch (dev.tracegate.matchers.predicate.SubjectRegister.Full e) {
+            throw new IllegalArgumentException("register.path " + file.path() + " holds more erasures than the register can keep ("
+                    + register.capacity() + "): raise register-capacity in the gdpr: section of your library", e);
+        }
+        register.journal(file);
+        AgentLog.info("GDPR register restored from " + file.path() + ": " + count(register.erasures(), "erasure") + " and "
+                + count(register.consents(), "consent") + " (" + count(file.contents().lines(), "line") + "); changes are appended to it");
+        return file;
+    }
+
+    private static String count(long n, String what) {
+        return n + " " + what + (n == 1 ? "" : "s");
     }
 
     /**
