@@ -106,7 +106,7 @@ public final class BenchReport {
     /** One JMH result: the benchmark method, its parameters and its figures. */
     record Row(String benchmark, Map<String, String> params, String mode, int threads, int forks,
                int iterations, double score, double error, double median, double min, double max,
-               double p90, String unit, Double allocBytesPerOp) {
+               double p90, String unit, Double allocBytesPerOp, int batch) {
 
         String param(String name) { return params.getOrDefault(name, ""); }
 
@@ -154,7 +154,7 @@ public final class BenchReport {
             out.add(new Row(name, params, b.get("mode").asText(), b.get("threads").asInt(), b.get("forks").asInt(),
                     iterations, pm.get("score").asDouble(), err, pct.get("50.0").asDouble(),
                     pct.get("0.0").asDouble(), pct.get("100.0").asDouble(), pct.get("90.0").asDouble(),
-                    pm.get("scoreUnit").asText(), alloc));
+                    pm.get("scoreUnit").asText(), alloc, b.has("measurementBatchSize") ? b.get("measurementBatchSize").asInt() : 1));
         }
         return out;
     }
@@ -209,11 +209,18 @@ public final class BenchReport {
         }
         Row t2 = find(rows, "TraceLengthBenchmark.step", "traceLength", "100");
         Row t6 = find(rows, "TraceLengthBenchmark.step", "traceLength", "1000000");
-        out.add(t2 == null || t6 == null ? new Target("cost at trace length 10^6 vs 10^2", "within 10%", "-", null)
-                : new Target("cost at trace length 10^6 vs 10^2", "within 10%",
-                fmt(t6.median / TraceLengthBenchmark.WINDOW) + " vs " + fmt(t2.median / TraceLengthBenchmark.WINDOW)
-                        + " ns/event (" + signedPercent(t6.median / t2.median - 1) + ")",
-                Math.abs(t6.median / t2.median - 1) <= 0.10));
+        if (t2 == null || t6 == null) {
+            out.add(new Target("cost at trace length 10^6 vs 10^2", "within 10%", "-", null));
+        } else {
+            String measured = fmt(t6.median / t6.batch) + " vs " + fmt(t2.median / t2.batch) + " ns/event ("
+                    + signedPercent(t6.median / t2.median - 1) + ")";
+            // single shots of 100 events (about 2 µs) spread from shot to shot far wider than the band (trial11)
+            out.add(t2.batch < LONG_WINDOW
+                    ? new Target("cost at trace length 10^6 vs 10^2", "within 10%", measured + ", single shots of " + t2.batch
+                            + " events whose spread is wider than ±10%", null, "**not shown** (the CPU-time block profile shows it)")
+                    : new Target("cost at trace length 10^6 vs 10^2", "within 10%", measured + ", single shots of " + fmt(t2.batch) + " events",
+                            Math.abs(t6.median / t2.median - 1) <= 0.10));
+        }
         if (cpu != null && cpu.get("traceLength") != null) {
             JsonNode first = null, last = null;
             for (JsonNode r : cpu.get("traceLength")) {
@@ -495,18 +502,18 @@ public final class BenchReport {
             b.append("| ").append(t.name).append(" | ").append(t.target).append(" | ").append(t.measured).append(" | ")
                     .append(t.cell()).append(" |\n");
         }
-        group(b, "Engine step per event (EngineStepBenchmark)", rows, "EngineStepBenchmark.", 1);
-        group(b, "Step cost late in a session (TraceLengthBenchmark; score is per window of "
-                + TraceLengthBenchmark.WINDOW + " events, ns/event = median / " + TraceLengthBenchmark.WINDOW + ")",
-                rows, "TraceLengthBenchmark.", TraceLengthBenchmark.WINDOW);
-        group(b, "DFA table lookup vs progression (DfaVsProgressionBenchmark)", rows, "DfaVsProgressionBenchmark.", 1);
+        group(b, "Engine step per event (EngineStepBenchmark)", rows, "EngineStepBenchmark.", false);
+        int shot = rows.stream().filter(r -> r.benchmark.startsWith("TraceLengthBenchmark.")).mapToInt(Row::batch).findFirst().orElse(1);
+        group(b, "Step cost late in a session (TraceLengthBenchmark; score is per window of " + shot + " events, ns/event = median / "
+                + shot + ")", rows, "TraceLengthBenchmark.", true);
+        group(b, "DFA table lookup vs progression (DfaVsProgressionBenchmark)", rows, "DfaVsProgressionBenchmark.", false);
         ratios(b, rows);
-        group(b, "Concurrency (ConcurrencyBenchmark, throughput of all threads together)", rows, "ConcurrencyBenchmark.", 1);
+        group(b, "Concurrency (ConcurrencyBenchmark, throughput of all threads together)", rows, "ConcurrencyBenchmark.", false);
         group(b, "Grounding with the matchers, grounding + step, and the stateless baseline (GroundingBenchmark, 10-contract support library)",
-                rows, "GroundingBenchmark.", 1);
+                rows, "GroundingBenchmark.", false);
         baselineRatios(b, rows);
         group(b, "An intercepted tool call, end to end (InterceptedCallBenchmark; agent attached with bench/agent/tracegate.yaml: " + agentLibrary + ")",
-                rows, "agent.InterceptedCallBenchmark.", 1);
+                rows, "agent.InterceptedCallBenchmark.", false);
         if (callLatency != null && !callLatency.isEmpty()) {
             b.append("\n| agent | rate (calls/s) | calls | measured from | p50 | p90 | p99 | p99.9 | max |\n|---|---|---|---|---|---|---|---|---|\n");
             for (JsonNode l : callLatency) {
@@ -530,7 +537,7 @@ public final class BenchReport {
             }
         }
         group(b, "A LangChain4j AI service invocation with one tool call, end to end (ToolLoopBenchmark; agent attached with "
-                + "bench/agent/tracegate.yaml: " + agentLibrary + ")", rows, "agent.ToolLoopBenchmark.", 1);
+                + "bench/agent/tracegate.yaml: " + agentLibrary + ")", rows, "agent.ToolLoopBenchmark.", false);
         if (price != null && !price.isEmpty()) {
             b.append("\n| invocation | pairs of JVMs (detached, attached, in turns) | detached ns (median) | attached ns (median) | attached - detached:"
                     + " the agent's price per invocation (median of pairs) | min .. max of pairs | attached / detached |\n|---|---|---|---|---|---|---|\n");
@@ -544,9 +551,9 @@ public final class BenchReport {
                         .append(fmt(p.get("attachedNs").asDouble() / p.get("detachedNs").asDouble())).append("× |\n");
             }
         }
-        group(b, "Offline replay of pre-grounded events (ReplayBenchmark, events per second)", rows, "ReplayBenchmark.", 1);
+        group(b, "Offline replay of pre-grounded events (ReplayBenchmark, events per second)", rows, "ReplayBenchmark.", false);
         group(b, "Offline replay from JSONL: read, ground, decide (JsonlReplayBenchmark, events per second; read = parsing only, "
-                + "replay = engine Replay per session, monitor = the replay command's loop)", rows, "JsonlReplayBenchmark.", 1);
+                + "replay = engine Replay per session, monitor = the replay command's loop)", rows, "JsonlReplayBenchmark.", false);
         if (replayCli != null && !replayCli.isEmpty()) {
             b.append("\nThe `replay` command itself (`java -jar tracegate-agent.jar replay LIB,replay-policy.yaml TRACE...`, a fresh JVM, "
                     + "the trace file given several times; seconds as the command reports them: after loading the library, JIT warm-up included):\n\n"
@@ -637,13 +644,14 @@ public final class BenchReport {
         b.append(" |\n");
     }
 
-    private static void group(StringBuilder b, String title, List<Row> rows, String prefix, int divide) {
+    /** A table of one benchmark class's rows; {@code perEvent} adds ns/event, the median over the row's JMH batch size. */
+    private static void group(StringBuilder b, String title, List<Row> rows, String prefix, boolean perEvent) {
         List<Row> rs = rows.stream().filter(r -> r.benchmark.startsWith(prefix)).toList();
         if (rs.isEmpty()) return;
         b.append("\n#### ").append(title).append("\n\n")
                 .append("| benchmark | params | threads | median | mean ± error (99.9%) | min .. max | unit | B/op | forks × iterations |");
-        if (divide > 1) b.append(" ns/event (median) |");
-        b.append("\n|---|---|---|---|---|---|---|---|---|").append(divide > 1 ? "---|" : "").append("\n");
+        if (perEvent) b.append(" ns/event (median) |");
+        b.append("\n|---|---|---|---|---|---|---|---|---|").append(perEvent ? "---|" : "").append("\n");
         for (Row r : rs) {
             b.append("| ").append(r.benchmark.substring(prefix.length())).append(" | ").append(paramText(r.params))
                     .append(" | ").append(r.threads).append(" | ").append(fmt(r.median)).append(" | ").append(fmt(r.score))
@@ -651,7 +659,7 @@ public final class BenchReport {
                     .append(" | ").append(r.unit).append(" | ")
                     .append(r.allocBytesPerOp == null ? "-" : fmt(r.allocBytesPerOp)).append(" | ")
                     .append(r.forks).append(" × ").append(r.iterations / Math.max(1, r.forks)).append(" |");
-            if (divide > 1) b.append(" ").append(fmt(r.median / divide)).append(" |");
+            if (perEvent) b.append(" ").append(fmt(r.median / r.batch)).append(" |");
             b.append("\n");
         }
     }
@@ -738,8 +746,7 @@ public final class BenchReport {
                 new double[] {30}, new String[] {"target 30 ns at 10 contracts"});
 
         List<Series> byLength = new ArrayList<>();
-        addSeries(byLength, rows, "TraceLengthBenchmark.step", "traceLength", "window after the history, JMH (wall clock)", "#1f77b4",
-                TraceLengthBenchmark.WINDOW);
+        addSeries(byLength, rows, "TraceLengthBenchmark.step", "traceLength", "window after the history, JMH (wall clock)", "#1f77b4", 0);
         if (cpu != null && cpu.get("traceLength") != null) {
             List<double[]> pts = new ArrayList<>();
             for (JsonNode r : cpu.get("traceLength")) {
@@ -762,7 +769,7 @@ public final class BenchReport {
         String[] bandLabel = new String[0];
         Row base = find(rows, "TraceLengthBenchmark.step", "traceLength", "100");
         if (base != null) {
-            double b = base.median / TraceLengthBenchmark.WINDOW;
+            double b = base.median / base.batch;
             band = new double[] {b * 1.1};
             bandLabel = new String[] {"+10% over the cost at 10^2"};
         }
@@ -785,6 +792,7 @@ public final class BenchReport {
 
     private static void addSeries(List<Series> out, List<Row> rows, String benchmark, String param, String name,
                                   String color, int divide) {
+        // divide 0: per event of the row's own JMH batch (TraceLengthBenchmark's single shots)
         List<Row> rs = rows.stream().filter(r -> r.benchmark.equals(benchmark) && !r.param(param).isEmpty())
                 .sorted((p, q) -> Double.compare(Double.parseDouble(p.param(param)), Double.parseDouble(q.param(param))))
                 .toList();
@@ -794,9 +802,10 @@ public final class BenchReport {
         for (int i = 0; i < n; i++) {
             Row r = rs.get(i);
             x[i] = Double.parseDouble(r.param(param));
-            y[i] = r.median / divide;
-            lo[i] = r.min / divide;
-            hi[i] = Math.max(r.median, r.p90) / divide;
+            double d = divide > 0 ? divide : r.batch;
+            y[i] = r.median / d;
+            lo[i] = r.min / d;
+            hi[i] = Math.max(r.median, r.p90) / d;
         }
         out.add(new Series(name, color, x, y, lo, hi));
     }

@@ -22,10 +22,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Does a step cost more late in a long session? Each iteration starts a fresh session, steps it
- * {@code traceLength} events outside the timed region, then times the next {@value #WINDOW} events
- * as one shot. The history is the session's prelude followed by a cycle of {@value #WINDOW} events
+ * {@code traceLength} events outside the timed region, then times the next {@value #SHOT} events
+ * ({@value #SHOT} / {@value #WINDOW} turns of the cycle) as one shot. The history is the session's prelude followed by a cycle of {@value #WINDOW} events
  * that pass in any state after it; trace lengths are multiples of the cycle, so the timed window is
- * the same events, in the same order, for every trace length, and the branch predictors and caches
+ * the same events, in the same order, for every trace length (a shot after L events covers the session's lengths
+ * L to L + {@value #SHOT}), and the branch predictors and caches
  * have seen the same stream: only the length of the session's history differs. After the history,
  * {@value #SETTLE} events are stepped on a separate scratch session (untimed), because the first
  * events timed right after a long loop cost up to three times more whatever session they go to
@@ -35,19 +36,23 @@ import java.util.concurrent.TimeUnit;
  * session's history evenly among the rest (on the scratch session) and ends on the measured session,
  * so the rows differ only in the length of the measured session's history. (Stepping the history
  * first and the rest after it left the 10^6 row, whose session alone had just run the long loop,
- * measured right after it, a different case from the shorter rows.) The score is nanoseconds per window: divide by {@value #WINDOW} for ns per event
- * (the report does). The JIT is warmed on a scratch session first, so every trace length is
+ * measured right after it, a different case from the shorter rows.) The score is nanoseconds per shot: divide by {@value #SHOT} for ns
+ * per event (the report divides by the JMH batch size recorded in the JSON). Until shots were {@value #SHOT} events they were
+ * one cycle of {@value #WINDOW} (about 2 µs), whose shot-to-shot spread was far wider than the ±10% the rows are read
+ * against (trial11 cpu-window-clock). The JIT is warmed on a scratch session first, so every trace length is
  * measured with compiled code. Target: the cost at 10^6 within 10% of the cost at 10^2.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 20, batchSize = TraceLengthBenchmark.WINDOW)
-@Measurement(iterations = 200, batchSize = TraceLengthBenchmark.WINDOW)
+@Warmup(iterations = 20, batchSize = TraceLengthBenchmark.SHOT)
+@Measurement(iterations = 200, batchSize = TraceLengthBenchmark.SHOT)
 @Fork(value = 3, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class TraceLengthBenchmark {
 
-    /** Events timed per shot, right after the session has seen {@code traceLength} events. */
+    /** Events of the cycle the history repeats; trace lengths are multiples of it. */
     public static final int WINDOW = 100;
+    /** Events timed per shot, right after the session has seen {@code traceLength} events: whole turns of the cycle. */
+    public static final int SHOT = 10_000;
 
     static final int JIT_WARMUP_EVENTS = 300_000;
     static final int SETTLE = 1_000;

@@ -226,4 +226,26 @@ class BenchReportTest {
         });
         assertThat(t.get(0).name()).isEqualTo("engine step, 10 contracts, median (one hot session)");
     }
+
+    /** The JMH trace-length rows are per event of the JSON's batch size; 100-event shots get no verdict, 10,000-event ones do. */
+    @Test
+    void theJmhTraceLengthRowsAreDividedByTheirBatchAndShortShotsGetNoVerdict() {
+        for (int batch : new int[] {100, 10_000}) {
+            ArrayNode j = JSON.createArrayNode();
+            ObjectNode a = jmh("TraceLengthBenchmark.step", "traceLength", "100", 21.0 * batch, "ns/op").put("measurementBatchSize", batch);
+            ObjectNode z = jmh("TraceLengthBenchmark.step", "traceLength", "1000000", 21.5 * batch, "ns/op").put("measurementBatchSize", batch);
+            j.add(a).add(z);
+            BenchReport.Target t = BenchReport.targets(BenchReport.rows(j), null, null).stream()
+                    .filter(x -> x.name().equals("cost at trace length 10^6 vs 10^2")).findFirst().orElseThrow();
+            assertThat(t.measured()).startsWith("21.5 vs 21.0 ns/event (+2.4%), single shots of ");
+            if (batch == 100) {
+                assertThat(t.met()).isNull();
+                assertThat(t.cell()).startsWith("**not shown**");
+            } else {
+                assertThat(t.met()).isTrue();
+            }
+            assertThat(BenchReport.tables(BenchReport.rows(j), List.of(), null, null, null, null, null, null))
+                    .contains("score is per window of " + batch + " events").contains("| 1 × 3 | 21.5 |");
+        }
+    }
 }

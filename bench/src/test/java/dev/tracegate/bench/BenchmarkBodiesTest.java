@@ -69,8 +69,10 @@ class BenchmarkBodiesTest {
         for (int shot = 0; shot < 3; shot++) {
             t.freshSession();
             assertThat(t.session.applied()).isEqualTo(100);
-            for (int i = 0; i < TraceLengthBenchmark.WINDOW; i++) assertThat(new TraceLengthBenchmark().step(t)).isSameAs(Decision.PASS);
+            for (int i = 0; i < TraceLengthBenchmark.SHOT; i++) assertThat(new TraceLengthBenchmark().step(t)).isSameAs(Decision.PASS);
+            assertThat(t.session.applied()).as("a shot is whole turns of the cycle").isEqualTo(100 + TraceLengthBenchmark.SHOT);
         }
+        assertThat(TraceLengthBenchmark.SHOT % TraceLengthBenchmark.WINDOW).isZero();
     }
 
     @ParameterizedTest
