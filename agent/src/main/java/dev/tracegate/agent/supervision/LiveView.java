@@ -89,10 +89,21 @@ public final class LiveView {
             Verdict v = r.verdicts().get(i);
             if (v != Verdict.ACTIVE) b.append(' ').append(contractIds[i]).append('=').append(v == Verdict.FAIL ? c("31", "FAIL") : "IDLE");
         }
-        if (!r.unmet().isEmpty()) b.append(c("33", "  unmet: " + r.unmet()));
+        if (!r.unmet().isEmpty()) b.append(c("33", "  unmet: " + unmet(r)));
         synchronized (out) {
             out.println(b);
         }
+    }
+
+    /** The unmet obligations as the audit log's end record and replay write them: "id: pending", "; " between two. */
+    static String unmet(EndReport r) {
+        StringBuilder b = new StringBuilder();
+        for (EndReport.Obligation o : r.unmet()) {
+            if (b.length() > 0) b.append("; ");
+            b.append(o.contractId());
+            if (o.pending() != null) b.append(": ").append(o.pending());
+        }
+        return b.toString();
     }
 
     void summary(SupervisorMetrics m, AuditWriter audit) {

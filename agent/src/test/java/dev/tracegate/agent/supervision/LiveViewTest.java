@@ -3,10 +3,13 @@ package dev.tracegate.agent.supervision;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tracegate.agent.audit.Decision;
+import dev.tracegate.engine.monitor.EndReport;
+import dev.tracegate.engine.monitor.Verdict;
 import dev.tracegate.matchers.event.Event;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,5 +36,16 @@ class LiveViewTest {
         assertThat(shown(false, user)).contains("USER      Mail [email] or call [phone] about order 7");
         Event result = Event.returned("alice", 6, "read_invoice", "pay to DE89 3704 0044 0532 0130 00 today", false);
         assertThat(shown(false, result)).contains("RETURN    read_invoice pay to [iban] today");
+    }
+
+    @Test
+    void unmetObligationsAtEndReadAsInTheAuditLogNotAsRecordText() {
+        // trial12 live-view-end-line-java-record-text: the END line printed [Obligation[contract=0, contractId=..., pending=...]]
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        EndReport r = new EndReport("s1", List.of(Verdict.FAIL, Verdict.FAIL, Verdict.ACTIVE), List.of(
+                new EndReport.Obligation(0, "ob.notify", "F returned(confirm)"), new EndReport.Obligation(1, "ob.close", null)), 3);
+        new LiveView(new PrintStream(bytes, true, StandardCharsets.UTF_8), false, false).end(r, new String[] {"ob.notify", "ob.close", "ob.other"});
+        assertThat(bytes.toString(StandardCharsets.UTF_8).strip())
+                .isEqualTo("[s1] END ob.notify=FAIL ob.close=FAIL  unmet: ob.notify: F returned(confirm); ob.close");
     }
 }
