@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -380,13 +381,18 @@ public final class AgentConfig {
                 throw new ConfigException(from.text, CONFIG_KEY, "cannot read the configuration file " + file + " (" + e
                         + "). Fix the path, or remove " + from.spell(CONFIG_KEY) + " to run on defaults and overrides only.");
             }
-            if (root != null) walk(root, "");
+            if (root != null) walk(root, "", "", new HashMap<>());
         }
 
-        /** Flattens nested mappings into dotted keys until a key of the schema is reached. */
-        private void walk(Raw mapping, String prefix) {
+        /**
+         * Flattens nested mappings into dotted keys until a key of the schema is reached. {@code seen} holds, per key
+         * set so far in this file, where and how it was spelled: 'audit.path:' and 'audit:' / 'path:' name the same key,
+         * so the second is refused as a key written twice is (trial12: the later one silently won).
+         */
+        private void walk(Raw mapping, String prefix, String spelledPrefix, Map<String, String[]> seen) {
             for (Map.Entry<String, Raw> e : mapping.fields.entrySet()) {
                 String key = prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey();
+                String spelled = spelledPrefix.isEmpty() ? e.getKey() : spelledPrefix + ": " + e.getKey();
                 Source keyAt = mapping.keySources.get(e.getKey());
                 Raw v = e.getValue();
                 if (key.equals(CONFIG_KEY)) {
@@ -394,10 +400,16 @@ public final class AgentConfig {
                 }
                 ConfigKey k = keys.get(key);
                 if (k != null) {
+                    String[] first = seen.putIfAbsent(key, new String[] {keyAt.text, spelled});
+                    if (first != null) {
+                        throw new ConfigException(keyAt.text, key, "the key '" + key + "' is set twice in this file: first as '" + first[1]
+                                + "' at " + first[0] + ", again as '" + spelled + "' here (a dotted key and a nested mapping name the"
+                                + " same key). Keep one of them.");
+                    }
                     put(k, v);
                 } else if (isGroup(key)) {
                     if (v.fields != null) {
-                        walk(v, key);
+                        walk(v, key, spelled, seen);
                     } else if (!v.isNull()) {
                         List<String> members = new ArrayList<>();
                         for (String name : keys.keySet()) if (name.startsWith(key + ".")) members.add(name.substring(key.length() + 1));

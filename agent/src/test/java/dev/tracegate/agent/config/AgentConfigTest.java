@@ -274,6 +274,13 @@ class AgentConfigTest {
                         + " '  path: /var/log/tracegate/audit.jsonl'.");
         assertThat(fileError("mode: shadow\nmode: enforce\n")).isEqualTo(
                 "F:2:1: the key 'mode' appears twice in the same mapping (first at F:1:1). Keep one of them.");
+        // both spellings name one key (CONFIG.md): given both ways it is as refused as twice the same way (trial12)
+        assertThat(fileError("audit.path: first.jsonl\nsessions.max: 10\naudit:\n  path: second.jsonl\n")).isEqualTo(
+                "F:4:3: the key 'audit.path' is set twice in this file: first as 'audit.path' at F:1:1, again as 'audit: path'"
+                        + " here (a dotted key and a nested mapping name the same key). Keep one of them.");
+        assertThat(fileError("sessions:\n  max: 10\nsessions.max: 20\n")).startsWith(
+                "F:3:1: the key 'sessions.max' is set twice in this file: first as 'sessions: max' at F:2:3, again as 'sessions.max' here");
+        assertThat(fromFile("audit.path: a.jsonl\naudit:\n  queue-size: 64\n").auditQueueSize()).isEqualTo(64);
         // the parser gives up on line 2; the list that is not closed was opened on line 1
         assertThat(fileError("mode: [shadow\n")).isEqualTo("F:1:7: this is not valid YAML: the list opened with '[' here is not closed"
                 + " (the parser read on to line 2). Close it with ']' at the end of the value, on the same line.");
