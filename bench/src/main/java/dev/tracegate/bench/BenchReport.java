@@ -68,6 +68,8 @@ public final class BenchReport {
         JsonNode measured = cpu != null ? cpu.get("environment") : latency != null ? latency.get("environment") : null;
         summary.set("environment", measured != null ? measured : JSON.valueToTree(Environment.describe()));
         summary.put("reportGeneratedAt", java.time.Instant.now().toString());
+        String agentLibrary = a.get("agent-library").isEmpty() ? AGENT_LIBRARY : a.get("agent-library");
+        summary.put("agentLibrary", agentLibrary);   // what the attached rows ran with, so a later report can say it again
         ArrayNode bench = summary.putArray("jmh");
         for (Row r : rows) bench.add(JSON.valueToTree(r.toMap()));
         if (latency != null) summary.set("latency", latency.get("runs"));
@@ -88,7 +90,7 @@ public final class BenchReport {
 
         if (!a.get("summary").isEmpty()) JSON.writeValue(new File(a.get("summary")), summary);
         if (!a.get("tables").isEmpty()) Files.writeString(Path.of(a.get("tables")), tables(rows, targets, latency, cpu, footprint, callLatency, price, replayCli,
-                a.get("agent-library").isEmpty() ? AGENT_LIBRARY : a.get("agent-library")));
+                agentLibrary));
         if (!a.get("chart").isEmpty()) Files.writeString(Path.of(a.get("chart")), chart(rows, cpu));
         for (Target x : targets) System.out.println(x);
     }
