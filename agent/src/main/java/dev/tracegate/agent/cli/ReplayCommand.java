@@ -563,6 +563,11 @@ final class ReplayCommand implements Callable<Integer> {
                     if (line.contains("\"approved\":true") && line.contains("\"decision\":\"escalate\"")) {
                         approvals.put(lineNo, approvedContracts(line));
                     }
+                    if (line.startsWith("\"rec\":\"event\"", 9 + 64 + 2) && !segmentPersonalData.equals("clear")) {
+                        // the log is hashed for replay only where a hashed segment holds events: a refused start's
+                        // segment (header and unsupervised record) has nothing to replay (trial12)
+                        pd = segmentPersonalData;
+                    }
                     if (line.startsWith("\"rec\":\"unsupervised\"", 9 + 64 + 2)) {
                         gaps.add(unsupervisedNote(file, lineNo, line));
                     } else if (line.startsWith("\"rec\":\"dropped\"", 9 + 64 + 2)) {
@@ -578,7 +583,6 @@ final class ReplayCommand implements Callable<Integer> {
                         String p = field(line, "personalData");
                         segmentPersonalData = p == null ? "clear" : p;
                         segmentSalt = field(line, "salt");
-                        if (p != null && !p.equals("clear")) pd = p;
                     } else if (line.contains("\"decision\":\"shadow-would-block\"")) {
                         shadow++;
                     } else if (line.contains("\"decision\":\"block\"") || line.contains("\"decision\":\"suppress\"")

@@ -603,6 +603,32 @@ class CommandLineTest {
         assertThat(row(enforced.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 2 0");
     }
 
+    /**
+     * trial12 replay-hashed-note-for-clear-log: a refused start under the default (hashed) leaves a header and an
+     * unsupervised record, no event; the run after it writes every event in clear. Replay has nothing hashed to read, so
+     * it does not say the log is hashed; a hashed segment that holds events still gets the note.
+     */
+    @Test
+    void aHashedSegmentWithoutEventsDoesNotMakeTheLogHashedForReplay() throws Exception {
+        Path log = dir.resolve("refused-then-clear.jsonl");
+        Path broken = Files.writeString(dir.resolve("typo.yaml"), "library: b\ncontracts:\n  - id: b.x\n    guarantee: G(call(x) -> )\n");
+        dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load(
+                "libraries=" + broken + ",audit.path=" + log, java.util.Map.of(), java.util.Map.of(), java.util.Set.of());
+        dev.tracegate.agent.audit.AuditWriter audit = dev.tracegate.agent.audit.AuditWriter.start(log,
+                dev.tracegate.agent.audit.AuditWriter.Settings.from(config));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new dev.tracegate.agent.supervision.ContractSupervisor(
+                config, audit, new dev.tracegate.agent.metrics.SupervisorMetrics(), null))
+                .isInstanceOf(dev.tracegate.contracts.library.LibraryException.class);
+        assertThat(Files.readString(log)).contains("\"personalData\":\"salted-sha256\"").doesNotContain("\"rec\":\"event\"");
+        auditLog("refused-then-clear.jsonl", ",audit.personal-data=clear");
+        CliRun clear = run("replay", "sop-refund", log.toString());
+        assertThat(row(clear.out(), "sop-refund.approval-first")).isEqualTo("sop-refund.approval-first 1 2 0");
+        assertThat(clear.err()).doesNotContain("personal data hashed");
+        // a hashed run with events after the clear one: the note is right again
+        auditLog("refused-then-clear.jsonl", "");
+        assertThat(run("replay", "sop-refund", log.toString()).err()).contains("personal data hashed (salted-sha256)");
+    }
+
     /** trial7 finding 21: replay of a log whose writer dropped events (audit.on-full: drop) says where and how many. */
     @Test
     void replayOfALogWithDroppedEventsSaysWhereTheyAreMissing() throws Exception {
