@@ -211,6 +211,10 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     + " stay in their sessions and end with them. Remove scope: session to keep them service-wide and in the file");
             return null;
         }
+        if (config.auditPath() != null && path.toAbsolutePath().normalize().equals(config.auditPath().toAbsolutePath().normalize())) {
+            throw new IllegalArgumentException("register.path and audit.path name the same file, " + path + ": the register's lines"
+                    + " would break the audit log's chain. Give the GDPR register a file of its own (register.path: gdpr-register.jsonl)");
+        }
         RegisterFile file = RegisterFile.open(path);
         dev.tracegate.matchers.predicate.SubjectRegister register = lib.grounding().register();
         try {

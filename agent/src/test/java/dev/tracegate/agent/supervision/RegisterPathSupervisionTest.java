@@ -122,6 +122,14 @@ class RegisterPathSupervisionTest {
     }
 
     @Test
+    void theAuditLogCannotBeTheRegisterFile() throws Exception {
+        Path lib = Files.writeString(dir.resolve("shop.yaml"), SHOP.formatted(""));
+        assertThatThrownBy(() -> start(lib, dir.resolve("audit.jsonl"), ""))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("register.path and audit.path name the same file");
+    }
+
+    @Test
     void aMalformedFileStopsTheSupervisorWithWhereAndWhat() throws Exception {
         Path lib = Files.writeString(dir.resolve("shop.yaml"), SHOP.formatted(""));
         Path register = Files.writeString(dir.resolve("register.jsonl"), "{\"op\":\"erase\",\"subject\":\"a\"}\nnot json\n");
