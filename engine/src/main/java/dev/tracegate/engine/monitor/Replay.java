@@ -89,6 +89,12 @@ public final class Replay<E> {
         if (agent && !newFail.isEmpty()) {
             kind = Decision.Kind.BLOCK;
             blamed = newFail;
+            // the unevaluable atoms were read as false; a contract that another value of them fails refuses the call too
+            if (u > 0 && refuseUnevaluable) {
+                blamed = new ArrayList<>(newFail);
+                for (int c : unevaluableFailures(kept)) if (!blamed.contains(c)) blamed.add(c);
+                blamed.sort(null);
+            }
         } else if (!agent && !newIdle.isEmpty()) {
             kind = Decision.Kind.SUPPRESS;
             blamed = newIdle;

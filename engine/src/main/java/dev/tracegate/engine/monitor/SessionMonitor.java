@@ -291,9 +291,7 @@ public final class SessionMonitor<E> {
             Decision d = Decision.PASS;
             if (fresh || u != 0) {
                 d = fresh ? judge(from, to, agent, enforce) : Decision.PASS;
-                if (u > 0 && agent && options.refuseUnevaluable() && d.kind() == Decision.Kind.PASS) {
-                    d = judgeUnevaluable(from, w, enforce, kept);
-                }
+                if (u > 0 && agent && options.refuseUnevaluable()) d = withUnevaluable(d, from, w, enforce, kept);
                 if (!d.applied()) return d;
             }
             if (publish(session, head, published, mine, event, w)) return d;
@@ -337,10 +335,33 @@ public final class SessionMonitor<E> {
      */
     private Decision decide(boolean fresh, int u, boolean agent, boolean enforce, Worker w) {
         Decision d = fresh ? judge(w.statesBefore(), w.nextStates(), agent, enforce) : Decision.PASS;
-        if (u > 0 && agent && options.refuseUnevaluable() && d.kind() == Decision.Kind.PASS) {
-            d = judgeUnevaluable(w.statesBefore(), w, enforce, null);
-        }
+        if (u > 0 && agent && options.refuseUnevaluable()) d = withUnevaluable(d, w.statesBefore(), w, enforce, null);
         return d;
+    }
+
+    /**
+     * The decision {@code d} (the step with the unevaluable atoms read as false) widened by the other values of
+     * those atoms: a pass becomes a refusal when some value would freshly FAIL a contract; a block also names every
+     * contract that some other value would FAIL, so the refusal is attributed, and the strategies weighed, the same
+     * whichever other contracts the library holds.
+     */
+    private Decision withUnevaluable(Decision d, int[] states, Worker w, boolean enforce, boolean[] kept) {
+        if (d.kind() == Decision.Kind.PASS) return judgeUnevaluable(states, w, enforce, kept);
+        if (d.kind() != Decision.Kind.BLOCK) return d;
+        Decision more = judgeUnevaluable(states, w, enforce, kept);
+        if (more.kind() == Decision.Kind.PASS) return d;
+        return new Decision(Decision.Kind.BLOCK, d.applied(), union(d.contracts(), more.contracts(), assume.length));
+    }
+
+    /** The sorted union of two sorted sets of contract indices below {@code n}. */
+    private static int[] union(int[] a, int[] b, int n) {
+        boolean[] in = new boolean[n];
+        for (int c : a) in[c] = true;
+        for (int c : b) in[c] = true;
+        int[] out = new int[a.length + b.length];
+        int k = 0;
+        for (int c = 0; c < n; c++) if (in[c]) out[k++] = c;
+        return Arrays.copyOf(out, k);
     }
 
     /**
