@@ -22,6 +22,7 @@ public final class AuditVerification {
     private long unsupervised;
     private long dropped;
     private long firstDrop;
+    private java.util.Map<String, Long> dropReasons = java.util.Map.of();
 
     AuditVerification(Status status, long lines, long records, long badLine, String reason, String head) {
         this.status = status;
@@ -37,13 +38,17 @@ public final class AuditVerification {
         return this;
     }
 
-    AuditVerification dropped(long n, long firstLine) {
+    AuditVerification dropped(long n, long firstLine, java.util.Map<String, Long> byReason) {
         this.dropped = n;
         this.firstDrop = firstLine;
+        this.dropReasons = byReason;
         return this;
     }
 
-    /** Events the writer noted it did not write ({@code dropped} records under {@code audit.on-full: drop}), in the verified lines. */
+    /**
+     * Events the writer noted it did not write, in the verified lines: the counts of its {@code dropped} records, whatever
+     * their reason (a full queue, an I/O outage, events refused during one).
+     */
     public long dropped() { return dropped; }
 
     public Status status() { return status; }
@@ -84,8 +89,30 @@ public final class AuditVerification {
 
     private String droppedEvents() {
         if (dropped == 0) return "";
+        StringBuilder why = new StringBuilder();
+        for (java.util.Map.Entry<String, Long> r : dropReasons.entrySet()) {
+            if (r.getValue() <= 0) continue;
+            if (why.length() > 0) why.append("; ");
+            why.append(dropReasons.size() > 1 ? r.getValue() + " " : "").append(explain(r.getKey()));
+        }
         return "; but " + dropped + (dropped == 1 ? " event was" : " events were") + " not written (dropped records from line " + firstDrop
-                + ": the audit queue was full and audit.on-full is drop), so the log does not hold every event of its runs";
+                + ": " + why + "), so the log does not hold every event of its runs";
+    }
+
+    /** What a {@code dropped} record's reason means, in the words of agent/CONFIG.md ("The audit log", {@code dropped}). */
+    static String explain(String reason) {
+        switch (reason) {
+            case "queue-full":
+                return "queue-full: the audit queue was full, with audit.on-full: drop or a wait longer than audit.max-block";
+            case "io-error":
+                return "io-error: lost while the log could not be written (records held when a write failed; under fail: open,"
+                        + " events that went on unrecorded)";
+            case "io-error (events refused)":
+                return "io-error (events refused): the log could not be written and fail: closed refused the events of the"
+                        + " outage, so its tool calls did not run (records held when a write failed count here too)";
+            default:
+                return reason.isEmpty() ? "no reason given" : "reason " + reason;
+        }
     }
 
     private String unsupervisedRuns() {

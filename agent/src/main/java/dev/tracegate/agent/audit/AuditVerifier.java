@@ -58,6 +58,7 @@ public final class AuditVerifier {
         long unsupervised = 0;     // unsupervised records in the whole log
         long dropped = 0;          // events the writer noted it did not write (dropped records' counts)
         long firstDrop = 0;        // the line of the first dropped record
+        Map<String, Long> dropReasons = new java.util.LinkedHashMap<>(); // their counts by reason, in order of appearance
         Lines lines = new Lines(in);
         Fields f = new Fields();
         long lineNo = 0;
@@ -67,11 +68,11 @@ public final class AuditVerifier {
             String head = AuditLines.FORMAT_1.equals(segmentFormat) ? expectedPrev1 : expectedPrev;
             if (len < 0) {
                 if (lineNo == 0) return bad(1, records, "missing header: the file is empty", head);
-                return new AuditVerification(AuditVerification.Status.OK, lineNo, records, 0, null, head).unsupervised(unsupervised).dropped(dropped, firstDrop);
+                return new AuditVerification(AuditVerification.Status.OK, lineNo, records, 0, null, head).unsupervised(unsupervised).dropped(dropped, firstDrop, dropReasons);
             }
             if (!lines.terminated) {
                 return new AuditVerification(AuditVerification.Status.TRUNCATED, lineNo, records, lineNo + 1,
-                        len + " bytes without a line end", head).unsupervised(unsupervised).dropped(dropped, firstDrop);
+                        len + " bytes without a line end", head).unsupervised(unsupervised).dropped(dropped, firstDrop, dropReasons);
             }
             byte[] line = lines.buf;
             lineNo++;
@@ -160,6 +161,7 @@ public final class AuditVerifier {
                     if (f.count > 0) {
                         if (dropped == 0) firstDrop = lineNo;
                         dropped += f.count;
+                        dropReasons.merge(f.reason == null ? "" : f.reason, f.count, Long::sum);
                     }
                     break;
                 case "register":
@@ -184,14 +186,14 @@ public final class AuditVerifier {
 
     /** The top-level fields the verifier needs, read with a streaming parser that still checks the whole line's syntax. */
     private static final class Fields {
-        String prev, rec, hash, format, session, kind;
+        String prev, rec, hash, format, session, kind, reason;
         long seq;
         long count;   // a dropped record's count, 0 when absent
         long lib;   // -1 absent, -2 not a whole number
 
         /** Reads a line; returns a problem, or null. */
         String read(byte[] line, int len) throws IOException {
-            prev = rec = hash = format = session = kind = null;
+            prev = rec = hash = format = session = kind = reason = null;
             seq = -1;
             lib = -1;
             count = 0;
@@ -209,6 +211,7 @@ public final class AuditVerifier {
                         case "format": format = text; break;
                         case "session": session = text; break;
                         case "kind": kind = text; break;
+                        case "reason": reason = text; break;
                         case "count": count = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : 0; break;
                         case "seq": seq = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : -1; break;
                         case "lib": lib = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT ? p.getIntValue() : -2; break;

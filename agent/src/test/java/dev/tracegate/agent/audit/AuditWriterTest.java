@@ -172,6 +172,7 @@ class AuditWriterTest {
         // trial7 finding 21: verify said "ok ... chain intact" of a log that lacks events; it still verifies, and says so
         assertThat(v.dropped()).isEqualTo(7);
         assertThat(v.describe()).contains("chain intact").containsPattern("but 7 events were not written \\(dropped records from line \\d+:");
+        assertThat(v.describe()).contains("queue-full: the audit queue was full, with audit.on-full: drop or a wait longer than audit.max-block");
         assertThat(seqsBySession(p).get("s")).containsExactly(0L, 1L, 2L);
         assertThat(LogFiles.droppedCount(p, "queue-full")).isEqualTo(7);
         assertThat(w.written()).isEqualTo(3);
@@ -262,9 +263,14 @@ class AuditWriterTest {
         await(w::isHealthy);
         assertThat(w.append(rec("s", 5))).isEqualTo(Admission.ACCEPTED);
         w.close();
-        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.ok()).isTrue();
         assertThat(seqsBySession(p).get("s")).containsExactly(5L);
         assertThat(LogFiles.droppedCount(p, "io-error")).isEqualTo(5);
+        // trial14 verify-misnames-io-error-drops: verify named every drop a full queue in drop mode
+        assertThat(v.describe()).contains("but 5 events were not written")
+                .contains("io-error (events refused): the log could not be written and fail: closed refused the events")
+                .doesNotContain("queue was full");
     }
 
     @Test
@@ -281,8 +287,11 @@ class AuditWriterTest {
         await(w::isHealthy);
         assertThat(w.append(rec("s", 5))).isEqualTo(Admission.ACCEPTED);
         w.close();
-        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.ok()).isTrue();
         assertThat(LogFiles.droppedCount(p, "io-error")).isEqualTo(5);
+        assertThat(v.describe()).contains("but 5 events were not written").contains("io-error: lost while the log could not be written")
+                .doesNotContain("queue was full").doesNotContain("refused");
     }
 
     @Test
