@@ -61,6 +61,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private final RegisterFile registerFile;
     /** Sessions whose END is being recorded: a new session of the same id waits for it (see {@link #sessionOf}). */
     private final ConcurrentHashMap<String, Session> ending = new ConcurrentHashMap<>();
+    /**
+     * With sessions.idle-timeout: per session, its tool calls that were let run and have not returned yet (changed
+     * under the session's monitor). Such a session is not idle: the sweep does not end it while its tool runs (trial12:
+     * a 2.5 s tool under a 1 s timeout split the turn into two sessions). Null without an idle timeout.
+     */
+    private final ConcurrentHashMap<Session, long[]> callsInFlight;
     private final Redaction redaction = new Redaction();
     private final CopyOnWriteArrayList<Runtime> runtimes = new CopyOnWriteArrayList<>();
     private final AtomicInteger versions = new AtomicInteger();
@@ -84,6 +90,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         this.audit = audit;
         this.metrics = metrics;
         this.view = view;
+        this.callsInFlight = config.sessionsIdleTimeout().toMillis() > 0 ? new ConcurrentHashMap<>() : null;
         Library lib;
         try {
             this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout());
@@ -271,7 +278,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     try {
                         Event e = Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), call.tool(), call.callId(),
                                 call.args(), null, false);   // no builder: one object less per event
-                        return decideCall(rt, s, e, call, t0, w);
+                        ToolDecision decided = decideCall(rt, s, e, call, t0, w);
+                        if (callsInFlight != null && decided.kind() != ToolDecision.Kind.BLOCK) {
+                            callsInFlight.computeIfAbsent(s, k -> new long[1])[0]++;
+                        }
+                        return decided;
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
                         throw err;
@@ -473,6 +484,10 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     try {
                         Event e = Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), result.tool(), result.callId(),
                                 null, result.text(), result.error());
+                        if (callsInFlight != null) {
+                            long[] running = callsInFlight.get(s);
+                            if (running != null && running[0] > 0) running[0]--;   // a RETURN of a call made before the attach has none
+                        }
                         Decision d = rt.step(s, e, false, enforce, w);
                         if (d.kind() == Decision.Kind.SUPPRESS) {
                             Library.ContractInfo c = rt.library.info().get(d.contract(0));
@@ -726,9 +741,23 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         evictIdle(System.currentTimeMillis() - config.sessionsIdleTimeout().toMillis());
     }
 
-    /** One idle sweep (the housekeeping thread's): ends every session not used since {@code cutoffMillis}. */
+    /**
+     * One idle sweep (the housekeeping thread's): ends every session not used since {@code cutoffMillis} and with no
+     * tool call in flight. A session whose tool still runs is marked used at the cutoff, so that it counts as idle only
+     * from its last event once its calls have returned; the sessions.max order is left as it was otherwise.
+     */
     void evictIdle(long cutoffMillis) {
         try {
+            if (callsInFlight != null) {
+                for (java.util.Iterator<Map.Entry<Session, long[]>> it = callsInFlight.entrySet().iterator(); it.hasNext(); ) {
+                    Map.Entry<Session, long[]> running = it.next();
+                    Session s = running.getKey();
+                    synchronized (s) {   // events change the count and the last use under this monitor
+                        if (s.isClosed()) it.remove();
+                        else if (running.getValue()[0] > 0 && s.lastAccess() < cutoffMillis) s.touch(cutoffMillis);
+                    }
+                }
+            }
             for (Runtime rt : runtimes) rt.monitor.evictIdle(cutoffMillis);
             dropIdleRuntimes();
         } catch (RuntimeException e) {
