@@ -348,10 +348,12 @@ final class ReplayCommand implements Callable<Integer> {
                     + " register, and its verdicts may differ from the online ones");
             return true;
         }
+        List<dev.tracegate.matchers.predicate.SubjectRegister.Change> changes = new ArrayList<>();
         for (dev.tracegate.agent.supervision.RegisterFile.Change c : read.changes()) {
             String subject = AuditTrace.subjectAsLogged(rec.personalData(), rec.salt(), c.subject());
-            new dev.tracegate.agent.supervision.RegisterFile.Change(c.op(), subject, c.purpose()).applyTo(into);
+            changes.add(new dev.tracegate.agent.supervision.RegisterFile.Change(c.op(), subject, c.purpose()).toRegister());
         }
+        into.restore(changes);
         System.err.println("note: " + where + ": the register starts from the first " + rec.lines() + " lines of " + register + " ("
                 + into.erasures() + " erasures, " + into.consents() + " consents), as the agent's did");
         return true;

@@ -58,18 +58,19 @@ public final class RegisterFile implements SubjectRegister.Journal {
 
     /** One change: an erasure of {@code subject}, or a grant or withdrawal of its consent to {@code purpose}. */
     public record Change(Op op, String subject, String purpose) {
-        /** Records this change in {@code register} as the agent recorded it online. */
-        public void applyTo(SubjectRegister register) {
-            if (op == Op.ERASE) register.erase(subject);
-            else register.consent(subject, purpose, op == Op.CONSENT);
+        /** This change as the register restores it. */
+        public SubjectRegister.Change toRegister() {
+            return op == Op.ERASE ? SubjectRegister.Change.erasure(subject) : SubjectRegister.Change.consent(subject, purpose, op == Op.CONSENT);
         }
     }
 
     /** The first {@code lines} lines of a register file: their changes, and the SHA-256 (hex) of their bytes. */
     public record Contents(Path file, List<Change> changes, long lines, long bytes, String sha256) {
-        /** Applies the changes in order (a register full of erasures throws {@link SubjectRegister.Full}). */
+        /** Records the changes in {@code register}, in order (more erasures than it can hold throw {@link SubjectRegister.Full}). */
         public void seed(SubjectRegister register) {
-            for (Change c : changes) c.applyTo(register);
+            List<SubjectRegister.Change> all = new ArrayList<>(changes.size());
+            for (Change c : changes) all.add(c.toRegister());
+            register.restore(all);
         }
     }
 

@@ -3,6 +3,9 @@ package dev.tracegate.matchers.predicate;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 
 /**
  * The data subjects' consents and erasure requests that every session of one runtime reads: an erasure or a consent
@@ -178,6 +181,58 @@ public final class SubjectRegister {
                 STATE.setRelease(this, next);
             }
         }
+    }
+
+    /** One change as {@link #restore} takes it: an erasure ({@code purpose} null) or a consent granted or withdrawn. */
+    public record Change(String subject, String purpose, boolean erasure, boolean granted) {
+        /** An erasure of {@code subject}. */
+        public static Change erasure(String subject) { return new Change(subject, null, true, false); }
+
+        /** {@code subject} grants ({@code granted}) or withdraws consent for {@code purpose}. */
+        public static Change consent(String subject, String purpose, boolean granted) { return new Change(subject, purpose, false, granted); }
+    }
+
+    /**
+     * Records {@code changes} in their order, as {@link #erase} and {@link #consent} would one by one (the same erased
+     * subjects, the same last word per subject and purpose, the same oldest consents dropped when full), but builds the
+     * register once: a restart's file can hold tens of thousands of changes, and copying the register per change would
+     * take minutes. The journal is not called (the changes come from it). Call it before the register is shared.
+     *
+     * @throws Full when the changes erase more than {@link #capacity()} subjects (nothing is recorded)
+     */
+    public synchronized void restore(List<Change> changes) {
+        State s = state();
+        // erased subjects in first-erased order, and consents and withdrawals in the order a copy-on-write set keeps them
+        LinkedHashMap<Long, String> erased = new LinkedHashMap<>();
+        for (int i = 0; i < s.erased.textCount(); i++) erased.put(TextHash.of(s.erased.text(i)), s.erased.text(i));
+        LinkedHashSet<Long> consents = new LinkedHashSet<>();
+        for (long h : s.consents.hashes()) consents.add(h);
+        LinkedHashSet<Long> withdrawn = new LinkedHashSet<>();
+        for (long h : s.withdrawn.hashes()) withdrawn.add(h);
+        for (Change c : changes) {
+            String subject = c.subject();
+            if (subject == null || subject.isBlank()) continue;
+            if (c.erasure()) {
+                long h = TextHash.of(subject);
+                if (h != TextHash.EMPTY && erased.containsKey(h)) continue;
+                if (erased.size() >= capacity) throw new Full(capacity);   // checked before the empty hash, as erase does
+                if (h != TextHash.EMPTY) erased.put(h, subject.trim());
+            } else if (c.purpose() != null) {
+                long h = TextHash.pair(subject, c.purpose());
+                if (h == TextHash.EMPTY) continue;
+                LinkedHashSet<Long> to = c.granted() ? consents : withdrawn;
+                LinkedHashSet<Long> from = c.granted() ? withdrawn : consents;
+                if (to.contains(h)) continue;
+                from.remove(h);
+                to.add(h);
+                if (to.size() > capacity) to.remove(to.iterator().next());   // the oldest goes, as ValueSet drops it
+            }
+        }
+        String[] texts = erased.values().toArray(new String[0]);
+        ValueSet erasedSet = ValueSet.restore(erased.keySet().stream().mapToLong(Long::longValue).toArray(), texts, capacity);
+        STATE.setRelease(this, new State(erasedSet, texts.length == 0 ? MentionIndex.EMPTY : new MentionIndex(Arrays.asList(texts)),
+                ValueSet.restore(consents.stream().mapToLong(Long::longValue).toArray(), new String[0], capacity),
+                ValueSet.restore(withdrawn.stream().mapToLong(Long::longValue).toArray(), new String[0], capacity)));
     }
 
     @Override public String toString() {

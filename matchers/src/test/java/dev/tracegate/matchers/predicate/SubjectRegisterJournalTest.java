@@ -84,4 +84,57 @@ class SubjectRegisterJournalTest {
         assertThat(second.consented("a", "marketing")).isFalse();   // dropped as the oldest, in both
         assertThat(second.consented("e", "marketing")).isTrue();
     }
+
+    @Test
+    void restoringAJournalInOneGoGivesTheSameRegisterAsRecordingItChangeByChange() {
+        String[] subjects = {"ada@example.com", "ADA@example.com", " bob ", "bob", "carl", "dan", "eve", "", "  ", "---", "fay"};
+        String[] purposes = {"marketing", "Marketing ", "support"};
+        java.util.Random random = new java.util.Random(20261130);
+        int compared = 0;
+        for (int run = 0; run < 2000; run++) {
+            int capacity = 1 + random.nextInt(5);
+            List<SubjectRegister.Change> changes = new ArrayList<>();
+            for (int i = random.nextInt(25); i > 0; i--) {
+                String subject = subjects[random.nextInt(subjects.length)];
+                changes.add(random.nextInt(4) == 0 ? SubjectRegister.Change.erasure(subject)
+                        : SubjectRegister.Change.consent(subject, purposes[random.nextInt(purposes.length)], random.nextBoolean()));
+            }
+            SubjectRegister oneByOne = new SubjectRegister(capacity);
+            boolean fullOneByOne = false;
+            try {
+                for (SubjectRegister.Change c : changes) {
+                    if (c.erasure()) oneByOne.erase(c.subject());
+                    else oneByOne.consent(c.subject(), c.purpose(), c.granted());
+                }
+            } catch (SubjectRegister.Full e) {
+                fullOneByOne = true;
+            }
+            SubjectRegister restored = new SubjectRegister(capacity);
+            boolean fullRestored = false;
+            try {
+                restored.restore(changes);
+            } catch (SubjectRegister.Full e) {
+                fullRestored = true;
+            }
+            assertThat(fullRestored).as("full, run %d: %s", run, changes).isEqualTo(fullOneByOne);
+            if (fullRestored) {
+                assertThat(restored.erasures() + restored.consents()).isZero();   // nothing recorded
+                continue;
+            }
+            compared++;
+            SubjectRegister.State a = oneByOne.state();
+            SubjectRegister.State b = restored.state();
+            // the same values in the same order (the order decides which consent drops next) and the same texts
+            assertThat(b.erased.hashes()).as("erased, run %d: %s", run, changes).containsExactly(a.erased.hashes());
+            assertThat(b.erased.texts()).as("texts, run %d", run).containsExactly(a.erased.texts());
+            assertThat(b.consents.hashes()).as("consents, run %d: %s", run, changes).containsExactly(a.consents.hashes());
+            assertThat(b.withdrawn.hashes()).as("withdrawn, run %d: %s", run, changes).containsExactly(a.withdrawn.hashes());
+            for (String subject : subjects) {
+                assertThat(restored.erased(subject)).isEqualTo(oneByOne.erased(subject));
+                String text = "a letter to " + subject + ", today";
+                assertThat(b.mentions.foundIn(text)).as("mention of '%s', run %d", subject, run).isEqualTo(a.mentions.foundIn(text));
+            }
+        }
+        assertThat(compared).isGreaterThan(1000);
+    }
 }
