@@ -98,6 +98,11 @@ public final class Library {
         }
         Path p = base == null ? Path.of(source) : base.resolve(source);
         try {
+            // a character takes at most 4 bytes of UTF-8: a file beyond that is refused before it is read
+            long bytes = Files.size(p);
+            if (bytes > 4L * YamlReader.MAX_CODE_POINTS) {
+                throw YamlReader.tooLong(p.toString(), String.format(java.util.Locale.ROOT, "%,d bytes", bytes));
+            }
             return LibraryReader.read(p.toString(), Files.readString(p, StandardCharsets.UTF_8));
         } catch (NoSuchFileException e) {
             String near = nearFile(source, p);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import org.yaml.snakeyaml.LoaderOptions;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -17,12 +18,28 @@ import java.util.Map;
 
 /** Reads YAML into {@link Node}s that remember file:line:column; duplicate keys are errors. */
 public final class YamlReader {
-    private static final YAMLFactory FACTORY = YAMLFactory.builder().build();
+    /**
+     * The longest text read, in characters (Unicode code points): 3 MiB, the YAML reader's own bound, which it is also
+     * given. Checked before parsing, since the reader takes time quadratic in a long scalar before it gives up.
+     */
+    public static final int MAX_CODE_POINTS = 3 * 1024 * 1024;
+    private static final YAMLFactory FACTORY = YAMLFactory.builder().loaderOptions(loaderOptions()).build();
     private static final int MAX_DEPTH = 64;
 
     private YamlReader() {}
 
+    private static LoaderOptions loaderOptions() {
+        LoaderOptions o = new LoaderOptions();
+        o.setCodePointLimit(MAX_CODE_POINTS);
+        return o;
+    }
+
+    /** Reads {@code text}, the contents of {@code file}; a text longer than {@link #MAX_CODE_POINTS} is refused unread. */
     public static Node read(String file, String text) {
+        if (text.length() > MAX_CODE_POINTS) {
+            int n = text.codePointCount(0, text.length());
+            if (n > MAX_CODE_POINTS) throw tooLong(file, String.format(java.util.Locale.ROOT, "%,d characters", n));
+        }
         try (Reader r = new StringReader(text); JsonParser p = FACTORY.createParser(r)) {
             JsonToken t = p.nextToken();
             if (t == null) throw new LibraryException(file, 1, 1, "the file is empty",
@@ -45,6 +62,17 @@ public final class YamlReader {
         } catch (IOException e) {
             throw new LibraryException(file, 0, 0, "cannot read: " + e.getMessage(), null);
         }
+    }
+
+    /**
+     * The error for a library text beyond {@link #MAX_CODE_POINTS}; {@code size} says how long it is ("4000000
+     * characters", "60.0 MB").
+     */
+    public static LibraryException tooLong(String file, String size) {
+        return new LibraryException(file, 0, 0, "the library is " + size + " long; a library file holds at most 3 MiB of text ("
+                + String.format(java.util.Locale.ROOT, "%,d", MAX_CODE_POINTS) + " characters)",
+                "split it into several library files (libraries: [a.yaml, b.yaml]), or shorten its longest values (a message, a"
+                        + " description)");
     }
 
     /** The tag of the current scalar as written ({@code !x}, {@code !!str}), or null. */
