@@ -50,6 +50,46 @@ public final class CallReach {
         return noRedirect;
     }
 
+    /**
+     * Why this call site cannot run {@code target} instead, or null when it can or cannot tell. A framework's site
+     * ({@link #FULL}) runs a redirect from the tool table its hook put on this thread (a LangChain4j AI service's
+     * name -> executor map, a Spring AI call's tool callbacks): a target not in it would not run (trial12: a typo in
+     * redirect-to was logged as a redirect that ran). Read on the rare path of a redirect only.
+     */
+    public String whyNoRedirect(String target) {
+        if (noRedirect != null || this != FULL) return noRedirect;
+        java.util.List<String> names = toolNames(dev.tracegate.agent.bootstrap.Dispatcher.tools());
+        if (names == null || names.contains(target)) return null;
+        java.util.Collections.sort(names);
+        return target + " is not a tool of this call site (its tools: " + String.join(", ", names)
+                + "); check the contract's redirect-to or the redirect setting";
+    }
+
+    /** The names in a framework's tool table, or null when there is none or its entries cannot be read. */
+    private static java.util.List<String> toolNames(Object table) {
+        java.util.List<String> names = new java.util.ArrayList<>();
+        if (table instanceof Map<?, ?> map) {
+            for (Object k : map.keySet()) {
+                if (!(k instanceof String)) return null;
+                names.add((String) k);
+            }
+            return names;
+        }
+        if (table instanceof java.util.List<?> list) {
+            try {
+                // Spring AI's ToolCallback: getToolDefinition().name(), read reflectively (the agent does not link against it)
+                for (Object callback : list) {
+                    Object definition = callback.getClass().getMethod("getToolDefinition").invoke(callback);
+                    names.add((String) definition.getClass().getMethod("name").invoke(definition));
+                }
+                return names;
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                return null;
+            }
+        }
+        return null;
+    }
+
     /** Whether the top-level argument {@code field} can be removed here. */
     public boolean removable(String field) {
         return noRewrite == null && !fixed.containsKey(field);

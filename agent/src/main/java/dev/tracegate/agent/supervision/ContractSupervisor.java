@@ -67,6 +67,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      * a 2.5 s tool under a 1 s timeout split the turn into two sessions). Null without an idle timeout.
      */
     private final ConcurrentHashMap<Session, long[]> callsInFlight;
+    /** The contract and target pairs whose redirect target a call site lacked, each warned about once. */
+    private final java.util.Set<String> unreachableTargets = ConcurrentHashMap.newKeySet();
     private final Redaction redaction = new Redaction();
     private final CopyOnWriteArrayList<Runtime> runtimes = new CopyOnWriteArrayList<>();
     private final AtomicInteger versions = new AtomicInteger();
@@ -353,9 +355,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         switch (c.strategy()) {
             case "redirect": {
                 String target = redirectTarget(config.redirect(), c, e.tool());
-                String cannot = call.reach().whyNoRedirect();
+                String cannot = call.reach().whyNoRedirect(target);
                 if (cannot != null) {
                     reason = reason + " It could not be redirected to " + target + ": " + cannot + ".";
+                    if (unreachableTargets.add(c.id() + "\u0000" + target) && call.reach().whyNoRedirect() == null) {
+                        // a framework site whose tools lack the target: a configuration mistake, said once per contract and target
+                        AgentLog.warn("contract " + c.id() + " redirects " + e.tool() + " to " + target + ", but " + cannot
+                                + ". Its calls are blocked instead (a BLOCK in the audit log, not a redirect).");
+                    }
                     break;
                 }
                 Event r = again(acted, EventKind.CALL).tool(target)
