@@ -50,7 +50,8 @@ final class ConfigKey {
             case LIST: return "a list (a YAML sequence, or values separated by commas)";
             case MAPPING: return "a mapping from tool names to tool names (a YAML mapping, or from:to pairs separated by commas)";
             case METHODS: return "a list of method mappings in the configuration file";
-            case SWITCH_OR_DURATION: return "true, false, or a poll interval such as 2s";
+            case SWITCH_OR_DURATION: return "true, false, or a poll interval such as 2s, from " + DurationText.format(java.time.Duration.ofNanos(min))
+                    + " to " + DurationText.format(java.time.Duration.ofNanos(max));
             default: return "a text value";
         }
     }

@@ -205,8 +205,10 @@ class AgentConfigTest {
         assertThat(every.hotReloadInterval()).isEqualTo(Duration.ofMillis(750));
         assertThat(load(null, Map.of("TRACEGATE_HOT_RELOAD", "false"), Map.of()).hotReload()).isFalse();
         assertThat(error("hot-reload=sometimes", Map.of(), Map.of())).isEqualTo(
-                "agent argument hot-reload: hot-reload must be true, false, or a poll interval such as 2s, got 'sometimes'."
+                "agent argument hot-reload: hot-reload must be true, false, or a poll interval such as 2s, from 100ms to 1d, got 'sometimes'."
                         + " Write e.g. hot-reload=2s.");
+        assertThat(error("hot-reload=50ms", Map.of(), Map.of())).as("a poll interval out of range names the range (trial12)")
+                .contains("from 100ms to 1d, got '50ms'");
     }
 
     // ---------------------------------------------------------------- errors, with their exact text
