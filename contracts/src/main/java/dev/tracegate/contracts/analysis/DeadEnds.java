@@ -49,7 +49,8 @@ final class DeadEnds {
     private final Dfa[] comp;          // 2c = assumption of contract c, 2c+1 = its guarantee
     private final List<Atom> atoms;    // all atoms of all components; letter bit g = atoms.get(g)
     private final int[][] localAtom;   // localAtom[i][j] = global index of component i's atom j
-    private final int[] eventKey;      // eventKey[g]: id of atom g's event kind/tool, -1 when it is no event atom
+    private final long[] clash;        // clash[g]: the event atoms that no event makes true together with atom g
+                                       // (an event atom that clashes with none needs no tracking)
     private final long[] later;        // later[i]: atoms that some component after i reads
     private final int[][][] table;     // table[i][s]: component i's successor of state s per local letter, built lazily
     private final int[][] byWeight;    // byWeight[k]: local letters of k atoms, fewest atoms first
@@ -88,11 +89,11 @@ final class DeadEnds {
             }
             table[i] = new int[comp[i].stateCount()][];
         }
-        eventKey = new int[atoms.size()];
-        Map<String, Integer> keys = new HashMap<>();
+        clash = new long[atoms.size()];
         for (int g = 0; g < atoms.size(); g++) {
-            String k = LibraryAnalysis.eventKey(atoms.get(g));
-            eventKey[g] = k == null ? -1 : keys.computeIfAbsent(k, x -> keys.size());
+            for (int h = 0; h < atoms.size(); h++) {
+                if (!LibraryAnalysis.together(atoms.get(g), atoms.get(h))) clash[g] |= 1L << h;
+            }
         }
         later = new long[comp.length];
         for (int i = comp.length - 2; i >= 0; i--) {
@@ -125,10 +126,11 @@ final class DeadEnds {
      * (so letters of many atoms are never enumerated whole).
      */
     private Map<Key, Long> successors(int[] t, long[] steps) throws TooLarge {
-        // a partial: successor states of components 0..i-1, assigned atoms (mask, values), event key, witness letter
-        record Partial(int[] next, long mask, long values, int key, long letter) {}
+        // a partial: successor states of components 0..i-1, assigned atoms (mask, values), the event atoms it makes
+        // true (only atoms that can hold together), witness letter
+        record Partial(int[] next, long mask, long values, long events, long letter) {}
         List<Partial> cur = new ArrayList<>();
-        cur.add(new Partial(new int[t.length], 0, 0, -1, 0));
+        cur.add(new Partial(new int[t.length], 0, 0, 0, 0));
         long budget = (long) maxStates * STEPS_PER_STATE;
         for (int i = 0; i < t.length; i++) {
             int[] tab = t[i] < 0 ? new int[] {-1} : table(i, t[i]);
@@ -137,15 +139,15 @@ final class DeadEnds {
                 if (tab.length == 1) {
                     int[] n = p.next().clone();
                     n[i] = tab[0];
-                    Partial q = new Partial(n, p.mask() & later[i], p.values() & later[i], p.key(), p.letter());
-                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values(), q.key()), q);
+                    Partial q = new Partial(n, p.mask() & later[i], p.values() & later[i], p.events(), p.letter());
+                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values(), q.events()), q);
                     continue;
                 }
                 steps[0] += tab.length;
                 if (steps[0] > budget) throw tooLarge();
                 for (int l : byWeight[localAtom[i].length]) {
                     long mask = p.mask(), values = p.values(), letter = p.letter();
-                    int key = p.key();
+                    long events = p.events();
                     boolean ok = true;
                     for (int j = 0; j < localAtom[i].length && ok; j++) {
                         int g = localAtom[i][j];
@@ -158,16 +160,14 @@ final class DeadEnds {
                         if (bit == 0) continue;
                         values |= 1L << g;
                         letter |= 1L << g;
-                        if (eventKey[g] >= 0) {
-                            if (key < 0) key = eventKey[g];
-                            else ok = key == eventKey[g];
-                        }
+                        ok = (events & clash[g]) == 0;
+                        events |= clash[g] == 0 ? 0 : 1L << g;
                     }
                     if (!ok) continue;
                     int[] n = p.next().clone();
                     n[i] = tab[l];
-                    Partial q = new Partial(n, mask & later[i], values & later[i], key, letter);
-                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values(), q.key()), q);
+                    Partial q = new Partial(n, mask & later[i], values & later[i], events, letter);
+                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values(), q.events()), q);
                 }
             }
             cur = new ArrayList<>(out.values());
@@ -178,11 +178,11 @@ final class DeadEnds {
     }
 
     /** A partial successor as a hash key (all partials of one join step fill the same components). */
-    private record PartialKey(int[] next, long mask, long values, int key) {
+    private record PartialKey(int[] next, long mask, long values, long events) {
         @Override public boolean equals(Object o) {
-            return o instanceof PartialKey k && mask == k.mask && values == k.values && key == k.key && Arrays.equals(next, k.next);
+            return o instanceof PartialKey k && mask == k.mask && values == k.values && events == k.events && Arrays.equals(next, k.next);
         }
-        @Override public int hashCode() { return Arrays.hashCode(next) * 31 + Long.hashCode(mask * 31 + values) + key; }
+        @Override public int hashCode() { return Arrays.hashCode(next) * 31 + Long.hashCode(mask * 31 + values + events); }
     }
 
     private TooLarge tooLarge() {

@@ -8,6 +8,7 @@ import dev.tracegate.engine.ltl.Formula;
 import dev.tracegate.engine.ltl.Formulas;
 import dev.tracegate.engine.ltl.Term;
 import dev.tracegate.engine.monitor.Contract;
+import dev.tracegate.matchers.event.ToolName;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -28,7 +29,9 @@ import java.util.Set;
  * <p>Atoms are independent propositions to the automata, but events are not: one event is one call
  * of one tool. The analysis adds that knowledge as axioms (two {@code call}/{@code returned} atoms
  * naming different tools or kinds never hold together), so it does not report conflicts that no
- * real trace could show.
+ * real trace could show. Tool names are compared as events compare them ({@link ToolName}): the
+ * contracts' {@code call(A)} and {@code call(a)} are one atom here, and {@code call(mcp__s__a)}
+ * and {@code call(a)} may hold together (a call of {@code mcp__s__a} answers to both).
  */
 public final class LibraryAnalysis {
 
@@ -48,6 +51,7 @@ public final class LibraryAnalysis {
      * library of many small contracts about different tools does not need the product of all of them.
      */
     public List<Finding> analyse(List<Contract> contracts) {
+        contracts = foldToolNames(contracts);
         List<List<Contract>> parts = independentParts(contracts);
         if (parts.size() == 1) return analyseTogether(contracts);
         List<Finding> out = new ArrayList<>();
@@ -71,11 +75,22 @@ public final class LibraryAnalysis {
         int n = cs.size();
         int[] parent = new int[n];
         for (int i = 0; i < n; i++) parent[i] = i;
-        Map<Atom, Integer> firstReader = new java.util.HashMap<>();
+        Map<Atom, Integer> firstReader = new java.util.LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
             for (Atom a : Formulas.atoms(Formulas.and(cs.get(i).assume(), cs.get(i).guarantee()))) {
                 Integer j = firstReader.putIfAbsent(a, i);
                 if (j != null) parent[root(parent, i)] = root(parent, j);
+            }
+        }
+        // two event atoms that one event can make true together (call(mcp__s__a), call(a)) tie their readers too:
+        // an event of one part would not be a waiting event of the other
+        List<Atom> read = new ArrayList<>(firstReader.keySet());
+        for (int x = 0; x < read.size(); x++) {
+            for (int y = x + 1; y < read.size(); y++) {
+                Atom a = read.get(x), b = read.get(y);
+                if (eventKey(a) != null && eventKey(b) != null && together(a, b)) {
+                    parent[root(parent, firstReader.get(a))] = root(parent, firstReader.get(b));
+                }
             }
         }
         Map<Integer, List<Contract>> byRoot = new java.util.LinkedHashMap<>();
@@ -332,7 +347,7 @@ public final class LibraryAnalysis {
         return true;
     }
 
-    /** G(!(a & b)) for every two event atoms that name different kinds or tools. */
+    /** G(!(a & b)) for every two event atoms that no event makes true together (see {@link #together}). */
     static Formula axioms(List<Contract> contracts) {
         List<Atom> events = new ArrayList<>();
         for (Contract c : contracts) {
@@ -343,9 +358,7 @@ public final class LibraryAnalysis {
         Formula ax = Formula.Const.TRUE;
         for (int i = 0; i < events.size(); i++) {
             for (int j = i + 1; j < events.size(); j++) {
-                String ki = eventKey(events.get(i));
-                String kj = eventKey(events.get(j));
-                if (!ki.equals(kj)) {
+                if (!together(events.get(i), events.get(j))) {
                     ax = Formulas.and(ax, Formulas.unary(Formula.UnOp.ALWAYS,
                             Formulas.not(Formulas.and(events.get(i), events.get(j)))));
                 }
@@ -360,7 +373,7 @@ public final class LibraryAnalysis {
         switch (a.name()) {
             case "call", "returned" -> {
                 if (a.args().size() != 1 || !(a.args().get(0) instanceof Term.Name n)) return null;
-                return a.name() + "/" + n.value().trim().toLowerCase();
+                return a.name() + "/" + ToolName.fold(n.value());
             }
             case "user", "assistant", "consent_event", "erasure" -> {
                 return a.args().isEmpty() ? a.name() : null;
@@ -369,6 +382,44 @@ public final class LibraryAnalysis {
                 return null;
             }
         }
+    }
+
+    /**
+     * Whether two event atoms can hold at one event: the same kind and tool, or {@code call(T)} and {@code call(U)}
+     * (or two {@code returned}) where one name is the other with an {@code mcp__server__} prefix, since an event tool
+     * answers to its folded name and to that name without the prefix. (No implication is added: {@code call(mcp__s__a)}
+     * also holds without {@code call(a)}, for a tool {@code mcp__t__mcp__s__a}.)
+     */
+    static boolean together(Atom a, Atom b) {
+        String ka = eventKey(a), kb = eventKey(b);
+        if (ka == null || kb == null || ka.equals(kb)) return true;
+        int sa = ka.indexOf('/'), sb = kb.indexOf('/');
+        if (sa < 0 || sb < 0 || !ka.substring(0, sa).equals(kb.substring(0, sb))) return false;
+        String ta = ka.substring(sa + 1), tb = kb.substring(sb + 1);
+        return ToolName.bare(ta).equals(tb) || ToolName.bare(tb).equals(ta);
+    }
+
+    /** The contracts with each tool name of {@code call}, {@code returned} and {@code failed} folded as events fold theirs. */
+    static List<Contract> foldToolNames(List<Contract> cs) {
+        List<Contract> out = new ArrayList<>(cs.size());
+        for (Contract c : cs) {
+            out.add(new Contract(c.id(), foldToolNames(c.assume()), foldToolNames(c.guarantee()), c.strategy(), c.message()));
+        }
+        return out;
+    }
+
+    private static Formula foldToolNames(Formula f) {
+        if (f instanceof Formula.Unary u) return Formulas.unary(u.op(), foldToolNames(u.arg()));
+        if (f instanceof Formula.Binary b) return Formulas.binary(b.op(), foldToolNames(b.left()), foldToolNames(b.right()));
+        if (f instanceof Atom a && (a.name().equals("call") || a.name().equals("returned") || a.name().equals("failed"))
+                && !a.args().isEmpty() && a.args().get(0) instanceof Term.Name n) {
+            String folded = ToolName.fold(n.value());
+            if (folded.equals(n.value())) return a;
+            List<Term> args = new ArrayList<>(a.args());
+            args.set(0, new Term.Name(folded));
+            return new Atom(a.name(), args, a.comparison(), a.bound(), a.line(), a.column());
+        }
+        return f;
     }
 
     private static List<String> ids(List<Contract> cs) {

@@ -1,0 +1,129 @@
+package dev.tracegate.contracts.analysis;
+
+import dev.tracegate.engine.automaton.DfaCompiler;
+import dev.tracegate.engine.ltl.Atom;
+import dev.tracegate.engine.ltl.Formula;
+import dev.tracegate.engine.ltl.Formulas;
+import dev.tracegate.engine.ltl.Parser;
+import dev.tracegate.engine.monitor.Contract;
+import dev.tracegate.engine.reference.Progression;
+import dev.tracegate.matchers.event.ToolName;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The analysis compares tool names as events do (trial13 check-tool-name-folding): its consistency and conflict
+ * findings against an oracle that runs formula progression over the letters concrete events give, each atom's truth
+ * by {@link ToolName#matches} (case folding, the mcp__server__ prefix), so call(A) and call(a) are one atom there
+ * and a call of mcp__s__a makes both call(mcp__s__a) and call(a) true.
+ */
+class ToolNameFoldingOracleTest {
+    private static final List<Atom> ATOMS = Formulas.atoms(Parser.parse(
+            "call(a) & call(A) & call(mcp__s__a) & call(b) & returned(a)"));
+    private static final String[] TOOLS = {"a", "A", " mcp__S__a", "mcp__s__a", "mcp__t__mcp__s__a", "b", "mcp__s__b", "zz"};
+    private static final long[] LETTERS = letters();
+
+    /** Every letter some event makes: a call or a result of each tool, or an event of another kind (no atom holds). */
+    private static long[] letters() {
+        Set<Long> out = new LinkedHashSet<>();
+        out.add(0L);
+        for (String tool : TOOLS) {
+            for (String kind : List.of("call", "returned")) {
+                long l = 0;
+                for (int g = 0; g < ATOMS.size(); g++) {
+                    Atom a = ATOMS.get(g);
+                    String wanted = Formulas.print(a).substring(a.name().length() + 1, Formulas.print(a).length() - 1);
+                    if (a.name().equals(kind) && ToolName.matches(tool, wanted)) l |= 1L << g;
+                }
+                out.add(l);
+            }
+        }
+        return out.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    @Test
+    void theTrialsTwoLibraries() {
+        LibraryAnalysis analysis = new LibraryAnalysis(new DfaCompiler(5_000));
+        assertThat(analysis.analyse(List.of(Contract.of("m.both", Parser.parse("F(call(mcp__s__a) & call(a))"))))).isEmpty();
+        assertThat(analysis.analyse(List.of(Contract.of("c.never", Parser.parse("F call(A) & G !call(a)")))))
+                .extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.INCONSISTENT);
+        assertThat(analysis.analyse(List.of(Contract.of("c.must", Parser.parse("F call(A)")), Contract.of("c.not", Parser.parse("G !call(a)")))))
+                .extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.CONFLICT);
+    }
+
+    @Property(tries = 60)
+    void findingsAgreeWithProgressionOverRealEvents(@ForAll("libraries") List<Contract> library) {
+        List<LibraryAnalysis.Finding> findings = new LibraryAnalysis(new DfaCompiler(5_000)).analyse(library);
+        List<Contract> consistent = new ArrayList<>();
+        for (Contract c : library) {
+            boolean sat = satisfiable(Formulas.and(c.assume(), c.guarantee()));
+            boolean reported = findings.stream().anyMatch(f -> f.kind() == LibraryAnalysis.Kind.INCONSISTENT && f.contracts().contains(c.id()));
+            assertThat(reported).as("INCONSISTENT %s (%s)", c.id(), Formulas.print(c.guarantee())).isEqualTo(!sat);
+            if (sat) consistent.add(c);
+        }
+        Formula all = Formula.Const.TRUE;
+        for (Contract c : consistent) all = Formulas.and(all, Formulas.and(c.assume(), c.guarantee()));
+        boolean conflict = !consistent.isEmpty() && !satisfiable(all);
+        Statistics.collect(conflict ? "conflict" : "no conflict");
+        Statistics.coverage(check -> check.check("conflict").count(n -> n >= 3));
+        assertThat(findings.stream().anyMatch(f -> f.kind() == LibraryAnalysis.Kind.CONFLICT)).as("CONFLICT").isEqualTo(conflict);
+    }
+
+    /** Whether some non-empty trace of real events' letters satisfies {@code f}: breadth-first over progression residuals. */
+    private static boolean satisfiable(Formula f) {
+        Set<Progression.Residual> seen = new HashSet<>();
+        ArrayDeque<Progression.Residual> todo = new ArrayDeque<>();
+        Progression.Residual start = Progression.start(f, ATOMS);
+        for (long l : LETTERS) {
+            Progression.Residual r = Progression.step(start, l);
+            if (seen.add(r)) todo.add(r);
+        }
+        while (!todo.isEmpty()) {
+            Progression.Residual r = todo.poll();
+            if (Progression.acceptsAtEnd(r)) return true;
+            for (long l : LETTERS) {
+                Progression.Residual n = Progression.step(r, l);
+                if (seen.add(n)) todo.add(n);
+            }
+        }
+        return false;
+    }
+
+    @Provide
+    Arbitrary<List<Contract>> libraries() {
+        return future(3).list().ofMinSize(1).ofMaxSize(3).map(gs -> {
+            List<Contract> out = new ArrayList<>();
+            for (int i = 0; i < gs.size(); i++) out.add(Contract.of("c" + i, Parser.parse(gs.get(i))));
+            return out;
+        });
+    }
+
+    private static Arbitrary<String> literal() {
+        return Combinators.combine(Arbitraries.of("", "!"), Arbitraries.of("call(a)", "call(A)", "call(mcp__s__a)", "call(b)", "returned(a)"))
+                .as((n, a) -> n + a);
+    }
+
+    private static Arbitrary<String> future(int depth) {
+        if (depth == 0) return literal();
+        return Arbitraries.lazyOf(
+                ToolNameFoldingOracleTest::literal,
+                () -> Combinators.combine(Arbitraries.of("!", "X", "F", "G"), future(depth - 1)).as((op, f) -> op + "(" + f + ")"),
+                () -> Combinators.combine(future(depth - 1), Arbitraries.of("&", "&", "|", "->", "U"), future(depth - 1))
+                        .as((l, op, r) -> "(" + l + ") " + op + " (" + r + ")"));
+    }
+}
