@@ -26,9 +26,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * A streaming LangChain4j AI service ({@code TokenStream}) with the {@code @Tool} methods of {@link LangChain4jApp} and a
  * scripted streaming model that answers on its own thread and calls the handler as LangChain4j's provider modules do:
- * the answer arrives in chunks, then the complete response. Usage: {@code LangChain4jStreamApp <chat|email> [memoryId] [user message]}: {@code chat} streams
+ * the answer arrives in chunks, then the complete response. Usage: {@code LangChain4jStreamApp <chat|email|email-direct|direct> [memoryId] [user message]}: {@code chat} streams
  * "the secret code is 1234" in three chunks; {@code email} first asks for sendEmail (no text), then streams an answer
- * quoting the tool result. Prints each chunk, the complete response (or the stream's error) and what the chat memory
+ * quoting the tool result; {@code email-direct} the same, with the first response handed to the handler directly
+ * rather than through LangChain4j's handler utilities (a provider that does not catch what the handler throws). Prints each chunk, the complete response (or the stream's error) and what the chat memory
  * kept as the last AI message.
  */
 public final class LangChain4jStreamApp {
@@ -61,10 +62,16 @@ public final class LangChain4jStreamApp {
                 return;
             }
             Console.line("MODEL SAW USER: " + ((UserMessage) last).singleText());
-            if (scenario.equals("email")) {
+            if (scenario.equals("email") || scenario.equals("email-direct")) {
                 ToolExecutionRequest call = ToolExecutionRequest.builder().id("call-sendEmail").name("sendEmail")
                         .arguments("{\"to\":\"bob@example.com\",\"body\":\"the quarterly numbers\"}").build();
-                InternalStreamingChatResponseHandlerUtils.onCompleteResponse(handler, ChatResponse.builder().aiMessage(AiMessage.from(List.of(call))).build());
+                ChatResponse asksForTool = ChatResponse.builder().aiMessage(AiMessage.from(List.of(call))).build();
+                if (scenario.equals("email")) {
+                    InternalStreamingChatResponseHandlerUtils.onCompleteResponse(handler, asksForTool);
+                } else {
+                    // a provider that calls the handler itself: what the handler throws leaves on this thread
+                    handler.onCompleteResponse(asksForTool);
+                }
             } else if (scenario.equals("chat")) {
                 stream(handler, "the secret ", "code is ", "1234");
             } else {

@@ -274,6 +274,25 @@ class LangChain4jTest {
                 .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to sendEmail");
     }
 
+    /**
+     * trial12 stream-tool-block-exception-never-reaches-handler: a provider that calls the AI service's handler itself
+     * (not through LangChain4j's handler utilities) got the violation of a blocked tool thrown onto its thread, and the
+     * TokenStream heard neither onError nor onCompleteResponse. The violation now ends the stream through onError, as a
+     * blocked streamed answer does.
+     */
+    @Test
+    void aToolBlockedInAStreamEndsTheStreamThroughOnErrorAlsoWhenTheProviderCallsTheHandlerItself() {
+        ForkedJvm.Result thrown = stream("block=sendEmail,onBlock=throw", "email-direct");
+        assertThat(thrown.stdout()).as(thrown.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .doesNotContain("COMPLETE:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to sendEmail");
+        assertThat(thrown.stderr()).as(thrown.toString()).doesNotContain("Exception in thread \"provider-stream\"");
+        ForkedJvm.Result substituted = stream("block=sendEmail", "email-direct");
+        assertThat(substituted.stdout()).as(substituted.toString())
+                .contains("COMPLETE: done: tracegate blocked the call to sendEmail");
+    }
+
     @Test
     void aStreamingAiServiceWithholdsAUserMessageBeforeTheModelSeesIt() {
         ForkedJvm.Result r = stream("suppressUser=password", "chat", "erin", "my password is hunter2");

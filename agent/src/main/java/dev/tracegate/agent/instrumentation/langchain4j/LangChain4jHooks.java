@@ -461,6 +461,26 @@ public final class LangChain4jHooks implements Hooks {
             }
             return false;
         }
+
+        /**
+         * A tool requested in the streamed response runs inside this method; blocked under {@code block.style: exception}
+         * it throws a {@code TracegateViolation}, which would leave on the provider's thread and leave the
+         * {@code TokenStream} waiting for ever (trial12). It goes to the handler's {@code onError}, as a blocked
+         * streamed answer does; any other throwable goes on as the framework lets it.
+         */
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.This StreamingChatResponseHandler self,
+                         @Advice.Thrown(readOnly = false) Throwable thrown) {
+            if (thrown instanceof TracegateViolation) {
+                Throwable violation = thrown;
+                thrown = null;
+                try {
+                    self.onError(violation);
+                } catch (RuntimeException ignored) {
+                    // the application's error handler failed; the stream has ended with the violation all the same
+                }
+            }
+        }
     }
 
     /**
