@@ -385,7 +385,8 @@ public final class LibraryAnalysis {
     }
 
     /**
-     * Whether two event atoms can hold at one event: the same kind and tool, or {@code call(T)} and {@code call(U)}
+     * Whether two event atoms can hold at one event: the same kind and tool, {@code erasure} and any {@code call(T)}
+     * (a call of an erasure tool is an erasure), or {@code call(T)} and {@code call(U)}
      * (or two {@code returned}) where one name is the other with an {@code mcp__server__} prefix, since an event tool
      * answers to its folded name and to that name without the prefix. (No implication is added: {@code call(mcp__s__a)}
      * also holds without {@code call(a)}, for a tool {@code mcp__t__mcp__s__a}.)
@@ -393,6 +394,8 @@ public final class LibraryAnalysis {
     static boolean together(Atom a, Atom b) {
         String ka = eventKey(a), kb = eventKey(b);
         if (ka == null || kb == null || ka.equals(kb)) return true;
+        // erasure holds on a call of an erasure tool too; which tools those are is the policy's, not the contracts'
+        if (ka.equals("erasure") && kb.startsWith("call/") || kb.equals("erasure") && ka.startsWith("call/")) return true;
         int sa = ka.indexOf('/'), sb = kb.indexOf('/');
         if (sa < 0 || sb < 0 || !ka.substring(0, sa).equals(kb.substring(0, sb))) return false;
         String ta = ka.substring(sa + 1), tb = kb.substring(sb + 1);

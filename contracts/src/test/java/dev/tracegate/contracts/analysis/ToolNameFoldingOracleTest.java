@@ -10,7 +10,6 @@ import dev.tracegate.engine.reference.Progression;
 import dev.tracegate.matchers.event.ToolName;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -30,27 +29,35 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The analysis compares tool names as events do (trial13 check-tool-name-folding): its consistency and conflict
  * findings against an oracle that runs formula progression over the letters concrete events give, each atom's truth
  * by {@link ToolName#matches} (case folding, the mcp__server__ prefix), so call(A) and call(a) are one atom there
- * and a call of mcp__s__a makes both call(mcp__s__a) and call(a) true.
+ * and a call of mcp__s__a makes both call(mcp__s__a) and call(a) true; {@code erasure} holds on an ERASURE event and
+ * on a call of an erasure tool (trial13 check-erasure-tool-exclusive), whichever tools the policy names.
  */
 class ToolNameFoldingOracleTest {
     private static final List<Atom> ATOMS = Formulas.atoms(Parser.parse(
-            "call(a) & call(A) & call(mcp__s__a) & call(b) & returned(a)"));
+            "call(a) & call(A) & call(mcp__s__a) & call(b) & returned(a) & erasure"));
     private static final String[] TOOLS = {"a", "A", " mcp__S__a", "mcp__s__a", "mcp__t__mcp__s__a", "b", "mcp__s__b", "zz"};
     private static final long[] LETTERS = letters();
 
-    /** Every letter some event makes: a call or a result of each tool, or an event of another kind (no atom holds). */
+    /**
+     * Every letter some event makes: a call or a result of each tool, a call of each as an erasure tool of the policy
+     * (erasure holds too), an ERASURE event, or an event of another kind (no atom holds).
+     */
     private static long[] letters() {
+        long erasure = 1L << ATOMS.indexOf(Parser.parse("erasure"));
         Set<Long> out = new LinkedHashSet<>();
         out.add(0L);
+        out.add(erasure);
         for (String tool : TOOLS) {
             for (String kind : List.of("call", "returned")) {
                 long l = 0;
                 for (int g = 0; g < ATOMS.size(); g++) {
                     Atom a = ATOMS.get(g);
+                    if (a.args().isEmpty()) continue;
                     String wanted = Formulas.print(a).substring(a.name().length() + 1, Formulas.print(a).length() - 1);
                     if (a.name().equals(kind) && ToolName.matches(tool, wanted)) l |= 1L << g;
                 }
                 out.add(l);
+                if (kind.equals("call")) out.add(l | erasure);
             }
         }
         return out.stream().mapToLong(Long::longValue).toArray();
@@ -64,6 +71,11 @@ class ToolNameFoldingOracleTest {
                 .extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.INCONSISTENT);
         assertThat(analysis.analyse(List.of(Contract.of("c.must", Parser.parse("F call(A)")), Contract.of("c.not", Parser.parse("G !call(a)")))))
                 .extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.CONFLICT);
+        // trial13 check-erasure-tool-exclusive: a call of the erasure tool forget is an erasure
+        assertThat(analysis.analyse(List.of(Contract.of("c.eras", Parser.parse("F(erasure & call(forget))"))))).isEmpty();
+        // but an ERASURE event is no result and no user message
+        assertThat(analysis.analyse(List.of(Contract.of("c.ret", Parser.parse("F(erasure & (returned(forget) | user))")))))
+                .extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.INCONSISTENT);
     }
 
     @Property(tries = 60)
@@ -106,24 +118,21 @@ class ToolNameFoldingOracleTest {
 
     @Provide
     Arbitrary<List<Contract>> libraries() {
-        return future(3).list().ofMinSize(1).ofMaxSize(3).map(gs -> {
+        // formulas from a seed (jqwik's lazyOf failed inside its own generator here); the seed is printed on failure
+        return Arbitraries.longs().map(seed -> {
+            java.util.Random r = new java.util.Random(seed);
             List<Contract> out = new ArrayList<>();
-            for (int i = 0; i < gs.size(); i++) out.add(Contract.of("c" + i, Parser.parse(gs.get(i))));
+            for (int i = 0, n = 1 + r.nextInt(3); i < n; i++) out.add(Contract.of("c" + i, Parser.parse(future(r, 3))));
             return out;
         });
     }
 
-    private static Arbitrary<String> literal() {
-        return Combinators.combine(Arbitraries.of("", "!"), Arbitraries.of("call(a)", "call(A)", "call(mcp__s__a)", "call(b)", "returned(a)"))
-                .as((n, a) -> n + a);
-    }
+    private static final String[] LITERALS = {"call(a)", "call(A)", "call(mcp__s__a)", "call(b)", "returned(a)", "erasure"};
 
-    private static Arbitrary<String> future(int depth) {
-        if (depth == 0) return literal();
-        return Arbitraries.lazyOf(
-                ToolNameFoldingOracleTest::literal,
-                () -> Combinators.combine(Arbitraries.of("!", "X", "F", "G"), future(depth - 1)).as((op, f) -> op + "(" + f + ")"),
-                () -> Combinators.combine(future(depth - 1), Arbitraries.of("&", "&", "|", "->", "U"), future(depth - 1))
-                        .as((l, op, r) -> "(" + l + ") " + op + " (" + r + ")"));
+    private static String future(java.util.Random r, int depth) {
+        int pick = depth == 0 ? 0 : r.nextInt(3);
+        if (pick == 0) return (r.nextBoolean() ? "" : "!") + LITERALS[r.nextInt(LITERALS.length)];
+        if (pick == 1) return new String[] {"!", "X", "F", "G"}[r.nextInt(4)] + "(" + future(r, depth - 1) + ")";
+        return "(" + future(r, depth - 1) + ") " + new String[] {"&", "&", "|", "->", "U"}[r.nextInt(5)] + " (" + future(r, depth - 1) + ")";
     }
 }
