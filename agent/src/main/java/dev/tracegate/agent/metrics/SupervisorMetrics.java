@@ -41,6 +41,7 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     private final LongAdder closedErrors = new LongAdder();
     private final LongAdder openErrors = new LongAdder();
     private final LongAdder reloadsRejected = new LongAdder();
+    private final LongAdder evictions = new LongAdder();
     private final Recorder latency = new Recorder(MAX_LATENCY_NS, 3);
     private final Map<String, LongAdder> firesById = new HashMap<>();   // guarded by this
     private volatile String[] contractIds = new String[0];
@@ -92,6 +93,9 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     /** A hot reload was rejected (the library did not load or compile) and the previous version stays: no event was decided. */
     public void onReloadRejected() { reloadsRejected.increment(); }
+
+    /** A session was ended to make room under {@code sessions.max} (not an idle end, not an explicit one). */
+    public void onEviction() { evictions.increment(); }
 
     // ------------------------------------------------------------------ wiring
 
@@ -228,6 +232,8 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     }
 
     @Override public long getReloadsRejected() { return reloadsRejected.sum(); }
+
+    @Override public long getEvictions() { return evictions.sum(); }
 
     @Override public synchronized long getLatencyCount() { return snapshot().getTotalCount(); }
 

@@ -56,6 +56,12 @@ public interface SupervisorMetricsMXBean {
     /** Hot reloads rejected (the changed library did not load or compile; the previous version stayed in force). */
     long getReloadsRejected();
 
+    /**
+     * Sessions ended to make room because {@code sessions.max} were open (the least recently used one each time); their
+     * {@code end} records are among {@link #getDecisions()}'s {@code end}, with those of idle and explicit ends.
+     */
+    long getEvictions();
+
     /** Decisions in the last latency interval (intervals end when latencies are read, at most once a second). */
     long getLatencyCount();
 

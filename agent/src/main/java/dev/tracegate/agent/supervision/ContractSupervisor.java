@@ -742,6 +742,39 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      */
     private void evicted(Runtime rt, EndReport r) {
         recordEnd(rt, r, -1);
+        if (Thread.currentThread() != sweeper) capacityEvicted(r.sessionId());
+    }
+
+    /** The thread running an idle sweep now: its evictions are idle ends, any other thread's make room (sessions.max). */
+    private volatile Thread sweeper;
+    /** When the last eviction warning was printed (nanoTime), and evictions since; guarded by this object's monitor. */
+    private long evictionWarnedAt;
+    private long evictionsSinceWarning;
+
+    /**
+     * A session ended to make room under sessions.max: counted (MBean Evictions), and said on standard error the first
+     * time and then at most once a minute with the number since, because each such end silently resets a conversation's
+     * counts and history (trial12: sessions.max 2 with three conversations gave no block where 54 were due).
+     */
+    private void capacityEvicted(String sessionId) {
+        metrics.onEviction();
+        long now = System.nanoTime();
+        String line;
+        synchronized (this) {
+            evictionsSinceWarning++;
+            if (evictionWarnedAt != 0 && now - evictionWarnedAt < java.util.concurrent.TimeUnit.MINUTES.toNanos(1)) return;
+            line = evictionWarnedAt == 0
+                    ? "sessions.max (" + config.sessionsMax() + ") reached: session '" + sessionId + "', the least recently used,"
+                            + " was ended to make room, so if its conversation goes on its counts and history start over."
+                            + " Raise sessions.max well above the conversations active at once; evictions are counted in the"
+                            + " MBean's Evictions and said here at most once a minute"
+                    : evictionsSinceWarning + " sessions ended to make room under sessions.max (" + config.sessionsMax()
+                            + ") in the last " + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(now - evictionWarnedAt)
+                            + " s; their conversations' counts and history start over if they go on";
+            evictionWarnedAt = now;
+            evictionsSinceWarning = 0;
+        }
+        AgentLog.warn(line);
     }
 
     private void evictIdle() {
@@ -754,6 +787,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      * from its last event once its calls have returned; the sessions.max order is left as it was otherwise.
      */
     void evictIdle(long cutoffMillis) {
+        sweeper = Thread.currentThread();
         try {
             if (callsInFlight != null) {
                 for (java.util.Iterator<Map.Entry<Session, long[]>> it = callsInFlight.entrySet().iterator(); it.hasNext(); ) {
@@ -769,6 +803,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             dropIdleRuntimes();
         } catch (RuntimeException e) {
             AgentLog.error("idle-session eviction failed", e);
+        } finally {
+            sweeper = null;
         }
     }
 
