@@ -192,14 +192,21 @@ public final class LibraryAnalysis {
             boolean bad = out.stream().anyMatch(f -> f.kind() == Kind.INCONSISTENT && f.contracts().contains(c.id()));
             if (!bad) consistent.add(c);
         }
-        if (Boolean.TRUE.equals(emptyOrNull(conjunction(consistent, axioms), out, ids(consistent),
-                "the conflict check (" + consistent.size() + " contracts together)"))) {
-            List<Contract> core = minimalConflict(consistent, axioms);
+        // A conflict is named with a minimal core; the contracts outside it are checked again (another conflict, or
+        // their dead ends), so a conflict does not hide what the rest of the library would show, as an inconsistent
+        // contract does not.
+        List<Contract> rest = consistent;
+        while (!rest.isEmpty() && Boolean.TRUE.equals(emptyOrNull(conjunction(rest, axioms), out, ids(rest),
+                "the conflict check (" + rest.size() + " contracts together)"))) {
+            List<Contract> core = minimalConflict(rest, axioms);
             out.add(new Finding(Kind.CONFLICT, ids(core),
                     "these contracts cannot all be kept on any non-empty trace; removing any one of them resolves it", List.of()));
-        } else {
-            deadEnd(consistent, out);
+            if (core.isEmpty()) return out;   // the event axioms alone have no trace: nothing else can be kept either
+            List<Contract> left = new ArrayList<>(rest);
+            left.removeAll(core);
+            rest = left;
         }
+        if (!rest.isEmpty()) deadEnd(rest, out);
         return out;
     }
 

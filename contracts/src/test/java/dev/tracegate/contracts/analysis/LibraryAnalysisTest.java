@@ -60,6 +60,34 @@ class LibraryAnalysisTest {
     }
 
     @Test
+    void aConflictDoesNotHideTheDeadEndOfTheOtherContracts() {
+        // trial13 check-conflict-hides-dead-end: beside an inconsistent contract the pay dead end was reported, beside
+        // a conflicting pair it was not (the pay automata cannot wait, so all four are one part)
+        List<LibraryAnalysis.Finding> f = analysis.analyse(List.of(
+                c("pay.then-receipt", "true", "G(call(pay) -> X call(receipt))"),
+                c("pay.no-receipt-after-user", "true", "G(user -> G !call(receipt))"),
+                c("z.must", "true", "F call(z)"),
+                c("z.never", "true", "G !call(z)")));
+        assertThat(f).extracting(LibraryAnalysis.Finding::kind)
+                .containsExactly(LibraryAnalysis.Kind.CONFLICT, LibraryAnalysis.Kind.DEAD_END);
+        assertThat(f.get(0).contracts()).containsExactly("z.must", "z.never");
+        assertThat(f.get(1).contracts()).containsExactly("pay.then-receipt", "pay.no-receipt-after-user");
+        assertThat(f.get(1).witness()).containsExactly(List.of("user"), List.of("call(pay)"));
+    }
+
+    @Test
+    void twoConflictsInOnePartAreBothNamed() {
+        // pay.then-receipt cannot wait, so the five contracts are one part
+        List<LibraryAnalysis.Finding> f = analysis.analyse(List.of(
+                c("pay.then-receipt", "true", "G(call(pay) -> X call(receipt))"),
+                c("z.must", "true", "F call(z)"), c("z.never", "true", "G !call(z)"),
+                c("y.must", "true", "F call(y)"), c("y.never", "true", "G !call(y)")));
+        assertThat(f).extracting(LibraryAnalysis.Finding::kind).containsOnly(LibraryAnalysis.Kind.CONFLICT);
+        assertThat(f).extracting(LibraryAnalysis.Finding::contracts)
+                .containsExactlyInAnyOrder(List.of("z.must", "z.never"), List.of("y.must", "y.never"));
+    }
+
+    @Test
     void aTrapWithAnOpenObligationIsADeadEndWithAShortestWitness() {
         // trial2 R6: after [user], [call(pay)] neither contract is violated, but every further event
         // breaks one and ending leaves X call(receipt) open
