@@ -41,11 +41,14 @@ public final class Dispatcher {
         }
     };
 
-    /** [0] = conversation id seen by a framework further up this thread's stack, [1] = the tool table. */
+    /**
+     * [0] = conversation id seen by a framework further up this thread's stack, [1] = the tool table, [2] = non-null
+     * when [0] was adopted from a tool call rather than set by the invocation's own advice ({@link #adoptSession}).
+     */
     private static final ThreadLocal<Object[]> SCOPE = new ThreadLocal<Object[]>() {
         @Override
         protected Object[] initialValue() {
-            return new Object[2];
+            return new Object[3];
         }
     };
 
@@ -90,6 +93,16 @@ public final class Dispatcher {
         return DEPTH.get()[0]++ == 0;
     }
 
+    /**
+     * This thread's nesting cell for tool calls ({@code [0]}, the depth {@link #enter()} counts): the configured
+     * methods' advice saves it on entry and writes the saved value back as the first thing its exit does, with no
+     * call, so that a StackOverflowError unwinding through a deep recursion of woven methods (whose exits may overflow
+     * again) cannot leave the thread marked as inside a tool call for good: the outermost call's exit resets it.
+     */
+    public static int[] depthCell() {
+        return DEPTH.get();
+    }
+
     /** Leaves a tool call entered with {@link #enter()}; every enter must be paired with one exit. */
     public static void exit() {
         int[] depth = DEPTH.get();
@@ -121,6 +134,28 @@ public final class Dispatcher {
             scope[0] = session;
         }
         return previous;
+    }
+
+    /**
+     * A tool call of a conversation ({@code session}, from the framework's invocation context) on a thread that has
+     * no conversation id: the invocation began before the agent attached, so its own advice never ran. The thread
+     * takes that id for the model events that follow in the same turn (its answer), until {@link #dropAdoptedSession}.
+     */
+    public static void adoptSession(Object session) {
+        Object[] scope = SCOPE.get();
+        if (scope[0] == null && session != null) {
+            scope[0] = session;
+            scope[2] = Boolean.TRUE;
+        }
+    }
+
+    /** Forgets a conversation id taken by {@link #adoptSession}: the turn's final answer has been checked, or a new invocation begins. */
+    public static void dropAdoptedSession() {
+        Object[] scope = SCOPE.get();
+        if (scope[2] != null) {
+            scope[0] = null;
+            scope[2] = null;
+        }
     }
 
     /** Restores the conversation id returned by {@link #swapSession}. */

@@ -159,37 +159,56 @@ public final class ConfiguredHooks implements Hooks {
      */
     public static final class ValueAdvice {
 
-        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
         static Ruling enter(@Advice.Origin("#t.#m#d") String origin,
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
                             @Advice.Local("tgOuter") boolean outer,
-                            @Advice.Local("tgArgs") Object[] called) {
-            outer = Dispatcher.enter() || Dispatcher.supervisesNested(origin);   // nested: only if its rule asks (see MethodRule)
-            if (!outer) {
-                return null;
-            }
-            called = args;   // the exit reports the RETURN with the arguments of the call as it ran (one array per call)
-            Ruling ruling = Dispatcher.onMethodCall(origin, args);
-            if (ruling == null) {
-                return null;
-            }
-            if (ruling.kind == Ruling.UNSUPERVISED) {
-                outer = false;   // no contract saw the call: its result is not reported (it would count a call never checked)
-                return null;
-            }
-            if (ruling.kind == Ruling.REWRITE) {
-                if (ruling.values != null) {
-                    try {
-                        args = ruling.values;   // casts each value to its parameter's type
-                    } catch (Throwable failed) {
-                        // a redaction this advice cannot apply never runs the call with the original arguments
-                        return Dispatcher.adviceFailed("configured", origin, failed, ruling);
-                    }
-                    called = ruling.values;
+                            @Advice.Local("tgArgs") Object[] called,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSaved") int saved) {
+            // the nesting guard is this thread's cell; the exit puts back the value saved here, so a guard an inner
+            // call left set (a StackOverflowError unwinding through it) is reset by the outermost call's exit.
+            // A StackOverflowError before the increment changes nothing: it reaches the host and the method does not run.
+            depth = Dispatcher.depthCell();
+            saved = depth[0];
+            depth[0] = saved + 1;
+            try {
+                outer = saved == 0 || Dispatcher.supervisesNested(origin);   // nested: only if its rule asks (see MethodRule)
+                if (!outer) {
+                    return null;
                 }
-                return null;
+                called = args;   // the exit reports the RETURN with the arguments of the call as it ran (one array per call)
+                Ruling ruling = Dispatcher.onMethodCall(origin, args);
+                if (ruling == null) {
+                    return null;
+                }
+                if (ruling.kind == Ruling.UNSUPERVISED) {
+                    outer = false;   // no contract saw the call: its result is not reported (it would count a call never checked)
+                    return null;
+                }
+                if (ruling.kind == Ruling.REWRITE) {
+                    if (ruling.values != null) {
+                        try {
+                            args = ruling.values;   // casts each value to its parameter's type
+                        } catch (Throwable failed) {
+                            // a redaction this advice cannot apply never runs the call with the original arguments
+                            return Dispatcher.adviceFailed("configured", origin, failed, ruling);
+                        }
+                        called = ruling.values;
+                    }
+                    return null;
+                }
+                return ruling;
+            } catch (Throwable failed) {
+                // the advice's own failure (a StackOverflowError in a deep recursion): counted and decided by the fail
+                // policy. The guard is put back first, with no call, so that a second overflow here leaves nothing set.
+                depth[0] = saved;
+                outer = false;
+                Ruling refusal = Dispatcher.adviceFailed("configured", origin, failed, null);
+                depth[0] = saved + 1;
+                outer = refusal != null;   // closed: the exit carries out the refusal; open: the call runs unsupervised
+                return refusal;
             }
-            return ruling;
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
@@ -199,8 +218,12 @@ public final class ConfiguredHooks implements Hooks {
                          @Advice.Origin("#r") String returnType,
                          @Advice.Local("tgArgs") Object[] args,
                          @Advice.Thrown Throwable thrown,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result) {
-            Dispatcher.exit();
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved) {
+            if (depth != null) {
+                depth[0] = saved;   // first, and with no call: this cannot overflow the stack, whatever unwinds the method
+            }
             if (!outer) {
                 return;
             }
@@ -234,37 +257,56 @@ public final class ConfiguredHooks implements Hooks {
      */
     public static final class VoidAdvice {
 
-        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
         static Ruling enter(@Advice.Origin("#t.#m#d") String origin,
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
                             @Advice.Local("tgOuter") boolean outer,
-                            @Advice.Local("tgArgs") Object[] called) {
-            outer = Dispatcher.enter() || Dispatcher.supervisesNested(origin);   // nested: only if its rule asks (see MethodRule)
-            if (!outer) {
-                return null;
-            }
-            called = args;   // the exit reports the RETURN with the arguments of the call as it ran (one array per call)
-            Ruling ruling = Dispatcher.onMethodCall(origin, args);
-            if (ruling == null) {
-                return null;
-            }
-            if (ruling.kind == Ruling.UNSUPERVISED) {
-                outer = false;   // no contract saw the call: its result is not reported (it would count a call never checked)
-                return null;
-            }
-            if (ruling.kind == Ruling.REWRITE) {
-                if (ruling.values != null) {
-                    try {
-                        args = ruling.values;   // casts each value to its parameter's type
-                    } catch (Throwable failed) {
-                        // a redaction this advice cannot apply never runs the call with the original arguments
-                        return Dispatcher.adviceFailed("configured", origin, failed, ruling);
-                    }
-                    called = ruling.values;
+                            @Advice.Local("tgArgs") Object[] called,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSaved") int saved) {
+            // the nesting guard is this thread's cell; the exit puts back the value saved here, so a guard an inner
+            // call left set (a StackOverflowError unwinding through it) is reset by the outermost call's exit.
+            // A StackOverflowError before the increment changes nothing: it reaches the host and the method does not run.
+            depth = Dispatcher.depthCell();
+            saved = depth[0];
+            depth[0] = saved + 1;
+            try {
+                outer = saved == 0 || Dispatcher.supervisesNested(origin);   // nested: only if its rule asks (see MethodRule)
+                if (!outer) {
+                    return null;
                 }
-                return null;
+                called = args;   // the exit reports the RETURN with the arguments of the call as it ran (one array per call)
+                Ruling ruling = Dispatcher.onMethodCall(origin, args);
+                if (ruling == null) {
+                    return null;
+                }
+                if (ruling.kind == Ruling.UNSUPERVISED) {
+                    outer = false;   // no contract saw the call: its result is not reported (it would count a call never checked)
+                    return null;
+                }
+                if (ruling.kind == Ruling.REWRITE) {
+                    if (ruling.values != null) {
+                        try {
+                            args = ruling.values;   // casts each value to its parameter's type
+                        } catch (Throwable failed) {
+                            // a redaction this advice cannot apply never runs the call with the original arguments
+                            return Dispatcher.adviceFailed("configured", origin, failed, ruling);
+                        }
+                        called = ruling.values;
+                    }
+                    return null;
+                }
+                return ruling;
+            } catch (Throwable failed) {
+                // the advice's own failure (a StackOverflowError in a deep recursion): counted and decided by the fail
+                // policy. The guard is put back first, with no call, so that a second overflow here leaves nothing set.
+                depth[0] = saved;
+                outer = false;
+                Ruling refusal = Dispatcher.adviceFailed("configured", origin, failed, null);
+                depth[0] = saved + 1;
+                outer = refusal != null;   // closed: the exit carries out the refusal; open: the call runs unsupervised
+                return refusal;
             }
-            return ruling;
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
@@ -272,8 +314,12 @@ public final class ConfiguredHooks implements Hooks {
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Origin("#t.#m#d") String origin,
                          @Advice.Local("tgArgs") Object[] args,
-                         @Advice.Thrown Throwable thrown) {
-            Dispatcher.exit();
+                         @Advice.Thrown Throwable thrown,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved) {
+            if (depth != null) {
+                depth[0] = saved;   // first, and with no call: this cannot overflow the stack, whatever unwinds the method
+            }
             if (!outer) {
                 return;
             }
