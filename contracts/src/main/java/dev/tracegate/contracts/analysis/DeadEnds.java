@@ -39,7 +39,13 @@ final class DeadEnds {
 
     /** The search could not finish within the bound. */
     static final class TooLarge extends Exception {
-        TooLarge(String message) { super(message, null, false, false); }
+        /** Whether a larger state bound would lift it (false: too many atoms, which no bound lifts). */
+        final boolean states;
+
+        TooLarge(String message, boolean states) {
+            super(message, null, false, false);
+            this.states = states;
+        }
     }
 
     /** A dead end: the shortest trace to it (each event the atoms that hold) and the contracts' automata states there. */
@@ -70,7 +76,7 @@ final class DeadEnds {
         atoms = List.copyOf(all);
         if (atoms.size() > MAX_ATOMS) {
             throw new TooLarge("dead-end check skipped: the contracts read " + atoms.size() + " atoms, more than the "
-                    + MAX_ATOMS + " this check handles");
+                    + MAX_ATOMS + " this check handles", false);
         }
         localAtom = new int[comp.length][];
         byWeight = new int[MAX_LOCAL_ATOMS + 1][];
@@ -79,7 +85,7 @@ final class DeadEnds {
             int k = comp[i].atoms().size();
             if (k > MAX_LOCAL_ATOMS) {
                 throw new TooLarge("dead-end check skipped: a formula of '" + contracts.get(i / 2).id() + "' reads "
-                        + k + " atoms, more than the " + MAX_LOCAL_ATOMS + " this check enumerates events over");
+                        + k + " atoms, more than the " + MAX_LOCAL_ATOMS + " this check enumerates events over", false);
             }
             localAtom[i] = new int[k];
             for (int j = 0; j < k; j++) localAtom[i][j] = atoms.indexOf(comp[i].atoms().get(j));
@@ -187,7 +193,7 @@ final class DeadEnds {
 
     private TooLarge tooLarge() {
         return new TooLarge("dead-end check skipped: the product of " + contracts.size() + " contracts over "
-                + atoms.size() + " atoms needs more than " + maxStates + " states");
+                + atoms.size() + " atoms needs more than " + maxStates + " states", true);
     }
 
     int[] initial() {

@@ -35,8 +35,15 @@ import java.util.Set;
  */
 public final class LibraryAnalysis {
 
-    /** One finding; {@code witness} is a trace (each step the atoms that hold) where that helps. */
-    public record Finding(Kind kind, List<String> contracts, String explanation, List<List<String>> witness) {}
+    /**
+     * One finding; {@code witness} is a trace (each step the atoms that hold) where that helps; {@code moreStates} is
+     * true for a TOO_LARGE check that a larger state bound would let run (false for one skipped for its atom count).
+     */
+    public record Finding(Kind kind, List<String> contracts, String explanation, List<List<String>> witness, boolean moreStates) {
+        public Finding(Kind kind, List<String> contracts, String explanation, List<List<String>> witness) {
+            this(kind, contracts, explanation, witness, kind == Kind.TOO_LARGE);
+        }
+    }
 
     /** What a finding says. */
     public enum Kind { INCONSISTENT, INCOMPATIBLE, CONFLICT, DEAD_END, TOO_LARGE }
@@ -261,7 +268,7 @@ public final class LibraryAnalysis {
             out.add(new Finding(Kind.TOO_LARGE, ids(cs), skipped("the dead-end check (" + cs.size() + " contracts together)", e), List.of()));
             return;
         } catch (DeadEnds.TooLarge e) {
-            out.add(new Finding(Kind.TOO_LARGE, ids(cs), e.getMessage(), List.of()));
+            out.add(new Finding(Kind.TOO_LARGE, ids(cs), e.getMessage(), List.of(), e.states));
             return;
         }
         if (found == null) return;
