@@ -150,6 +150,58 @@ class AttachTest {
         assertThat(before.path("summary").path("events")).isEqualTo(now.path("summary").path("events"));
     }
 
+    /**
+     * trial12 attach-inflight-answer-in-default-session: a LangChain4j turn in flight at the attach had its later tool
+     * calls recorded in its conversation (the chat memory id) but its answer checked in session "default", where
+     * G(assistant -> O returned(get_balance)) blocked it although the balance had been returned in that conversation.
+     * The answer now goes to the conversation of the turn's tool calls; a turn started after the attach is unchanged.
+     */
+    @Test
+    void theAnswerOfALangChain4jTurnInFlightAtTheAttachIsCheckedInItsConversation() throws Exception {
+        Path library = Files.writeString(dir.resolve("r.yaml"), String.join("\n",
+                "library: r",
+                "contracts:",
+                "  - id: r.no-answer-before-balance",
+                "    guarantee: G(assistant -> O returned(get_balance))",
+                "    message: Answer only after the balance.",
+                ""));
+        Path audit = dir.resolve("inflight.jsonl");
+        Path err = dir.resolve("inflight-err.txt");
+        Process app = new ProcessBuilder(ForkedJvm.java(), "-cp", ForkedJvm.appClasspath(), "demoapp.langchain4j.InFlightAttachApp")
+                .redirectError(err.toFile()).start();
+        List<String> out = new ArrayList<>();
+        try (BufferedReader stdout = new BufferedReader(new InputStreamReader(app.getInputStream(), StandardCharsets.UTF_8));
+             Writer in = new OutputStreamWriter(app.getOutputStream(), StandardCharsets.UTF_8)) {
+            String holding = stdout.readLine();
+            assertThat(holding).as("the turn is inside its first tool").startsWith("HOLDING pid=");
+            ForkedJvm.Result attach = ForkedJvm.exec(cli("attach", holding.substring("HOLDING pid=".length()),
+                    "libraries=" + library + ",audit.path=" + audit + ",audit.personal-data=clear"));
+            assertThat(attach.exit()).as(attach.toString()).isZero();
+            in.write("go\n");
+            in.flush();
+            for (String line; (line = stdout.readLine()) != null && !line.equals("DONE"); ) out.add(line);
+            assertThat(app.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            app.destroyForcibly();
+        }
+        assertThat(out).as(Files.readString(err)).containsExactly("ANSWER conv-long: your balance is 12 EUR", "ANSWER conv-next: your balance is 12 EUR");
+        ObjectMapper json = new ObjectMapper();
+        List<String> events = new ArrayList<>();
+        for (String line : Files.readAllLines(audit)) {
+            JsonNode r = json.readTree(line);
+            if (!r.path("rec").asText().equals("event") || r.path("kind").asText().equals("end")) continue;
+            events.add(r.path("session").asText() + " " + r.path("kind").asText() + " " + r.path("tool").asText("") + " " + r.path("decision").asText());
+        }
+        assertThat(events).as(Files.readString(err)).containsExactly(
+                "conv-long call get_balance pass",
+                "conv-long return get_balance pass",
+                "conv-long assistant  pass",
+                "conv-next user  pass",
+                "conv-next call get_balance pass",
+                "conv-next return get_balance pass",
+                "conv-next assistant  pass");
+    }
+
     /** The lines with the header's {@code start} field removed and the chain recomputed. */
     private static List<String> withoutStart(List<String> lines) throws NoSuchAlgorithmException {
         MessageDigest sha = MessageDigest.getInstance("SHA-256");

@@ -136,6 +136,8 @@ public final class LangChain4jHooks implements Hooks {
             try {
                 Object memoryId = context == null ? null : context.chatMemoryId();
                 String session = memoryId == null ? "default" : memoryId.toString();
+                // a turn in flight at an attach: its answer is checked in this conversation, not in "default"
+                Dispatcher.adoptSession(memoryId);
                 ruling = Dispatcher.onToolCall("langchain4j", session, request.name(), request.arguments(), request.id());
                 if (ruling == null) {
                     return null;
@@ -363,6 +365,9 @@ public final class LangChain4jHooks implements Hooks {
                     response = response.toBuilder().aiMessage(message.withText(replacement)).build();
                 }
             }
+            if (message != null && !message.hasToolExecutionRequests()) {
+                Dispatcher.dropAdoptedSession();   // the turn's final answer: a session adopted for it ends with it
+            }
         }
     }
 
@@ -534,6 +539,7 @@ public final class LangChain4jHooks implements Hooks {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static Object enter() {
+            Dispatcher.dropAdoptedSession();   // left by a turn in flight at the attach that ended without an answer
             return Dispatcher.swapSession(null);
         }
 
