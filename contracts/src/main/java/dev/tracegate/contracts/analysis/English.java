@@ -30,7 +30,7 @@ public final class English {
             return switch (b.op()) {
                 case AND -> group(b.left(), l, b.op()) + " and " + group(b.right(), r, b.op());
                 case OR -> group(b.left(), l, b.op()) + " or " + group(b.right(), r, b.op());
-                case IMPLIES -> "if " + l + ", then " + r;
+                case IMPLIES -> "if " + condition(b.left(), l) + ", then " + r;
                 default -> l + " exactly when " + r;
             };
         }
@@ -76,10 +76,10 @@ public final class English {
         return switch (b.op()) {
             case AND -> group(b.left(), l, b.op()) + " and " + group(b.right(), r, b.op());
             case OR -> group(b.left(), l, b.op()) + " or " + group(b.right(), r, b.op());
-            case IMPLIES -> "if " + l + ", then " + r;
+            case IMPLIES -> "if " + condition(b.left(), l) + ", then " + r;
             case IFF -> l + " exactly when " + r;
-            case UNTIL -> l + " until " + r + " (which must happen)";
-            case WEAK_UNTIL -> l + " until " + r + " (or to the end)";
+            case UNTIL -> condition(b.left(), l) + " until " + r + " (which must happen)";
+            case WEAK_UNTIL -> condition(b.left(), l) + " until " + r + " (or to the end)";
             case RELEASE -> r + " up to and including the first time " + l + " (or to the end)";
             // φ S ψ holds exactly when φ held at every event after the last ψ, and there was a ψ.
             case SINCE -> "since the last time " + r + " (which must have happened), " + l;
@@ -104,7 +104,7 @@ public final class English {
 
     private static String always(Formula x) {
         if (x instanceof Formula.Binary b && b.op() == Formula.BinOp.IMPLIES) {
-            return "whenever " + say(b.left()) + ", " + say(b.right());
+            return "whenever " + condition(b.left(), say(b.left())) + ", " + say(b.right());
         }
         if (x instanceof Formula.Unary u && u.op() == Formula.UnOp.NOT) return never(u.arg());
         return "at every event, " + say(x);
@@ -113,6 +113,19 @@ public final class English {
     private static String never(Formula x) {
         if (x instanceof Atom a) return clause(a).never();
         return "it never happens that " + say(x);
+    }
+
+    /**
+     * Brackets the text {@code s} of a condition ("if _, then", "whenever _,") or of the left side of an until when
+     * it is itself an implication, an equivalence or an until-like operator, whose own commas or "until" would
+     * otherwise run on: "if (if a, then b), then c" is not "if a, then if b, then c" (trial13 explain-nested-implication).
+     */
+    private static String condition(Formula f, String s) {
+        if (!(f instanceof Formula.Binary b)) return s;
+        return switch (b.op()) {
+            case IMPLIES, IFF, UNTIL, WEAK_UNTIL, RELEASE, SINCE -> "(" + s + ")";
+            default -> s;
+        };
     }
 
     /** Brackets a nested connective unless it is the same associative one (a and b and c). */

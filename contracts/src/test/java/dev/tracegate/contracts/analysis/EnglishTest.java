@@ -2,7 +2,11 @@ package dev.tracegate.contracts.analysis;
 
 import dev.tracegate.contracts.library.Library;
 import dev.tracegate.contracts.library.LibrarySpec;
+import dev.tracegate.engine.ltl.Atom;
+import dev.tracegate.engine.ltl.Formula;
+import dev.tracegate.engine.ltl.Formulas;
 import dev.tracegate.engine.ltl.Parser;
+import dev.tracegate.engine.reference.Semantics;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -98,5 +102,55 @@ class EnglishTest {
         assertThat(English.of(Parser.parse("G user"))).isEqualTo("At every event, the user sends a message.");
         assertThat(English.of(Parser.parse("F user"))).isEqualTo("Eventually the user sends a message.");
         assertThat(English.of(Parser.parse("X user"))).isEqualTo("At the next event (which must exist), the user sends a message.");
+    }
+
+    @Test
+    void anImplicationInsideAConditionIsBracketed() {
+        // trial13 explain-nested-implication: both read "if if the agent calls a, then ..." / "if the agent calls a, then if ..."
+        assertThat(English.of(Parser.parse("(call(a) -> call(b)) -> call(c)")))
+                .isEqualTo("At the first event, if (if the agent calls a, then the agent calls b), then the agent calls c.");
+        assertThat(English.of(Parser.parse("call(a) -> (call(b) -> call(c))")))
+                .isEqualTo("At the first event, if the agent calls a, then if the agent calls b, then the agent calls c.");
+        assertThat(English.of(Parser.parse("G((call(a) -> call(b)) -> call(c))"))).doesNotContain("whenever if");
+        assertThat(English.of(Parser.parse("(call(a) U call(b)) U call(c)")))
+                .isNotEqualTo(English.of(Parser.parse("call(a) U (call(b) U call(c))")));
+    }
+
+    /**
+     * Brute force: formulas of depth 2 over three atoms with implication, and, or, until; any two that read the same in
+     * English agree on every trace of up to three events (the engine's reference semantics).
+     */
+    @Test
+    void formulasThatReadTheSameAgreeOnEveryShortTrace() {
+        List<Formula> leaves = List.of(Parser.parse("call(a)"), Parser.parse("call(b)"), Parser.parse("call(c)"));
+        Formula.BinOp[] ops = {Formula.BinOp.IMPLIES, Formula.BinOp.AND, Formula.BinOp.OR, Formula.BinOp.UNTIL};
+        List<Formula> one = new ArrayList<>(leaves);
+        for (Formula.BinOp op : ops) for (Formula l : leaves) for (Formula r : leaves) if (!l.equals(r)) one.add(Formulas.binary(op, l, r));
+        java.util.Map<String, Formula> byEnglish = new java.util.HashMap<>();
+        List<Atom> atoms = Formulas.atoms(Parser.parse("call(a) & call(b) & call(c)"));
+        List<long[]> traces = new ArrayList<>();
+        for (int n = 1; n <= 3; n++) {
+            for (int code = 0; code < 1 << (3 * n); code++) {
+                long[] t = new long[n];
+                for (int i = 0; i < n; i++) t[i] = code >>> (3 * i) & 7;
+                traces.add(t);
+            }
+        }
+        int compared = 0;
+        for (Formula.BinOp op : ops) {
+            for (Formula l : one) {
+                for (Formula r : one) {
+                    Formula f = Formulas.binary(op, l, r);
+                    Formula seen = byEnglish.putIfAbsent(English.of(f), f);
+                    if (seen == null) continue;
+                    compared++;
+                    for (long[] t : traces) {
+                        assertThat(Semantics.holds(f, atoms, t)).as("%s and %s both read '%s'; trace %s", Formulas.print(f),
+                                Formulas.print(seen), English.of(f), java.util.Arrays.toString(t)).isEqualTo(Semantics.holds(seen, atoms, t));
+                    }
+                }
+            }
+        }
+        assertThat(compared).as("some formulas do read the same (a and b and c)").isPositive();
     }
 }
