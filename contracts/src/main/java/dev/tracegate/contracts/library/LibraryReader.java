@@ -210,8 +210,66 @@ public final class LibraryReader {
         Atom first = Formulas.firstAtom(bad);
         String problem = "in formula '" + text.strip() + "': future operator " + symbol(bad) + " inside past operator " + pastOp
                 + "; " + rule;
+        int[] op = operatorAt(bad, text);
+        if (op != null) {
+            int[] at = inFile(n, op[0], op[1]);
+            throw new LibraryException(n.file(), at[0], at[1], problem, hint);
+        }
         if (first == null || first.line() <= 0) throw Fields.error(n, problem, hint);
         throw atAtom(n, first, problem, hint);
+    }
+
+    /**
+     * The 1-based {line, column} in {@code text} of the operator of {@code bad} (X in {@code H(X call(a))}, U in
+     * {@code O(call(c) U call(a))}), found from its atoms' positions: a prefix operator is written before its operand's
+     * first atom with only spaces and '(' between, a binary one before its right operand's. Null when the text does not
+     * read so (an atom from a named atom's definition, an operator spelt otherwise): then the atom's position is given.
+     */
+    static int[] operatorAt(Formula bad, String text) {
+        int[] lineStart = lineStarts(text);
+        int at;
+        if (bad instanceof Formula.Unary u) {
+            at = startOf(u, text, lineStart);
+        } else if (bad instanceof Formula.Binary b) {
+            int right = startOf(b.right(), text, lineStart);
+            at = right < 0 ? -1 : tokenBefore(text, right, b.op().symbol);
+        } else {
+            return null;
+        }
+        if (at < 0) return null;
+        int line = 0;
+        while (line + 1 < lineStart.length && lineStart[line + 1] <= at) line++;
+        return new int[] {line + 1, at - lineStart[line] + 1};
+    }
+
+    private static int[] lineStarts(String text) {
+        List<Integer> starts = new ArrayList<>();
+        starts.add(0);
+        for (int i = 0; i < text.length(); i++) if (text.charAt(i) == '\n') starts.add(i + 1);
+        return starts.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The offset where {@code f} is written in {@code text}, or -1. */
+    private static int startOf(Formula f, String text, int[] lineStart) {
+        if (f instanceof Atom a) {
+            if (a.line() < 1 || a.line() > lineStart.length || a.column() < 1) return -1;
+            int off = lineStart[a.line() - 1] + a.column() - 1;
+            return off < text.length() && text.startsWith(a.name(), off) ? off : -1;
+        }
+        if (f instanceof Formula.Unary u) {
+            int operand = startOf(u.arg(), text, lineStart);
+            return operand < 0 ? -1 : tokenBefore(text, operand, u.op().symbol);
+        }
+        if (f instanceof Formula.Binary b) return startOf(b.left(), text, lineStart);
+        return -1;
+    }
+
+    /** The offset of {@code symbol} written before {@code at} with only spaces and '(' between, or -1. */
+    private static int tokenBefore(String text, int at, String symbol) {
+        int i = at;
+        while (i > 0 && (Character.isWhitespace(text.charAt(i - 1)) || text.charAt(i - 1) == '(')) i--;
+        int from = i - symbol.length();
+        return from >= 0 && text.startsWith(symbol, from) ? from : -1;
     }
 
     /** The first future subformula of {@code f}, or a named atom of {@code named} whose definition has one. */

@@ -54,16 +54,29 @@ class LibraryReaderErrorsTest {
                         "lib.yaml:4:31: in formula 'G(call(pay) -> 100 >= arg(pay, amount))': unexpected '100', expected a formula after '->'\n"
                                 + "  hint: a comparison starts with its atom: write arg(pay, amount) <= 100; the formula syntax is in docs/FORMULAS.md"),
                 Arguments.of("future operator inside a past one", "library: g1\ncontracts:\n  - id: g1.a\n    guarantee: O(F call(x))\n",
-                        "lib.yaml:4:20: in formula 'O(F call(x))': future operator F inside past operator O; the operands of Y, O, H and S must be past-only\n"
+                        "lib.yaml:4:18: in formula 'O(F call(x))': future operator F inside past operator O; the operands of Y, O, H and S must be past-only\n"
                                 + "  hint: " + PAST_ONLY),
                 Arguments.of("future operator inside since, in an assumption", "library: x\ncontracts:\n  - id: c\n    assume: G(p -> (q S (r U s)))\n    guarantee: G !p\n",
-                        "lib.yaml:4:26: in formula 'G(p -> (q S (r U s)))': future operator U inside past operator S; the operands of Y, O, H and S must be past-only\n"
+                        "lib.yaml:4:28: in formula 'G(p -> (q S (r U s)))': future operator U inside past operator S; the operands of Y, O, H and S must be past-only\n"
+                                + "  hint: " + PAST_ONLY),
+                // trial13 past-operand-column: the column is the future operator's, not its operand's first atom's
+                Arguments.of("future operator inside a past one, quoted", "library: e\ncontracts:\n  - id: e.x\n    guarantee: \"H(X call(a))\"\n",
+                        "lib.yaml:4:19: in formula 'H(X call(a))': future operator X inside past operator H; the operands of Y, O, H and S must be past-only\n"
+                                + "  hint: " + PAST_ONLY),
+                Arguments.of("future operator right after a past one", "library: e\ncontracts:\n  - id: e.x\n    guarantee: Y G call(a)\n",
+                        "lib.yaml:4:18: in formula 'Y G call(a)': future operator G inside past operator Y; the operands of Y, O, H and S must be past-only\n"
+                                + "  hint: " + PAST_ONLY),
+                Arguments.of("until inside once", "library: e\ncontracts:\n  - id: e.x\n    guarantee: call(b) -> O(call(c)  U  (call(a)))\n",
+                        "lib.yaml:4:38: in formula 'call(b) -> O(call(c)  U  (call(a)))': future operator U inside past operator O; the operands of Y, O, H and S must be past-only\n"
+                                + "  hint: " + PAST_ONLY),
+                Arguments.of("future operator on a later line of a block", "library: e\ncontracts:\n  - id: e.x\n    guarantee: |\n      call(b) ->\n        call(a) S (F\n          call(b))\n",
+                        "lib.yaml:6:20: in formula 'call(b) ->\n  call(a) S (F\n    call(b))': future operator F inside past operator S; the operands of Y, O, H and S must be past-only\n"
                                 + "  hint: " + PAST_ONLY),
                 Arguments.of("named atom with a future operator inside a past one", "library: x\natoms:\n  later: F call(x)\ncontracts:\n  - id: c\n    guarantee: G(call(y) -> O later)\n",
                         "lib.yaml:6:31: in formula 'G(call(y) -> O later)': named atom 'later' (F call(x)) has future operator F and is used inside past operator O; the operands of Y, O, H and S must be past-only\n"
                                 + "  hint: " + PAST_ONLY),
                 Arguments.of("future operator inside a past one in a named atom", "library: x\natoms:\n  seen: H(X p)\ncontracts:\n  - id: c\n    guarantee: G !seen\n",
-                        "lib.yaml:3:13: in formula 'H(X p)': future operator X inside past operator H; the operands of Y, O, H and S must be past-only\n"
+                        "lib.yaml:3:11: in formula 'H(X p)': future operator X inside past operator H; the operands of Y, O, H and S must be past-only\n"
                                 + "  hint: " + PAST_ONLY),
                 Arguments.of("formula read as a YAML tag", "library: x\ncontracts:\n  - id: a\n    guarantee: !call(refund) W returned(approve_refund)\n",
                         "lib.yaml:4:16: formula '!call(refund) W returned(approve_refund)' starts with '!call(refund)', which YAML reads as a tag and drops, leaving 'W returned(approve_refund)'\n"
