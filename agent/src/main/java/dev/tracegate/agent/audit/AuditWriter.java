@@ -142,6 +142,13 @@ public final class AuditWriter implements AutoCloseable {
      * at once: a timer this VM fires later than asked would otherwise make it miss the deadline.
      */
     private static final long MIN_NAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * The writer's window is at most this many nanoseconds per slot of the queue: 131 ms for the default 65,536 (so
+     * {@code maxDelay} decides), 2 ms for 1,024. A burst after a silence must not fill the queue before the writer wakes,
+     * or a small queue would hold producers back (block) or drop their records (drop) for a whole window; a thread
+     * calling a tool back to back makes a record about every microsecond on a small VM (two per call of about 1.5 us).
+     */
+    private static final long WINDOW_NANOS_PER_SLOT = 2_000;
     /** The longest {@link Settings#maxDelay}: the writer also checks for a moved file (about once a second) when it wakes. */
     private static final long MAX_DELAY_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -386,8 +393,9 @@ public final class AuditWriter implements AutoCloseable {
      * (an unpark would cost each call a system call), so a nap is as long as the deadline allows and no longer: with
      * nothing to write, {@code maxDelay}, since a record may arrive as it starts. At a paced rate the writer then wakes
      * and writes once per {@code maxDelay}, not once per call (each wake-up costs tens of microseconds of CPU on a small
-     * VM). A nap is also short enough that the queue, filling at the rate the last nap saw, stays three-quarters empty,
-     * and at least 1 ms: under a flood the writer works without napping, as it keeps finding records.
+     * VM). The window is {@code maxDelay}, or less for a small queue ({@link #WINDOW_NANOS_PER_SLOT}). A nap is also short
+     * enough that the queue, filling at the rate the last nap saw, stays three-quarters empty, and at least 1 ms: under
+     * a flood the writer works without napping, as it keeps finding records.
      *
      * <p>The deadline: {@code clearSince} is a time before which every accepted record has been handed to the sink. It is
      * read before a poll that found the queue empty (so every record offered earlier was polled by then) and taken
@@ -395,7 +403,8 @@ public final class AuditWriter implements AutoCloseable {
      * the time to encode what was queued ahead of it and whatever the scheduler of a busy machine adds to a nap.
      */
     private void run() {
-        final long maxDelay = settings.maxDelayNanos;
+        // a small queue gets a shorter window: see WINDOW_NANOS_PER_SLOT
+        final long window = Math.max(MIN_NAP_NANOS, Math.min(settings.maxDelayNanos, settings.queueSize * WINDOW_NANOS_PER_SLOT));
         final double fillTarget = Math.max(1, settings.queueSize / 4);
         int empty = SPINS;          // empty polls since the last record
         long sinceNote = 0;
@@ -440,16 +449,18 @@ public final class AuditWriter implements AutoCloseable {
                     if (batchLen == 0) clearSince = now;
                     noteDrops();
                     followMove();
-                    if (batchLen > 0 && now - (clearSince + maxDelay - MIN_NAP_NANOS) >= 0) flushBatch();
+                    if (batchLen > 0 && now - (clearSince + window - MIN_NAP_NANOS) >= 0) flushBatch();
                 } else if (now - nextRetryAt >= 0) {
                     openSink(now);
                 }
                 if (batchLen == 0) clearSince = now;   // all that was offered before now is in the file (or counted lost)
-                long nap = !healthy ? Math.min(maxDelay, nextRetryAt - now)
-                        : batchLen > 0 ? clearSince + maxDelay - now : maxDelay;
-                // the queue must not fill before the next wake-up: at the rate seen since the last nap began, a quarter of it
+                long nap = !healthy ? Math.min(window, nextRetryAt - now)
+                        : batchLen > 0 ? clearSince + window - now : window;
+                // The queue must not fill before the next wake-up: at the rate seen since the last nap began, a quarter of
+                // it (a queue found half full or more says the rate is not known, only high: the shortest nap).
                 double perRecord = (now - napStart) / (double) Math.max(1, taken);
-                nap = (long) Math.max(MIN_NAP_NANOS, Math.min(nap, perRecord * fillTarget));
+                double fill = taken >= 2 * fillTarget ? MIN_NAP_NANOS : perRecord * fillTarget;
+                nap = (long) Math.max(MIN_NAP_NANOS, Math.min(nap, fill));
                 if (closing) continue;   // close() unparked before this park, or will: either way drain now
                 napStart = System.nanoTime();
                 taken = 0;
