@@ -421,7 +421,9 @@ final class ReplayCommand implements Callable<Integer> {
                     b.append("\n  ").append(id).append(": assumption broken first at ").append(rep.firstBreak(c));
                     quiet = false;
                 }
-                if (v != Verdict.ACTIVE && rep.firstFail(c) == null) {
+                // the end verdict unless it only repeats a violation above (FAIL after 'violated first'): a contract violated
+                // on a prefix may still end IDLE, its assumption never met (trial13 replay-text-hides-end-verdict)
+                if (v == Verdict.IDLE || v == Verdict.FAIL && rep.firstFail(c) == null) {
                     b.append("\n  ").append(id).append(": ").append(v).append(" at end");
                     quiet = false;
                 }
