@@ -136,26 +136,44 @@ public final class Dispatcher {
         return previous;
     }
 
+    /** {@code SCOPE[2]}: this thread's model call asked for tools and the thread has no conversation id. */
+    private static final Object AWAITING_TOOLS = "awaiting tools";
+    /** {@code SCOPE[2]}: {@code SCOPE[0]} was taken from a tool call by {@link #adoptSession}. */
+    private static final Object ADOPTED = "adopted";
+
     /**
-     * A tool call of a conversation ({@code session}, from the framework's invocation context) on a thread that has
-     * no conversation id: the invocation began before the agent attached, so its own advice never ran. The thread
-     * takes that id for the model events that follow in the same turn (its answer), until {@link #dropAdoptedSession}.
+     * A model call on this thread answered with tool requests while the thread had no conversation id: an AI service
+     * invocation that began before the agent attached (its own advice never ran). Its tools, run next on this thread,
+     * tell the conversation ({@link #adoptSession}). Threads that only run tools (a concurrent executor, a streaming
+     * provider) never get here, so they adopt nothing.
+     */
+    public static void awaitTools() {
+        Object[] scope = SCOPE.get();
+        if (scope[0] == null) {
+            scope[2] = AWAITING_TOOLS;
+        }
+    }
+
+    /**
+     * A tool call of conversation {@code session} (the framework's invocation context) right after {@link #awaitTools}:
+     * the thread takes that id for the model events that follow in the same turn (its answer), until
+     * {@link #dropAdoptedSession}.
      */
     public static void adoptSession(Object session) {
         Object[] scope = SCOPE.get();
-        if (scope[0] == null && session != null) {
+        if (scope[2] == AWAITING_TOOLS && scope[0] == null && session != null) {
             scope[0] = session;
-            scope[2] = Boolean.TRUE;
+            scope[2] = ADOPTED;
         }
     }
 
     /** Forgets a conversation id taken by {@link #adoptSession}: the turn's final answer has been checked, or a new invocation begins. */
     public static void dropAdoptedSession() {
         Object[] scope = SCOPE.get();
-        if (scope[2] != null) {
+        if (scope[2] == ADOPTED) {
             scope[0] = null;
-            scope[2] = null;
         }
+        scope[2] = null;
     }
 
     /** Restores the conversation id returned by {@link #swapSession}. */
@@ -369,8 +387,10 @@ public final class Dispatcher {
         try {
             return t.onMethodResult(origin, arguments, result);
         } catch (Throwable e) {
-            internalError(t, origin, e);
-            return null;
+            // fail: closed withholds a result that could not be checked, as a contract withholds one (the advice throws
+            // TracegateViolation from a method that does not return String); fail: open lets it through
+            Ruling r = internalError(t, origin, e);
+            return r == null ? null : r.text;
         }
     }
 

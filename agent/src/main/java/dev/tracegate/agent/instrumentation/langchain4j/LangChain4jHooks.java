@@ -348,25 +348,30 @@ public final class LangChain4jHooks implements Hooks {
                 return;
             }
             AiMessage message = response.aiMessage();
-            if (message != null && message.text() != null) {
-                String replacement;
-                try {
-                    replacement = Dispatcher.onAssistantMessage("langchain4j", Dispatcher.session("default"), message.text());
-                } catch (TracegateViolation violation) {
-                    throw violation;   // a block under block.style: exception (or fail: closed inside the dispatcher)
-                } catch (Throwable failed) {
-                    Ruling refusal = Dispatcher.adviceFailed("langchain4j", "assistant message", failed, null);
-                    if (refusal != null) {
-                        throw refusal.violation();   // fail: closed, as the dispatcher's own internal error on an answer
+            try {
+                if (message != null && message.text() != null) {
+                    String replacement;
+                    try {
+                        replacement = Dispatcher.onAssistantMessage("langchain4j", Dispatcher.session("default"), message.text());
+                    } catch (TracegateViolation violation) {
+                        throw violation;   // a block under block.style: exception (or fail: closed inside the dispatcher)
+                    } catch (Throwable failed) {
+                        Ruling refusal = Dispatcher.adviceFailed("langchain4j", "assistant message", failed, null);
+                        if (refusal != null) {
+                            throw refusal.violation();   // fail: closed, as the dispatcher's own internal error on an answer
+                        }
+                        replacement = null;
                     }
-                    replacement = null;
+                    if (replacement != null) {
+                        response = response.toBuilder().aiMessage(message.withText(replacement)).build();
+                    }
                 }
-                if (replacement != null) {
-                    response = response.toBuilder().aiMessage(message.withText(replacement)).build();
+            } finally {
+                if (message != null && message.hasToolExecutionRequests()) {
+                    Dispatcher.awaitTools();   // without a conversation id here (a turn in flight at the attach), its tools tell it
+                } else {
+                    Dispatcher.dropAdoptedSession();   // the turn's final answer (or a refused one): a session adopted for it ends here
                 }
-            }
-            if (message != null && !message.hasToolExecutionRequests()) {
-                Dispatcher.dropAdoptedSession();   // the turn's final answer: a session adopted for it ends with it
             }
         }
     }
