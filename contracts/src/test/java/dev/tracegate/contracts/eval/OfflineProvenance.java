@@ -30,7 +30,8 @@ import java.util.Set;
  *
  * <p>A target value (each element of a list) is untrusted when it occurs in a tool output, the user
  * never named it, and (with {@link Rules#wholeFields}) it is not a whole structured field of an
- * output. Occurrence and naming are whole-word and case-insensitive, URLs without their scheme.
+ * output; a value that occurs whole in no output and no user text is untrusted when an identifier
+ * inside it is. Occurrence and naming are whole-word and case-insensitive, URLs without their scheme.
  */
 public final class OfflineProvenance implements Grounder<Event> {
 
@@ -262,12 +263,28 @@ public final class OfflineProvenance implements Grounder<Event> {
             JsonNode v = e.args().get(Args.Path.field(f));
             if (v == null || v.isNull()) continue;
             if (v.isArray()) {
-                for (JsonNode x : v) if (untrusted(x.asText(), seen) && !(fetch && inRecord(x.asText(), seen))) return 1;
-            } else if (untrusted(v.asText(), seen) && !(fetch && inRecord(v.asText(), seen))) {
+                for (JsonNode x : v) if (untrustedTargetValue(x.asText(), seen, fetch)) return 1;
+            } else if (untrustedTargetValue(v.asText(), seen, fetch)) {
                 return 1;
             }
         }
         return 0;
+    }
+
+    /**
+     * One target value: untrusted as a whole, or, when the model composed it (it occurs whole in no output and no user
+     * text), through an identifier inside it that is untrusted (trial14 provenance-decorated-target: "IBAN: DE89...").
+     */
+    private boolean untrustedTargetValue(String value, Seen seen, boolean fetch) {
+        if (untrusted(value, seen) && !(fetch && inRecord(value, seen))) return true;
+        String v = fold(value);
+        if (v.isEmpty()) return false;
+        for (String o : seen.outputs()) if (mentions(o, v)) return false;
+        for (String u : seen.userTexts()) if (mentions(u, v)) return false;
+        for (String id : dev.tracegate.matchers.predicate.Identifiers.find(value)) {
+            if (!fold(id).equals(v) && untrusted(id, seen) && !(fetch && inRecord(id, seen))) return true;
+        }
+        return false;
     }
 
     private static boolean inRecord(String value, Seen seen) {

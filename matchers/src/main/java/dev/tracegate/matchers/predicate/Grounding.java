@@ -819,7 +819,7 @@ public final class Grounding implements Grounder<Event> {
 
     boolean flows(Frame f, CharSequence value, boolean untrusted) {
         if (value == null) return false;
-        if (untrusted && provenance != null) return Sightings.of(f.st.refs[sightingsSlot]).untrusted(value.toString(), provenance);
+        if (untrusted && provenance != null) return Sightings.of(f.st.refs[sightingsSlot]).untrustedTarget(value.toString(), provenance, false);
         Object in = f.st.refs[introducedSlot];
         if (!(in instanceof ValueSet introduced) || introduced.isEmpty()) return false;
         ValueSet named = f.st.refs[namedSlot] instanceof ValueSet vs ? vs : ValueSet.EMPTY;
@@ -878,8 +878,8 @@ public final class Grounding implements Grounder<Event> {
             JsonNode v = e.args().get(path);
             if (v == null || v.isNull()) continue;
             if (v.isArray()) {
-                for (JsonNode x : v) if (s.untrusted(x.asText(), p) && !(fetchTool && s.inRecord(x.asText()))) return true;
-            } else if (s.untrusted(v.asText(), p) && !(fetchTool && s.inRecord(v.asText()))) {
+                for (JsonNode x : v) if (s.untrustedTarget(x.asText(), p, fetchTool)) return true;
+            } else if (s.untrustedTarget(v.asText(), p, fetchTool)) {
                 return true;
             }
         }

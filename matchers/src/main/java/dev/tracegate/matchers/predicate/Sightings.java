@@ -152,6 +152,31 @@ final class Sightings {
         return true;
     }
 
+    /**
+     * A call's target value (or an {@code untrusted(f)} argument) is untrusted: {@link #untrusted} for the whole value, and
+     * for a value the model composed (found whole in no output and no user message: {@code "IBAN: DE89..."},
+     * {@code "DE89...."}) also for each identifier inside it ({@link Identifiers#find}: a number of 4+ digits, an IBAN in
+     * groups, an address, a URL or domain, a quoted string), as the default mode reads a target. A value or identifier that
+     * lies inside a record a fetch tool may open ({@code inRecordTrusted}) is not untrusted.
+     */
+    boolean untrustedTarget(String value, Provenance p, boolean inRecordTrusted) {
+        if (untrusted(value, p) && !(inRecordTrusted && inRecord(value))) return true;
+        String v = fold(value);
+        if (v.isEmpty() || truncated || seenWhole(v)) return false; // decided as a whole, with its refinements
+        for (String id : Identifiers.find(value)) {
+            if (!fold(id).equals(v) && untrusted(id, p) && !(inRecordTrusted && inRecord(id))) return true;
+        }
+        return false;
+    }
+
+    /** True when {@code v} (folded) occurs as a whole word, or as an IBAN in any spelling, in an output or a user message. */
+    private boolean seenWhole(String v) {
+        String iban = IbanSpelling.compact(v);
+        for (String o : outputs) if (contains(o, v, iban)) return true;
+        for (String u : user) if (contains(u, v, iban)) return true;
+        return false;
+    }
+
     /** {@link #containsWord(String, String)} for {@code v}, or the IBAN {@code iban} in any spelling when it is one. */
     private static boolean contains(String text, String v, String iban) {
         return iban != null ? IbanSpelling.occursIn(text, iban) : containsWord(text, v);
