@@ -41,7 +41,8 @@ import org.jctools.queues.atomic.MpscAtomicArrayQueue;
  *
  * <p>The writer groups records: it writes a batch when its oldest record is about to be {@code audit.max-delay} old
  * (100 ms by default), when the batch is full, and on close; producers never wake it. A crash of the process (kill -9)
- * loses at most the records of that window; what was written is in the operating system's hands.
+ * loses at most the records of that window, and while producers outrun the writer also what is still queued; what
+ * was written is in the operating system's hands.
  */
 public final class AuditWriter implements AutoCloseable {
 
