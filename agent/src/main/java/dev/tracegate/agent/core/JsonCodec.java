@@ -10,55 +10,37 @@ import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 
 import java.io.IOException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /**
  * JSON to and from plain JDK values with the agent's own (relocated) Jackson. Thread-safe. The mapper
- * is created on first use: most hosts never need it, and creating it costs start-up time. Writing the
- * common shapes of tool arguments skips the mapper ({@link JsonText}), with the same text.
+ * is created on first use: most hosts never need it, and creating it costs start-up time. Values are written
+ * without it: the common shapes of tool arguments by {@link JsonText} (with Jackson's text), the rest by
+ * {@link ValueText}, within its bounds.
  */
 public final class JsonCodec {
 
     private volatile ObjectMapper mapper;
 
+    /** The value's JSON text, within {@link ValueText}'s bounds (a cut value has its markers; see {@link #written}). */
     public String write(Object value) {
-        if (value == null) {
-            return "{}";
-        }
-        String common = JsonText.write(value);
-        if (common != null) {
-            return common;
-        }
-        try {
-            return mapper().writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            // a value Jackson cannot write (a type with no serializer, a cycle) must not refuse the call: it is
-            // written as its text, each map entry on its own so the others keep their structure (trial7 finding 15)
-            try {
-                return mapper().writeValueAsString(writable(value));
-            } catch (JsonProcessingException again) {
-                throw new IllegalArgumentException("tracegate: cannot write " + value.getClass().getName() + " as JSON: " + e.getOriginalMessage(), e);
-            }
-        }
+        return written(value).json();
     }
 
-    /** {@code value} if the mapper can write it; a map with each entry made writable; else its {@code toString()}. */
-    private Object writable(Object value) {
-        if (value == null) return null;
-        if (value instanceof Map<?, ?> map) {
-            Map<String, Object> copy = new LinkedHashMap<>();
-            for (Map.Entry<?, ?> e : map.entrySet()) copy.put(String.valueOf(e.getKey()), writable(e.getValue()));
-            return copy;
+    /**
+     * The value's JSON text and whether it was cut: the common shapes as Jackson writes them ({@link JsonText}), anything
+     * else by {@link ValueText}, which reads no iterator, stream or getter and bounds depth, elements and length. Jackson is
+     * not used to write: it would call the host's getters and iterate its iterators, with no bound (trial14).
+     */
+    public ValueText.Written written(Object value) {
+        if (value == null) {
+            return EMPTY;
         }
-        try {
-            mapper().writeValueAsString(value);
-            return value;
-        } catch (JsonProcessingException | RuntimeException e) {
-            return String.valueOf(value);
-        }
+        String common = JsonText.write(value);
+        return common != null ? new ValueText.Written(common, null) : ValueText.write(value);
     }
+
+    private static final ValueText.Written EMPTY = new ValueText.Written("{}", null);
 
     public Object read(String json) {
         try {

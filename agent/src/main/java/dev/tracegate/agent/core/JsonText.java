@@ -16,7 +16,8 @@ import java.util.Map;
  * whatever it does not cover, and the caller then uses Jackson, so the fast path never changes a result.
  *
  * <p>Covered: maps with String keys, lists, strings, Integer/Long/Short/Byte, finite doubles, booleans and
- * null, nested up to {@value #MAX_DEPTH} levels; for reading, one JSON object with nothing but white space
+ * null, nested up to {@value #MAX_DEPTH} levels, with at most {@link ValueText#MAX_ELEMENTS} elements in one list or map
+ * (and, for text, {@link ValueText#MAX_CHARS} characters); for reading, one JSON object with nothing but white space
  * after it and integers of at most 18 digits. Stateless and thread-safe.
  */
 public final class JsonText {
@@ -29,17 +30,21 @@ public final class JsonText {
 
     // ------------------------------------------------------------------ writing
 
-    /** The JSON text of {@code value} as Jackson writes it, or null when the value has a part this class does not cover. */
+    /**
+     * The JSON text of {@code value} as Jackson writes it, or null when the value has a part this class does not cover
+     * or is beyond {@link ValueText}'s bounds (which then writes it, cut).
+     */
     public static String write(Object value) {
         StringBuilder out = new StringBuilder(64);
-        return write(value, out, 0) ? out.toString() : null;
+        return write(value, out, 0) && out.length() <= ValueText.MAX_CHARS ? out.toString() : null;
     }
 
     private static boolean write(Object v, StringBuilder out, int depth) {
-        if (depth > MAX_DEPTH) return false;
+        if (depth > MAX_DEPTH || out.length() > ValueText.MAX_CHARS) return false;
         if (v == null) {
             out.append("null");
         } else if (v instanceof String) {
+            if (((String) v).length() > ValueText.MAX_CHARS) return false;
             string((String) v, out);
         } else if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
             out.append(((Number) v).longValue());
@@ -50,6 +55,7 @@ public final class JsonText {
         } else if (v instanceof Boolean) {
             out.append(((Boolean) v).booleanValue() ? "true" : "false");
         } else if (v instanceof Map) {
+            if (((Map<?, ?>) v).size() > ValueText.MAX_ELEMENTS) return false;   // ValueText cuts it
             out.append('{');
             boolean first = true;
             for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
@@ -62,6 +68,7 @@ public final class JsonText {
             }
             out.append('}');
         } else if (v instanceof List) {
+            if (((List<?>) v).size() > ValueText.MAX_ELEMENTS) return false;
             out.append('[');
             boolean first = true;
             for (Object o : (List<?>) v) {
@@ -77,7 +84,7 @@ public final class JsonText {
     }
 
     /** Quotes and escapes as Jackson does by default: {@code " \} and the control characters, nothing else. */
-    private static void string(String s, StringBuilder out) {
+    static void string(String s, StringBuilder out) {
         out.append('"');
         int n = s.length();
         int plain = 0;
@@ -161,6 +168,7 @@ public final class JsonText {
         }
         if (v instanceof Boolean) return NODES.booleanNode((Boolean) v);
         if (v instanceof Map) {
+            if (((Map<?, ?>) v).size() > ValueText.MAX_ELEMENTS) return null;   // ValueText cuts it
             ObjectNode o = NODES.objectNode();
             for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
                 if (!(e.getKey() instanceof String)) return null;
@@ -171,6 +179,7 @@ public final class JsonText {
             return o;
         }
         if (v instanceof List) {
+            if (((List<?>) v).size() > ValueText.MAX_ELEMENTS) return null;
             ArrayNode a = NODES.arrayNode();
             for (Object x : (List<?>) v) {
                 JsonNode n = node(x, depth + 1);

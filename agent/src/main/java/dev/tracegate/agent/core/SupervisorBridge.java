@@ -328,6 +328,34 @@ public final class SupervisorBridge implements DispatchTarget {
         return json.write(value);
     }
 
+    /** A value's JSON text and whether it was cut (see {@link ValueText}); {@link #unreadValue} decides what a cut means. */
+    public ValueText.Written written(Object value) {
+        return json.written(value);
+    }
+
+    /** Places whose cut values were logged already (a cut is counted every time, logged once per place and reason). */
+    private final java.util.Set<String> cutsLogged = ConcurrentHashMap.newKeySet();
+
+    /**
+     * A configured method's {@code what} ("the arguments", "the result") at {@code where} could not be written whole
+     * ({@code cut} says why: too deep, a cycle, too many elements, too long): counted as an internal error and decided by
+     * the fail policy. {@code fail: closed}: the ruling that refuses (the call does not run, the result is withheld);
+     * {@code fail: open}: null, and the cut text, with its markers, is what contracts see.
+     */
+    public Ruling unreadValue(String where, String what, String cut) {
+        String key = where + " " + what + ": " + cut;
+        boolean first = cutsLogged.size() < 256 && cutsLogged.add(key);
+        return internalError(where, new UnreadValue(what + " could not be read whole: " + cut),
+                first ? "; under fail=open contracts see what could be read of " + what + "; further cuts here are counted, not logged" : null);
+    }
+
+    /** A value the agent's writer cut (no stack trace: the cut is the whole story). */
+    static final class UnreadValue extends RuntimeException {
+        UnreadValue(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     @Override
     public Object fromJson(String text) {
         return json.read(text);

@@ -38,20 +38,22 @@ class JsonCodecTest {
         assertThat(json.write(LocalDate.of(2026, 1, 2))).isEqualTo("\"2026-01-02\"");
     }
 
-    /** A value Jackson cannot write at all is written as its text; the other entries keep their structure. */
+    /** A cycle is cut where it closes, with a marker; the other entries keep their structure, and the cut is reported. */
     @Test
-    void aValueThatCannotBeWrittenBecomesItsText() {
+    void aCycleIsCutWhereItClosesAndReported() {
         Map<String, Object> cyclic = new LinkedHashMap<>();
+        cyclic.put("n", 3);
         cyclic.put("self", cyclic);
-        Map<String, Object> args = new LinkedHashMap<>();
-        args.put("n", 3);
-        args.put("odd", new Looping());
-        assertThat(json.write(args)).isEqualTo("{\"n\":3,\"odd\":\"looping\"}");
+        ValueText.Written w = json.written(cyclic);
+        assertThat(w.json()).isEqualTo("{\"n\":3,\"self\":\"[cut: cycle, a java.util.LinkedHashMap that contains itself]\"}");
+        assertThat(w.cut()).isEqualTo("a cycle: a java.util.LinkedHashMap contains itself");
+        Looping looping = new Looping();
+        assertThat(json.write(Map.of("odd", looping))).isEqualTo("{\"odd\":{\"me\":\"[cut: cycle, a " + Looping.class.getName() + " that contains itself]\"}}");
     }
 
-    /** A bean whose getter returns itself: Jackson refuses it (a direct self-reference). */
+    /** A bean whose field holds itself. */
     static final class Looping {
-        public Looping getMe() { return this; }
-        @Override public String toString() { return "looping"; }
+        private final Looping me = this;
+        public Looping getMe() { return me; }
     }
 }

@@ -43,4 +43,35 @@ class ValueShapesTest {
         assertThat(r.stdout()).as(r.toString()).contains("overflow: blocked=60 ran=0");
         assertThat(auditLinesWith("\"tool\":\"forbidden\"")).as("one audit record per forbidden call").isEqualTo(60);
     }
+
+    private static final String WITHHOLD_SECRETS = "library: wh\ncontracts:\n  - id: wh.no-secrets\n    assume: G !result_matches(\"(?i)secret\")\n"
+            + "    guarantee: G true\n    message: Results with secrets are withheld.\n";
+    private static final String NEVER_FORBIDDEN = "library: so\ncontracts:\n  - id: so.never\n    guarantee: G !call(forbidden)\n    message: never\n";
+
+    /**
+     * trial14 deep-result-escapes-fail-closed: a result nested 5,000 levels (or one that contains itself) overflowed the
+     * writer; the agent logged "refused" but the host got the result, secret included, and no RETURN was recorded.
+     */
+    @Test
+    void underFailClosedAResultTooDeepOrCyclicToReadWholeIsWithheldCountedAndRecorded() throws Exception {
+        Forked.Output r = app("closed", WITHHOLD_SECRETS, "deep-result", "cyclic-result");
+        assertThat(r.stdout()).as(r.toString()).contains("deep 1: refused: ").contains("deep 5000: refused: ").contains("cyclic: refused: ")
+                .doesNotContain("HOST GOT");
+        assertThat(r.stderr()).contains("the result could not be read whole: nested deeper than 100 levels")
+                .contains("(fail=closed: refused").doesNotContain("StackOverflowError");
+        assertThat(auditLinesWith("\"kind\":\"return\"")).as("a RETURN for each call: " + Files.readString(audit())).isEqualTo(3);
+        assertThat(r.stderr()).contains("the result could not be read whole: a cycle: a java.util.HashMap contains itself");
+    }
+
+    /**
+     * Under fail: open such results are checked as far as they could be read, counted (the ERROR line says let through)
+     * and recorded: the deep one passes (its secret is beyond the cut), the cyclic one is withheld (its secret is not).
+     */
+    @Test
+    void underFailOpenAResultTooDeepToReadWholeIsCheckedAsFarAsItWasReadAndCounted() throws Exception {
+        Forked.Output r = app("open", WITHHOLD_SECRETS, "deep-result", "cyclic-result");
+        assertThat(r.stdout()).as(r.toString()).contains("deep 1: refused: ").contains("deep 5000: HOST GOT List").contains("cyclic: refused: ");
+        assertThat(r.stderr()).contains("the result could not be read whole").contains("(fail=open: let through");
+        assertThat(auditLinesWith("\"kind\":\"return\"")).isEqualTo(3);
+    }
 }

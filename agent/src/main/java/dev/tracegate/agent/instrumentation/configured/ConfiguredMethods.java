@@ -5,6 +5,7 @@ import dev.tracegate.agent.core.AgentLog;
 import dev.tracegate.agent.core.Consent;
 import dev.tracegate.agent.core.Erasure;
 import dev.tracegate.agent.core.JsonText;
+import dev.tracegate.agent.core.ValueText;
 import dev.tracegate.agent.core.SupervisorBridge;
 import dev.tracegate.matchers.event.Args;
 
@@ -433,10 +434,23 @@ public final class ConfiguredMethods {
             names = site.names != null && site.names.length == arguments.length ? site.names : parameterNames(origin, arguments.length);
             // the common shapes become the arguments straight from the values, as reading their JSON text would
             Args args = JsonText.args(names, arguments);
-            ruling = args != null ? bridge.onToolCall(FRAMEWORK, session, tool, args, null, site.textResult, site.reach)
-                    : bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null, site.textResult, site.reach);
+            if (args != null) {
+                ruling = bridge.onToolCall(FRAMEWORK, session, tool, args, null, site.textResult, site.reach);
+            } else {
+                ValueText.Written written = argumentsJson(argsField, names, arguments, bridge);
+                if (written.cut() != null) {
+                    Ruling refusal = bridge.unreadValue(method(origin), "the arguments", written.cut());
+                    if (refusal != null) return refusal;
+                }
+                ruling = bridge.onToolCall(FRAMEWORK, session, tool, written.json(), null, site.textResult, site.reach);
+            }
         } else {
-            ruling = bridge.onToolCall(FRAMEWORK, session, tool, argumentsJson(argsField, names, arguments, bridge), null, site.textResult, site.reach);
+            ValueText.Written written = argumentsJson(argsField, names, arguments, bridge);
+            if (written.cut() != null) {
+                Ruling refusal = bridge.unreadValue(method(origin), "the arguments", written.cut());
+                if (refusal != null) return refusal;
+            }
+            ruling = bridge.onToolCall(FRAMEWORK, session, tool, written.json(), null, site.textResult, site.reach);
         }
         boolean thrown = bridge.throwOnBlock() || !site.textResult;
         if (ruling == null) {
@@ -467,7 +481,14 @@ public final class ConfiguredMethods {
         }
         // a text result is replaced by the notice; the advice withholds any other by throwing the notice instead
         boolean text = result == null || result instanceof String;
-        return bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), null, text ? (String) result : bridge.toJson(result), false);
+        ValueText.Written written = text ? null : bridge.written(result);
+        String notice = bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), null, text ? (String) result : written.json(), false);
+        if (written != null && written.cut() != null) {
+            // the RETURN is recorded with what could be read; fail: closed withholds a result no contract could see whole
+            Ruling refusal = bridge.unreadValue(method(origin), "the result", written.cut());
+            if (refusal != null) return refusal.text;
+        }
+        return notice;
     }
 
     /**
@@ -484,19 +505,19 @@ public final class ConfiguredMethods {
         bridge.onToolThrown(FRAMEWORK, site.session(arguments), site.tool(arguments), text);
     }
 
-    private static String argumentsJson(String argsField, String[] names, Object[] arguments, SupervisorBridge bridge) {
+    private static ValueText.Written argumentsJson(String argsField, String[] names, Object[] arguments, SupervisorBridge bridge) {
         if (argsField.equals("*")) {
             Map<String, Object> all = new LinkedHashMap<>();
             for (int i = 0; i < arguments.length; i++) {
                 all.put(names[i], arguments[i]);
             }
-            return bridge.toJson(all);
+            return bridge.written(all);
         }
         Object value = read(argsField, arguments, null);
         if (value instanceof String && ((String) value).strip().startsWith("{")) {
-            return (String) value;
+            return new ValueText.Written((String) value, null);
         }
-        return bridge.toJson(value instanceof Map ? value : Collections.singletonMap("value", value));
+        return bridge.written(value instanceof Map ? value : Collections.singletonMap("value", value));
     }
 
     private static Object[] rewrite(String argsField, String[] names, Object[] arguments, String json, SupervisorBridge bridge,

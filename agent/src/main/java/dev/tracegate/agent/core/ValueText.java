@@ -1,0 +1,372 @@
+package dev.tracegate.agent.core;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes a host's Java value (a configured method's argument or result) as JSON text within fixed bounds, reading only
+ * what cannot change the value: it never advances an iterator or a stream and never calls the host's getters.
+ *
+ * <p>What is read how: text, numbers, booleans, characters and enums as themselves; {@code java.time} values, UUIDs,
+ * URIs, paths and other JDK value types as their text; dates as epoch milliseconds (as Jackson writes them); an
+ * {@code Optional} as its value or {@code null}; arrays, collections (through their own iterator, which a collection
+ * hands out afresh) and maps as JSON arrays and objects; a record by its component fields; any other host object by
+ * its instance fields (not static, not transient), read directly, never through a getter. Not read at all, written as
+ * {@code "[not read: CLASS]"}: iterators, enumerations, spliterators, streams, an {@code Iterable} that is not a
+ * {@code Collection} (it may be one-shot), I/O streams, readers, writers, channels, futures, threads, lambdas, and a
+ * host object whose fields its module does not open. Any other JDK object is written as its {@code toString()}.
+ *
+ * <p>Bounds: {@value #MAX_DEPTH} nested levels, {@value #MAX_ELEMENTS} elements of one array, collection or map, and
+ * {@value #MAX_CHARS} characters of text in all; a cycle (a value that contains itself) is cut where it closes. A cut
+ * leaves valid JSON with a marker ({@code "[cut: ...]"}) in the cut's place and is reported by {@link Written#cut()}:
+ * the caller decides by the fail policy what a value that could not be read whole means. Not thread-safe: one
+ * instance per value.
+ */
+public final class ValueText {
+    /** Nesting levels written; a deeper value is cut. */
+    public static final int MAX_DEPTH = 100;
+    /** Elements of one array, collection or map written; the rest are cut. */
+    public static final int MAX_ELEMENTS = 10_000;
+    /** Characters of text written for one value, about; the rest is cut. */
+    public static final int MAX_CHARS = 4_194_304;
+
+    /** The JSON text of a value, and why it is not the whole value ({@code null} when it is). */
+    public record Written(String json, String cut) {
+    }
+
+    private static final ClassValue<Field[]> FIELDS = new ClassValue<Field[]>() {
+        @Override
+        protected Field[] computeValue(Class<?> type) {
+            return readableFields(type);
+        }
+    };
+    private static final Field[] UNREADABLE = new Field[0];
+
+    private final StringBuilder out = new StringBuilder(64);
+    private final Object[] path = new Object[MAX_DEPTH + 1];
+    private String cut;
+    private boolean full;
+
+    private ValueText() {
+    }
+
+    /** The value's JSON text within the bounds. */
+    public static Written write(Object value) {
+        ValueText w = new ValueText();
+        w.value(value, 0);
+        return new Written(w.out.toString(), w.cut);
+    }
+
+    private void cut(String why) {
+        if (cut == null) cut = why;
+    }
+
+    /** True (and the marker written once) when the text has reached {@link #MAX_CHARS}: every container then stops. */
+    private boolean overBudget() {
+        if (full) return true;
+        if (out.length() < MAX_CHARS) return false;
+        full = true;
+        cut("the text is longer than " + MAX_CHARS + " characters");
+        return true;
+    }
+
+    private void value(Object v, int depth) {
+        if (v == null) {
+            out.append("null");
+            return;
+        }
+        if (v instanceof String s) {
+            string(s);
+            return;
+        }
+        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte || v instanceof java.math.BigInteger
+                || v instanceof java.util.concurrent.atomic.AtomicInteger || v instanceof java.util.concurrent.atomic.AtomicLong
+                || v instanceof java.math.BigDecimal) {
+            out.append(v);
+            return;
+        }
+        if (v instanceof Double || v instanceof Float) {
+            double d = ((Number) v).doubleValue();
+            if (Double.isNaN(d) || Double.isInfinite(d)) string(v.toString());   // as Jackson writes them: text
+            else out.append(v);
+            return;
+        }
+        if (v instanceof Boolean) {
+            out.append(((Boolean) v).booleanValue());
+            return;
+        }
+        if (v instanceof java.util.concurrent.atomic.AtomicBoolean b) {
+            out.append(b.get());
+            return;
+        }
+        if (v instanceof Character) {
+            string(v.toString());
+            return;
+        }
+        if (v instanceof Enum<?> e) {
+            string(e.name());
+            return;
+        }
+        Class<?> type = v.getClass();
+        boolean jdk = jdk(type);
+        if (v instanceof java.util.Date d) {
+            out.append(d.getTime());
+            return;
+        }
+        if (v instanceof java.util.Calendar c) {
+            out.append(c.getTimeInMillis());
+            return;
+        }
+        if (v instanceof Class<?> c) {
+            string(c.getName());
+            return;
+        }
+        if (v instanceof java.util.Optional<?> o) {
+            value(o.orElse(null), depth);
+            return;
+        }
+        if (v instanceof java.util.OptionalInt o) {
+            if (o.isPresent()) out.append(o.getAsInt()); else out.append("null");
+            return;
+        }
+        if (v instanceof java.util.OptionalLong o) {
+            if (o.isPresent()) out.append(o.getAsLong()); else out.append("null");
+            return;
+        }
+        if (v instanceof java.util.OptionalDouble o) {
+            if (o.isPresent()) value(o.getAsDouble(), depth); else out.append("null");
+            return;
+        }
+        if (notRead(v, type)) {
+            string("[not read: " + type.getName() + "]");
+            return;
+        }
+        if (jdk && (v instanceof CharSequence || v instanceof Number || v instanceof java.time.temporal.TemporalAccessor
+                || v instanceof java.time.temporal.TemporalAmount || v instanceof java.time.ZoneId || v instanceof java.time.Clock
+                || v instanceof java.util.UUID || v instanceof java.net.URI || v instanceof java.net.URL || v instanceof java.io.File
+                || v instanceof java.nio.file.Path || v instanceof java.util.Locale || v instanceof java.util.Currency
+                || v instanceof java.util.regex.Pattern || v instanceof java.nio.charset.Charset || v instanceof java.net.InetAddress
+                || v instanceof java.util.TimeZone)) {
+            string(v.toString());
+            return;
+        }
+        if (v instanceof char[] chars) {
+            string(new String(chars, 0, Math.min(chars.length, MAX_CHARS)));
+            if (chars.length > MAX_CHARS) cut("a char[] of " + chars.length + " characters");
+            return;
+        }
+        if (v instanceof byte[] bytes) {
+            // base64, as Jackson writes a byte[]
+            int n = Math.min(bytes.length, MAX_CHARS / 4 * 3);
+            string(java.util.Base64.getEncoder().encodeToString(n == bytes.length ? bytes : java.util.Arrays.copyOf(bytes, n)));
+            if (n < bytes.length) cut("a byte[] of " + bytes.length + " bytes");
+            return;
+        }
+        if (v instanceof Throwable t) {
+            String message = t.getMessage();
+            string(message == null ? type.getName() : type.getName() + ": " + message);
+            return;
+        }
+        // a container from here on: bounded by depth, and a value already on the path is a cycle
+        if (depth >= MAX_DEPTH) {
+            string("[cut: deeper than " + MAX_DEPTH + " levels]");
+            cut("nested deeper than " + MAX_DEPTH + " levels");
+            return;
+        }
+        for (int i = 0; i < depth; i++) {
+            if (path[i] == v) {
+                string("[cut: cycle, a " + type.getName() + " that contains itself]");
+                cut("a cycle: a " + type.getName() + " contains itself");
+                return;
+            }
+        }
+        path[depth] = v;
+        try {
+            if (type.isArray()) array(v, depth);
+            else if (v instanceof Collection<?> c) collection(c, depth);
+            else if (v instanceof Map<?, ?> m) map(m, depth);
+            else if (jdk) string(String.valueOf(v));
+            else object(v, type, depth);
+        } finally {
+            path[depth] = null;
+        }
+    }
+
+    /** Kinds whose content cannot be read without consuming or running it. */
+    private static boolean notRead(Object v, Class<?> type) {
+        return v instanceof Iterator || v instanceof java.util.Enumeration || v instanceof java.util.Spliterator
+                || v instanceof java.util.stream.BaseStream || (v instanceof Iterable && !(v instanceof Collection))
+                || v instanceof java.io.InputStream || v instanceof java.io.OutputStream || v instanceof java.io.Reader
+                || v instanceof java.io.Writer || v instanceof java.nio.channels.Channel || v instanceof java.util.concurrent.Future
+                || v instanceof Thread || v instanceof ClassLoader || type.isSynthetic() || type.isHidden();
+    }
+
+    private void array(Object array, int depth) {
+        int n = java.lang.reflect.Array.getLength(array);
+        out.append('[');
+        int i = 0;
+        for (; i < n && i < MAX_ELEMENTS; i++) {
+            if (i > 0) out.append(',');
+            if (overBudget()) {
+                string("[cut]");
+                out.append(']');
+                return;
+            }
+            value(java.lang.reflect.Array.get(array, i), depth + 1);
+        }
+        if (i < n) more(n - i, "elements", i > 0);
+        out.append(']');
+    }
+
+    private void collection(Collection<?> c, int depth) {
+        out.append('[');
+        int i = 0;
+        Iterator<?> it = c.iterator();
+        for (; i < MAX_ELEMENTS && it.hasNext(); i++) {
+            if (i > 0) out.append(',');
+            if (overBudget()) {
+                string("[cut]");
+                out.append(']');
+                return;
+            }
+            value(it.next(), depth + 1);
+        }
+        if (i == MAX_ELEMENTS && it.hasNext()) {
+            int size = c.size();
+            more(size > i ? size - i : 1, size > i ? "elements" : "element(s)", true);
+        }
+        out.append(']');
+    }
+
+    private void map(Map<?, ?> m, int depth) {
+        out.append('{');
+        int i = 0;
+        Iterator<? extends Map.Entry<?, ?>> it = m.entrySet().iterator();
+        for (; i < MAX_ELEMENTS && it.hasNext(); i++) {
+            if (i > 0) out.append(',');
+            if (overBudget()) {
+                string("[cut]");
+                out.append(":null}");
+                return;
+            }
+            Map.Entry<?, ?> e = it.next();
+            string(key(e.getKey()));
+            out.append(':');
+            value(e.getValue(), depth + 1);
+        }
+        if (i == MAX_ELEMENTS && it.hasNext()) {
+            int size = m.size();
+            out.append(',');
+            string("[cut]");
+            out.append(':');
+            string((size > i ? size - i : 1) + " more entries");
+            cut("a map of more than " + MAX_ELEMENTS + " entries");
+        }
+        out.append('}');
+    }
+
+    private void more(int more, String what, boolean comma) {
+        if (comma) out.append(',');
+        string("[cut: " + more + " more " + what + "]");
+        cut("more than " + MAX_ELEMENTS + " elements");
+    }
+
+    /** A map key's text: JDK keys by their text, a host object by its class (its toString is the host's code). */
+    private static String key(Object k) {
+        if (k == null) return "null";
+        if (k instanceof String s) return s;
+        if (k instanceof Enum<?> e) return e.name();
+        return jdk(k.getClass()) ? String.valueOf(k) : "[key: " + k.getClass().getName() + "]";
+    }
+
+    private void object(Object v, Class<?> type, int depth) {
+        Field[] fields = FIELDS.get(type);
+        if (fields == UNREADABLE) {
+            string("[not read: " + type.getName() + "]");
+            return;
+        }
+        out.append('{');
+        for (int i = 0; i < fields.length; i++) {
+            if (i > 0) out.append(',');
+            if (overBudget()) {
+                string("[cut]");
+                out.append(":null}");
+                return;
+            }
+            string(fields[i].getName());
+            out.append(':');
+            Object field;
+            try {
+                field = fields[i].get(v);
+            } catch (IllegalAccessException e) {
+                field = "[not read]";
+            }
+            value(field, depth + 1);
+        }
+        out.append('}');
+    }
+
+    /**
+     * The instance fields of a host class and its host superclasses (not static, not transient, not synthetic), made
+     * readable; a record's are its components. {@link #UNREADABLE} when its module does not open the class to the agent.
+     */
+    static Field[] readableFields(Class<?> type) {
+        Module agent = ValueText.class.getModule();
+        List<Field> fields = new ArrayList<>();
+        if (type.isRecord()) {
+            for (RecordComponent c : type.getRecordComponents()) {
+                try {
+                    Field f = type.getDeclaredField(c.getName());
+                    if (!f.trySetAccessible()) return UNREADABLE;
+                    fields.add(f);
+                } catch (NoSuchFieldException | SecurityException e) {
+                    return UNREADABLE;
+                }
+            }
+            return fields.toArray(new Field[0]);
+        }
+        List<Class<?>> chain = new ArrayList<>();
+        for (Class<?> c = type; c != null && c != Object.class && !jdk(c); c = c.getSuperclass()) chain.add(0, c);
+        for (Class<?> c : chain) {
+            if (!c.getModule().isOpen(c.getPackageName(), agent)) {
+                if (c == type) return UNREADABLE;
+                continue;
+            }
+            for (Field f : c.getDeclaredFields()) {
+                int m = f.getModifiers();
+                if (Modifier.isStatic(m) || Modifier.isTransient(m) || f.isSynthetic()) continue;
+                try {
+                    if (f.trySetAccessible()) fields.add(f);
+                } catch (SecurityException e) {
+                    // left out
+                }
+            }
+        }
+        return fields.toArray(new Field[0]);
+    }
+
+    /** A JDK class (its code is the platform's, not the host's). */
+    static boolean jdk(Class<?> type) {
+        ClassLoader loader = type.getClassLoader();
+        return loader == null || loader == ClassLoader.getPlatformClassLoader();
+    }
+
+    /** Quotes and escapes as Jackson does; text beyond what the budget leaves is cut with a marker inside the string. */
+    private void string(String s) {
+        int room = Math.max(0, MAX_CHARS - out.length());
+        if (s.length() <= room) {
+            JsonText.string(s, out);
+            return;
+        }
+        String kept = s.substring(0, room) + "[cut: " + (s.length() - room) + " more characters]";
+        JsonText.string(kept, out);
+        full = true;
+        cut("the text is longer than " + MAX_CHARS + " characters");
+    }
+}
