@@ -48,4 +48,70 @@ class ValueTextTest {
         assertThat(twice.cut()).isNull();
         assertThat(twice.json()).isEqualTo("[[\"x\"],[\"x\"],{\"k\":[\"x\"]}]");
     }
+
+    /** A bean whose getters have side effects; a static and a transient field are not its state. */
+    static final class Counter {
+        static int instances;
+        private int reads;
+        private final String owner = "ada";
+        private transient Object cache = new Object();
+
+        public int getNext() {
+            return ++reads;
+        }
+
+        public String getOwner() {
+            throw new IllegalStateException("a getter must not be called");
+        }
+    }
+
+    /** A record whose accessor has a side effect. */
+    record Payment(String iban, long cents) {
+        static int accessorCalls;
+
+        @Override
+        public String iban() {
+            accessorCalls++;
+            return iban;
+        }
+    }
+
+    /**
+     * trial14 writer-consumes-iterator-args: the writer iterated an Iterator or a one-shot Iterable (the tool then got it
+     * exhausted) and called bean getters (a side-effecting getNext ran). Now such values are written as a placeholder and
+     * left as they were; beans and records are read by their fields, never through a method of theirs.
+     */
+    @Test
+    void iteratorsStreamsAndOneShotIterablesAreNotReadAndBeansAreReadByTheirFieldsWithoutCallingAGetter() throws Exception {
+        java.util.Iterator<Integer> it = List.of(1, 2, 3).iterator();
+        int[] iterations = {0};
+        Iterable<Integer> once = () -> {
+            iterations[0]++;
+            return List.of(1, 2, 3).iterator();
+        };
+        java.util.stream.Stream<Integer> stream = java.util.stream.Stream.of(1, 2);
+        java.io.InputStream in = new java.io.ByteArrayInputStream(new byte[] {1, 2});
+        Counter counter = new Counter();
+        ValueText.Written w = ValueText.write(new java.util.LinkedHashMap<>(Map.of("it", it)));
+        assertThat(w.json()).isEqualTo("{\"it\":\"[not read: " + it.getClass().getName() + "]\"}");
+        assertThat(w.cut()).as("a value not read by design is not a cut").isNull();
+        assertThat(it.next()).as("the iterator was not advanced").isEqualTo(1);
+        assertThat(ValueText.write(once).json()).startsWith("\"[not read: ");
+        assertThat(iterations[0]).isZero();
+        assertThat(ValueText.write(stream).json()).startsWith("\"[not read: ");
+        assertThat(stream.count()).as("the stream is still usable").isEqualTo(2);
+        assertThat(ValueText.write(List.of(in)).json()).startsWith("[\"[not read: java.io.ByteArrayInputStream");
+        assertThat(in.available()).isEqualTo(2);
+        assertThat(ValueText.write(counter).json()).isEqualTo("{\"reads\":0,\"owner\":\"ada\"}");
+        assertThat(counter.getNext()).as("getNext was never called by the writer").isEqualTo(1);
+        ValueText.Written payment = ValueText.write(new Payment("DE89370400440532013000", 1250));
+        assertThat(payment.json()).isEqualTo("{\"iban\":\"DE89370400440532013000\",\"cents\":1250}");
+        assertThat(Payment.accessorCalls).isZero();
+        // a collection is read through its own, fresh iterator: it is there afterwards as before
+        java.util.ArrayDeque<String> queue = new java.util.ArrayDeque<>(List.of("a", "b"));
+        assertThat(ValueText.write(queue).json()).isEqualTo("[\"a\",\"b\"]");
+        assertThat(queue).containsExactly("a", "b");
+        java.util.function.Supplier<String> lambda = () -> "x";
+        assertThat(ValueText.write(lambda).json()).startsWith("\"[not read: ");
+    }
 }

@@ -74,4 +74,18 @@ class ValueShapesTest {
         assertThat(r.stderr()).contains("the result could not be read whole").contains("(fail=open: let through");
         assertThat(auditLinesWith("\"kind\":\"return\"")).isEqualTo(3);
     }
+
+    /**
+     * trial14 writer-consumes-iterator-args: under the agent the tool got an exhausted iterator (sum=0), a used one-shot
+     * iterable, a bean whose getter the writer had called, and a caller got an exhausted iterator back; an endless
+     * iterator ran the heap out. Supervision must not change what the application computes.
+     */
+    @Test
+    void theWriterLeavesIteratorsAndBeansAsTheHostPassedThem() throws Exception {
+        Forked.Output r = app("closed", NEVER_FORBIDDEN, "iterators");
+        assertThat(r.stdout()).as(r.toString()).contains("iterator: sum=6").contains("one-shot iterable: sum=6")
+                .contains("iterator result: sum=6").contains("bean: getNext calls=0").contains("endless: first ten=55");
+        assertThat(r.stderr()).doesNotContain("ERROR");
+        assertThat(auditLinesWith("\"kind\":\"call\"")).as("each call supervised").isEqualTo(5);
+    }
 }
