@@ -22,7 +22,9 @@ class BuiltinLibrariesTest {
         assertThat(replay(lib, List.of(
                 user("Please refund order 17, it arrived broken."),
                 call("refund", "{\"order\": 17, \"amount\": 40}"))))
-                .containsExactly("PASS", "BLOCK:sop-refund.approval-first");
+                // before an approval ctx(approved_amount) is empty, so over_approved is unevaluable and some value of it
+                // fails within-approved-amount too: that contract refuses the call as well and is named (trial13)
+                .containsExactly("PASS", "BLOCK:sop-refund.approval-first,sop-refund.within-approved-amount");
     }
 
     @Test
@@ -43,7 +45,7 @@ class BuiltinLibrariesTest {
                 call("approve_refund", "{\"order\": 17, \"amount\": 100}"),
                 dev.tracegate.matchers.event.Event.returned("s", 0, "approve_refund", "manager declined", true),
                 call("refund", "{\"order\": 17, \"amount\": 50}"))))
-                .containsExactly("PASS", "PASS", "BLOCK:sop-refund.approval-first");
+                .containsExactly("PASS", "PASS", "BLOCK:sop-refund.approval-first,sop-refund.within-approved-amount");
     }
 
     private static final String PAYMENTS = """
