@@ -144,7 +144,7 @@ public final class ValueText {
             return;
         }
         if (notRead(v, type)) {
-            string("[not read: " + type.getName() + "]");
+            marker("[not read: " + type.getName() + "]");
             return;
         }
         if (jdk && (v instanceof CharSequence || v instanceof Number || v instanceof java.time.temporal.TemporalAccessor
@@ -175,13 +175,13 @@ public final class ValueText {
         }
         // a container from here on: bounded by depth, and a value already on the path is a cycle
         if (depth >= MAX_DEPTH) {
-            string("[cut: deeper than " + MAX_DEPTH + " levels]");
+            marker("[cut: deeper than " + MAX_DEPTH + " levels]");
             cut("nested deeper than " + MAX_DEPTH + " levels");
             return;
         }
         for (int i = 0; i < depth; i++) {
             if (path[i] == v) {
-                string("[cut: cycle, a " + type.getName() + " that contains itself]");
+                marker("[cut: cycle, a " + type.getName() + " that contains itself]");
                 cut("a cycle: a " + type.getName() + " contains itself");
                 return;
             }
@@ -214,7 +214,7 @@ public final class ValueText {
         for (; i < n && i < MAX_ELEMENTS; i++) {
             if (i > 0) out.append(',');
             if (overBudget()) {
-                string("[cut]");
+                marker("[cut]");
                 out.append(']');
                 return;
             }
@@ -231,7 +231,7 @@ public final class ValueText {
         for (; i < MAX_ELEMENTS && it.hasNext(); i++) {
             if (i > 0) out.append(',');
             if (overBudget()) {
-                string("[cut]");
+                marker("[cut]");
                 out.append(']');
                 return;
             }
@@ -251,7 +251,7 @@ public final class ValueText {
         for (; i < MAX_ELEMENTS && it.hasNext(); i++) {
             if (i > 0) out.append(',');
             if (overBudget()) {
-                string("[cut]");
+                marker("[cut]");
                 out.append(":null}");
                 return;
             }
@@ -263,9 +263,9 @@ public final class ValueText {
         if (i == MAX_ELEMENTS && it.hasNext()) {
             int size = m.size();
             out.append(',');
-            string("[cut]");
+            marker("[cut]");
             out.append(':');
-            string((size > i ? size - i : 1) + " more entries");
+            marker((size > i ? size - i : 1) + " more entries");
             cut("a map of more than " + MAX_ELEMENTS + " entries");
         }
         out.append('}');
@@ -273,7 +273,7 @@ public final class ValueText {
 
     private void more(int more, String what, boolean comma) {
         if (comma) out.append(',');
-        string("[cut: " + more + " more " + what + "]");
+        marker("[cut: " + more + " more " + what + "]");
         cut("more than " + MAX_ELEMENTS + " elements");
     }
 
@@ -288,14 +288,14 @@ public final class ValueText {
     private void object(Object v, Class<?> type, int depth) {
         Field[] fields = FIELDS.get(type);
         if (fields == UNREADABLE) {
-            string("[not read: " + type.getName() + "]");
+            marker("[not read: " + type.getName() + "]");
             return;
         }
         out.append('{');
         for (int i = 0; i < fields.length; i++) {
             if (i > 0) out.append(',');
             if (overBudget()) {
-                string("[cut]");
+                marker("[cut]");
                 out.append(":null}");
                 return;
             }
@@ -355,6 +355,11 @@ public final class ValueText {
     static boolean jdk(Class<?> type) {
         ClassLoader loader = type.getClassLoader();
         return loader == null || loader == ClassLoader.getPlatformClassLoader();
+    }
+
+    /** A marker or placeholder the writer puts in: written whole, outside the length budget (it is short). */
+    private void marker(String text) {
+        JsonText.string(text, out);
     }
 
     /** Quotes and escapes as Jackson does; text beyond what the budget leaves is cut with a marker inside the string. */

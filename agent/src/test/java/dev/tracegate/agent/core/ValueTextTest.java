@@ -114,4 +114,46 @@ class ValueTextTest {
         java.util.function.Supplier<String> lambda = () -> "x";
         assertThat(ValueText.write(lambda).json()).startsWith("\"[not read: ");
     }
+
+    /**
+     * trial14 unbounded-collection-arg-hangs: Collections.nCopies(2e9, "x") as an argument never returned under the agent
+     * (the writer walked every element). Now at most MAX_ELEMENTS elements of one collection, array or map and about
+     * MAX_CHARS characters in all are written, and the rest is cut with a marker saying how much; JsonText's fast path
+     * declines such a value rather than walking it.
+     */
+    @Test
+    void largeValuesAreCutByElementsAndByLengthWithAMarkerAndReported() throws Exception {
+        List<String> huge = Collections.nCopies(2_000_000_000, "x");
+        ValueText.Written w = ValueText.write(huge);
+        assertThat(w.cut()).isEqualTo("more than " + ValueText.MAX_ELEMENTS + " elements");
+        assertThat(w.json()).endsWith(",\"x\",\"[cut: 1999990000 more elements]\"]");
+        assertThat(JACKSON.readTree(w.json()).size()).isEqualTo(ValueText.MAX_ELEMENTS + 1);
+        assertThat(JsonText.args(new String[] {"l"}, new Object[] {huge})).as("the fast path declines, never walks it").isNull();
+        assertThat(JsonText.write(huge)).isNull();
+
+        Map<Integer, Integer> map = new java.util.HashMap<>();
+        for (int i = 0; i < ValueText.MAX_ELEMENTS + 5; i++) map.put(i, i);
+        ValueText.Written m = ValueText.write(map);
+        assertThat(m.cut()).isEqualTo("a map of more than " + ValueText.MAX_ELEMENTS + " entries");
+        assertThat(JACKSON.readTree(m.json()).get("[cut]").asText()).isEqualTo("5 more entries");
+
+        ValueText.Written array = ValueText.write(new int[ValueText.MAX_ELEMENTS + 1]);
+        assertThat(array.json()).endsWith(",0,\"[cut: 1 more elements]\"]");
+
+        String text = "y".repeat(ValueText.MAX_CHARS + 10);
+        ValueText.Written longText = ValueText.write(List.of(text, "after"));
+        assertThat(longText.cut()).isEqualTo("the text is longer than " + ValueText.MAX_CHARS + " characters");
+        assertThat(longText.json()).endsWith("[cut: 11 more characters]\",\"[cut]\"]").doesNotContain("after");
+        assertThat(longText.json().length()).isLessThan(ValueText.MAX_CHARS + 100);
+
+        // a value shared along 60 levels is 2^60 leaves written out: the length bound ends it
+        Object shared = "leaf";
+        for (int i = 0; i < 60; i++) shared = List.of(shared, shared);
+        ValueText.Written dag = ValueText.write(shared);
+        assertThat(dag.cut()).isEqualTo("the text is longer than " + ValueText.MAX_CHARS + " characters");
+        assertThat(JACKSON.readTree(dag.json()).isArray()).isTrue();
+
+        List<Integer> exactly = Collections.nCopies(ValueText.MAX_ELEMENTS, 1);
+        assertThat(ValueText.write(exactly).cut()).as("at the bound nothing is cut").isNull();
+    }
 }

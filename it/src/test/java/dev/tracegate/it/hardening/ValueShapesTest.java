@@ -88,4 +88,23 @@ class ValueShapesTest {
         assertThat(r.stderr()).doesNotContain("ERROR");
         assertThat(auditLinesWith("\"kind\":\"call\"")).as("each call supervised").isEqualTo(5);
     }
+
+    /**
+     * trial14 unbounded-collection-arg-hangs: a tool given Collections.nCopies(2e9, "x") never returned under the agent.
+     * The writer cuts it after 10,000 elements: fail: closed refuses the call (an argument no contract could read whole),
+     * fail: open runs it with contracts having seen the cut list; both count the cut.
+     */
+    @Test
+    void aHugeCollectionArgumentIsCutNotWalked() throws Exception {
+        Forked.Output closed = app("closed", NEVER_FORBIDDEN, "huge-list");
+        // a String method gets the refusal as its result (block.style substitute), as for any internal error
+        assertThat(closed.stdout()).as(closed.toString()).contains("huge list: HOST GOT tracegate could not check demoapp.hardening.ValueShapesApp$Tools.size")
+                .doesNotContain("size=2000000000");
+        assertThat(closed.stderr()).contains("the arguments could not be read whole: more than 10000 elements").contains("(fail=closed: refused");
+        Files.delete(audit());
+        Forked.Output open = app("open", NEVER_FORBIDDEN, "huge-list");
+        assertThat(open.stdout()).as(open.toString()).contains("huge list: HOST GOT size=2000000000");
+        assertThat(open.stderr()).contains("the arguments could not be read whole: more than 10000 elements").contains("(fail=open: let through");
+        assertThat(auditLinesWith("\"tool\":\"size\"")).as("the call and its result are recorded").isEqualTo(2);
+    }
 }
