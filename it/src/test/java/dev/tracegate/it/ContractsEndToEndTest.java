@@ -98,11 +98,16 @@ class ContractsEndToEndTest {
 
         Map<String, String> online = firstViolations(audit);
         assertThat(online).containsEntry("refund-sop/sop-refund.approval-first", "4")
-                .containsEntry("refund-sop/sop-refund.within-approved-amount", "7")
+                // named already at the refund before any approval (d93c0c4: the approved amount is unevaluable there, and
+                // one value of it fails this contract), then on its own at the refund over the approved amount
+                .containsEntry("refund-sop/sop-refund.within-approved-amount", "4")
                 .containsEntry("injected-ticket/injection.untrusted-target", "4")
                 .containsEntry("newsletter/gdpr.P1-consent", "2")
                 .containsEntry("erasure/gdpr.P4-erasure", "4");
         assertThat(Files.readString(audit)).contains("\"decision\":\"redact\"").contains("gdpr.P3-minimisation");
+        assertThat(Files.readAllLines(audit)).as("the refund over the approved amount (seq 7) is blocked by within-approved-amount")
+                .anyMatch(l -> l.contains("\"session\":\"refund-sop\"") && l.contains("\"seq\":7,")
+                        && l.contains("\"decision\":\"block\"") && l.contains("sop-refund.within-approved-amount"));
 
         ForkedJvm.Result verify = cli("audit", "verify", audit.toString());
         assertThat(verify.exit()).as(verify.toString()).isZero();
