@@ -84,16 +84,16 @@ public final class FaultApp {
     }
 
     /**
-     * A host object the agent turns into JSON arguments; one of its getters fails, and so does its text (the agent
-     * writes a value it cannot write as JSON as its {@code toString()}), so the agent cannot write it at all.
+     * A host collection the agent turns into JSON arguments whose elements cannot be read (its {@code get} fails), so
+     * the agent cannot write it at all. (The agent reads a collection through its own iterator, but calls no getter of
+     * a bean since trial14, so a failing getter no longer makes a value unwritable.)
      */
-    public static final class Parcel {
-        public String getAddress() { return "1 Main St"; }
-
-        public String getLabel() { throw new IllegalStateException("label printer offline"); }
+    public static final class Parcel extends java.util.AbstractList<String> {
+        @Override
+        public String get(int index) { throw new IllegalStateException("label printer offline"); }
 
         @Override
-        public String toString() { throw new IllegalStateException("label printer offline"); }
+        public int size() { return 2; }
     }
 
     /** An escalation approver (named by {@code escalate.approver}) that fails on every request. */

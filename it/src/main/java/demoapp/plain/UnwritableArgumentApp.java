@@ -1,20 +1,21 @@
 package demoapp.plain;
 
 /**
- * A configured tool whose argument the agent cannot write (its getter and toString throw), then one whose contract needs
+ * A configured tool whose argument the agent cannot write (reading its elements throws), then one whose contract needs
  * that tool to have returned first: under fail: open the first call runs unsupervised and must not count.
  */
 public final class UnwritableArgumentApp {
 
-    /** An argument nothing can read. */
-    public static final class Unreadable {
-        public String getName() {
-            throw new IllegalStateException("getter");
+    /** An argument nothing can read: a collection whose elements fail (the agent calls no bean getter since trial14). */
+    public static final class Unreadable extends java.util.AbstractList<String> {
+        @Override
+        public String get(int index) {
+            throw new IllegalStateException("element");
         }
 
         @Override
-        public String toString() {
-            throw new IllegalStateException("toString");
+        public int size() {
+            return 1;
         }
     }
 
