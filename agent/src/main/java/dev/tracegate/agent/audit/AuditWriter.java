@@ -163,6 +163,8 @@ public final class AuditWriter implements AutoCloseable {
     // producers -> writer
     private final AtomicInteger inFlight = new AtomicInteger();   // producers inside append()
     private volatile boolean closing;
+    /** The time ({@link System#nanoTime}) by which every wait for room ends once the JVM shuts down; 0 before ({@link #shutdownBegins}). */
+    private volatile long shutdownDeadline;
     private volatile boolean healthy;
     private volatile boolean terminated;
     private volatile String lastError;
@@ -293,6 +295,8 @@ public final class AuditWriter implements AutoCloseable {
             long now = System.nanoTime();
             if (deadline == 0) {
                 deadline = now + settings.maxBlockNanos;
+                long shutdown = shutdownDeadline;   // at shutdown every wait ends by one deadline
+                if (shutdown != 0 && shutdown - deadline < 0) deadline = shutdown;
             } else if (now - deadline > 0) {
                 dropForRoom();
                 return failClosed ? Admission.REFUSED : Admission.DROPPED;
@@ -300,6 +304,16 @@ public final class AuditWriter implements AutoCloseable {
             LockSupport.parkNanos(pause);
             pause = Math.min(pause << 1, 1_000_000);
         }
+    }
+
+    /**
+     * The JVM is shutting down: from now on every producer's wait for room (the ends of the open sessions) ends by one
+     * deadline, {@code audit.max-block} from now, instead of one {@code max-block} each, so a log that takes nothing (a
+     * named pipe nobody reads) holds the exit once, not once per session. Then {@link AuditDrain} closes the writer.
+     */
+    public void shutdownBegins() {
+        long d = System.nanoTime() + settings.maxBlockNanos;
+        shutdownDeadline = d == 0 ? 1 : d;
     }
 
     private Admission dropForRoom() {

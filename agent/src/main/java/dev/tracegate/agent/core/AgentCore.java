@@ -1,6 +1,7 @@
 package dev.tracegate.agent.core;
 
 import dev.tracegate.agent.audit.AgentStart;
+import dev.tracegate.agent.audit.AuditDrain;
 import dev.tracegate.agent.audit.AuditWriter;
 import dev.tracegate.agent.bootstrap.DispatchTarget;
 import dev.tracegate.agent.bootstrap.Dispatcher;
@@ -408,11 +409,13 @@ public final class AgentCore {
         // closed from here on, also when what follows fails: a start given up then still ends the log with its reason
         // (a supervisor whose libraries fail has already done so; closing a closed writer again writes nothing)
         AtomicReference<ContractSupervisor> made = new AtomicReference<>();
+        shutdownStarts.add(audit::shutdownBegins);   // before the sessions end: their records share one wait for room
         closers.add(() -> {
             ContractSupervisor supervisor = made.get();
             if (supervisor != null) supervisor.close();
             Abandoned why = abandoned;
-            if (why == null) audit.close(); else audit.closeUnsupervised(why.fail(), why.reason());
+            // bounded: a log that takes nothing (a pipe nobody reads) holds the exit at most that long, and says so
+            if (why == null) AuditDrain.close(audit, config.auditMaxBlock().toMillis()); else audit.closeUnsupervised(why.fail(), why.reason());
             // a registration still under way (the JVM ends right after premain) is not waited for: unregistering
             // would wait until the platform MBean server is started, only for the MBean to go with the JVM
             Registration r = registration;
@@ -426,8 +429,17 @@ public final class AgentCore {
     }
 
     private static final List<Runnable> closers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Run first at shutdown, before the open sessions end (the audit writer's one shared wait for room). */
+    private static final List<Runnable> shutdownStarts = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private static void shutdown() {
+        for (Runnable r : shutdownStarts) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                AgentLog.error("starting the shutdown of the audit log failed", e);
+            }
+        }
         SupervisorBridge b = bridge;
         if (b != null) {
             try {

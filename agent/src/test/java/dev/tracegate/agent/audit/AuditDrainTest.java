@@ -1,0 +1,149 @@
+package dev.tracegate.agent.audit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tracegate.agent.audit.AuditWriter.Admission;
+import dev.tracegate.agent.core.AgentLog;
+import java.io.ByteArrayOutputStream;
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The shutdown wait for the audit log (trial14 unread-audit-pipe-stalls-exit): a named pipe nobody reads held the JVM's
+ * exit for the writer's 30 s close timeout, in silence, and the records it held were lost without a count.
+ */
+@org.junit.jupiter.api.Timeout(120)   // a hang fails the test instead of the build
+class AuditDrainTest {
+    @TempDir Path dir;
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @AfterEach
+    void release() {
+        AgentLog.captureForTest(null);
+    }
+
+    private String stderr() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    private void capture() {
+        AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private static AuditRecord rec(long seq) {
+        return AuditRecord.of("s", seq, "CALL", Decision.PASS).tool("search").args(Map.of("q", "query number " + seq + " ".repeat(200)));
+    }
+
+    @Test
+    void aPipeNobodyReadsEndsTheWaitAndTheLostRecordsAreCounted() throws Exception {
+        Path fifo = dir.resolve("pipe");
+        Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        Assumptions.assumeTrue(mk.waitFor() == 0, "mkfifo is not available");
+        capture();
+        AuditWriter w = AuditWriter.start(new FileAuditSink(fifo),
+                AuditWriter.Settings.defaults().queueSize(64).maxBlock(5, TimeUnit.MILLISECONDS));
+        long accepted = 0;
+        for (int i = 0; i < 600; i++) if (w.append(rec(i)) == Admission.ACCEPTED) accepted++;
+        // the pipe's buffer (64 KiB) holds a few hundred of these lines; the writer is stuck writing the next batch
+
+        boolean drained = AuditDrain.close(w, 300, 30_000, 100);
+
+        assertThat(drained).isFalse();
+        long lost = accepted - w.written();
+        assertThat(lost).isPositive();
+        assertThat(stderr())
+                .contains("[tracegate] waiting for the audit log " + fifo + " to take the ")
+                .contains("[tracegate] ERROR gave up waiting for the audit log " + fifo + " at shutdown after ")
+                .contains("as it took no record for ")
+                .contains(": " + lost + " records it accepted are lost, not in the log");
+    }
+
+    @Test
+    void aLogThatKeepsTakingRecordsIsWaitedForAndNothingIsLost() throws Exception {
+        Path p = dir.resolve("slow.jsonl");
+        CountDownLatch open = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, out -> new FilterOutputStream(out) {
+            @Override public void write(byte[] b, int off, int len) throws IOException {
+                if (armed.get()) {
+                    try {
+                        open.await();   // a disk that does not answer until the gate opens
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                out.write(b, off, len);
+            }
+        }), AuditWriter.Settings.defaults());
+        armed.set(true);   // after the header, which start() writes
+        capture();
+        for (int i = 0; i < 50; i++) assertThat(w.append(rec(i))).isEqualTo(Admission.ACCEPTED);
+        Thread opener = new Thread(() -> {
+            // the disk answers once the wait has been announced
+            while (!stderr().contains("waiting for the audit log")) Thread.onSpinWait();
+            open.countDown();
+        });
+        opener.setDaemon(true);
+        opener.start();
+
+        // the wait is announced after 100 ms and not given up: the gate opens then, well before 60 s without a record
+        assertThat(AuditDrain.close(w, 60_000, 120_000, 100)).isTrue();
+        opener.join();
+        assertThat(w.written()).isEqualTo(50);
+        assertThat(AuditVerifier.verify(p).records()).isEqualTo(50);
+        assertThat(stderr()).contains("waiting for the audit log " + p + " to take the 50 records it still holds")
+                .contains("the audit log " + p + " took the records it held after ")
+                .doesNotContain("ERROR");
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(20)   // one wait of 2 s each would take 40 s: the bound fails the old behaviour
+    void atShutdownTheProducersWaitForRoomOnceInAllNotOnceEach() throws Exception {
+        Path p = dir.resolve("stuck.jsonl");
+        CountDownLatch open = new CountDownLatch(1);
+        CountDownLatch entered = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, out -> new FilterOutputStream(out) {
+            @Override public void write(byte[] b, int off, int len) throws IOException {
+                if (armed.get()) {
+                    entered.countDown();
+                    try {
+                        open.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                out.write(b, off, len);
+            }
+        }), AuditWriter.Settings.defaults().queueSize(4).maxBlock(2, TimeUnit.SECONDS));
+        armed.set(true);
+        int accepted = 0;
+        while (entered.getCount() > 0) {   // until the writer is stuck writing at the gate
+            assertThat(w.append(rec(accepted))).isEqualTo(Admission.ACCEPTED);
+            accepted++;
+            Thread.sleep(1);
+        }
+        entered.await();
+        while (w.queueDepth() < w.queueCapacity()) {   // then the queue fills
+            assertThat(w.append(rec(accepted))).isEqualTo(Admission.ACCEPTED);
+            accepted++;
+        }
+        w.shutdownBegins();
+        // the ends of twenty open sessions: each finds the queue full; together they wait one audit.max-block
+        for (int i = 0; i < 20; i++) assertThat(w.append(rec(1_000 + i))).isEqualTo(Admission.REFUSED);
+        open.countDown();
+        assertThat(AuditDrain.close(w, 60_000, 120_000, 60_000)).isTrue();
+        assertThat(w.written()).isEqualTo(accepted);
+    }
+}
