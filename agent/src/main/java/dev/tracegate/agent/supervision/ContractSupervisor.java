@@ -61,12 +61,6 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private final RegisterFile registerFile;
     /** Sessions whose END is being recorded: a new session of the same id waits for it (see {@link #sessionOf}). */
     private final ConcurrentHashMap<String, Session> ending = new ConcurrentHashMap<>();
-    /**
-     * With sessions.idle-timeout: per session, its tool calls that were let run and have not returned yet (changed
-     * under the session's monitor). Such a session is not idle: the sweep does not end it while its tool runs (trial12:
-     * a 2.5 s tool under a 1 s timeout split the turn into two sessions). Null without an idle timeout.
-     */
-    private final ConcurrentHashMap<Session, long[]> callsInFlight;
     /** The contract and target pairs whose redirect target a call site lacked, each warned about once. */
     private final java.util.Set<String> unreachableTargets = ConcurrentHashMap.newKeySet();
     private final Redaction redaction = new Redaction();
@@ -92,7 +86,6 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         this.audit = audit;
         this.metrics = metrics;
         this.view = view;
-        this.callsInFlight = config.sessionsIdleTimeout().toMillis() > 0 ? new ConcurrentHashMap<>() : null;
         Library lib;
         try {
             this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout());
@@ -281,9 +274,10 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         Event e = Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), call.tool(), call.callId(),
                                 call.args(), null, false);   // no builder: one object less per event
                         ToolDecision decided = decideCall(rt, s, e, call, t0, w);
-                        if (callsInFlight != null && decided.kind() != ToolDecision.Kind.BLOCK) {
-                            callsInFlight.computeIfAbsent(s, k -> new long[1])[0]++;
-                        }
+                        // a tool let run holds its session: the idle sweep does not end it while the tool runs (trial12: a
+                        // 2.5 s tool under a 1 s timeout split the turn into two sessions); a field of the session, under
+                        // its monitor, so no map and no identity hash (which would inflate the session's lock)
+                        if (decided.kind() != ToolDecision.Kind.BLOCK) s.hold();
                         return decided;
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
@@ -491,10 +485,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     try {
                         Event e = Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), result.tool(), result.callId(),
                                 null, result.text(), result.error());
-                        if (callsInFlight != null) {
-                            long[] running = callsInFlight.get(s);
-                            if (running != null && running[0] > 0) running[0]--;   // a RETURN of a call made before the attach has none
-                        }
+                        s.release();   // a RETURN of a call made before the attach has no hold: ignored
                         Decision d = rt.step(s, e, false, enforce, w);
                         if (d.kind() == Decision.Kind.SUPPRESS) {
                             Library.ContractInfo c = rt.library.info().get(d.contract(0));
@@ -783,22 +774,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     /**
      * One idle sweep (the housekeeping thread's): ends every session not used since {@code cutoffMillis} and with no
-     * tool call in flight. A session whose tool still runs is marked used at the cutoff, so that it counts as idle only
-     * from its last event once its calls have returned; the sessions.max order is left as it was otherwise.
+     * tool call in flight (a session a tool call {@link Session#hold() holds} is spared, so it counts as idle only from
+     * its last event once its calls have returned).
      */
     void evictIdle(long cutoffMillis) {
         sweeper = Thread.currentThread();
         try {
-            if (callsInFlight != null) {
-                for (java.util.Iterator<Map.Entry<Session, long[]>> it = callsInFlight.entrySet().iterator(); it.hasNext(); ) {
-                    Map.Entry<Session, long[]> running = it.next();
-                    Session s = running.getKey();
-                    synchronized (s) {   // events change the count and the last use under this monitor
-                        if (s.isClosed()) it.remove();
-                        else if (running.getValue()[0] > 0 && s.lastAccess() < cutoffMillis) s.touch(cutoffMillis);
-                    }
-                }
-            }
             for (Runtime rt : runtimes) rt.monitor.evictIdle(cutoffMillis);
             dropIdleRuntimes();
         } catch (RuntimeException e) {

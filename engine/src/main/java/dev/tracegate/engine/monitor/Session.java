@@ -54,6 +54,22 @@ public final class Session {
     /** Counts a step taken back; called by the undoing thread before it publishes the previous state. */
     void countUndo(long delta) { undone += delta; }   // one writer at a time: the session's undoing worker, right after its step
 
+    /**
+     * Work of the caller's still running in this session (e.g. tool calls let run whose results have not come), kept by
+     * the caller under the session's monitor: a held session is never ended as idle ({@link SessionMonitor#evictIdle}),
+     * only to make room or explicitly. A plain field: its writers hold the monitor, and the idle sweep reads it there.
+     */
+    private int holds;
+
+    /** One more piece of work running in this session (call under the session's monitor). */
+    public void hold() { holds++; }
+
+    /** One piece of work has finished (call under the session's monitor); more releases than holds are ignored. */
+    public void release() { if (holds > 0) holds--; }
+
+    /** Whether work is running in this session (read under the session's monitor). */
+    public boolean held() { return holds > 0; }
+
     /** Records that the session was used at {@code millis} (any clock the caller keeps; used for idle eviction). */
     public void touch(long millis) { LAST_ACCESS.setOpaque(this, millis); }
 

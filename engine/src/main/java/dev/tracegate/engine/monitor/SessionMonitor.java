@@ -606,13 +606,14 @@ public final class SessionMonitor<E> {
     }
 
     /**
-     * Ends every session not used since {@code olderThanMillis} (checked again under the session's monitor, see
-     * {@link #evict}); reports each to the eviction listener.
+     * Ends every session not used since {@code olderThanMillis} and not {@link Session#held() held} (both checked again
+     * under the session's monitor, see {@link #evict}); reports each to the eviction listener. A held session counts as
+     * idle from its next use after its holds are released.
      */
     public int evictIdle(long olderThanMillis) {
         int n = 0;
         for (Session s : sessions.values()) {
-            if (s.lastAccess() < olderThanMillis && evict(s, olderThanMillis)) n++;
+            if (s.lastAccess() < olderThanMillis && evict(s, olderThanMillis, true)) n++;
         }
         return n;
     }
@@ -627,7 +628,7 @@ public final class SessionMonitor<E> {
         all.sort((x, y) -> Long.compare(x.lastAccess(), y.lastAccess()));
         int ended = 0;
         for (int i = 0; i < all.size() && (ended < excess || sessions.size() >= options.maxSessions()); i++) {
-            if (evict(all.get(i), Long.MAX_VALUE)) ended++;
+            if (evict(all.get(i), Long.MAX_VALUE, false)) ended++;
         }
     }
 
@@ -643,11 +644,13 @@ public final class SessionMonitor<E> {
      *
      * @param idleBefore evicted only if still not used since then (read under the monitor: an event may have used
      *                   it while this waited)
+     * @param idle       an idle end, which a {@link Session#held() held} session is spared (an end to make room is not)
      * @return whether this call ended the session
      */
-    private boolean evict(Session session, long idleBefore) {
+    private boolean evict(Session session, long idleBefore, boolean idle) {
         synchronized (session) {
             if (session.lastAccess() >= idleBefore) return false;
+            if (idle && session.held()) return false;   // work still running in it
             EndReport r = close(session);
             if (r == null) return false;
             try {

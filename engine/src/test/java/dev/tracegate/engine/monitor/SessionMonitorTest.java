@@ -168,6 +168,36 @@ class SessionMonitorTest {
     }
 
     /**
+     * A held session (the agent: a tool call let run whose result has not come) is never ended as idle, however old its
+     * last use; once released it is idle from its last use again; an end to make room does not look at holds.
+     */
+    @Test
+    void theIdleSweepSparesAHeldSessionButTheBoundDoesNot() {
+        ContractSet set = set("p", "true", "G(b -> O a)");
+        List<EndReport> evicted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder(), new SessionMonitor.Options(2, true), evicted::add);
+        Session busy = m.session("busy");
+        busy.touch(1);
+        synchronized (busy) { busy.hold(); busy.hold(); }
+        Session quiet = m.session("quiet");
+        quiet.touch(2);
+        assertThat(m.evictIdle(Long.MAX_VALUE)).as("only the session nothing holds").isEqualTo(1);
+        assertThat(evicted).extracting(EndReport::sessionId).containsExactly("quiet");
+        synchronized (busy) { busy.release(); }
+        assertThat(m.evictIdle(Long.MAX_VALUE)).as("one of two holds released").isZero();
+        synchronized (busy) { busy.release(); busy.release(); }   // one release too many is ignored
+        assertThat(busy.held()).isFalse();
+        assertThat(m.evictIdle(Long.MAX_VALUE)).isEqualTo(1);
+
+        Session held = m.session("held");
+        held.touch(3);
+        synchronized (held) { held.hold(); }
+        m.session("b").touch(4);
+        m.session("c").touch(5);   // the bound (2) ends the least recently used, held or not
+        assertThat(evicted).extracting(EndReport::sessionId).containsExactly("quiet", "busy", "held");
+    }
+
+    /**
      * The contract the agent's audit order rests on: the eviction listener runs holding the session's monitor while
      * the closed session is still mapped, and the session leaves the map before the monitor is released.
      */
