@@ -100,7 +100,7 @@ public final class AuditVerification {
     }
 
     /** What a {@code dropped} record's reason means, in the words of agent/CONFIG.md ("The audit log", {@code dropped}). */
-    static String explain(String reason) {
+    public static String explain(String reason) {
         switch (reason) {
             case "queue-full":
                 return "queue-full: the audit queue was full, with audit.on-full: drop or a wait longer than audit.max-block";

@@ -688,16 +688,21 @@ final class ReplayCommand implements Callable<Integer> {
             return (records.size() == 1 ? "line " : "lines ") + String.join(", ", at) + (records.size() > at.size() ? ", ..." : "");
         }
 
-        /** What an {@code unsupervised} record says, for a note on stderr. */
-        /** A {@code dropped} record: the writer left events out here (audit.on-full: drop), so the sessions replayed lack them. */
+        /**
+         * A {@code dropped} record: the writer left events out here (its reason says why: a full queue, an outage), so the
+         * sessions replayed lack them.
+         */
         private static String droppedNote(Path file, long lineNo, String line) {
             int at = line.indexOf("\"count\":");
             int from = at < 0 ? -1 : at + 8, to = from;
             while (to >= 0 && to < line.length() && Character.isDigit(line.charAt(to))) to++;
             String count = from < 0 || to == from ? null : line.substring(from, to);
-            return "note: " + file.getFileName() + ":" + lineNo + ": " + (count == null ? "some" : count) + " events were not written here (the"
-                    + " audit queue was full and audit.on-full is drop): the replayed sessions lack them, so verdicts after this line may"
-                    + " differ from the ones given online";
+            int r = line.indexOf("\"reason\":\"");
+            int end = r < 0 ? -1 : line.indexOf('"', r + 10);
+            String reason = end < 0 ? "queue-full" : line.substring(r + 10, end);   // records written before reasons: a full queue
+            return "note: " + file.getFileName() + ":" + lineNo + ": " + (count == null ? "some" : count) + " events were not written here ("
+                    + dev.tracegate.agent.audit.AuditVerification.explain(reason) + "): the replayed sessions lack them, so verdicts after"
+                    + " this line may differ from the ones given online";
         }
 
         private static String unsupervisedNote(Path file, long lineNo, String line) {
