@@ -430,20 +430,14 @@ public final class ConfiguredMethods {
         String argsField = site.argsField;
         String[] names = null;
         Ruling ruling;
+        Args args = null;
         if (argsField.equals("*")) {
             names = site.names != null && site.names.length == arguments.length ? site.names : parameterNames(origin, arguments.length);
             // the common shapes become the arguments straight from the values, as reading their JSON text would
-            Args args = JsonText.args(names, arguments);
-            if (args != null) {
-                ruling = bridge.onToolCall(FRAMEWORK, session, tool, args, null, site.textResult, site.reach);
-            } else {
-                ValueText.Written written = argumentsJson(argsField, names, arguments, bridge);
-                if (written.cut() != null) {
-                    Ruling refusal = bridge.unreadValue(method(origin), "the arguments", written.cut());
-                    if (refusal != null) return refusal;
-                }
-                ruling = bridge.onToolCall(FRAMEWORK, session, tool, written.json(), null, site.textResult, site.reach);
-            }
+            args = JsonText.args(names, arguments);
+        }
+        if (args != null) {
+            ruling = bridge.onToolCall(FRAMEWORK, session, tool, args, null, site.textResult, site.reach);
         } else {
             ValueText.Written written = argumentsJson(argsField, names, arguments, bridge);
             if (written.cut() != null) {
