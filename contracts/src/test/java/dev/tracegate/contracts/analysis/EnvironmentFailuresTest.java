@@ -1,0 +1,204 @@
+package dev.tracegate.contracts.analysis;
+
+import dev.tracegate.contracts.library.Library;
+import dev.tracegate.contracts.library.LibraryReader;
+import dev.tracegate.engine.monitor.Decision;
+import dev.tracegate.engine.monitor.Replay;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A guarantee that an event the agent does not control can make fail (session 9: {@code G(returned(lookup_customer) ->
+ * !category(iban))} with {@code redact} passed {@code check} and then failed on a result that no strategy acts on);
+ * {@link EnvironmentFailures} names such contracts, checked against the monitor itself on every short trace of
+ * concrete events.
+ */
+class EnvironmentFailuresTest {
+
+    private static Library lib(String yaml) {
+        return Library.compile(List.of(LibraryReader.read("lib.yaml", yaml)));
+    }
+
+    private static List<EnvironmentFailures.Finding> find(String guarantee) {
+        return EnvironmentFailures.find(lib("library: x\ncontracts:\n  - id: x.c\n    guarantee: '" + guarantee + "'\n    message: m\n"));
+    }
+
+    @Test
+    void aGuaranteeOnAToolResultIsNotedWithWhatToWriteInstead() {
+        Library lib = lib("library: pii\ncontracts:\n  - id: pii.no-iban\n    guarantee: G(returned(lookup_customer) -> !category(iban))\n"
+                + "    strategy: redact\n    message: no IBANs\n");
+        assertThat(EnvironmentFailures.notes(lib)).containsExactly("lib.yaml:3: contract pii.no-iban's guarantee"
+                + " (G(returned(lookup_customer) -> !category(iban))) can be made to fail by an event the agent does not control:"
+                + " a tool result where returned(lookup_customer), category(iban) hold as the first event. tracegate refuses only"
+                + " the agent's own calls and answers, so that event is applied and the contract is violated for good in that"
+                + " session, whatever its strategy (redact never rewrites a result or a user message). To withhold such an"
+                + " event, make the condition the assumption (assume: G(returned(lookup_customer) -> !category(iban)), strategy:"
+                + " suppress; the model then gets a notice instead of the content); to keep the data out of what the agent does"
+                + " with it, put the condition on the agent's own events (G(assistant -> ...) with strategy: redact masks the"
+                + " answer; G(call(T) -> ...) guards a call) (docs/LIBRARY.md, Analysis)");
+    }
+
+    @Test
+    void theRewritesItSuggestsAreNotNoted() {
+        assertThat(EnvironmentFailures.find(lib("library: pii\ncontracts:\n  - id: pii.withhold\n"
+                + "    assume: G(returned(lookup_customer) -> !category(iban))\n    guarantee: G !call(export)\n    strategy: suppress\n"
+                + "    message: m\n  - id: pii.answer\n    guarantee: G(assistant -> !category(iban))\n    strategy: redact\n    message: m\n"
+                + "  - id: pii.call\n    guarantee: G(call(update_note) -> !category(iban))\n    strategy: redact\n    message: m\n"))).isEmpty();
+    }
+
+    @Test
+    void aBadStepThatNeedsTheAgentsEventIsNotNoted() {
+        assertThat(find("G(call(pay) -> arg(pay, amount) <= 100)")).isEmpty();
+        assertThat(find("G(call(refund) -> O returned(approve))")).isEmpty();
+        assertThat(find("!call(refund) W returned(approve)")).isEmpty();
+        assertThat(find("G(count(search) <= 3)")).as("a count moves only at calls").isEmpty();
+        assertThat(find("G(sum(pay, amount) <= 1000)")).isEmpty();
+        assertThat(find("G(call(open) -> F returned(close))")).as("a response fails only at the end").isEmpty();
+        assertThat(find("G(returned(a) & returned(b) -> call(c))")).as("one result names one tool").isEmpty();
+        assertThat(find("G(returned(a) & failed(a) -> call(c))")).as("a result succeeds or fails").isEmpty();
+    }
+
+    @Test
+    void aBadStepAnEnvironmentEventCanTakeIsNotedWithAShortestWay() {
+        var unguarded = find("G(arg(pay, amount) <= 100)");
+        assertThat(unguarded).singleElement().satisfies(f -> {
+            assertThat(f.kind()).isEqualTo(EventKind.USER);
+            assertThat(f.prefix()).isEmpty();
+        });
+        var deadline = find("G(returned(quote) -> X call(book))");
+        assertThat(deadline).singleElement().satisfies(f -> {
+            assertThat(f.kind()).isEqualTo(EventKind.USER);
+            assertThat(f.prefix()).containsExactly("[returned(quote)]");
+        });
+        assertThat(find("G(call(a) -> G !user_matches(\"stop\"))")).singleElement().satisfies(f -> {
+            assertThat(f.prefix()).containsExactly("[call(a)]");
+            assertThat(f.atoms()).containsExactly("user_matches(\"stop\")");
+        });
+        assertThat(find("G(count(search) >= 1)")).as("0 searches before the first call").singleElement()
+                .satisfies(f -> assertThat(f.prefix()).isEmpty());
+    }
+
+    @Test
+    void noBuiltinLibraryIsNoted() {
+        for (String b : Library.BUILTINS) assertThat(EnvironmentFailures.find(Library.load(List.of(b), null))).as(b).isEmpty();
+        for (String suite : List.of("banking", "slack", "travel", "workspace")) {
+            String name = "builtin:agentdojo/" + suite;
+            assertThat(EnvironmentFailures.find(Library.load(List.of(name, "injection"), null))).as(name).isEmpty();
+        }
+    }
+
+    // ---- oracle: the monitor on every trace of concrete events up to a length ----
+
+    private static final String[] ATOMS = {"call(a)", "call(b)", "returned(a)", "user", "user_matches(\"yes\")",
+            "result_matches(\"mail\")", "count(a) <= 1", "arg(a, n) > 5"};
+
+    /** Events that give every letter the analysis allows for the atoms above some event (a call of c: neither call). */
+    private static Event event(int i, long seq) {
+        return switch (i) {
+            case 0 -> Event.user("s", seq, "yes please");
+            case 1 -> Event.user("s", seq, "no");
+            case 2 -> Event.returned("s", seq, "a", "ok", false);
+            case 3 -> Event.returned("s", seq, "a", "mail sent", false);
+            case 4 -> Event.returned("s", seq, "b", "ok", false);
+            case 5 -> Event.returned("s", seq, "b", "mail sent", false);
+            case 6 -> Event.call("s", seq, "a", "{\"n\":1}");
+            case 7 -> Event.call("s", seq, "a", "{\"n\":9}");
+            case 8 -> Event.call("s", seq, "b", "{\"n\":9}");
+            case 9 -> Event.call("s", seq, "c", "{\"n\":9}");
+            case 10 -> Event.assistant("s", seq, "hi");
+            default -> Event.builder(EventKind.CONSENT).session("s").seq(seq).subject("ann").purposes("marketing").build();
+        };
+    }
+
+    private static final int EVENTS = 12;
+    private static final int LEN = 4;
+
+    /**
+     * Random one-contract libraries (an assumption half the time): the analysis names the contract exactly when some
+     * trace, stepped by the monitor as online (refused agent events and withheld results not applied), has an event of
+     * the environment whose decision is VIOLATION. Traces are enumerated up to {@code LEN} events, so a finding whose
+     * shortest way is longer is only checked in the other direction (every violation the monitor shows is found).
+     */
+    @Test
+    void agreesWithTheMonitorOnEveryShortTrace() {
+        Random random = new Random(10);
+        int compared = 0;
+        int noted = 0;
+        for (int i = 0; i < 120; i++) {
+            String guarantee = random.nextInt(3) == 0 ? future(random, 3) : "G(" + future(random, 2) + ")";
+            String assume = random.nextBoolean() ? "true" : future(random, 2);
+            Library lib = lib("library: r\ncontracts:\n  - id: r.c\n    assume: '" + assume + "'\n    guarantee: '" + guarantee
+                    + "'\n    message: m\n");
+            List<EnvironmentFailures.Finding> found = EnvironmentFailures.find(lib);
+            boolean monitor = violatedByEnvironment(lib, new ArrayList<>(), LEN);
+            String what = "assume " + assume + ", guarantee " + guarantee + ": " + found;
+            if (monitor) assertThat(found).as(what).isNotEmpty();
+            if (!found.isEmpty() && found.get(0).prefix().size() < LEN) {
+                assertThat(monitor).as(what).isTrue();
+            }
+            if (found.isEmpty() || found.get(0).prefix().size() < LEN) {
+                compared++;
+                if (monitor) noted++;
+            }
+        }
+        assertThat(compared).as("libraries compared exactly").isGreaterThan(100);
+        assertThat(noted).as("both answers among them").isBetween(15, compared - 15);
+    }
+
+    /** Whether some extension of {@code prefix} by up to {@code left} events has an environment event that makes r.c FAIL. */
+    private static boolean violatedByEnvironment(Library lib, List<Integer> prefix, int left) {
+        if (left == 0) return false;
+        for (int e = 0; e < EVENTS; e++) {
+            Replay<Event> replay = lib.replay("s");
+            for (int i = 0; i < prefix.size(); i++) {
+                Event ev = event(prefix.get(i), i + 1);
+                replay.next(ev, ev.controlledByAgent(), true);
+            }
+            Event ev = event(e, prefix.size() + 1);
+            Replay.Step step = replay.next(ev, ev.controlledByAgent(), true);
+            if (step.decision() == Decision.Kind.VIOLATION) return true;
+            // a refused event leaves the session as it was, and a contract IDLE or FAIL for good has nothing left to show
+            if (!step.applied() || step.verdicts()[0] != dev.tracegate.engine.monitor.Verdict.ACTIVE) continue;
+            prefix.add(e);
+            boolean found = violatedByEnvironment(lib, prefix, left - 1);
+            prefix.remove(prefix.size() - 1);
+            if (found) return true;
+        }
+        return false;
+    }
+
+    private static String atom(Random r) { return ATOMS[r.nextInt(ATOMS.length)]; }
+
+    private static String future(Random r, int depth) {
+        if (depth == 0 || r.nextInt(4) == 0) return r.nextInt(3) > 0 ? atom(r) : past(r, 2);
+        return switch (r.nextInt(10)) {
+            case 0 -> "!(" + future(r, depth - 1) + ")";
+            case 1 -> "(" + future(r, depth - 1) + " & " + future(r, depth - 1) + ")";
+            case 2 -> "(" + future(r, depth - 1) + " | " + future(r, depth - 1) + ")";
+            case 3, 4 -> "(" + future(r, depth - 1) + " -> " + future(r, depth - 1) + ")";
+            case 5 -> "G(" + future(r, depth - 1) + ")";
+            case 6 -> "F(" + future(r, depth - 1) + ")";
+            case 7 -> "X(" + future(r, depth - 1) + ")";
+            case 8 -> "(" + future(r, depth - 1) + " U " + future(r, depth - 1) + ")";
+            default -> "(" + future(r, depth - 1) + " W " + future(r, depth - 1) + ")";
+        };
+    }
+
+    private static String past(Random r, int depth) {
+        if (depth == 0 || r.nextInt(3) == 0) return atom(r);
+        return switch (r.nextInt(5)) {
+            case 0 -> "O(" + past(r, depth - 1) + ")";
+            case 1 -> "H(" + past(r, depth - 1) + ")";
+            case 2 -> "Y(" + past(r, depth - 1) + ")";
+            case 3 -> "(" + past(r, depth - 1) + " S " + past(r, depth - 1) + ")";
+            default -> "!(" + past(r, depth - 1) + ")";
+        };
+    }
+}
