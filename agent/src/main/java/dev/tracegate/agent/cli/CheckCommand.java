@@ -106,7 +106,13 @@ final class CheckCommand implements Callable<Integer> {
                         + " is told only the contract id; add 'message:' (why) and 'next:' (what to do instead)");
             }
         }
-        notes.addAll(failsOnFirstEvent(lib));
+        java.util.Map<Integer, String> firstEvent = failsOnFirstEvent(lib);
+        notes.addAll(firstEvent.values());
+        // a guarantee a result or a user message can make fail later in a session (the first-event note already covers
+        // the contracts that fail at once)
+        for (var f : dev.tracegate.contracts.analysis.EnvironmentFailures.find(lib)) {
+            if (!firstEvent.containsKey(f.contract())) notes.add("note: " + dev.tracegate.contracts.analysis.EnvironmentFailures.note(lib, f));
+        }
         java.util.Set<String> latched = new java.util.HashSet<>();
         for (var latch : lib.policy().latches()) latched.add(latch.key());
         java.util.Map<String, String> read = new java.util.LinkedHashMap<>();
@@ -139,7 +145,7 @@ final class CheckCommand implements Callable<Integer> {
      * session and never acts; the usual cause is a guarantee without its guard ({@code G(arg(T, f) <= n)} instead of
      * {@code G(call(T) -> arg(T, f) <= n)}).
      */
-    static List<String> failsOnFirstEvent(Library lib) {
+    static java.util.Map<Integer, String> failsOnFirstEvent(Library lib) {
         java.util.Map<Integer, String> failing = new java.util.LinkedHashMap<>();
         String[][] probes = {{"a first user message 'hello'", null}, {"a first result 'ok' of a tool no contract names", "tracegate_probe_tool"}};
         for (String[] probe : probes) {
@@ -150,10 +156,10 @@ final class CheckCommand implements Callable<Integer> {
             if (step.decision() != dev.tracegate.engine.monitor.Decision.Kind.VIOLATION) continue;
             for (int c : step.contracts()) failing.putIfAbsent(c, probe[0]);
         }
-        List<String> notes = new java.util.ArrayList<>();
+        java.util.Map<Integer, String> notes = new java.util.LinkedHashMap<>();
         failing.forEach((c, by) -> {
             Library.ContractInfo info = lib.info().get(c);
-            notes.add("note: " + info.file() + ":" + info.line() + ": contract " + info.id() + " fails at " + by
+            notes.put(c, "note: " + info.file() + ":" + info.line() + ": contract " + info.id() + " fails at " + by
                     + ", which tracegate cannot refuse, so it is violated at the start of a session and then acts on nothing;"
                     + " a guarantee usually needs its call as a guard: G(call(T) -> arg(T, f) <= n), not G(arg(T, f) <= n)"
                     + " (docs/FORMULAS.md)");

@@ -397,6 +397,31 @@ class CommandLineTest {
     }
 
     @Test
+    void checkNotesAGuaranteeThatAResultCanMakeFailLaterInASessionAndKeepsExitZero() throws Exception {
+        // trial12: this passed check, then FAILed at run time on the first IBAN a lookup returned, with no strategy to act
+        Path lib = dir.resolve("pii.yaml");
+        Files.writeString(lib, """
+                library: pii
+                contracts:
+                  - id: pii.no-iban
+                    guarantee: G(returned(lookup_customer) -> !category(iban))
+                    strategy: redact
+                    message: No IBAN to the model.
+                  - id: pii.no-iban-sent
+                    guarantee: G(call(send_email) -> !category(iban))
+                    strategy: redact
+                    message: No IBAN in an e-mail.
+                """);
+        CliRun r = run("check", lib.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("note: " + lib + ":3: contract pii.no-iban's guarantee (G(returned(lookup_customer) ->"
+                        + " !category(iban))) can be made to fail by an event the agent does not control")
+                .contains("assume: G(returned(lookup_customer) -> !category(iban)), strategy: suppress")
+                .as("a guard on the agent's own call is not noted").doesNotContain("contract pii.no-iban-sent's guarantee")
+                .as("one note per contract, not also the first-event one").doesNotContain("pii.no-iban fails at");
+    }
+
+    @Test
     void checkNotesAGuaranteeThatHoldsOnEveryTraceAndKeepsExitZero() throws Exception {
         Path lib = dir.resolve("valid.yaml");
         Files.writeString(lib, """

@@ -48,20 +48,23 @@ public final class EnvironmentFailures {
     /** One note per contract that an environment event can make fail, with where, how and what to write instead. */
     public static List<String> notes(Library lib) {
         List<String> notes = new ArrayList<>();
-        for (Finding f : find(lib)) {
-            Library.ContractInfo info = lib.info().get(f.contract());
-            String guarantee = info.guaranteeText().strip();
-            notes.add(info.file() + ":" + info.line() + ": contract " + info.id() + "'s guarantee (" + guarantee + ") can be made to"
-                    + " fail by an event the agent does not control: " + event(f.kind(), f.atoms())
-                    + (f.prefix().isEmpty() ? " as the first event" : " after " + String.join(", ", f.prefix()))
-                    + ". tracegate refuses only the agent's own calls and answers, so that event is applied and the contract is"
-                    + " violated for good in that session, whatever its strategy (redact never rewrites a result or a user"
-                    + " message). To withhold such an event, make the condition the assumption (assume: " + guarantee
-                    + ", strategy: suppress; the model then gets a notice instead of the content); to keep the data out of"
-                    + " what the agent does with it, put the condition on the agent's own events (G(assistant -> ...) with"
-                    + " strategy: redact masks the answer; G(call(T) -> ...) guards a call) (docs/LIBRARY.md, Analysis)");
-        }
+        for (Finding f : find(lib)) notes.add(note(lib, f));
         return notes;
+    }
+
+    /** The note for one finding of {@link #find(Library)}: where, how, and what to write instead. */
+    public static String note(Library lib, Finding f) {
+        Library.ContractInfo info = lib.info().get(f.contract());
+        String guarantee = info.guaranteeText().strip();
+        return info.file() + ":" + info.line() + ": contract " + info.id() + "'s guarantee (" + guarantee + ") can be made to"
+                + " fail by an event the agent does not control: " + event(f.kind(), f.atoms())
+                + (f.prefix().isEmpty() ? " as the first event" : " after " + String.join(", ", f.prefix()))
+                + ". tracegate refuses only the agent's own calls and answers, so that event is applied and the contract is"
+                + " violated for good in that session, whatever its strategy (redact never rewrites a result or a user"
+                + " message). To withhold such an event, make the condition the assumption (assume: " + guarantee
+                + ", strategy: suppress; the model then gets a notice instead of the content); to keep the data out of"
+                + " what the agent does with it, put the condition on the agent's own events (G(assistant -> ...) with"
+                + " strategy: redact masks the answer; G(call(T) -> ...) guards a call) (docs/LIBRARY.md, Analysis)";
     }
 
     /** The contracts an environment event can make fail, each with a shortest way there. */
