@@ -378,7 +378,7 @@ public final class LibraryReader {
             LibraryException cut = cutByComment(n, text, e);
             if (cut != null) throw cut;
             throw new LibraryException(n.file(), at[0], at[1], "in formula '" + text.strip() + "': " + e.reason(),
-                    boundFirst(text, e.line(), e.column()) + "the formula syntax is in docs/FORMULAS.md");
+                    boundFirst(text, e.line(), e.column()) + escapeInYaml(n, e) + "the formula syntax is in docs/FORMULAS.md");
         }
     }
 
@@ -400,6 +400,22 @@ public final class LibraryReader {
         return new LibraryException(n.file(), end[0], end[1] + hash, "in formula '" + text.strip() + "': " + e.reason() + ", because YAML"
                 + " reads ' #' and what follows on the line ('" + comment.substring(hash) + "') as a comment and cuts the formula there",
                 "quote the formula: " + quoted(text.strip() + comment));
+    }
+
+    /**
+     * For a pattern's escape the formula refuses ({@code \d}), how to write it in the kind of scalar the formula is in:
+     * YAML reads a double-quoted scalar's backslashes first, a plain or single-quoted one's not; else "".
+     */
+    private static String escapeInYaml(Node n, ParseException e) {
+        if (!e.reason().startsWith("unexpected escape '\\") || !e.expected().contains("(a pattern's backslash")) return "";
+        String esc = e.token();
+        String doubled = "\\" + esc;
+        String written = n instanceof Node.Scalar s && s.source() != null ? ScalarOrigin.written(s.source(), s.line(), s.column()) : null;
+        if (written != null && written.startsWith("\"")) {
+            return "this formula is a YAML double-quoted scalar, which reads its backslashes first: write \\\\" + doubled + " for the"
+                    + " pattern's " + esc + " (or leave the formula unquoted, or in single quotes, and write " + doubled + "); ";
+        }
+        return "write the pattern's backslash twice: " + doubled + "; ";
     }
 
     private static final java.util.regex.Pattern BOUND_FIRST =

@@ -56,6 +56,10 @@ public final class YamlReader {
             YamlSyntax y = YamlSyntax.of(text, e);
             String hint = y.problem().contains("as a tag")
                     ? "YAML reads a value that starts with '!' as a tag; quote a formula that starts with '!', e.g. guarantee: \"!call(x) W y\""
+                    : y.problem().contains("unknown escape character")
+                    ? "in a YAML double-quoted scalar a backslash starts a YAML escape: for a pattern's \\d (say) in a formula write \\\\\\\\d"
+                            + " there (YAML reads it as \\\\d, which the formula reads as \\d), or leave the formula unquoted or in single"
+                            + " quotes and write \\\\d (docs/FORMULAS.md)"
                     : y.hint() != null ? y.hint()
                     : "check indentation (spaces, not tabs) and quote strings that contain ': ' or start with a special character";
             throw new LibraryException(file, y.line(), y.column(), "not valid YAML: " + y.problem(), hint);

@@ -50,6 +50,22 @@ class LibraryReaderErrorsTest {
                         "lib.yaml:3:5: a contract has no 'guarantee'\n  hint: every contract needs a 'guarantee:' formula, e.g. G(refund -> O approve)"),
                 Arguments.of("bad formula", "library: x\ncontracts:\n  - id: a\n    guarantee: G(p ->)\n",
                         "lib.yaml:4:22: in formula 'G(p ->)': unexpected ')', expected a formula after '->'\n  hint: the formula syntax is in docs/FORMULAS.md"),
+                Arguments.of("RE2 class with one backslash in a plain scalar", "library: x\ncontracts:\n  - id: a\n    guarantee: G !user_matches(\"\\d{4}\")\n",
+                        "lib.yaml:4:33: in formula 'G !user_matches(\"\\d{4}\")': unexpected escape '\\d' in a string, expected one of \\\" \\\\ \\n"
+                                + " (a pattern's backslash is written twice in a formula: \\\\d, and four times inside a YAML double-quoted scalar: \\\\\\\\d)\n"
+                                + "  hint: write the pattern's backslash twice: \\\\d; the formula syntax is in docs/FORMULAS.md"),
+                Arguments.of("RE2 class with two backslashes in a double-quoted scalar",
+                        "library: x\ncontracts:\n  - id: a\n    guarantee: \"G !user_matches(\\\"\\\\d{4}\\\")\"\n",
+                        "lib.yaml:4:35: in formula 'G !user_matches(\"\\d{4}\")': unexpected escape '\\d' in a string, expected one of \\\" \\\\ \\n"
+                                + " (a pattern's backslash is written twice in a formula: \\\\d, and four times inside a YAML double-quoted scalar: \\\\\\\\d)\n"
+                                + "  hint: this formula is a YAML double-quoted scalar, which reads its backslashes first: write \\\\\\\\d for the"
+                                + " pattern's \\d (or leave the formula unquoted, or in single quotes, and write \\\\d); the formula syntax is in docs/FORMULAS.md"),
+                Arguments.of("RE2 class with one backslash in a double-quoted scalar",
+                        "library: x\ncontracts:\n  - id: a\n    guarantee: \"G !user_matches(\\\"\\d{4}\\\")\"\n",
+                        "lib.yaml:4:36: not valid YAML: found unknown escape character d(100)\n"
+                                + "  hint: in a YAML double-quoted scalar a backslash starts a YAML escape: for a pattern's \\d (say) in a formula write"
+                                + " \\\\\\\\d there (YAML reads it as \\\\d, which the formula reads as \\d), or leave the formula unquoted or in single"
+                                + " quotes and write \\\\d (docs/FORMULAS.md)"),
                 Arguments.of("bound written first", "library: x\ncontracts:\n  - id: a\n    guarantee: G(call(pay) -> 100 >= arg(pay, amount))\n",
                         "lib.yaml:4:31: in formula 'G(call(pay) -> 100 >= arg(pay, amount))': unexpected '100', expected a formula after '->'\n"
                                 + "  hint: a comparison starts with its atom: write arg(pay, amount) <= 100; the formula syntax is in docs/FORMULAS.md"),

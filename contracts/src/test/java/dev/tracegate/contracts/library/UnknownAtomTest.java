@@ -29,6 +29,15 @@ class UnknownAtomTest {
     }
 
     @Test
+    void anotherToolsPastOperatorWithParenthesesSaysWhatToWriteInstead() {
+        // Z(call(b)) parses as an atom named Z (its argument is a term), so the hint comes from the loader, not the parser
+        LibraryException e = compile("library: x\ncontracts:\n  - id: c\n    guarantee: G(call(a) -> Z(call(b)))\n");
+        assertThat(e.getMessage()).isEqualTo("lib.yaml:4:29: atom `Z(call(b))`: unknown atom name 'Z'\n"
+                + "  hint: 'Z' is no operator here, so it is read as an atom's name; the past operators are Y, O, H and S, and weak"
+                + " yesterday Z φ is written !Y !φ");
+    }
+
+    @Test
     void aTypoOfAVocabularyPredicateNamesThePredicate() {
         LibraryException e = compile("library: x\ncontracts:\n  - id: c\n    guarantee: G(call -> !personal_dat)\n");
         assertThat(e.getMessage()).startsWith("lib.yaml:4:27: atom `personal_dat`: unknown atom name 'personal_dat'\n"

@@ -322,8 +322,36 @@ public final class Parser {
         Token t = peek();
         if (t.kind == Kind.CMP) return base + " (a comparison relates one atom to one value; write a < b & b < c)";
         if (t.kind == Kind.ILLEGAL && t.text.equals("=")) return base + " (compare with '==')";
+        // Z φ, B φ, P φ: another tool's past operator, read here as an atom's name followed by a formula
+        Token last = pos > 0 ? tokens.get(pos - 1) : null;
+        boolean bound = pos > 1 && tokens.get(pos - 2).kind == Kind.CMP;
+        if (last != null && last.kind == Kind.IDENT && FOREIGN_PAST.containsKey(last.text) && !bound
+                && (t.kind == Kind.IDENT || t.kind == Kind.NOT)) {
+            return base + " (" + FOREIGN_PAST.get(last.text) + ")";
+        }
+        if (t.kind == Kind.IDENT && t.text.equals("B")) return base + " (" + FOREIGN_PAST.get("B") + ")";
         return base;
     }
+
+    /**
+     * What to write instead of {@code word} when it is another tool's past operator ({@code Z}, {@code B}, {@code P}) that
+     * tracegate reads as an atom's name, or null; the loader adds it to an unknown atom {@code Z(...)}.
+     */
+    public static String foreignPastHint(String word) {
+        return FOREIGN_PAST.get(word);
+    }
+
+    /**
+     * Past operators of other LTLf-with-past tools that tracegate does not have, with what to write instead
+     * (docs/FORMULAS.md): the past operators are {@code Y O H S}.
+     */
+    private static final Map<String, String> FOREIGN_PAST = Map.of(
+            "Z", "'Z' is no operator here, so it is read as an atom's name; the past operators are Y, O, H and S,"
+                    + " and weak yesterday Z φ is written !Y !φ",
+            "B", "'B' is no operator here, so it is read as an atom's name; the past operators are Y, O, H and S:"
+                    + " write B φ (weak yesterday, 'before') as !Y !φ and weak since φ B ψ as (φ S ψ) | H φ",
+            "P", "'P' is no operator here, so it is read as an atom's name; the past operators are Y, O, H and S:"
+                    + " write P φ (previous) as Y φ, or as O φ if it means 'at some earlier time'");
 
     private String closing(String expected, Token open) {
         if (peek().kind != Kind.EOF) return expected;
@@ -452,6 +480,9 @@ public final class Parser {
         return out;
     }
 
+    /** Characters that follow a backslash in an RE2 pattern (classes, anchors, escaped punctuation), for the escape hint. */
+    private static final String REGEX_ESCAPES = "dDwWsSbBpPQEAzx.()[]{}*+?^$|/-";
+
     /** A string token starting at {@code start}, or a BAD token for an unterminated string or unknown escape. */
     private static Token string(String s, int start, int line, int col) {
         StringBuilder value = new StringBuilder();
@@ -471,8 +502,10 @@ public final class Parser {
                 else if (e == 'n') value.append('\n');
                 else {
                     String esc = "\\" + e;
+                    String hint = REGEX_ESCAPES.indexOf(e) < 0 ? "" : " (a pattern's backslash is written twice in a formula: \\\\"
+                            + e + ", and four times inside a YAML double-quoted scalar: \\\\\\\\" + e + ")";
                     return new Token(Kind.BAD, esc, "escape '" + esc + "' in a string",
-                            "one of \\\" \\\\ \\n", i, line, col + (i - start));
+                            "one of \\\" \\\\ \\n" + hint, i, line, col + (i - start));
                 }
                 i += 2;
                 continue;

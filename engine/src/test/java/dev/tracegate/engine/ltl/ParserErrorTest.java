@@ -61,6 +61,31 @@ class ParserErrorTest {
                         "line 1:5: unexpected unterminated string \"a, expected a closing '\"' on the same line", "x > \"a"),
                 bad("unknown escape", "call(\"a\\qb\")",
                         "line 1:8: unexpected escape '\\q' in a string, expected one of \\\" \\\\ \\n", "call(\"a\\qb\")"),
+                bad("RE2 class escaped once", "user_matches(\"\\d{4}\")",
+                        "line 1:15: unexpected escape '\\d' in a string, expected one of \\\" \\\\ \\n (a pattern's backslash is"
+                                + " written twice in a formula: \\\\d, and four times inside a YAML double-quoted scalar: \\\\\\\\d)",
+                        "user_matches(\"\\d{4}\")"),
+                bad("weak yesterday of another tool", "G(call(a) -> Z call(b))",
+                        "line 1:16: unexpected 'call', expected an operator or ')' ('Z' is no operator here, so it is read as an"
+                                + " atom's name; the past operators are Y, O, H and S, and weak yesterday Z φ is written !Y !φ)",
+                        "G(call(a) -> Z call(b))"),
+                bad("weak yesterday of a negation", "Z !p",
+                        "line 1:3: unexpected '!', expected an operator or end of input ('Z' is no operator here, so it is read as an"
+                                + " atom's name; the past operators are Y, O, H and S, and weak yesterday Z φ is written !Y !φ)", "Z !p"),
+                bad("before of another tool", "B call(a)",
+                        "line 1:3: unexpected 'call', expected an operator or end of input ('B' is no operator here, so it is read as an"
+                                + " atom's name; the past operators are Y, O, H and S: write B φ (weak yesterday, 'before') as !Y !φ and"
+                                + " weak since φ B ψ as (φ S ψ) | H φ)", "B call(a)"),
+                bad("weak since of another tool", "call(a) B call(b)",
+                        "line 1:9: unexpected 'B', expected an operator or end of input ('B' is no operator here, so it is read as an"
+                                + " atom's name; the past operators are Y, O, H and S: write B φ (weak yesterday, 'before') as !Y !φ and"
+                                + " weak since φ B ψ as (φ S ψ) | H φ)", "call(a) B call(b)"),
+                bad("previous of another tool", "G(P returned(a))",
+                        "line 1:5: unexpected 'returned', expected an operator or ')' ('P' is no operator here, so it is read as an"
+                                + " atom's name; the past operators are Y, O, H and S: write P φ (previous) as Y φ, or as O φ if it means"
+                                + " 'at some earlier time')", "G(P returned(a))"),
+                bad("a bound named Z is no operator", "count(x) < Z p",
+                        "line 1:14: unexpected 'p', expected an operator or end of input", "count(x) < Z p"),
                 bad("comparison without bound", "count(x) <=",
                         "line 1:12: unexpected end of input, expected a value after '<='", "count(x) <="),
                 bad("chained comparison", "a < b < c",
