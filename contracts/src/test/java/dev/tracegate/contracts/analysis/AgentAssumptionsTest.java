@@ -79,7 +79,7 @@ class AgentAssumptionsTest {
         int compared = 0;
         int breakable = 0;
         for (int i = 0; i < 60; i++) {
-            Formula f = Parser.parse(future(random, 3));
+            Formula f = Parser.parse(FORMULAS.future(random, 3));
             Dfa dfa = compiler.compile(f);
             List<Atom> atoms = dfa.atoms();
             long agent = 0;
@@ -134,32 +134,5 @@ class AgentAssumptionsTest {
         return Progression.verdict(f, atoms, p);
     }
 
-    private static final String[] ATOMS = {"call(a)", "returned(b)", "ctx(k)"};
-
-    /** A random formula with future operators over past-only subformulas (the compiler's restriction). */
-    private static String future(Random r, int depth) {
-        if (depth == 0 || r.nextInt(4) == 0) return r.nextBoolean() ? ATOMS[r.nextInt(3)] : past(r, 2);
-        return switch (r.nextInt(9)) {
-            case 0 -> "!(" + future(r, depth - 1) + ")";
-            case 1 -> "(" + future(r, depth - 1) + " & " + future(r, depth - 1) + ")";
-            case 2 -> "(" + future(r, depth - 1) + " | " + future(r, depth - 1) + ")";
-            case 3 -> "(" + future(r, depth - 1) + " -> " + future(r, depth - 1) + ")";
-            case 4 -> "G(" + future(r, depth - 1) + ")";
-            case 5 -> "F(" + future(r, depth - 1) + ")";
-            case 6 -> "X(" + future(r, depth - 1) + ")";
-            case 7 -> "(" + future(r, depth - 1) + " U " + future(r, depth - 1) + ")";
-            default -> "(" + future(r, depth - 1) + " W " + future(r, depth - 1) + ")";
-        };
-    }
-
-    private static String past(Random r, int depth) {
-        if (depth == 0 || r.nextInt(3) == 0) return ATOMS[r.nextInt(3)];
-        return switch (r.nextInt(5)) {
-            case 0 -> "O(" + past(r, depth - 1) + ")";
-            case 1 -> "H(" + past(r, depth - 1) + ")";
-            case 2 -> "Y(" + past(r, depth - 1) + ")";
-            case 3 -> "(" + past(r, depth - 1) + " S " + past(r, depth - 1) + ")";
-            default -> "!(" + past(r, depth - 1) + ")";
-        };
-    }
+    private static final FormulaText FORMULAS = new FormulaText("call(a)", "returned(b)", "ctx(k)");
 }

@@ -96,8 +96,8 @@ class EnvironmentFailuresTest {
 
     // ---- oracle: the monitor on every trace of concrete events up to a length ----
 
-    private static final String[] ATOMS = {"call(a)", "call(b)", "returned(a)", "user", "user_matches(\"yes\")",
-            "result_matches(\"mail\")", "count(a) <= 1", "arg(a, n) > 5"};
+    private static final FormulaText FORMULAS = new FormulaText("call(a)", "call(b)", "returned(a)", "user",
+            "user_matches(\"yes\")", "result_matches(\"mail\")", "count(a) <= 1", "arg(a, n) > 5");
 
     /** Events that give every letter the analysis allows for the atoms above some event (a call of c: neither call). */
     private static Event event(int i, long seq) {
@@ -132,8 +132,8 @@ class EnvironmentFailuresTest {
         int compared = 0;
         int noted = 0;
         for (int i = 0; i < 120; i++) {
-            String guarantee = random.nextInt(3) == 0 ? future(random, 3) : "G(" + future(random, 2) + ")";
-            String assume = random.nextBoolean() ? "true" : future(random, 2);
+            String guarantee = random.nextInt(3) == 0 ? FORMULAS.future(random, 3) : "G(" + FORMULAS.future(random, 2) + ")";
+            String assume = random.nextBoolean() ? "true" : FORMULAS.future(random, 2);
             Library lib = lib("library: r\ncontracts:\n  - id: r.c\n    assume: '" + assume + "'\n    guarantee: '" + guarantee
                     + "'\n    message: m\n");
             List<EnvironmentFailures.Finding> found = EnvironmentFailures.find(lib);
@@ -172,33 +172,5 @@ class EnvironmentFailuresTest {
             if (found) return true;
         }
         return false;
-    }
-
-    private static String atom(Random r) { return ATOMS[r.nextInt(ATOMS.length)]; }
-
-    private static String future(Random r, int depth) {
-        if (depth == 0 || r.nextInt(4) == 0) return r.nextInt(3) > 0 ? atom(r) : past(r, 2);
-        return switch (r.nextInt(10)) {
-            case 0 -> "!(" + future(r, depth - 1) + ")";
-            case 1 -> "(" + future(r, depth - 1) + " & " + future(r, depth - 1) + ")";
-            case 2 -> "(" + future(r, depth - 1) + " | " + future(r, depth - 1) + ")";
-            case 3, 4 -> "(" + future(r, depth - 1) + " -> " + future(r, depth - 1) + ")";
-            case 5 -> "G(" + future(r, depth - 1) + ")";
-            case 6 -> "F(" + future(r, depth - 1) + ")";
-            case 7 -> "X(" + future(r, depth - 1) + ")";
-            case 8 -> "(" + future(r, depth - 1) + " U " + future(r, depth - 1) + ")";
-            default -> "(" + future(r, depth - 1) + " W " + future(r, depth - 1) + ")";
-        };
-    }
-
-    private static String past(Random r, int depth) {
-        if (depth == 0 || r.nextInt(3) == 0) return atom(r);
-        return switch (r.nextInt(5)) {
-            case 0 -> "O(" + past(r, depth - 1) + ")";
-            case 1 -> "H(" + past(r, depth - 1) + ")";
-            case 2 -> "Y(" + past(r, depth - 1) + ")";
-            case 3 -> "(" + past(r, depth - 1) + " S " + past(r, depth - 1) + ")";
-            default -> "!(" + past(r, depth - 1) + ")";
-        };
     }
 }
