@@ -94,10 +94,11 @@ public final class Dispatcher {
     }
 
     /**
-     * This thread's nesting cell for tool calls ({@code [0]}, the depth {@link #enter()} counts): the configured
-     * methods' advice saves it on entry and writes the saved value back as the first thing its exit does, with no
-     * call, so that a StackOverflowError unwinding through a deep recursion of woven methods (whose exits may overflow
-     * again) cannot leave the thread marked as inside a tool call for good: the outermost call's exit resets it.
+     * This thread's nesting cells: {@code [0]} for tool calls (the depth {@link #enter()} counts), {@code [1]} for model
+     * calls ({@link #enterModel()}). Every framework's advice saves its cell on entry and writes the saved value back
+     * as the first thing its exit does, with no call, so that a StackOverflowError unwinding through a deep recursion of
+     * woven methods (whose exits may overflow again) cannot leave the thread marked as inside a call for good: the
+     * outermost call's exit resets it. One look-up per call, as enter/exit took.
      */
     public static int[] depthCell() {
         return DEPTH.get();

@@ -127,8 +127,15 @@ public final class LangChain4jHooks implements Hooks {
         static Ruling enter(@Advice.Argument(value = 0, readOnly = false) ToolExecutionRequest request,
                             @Advice.Argument(value = 1, readOnly = false) ToolExecutor executor,
                             @Advice.Argument(2) InvocationContext context,
-                            @Advice.Local("tgOuter") boolean outer) {
-            outer = Dispatcher.enter();
+                            @Advice.Local("tgOuter") boolean outer,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSaved") int saved) {
+            // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
+            // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
+            depth = Dispatcher.depthCell();
+            saved = depth[0];
+            depth[0] = saved + 1;
+            outer = saved == 0;
             if (!outer || request == null) {
                 return null;
             }
@@ -163,7 +170,12 @@ public final class LangChain4jHooks implements Hooks {
             } catch (Throwable failed) {
                 // this advice's own failure (reading the request or the chat memory id) follows the failure policy:
                 // suppressed, it would run the tool unsupervised whatever fail: says
+                // the guard is put back first, with no call: a second overflow in the failure's own handling (here, or
+                // the weaver's handler that prints what advice suppresses) then leaves nothing set
+                depth[0] = saved;
+                outer = false;
                 Ruling refusal = Dispatcher.adviceFailed("langchain4j", "tool call", failed, ruling);
+                depth[0] = saved + 1;
                 outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
                 return refusal;
             }
@@ -175,12 +187,15 @@ public final class LangChain4jHooks implements Hooks {
                          @Advice.Argument(0) ToolExecutionRequest request,
                          @Advice.Argument(2) InvocationContext context,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolExecutionResult result,
-                         @Advice.Thrown Throwable thrown) {
+                         @Advice.Thrown Throwable thrown,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved) {
+            if (depth != null) {
+                depth[0] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
             if (!outer) {
-                Dispatcher.exit();
                 return;
             }
-            Dispatcher.exit();
             if (skipped != null) {
                 if (skipped.kind == Ruling.THROW) {
                     throw skipped.violation();
@@ -229,8 +244,15 @@ public final class LangChain4jHooks implements Hooks {
         static Ruling enter(@Advice.Argument(value = 0, readOnly = false) ToolExecutionRequest request,
                             @Advice.AllArguments Object[] args,
                             @Advice.Local("tgOuter") boolean outer,
-                            @Advice.Local("tgSession") String session) {
-            outer = Dispatcher.enter();
+                            @Advice.Local("tgSession") String session,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSaved") int saved) {
+            // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
+            // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
+            depth = Dispatcher.depthCell();
+            saved = depth[0];
+            depth[0] = saved + 1;
+            outer = saved == 0;
             if (!outer || request == null) {
                 return null;
             }
@@ -253,7 +275,12 @@ public final class LangChain4jHooks implements Hooks {
                 }
                 return ruling;
             } catch (Throwable failed) {
+                // the guard is put back first, with no call: a second overflow in the failure's own handling (here, or
+                // the weaver's handler that prints what advice suppresses) then leaves nothing set
+                depth[0] = saved;
+                outer = false;
                 Ruling refusal = Dispatcher.adviceFailed("langchain4j-mcp", "tool call", failed, ruling);
+                depth[0] = saved + 1;
                 outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
                 return refusal;
             }
@@ -264,8 +291,12 @@ public final class LangChain4jHooks implements Hooks {
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgSession") String session,
                          @Advice.Argument(0) ToolExecutionRequest request,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolExecutionResult result) {
-            Dispatcher.exit();
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolExecutionResult result,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved) {
+            if (depth != null) {
+                depth[0] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
             if (!outer) {
                 return;
             }
@@ -311,39 +342,55 @@ public final class LangChain4jHooks implements Hooks {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(value = 0, readOnly = false) ChatRequest request,
-                          @Advice.Local("tgOuter") boolean outer) {
-            outer = Dispatcher.enterModel();
-            if (!outer || request == null) {
-                return;
-            }
-            List<ChatMessage> messages = request.messages();
-            if (messages == null || messages.isEmpty()) {
-                return;
-            }
-            ChatMessage last = messages.get(messages.size() - 1);
-            if (last instanceof UserMessage) {
-                String replacement;
-                try {
-                    replacement = ((UserMessage) last).hasSingleText()
-                            ? Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText()) : null;
-                } catch (Throwable failed) {
-                    // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
-                    // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
-                    Ruling refusal = Dispatcher.adviceFailed("langchain4j", "user message", failed, null);
-                    replacement = refusal == null ? null : refusal.text;
+                          @Advice.Local("tgOuter") boolean outer,
+                          @Advice.Local("tgDepth") int[] depth,
+                          @Advice.Local("tgSaved") int saved) {
+            // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
+            // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
+            depth = Dispatcher.depthCell();
+            saved = depth[1];
+            depth[1] = saved + 1;
+            outer = saved == 0;
+            try {
+                if (!outer || request == null) {
+                    return;
                 }
-                if (replacement != null) {
-                    List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
-                    copy.set(copy.size() - 1, UserMessage.from(replacement));
-                    request = request.toBuilder().messages(copy).build();
+                List<ChatMessage> messages = request.messages();
+                if (messages == null || messages.isEmpty()) {
+                    return;
                 }
+                ChatMessage last = messages.get(messages.size() - 1);
+                if (last instanceof UserMessage) {
+                    String replacement;
+                    try {
+                        replacement = ((UserMessage) last).hasSingleText()
+                                ? Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText()) : null;
+                    } catch (Throwable failed) {
+                        // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
+                        // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
+                        Ruling refusal = Dispatcher.adviceFailed("langchain4j", "user message", failed, null);
+                        replacement = refusal == null ? null : refusal.text;
+                    }
+                    if (replacement != null) {
+                        List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
+                        copy.set(copy.size() - 1, UserMessage.from(replacement));
+                        request = request.toBuilder().messages(copy).build();
+                    }
+                }
+            } catch (Throwable failed) {
+                depth[1] = saved;   // put back before the weaver's handler, which may overflow again, sees it
+                throw failed;
             }
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Local("tgOuter") boolean outer,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ChatResponse response) {
-            Dispatcher.exitModel();
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ChatResponse response,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved) {
+            if (depth != null) {
+                depth[1] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
             if (!outer || response == null) {
                 return;
             }
@@ -381,38 +428,53 @@ public final class LangChain4jHooks implements Hooks {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(value = 0, readOnly = false) ChatRequest request,
-                          @Advice.Local("tgOuter") boolean outer) {
-            outer = Dispatcher.enterModel();
-            if (!outer || request == null) {
-                return;
-            }
-            List<ChatMessage> messages = request.messages();
-            if (messages == null || messages.isEmpty()) {
-                return;
-            }
-            ChatMessage last = messages.get(messages.size() - 1);
-            if (last instanceof UserMessage) {
-                String replacement;
-                try {
-                    replacement = ((UserMessage) last).hasSingleText()
-                            ? Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText()) : null;
-                } catch (Throwable failed) {
-                    // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
-                    // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
-                    Ruling refusal = Dispatcher.adviceFailed("langchain4j", "user message", failed, null);
-                    replacement = refusal == null ? null : refusal.text;
+                          @Advice.Local("tgOuter") boolean outer,
+                          @Advice.Local("tgDepth") int[] depth,
+                          @Advice.Local("tgSaved") int saved) {
+            // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
+            // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
+            depth = Dispatcher.depthCell();
+            saved = depth[1];
+            depth[1] = saved + 1;
+            outer = saved == 0;
+            try {
+                if (!outer || request == null) {
+                    return;
                 }
-                if (replacement != null) {
-                    List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
-                    copy.set(copy.size() - 1, UserMessage.from(replacement));
-                    request = request.toBuilder().messages(copy).build();
+                List<ChatMessage> messages = request.messages();
+                if (messages == null || messages.isEmpty()) {
+                    return;
                 }
+                ChatMessage last = messages.get(messages.size() - 1);
+                if (last instanceof UserMessage) {
+                    String replacement;
+                    try {
+                        replacement = ((UserMessage) last).hasSingleText()
+                                ? Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText()) : null;
+                    } catch (Throwable failed) {
+                        // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
+                        // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
+                        Ruling refusal = Dispatcher.adviceFailed("langchain4j", "user message", failed, null);
+                        replacement = refusal == null ? null : refusal.text;
+                    }
+                    if (replacement != null) {
+                        List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
+                        copy.set(copy.size() - 1, UserMessage.from(replacement));
+                        request = request.toBuilder().messages(copy).build();
+                    }
+                }
+            } catch (Throwable failed) {
+                depth[1] = saved;   // put back before the weaver's handler, which may overflow again, sees it
+                throw failed;
             }
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-        static void exit() {
-            Dispatcher.exitModel();
+        static void exit(@Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved) {
+            if (depth != null) {
+                depth[1] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
         }
     }
 

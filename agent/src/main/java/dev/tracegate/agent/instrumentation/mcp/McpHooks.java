@@ -112,8 +112,15 @@ public final class McpHooks {
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgSession") String session,
                             @Advice.Local("tgTool") String tool,
-                            @Advice.Local("tgRedirect") String redirect) {
-            outer = Dispatcher.enter();
+                            @Advice.Local("tgRedirect") String redirect,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSaved") int saved) {
+            // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
+            // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
+            depth = Dispatcher.depthCell();
+            saved = depth[0];
+            depth[0] = saved + 1;
+            outer = saved == 0;
             if (!outer || !(params instanceof Map)) {
                 return null;
             }
@@ -142,7 +149,12 @@ public final class McpHooks {
             } catch (Throwable failed) {
                 // this advice's own failure (reading the request) follows the failure policy: suppressed, it would run
                 // the tool unsupervised whatever fail: says
+                // the guard is put back first, with no call: a second overflow in the failure's own handling (here, or
+                // the weaver's handler that prints what advice suppresses) then leaves nothing set
+                depth[0] = saved;
+                outer = false;
                 Ruling refusal = Dispatcher.adviceFailed("mcp-server", "tool call", failed, ruling);
+                depth[0] = saved + 1;
                 outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
                 return refusal;
             }
@@ -156,8 +168,12 @@ public final class McpHooks {
                          @Advice.Local("tgTool") String tool,
                          @Advice.Local("tgRedirect") String redirect,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
-                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown) {
-            Dispatcher.exit();
+                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved) {
+            if (depth != null) {
+                depth[0] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
             if (!outer) {
                 return;
             }
@@ -204,8 +220,15 @@ public final class McpHooks {
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgSession") String session,
                             @Advice.Local("tgTool") String tool,
-                            @Advice.Local("tgRedirect") String redirect) {
-            outer = Dispatcher.enter();
+                            @Advice.Local("tgRedirect") String redirect,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSaved") int saved) {
+            // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
+            // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
+            depth = Dispatcher.depthCell();
+            saved = depth[0];
+            depth[0] = saved + 1;
+            outer = saved == 0;
             if (!outer || !(params instanceof Map)) {
                 return null;
             }
@@ -235,7 +258,12 @@ public final class McpHooks {
             } catch (Throwable failed) {
                 // this advice's own failure (reading the request) follows the failure policy: suppressed, it would run
                 // the tool unsupervised whatever fail: says
+                // the guard is put back first, with no call: a second overflow in the failure's own handling (here, or
+                // the weaver's handler that prints what advice suppresses) then leaves nothing set
+                depth[0] = saved;
+                outer = false;
                 Ruling refusal = Dispatcher.adviceFailed("mcp-server", "tool call", failed, ruling);
+                depth[0] = saved + 1;
                 outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
                 return refusal;
             }
@@ -249,8 +277,12 @@ public final class McpHooks {
                          @Advice.Local("tgTool") String tool,
                          @Advice.Local("tgRedirect") String redirect,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
-                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown) {
-            Dispatcher.exit();
+                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved) {
+            if (depth != null) {
+                depth[0] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
             if (!outer) {
                 return;
             }
@@ -293,8 +325,15 @@ public final class McpHooks {
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgSession") String session,
                             @Advice.Local("tgTool") String tool,
-                            @Advice.Local("tgRedirect") String redirect) {
-            outer = Dispatcher.enter();
+                            @Advice.Local("tgRedirect") String redirect,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSaved") int saved) {
+            // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
+            // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
+            depth = Dispatcher.depthCell();
+            saved = depth[0];
+            depth[0] = saved + 1;
+            outer = saved == 0;
             if (!outer || request == null) {
                 return null;
             }
@@ -329,7 +368,12 @@ public final class McpHooks {
                 request = new McpSchema.CallToolRequest(name, arguments, meta);
                 return null;
             } catch (Throwable failed) {
+                // the guard is put back first, with no call: a second overflow in the failure's own handling (here, or
+                // the weaver's handler that prints what advice suppresses) then leaves nothing set
+                depth[0] = saved;
+                outer = false;
                 Ruling refusal = Dispatcher.adviceFailed("mcp-client", "tool call", failed, ruling);
+                depth[0] = saved + 1;
                 outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
                 return refusal;
             }
@@ -343,8 +387,12 @@ public final class McpHooks {
                          @Advice.Local("tgTool") String tool,
                          @Advice.Local("tgRedirect") String redirect,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
-                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown) {
-            Dispatcher.exit();
+                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved) {
+            if (depth != null) {
+                depth[0] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
             if (!outer) {
                 return;
             }

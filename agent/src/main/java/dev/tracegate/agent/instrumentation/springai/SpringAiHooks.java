@@ -125,8 +125,15 @@ public final class SpringAiHooks implements Hooks {
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgSession") String session,
-                            @Advice.Local("tgTool") String tool) {
-            outer = Dispatcher.enter();
+                            @Advice.Local("tgTool") String tool,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSaved") int saved) {
+            // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
+            // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
+            depth = Dispatcher.depthCell();
+            saved = depth[0];
+            depth[0] = saved + 1;
+            outer = saved == 0;
             if (!outer) {
                 return null;
             }
@@ -196,7 +203,12 @@ public final class SpringAiHooks implements Hooks {
             } catch (Throwable failed) {
                 // this advice's own failure (reading the callback or the context) follows the failure policy: suppressed,
                 // it would run the tool unsupervised whatever fail: says
+                // the guard is put back first, with no call: a second overflow in the failure's own handling (here, or
+                // the weaver's handler that prints what advice suppresses) then leaves nothing set
+                depth[0] = saved;
+                outer = false;
                 Ruling refusal = Dispatcher.adviceFailed("springai", tool == null ? "tool call" : "tool call " + tool, failed, ruling);
+                depth[0] = saved + 1;
                 outer = refusal != null;   // open: the call runs unsupervised, and its result is not reported either
                 return refusal;
             }
@@ -208,8 +220,12 @@ public final class SpringAiHooks implements Hooks {
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) String result,
-                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown) {
-            Dispatcher.exit();
+                         @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved) {
+            if (depth != null) {
+                depth[0] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
             if (!outer) {
                 return;
             }
@@ -333,38 +349,50 @@ public final class SpringAiHooks implements Hooks {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(value = 0, readOnly = false) Prompt prompt,
                           @Advice.Local("tgOuter") boolean outer,
-                          @Advice.Local("tgStream") StreamCheck stream) {
-            outer = Dispatcher.enterModel();
-            if (!outer || prompt == null) {
-                return;
-            }
-            // for the prompt of a stream being answered (a model whose stream runs its own call later, e.g. inside
-            // Flux.defer on a worker): that stream's conversation, whose USER was checked when the stream was made
-            stream = StreamCheck.answering(prompt);
-            if (stream != null) {
-                return;
-            }
-            List<Message> messages = prompt.getInstructions();
-            if (messages == null || messages.isEmpty()) {
-                return;
-            }
-            Message last = messages.get(messages.size() - 1);
-            if (last instanceof UserMessage) {
-                String replacement;
-                try {
-                    String text = last.getText();
-                    replacement = text == null ? null : Dispatcher.onUserMessage("springai", Dispatcher.session("default"), text);
-                } catch (Throwable failed) {
-                    // this advice's own failure (e.g. a conversation id that cannot be read) follows the failure policy:
-                    // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
-                    Ruling refusal = Dispatcher.adviceFailed("springai", "user message", failed, null);
-                    replacement = refusal == null ? null : refusal.text;
+                          @Advice.Local("tgStream") StreamCheck stream,
+                          @Advice.Local("tgDepth") int[] depth,
+                          @Advice.Local("tgSaved") int saved) {
+            // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
+            // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
+            depth = Dispatcher.depthCell();
+            saved = depth[1];
+            depth[1] = saved + 1;
+            outer = saved == 0;
+            try {
+                if (!outer || prompt == null) {
+                    return;
                 }
-                if (replacement != null) {
-                    List<Message> copy = new ArrayList<Message>(messages);
-                    copy.set(copy.size() - 1, new UserMessage(replacement));
-                    prompt = new Prompt(copy, prompt.getOptions());
+                // for the prompt of a stream being answered (a model whose stream runs its own call later, e.g. inside
+                // Flux.defer on a worker): that stream's conversation, whose USER was checked when the stream was made
+                stream = StreamCheck.answering(prompt);
+                if (stream != null) {
+                    return;
                 }
+                List<Message> messages = prompt.getInstructions();
+                if (messages == null || messages.isEmpty()) {
+                    return;
+                }
+                Message last = messages.get(messages.size() - 1);
+                if (last instanceof UserMessage) {
+                    String replacement;
+                    try {
+                        String text = last.getText();
+                        replacement = text == null ? null : Dispatcher.onUserMessage("springai", Dispatcher.session("default"), text);
+                    } catch (Throwable failed) {
+                        // this advice's own failure (e.g. a conversation id that cannot be read) follows the failure policy:
+                        // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
+                        Ruling refusal = Dispatcher.adviceFailed("springai", "user message", failed, null);
+                        replacement = refusal == null ? null : refusal.text;
+                    }
+                    if (replacement != null) {
+                        List<Message> copy = new ArrayList<Message>(messages);
+                        copy.set(copy.size() - 1, new UserMessage(replacement));
+                        prompt = new Prompt(copy, prompt.getOptions());
+                    }
+                }
+            } catch (Throwable failed) {
+                depth[1] = saved;   // put back before the weaver's handler, which may overflow again, sees it
+                throw failed;
             }
         }
 
@@ -373,8 +401,12 @@ public final class SpringAiHooks implements Hooks {
         static void exit(@Advice.Argument(0) Prompt prompt,
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgStream") StreamCheck stream,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned) {
-            Dispatcher.exitModel();
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved) {
+            if (depth != null) {
+                depth[1] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
             if (!outer) {
                 return;
             }
