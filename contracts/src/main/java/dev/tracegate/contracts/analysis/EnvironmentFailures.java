@@ -19,14 +19,14 @@ import java.util.Map;
  * erasure) can make fail: tracegate refuses only the agent's own calls and answers, so such an event is applied and
  * the contract is violated for good in that session whatever its strategy; {@code check} notes them.
  *
- * <p>Decided on the automata: from the initial state, walk the states of the contract's assumption and guarantee
- * that the monitor can reach (an agent event that would make the contract FAIL is refused, an environment event that
- * would break the assumption is withheld, a broken assumption ends the contract's interest), and ask whether one event
- * of the environment leads from a reached state to a violated guarantee while the assumption still holds. Events are
- * letters that one event of its kind can produce: a result is no call ({@code call(T)}, {@code arg(...)} and the other
- * argument atoms are false at it), names one tool, is a success or a failure; {@code count(T)} and {@code sum(T, f)}
- * change only at calls. Atoms the event does not decide by its kind (data categories, context, purposes...) take
- * every value.
+ * <p>Decided on the automata: from the initial states, walk the states of the library's assumptions and guarantees
+ * that the monitor can reach (an agent event that would make a contract FAIL is refused, an environment event that
+ * would break an assumption is withheld, a broken assumption ends its contract's interest), and ask whether one event
+ * of the environment leads from a reached state to a contract's violated guarantee while its assumption still holds.
+ * Events are letters that one event of its kind can produce: a result is no call ({@code call(T)}, {@code arg(...)} and
+ * the other argument atoms are false at it), names one tool, is a success or a failure; an atom about a call of T holds
+ * only with {@code call(T)}; {@code count(T)} counts the calls of T, {@code sum(T, f)} changes only at calls. Atoms the
+ * event does not decide by its kind (data categories, context, purposes...) take every value.
  */
 public final class EnvironmentFailures {
     private EnvironmentFailures() {}
@@ -39,7 +39,7 @@ public final class EnvironmentFailures {
 
     /** Atoms free at one event kind beyond which the letters are not enumerated (2^12 per reached state and kind). */
     private static final int MAX_FREE_ATOMS = 12;
-    /** Reached states (assumption, guarantee, counters' truth) beyond which a contract is left unjudged. */
+    /** Reached states (the automata's states, the counts, the sums' truth) beyond which a walk gives up. */
     private static final int MAX_NODES = 20_000;
 
     private static final EventKind[] KINDS = {EventKind.USER, EventKind.RETURN, EventKind.CONSENT, EventKind.ERASURE,
@@ -67,24 +67,61 @@ public final class EnvironmentFailures {
                 + " strategy: redact masks the answer; G(call(T) -> ...) guards a call) (docs/LIBRARY.md, Analysis)";
     }
 
-    /** The contracts an environment event can make fail, each with a shortest way there. */
+    /**
+     * The contracts an environment event can make fail, each with a shortest way there. All contracts are walked
+     * together, as the monitor steps them (an agent event that would make any of them FAIL is refused, an environment
+     * event that would break any assumption is withheld); when that walk is beyond the bounds, each contract alone,
+     * which can only name more contracts, never fewer.
+     */
     public static List<Finding> find(Library lib) {
-        List<Finding> out = new ArrayList<>();
         var set = lib.contracts();
-        for (int c = 0; c < set.contracts().size(); c++) {
-            Finding f = find(c, set.formulas().get(set.assumeOf(c)), set.formulas().get(set.guaranteeOf(c)));
+        int n = set.contracts().size();
+        List<Dfa> assumes = new ArrayList<>();
+        List<Dfa> guarantees = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
+            assumes.add(set.formulas().get(set.assumeOf(c)));
+            guarantees.add(set.formulas().get(set.guaranteeOf(c)));
+        }
+        List<Finding> out = new ArrayList<>();
+        Finding[] together = walk(assumes, guarantees);
+        for (int c = 0; c < n; c++) {
+            Finding f;
+            if (together != null) {
+                f = together[c];
+            } else {
+                Finding[] alone = walk(List.of(assumes.get(c)), List.of(guarantees.get(c)));
+                f = alone == null || alone[0] == null ? null : new Finding(c, alone[0].kind(), alone[0].prefix(), alone[0].atoms());
+            }
             if (f != null) out.add(f);
         }
         return out;
     }
 
-    /** The finding for one contract with these automata, or null (none, or too large to judge). */
-    static Finding find(int contract, Dfa assume, Dfa guarantee) {
-        List<Atom> atoms = new ArrayList<>(guarantee.atoms());
-        for (Atom a : assume.atoms()) if (!atoms.contains(a)) atoms.add(a);
+    /** Transitions tried in one walk at most, so that a library of many open atoms cannot make {@code check} slow. */
+    private static final long MAX_STEPS = 2_000_000;
+
+    /**
+     * One breadth-first walk over the product of these contracts' automata (contract {@code i} is {@code assumes[i]},
+     * {@code guarantees[i]}): per contract the first environment event that makes it FAIL, or null where none does; null
+     * altogether when the walk is beyond the bounds (atoms, reached states, transitions).
+     */
+    static Finding[] walk(List<Dfa> assumes, List<Dfa> guarantees) {
+        int n = assumes.size();
+        Dfa[] dfas = new Dfa[2 * n];
+        for (int c = 0; c < n; c++) {
+            dfas[2 * c] = assumes.get(c);
+            dfas[2 * c + 1] = guarantees.get(c);
+        }
+        List<Atom> atoms = new ArrayList<>();
+        for (Dfa d : dfas) for (Atom a : d.atoms()) if (!atoms.contains(a)) atoms.add(a);
         if (atoms.size() > 63) return null;
-        int[] toA = local(assume.atoms(), atoms);
-        int[] toG = local(guarantee.atoms(), atoms);
+        int[][] local = new int[dfas.length][];
+        boolean[][] pv = new boolean[dfas.length][];
+        for (int d = 0; d < dfas.length; d++) {
+            local[d] = local(dfas[d].atoms(), atoms);
+            pv[d] = new boolean[dfas[d].stateCount()];
+            for (int q = 0; q < pv[d].length; q++) pv[d][q] = dfas[d].verdict(q) == RvVerdict.PERMANENTLY_VIOLATED;
+        }
         Letters[] letters = new Letters[KINDS.length];
         for (int k = 0; k < KINDS.length; k++) {
             letters[k] = Letters.of(KINDS[k], atoms);
@@ -94,49 +131,90 @@ public final class EnvironmentFailures {
         long stickyStart = 0;
         for (int j = 0; j < atoms.size(); j++) if (startsTrue(atoms.get(j))) stickyStart |= 1L << j;
         stickyStart &= sticky;
+        Counters counters = new Counters(atoms);
+        int m0 = dfas.length;
 
+        Finding[] found = new Finding[n];
+        int open = n;
+        long steps = 0;
         Map<Node, Node> parent = new HashMap<>();
         Map<Node, Long> via = new HashMap<>();
         Map<Node, EventKind> viaKind = new HashMap<>();
         ArrayDeque<Node> todo = new ArrayDeque<>();
-        Node start = new Node(assume.initialState(), guarantee.initialState(), stickyStart);
+        int[] initial = new int[m0 + counters.tools.length];   // the automata's states, then the calls of each counted tool
+        for (int d = 0; d < dfas.length; d++) initial[d] = dfas[d].initialState();
+        Node start = new Node(initial, stickyStart);
         parent.put(start, null);
         todo.add(start);
-        while (!todo.isEmpty()) {
-            Node n = todo.poll();
+        boolean[] fails = new boolean[n];
+        while (!todo.isEmpty() && open > 0) {
+            Node node = todo.poll();
+            int[] q = node.states;
             for (int k = 0; k < KINDS.length; k++) {
                 Letters ls = letters[k];
                 boolean agent = KINDS[k].controlledByAgent();
-                long fixed = ls.fixedTrue | (agent ? 0 : n.sticky & ls.sticky);
-                for (long s = 0; ; s = ((s | ~ls.free) + 1) & ls.free) {
-                    long letter = fixed | s;
-                    if (ls.possible(letter)) {
-                        int qa = assume.next(n.assume, gather(letter, toA));
-                        if (assume.verdict(qa) != RvVerdict.PERMANENTLY_VIOLATED) {
-                            int qg = guarantee.next(n.guarantee, gather(letter, toG));
-                            if (guarantee.verdict(qg) == RvVerdict.PERMANENTLY_VIOLATED) {
-                                if (!agent) return new Finding(contract, KINDS[k], prefix(n, parent, via, viaKind, atoms), keys(letter, atoms));
-                            } else {
-                                Node m = new Node(qa, qg, agent ? letter & sticky : n.sticky);
-                                if (!parent.containsKey(m)) {
-                                    if (parent.size() >= MAX_NODES) return null;
-                                    parent.put(m, n);
-                                    via.put(m, letter);
-                                    viaKind.put(m, KINDS[k]);
-                                    todo.add(m);
-                                }
+                boolean call = KINDS[k] == EventKind.CALL;
+                long fixed = ls.fixedTrue | (call ? 0 : node.sticky & ls.sticky);
+                for (long i = 0; i < 1L << Long.bitCount(ls.free); i++) {
+                    long base = fixed | deposit(i, ls.free);
+                    if (!ls.possible(base)) continue;
+                    // at a call, which counted tool it calls, if any (-1: none); at other events the counts stay
+                    for (int callee = -1; callee < (call ? counters.tools.length : 0); callee++) {
+                        if (call && !counters.callee(base, callee, ls)) continue;
+                        if (++steps > MAX_STEPS) return null;
+                        int[] next = new int[q.length];
+                        System.arraycopy(q, m0, next, m0, counters.tools.length);
+                        counters.count(next, m0, callee);
+                        long letter = base | counters.bits(next, m0);
+                        for (int d = 0; d < m0; d++) next[d] = dfas[d].next(q[d], gather(letter, local[d]));
+                        // as the monitor judges a step (SessionMonitor.judge): a fresh IDLE, a fresh FAIL
+                        boolean freshIdle = false;
+                        boolean freshFail = false;
+                        for (int c = 0; c < n; c++) {
+                            boolean idle0 = pv[2 * c][q[2 * c]];
+                            boolean idle1 = pv[2 * c][next[2 * c]];
+                            freshIdle |= idle1 & !idle0;
+                            fails[c] = !idle1 & pv[2 * c + 1][next[2 * c + 1]] & !pv[2 * c + 1][q[2 * c + 1]];
+                            freshFail |= fails[c];
+                        }
+                        // an agent event that fails a contract is refused; an environment event that breaks an assumption is withheld
+                        if (agent ? freshFail : freshIdle) continue;
+                        for (int c = 0; c < n && !agent; c++) {
+                            if (fails[c] && found[c] == null) {
+                                found[c] = new Finding(c, KINDS[k], prefix(node, parent, via, viaKind, atoms), keys(letter, atoms));
+                                open--;
                             }
                         }
+                        Node m = new Node(next, call ? letter & sticky : node.sticky);
+                        if (parent.containsKey(m) || !anyOpen(found, next, pv)) continue;
+                        if (parent.size() >= MAX_NODES) return null;
+                        parent.put(m, node);
+                        via.put(m, letter);
+                        viaKind.put(m, KINDS[k]);
+                        todo.add(m);
                     }
-                    if (s == ls.free) break;
                 }
             }
         }
-        return null;
+        return found;
     }
 
-    /** A state of the walk: the two automata's states and the truth of the counter atoms at the last applied event. */
-    private record Node(int assume, int guarantee, long sticky) {}
+    /** Whether some contract not yet found can still FAIL from these states (neither its assumption nor guarantee violated). */
+    private static boolean anyOpen(Finding[] found, int[] states, boolean[][] pv) {
+        for (int c = 0; c < found.length; c++) {
+            if (found[c] == null && !pv[2 * c][states[2 * c]] && !pv[2 * c + 1][states[2 * c + 1]]) return true;
+        }
+        return false;
+    }
+
+    /** A state of the walk: the automata's states and the truth of the counter atoms at the last applied event. */
+    private record Node(int[] states, long sticky) {
+        @Override public boolean equals(Object o) {
+            return o instanceof Node m && m.sticky == sticky && java.util.Arrays.equals(m.states, states);
+        }
+
+        @Override public int hashCode() { return 31 * java.util.Arrays.hashCode(states) + Long.hashCode(sticky); }
+    }
 
     private static List<String> prefix(Node n, Map<Node, Node> parent, Map<Node, Long> via, Map<Node, EventKind> viaKind,
                                        List<Atom> atoms) {
@@ -176,25 +254,22 @@ public final class EnvironmentFailures {
         return map;
     }
 
+    /** The low bits of {@code bits}, one by one, at the set positions of {@code mask}. */
+    private static long deposit(long bits, long mask) {
+        long out = 0;
+        for (long m = mask; m != 0 && bits != 0; m &= m - 1, bits >>>= 1) if ((bits & 1L) != 0) out |= Long.lowestOneBit(m);
+        return out;
+    }
+
     private static long gather(long letter, int[] map) {
         long l = 0;
         for (int j = 0; j < map.length; j++) l |= (letter >>> map[j] & 1L) << j;
         return l;
     }
 
-    /** Whether a counter atom holds before any call: its comparison with 0 ({@code count(T) <= 3}: yes). */
+    /** Whether a counter atom holds before any call: its comparison with 0 ({@code sum(T, f) <= 3}: yes). */
     private static boolean startsTrue(Atom a) {
-        if (!(a.bound() instanceof Term.Num n)) return false;
-        double b = Double.parseDouble(n.text());
-        return switch (a.comparison()) {
-            case "<" -> 0 < b;
-            case "<=" -> 0 <= b;
-            case ">" -> 0 > b;
-            case ">=" -> 0 >= b;
-            case "==" -> 0 == b;
-            case "!=" -> 0 != b;
-            default -> false;
-        };
+        return a.bound() instanceof Term.Num && compare(0, a);
     }
 
     /**
@@ -208,6 +283,8 @@ public final class EnvironmentFailures {
         long sticky;
         long succeeded;
         long failed;
+        /** The {@code call(T)} atoms (at a call). */
+        long calls;
         final String[] tool;
 
         private Letters(int n) { tool = new String[n]; }
@@ -247,6 +324,7 @@ public final class EnvironmentFailures {
                         if (call) {
                             ls.free |= bit;
                             ls.tool[j] = tool(a.args().get(0));
+                            if (form.equals("call/1")) ls.calls |= bit;
                         }
                     }
                     case "arg/1", "arg_matches/2", "arg_in/2", "path_within/2", "arg_eq_ctx/2", "flow/1", "untrusted/1",
@@ -259,9 +337,13 @@ public final class EnvironmentFailures {
                         }
                     }
                     case "count/1", "sum/2" -> {
-                        // a counter moves only at a call; between calls its comparison keeps the value it had
-                        if (call || !(a.bound() instanceof Term.Num)) ls.free |= bit;
-                        else ls.sticky |= bit;
+                        // count(T) <op> n is set from the counted calls (Counters); a sum moves only at a call, so between
+                        // calls its comparison keeps the value it had
+                        if (!(a.bound() instanceof Term.Num)) ls.free |= bit;
+                        else if (form.equals("sum/2")) {
+                            if (call) ls.free |= bit;
+                            else ls.sticky |= bit;
+                        }
                     }
                     default -> ls.free |= bit;
                 }
@@ -269,18 +351,116 @@ public final class EnvironmentFailures {
             return Long.bitCount(ls.free) > MAX_FREE_ATOMS ? null : ls;
         }
 
-        /** Whether one event can make exactly these atoms true: the tools they name agree, not a success and a failure. */
+        /**
+         * Whether one event can make exactly these atoms true: the tools they name agree, not a success and a failure, and
+         * an atom about a call of T ({@code arg(T, f)}, ...) holds only where {@code call(T)} does.
+         */
         boolean possible(long letter) {
             if ((letter & succeeded) != 0 && (letter & failed) != 0) return false;
-            String seen = null;
             for (long m = letter & free; m != 0; m &= m - 1) {
-                String t = tool[Long.numberOfTrailingZeros(m)];
+                int j = Long.numberOfTrailingZeros(m);
+                String t = tool[j];
                 if (t == null) continue;
-                if (seen == null) seen = t;
-                else if (!sameTool(seen, t)) return false;
+                for (long o = m & (m - 1); o != 0; o &= o - 1) {
+                    String u = tool[Long.numberOfTrailingZeros(o)];
+                    if (u != null && !sameTool(t, u)) return false;
+                }
+                if ((calls >>> j & 1L) == 0 && (letter & callsOf(t)) != callsOf(t)) return false;
             }
             return true;
         }
+
+        /** The {@code call(t)} atoms of exactly this tool name. */
+        long callsOf(String t) {
+            long out = 0;
+            for (long m = calls; m != 0; m &= m - 1) {
+                int i = Long.numberOfTrailingZeros(m);
+                if (tool[i].equals(t)) out |= 1L << i;
+            }
+            return out;
+        }
+    }
+
+    /**
+     * The {@code count(T) <op> n} atoms with a number bound, read from counted calls: a call of T adds one, nothing else
+     * changes the count, so a result cannot break {@code G(count(search) <= 3)} and the first call of T has count 1. A
+     * count is kept up to one past the largest bound of its tool, where every comparison has its final value.
+     */
+    private static final class Counters {
+        final String[] tools;
+        private final int[] cap;
+        private final int[] counter;
+        private final Atom[] atoms;
+
+        Counters(List<Atom> all) {
+            List<String> names = new ArrayList<>();
+            List<Integer> caps = new ArrayList<>();
+            counter = new int[all.size()];
+            atoms = all.toArray(new Atom[0]);
+            for (int j = 0; j < all.size(); j++) {
+                Atom a = all.get(j);
+                counter[j] = -1;
+                if (!a.name().equals("count") || a.args().size() != 1 || !(a.bound() instanceof Term.Num n)) continue;
+                String t = tool(a.args().get(0));
+                int i = names.indexOf(t);
+                int c = (int) Math.max(0, Math.min(1_000, Math.floor(Double.parseDouble(n.text())) + 1));
+                if (i < 0) {
+                    names.add(t);
+                    caps.add(c);
+                    i = names.size() - 1;
+                } else {
+                    caps.set(i, Math.max(caps.get(i), c));
+                }
+                counter[j] = i;
+            }
+            tools = names.toArray(new String[0]);
+            cap = caps.stream().mapToInt(Integer::intValue).toArray();
+        }
+
+        /** Whether a call whose atoms are {@code letter} can be a call of counted tool {@code callee} (-1: of none of them). */
+        boolean callee(long letter, int callee, Letters ls) {
+            for (long m = letter & ls.free; m != 0; m &= m - 1) {
+                String t = ls.tool[Long.numberOfTrailingZeros(m)];
+                if (t == null) continue;
+                if (callee >= 0 && !sameTool(t, tools[callee])) return false;
+                if (callee < 0) for (String u : tools) if (sameTool(t, u)) return false;
+            }
+            return callee < 0 || (letter & ls.callsOf(tools[callee])) == ls.callsOf(tools[callee]);
+        }
+
+        /** Counts a call of {@code callee} (-1: none) into the counts at {@code states[from...]}. */
+        void count(int[] states, int from, int callee) {
+            if (callee < 0) return;
+            for (int i = 0; i < tools.length; i++) {
+                // a call of mcp__s__a answers to count(a) too
+                if (tools[i].equals(tools[callee]) || ToolName.bare(tools[callee]).equals(tools[i])) {
+                    states[from + i] = Math.min(states[from + i] + 1, cap[i]);
+                }
+            }
+        }
+
+        /** The counted atoms that hold with the counts at {@code states[from...]}. */
+        long bits(int[] states, int from) {
+            long out = 0;
+            for (int j = 0; j < counter.length; j++) {
+                if (counter[j] >= 0 && compare(states[from + counter[j]], atoms[j])) out |= 1L << j;
+            }
+            return out;
+        }
+    }
+
+    /** Whether {@code value <op> bound} holds for a counter atom with a number bound. */
+    private static boolean compare(double value, Atom a) {
+        double b = Double.parseDouble(((Term.Num) a.bound()).text());
+        return switch (a.comparison()) {
+            case "<" -> value < b;
+            case "<=" -> value <= b;
+            case ">" -> value > b;
+            case ">=" -> value >= b;
+            case "==" -> value == b;
+            case "!=" -> value != b;
+            default -> false;
+        };
     }
 
     private static String tool(Term t) {

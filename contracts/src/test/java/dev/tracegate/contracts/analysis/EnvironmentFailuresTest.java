@@ -54,6 +54,18 @@ class EnvironmentFailuresTest {
     }
 
     @Test
+    void aResultAnotherContractsAssumptionWithholdsIsNotNoted() {
+        String noIban = "  - id: pii.no-iban\n    guarantee: G(returned(lookup_customer) -> !category(iban))\n    message: m\n";
+        String withhold = "  - id: pii.withhold\n    assume: G(returned(lookup_customer) -> !category(iban))\n    guarantee: G !call(export)\n"
+                + "    strategy: suppress\n    message: m\n";
+        assertThat(EnvironmentFailures.find(lib("library: pii\ncontracts:\n" + noIban + withhold))).isEmpty();
+        // once the agent breaks the other assumption (an export of its own), the result is no longer withheld
+        String agentBreaks = withhold.replace("G(returned(lookup_customer)", "G !call(debug) & G(returned(lookup_customer)");
+        assertThat(EnvironmentFailures.find(lib("library: pii\ncontracts:\n" + noIban + agentBreaks))).singleElement()
+                .satisfies(f -> assertThat(f.prefix()).containsExactly("[call(debug)]"));
+    }
+
+    @Test
     void aBadStepThatNeedsTheAgentsEventIsNotNoted() {
         assertThat(find("G(call(pay) -> arg(pay, amount) <= 100)")).isEmpty();
         assertThat(find("G(call(refund) -> O returned(approve))")).isEmpty();
@@ -83,6 +95,9 @@ class EnvironmentFailuresTest {
         });
         assertThat(find("G(count(search) >= 1)")).as("0 searches before the first call").singleElement()
                 .satisfies(f -> assertThat(f.prefix()).isEmpty());
+        // the first call of a counts 1, so only the event after a second call of a can break it
+        assertThat(find("G(call(a) -> X(count(a) <= 1))")).singleElement()
+                .satisfies(f -> assertThat(f.prefix()).filteredOn(e -> e.contains("call(a)")).hasSize(2));
     }
 
     @Test
@@ -121,10 +136,11 @@ class EnvironmentFailuresTest {
     private static final int LEN = 4;
 
     /**
-     * Random one-contract libraries (an assumption half the time): the analysis names the contract exactly when some
-     * trace, stepped by the monitor as online (refused agent events and withheld results not applied), has an event of
-     * the environment whose decision is VIOLATION. Traces are enumerated up to {@code LEN} events, so a finding whose
-     * shortest way is longer is only checked in the other direction (every violation the monitor shows is found).
+     * Random libraries of one or two contracts (an assumption half the time): the analysis names a contract exactly when
+     * some trace, stepped by the monitor as online (refused agent events and withheld events not applied), has an event
+     * of the environment whose decision is a VIOLATION of that contract. Traces are enumerated up to {@code LEN} events,
+     * so a finding whose shortest way is longer is only checked in the other direction (every violation the monitor
+     * shows is found).
      */
     @Test
     void agreesWithTheMonitorOnEveryShortTrace() {
@@ -132,29 +148,37 @@ class EnvironmentFailuresTest {
         int compared = 0;
         int noted = 0;
         for (int i = 0; i < 120; i++) {
-            String guarantee = random.nextInt(3) == 0 ? FORMULAS.future(random, 3) : "G(" + FORMULAS.future(random, 2) + ")";
-            String assume = random.nextBoolean() ? "true" : FORMULAS.future(random, 2);
-            Library lib = lib("library: r\ncontracts:\n  - id: r.c\n    assume: '" + assume + "'\n    guarantee: '" + guarantee
-                    + "'\n    message: m\n");
-            List<EnvironmentFailures.Finding> found = EnvironmentFailures.find(lib);
-            boolean monitor = violatedByEnvironment(lib, new ArrayList<>(), LEN);
-            String what = "assume " + assume + ", guarantee " + guarantee + ": " + found;
-            if (monitor) assertThat(found).as(what).isNotEmpty();
-            if (!found.isEmpty() && found.get(0).prefix().size() < LEN) {
-                assertThat(monitor).as(what).isTrue();
+            StringBuilder yaml = new StringBuilder("library: r\ncontracts:\n");
+            int contracts = 1 + random.nextInt(2);
+            for (int c = 0; c < contracts; c++) {
+                String guarantee = random.nextInt(3) == 0 ? FORMULAS.future(random, 3) : "G(" + FORMULAS.future(random, 2) + ")";
+                String assume = random.nextBoolean() ? "true" : FORMULAS.future(random, 2);
+                yaml.append("  - id: r.c").append(c).append("\n    assume: '").append(assume).append("'\n    guarantee: '")
+                        .append(guarantee).append("'\n    message: m\n");
             }
-            if (found.isEmpty() || found.get(0).prefix().size() < LEN) {
-                compared++;
-                if (monitor) noted++;
+            Library lib = lib(yaml.toString());
+            List<EnvironmentFailures.Finding> found = EnvironmentFailures.find(lib);
+            java.util.Set<Integer> monitor = new java.util.TreeSet<>();
+            violatedByEnvironment(lib, new ArrayList<>(), LEN, monitor);
+            for (int c = 0; c < contracts; c++) {
+                final int contract = c;
+                var finding = found.stream().filter(f -> f.contract() == contract).findFirst();
+                String what = yaml + "r.c" + c + ": " + finding;
+                if (monitor.contains(c)) assertThat(finding).as(what).isPresent();
+                if (finding.isPresent() && finding.get().prefix().size() < LEN) assertThat(monitor).as(what).contains(c);
+                if (finding.isEmpty() || finding.get().prefix().size() < LEN) {
+                    compared++;
+                    if (monitor.contains(c)) noted++;
+                }
             }
         }
-        assertThat(compared).as("libraries compared exactly").isGreaterThan(100);
-        assertThat(noted).as("both answers among them").isBetween(15, compared - 15);
+        assertThat(compared).as("contracts compared exactly").isGreaterThan(150);
+        assertThat(noted).as("both answers among them").isBetween(20, compared - 20);
     }
 
-    /** Whether some extension of {@code prefix} by up to {@code left} events has an environment event that makes r.c FAIL. */
-    private static boolean violatedByEnvironment(Library lib, List<Integer> prefix, int left) {
-        if (left == 0) return false;
+    /** Adds to {@code violated} the contracts that an environment event makes FAIL in an extension of {@code prefix} by up to {@code left} events. */
+    private static void violatedByEnvironment(Library lib, List<Integer> prefix, int left, java.util.Set<Integer> violated) {
+        if (left == 0) return;
         for (int e = 0; e < EVENTS; e++) {
             Replay<Event> replay = lib.replay("s");
             for (int i = 0; i < prefix.size(); i++) {
@@ -163,14 +187,12 @@ class EnvironmentFailuresTest {
             }
             Event ev = event(e, prefix.size() + 1);
             Replay.Step step = replay.next(ev, ev.controlledByAgent(), true);
-            if (step.decision() == Decision.Kind.VIOLATION) return true;
+            if (step.decision() == Decision.Kind.VIOLATION) for (int c : step.contracts()) violated.add(c);
             // a refused event leaves the session as it was, and a contract IDLE or FAIL for good has nothing left to show
-            if (!step.applied() || step.verdicts()[0] != dev.tracegate.engine.monitor.Verdict.ACTIVE) continue;
+            if (!step.applied() || !java.util.Arrays.asList(step.verdicts()).contains(dev.tracegate.engine.monitor.Verdict.ACTIVE)) continue;
             prefix.add(e);
-            boolean found = violatedByEnvironment(lib, prefix, left - 1);
+            violatedByEnvironment(lib, prefix, left - 1, violated);
             prefix.remove(prefix.size() - 1);
-            if (found) return true;
         }
-        return false;
     }
 }
