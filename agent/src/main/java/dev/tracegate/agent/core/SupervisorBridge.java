@@ -217,7 +217,20 @@ public final class SupervisorBridge implements DispatchTarget {
      * contract that would withhold it is then only logged, and its audit record says that the result went through.
      */
     public String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error, String cannotWithhold) {
-        ResultDecision decision = supervisor.onToolResult(new ToolResult(framework, session, tool, callId, resultText, error, cannotWithhold));
+        return onToolResult(new ToolResult(framework, session, tool, callId, resultText, error, cannotWithhold, null));
+    }
+
+    /**
+     * As above for a result the call site withholds whatever the contracts decide ({@code withheld} says why): it is
+     * checked and recorded as withheld; the notice of a contract that withholds it too, or null.
+     */
+    public String onWithheldToolResult(String framework, String session, String tool, String callId, String resultText, String withheld) {
+        return onToolResult(new ToolResult(framework, session, tool, callId, resultText, false, null, withheld));
+    }
+
+    private String onToolResult(ToolResult result) {
+        String framework = result.framework(), session = result.session(), tool = result.tool(), cannotWithhold = result.cannotWithhold();
+        ResultDecision decision = supervisor.onToolResult(result);
         if (decision == null || !decision.suppressed()) {
             if (trace) {
                 AgentLog.info("RETURN " + framework + " session=" + session + " tool=" + tool + " -> KEEP");

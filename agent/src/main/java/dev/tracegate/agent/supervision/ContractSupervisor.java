@@ -500,6 +500,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                                     + " and stays in force for the calls that follow.", t0);
                             return ResultDecision.suppress(c.id(), withheld(rt, c, "tool result"));
                         }
+                        if (result.withheld() != null) {
+                            // the call site withholds it all the same (the failure policy): the record says so. The contracts
+                            // saw what could be read and the event is applied, as replay applies it
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
+                                    INTERNAL + ": " + result.withheld() + (d.kind() == Decision.Kind.VIOLATION
+                                            ? " The result also violated: " + reason(rt, w, d) : ""), t0);
+                            return ResultDecision.keep();
+                        }
                         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
                                 d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, w, d) : null, t0);
                         return ResultDecision.keep();

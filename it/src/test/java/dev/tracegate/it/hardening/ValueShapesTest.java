@@ -23,9 +23,13 @@ class ValueShapesTest {
     }
 
     private Forked.Output app(String fail, String library, String... commands) throws IOException, InterruptedException {
+        return appWith(fail, library, "", commands);
+    }
+
+    private Forked.Output appWith(String fail, String library, String moreConfig, String... commands) throws IOException, InterruptedException {
         Path lib = Files.writeString(dir.resolve("lib.yaml"), library);
         Path config = Files.writeString(dir.resolve("tg.yaml"), "libraries: [" + lib + "]\naudit.path: " + audit() + "\nview: off\nfail: " + fail
-                + "\nconfigured-methods:\n  - {class: \"" + APP + "$Tools\", method: \"*\", kind: tool, session-param: 0}\n");
+                + "\n" + moreConfig + "\nconfigured-methods:\n  - {class: \"" + APP + "$Tools\", method: \"*\", kind: tool, session-param: 0}\n");
         return Forked.run(Forked.command(Forked.java(), "config=" + config, APP, commands));
     }
 
@@ -106,5 +110,55 @@ class ValueShapesTest {
         assertThat(open.stdout()).as(open.toString()).contains("huge list: HOST GOT size=2000000000");
         assertThat(open.stderr()).contains("the arguments could not be read whole: more than 10000 elements").contains("(fail=open: let through");
         assertThat(auditLinesWith("\"tool\":\"size\"")).as("the call and its result are recorded").isEqualTo(2);
+    }
+
+    /**
+     * A result withheld because it could not be read whole (fail: closed) is recorded as what the host saw: a
+     * suppression by tracegate.internal with the cut and the refusal, not the contracts' pass; a contract it also
+     * violates is named. The contracts saw what could be read, so the RETURN is applied as replay applies it: replay of
+     * the log finds the violation at the same event, and the chain verifies.
+     */
+    @Test
+    void aResultWithheldBecauseItCouldNotBeReadWholeIsRecordedAsWithheldAndReplaysAsOnline() throws Exception {
+        String library = "library: cut\ncontracts:\n  - id: cut.no-deep-marker\n    guarantee: G !result_matches(\"deeper than 100\")\n"
+                + "    message: no result nested too deep to read\n";
+        // results in clear, so that replay can read what the contracts read online
+        Forked.Output r = appWith("closed", library, "audit.personal-data: clear", "deep-result", "cyclic-result");
+        assertThat(r.stdout()).as(r.toString()).contains("deep 1: HOST GOT List").contains("deep 5000: refused: ").contains("cyclic: refused: ");
+        java.util.List<String> returns = Files.readAllLines(audit()).stream().filter(l -> l.contains("\"kind\":\"return\"")).toList();
+        assertThat(returns).as(String.join("\n", returns)).hasSize(3);
+        assertThat(returns.get(0)).contains("\"decision\":\"pass\"");
+        assertThat(returns.get(1)).contains("\"decision\":\"suppress\"").contains("\"fired\":[\"cut.no-deep-marker\"]")
+                .contains("tracegate.internal: the result could not be read whole (nested deeper than 100 levels), so it was withheld (fail: closed)")
+                .contains("The host got: tracegate could not check").contains("The result also violated");
+        assertThat(returns.get(2)).contains("\"decision\":\"suppress\"").doesNotContain("\"fired\"")
+                .contains("tracegate.internal: the result could not be read whole (a cycle: a java.util.HashMap contains itself)");
+
+        Cli verify = cli("audit", "verify", audit().toString());
+        assertThat(verify.exit).as(verify.out).isZero();
+        assertThat(verify.out).contains("chain intact");
+        Cli replay = cli("replay", dir.resolve("lib.yaml").toString(), audit().toString(), "--format", "json", "--no-progress");
+        String seq = returns.get(1).replaceAll(".*\"seq\":(\\d+),.*", "$1");
+        com.fasterxml.jackson.databind.JsonNode report = new com.fasterxml.jackson.databind.ObjectMapper().readTree(replay.out);
+        String first = null;
+        for (com.fasterxml.jackson.databind.JsonNode session : report.get("sessions")) {
+            for (com.fasterxml.jackson.databind.JsonNode c : session.get("contracts")) {
+                if (c.get("id").asText().equals("cut.no-deep-marker")) first = c.path("firstViolation").asText();
+            }
+        }
+        assertThat(first).as(replay.out).endsWith("(seq " + seq + ", return fetch)");
+    }
+
+    private record Cli(int exit, String out) {}
+
+    /** The agent jar's command line; any exit code (replay exits 1 when it finds violations). */
+    private Cli cli(String... args) throws IOException, InterruptedException {
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(Forked.java(), "-jar", Forked.agentJar().toString()));
+        command.addAll(java.util.List.of(args));
+        Path out = dir.resolve("cli-out.txt");
+        Process p = new ProcessBuilder(command).redirectErrorStream(false).redirectOutput(out.toFile())
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        assertThat(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)).as("cli finished: " + command).isTrue();
+        return new Cli(p.exitValue(), Files.readString(out));
     }
 }

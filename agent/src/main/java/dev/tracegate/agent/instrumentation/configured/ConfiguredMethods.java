@@ -476,13 +476,15 @@ public final class ConfiguredMethods {
         // a text result is replaced by the notice; the advice withholds any other by throwing the notice instead
         boolean text = result == null || result instanceof String;
         ValueText.Written written = text ? null : bridge.written(result);
-        String notice = bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), null, text ? (String) result : written.json(), false);
-        if (written != null && written.cut() != null) {
-            // the RETURN is recorded with what could be read; fail: closed withholds a result no contract could see whole
-            Ruling refusal = bridge.unreadValue(method(origin), "the result", written.cut());
-            if (refusal != null) return refusal.text;
+        // fail: closed withholds a result no contract could see whole; the RETURN is recorded with what could be read,
+        // as withheld (open: as the contracts decide)
+        Ruling refusal = written != null && written.cut() != null ? bridge.unreadValue(method(origin), "the result", written.cut()) : null;
+        if (refusal == null) {
+            return bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), null, text ? (String) result : written.json(), false);
         }
-        return notice;
+        String notice = bridge.onWithheldToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), null, written.json(),
+                "the result could not be read whole (" + written.cut() + "), so it was withheld (fail: closed). The host got: " + refusal.text);
+        return notice != null ? notice : refusal.text;   // a contract that withholds it too: its notice
     }
 
     /**
