@@ -14,7 +14,9 @@ import java.util.function.Supplier;
  * {@code chunks.concatWith(Mono.just(END)).scanWith(check, STEP).mapNotNull(EMIT)}: the host's Reactor calls only these
  * {@code java.util.function} values, so the bootstrap class path needs no Reactor type. {@code scanWith} asks this
  * supplier for a fresh answer per subscription (a stream subscribed twice is two answers); every chunk passes on
- * unchanged as it arrives (it cannot be recalled later); at {@code END} the collected text is checked: a replacement
+ * unchanged as it arrives (it cannot be recalled later); text streamed before a chunk that asks for tools is checked when
+ * that chunk arrives, as an ASSISTANT event of its own (it was shown; the tools have not run yet): its replacement waits
+ * for the end, a violation ends the stream instead of that chunk; at {@code END} the text collected since is checked: a replacement
  * follows as one more chunk (built by the framework's {@link AnswerChunks}), a violation ends the stream as its error
  * ({@code mapNotNull} turns what {@code EMIT} throws into the error signal). An upstream error or a cancellation ends
  * the stream before {@code END}: an answer that never completed is not checked.
@@ -140,6 +142,10 @@ public final class StreamCheck implements Supplier<Object>, Consumer<Object> {
         private final StringBuilder text = new StringBuilder();
         private Object last;
         private Throwable failure;
+        /** What checks of text streamed before a request for tools replaced it by (notices joined), shown at the end. */
+        private String earlier;
+        /** A block (block.style: exception) of text streamed before a request for tools: ends the stream at that chunk. */
+        private TracegateViolation refused;
 
         Answer(StreamCheck check) {
             this.check = check;
@@ -150,18 +156,54 @@ public final class StreamCheck implements Supplier<Object>, Consumer<Object> {
             if (failure != null) {
                 return;
             }
+            boolean asksForTools;
             try {
-                if (check.chunks.asksForTools(chunk)) {
-                    text.setLength(0);   // that round asked for tools: its text is not the answer (as for a blocking call)
-                } else {
-                    String added = check.chunks.text(chunk);
-                    if (added != null) {
-                        text.append(added);
+                asksForTools = check.chunks.asksForTools(chunk);
+                String added = asksForTools ? check.chunks.text(chunk) : null;
+                if (added != null) {
+                    text.append(added);   // text beside the request in the same chunk was shown too
+                }
+            } catch (Throwable e) {
+                failure = e;
+                return;
+            }
+            if (asksForTools) {
+                // text the round streamed before asking for tools has reached the application already: it is an ASSISTANT
+                // event of its own, checked now (before the tools run); a notice follows at the end, a block ends the stream
+                if (text.length() > 0) {
+                    String said = text.toString();
+                    text.setLength(0);
+                    try {
+                        String replacement = Dispatcher.onAssistantMessage(check.framework, check.session, said);
+                        if (replacement != null) {
+                            earlier = earlier == null ? replacement : earlier + "\n" + replacement;
+                        }
+                    } catch (TracegateViolation v) {
+                        refused = v;
+                    } catch (Throwable e) {
+                        failure = e;
                     }
+                }
+                return;
+            }
+            try {
+                String added = check.chunks.text(chunk);
+                if (added != null) {
+                    text.append(added);
                 }
             } catch (Throwable e) {
                 failure = e;
             }
+        }
+
+        /** The chunk to pass on: this one, unless a block of the text before it (a request for tools) ends the stream here. */
+        Object pass(Object chunk) {
+            TracegateViolation v = refused;
+            if (v != null) {
+                refused = null;
+                throw v;
+            }
+            return chunk;
         }
 
         /** The chunk to append (null for none); throws the violation. */
@@ -173,13 +215,13 @@ public final class StreamCheck implements Supplier<Object>, Consumer<Object> {
                 }
                 return null;
             }
-            if (text.length() == 0) {
-                return null;
+            String replacement = null;
+            if (text.length() > 0 && !check.takeCovered()) {   // covered: a nested blocking call's answer, checked before it was streamed
+                replacement = Dispatcher.onAssistantMessage(check.framework, check.session, text.toString());
             }
-            if (check.takeCovered()) {
-                return null;   // a nested blocking call's answer, checked (and replaced if need be) before it was streamed
+            if (earlier != null) {
+                replacement = replacement == null ? earlier : earlier + "\n" + replacement;
             }
-            String replacement = Dispatcher.onAssistantMessage(check.framework, check.session, text.toString());
             if (replacement == null) {
                 return null;
             }
@@ -222,7 +264,7 @@ public final class StreamCheck implements Supplier<Object>, Consumer<Object> {
                 return null;   // the seed
             }
             Passing passing = (Passing) step;
-            return passing.chunk == END ? passing.answer.finish() : passing.chunk;
+            return passing.chunk == END ? passing.answer.finish() : passing.answer.pass(passing.chunk);
         }
     }
 }

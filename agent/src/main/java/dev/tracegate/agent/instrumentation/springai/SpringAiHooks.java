@@ -11,12 +11,14 @@ import net.bytebuddy.implementation.bytecode.assign.Assigner;
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
 import org.springframework.ai.chat.messages.UserMessage;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolExecutionResult;
 import org.springframework.ai.model.tool.internal.ToolCallReactiveContextHolder;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.execution.ToolExecutionException;
@@ -39,11 +41,13 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 /**
  * Spring AI (tested with 2.0.1 and 1.1.2): {@code ToolCallback#call(String[, ToolContext])} on the interface and every
- * implementation (method, function and MCP callbacks), counted once; the conversation id from the
- * advisor context at {@code DefaultAroundAdvisorChain#nextCall} (same thread as blocking tool calls) and
+ * implementation (method, function and MCP callbacks), counted once; the conversation id from the request's
+ * {@code ToolContext} ({@code chat_memory_conversation_id}), else the advisor context, at
+ * {@code DefaultAroundAdvisorChain#nextCall} (same thread as blocking tool calls) and
  * {@code #nextStream} (written into the Reactor context, which Spring AI hands to the tool thread through
  * {@code ToolCallReactiveContextHolder}); USER and ASSISTANT at {@code ChatModel#call(Prompt)}, USER and the streamed
- * answer at {@code ChatModel#stream(Prompt)}.
+ * answer at {@code ChatModel#stream(Prompt)}; the results of {@code returnDirect} tools, which Spring AI hands to the
+ * application as the answer, as ASSISTANT at {@code DefaultToolCallingManager#executeToolCalls}.
  *
  * <p>A tool that throws is the tool's error RETURN (text = the tool's exception class and message). Spring AI wraps it in
  * a {@code ToolExecutionException}, whose message its exception processor gives the model (by default): when a contract
@@ -58,7 +62,9 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * model's stream completes, in the session the thread had while the stream was assembled (a {@code ChatClient}'s
  * conversation id, else "default"). A violation appends one more chunk carrying the notice, or, with
  * {@code block.style: exception}, ends the stream with {@code TracegateViolation} as its error. A {@code ChatClient} calls
- * {@code stream} once per model round, so each round is checked once (a round that asks for tools has no answer text);
+ * {@code stream} once per model round, so each round is checked once; text a round streams before it asks for tools has
+ * reached the application too and is checked as its own ASSISTANT event when the request for tools arrives (its notice
+ * follows at the end of the round, a block under {@code block.style: exception} ends the stream before the tools run);
  * its advisors then see the notice as part of the answer, as the application does. A model call or stream for the same
  * {@code Prompt} while that stream is subscribed (a model whose {@code stream} runs its own {@code call} later, inside
  * {@code Flux.defer}, on a worker thread where the conversation is not set) is nested in it: its USER is not checked
@@ -99,6 +105,9 @@ public final class SpringAiHooks implements Hooks {
                 new HookPoint(named("org.springframework.ai.model.tool.DefaultToolCallingManager"),
                         named("executeToolCall").and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
                         self + "$ToolTableAdvice").role("the tool table a redirect runs its target from"),
+                new HookPoint(named("org.springframework.ai.model.tool.DefaultToolCallingManager"),
+                        named("executeToolCalls").and(takesArguments(2)).and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
+                        self + "$ReturnDirectAdvice").role("the answer a returnDirect tool hands to the application"),
                 new HookPoint(named("org.springframework.ai.chat.client.advisor.DefaultAroundAdvisorChain"),
                         named("nextCall").and(takesArguments(1)).and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
                         self + "$ConversationAdvice").role("the conversation id (the session) of ChatClient calls"),
@@ -275,6 +284,69 @@ public final class SpringAiHooks implements Hooks {
         }
     }
 
+    /**
+     * The results of {@code returnDirect} tools, which Spring AI hands to the application as the answer (no model round
+     * follows): each is the conversation's ASSISTANT event, checked (masked, replaced by the notice, or refused) before
+     * Spring AI builds the answer from it, in the session of the round's tool calls.
+     */
+    public static final class ReturnDirectAdvice {
+
+        @Advice.OnMethodExit
+        static void exit(@Advice.Argument(0) Prompt prompt,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolExecutionResult result) {
+            try {
+                if (result == null || !result.returnDirect()) {
+                    return;
+                }
+                List<Message> history = result.conversationHistory();
+                Message last = history == null || history.isEmpty() ? null : history.get(history.size() - 1);
+                if (!(last instanceof ToolResponseMessage)) {
+                    return;
+                }
+                // the session as the tool calls just made read it: the ToolContext's id, else the thread's (a ChatClient's),
+                // else the Reactor context Spring AI hands to a streamed round's tools, else "default"
+                Object options = prompt == null ? null : prompt.getOptions();
+                Object conversation = options instanceof ToolCallingChatOptions && ((ToolCallingChatOptions) options).getToolContext() != null
+                        ? ((ToolCallingChatOptions) options).getToolContext().get(CONVERSATION_ID) : null;
+                String session = conversation != null ? conversation.toString() : Dispatcher.session(null);
+                if (session == null) {
+                    try {
+                        ContextView view = ToolCallReactiveContextHolder.getContext();
+                        Object streamed = view == null ? null : view.getOrDefault(CONVERSATION_ID, null);
+                        session = streamed == null ? "default" : streamed.toString();
+                    } catch (LinkageError noHolder) {
+                        session = "default";
+                    }
+                }
+                List<ToolResponseMessage.ToolResponse> responses = ((ToolResponseMessage) last).getResponses();
+                List<ToolResponseMessage.ToolResponse> checked = null;
+                for (int i = 0; i < responses.size(); i++) {
+                    ToolResponseMessage.ToolResponse response = responses.get(i);
+                    String text = response.responseData();
+                    String replacement = text == null || text.isEmpty() ? null : Dispatcher.onAssistantMessage("springai", session, text);
+                    if (replacement != null) {
+                        if (checked == null) {
+                            checked = new ArrayList<ToolResponseMessage.ToolResponse>(responses);
+                        }
+                        checked.set(i, new ToolResponseMessage.ToolResponse(response.id(), response.name(), replacement));
+                    }
+                }
+                if (checked != null) {
+                    List<Message> copy = new ArrayList<Message>(history);
+                    copy.set(copy.size() - 1, ToolResponseMessage.builder().responses(checked).metadata(last.getMetadata()).build());
+                    result = ToolExecutionResult.builder().conversationHistory(copy).returnDirect(true).build();
+                }
+            } catch (TracegateViolation violation) {
+                throw violation;   // a block under block.style: exception (or fail: closed inside the dispatcher)
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("springai", "returnDirect answer", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();   // fail: closed: the answer is refused, as a model answer would be
+                }
+            }
+        }
+    }
+
     /** Makes the prompt's tool callbacks reachable for redirects on this thread. */
     public static final class ToolTableAdvice {
 
@@ -295,7 +367,13 @@ public final class SpringAiHooks implements Hooks {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static Object enter(@Advice.Argument(0) ChatClientRequest request) {
-            Object conversation = request == null || request.context() == null ? null : request.context().get(CONVERSATION_ID);
+            // the ToolContext's id first, as for the request's tool calls, else the advisor parameter
+            Object options = request == null || request.prompt() == null ? null : request.prompt().getOptions();
+            Object conversation = options instanceof ToolCallingChatOptions && ((ToolCallingChatOptions) options).getToolContext() != null
+                    ? ((ToolCallingChatOptions) options).getToolContext().get(CONVERSATION_ID) : null;
+            if (conversation == null && request != null && request.context() != null) {
+                conversation = request.context().get(CONVERSATION_ID);
+            }
             return Dispatcher.swapSession(conversation);
         }
 
@@ -314,7 +392,12 @@ public final class SpringAiHooks implements Hooks {
         @Advice.OnMethodExit(suppress = Throwable.class)
         static void exit(@Advice.Argument(0) ChatClientRequest request,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Flux<?> stream) {
-            Object conversation = request == null || request.context() == null ? null : request.context().get(CONVERSATION_ID);
+            Object options = request == null || request.prompt() == null ? null : request.prompt().getOptions();
+            Object conversation = options instanceof ToolCallingChatOptions && ((ToolCallingChatOptions) options).getToolContext() != null
+                    ? ((ToolCallingChatOptions) options).getToolContext().get(CONVERSATION_ID) : null;
+            if (conversation == null && request != null && request.context() != null) {
+                conversation = request.context().get(CONVERSATION_ID);
+            }
             if (conversation != null && stream != null) {
                 stream = stream.contextWrite(Context.of(CONVERSATION_ID, conversation));
             }
@@ -329,7 +412,13 @@ public final class SpringAiHooks implements Hooks {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static Object enter(@Advice.Argument(0) ChatClientRequest request) {
-            Object conversation = request == null || request.context() == null ? null : request.context().get(CONVERSATION_ID);
+            // the ToolContext's id first, as for the request's tool calls, else the advisor parameter
+            Object options = request == null || request.prompt() == null ? null : request.prompt().getOptions();
+            Object conversation = options instanceof ToolCallingChatOptions && ((ToolCallingChatOptions) options).getToolContext() != null
+                    ? ((ToolCallingChatOptions) options).getToolContext().get(CONVERSATION_ID) : null;
+            if (conversation == null && request != null && request.context() != null) {
+                conversation = request.context().get(CONVERSATION_ID);
+            }
             return Dispatcher.swapSession(conversation);
         }
 
@@ -350,6 +439,7 @@ public final class SpringAiHooks implements Hooks {
         static void enter(@Advice.Argument(value = 0, readOnly = false) Prompt prompt,
                           @Advice.Local("tgOuter") boolean outer,
                           @Advice.Local("tgStream") StreamCheck stream,
+                          @Advice.Local("tgSession") String session,
                           @Advice.Local("tgDepth") int[] depth,
                           @Advice.Local("tgSaved") int saved) {
             // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
@@ -362,6 +452,12 @@ public final class SpringAiHooks implements Hooks {
                 if (!outer || prompt == null) {
                     return;
                 }
+                // the conversation: a ToolContext that names it (as the prompt's tool calls read it), else the thread's
+                // (a ChatClient's, set at nextCall), else "default"
+                Object options = prompt.getOptions();
+                Object conversation = options instanceof ToolCallingChatOptions && ((ToolCallingChatOptions) options).getToolContext() != null
+                        ? ((ToolCallingChatOptions) options).getToolContext().get(CONVERSATION_ID) : null;
+                session = conversation != null ? conversation.toString() : Dispatcher.session("default");
                 // for the prompt of a stream being answered (a model whose stream runs its own call later, e.g. inside
                 // Flux.defer on a worker): that stream's conversation, whose USER was checked when the stream was made
                 stream = StreamCheck.answering(prompt);
@@ -377,7 +473,7 @@ public final class SpringAiHooks implements Hooks {
                     String replacement;
                     try {
                         String text = last.getText();
-                        replacement = text == null ? null : Dispatcher.onUserMessage("springai", Dispatcher.session("default"), text);
+                        replacement = text == null ? null : Dispatcher.onUserMessage("springai", session, text);
                     } catch (Throwable failed) {
                         // this advice's own failure (e.g. a conversation id that cannot be read) follows the failure policy:
                         // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
@@ -401,6 +497,7 @@ public final class SpringAiHooks implements Hooks {
         static void exit(@Advice.Argument(0) Prompt prompt,
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgStream") StreamCheck stream,
+                         @Advice.Local("tgSession") String session,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned,
                          @Advice.Local("tgDepth") int[] depth,
                          @Advice.Local("tgSaved") int saved) {
@@ -415,7 +512,7 @@ public final class SpringAiHooks implements Hooks {
                     if (stream != null) {
                         return;   // a nested stream's chunks are the outer stream's, which checks them
                     }
-                    StreamCheck check = Dispatcher.streamCheck(STREAM, Dispatcher.session("default"), prompt);
+                    StreamCheck check = Dispatcher.streamCheck(STREAM, session != null ? session : Dispatcher.session("default"), prompt);
                     if (check != null) {
                         // open for this prompt from the subscription (scanWith's seed) to its end (doFinally)
                         returned = ((Flux<Object>) returned).concatWith(Mono.just(StreamCheck.END))
@@ -435,7 +532,7 @@ public final class SpringAiHooks implements Hooks {
                 AssistantMessage output = response.getResult().getOutput();
                 if (output != null && output.getText() != null && !output.getText().isEmpty() && !output.hasToolCalls()) {
                     String replacement = Dispatcher.onAssistantMessage("springai",
-                            stream != null ? stream.session() : Dispatcher.session("default"), output.getText());
+                            stream != null ? stream.session() : session != null ? session : Dispatcher.session("default"), output.getText());
                     if (stream != null) {
                         stream.coveredByCall();   // checked here, before the stream shows it: not again at its end
                     }
