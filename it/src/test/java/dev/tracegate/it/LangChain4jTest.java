@@ -72,6 +72,30 @@ class LangChain4jTest {
                 .contains("draft saved for bob@example.com");
     }
 
+    /**
+     * A redirect to a tool the AI service lacks (a typo in redirect-to) is a block of the call (e4a5516); the text the
+     * model gets names the missing target and no longer passes on the contract's next, which sends the model to it.
+     */
+    @Test
+    void aRedirectToAMissingToolTellsTheModelWhatCanWorkNotToCallTheMissingTool(@TempDir Path dir) throws IOException {
+        Path library = Files.writeString(dir.resolve("mail.yaml"), String.join("\n",
+                "library: mail",
+                "contracts:",
+                "  - id: mail.drafts-only",
+                "    guarantee: G !call(sendEmail)",
+                "    strategy: redirect",
+                "    redirect-to: drftEmail",
+                "    message: E-mail is drafted, not sent.",
+                "    next: Call drftEmail with the same arguments instead.", ""));
+        ForkedJvm.Result r = run("libraries=" + library, "email");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL sendEmail ran").doesNotContain("TOOL draftEmail ran")
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract mail.drafts-only)")
+                .contains("It could not be redirected to drftEmail: drftEmail is not a tool of this call site")
+                .contains("Instead: Do not call sendEmail again: it is refused, and drftEmail, which would run in its place, is not available here.")
+                .doesNotContain("Call drftEmail with the same arguments instead");
+    }
+
     /** The redirect target's result is a RETURN of the target, so a result contract on the target acts on what the model gets. */
     @Test
     void aRedirectTargetsResultIsItsReturnAndCanBeWithheld() {

@@ -743,6 +743,19 @@ class SpringAiTest {
                 .doesNotContain("\"decision\":\"redirect\"");
     }
 
+    /** The model is not sent to the missing target by the contract's next: it is told what can work instead. */
+    @Test
+    void aRedirectToAToolTheCallCannotReachDoesNotPassOnANextThatNamesIt(@TempDir Path dir) throws IOException {
+        String contracts = redirectContracts("archiveAcount").replace("    message: Accounts are never deleted by the agent.",
+                "    message: Accounts are never deleted by the agent.\n    next: Archive the account with archiveAcount instead.");
+        DeskRun missing = desk(dir, contracts, ForkedJvm.appClasspath(), "c10", "deleteAccount", "{\"customerId\":\"C10\"}");
+        assertThat(missing.modelSaw()).as(missing.toString())
+                .contains("MODEL SAW TOOL RESULT deleteAccount: tracegate blocked the call to deleteAccount (contract desk.no-delete)")
+                .contains("Instead: Do not call deleteAccount again: it is refused, and archiveAcount, which would run in its place, is not available here.")
+                .doesNotContain("Archive the account with archiveAcount");
+        assertThat(missing.stdout()).doesNotContain("TOOL deleteAccount ran").doesNotContain("TOOL archiveAccount ran");
+    }
+
     @Test
     void springAi112AToolThatThrowsIsAnErrorReturnAndItsInstructionIsWithheld(@TempDir Path dir) throws IOException {
         DeskRun run = desk(dir, FAILURE_CONTRACTS, springAi112Classpath(),

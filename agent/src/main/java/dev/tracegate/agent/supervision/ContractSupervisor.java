@@ -357,7 +357,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         AgentLog.warn("contract " + c.id() + " redirects " + e.tool() + " to " + target + ", but " + cannot
                                 + ". Its calls are blocked instead (a BLOCK in the audit log, not a redirect).");
                     }
-                    break;
+                    record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
+                    return ToolDecision.block(c.id(), reason, insteadOfMissing(rt, d, e.tool(), target));
                 }
                 Event r = again(acted, EventKind.CALL).tool(target)
                         .callId(e.callId()).args(acted.args()).build();
@@ -379,6 +380,33 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
         return ToolDecision.block(c.id(), reason, nexts(rt, d));
+    }
+
+    /**
+     * What to do instead of a call whose redirect target the call site lacks: the refusing contracts' {@code next}
+     * without any that names the missing target (the model would call a tool that is not there), then what can work:
+     * not calling the refused tool again, and telling the user. Target names are compared case-insensitively.
+     */
+    private static String insteadOfMissing(Runtime rt, Decision d, String tool, String target) {
+        StringBuilder b = new StringBuilder();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        String missing = target.trim().toLowerCase(java.util.Locale.ROOT);
+        for (int i = 0; i < d.contractCount(); i++) {
+            String n = rt.library.info().get(d.contract(i)).next();
+            if (n == null || n.isBlank() || n.toLowerCase(java.util.Locale.ROOT).contains(missing) || !seen.add(n.trim())) continue;
+            appendSentence(b, n.trim());
+        }
+        appendSentence(b, "Do not call " + tool + " again: it is refused, and " + target
+                + ", which would run in its place, is not available here. Tell the user that this cannot be done now.");
+        return b.toString();
+    }
+
+    private static void appendSentence(StringBuilder b, String sentence) {
+        if (b.length() > 0) {
+            char last = b.charAt(b.length() - 1);
+            b.append(last == '.' || last == '!' || last == '?' ? " " : ". ");
+        }
+        b.append(sentence);
     }
 
     /**

@@ -100,4 +100,41 @@ class RedirectTargetTest {
             audit.close(10, TimeUnit.SECONDS);
         }
     }
+
+    /**
+     * The text the model gets for such a block does not pass on the contract's own {@code next} when it names the
+     * missing target (the model would call a tool that is not there); it says what can work instead.
+     */
+    @Test
+    void theBlockOfARedirectToAMissingToolDoesNotSendTheModelToThatTool() throws Exception {
+        Path lib = Files.writeString(dir.resolve("r.yaml"), """
+                library: r
+                contracts:
+                  - id: r.external-mail
+                    guarantee: G !call(send_email)
+                    strategy: redirect
+                    redirect-to: drft_email
+                    message: External e-mail is drafted, not sent.
+                    next: Call drft_email with the same arguments instead.
+                """);
+        Path log = dir.resolve("audit.jsonl");
+        AgentConfig config = AgentConfig.load("libraries=" + lib + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
+        ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+        Object previous = Dispatcher.swapTools(Map.of("send_email", new Object(), "draft_email", new Object()));
+        try {
+            ToolDecision d = s.onToolCall(new ToolCall("langchain4j", "s1", "send_email", "{}", "c1"));
+            assertThat(d.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+            assertThat(d.instead()).doesNotContainIgnoringCase("call drft_email")
+                    .isEqualTo("Do not call send_email again: it is refused, and drft_email, which would run in its place, is not available here."
+                            + " Tell the user that this cannot be done now.");
+            // with the target there, the contract's next is what a block of it says (unchanged)
+            Dispatcher.swapTools(Map.of("send_email", new Object(), "drft_email", new Object()));
+            assertThat(s.onToolCall(new ToolCall("langchain4j", "s2", "send_email", "{}", "c2")).kind()).isEqualTo(ToolDecision.Kind.REDIRECT);
+        } finally {
+            Dispatcher.swapTools(previous);
+            s.close();
+            audit.close(10, TimeUnit.SECONDS);
+        }
+    }
 }
