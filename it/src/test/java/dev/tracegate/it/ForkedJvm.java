@@ -96,10 +96,17 @@ final class ForkedJvm {
     }
 
     static Result exec(List<String> command) {
+        return exec(command, java.util.Map.of());
+    }
+
+    /** Runs a command with these variables added to this JVM's environment. */
+    static Result exec(List<String> command, java.util.Map<String, String> environment) {
         try {
             Path out = Files.createTempFile("forked-out", ".txt");
             Path err = Files.createTempFile("forked-err", ".txt");
-            Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+            builder.environment().putAll(environment);
+            Process process = builder.start();
             if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 throw new AssertionError("forked JVM did not finish: " + command + "\nstdout:\n" + Files.readString(out) + "\nstderr:\n" + Files.readString(err));

@@ -150,6 +150,40 @@ class RegisterFileEndToEndTest {
     }
 
     @Test
+    void aKeyedLogReplaysWithTheRegisterWhenTheKeyIsGivenThroughAnEnvironmentVariable() throws IOException {
+        // trial17: with audit.hmac-key the register file's subjects could not be digested as the events were, so the
+        // replay started from an empty register and its P1/P4 verdicts differed, with no way to give the key
+        Path register = dir.resolve("gdpr-register.jsonl");
+        String key = "audit.hmac-key: a-long-random-secret-of-this-test\n";
+        run(register, key, RUN_1);
+        run(register, key, RUN_2);
+        run(register, key, RUN_3);
+        Map<String, Integer> online = onlineBlocks(audit());
+        assertThat(online).containsEntry("conv-C gdpr.P4-erasure", 1).containsKey("conv-D gdpr.P1-consent");
+        List<String> replay = List.of("replay", "gdpr," + library(), audit().toString(), "--format", "json", "--register",
+                register.toString());
+
+        ForkedJvm.Result keyless = cli(replay.toArray(String[]::new));
+        assertThat(keyless.stderr()).as(keyless.toString()).contains("personal data is keyed").contains("--hmac-key-env VAR");
+        assertThat(replayedViolations(keyless)).as(keyless.toString()).isNotEqualTo(online);
+
+        List<String> keyed = new ArrayList<>(replay);
+        keyed.addAll(List.of("--hmac-key-env", "TG_TEST_AUDIT_KEY"));
+        ForkedJvm.Result with = cliWith(Map.of("TG_TEST_AUDIT_KEY", "a-long-random-secret-of-this-test"), keyed);
+        assertThat(with.exit()).as("1: violations found, as online; 2 would be bad input\n" + with).isEqualTo(1);
+        assertThat(with.stderr()).contains("the register starts from the first 2 lines of " + register).doesNotContain("is keyed");
+        assertThat(replayedViolations(with)).as(with.toString()).isEqualTo(online);
+
+        ForkedJvm.Result wrong = cliWith(Map.of("TG_TEST_AUDIT_KEY", "another-key"), keyed);
+        assertThat(wrong.exit()).as(wrong.toString()).isEqualTo(2);
+        assertThat(wrong.stderr()).contains("the key in TG_TEST_AUDIT_KEY is not the one this log was written with");
+
+        ForkedJvm.Result unset = cliWith(Map.of(), keyed);
+        assertThat(unset.exit()).as(unset.toString()).isEqualTo(2);
+        assertThat(unset.stderr()).contains("the environment variable TG_TEST_AUDIT_KEY is not set");
+    }
+
+    @Test
     void aMalformedRegisterFileStopsTheStartUnlessFailOpen() throws IOException {
         Path register = Files.writeString(dir.resolve("gdpr-register.jsonl"),
                 "{\"op\":\"erase\",\"subject\":\"carl@example.com\"}\n{\"op\":\"erase\",\"subjekt\":\"dan@example.com\"}\n");
@@ -244,10 +278,14 @@ class RegisterFileEndToEndTest {
         return fires;
     }
 
-    private static ForkedJvm.Result cli(String... args) {
+    private static ForkedJvm.Result cliWith(Map<String, String> environment, List<String> args) {
         List<String> command = new ArrayList<>(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString()));
-        command.addAll(List.of(args));
-        return ForkedJvm.exec(command);
+        command.addAll(args);
+        return ForkedJvm.exec(command, environment);
+    }
+
+    private static ForkedJvm.Result cli(String... args) {
+        return cliWith(Map.of(), List.of(args));
     }
 
     private Path compile() throws IOException {

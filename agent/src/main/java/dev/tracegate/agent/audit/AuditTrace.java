@@ -31,11 +31,25 @@ public final class AuditTrace {
      * segment, whose digests need the key.
      */
     public static String subjectAsLogged(String personalData, String saltHex, String value) {
+        return subjectAsLogged(personalData, saltHex, null, value);
+    }
+
+    /**
+     * As {@link #subjectAsLogged(String, String, String)}, and for a keyed log ({@code hmac-sha256}) the digest under
+     * {@code hmacKey} (the agent's audit.hmac-key as UTF-8 bytes); null for a keyed log without a key.
+     */
+    public static String subjectAsLogged(String personalData, String saltHex, byte[] hmacKey, String value) {
         if (personalData == null || personalData.equals("clear")) return value;
+        if (personalData.equals("hmac-sha256")) return hmacKey == null ? null : Pseudonymiser.keyed(hmacKey).digest('s', value);
         if (!personalData.equals("salted-sha256") || saltHex == null || saltHex.length() % 2 != 0) return null;
         byte[] salt = new byte[saltHex.length() / 2];
         for (int i = 0; i < salt.length; i++) salt[i] = (byte) Integer.parseInt(saltHex, 2 * i, 2 * i + 2, 16);
         return Pseudonymiser.salted(salt).digest('s', value);
+    }
+
+    /** The key id a keyed log's header names for this key (first 8 hex digits of its SHA-256), to tell a wrong key. */
+    public static String keyId(byte[] hmacKey) {
+        return Pseudonymiser.keyId(hmacKey);
     }
 
     /** Whether a line of the log is an event record (the canonical form puts {@code rec} right after {@code prev}). */

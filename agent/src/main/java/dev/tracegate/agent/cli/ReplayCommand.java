@@ -75,6 +75,14 @@ final class ReplayCommand implements Callable<Integer> {
             + " checked against the log's SHA-256 of them")
     Path register;
 
+    @Option(names = "--hmac-key-env", paramLabel = "VAR", description = "with --register and a keyed audit log (audit.hmac-key):"
+            + " the environment variable that holds the agent's key (e.g. TRACEGATE_AUDIT_HMAC_KEY), so that the register file's"
+            + " subjects are digested as the log's events were; the key itself is never an argument (it would show in ps)")
+    String hmacKeyEnv;
+
+    /** The key --hmac-key-env names, as UTF-8 bytes (as the agent reads audit.hmac-key); null without it. */
+    private byte[] hmacKey;
+
     /**
      * What one session showed, per contract. The per-contract arrays are made on the session's first violation,
      * withheld event or broken assumption, and a session that ends with nothing to report shares one end report, so
@@ -171,6 +179,15 @@ final class ReplayCommand implements Callable<Integer> {
             System.err.println("tracegate replay: --register " + register + ": no such file; give the agent's register.path file"
                     + " (or a copy of it)");
             return LibraryOptions.BAD_INPUT;
+        }
+        if (hmacKeyEnv != null) {
+            String key = System.getenv(hmacKeyEnv);
+            if (key == null || key.isEmpty()) {
+                System.err.println("tracegate replay: --hmac-key-env " + hmacKeyEnv + ": the environment variable " + hmacKeyEnv
+                        + " is not set (or empty); set it to the agent's audit.hmac-key, e.g. " + hmacKeyEnv + "=... tracegate replay ...");
+                return LibraryOptions.BAD_INPUT;
+            }
+            hmacKey = key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         }
         Library running = lib;   // the libraries of the runtime being replayed: anew at each restart in an audit log
         for (Path t : traces) {
@@ -342,15 +359,23 @@ final class ReplayCommand implements Callable<Integer> {
                     + " of it will do), or replay without --register (verdicts may then differ from the online ones)");
             return false;
         }
-        if (AuditTrace.subjectAsLogged(rec.personalData(), rec.salt(), "") == null) {
+        if (AuditTrace.subjectAsLogged(rec.personalData(), rec.salt(), hmacKey, "") == null) {
             System.err.println("note: " + where + ": the log's personal data is keyed (" + rec.personalData() + "), so the register"
                     + " file's subjects cannot be written as its events write them without the key: the replay starts from an empty"
-                    + " register, and its verdicts may differ from the online ones");
+                    + " register, and its verdicts may differ from the online ones."
+                    + (rec.personalData().equals("hmac-sha256") ? " Give the key with --hmac-key-env VAR (VAR holding the agent's"
+                    + " audit.hmac-key)" : ""));
             return true;
+        }
+        if (hmacKey != null && rec.personalData().equals("hmac-sha256") && !AuditTrace.keyId(hmacKey).equals(rec.keyId())) {
+            System.err.println("tracegate replay: " + where + ": the key in " + hmacKeyEnv + " is not the one this log was written"
+                    + " with (its key id is " + AuditTrace.keyId(hmacKey) + ", the log's header names " + rec.keyId() + "); give the"
+                    + " agent's audit.hmac-key of that run");
+            return false;
         }
         List<dev.tracegate.matchers.predicate.SubjectRegister.Change> changes = new ArrayList<>();
         for (dev.tracegate.agent.supervision.RegisterFile.Change c : read.changes()) {
-            String subject = AuditTrace.subjectAsLogged(rec.personalData(), rec.salt(), c.subject());
+            String subject = AuditTrace.subjectAsLogged(rec.personalData(), rec.salt(), hmacKey, c.subject());
             changes.add(new dev.tracegate.agent.supervision.RegisterFile.Change(c.op(), subject, c.purpose()).toRegister());
         }
         into.restore(changes);
@@ -506,7 +531,7 @@ final class ReplayCommand implements Callable<Integer> {
          * A {@code register} record: its line, the file, how many of its lines the agent read and their SHA-256, and how
          * its segment writes personal data ({@code personalData} and {@code salt} of the header before it).
          */
-        record RegisterRecord(long line, String path, long lines, String sha256, String personalData, String salt) {
+        record RegisterRecord(long line, String path, long lines, String sha256, String personalData, String salt, String keyId) {
         }
 
         /** A {@code library} record: its line, its number, and the contract ids and atom keys the agent ran with. */
@@ -561,6 +586,7 @@ final class ReplayCommand implements Callable<Integer> {
                 List<RegisterRecord> registers = new ArrayList<>();
                 String segmentPersonalData = "clear";
                 String segmentSalt = null;
+                String segmentKeyId = null;
                 long lineNo = 0;
                 for (String line = first; line != null; line = r.readLine()) {
                     lineNo++;
@@ -580,13 +606,14 @@ final class ReplayCommand implements Callable<Integer> {
                         LibraryRecord rec = libraryRecord(lineNo, line);
                         if (rec != null) libraries.add(rec);
                     } else if (line.startsWith("\"rec\":\"register\"", 9 + 64 + 2)) {
-                        RegisterRecord rec = registerRecord(lineNo, line, segmentPersonalData, segmentSalt);
+                        RegisterRecord rec = registerRecord(lineNo, line, segmentPersonalData, segmentSalt, segmentKeyId);
                         if (rec != null) registers.add(rec);
                     } else if (line.contains("\"rec\":\"header\"")) {
                         if (lineNo > 1 && !line.contains("\"continues\":")) restarts.add(lineNo);
                         String p = field(line, "personalData");
                         segmentPersonalData = p == null ? "clear" : p;
                         segmentSalt = field(line, "salt");
+                        segmentKeyId = field(line, "keyId");
                     } else if (line.contains("\"decision\":\"shadow-would-block\"")) {
                         shadow++;
                     } else if (line.contains("\"decision\":\"block\"") || line.contains("\"decision\":\"suppress\"")
@@ -605,11 +632,11 @@ final class ReplayCommand implements Callable<Integer> {
         }
 
         /** A {@code register} record read as JSON, or null for a broken line. */
-        private static RegisterRecord registerRecord(long lineNo, String line, String personalData, String salt) {
+        private static RegisterRecord registerRecord(long lineNo, String line, String personalData, String salt, String keyId) {
             try {
                 com.fasterxml.jackson.databind.JsonNode rec = new ObjectMapper().readTree(line);
                 return new RegisterRecord(lineNo, rec.path("path").asText(), rec.path("lines").asLong(0), rec.path("sha256").asText(),
-                        personalData, salt);
+                        personalData, salt, keyId);
             } catch (IOException e) {
                 return null;
             }
