@@ -57,8 +57,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private final SupervisorMetrics metrics;
     private final LiveView view;
     private final Approval approval;
-    /** The file the GDPR register's changes go to ({@code register.path}); null: the register is in memory only. */
-    private final RegisterFile registerFile;
+    /**
+     * The file the GDPR register's changes go to ({@code register.path}); null: the register is in memory only, or every
+     * version loaded so far said {@code scope: session}. Opened at most once (at start, or by the first reload to
+     * {@code scope: global}); a reload changes it under {@link #reloading}.
+     */
+    private volatile RegisterFile registerFile;
+    /** Held by a reload: two at once (the housekeeping check, an MBean or test call) would open the register file twice. */
+    private final Object reloading = new Object();
     /** Sessions whose END is being recorded: a new session of the same id waits for it (see {@link #sessionOf}). */
     private final ConcurrentHashMap<String, Session> ending = new ConcurrentHashMap<>();
     /** The contract and target pairs whose redirect target a call site lacked, each warned about once. */
@@ -229,6 +235,38 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         AgentLog.info("GDPR register restored from " + file.path() + ": " + count(register.erasures(), "erasure") + " and "
                 + count(register.consents(), "consent") + " (" + count(file.contents().lines(), "line") + "); changes are appended to it");
         return file;
+    }
+
+    /**
+     * {@code register.path} across a reload, as a restart with the new library would have it: a version with
+     * {@code scope: global} writes the file, one with {@code scope: session} does not. The first reload to global scope
+     * opens the file (read into the shared register before the new version is published, with its {@code register}
+     * record for replay); a reload to session scope leaves the file and the register as they are (sessions already
+     * running keep their version, and a global one still writes it) and says so. Nothing is forgotten either way.
+     *
+     * @throws IllegalArgumentException the file cannot be used (malformed, unwritable, too many erasures): the reload is
+     *                                  refused and the running version stays, as for a broken library
+     */
+    private void registerAfterReload(Library lib) {
+        Path path = config.registerPath();
+        if (path == null) return;
+        boolean global = lib.grounding().policy().subjectScope() != dev.tracegate.matchers.predicate.Policy.SubjectScope.SESSION;
+        boolean wasGlobal = current.library.grounding().policy().subjectScope() != dev.tracegate.matchers.predicate.Policy.SubjectScope.SESSION;
+        if (global && registerFile == null) {
+            RegisterFile file = openRegister(lib);
+            RegisterFile.Contents read = file.contents();
+            audit.append(AuditRecord.registerRead(file.path().toString(), read.lines(), read.sha256()));
+            metrics.registerFile(file);
+            registerFile = file;
+        } else if (global && !wasGlobal) {
+            AgentLog.info("register.path " + registerFile.path() + " is written again: the reloaded library says scope: global"
+                    + " (the register holds what the file holds, and the changes of sessions that kept scope: global)");
+        } else if (!global && wasGlobal) {
+            AgentLog.warn("register.path " + path + " is not written by sessions that start now: the reloaded library says scope:"
+                    + " session, so their consents and erasures stay in their sessions, and the erasures the file holds do not block"
+                    + " in them. Sessions already running keep scope: global and still write it; the file is kept, and a reload back"
+                    + " to scope: global uses it again. Remove scope: session to keep them service-wide and in the file");
+        }
     }
 
     private static String count(long n, String what) {
@@ -881,11 +919,18 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     /** Loads, analyses and swaps the libraries; on any error the running version stays. Returns whether it swapped. */
     public boolean reload() {
+        synchronized (reloading) {
+            return reloadNow();
+        }
+    }
+
+    private boolean reloadNow() {
         try {
             Library lib = load();
             // the data subjects' consents and erasures are the service's, not a library version's: the new version's
             // sessions read and write the same register as the old one's (which still run)
             lib.grounding().shareRegister(current.library.grounding().register());
+            registerAfterReload(lib);
             analyseLater(lib);
             Runtime next = newRuntime(lib);
             runtimes.add(next);
