@@ -665,8 +665,15 @@ public final class AgentConfig {
                 if (kind == null) {
                     Source at = item.fields.get("kind").source;
                     String near = nearest(f.get("kind").toLowerCase(Locale.ROOT), List.of("tool", "consent", "erasure"));
+                    String given = f.get("kind").toLowerCase(Locale.ROOT);
+                    boolean message = List.of("user", "assistant", "model", "llm", "chat", "message", "system").contains(given);
+                    // a model call is the natural thing to try next (trial17): say that it has no kind here, and what is left
                     throw new ConfigException(at.text, k.name, "kind must be one of tool, consent, erasure, got '" + f.get("kind") + "'."
-                            + (near != null ? " Did you mean '" + near + "'?" : ""));
+                            + (near != null ? " Did you mean '" + near + "'?" : "")
+                            + (message ? " A configured method cannot be a USER or ASSISTANT message: an in-house model call cannot be"
+                            + " supervised (no answer contract, user_matches or answer check sees it). Remove this entry, or keep it as"
+                            + " 'kind: tool' to record the call as a tool call (its text is then a tool argument and result, which"
+                            + " contracts on messages do not read); see README, \"Methods of your own code\"." : ""));
                 }
                 List<String> needed = kind == ConfiguredMethod.Kind.CONSENT ? List.of("subject-param", "purpose-param")
                         : kind == ConfiguredMethod.Kind.ERASURE ? List.of("subject-param") : List.of();

@@ -151,7 +151,7 @@ public final class AgentCore {
             }
             AgentLog.debug("start-up: agent ready after " + millisSince(started) + " ms");
             if (attached) {
-                installed.reportUnmatched();
+                installed.reportUnmatched(true);
             }
             if (warmup && supervisorName.equals("contracts")) warmUp(config, json, started);
         } catch (RuntimeException | LinkageError e) {

@@ -32,6 +32,14 @@ public interface Hooks {
         return List.of();
     }
 
+    /**
+     * As {@link #unmatchedParts()}; {@code classesMayLoadLater} is true right after an attach, when a class the part names
+     * may still load (a plugin), so a warning should say what is true so far, not that the calls were never supervised.
+     */
+    default List<String> unmatchedParts(boolean classesMayLoadLater) {
+        return unmatchedParts();
+    }
+
     /** These hooks, saying that their points match only classes named as {@code classNames} accepts. */
     static Hooks matchingNames(Hooks hooks, Predicate<String> classNames) {
         return new Hooks() {
@@ -58,6 +66,11 @@ public interface Hooks {
             @Override
             public List<String> unmatchedParts() {
                 return hooks.unmatchedParts();
+            }
+
+            @Override
+            public List<String> unmatchedParts(boolean classesMayLoadLater) {
+                return hooks.unmatchedParts(classesMayLoadLater);
             }
         };
     }

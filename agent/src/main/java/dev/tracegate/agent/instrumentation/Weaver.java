@@ -404,8 +404,16 @@ public final class Weaver {
     /** Instrumentations already warned about: an attach reports right away and again at shutdown, but says each once. */
     private final java.util.Set<String> warnedUnmatched = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    /** Logs one warning for each instrumentation that matched nothing (call at shutdown or after the app started), once each. */
+    /** Logs one warning for each instrumentation that matched nothing (call at shutdown), once each. */
     public void reportUnmatched() {
+        reportUnmatched(false);
+    }
+
+    /**
+     * As {@link #reportUnmatched()}; {@code classesMayLoadLater} right after an attach, when the parts' warnings say what
+     * is true so far (a part still unmatched at shutdown is then warned about again, with what is true at the end).
+     */
+    public void reportUnmatched(boolean classesMayLoadLater) {
         for (Hooks h : hooks) {
             if (matched.get(h.name()).get() > 0 || warnedUnmatched.contains(h.name())) {
                 continue;
@@ -427,7 +435,7 @@ public final class Weaver {
             warnedUnmatched.add(h.name());
         }
         for (Hooks h : hooks) {
-            for (String part : h.unmatchedParts()) {
+            for (String part : h.unmatchedParts(classesMayLoadLater)) {
                 if (warnedUnmatched.add(h.name() + ": " + part)) {
                     AgentLog.warn(part);
                 }

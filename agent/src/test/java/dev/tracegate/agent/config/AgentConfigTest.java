@@ -527,6 +527,11 @@ class AgentConfigTest {
                 "F:2:5: a consent method needs 'purpose-param' (the index of the parameter that holds it, or a literal). Add e.g. 'purpose-param: 0'.");
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tol}\n")).isEqualTo(
                 "F:2:33: kind must be one of tool, consent, erasure, got 'tol'. Did you mean 'tool'?");
+        // trial17 kind-user-no-hint: an in-house model call is the natural next try; the error says there is no such kind
+        assertThat(fileError("configured-methods:\n  - {class: A, method: chat, kind: user}\n")).startsWith(
+                "F:2:36: kind must be one of tool, consent, erasure, got 'user'. A configured method cannot be a USER or ASSISTANT"
+                        + " message: an in-house model call cannot be supervised").contains("Remove this entry");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: chat, kind: assistant}\n")).contains("cannot be a USER or ASSISTANT");
         assertThat(fileError("configured-methods:\n  - {class: A, kind: tool}\n")).isEqualTo(
                 "F:2:5: this configured method has no 'method'. Every method needs class, method and kind (tool, consent or erasure).");
         assertThat(error(null, Map.of(), Map.of("tracegate.configured-methods", "x"))).isEqualTo(

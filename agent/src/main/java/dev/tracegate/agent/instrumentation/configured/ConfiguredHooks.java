@@ -47,7 +47,13 @@ public final class ConfiguredHooks implements Hooks {
     /** One warning per entry that no woven method matched (trial9: a nested class written r.App.Bank stayed silent). */
     @Override
     public List<String> unmatchedParts() {
-        return methods.unmatchedWarnings();
+        return methods.unmatchedWarnings(false);
+    }
+
+    /** As above; right after an attach they say that classes loaded later are woven when they load (trial17). */
+    @Override
+    public List<String> unmatchedParts(boolean classesMayLoadLater) {
+        return methods.unmatchedWarnings(classesMayLoadLater);
     }
 
     @Override
@@ -82,12 +88,17 @@ public final class ConfiguredHooks implements Hooks {
                 if (resolution.isResolved()) {
                     // the methods the weaver weaves here (what NamedMethod and the point's other conditions accept)
                     java.util.Set<String> woven = new java.util.HashSet<>();
+                    java.util.Set<MethodRule> applied = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
                     NamedMethod named = new NamedMethod(methods);
                     for (MethodDescription.InDefinedShape m : type.getDeclaredMethods()) {
                         if (!m.isAbstract() && !m.isConstructor() && !m.isTypeInitializer() && named.matches(m)) {
                             woven.add(m.getInternalName() + m.getDescriptor());
+                            MethodRule rule = methods.findToWeave(name, m.getName(), NamedMethod.notMeantByGlob(m));
+                            applied.add(rule);
+                            noteShadowed(rule, name, m);
                         }
                     }
+                    noteMisses(type, applied);
                     methods.learnParameterNames(name, ParameterNames.read(resolution.resolve()), woven::contains);
                 } else {
                     AgentLog.debug("no class file for " + name + ": args=* names its parameters arg0..argN");
@@ -96,6 +107,70 @@ public final class ConfiguredHooks implements Hooks {
                 AgentLog.warn("cannot read the parameter names of " + name + " (" + e + "): args=* names them arg0..argN");
             }
             return builder;
+        }
+
+        /**
+         * The other entries that name a method the weaver gives to {@code rule}: each learns which entry took it, so that
+         * its warning says so instead of "matched no method"; a consent or erasure entry that loses its method to another
+         * entry is said at once, since the consent or erasure will never be recorded (trial17: a tool glob listed first).
+         */
+        private void noteShadowed(MethodRule rule, String className, MethodDescription m) {
+            boolean glob = NamedMethod.notMeantByGlob(m);
+            for (MethodRule other : methods.rules()) {
+                if (other == rule || other.shadowedBy != null || (glob && other.methodPattern.indexOf('*') >= 0)
+                        || !other.matchesClass(className) || !other.matchesMethod(m.getName())) continue;
+                other.shadowedBy = "entry " + rule.where + " (" + rule.kind.name().toLowerCase(java.util.Locale.ROOT) + ", class "
+                        + rule.classPattern + ", method " + rule.methodPattern + ") took " + className + "#" + m.getName() + " first";
+                if (other.kind != MethodRule.Kind.TOOL && !other.woven) AgentLog.warn(other.unmatchedWarning());
+            }
+        }
+
+        /**
+         * For each entry naming this class that no method declared here fits: where the class has the method all the same
+         * (a body inherited from a base class or an interface's default method, or an abstract method), so that the entry's
+         * warning names the class to write instead (trial17). Weave time only.
+         */
+        private void noteMisses(TypeDescription type, java.util.Set<MethodRule> applied) {
+            for (MethodRule rule : methods.rules()) {
+                if (rule.woven || rule.missHint != null || applied.contains(rule) || !rule.matchesClass(type.getName())) continue;
+                try {
+                    rule.missHint = missHint(rule, type);
+                } catch (RuntimeException e) {
+                    AgentLog.debug("cannot read the super types of " + type.getName() + ": " + e);
+                }
+            }
+        }
+
+        static String missHint(MethodRule rule, TypeDescription type) {
+            for (MethodDescription.InDefinedShape m : type.getDeclaredMethods()) {
+                if (m.isAbstract() && rule.matchesMethod(m.getName())) {
+                    return type.getName() + "#" + m.getName() + " is abstract" + (type.isInterface() ? " (an interface method)" : "")
+                            + ", so there is no body to weave: name the classes that implement it (an anonymous class by its binary name,"
+                            + " e.g. r.App$1); a lambda cannot be woven, so supervise the method that calls it (the dispatcher)";
+                }
+            }
+            java.util.ArrayDeque<TypeDescription> next = new java.util.ArrayDeque<>();
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            addSupertypes(type, next);
+            while (!next.isEmpty()) {
+                TypeDescription t = next.removeFirst();
+                if (!seen.add(t.getName()) || t.represents(Object.class)) continue;
+                for (MethodDescription.InDefinedShape m : t.getDeclaredMethods()) {
+                    if (!m.isAbstract() && !m.isConstructor() && !m.isTypeInitializer() && !m.isBridge() && rule.matchesMethod(m.getName())
+                            && !(rule.methodPattern.indexOf('*') >= 0 && NamedMethod.notMeantByGlob(m))) {
+                        return type.getName() + " inherits " + m.getName() + " from " + t.getName()
+                                + (t.isInterface() ? " (a default method)" : "") + ", which declares its body: name that class (class: \""
+                                + t.getName() + "\")";
+                    }
+                }
+                addSupertypes(t, next);
+            }
+            return null;
+        }
+
+        private static void addSupertypes(TypeDescription type, java.util.ArrayDeque<TypeDescription> into) {
+            if (type.getSuperClass() != null) into.addLast(type.getSuperClass().asErasure());
+            for (TypeDescription.Generic i : type.getInterfaces()) into.addLast(i.asErasure());
         }
     }
 
@@ -121,6 +196,9 @@ public final class ConfiguredHooks implements Hooks {
 
         @Override
         public boolean matches(MethodDescription target) {
+            // a bridge only calls the method it bridges, which is woven in its place: woven too, it would be the supervised
+            // call with parameters the class file does not name (trial17: a spurious "no parameter names" warning)
+            if (target.isBridge()) return false;
             return methods.findToWeave(target.getDeclaringType().asErasure().getName(), target.getName(), notMeantByGlob(target)) != null;
         }
 
@@ -133,6 +211,10 @@ public final class ConfiguredHooks implements Hooks {
             if (isEntryPoint(m) || m.isSynthetic() || m.isBridge() || m.getName().startsWith("lambda$")) return true;
             int params = m.getParameters().size();
             String name = m.getName();
+            // an enum's values() and valueOf(String): generated by the compiler, but "mandated", not flagged synthetic (trial17)
+            if (m.isStatic() && m.getDeclaringType().asErasure().isEnum()
+                    && ((params == 0 && name.equals("values"))
+                        || (params == 1 && name.equals("valueOf") && m.getParameters().get(0).getType().represents(String.class)))) return true;
             if (!m.isStatic() && ((params == 0 && (name.equals("hashCode") || name.equals("toString")))
                     || (params == 1 && name.equals("equals") && m.getParameters().get(0).getType().represents(Object.class)))) return true;
             if (params == 0 && !m.isStatic()) {
@@ -247,6 +329,8 @@ public final class ConfiguredHooks implements Hooks {
                     // an object result cannot carry the notice: it is withheld by throwing, as a block of such a method is
                     throw new dev.tracegate.agent.bootstrap.TracegateViolation((String) replacement);
                 }
+            } else if (replacement != null) {
+                result = replacement;   // a future whose value is checked when it completes, of a type the method declares
             }
         }
     }

@@ -164,14 +164,13 @@ public final class ConfiguredMethods {
         return false;
     }
 
-    /** The first rule naming this class and method, if any. */
+    /**
+     * The rule for this class and method, if any: the first that names the method without a glob, else the first whose
+     * glob covers it. So an erasure or consent entry listed after a tool glob over its class (one glob for "all our tools"
+     * and the privacy class below it, trial17) is still the erasure, not a tool that records nothing.
+     */
     public MethodRule find(String className, String methodName) {
-        for (MethodRule rule : rules) {
-            if (rule.matchesClass(className) && rule.matchesMethod(methodName)) {
-                return rule;
-            }
-        }
-        return null;
+        return findToWeave(className, methodName, false, false);
     }
 
     /** Whether a call of the configured method at {@code origin} is supervised when it runs inside another supervised call. */
@@ -188,21 +187,34 @@ public final class ConfiguredMethods {
      * unsupervised), and hashCode a tool call of every HashSet.add.
      */
     public MethodRule findToWeave(String className, String methodName, boolean notMeantByGlob) {
+        return findToWeave(className, methodName, notMeantByGlob, true);
+    }
+
+    private MethodRule findToWeave(String className, String methodName, boolean notMeantByGlob, boolean weaving) {
+        MethodRule byGlob = null;
         for (MethodRule rule : rules) {
-            if (notMeantByGlob && rule.methodPattern.indexOf('*') >= 0) continue;
-            if (rule.matchesClass(className) && rule.matchesMethod(methodName)) {
-                if (!rule.woven) rule.woven = true;
-                return rule;
+            boolean glob = rule.methodPattern.indexOf('*') >= 0;
+            if ((glob && (notMeantByGlob || byGlob != null)) || !rule.matchesClass(className) || !rule.matchesMethod(methodName)) continue;
+            if (!glob) {
+                byGlob = rule;   // names the method: wins over any glob, before it or after
+                break;
             }
+            byGlob = rule;
         }
-        return null;
+        if (weaving && byGlob != null && !byGlob.woven) byGlob.woven = true;
+        return byGlob;
     }
 
     /** The warnings for the entries that no woven method has matched so far (the whole list: see {@link MethodRule#unmatchedWarning}). */
     public List<String> unmatchedWarnings() {
+        return unmatchedWarnings(false);
+    }
+
+    /** As above; {@code classesMayLoadLater} right after an attach: they then say what is true so far (trial17). */
+    public List<String> unmatchedWarnings(boolean classesMayLoadLater) {
         List<String> out = new ArrayList<>();
         for (MethodRule rule : rules) {
-            if (!rule.woven) out.add(rule.unmatchedWarning());
+            if (!rule.woven) out.add(rule.unmatchedWarning(classesMayLoadLater));
         }
         return out;
     }
@@ -254,6 +266,13 @@ public final class ConfiguredMethods {
                         .append(count == 0 ? "" : " (indexes 0 to " + (count - 1) + ")")
                         .append(", so the text '").append(spec).append("' is used as a literal: give the 0-based index of the parameter");
             }
+        }
+        String args = rule.field("args");
+        if (args != null && !args.equals("*") && index(args) < 0 && !Arrays.asList(names).contains(args)) {
+            problems.append(problems.length() == 0 ? "" : "; ").append("args-param '").append(args).append("' is neither a parameter's")
+                    .append(" 0-based index nor its name (").append(String.join(", ", names)).append("), so every call's arguments are")
+                    .append(" the literal {\"value\":\"").append(args).append("\"}: give the parameter that holds the arguments, or leave")
+                    .append(" args-param out to have all parameters by name");
         }
         boolean unnamed = count > 0 && "*".equals(rule.fields.getOrDefault("args", "*"))
                 && java.util.Arrays.equals(names, ParameterNames.positional(count));
@@ -317,7 +336,7 @@ public final class ConfiguredMethods {
      * that do not depend on the arguments. Immutable; shared by all threads.
      */
     static final class Site {
-        static final Site NONE = new Site(null, null, null, null, -1, null, -1, null, null, false, null);
+        static final Site NONE = new Site(null, null, null, null, -1, null, -1, null, null, false, null, Map.of());
 
         final MethodRule rule;
         final String method;
@@ -336,9 +355,16 @@ public final class ConfiguredMethods {
         final boolean textResult;
         /** What this method's advice can carry out: no redirect; a redaction removes only parameters that can be null. */
         final dev.tracegate.agent.core.CallReach reach;
+        /** The rule's {@code *-param} and {@code tool-name} settings, a parameter's name replaced by its index (trial17). */
+        final Map<String, String> specs;
+        /**
+         * Whether the method declares a {@code CompletableFuture}, {@code CompletionStage} or {@code Future} result, which a
+         * checked {@code CompletableFuture} can stand for: its value is then checked when it completes.
+         */
+        final boolean futureResult;
 
         Site(MethodRule rule, String method, String toolName, String toolSpec, int toolIndex, String sessionSpec, int sessionIndex,
-             String argsField, String[] names, boolean textResult, String descriptor) {
+             String argsField, String[] names, boolean textResult, String descriptor, Map<String, String> specs) {
             this.rule = rule;
             this.method = method;
             this.toolName = toolName;
@@ -350,6 +376,14 @@ public final class ConfiguredMethods {
             this.names = names;
             this.textResult = textResult;
             this.reach = rule == null ? null : reach(method, argsField, names, descriptor);
+            this.specs = specs;
+            this.futureResult = descriptor != null && (descriptor.endsWith(")Ljava/util/concurrent/CompletableFuture;")
+                    || descriptor.endsWith(")Ljava/util/concurrent/CompletionStage;") || descriptor.endsWith(")Ljava/util/concurrent/Future;"));
+        }
+
+        /** The setting {@code key} (session, subject, purpose, granted, args, name) with a parameter name read as its index. */
+        String spec(String key) {
+            return specs.get(key);
         }
 
         String session(Object[] arguments) {
@@ -384,17 +418,43 @@ public final class ConfiguredMethods {
         if (rule == null) {
             return Site.NONE;
         }
-        String toolSpec = rule.fields.getOrDefault("name", "$method");
+        Map<String, String> specs = byIndex(rule, parameterNames.get(origin));
+        String toolSpec = specs.getOrDefault("name", "$method");
         int toolIndex = index(toolSpec);
         String toolName = toolSpec.equals("$method") ? m.substring(dot + 1) : toolIndex >= 0 ? null : toolSpec;
         if (toolName != null) toolName = toolName.intern();   // contracts' tool names are interned: found by reference
-        String sessionSpec = rule.field("session");
+        String sessionSpec = specs.get("session");
         int sessionIndex = sessionSpec == null ? -1 : index(sessionSpec);
-        String argsField = rule.fields.getOrDefault("args", "*");
+        String argsField = specs.getOrDefault("args", "*");
         String[] names = argsField.equals("*") ? parameterNames.get(origin) : null;
         int paren = origin.indexOf('(');
         return new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names,
-                origin.endsWith(")Ljava/lang/String;"), paren < 0 ? null : origin.substring(paren));   // the origin ends with the method's descriptor
+                origin.endsWith(")Ljava/lang/String;"), paren < 0 ? null : origin.substring(paren), specs);   // the origin ends with the method's descriptor
+    }
+
+    /** The settings a {@code *-param} or {@code tool-name} can give, with each that is the name of a parameter as its index. */
+    private static final String[] PARAMETER_SETTINGS = {"session", "subject", "purpose", "granted", "args", "name"};
+
+    /**
+     * The rule's settings for one method, a value that names one of its parameters ({@code session-param: session}, as
+     * the class file records the names) replaced by that parameter's index: the natural spelling, which was read as a
+     * literal (every call in the one session "session", the arguments {"value":"email"}: trial17). A literal that is no
+     * parameter's name stays a literal.
+     */
+    static Map<String, String> byIndex(MethodRule rule, String[] names) {
+        Map<String, String> specs = new java.util.HashMap<>(rule.fields);
+        if (names == null) return specs;
+        for (String key : PARAMETER_SETTINGS) {
+            String spec = specs.get(key);
+            if (spec == null || index(spec) >= 0) continue;
+            for (int i = 0; i < names.length; i++) {
+                if (spec.equals(names[i])) {
+                    specs.put(key, Integer.toString(i));
+                    break;
+                }
+            }
+        }
+        return specs;
     }
 
     /** A configured method is called: report the event and say what the advice must do. */
@@ -406,16 +466,16 @@ public final class ConfiguredMethods {
         MethodRule rule = site.rule;
         switch (rule.kind) {
             case CONSENT: {
-                Object granted = read(rule.field("granted"), arguments, "true");
-                bridge.supervisor().onConsent(new Consent(sessionOrDefault(read(rule.field("session"), arguments, "default")),
-                        text(read(rule.field("subject"), arguments, null)), purposes(read(rule.field("purpose"), arguments, null)),
+                Object granted = read(site.spec("granted"), arguments, "true");
+                bridge.supervisor().onConsent(new Consent(sessionOrDefault(read(site.spec("session"), arguments, "default")),
+                        text(read(site.spec("subject"), arguments, null)), purposes(read(site.spec("purpose"), arguments, null)),
                         Boolean.parseBoolean(text(granted))));
                 AgentLog.debug("CONSENT at " + method(origin));
                 return null;
             }
             case ERASURE: {
-                bridge.supervisor().onErasure(new Erasure(sessionOrDefault(read(rule.field("session"), arguments, "default")),
-                        text(read(rule.field("subject"), arguments, null))));
+                bridge.supervisor().onErasure(new Erasure(sessionOrDefault(read(site.spec("session"), arguments, "default")),
+                        text(read(site.spec("subject"), arguments, null))));
                 AgentLog.debug("ERASURE at " + method(origin));
                 return null;
             }
@@ -473,6 +533,18 @@ public final class ConfiguredMethods {
         if (site == null || site.rule.kind != MethodRule.Kind.TOOL) {
             return null;
         }
+        if (result instanceof java.util.concurrent.Future<?>) {
+            if (site.futureResult && result instanceof java.util.concurrent.CompletableFuture<?> future) {
+                return checkedWhenDone(origin, arguments, future, bridge);
+            }
+            if (warned.add("future " + site.method)) {
+                AgentLog.warn("configured method " + site.method + " returned a " + result.getClass().getName() + ", whose value the agent"
+                        + " cannot wait for: its RETURN is recorded now as \"[not read: " + result.getClass().getName() + "]\", result"
+                        + " contracts never see the value and a failure is no error RETURN. Declare the method's result as"
+                        + " CompletableFuture (or CompletionStage, Future) and return a CompletableFuture, or configure the"
+                        + " method that computes the value (see CONFIG.md, \"Configured methods\")");
+            }
+        }
         // a text result is replaced by the notice; the advice withholds any other by throwing the notice instead
         boolean text = result == null || result instanceof String;
         ValueText.Written written = text ? null : bridge.written(result);
@@ -485,6 +557,43 @@ public final class ConfiguredMethods {
         String notice = bridge.onWithheldToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), null, written.json(),
                 "the result could not be read whole (" + written.cut() + "), so it was withheld (fail: closed). The host got: " + refusal.text);
         return notice != null ? notice : refusal.text;   // a contract that withholds it too: its notice
+    }
+
+    /**
+     * The future the host gets instead of a configured tool's {@code CompletableFuture}: it completes when the method's
+     * own does, after the RETURN is reported with the value (or, for a failed future, as an error RETURN with the
+     * exception) and checked as a returned value is: a withheld text value becomes the notice, any other withheld value
+     * fails the future with {@code TracegateViolation}. So result contracts see an async tool's value before any of the
+     * host's dependants do (trial17: P4 never saw it). Cancelling the host's future cancels the method's.
+     */
+    private Object checkedWhenDone(String origin, Object[] arguments, java.util.concurrent.CompletableFuture<?> future, SupervisorBridge bridge) {
+        java.util.concurrent.CompletableFuture<Object> checked = new java.util.concurrent.CompletableFuture<>();
+        future.whenComplete((value, failure) -> {
+            try {
+                if (failure != null) {
+                    Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+                    onThrown(origin, arguments, cause, bridge);
+                    checked.completeExceptionally(failure);
+                    return;
+                }
+                Object out = onResult(origin, arguments, value, bridge);
+                if (out instanceof String notice && !(value == null || value instanceof String)) {
+                    checked.completeExceptionally(new dev.tracegate.agent.bootstrap.TracegateViolation(notice));
+                } else {
+                    checked.complete(out != null ? out : value);
+                }
+            } catch (Throwable e) {
+                // as the advice's own failure: fail: closed withholds the value, open lets it (or the host's failure) through
+                Ruling refusal = bridge.onInternalError("the result of " + method(origin), e);
+                if (refusal != null) checked.completeExceptionally(refusal.violation());
+                else if (failure != null) checked.completeExceptionally(failure);
+                else checked.complete(value);
+            }
+        });
+        checked.whenComplete((value, failure) -> {
+            if (failure instanceof java.util.concurrent.CancellationException) future.cancel(true);
+        });
+        return checked;
     }
 
     /**

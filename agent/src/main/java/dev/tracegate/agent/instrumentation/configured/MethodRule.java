@@ -32,6 +32,16 @@ public final class MethodRule {
     final boolean nested;
     /** A method of a class being woven matched this entry (the first that fits it): set once, read for the warning. */
     volatile boolean woven;
+    /**
+     * Why a method this entry names went to another entry ({@code entry WHERE (KIND) took CLASS#METHOD first}), or null:
+     * set when the weaver meets such a method, read for the warning of an entry that never wove anything.
+     */
+    volatile String shadowedBy;
+    /**
+     * Where a class this entry names has the method although the class does not declare a body for it (inherited from
+     * a base class or an interface's default, or abstract), with the class to name instead; null when not seen.
+     */
+    volatile String missHint;
 
     MethodRule(Kind kind, String classPattern, String methodPattern, Map<String, String> fields, String where) {
         this.kind = kind;
@@ -65,6 +75,14 @@ public final class MethodRule {
      * pattern that reads like a nested class in its source spelling ({@code r.App.Bank}), the binary name with {@code $}.
      */
     String unmatchedWarning() {
+        return unmatchedWarning(false);
+    }
+
+    /**
+     * As above; {@code classesMayLoadLater} (right after an attach) says what is true then: no class loaded so far has
+     * the method, and a class that loads later (a plugin) is woven when it loads.
+     */
+    String unmatchedWarning(boolean classesMayLoadLater) {
         String hint = "";
         int dot = classPattern.lastIndexOf('.');
         if (dot > 0 && classPattern.indexOf('$') < 0 && dot + 1 < classPattern.length()
@@ -75,8 +93,22 @@ public final class MethodRule {
                         + classPattern.substring(0, dot) + "$" + classPattern.substring(dot + 1) + "?";
             }
         }
-        return "configured-methods entry " + where + " (class " + classPattern + ", method " + methodPattern
-                + ") matched no method of any loaded class, so its calls were NOT supervised" + hint;
+        String entry = "configured-methods entry " + where + " (class "
+                + classPattern + ", method " + methodPattern + ")";
+        String shadow = shadowedBy;
+        if (shadow != null) {
+            // the class was loaded and has the method, and its calls are supervised: under the other entry's kind
+            return entry + " never applied: " + shadow + ", so its calls were supervised as that entry says, not as this one"
+                    + (kind == Kind.TOOL ? "" : " (no " + kind.name().toLowerCase(java.util.Locale.ROOT) + " was recorded)")
+                    + ". An entry whose method has no * wins over one whose method is a glob, and of two alike the first listed wins:"
+                    + " list this entry before that one, or narrow that one's class or method";
+        }
+        String miss = missHint;
+        if (classesMayLoadLater) {
+            return entry + " matches no method of the classes loaded so far; a class loaded later (a plugin) is woven when it"
+                    + " loads, and the entry is checked again at exit" + (miss != null ? "; " + miss : hint);
+        }
+        return entry + " matched no method of any loaded class, so its calls were NOT supervised" + (miss != null ? "; " + miss : hint);
     }
 
     private static Pattern glob(String glob) {

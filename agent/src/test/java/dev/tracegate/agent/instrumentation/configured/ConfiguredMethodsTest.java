@@ -182,6 +182,178 @@ class ConfiguredMethodsTest {
         assertThat(m.unmatchedWarnings()).hasSize(1);
     }
 
+    /**
+     * trial17 shadowed-erasure-entry-misleading-warn: one tool glob for "all our tools" listed before the privacy class's
+     * erasure entry took forget as a plain tool, so the erasure was never recorded. An entry that names its method wins
+     * over a glob wherever it is listed; of two alike the first listed wins.
+     */
+    @Test
+    void anEntryNamingItsMethodWinsOverAGlobListedBeforeIt() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool r.App$*#* session=0",
+                "erasure r.App$Privacy#forget session=0 subject=1", "tool r.App$Privacy#forget session=0", "tool r.App$*#export session=0"));
+        assertThat(m.find("r.App$Privacy", "forget").kind()).isEqualTo(MethodRule.Kind.ERASURE);
+        assertThat(m.findToWeave("r.App$Privacy", "forget", false)).isSameAs(m.rules().get(1));
+        assertThat(m.find("r.App$Orders", "get")).as("only the glob covers it").isSameAs(m.rules().get(0));
+        assertThat(m.find("r.App$Orders", "export")).as("a class glob with a named method names the method").isSameAs(m.rules().get(3));
+        assertThat(m.findToWeave("r.App$Orders", "toString", true)).as("a method no glob means").isNull();
+        assertThat(m.unmatchedWarnings()).as("find alone weaves nothing").hasSize(3).allSatisfy(w -> assertThat(w).contains("matched no method"));
+        // the warning of an entry another one took the method from says which, not that nothing matched
+        m.rules().get(2).shadowedBy = "entry m.txt:2 (erasure, class r.App$Privacy, method forget) took r.App$Privacy#forget first";
+        assertThat(m.unmatchedWarnings()).contains("configured-methods entry m.txt:3 (class r.App$Privacy, method forget) never applied:"
+                + " entry m.txt:2 (erasure, class r.App$Privacy, method forget) took r.App$Privacy#forget first, so its calls were supervised"
+                + " as that entry says, not as this one. An entry whose method has no * wins over one whose method is a glob, and of two"
+                + " alike the first listed wins: list this entry before that one, or narrow that one's class or method");
+    }
+
+    /**
+     * trial17 param-name-taken-as-literal: session-param: session and args-param: email, the parameters' names, were read
+     * as literals (every call in the session "session", the arguments {"value":"email"}). A parameter's name, as the
+     * class file records it, means that parameter; anything else is still a literal.
+     */
+    @Test
+    void aParametersNameInAParamSettingMeansThatParameter() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool r.Crm#lookup session=session args=email",
+                "tool r.Crm#find session=shop", "erasure r.Privacy#forget session=conversation subject=who"));
+        m.learnParameterNames("r.Crm", Map.of("lookup(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;", new String[] {"session", "email"},
+                "find(Ljava/lang/String;)Ljava/lang/String;", new String[] {"q"}));
+        m.learnParameterNames("r.Privacy", Map.of("forget(Ljava/lang/String;Ljava/lang/String;)V", new String[] {"who", "conversation"}));
+        List<dev.tracegate.agent.core.Erasure> erasures = new ArrayList<>();
+        Recording r = new Recording() {
+            @Override public void onErasure(dev.tracegate.agent.core.Erasure erasure) { erasures.add(erasure); }
+        };
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+        m.onCall("r.Crm.lookup(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;", new Object[] {"conv-A", "ada@example.com"}, bridge);
+        m.onCall("r.Crm.find(Ljava/lang/String;)Ljava/lang/String;", new Object[] {"q1"}, bridge);
+        m.onCall("r.Privacy.forget(Ljava/lang/String;Ljava/lang/String;)V", new Object[] {"bob@example.com", "web-1"}, bridge);
+        assertThat(r.calls).extracting(ToolCall::session).containsExactly("conv-A", "shop");
+        assertThat(r.calls.get(0).argumentsJson()).isEqualTo("{\"value\":\"ada@example.com\"}");
+        assertThat(erasures).singleElement().satisfies(e -> {
+            assertThat(e.subject()).isEqualTo("bob@example.com");
+            assertThat(e.session()).isEqualTo("web-1");
+        });
+    }
+
+    /**
+     * trial17 async-result-unchecked: a tool returning CompletableFuture had its RETURN recorded at once as a placeholder,
+     * so no result contract saw the value and a failed future was no error RETURN. The host gets a future that completes
+     * after the value is reported and checked: a withheld text value becomes the notice, another withheld value fails it
+     * with TracegateViolation, a failure is an error RETURN and reaches the host unchanged.
+     */
+    @Test
+    void aFuturesValueIsReportedAndCheckedWhenItCompletes() throws Exception {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool r.Orders#* session=0"));
+        Recording r = new Recording() {
+            @Override public ResultDecision onToolResult(ToolResult result) {
+                super.onToolResult(result);
+                return result.text().contains("bob@example.com") ? ResultDecision.suppress("P4", "[withheld]") : null;
+            }
+        };
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+        String text = "r.Orders.get(Ljava/lang/String;)Ljava/util/concurrent/CompletableFuture;";
+        java.util.concurrent.CompletableFuture<String> pending = new java.util.concurrent.CompletableFuture<>();
+        Object hostGets = m.onResult(text, new Object[] {"s1"}, pending, bridge);
+        assertThat(hostGets).isInstanceOf(java.util.concurrent.CompletableFuture.class).isNotSameAs(pending);
+        assertThat(r.results).as("nothing is reported before the value exists").isEmpty();
+        pending.complete("order 17 of bob@example.com");
+        assertThat(((java.util.concurrent.CompletableFuture<?>) hostGets).get()).isEqualTo("[withheld]");
+        assertThat(r.results).singleElement().satisfies(res -> {
+            assertThat(res.text()).isEqualTo("order 17 of bob@example.com");
+            assertThat(res.error()).isFalse();
+        });
+
+        Object passed = m.onResult(text, new Object[] {"s1"}, java.util.concurrent.CompletableFuture.completedFuture("order 18 of cy"), bridge);
+        assertThat(((java.util.concurrent.CompletableFuture<?>) passed).get()).isEqualTo("order 18 of cy");
+
+        String stage = "r.Orders.map(Ljava/lang/String;)Ljava/util/concurrent/CompletionStage;";
+        Object object = m.onResult(stage, new Object[] {"s1"}, java.util.concurrent.CompletableFuture.completedFuture(Map.of("who", "bob@example.com")), bridge);
+        assertThatThrownBy(((java.util.concurrent.CompletableFuture<?>) object)::get).hasCauseInstanceOf(dev.tracegate.agent.bootstrap.TracegateViolation.class)
+                .hasMessageContaining("[withheld]");
+
+        IllegalStateException down = new IllegalStateException("backend down");
+        Object failed = m.onResult(text, new Object[] {"s1"}, java.util.concurrent.CompletableFuture.failedFuture(down), bridge);
+        assertThatThrownBy(((java.util.concurrent.CompletableFuture<?>) failed)::get).hasCause(down);
+        assertThat(r.results.get(r.results.size() - 1)).satisfies(res -> {
+            assertThat(res.error()).isTrue();
+            assertThat(res.text()).isEqualTo("java.lang.IllegalStateException: backend down");
+        });
+
+        java.util.concurrent.CompletableFuture<String> slow = new java.util.concurrent.CompletableFuture<>();
+        ((java.util.concurrent.CompletableFuture<?>) m.onResult(text, new Object[] {"s1"}, slow, bridge)).cancel(true);
+        assertThat(slow).as("cancelling the host's future cancels the method's").isCancelled();
+
+        String subclass = "r.Orders.task(Ljava/lang/String;)Ljava/util/concurrent/FutureTask;";
+        assertThat(m.onResult(subclass, new Object[] {"s1"}, new java.util.concurrent.FutureTask<>(() -> "x"), bridge))
+                .as("a future the method's type cannot be replaced by: reported now, as before").isNull();
+    }
+
+    /**
+     * trial17 attach-warn-not-supervised-wrong: right after an attach an entry for plugin classes that load later was
+     * said to be NOT supervised, and then its calls were. The warning then says what is true so far.
+     */
+    @Test
+    void rightAfterAnAttachAnUnmatchedEntryIsSaidToMatchNothingSoFar() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool p.*#* session=0"));
+        assertThat(m.unmatchedWarnings(true)).containsExactly("configured-methods entry m.txt:1 (class p.*, method *) matches no method of"
+                + " the classes loaded so far; a class loaded later (a plugin) is woven when it loads, and the entry is checked again at exit");
+        assertThat(m.unmatchedWarnings(false)).singleElement().asString().endsWith("matched no method of any loaded class, so its calls were NOT supervised");
+    }
+
+    enum Channel { EMAIL, SMS }
+
+    interface Handler<T> { String handle(String session, T request); }
+
+    static class LookupHandler implements Handler<Integer> {
+        @Override public String handle(String session, Integer request) { return "found " + request; }
+    }
+
+    abstract static class BaseTools { public String ping(String session) { return "pong"; } }
+
+    interface Exporter { default String export(String session) { return "exported"; } }
+
+    static class CrmTools extends BaseTools implements Exporter { }
+
+    /**
+     * trial17 glob-weaves-enum-valueof and bridge-method-spurious-warn: a glob wove an enum's values() and valueOf(String)
+     * (mandated, not synthetic); a method named exactly wove the compiler's bridge too, which warned that the class
+     * records no parameter names. A glob leaves out the enum's two; no entry weaves a bridge (the method it calls is woven).
+     */
+    @Test
+    void aGlobLeavesOutAnEnumsValuesAndValueOfAndNoEntryWeavesABridge() throws Exception {
+        assertThat(ConfiguredHooks.NamedMethod.notMeantByGlob(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(
+                Channel.class.getDeclaredMethod("values")))).isTrue();
+        assertThat(ConfiguredHooks.NamedMethod.notMeantByGlob(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(
+                Channel.class.getDeclaredMethod("valueOf", String.class)))).isTrue();
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool " + LookupHandler.class.getName() + "#handle session=0"));
+        ConfiguredHooks.NamedMethod named = new ConfiguredHooks.NamedMethod(m);
+        java.lang.reflect.Method bridge = LookupHandler.class.getDeclaredMethod("handle", String.class, Object.class);
+        assertThat(bridge.isBridge()).isTrue();
+        assertThat(named.matches(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(bridge))).isFalse();
+        assertThat(named.matches(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(
+                LookupHandler.class.getDeclaredMethod("handle", String.class, Integer.class)))).isTrue();
+    }
+
+    /**
+     * trial17 inherited-method-warn-no-hint: an entry naming a class that only inherits the method, or an interface whose
+     * method is abstract, was told "matched no method of any loaded class". The warning names the class to write.
+     */
+    @Test
+    void anInheritedOrAbstractMethodsHintNamesTheClassToWrite() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool " + CrmTools.class.getName() + "#ping session=0",
+                "tool " + CrmTools.class.getName() + "#export session=0", "tool " + Handler.class.getName() + "#handle session=0"));
+        net.bytebuddy.description.type.TypeDescription crm = net.bytebuddy.description.type.TypeDescription.ForLoadedType.of(CrmTools.class);
+        assertThat(ConfiguredHooks.ParameterNamesPrelude.missHint(m.rules().get(0), crm)).isEqualTo(CrmTools.class.getName() + " inherits ping from "
+                + BaseTools.class.getName() + ", which declares its body: name that class (class: \"" + BaseTools.class.getName() + "\")");
+        assertThat(ConfiguredHooks.ParameterNamesPrelude.missHint(m.rules().get(1), crm)).isEqualTo(CrmTools.class.getName() + " inherits export from "
+                + Exporter.class.getName() + " (a default method), which declares its body: name that class (class: \"" + Exporter.class.getName() + "\")");
+        assertThat(ConfiguredHooks.ParameterNamesPrelude.missHint(m.rules().get(2),
+                net.bytebuddy.description.type.TypeDescription.ForLoadedType.of(Handler.class)))
+                .startsWith(Handler.class.getName() + "#handle is abstract (an interface method), so there is no body to weave")
+                .contains("a lambda cannot be woven");
+        m.rules().get(0).missHint = ConfiguredHooks.ParameterNamesPrelude.missHint(m.rules().get(0), crm);
+        assertThat(m.unmatchedWarnings().get(0)).endsWith("matched no method of any loaded class, so its calls were NOT supervised; "
+                + m.rules().get(0).missHint);
+    }
+
     private static class Recording implements Supervisor {
         final List<ToolCall> calls = new ArrayList<>();
         final List<ToolResult> results = new ArrayList<>();
