@@ -32,14 +32,17 @@ import java.util.List;
 /**
  * A Spring AI ChatClient with real {@code @Tool} methods and a scripted model that replays a
  * conversation (a tool request, then an answer quoting the tool result); conversation id "conv-42".
- * Usage: {@code SpringAiApp [--stream] [--chunks] [--parallel] [--direct] [--stream-in-advisor] [--tool-advisor] [--provider-loop] [--conversation=ID] <email|lookup|ticket|archive|chat> [user message]}:
+ * Usage: {@code SpringAiApp [--stream] [--chunks] [--think-aloud] [--parallel] [--direct] [--stream-in-advisor] [--tool-advisor] [--provider-loop] [--tool-context] [--conversation=ID] <email|lookup|ticket|archive|chat|show> [user message]}:
  * {@code --stream} uses {@code ChatClient...stream()} (Spring AI runs the tools on a Reactor worker thread) and prints each
  * chunk as it arrives, {@code --chunks} makes the model stream text replies word by word ({@code chat}: "the secret code is 1234"),
  * {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x; 2.0.x adds it by itself), {@code --provider-loop}
  * makes the model's stream() run the tool loop itself as 1.1.x provider models do (for streaming on 1.1.x),
  * {@code --parallel} streams two conversations at once (conv-A: email, conv-B: lookup), {@code --direct} calls the model's
  * {@code stream(Prompt)} itself, without a {@code ChatClient} (no conversation id, no tools: use it with {@code chat}),
- * {@code --stream-in-advisor} makes a blocking {@code ChatClient} call whose own advisor answers by streaming the model itself.
+ * {@code --stream-in-advisor} makes a blocking {@code ChatClient} call whose own advisor answers by streaming the model itself,
+ * {@code --think-aloud} makes a streamed round that asks for a tool first stream text ("let me check the secret records "),
+ * {@code --tool-context} names the conversation in the request's {@code ToolContext} instead of the advisor parameter;
+ * {@code show} calls {@code showAccount}, a {@code returnDirect} tool whose result Spring AI hands back as the answer.
  * Compiled against 2.0.1 using only API that 1.1.2 has too, so the same classes run on either line.
  */
 public final class SpringAiApp {
@@ -79,6 +82,13 @@ public final class SpringAiApp {
             return "{\"name\":\"" + name + "\",\"iban\":\"DE89370400440532013000\"}";
         }
 
+        @Tool(description = "Show an account to the user as it is", returnDirect = true)
+        public String showAccount(String id) {
+            thread("showAccount");
+            Console.line("TOOL showAccount ran id=" + id);
+            return "Account " + id + ": IBAN DE89370400440532013000, the secret is 42";
+        }
+
         @Tool(description = "Open a support ticket")
         public String createTicket(String title, String email) {
             thread("createTicket");
@@ -96,6 +106,8 @@ public final class SpringAiApp {
         private final boolean chunks;
         /** stream() runs this model's own call() when subscribed, on a worker (an adapter streaming over a blocking model). */
         private final boolean deferredCall;
+        /** A streamed round that asks for tools streams some text first, as providers do when the model thinks aloud. */
+        boolean thinkAloud;
 
         ScriptedModel(String scenario, boolean providerLoop, boolean chunks) {
             this(scenario, providerLoop, chunks, false);
@@ -162,6 +174,10 @@ public final class SpringAiApp {
         /** A text reply as word chunks (with --chunks), as providers stream tokens; tool requests stay one chunk. */
         private Flux<ChatResponse> chunked(ChatResponse response) {
             String text = response.getResult().getOutput().getText();
+            if (thinkAloud && response.hasToolCalls()) {
+                return Flux.just(new ChatResponse(List.of(new Generation(new AssistantMessage("let me check ")))),
+                        new ChatResponse(List.of(new Generation(new AssistantMessage("the secret records ")))), response);
+            }
             if (!chunks || response.hasToolCalls() || text == null || text.isEmpty()) {
                 return Flux.just(response);
             }
@@ -197,6 +213,9 @@ public final class SpringAiApp {
                     break;
                 case "ticket":
                     call = new AssistantMessage.ToolCall("call-1", "function", "createTicket", "{\"title\":\"printer broken\",\"email\":\"alice@example.com\"}");
+                    break;
+                case "show":
+                    call = new AssistantMessage.ToolCall("call-1", "function", "showAccount", "{\"id\":\"A1\"}");
                     break;
                 case "archive":
                     call = new AssistantMessage.ToolCall("call-1", "function", "archiveEmail", "{\"to\":\"bob@example.com\",\"body\":\"old mail\"}");
@@ -254,9 +273,19 @@ public final class SpringAiApp {
 
     private static ChatClient.ChatClientRequestSpec request(String scenario, boolean providerLoop, boolean toolAdvisor, boolean chunks,
                                                             boolean deferredCall, String conversation, String message) {
-        ChatClient client = ChatClient.builder(new ScriptedModel(scenario, providerLoop, chunks, deferredCall)).build();
-        ChatClient.ChatClientRequestSpec request = client.prompt().user(message).tools(new OfficeTools())
-                .advisors(a -> a.param(ChatMemory.CONVERSATION_ID, conversation));
+        return request(scenario, providerLoop, toolAdvisor, chunks, deferredCall, false, false, conversation, message);
+    }
+
+    private static ChatClient.ChatClientRequestSpec request(String scenario, boolean providerLoop, boolean toolAdvisor, boolean chunks,
+                                                            boolean deferredCall, boolean thinkAloud, boolean toolContext,
+                                                            String conversation, String message) {
+        ScriptedModel model = new ScriptedModel(scenario, providerLoop, chunks, deferredCall);
+        model.thinkAloud = thinkAloud;
+        ChatClient client = ChatClient.builder(model).build();
+        ChatClient.ChatClientRequestSpec request = client.prompt().user(message).tools(new OfficeTools());
+        // the conversation id the documented ways: the advisor parameter, or the ToolContext
+        request = toolContext ? request.toolContext(java.util.Map.of(ChatMemory.CONVERSATION_ID, conversation))
+                : request.advisors(a -> a.param(ChatMemory.CONVERSATION_ID, conversation));
         return toolAdvisor ? request.advisors(ToolCallAdvisor.builder().build()) : request;
     }
 
@@ -275,6 +304,8 @@ public final class SpringAiApp {
         boolean direct = false;
         boolean streamInAdvisor = false;
         boolean deferredCall = false;
+        boolean thinkAloud = false;
+        boolean toolContext = false;
         String conversation = "conv-42";
         List<String> positional = new ArrayList<>();
         for (String arg : args) {
@@ -294,6 +325,10 @@ public final class SpringAiApp {
                 streamInAdvisor = true;
             } else if (arg.equals("--deferred-call")) {
                 deferredCall = true;
+            } else if (arg.equals("--think-aloud")) {
+                thinkAloud = true;
+            } else if (arg.equals("--tool-context")) {
+                toolContext = true;
             } else if (arg.startsWith("--conversation=")) {
                 conversation = arg.substring("--conversation=".length());
             } else {
@@ -334,7 +369,8 @@ public final class SpringAiApp {
                 Console.line("ANSWER: " + answer);
                 return;
             }
-            ChatClient.ChatClientRequestSpec request = request(scenario, providerLoop, toolAdvisor, chunks, deferredCall, conversation, message);
+            ChatClient.ChatClientRequestSpec request = request(scenario, providerLoop, toolAdvisor, chunks, deferredCall, thinkAloud, toolContext,
+                    conversation, message);
             String answer;
             if (stream) {
                 List<String> received = request.stream().content().doOnNext(chunk -> Console.line("CHUNK: " + chunk)).collectList().block();

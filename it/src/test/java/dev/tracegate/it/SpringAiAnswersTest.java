@@ -1,0 +1,132 @@
+package dev.tracegate.it;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a Spring AI application receives as the answer is checked in the request's conversation, however it is made
+ * (trial15): a conversation named in the {@code ToolContext}, a {@code returnDirect} tool's result, and text a streamed
+ * round shows before it asks for a tool. Forked JVMs under the built agent jar, the app never imports tracegate.
+ */
+class SpringAiAnswersTest {
+
+    private static final String APP = "demoapp.springai.SpringAiApp";
+
+    private static ForkedJvm.Result runOn(String classpath, String options, String... args) {
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent(options)), classpath, APP, args);
+        assertThat(r.exit()).as(r.toString()).isZero();
+        return r;
+    }
+
+    private static ForkedJvm.Result run(String options, String... args) {
+        return runOn(ForkedJvm.appClasspath(), options, args);
+    }
+
+    private static ForkedJvm.Result run112(String options, String... args) {
+        ForkedJvm.Result r = runOn(ForkedJvm.lineClasspath("springai-1.1.2"), options, args);
+        assertThat(r.stdout()).as(r.toString()).containsPattern("SPRING AI \\S*spring-ai-client-chat-1\\.1\\.2\\.jar");
+        return r;
+    }
+
+    private static List<String> chunks(ForkedJvm.Result r) {
+        return r.stdout().lines().filter(l -> l.startsWith("CHUNK: ")).map(l -> l.substring("CHUNK: ".length()).strip()).toList();
+    }
+
+    private static String answer(ForkedJvm.Result r) {
+        return r.stdout().lines().filter(l -> l.startsWith("ANSWER: ")).findFirst().orElse("(no answer)");
+    }
+
+    @Test
+    void aConversationNamedOnlyInTheToolContextIsTheSessionOfItsUserMessageToolCallAndAnswer() {
+        ForkedJvm.Result r = run("trace=true", "--tool-context", "--conversation=k1", "email");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran to=bob@example.com");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("USER springai session=k1 -> KEEP")
+                .contains("CALL springai session=k1 tool=sendEmail")
+                .contains("ASSISTANT springai session=k1 -> KEEP")
+                .doesNotContain("session=default");
+    }
+
+    @Test
+    void aStreamedConversationNamedOnlyInTheToolContextIsOneSession() {
+        ForkedJvm.Result r = run("trace=true", "--stream", "--tool-context", "--conversation=k2", "email");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran to=bob@example.com");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("USER springai session=k2 -> KEEP")
+                .contains("CALL springai session=k2 tool=sendEmail")
+                .contains("ASSISTANT springai-stream session=k2 -> KEEP")
+                .doesNotContain("session=default");
+    }
+
+    @Test
+    void aReturnDirectToolResultIsTheConversationsAnswerAndIsChecked() {
+        ForkedJvm.Result r = run("trace=true,blockOutput=secret", "show");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL showAccount ran id=A1");
+        // Spring AI hands the result to the application as the answer, with no model round: that answer is checked
+        assertThat(answer(r)).as(r.toString())
+                .doesNotContain("the secret is 42")
+                .contains("tracegate blocked model output (contract rule.blockOutput)");
+        assertThat(r.stdout()).as(r.toString()).doesNotContain("MODEL SAW TOOL RESULT showAccount");
+        assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT springai session=conv-42 contract=rule.blockOutput");
+        // the tool's own RETURN is not an answer: the same text passes there
+        assertThat(ForkedJvm.count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+
+        ForkedJvm.Result passing = run("trace=true", "show");
+        // Spring AI hands the result on as the tool call's JSON text: here a quoted string
+        assertThat(answer(passing)).as(passing.toString()).isEqualTo("ANSWER: \"Account A1: IBAN DE89370400440532013000, the secret is 42\"");
+        assertThat(passing.stderr()).as(passing.toString()).contains("ASSISTANT springai session=conv-42 -> KEEP");
+    }
+
+    @Test
+    void aStreamedReturnDirectToolResultIsChecked() {
+        ForkedJvm.Result r = run("blockOutput=secret", "--stream", "--conversation=conv-d", "show");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL showAccount ran id=A1");
+        assertThat(chunks(r)).as(r.toString()).noneMatch(c -> c.contains("the secret is 42"));
+        assertThat(answer(r)).as(r.toString()).contains("tracegate blocked model output (contract rule.blockOutput)");
+    }
+
+    @Test
+    void aReturnDirectToolResultThatIsBlockedUnderExceptionStyleThrowsToTheCaller() {
+        ForkedJvm.Result r = run("blockOutput=secret,onBlock=throw", "show");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("ANSWER:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)");
+    }
+
+    @Test
+    void springAi112ReturnDirectToolResultIsChecked() {
+        ForkedJvm.Result r = run112("blockOutput=secret", "--tool-advisor", "show");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL showAccount ran id=A1");
+        assertThat(answer(r)).as(r.toString())
+                .doesNotContain("the secret is 42")
+                .contains("tracegate blocked model output (contract rule.blockOutput)");
+    }
+
+    @Test
+    void textStreamedBeforeARequestForToolsIsCheckedAsAnAnswerBeforeTheToolRuns() {
+        ForkedJvm.Result r = run("trace=true,blockOutput=secret", "--stream", "--think-aloud", "--conversation=conv-t", "email");
+        // shown as it came (it cannot be recalled), then the notice, and the tool still runs: the text, not the call, violated
+        assertThat(chunks(r)).as(r.toString()).startsWith("let me check", "the secret records");
+        assertThat(chunks(r)).as(r.toString()).anyMatch(c -> c.startsWith("tracegate blocked model output (contract rule.blockOutput)"));
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran to=bob@example.com");
+        String err = r.stderr();
+        int text = err.indexOf("ASSISTANT springai-stream session=conv-t");
+        int call = err.indexOf("CALL springai session=conv-t tool=sendEmail");
+        assertThat(text).as(r.toString()).isNotNegative();
+        assertThat(call).as(r.toString()).isGreaterThan(text);
+        // two answers: the text before the request and the final one
+        assertThat(ForkedJvm.count(err, "ASSISTANT springai-stream session=conv-t")).as(r.toString()).isEqualTo(2);
+    }
+
+    @Test
+    void aBlockOfTextStreamedBeforeARequestForToolsEndsTheStreamBeforeTheToolRunsWhenBlocksThrow() {
+        ForkedJvm.Result r = run("blockOutput=secret,onBlock=throw", "--stream", "--think-aloud", "--conversation=conv-u", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL sendEmail ran")
+                .doesNotContain("ANSWER:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)");
+    }
+}
