@@ -81,7 +81,9 @@ public final class AuditVerification {
                 return "ok: " + counted(lines) + ", chain intact; head " + head + unsupervisedRuns() + droppedEvents();
             case TRUNCATED:
                 return "clean prefix of " + counted(lines) + ", last line truncated (line " + badLine + ": " + reason
-                        + "); the writer stopped mid-line, which a crash or kill does; this is not tampering" + unsupervisedRuns() + droppedEvents();
+                        + "); the writer stopped mid-line, which a crash or kill does, and so does a disk that filled up mid-write and"
+                        + " was still full at the exit (the agent's stderr then has 'ERROR the audit log ... could not be written at"
+                        + " exit'); this is not tampering" + unsupervisedRuns() + droppedEvents();
             default:
                 return "line " + badLine + ": " + reason + " (the " + counted(lines) + " before it verify)";
         }
@@ -103,7 +105,11 @@ public final class AuditVerification {
     public static String explain(String reason) {
         switch (reason) {
             case "queue-full":
+                // the events went on unrecorded; logs written before QUEUE_FULL_REFUSED_REASON count fail: closed's refusals here too
                 return "queue-full: the audit queue was full, with audit.on-full: drop or a wait longer than audit.max-block";
+            case AuditWriter.QUEUE_FULL_REFUSED_REASON:
+                return AuditWriter.QUEUE_FULL_REFUSED_REASON + ": the audit queue stayed full for longer than audit.max-block and"
+                        + " fail: closed refused the events, so their tool calls did not run";
             case "io-error":
                 return "io-error: lost while the log could not be written (records held when a write failed; under fail: open,"
                         + " events that went on unrecorded)";

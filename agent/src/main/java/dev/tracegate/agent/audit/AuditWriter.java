@@ -173,6 +173,8 @@ public final class AuditWriter implements AutoCloseable {
     /** {fail, reason} of {@link #closeUnsupervised}, written last by the writer thread; null for a supervised run. */
     private volatile String[] unsupervisedNote;
     private final LongAdder droppedToNote = new LongAdder();       // not yet reported in a dropped record
+    /** Of the records dropped for room, those whose events were refused (block, a wait past max-block, fail: closed), not yet noted. */
+    private final LongAdder droppedRefusedToNote = new LongAdder();
     private final LongAdder refused = new LongAdder();
     private final LongAdder refusedToNote = new LongAdder();
     private final LongAdder lost = new LongAdder();
@@ -213,7 +215,13 @@ public final class AuditWriter implements AutoCloseable {
 
     private static final byte META = 0, EVENT = 1, NOTE = 2;
     // indexes into a note's counts
-    private static final int QUEUE_FULL = 0, LOST = 1, REFUSED = 2, TRUNCATED = 3;
+    private static final int QUEUE_FULL = 0, LOST = 1, REFUSED = 2, TRUNCATED = 3, QUEUE_FULL_REFUSED = 4;
+
+    /**
+     * The {@code dropped} reason of records that found no room in time under {@code audit.on-full: block} and
+     * {@code fail: closed}: their events were refused (a tool call did not run), unlike {@code queue-full}'s.
+     */
+    public static final String QUEUE_FULL_REFUSED_REASON = "queue-full (events refused)";
 
     /** Name of the writer thread of the agent's audit log (what a thread dump or a profiler shows). */
     public static final String THREAD_NAME = "tracegate-audit";
@@ -298,8 +306,11 @@ public final class AuditWriter implements AutoCloseable {
                 long shutdown = shutdownDeadline;   // at shutdown every wait ends by one deadline
                 if (shutdown != 0 && shutdown - deadline < 0) deadline = shutdown;
             } else if (now - deadline > 0) {
-                dropForRoom();
-                return failClosed ? Admission.REFUSED : Admission.DROPPED;
+                if (!failClosed) return dropForRoom();
+                // the caller refuses the event: its own dropped reason, so the log does not read as if the call ran unrecorded
+                dropped.increment();
+                droppedRefusedToNote.increment();
+                return Admission.REFUSED;
             }
             LockSupport.parkNanos(pause);
             pause = Math.min(pause << 1, 1_000_000);
@@ -541,7 +552,41 @@ public final class AuditWriter implements AutoCloseable {
             }
             if (batchLen > 0) flushBatch();
         }
+        if (!healthy) unwrittenAtExit();
         healthy = false;   // closed: later appends are refused
+    }
+
+    /**
+     * The log is closed while it still cannot be written (a disk that stayed full, a path never created): no
+     * {@code dropped} record can say what it lacks, and the counters go with the JVM, so one ERROR line says it, by
+     * reason (trial16 exit-during-audit-outage-silent: a normal exit said nothing, and verify then blamed a crash for
+     * the cut last line).
+     */
+    private void unwrittenAtExit() {
+        long held = 0;
+        if (batchFailed) {
+            for (int i = 0; i < lineCount; i++) {
+                if (lineKind[i] == EVENT) held++;
+                else if (lineKind[i] == NOTE) giveBack(NOTE, noteCounts[i]);   // an unwritten note's counts are unwritten records
+            }
+        }
+        long lostNow = lostToNote.sum();
+        long refusedNow = refusedToNote.sum();
+        long full = droppedToNote.sum() + droppedRefusedToNote.sum();
+        long total = held + lostNow + refusedNow + full;
+        StringBuilder parts = new StringBuilder();
+        if (lostNow > 0) parts.append(lostNow).append(" lost (events that went on unrecorded, fail: open)");
+        if (refusedNow > 0) parts.append(parts.length() > 0 ? ", " : "").append(refusedNow)
+                .append(" refused (fail: closed: the outage's refused calls and the results, messages and session ends that went on)");
+        if (full > 0) parts.append(parts.length() > 0 ? ", " : "").append(full).append(" dropped for room in the queue");
+        if (held > 0) parts.append(parts.length() > 0 ? ", " : "").append(held)
+                .append(" accepted whose write failed (the file may hold the first of them, its last line cut)");
+        AgentLog.error("the audit log " + sink.describe() + " could still not be written at exit (the outage said above): "
+                + (total == 0 ? "no record of this run is missing from it since the outage began, but its last line may be cut off"
+                        : total + (total == 1 ? " record" : " records") + " of this run are not in it, and no dropped record in it"
+                        + " counts them: " + parts)
+                + ". audit verify reports a last line cut mid-write as 'last line truncated': here that is the outage, not a crash."
+                + " Free disk space or fix the path's permissions before the next start", null);
     }
 
     private void write(AuditRecord r) {
@@ -591,7 +636,12 @@ public final class AuditWriter implements AutoCloseable {
         long d = droppedToNote.sumThenReset();
         if (d > 0) {
             lines.dropped(System.currentTimeMillis(), d, "queue-full", 0);
-            appendLine(NOTE, new long[] {d, 0, 0, 0});
+            appendLine(NOTE, new long[] {d, 0, 0, 0, 0});
+        }
+        long r = droppedRefusedToNote.sumThenReset();
+        if (r > 0) {
+            lines.dropped(System.currentTimeMillis(), r, QUEUE_FULL_REFUSED_REASON, 0);
+            appendLine(NOTE, new long[] {0, 0, 0, 0, r});
         }
         noteLosses();
     }
@@ -606,7 +656,7 @@ public final class AuditWriter implements AutoCloseable {
             String reason = lostNow + refusedNow == 0 ? "partial-line-removed"
                     : refusedNow > 0 ? "io-error (events refused)" : "io-error";
             lines.dropped(System.currentTimeMillis(), lostNow + refusedNow, reason, cut);
-            appendLine(NOTE, new long[] {0, lostNow, refusedNow, cut});
+            appendLine(NOTE, new long[] {0, lostNow, refusedNow, cut, 0});
         }
         return lostNow + refusedNow;
     }
@@ -648,6 +698,7 @@ public final class AuditWriter implements AutoCloseable {
             lostToNote.add(counts[LOST]);
             refusedToNote.add(counts[REFUSED]);
             truncatedToNote += counts[TRUNCATED];
+            droppedRefusedToNote.add(counts[QUEUE_FULL_REFUSED]);
         }
     }
 
