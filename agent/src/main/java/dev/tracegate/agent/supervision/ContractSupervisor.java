@@ -396,7 +396,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                                 + ". Its calls are blocked instead (a BLOCK in the audit log, not a redirect).");
                     }
                     record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
-                    return ToolDecision.block(c.id(), reason, insteadOfMissing(rt, d, e.tool(), target));
+                    return ToolDecision.block(c.id(), reason, insteadOfMissing(rt, d, e.tool(), target, "is not available here"));
                 }
                 Event r = again(acted, EventKind.CALL).tool(target)
                         .callId(e.callId()).args(acted.args()).build();
@@ -405,7 +405,18 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " The call of " + e.tool() + " was redirected to " + target + ".", t0);
                     return ToolDecision.redirect(c.id(), reason, target, arguments);
                 }
-                break;
+                // the target's call is refused too (by any strategy: a redirect runs its target only when that call passes),
+                // so the original call is blocked; the reason says the redirect was tried and which contracts refused it
+                // (the record's fired stays the original call's: replay steps that call, not the target's)
+                String targetRefusal = reason(rt, w, again);
+                StringBuilder refusers = new StringBuilder();
+                for (int i = 0; i < again.contractCount(); i++) {
+                    refusers.append(i == 0 ? "" : i == again.contractCount() - 1 ? " and " : ", ").append(rt.contractIds[again.contract(i)]);
+                }
+                reason = reason + " It could not be redirected to " + target + ": " + refusers + (again.contractCount() == 1 ? " refuses" : " refuse")
+                        + " that call too (" + targetRefusal + ").";
+                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
+                return ToolDecision.block(c.id(), reason, insteadOfMissing(rt, d, e.tool(), target, "is refused too (" + refusers + ")"));
             }
             case "escalate": {
                 Approval.Answer a = approval.ask(c.id(), e.session(), e.tool(), arguments, reason);
@@ -421,11 +432,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     }
 
     /**
-     * What to do instead of a call whose redirect target the call site lacks: the refusing contracts' {@code next}
-     * without any that names the missing target (the model would call a tool that is not there), then what can work:
-     * not calling the refused tool again, and telling the user. Target names are compared case-insensitively.
+     * What to do instead of a call whose redirect target cannot run (the call site lacks it, or contracts refuse its call
+     * too: {@code state} says which): the refusing contracts' {@code next} without any that names the target (the model
+     * would call a tool that cannot run), then what can work: not calling the refused tool again, and telling the user.
+     * Target names are compared case-insensitively.
      */
-    private static String insteadOfMissing(Runtime rt, Decision d, String tool, String target) {
+    private static String insteadOfMissing(Runtime rt, Decision d, String tool, String target, String state) {
         StringBuilder b = new StringBuilder();
         java.util.Set<String> seen = new java.util.HashSet<>();
         String missing = target.trim().toLowerCase(java.util.Locale.ROOT);
@@ -435,7 +447,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             appendSentence(b, n.trim());
         }
         appendSentence(b, "Do not call " + tool + " again: it is refused, and " + target
-                + ", which would run in its place, is not available here. Tell the user that this cannot be done now.");
+                + ", which would run in its place, " + state + ". Tell the user that this cannot be done now.");
         return b.toString();
     }
 
