@@ -97,6 +97,12 @@ final class ReplayCommand implements Callable<Integer> {
         String[] firstWithheld;
         int[] withheld;
         int[] fires;
+        /**
+         * A call or answer the agent rewrote online (a redirect or redaction: the log holds the rewritten event, which
+         * passes here), from the record's decision and fired contracts: where first, and how many.
+         */
+        String[] firstRewritten;
+        int[] rewritten;
         EndReport end;
 
         SessionReport(String id, int contracts) {
@@ -112,6 +118,8 @@ final class ReplayCommand implements Callable<Integer> {
                 firstWithheld = new String[contracts];
                 withheld = new int[contracts];
                 fires = new int[contracts];
+                firstRewritten = new String[contracts];
+                rewritten = new int[contracts];
             }
             return this;
         }
@@ -125,6 +133,10 @@ final class ReplayCommand implements Callable<Integer> {
         int withheld(int c) { return withheld == null ? 0 : withheld[c]; }
 
         int fires(int c) { return fires == null ? 0 : fires[c]; }
+
+        String firstRewritten(int c) { return firstRewritten == null ? null : firstRewritten[c]; }
+
+        int rewritten(int c) { return rewritten == null ? 0 : rewritten[c]; }
     }
 
     /** The end report every session that ends with all contracts ACTIVE and nothing unmet shares (its id and count unused). */
@@ -288,6 +300,22 @@ final class ReplayCommand implements Callable<Integer> {
                             if (rep.firstFail[c] == null) rep.firstFail[c] = where;
                         }
                     }
+                    // a redirect or redaction online: the log holds the event as rewritten, which the contracts that acted let pass,
+                    // so the step above cannot see them; the record's decision and fired contracts say who acted
+                    List<String> actedOnline = audit == null || audit.rewritten.isEmpty() ? null : audit.rewritten.get(in.lines());
+                    if (actedOnline != null) {
+                        String how = actedOnline.get(0);
+                        for (int i = 1; i < actedOnline.size(); i++) {
+                            int c = lib.contracts().indexOf(actedOnline.get(i));
+                            if (c < 0) continue;
+                            rep.touched();
+                            rep.rewritten[c]++;
+                            if (rep.firstRewritten[c] == null) {
+                                rep.firstRewritten[c] = how + " at " + t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", "
+                                        + e.kind().name().toLowerCase() + (e.tool() == null ? "" : " " + e.tool()) + ")";
+                            }
+                        }
+                    }
                     // an agent event that breaks an assumption is applied (not refused), so no decision names it
                     if (e.controlledByAgent() && d.applied() && assumed.length > 0) {
                         int[] after = w.nextStates();
@@ -446,6 +474,12 @@ final class ReplayCommand implements Callable<Integer> {
                     b.append("\n  ").append(id).append(": assumption broken first at ").append(rep.firstBreak(c));
                     quiet = false;
                 }
+                if (rep.firstRewritten(c) != null) {
+                    b.append("\n  ").append(id).append(": ").append(rep.firstRewritten(c))
+                            .append(" online (the log holds the rewritten event, which passes here)")
+                            .append(rep.rewritten(c) > 1 ? " (" + rep.rewritten(c) + " events)" : "");
+                    quiet = false;
+                }
                 // the end verdict unless it only repeats a violation above (FAIL after 'violated first'): a contract violated
                 // on a prefix may still end IDLE, its assumption never met (trial13 replay-text-hides-end-verdict)
                 if (v == Verdict.IDLE || v == Verdict.FAIL && rep.firstFail(c) == null) {
@@ -512,6 +546,11 @@ final class ReplayCommand implements Callable<Integer> {
         final long enforcedDecisions;
         /** Line number -> the contract ids an approver excused for the event on that line ({@code approved} escalations). */
         final Map<Long, List<String>> approvals;
+        /**
+         * Line number -> how the agent rewrote the event on that line ("redirected", "redacted") followed by the record's
+         * fired contract ids: the record holds the rewritten event.
+         */
+        final Map<Long, List<String>> rewritten = new java.util.HashMap<>();
         /**
          * One line per place the log does not hold its run's events: an {@code unsupervised} record (where, the fail
          * policy, why the agent could not start) or a {@code dropped} record (how many events the writer did not write).
@@ -580,6 +619,7 @@ final class ReplayCommand implements Callable<Integer> {
                 long shadow = 0;
                 long enforced = 0;
                 Map<Long, List<String>> approvals = new java.util.HashMap<>();
+                Map<Long, List<String>> rewritten = new java.util.HashMap<>();
                 List<String> gaps = new ArrayList<>();
                 List<LibraryRecord> libraries = new ArrayList<>();
                 List<Long> restarts = new ArrayList<>();
@@ -592,6 +632,12 @@ final class ReplayCommand implements Callable<Integer> {
                     lineNo++;
                     if (line.contains("\"approved\":true") && line.contains("\"decision\":\"escalate\"")) {
                         approvals.put(lineNo, approvedContracts(line));
+                    }
+                    boolean redirected = line.contains("\"decision\":\"redirect\"");
+                    if ((redirected || line.contains("\"decision\":\"redact\"")) && line.startsWith("\"rec\":\"event\"", 9 + 64 + 2)) {
+                        List<String> acted = firedContracts(line);
+                        acted.add(0, redirected ? "redirected" : "redacted");
+                        rewritten.put(lineNo, acted);
                     }
                     if (line.startsWith("\"rec\":\"event\"", 9 + 64 + 2) && !segmentPersonalData.equals("clear")) {
                         // the log is hashed for replay only where a hashed segment holds events: a refused start's
@@ -624,6 +670,7 @@ final class ReplayCommand implements Callable<Integer> {
                 }
                 AuditLogScan scan = new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals, gaps, libraries);
                 scan.restarts.addAll(restarts);
+                scan.rewritten.putAll(rewritten);
                 scan.registers.addAll(registers);
                 return scan;
             } catch (java.nio.charset.MalformedInputException e) {
@@ -750,6 +797,17 @@ final class ReplayCommand implements Callable<Integer> {
         }
 
         /** The {@code fired} ids of an approved escalation's record (read as JSON: ids may hold escaped characters). */
+        /** The record's fired contract ids (empty for a broken line, which the trace reader reports where it reads it). */
+        private static List<String> firedContracts(String line) {
+            List<String> ids = new ArrayList<>();
+            try {
+                new ObjectMapper().readTree(line).path("fired").forEach(f -> ids.add(f.asText()));
+            } catch (IOException e) {
+                // reported by the trace reader
+            }
+            return ids;
+        }
+
         private static List<String> approvedContracts(String line) {
             List<String> ids = new ArrayList<>();
             try {
@@ -813,6 +871,8 @@ final class ReplayCommand implements Callable<Integer> {
                 m.put("firstAssumptionBreak", rep.firstWithheld(c) != null ? rep.firstWithheld(c) : rep.firstBreak(c));
                 m.put("assumptionBrokenAt", rep.firstBreak(c));
                 m.put("withheld", rep.withheld(c));
+                m.put("firstRewritten", rep.firstRewritten(c));
+                m.put("rewritten", rep.rewritten(c));
                 m.put("events", rep.fires(c));
                 List<String> unmet = new ArrayList<>();
                 if (rep.end != null) {
