@@ -18,14 +18,13 @@ import javax.management.MBeanServer;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
 /**
  * Counts what the supervisor does (events, decisions, contract fires, internal errors, decision
  * latency) and shows it, with the audit log's state, as the JMX MBean {@code dev.tracegate:type=Supervisor}.
  *
  * <p>Threads: the {@code on*} methods are called by any event thread at once and never allocate
- * (striped counters and an HdrHistogram {@link Recorder}); {@link #contracts}, {@link #audit} and
+ * (the decisions and the latency in one {@link LatencyCounts}, the rarer counts striped); {@link #contracts}, {@link #audit} and
  * {@link #sessions} may be called at any time (a library swap) and are published with volatile
  * writes; the getters run on JMX threads.
  */
@@ -37,12 +36,12 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     static final long MAX_LATENCY_NS = TimeUnit.HOURS.toNanos(1);
     private static final Decision[] DECISIONS = Decision.values();
 
-    private final LongAdder[] decisions = new LongAdder[DECISIONS.length];
+    /** Decisions by kind (counters by ordinal) and their latency: two atomic adds per event, see {@link LatencyCounts}. */
+    private final LatencyCounts decided = new LatencyCounts(DECISIONS.length, MAX_LATENCY_NS);
     private final LongAdder closedErrors = new LongAdder();
     private final LongAdder openErrors = new LongAdder();
     private final LongAdder reloadsRejected = new LongAdder();
     private final LongAdder evictions = new LongAdder();
-    private final Recorder latency = new Recorder(MAX_LATENCY_NS, 3);
     private final Map<String, LongAdder> firesById = new HashMap<>();   // guarded by this
     private volatile String[] contractIds = new String[0];
     private volatile LongAdder[] fires = new LongAdder[0];
@@ -51,7 +50,9 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     // latency snapshot, guarded by this
     private final long snapshotEveryNs;
-    private Histogram interval;
+    private final Histogram interval = new Histogram(MAX_LATENCY_NS, 3);
+    private final long[] read = decided.nothingRead();
+    private boolean anyInterval;
     private long snapshotAt;
 
     private ObjectName registeredAs;
@@ -66,19 +67,17 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     /** Metrics whose latency interval ends when read at least {@code snapshotEveryNs} after the last one. */
     public SupervisorMetrics(long snapshotEveryNs) {
         this.snapshotEveryNs = snapshotEveryNs;
-        for (int i = 0; i < decisions.length; i++) decisions[i] = new LongAdder();
     }
 
     // ------------------------------------------------------------------ recording (event threads)
 
     /** One event decided, and how long it took (clamped to [0, 1 h]): the events are the decisions other than {@code end}. */
     public void onDecision(Decision decision, long latencyNs) {
-        decisions[decision.ordinal()].increment();
-        latency.recordValue(latencyNs < 0 ? 0 : Math.min(latencyNs, MAX_LATENCY_NS));
+        decided.record(decision.ordinal(), latencyNs);
     }
 
     /** A session ended and its {@code end} record was written (counted under {@code Decisions{end}}; no latency: no event was decided). */
-    public void onSessionEnd() { decisions[Decision.END.ordinal()].increment(); }
+    public void onSessionEnd() { decided.count(Decision.END.ordinal()); }
 
     /** Contract {@code index} (into the ids last given to {@link #contracts}) was acted on. */
     public void onFire(int index) {
@@ -187,13 +186,13 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     @Override public long getEvents() {
         long n = 0;
-        for (Decision d : DECISIONS) if (d != Decision.END) n += decisions[d.ordinal()].sum();
+        for (Decision d : DECISIONS) if (d != Decision.END) n += decided.counter(d.ordinal());
         return n;
     }
 
     @Override public Map<String, Long> getDecisions() {
         Map<String, Long> m = new LinkedHashMap<>();
-        for (Decision d : DECISIONS) m.put(d.wire(), decisions[d.ordinal()].sum());
+        for (Decision d : DECISIONS) m.put(d.wire(), decided.counter(d.ordinal()));
         return Collections.unmodifiableMap(m);
     }
 
@@ -248,8 +247,9 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     /** The last interval's histogram (read it under this lock: it is recycled); a new interval starts when it is old enough. */
     synchronized Histogram snapshot() {
         long now = System.nanoTime();
-        if (interval == null || now - snapshotAt >= snapshotEveryNs) {
-            interval = latency.getIntervalHistogram(interval);
+        if (!anyInterval || now - snapshotAt >= snapshotEveryNs) {
+            decided.interval(read, interval);
+            anyInterval = true;
             snapshotAt = now;
         }
         return interval;
@@ -257,7 +257,8 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     /** Ends the current latency interval now (tests; a monitoring tool uses the once-a-second rule). */
     synchronized Histogram endInterval() {
-        interval = latency.getIntervalHistogram(interval);
+        decided.interval(read, interval);
+        anyInterval = true;
         snapshotAt = System.nanoTime();
         return interval;
     }
