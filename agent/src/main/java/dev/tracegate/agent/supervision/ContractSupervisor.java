@@ -1054,7 +1054,6 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private boolean record(Runtime rt, Worker w, Session s, Event e, Decision d, dev.tracegate.agent.audit.Decision kind, String contract,
                            String message, long t0, int[] excused) {
         long latency = System.nanoTime() - t0;
-        metrics.onDecision(kind, latency);   // also counts the event
         if (excused != null) for (int x : excused) metrics.onFire(x);
         else if (d != null) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
         AuditRecord r = AuditRecord.of(e, kind).time(e.ts()).latencyNs(latency);
@@ -1077,6 +1076,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (excused != null) r.approved(true);
         if (message != null) r.message(message);
         AuditWriter.Admission admitted = audit.append(r);
+        // a call the log could not take (fail: closed: the queue stayed full past audit.max-block, or the log just failed) is
+        // refused by the caller (decideCall, approved): counted as the block the host got, not the contracts' pass (trial16)
+        boolean refusedCall = admitted == AuditWriter.Admission.REFUSED && e.kind() == EventKind.CALL
+                && (kind == dev.tracegate.agent.audit.Decision.PASS || excused != null);
+        metrics.onDecision(refusedCall ? dev.tracegate.agent.audit.Decision.BLOCK : kind, latency);   // also counts the event
         if (d != null && d.kind() == Decision.Kind.VIOLATION) warnViolation(rt, s, e, d);
         if (view != null) {
             try {

@@ -1,0 +1,102 @@
+package dev.tracegate.agent.supervision;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tracegate.agent.audit.AuditWriter;
+import dev.tracegate.agent.audit.FileAuditSink;
+import dev.tracegate.agent.config.AgentConfig;
+import dev.tracegate.agent.core.ToolCall;
+import dev.tracegate.agent.core.ToolDecision;
+import dev.tracegate.agent.metrics.SupervisorMetrics;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * trial16 queue-full-refusals-counted-as-pass: under fail: closed with audit.on-full: block, a call whose record found no
+ * room in the queue within audit.max-block is refused; the MBean's Decisions must count it as the block the host got
+ * (it counted the contracts' pass), and the log's dropped record must say its event was refused.
+ */
+@Timeout(120)
+class RefusedCallCountTest {
+    @TempDir Path dir;
+
+    /** A sink whose writes wait at a gate once it is armed, so that the queue stays full. */
+    private static final class Gate {
+        final CountDownLatch open = new CountDownLatch(1);
+        volatile boolean armed;
+
+        OutputStream wrap(OutputStream out) {
+            return new FilterOutputStream(out) {
+                @Override public void write(byte[] b, int off, int len) throws IOException {
+                    if (armed) {
+                        try {
+                            open.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    out.write(b, off, len);
+                }
+            };
+        }
+    }
+
+    @Test
+    void aCallRefusedBecauseTheQueueStayedFullCountsAsTheBlockTheHostGot() throws Exception {
+        Path log = dir.resolve("audit.jsonl");
+        AgentConfig config = AgentConfig.load("libraries=sop-refund,fail=closed,audit.queue-size=2,audit.on-full=block,audit.max-block=1ms"
+                + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
+        Gate gate = new Gate();
+        AuditWriter audit = AuditWriter.start(new FileAuditSink(log, gate::wrap), AuditWriter.Settings.from(config));
+        SupervisorMetrics metrics = new SupervisorMetrics();
+        metrics.audit(audit);
+        ContractSupervisor supervisor = new ContractSupervisor(config, audit, metrics, null);
+        gate.armed = true;   // the header is written; from now on the writer is stuck at its first write
+
+        Map<ToolDecision.Kind, Integer> host = new LinkedHashMap<>();
+        int calls = 0;
+        while (host.getOrDefault(ToolDecision.Kind.BLOCK, 0) < 20) {
+            ToolDecision d = supervisor.onToolCall(new ToolCall("lc4j", "s" + (calls % 5), "search_kb", "{\"query\":\"q" + calls + "\"}", "c" + calls));
+            host.merge(d.kind(), 1, Integer::sum);
+            if (d.kind() == ToolDecision.Kind.BLOCK) assertThat(d.reason()).contains("the audit log could not take this decision in time");
+            calls++;
+            assertThat(calls).as("the queue of 2 fills").isLessThan(10_000);
+        }
+        int ran = host.getOrDefault(ToolDecision.Kind.PROCEED, 0);
+        int refused = host.get(ToolDecision.Kind.BLOCK);
+        assertThat(ran + refused).isEqualTo(calls);
+        // what the host saw, not what the contracts said (they passed every call)
+        assertThat(metrics.getDecisions()).containsEntry("block", (long) refused).containsEntry("pass", (long) ran);
+        assertThat(metrics.getEvents()).isEqualTo(calls);
+        assertThat(metrics.getAuditDropped()).isEqualTo(refused);
+
+        gate.armed = false;
+        gate.open.countDown();
+        supervisor.close();
+        assertThat(audit.close(30, TimeUnit.SECONDS)).isTrue();
+        ObjectMapper json = new ObjectMapper();
+        long refusedNoted = 0;
+        for (String line : Files.readAllLines(log)) {
+            JsonNode n = json.readTree(line);
+            if (!n.path("rec").asText().equals("dropped")) continue;
+            assertThat(n.path("reason").asText()).isEqualTo("queue-full (events refused)");
+            refusedNoted += n.path("count").asLong();
+        }
+        // the refused calls, and whatever session end also found the queue full when the sessions closed
+        assertThat(refusedNoted).isGreaterThanOrEqualTo(refused);
+    }
+}
