@@ -26,6 +26,13 @@ public final class Ruling {
      */
     public static final Ruling LET_THROUGH = new Ruling(UNSUPERVISED, null, null, null, null);
 
+    /**
+     * What {@link Dispatcher#onMethodCall} gives a configured method whose event counts only if the method returns
+     * normally (a consent method's grant: one that throws stored no consent): the method runs unchanged (a rewrite with
+     * nothing rewritten) and the advice reports its normal return through {@link Dispatcher#onMethodResult}.
+     */
+    public static final Ruling AT_RETURN = new Ruling(REWRITE, null, null, null, null);
+
     public final int kind;
     public final String text;
     public final String tool;

@@ -106,6 +106,13 @@ public final class ConfiguredHooks implements Hooks {
             } catch (IOException | RuntimeException e) {
                 AgentLog.warn("cannot read the parameter names of " + name + " (" + e + "): args=* names them arg0..argN");
             }
+            // after the names: a subject-param or session-param may name its parameter
+            NamedMethod meant = new NamedMethod(methods);
+            for (MethodDescription.InDefinedShape m : type.getDeclaredMethods()) {
+                if (!m.isAbstract() && !m.isConstructor() && !m.isTypeInitializer() && meant.matches(m)) {
+                    methods.warnAboutParameterTypes(name, m);
+                }
+            }
             return builder;
         }
 
@@ -347,7 +354,8 @@ public final class ConfiguredHooks implements Hooks {
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgArgs") Object[] called,
                             @Advice.Local("tgDepth") int[] depth,
-                            @Advice.Local("tgSaved") int saved) {
+                            @Advice.Local("tgSaved") int saved,
+                            @Advice.Local("tgAtReturn") boolean atReturn) {
             // the nesting guard is this thread's cell; the exit puts back the value saved here, so a guard an inner
             // call left set (a StackOverflowError unwinding through it) is reset by the outermost call's exit.
             // A StackOverflowError before the increment changes nothing: it reaches the host and the method does not run.
@@ -366,6 +374,10 @@ public final class ConfiguredHooks implements Hooks {
                 }
                 if (ruling.kind == Ruling.UNSUPERVISED) {
                     outer = false;   // no contract saw the call: its result is not reported (it would count a call never checked)
+                    return null;
+                }
+                if (ruling == Ruling.AT_RETURN) {
+                    atReturn = true;   // a consent's grant: reported when the method returns normally
                     return null;
                 }
                 if (ruling.kind == Ruling.REWRITE) {
@@ -400,7 +412,8 @@ public final class ConfiguredHooks implements Hooks {
                          @Advice.Local("tgArgs") Object[] args,
                          @Advice.Thrown Throwable thrown,
                          @Advice.Local("tgDepth") int[] depth,
-                         @Advice.Local("tgSaved") int saved) {
+                         @Advice.Local("tgSaved") int saved,
+                         @Advice.Local("tgAtReturn") boolean atReturn) {
             if (depth != null) {
                 depth[0] = saved;   // first, and with no call: this cannot overflow the stack, whatever unwinds the method
             }
@@ -413,6 +426,8 @@ public final class ConfiguredHooks implements Hooks {
             if (thrown != null) {
                 // the RETURN carries the exception; the host's own exception is rethrown after this advice, unchanged
                 Dispatcher.onMethodThrown(origin, args, thrown);
+            } else if (atReturn) {
+                Dispatcher.onMethodResult(origin, args, null);   // a consent's grant counts: the method stored it
             }
         }
     }

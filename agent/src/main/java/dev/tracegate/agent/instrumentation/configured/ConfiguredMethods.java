@@ -287,6 +287,75 @@ public final class ConfiguredMethods {
         }
     }
 
+    /**
+     * Says once, when a configured method is woven, that its {@code subject-param} (consent, erasure) or {@code session-param}
+     * names a parameter whose value does not read as a subject or a conversation id (trial17): an object of the application
+     * as subject (its consents and erasures are dropped, see {@link #unusableSubject}), or as session an object whose
+     * toString() is Object's, so that each call would be its own session and counting contracts would never act.
+     */
+    void warnAboutParameterTypes(String className, net.bytebuddy.description.method.MethodDescription m) {
+        MethodRule rule = find(className, m.getName());
+        if (rule == null) return;
+        String method = className + "#" + m.getName();
+        StringBuilder problems = new StringBuilder();
+        try {
+            Map<String, String> specs = byIndex(rule, parameterNames.get(className + "." + m.getInternalName() + m.getDescriptor()));
+            int count = m.getParameters().size();
+            String subject = rule.kind == MethodRule.Kind.TOOL ? null : specs.get("subject");
+            int s = subject == null ? -1 : index(subject);
+            if (s >= 0 && s < count) {
+                net.bytebuddy.description.type.TypeDescription t = m.getParameters().get(s).getType().asErasure();
+                if (!readsAsText(t)) {
+                    String what = rule.kind == MethodRule.Kind.ERASURE ? "erasure" : "consent";
+                    problems.append("subject-param ").append(s).append(" is a ").append(t.getName())
+                            .append(", not text, so each ").append(what).append(" through it is dropped with an ERROR (its toString() names no one"
+                                    + " the contracts know): name a parameter that holds the subject's id as text (e.g. the e-mail address),"
+                                    + " or configure a method that takes it");
+                }
+            }
+            String session = specs.get("session");
+            int c = session == null ? -1 : index(session);
+            if (c >= 0 && c < count) {
+                net.bytebuddy.description.type.TypeDescription t = m.getParameters().get(c).getType().asErasure();
+                if (!readsAsText(t) && !declaresToString(t)) {
+                    problems.append(problems.length() == 0 ? "" : "; ").append("session-param ").append(c).append(" is a ").append(t.getName())
+                            .append(", whose toString() is Object's (class@hash), so each call would be its own session and contracts"
+                                    + " that count or order calls would never act: name a parameter that holds the conversation id as text");
+                }
+            }
+        } catch (RuntimeException unresolved) {
+            AgentLog.debug("cannot check the parameter types of " + method + ": " + unresolved);
+            return;
+        }
+        if (problems.length() > 0 && warned.add(method + " types")) {
+            AgentLog.warn("configured method " + method + " (" + rule.where + "): " + problems);
+        }
+    }
+
+    /** A type whose values read as a subject's id or a session id: text, a number, an enum, a UUID (Object: decided by the value). */
+    private static boolean readsAsText(net.bytebuddy.description.type.TypeDescription t) {
+        if (t.isPrimitive() || t.isEnum()) return true;
+        switch (t.getName()) {
+            case "java.lang.String": case "java.lang.CharSequence": case "java.lang.Object": case "java.lang.Number":
+            case "java.lang.Integer": case "java.lang.Long": case "java.lang.Short": case "java.lang.Byte": case "java.lang.Character":
+            case "java.math.BigInteger": case "java.util.UUID":
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /** Whether the type or a superclass below Object declares its own toString() (a record does). */
+    private static boolean declaresToString(net.bytebuddy.description.type.TypeDescription t) {
+        for (net.bytebuddy.description.type.TypeDefinition c = t; c != null && !c.represents(Object.class); c = c.getSuperClass()) {
+            if (c.isInterface()) return true;   // an implementation's toString is unknown here: no warning
+            for (net.bytebuddy.description.method.MethodDescription d : c.getDeclaredMethods()) {
+                if (d.getName().equals("toString") && d.getParameters().isEmpty() && !d.isAbstract()) return true;
+            }
+        }
+        return false;
+    }
+
     /** The parameter names of the method an origin ({@code class.method(descriptor)}) names; arg0..argN if unknown. */
     String[] parameterNames(String origin, int count) {
         String[] names = parameterNames.get(origin);
@@ -466,16 +535,23 @@ public final class ConfiguredMethods {
         MethodRule rule = site.rule;
         switch (rule.kind) {
             case CONSENT: {
-                Object granted = read(site.spec("granted"), arguments, "true");
-                bridge.supervisor().onConsent(new Consent(sessionOrDefault(read(site.spec("session"), arguments, "default")),
-                        text(read(site.spec("subject"), arguments, null)), purposes(read(site.spec("purpose"), arguments, null)),
-                        Boolean.parseBoolean(text(granted))));
-                AgentLog.debug("CONSENT at " + method(origin));
+                String unusable = unusableSubject(site, arguments);
+                if (unusable != null) return dropEvent(origin, site, arguments, unusable);
+                if (granted(site, arguments)) {
+                    // a grant counts once the method returned normally (onResult): a method that throws stored no consent
+                    return Ruling.AT_RETURN;
+                }
+                // a withdrawal counts at once, whatever the method does: processing stops when the person asked
+                bridge.supervisor().onConsent(consent(site, arguments, false));
+                AgentLog.debug("CONSENT (withdrawn) at " + method(origin));
                 return null;
             }
             case ERASURE: {
+                String unusable = unusableSubject(site, arguments);
+                if (unusable != null) return dropEvent(origin, site, arguments, unusable);
+                // an erasure counts at once, whatever the method does (a method that throws errs on the safe side)
                 bridge.supervisor().onErasure(new Erasure(sessionOrDefault(read(site.spec("session"), arguments, "default")),
-                        text(read(site.spec("subject"), arguments, null))));
+                        subjectText(read(site.spec("subject"), arguments, null))));
                 AgentLog.debug("ERASURE at " + method(origin));
                 return null;
             }
@@ -491,15 +567,24 @@ public final class ConfiguredMethods {
         String[] names = null;
         Ruling ruling;
         Args args = null;
+        Object[] values = arguments;
+        int skip = -1;
         if (argsField.equals("*")) {
             names = site.names != null && site.names.length == arguments.length ? site.names : parameterNames(origin, arguments.length);
+            if (site.sessionIndex >= 0 && site.sessionIndex < arguments.length) {
+                // the session parameter is the conversation's key, not tool data: no contract judges it and no redaction
+                // removes it (an e-mail as conversation id was redacted to null and made every call carry personal data, trial17)
+                skip = site.sessionIndex;
+                names = without(names, skip);
+                values = without(arguments, skip);
+            }
             // the common shapes become the arguments straight from the values, as reading their JSON text would
-            args = JsonText.args(names, arguments);
+            args = JsonText.args(names, values);
         }
         if (args != null) {
             ruling = bridge.onToolCall(FRAMEWORK, session, tool, args, null, site.textResult, site.reach);
         } else {
-            ValueText.Written written = argumentsJson(argsField, names, arguments, bridge);
+            ValueText.Written written = argumentsJson(argsField, names, values, bridge);
             if (written.cut() != null) {
                 Ruling refusal = bridge.unreadValue(method(origin), "the arguments", written.cut());
                 if (refusal != null) return refusal;
@@ -511,7 +596,8 @@ public final class ConfiguredMethods {
             return null;
         }
         if (ruling.kind == Ruling.REWRITE) {
-            Object[] rewritten = rewrite(argsField, names, arguments, ruling.arguments, bridge, site.reach::removable);
+            Object[] rewritten = rewrite(argsField, names, values, ruling.arguments, bridge, site.reach::removable);
+            if (rewritten != null && skip >= 0) rewritten = with(rewritten, skip, arguments[skip]);
             if (rewritten == null) {
                 return new Ruling(thrown ? Ruling.THROW : Ruling.SUBSTITUTE,
                         "tracegate: arguments of " + method(origin) + " must be redacted but are not JSON text or a Map; the call did not run", null, null, null);
@@ -530,7 +616,18 @@ public final class ConfiguredMethods {
     /** The method returned: report the RETURN; the notice that withholds it, or null (the advice throws it for a result that is not text). */
     public Object onResult(String origin, Object[] arguments, Object result, SupervisorBridge bridge) {
         Site site = site(origin);
-        if (site == null || site.rule.kind != MethodRule.Kind.TOOL) {
+        if (site == null) {
+            return null;
+        }
+        if (site.rule.kind == MethodRule.Kind.CONSENT) {
+            // the grant onCall deferred (Ruling.AT_RETURN): the method returned normally, so the host stored the consent
+            if (granted(site, arguments) && unusableSubject(site, arguments) == null) {
+                bridge.supervisor().onConsent(consent(site, arguments, true));
+                AgentLog.debug("CONSENT at " + method(origin));
+            }
+            return null;
+        }
+        if (site.rule.kind != MethodRule.Kind.TOOL) {
             return null;
         }
         if (result instanceof java.util.concurrent.Future<?>) {
@@ -603,6 +700,9 @@ public final class ConfiguredMethods {
     public void onThrown(String origin, Object[] arguments, Throwable thrown, SupervisorBridge bridge) {
         Site site = site(origin);
         if (site == null || site.rule.kind != MethodRule.Kind.TOOL) {
+            if (site != null && site.rule.kind == MethodRule.Kind.CONSENT && granted(site, arguments)) {
+                AgentLog.debug("no CONSENT at " + method(origin) + ": the method threw " + thrown.getClass().getName());
+            }
             return;
         }
         String message = thrown.getMessage();
@@ -640,7 +740,7 @@ public final class ConfiguredMethods {
                     copy[i] = replacement instanceof String || replacement instanceof Map || replacement == null ? replacement : copy[i];
                 } else if (!map.containsKey(names[i])) {
                     if (!removable.test(names[i])) return null;   // a primitive: the supervisor asked CallReach first, so not reached
-                    copy[i] = null;   // a removed parameter of a reference type (a boxed number, an object)
+                    copy[i] = absent(copy[i]);   // a removed parameter of a reference type (a boxed number, an object; an Optional empty)
                 }
             }
             return copy;
@@ -657,6 +757,35 @@ public final class ConfiguredMethods {
             return null;
         }
         return copy;
+    }
+
+    /**
+     * What a removed parameter of a reference type is passed as: an {@code Optional} (and its int, long and double
+     * kinds) as its empty value, which is how Java says "absent" (a null made the host's {@code memo.orElse(..)} throw,
+     * trial17); any other value as null.
+     */
+    static Object absent(Object removed) {
+        if (removed instanceof java.util.Optional<?>) return java.util.Optional.empty();
+        if (removed instanceof java.util.OptionalInt) return java.util.OptionalInt.empty();
+        if (removed instanceof java.util.OptionalLong) return java.util.OptionalLong.empty();
+        if (removed instanceof java.util.OptionalDouble) return java.util.OptionalDouble.empty();
+        return null;
+    }
+
+    /** The array without its element {@code skip}. */
+    private static <T> T[] without(T[] all, int skip) {
+        T[] out = java.util.Arrays.copyOf(all, all.length - 1);
+        System.arraycopy(all, skip + 1, out, skip, all.length - skip - 1);
+        return out;
+    }
+
+    /** The array with {@code value} put back at {@code at} (the inverse of {@link #without}). */
+    private static Object[] with(Object[] some, int at, Object value) {
+        Object[] out = new Object[some.length + 1];
+        System.arraycopy(some, 0, out, 0, at);
+        out[at] = value;
+        System.arraycopy(some, at, out, at + 1, some.length - at);
+        return out;
     }
 
     /**
@@ -716,6 +845,67 @@ public final class ConfiguredMethods {
         return value == null ? null : value.toString();
     }
 
+    /** Whether a consent method's call grants (its {@code granted} parameter or literal; true by default). */
+    private static boolean granted(Site site, Object[] arguments) {
+        Object granted = read(site.spec("granted"), arguments, "true");
+        return granted instanceof Boolean ? (Boolean) granted : Boolean.parseBoolean(text(granted));
+    }
+
+    private static Consent consent(Site site, Object[] arguments, boolean granted) {
+        return new Consent(sessionOrDefault(read(site.spec("session"), arguments, "default")),
+                subjectText(read(site.spec("subject"), arguments, null)), purposes(read(site.spec("purpose"), arguments, null)), granted);
+    }
+
+    /**
+     * The data subject a consent or erasure names: text as it is, a number or a JDK value (a UUID) as its text, an enum
+     * as its name. Other values are dropped before ({@link #unusableSubject}).
+     */
+    static String subjectText(Object value) {
+        if (value instanceof Enum<?>) return ((Enum<?>) value).name();
+        return value == null ? null : value.toString();
+    }
+
+    /**
+     * Why the subject a consent or erasure method's call names cannot be used, or null: a null or blank value (from a
+     * parameter: a host's null made a consent of the whole session, so for every subject, trial17), or an object of the
+     * application's (its toString() names no one: an erasure that erased nobody).
+     */
+    private static String unusableSubject(Site site, Object[] arguments) {
+        String spec = site.spec("subject");
+        int index = spec == null ? -1 : index(spec);
+        if (index < 0 || index >= arguments.length) return null;   // a literal
+        Object value = arguments[index];
+        String where = "subject-param " + index;
+        if (value == null) return where + " was null";
+        if (value instanceof CharSequence) return value.toString().isBlank() ? where + " was blank" : null;
+        if (value instanceof Number || value instanceof Enum<?> || value instanceof Character || value instanceof java.util.UUID) return null;
+        return where + " is a " + value.getClass().getName() + ", not text, and its toString() names no one the contracts know:"
+                + " name a parameter that holds the subject's id as text (e.g. the e-mail address), or configure a method that takes it";
+    }
+
+    /** class#method and problem of each consent or erasure already logged as dropped (logged once, then only dropped). */
+    private final java.util.Set<String> dropsLogged = ConcurrentHashMap.newKeySet();
+
+    /**
+     * A consent or erasure whose subject cannot be used: no event (a consent for no one would count for the whole
+     * session; an erasure of an object's toString() erases no one). The method runs all the same: refusing it would
+     * only keep the host from doing what it does (a person's erasure). An ERROR line names the method, once per
+     * method and problem.
+     */
+    private Ruling dropEvent(String origin, Site site, Object[] arguments, String why) {
+        MethodRule rule = site.rule;
+        String what = rule.kind == MethodRule.Kind.ERASURE ? "erasure" : granted(site, arguments) ? "consent" : "withdrawal of consent";
+        String m = method(origin);
+        int dot = m.lastIndexOf('.');
+        String name = dot < 0 ? m : m.substring(0, dot) + "#" + m.substring(dot + 1);
+        int cut = why.indexOf(',');
+        if (dropsLogged.size() < 256 && dropsLogged.add(name + " " + (cut < 0 ? why : why.substring(0, cut)))) {
+            AgentLog.error("configured " + rule.kind.name().toLowerCase(Locale.ROOT) + " method " + name + " (" + rule.where + "): " + why
+                    + "; no " + what + " was recorded for this call (further calls with this problem are not logged)", null);
+        }
+        return null;
+    }
+
     /**
      * The purposes a consent method's purpose parameter gives: one per element of a collection or an array (as a consent
      * tool's list and a trace's {@code purposes} array give them), else the value's text (null for none).
@@ -724,10 +914,15 @@ public final class ConfiguredMethods {
         if (value instanceof Iterable<?> || value instanceof Object[]) {
             List<String> out = new ArrayList<>();
             for (Object p : value instanceof Object[] ? Arrays.asList((Object[]) value) : (Iterable<?>) value) {
-                if (p != null) out.add(p.toString());
+                if (p != null) out.add(purposeText(p));
             }
             return out;
         }
-        return Collections.singletonList(text(value));
+        return Collections.singletonList(value == null ? null : purposeText(value));
+    }
+
+    /** A purpose as text: an enum constant by its name ({@code MARKETING} counts as {@code marketing}), never its toString(). */
+    private static String purposeText(Object value) {
+        return value instanceof Enum<?> ? ((Enum<?>) value).name() : value.toString();
     }
 }

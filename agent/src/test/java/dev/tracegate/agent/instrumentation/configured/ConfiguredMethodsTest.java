@@ -147,18 +147,24 @@ class ConfiguredMethodsTest {
             @Override public void onConsent(dev.tracegate.agent.core.Consent consent) { consents.add(consent); }
         };
         SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
-        m.onCall("example.Prefs.grantList(Ljava/lang/String;Ljava/lang/String;Ljava/util/List;)V",
+        grant(m, "example.Prefs.grantList(Ljava/lang/String;Ljava/lang/String;Ljava/util/List;)V",
                 new Object[] {"web", "ada@example.com", List.of("marketing", "support")}, bridge);
-        m.onCall("example.Prefs.grantArray(Ljava/lang/String;Ljava/lang/String;[Ljava/lang/String;)V",
+        grant(m, "example.Prefs.grantArray(Ljava/lang/String;Ljava/lang/String;[Ljava/lang/String;)V",
                 new Object[] {"web", "bob@example.com", new String[] {"marketing"}}, bridge);
-        m.onCall("example.Prefs.grantOne(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)V",
+        grant(m, "example.Prefs.grantOne(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)V",
                 new Object[] {"web", "cy@example.com", "marketing"}, bridge);
-        m.onCall("example.Prefs.grantSet(Ljava/lang/String;Ljava/lang/String;Ljava/util/Set;)V",
+        grant(m, "example.Prefs.grantSet(Ljava/lang/String;Ljava/lang/String;Ljava/util/Set;)V",
                 new Object[] {"web", "di@example.com", java.util.Set.of()}, bridge);
         assertThat(consents).extracting(dev.tracegate.agent.core.Consent::purposes)
                 .containsExactly(List.of("marketing", "support"), List.of("marketing"), List.of("marketing"), List.of());
         assertThat(consents).extracting(dev.tracegate.agent.core.Consent::subject)
                 .containsExactly("ada@example.com", "bob@example.com", "cy@example.com", "di@example.com");
+    }
+
+    /** A grant through a consent method that returns normally: it counts at the return (the advice reports it). */
+    private static void grant(ConfiguredMethods m, String origin, Object[] arguments, SupervisorBridge bridge) {
+        assertThat(m.onCall(origin, arguments, bridge)).isSameAs(Ruling.AT_RETURN);
+        m.onResult(origin, arguments, null, bridge);
     }
 
     /**
@@ -399,7 +405,7 @@ class ConfiguredMethodsTest {
         Object[] plain = {"s1", 5, 20.0, List.of("a", true), null};
         assertThat(m.onCall("example.Shop.pay(Ljava/lang/String;ILjava/lang/Double;Ljava/util/List;Ljava/lang/Object;)V", plain, bridge)).isNull();
         Map<String, Object> asMap = new LinkedHashMap<>();
-        for (int i = 0; i < plain.length; i++) asMap.put("arg" + i, plain[i]);
+        for (int i = 1; i < plain.length; i++) asMap.put("arg" + i, plain[i]);   // the session parameter (0) is no argument
         ToolCall call = r.calls.get(0);
         assertThat(call.session()).isEqualTo("s1");
         assertThat(call.tool()).isEqualTo("pay");

@@ -1,0 +1,221 @@
+package dev.tracegate.agent.instrumentation.configured;
+
+import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.core.AgentArguments;
+import dev.tracegate.agent.core.AgentLog;
+import dev.tracegate.agent.core.Consent;
+import dev.tracegate.agent.core.Erasure;
+import dev.tracegate.agent.core.JsonCodec;
+import dev.tracegate.agent.core.Message;
+import dev.tracegate.agent.core.MessageDecision;
+import dev.tracegate.agent.core.ResultDecision;
+import dev.tracegate.agent.core.Supervisor;
+import dev.tracegate.agent.core.SupervisorBridge;
+import dev.tracegate.agent.core.ToolCall;
+import dev.tracegate.agent.core.ToolDecision;
+import dev.tracegate.agent.core.ToolResult;
+import net.bytebuddy.description.method.MethodDescription;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * How a configured method's subject, purpose and session parameters are read (trial17): a grant counts once its method
+ * returned normally, a withdrawal and an erasure at the call; a null, blank or object subject records nothing; an enum
+ * purpose counts by its name; the session parameter is not tool data; a removed Optional is passed empty.
+ */
+class SubjectParametersTest {
+
+    enum Purpose {
+        MARKETING, SUPPORT;
+
+        @Override public String toString() { return "label of " + name(); }   // what a consent form shows
+    }
+
+    record Customer(String email, String name) { }
+
+    static final class Req {   // no toString() of its own
+    }
+
+    record Ctx(String conversation) { }
+
+    @SuppressWarnings("unused")
+    static final class Privacy {
+        void forget(String session, Customer c) { }
+        void forgetId(String session, Long id) { }
+        void grant(String session, CharSequence subject, Purpose p) { }
+        String search(Req req, String q) { return q; }
+        String find(Ctx ctx, String q) { return q; }
+        String plain(String session, String q) { return q; }
+    }
+
+    private static final String GRANT = "example.Privacy.grant(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)V";
+    private static final String WITHDRAW = "example.Privacy.withdraw(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)V";
+    private static final String FORGET = "example.Privacy.forget(Ljava/lang/String;Ljava/lang/Object;)V";
+
+    private final List<Consent> consents = new ArrayList<>();
+    private final List<Erasure> erasures = new ArrayList<>();
+    private final List<ToolCall> calls = new ArrayList<>();
+    private String redacted;
+
+    private final Supervisor recording = new Supervisor() {
+        @Override public ToolDecision onToolCall(ToolCall call) {
+            calls.add(call);
+            return redacted == null ? ToolDecision.proceed() : ToolDecision.redact("c1", "not needed", redacted);
+        }
+        @Override public ResultDecision onToolResult(ToolResult result) { return null; }
+        @Override public MessageDecision onUserMessage(Message message) { return null; }
+        @Override public MessageDecision onAssistantMessage(Message message) { return null; }
+        @Override public void endSession(String sessionId) { }
+        @Override public void onConsent(Consent consent) { consents.add(consent); }
+        @Override public void onErasure(Erasure erasure) { erasures.add(erasure); }
+    };
+
+    private ConfiguredMethods privacy() {
+        return ConfiguredMethods.parse("m.txt", List.of(
+                "consent example.Privacy#grant session=0 subject=1 purpose=2",
+                "consent example.Privacy#withdraw session=0 subject=1 purpose=2 granted=false",
+                "erasure example.Privacy#forget session=0 subject=1",
+                "tool example.Shop#* name=$method session=0"));
+    }
+
+    /** The host's consent method threw (form not signed, database down): it stored no consent, so none counts. */
+    @Test
+    void aGrantCountsOnlyOnceItsMethodReturnedNormally() {
+        ConfiguredMethods m = privacy();
+        SupervisorBridge bridge = new SupervisorBridge(recording, AgentArguments.parse(""), new JsonCodec(), m);
+        Object[] bob = {"web-1", "bob@example.com", "marketing"};
+        assertThat(m.onCall(GRANT, bob, bridge)).as("the method runs; its return is reported").isSameAs(Ruling.AT_RETURN);
+        assertThat(consents).as("nothing counts at the call").isEmpty();
+        m.onThrown(GRANT, bob, new IllegalStateException("form not signed"), bridge);
+        assertThat(consents).as("the method threw: no consent").isEmpty();
+
+        Object[] ada = {"web-1", "ada@example.com", "marketing"};
+        assertThat(m.onCall(GRANT, ada, bridge)).isSameAs(Ruling.AT_RETURN);
+        assertThat(m.onResult(GRANT, ada, null, bridge)).isNull();
+        assertThat(consents).containsExactly(new Consent("web-1", "ada@example.com", List.of("marketing"), true));
+
+        // a withdrawal counts at the call, whatever the method then does: processing stops when the person asked
+        assertThat(m.onCall(WITHDRAW, ada, bridge)).isNull();
+        assertThat(consents).hasSize(2);
+        assertThat(consents.get(1).granted()).isFalse();
+        m.onThrown(WITHDRAW, ada, new IllegalStateException("database down"), bridge);
+        m.onResult(WITHDRAW, ada, null, bridge);
+        assertThat(consents).as("reported once").hasSize(2);
+    }
+
+    /** A null or blank subject would make a consent of the whole session; an object's toString() names no one. */
+    @Test
+    void aNullBlankOrObjectSubjectRecordsNothingAndSaysSoOnce() {
+        ConfiguredMethods m = privacy();
+        SupervisorBridge bridge = new SupervisorBridge(recording, AgentArguments.parse(""), new JsonCodec(), m);
+        String err = captured(() -> {
+            assertThat(m.onCall(GRANT, new Object[] {"web", null, "marketing"}, bridge)).as("the method runs").isNull();
+            assertThat(m.onCall(GRANT, new Object[] {"web", null, "marketing"}, bridge)).isNull();
+            assertThat(m.onCall(GRANT, new Object[] {"web", "  ", "marketing"}, bridge)).isNull();
+            assertThat(m.onCall(WITHDRAW, new Object[] {"web", null, "marketing"}, bridge)).isNull();
+            assertThat(m.onCall(FORGET, new Object[] {"web", new Customer("cy@example.com", "Cy")}, bridge)).isNull();
+            assertThat(m.onCall(FORGET, new Object[] {"web", null}, bridge)).isNull();
+        });
+        assertThat(consents).isEmpty();
+        assertThat(erasures).isEmpty();
+        assertThat(err).contains("ERROR configured consent method example.Privacy#grant (m.txt:1): subject-param 1 was null;"
+                + " no consent was recorded for this call");
+        assertThat(err.split("subject-param 1 was null; no consent", -1)).as("logged once per method and problem").hasSize(2);
+        assertThat(err).contains("subject-param 1 was blank; no consent was recorded")
+                .contains("no withdrawal of consent was recorded")
+                .contains("ERROR configured erasure method example.Privacy#forget (m.txt:3): subject-param 1 is a "
+                        + Customer.class.getName() + ", not text")
+                .contains("subject-param 1 was null; no erasure was recorded");
+
+        // a number, an enum and text read as the subject's id
+        m.onCall(FORGET, new Object[] {"web", 42L}, bridge);
+        m.onCall(FORGET, new Object[] {"web", Purpose.SUPPORT}, bridge);
+        m.onCall(FORGET, new Object[] {"web", new StringBuilder("di@example.com")}, bridge);
+        assertThat(erasures).extracting(Erasure::subject).containsExactly("42", "SUPPORT", "di@example.com");
+    }
+
+    /** A consent form's enum: its name is the purpose (MARKETING counts as marketing), never the label its toString() shows. */
+    @Test
+    void anEnumPurposeCountsByItsName() {
+        assertThat(ConfiguredMethods.purposes(Purpose.MARKETING)).containsExactly("MARKETING");
+        assertThat(ConfiguredMethods.purposes(List.of(Purpose.MARKETING, Purpose.SUPPORT))).containsExactly("MARKETING", "SUPPORT");
+        assertThat(ConfiguredMethods.purposes(new Purpose[] {Purpose.SUPPORT})).containsExactly("SUPPORT");
+        ConfiguredMethods m = privacy();
+        SupervisorBridge bridge = new SupervisorBridge(recording, AgentArguments.parse(""), new JsonCodec(), m);
+        m.onCall(WITHDRAW, new Object[] {"web", "bob@example.com", Purpose.MARKETING}, bridge);
+        assertThat(consents.get(0).purposes()).containsExactly("MARKETING");
+    }
+
+    /**
+     * The session parameter is the conversation's key: the contracts never see it as an argument (an e-mail as
+     * conversation id made P2 block every call and P3 redact it to null), and a redaction passes it unchanged.
+     */
+    @Test
+    void theSessionParameterIsNoToolDataAndARedactionKeepsIt() {
+        ConfiguredMethods m = privacy();
+        SupervisorBridge bridge = new SupervisorBridge(recording, AgentArguments.parse(""), new JsonCodec(), m);
+        String origin = "example.Shop.note(Ljava/lang/String;Ljava/lang/String;Ljava/util/Optional;)Ljava/lang/String;";
+        m.learnParameterNames("example.Shop", java.util.Map.of("note(Ljava/lang/String;Ljava/lang/String;Ljava/util/Optional;)Ljava/lang/String;",
+                new String[] {"session", "email", "memo"}));
+        Object[] args = {"ada@example.com", "ada@example.com", Optional.of("pay to DE89370400440532013000")};
+        assertThat(m.onCall(origin, args, bridge)).isNull();
+        assertThat(calls.get(0).session()).isEqualTo("ada@example.com");
+        assertThat(calls.get(0).argumentsJson()).isEqualTo("{\"email\":\"ada@example.com\",\"memo\":\"pay to DE89370400440532013000\"}");
+
+        redacted = "{\"email\":\"ada@example.com\"}";
+        Ruling ruling = m.onCall(origin, args, bridge);
+        assertThat(ruling.kind).isEqualTo(Ruling.REWRITE);
+        assertThat(ruling.values).as("the session kept, the removed Optional passed empty, not null")
+                .containsExactly("ada@example.com", "ada@example.com", Optional.empty());
+    }
+
+    @Test
+    void aRemovedOptionalIsItsEmptyValueAndAnyOtherReferenceNull() {
+        assertThat(ConfiguredMethods.absent(Optional.of("x"))).isEqualTo(Optional.empty());
+        assertThat(ConfiguredMethods.absent(OptionalInt.of(3))).isEqualTo(OptionalInt.empty());
+        assertThat(ConfiguredMethods.absent(java.util.OptionalLong.of(3))).isEqualTo(java.util.OptionalLong.empty());
+        assertThat(ConfiguredMethods.absent(java.util.OptionalDouble.of(3))).isEqualTo(java.util.OptionalDouble.empty());
+        assertThat(ConfiguredMethods.absent(7L)).isNull();
+    }
+
+    /** When the method is woven: a subject that is an application object, a session whose toString() is Object's. */
+    @Test
+    void parametersThatDoNotReadAsSubjectOrSessionAreWarnedAboutWhenWoven() throws Exception {
+        String cls = Privacy.class.getName();
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of(
+                "erasure " + cls + "#forget* session=0 subject=1",
+                "consent " + cls + "#grant session=0 subject=1 purpose=2",
+                "tool " + cls + "#* name=$method session=0"));
+        String err = captured(() -> {
+            for (java.lang.reflect.Method method : Privacy.class.getDeclaredMethods()) {
+                m.warnAboutParameterTypes(cls, new MethodDescription.ForLoadedMethod(method));
+            }
+        });
+        assertThat(err).contains("WARN configured method " + cls + "#forget (m.txt:1): subject-param 1 is a " + Customer.class.getName()
+                + ", not text, so each erasure through it is dropped with an ERROR");
+        assertThat(err).contains("WARN configured method " + cls + "#search (m.txt:3): session-param 0 is a " + Req.class.getName()
+                + ", whose toString() is Object's (class@hash), so each call would be its own session");
+        assertThat(err).as("a Long id, CharSequence text, a record (its own toString) and String are fine")
+                .doesNotContain("#forgetId").doesNotContain("#grant").doesNotContain("#find").doesNotContain("#plain");
+    }
+
+    private static String captured(Runnable r) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            r.run();
+        } finally {
+            AgentLog.captureForTest(null);
+        }
+        return err.toString(StandardCharsets.UTF_8);
+    }
+}
