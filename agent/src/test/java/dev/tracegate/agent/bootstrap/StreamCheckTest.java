@@ -29,7 +29,7 @@ class StreamCheckTest {
             if (chunk.equals("BROKEN")) {
                 throw new IllegalStateException("unreadable chunk");
             }
-            return (String) chunk;
+            return chunk.equals("TOOLS") ? null : (String) chunk;   // a request for tools carries no text, as a provider's
         }
 
         @Override
@@ -106,14 +106,40 @@ class StreamCheckTest {
     }
 
     @Test
-    void textBeforeAChunkThatAsksForToolsIsNotTheAnswer() {
-        assertThat(checked(Flux.just("let me look ", "TOOLS", "found ", "it"), "s").collectList().block())
+    void textBeforeAChunkThatAsksForToolsIsAnAnswerOfItsOwnCheckedWhenThatChunkArrives() {
+        // trial15 stream-tool-round-text-unchecked: that text reached the application, and was neither checked nor logged
+        List<String> checkedWhenPassed = new ArrayList<>();
+        assertThat(checked(Flux.just("let me look ", "TOOLS", "found ", "it"), "s")
+                .doOnNext(chunk -> checkedWhenPassed.add(chunk + "@" + checked.size())).collectList().block())
                 .containsExactly("let me look ", "TOOLS", "found ", "it");
-        assertThat(checked).containsExactly("s|found it");
+        assertThat(checked).containsExactly("s|let me look ", "s|found it");
+        // checked before the request for tools passes on (the tools have not run), not before the text itself
+        assertThat(checkedWhenPassed).containsExactly("let me look @0", "TOOLS@1", "found @1", "it@1");
         checked.clear();
         checked(Flux.just("TOOLS"), "s").blockLast();
         checked(Flux.empty(), "s").blockLast();
         assertThat(checked).as("no answer text: no ASSISTANT event").isEmpty();
+    }
+
+    @Test
+    void aReplacementOfTextBeforeARequestForToolsFollowsAtTheEndAndTheRequestStillPasses() {
+        answer = "[withheld]";
+        assertThat(checked(Flux.just("the secret ", "TOOLS"), "s").collectList().block())
+                .containsExactly("the secret ", "TOOLS", "notice:[withheld]");
+        checked.clear();
+        // and with an answer after the tools, both notices in one chunk
+        assertThat(checked(Flux.just("a ", "TOOLS", "b"), "s").collectList().block())
+                .containsExactly("a ", "TOOLS", "b", "notice:[withheld]\n[withheld]");
+        assertThat(checked).containsExactly("s|a ", "s|b");
+    }
+
+    @Test
+    void aViolationOfTextBeforeARequestForToolsEndsTheStreamInPlaceOfThatRequest() {
+        answer = "THROW";
+        List<Object> received = new ArrayList<>();
+        assertThatThrownBy(() -> checked(Flux.just("the secret ", "TOOLS", "never"), "s").doOnNext(received::add).blockLast())
+                .isInstanceOf(TracegateViolation.class).hasMessage("blocked: the secret ");
+        assertThat(received).containsExactly("the secret ");
     }
 
     @Test
