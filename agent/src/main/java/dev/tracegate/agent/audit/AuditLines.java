@@ -331,6 +331,7 @@ final class AuditLines {
         if (r.ts != Long.MIN_VALUE) tsField(r.ts);
         kind(r.kind);
         Event e = r.event;
+        subjects = r.subjectFields;
         if (e != null) eventFields(e, r.clearFields);
         else partFields(r.partOrNone(), r.clearFields);
         // what the supervisor saw and did
@@ -363,7 +364,7 @@ final class AuditLines {
         String text = e.text();
         if (text != null) { putc(K_TEXT); personal('s', text); }
         String subject = e.subject();
-        if (subject != null) { putc(K_SUBJECT); personal('s', subject); }
+        if (subject != null) { putc(K_SUBJECT); subject(subject); }
         int n = e.purposeCount();
         if (n > 0) {
             putc(K_PURPOSES); put('[');
@@ -394,12 +395,13 @@ final class AuditLines {
         if (part.id != null) { putc(K_ID); str(part.id); }
         if (part.args != null) {
             putc(K_ARGS);
-            if (clear != null && part.args instanceof JsonNode && ((JsonNode) part.args).isObject()) argsKeepingClear((JsonNode) part.args, clear);
+            if ((clear != null || (subjects != null && pseudonymiser != null)) && part.args instanceof JsonNode && ((JsonNode) part.args).isObject())
+                argsKeepingClear((JsonNode) part.args, clear);
             else value(part.args, true, 0);
         }
         if (part.result != null) { putc(K_RESULT); value(part.result, true, 0); }
         if (part.text != null) { putc(K_TEXT); personal('s', part.text); }
-        if (part.subject != null) { putc(K_SUBJECT); personal('s', part.subject); }
+        if (part.subject != null) { putc(K_SUBJECT); subject(part.subject); }
         if (part.purposes != null) { putc(K_PURPOSES); strings(part.purposes); }
         if (part.categories != null) { putc(K_CATEGORIES); strings(part.categories); }
         if (part.granted >= 0) { putc(K_GRANTED); putc(part.granted == 1 ? TRUE : FALSE); }
@@ -841,11 +843,32 @@ final class AuditLines {
             put(nameText(e.getKey()));
             put(':');
             boolean personal = true;
-            for (String c : clear) if (c.equals(e.getKey())) { personal = false; break; }
-            node(e.getValue(), personal, 1);
+            if (clear != null) for (String c : clear) if (c.equals(e.getKey())) { personal = false; break; }
+            argument(e.getKey(), e.getValue(), personal);
             first = false;
         }
         put('}');
+    }
+
+    /** The record's subject fields (see {@link AuditRecord#subjectFields}); null: none. Writer thread only. */
+    private String[] subjects;
+
+    /** A top-level argument: a subject field's text or integer as a subject, anything else as {@link #node}. */
+    private void argument(String name, JsonNode value, boolean personal) {
+        if (personal && pseudonymiser != null && subjects != null && (value.isTextual() || value.isIntegralNumber())) {
+            for (String f : subjects) {
+                if (f.equals(name)) {
+                    subject(value.asText());   // the number 42 is the subject "42", as the contracts read it
+                    return;
+                }
+            }
+        }
+        node(value, personal, 1);
+    }
+
+    /** A data subject: digested in the form subjects compare, so that equal subjects have equal digests; as it is in clear. */
+    private void subject(String subject) {
+        personal('s', pseudonymiser == null ? subject : Pseudonymiser.subjectForm(subject));
     }
 
     /**
@@ -856,7 +879,7 @@ final class AuditLines {
     private void args(Args a, String[] clear) {
         if (!flat(a)) {
             ObjectNode root = a.root();
-            if (clear != null) argsKeepingClear(root, clear);
+            if (clear != null || (subjects != null && pseudonymiser != null)) argsKeepingClear(root, clear);
             else node(root, true, 0);
             return;
         }
@@ -868,7 +891,7 @@ final class AuditLines {
             put(':');
             boolean personal = true;
             if (clear != null) for (String c : clear) if (c.equals(name)) { personal = false; break; }
-            node(a.leafValue(i), personal, 1);
+            argument(name, a.leafValue(i), personal);
         }
         put('}');
     }

@@ -34,6 +34,7 @@ public final class AuditRecord {
     final String kind;
     long ts = Long.MIN_VALUE; // MIN_VALUE = absent
     String[] clearFields;
+    String[] subjectFields;
     Event event;        // the event part, encoded from the event itself by the writer thread (null: none, or copied into part)
     Part part;          // the event part field by field (null: none, or still in event)
 
@@ -175,6 +176,13 @@ public final class AuditRecord {
      * (a consent tool's purposes and grant, so that consent replays); null: every field is personal data.
      */
     public AuditRecord clearFields(String... fields) { this.clearFields = fields; return this; }
+
+    /**
+     * Top-level argument fields that name the data subject (the policies' {@code subject-fields} and the consent and
+     * erasure tools' subject fields): in a hashed log their text and integer values are digested in the form subjects
+     * compare ({@link Pseudonymiser#subjectForm}), as a consent's or erasure's subject is; null: none.
+     */
+    public AuditRecord subjectFields(String... fields) { this.subjectFields = fields; return this; }
 
     /** The tool's result (same types as {@link #args}); personal data. */
     public AuditRecord result(Object result) { part().result = result; return this; }

@@ -40,11 +40,11 @@ public final class AuditTrace {
      */
     public static String subjectAsLogged(String personalData, String saltHex, byte[] hmacKey, String value) {
         if (personalData == null || personalData.equals("clear")) return value;
-        if (personalData.equals("hmac-sha256")) return hmacKey == null ? null : Pseudonymiser.keyed(hmacKey).digest('s', value);
+        if (personalData.equals("hmac-sha256")) return hmacKey == null ? null : Pseudonymiser.keyed(hmacKey).digest('s', Pseudonymiser.subjectForm(value));
         if (!personalData.equals("salted-sha256") || saltHex == null || saltHex.length() % 2 != 0) return null;
         byte[] salt = new byte[saltHex.length() / 2];
         for (int i = 0; i < salt.length; i++) salt[i] = (byte) Integer.parseInt(saltHex, 2 * i, 2 * i + 2, 16);
-        return Pseudonymiser.salted(salt).digest('s', value);
+        return Pseudonymiser.salted(salt).digest('s', Pseudonymiser.subjectForm(value));   // as the writer digests a subject
     }
 
     /** The key id a keyed log's header names for this key (first 8 hex digits of its SHA-256), to tell a wrong key. */

@@ -71,6 +71,35 @@ final class Pseudonymiser {
         }
     }
 
+    /**
+     * A data subject as the contracts compare it (matchers' TextHash): case-folded, without white space and the marks
+     * {@code - ( )}; the value itself when it is already in that form (nothing allocated). A consent's or erasure's
+     * subject and a call's subject-field values are digested in this form, so that a hashed log replays consent and
+     * erasure by subject as the agent decided them ({@code Ada@Example.com} and {@code ada@example.com} are one subject
+     * online: trial17 found replay reporting P1 violations for them).
+     */
+    static String subjectForm(String value) {
+        int n = value.length();
+        int i = 0;
+        while (i < n && folded(value.charAt(i)) == value.charAt(i)) i++;
+        if (i == n) return value;
+        StringBuilder b = new StringBuilder(n).append(value, 0, i);
+        for (; i < n; i++) {
+            int c = folded(value.charAt(i));
+            if (c >= 0) b.append((char) c);
+        }
+        return b.toString();
+    }
+
+    /** The char as TextHash reads it: case-folded, or -1 for white space and the marks {@code - ( )}, which it skips. */
+    private static int folded(char c) {
+        if (c < 128) {
+            if (c <= ' ' ? c == ' ' || c == '\t' || c == '\n' || c == '\r' : c == '-' || c == '(' || c == ')') return -1;
+            return c >= 'A' && c <= 'Z' ? c + 32 : c;
+        }
+        return c == '\u00A0' ? -1 : Character.toLowerCase(c);
+    }
+
     /** The digest of a value of the given type tag ('s', 'n', 'b'). */
     String digest(char tag, String value) {
         byte[] v = value.getBytes(StandardCharsets.UTF_8);

@@ -1060,6 +1060,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (e.kind() == EventKind.CALL) {
             String[] clear = rt.clearArgsOf(e);
             if (clear != null) r.clearFields(clear);
+            if (rt.subjectArgs != null) r.subjectFields(rt.subjectArgs);
         }
         if (d != null) {
             r.atoms(rt.auditTable, w.valuation());   // copied into the record (one long up to 64 atoms)

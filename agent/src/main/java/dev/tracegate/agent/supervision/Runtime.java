@@ -36,6 +36,8 @@ final class Runtime {
     final String[] reasons;
     /** Consent tool (trimmed, lower case) -> its purposes and grant fields, written in clear in a hashed audit log. */
     final Map<String, String[]> clearArgs;
+    /** The top-level argument fields that name a call's data subject, for the audit log's digests (see AuditRecord#subjectFields); null: none. */
+    final String[] subjectArgs;
     /** Whether any consent tool is configured: most libraries have none, and every CALL's record asks. */
     private final boolean anyClearArgs;
     private final dev.tracegate.engine.monitor.Scratch<Worker> workers;
@@ -97,6 +99,15 @@ final class Runtime {
         }
         this.clearArgs = Map.copyOf(clear);
         this.anyClearArgs = !clear.isEmpty();
+        java.util.Set<String> subjects = new java.util.LinkedHashSet<>();
+        for (LibrarySpec spec : library.specs()) {
+            if (spec.gdpr() == null) continue;
+            if (spec.gdpr().subjectFields() != null) subjects.addAll(spec.gdpr().subjectFields());
+            if (spec.gdpr().consentTools() != null) spec.gdpr().consentTools().values().forEach(f -> { if (!f.isEmpty() && f.get(0) != null) subjects.add(f.get(0)); });
+            if (spec.gdpr().erasureTools() != null) subjects.addAll(spec.gdpr().erasureTools().values());
+        }
+        subjects.removeIf(f -> f == null || f.indexOf('.') >= 0);   // top-level fields only: a path's value is inside an object
+        this.subjectArgs = subjects.isEmpty() ? null : subjects.toArray(new String[0]);
     }
 
     /** What contract {@code c} of this runtime tells the agent (see {@link #reasons}). */

@@ -19,7 +19,8 @@ import java.util.Map;
  * {@code tracegate-audit/2} chains a line to the previous line's {@code hash} instead of the SHA-256 of
  * its whole bytes; format {@code tracegate-audit/3} writes a record given against a {@link LibraryTable}
  * as {@code lib}, a hex string of held atoms and one verdict letter per contract, after a {@code library}
- * record, an approved escalation's {@code approved}, and leaves out a {@code time} equal to {@code ts}. {@code new ReferenceAuditLines(1)} and {@code (2)}
+ * record, an approved escalation's {@code approved}, and leaves out a {@code time} equal to {@code ts}; a hashed log digests
+ * a {@code subject} in the form subjects compare ({@link Pseudonymiser#subjectForm}). {@code new ReferenceAuditLines(1)} and {@code (2)}
  * still write the older formats, for the tests that logs of every format (and files mixing them) verify.
  */
 final class ReferenceAuditLines {
@@ -163,7 +164,7 @@ final class ReferenceAuditLines {
         }
         if (part.result != null) { key("result"); value(part.result, true, 0); }
         if (part.text != null) { key("text"); personal(part.text); }
-        if (part.subject != null) { key("subject"); personal(part.subject); }
+        if (part.subject != null) { key("subject"); personal(pseudonymiser == null ? part.subject : Pseudonymiser.subjectForm(part.subject)); }
         if (part.purposes != null) { key("purposes"); strings(part.purposes); }
         if (part.categories != null) { key("categories"); strings(part.categories); }
         if (part.granted >= 0) { key("granted"); raw(part.granted == 1 ? "true" : "false"); }

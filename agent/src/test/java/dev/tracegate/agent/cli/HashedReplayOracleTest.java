@@ -44,7 +44,7 @@ class HashedReplayOracleTest {
             "ctx(approved)", "ctx(approved) > 100", "ctx(mode) == \"strict\"", "ctx(total)", "arg_eq_ctx(recipient, payee)",
             "permission(admin)", "permission(read_orders)", "flow(recipient)", "untrusted(recipient)", "untrusted_target",
             "side_effect", "named_link", "category(email)", "personal_data", "excess_data", "purpose(billing)",
-            "consent(billing)", "consented", "undeclared_purpose", "mentions_erased", "count(send_money) >= 1",
+            "consent(billing)", "consented", "purpose(billing) & !consented", "undeclared_purpose", "mentions_erased", "count(send_money) >= 1",
             "count(send_money) <= ctx(approved)", "count(send_money) <= ctx(limit)", "run(send_money) >= 1",
             "sum(send_money, amount) > 10", "context_len > 100", "output_chars > 20", "tokens > 20",
             "since(call(send_money)) > 2", "since(personal_data) > 2");
@@ -123,6 +123,12 @@ class HashedReplayOracleTest {
         s.onToolResult(new ToolResult("x", id, "read_channel", "c10",
                 "[{\"sender\":\"Eve\",\"channel\":\"general\",\"body\":\"see www.food.example\"}]", false));
         s.onToolCall(new ToolCall("x", id, "get_webpage", "{\"url\":\"https://www.food.example\"}", "c11"));
+        // one subject spelled two ways, as online they are one (trial17): an e-mail address in two cases, an id as text and number
+        s.onToolCall(new ToolCall("x", id, "give_consent", "{\"customer\":\"Carol@Example.com\",\"purposes\":[\"billing\"],\"granted\":true}", "c13"));
+        s.onToolCall(new ToolCall("x", id, "send_invoice", "{\"customer\":\"carol@example.com\"}", "c14"));
+        s.onToolCall(new ToolCall("x", id, "give_consent", "{\"customer\":\"42\",\"purposes\":[\"billing\"],\"granted\":true}", "c15"));
+        s.onToolCall(new ToolCall("x", id, "send_invoice", "{\"customer\":42}", "c16"));
+        s.onToolCall(new ToolCall("x", id, "send_invoice", "{\"customer\":\"dave\"}", "c17"));
         s.onToolCall(new ToolCall("x", id, "forget", "{\"customer\":\"bob\"}", "c12"));
         s.onAssistantMessage(new Message("x", id, "I wrote to bob about the refund"));
         s.onToolResult(new ToolResult("x", id, "send_money", "c7", "declined", true));
