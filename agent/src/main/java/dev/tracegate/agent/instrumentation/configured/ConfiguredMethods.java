@@ -420,6 +420,8 @@ public final class ConfiguredMethods {
         final String argsField;
         /** The parameter names when {@code args=*} and the class file named them when the site was resolved; else null. */
         final String[] names;
+        /** {@link #names} without the session parameter's, when both are known (the arguments' names); else null. */
+        final String[] argNames;
         /** Whether the method returns {@code String}, the only type a blocked call's substitute text can take; else a block throws. */
         final boolean textResult;
         /** What this method's advice can carry out: no redirect; a redaction removes only parameters that can be null. */
@@ -443,6 +445,7 @@ public final class ConfiguredMethods {
             this.sessionIndex = sessionIndex;
             this.argsField = argsField;
             this.names = names;
+            this.argNames = names != null && sessionIndex >= 0 && sessionIndex < names.length ? without(names, sessionIndex) : null;
             this.textResult = textResult;
             this.reach = rule == null ? null : reach(method, argsField, names, descriptor);
             this.specs = specs;
@@ -575,7 +578,7 @@ public final class ConfiguredMethods {
                 // the session parameter is the conversation's key, not tool data: no contract judges it and no redaction
                 // removes it (an e-mail as conversation id was redacted to null and made every call carry personal data, trial17)
                 skip = site.sessionIndex;
-                names = without(names, skip);
+                names = names == site.names && site.argNames != null ? site.argNames : without(names, skip);
                 values = without(arguments, skip);
             }
             // the common shapes become the arguments straight from the values, as reading their JSON text would
