@@ -454,10 +454,17 @@ public final class SpringAiHooks implements Hooks {
                 }
                 // the conversation: a ToolContext that names it (as the prompt's tool calls read it), else the thread's
                 // (a ChatClient's, set at nextCall), else "default"
-                Object options = prompt.getOptions();
-                Object conversation = options instanceof ToolCallingChatOptions && ((ToolCallingChatOptions) options).getToolContext() != null
-                        ? ((ToolCallingChatOptions) options).getToolContext().get(CONVERSATION_ID) : null;
-                session = conversation != null ? conversation.toString() : Dispatcher.session("default");
+                // a conversation id that cannot be read (its toString throws) is this advice's failure on the user
+                // message below, decided by the failure policy there (not suppressed here, which let the message through)
+                Throwable unreadable = null;
+                try {
+                    Object options = prompt.getOptions();
+                    Object conversation = options instanceof ToolCallingChatOptions && ((ToolCallingChatOptions) options).getToolContext() != null
+                            ? ((ToolCallingChatOptions) options).getToolContext().get(CONVERSATION_ID) : null;
+                    session = conversation != null ? conversation.toString() : Dispatcher.session("default");
+                } catch (Throwable failed) {
+                    unreadable = failed;
+                }
                 // for the prompt of a stream being answered (a model whose stream runs its own call later, e.g. inside
                 // Flux.defer on a worker): that stream's conversation, whose USER was checked when the stream was made
                 stream = StreamCheck.answering(prompt);
@@ -472,6 +479,9 @@ public final class SpringAiHooks implements Hooks {
                 if (last instanceof UserMessage) {
                     String replacement;
                     try {
+                        if (unreadable != null) {
+                            throw unreadable;
+                        }
                         String text = last.getText();
                         replacement = text == null ? null : Dispatcher.onUserMessage("springai", session, text);
                     } catch (Throwable failed) {
