@@ -64,11 +64,28 @@ public final class Grounding implements Grounder<Event> {
     /*
      * The atoms an event can make true or unevaluable: those of its kind that name no tool, kindAtoms[kind], and those
      * of its kind and tool, toolAtoms[kind * tools + tool]. The others are false on it by their guard (Pred.onlyKind,
-     * Pred.onlyTool), so an event grounds the atoms of its own tool and the tool-less ones, not every tool's.
+     * Pred.onlyTool), so an event grounds the atoms of its own tool and the tool-less ones, not every tool's. Neither
+     * holds the atoms that kindTrue/toolTrue decide, nor a counter atom (countedAtom) but at a call of its tool.
      */
     private final int[][] kindAtoms;
     private final int[][] toolAtoms;
     private final int toolCount;
+    /*
+     * Atoms that an event's kind and tool decide (kind atoms such as user or call, and call(T) without an argument
+     * pattern): not in kindAtoms or toolAtoms; an event ORs in kindTrue[kind] and toolTrue[kind * tools + tool] (null:
+     * none) instead of evaluating them.
+     */
+    private final long[][] kindTrue;
+    private final long[][] toolTrue;
+    /*
+     * count(T), run(T) and sum(T, f) compared with a number: at any event but a call of T the value is the session's
+     * counter as apply left it (run: 0 at a call of another tool), so ground reads it from the state words in one flat
+     * loop over these primitive arrays instead of evaluating the atom's Compare and Source; at a call of T the atom is
+     * in toolAtoms and evaluated in full. countedSource is COUNTER_COUNT, COUNTER_RUN or COUNTER_SUM.
+     */
+    private final int[] countedAtom, countedTool, countedSource, countedWord, countedOp;
+    private final double[] countedBound;
+    private static final int COUNTER_COUNT = 0, COUNTER_RUN = 1, COUNTER_SUM = 2;
     /** Every atom, for an event whose full and bare tool names are two different tools of the library. */
     private final int[] everyAtom;
     private static final int[] NO_ATOMS = {};
@@ -130,7 +147,26 @@ public final class Grounding implements Grounder<Event> {
         for (int g = 0; g < preds.length; g++) everyAtom[g] = g;
         this.kindAtoms = new int[EventKind.values().length][];
         this.toolAtoms = new int[EventKind.values().length * toolCount][];
-        guardedAtoms(preds, toolCount, kindAtoms, toolAtoms);
+        this.kindTrue = new long[EventKind.values().length][];
+        this.toolTrue = new long[EventKind.values().length * toolCount][];
+        guardedAtoms(preds, toolCount, kindAtoms, toolAtoms, kindTrue, toolTrue);
+        List<Integer> counters = new ArrayList<>();
+        for (int g = 0; g < preds.length; g++) if (counterTool(preds[g]) >= 0) counters.add(g);
+        this.countedAtom = ints(counters);
+        this.countedTool = new int[countedAtom.length];
+        this.countedSource = new int[countedAtom.length];
+        this.countedWord = new int[countedAtom.length];
+        this.countedOp = new int[countedAtom.length];
+        this.countedBound = new double[countedAtom.length];
+        for (int i = 0; i < countedAtom.length; i++) {
+            Compare cmp = (Compare) preds[countedAtom[i]];
+            countedTool[i] = counterTool(cmp);
+            countedOp[i] = cmp.op;
+            countedBound[i] = cmp.num;
+            if (cmp.left instanceof Count n) { countedSource[i] = COUNTER_COUNT; countedWord[i] = n.word; }
+            else if (cmp.left instanceof Run r) { countedSource[i] = COUNTER_RUN; countedWord[i] = r.word; }
+            else { countedSource[i] = COUNTER_SUM; countedWord[i] = ((Sum) cmp.left).word; }
+        }
         this.patterns = c.patterns.toArray(new Pattern[0]);
         this.textPatterns = new TextPattern[patterns.length];
         for (int i = 0; i < patterns.length; i++) textPatterns[i] = TextPattern.of(patterns[i]);
@@ -298,9 +334,16 @@ public final class Grounding implements Grounder<Event> {
                     unev = groundAtoms(this.everyAtom, f, valuation, unevaluable);
                 } else {
                     int k = f.kind.ordinal();
+                    or(kindTrue[k], valuation);
                     unev = groundAtoms(kindAtoms[k], f, valuation, unevaluable);
                     // a tool id from toolCount on was added after the atoms (a latch's tool): no atom names it
-                    if (tool >= 0 && tool < toolCount) unev += groundAtoms(toolAtoms[k * toolCount + tool], f, valuation, unevaluable);
+                    if (tool >= 0 && tool < toolCount) {
+                        or(toolTrue[k * toolCount + tool], valuation);
+                        unev += groundAtoms(toolAtoms[k * toolCount + tool], f, valuation, unevaluable);
+                    }
+                    if (countedAtom.length > 0) {
+                        unev += groundCounters(f.isCall ? tool : Integer.MIN_VALUE, f.isCall, state.words, valuation, unevaluable);
+                    }
                 }
             }
             if (requestAtoms.length > 0 && f.kind == EventKind.RETURN && event.result() != null
@@ -334,16 +377,90 @@ public final class Grounding implements Grounder<Event> {
         return unev;
     }
 
-    /** Fills {@link #kindAtoms} and {@link #toolAtoms} from the atoms' guards (equal lists shared). */
-    private static void guardedAtoms(Pred[] preds, int tools, int[][] kindAtoms, int[][] toolAtoms) {
+    /**
+     * The counter atoms ({@link #countedAtom}) at any event but a call of their tool: {@code callTool} is the tool of
+     * the CALL being grounded (Integer.MIN_VALUE for an event of another kind), whose own counter atoms were evaluated
+     * in full. Same values as {@link Compare} over {@link Count}, {@link Run} and {@link Sum} there.
+     */
+    private int groundCounters(int callTool, boolean isCall, long[] words, long[] valuation, long[] unevaluable) {
+        final int[] atom = countedAtom, tool = countedTool, source = countedSource, word = countedWord, op = countedOp;
+        final double[] bound = countedBound;
+        int unev = 0;
+        for (int i = 0; i < atom.length; i++) {
+            if (tool[i] == callTool) continue;
+            long w = words[word[i]];
+            double x;
+            if (source[i] == COUNTER_SUM) {
+                x = Double.longBitsToDouble(w);
+                if (Double.isNaN(x) || Double.isInfinite(x)) {   // a sum that left the double range: no number
+                    unev++;
+                    int g = atom[i];
+                    if (unevaluable != null) unevaluable[g >>> 6] |= 1L << g;
+                    continue;
+                }
+            } else {
+                x = source[i] == COUNTER_RUN && isCall ? 0 : w;   // a call of another tool ends the run
+            }
+            if (Nodes.compare(x, op[i], bound[i])) {
+                int g = atom[i];
+                valuation[g >>> 6] |= 1L << g;
+            }
+        }
+        return unev;
+    }
+
+    private static void or(long[] mask, long[] valuation) {
+        if (mask == null) return;
+        for (int i = 0; i < mask.length; i++) valuation[i] |= mask[i];
+    }
+
+    /**
+     * The tool of a counter atom (count(T), run(T) or sum(T, f) compared with a number, see {@link #countedAtom}), or -1
+     * for any other atom.
+     */
+    private static int counterTool(Pred p) {
+        if (!(p instanceof Compare c) || c.str != null || c.ctxSlot >= 0) return -1;
+        if (c.left instanceof Count n) return n.tool;
+        if (c.left instanceof Run r) return r.tool;
+        if (c.left instanceof Sum s) return s.tool;
+        return -1;
+    }
+
+    /** The one event kind on which an atom is true, on every event of it (of its tool: see {@link #constantTool}), or null. */
+    private static EventKind constantKind(Pred p) {
+        if (p instanceof KindIs k && k.onlyKind() != null) return k.kind;   // consent and erasure also hold on some calls
+        if (p instanceof CallOf c && c.pattern < 0) return EventKind.CALL;
+        return null;
+    }
+
+    private static int constantTool(Pred p) { return p instanceof CallOf c ? c.tool : -1; }
+
+    /**
+     * Fills {@link #kindAtoms} and {@link #toolAtoms} from the atoms' guards (equal lists shared), and {@link #kindTrue}
+     * and {@link #toolTrue} with the atoms the kind and tool decide. A counter atom is evaluated in full only at a call
+     * of its tool (elsewhere {@link #groundCounters} reads it).
+     */
+    private static void guardedAtoms(Pred[] preds, int tools, int[][] kindAtoms, int[][] toolAtoms, long[][] kindTrue, long[][] toolTrue) {
         Map<List<Integer>, int[]> shared = new HashMap<>();
+        int valuationWords = (preds.length + 63) >>> 6;
         for (EventKind k : EventKind.values()) {
             List<Integer> any = new ArrayList<>();
             List<List<Integer>> byTool = new ArrayList<>();
             for (int t = 0; t < tools; t++) byTool.add(new ArrayList<>());
             for (int g = 0; g < preds.length; g++) {
-                EventKind only = preds[g].onlyKind();
-                int tool = preds[g].onlyTool();
+                EventKind constant = constantKind(preds[g]);
+                if (constant != null) {
+                    if (constant != k) continue;
+                    int t = constantTool(preds[g]);
+                    long[][] masks = t < 0 ? kindTrue : toolTrue;
+                    int at = t < 0 ? k.ordinal() : k.ordinal() * tools + t;
+                    if (masks[at] == null) masks[at] = new long[valuationWords];
+                    masks[at][g >>> 6] |= 1L << g;
+                    continue;
+                }
+                int counterTool = counterTool(preds[g]);
+                EventKind only = counterTool >= 0 ? EventKind.CALL : preds[g].onlyKind();
+                int tool = counterTool >= 0 ? counterTool : preds[g].onlyTool();
                 if (only == null || only == k && tool < 0) any.add(g);
                 else if (only == k) byTool.get(tool).add(g);
             }
