@@ -331,6 +331,17 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
     }
 
+    /**
+     * The audit log refused the record of a call about to run (passed, redacted or redirected; fail: closed): the call
+     * does not run, so the step that let it must leave no trace in the session either (a refused approval must not
+     * satisfy a later "O approved").
+     */
+    private ToolDecision refusedByLog(Runtime rt, Session s, Worker w, Decision applied) {
+        if (applied.applied()) rt.monitor.undo(s, w);
+        return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
+                "Retry later.");
+    }
+
     private ToolDecision decideCall(Runtime rt, Session s, Event e, ToolCall call, long t0, Worker w) {
         if (!audit.isHealthy() && fail == FailPolicy.CLOSED) {
             record(rt, w, s, e, null, dev.tracegate.agent.audit.Decision.BLOCK, INTERNAL, "audit log unavailable: " + audit.lastError(), t0);
@@ -339,11 +350,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         Decision d = rt.step(s, e, true, enforce, w);
         if (!d.refused()) {
             if (record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0)) return ToolDecision.proceed();
-            // The audit log refused the record (fail: closed): the call does not run, so it must leave no
-            // trace in the session either (a refused approval must not satisfy a later "O approved").
-            if (d.applied()) rt.monitor.undo(s, w);
-            return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
-                    "Retry later.");
+            return refusedByLog(rt, s, w, d);
         }
         Library.ContractInfo c = primary(rt, d);
         String reason = reason(rt, w, d);
@@ -369,7 +376,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 Decision again = rt.step(s, r, true, true, w);
                 if (!again.refused()) {
                     String why = reason + " The fields it does not need were removed (" + String.join(", ", out.removed()) + ") and the call ran without them.";
-                    record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, primaryWith(rt, d, "redact").id(), why, t0);
+                    if (!record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, primaryWith(rt, d, "redact").id(), why, t0)) {
+                        return refusedByLog(rt, s, w, again);
+                    }
                     return ToolDecision.redact(primaryWith(rt, d, "redact").id(), why, redacted);
                 }
                 acted = r;
@@ -402,7 +411,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         .callId(e.callId()).args(acted.args()).build();
                 Decision again = rt.step(s, r, true, true, w);
                 if (!again.refused()) {
-                    record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " The call of " + e.tool() + " was redirected to " + target + ".", t0);
+                    if (!record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " The call of " + e.tool() + " was redirected to " + target + ".", t0)) {
+                        return refusedByLog(rt, s, w, again);
+                    }
                     return ToolDecision.redirect(c.id(), reason, target, arguments);
                 }
                 // the target's call is refused too (by any strategy: a redirect runs its target only when that call passes),
@@ -1080,7 +1091,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         // a call the log could not take (fail: closed: the queue stayed full past audit.max-block, or the log just failed) is
         // refused by the caller (decideCall, approved): counted as the block the host got, not the contracts' pass (trial16)
         boolean refusedCall = admitted == AuditWriter.Admission.REFUSED && e.kind() == EventKind.CALL
-                && (kind == dev.tracegate.agent.audit.Decision.PASS || excused != null);
+                && (kind == dev.tracegate.agent.audit.Decision.PASS || kind == dev.tracegate.agent.audit.Decision.REDACT
+                    || kind == dev.tracegate.agent.audit.Decision.REDIRECT || excused != null);
         metrics.onDecision(refusedCall ? dev.tracegate.agent.audit.Decision.BLOCK : kind, latency);   // also counts the event
         if (d != null && d.kind() == Decision.Kind.VIOLATION) warnViolation(rt, s, e, d);
         if (view != null) {

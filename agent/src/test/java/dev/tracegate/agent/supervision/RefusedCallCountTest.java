@@ -99,4 +99,64 @@ class RefusedCallCountTest {
         // the refused calls, and whatever session end also found the queue full when the sessions closed
         assertThat(refusedNoted).isGreaterThanOrEqualTo(refused);
     }
+
+    /**
+     * fix10d: a redacted or redirected call whose record the log refused (fail: closed) ran anyway, as redacted or
+     * redirected, with nothing in the log; it must be refused like a passed call whose record was refused.
+     */
+    @Test
+    void aRedactedOrRedirectedCallWhoseRecordTheLogRefusedDoesNotRun() throws Exception {
+        Path lib = Files.writeString(dir.resolve("shop.yaml"), """
+                library: shop
+                gdpr:
+                  purposes:
+                    shipping: [name, postal_address]
+                  tools:
+                    create_shipment: [shipping]
+                contracts:
+                  - id: min
+                    guarantee: G(call -> !excess_data)
+                    strategy: redact
+                    message: Only the data shipping needs.
+                  - id: safe-read
+                    guarantee: G !call(readStatement)
+                    strategy: redirect
+                    redirect-to: readStatementSafe
+                    message: Raw statements are not read.
+                """);
+        Path log = dir.resolve("audit-rewritten.jsonl");
+        AgentConfig config = AgentConfig.load("libraries=" + lib + ",fail=closed,audit.queue-size=2,audit.on-full=block,audit.max-block=1ms"
+                + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
+        Gate gate = new Gate();
+        AuditWriter audit = AuditWriter.start(new FileAuditSink(log, gate::wrap), AuditWriter.Settings.from(config));
+        SupervisorMetrics metrics = new SupervisorMetrics();
+        metrics.audit(audit);
+        ContractSupervisor supervisor = new ContractSupervisor(config, audit, metrics, null);
+        gate.armed = true;
+
+        Map<ToolDecision.Kind, Integer> host = new LinkedHashMap<>();
+        for (int calls = 0; calls < 200; calls++) {
+            ToolDecision d = calls % 2 == 0
+                    ? supervisor.onToolCall(new ToolCall("x", "s" + (calls % 5), "create_shipment",
+                            "{\"name\": \"Ada Lovelace\", \"address\": \"12 Baker Street, London NW1 6XE\", \"email\": \"ada@example.com\"}", "c" + calls))
+                    : supervisor.onToolCall(new ToolCall("x", "s" + (calls % 5), "readStatement", "{}", "c" + calls));
+            host.merge(d.kind(), 1, Integer::sum);
+            if (d.kind() == ToolDecision.Kind.BLOCK) assertThat(d.reason()).contains("the audit log could not take this decision in time");
+        }
+        assertThat(metrics.getAuditDropped()).as("the queue of 2 fills and turns records away").isPositive();
+        gate.armed = false;
+        gate.open.countDown();
+        supervisor.close();
+        assertThat(audit.close(30, TimeUnit.SECONDS)).isTrue();
+        ObjectMapper json = new ObjectMapper();
+        Map<String, Integer> recorded = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(log)) {
+            JsonNode n = json.readTree(line);
+            if (n.path("rec").asText().equals("event")) recorded.merge(n.path("decision").asText(), 1, Integer::sum);
+        }
+        // every call the host ran rewritten is in the log as such; the others were refused and counted as blocks
+        assertThat(host.getOrDefault(ToolDecision.Kind.REDACT, 0)).as(host + " vs " + recorded).isEqualTo(recorded.getOrDefault("redact", 0));
+        assertThat(host.getOrDefault(ToolDecision.Kind.REDIRECT, 0)).as(host + " vs " + recorded).isEqualTo(recorded.getOrDefault("redirect", 0));
+        assertThat(metrics.getDecisions()).containsEntry("block", (long) host.get(ToolDecision.Kind.BLOCK));
+    }
 }
