@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -51,32 +50,10 @@ class AuditShortfallTest {
         return m;
     }
 
-    /** A sink whose writes wait at a gate once it is armed, so that the queue fills deterministically. */
-    private static final class Gate {
-        final CountDownLatch entered = new CountDownLatch(1);
-        final CountDownLatch open = new CountDownLatch(1);
-        volatile boolean armed;
-
-        OutputStream wrap(OutputStream out) {
-            return new FilterOutputStream(out) {
-                @Override public void write(byte[] b, int off, int len) throws IOException {
-                    if (armed) {
-                        entered.countDown();
-                        try {
-                            open.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                    out.write(b, off, len);
-                }
-            };
-        }
-    }
 
     private Path fillTheQueue(FailPolicy policy, Map<Admission, Integer> counts) throws Exception {
         Path p = dir.resolve("full-" + policy + ".jsonl");
-        Gate gate = new Gate();
+        WriteGate gate = new WriteGate();
         AuditWriter w = AuditWriter.start(new FileAuditSink(p, gate::wrap),
                 AuditWriter.Settings.defaults().queueSize(2).maxBlock(1, TimeUnit.MILLISECONDS).fail(policy));
         gate.armed = true;

@@ -127,33 +127,11 @@ class AuditWriterTest {
         assertThat(w.dropped()).isZero();
     }
 
-    /** A sink whose writes wait at a gate once it is armed, so that the queue fills deterministically. */
-    private static final class Gate {
-        final CountDownLatch entered = new CountDownLatch(1);
-        final CountDownLatch open = new CountDownLatch(1);
-        volatile boolean armed;
-
-        OutputStream wrap(OutputStream out) {
-            return new FilterOutputStream(out) {
-                @Override public void write(byte[] b, int off, int len) throws IOException {
-                    if (armed) {
-                        entered.countDown();
-                        try {
-                            open.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                    out.write(b, off, len);
-                }
-            };
-        }
-    }
 
     @Test
     void dropModeCountsWhatDidNotFitAndSaysSoInTheLog() throws Exception {
         Path p = dir.resolve("drop.jsonl");
-        Gate gate = new Gate();
+        WriteGate gate = new WriteGate();
         AuditWriter w = AuditWriter.start(new FileAuditSink(p, gate::wrap),
                 AuditWriter.Settings.defaults().queueSize(2).onFull(OnFull.DROP));
         gate.armed = true;
@@ -181,7 +159,7 @@ class AuditWriterTest {
     @Test
     void blockModeMakesTheProducerWaitUntilThereIsRoom() throws Exception {
         Path p = dir.resolve("block.jsonl");
-        Gate gate = new Gate();
+        WriteGate gate = new WriteGate();
         AuditWriter w = AuditWriter.start(new FileAuditSink(p, gate::wrap),
                 AuditWriter.Settings.defaults().queueSize(2).maxBlock(10, TimeUnit.MINUTES));
         gate.armed = true;
@@ -382,7 +360,7 @@ class AuditWriterTest {
      */
     private static final class Outage {
         volatile boolean failing;
-        final Gate gate = new Gate();
+        final WriteGate gate = new WriteGate();
 
         OutputStream wrap(OutputStream out) {
             OutputStream gated = gate.wrap(out);
@@ -454,7 +432,7 @@ class AuditWriterTest {
     @Test
     void aWriterStoppedByAnErrorCountsEveryAcceptedRecordItDidNotWrite() throws Exception {
         Path p = dir.resolve("stopped.jsonl");
-        Gate gate = new Gate();
+        WriteGate gate = new WriteGate();
         java.util.concurrent.atomic.AtomicReference<Error> breakWith = new java.util.concurrent.atomic.AtomicReference<>();
         AuditWriter w = AuditWriter.start(new FileAuditSink(p, out -> {
             OutputStream gated = gate.wrap(out);

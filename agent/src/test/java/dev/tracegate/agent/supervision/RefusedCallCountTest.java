@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tracegate.agent.audit.AuditWriter;
 import dev.tracegate.agent.audit.FileAuditSink;
+import dev.tracegate.agent.audit.WriteGate;
 import dev.tracegate.agent.config.AgentConfig;
 import dev.tracegate.agent.core.ToolCall;
 import dev.tracegate.agent.core.ToolDecision;
@@ -12,15 +13,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.FilterOutputStream;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,33 +31,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RefusedCallCountTest {
     @TempDir Path dir;
 
-    /** A sink whose writes wait at a gate once it is armed, so that the queue stays full. */
-    private static final class Gate {
-        final CountDownLatch open = new CountDownLatch(1);
-        volatile boolean armed;
-
-        OutputStream wrap(OutputStream out) {
-            return new FilterOutputStream(out) {
-                @Override public void write(byte[] b, int off, int len) throws IOException {
-                    if (armed) {
-                        try {
-                            open.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                    out.write(b, off, len);
-                }
-            };
-        }
-    }
 
     @Test
     void aCallRefusedBecauseTheQueueStayedFullCountsAsTheBlockTheHostGot() throws Exception {
         Path log = dir.resolve("audit.jsonl");
         AgentConfig config = AgentConfig.load("libraries=sop-refund,fail=closed,audit.queue-size=2,audit.on-full=block,audit.max-block=1ms"
                 + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
-        Gate gate = new Gate();
+        WriteGate gate = new WriteGate();
         AuditWriter audit = AuditWriter.start(new FileAuditSink(log, gate::wrap), AuditWriter.Settings.from(config));
         SupervisorMetrics metrics = new SupervisorMetrics();
         metrics.audit(audit);
@@ -127,7 +104,7 @@ class RefusedCallCountTest {
         Path log = dir.resolve("audit-rewritten.jsonl");
         AgentConfig config = AgentConfig.load("libraries=" + lib + ",fail=closed,audit.queue-size=2,audit.on-full=block,audit.max-block=1ms"
                 + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
-        Gate gate = new Gate();
+        WriteGate gate = new WriteGate();
         AuditWriter audit = AuditWriter.start(new FileAuditSink(log, gate::wrap), AuditWriter.Settings.from(config));
         SupervisorMetrics metrics = new SupervisorMetrics();
         metrics.audit(audit);
