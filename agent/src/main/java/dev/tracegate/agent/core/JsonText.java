@@ -131,19 +131,35 @@ public final class JsonText {
      * tree at all; the names must differ from each other and belong to the result afterwards (not copied).
      */
     public static Args args(String[] names, Object[] values) {
+        return args(names, values, -1);
+    }
+
+    /**
+     * As {@link #args(String[], Object[])} with {@code values[skip]} left out ({@code names} has no name for it; a
+     * negative {@code skip} leaves out nothing): a configured method's session parameter, read in place rather than
+     * from a copy of the values without it.
+     */
+    public static Args args(String[] names, Object[] values, int skip) {
         int n = names.length;
         JsonNode[] nodes = new JsonNode[n];
         for (int i = 0; i < n; i++) {
             // node() tests the final classes (String, Integer, ...) before the interfaces: an interface test (Map,
             // List) on every argument cost more than the rest of this method together (a scan of the class's interfaces)
-            JsonNode node = node(values[i], 1);
+            JsonNode node = node(values[skip >= 0 && i >= skip ? i + 1 : i], 1);
             if (node == null || node.isContainerNode()) {
-                ObjectNode tree = node == null ? null : tree(names, values);
+                ObjectNode tree = node == null ? null : tree(names, skip < 0 ? values : without(values, skip));
                 return tree == null ? null : Args.of(tree);
             }
             nodes[i] = node;
         }
         return Args.ofFields(names, nodes, n);   // a Java method has at most 255 parameters: within MAX_LEAVES
+    }
+
+    /** The array without its element {@code skip}. */
+    public static <T> T[] without(T[] all, int skip) {
+        T[] out = java.util.Arrays.copyOf(all, all.length - 1);
+        System.arraycopy(all, skip + 1, out, skip, all.length - skip - 1);
+        return out;
     }
 
     /** The object {@code readObject(write(map))} gives, built from the map directly, or null when it is not covered. */

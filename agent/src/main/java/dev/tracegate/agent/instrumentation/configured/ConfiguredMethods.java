@@ -445,7 +445,7 @@ public final class ConfiguredMethods {
             this.sessionIndex = sessionIndex;
             this.argsField = argsField;
             this.names = names;
-            this.argNames = names != null && sessionIndex >= 0 && sessionIndex < names.length ? without(names, sessionIndex) : null;
+            this.argNames = names != null && sessionIndex >= 0 && sessionIndex < names.length ? JsonText.without(names, sessionIndex) : null;
             this.textResult = textResult;
             this.reach = rule == null ? null : reach(method, argsField, names, descriptor);
             this.specs = specs;
@@ -578,15 +578,16 @@ public final class ConfiguredMethods {
                 // the session parameter is the conversation's key, not tool data: no contract judges it and no redaction
                 // removes it (an e-mail as conversation id was redacted to null and made every call carry personal data, trial17)
                 skip = site.sessionIndex;
-                names = names == site.names && site.argNames != null ? site.argNames : without(names, skip);
-                values = without(arguments, skip);
+                names = names == site.names && site.argNames != null ? site.argNames : JsonText.without(names, skip);
             }
-            // the common shapes become the arguments straight from the values, as reading their JSON text would
-            args = JsonText.args(names, values);
+            // the common shapes become the arguments straight from the values, as reading their JSON text would (the
+            // session value skipped in place: the copy without it is made only on the two rarer paths below)
+            args = JsonText.args(names, arguments, skip);
         }
         if (args != null) {
             ruling = bridge.onToolCall(FRAMEWORK, session, tool, args, null, site.textResult, site.reach);
         } else {
+            if (skip >= 0) values = JsonText.without(arguments, skip);
             ValueText.Written written = argumentsJson(argsField, names, values, bridge);
             if (written.cut() != null) {
                 Ruling refusal = bridge.unreadValue(method(origin), "the arguments", written.cut());
@@ -599,6 +600,7 @@ public final class ConfiguredMethods {
             return null;
         }
         if (ruling.kind == Ruling.REWRITE) {
+            if (skip >= 0 && values == arguments) values = JsonText.without(arguments, skip);
             Object[] rewritten = rewrite(argsField, names, values, ruling.arguments, bridge, site.reach::removable);
             if (rewritten != null && skip >= 0) rewritten = with(rewritten, skip, arguments[skip]);
             if (rewritten == null) {
@@ -775,14 +777,7 @@ public final class ConfiguredMethods {
         return null;
     }
 
-    /** The array without its element {@code skip}. */
-    private static <T> T[] without(T[] all, int skip) {
-        T[] out = java.util.Arrays.copyOf(all, all.length - 1);
-        System.arraycopy(all, skip + 1, out, skip, all.length - skip - 1);
-        return out;
-    }
-
-    /** The array with {@code value} put back at {@code at} (the inverse of {@link #without}). */
+    /** The array with {@code value} put back at {@code at} (the inverse of {@link JsonText#without}). */
     private static Object[] with(Object[] some, int at, Object value) {
         Object[] out = new Object[some.length + 1];
         System.arraycopy(some, 0, out, 0, at);
