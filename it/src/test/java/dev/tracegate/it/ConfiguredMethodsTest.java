@@ -225,7 +225,7 @@ class ConfiguredMethodsTest {
             Path missing = dir.resolve("nosuch.yaml");
 
             ForkedJvm.Result refused = ForkedJvm.exec(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(), "attach", pid,
-                    "libraries=" + missing + ",methods=" + rules() + ",block=charge"));
+                    "libraries=" + missing + ",methods=" + rules() + ",block=charge,audit.path=" + dir.resolve("audit.jsonl")));
             assertThat(refused.exit()).as(refused.toString()).isEqualTo(2);
             assertThat(refused.stdout()).doesNotContain("attached to");
             assertThat(refused.stderr()).as(refused.toString())
@@ -245,7 +245,7 @@ class ConfiguredMethodsTest {
                     .doesNotContain("\tat ");
 
             ForkedJvm.Result attached = ForkedJvm.exec(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(), "attach", pid,
-                    "methods=" + rules() + ",block=charge"));
+                    "methods=" + rules() + ",block=charge,audit.path=" + dir.resolve("audit.jsonl")));
             assertThat(attached.exit()).as(attached.toString()).isZero();
             assertThat(attached.stdout()).contains("tracegate: agent attached to " + pid);
             in.write("go\n");
