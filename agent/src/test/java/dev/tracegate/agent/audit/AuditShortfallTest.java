@@ -7,9 +7,6 @@ import dev.tracegate.agent.audit.AuditWriter.Admission;
 import dev.tracegate.agent.config.FailPolicy;
 import dev.tracegate.agent.core.AgentLog;
 import java.io.ByteArrayOutputStream;
-import java.io.FilterOutputStream;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -17,7 +14,6 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -89,32 +85,6 @@ class AuditShortfallTest {
         assertThat(AuditVerifier.verify(p).describe()).contains("queue-full: the audit queue was full").doesNotContain("events refused");
     }
 
-    /** A disk with a byte budget; a write past it writes what fits (a partial line) and fails, as ENOSPC does. */
-    private static final class SmallDisk {
-        final AtomicLong budget;
-
-        SmallDisk(long bytes) { budget = new AtomicLong(bytes); }
-
-        OutputStream wrap(OutputStream out) {
-            return new FilterOutputStream(out) {
-                @Override public void write(byte[] b, int off, int len) throws IOException {
-                    long room = budget.get();
-                    if (room >= len) {
-                        budget.addAndGet(-len);
-                        out.write(b, off, len);
-                        return;
-                    }
-                    if (room > 0) {
-                        budget.addAndGet(-room);
-                        out.write(b, off, (int) room);
-                    }
-                    throw new IOException("No space left on device");
-                }
-
-                @Override public void write(int b) throws IOException { write(new byte[] {(byte) b}, 0, 1); }
-            };
-        }
-    }
 
     private void exitDuringAnOutage(FailPolicy policy) throws Exception {
         Path p = dir.resolve("exit-" + policy + ".jsonl");
