@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 
 /**
  * Writes audit records to a hash-chained JSONL log from one background thread, so that the threads
@@ -155,7 +154,7 @@ public final class AuditWriter implements AutoCloseable {
 
     private final AuditSink sink;
     private final Settings settings;
-    private final MpscAtomicArrayQueue<AuditRecord> queue;   // the atomic variant: no sun.misc.Unsafe (JEP 471/498)
+    private final AuditQueue<AuditRecord> queue;   // a producer that dies mid-offer leaves no hole (see AuditQueue)
     private final boolean failClosed;
     private final boolean dropWhenFull;
     private final Thread thread;
@@ -210,6 +209,9 @@ public final class AuditWriter implements AutoCloseable {
     private long nextMoveCheck;         // when followMove next asks the sink whether its file was moved away
     private String continuesFrom;       // the moved file's head, for the header of the file that continues it; null: none
 
+    /** Closing: how long an empty queue waits for a producer still counted inside append() (see run()). */
+    private static final long IN_FLIGHT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     /** How often the writer asks whether its file was moved away (rotated). */
     private static final long MOVE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -229,7 +231,7 @@ public final class AuditWriter implements AutoCloseable {
     private AuditWriter(AuditSink sink, Settings settings, String threadName) {
         this.sink = sink;
         this.settings = settings;
-        this.queue = new MpscAtomicArrayQueue<>(settings.queueSize);
+        this.queue = new AuditQueue<>(settings.queueSize);
         this.failClosed = settings.fail == FailPolicy.CLOSED;
         this.dropWhenFull = settings.onFull == OnFull.DROP;
         this.retryDelay = settings.retryInitialNanos;
@@ -347,7 +349,7 @@ public final class AuditWriter implements AutoCloseable {
     public int queueCapacity() { return settings.queueSize; }
 
     /** Records accepted into the queue: the queue's producer index, which counts every successful offer (no counter of our own per record). */
-    public long accepted() { return queue.currentProducerIndex(); }
+    public long accepted() { return queue.accepted(); }
 
     /** Event records written to the sink (handed to the operating system). */
     public long written() { return written.sum(); }
@@ -437,9 +439,10 @@ public final class AuditWriter implements AutoCloseable {
         long napStart = System.nanoTime();
         long taken = 0;             // records polled since napStart
         long clearSince = napStart;
+        long idleInFlightSince = 0;   // closing: when the queue was first seen empty with a producer still inside append()
         try {
             while (true) {
-                AuditRecord r = queue.relaxedPoll();
+                AuditRecord r = queue.poll();
                 if (r != null) {
                     write(r);
                     empty = 0;
@@ -457,7 +460,16 @@ public final class AuditWriter implements AutoCloseable {
                     }
                     // Dekker with append(): a producer that saw closing == false had raised inFlight
                     // before close() set closing, so inFlight == 0 here means no offer is still coming.
-                    if (inFlight.get() == 0 && queue.isEmpty()) break;
+                    if (queue.isEmpty()) {
+                        if (inFlight.get() == 0) break;
+                        // A producer that never lowers inFlight (a StackOverflowError in append's finally) must not hold
+                        // the exit for close()'s whole timeout: once the queue has stayed empty this long, finish.
+                        long now = System.nanoTime();
+                        if (idleInFlightSince == 0) idleInFlightSince = now;
+                        else if (now - idleInFlightSince > IN_FLIGHT_GRACE_NANOS) break;
+                    } else {
+                        idleInFlightSince = 0;
+                    }
                     Thread.onSpinWait();
                     continue;
                 }
@@ -515,7 +527,7 @@ public final class AuditWriter implements AutoCloseable {
         for (int i = 0; i < 1000 && inFlight.get() != 0; i++) LockSupport.parkNanos(1_000_000);
         if (inHand != null) lost.increment();   // polled, but neither in the batch nor counted when the error came
         inHand = null;
-        for (AuditRecord r = queue.relaxedPoll(); r != null; r = queue.relaxedPoll()) lost.increment();
+        for (AuditRecord r = queue.poll(); r != null; r = queue.poll()) lost.increment();
         for (int i = 0; i < lineCount; i++) if (lineKind[i] == EVENT) lost.increment();
         lineCount = 0;
         batchLen = 0;
