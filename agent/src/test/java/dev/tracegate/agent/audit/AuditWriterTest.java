@@ -451,4 +451,22 @@ class AuditWriterTest {
     void aFullDiskUnderFailOpenKeepsRunningCountsLossesThenRecoversWithACleanChain() throws Exception {
         diskFull(FailPolicy.OPEN);
     }
+
+    /**
+     * A producer that never lowered its in-append count (a StackOverflowError in append's finally) must not hold the
+     * log's close for close()'s whole timeout, nor keep what was accepted out of the file: before 909cc0b close(60 s)
+     * returned false after 60 s with the batch unflushed.
+     */
+    @Test
+    void aProducerThatNeverLeftAppendDoesNotHoldTheCloseAndTheRecordsAreWritten() throws Exception {
+        Path p = dir.resolve("stuck.jsonl");
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults().queueSize(64));
+        for (int i = 0; i < 10; i++) assertThat(w.append(rec("s", i))).isEqualTo(Admission.ACCEPTED);
+        java.lang.reflect.Field f = AuditWriter.class.getDeclaredField("inFlight");
+        f.setAccessible(true);
+        ((java.util.concurrent.atomic.AtomicInteger) f.get(w)).incrementAndGet();   // as an overflow in append's finally leaves it
+        assertThat(w.close(60, TimeUnit.SECONDS)).as("the writer finished").isTrue();
+        assertThat(seqsBySession(p).get("s")).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+        assertThat(AuditVerifier.verify(p).ok()).isTrue();
+    }
 }
