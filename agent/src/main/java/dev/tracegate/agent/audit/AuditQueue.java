@@ -16,7 +16,9 @@ import java.util.Objects;
  * waits on it: every later record is lost (session 10: an app overflowing its stack through a woven tool path stopped
  * the log after about 250 records). A StackOverflowError is thrown only where a method is entered (the stack bang), and
  * here nothing is entered after the claim's CAS has happened: the element goes in with a plain {@code aastore} in the
- * same frame. A producer that dies anywhere in {@link #offer} leaves either no claim or a filled slot.
+ * same frame. A producer that dies anywhere in {@link #offer} leaves either no claim or a filled slot (only an
+ * asynchronous {@code Thread.stop}, which throws UnsupportedOperationException since Java 20, could still stop a
+ * producer between the two; the writer would then wait on that slot).
  *
  * <p>Memory ordering: the element's fields are written before the producer's CAS of the tail; the consumer takes slot
  * {@code h} only after an acquiring read of the tail returned more than {@code h} (every CAS of the tail reads the one
