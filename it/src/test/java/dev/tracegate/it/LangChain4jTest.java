@@ -87,13 +87,15 @@ class LangChain4jTest {
                 "    redirect-to: drftEmail",
                 "    message: E-mail is drafted, not sent.",
                 "    next: Call drftEmail with the same arguments instead.", ""));
-        ForkedJvm.Result r = run("libraries=" + library, "email");
+        // its audit log in the test's directory: without audit.path it is tracegate-audit.jsonl in the working directory, it/ of the checkout
+        ForkedJvm.Result r = run("libraries=" + library + ",audit.path=" + dir.resolve("audit.jsonl"), "email");
         assertThat(r.stdout()).as(r.toString())
                 .doesNotContain("TOOL sendEmail ran").doesNotContain("TOOL draftEmail ran")
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract mail.drafts-only)")
                 .contains("It could not be redirected to drftEmail: drftEmail is not a tool of this call site")
                 .contains("Instead: Do not call sendEmail again: it is refused, and drftEmail, which would run in its place, is not available here.")
                 .doesNotContain("Call drftEmail with the same arguments instead");
+        assertThat(dir.resolve("audit.jsonl")).as(r.toString()).exists();
     }
 
     /** The redirect target's result is a RETURN of the target, so a result contract on the target acts on what the model gets. */
