@@ -39,6 +39,7 @@ class InHouseShapesTest {
             "  public interface Tool { String call(String session, String input); }",
             "  public static class SvcPrivacy { public void forget(String session, String subject) { } }",
             "  public static class Crm { public String lookup(String session, String email) { return \"record of customer 7\"; } }",
+            "  public static class Consents { public void record(String session, String subject, String purpose) { } }",
             "  public static class SvcOrders {",
             "    public CompletableFuture<String> getOrderAsync(String session, String id) {",
             "      return CompletableFuture.supplyAsync(() -> \"order \" + id + \" of bob@example.com\"); }",
@@ -57,6 +58,8 @@ class InHouseShapesTest {
             "    System.out.println(\"CRMTOOLS \" + t.ping(\"s1\") + \" \" + t.export(\"s1\"));",
             "    Tool lambda = (s, in) -> \"lambda \" + in;",
             "    System.out.println(\"LAMBDA \" + lambda.call(\"s1\", \"x\"));",
+            "    try { new Consents().record(\"s1\", \"x\", \"y\"); System.out.println(\"CONSENTS recorded\"); }",
+            "    catch (RuntimeException e) { System.out.println(\"CONSENTS refused \" + e.getClass().getSimpleName()); }",
             "    try { System.out.println(\"LOOKUP \" + new Crm().lookup(\"conv-A\", \"ada@example.com\")); }",
             "    catch (RuntimeException e) { System.out.println(\"LOOKUP refused \" + e.getClass().getSimpleName()); }",
             "    SvcOrders o = new SvcOrders();",
@@ -103,7 +106,10 @@ class InHouseShapesTest {
                 "  - {class: \"r.InHouse$CrmTools\", method: ping, kind: tool, session-param: 0}",
                 "  - {class: \"r.InHouse$CrmTools\", method: export, kind: tool, session-param: 0}",
                 "  - {class: \"r.InHouse$Tool\", method: call, kind: tool, session-param: 0}",
-                "  - {class: \"r.InHouse$LookupHandler\", method: handle, kind: tool, session-param: 0}", ""));
+                "  - {class: \"r.InHouse$LookupHandler\", method: handle, kind: tool, session-param: 0}",
+                // a consent glob whose only method an entry naming it takes as a tool: said once, at weave time
+                "  - {class: \"r.InHouse$Consents\", method: \"*\", kind: consent, session-param: 0, subject-param: 1, purpose-param: 2}",
+                "  - {class: \"r.InHouse$Consents\", method: record, kind: tool, session-param: 0}", ""));
         run = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("config=" + yaml)), classes.toString(), "r.InHouse");
         assertThat(run.exit()).as(run.toString()).isZero();
         audit = Files.readString(auditLog);
@@ -142,6 +148,20 @@ class InHouseShapesTest {
                 .contains("(class r.InHouse$SvcPrivacy, method forget) never applied: entry " + dir.resolve("tg.yaml") + ":5:5 (erasure,"
                         + " class r.InHouse$SvcPrivacy, method forget) took r.InHouse$SvcPrivacy#forget first, so its calls were supervised as"
                         + " that entry says");
+    }
+
+    /**
+     * trial (session 11) shadowed-consent-warned-twice: a consent (or erasure) entry that loses its method to an entry
+     * naming it is warned about when the class is woven (no consent will be recorded) and was warned about again, in the
+     * same words, at exit. Said once.
+     */
+    @Test
+    void aConsentGlobWhoseMethodAnotherEntryTakesIsWarnedAboutOnce() {
+        assertThat(run.stdout()).as(run.toString()).contains("CONSENTS ");
+        assertThat(run.stderr()).as(run.toString()).contains("(class r.InHouse$Consents, method *) never applied: entry " + dir.resolve("tg.yaml")
+                + ":13:5 (tool, class r.InHouse$Consents, method record) took r.InHouse$Consents#record first, so its calls were supervised as"
+                + " that entry says, not as this one (no consent was recorded)");
+        assertThat(ForkedJvm.count(run.stderr(), "(class r.InHouse$Consents, method *) never applied")).as(run.toString()).isEqualTo(1);
     }
 
     @Test

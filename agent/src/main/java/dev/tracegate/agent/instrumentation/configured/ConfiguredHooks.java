@@ -128,7 +128,10 @@ public final class ConfiguredHooks implements Hooks {
                         || !other.matchesClass(className) || !other.matchesMethod(m.getName())) continue;
                 other.shadowedBy = "entry " + rule.where + " (" + rule.kind.name().toLowerCase(java.util.Locale.ROOT) + ", class "
                         + rule.classPattern + ", method " + rule.methodPattern + ") took " + className + "#" + m.getName() + " first";
-                if (other.kind != MethodRule.Kind.TOOL && !other.woven) AgentLog.warn(other.unmatchedWarning());
+                // once: the warnings at exit leave it out (MethodRule.shadowWarned)
+                if (other.kind != MethodRule.Kind.TOOL && !other.woven && other.shadowWarned.compareAndSet(false, true)) {
+                    AgentLog.warn(other.unmatchedWarning());
+                }
             }
         }
 

@@ -205,7 +205,10 @@ public final class ConfiguredMethods {
         return byGlob;
     }
 
-    /** The warnings for the entries that no woven method has matched so far (the whole list: see {@link MethodRule#unmatchedWarning}). */
+    /**
+     * The warnings for the entries that no woven method has matched so far (the whole list: see {@link MethodRule#unmatchedWarning}),
+     * less a consent or erasure entry whose method another entry took, which was warned about when its class was woven.
+     */
     public List<String> unmatchedWarnings() {
         return unmatchedWarnings(false);
     }
@@ -214,7 +217,8 @@ public final class ConfiguredMethods {
     public List<String> unmatchedWarnings(boolean classesMayLoadLater) {
         List<String> out = new ArrayList<>();
         for (MethodRule rule : rules) {
-            if (!rule.woven) out.add(rule.unmatchedWarning(classesMayLoadLater));
+            // a consent or erasure entry another entry took its method from was warned about when the class was woven
+            if (!rule.woven && !rule.shadowWarned.get()) out.add(rule.unmatchedWarning(classesMayLoadLater));
         }
         return out;
     }

@@ -38,6 +38,11 @@ public final class MethodRule {
      */
     volatile String shadowedBy;
     /**
+     * The warning of a consent or erasure entry that lost its method was printed when the class was woven: it is not
+     * printed again among the unmatched entries' warnings at exit (it was printed twice, in the same words).
+     */
+    final java.util.concurrent.atomic.AtomicBoolean shadowWarned = new java.util.concurrent.atomic.AtomicBoolean();
+    /**
      * Where a class this entry names has the method although the class does not declare a body for it (inherited from
      * a base class or an interface's default, or abstract), with the class to name instead; null when not seen.
      */
