@@ -54,6 +54,7 @@ public final class AgentConfig {
     private final Duration auditMaxDelay;
     private final int sessionsMax;
     private final Duration sessionsIdleTimeout;
+    private final Duration sessionsInFlightTimeout;
     private final int engineMaxStates;
     private final String escalateApprover;
     private final Duration escalateTimeout;
@@ -104,6 +105,7 @@ public final class AgentConfig {
         this.auditMaxDelay = (Duration) s.get("audit.max-delay").value;
         this.sessionsMax = (int) (long) (Long) s.get("sessions.max").value;
         this.sessionsIdleTimeout = (Duration) s.get("sessions.idle-timeout").value;
+        this.sessionsInFlightTimeout = (Duration) s.get("sessions.in-flight-timeout").value;
         this.engineMaxStates = (int) (long) (Long) s.get("engine.max-states").value;
         this.escalateApprover = s.containsKey("escalate.approver") ? (String) s.get("escalate.approver").value : null;
         this.escalateTimeout = (Duration) s.get("escalate.timeout").value;
@@ -803,6 +805,9 @@ public final class AgentConfig {
     public int sessionsMax() { return sessionsMax; }
 
     public Duration sessionsIdleTimeout() { return sessionsIdleTimeout; }
+
+    /** How long a session with a tool call in flight is kept with no event (at least {@link #sessionsIdleTimeout()}). */
+    public Duration sessionsInFlightTimeout() { return sessionsInFlightTimeout; }
 
     public int engineMaxStates() { return engineMaxStates; }
 

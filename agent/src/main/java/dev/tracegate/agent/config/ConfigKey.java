@@ -77,6 +77,7 @@ final class ConfigKey {
         add(m, new ConfigKey("register.path", Type.PATH, null, "/var/lib/tracegate/gdpr-register.jsonl", 0, 0, null, false));
         add(m, new ConfigKey("sessions.max", Type.COUNT, "100000", "100000", 1, Integer.MAX_VALUE, null, false));
         add(m, new ConfigKey("sessions.idle-timeout", Type.DURATION, "30m", "30m", sec, 365 * 86400 * sec, null, false));
+        add(m, new ConfigKey("sessions.in-flight-timeout", Type.DURATION, "24h", "24h", sec, 365 * 86400 * sec, null, false));
         add(m, new ConfigKey("engine.max-states", Type.COUNT, "10000", "10000", 2, 1 << 24, null, false));
         add(m, new ConfigKey("escalate.approver", Type.TEXT, null, "com.acme.ops.RefundApprover", 0, 0, null, false));
         add(m, new ConfigKey("escalate.timeout", Type.DURATION, "30s", "30s", 1_000_000L, 7 * 86400 * sec, null, false));

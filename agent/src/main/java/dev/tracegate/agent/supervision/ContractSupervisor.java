@@ -787,7 +787,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             synchronized (s) {
                 long seq = s.nextSequence();
                 EndReport r = rt.monitor.end(s);
-                if (r != null) recordEnd(rt, r, seq);
+                if (r != null) recordEnd(rt, r, seq, r.held() == 0 ? null : "ended while " + calls(r.held()) + " in flight");
             }
         } finally {
             ending.remove(s.id(), s);
@@ -829,8 +829,28 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      * takes the next number, and an event of the same id recorded after it belongs to a new session.
      */
     private void evicted(Runtime rt, EndReport r) {
-        recordEnd(rt, r, -1);
-        if (Thread.currentThread() != sweeper) capacityEvicted(r.sessionId());
+        boolean idle = Thread.currentThread() == sweeper;
+        String why = r.held() == 0 ? null : idle
+                ? "ended by sessions.in-flight-timeout (" + inFlightBound() + "): no event for that long while " + calls(r.held()) + " in flight (a tool that hangs, or whose thread died);"
+                        + SUCCESSOR
+                : "ended to make room under sessions.max (" + config.sessionsMax() + ") while " + calls(r.held())
+                        + " in flight, since every other session had one too;" + SUCCESSOR;
+        recordEnd(rt, r, -1, why);
+        if (!idle) capacityEvicted(r.sessionId(), r.held());
+        else if (r.held() > 0) inFlightTimedOut(r.sessionId(), r.held());
+    }
+
+    /** The end of an END record's message for a session ended with calls in flight. */
+    private static final String SUCCESSOR = " a result that still comes opens the conversation's next session, which has forgotten"
+            + " this one's history (counts, consents, what earlier results showed, every contract's state)";
+
+    private static String calls(int n) { return n == 1 ? "1 tool call was" : n + " tool calls were"; }
+
+    /** sessions.in-flight-timeout as it acts (sessions.idle-timeout if that is longer), as text such as 24h or 1h30m. */
+    private String inFlightBound() {
+        java.time.Duration d = config.sessionsInFlightTimeout().compareTo(config.sessionsIdleTimeout()) >= 0
+                ? config.sessionsInFlightTimeout() : config.sessionsIdleTimeout();
+        return d.toString().substring(2).toLowerCase();
     }
 
     /** The thread running an idle sweep now: its evictions are idle ends, any other thread's make room (sessions.max). */
@@ -838,15 +858,50 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     /** When the last eviction warning was printed (nanoTime), and evictions since; guarded by this object's monitor. */
     private long evictionWarnedAt;
     private long evictionsSinceWarning;
+    /** The same for sessions ended with tool calls in flight: to make room, and by sessions.in-flight-timeout. */
+    private final Throttle heldEvictions = new Throttle();
+    private final Throttle inFlightTimeouts = new Throttle();
+
+    /** A warning said the first time and then at most once a minute with the number since (rare paths only). */
+    private static final class Throttle {
+        private long warnedAt;
+        private long since;
+
+        private boolean said;
+
+        /** Counts one: -1 to stay quiet (said less than a minute ago), 0 to say it the first time, else the number since. */
+        synchronized long count(long nanoTime) {
+            since++;
+            if (said && nanoTime - warnedAt < TimeUnit.MINUTES.toNanos(1)) return -1;
+            long n = said ? since : 0;
+            said = true;
+            warnedAt = nanoTime;
+            since = 0;
+            return n;
+        }
+    }
 
     /**
      * A session ended to make room under sessions.max: counted (MBean Evictions), and said on standard error the first
      * time and then at most once a minute with the number since, because each such end silently resets a conversation's
      * counts and history (trial12: sessions.max 2 with three conversations gave no block where 54 were due).
      */
-    private void capacityEvicted(String sessionId) {
+    private void capacityEvicted(String sessionId, int held) {
         metrics.onEviction();
         long now = System.nanoTime();
+        if (held > 0) {
+            long n = heldEvictions.count(now);
+            if (n == 0) {
+                AgentLog.warn("sessions.max (" + config.sessionsMax() + ") reached and every session had a tool call in flight: session '"
+                        + sessionId + "', the least recently used, was ended while " + calls(held) + " running, so the result"
+                        + " opens a new session without the conversation's counts and history (its end record says so). Raise"
+                        + " sessions.max well above the conversations active at once; such ends are said here at most once a minute");
+            } else if (n > 0) {
+                AgentLog.warn(n + " sessions ended with tool calls in flight to make room under sessions.max (" + config.sessionsMax()
+                        + ") in the last minute or more; their results open new sessions without the conversations' history");
+            }
+            return;
+        }
         String line;
         synchronized (this) {
             evictionsSinceWarning++;
@@ -865,6 +920,24 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         AgentLog.warn(line);
     }
 
+    /**
+     * A session ended by the idle sweep with calls in flight, at sessions.in-flight-timeout: said on standard error the
+     * first time and then at most once a minute with the number since (its END record says so too).
+     */
+    private void inFlightTimedOut(String sessionId, int held) {
+        long n = inFlightTimeouts.count(System.nanoTime());
+        String bound = inFlightBound();
+        if (n == 0) {
+            AgentLog.warn("session '" + sessionId + "' was ended by sessions.in-flight-timeout (" + bound + ") while " + calls(held)
+                    + " in flight with no event for that long (a tool that hangs, or whose thread died): a result that still comes"
+                    + " opens a new session without the conversation's counts and history. Raise sessions.in-flight-timeout above"
+                    + " your longest tool call if that is one; such ends are said here at most once a minute");
+        } else if (n > 0) {
+            AgentLog.warn(n + " sessions ended by sessions.in-flight-timeout (" + bound + ") with tool calls in flight in the last"
+                    + " minute or more");
+        }
+    }
+
     private void evictIdle() {
         evictIdle(System.currentTimeMillis() - config.sessionsIdleTimeout().toMillis());
     }
@@ -872,12 +945,15 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     /**
      * One idle sweep (the housekeeping thread's): ends every session not used since {@code cutoffMillis} and with no
      * tool call in flight (a session a tool call {@link Session#hold() holds} is spared, so it counts as idle only from
-     * its last event once its calls have returned).
+     * its last event once its calls have returned), and every session with calls in flight not used for
+     * sessions.in-flight-timeout beyond the cutoff's sessions.idle-timeout (a call that never returns must not keep its
+     * session for ever).
      */
     void evictIdle(long cutoffMillis) {
+        long beyond = Math.max(0, config.sessionsInFlightTimeout().toMillis() - config.sessionsIdleTimeout().toMillis());
         sweeper = Thread.currentThread();
         try {
-            for (Runtime rt : runtimes) rt.monitor.evictIdle(cutoffMillis);
+            for (Runtime rt : runtimes) rt.monitor.evictIdle(cutoffMillis, cutoffMillis - beyond);
             dropIdleRuntimes();
         } catch (RuntimeException e) {
             AgentLog.error("idle-session eviction failed", e);
@@ -1131,7 +1207,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
     }
 
-    private void recordEnd(Runtime rt, EndReport report, long seq) {
+    /** Records a session's END; {@code why}, when not null, is its message (how it ended, when that is not plain). */
+    private void recordEnd(Runtime rt, EndReport report, long seq, String why) {
         List<String> unmet = new ArrayList<>();
         for (EndReport.Obligation o : report.unmet()) unmet.add(o.contractId() + (o.pending() == null ? "" : ": " + o.pending()));
         byte[] codes = new byte[report.verdicts().size()];
@@ -1142,6 +1219,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         AuditRecord r = AuditRecord.of(report.sessionId(), seq < 0 ? report.events() + 1 : seq, "END", dev.tracegate.agent.audit.Decision.END)
                 .time(now).ts(now).verdicts(rt.auditTable, codes)
                 .unmet(unmet.toArray(new String[0]));
+        if (why != null) r.message(why);
         metrics.onSessionEnd();
         audit.append(r);
         if (view != null) {

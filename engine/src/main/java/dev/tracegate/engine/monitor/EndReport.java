@@ -12,8 +12,15 @@ import java.util.List;
  * @param unmet     the obligations the trace left open
  * @param events    the number of events offered to the session (applied or refused), so that a record
  *                  of its end can follow them in sequence
+ * @param held      the work the caller still had running in the session when it ended ({@link Session#holds()}:
+ *                  for the agent, tool calls let run whose results had not come); 0 offline
  */
-public record EndReport(String sessionId, List<Verdict> verdicts, List<Obligation> unmet, long events) {
+public record EndReport(String sessionId, List<Verdict> verdicts, List<Obligation> unmet, long events, int held) {
+
+    /** An end with nothing running in the session (offline replay, tests). */
+    public EndReport(String sessionId, List<Verdict> verdicts, List<Obligation> unmet, long events) {
+        this(sessionId, verdicts, unmet, events, 0);
+    }
 
     /**
      * A guarantee that was not permanently violated during the session but is not satisfied at its end

@@ -56,8 +56,9 @@ public final class Session {
 
     /**
      * Work of the caller's still running in this session (e.g. tool calls let run whose results have not come), kept by
-     * the caller under the session's monitor: a held session is never ended as idle ({@link SessionMonitor#evictIdle}),
-     * only to make room or explicitly. A plain field: its writers hold the monitor, and the idle sweep reads it there.
+     * the caller under the session's monitor: a held session is ended as idle ({@link SessionMonitor#evictIdle}) only when
+     * unused since the sweep's held cutoff, to make room only when no session without holds can make it, or explicitly;
+     * its end report counts the holds left. A plain field: its writers hold the monitor, and the sweeps read it there.
      */
     private int holds;
 
@@ -69,6 +70,9 @@ public final class Session {
 
     /** Whether work is running in this session (read under the session's monitor). */
     public boolean held() { return holds > 0; }
+
+    /** How many pieces of work are running in this session (read under the session's monitor; elsewhere a hint). */
+    public int holds() { return holds; }
 
     /** Records that the session was used at {@code millis} (any clock the caller keeps; used for idle eviction). */
     public void touch(long millis) { LAST_ACCESS.setOpaque(this, millis); }

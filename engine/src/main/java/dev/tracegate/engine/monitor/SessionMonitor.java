@@ -583,9 +583,10 @@ public final class SessionMonitor<E> {
                 SessionState last = arena.get(Session.slotOf(head));
                 int[] states = new int[dfas.length];
                 flat.unpack(last.packed, states);
-                EndReport r = endReport(session.id(), states, session.offered());
+                EndReport e = endReport(session.id(), states, session.offered());
                 arena.release(last);
-                return r;
+                int held = session.holds();   // exact for a caller that holds the session's monitor (evict does, the agent does)
+                return held == 0 ? e : new EndReport(e.sessionId(), e.verdicts(), e.unmet(), e.events(), held);
             }
         }
     }
@@ -611,9 +612,19 @@ public final class SessionMonitor<E> {
      * idle from its next use after its holds are released.
      */
     public int evictIdle(long olderThanMillis) {
+        return evictIdle(olderThanMillis, Long.MIN_VALUE);
+    }
+
+    /**
+     * As {@link #evictIdle(long)}, except that a {@link Session#held() held} session not used since
+     * {@code heldOlderThanMillis} is ended too (work that never finishes, such as a call whose thread died, must not keep
+     * its session for ever); its end report says how much was still {@link EndReport#held() held}.
+     */
+    public int evictIdle(long olderThanMillis, long heldOlderThanMillis) {
+        long heldBefore = Math.min(olderThanMillis, heldOlderThanMillis);
         int n = 0;
         for (Session s : sessions.values()) {
-            if (s.lastAccess() < olderThanMillis && evict(s, olderThanMillis, true)) n++;
+            if (s.lastAccess() < olderThanMillis && evict(s, olderThanMillis, heldBefore)) n++;
         }
         return n;
     }
@@ -623,12 +634,18 @@ public final class SessionMonitor<E> {
         // create sessions at the same time pick the same victims and may all add theirs: each goes on down the list
         // until it has ended its share itself and the map is below the bound, else every such race would leave the
         // map fuller than the bound for good (each later creation ending one and adding one).
+        // Sessions with work running (held: the agent's tool calls in flight) are passed over while others can make
+        // the room: ending one sends its work's result to a successor that has forgotten the history. Only when the
+        // map is still at the bound after every other session was tried are they ended, least recently used first.
         int excess = Math.max(1, sessions.size() / 100);
         List<Session> all = new ArrayList<>(sessions.values());
         all.sort((x, y) -> Long.compare(x.lastAccess(), y.lastAccess()));
         int ended = 0;
         for (int i = 0; i < all.size() && (ended < excess || sessions.size() >= options.maxSessions()); i++) {
-            if (evict(all.get(i), Long.MAX_VALUE, false)) ended++;
+            if (evict(all.get(i), Long.MAX_VALUE, Long.MIN_VALUE)) ended++;
+        }
+        for (int i = 0; i < all.size() && sessions.size() >= options.maxSessions(); i++) {
+            evict(all.get(i), Long.MAX_VALUE, Long.MAX_VALUE);
         }
     }
 
@@ -644,13 +661,15 @@ public final class SessionMonitor<E> {
      *
      * @param idleBefore evicted only if still not used since then (read under the monitor: an event may have used
      *                   it while this waited)
-     * @param idle       an idle end, which a {@link Session#held() held} session is spared (an end to make room is not)
+     * @param heldBefore a {@link Session#held() held} session (work still running in it) only if not used since then
+     *                   either ({@code Long.MIN_VALUE}: never; {@code Long.MAX_VALUE}: held or not)
      * @return whether this call ended the session
      */
-    private boolean evict(Session session, long idleBefore, boolean idle) {
+    private boolean evict(Session session, long idleBefore, long heldBefore) {
         synchronized (session) {
-            if (session.lastAccess() >= idleBefore) return false;
-            if (idle && session.held()) return false;   // work still running in it
+            long used = session.lastAccess();
+            if (used >= idleBefore) return false;
+            if (used >= heldBefore && session.held()) return false;   // work still running in it
             EndReport r = close(session);
             if (r == null) return false;
             try {

@@ -168,11 +168,12 @@ class SessionMonitorTest {
     }
 
     /**
-     * A held session (the agent: a tool call let run whose result has not come) is never ended as idle, however old its
-     * last use; once released it is idle from its last use again; an end to make room does not look at holds.
+     * A held session (the agent: a tool call let run whose result has not come) is not ended as idle, however old its
+     * last use, unless older than the held cutoff (work that never finishes); once released it is idle from its last use
+     * again. An end report says how many holds the session still had.
      */
     @Test
-    void theIdleSweepSparesAHeldSessionButTheBoundDoesNot() {
+    void theIdleSweepSparesAHeldSessionUntilTheHeldCutoff() {
         ContractSet set = set("p", "true", "G(b -> O a)");
         List<EndReport> evicted = new java.util.concurrent.CopyOnWriteArrayList<>();
         SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder(), new SessionMonitor.Options(2, true), evicted::add);
@@ -183,18 +184,45 @@ class SessionMonitorTest {
         quiet.touch(2);
         assertThat(m.evictIdle(Long.MAX_VALUE)).as("only the session nothing holds").isEqualTo(1);
         assertThat(evicted).extracting(EndReport::sessionId).containsExactly("quiet");
+        assertThat(evicted.get(0).held()).isZero();
         synchronized (busy) { busy.release(); }
         assertThat(m.evictIdle(Long.MAX_VALUE)).as("one of two holds released").isZero();
-        synchronized (busy) { busy.release(); busy.release(); }   // one release too many is ignored
-        assertThat(busy.held()).isFalse();
-        assertThat(m.evictIdle(Long.MAX_VALUE)).isEqualTo(1);
+        assertThat(m.evictIdle(Long.MAX_VALUE, 1)).as("used at 1: not before the held cutoff 1").isZero();
+        assertThat(m.evictIdle(Long.MAX_VALUE, 2)).as("held, but unused since before the held cutoff").isEqualTo(1);
+        assertThat(evicted).extracting(EndReport::sessionId).containsExactly("quiet", "busy");
+        assertThat(evicted.get(1).held()).as("one hold was left").isEqualTo(1);
 
+        Session released = m.session("released");
+        released.touch(3);
+        synchronized (released) { released.hold(); released.release(); released.release(); }   // one release too many is ignored
+        assertThat(released.held()).isFalse();
+        assertThat(m.evictIdle(Long.MAX_VALUE)).isEqualTo(1);
+    }
+
+    /**
+     * The bound ends the least recently used session that nothing holds, even a more recently used one, so that work
+     * running in a session (a tool call) does not see it end; only when every session is held does it end a held one,
+     * the least recently used, whose end report says how many holds it had.
+     */
+    @Test
+    void theBoundPrefersSessionsNothingHolds() {
+        ContractSet set = set("p", "true", "G(b -> O a)");
+        List<EndReport> evicted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder(), new SessionMonitor.Options(2, true), evicted::add);
         Session held = m.session("held");
         held.touch(3);
         synchronized (held) { held.hold(); }
         m.session("b").touch(4);
-        m.session("c").touch(5);   // the bound (2) ends the least recently used, held or not
-        assertThat(evicted).extracting(EndReport::sessionId).containsExactly("quiet", "busy", "held");
+        m.session("c").touch(5);   // the bound (2): b goes, although held is used less recently
+        assertThat(evicted).extracting(EndReport::sessionId).containsExactly("b");
+        assertThat(evicted.get(0).held()).isZero();
+        Session c = m.session("c");
+        synchronized (c) { c.hold(); c.hold(); }
+        m.session("d").touch(6);   // every session is held: the least recently used goes
+        assertThat(evicted).extracting(EndReport::sessionId).containsExactly("b", "held");
+        assertThat(evicted.get(1).held()).isEqualTo(1);
+        assertThat(m.find("c")).isSameAs(c);
+        assertThat(m.sessionCount()).isEqualTo(2);
     }
 
     /**
