@@ -365,6 +365,25 @@ class ConfiguredMethodsTest {
                 .contains("compile it with javac -parameters (or -g");
     }
 
+    /**
+     * session 11 param-name-without-names: a *-param given as a parameter's name, on a class compiled without -parameters
+     * or -g, stayed a literal without a word (every call in one session named after the parameter). The weaver says so,
+     * once, with the entry, the method and the two fixes; the call runs with the literal.
+     */
+    @Test
+    void aParamSettingThatNamesAParameterOfAClassWithoutNamesIsWarnedAboutWhenWoven() throws IOException {
+        Path classes = compile("-g:none");
+        ForkedJvm.Result r = runLedger(classes + File.pathSeparator + ForkedJvm.appClasspath(), "",
+                "tool  demoapp.plain.LedgerApp$Ledger#transfer  name=$method session=fromAccount\n");
+        assertThat(r.stderr()).as(r.toString())
+                .containsOnlyOnce("WARN configured method demoapp.plain.LedgerApp$Ledger#transfer (")
+                .contains("ledger-methods.txt:1): its class file records no parameter names (compiled without -parameters or -g), so"
+                        + " session-param 'fromAccount' names no parameter and is read as a literal (every call in the session"
+                        + " \"fromAccount\"): compile the class with javac -parameters (or -g, Maven's and Gradle's default), or give the"
+                        + " parameter's 0-based index instead of its name (session-param: 0 for its first parameter)")
+                .contains("CALL configured session=fromAccount tool=transfer");
+    }
+
     /** Without contract libraries nothing is checked, and the agent says so once at start (C3); with them it does not. */
     @Test
     void withoutLibrariesTheAgentWarnsThatNothingIsSupervised() throws IOException {

@@ -255,8 +255,9 @@ public final class ConfiguredMethods {
      * Says once, when a configured method is woven, what will go wrong at its calls: a {@code *-param} index
      * beyond its parameters (read as a literal, so e.g. every call lands in one session named "7"), or a class
      * file without parameter names (arguments reported as arg0..argN, so contracts that read a named argument
-     * find nothing). A warning, not an error: the parameter count is known only once the class loads, after
-     * the application has started.
+     * find nothing; a {@code *-param} given as a parameter's name stays a literal, see {@link #unfoundNames}).
+     * A warning, not an error: the parameter count is known only once the class loads, after the application
+     * has started.
      */
     private void warnAboutParameters(MethodRule rule, String method, String[] names) {
         int count = names.length;
@@ -271,16 +272,27 @@ public final class ConfiguredMethods {
                         .append(", so the text '").append(spec).append("' is used as a literal: give the 0-based index of the parameter");
             }
         }
+        // a class file without parameter names (no -parameters, no -g): a *-param that would be a parameter's name cannot be
+        // found among arg0..argN, so it stays a literal; said with the fix (session 11: it was silent)
+        boolean noNames = count > 0 && Arrays.equals(names, ParameterNames.positional(count));
+        String unnamed = noNames ? unfoundNames(rule, names) : null;
+        if (unnamed != null) {
+            problems.append(problems.length() == 0 ? "" : "; ").append(unnamed);
+        }
         String args = rule.field("args");
-        if (args != null && !args.equals("*") && index(args) < 0 && !Arrays.asList(names).contains(args)) {
+        if (args != null && !args.equals("*") && index(args) < 0 && !Arrays.asList(names).contains(args)
+                && !(unnamed != null && mayBeName(args))) {
             problems.append(problems.length() == 0 ? "" : "; ").append("args-param '").append(args).append("' is neither a parameter's")
                     .append(" 0-based index nor its name (").append(String.join(", ", names)).append("), so every call's arguments are")
                     .append(" the literal {\"value\":\"").append(args).append("\"}: give the parameter that holds the arguments, or leave")
                     .append(" args-param out to have all parameters by name");
         }
-        boolean unnamed = count > 0 && "*".equals(rule.fields.getOrDefault("args", "*"))
-                && java.util.Arrays.equals(names, ParameterNames.positional(count));
-        if (unnamed) {
+        // a tool's arguments only: a consent or erasure event has none
+        boolean allByName = noNames && rule.kind == MethodRule.Kind.TOOL && "*".equals(rule.fields.getOrDefault("args", "*"));
+        if (allByName && unnamed != null) {
+            problems.append("; for the same reason its arguments are reported as ").append(count == 1 ? "arg0" : "arg0.." + "arg" + (count - 1))
+                    .append(" and a contract that reads an argument by name finds nothing");
+        } else if (allByName) {
             problems.append(problems.length() == 0 ? "" : "; ").append("its class file records no parameter names, so its arguments are reported as ")
                     .append(count == 1 ? "arg0" : "arg0.." + "arg" + (count - 1))
                     .append(" and a contract that reads an argument by name finds nothing: compile it with javac -parameters (or -g,"
@@ -289,6 +301,47 @@ public final class ConfiguredMethods {
         if (problems.length() > 0 && warned.add(method)) {
             AgentLog.warn("configured method " + method + " (" + rule.where + "): " + problems);
         }
+    }
+
+    /**
+     * For a method whose class file records no parameter names: the {@code *-param} settings that read like a parameter's
+     * name (a Java identifier that is not a 0-based index, nor {@code true}/{@code false} for granted-param) and so cannot be
+     * found, each with what it becomes as a literal, and the fix; null when there is none. {@code tool-name} is left out:
+     * a literal is what it is for. The agent cannot tell such a name from a literal meant as one ({@code session-param: web}),
+     * so this is a warning and the literal is used, under {@code fail: closed} too.
+     */
+    private static String unfoundNames(MethodRule rule, String[] names) {
+        StringBuilder found = new StringBuilder();
+        StringBuilder becomes = new StringBuilder();
+        String example = null;
+        for (String key : new String[] {"session", "subject", "purpose", "granted", "args"}) {
+            String spec = rule.field(key);
+            if (spec == null || !mayBeName(spec) || Arrays.asList(names).contains(spec)
+                    || (key.equals("granted") && (spec.equalsIgnoreCase("true") || spec.equalsIgnoreCase("false")))) continue;
+            found.append(found.length() == 0 ? "" : ", ").append(key).append("-param '").append(spec).append('\'');
+            becomes.append(becomes.length() == 0 ? "" : "; ").append(switch (key) {
+                case "session" -> "every call in the session \"" + spec + "\"";
+                case "subject" -> "every " + (rule.kind == MethodRule.Kind.ERASURE ? "erasure" : "consent") + " for the subject \"" + spec + "\"";
+                case "purpose" -> "every consent for the purpose \"" + spec + "\"";
+                case "granted" -> "every call a withdrawal of consent";
+                default -> "every call's arguments the literal {\"value\":\"" + spec + "\"}";
+            });
+            if (example == null) example = key + "-param: 0";
+        }
+        if (found.length() == 0) return null;
+        return "its class file records no parameter names (compiled without -parameters or -g), so " + found
+                + (found.indexOf(",") >= 0 ? " name no parameter and are read as literals (" : " names no parameter and is read as a literal (")
+                + becomes + "): compile the class with javac -parameters (or -g, Maven's and Gradle's default), or give the"
+                + " parameter's 0-based index instead of its name (" + example + " for its first parameter)";
+    }
+
+    /** A setting that reads like a parameter's name: a Java identifier, not a 0-based index. */
+    private static boolean mayBeName(String spec) {
+        if (spec.isEmpty() || !Character.isJavaIdentifierStart(spec.charAt(0))) return false;
+        for (int i = 1; i < spec.length(); i++) {
+            if (!Character.isJavaIdentifierPart(spec.charAt(i))) return false;
+        }
+        return true;
     }
 
     /**

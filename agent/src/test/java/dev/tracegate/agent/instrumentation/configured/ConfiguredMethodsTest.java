@@ -240,6 +240,51 @@ class ConfiguredMethodsTest {
     }
 
     /**
+     * session 11 param-name-without-names: a *-param given as a parameter's name, on a class compiled without -parameters
+     * or -g, silently stayed a literal (every call in the session "session"). The method's warning at weave time now names
+     * each such setting, what it becomes, that the class file has no names and the two fixes; a setting that cannot be a
+     * name (web-1) or is a boolean literal (granted) is not named. The call still runs, with the literal, under fail: closed.
+     */
+    @Test
+    void aParamSettingThatNamesAParameterOfAClassWithoutNamesIsWarnedAboutAtWeaveTime() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool r.Crm#lookup session=session args=email",
+                "erasure r.Privacy#forget session=web-1 subject=who", "consent r.Privacy#grant subject=0 purpose=1 granted=granted",
+                "tool r.Crm#find session=web-1 args=1 name=search"));
+        String log = SubjectParametersTest.captured(() -> {
+            m.learnParameterNames("r.Crm", Map.of("lookup(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;", ParameterNames.positional(2),
+                    "find(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;", ParameterNames.positional(2)));
+            m.learnParameterNames("r.Privacy", Map.of("forget(Ljava/lang/String;Ljava/lang/String;)V", ParameterNames.positional(2),
+                    "grant(Ljava/lang/String;Ljava/lang/String;Z)V", ParameterNames.positional(3)));
+            m.learnParameterNames("r.Crm", Map.of("lookup(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;", ParameterNames.positional(2)));
+        });
+        assertThat(log.lines().filter(l -> l.contains("r.Crm#lookup")).toList()).as(log).singleElement().asString()
+                .contains("configured method r.Crm#lookup (m.txt:1): its class file records no parameter names (compiled without -parameters"
+                        + " or -g), so session-param 'session', args-param 'email' name no parameter and are read as literals (every call in"
+                        + " the session \"session\"; every call's arguments the literal {\"value\":\"email\"}): compile the class with javac"
+                        + " -parameters (or -g, Maven's and Gradle's default), or give the parameter's 0-based index instead of its name"
+                        + " (session-param: 0 for its first parameter)")
+                .doesNotContain("is neither a parameter's");
+        assertThat(log).as(log).contains("configured method r.Privacy#forget (m.txt:2): its class file records no parameter names"
+                        + " (compiled without -parameters or -g), so subject-param 'who' names no parameter and is read as a literal (every"
+                        + " erasure for the subject \"who\")")
+                .doesNotContain("'web-1'")
+                .contains("configured method r.Privacy#grant (m.txt:3): its class file records no parameter names (compiled without"
+                        + " -parameters or -g), so granted-param 'granted' names no parameter and is read as a literal (every call a"
+                        + " withdrawal of consent)")
+                .doesNotContain("r.Crm#find");
+        assertThat(log.lines().filter(l -> l.contains("r.Privacy#")).toList()).as("a consent or erasure event has no arguments")
+                .hasSize(2).noneSatisfy(l -> assertThat(l).contains("reported as arg0"));
+        Recording r = new Recording();
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse("fail=closed"), new JsonCodec(), m);
+        assertThat(m.onCall("r.Crm.lookup(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;", new Object[] {"conv-A", "ada@example.com"},
+                bridge)).as("not refused: the literal is used").isNull();
+        assertThat(r.calls).singleElement().satisfies(c -> {
+            assertThat(c.session()).isEqualTo("session");
+            assertThat(c.argumentsJson()).isEqualTo("{\"value\":\"email\"}");
+        });
+    }
+
+    /**
      * trial17 async-result-unchecked: a tool returning CompletableFuture had its RETURN recorded at once as a placeholder,
      * so no result contract saw the value and a failed future was no error RETURN. The host gets a future that completes
      * after the value is reported and checked: a withheld text value becomes the notice, another withheld value fails it

@@ -208,7 +208,7 @@ class SubjectParametersTest {
                 .doesNotContain("#forgetId").doesNotContain("#grant").doesNotContain("#find").doesNotContain("#plain");
     }
 
-    private static String captured(Runnable r) {
+    static String captured(Runnable r) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
         try {
