@@ -88,6 +88,7 @@ class InFlightEvictionTest {
         Thread.sleep(20);   // the sessions' last use is kept in milliseconds: conv1 is strictly the least recently used
         call("conv2", "buildReport", "d1");
         call("conv3", "lookup", "m1");   // no session without a call in flight: conv1, the least recently used, is ended
+        s.onToolResult(new ToolResult("test", "conv3", "lookup", "m1", "found", false));   // so conv3 makes the next room
         s.onToolResult(new ToolResult("test", "conv1", "buildReport", "c2", "report", false));
         assertThat(call("conv1", "sendMoney", "c3")).as("a fresh session: the balance was read in the ended one")
                 .isEqualTo(ToolDecision.Kind.BLOCK);
