@@ -72,4 +72,15 @@ class UnknownAtomTest {
         LibraryException e = compile("library: x\ncontracts:\n  - id: c\n    guarantee: G(refund -> O approved)\n");
         assertThat(e.hint()).startsWith("did you mean call(refund) or returned(refund)? or define refund under atoms:");
     }
+
+    /** trial18 repro 07: two adjacent letters swapped are one slip (a transposition), not two substitutions. */
+    @Test
+    void twoSwappedLettersGetADidYouMean() {
+        for (String typo : List.of("cuont", "conut", "ocunt")) {
+            LibraryException e = compile("library: x\ncontracts:\n  - id: c\n    guarantee: G(" + typo + "(issue_refund) <= 2)\n");
+            assertThat(e.hint()).as(typo).startsWith("did you mean 'count'");
+        }
+        LibraryException e = compile("library: x\ncontracts:\n  - id: c\n    guarantee: G(call(x) -> O untrsuted_target)\n");
+        assertThat(e.hint()).startsWith("did you mean 'untrusted_target'");
+    }
 }
