@@ -7,7 +7,9 @@ import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
 import org.springframework.ai.chat.client.advisor.ToolCallAdvisor;
+import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.memory.MessageWindowChatMemory;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
@@ -21,6 +23,7 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 import org.springframework.ai.model.tool.internal.ToolCallReactiveContextHolder;
+import org.springframework.ai.support.ToolCallbacks;
 import org.springframework.ai.tool.annotation.Tool;
 
 import reactor.core.publisher.Flux;
@@ -32,7 +35,7 @@ import java.util.List;
 /**
  * A Spring AI ChatClient with real {@code @Tool} methods and a scripted model that replays a
  * conversation (a tool request, then an answer quoting the tool result); conversation id "conv-42".
- * Usage: {@code SpringAiApp [--stream] [--chunks] [--think-aloud] [--parallel] [--direct] [--stream-in-advisor] [--tool-advisor] [--provider-loop] [--tool-context] [--conversation=ID] <email|lookup|ticket|archive|chat|show> [user message]}:
+ * Usage: {@code SpringAiApp [--stream] [--chunks] [--think-aloud] [--text-beside-tools] [--memory] [--own-loop] [--parallel] [--direct] [--stream-in-advisor] [--tool-advisor] [--provider-loop] [--tool-context] [--conversation=ID] <email|lookup|ticket|archive|chat|show> [user message]}:
  * {@code --stream} uses {@code ChatClient...stream()} (Spring AI runs the tools on a Reactor worker thread) and prints each
  * chunk as it arrives, {@code --chunks} makes the model stream text replies word by word ({@code chat}: "the secret code is 1234"),
  * {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x; 2.0.x adds it by itself), {@code --provider-loop}
@@ -42,6 +45,12 @@ import java.util.List;
  * {@code --stream-in-advisor} makes a blocking {@code ChatClient} call whose own advisor answers by streaming the model itself,
  * {@code --think-aloud} makes a streamed round that asks for a tool first stream text ("let me check the secret records "),
  * {@code --tool-context} names the conversation in the request's {@code ToolContext} instead of the advisor parameter;
+ * {@code --text-beside-tools} makes the model's {@code call(Prompt)} answer a round that asks for a tool with text beside the
+ * request in the same message ("let me check the secret records of" an IBAN, as providers do when the model thinks aloud),
+ * {@code --memory} adds a {@code MessageChatMemoryAdvisor} (inside the tool loop, as its default order puts it) and prints
+ * what the chat memory kept ({@code MEMORY: TYPE text [tools]}), {@code --own-loop} runs the tool loop in the application
+ * (user-controlled tool execution: the model's {@code call(Prompt)} called directly, each round's text printed as
+ * {@code SHOWN: text}, the requested tools run through {@code ToolCallingManager}; implies {@code --text-beside-tools});
  * {@code show} calls {@code showAccount}, a {@code returnDirect} tool whose result Spring AI hands back as the answer.
  * Compiled against 2.0.1 using only API that 1.1.2 has too, so the same classes run on either line.
  */
@@ -108,6 +117,8 @@ public final class SpringAiApp {
         private final boolean deferredCall;
         /** A streamed round that asks for tools streams some text first, as providers do when the model thinks aloud. */
         boolean thinkAloud;
+        /** call() answers a round that asks for tools with text beside the request, in the same message. */
+        boolean textBesideTools;
 
         ScriptedModel(String scenario, boolean providerLoop, boolean chunks) {
             this(scenario, providerLoop, chunks, false);
@@ -132,7 +143,13 @@ public final class SpringAiApp {
 
         @Override
         public ChatResponse call(Prompt prompt) {
-            return reply(prompt);
+            ChatResponse response = reply(prompt);
+            if (textBesideTools && response.hasToolCalls()) {
+                AssistantMessage request = response.getResult().getOutput();
+                return new ChatResponse(List.of(new Generation(AssistantMessage.builder().content("let me check the secret records of DE89370400440532013000")
+                        .toolCalls(request.getToolCalls()).build())));
+            }
+            return response;
         }
 
         /** Streams the same replies, each as one chunk (as a provider would, without going through call()). */
@@ -192,6 +209,10 @@ public final class SpringAiApp {
             List<Message> messages = prompt.getInstructions();
             Message last = messages.get(messages.size() - 1);
             if (last instanceof ToolResponseMessage) {
+                Message before = messages.size() > 1 ? messages.get(messages.size() - 2) : null;
+                if (before instanceof AssistantMessage && before.getText() != null && !before.getText().isEmpty()) {
+                    Console.line("MODEL SAW ITS TEXT: " + before.getText());   // what the round that asked for the tools said
+                }
                 StringBuilder seen = new StringBuilder();
                 for (ToolResponseMessage.ToolResponse response : ((ToolResponseMessage) last).getResponses()) {
                     Console.line("MODEL SAW TOOL RESULT " + response.name() + ": " + response.responseData());
@@ -279,14 +300,48 @@ public final class SpringAiApp {
     private static ChatClient.ChatClientRequestSpec request(String scenario, boolean providerLoop, boolean toolAdvisor, boolean chunks,
                                                             boolean deferredCall, boolean thinkAloud, boolean toolContext,
                                                             String conversation, String message) {
+        return request(scenario, providerLoop, toolAdvisor, chunks, deferredCall, thinkAloud, false, null, toolContext, conversation, message);
+    }
+
+    private static ChatClient.ChatClientRequestSpec request(String scenario, boolean providerLoop, boolean toolAdvisor, boolean chunks,
+                                                            boolean deferredCall, boolean thinkAloud, boolean textBesideTools,
+                                                            ChatMemory memory, boolean toolContext, String conversation, String message) {
         ScriptedModel model = new ScriptedModel(scenario, providerLoop, chunks, deferredCall);
         model.thinkAloud = thinkAloud;
+        model.textBesideTools = textBesideTools;
         ChatClient client = ChatClient.builder(model).build();
         ChatClient.ChatClientRequestSpec request = client.prompt().user(message).tools(new OfficeTools());
+        if (memory != null) {
+            request = request.advisors(MessageChatMemoryAdvisor.builder(memory).build());
+        }
         // the conversation id the documented ways: the advisor parameter, or the ToolContext
         request = toolContext ? request.toolContext(java.util.Map.of(ChatMemory.CONVERSATION_ID, conversation))
                 : request.advisors(a -> a.param(ChatMemory.CONVERSATION_ID, conversation));
         return toolAdvisor ? request.advisors(ToolCallAdvisor.builder().build()) : request;
+    }
+
+    /**
+     * User-controlled tool execution: the application calls the model itself with internal tool execution off, shows
+     * each round's text, runs the tools the round asks for and sends their results back, until an answer asks for none.
+     */
+    private static String ownLoop(String scenario, String message) {
+        ScriptedModel model = new ScriptedModel(scenario, false, false);
+        model.textBesideTools = true;
+        // (the scripted model never runs tools itself: no internal tool execution to turn off, which 2.0.x no longer has)
+        ToolCallingChatOptions options = ToolCallingChatOptions.builder().toolCallbacks(ToolCallbacks.from(new OfficeTools())).build();
+        ToolCallingManager tools = ToolCallingManager.builder().build();
+        Prompt prompt = new Prompt(List.<Message>of(new UserMessage(message)), options);
+        ChatResponse response = model.call(prompt);
+        while (response.hasToolCalls()) {
+            for (Generation generation : response.getResults()) {
+                AssistantMessage output = generation.getOutput();
+                Console.line("SHOWN: " + output.getText() + " [tools=" + output.getToolCalls().size() + "]");
+            }
+            ToolExecutionResult result = tools.executeToolCalls(prompt, response);
+            prompt = new Prompt(result.conversationHistory(), options);
+            response = model.call(prompt);
+        }
+        return text(response);
     }
 
     /** The text a streamed chunk carries ("" for none). */
@@ -306,6 +361,9 @@ public final class SpringAiApp {
         boolean deferredCall = false;
         boolean thinkAloud = false;
         boolean toolContext = false;
+        boolean textBesideTools = false;
+        boolean memory = false;
+        boolean ownLoop = false;
         String conversation = "conv-42";
         List<String> positional = new ArrayList<>();
         for (String arg : args) {
@@ -329,6 +387,12 @@ public final class SpringAiApp {
                 thinkAloud = true;
             } else if (arg.equals("--tool-context")) {
                 toolContext = true;
+            } else if (arg.equals("--text-beside-tools")) {
+                textBesideTools = true;
+            } else if (arg.equals("--memory")) {
+                memory = true;
+            } else if (arg.equals("--own-loop")) {
+                ownLoop = true;
             } else if (arg.startsWith("--conversation=")) {
                 conversation = arg.substring("--conversation=".length());
             } else {
@@ -369,14 +433,29 @@ public final class SpringAiApp {
                 Console.line("ANSWER: " + answer);
                 return;
             }
-            ChatClient.ChatClientRequestSpec request = request(scenario, providerLoop, toolAdvisor, chunks, deferredCall, thinkAloud, toolContext,
-                    conversation, message);
+            if (ownLoop) {
+                Console.line("ANSWER: " + ownLoop(scenario, message));
+                return;
+            }
+            ChatMemory chatMemory = memory ? MessageWindowChatMemory.builder().build() : null;
+            ChatClient.ChatClientRequestSpec request = request(scenario, providerLoop, toolAdvisor, chunks, deferredCall, thinkAloud,
+                    textBesideTools, chatMemory, toolContext, conversation, message);
             String answer;
-            if (stream) {
-                List<String> received = request.stream().content().doOnNext(chunk -> Console.line("CHUNK: " + chunk)).collectList().block();
-                answer = received == null ? null : String.join("", received);
-            } else {
-                answer = request.call().content();
+            try {
+                if (stream) {
+                    List<String> received = request.stream().content().doOnNext(chunk -> Console.line("CHUNK: " + chunk)).collectList().block();
+                    answer = received == null ? null : String.join("", received);
+                } else {
+                    answer = request.call().content();
+                }
+            } finally {
+                if (chatMemory != null) {
+                    for (Message kept : chatMemory.get(conversation)) {
+                        String tools = kept instanceof AssistantMessage && ((AssistantMessage) kept).hasToolCalls()
+                                ? " [tools=" + ((AssistantMessage) kept).getToolCalls().size() + "]" : "";
+                        Console.line("MEMORY: " + kept.getMessageType() + " " + kept.getText() + tools);
+                    }
+                }
             }
             Console.line("ANSWER: " + answer);
         } catch (RuntimeException e) {

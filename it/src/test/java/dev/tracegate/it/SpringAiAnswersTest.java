@@ -1,15 +1,20 @@
 package dev.tracegate.it;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What a Spring AI application receives as the answer is checked in the request's conversation, however it is made
- * (trial15): a conversation named in the {@code ToolContext}, a {@code returnDirect} tool's result, and text a streamed
- * round shows before it asks for a tool. Forked JVMs under the built agent jar, the app never imports tracegate.
+ * (trial15): a conversation named in the {@code ToolContext}, a {@code returnDirect} tool's result, text a streamed
+ * round shows before it asks for a tool, and text a blocking round returns beside its request for tools. Forked JVMs under
+ * the built agent jar, the app never imports tracegate.
  */
 class SpringAiAnswersTest {
 
@@ -34,6 +39,13 @@ class SpringAiAnswersTest {
     private static List<String> chunks(ForkedJvm.Result r) {
         return r.stdout().lines().filter(l -> l.startsWith("CHUNK: ")).map(l -> l.substring("CHUNK: ".length()).strip()).toList();
     }
+
+    /** The text of each round that asked for tools, as an application running the tools itself showed it. */
+    private static List<String> shown(ForkedJvm.Result r) {
+        return r.stdout().lines().filter(l -> l.startsWith("SHOWN: ")).map(l -> l.substring("SHOWN: ".length())).toList();
+    }
+
+    private static final String NOTICE = "tracegate blocked model output (contract rule.blockOutput): it contains a forbidden word";
 
     private static String answer(ForkedJvm.Result r) {
         return r.stdout().lines().filter(l -> l.startsWith("ANSWER: ")).findFirst().orElse("(no answer)");
@@ -128,5 +140,94 @@ class SpringAiAnswersTest {
                 .doesNotContain("TOOL sendEmail ran")
                 .doesNotContain("ANSWER:")
                 .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)");
+    }
+
+    @Test
+    void textBesideARequestForToolsInABlockingRoundIsCheckedBeforeTheToolRuns() {
+        // the application runs the tools itself (user-controlled tool execution) and shows each round's text
+        ForkedJvm.Result r = run("trace=true,blockOutput=secret", "--own-loop", "email");
+        // what it shows is the notice, and the round still asks for its tool: the text, not the call, violated
+        assertThat(shown(r)).as(r.toString()).containsExactly(NOTICE + " [tools=1]");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("secret records")
+                .contains("TOOL sendEmail ran to=bob@example.com")
+                .contains("MODEL SAW ITS TEXT: " + NOTICE)
+                .contains("ANSWER: done: \"email sent to bob@example.com\"");
+        String err = r.stderr();
+        int text = err.indexOf("BLOCK ASSISTANT springai session=default contract=rule.blockOutput");
+        int call = err.indexOf("CALL springai session=default tool=sendEmail");
+        assertThat(text).as(r.toString()).isNotNegative();
+        assertThat(call).as(r.toString()).isGreaterThan(text);
+        // two answers: the text beside the request and the final one
+        assertThat(ForkedJvm.count(err, "ASSISTANT springai session=default")).as(r.toString()).isEqualTo(2);
+
+        // shadow: the same decision, logged, and the text passes as it came
+        ForkedJvm.Result shadow = run("trace=true,shadow=true,blockOutput=secret", "--own-loop", "email");
+        assertThat(shadow.stderr()).as(shadow.toString()).contains("SHADOW would BLOCK ASSISTANT springai session=default contract=rule.blockOutput");
+        assertThat(shown(shadow)).as(shadow.toString()).containsExactly("let me check the secret records of DE89370400440532013000 [tools=1]");
+        assertThat(shadow.stdout()).as(shadow.toString()).contains("TOOL sendEmail ran to=bob@example.com");
+    }
+
+    @Test
+    void aBlockOfTextBesideARequestForToolsRefusesTheRoundWhenBlocksThrow() {
+        ForkedJvm.Result r = run("blockOutput=secret,onBlock=throw", "--own-loop", "email");
+        // the round is refused before the application sees it: its text is not shown and its tool does not run
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("SHOWN:")
+                .doesNotContain("TOOL sendEmail ran")
+                .doesNotContain("ANSWER:")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: " + NOTICE);
+    }
+
+    @Test
+    void textBesideARequestForToolsIsRedactedInPlaceAndTheToolStillRuns(@TempDir Path dir) throws IOException {
+        Path library = dir.resolve("no-iban.yaml");
+        Files.writeString(library, String.join("\n",
+                "tracegate: 1",
+                "library: no-iban",
+                "contracts:",
+                "  - id: out.no-iban",
+                "    guarantee: G(assistant -> !category(iban))",
+                "    strategy: redact",
+                "    message: The answer carried an IBAN.",
+                ""));
+        ForkedJvm.Result r = run("trace=true,libraries=" + library + ",audit.path=" + dir.resolve("audit.jsonl"), "--own-loop", "email");
+        assertThat(shown(r)).as(r.toString()).containsExactly("let me check the secret records of [redacted: iban] [tools=1]");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("DE89370400440532013000")
+                .contains("TOOL sendEmail ran to=bob@example.com");
+        assertThat(r.stderr()).as(r.toString()).contains("REPLACE ASSISTANT springai session=default contract=out.no-iban");
+    }
+
+    @Test
+    void aChatClientRoundsTextBesideItsRequestForToolsIsCheckedInItsConversation() {
+        // 2.0.x: the ChatClient's own ToolCallAdvisor runs the loop; the round's text goes back to the model in the history
+        ForkedJvm.Result r = run("trace=true,blockOutput=secret", "--text-beside-tools", "--conversation=conv-b", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("secret records")
+                .contains("MODEL SAW ITS TEXT: " + NOTICE)
+                .contains("TOOL sendEmail ran to=bob@example.com");
+        String err = r.stderr();
+        int text = err.indexOf("BLOCK ASSISTANT springai session=conv-b contract=rule.blockOutput");
+        int call = err.indexOf("CALL springai session=conv-b tool=sendEmail");
+        assertThat(text).as(r.toString()).isNotNegative();
+        assertThat(call).as(r.toString()).isGreaterThan(text);
+        assertThat(answer(r)).as(r.toString()).isEqualTo("ANSWER: done: \"email sent to bob@example.com\"");
+    }
+
+    @Test
+    void springAi112TextBesideARequestForToolsIsCheckedBeforeTheChatMemoryKeepsIt() {
+        // 1.1.x: MessageChatMemoryAdvisor's default order puts it inside ToolCallAdvisor's loop, so it keeps every round
+        ForkedJvm.Result r = run112("blockOutput=secret", "--tool-advisor", "--text-beside-tools", "--memory", "email");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("secret records")
+                .contains("MEMORY: ASSISTANT " + NOTICE + " [tools=1]")
+                .contains("TOOL sendEmail ran to=bob@example.com");
+
+        ForkedJvm.Result thrown = run112("blockOutput=secret,onBlock=throw", "--tool-advisor", "--text-beside-tools", "--memory", "email");
+        assertThat(thrown.stdout()).as(thrown.toString())
+                .doesNotContain("secret records")
+                .doesNotContain("TOOL sendEmail ran")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: " + NOTICE);
     }
 }
