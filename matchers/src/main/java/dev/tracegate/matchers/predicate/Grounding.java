@@ -110,7 +110,12 @@ public final class Grounding implements Grounder<Event> {
     // context
     private final Map<String, Integer> ctxSlots;
     private final Latch[] latches;
-    private final int[] latchSlot, latchPending, latchTool;
+    /*
+     * A RETURN latch reading arg(f) keeps two refs: latchPending, the value of the last accepted CALL of its tool (for a
+     * RETURN without a call id), and latchById, a PendingCalls of the accepted CALLs with an id still in flight (a RETURN
+     * with an id reads the CALL it answers); -1 for other latches.
+     */
+    private final int[] latchSlot, latchPending, latchById, latchTool;
     private final int erasedSlot, consentSlot, introducedSlot, namedSlot, permissionSlot;
     // GDPR
     private final Map<String, Long> categoryBits;
@@ -194,11 +199,14 @@ public final class Grounding implements Grounder<Event> {
         this.latches = policy.latches.toArray(new Latch[0]);
         this.latchSlot = new int[latches.length];
         this.latchPending = new int[latches.length];
+        this.latchById = new int[latches.length];
         this.latchTool = new int[latches.length];
         for (int i = 0; i < latches.length; i++) {
             latchSlot[i] = c.ctxSlot(latches[i].key);
             latchTool[i] = latches[i].tool == null ? -1 : c.tool(latches[i].tool);
-            latchPending[i] = latches[i].kind == EventKind.RETURN && latches[i].source == Latch.Source.ARG ? c.refs++ : -1;
+            boolean fromCall = latches[i].kind == EventKind.RETURN && latches[i].source == Latch.Source.ARG;
+            latchPending[i] = fromCall ? c.refs++ : -1;
+            latchById[i] = fromCall ? c.refs++ : -1;
         }
         this.sharedSubjects = policy.subjectScope == Policy.SubjectScope.GLOBAL;
         this.register = new SubjectRegister(policy.registerCapacity);
@@ -517,8 +525,25 @@ public final class Grounding implements Grounder<Event> {
         for (int i = 0; i < latches.length; i++) {
             Latch l = latches[i];
             int pending = latchPending[i];
-            if (pending >= 0 && f.isCall && f.tool(latchTool[i])) {
-                st.refs[pending] = e.args().get(l.path); // remembered for the RETURN
+            JsonNode fromCall = null;
+            if (pending >= 0 && f.tool(latchTool[i])) {
+                String id = e.callId();
+                if (f.isCall) {
+                    // remembered for the RETURN: the last call (for a RETURN without an id) and, by id, each call in flight
+                    JsonNode v = e.args().get(l.path);
+                    st.refs[pending] = v;
+                    if (id != null) st.refs[latchById[i]] = PendingCalls.of(st.refs[latchById[i]]).call(id, v);
+                } else if (e.kind() == EventKind.RETURN) {
+                    if (id == null) {
+                        fromCall = (JsonNode) st.refs[pending];
+                    } else {
+                        // the CALL this RETURN answers (nothing when it was refused, forgotten or its id ambiguous)
+                        PendingCalls calls = PendingCalls.of(st.refs[latchById[i]]);
+                        fromCall = calls.value(id);
+                        PendingCalls left = calls.returned(id);
+                        if (left != calls) st.refs[latchById[i]] = left == PendingCalls.EMPTY ? null : left;
+                    }
+                }
             }
             if (e.kind() != l.kind) continue;
             if (l.tool != null && !f.tool(latchTool[i])) continue;
@@ -528,7 +553,7 @@ public final class Grounding implements Grounder<Event> {
                 st.refs[slot] = null;
                 continue;
             }
-            JsonNode v = latchValue(l, e, pending >= 0 ? (JsonNode) st.refs[pending] : null);
+            JsonNode v = latchValue(l, e, fromCall);
             if (v == null) continue;
             if (l.action == Latch.Action.SET) st.refs[slot] = v;
             else {
@@ -1145,6 +1170,21 @@ public final class Grounding implements Grounder<Event> {
             } else if (r instanceof Sightings s) {
                 out.writeByte(3);
                 s.write(out);
+            } else if (r instanceof PendingCalls p) {
+                out.writeByte(4);
+                out.writeInt(p.size());
+                for (int k = 0; k < p.size(); k++) {
+                    byte[] id = p.id(k).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    out.writeInt(id.length);
+                    out.write(id);
+                    JsonNode v = p.rawValue(k);
+                    out.writeByte(p.isAmbiguous(k) ? 2 : v == null ? 0 : 1);
+                    if (v != null) {
+                        byte[] b = Json.MAPPER.writeValueAsBytes(v);
+                        out.writeInt(b.length);
+                        out.write(b);
+                    }
+                }
             } else if (r instanceof JsonNode n) {
                 out.writeByte(2);
                 byte[] b = Json.MAPPER.writeValueAsBytes(n);
@@ -1179,9 +1219,38 @@ public final class Grounding implements Grounder<Event> {
                     if (i != sightingsSlot) throw new IOException("provenance context in slot " + i + ", this library keeps it in " + sightingsSlot);
                     refs[i] = Sightings.read(in);
                 }
+                case 4 -> {
+                    if (!byIdSlot(i)) throw new IOException("pending calls in slot " + i + ", which holds no latch's calls in this library");
+                    int count = in.readInt();
+                    if (count < 0 || count > PendingCalls.MAX) throw new IOException(count + " pending calls in slot " + i + ", at most " + PendingCalls.MAX);
+                    String[] ids = new String[count];
+                    JsonNode[] values = new JsonNode[count];
+                    boolean[] ambiguous = new boolean[count];
+                    for (int k = 0; k < count; k++) {
+                        ids[k] = new String(bytes(in), java.nio.charset.StandardCharsets.UTF_8);
+                        int kind = in.readByte();
+                        if (kind < 0 || kind > 2) throw new IOException("unknown pending call value tag " + kind);
+                        ambiguous[k] = kind == 2;
+                        if (kind == 1) values[k] = Json.MAPPER.readTree(bytes(in));
+                    }
+                    refs[i] = PendingCalls.restore(ids, values, ambiguous);
+                }
                 default -> throw new IOException("unknown context tag " + tag);
             }
         }
+    }
+
+    private boolean byIdSlot(int slot) {
+        for (int s : latchById) if (s == slot) return true;
+        return false;
+    }
+
+    private static byte[] bytes(DataInput in) throws IOException {
+        int n = in.readInt();
+        if (n < 0) throw new IOException("negative length " + n);
+        byte[] b = new byte[n];
+        in.readFully(b);
+        return b;
     }
 
     // ------------------------------------------------------------------ compiler

@@ -12,8 +12,10 @@ import java.util.Objects;
  * {@code Latch.on(EventKind.RETURN, "approve_refund").set("approved").fromArg("amount")}.
  *
  * <p>An argument read on a RETURN comes from the RETURN's own arguments when it has them, else from
- * the last accepted CALL of the same tool in the session (frameworks report results without
- * repeating the arguments). A RETURN latch fires only on success ({@code error} false) unless
+ * the accepted CALL of the same tool with the RETURN's call id (frameworks report results without
+ * repeating the arguments, and calls may overlap), kept in a bounded table of calls in flight
+ * ({@link PendingCalls}); a RETURN without a call id reads the last accepted CALL of the tool. A call
+ * that was refused never feeds a latch. A RETURN latch fires only on success ({@code error} false) unless
  * {@link #onFailureToo()} is called. Instances are immutable; each step returns a new latch.
  */
 public final class Latch {
