@@ -282,7 +282,7 @@ final class ReplayCommand implements Callable<Integer> {
                         unevaluable++;
                         if (verbose || unevaluableAt.size() < UNEVALUABLE_SHOWN) {
                             unevaluableAt.add(t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase()
-                                    + (e.tool() == null ? "" : " " + e.tool()) + "): " + atomsOf(w.unevaluable(), atoms));
+                                    + (e.tool() == null ? "" : " " + e.tool()) + "): " + atomsOf(w.unevaluable(), atoms, lib, e));
                         }
                     }
                     for (int i = 0; i < d.contractCount(); i++) {
@@ -524,12 +524,15 @@ final class ReplayCommand implements Callable<Integer> {
     }
 
     /** The keys of the atoms whose bits are set, comma separated. */
-    private static String atomsOf(long[] bits, List<dev.tracegate.engine.ltl.Atom> atoms) {
+    /** The unevaluable atoms' keys, each with its cause when the library can name it (as the online refusal does). */
+    private static String atomsOf(long[] bits, List<dev.tracegate.engine.ltl.Atom> atoms, Library lib, Event e) {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < atoms.size(); i++) {
             if (i >> 6 < bits.length && (bits[i >> 6] & (1L << i)) != 0) {
                 if (b.length() > 0) b.append(", ");
                 b.append(atoms.get(i).key());
+                String cause = lib.unevaluableCause(i, e);
+                if (cause != null) b.append(" (").append(cause).append(')');
             }
         }
         return b.toString();

@@ -353,7 +353,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             return refusedByLog(rt, s, w, d);
         }
         Library.ContractInfo c = primary(rt, d);
-        String reason = reason(rt, w, d);
+        String reason = reason(rt, w, d, e);
         if (!enforce) {
             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
             return ToolDecision.proceed();
@@ -386,7 +386,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 redactedJson = redacted;
                 c = primary(rt, again);
                 note = " (after the fields that " + primaryWith(rt, d, "redact").id() + " does not allow were removed)";
-                reason = reason(rt, w, again) + note;
+                reason = reason(rt, w, again, r) + note;
             } else {
                 note = " It could not be redacted: " + cannot + ".";
                 reason = reason + note;
@@ -419,7 +419,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 // the target's call is refused too (by any strategy: a redirect runs its target only when that call passes),
                 // so the original call is blocked; the reason says the redirect was tried and which contracts refused it
                 // (the record's fired stays the original call's: replay steps that call, not the target's)
-                String targetRefusal = reason(rt, w, again);
+                String targetRefusal = reason(rt, w, again, r);
                 StringBuilder refusers = new StringBuilder();
                 for (int i = 0; i < again.contractCount(); i++) {
                     refusers.append(i == 0 ? "" : i == again.contractCount() - 1 ? " and " : ", ").append(rt.contractIds[again.contract(i)]);
@@ -547,7 +547,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Library.ContractInfo other = primary(rt, again);
             List<String> ids = new ArrayList<>();
             for (int x : excused) ids.add(rt.contractIds[x]);
-            String why = reason(rt, w, again) + " (the approver allowed " + String.join(", ", ids) + ": " + a.note()
+            String why = reason(rt, w, again, e) + " (the approver allowed " + String.join(", ", ids) + ": " + a.note()
                     + "; this contract still refuses the call)";
             record(rt, w, s, e, again, dev.tracegate.agent.audit.Decision.BLOCK, other.id(), why, t0);
             return ToolDecision.block(other.id(), why, nexts(rt, again));
@@ -579,13 +579,13 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         if (d.kind() == Decision.Kind.SUPPRESS) {
                             Library.ContractInfo c = rt.library.info().get(d.contract(0));
                             if (!enforce) {
-                                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, w, d), t0);
+                                record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason(rt, w, d, e), t0);
                                 return ResultDecision.keep();
                             }
                             // not applied either way: a result the call site cannot replace still leaves the contract in force
                             // for the calls that follow, and the record says that it went through
-                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), result.cannotWithhold() == null ? reason(rt, w, d)
-                                    : reason(rt, w, d) + " It could not be withheld: " + result.cannotWithhold() + "; the contract treats it as withheld"
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), result.cannotWithhold() == null ? reason(rt, w, d, e)
+                                    : reason(rt, w, d, e) + " It could not be withheld: " + result.cannotWithhold() + "; the contract treats it as withheld"
                                     + " and stays in force for the calls that follow.", t0);
                             return ResultDecision.suppress(c.id(), withheld(rt, c, "tool result"));
                         }
@@ -594,11 +594,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                             // saw what could be read and the event is applied, as replay applies it
                             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
                                     INTERNAL + ": " + result.withheld() + (d.kind() == Decision.Kind.VIOLATION
-                                            ? " The result also violated: " + reason(rt, w, d) : ""), t0);
+                                            ? " The result also violated: " + reason(rt, w, d, e) : ""), t0);
                             return ResultDecision.keep();
                         }
                         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
-                                d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, w, d) : null, t0);
+                                d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, w, d, e) : null, t0);
                         return ResultDecision.keep();
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
@@ -631,12 +631,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         Decision d = rt.step(s, e, false, enforce, w);
                         if (d.kind() == Decision.Kind.SUPPRESS && enforce) {
                             Library.ContractInfo c = rt.library.info().get(d.contract(0));
-                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, w, d), t0);
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), reason(rt, w, d, e), t0);
                             return MessageDecision.replace(c.id(), withheld(rt, c, "user message"));
                         }
                         record(rt, w, s, e, d, d.refused() ? dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK : dev.tracegate.agent.audit.Decision.PASS,
                                 d.refused() || d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
-                                d.refused() ? reason(rt, w, d) : d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, w, d) : null, t0);
+                                d.refused() ? reason(rt, w, d, e) : d.kind() == Decision.Kind.VIOLATION ? "environment violated: " + reason(rt, w, d, e) : null, t0);
                         return MessageDecision.keep();
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
@@ -672,7 +672,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                             return MessageDecision.keep();
                         }
                         Library.ContractInfo c = primary(rt, d);
-                        String reason = reason(rt, w, d);
+                        String reason = reason(rt, w, d, e);
                         if (!enforce) {
                             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
                             return MessageDecision.keep();
@@ -730,7 +730,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     try {
                         Decision d = rt.step(s, e, false, false, w);
                         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, d.contractCount() > 0 ? firstId(rt, d) : null,
-                                d.contractCount() > 0 ? d.kind() + ": " + reason(rt, w, d) : null, t0);
+                                d.contractCount() > 0 ? d.kind() + ": " + reason(rt, w, d, e) : null, t0);
                         return;
                     } finally {
                         rt.giveBack(w);
@@ -1083,7 +1083,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     }
 
     /** Why {@code d} refused or failed, right after worker {@code w}'s step: each contract's reason, and the atoms it could not evaluate. */
-    private static String reason(Runtime rt, Worker w, Decision d) {
+    private static String reason(Runtime rt, Worker w, Decision d, Event e) {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < d.contractCount(); i++) {
             Library.ContractInfo c = rt.library.info().get(d.contract(i));
@@ -1097,16 +1097,28 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             long[] bits = w.unevaluable();
             StringBuilder atoms = new StringBuilder();
             StringBuilder keys = new StringBuilder();   // context keys the unevaluable atoms compare with
+            StringBuilder explained = new StringBuilder();   // atoms whose cause the library can name
             for (int i = 0; i < rt.atomKeys.length && w.unevaluableCount() > 0; i++) {
                 if (i >> 6 < bits.length && (bits[i >> 6] & (1L << i)) != 0) {
+                    String cause = rt.library.unevaluableCause(i, e);
+                    if (cause != null) {
+                        explained.append(explained.length() == 0 ? "" : "; ").append(rt.atomKeys[i]).append(": ").append(cause);
+                        continue;
+                    }
                     atoms.append(atoms.length() == 0 ? "" : ", ").append(rt.atomKeys[i]);
                     contextKeys(rt.atomKeys[i], keys);
                 }
             }
-            // the grounding says that an atom could not be read, not why: an atom that compares with ctx(key) is also
-            // unevaluable while the key is empty, so such an atom names that cause too
-            b.append(" (unevaluable").append(atoms.length() == 0 ? "" : ": " + atoms).append(": an argument it reads is missing or not a number");
-            if (keys.length() > 0) b.append(", or the context key ").append(keys).append(" it compares with is still empty (no latch set it yet)");
+            // the grounding says that an atom could not be read, not why (except for a side-effecting call without any
+            // of its target arguments: explained): an atom that compares with ctx(key) is also unevaluable while the
+            // key is empty, so such an atom names that cause too
+            b.append(" (unevaluable");
+            if (explained.length() > 0) b.append(": ").append(explained);
+            if (atoms.length() > 0 || explained.length() == 0) {
+                b.append(explained.length() > 0 ? "; " : "").append(atoms.length() == 0 ? "" : (explained.length() > 0 ? "" : ": ") + atoms)
+                        .append(": an argument it reads is missing or not a number");
+                if (keys.length() > 0) b.append(", or the context key ").append(keys).append(" it compares with is still empty (no latch set it yet)");
+            }
             b.append(')');
         }
         return b.toString();

@@ -762,4 +762,15 @@ class CommandLineTest {
         CliRun all = run("replay", lib.toString(), t.toString(), "--verbose");
         assertThat(all.out()).contains("  u.jsonl:12 (seq 12, call pay): arg(pay, amount) <= 100").doesNotContain("more (--verbose");
     }
+
+    /** trial18 repro 04, offline: replay names a side-effecting call's missing target arguments as the online refusal does. */
+    @Test
+    void aSideEffectingCallWithoutItsTargetArgumentIsExplainedInReplay() throws Exception {
+        Path pol = Files.writeString(dir.resolve("pol.yaml"), "library: mailpol\ninjection:\n  side-effecting:\n    send_email: [recipient]\n");
+        Path t = Files.writeString(dir.resolve("m.jsonl"),
+                "{\"session\":\"s\",\"seq\":1,\"kind\":\"call\",\"tool\":\"send_email\",\"args\":{\"to\":\"ann@example.com\",\"body\":\"b\"}}\n");
+        CliRun r = run("replay", "injection," + pol, t.toString());
+        assertThat(r.out()).contains("  m.jsonl:1 (seq 1, call send_email): untrusted_target (send_email has none of its target arguments"
+                + " [recipient] (injection.side-effecting in " + pol + "); its arguments are to, body)");
+    }
 }

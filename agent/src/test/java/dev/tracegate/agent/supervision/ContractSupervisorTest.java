@@ -595,4 +595,24 @@ class ContractSupervisorTest {
         r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(Files.readString(r.log())).contains("unevaluable: arg(pay, amount) <= 100");
     }
+
+    /**
+     * trial18 repro 04: a side-effecting entry naming an argument the tool lacks (recipient for to, or arg0.. from a
+     * class compiled without parameter names) refuses every call; the reason names the missing target argument, where
+     * it is declared and the arguments the call has, not only "an argument it reads is missing".
+     */
+    @Test
+    void aSideEffectingCallWithoutItsTargetArgumentNamesTheArgumentAndWhereItIsDeclared() throws Exception {
+        Path lib = dir.resolve("pol.yaml");
+        Files.writeString(lib, "library: mailpol\ninjection:\n  side-effecting:\n    send_email: [recipient]\n");
+        Running r = start("libraries=injection;" + lib);
+        ToolDecision d = r.supervisor().onToolCall(new ToolCall("x", "s", "send_email",
+                "{\"to\":\"ann@example.com\",\"subject\":\"hi\",\"body\":\"b\"}", null));
+        assertThat(d.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(d.reason()).endsWith("(unevaluable: untrusted_target: send_email has none of its target arguments [recipient]"
+                + " (injection.side-effecting in " + lib + "); its arguments are to, subject, body)");
+        r.supervisor().close();
+        r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(Files.readString(r.log())).contains("send_email has none of its target arguments [recipient]");
+    }
 }

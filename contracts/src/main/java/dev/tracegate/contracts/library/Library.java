@@ -459,6 +459,27 @@ public final class Library {
         return new Replay<>(contracts, grounding, policy.refuseUnevaluable(), sessionId);
     }
 
+    /**
+     * Why atom {@code atom} was unevaluable on {@code event}, when the grounding can say more than "an argument it
+     * reads is missing" (an {@code untrusted_target} call without any of the target arguments its policy names), with
+     * the library files whose {@code injection.side-effecting} names the tool; null otherwise. For reports.
+     */
+    public String unevaluableCause(int atom, Event event) {
+        return grounding.unevaluableCause(atom, event, tool -> {
+            List<String> files = new ArrayList<>();
+            for (LibrarySpec s : specs) {
+                if (s.injection() == null) continue;
+                for (String t : s.injection().sideEffecting().keySet()) {
+                    if (dev.tracegate.matchers.event.ToolName.matches(tool, t)) {
+                        files.add(s.file());
+                        break;
+                    }
+                }
+            }
+            return files.isEmpty() ? null : "injection.side-effecting in " + String.join(", ", files);
+        });
+    }
+
     /** Names of the loaded libraries, comma separated. */
     public String names() {
         List<String> n = new ArrayList<>();

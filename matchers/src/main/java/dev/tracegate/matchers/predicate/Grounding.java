@@ -1134,6 +1134,38 @@ public final class Grounding implements Grounder<Event> {
         return out;
     }
 
+    /**
+     * Why atom {@code atom} was unevaluable on {@code event}, when more can be said than "an argument it reads is
+     * missing": for {@code untrusted_target} (and {@code side_effect}) on a call of a side-effecting tool, the target
+     * arguments the policy names that the call lacks, and the arguments it has ("send_email has none of its target
+     * arguments [recipient] (injection.side-effecting in pol.yaml); its arguments are to, subject, body", where the
+     * parenthesis is {@code whereDeclared} of the tool, when it gives one). Null otherwise. For reports (a refusal's reason,
+     * replay's listing), never on the path of an event that passes.
+     */
+    public String unevaluableCause(int atom, Event event, java.util.function.Function<String, String> whereDeclared) {
+        if (atom < 0 || atom >= preds.length || !(preds[atom] instanceof UntrustedTarget) || event == null
+                || event.kind() != EventKind.CALL) {
+            return null;
+        }
+        int full = toolId(event.toolKey());
+        int bare = event.toolBare() == event.toolKey() ? full : toolId(event.toolBare());
+        Args.Path[] targets = full >= 0 && sideEffectTargets[full] != null ? sideEffectTargets[full]
+                : bare >= 0 ? sideEffectTargets[bare] : null;
+        if (targets == null) return null;
+        List<String> missing = new ArrayList<>();
+        for (Args.Path t : targets) {
+            JsonNode v = event.args().get(t);
+            if (v == null || v.isNull()) missing.add(t.toString());
+        }
+        if (missing.size() < targets.length) return null;   // a target was there: unevaluable for another reason
+        List<String> has = new ArrayList<>();
+        for (java.util.Iterator<String> it = event.args().fieldNames(); it.hasNext(); ) has.add(it.next());
+        String where = whereDeclared == null ? null : whereDeclared.apply(event.tool());
+        return event.tool() + " has none of its target arguments [" + String.join(", ", missing) + "]"
+                + (where == null ? "" : " (" + where + ")") + "; "
+                + (has.isEmpty() ? "the call has no arguments" : "its arguments are " + String.join(", ", has));
+    }
+
     /** Indices of the atoms set in a bit array (valuation or unevaluable), for reports. */
     public static List<Integer> indices(long[] bits) {
         List<Integer> out = new ArrayList<>();
