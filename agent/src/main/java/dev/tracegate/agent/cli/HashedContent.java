@@ -42,16 +42,41 @@ final class HashedContent {
         return out;
     }
 
-    /** The note replay prints for a hashed log {@code name} written with personal data {@code mode}. */
-    static String note(String name, String mode, Library lib) {
+    /**
+     * The ids of the contracts that read no content themselves but whose verdicts from a hashed log may still differ
+     * when it is replayed in enforce mode: an event a content-reading contract refuses there is not applied (as online
+     * a refused event is not), so which events the others see, count and sum follows the content-reading ones'
+     * verdicts from digests. Empty in shadow mode (every event is applied) or when no contract reads content.
+     */
+    static List<String> followers(Library lib, boolean enforce) {
+        List<String> out = new ArrayList<>();
+        if (!enforce || contracts(lib).isEmpty()) return out;
+        ContractSet set = lib.contracts();
+        for (int c = 0; c < set.contracts().size(); c++) {
+            boolean content = false;
+            for (int f : new int[] {set.assumeOf(c), set.guaranteeOf(c)}) {
+                for (Atom a : set.formulas().get(f).atoms()) content |= Vocabulary.readsContent(a, lib.policy());
+            }
+            if (!content) out.add(set.contracts().get(c).id());
+        }
+        return out;
+    }
+
+    /** The note replay prints for a hashed log {@code name} written with personal data {@code mode}, replayed in enforce mode or not. */
+    static String note(String name, String mode, Library lib, boolean enforce) {
         List<String> affected = contracts(lib);
         String head = "note: " + name + " is an audit log with personal data hashed (" + mode + "): ";
         if (affected.isEmpty()) {
             return head + "none of the replayed contracts reads content it holds only as digests (texts, argument values,"
                     + " results), so their verdicts are the online ones";
         }
+        List<String> followers = followers(lib, enforce);
         return head + "these contracts read content it holds only as digests (texts, argument values, results), so their"
                 + " verdicts from it are not the online ones (an atom may come out false, not only unevaluable): "
-                + String.join("; ", affected) + ". Write the log with audit.personal-data: clear to replay them";
+                + String.join("; ", affected) + "."
+                + (followers.isEmpty() ? "" : " Replayed in enforce mode, whether an event is applied follows their"
+                        + " verdicts from digests (a refused event is not applied), so the events the other contracts see, count"
+                        + " and sum may differ from the online ones, and so may their verdicts: " + String.join(", ", followers) + ".")
+                + " Write the log with audit.personal-data: clear to replay them";
     }
 }

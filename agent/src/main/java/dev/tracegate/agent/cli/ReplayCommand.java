@@ -219,7 +219,7 @@ final class ReplayCommand implements Callable<Integer> {
                 for (String note : audit.gaps) System.err.println(note);
                 for (String note : audit.libraryNotes(t, lib)) System.err.println(note);
                 if (audit.hashed) {
-                    System.err.println(HashedContent.note(t.getFileName().toString(), audit.personalData, lib));
+                    System.err.println(HashedContent.note(t.getFileName().toString(), audit.personalData, lib, enforce));
                 }
             }
             CountingStream counted = new CountingStream(audit != null ? java.io.InputStream.nullInputStream() : Files.newInputStream(t));

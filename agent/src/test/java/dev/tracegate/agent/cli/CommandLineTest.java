@@ -732,8 +732,13 @@ class CommandLineTest {
         assertThat(r.err()).contains("note: hashed.jsonl is an audit log with personal data hashed (salted-sha256): these contracts read"
                 + " content it holds only as digests (texts, argument values, results), so their verdicts from it are not the online"
                 + " ones (an atom may come out false, not only unevaluable): injection.untrusted-target (untrusted_target);"
-                + " bankpol.cap (arg(send_money, amount) <= 1000). Write the log with audit.personal-data: clear to replay them");
-        assertThat(r.err()).doesNotContain("bankpol.read-first");
+                + " bankpol.cap (arg(send_money, amount) <= 1000). Replayed in enforce mode, whether an event is applied follows"
+                + " their verdicts from digests (a refused event is not applied), so the events the other contracts see, count and"
+                + " sum may differ from the online ones, and so may their verdicts: bankpol.read-first."
+                + " Write the log with audit.personal-data: clear to replay them");
+        // replayed in shadow mode every event is applied: only the contracts that read content are named
+        CliRun shadow = run("replay", "injection," + pol, hashed.toString(), "--no-progress", "--mode", "shadow");
+        assertThat(shadow.err()).contains("bankpol.cap (arg(send_money, amount) <= 1000). Write the log").doesNotContain("bankpol.read-first");
         // with --format json the note stays on standard error and standard output is one JSON document
         CliRun json = run("replay", "injection," + pol, hashed.toString(), "--format", "json");
         assertThat(json.err()).contains("injection.untrusted-target (untrusted_target)");
@@ -772,5 +777,44 @@ class CommandLineTest {
         CliRun r = run("replay", "injection," + pol, t.toString());
         assertThat(r.out()).contains("  m.jsonl:1 (seq 1, call send_email): untrusted_target (send_email has none of its target arguments"
                 + " [recipient] (injection.side-effecting in " + pol + "); its arguments are to, body)");
+    }
+
+    /**
+     * trial18 repro 02: from a hashed log the sum's digests are unevaluable, so replay in enforce mode refuses every
+     * refund; none is applied, the count never passes 2, and the count contract that blocked the third refund online
+     * replays as never violated. It reads no content, but the note must name it.
+     */
+    @Test
+    void aHashedLogsNoteNamesTheContractsWhoseEventsFollowAContentReadingOne() throws Exception {
+        Path lib = Files.writeString(dir.resolve("support.yaml"), """
+                library: support
+                contracts:
+                  - id: support.max-two-refunds
+                    guarantee: G(count(issue_refund) <= 2)
+                  - id: support.refund-budget
+                    guarantee: G(sum(issue_refund, amount) <= 300)
+                """);
+        Path log = dir.resolve("refunds.jsonl");
+        dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load(
+                "libraries=" + lib + ",audit.path=" + log, java.util.Map.of(), java.util.Map.of(), java.util.Set.of());
+        dev.tracegate.agent.audit.AuditWriter audit = dev.tracegate.agent.audit.AuditWriter.start(log,
+                dev.tracegate.agent.audit.AuditWriter.Settings.from(config));
+        dev.tracegate.agent.supervision.ContractSupervisor s = new dev.tracegate.agent.supervision.ContractSupervisor(
+                config, audit, new dev.tracegate.agent.metrics.SupervisorMetrics(), null);
+        s.onUserMessage(new dev.tracegate.agent.core.Message("x", "t", "Refund 10 EUR three times"));
+        java.util.List<String> online = new java.util.ArrayList<>();
+        for (String id : new String[] {"c1", "c2", "c3"}) {
+            online.add(String.valueOf(s.onToolCall(new dev.tracegate.agent.core.ToolCall("x", "t", "issue_refund",
+                    "{\"order_id\":\"A1\",\"amount\":10}", id)).contract()));
+        }
+        s.close();
+        assertThat(audit.close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(online).as("online the third refund is blocked by the count").containsExactly("null", "null", "support.max-two-refunds");
+
+        CliRun r = run("replay", lib.toString(), log.toString(), "--no-progress");
+        assertThat(row(r.out(), "support.max-two-refunds")).as("the verdict that differs from the online one")
+                .isEqualTo("support.max-two-refunds 0 0 0");
+        assertThat(r.err()).contains("support.refund-budget (sum(issue_refund, amount) <= 300).")
+                .contains("so may their verdicts: support.max-two-refunds.");
     }
 }
