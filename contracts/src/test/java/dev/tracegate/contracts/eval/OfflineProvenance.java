@@ -262,13 +262,16 @@ public final class OfflineProvenance implements Grounder<Event> {
         for (String f : fs) {
             JsonNode v = e.args().get(Args.Path.field(f));
             if (v == null || v.isNull()) continue;
-            if (v.isArray()) {
-                for (JsonNode x : v) if (untrustedTargetValue(x.asText(), seen, fetch)) return 1;
-            } else if (untrustedTargetValue(v.asText(), seen, fetch)) {
-                return 1;
-            }
+            for (String x : scalars(v, new ArrayList<>())) if (untrustedTargetValue(x, seen, fetch)) return 1;
         }
         return 0;
+    }
+
+    /** Every scalar of a target: itself, each element of a list, each field of an object (a record parameter), at any depth. */
+    private static List<String> scalars(JsonNode v, List<String> out) {
+        if (v.isContainerNode()) for (JsonNode x : v) scalars(x, out);
+        else if (!v.isNull()) out.add(v.asText());
+        return out;
     }
 
     /**
@@ -281,7 +284,10 @@ public final class OfflineProvenance implements Grounder<Event> {
         if (v.isEmpty()) return false;
         for (String o : seen.outputs()) if (mentions(o, v)) return false;
         for (String u : seen.userTexts()) if (mentions(u, v)) return false;
-        for (String id : dev.tracegate.matchers.predicate.Identifiers.find(value)) {
+        // a composed target past the documented bound (65,536 characters, 64 distinct identifiers) is not checked: untrusted
+        List<String> all = dev.tracegate.matchers.predicate.Identifiers.distinct(value);
+        if (all == null) return true;
+        for (String id : all) {
             if (!fold(id).equals(v) && untrusted(id, seen) && !(fetch && inRecord(id, seen))) return true;
         }
         return false;
@@ -346,7 +352,7 @@ public final class OfflineProvenance implements Grounder<Event> {
 
     /** Lower case, a URL's scheme and a leading www. (when a dot follows in the host) dropped, trailing slashes cut. */
     static String fold(String s) {
-        String t = s.strip().toLowerCase(Locale.ROOT);
+        String t = s.replaceAll("\\p{Cf}", "").strip().toLowerCase(Locale.ROOT); // invisible format chars dropped
         t = t.replace("https://", "").replace("http://", "");
         t = t.replaceFirst("^www\\.(?=[^/\\p{javaWhitespace}]*\\.)", "");
         while (t.endsWith("/")) t = t.substring(0, t.length() - 1);

@@ -615,7 +615,7 @@ public final class Grounding implements Grounder<Event> {
             if (v != null) recordErasure(st, Nodes.text(v).toString());
         }
         if (introducedSlot >= 0) {
-            if (k == EventKind.RETURN && e.result() != null) st.refs[introducedSlot] = remember(st.refs[introducedSlot], e.resultValues());
+            if (k == EventKind.RETURN && e.result() != null) st.refs[introducedSlot] = introduce(st.refs[introducedSlot], e.resultValues());
             else if (k == EventKind.USER && e.text() != null) st.refs[namedSlot] = remember(st.refs[namedSlot], e.textValues());
         }
     }
@@ -680,6 +680,22 @@ public final class Grounding implements Grounder<Event> {
         ValueSet s = cur instanceof ValueSet vs ? vs : ValueSet.empty(policy.setCapacity);
         return s.withHashes(values, values.length);
     }
+
+    /**
+     * {@link #remember} for a tool output's values, failing closed: when the output was not read to its end
+     * ({@link Identifiers#UNSCANNED}) or the set drops its oldest values to stay within its capacity, the set keeps
+     * {@link Identifiers#UNSCANNED} from then on (re-added when its own age would drop it), and {@link #flows} counts every
+     * value the user did not write as introduced. Allocates only when the set grows, as before.
+     */
+    private ValueSet introduce(Object cur, long[] values) {
+        ValueSet s = cur instanceof ValueSet vs ? vs : ValueSet.empty(policy.setCapacity);
+        ValueSet next = s.withHashes(values, values.length);
+        if (next == s) return s;
+        boolean cut = s.contains(Identifiers.UNSCANNED) || (!s.isEmpty() && !next.contains(s.oldest()));
+        return cut && !next.contains(Identifiers.UNSCANNED) ? next.withHashes(UNSCANNED, 1) : next;
+    }
+
+    private static final long[] UNSCANNED = {Identifiers.UNSCANNED};
 
     // ------------------------------------------------------------------ helpers used by nodes
 
@@ -968,7 +984,17 @@ public final class Grounding implements Grounder<Event> {
         long[] hs = f.valueHashes;
         int n = 0;
         hs[n++] = TextHash.of(value);
-        n = Identifiers.scan(value, hs, n);
+        n = Identifiers.scanAll(value, hs, n);
+        if (n < 0) return true; // a value longer than the scan reads (65,536 chars, 64 identifiers): not checked, so not trusted
+        if (introduced.contains(Identifiers.UNSCANNED)) {
+            // an output was not read to its end (or values were forgotten): every value the user did not write counts as
+            // introduced. A value the user wrote whole is theirs; one composed of identifiers the user all wrote too
+            if (!untrusted || !named.contains(hs[0])) {
+                if (!untrusted || n == 1) return true;
+                for (int i = 1; i < n; i++) if (!named.contains(hs[i])) return true;
+            }
+            return false;
+        }
         for (int i = 0; i < n; i++) {
             if (introduced.contains(hs[i]) && !(untrusted && named.contains(hs[i]))) return true;
         }
@@ -987,9 +1013,19 @@ public final class Grounding implements Grounder<Event> {
             JsonNode v = f.e.args().get(p);
             if (v == null) continue;
             any = true;
-            if (flows(f, Nodes.text(v), true)) return TRUE;
+            if (flowsInto(f, v)) return TRUE;
         }
         return any ? FALSE : UNEV; // a side effect whose target cannot be read: fail closed
+    }
+
+    /**
+     * {@link #flows} (untrusted) for a target: a scalar as its text, a list by each element and an object (a record
+     * parameter) by each field, at any depth, as provenance reads targets; so the JSON text's keys and quotes are no values.
+     */
+    private boolean flowsInto(Frame f, JsonNode v) {
+        if (!v.isContainerNode()) return !v.isNull() && flows(f, Nodes.text(v), true);
+        for (JsonNode x : v) if (flowsInto(f, x)) return true;
+        return false;
     }
 
     /**
@@ -1018,14 +1054,23 @@ public final class Grounding implements Grounder<Event> {
         boolean fetchTool = fetch && p.fetchTools.contains(e.toolKey());
         for (Args.Path path : targets) {
             JsonNode v = e.args().get(path);
-            if (v == null || v.isNull()) continue;
-            if (v.isArray()) {
-                for (JsonNode x : v) if (s.untrustedTarget(x.asText(), p, fetchTool)) return true;
-            } else if (s.untrustedTarget(v.asText(), p, fetchTool)) {
-                return true;
-            }
+            if (v != null && untrustedTarget(v, s, p, fetchTool)) return true;
         }
         return false;
+    }
+
+    /**
+     * A target's value: a scalar is checked whole, a list by each element and an object (a record parameter:
+     * {@code Recipient(address, name)}) by each field, at any depth (the parser bounds it): an object's fields are
+     * checked like list elements, so its address is a target.
+     */
+    private static boolean untrustedTarget(JsonNode v, Sightings s, Provenance p, boolean fetchTool) {
+        if (v.isNull() || v.isMissingNode()) return false;
+        if (v.isContainerNode()) {
+            for (JsonNode x : v) if (untrustedTarget(x, s, p, fetchTool)) return true;
+            return false;
+        }
+        return s.untrustedTarget(v.asText(), p, fetchTool);
     }
 
     /**
@@ -1038,19 +1083,26 @@ public final class Grounding implements Grounder<Event> {
                 : f.toolBare >= 0 ? sideEffectTargets[f.toolBare] : null;
         if (targets == null) return false;
         Sightings s = Sightings.of(f.st.refs[sightingsSlot]);
-        boolean any = false;
+        int any = 0;
         for (Args.Path path : targets) {
             JsonNode v = f.e.args().get(path);
-            if (v == null || v.isNull()) continue;
-            if (v.isArray()) {
-                for (JsonNode x : v) {
-                    if (!s.inRecord(x.asText())) return false;
-                    any = true;
-                }
-            } else {
-                if (!s.inRecord(v.asText())) return false;
-                any = true;
-            }
+            if (v == null) continue;
+            int r = inRecord(v, s);
+            if (r < 0) return false;
+            any |= r;
+        }
+        return any > 0;
+    }
+
+    /** 1 when every scalar of {@code v} (each element of a list, each field of an object) lies inside a named record, -1 when one does not, 0 when it has none. */
+    private static int inRecord(JsonNode v, Sightings s) {
+        if (v.isNull() || v.isMissingNode()) return 0;
+        if (!v.isContainerNode()) return s.inRecord(v.asText()) ? 1 : -1;
+        int any = 0;
+        for (JsonNode x : v) {
+            int r = inRecord(x, s);
+            if (r < 0) return -1;
+            any |= r;
         }
         return any;
     }

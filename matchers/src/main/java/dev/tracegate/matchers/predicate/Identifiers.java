@@ -6,9 +6,11 @@ import java.util.List;
 /**
  * Finds the values in a text that could later flow into a tool call: e-mail addresses, URLs and
  * domain names (also with a path, {@code evil.example/pay}), tokens with four or more digits (account, order and card numbers), IBANs and phone
- * numbers written in space-separated groups, and quoted strings. Bounded: only the first
+ * numbers written in space-separated groups, and quoted strings. An address written as a {@code mailto:} URI is read
+ * as the address ({@code mailto:a@evil.example?subject=x} is {@code a@evil.example}). Bounded: only the first
  * {@value #MAX_SCAN} characters are read, quoted strings longer than {@value #MAX_QUOTED} are
- * skipped, and at most as many values as the caller's array holds are kept. Linear in the text and
+ * skipped, and at most as many values as the caller's array holds are kept; {@link #scanAll} and {@link #values} say
+ * when a text held more than that (its rest was not checked), so the grounding can fail closed. Linear in the text and
  * allocation-free.
  */
 public final class Identifiers {
@@ -18,6 +20,13 @@ public final class Identifiers {
     public static final int MAX_QUOTED = 256;
     /** Values kept per text by the grounding. */
     public static final int MAX_PER_TEXT = 64;
+    /**
+     * The value {@link #values} adds to a text it could not read to the end (longer than {@value #MAX_SCAN} characters, or
+     * more than {@value #MAX_PER_TEXT} distinct values): a set of introduced values holding it has missed some, so the
+     * grounding counts every value the user did not write as introduced. A fixed 64-bit constant, which a value's hash
+     * equals with probability 2^-64, as two values collide ({@link TextHash}).
+     */
+    public static final long UNSCANNED = 0x7E57_C0DE_DEAD_BEEFL;
 
     private Identifiers() {}
 
@@ -26,11 +35,27 @@ public final class Identifiers {
      * {@code n} until {@code out} is full; returns the new count.
      */
     public static int scan(CharSequence s, long[] out, int n) {
+        return scan(s, out, n, out.length, SEEN.get());
+    }
+
+    /**
+     * {@link #scan}, or -1 when {@code s} holds more than that: it is longer than {@value #MAX_SCAN} characters, or holds
+     * more distinct values than {@code out} has room for. The caller then has not checked all of it and must fail closed.
+     */
+    public static int scanAll(CharSequence s, long[] out, int n) {
+        Seen seen = SEEN.get();
+        int r = scan(s, out, n, out.length, seen);
+        return s != null && (seen.overflow || s.length() > MAX_SCAN) ? -1 : r;
+    }
+
+    /** {@link #scan} into {@code out[n, cap)}; sets {@code seen.overflow} when a value found no room. */
+    private static int scan(CharSequence s, long[] out, int n, int cap, Seen seen) {
+        seen.overflow = false;
         if (s == null) return n;
         int len = Math.min(s.length(), MAX_SCAN);
         // the values already in out, in an open-addressing set, so a repeated value costs one probe
-        Seen seen = SEEN.get();
-        seen.reset(out.length);
+        seen.reset(cap);
+        seen.cap = cap;
         for (int k = 0; k < n; k++) if (out[k] != TextHash.EMPTY) seen.insert(out[k]);
         // the walk reads a copy (one bulk copy beats a String.charAt per char read)
         char[] cs = seen.chars(len);
@@ -47,7 +72,7 @@ public final class Identifiers {
      */
     private static int scan(char[] s, int len, long[] out, int n, Seen seen) {
         int i = 0;
-        while (i < len && n < out.length) {
+        while (i < len && !seen.overflow) {
             // skip plain chars, keeping where the walk would begin the token holding p: after the last non-token char
             int p = i, start = i, cls = 0;
             while (p < len) {
@@ -82,9 +107,17 @@ public final class Identifiers {
                 int a = i, b = j;
                 while (b > a && trailingMark(s[b - 1])) b--;
                 while (a < b && (s[a] == '.' || s[a] == ':')) a++;
-                // qualifies() counts the same digits ([a, b) lost only marks): with four, it holds
-                if (mayQualify && (digits >= 4 || qualifies(s, a, b))) n = addValue(s, a, b, out, n, seen);
-                if (mayGroup && n < out.length) {
+                int m = mailto(s, a, b);
+                if (m != a) {
+                    a = m;
+                    b = queryStart(s, a, b);
+                    mayQualify = qualifies(s, a, b);
+                } else {
+                    // qualifies() counts the same digits ([a, b) lost only marks): with four, it holds
+                    mayQualify = mayQualify && (digits >= 4 || qualifies(s, a, b));
+                }
+                if (mayQualify) n = addValue(s, a, b, out, n, seen);
+                if (mayGroup && !seen.overflow) {
                     int g = groupedEnd(s, a, len);
                     if (g > b) {
                         n = addValue(s, a, g, out, n, seen);
@@ -120,15 +153,18 @@ public final class Identifiers {
     /**
      * The hashes the grounding records for a text a tool returned or a user wrote: the hash of the
      * whole text when it has at most {@value #MAX_QUOTED} characters, then each value {@link #scan}
-     * finds (at most {@value #MAX_PER_TEXT}), in that order; a new array of exactly that length
+     * finds (at most {@value #MAX_PER_TEXT}), in that order, then {@link #UNSCANNED} when the text held more than
+     * {@link #scan} reads; a new array of exactly that length
      * (it may hold {@link TextHash#EMPTY}, which sets ignore). {@code Event} remembers it per text.
      */
     public static long[] values(String text) {
         if (text == null) return NO_VALUES;
-        long[] hs = SEEN.get().values;
+        Seen seen = SEEN.get();
+        long[] hs = seen.values;
         int n = 0;
         if (text.length() <= MAX_QUOTED) hs[n++] = TextHash.of(text);
-        n = scan(text, hs, n);
+        n = scan(text, hs, n, MAX_PER_TEXT + 1, seen);
+        if (seen.overflow || text.length() > MAX_SCAN) hs[n++] = UNSCANNED; // the rest was not read: say so
         return n == 0 ? NO_VALUES : java.util.Arrays.copyOf(hs, n);
     }
 
@@ -160,19 +196,33 @@ public final class Identifiers {
 
     /** The values found in {@code s}, as text (for tests and reports; allocates). */
     public static List<String> find(String s) {
+        return find(s, false);
+    }
+
+    /**
+     * The distinct values found in {@code s} (one per {@link TextHash}), as text, in the order found; or null when
+     * {@code s} holds more than is read ({@value #MAX_SCAN} characters, {@value #MAX_PER_TEXT} distinct values), so a caller
+     * that must check every value fails closed. Allocates: for provenance's composed targets.
+     */
+    public static List<String> distinct(String s) {
+        return s.length() > MAX_SCAN ? null : find(s, true);
+    }
+
+    private static List<String> find(String s, boolean distinct) {
         List<String> out = new ArrayList<>();
+        java.util.Set<Long> seen = distinct ? new java.util.HashSet<>() : null;
         // the same walk as scan(), collecting text instead of hashes
         int len = Math.min(s.length(), MAX_SCAN);
         char[] cs = s.toCharArray();
         int i = 0;
-        while (i < len && out.size() < MAX_PER_TEXT) {
+        while (i < len && (distinct || out.size() < MAX_PER_TEXT)) {
             char c = cs[i];
             char close = closingQuote(c);
             if (close != 0) {
                 int j = i + 1;
                 int limit = Math.min(len, i + 1 + MAX_QUOTED);
                 while (j < limit && cs[j] != close) j++;
-                if (j < limit && j - i - 1 >= 3) out.add(new String(cs, i + 1, j - i - 1));
+                if (j < limit && j - i - 1 >= 3 && !add(out, seen, cs, i + 1, j)) return null;
                 i++;
                 continue;
             }
@@ -182,10 +232,15 @@ public final class Identifiers {
                 int a = i, b = j;
                 while (b > a && trailingMark(cs[b - 1])) b--;
                 while (a < b && (cs[a] == '.' || cs[a] == ':')) a++;
-                if (qualifies(cs, a, b)) out.add(new String(cs, a, b - a));
+                int m = mailto(cs, a, b);
+                if (m != a) {
+                    a = m;
+                    b = queryStart(cs, a, b);
+                }
+                if (qualifies(cs, a, b) && !add(out, seen, cs, a, b)) return null;
                 int g = groupedEnd(cs, a, len);
                 if (g > b) {
-                    out.add(new String(cs, a, g - a));
+                    if (!add(out, seen, cs, a, g)) return null;
                     j = Math.max(j, g);
                 }
                 i = j;
@@ -194,6 +249,34 @@ public final class Identifiers {
             i++;
         }
         return out;
+    }
+
+    /** Adds {@code s[a, b)} to {@code out} (once per hash when {@code seen} is given); false when that is one too many. */
+    private static boolean add(List<String> out, java.util.Set<Long> seen, char[] s, int a, int b) {
+        if (seen != null) {
+            long h = TextHash.of(s, a, b);
+            if (h == TextHash.EMPTY || seen.contains(h)) return true;
+            if (seen.size() == MAX_PER_TEXT) return false;
+            seen.add(h);
+        }
+        out.add(new String(s, a, b - a));
+        return true;
+    }
+
+    /**
+     * Where the address of a {@code mailto:} URI ({@code mailto:} in any case, then an address) in {@code s[a, b)}
+     * starts, or {@code a} when the token is no such URI.
+     */
+    static int mailto(char[] s, int a, int b) {
+        if (b - a < 10 || s[a + 6] != ':' || !regionStartsWith(s, a, b, "mailto:")) return a;
+        for (int k = a + 7; k < b; k++) if (s[k] == '@') return a + 7;
+        return a;
+    }
+
+    /** End of a {@code mailto:} URI's address: its query ({@code ?subject=...}) cut. */
+    static int queryStart(char[] s, int a, int b) {
+        for (int k = a; k < b; k++) if (s[k] == '?') return k;
+        return b;
     }
 
     /** Adds the hash of {@code s[a, b)} unless this scan has kept it (or it is empty); {@code n < out.length}. */
@@ -216,6 +299,10 @@ public final class Identifiers {
     private static int addHash(char[] s, int a, int b, long[] out, int n, Seen seen) {
         long h = TextHash.of(s, a, b);
         if (h == TextHash.EMPTY || !seen.insert(h)) return n;
+        if (n == seen.cap) { // a new value without room: the caller learns the text was not read to its end
+            seen.overflow = true;
+            return n;
+        }
         out[n] = h;
         return n + 1;
     }
@@ -226,7 +313,10 @@ public final class Identifiers {
      */
     private static final class Seen {
         /** Scratch for {@link #values}: the whole text's hash and one per value kept. */
-        final long[] values = new long[MAX_PER_TEXT + 1];
+        final long[] values = new long[MAX_PER_TEXT + 2];
+        /** Room in the caller's array ({@code out[n, cap)}), and whether a new value found none in the last scan. */
+        int cap;
+        boolean overflow;
         /** The scanned text's chars (grows to the longest text scanned). */
         char[] text = new char[256];
         long[] keys = new long[256];

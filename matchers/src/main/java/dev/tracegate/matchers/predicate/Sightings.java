@@ -156,14 +156,17 @@ final class Sightings {
      * A call's target value (or an {@code untrusted(f)} argument) is untrusted: {@link #untrusted} for the whole value, and
      * for a value the model composed (found whole in no output and no user message: {@code "IBAN: DE89..."},
      * {@code "DE89...."}) also for each identifier inside it ({@link Identifiers#find}: a number of 4+ digits, an IBAN in
-     * groups, an address, a URL or domain, a quoted string), as the default mode reads a target. A value or identifier that
-     * lies inside a record a fetch tool may open ({@code inRecordTrusted}) is not untrusted.
+     * groups, an address, a URL or domain, a quoted string), as the default mode reads a target. A composed value too long to
+     * check that way ({@link Identifiers#distinct}: over 65,536 characters or 64 distinct identifiers) is untrusted. A
+     * value or identifier that lies inside a record a fetch tool may open ({@code inRecordTrusted}) is not untrusted.
      */
     boolean untrustedTarget(String value, Provenance p, boolean inRecordTrusted) {
         if (untrusted(value, p) && !(inRecordTrusted && inRecord(value))) return true;
         String v = fold(value);
         if (v.isEmpty() || truncated || seenWhole(v)) return false; // decided as a whole, with its refinements
-        for (String id : Identifiers.find(value)) {
+        List<String> ids = Identifiers.distinct(value);
+        if (ids == null) return true; // more than the bound reads (65,536 chars, 64 distinct identifiers): not checked, not trusted
+        for (String id : ids) {
             if (!fold(id).equals(v) && untrusted(id, p) && !(inRecordTrusted && inRecord(id))) return true;
         }
         return false;
@@ -223,17 +226,29 @@ final class Sightings {
     // ------------------------------------------------------------------ text
 
     /**
-     * Lower case, a URL's scheme dropped, a leading {@code www.} dropped when a domain remains (a dot
+     * Invisible format chars dropped, lower case, a URL's scheme dropped, a leading {@code www.} dropped when a domain remains (a dot
      * before any {@code /} or blank), and trailing slashes cut (so {@code http://www.a.com/} is {@code a.com}).
      */
     static String fold(String s) {
-        String t = s.strip().toLowerCase(Locale.ROOT);
+        String t = stripInvisible(s).strip().toLowerCase(Locale.ROOT);
         t = t.replace("https://", "").replace("http://", "");
         int start = t.startsWith("www.") && domainAfterWww(t) ? 4 : 0;
         int end = t.length();
         while (end > start && t.charAt(end - 1) == '/') end--;
         return start == 0 && end == t.length() ? t : t.substring(start, end);
     }
+
+    /** {@code s} without invisible format chars (Unicode Cf: U+200B, U+FEFF, ...), which {@link TextHash} ignores too. */
+    static String stripInvisible(String s) {
+        int i = 0, n = s.length();
+        while (i < n && !invisible(s.charAt(i))) i++;
+        if (i == n) return s;
+        StringBuilder b = new StringBuilder(n).append(s, 0, i);
+        for (; i < n; i++) if (!invisible(s.charAt(i))) b.append(s.charAt(i));
+        return b.toString();
+    }
+
+    private static boolean invisible(char c) { return c >= 128 && Character.getType(c) == Character.FORMAT; }
 
     /** True when {@code t}, which starts with {@code www.}, has another dot before its first {@code /} or blank. */
     private static boolean domainAfterWww(String t) {

@@ -1,8 +1,8 @@
 package dev.tracegate.matchers.predicate;
 
 /**
- * 64-bit hashes of values as context sets keep them: case-folded, ignoring white space and the
- * marks {@code - ( )} that people put inside phone numbers and IBANs, so {@code +1 (415) 555-0100}
+ * 64-bit hashes of values as context sets keep them: case-folded, ignoring white space, invisible format chars
+ * (Unicode Cf: U+200B, U+FEFF, ...) and the marks {@code - ( )} that people put inside phone numbers and IBANs, so {@code +1 (415) 555-0100}
  * and {@code +14155550100} are the same value. A URL-shaped value (one with an {@code http://} or
  * {@code https://} scheme, or whose text up to the first {@code /} is a domain name) is read without
  * its scheme, a leading {@code www.} and one trailing {@code /}, so {@code https://EVIL.example/pay/}
@@ -24,7 +24,16 @@ public final class TextHash {
             if (c <= ' ' ? c == ' ' || c == '\t' || c == '\n' || c == '\r' : c == '-' || c == '(' || c == ')') return -1;
             return c >= 'A' && c <= 'Z' ? c + 32 : c;
         }
-        return c == '\u00A0' ? -1 : Character.toLowerCase(c);
+        return wide(c);
+    }
+
+    /**
+     * A non-ASCII char as the hash reads it: -1 for a no-break space and for invisible format chars (Unicode category Cf:
+     * zero-width space U+200B, joiners, word joiner U+2060, the BOM U+FEFF, the soft hyphen U+00AD), which a model copies
+     * from an injected text without showing them, so {@code attacker@evil.example\u200B} is the address; else case-folded.
+     */
+    private static int wide(char c) {
+        return c == '\u00A0' || Character.getType(c) == Character.FORMAT ? -1 : Character.toLowerCase(c);
     }
 
     /** Hash of the whole sequence. */
@@ -88,7 +97,7 @@ public final class TextHash {
                 f = FOLD[c];
                 dotLetter |= afterDot & LETTER[c];
             } else {
-                f = c == '\u00A0' ? -1 : Character.toLowerCase(c);
+                f = wide(c);
                 dotLetter |= afterDot && Character.isLetter(c);
             }
             afterDot = c == '.';
@@ -99,7 +108,7 @@ public final class TextHash {
         }
         for (; i < to; i++) {
             char c = s[i];
-            int f = c < 128 ? FOLD[c] : c == '\u00A0' ? -1 : Character.toLowerCase(c);
+            int f = c < 128 ? FOLD[c] : wide(c);
             if (f < 0) continue;
             if (first < 0) first = f;
             h = (h ^ f) * PRIME;
@@ -197,7 +206,7 @@ public final class TextHash {
     }
 
     static boolean ignored(char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\u00A0' || c == '-' || c == '(' || c == ')';
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '-' || c == '(' || c == ')' || (c >= 128 && wide(c) < 0);
     }
 
     private static long finish(long h) {

@@ -112,6 +112,9 @@ public final class ValueSet {
         return new ValueSet(s, o, t, capacity);
     }
 
+    /** The hash added first of those kept (the next to be dropped), or {@link TextHash#EMPTY} when empty. */
+    public long oldest() { return order.length == 0 ? TextHash.EMPTY : order[0]; }
+
     /** Hashes in insertion order (for serialisation); a copy. */
     public long[] hashes() { return order.clone(); }
 

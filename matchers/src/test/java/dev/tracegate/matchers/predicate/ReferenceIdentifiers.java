@@ -49,6 +49,7 @@ final class ReferenceIdentifiers {
                 int a = i, b = j;
                 while (b > a && trailingMark(s.charAt(b - 1))) b--;
                 while (a < b && (s.charAt(a) == '.' || s.charAt(a) == ':')) a++;
+                if (isMailto(s, a, b)) { a += 7; b = cutQuery(s, a, b); }
                 if (qualifies(s, a, b)) n = add(out, n, TextHash.of(s, a, b));
                 if (n < out.length) {
                     int g = groupedEnd(s, a, len);
@@ -88,6 +89,7 @@ final class ReferenceIdentifiers {
                 int a = i, b = j;
                 while (b > a && trailingMark(s.charAt(b - 1))) b--;
                 while (a < b && (s.charAt(a) == '.' || s.charAt(a) == ':')) a++;
+                if (isMailto(s, a, b)) { a += 7; b = cutQuery(s, a, b); }
                 if (qualifies(s, a, b)) out.add(s.substring(a, b));
                 int g = groupedEnd(s, a, len);
                 if (g > b) {
@@ -100,6 +102,17 @@ final class ReferenceIdentifiers {
             i++;
         }
         return out;
+    }
+
+    /** A mailto: URI (the scheme in any case) with an '@' after it: read as the address, its ?query cut. */
+    private static boolean isMailto(CharSequence s, int a, int b) {
+        return b - a >= 10 && s.subSequence(a, a + 7).toString().equalsIgnoreCase("mailto:")
+                && s.subSequence(a + 7, b).toString().indexOf('@') >= 0;
+    }
+
+    private static int cutQuery(CharSequence s, int a, int b) {
+        int q = s.subSequence(a, b).toString().indexOf('?');
+        return q < 0 ? b : a + q;
     }
 
     private static int add(long[] out, int n, long h) {

@@ -89,12 +89,20 @@ class ValueMemoPropertyTest {
                 .text(e.text()).error(e.error()).build();
     }
 
-    /** What the grounding recorded before the memo: the whole text's hash when short, then the pre-rewrite scan. */
+    /**
+     * What the grounding recorded before the memo: the whole text's hash when short, then the pre-rewrite scan; then
+     * {@link Identifiers#UNSCANNED} when the text holds a value more than fits (the scan with room for one more finds it)
+     * or is longer than the scan reads.
+     */
     private static long[] reference(String text) {
-        long[] hs = new long[ReferenceIdentifiers.MAX_PER_TEXT + 1];
+        long[] hs = new long[ReferenceIdentifiers.MAX_PER_TEXT + 2];
         int n = 0;
         if (text.length() <= ReferenceIdentifiers.MAX_QUOTED) hs[n++] = TextHash.of(text);
         n = ReferenceIdentifiers.scan(text, hs, n);
+        if (n == hs.length || text.length() > ReferenceIdentifiers.MAX_SCAN) {
+            n = Math.min(n, hs.length - 1);
+            hs[n++] = Identifiers.UNSCANNED;
+        }
         return Arrays.copyOf(hs, n);
     }
 
