@@ -272,6 +272,7 @@ final class AuditLines {
         key("lib"); num(n);
         key("contracts"); strings(table.contracts);
         key("atoms"); strings(table.atoms);
+        if (table.digest != null) { key("digest"); str(table.digest); }
         end();
         libraries.put(table, n);
         lastLibrary = table;

@@ -10,14 +10,25 @@ import java.util.Objects;
 public final class LibraryTable {
     final String[] contracts;
     final String[] atoms;
+    /** A digest of the libraries' definitions (Library#digest), or null: written in the library record when given. */
+    final String digest;
 
     /**
      * @param contractIds the library's contract ids, in the order verdicts are given
      * @param atomKeys    the library's atom keys, in the order of the valuation's bits
      */
     public LibraryTable(String[] contractIds, String[] atomKeys) {
+        this(contractIds, atomKeys, null);
+    }
+
+    /**
+     * @param digest a digest of everything the libraries define (formulas, strategies, messages, policy sections),
+     *               which tells apart versions with the same ids and atoms; null writes none
+     */
+    public LibraryTable(String[] contractIds, String[] atomKeys, String digest) {
         this.contracts = Objects.requireNonNull(contractIds, "contractIds").clone();
         this.atoms = Objects.requireNonNull(atomKeys, "atomKeys").clone();
+        this.digest = digest;
     }
 
     /** Number of contracts. */

@@ -576,11 +576,16 @@ final class ReplayCommand implements Callable<Integer> {
         record RegisterRecord(long line, String path, long lines, String sha256, String personalData, String salt, String keyId) {
         }
 
-        /** A {@code library} record: its line, its number, and the contract ids and atom keys the agent ran with. */
-        record LibraryRecord(long line, long lib, List<String> contracts, List<String> atoms) {
+        /**
+         * A {@code library} record: its line, its number, the contract ids and atom keys the agent ran with, and the
+         * digest of everything the libraries defined (null in a log written before records had one).
+         */
+        record LibraryRecord(long line, long lib, List<String> contracts, List<String> atoms, String digest) {
+            /** Same ids and atoms, and the same digest where both have one (a change of a policy section, a message, a strategy). */
             boolean sameVersion(LibraryRecord o) {
                 return new java.util.HashSet<>(contracts).equals(new java.util.HashSet<>(o.contracts))
-                        && new java.util.HashSet<>(atoms).equals(new java.util.HashSet<>(o.atoms));
+                        && new java.util.HashSet<>(atoms).equals(new java.util.HashSet<>(o.atoms))
+                        && (digest == null || o.digest == null || digest.equals(o.digest));
             }
         }
 
@@ -700,7 +705,8 @@ final class ReplayCommand implements Callable<Integer> {
                 List<String> atoms = new ArrayList<>();
                 rec.path("contracts").forEach(c -> contracts.add(c.asText()));
                 rec.path("atoms").forEach(a -> atoms.add(a.asText()));
-                return new LibraryRecord(lineNo, rec.path("lib").asLong(0), contracts, atoms);
+                String digest = rec.path("digest").isTextual() ? rec.path("digest").asText() : null;
+                return new LibraryRecord(lineNo, rec.path("lib").asLong(0), contracts, atoms, digest);
             } catch (IOException e) {
                 return null;
             }
@@ -739,7 +745,7 @@ final class ReplayCommand implements Callable<Integer> {
                 if (!seen) versions.add(r);
             }
             if (versions.size() > 1) {
-                LibraryRecord replayed = new LibraryRecord(0, 0, given, atomKeys(lib));
+                LibraryRecord replayed = new LibraryRecord(0, 0, given, atomKeys(lib), lib.digest());
                 String match = null;
                 for (LibraryRecord v : versions) if (match == null && v.sameVersion(replayed)) match = "lib " + v.lib() + " (line " + v.line() + ")";
                 List<String> each = new ArrayList<>();

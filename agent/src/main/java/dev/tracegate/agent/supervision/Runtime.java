@@ -80,7 +80,7 @@ final class Runtime {
         this.contractIds = library.info().stream().map(Library.ContractInfo::id).toArray(String[]::new);
         this.violatedByEnvironment = new java.util.concurrent.atomic.AtomicIntegerArray(contractIds.length);
         this.atomKeys = library.contracts().atoms().stream().map(a -> a.key()).toArray(String[]::new);
-        this.auditTable = new dev.tracegate.agent.audit.LibraryTable(contractIds, atomKeys);
+        this.auditTable = new dev.tracegate.agent.audit.LibraryTable(contractIds, atomKeys, library.digest());
         this.reasons = new String[contractIds.length];
         for (int i = 0; i < reasons.length; i++) {
             Library.ContractInfo c = library.info().get(i);

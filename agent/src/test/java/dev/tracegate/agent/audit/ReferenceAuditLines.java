@@ -70,6 +70,7 @@ final class ReferenceAuditLines {
         key("lib"); num(libraries.size());
         key("contracts"); strings(table.contracts);
         key("atoms"); strings(table.atoms);
+        if (table.digest != null) { key("digest"); str(table.digest); }
         end();
     }
 

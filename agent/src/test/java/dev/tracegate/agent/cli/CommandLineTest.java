@@ -556,6 +556,31 @@ class CommandLineTest {
         assertThat(run("replay", "sop-refund", one.toString()).err()).doesNotContain("library versions").doesNotContain("library records");
     }
 
+    /**
+     * trial18 repro 08: a hot reload that changed only the injection: section (same contract ids and atoms) is a
+     * version of its own: its library record's digest differs, so replay notes the two versions and which one it was given.
+     */
+    @Test
+    void aHotReloadOfOnlyThePolicySectionIsAVersionReplayNotes() throws Exception {
+        String v1 = "library: pol\ninjection:\n  side-effecting:\n    issue_refund: [order_id]\n"
+                + "contracts:\n  - id: pol.wire\n    guarantee: G(call(wire_money) -> O returned(verify_identity))\n";
+        String v2 = v1.replace("    issue_refund: [order_id]\n", "    issue_refund: [order_id]\n    wire_money: [to]\n");
+        Path lib = dir.resolve("pol.yaml");
+        Path log = reloadedLog(lib, v1, v2);
+        java.util.List<String> records = Files.readAllLines(log).stream().filter(l -> l.contains("\"rec\":\"library\"")).toList();
+        assertThat(records).hasSize(2);
+        assertThat(records.get(0)).contains("\"digest\":\"");
+        assertThat(records.get(0).replaceAll(".*\"digest\":\"([0-9a-f]+)\".*", "$1"))
+                .isNotEqualTo(records.get(1).replaceAll(".*\"digest\":\"([0-9a-f]+)\".*", "$1"));
+        CliRun r = run("replay", lib.toString(), log.toString());
+        assertThat(r.err()).contains("note: hot.jsonl spans 2 library versions (lib 1 at line 2, lib 2 at line ")
+                .contains("the libraries given are lib 2 (line ");
+        // the digest is of what the library defines, not where it was read from: a copy elsewhere is the same version
+        Path copy = Files.createDirectories(dir.resolve("elsewhere")).resolve("pol.yaml");
+        Files.writeString(copy, v1);
+        assertThat(run("replay", copy.toString(), log.toString()).err()).contains("the libraries given are lib 1 (line 2)");
+    }
+
     /** The summary table's row of a contract: sessions violating, events, unmet. */
     private static String row(String out, String contract) {
         return out.lines().filter(l -> l.startsWith(contract + " ")).findFirst().orElseThrow().replaceAll("\\s+", " ");

@@ -480,6 +480,38 @@ public final class Library {
         });
     }
 
+    /**
+     * A digest of what the libraries define, in the order given: per library its name and settings, each contract's
+     * id, formulas as written, strategy, message, next action and redirect target, the latches, and the gdpr,
+     * injection and permissions sections; not where the files are nor their line numbers, so the same libraries give
+     * the same digest wherever they are read from. The audit log writes it in each {@code library} record, and replay
+     * tells versions of a hot reload apart by it. 16 hex digits of SHA-256.
+     */
+    public String digest() {
+        StringBuilder b = new StringBuilder();
+        for (LibrarySpec s : specs) {
+            b.append("library\u0000").append(s.name()).append('\u0000').append(s.settings()).append('\n');
+            for (LibrarySpec.ContractSpec c : s.contracts()) {
+                b.append("contract\u0000").append(c.id()).append('\u0000').append(c.assumeText()).append('\u0000')
+                        .append(c.guaranteeText()).append('\u0000').append(c.strategy()).append('\u0000').append(c.message())
+                        .append('\u0000').append(c.next()).append('\u0000').append(c.redirectTo()).append('\n');
+            }
+            for (LibrarySpec.LatchSpec l : s.latches()) {
+                b.append("latch\u0000").append(l.kind()).append('\u0000').append(l.tool()).append('\u0000').append(l.success())
+                        .append('\u0000').append(l.key()).append('\u0000').append(l.value()).append('\u0000').append(l.mode()).append('\n');
+            }
+            b.append("gdpr\u0000").append(s.gdpr()).append('\n');
+            b.append("injection\u0000").append(s.injection()).append('\n');
+            b.append("permissions\u0000").append(s.permissions()).append('\n');
+        }
+        try {
+            byte[] h = java.security.MessageDigest.getInstance("SHA-256").digest(b.toString().getBytes(StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(h, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Names of the loaded libraries, comma separated. */
     public String names() {
         List<String> n = new ArrayList<>();
