@@ -90,6 +90,7 @@ final class CheckCommand implements Callable<Integer> {
         for (String note : dev.tracegate.contracts.analysis.PolicySections.notes(lib.specs())) notes.add("note: " + note);
         for (String note : dev.tracegate.contracts.analysis.PolicySections.unread(lib)) notes.add("note: " + note);
         for (String note : dev.tracegate.contracts.analysis.PolicySections.categoryNotes(lib.specs())) notes.add("note: " + note);
+        for (String note : dev.tracegate.contracts.analysis.ToolNames.notes(lib.specs())) notes.add("note: " + note);
         for (String note : dev.tracegate.contracts.analysis.AgentAssumptions.notes(lib)) notes.add("note: " + note);
         for (int c = 0; c < lib.info().size(); c++) {
             Library.ContractInfo info = lib.info().get(c);

@@ -1,0 +1,75 @@
+package dev.tracegate.contracts.analysis;
+
+import dev.tracegate.contracts.library.LibraryReader;
+import dev.tracegate.contracts.library.LibrarySpec;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** trial18 repro 03: a tool name one slip away from another tool name of the same library gets a note. */
+class ToolNamesTest {
+
+    private static final String SUPPORT = """
+            library: support
+            atoms:
+              refund: call(issue_refnd)
+            context:
+              - on: {kind: RETURN, tool: lookup_ordr}
+                add: looked_up
+                value: arg(order_id)
+            contracts:
+              - id: support.refund-after-lookup
+                guarantee: G(refund -> arg_eq_ctx(issue_refund, order_id, looked_up))
+                message: Refund only an order that was looked up.
+              - id: support.refund-positive
+                guarantee: G(call(issue_refund) -> arg(issue_refund, amount) > 0)
+                message: Refund amounts must be positive.
+              - id: support.no-mail-after-lookup-error
+                guarantee: G(failed(lookup_order) -> G !call(send_email))
+                message: No mail after a failed lookup.
+            injection:
+              side-effecting:
+                send_emial: [to]
+            """;
+
+    @Test
+    void aToolNameOneSlipFromAnotherOfTheLibraryIsNoted() {
+        List<String> notes = ToolNames.notes(List.of(LibraryReader.read("support.yaml", SUPPORT)));
+        assertThat(notes).hasSize(3);
+        assertThat(notes).anySatisfy(n -> assertThat(n).startsWith("support.yaml:").contains("tool 'issue_refnd' (call(issue_refnd))")
+                .contains("tool 'issue_refund', which 3 other places of this library name").contains("Did you mean 'issue_refund'?"));
+        assertThat(notes).anySatisfy(n -> assertThat(n).startsWith("support.yaml:5: tool 'lookup_ordr' (the latch on RETURN of lookup_ordr)")
+                .contains("Did you mean 'lookup_order'?"));
+        assertThat(notes).anySatisfy(n -> assertThat(n).startsWith("support.yaml: tool 'send_emial' (injection.side-effecting)")
+                .contains("Did you mean 'send_email'?"));
+    }
+
+    @Test
+    void distinctToolsAndOtherLibrariesGetNoNote() {
+        LibrarySpec a = LibraryReader.read("a.yaml", """
+                library: a
+                contracts:
+                  - id: a.c
+                    guarantee: G(call(send_money) -> O returned(verify_identity))
+                  - id: a.d
+                    guarantee: G(call(read) -> !call(send_email, "x"))
+                """);
+        LibrarySpec b = LibraryReader.read("b.yaml", "library: b\ncontracts:\n  - id: b.c\n    guarantee: G !call(send_mony)\n");
+        assertThat(ToolNames.notes(List.of(a, b))).as("send_mony is in another library; read/send are far apart").isEmpty();
+        // the same name in another case is the same tool (names are compared case-folded): no note
+        LibrarySpec c = LibraryReader.read("c.yaml", "library: c\ncontracts:\n  - id: c.c\n    guarantee: G(call(Send_Email) -> !call(send_email))\n");
+        assertThat(ToolNames.notes(List.of(c))).isEmpty();
+        // two spellings side by side in one formula line are on purpose (a configured method and a framework tool)
+        LibrarySpec d = LibraryReader.read("d.yaml", "library: d\natoms:\n  search: call(search_kb) | call(searchkb)\n"
+                + "contracts:\n  - id: d.c\n    guarantee: G(search -> O user)\n");
+        assertThat(ToolNames.notes(List.of(d))).isEmpty();
+    }
+
+    @Test
+    void aSwappedPairInANestedAtomIsFound() {
+        LibrarySpec s = LibraryReader.read("n.yaml", "library: n\ncontracts:\n  - id: n.c\n    guarantee: G(since(call(verify)) > 5 -> !call(vreify))\n");
+        assertThat(ToolNames.notes(List.of(s))).singleElement().asString().contains("'verify'").contains("'vreify'");
+    }
+}
