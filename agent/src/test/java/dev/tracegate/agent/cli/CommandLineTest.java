@@ -801,7 +801,7 @@ class CommandLineTest {
                 "{\"session\":\"s\",\"seq\":1,\"kind\":\"call\",\"tool\":\"send_email\",\"args\":{\"to\":\"ann@example.com\",\"body\":\"b\"}}\n");
         CliRun r = run("replay", "injection," + pol, t.toString());
         assertThat(r.out()).contains("  m.jsonl:1 (seq 1, call send_email): untrusted_target (send_email has none of its target arguments"
-                + " [recipient] (injection.side-effecting in " + pol + "); its arguments are to, body)");
+                + " [recipient] (injection.side-effecting in pol.yaml); its arguments are to, body)");
     }
 
     /**

@@ -610,7 +610,7 @@ class ContractSupervisorTest {
                 "{\"to\":\"ann@example.com\",\"subject\":\"hi\",\"body\":\"b\"}", null));
         assertThat(d.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
         assertThat(d.reason()).endsWith("(unevaluable: untrusted_target: send_email has none of its target arguments [recipient]"
-                + " (injection.side-effecting in " + lib + "); its arguments are to, subject, body)");
+                + " (injection.side-effecting in pol.yaml); its arguments are to, subject, body)");
         r.supervisor().close();
         r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(Files.readString(r.log())).contains("send_email has none of its target arguments [recipient]");

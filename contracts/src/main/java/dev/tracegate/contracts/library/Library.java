@@ -462,7 +462,8 @@ public final class Library {
     /**
      * Why atom {@code atom} was unevaluable on {@code event}, when the grounding can say more than "an argument it
      * reads is missing" (an {@code untrusted_target} call without any of the target arguments its policy names), with
-     * the library files whose {@code injection.side-effecting} names the tool; null otherwise. For reports.
+     * the names of the library files whose {@code injection.side-effecting} names the tool (not their paths: the
+     * reason of a refusal also goes to the model); null otherwise. For reports.
      */
     public String unevaluableCause(int atom, Event event) {
         return grounding.unevaluableCause(atom, event, tool -> {
@@ -471,7 +472,9 @@ public final class Library {
                 if (s.injection() == null) continue;
                 for (String t : s.injection().sideEffecting().keySet()) {
                     if (dev.tracegate.matchers.event.ToolName.matches(tool, t)) {
-                        files.add(s.file());
+                        // the file's name, not its path: the text also goes to the model, which needs no server paths
+                        Path name = s.file().startsWith("builtin:") ? null : Path.of(s.file()).getFileName();
+                        files.add(name == null ? s.file() : name.toString());
                         break;
                     }
                 }
