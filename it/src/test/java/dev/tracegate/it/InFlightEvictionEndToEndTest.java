@@ -5,14 +5,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -82,37 +80,5 @@ class InFlightEvictionEndToEndTest {
         ForkedJvm.Result verified = ForkedJvm.exec(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(), "audit", "verify",
                 audit.toString()));
         assertThat(verified.exit()).as(verified.toString()).isZero();
-    }
-
-    /** Sends one step at a time and reads until it is done. */
-    private static final class Steps {
-        private final Writer in;
-        private final BufferedReader out;
-        private final List<String> seen = new ArrayList<>();
-        private int n;
-
-        Steps(Writer in, BufferedReader out) {
-            this.in = in;
-            this.out = out;
-        }
-
-        /** Whether a method body ran during the step. */
-        boolean run(String step) throws IOException {
-            in.write(step + "\n");
-            in.flush();
-            n++;
-            boolean ran = false;
-            for (String line; (line = out.readLine()) != null; ) {
-                seen.add(line);
-                if (line.startsWith("METHOD ")) ran = true;
-                if (line.equals("DONE " + n)) return ran;
-            }
-            throw new AssertionError("the application ended before step " + n + " was done: " + seen);
-        }
-
-        @Override
-        public String toString() {
-            return String.join("\n", seen);
-        }
     }
 }
