@@ -14,6 +14,7 @@ import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
 import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.ai.chat.metadata.ChatGenerationMetadata;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
@@ -35,7 +36,7 @@ import java.util.List;
 /**
  * A Spring AI ChatClient with real {@code @Tool} methods and a scripted model that replays a
  * conversation (a tool request, then an answer quoting the tool result); conversation id "conv-42".
- * Usage: {@code SpringAiApp [--stream] [--chunks] [--think-aloud] [--text-beside-tools] [--memory] [--own-loop] [--parallel] [--direct] [--stream-in-advisor] [--tool-advisor] [--provider-loop] [--tool-context] [--conversation=ID] <email|lookup|ticket|archive|chat|show> [user message]}:
+ * Usage: {@code SpringAiApp [--stream] [--chunks] [--think-aloud] [--text-beside-tools] [--memory] [--own-loop] [--generations] [--parallel] [--direct] [--stream-in-advisor] [--tool-advisor] [--provider-loop] [--tool-context] [--conversation=ID] <email|lookup|ticket|archive|chat|show> [user message]}:
  * {@code --stream} uses {@code ChatClient...stream()} (Spring AI runs the tools on a Reactor worker thread) and prints each
  * chunk as it arrives, {@code --chunks} makes the model stream text replies word by word ({@code chat}: "the secret code is 1234"),
  * {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x; 2.0.x adds it by itself), {@code --provider-loop}
@@ -50,7 +51,11 @@ import java.util.List;
  * {@code --memory} adds a {@code MessageChatMemoryAdvisor} (inside the tool loop, as its default order puts it) and prints
  * what the chat memory kept ({@code MEMORY: TYPE text [tools]}), {@code --own-loop} runs the tool loop in the application
  * (user-controlled tool execution: the model's {@code call(Prompt)} called directly, each round's text printed as
- * {@code SHOWN: text}, the requested tools run through {@code ToolCallingManager}; implies {@code --text-beside-tools});
+ * {@code SHOWN: text}, the requested tools run through {@code ToolCallingManager}; implies {@code --text-beside-tools};
+ * prints each generation of the answer as {@code GENERATION: text [finish=REASON]}), {@code --generations} makes the
+ * model's {@code call(Prompt)} answer a round that asks for no tools with two generations, a reasoning one first
+ * ("thinking: the user wants the code", finish reason REASONING) and then the answer (finish reason STOP), as providers
+ * that return their reasoning (or n > 1 choices) do;
  * {@code show} calls {@code showAccount}, a {@code returnDirect} tool whose result Spring AI hands back as the answer.
  * Compiled against 2.0.1 using only API that 1.1.2 has too, so the same classes run on either line.
  */
@@ -119,6 +124,8 @@ public final class SpringAiApp {
         boolean thinkAloud;
         /** call() answers a round that asks for tools with text beside the request, in the same message. */
         boolean textBesideTools;
+        /** call() answers a round that asks for no tools with a reasoning generation before the answer's. */
+        boolean generations;
 
         ScriptedModel(String scenario, boolean providerLoop, boolean chunks) {
             this(scenario, providerLoop, chunks, false);
@@ -148,6 +155,13 @@ public final class SpringAiApp {
                 AssistantMessage request = response.getResult().getOutput();
                 return new ChatResponse(List.of(new Generation(AssistantMessage.builder().content("let me check the secret records of DE89370400440532013000")
                         .toolCalls(request.getToolCalls()).build())));
+            }
+            if (generations && !response.hasToolCalls()) {
+                return new ChatResponse(List.of(
+                        new Generation(new AssistantMessage("thinking: the user wants the code"),
+                                ChatGenerationMetadata.builder().finishReason("REASONING").build()),
+                        new Generation(response.getResult().getOutput(), ChatGenerationMetadata.builder().finishReason("STOP").build())),
+                        response.getMetadata());
             }
             return response;
         }
@@ -324,9 +338,10 @@ public final class SpringAiApp {
      * User-controlled tool execution: the application calls the model itself with internal tool execution off, shows
      * each round's text, runs the tools the round asks for and sends their results back, until an answer asks for none.
      */
-    private static String ownLoop(String scenario, String message) {
+    private static String ownLoop(String scenario, String message, boolean generations) {
         ScriptedModel model = new ScriptedModel(scenario, false, false);
         model.textBesideTools = true;
+        model.generations = generations;
         // (the scripted model never runs tools itself: no internal tool execution to turn off, which 2.0.x no longer has)
         ToolCallingChatOptions options = ToolCallingChatOptions.builder().toolCallbacks(ToolCallbacks.from(new OfficeTools())).build();
         ToolCallingManager tools = ToolCallingManager.builder().build();
@@ -340,6 +355,10 @@ public final class SpringAiApp {
             ToolExecutionResult result = tools.executeToolCalls(prompt, response);
             prompt = new Prompt(result.conversationHistory(), options);
             response = model.call(prompt);
+        }
+        // the answer as an application that reads every generation shows it
+        for (Generation generation : response.getResults()) {
+            Console.line("GENERATION: " + generation.getOutput().getText() + " [finish=" + generation.getMetadata().getFinishReason() + "]");
         }
         return text(response);
     }
@@ -364,6 +383,7 @@ public final class SpringAiApp {
         boolean textBesideTools = false;
         boolean memory = false;
         boolean ownLoop = false;
+        boolean generations = false;
         String conversation = "conv-42";
         List<String> positional = new ArrayList<>();
         for (String arg : args) {
@@ -393,6 +413,8 @@ public final class SpringAiApp {
                 memory = true;
             } else if (arg.equals("--own-loop")) {
                 ownLoop = true;
+            } else if (arg.equals("--generations")) {
+                generations = true;
             } else if (arg.startsWith("--conversation=")) {
                 conversation = arg.substring("--conversation=".length());
             } else {
@@ -434,7 +456,7 @@ public final class SpringAiApp {
                 return;
             }
             if (ownLoop) {
-                Console.line("ANSWER: " + ownLoop(scenario, message));
+                Console.line("ANSWER: " + ownLoop(scenario, message, generations));
                 return;
             }
             ChatMemory chatMemory = memory ? MessageWindowChatMemory.builder().build() : null;

@@ -13,8 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What a Spring AI application receives as the answer is checked in the request's conversation, however it is made
  * (trial15): a conversation named in the {@code ToolContext}, a {@code returnDirect} tool's result, text a streamed
- * round shows before it asks for a tool, and text a blocking round returns beside its request for tools. Forked JVMs under
- * the built agent jar, the app never imports tracegate.
+ * round shows before it asks for a tool, text a blocking round returns beside its request for tools, and every generation
+ * of a blocking answer. Forked JVMs under the built agent jar, the app never imports tracegate.
  */
 class SpringAiAnswersTest {
 
@@ -43,6 +43,11 @@ class SpringAiAnswersTest {
     /** The text of each round that asked for tools, as an application running the tools itself showed it. */
     private static List<String> shown(ForkedJvm.Result r) {
         return r.stdout().lines().filter(l -> l.startsWith("SHOWN: ")).map(l -> l.substring("SHOWN: ".length())).toList();
+    }
+
+    /** Each generation of the answer, as an application that reads them all showed it ({@code text [finish=REASON]}). */
+    private static List<String> generations(ForkedJvm.Result r) {
+        return r.stdout().lines().filter(l -> l.startsWith("GENERATION: ")).map(l -> l.substring("GENERATION: ".length())).toList();
     }
 
     private static final String NOTICE = "tracegate blocked model output (contract rule.blockOutput): it contains a forbidden word";
@@ -228,6 +233,40 @@ class SpringAiAnswersTest {
         assertThat(thrown.stdout()).as(thrown.toString())
                 .doesNotContain("secret records")
                 .doesNotContain("TOOL sendEmail ran")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: " + NOTICE);
+    }
+
+    @Test
+    void eachGenerationOfABlockingAnswerIsCheckedAndOnlyTheOneThatBrokeTheContractIsReplaced() {
+        // a provider that returns its reasoning as a generation before the answer's: the second one says the secret
+        ForkedJvm.Result r = run("trace=true,blockOutput=secret", "--own-loop", "--generations", "chat");
+        assertThat(generations(r)).as(r.toString()).containsExactly(
+                "thinking: the user wants the code [finish=REASONING]",
+                NOTICE + " [finish=STOP]");
+        assertThat(r.stdout()).as(r.toString()).doesNotContain("secret code");
+        String err = r.stderr();
+        assertThat(err).as(r.toString()).contains("BLOCK ASSISTANT springai session=default contract=rule.blockOutput");
+        // two answers, one per generation, in generation order: the reasoning passes, the answer is blocked
+        assertThat(ForkedJvm.count(err, "ASSISTANT springai session=default")).as(r.toString()).isEqualTo(2);
+        assertThat(err.indexOf("ASSISTANT springai session=default -> KEEP")).as(r.toString())
+                .isNotNegative()
+                .isLessThan(err.indexOf("BLOCK ASSISTANT springai session=default"));
+
+        // shadow: the same decision, logged, and both generations pass as they came
+        ForkedJvm.Result shadow = run("trace=true,shadow=true,blockOutput=secret", "--own-loop", "--generations", "chat");
+        assertThat(shadow.stderr()).as(shadow.toString()).contains("SHADOW would BLOCK ASSISTANT springai session=default contract=rule.blockOutput");
+        assertThat(generations(shadow)).as(shadow.toString()).containsExactly(
+                "thinking: the user wants the code [finish=REASONING]",
+                "the secret code is 1234 [finish=STOP]");
+    }
+
+    @Test
+    void aBlockOfALaterGenerationRefusesTheAnswerWhenBlocksThrow() {
+        ForkedJvm.Result r = run("blockOutput=secret,onBlock=throw", "--own-loop", "--generations", "chat");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("GENERATION:")
+                .doesNotContain("ANSWER:")
+                .doesNotContain("secret code")
                 .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: " + NOTICE);
     }
 }

@@ -28,7 +28,6 @@ import reactor.util.context.Context;
 import reactor.util.context.ContextView;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
@@ -47,8 +46,10 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * {@code #nextStream} (written into the Reactor context, which Spring AI hands to the tool thread through
  * {@code ToolCallReactiveContextHolder}); USER and ASSISTANT at {@code ChatModel#call(Prompt)}, USER and the streamed
  * answer at {@code ChatModel#stream(Prompt)}; the results of {@code returnDirect} tools, which Spring AI hands to the
- * application as the answer, as ASSISTANT at {@code DefaultToolCallingManager#executeToolCalls}. A blocking response that
- * asks for tools is checked too: each generation's text beside the requests is an ASSISTANT event, before the tools run;
+ * application as the answer, as ASSISTANT at {@code DefaultToolCallingManager#executeToolCalls}. Each generation's text of
+ * a blocking response is an ASSISTANT event of its own (a reasoning generation before the answer, n > 1 choices), a
+ * replacement rewrites only the generation that broke the contract. A blocking response that asks for tools is checked
+ * too: each generation's text beside the requests is an ASSISTANT event, before the tools run;
  * a replacement keeps the tool calls (decided as CALL events when they run), a block under {@code block.style: exception}
  * refuses the round (its tools do not run), as for text a stream shows before its request for tools.
  *
@@ -432,8 +433,8 @@ public final class SpringAiHooks implements Hooks {
     }
 
     /**
-     * USER (when the newest instruction is the user's) before the model call, ASSISTANT text after it (also the text
-     * beside the tool calls of a round that asks for tools, each generation's apart, the tool calls kept); on
+     * USER (when the newest instruction is the user's) before the model call, ASSISTANT text after it (each generation's
+     * apart, also the text beside the tool calls of a round that asks for tools, the tool calls kept); on
      * {@code stream(Prompt)} the same USER check while the stream is assembled, and the returned Flux wired to a
      * {@link StreamCheck} of the complete answer (in the session this thread has now; the chunks arrive elsewhere).
      */
@@ -543,60 +544,61 @@ public final class SpringAiHooks implements Hooks {
                 if (response.getResult() == null) {
                     return;
                 }
-                if (response.hasToolCalls()) {
-                    // a round that asks for tools: text beside the request has reached the application too (an application
-                    // that runs the tools itself shows it; advisors inside ToolCallAdvisor's loop, a chat memory among them,
-                    // keep it; the next round sends it back to the model): each generation's text is an ASSISTANT event of
-                    // its own, checked now, before the tools run, as a stream checks the text before its request for tools.
-                    // A replacement (notice, redaction) keeps the round's tool calls, which are then decided as CALL events;
-                    // a block under block.style: exception refuses the round, so its tools do not run (the stream ends there).
-                    // Nested in a stream: that stream checks this text when the request for tools arrives as its chunk.
-                    if (stream != null) {
-                        return;
+                boolean asksForTools = response.hasToolCalls();
+                if (asksForTools && stream != null) {
+                    // nested in a stream: that stream checks this round's text when the request for tools arrives as its chunk
+                    return;
+                }
+                // each generation's text is an ASSISTANT event of its own, in generation order: a provider may return more
+                // than one (a reasoning generation before the answer, n > 1 choices), and an application that reads them
+                // all, or a chat memory (which keeps every generation's message), shows each. A replacement (notice,
+                // redaction) rewrites only the generation whose text broke the contract, with that generation's metadata
+                // (finish reason), and keeps the others as they came; a block under block.style: exception refuses the
+                // whole response. A round that asks for tools: text beside the request has reached the application too (an
+                // application that runs the tools itself shows it; advisors inside ToolCallAdvisor's loop, a chat memory
+                // among them, keep it; the next round sends it back to the model): checked now, before the tools run, as a
+                // stream checks the text before its request for tools, and its replacement keeps the message's tool calls
+                // (then decided as CALL events), properties and media. An answer's replacement is the text alone, as
+                // before: the message's properties may carry the provider's own copy of that text (e.g. its reasoning).
+                String round = stream != null ? stream.session() : session != null ? session : Dispatcher.session("default");
+                List<Generation> generations = response.getResults();
+                List<Generation> checked = null;
+                boolean said = false;
+                for (int i = 0; i < generations.size(); i++) {
+                    Generation generation = generations.get(i);
+                    AssistantMessage output = generation == null ? null : generation.getOutput();
+                    String text = output == null ? null : output.getText();
+                    if (text == null || text.isEmpty()) {
+                        continue;
                     }
-                    String round = session != null ? session : Dispatcher.session("default");
-                    List<Generation> generations = response.getResults();
-                    List<Generation> checked = null;
-                    for (int i = 0; i < generations.size(); i++) {
-                        Generation generation = generations.get(i);
-                        AssistantMessage said = generation == null ? null : generation.getOutput();
-                        String text = said == null ? null : said.getText();
-                        if (text == null || text.isEmpty()) {
-                            continue;
-                        }
-                        String replacement = Dispatcher.onAssistantMessage("springai", round, text);
-                        if (replacement == null) {
-                            continue;
-                        }
-                        AssistantMessage kept;
+                    said = true;
+                    String replacement = Dispatcher.onAssistantMessage("springai", round, text);
+                    if (replacement == null) {
+                        continue;
+                    }
+                    AssistantMessage kept;
+                    if (!asksForTools) {
+                        kept = new AssistantMessage(replacement);
+                    } else {
                         try {
-                            kept = AssistantMessage.builder().content(replacement).properties(said.getMetadata())
-                                    .toolCalls(said.getToolCalls()).media(said.getMedia()).build();
+                            kept = AssistantMessage.builder().content(replacement).properties(output.getMetadata())
+                                    .toolCalls(output.getToolCalls()).media(output.getMedia()).build();
                         } catch (NoSuchMethodError noBuilder) {
                             // 1.0.x: no builder, but this constructor is public there (protected from 1.1 on)
                             kept = AssistantMessage.class.getConstructor(String.class, java.util.Map.class, List.class, List.class)
-                                    .newInstance(replacement, said.getMetadata(), said.getToolCalls(), said.getMedia());
+                                    .newInstance(replacement, output.getMetadata(), output.getToolCalls(), output.getMedia());
                         }
-                        if (checked == null) {
-                            checked = new ArrayList<Generation>(generations);
-                        }
-                        checked.set(i, new Generation(kept, generation.getMetadata()));
                     }
-                    if (checked != null) {
-                        returned = new ChatResponse(checked, response.getMetadata());
+                    if (checked == null) {
+                        checked = new ArrayList<Generation>(generations);
                     }
-                    return;
+                    checked.set(i, new Generation(kept, generation.getMetadata()));
                 }
-                AssistantMessage output = response.getResult().getOutput();
-                if (output != null && output.getText() != null && !output.getText().isEmpty()) {
-                    String replacement = Dispatcher.onAssistantMessage("springai",
-                            stream != null ? stream.session() : session != null ? session : Dispatcher.session("default"), output.getText());
-                    if (stream != null) {
-                        stream.coveredByCall();   // checked here, before the stream shows it: not again at its end
-                    }
-                    if (replacement != null) {
-                        returned = new ChatResponse(Collections.singletonList(new Generation(new AssistantMessage(replacement))), response.getMetadata());
-                    }
+                if (said && stream != null) {
+                    stream.coveredByCall();   // checked here, before the stream shows it: not again at its end
+                }
+                if (checked != null) {
+                    returned = new ChatResponse(checked, response.getMetadata());
                 }
             } catch (TracegateViolation violation) {
                 throw violation;   // a block under block.style: exception (or fail: closed inside the dispatcher)
