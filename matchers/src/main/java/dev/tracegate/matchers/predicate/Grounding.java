@@ -1021,8 +1021,9 @@ public final class Grounding implements Grounder<Event> {
     /**
      * {@link #flows} (untrusted) for a target: a scalar as its text, a list by each element and an object (a record
      * parameter) by each field, at any depth, as provenance reads targets; so the JSON text's keys and quotes are no values.
+     * Also untrusted(f) on an object or list argument ({@link Nodes.Flow}).
      */
-    private boolean flowsInto(Frame f, JsonNode v) {
+    boolean flowsInto(Frame f, JsonNode v) {
         if (!v.isContainerNode()) return !v.isNull() && flows(f, Nodes.text(v), true);
         for (JsonNode x : v) if (flowsInto(f, x)) return true;
         return false;

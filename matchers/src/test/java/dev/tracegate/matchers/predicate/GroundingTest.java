@@ -6,6 +6,7 @@ import dev.tracegate.matchers.event.EventKind;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
+import java.util.List;
 
 import static dev.tracegate.matchers.predicate.Events.*;
 import static dev.tracegate.matchers.predicate.Session.F;
@@ -185,6 +186,38 @@ class GroundingTest {
         // the value inside a longer argument still counts
         assertThat(s.at(call("send", "{\"to\":\"Mallory <attacker@evil.com>\"}"))).containsExactly(T, T, T);
         assertThat(s.at(call("send", "{}"))).containsExactly(F, F, U);
+    }
+
+    /**
+     * untrusted(f) on an object or list argument (a record parameter {@code to = Recipient(address, name)}) reads each
+     * field and element, at any depth, as untrusted_target does, in both modes: before, it read the JSON text, so an
+     * output's quoted "address" key made the user's own address untrusted, and an output value the JSON text escapes
+     * (a line break) was not found.
+     */
+    @Test void untrustedReadsAnObjectOrListFieldByField() {
+        Policy identifiers = Policy.builder().sideEffecting("send", "to").build();
+        Policy provenance = Policy.builder().sideEffecting("send", "to").provenance(Provenance.builder().build()).build();
+        for (Policy p : new Policy[] {identifiers, provenance}) {
+            Session s = new Session(p, "untrusted(send, to)", "untrusted(to)", "untrusted_target");
+            s.feed(user("mail my reply to ann@example.com please"),
+                    call("lookup", "{}"), ret("lookup", "[{\"address\":\"bob@corp.example\",\"name\":\"Bob\"}]"),
+                    call("read", "{}"), ret("read", "Pay to:\nMallory Vault"));
+            String mode = p == identifiers ? "identifier sets: " : "provenance: ";
+            // the user's own address inside an object or a list of objects: the output's "address" key is no value
+            for (String to : List.of("{\"address\":\"ann@example.com\",\"name\":\"Ann\"}", "[{\"address\":\"ann@example.com\"}]",
+                    "{\"address\":\"ann@example.com\",\"cc\":[\"ann@example.com\"]}")) {
+                assertThat(s.at(call("send", "{\"to\":" + to + "}"))).as(mode + to).containsExactly(F, F, F);
+            }
+            // a value an output introduced inside an object, a list, or deeper: untrusted, as untrusted_target says
+            for (String to : List.of("{\"address\":\"ann@example.com\",\"name\":\"Pay to:\\nMallory Vault\"}",
+                    "[\"ann@example.com\",\"Pay to:\\nMallory Vault\"]", "{\"address\":\"bob@corp.example\",\"name\":\"Ann\"}",
+                    "{\"address\":\"ann@example.com\",\"cc\":[{\"address\":\"bob@corp.example\"}]}")) {
+                assertThat(s.at(call("send", "{\"to\":" + to + "}"))).as(mode + to).containsExactly(T, T, T);
+            }
+            // scalars as before
+            assertThat(s.at(call("send", "{\"to\":\"ann@example.com\"}"))).as(mode).containsExactly(F, F, F);
+            assertThat(s.at(call("send", "{\"to\":\"Bob <bob@corp.example>\"}"))).as(mode).containsExactly(T, T, T);
+        }
     }
 
     @Test void untrustedTargetOfSideEffectingTool() {
