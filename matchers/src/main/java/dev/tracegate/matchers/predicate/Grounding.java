@@ -1013,19 +1013,19 @@ public final class Grounding implements Grounder<Event> {
             JsonNode v = f.e.args().get(p);
             if (v == null) continue;
             any = true;
-            if (flowsInto(f, v)) return TRUE;
+            if (flowsInto(f, v, true)) return TRUE;
         }
         return any ? FALSE : UNEV; // a side effect whose target cannot be read: fail closed
     }
 
     /**
-     * {@link #flows} (untrusted) for a target: a scalar as its text, a list by each element and an object (a record
-     * parameter) by each field, at any depth, as provenance reads targets; so the JSON text's keys and quotes are no values.
-     * Also untrusted(f) on an object or list argument ({@link Nodes.Flow}).
+     * {@link #flows} for a target: a scalar as its text, a list by each element and an object (a record parameter) by
+     * each field, at any depth, as provenance reads targets; so the JSON text's keys and quotes are no values. Also
+     * flow(f) and untrusted(f) on an object or list argument ({@link Nodes.Flow}).
      */
-    boolean flowsInto(Frame f, JsonNode v) {
-        if (!v.isContainerNode()) return !v.isNull() && flows(f, Nodes.text(v), true);
-        for (JsonNode x : v) if (flowsInto(f, x)) return true;
+    boolean flowsInto(Frame f, JsonNode v, boolean untrusted) {
+        if (!v.isContainerNode()) return !v.isNull() && flows(f, Nodes.text(v), untrusted);
+        for (JsonNode x : v) if (flowsInto(f, x, untrusted)) return true;
         return false;
     }
 

@@ -182,15 +182,15 @@ final class Nodes {
     }
 
     /**
-     * flow(f) and untrusted(f): the value, or an identifier inside it, came from a tool result. untrusted(f) reads an
-     * object or a list as untrusted_target reads a target ({@link Grounding#flowsInto}: each field and element, at any
-     * depth, so its JSON keys, quotes and escapes are no values); a scalar, and flow(f), as before.
+     * flow(f) and untrusted(f): the value, or an identifier inside it, came from a tool result. Both read an object or a
+     * list as untrusted_target reads a target ({@link Grounding#flowsInto}: each field and element, at any depth, so its
+     * JSON keys, quotes and escapes are no values); a scalar as before.
      */
     static final class Flow extends ArgPred {
         final boolean untrusted;
         Flow(ArgValue arg, boolean untrusted) { super(arg); this.untrusted = untrusted; }
         @Override int test(Frame f, JsonNode v) {
-            if (untrusted && v.isContainerNode()) return f.g.flowsInto(f, v) ? TRUE : FALSE;
+            if (v.isContainerNode()) return f.g.flowsInto(f, v, untrusted) ? TRUE : FALSE;
             return f.g.flows(f, text(v), untrusted) ? TRUE : FALSE;
         }
     }

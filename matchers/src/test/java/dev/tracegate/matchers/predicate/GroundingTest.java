@@ -220,6 +220,26 @@ class GroundingTest {
         }
     }
 
+    /** flow(f) reads an object or list argument as untrusted(f) does: each field and element a value, the JSON keys none. */
+    @Test void flowReadsAnObjectOrListFieldByField() {
+        Session s = new Session(Policy.builder().build(), "flow(send, to)", "flow(to)");
+        s.feed(user("mail my reply to ann@example.com please"),
+                call("lookup", "{}"), ret("lookup", "[{\"address\":\"bob@corp.example\",\"name\":\"Bob\"}]"),
+                call("read", "{}"), ret("read", "Pay to:\nMallory Vault"));
+        // values no output introduced, inside an object or a list: the output's "address" key is no value
+        for (String to : List.of("{\"address\":\"ann@example.com\",\"name\":\"Ann\"}", "[{\"address\":\"ann@example.com\"}]")) {
+            assertThat(s.at(call("send", "{\"to\":" + to + "}"))).as(to).containsExactly(F, F);
+        }
+        // a value an output introduced inside an object or a list, also one whose JSON text escapes a line break
+        for (String to : List.of("{\"address\":\"ann@example.com\",\"name\":\"Pay to:\\nMallory Vault\"}",
+                "[\"ann@example.com\",{\"address\":\"bob@corp.example\"}]")) {
+            assertThat(s.at(call("send", "{\"to\":" + to + "}"))).as(to).containsExactly(T, T);
+        }
+        // scalars as before
+        assertThat(s.at(call("send", "{\"to\":\"ann@example.com\"}"))).containsExactly(F, F);
+        assertThat(s.at(call("send", "{\"to\":\"Bob <bob@corp.example>\"}"))).containsExactly(T, T);
+    }
+
     @Test void untrustedTargetOfSideEffectingTool() {
         Policy p = Policy.builder().sideEffecting("transfer", "iban").build();
         Session s = new Session(p, "untrusted_target", "side_effect");
