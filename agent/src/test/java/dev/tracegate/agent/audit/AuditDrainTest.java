@@ -5,14 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tracegate.agent.audit.AuditWriter.Admission;
 import dev.tracegate.agent.core.AgentLog;
 import java.io.ByteArrayOutputStream;
-import java.io.FilterOutputStream;
-import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -72,27 +69,15 @@ class AuditDrainTest {
     @Test
     void aLogThatKeepsTakingRecordsIsWaitedForAndNothingIsLost() throws Exception {
         Path p = dir.resolve("slow.jsonl");
-        CountDownLatch open = new CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
-        AuditWriter w = AuditWriter.start(new FileAuditSink(p, out -> new FilterOutputStream(out) {
-            @Override public void write(byte[] b, int off, int len) throws IOException {
-                if (armed.get()) {
-                    try {
-                        open.await();   // a disk that does not answer until the gate opens
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-                out.write(b, off, len);
-            }
-        }), AuditWriter.Settings.defaults());
-        armed.set(true);   // after the header, which start() writes
+        WriteGate gate = new WriteGate();   // a disk that does not answer until the gate opens
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, gate::wrap), AuditWriter.Settings.defaults());
+        gate.armed = true;   // after the header, which start() writes
         capture();
         for (int i = 0; i < 50; i++) assertThat(w.append(rec(i))).isEqualTo(Admission.ACCEPTED);
         Thread opener = new Thread(() -> {
             // the disk answers once the wait has been announced
             while (!stderr().contains("waiting for the audit log")) Thread.onSpinWait();
-            open.countDown();
+            gate.open.countDown();
         });
         opener.setDaemon(true);
         opener.start();
@@ -111,30 +96,17 @@ class AuditDrainTest {
     @org.junit.jupiter.api.Timeout(20)   // one wait of 2 s each would take 40 s: the bound fails the old behaviour
     void atShutdownTheProducersWaitForRoomOnceInAllNotOnceEach() throws Exception {
         Path p = dir.resolve("stuck.jsonl");
-        CountDownLatch open = new CountDownLatch(1);
-        CountDownLatch entered = new CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
-        AuditWriter w = AuditWriter.start(new FileAuditSink(p, out -> new FilterOutputStream(out) {
-            @Override public void write(byte[] b, int off, int len) throws IOException {
-                if (armed.get()) {
-                    entered.countDown();
-                    try {
-                        open.await();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-                out.write(b, off, len);
-            }
-        }), AuditWriter.Settings.defaults().queueSize(4).maxBlock(2, TimeUnit.SECONDS));
-        armed.set(true);
+        WriteGate gate = new WriteGate();
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, gate::wrap),
+                AuditWriter.Settings.defaults().queueSize(4).maxBlock(2, TimeUnit.SECONDS));
+        gate.armed = true;
         int accepted = 0;
-        while (entered.getCount() > 0) {   // until the writer is stuck writing at the gate
+        while (gate.entered.getCount() > 0) {   // until the writer is stuck writing at the gate
             assertThat(w.append(rec(accepted))).isEqualTo(Admission.ACCEPTED);
             accepted++;
             Thread.sleep(1);
         }
-        entered.await();
+        gate.entered.await();
         while (w.queueDepth() < w.queueCapacity()) {   // then the queue fills
             assertThat(w.append(rec(accepted))).isEqualTo(Admission.ACCEPTED);
             accepted++;
@@ -142,7 +114,7 @@ class AuditDrainTest {
         w.shutdownBegins();
         // the ends of twenty open sessions: each finds the queue full; together they wait one audit.max-block
         for (int i = 0; i < 20; i++) assertThat(w.append(rec(1_000 + i))).isEqualTo(Admission.REFUSED);
-        open.countDown();
+        gate.open.countDown();
         assertThat(AuditDrain.close(w, 60_000, 120_000, 60_000)).isTrue();
         assertThat(w.written()).isEqualTo(accepted);
     }
