@@ -62,21 +62,49 @@ final class HashedContent {
         return out;
     }
 
-    /** The note replay prints for a hashed log {@code name} written with personal data {@code mode}, replayed in enforce mode or not. */
-    static String note(String name, String mode, Library lib, boolean enforce) {
+    /**
+     * The note replay prints for a hashed log {@code name} written with personal data {@code mode}, replayed in enforce
+     * mode or not. {@code div}: what the replay found, in enforce mode, about the events it applied or refused unlike the
+     * log's decisions (the contracts that observe one are named, each with the first such event); null in enforce mode
+     * when the log's decisions cannot tell (a log written in shadow mode applied every event): then every contract that
+     * reads no content is named.
+     */
+    static String note(String name, String mode, Library lib, boolean enforce, Divergence div) {
         List<String> affected = contracts(lib);
         String head = "note: " + name + " is an audit log with personal data hashed (" + mode + "): ";
         if (affected.isEmpty()) {
             return head + "none of the replayed contracts reads content it holds only as digests (texts, argument values,"
                     + " results), so their verdicts are the online ones";
         }
-        List<String> followers = followers(lib, enforce);
         return head + "these contracts read content it holds only as digests (texts, argument values, results), so their"
                 + " verdicts from it are not the online ones (an atom may come out false, not only unevaluable): "
-                + String.join("; ", affected) + "."
-                + (followers.isEmpty() ? "" : " Replayed in enforce mode, whether an event is applied follows their"
-                        + " verdicts from digests (a refused event is not applied), so the events the other contracts see, count"
-                        + " and sum may differ from the online ones, and so may their verdicts: " + String.join(", ", followers) + ".")
+                + String.join("; ", affected) + "." + followersNote(lib, enforce, div)
                 + " Write the log with audit.personal-data: clear to replay them";
+    }
+
+    private static String followersNote(Library lib, boolean enforce, Divergence div) {
+        if (!enforce) return "";
+        String lead = " Replayed in enforce mode, whether an event is applied follows their verdicts from digests (a refused"
+                + " event is not applied)";
+        if (div == null) {
+            List<String> followers = followers(lib, true);
+            return followers.isEmpty() ? "" : lead + ", and the log, written in shadow mode, applied every event, so its"
+                    + " decisions cannot show which events the online run would have refused: the events the other contracts"
+                    + " see, count and sum may differ from the online ones, and so may their verdicts: " + String.join(", ", followers) + ".";
+        }
+        if (div.differing() == 0) {
+            return lead + ": every event was applied or refused here as the log's decision says it was online, so the other"
+                    + " contracts' verdicts are the online ones.";
+        }
+        String events = div.differing() == 1 ? "1 event was" : div.differing() + " events were";
+        List<String> named = div.named();
+        if (named.isEmpty()) {
+            return lead + ": " + events + " applied here and refused online or the other way round (first " + div.firstDiffering()
+                    + "), and none of the other contracts observes " + (div.differing() == 1 ? "it" : "them")
+                    + " (neither its automata nor a count, run or context value it reads would change), so their verdicts are the online ones.";
+        }
+        return lead + ": " + events + " applied here and refused online or the other way round, so these other contracts,"
+                + " which observe such an event (their automata or a count, run or context value they read changes with it),"
+                + " may differ too, each with the first one: " + String.join("; ", named) + ".";
     }
 }

@@ -202,6 +202,7 @@ final class ReplayCommand implements Callable<Integer> {
             hmacKey = key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         }
         Library running = lib;   // the libraries of the runtime being replayed: anew at each restart in an audit log
+        Divergence divergence = null;   // events of hashed logs applied here and refused online or the other way round
         for (Path t : traces) {
             if (Files.isDirectory(t)) {
                 System.err.println("tracegate replay: " + t + " is a directory, not a trace file; name the trace files in it"
@@ -218,10 +219,12 @@ final class ReplayCommand implements Callable<Integer> {
                 enforce = audit.enforce(t, mode);
                 for (String note : audit.gaps) System.err.println(note);
                 for (String note : audit.libraryNotes(t, lib)) System.err.println(note);
-                if (audit.hashed) {
-                    System.err.println(HashedContent.note(t.getFileName().toString(), audit.personalData, lib, enforce));
-                }
             }
+            // a hashed log replayed in enforce mode: each event applied here or not is compared with its record's decision
+            // (the note, after the file, names the contracts that observe one that differs); a log written in shadow mode
+            // applied every event, so its decisions cannot tell
+            boolean tracked = audit != null && audit.hashed && enforce && audit.shadowDecisions == 0;
+            if (tracked && divergence == null) divergence = new Divergence(lib);
             CountingStream counted = new CountingStream(audit != null ? java.io.InputStream.nullInputStream() : Files.newInputStream(t));
             // over bytes: plain lines go straight from UTF-8 to events (malformed UTF-8 reads as U+FFFD, as before);
             // an audit log's headers and dropped notes read as blank lines, so its line numbers stay the log's own
@@ -278,6 +281,13 @@ final class ReplayCommand implements Callable<Integer> {
                     int[] excused = audit == null || audit.approvals.isEmpty() ? null : audit.excused(in.lines(), lib, t);
                     Decision d = excused != null ? monitor.stepExcusing(s, e, e.controlledByAgent(), excused, enforce, w)
                             : monitor.step(s, e, e.controlledByAgent(), enforce, w);
+                    if (tracked) {
+                        boolean online = !audit.refusedOnline(in.lines());
+                        if (online != d.applied()) {
+                            divergence.event(e, d.applied(), online, w.statesBefore(), w.nextStates(), t.getFileName() + ":" + in.lines()
+                                    + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase() + (e.tool() == null ? "" : " " + e.tool()) + ")");
+                        }
+                    }
                     if (w.unevaluableCount() > 0) {
                         unevaluable++;
                         if (verbose || unevaluableAt.size() < UNEVALUABLE_SHOWN) {
@@ -331,6 +341,10 @@ final class ReplayCommand implements Callable<Integer> {
                 }
                 skipped += in.skipped();
                 doneBytes += audit != null ? Files.size(t) : counted.count;
+                if (audit != null && audit.hashed) {
+                    System.err.println(HashedContent.note(t.getFileName().toString(), audit.personalData, lib, enforce,
+                            tracked ? divergence : null));
+                }
             } catch (TraceFormatException e) {
                 System.err.println(e.getMessage());
                 return LibraryOptions.BAD_INPUT;
@@ -568,6 +582,17 @@ final class ReplayCommand implements Callable<Integer> {
         final List<Long> restarts = new ArrayList<>();
         /** The log's {@code register} records (the register file lines each start read), in file order. */
         final List<RegisterRecord> registers = new ArrayList<>();
+        /**
+         * The lines, ascending, of the event records whose event did not take effect online: blocked, withheld
+         * ({@code suppress}) or escalated and not approved; the first {@code refusedCount} entries.
+         */
+        private long[] refused = {};
+        private int refusedCount;
+
+        /** Whether the event record on {@code line} was refused online (its event not applied). */
+        boolean refusedOnline(long line) {
+            return Arrays.binarySearch(refused, 0, refusedCount, line) >= 0;
+        }
 
         /**
          * A {@code register} record: its line, the file, how many of its lines the agent read and their SHA-256, and how
@@ -632,6 +657,8 @@ final class ReplayCommand implements Callable<Integer> {
                 List<LibraryRecord> libraries = new ArrayList<>();
                 List<Long> restarts = new ArrayList<>();
                 List<RegisterRecord> registers = new ArrayList<>();
+                long[] refusedLines = new long[16];
+                int refusedCount = 0;
                 String segmentPersonalData = "clear";
                 String segmentSalt = null;
                 String segmentKeyId = null;
@@ -646,6 +673,12 @@ final class ReplayCommand implements Callable<Integer> {
                         List<String> acted = firedContracts(line);
                         acted.add(0, redirected ? "redirected" : "redacted");
                         rewritten.put(lineNo, acted);
+                    }
+                    if (line.startsWith("\"rec\":\"event\"", 9 + 64 + 2) && (line.contains("\"decision\":\"block\"")
+                            || line.contains("\"decision\":\"suppress\"")
+                            || line.contains("\"decision\":\"escalate\"") && !line.contains("\"approved\":true"))) {
+                        if (refusedCount == refusedLines.length) refusedLines = Arrays.copyOf(refusedLines, refusedCount * 2);
+                        refusedLines[refusedCount++] = lineNo;
                     }
                     if (line.startsWith("\"rec\":\"event\"", 9 + 64 + 2) && !segmentPersonalData.equals("clear")) {
                         // the log is hashed for replay only where a hashed segment holds events: a refused start's
@@ -680,6 +713,8 @@ final class ReplayCommand implements Callable<Integer> {
                 scan.restarts.addAll(restarts);
                 scan.rewritten.putAll(rewritten);
                 scan.registers.addAll(registers);
+                scan.refused = refusedLines;
+                scan.refusedCount = refusedCount;
                 return scan;
             } catch (java.nio.charset.MalformedInputException e) {
                 return null;

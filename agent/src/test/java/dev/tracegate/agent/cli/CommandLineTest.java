@@ -758,9 +758,12 @@ class CommandLineTest {
                 + " content it holds only as digests (texts, argument values, results), so their verdicts from it are not the online"
                 + " ones (an atom may come out false, not only unevaluable): injection.untrusted-target (untrusted_target);"
                 + " bankpol.cap (arg(send_money, amount) <= 1000). Replayed in enforce mode, whether an event is applied follows"
-                + " their verdicts from digests (a refused event is not applied), so the events the other contracts see, count and"
-                + " sum may differ from the online ones, and so may their verdicts: bankpol.read-first."
+                + " their verdicts from digests (a refused event is not applied): every event was applied or refused here as the"
+                + " log's decision says it was online, so the other contracts' verdicts are the online ones."
                 + " Write the log with audit.personal-data: clear to replay them");
+        // both payments are refused here too (bankpol.cap's digested amount is unevaluable), so bankpol.read-first, which
+        // reads no content, sees what it saw online and is not named: its verdict is the clear log's
+        assertThat(row(r.out(), "bankpol.read-first")).isEqualTo(row(fromClear.out(), "bankpol.read-first"));
         // replayed in shadow mode every event is applied: only the contracts that read content are named
         CliRun shadow = run("replay", "injection," + pol, hashed.toString(), "--no-progress", "--mode", "shadow");
         assertThat(shadow.err()).contains("bankpol.cap (arg(send_money, amount) <= 1000). Write the log").doesNotContain("bankpol.read-first");
@@ -840,6 +843,7 @@ class CommandLineTest {
         assertThat(row(r.out(), "support.max-two-refunds")).as("the verdict that differs from the online one")
                 .isEqualTo("support.max-two-refunds 0 0 0");
         assertThat(r.err()).contains("support.refund-budget (sum(issue_refund, amount) <= 300).")
-                .contains("so may their verdicts: support.max-two-refunds.");
+                .contains("may differ too, each with the first one: support.max-two-refunds (refunds.jsonl:4 (seq 2, call issue_refund):"
+                        + " refused here, applied online).");
     }
 }

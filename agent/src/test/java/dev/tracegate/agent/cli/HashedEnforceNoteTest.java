@@ -1,0 +1,181 @@
+package dev.tracegate.agent.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tracegate.agent.audit.AuditWriter;
+import dev.tracegate.agent.config.AgentConfig;
+import dev.tracegate.agent.core.Message;
+import dev.tracegate.agent.core.ToolCall;
+import dev.tracegate.agent.core.ToolResult;
+import dev.tracegate.agent.metrics.SupervisorMetrics;
+import dev.tracegate.agent.supervision.ContractSupervisor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The note of a hashed audit log replayed in enforce mode names a contract that reads no content exactly when an event it
+ * observes was applied here and refused online, or the other way round. The online verdicts are the clear log's replay:
+ * one session is supervised twice in enforce mode, writing a clear log and a hashed one, and each contract whose verdict
+ * from the hashed log differs from the clear one's must be named.
+ */
+class HashedEnforceNoteTest {
+    @TempDir Path dir;
+
+    /** Contracts that read only structure: counts, runs, order, next, since, results. */
+    private static final List<String> STRUCTURE = List.of(
+            "s.two-refunds|G(count(issue_refund) <= 2)",
+            "s.note-before-close|G(call(close_ticket) -> O call(send_note))",
+            "s.run|G(run(lookup) <= 2)",
+            "s.next|G(call(lookup) -> X !call(close_ticket))",
+            "s.since|G(call(close_ticket) -> since(call(lookup)) <= 3)",
+            "s.one-note|G(count(send_note) <= 1)",
+            "s.looked-up|G(call(issue_refund) -> O returned(lookup))",
+            "s.until|G(call(lookup) -> (!call(close_ticket) U returned(lookup)))");
+
+    /** Contracts that read content: a digest makes the sum and the amount unevaluable, the patterns false. */
+    private static final List<String> CONTENT = List.of(
+            "c.budget|G(sum(issue_refund, amount) <= 300)",
+            "c.no-card|G(call(send_note) -> !arg_matches(send_note, body, \"card number\"))",
+            "c.amount|G(call(issue_refund) -> arg(issue_refund, amount) <= 100)",
+            "c.no-fraud-result|assume|G(returned(lookup) -> !result_matches(lookup, \"fraud alert\"))");
+
+    private Path library(List<String> contracts) throws Exception {
+        StringBuilder y = new StringBuilder("library: t\ncontracts:\n");
+        for (String c : contracts) {
+            String[] p = c.split("\\|");
+            y.append("  - id: ").append(p[0]).append('\n');
+            if (p.length == 3) y.append("    assume: '").append(p[2]).append("'\n    guarantee: 'G !call(wipe)'\n");
+            else y.append("    guarantee: '").append(p[1]).append("'\n");
+        }
+        return Files.writeString(dir.resolve("t.yaml"), y);
+    }
+
+    /** Supervises {@code events} in enforce mode, logged with {@code personalData}, under the one file name {@code name}. */
+    private Path log(Path lib, String personalData, String name, List<Consumer<ContractSupervisor>> events) throws Exception {
+        Path log = Files.createDirectories(dir.resolve(personalData)).resolve(name);
+        Files.deleteIfExists(log);
+        AgentConfig config = AgentConfig.load("libraries=" + lib + ",audit.personal-data=" + personalData + ",audit.path=" + log,
+                Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
+        ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+        for (Consumer<ContractSupervisor> e : events) e.accept(s);
+        s.close();
+        assertThat(audit.close(10, TimeUnit.SECONDS)).isTrue();
+        return log;
+    }
+
+    private static Consumer<ContractSupervisor> user(String session, String text) {
+        return s -> s.onUserMessage(new Message("x", session, text));
+    }
+
+    private static Consumer<ContractSupervisor> call(String session, String tool, String args, String id) {
+        return s -> s.onToolCall(new ToolCall("x", session, tool, args, id));
+    }
+
+    private static Consumer<ContractSupervisor> result(String session, String tool, String id, String text) {
+        return s -> s.onToolResult(new ToolResult("x", session, tool, id, text, false));
+    }
+
+    /** The contract's entries of every session in a replay's JSON output. */
+    private static List<JsonNode> entries(String json, String contract) throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        for (JsonNode s : new ObjectMapper().readTree(json).path("sessions")) {
+            for (JsonNode c : s.path("contracts")) if (c.path("id").asText().equals(contract)) out.add(c);
+        }
+        return out;
+    }
+
+    /**
+     * A refused note with a card number online passes here (the digest matches no pattern), so the close after it, which
+     * online was refused for want of a note, passes too: the contract that orders them is named with that note, and the
+     * refund count, which neither event moves, is not (the note named every contract that reads no content before).
+     */
+    @Test
+    void onlyTheContractsThatObserveAnEventAppliedUnlikeOnlineAreNamed() throws Exception {
+        Path lib = library(List.of(STRUCTURE.get(0), STRUCTURE.get(1), CONTENT.get(1)));
+        List<Consumer<ContractSupervisor>> events = List.of(
+                user("a", "Refund order A1 and close the ticket"),
+                call("a", "issue_refund", "{\"order\":\"A1\",\"amount\":10}", "c1"),
+                call("a", "send_note", "{\"body\":\"refunded to card number 4111 1111 1111 1111\"}", "c2"),
+                call("a", "close_ticket", "{}", "c3"));
+        Path clear = log(lib, "clear", "notes.jsonl", events);
+        Path hashed = log(lib, "hashed", "notes.jsonl", events);
+        CliRun c = CliRun.of("replay", lib.toString(), clear.toString(), "--format", "json");
+        CliRun h = CliRun.of("replay", lib.toString(), hashed.toString(), "--format", "json");
+        // what a user relies on: the named contract does differ, the one left out does not
+        assertThat(entries(h.out(), "s.note-before-close")).isNotEqualTo(entries(c.out(), "s.note-before-close"));
+        assertThat(entries(h.out(), "s.two-refunds")).isEqualTo(entries(c.out(), "s.two-refunds"));
+        assertThat(h.err()).contains("c.no-card (arg_matches(send_note, body, \"card number\")). Replayed in enforce mode,"
+                        + " whether an event is applied follows their verdicts from digests (a refused event is not applied): 2 events"
+                        + " were applied here and refused online or the other way round, so these other contracts, which observe such an"
+                        + " event (their automata or a count, run or context value they read changes with it), may differ too, each with"
+                        + " the first one: s.note-before-close (notes.jsonl:5 (seq 3, call send_note): applied here, refused online).")
+                .doesNotContain("s.two-refunds");
+    }
+
+    /** The note names every contract whose verdict from the hashed log differs from the clear log's, on random sessions. */
+    @Test
+    void everyContractWhoseVerdictDiffersFromTheOnlineOneIsNamed() throws Exception {
+        Random rnd = new Random(12);
+        int differed = 0;
+        int leftOut = 0;
+        List<String> missed = new ArrayList<>();
+        for (int trial = 0; trial < 60; trial++) {
+            List<String> contracts = new ArrayList<>();
+            for (String s : STRUCTURE) if (rnd.nextInt(3) > 0) contracts.add(s);
+            for (String s : CONTENT) if (rnd.nextInt(2) > 0) contracts.add(s);
+            if (contracts.stream().noneMatch(s -> s.startsWith("c."))) contracts.add(CONTENT.get(rnd.nextInt(CONTENT.size())));
+            Path lib = library(contracts);
+            List<Consumer<ContractSupervisor>> events = new ArrayList<>();
+            int sessions = 1 + rnd.nextInt(2);
+            for (int s = 0; s < sessions; s++) events.add(user("s" + s, "Please sort out my order"));
+            int n = 6 + rnd.nextInt(8);
+            for (int i = 0; i < n; i++) {
+                String sess = "s" + rnd.nextInt(sessions);
+                String id = "c" + i;
+                switch (rnd.nextInt(5)) {
+                    case 0 -> events.add(call(sess, "issue_refund", "{\"order\":\"A" + i + "\",\"amount\":" + (10 + 40 * rnd.nextInt(5)) + "}", id));
+                    case 1 -> events.add(call(sess, "send_note", "{\"body\":\"" + (rnd.nextBoolean() ? "all done" : "card number 4111") + "\"}", id));
+                    case 2 -> events.add(call(sess, "close_ticket", "{}", id));
+                    default -> {
+                        events.add(call(sess, "lookup", "{\"order\":\"A" + i + "\"}", id));
+                        if (rnd.nextBoolean()) events.add(result(sess, "lookup", id, rnd.nextBoolean() ? "status ok" : "fraud alert on this order"));
+                    }
+                }
+            }
+            Path clear = log(lib, "clear", "t.jsonl", events);
+            Path hashed = log(lib, "hashed", "t.jsonl", events);
+            CliRun c = CliRun.of("replay", lib.toString(), clear.toString(), "--format", "json");
+            CliRun h = CliRun.of("replay", lib.toString(), hashed.toString(), "--format", "json");
+            assertThat(h.err()).contains("is an audit log with personal data hashed");
+            String note = h.err().lines().filter(l -> l.contains("personal data hashed")).findFirst().orElseThrow();
+            for (String s : contracts) {
+                String id = s.split("\\|")[0];
+                if (id.startsWith("c.")) continue;
+                boolean named = note.contains(" " + id + " (");
+                if (!entries(h.out(), id).equals(entries(c.out(), id))) {
+                    differed++;
+                    if (!named) missed.add("trial " + trial + ": " + id + "; " + note);
+                } else if (!named && note.contains("applied here and refused online or the other way round")) {
+                    leftOut++;
+                }
+            }
+        }
+        assertThat(missed).as("contracts whose verdict differs from the online one, not named").isEmpty();
+        // the sessions exercise both sides: verdicts that differ, and contracts rightly left out although events differed
+        assertThat(differed).isGreaterThan(5);
+        assertThat(leftOut).isGreaterThan(5);
+    }
+}
