@@ -288,10 +288,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     AgentLog.warn("library analysis: " + f.kind() + " " + f.contracts() + ": " + f.explanation()
                             + (f.witness().isEmpty() ? "" : " witness " + f.witness()));
                 }
-                // a guarantee a tool result or a user message can make fail (tracegate cannot refuse those events): said at
-                // start as check says it, not only at the first session it happens in (bounded walk: 11-21 ms for the
-                // built-in libraries together)
-                for (String note : dev.tracegate.contracts.analysis.EnvironmentFailures.notes(lib)) AgentLog.warn("library analysis: " + note);
+                // check's notes (a guarantee a tool result can make fail, a category no detector has, a context key no
+                // latch sets...): said at start and after a reload as check says them, not only by their effect in a
+                // session; the two kinds said above, before the thread, are not said twice
+                java.util.Set<String> said = new java.util.HashSet<>(dev.tracegate.contracts.analysis.PolicySections.unread(lib));
+                said.addAll(dev.tracegate.contracts.analysis.AgentAssumptions.notes(lib));
+                for (String note : dev.tracegate.contracts.analysis.LibraryNotes.notes(lib)) {
+                    if (!said.contains(note)) AgentLog.warn("library analysis: " + note);
+                }
             } catch (RuntimeException e) {
                 AgentLog.error("library analysis failed", e);
             }

@@ -1,0 +1,134 @@
+package dev.tracegate.contracts.analysis;
+
+import dev.tracegate.contracts.library.Library;
+import dev.tracegate.engine.ltl.Atom;
+import dev.tracegate.engine.ltl.Formula;
+import dev.tracegate.engine.ltl.Term;
+
+import java.util.List;
+
+/**
+ * The notes on a library that loads but will puzzle at run time, one line each (file:line where the library has one,
+ * what, and how to fix): {@code check} prints them after its findings ({@code note: ...}), and the agent prints them as
+ * WARN lines on its background analysis thread at start and after each hot reload ({@code library analysis: ...}), so
+ * an operator who never ran {@code check} still reads them before the first session shows their effect.
+ */
+public final class LibraryNotes {
+    private LibraryNotes() {}
+
+    /**
+     * What loads but will puzzle at run time (none changes {@code check}'s exit status): unread or misspelt policy
+     * sections and categories, near-duplicate tool names, assumptions the agent's own calls can break, a guarantee that
+     * holds on every trace, a contract that can act but has no {@code message} (its block tells the agent only the
+     * contract id), a guarantee that an event tracegate cannot refuse makes fail (at the first event of a session, or
+     * later), a purpose that atoms name and no policy declares, a context key that atoms read and no latch writes.
+     */
+    public static List<String> notes(Library lib) {
+        List<String> notes = new java.util.ArrayList<>();
+        for (String note : PolicySections.notes(lib.specs())) notes.add(note);
+        for (String note : PolicySections.unread(lib)) notes.add(note);
+        for (String note : PolicySections.categoryNotes(lib.specs())) notes.add(note);
+        for (String note : ToolNames.notes(lib.specs())) notes.add(note);
+        for (String note : AgentAssumptions.notes(lib)) notes.add(note);
+        for (int c = 0; c < lib.info().size(); c++) {
+            Library.ContractInfo info = lib.info().get(c);
+            boolean literalTrue = lib.contracts().contracts().get(c).guarantee() instanceof Formula.Const k && k.value();
+            var guarantee = lib.contracts().formulas().get(lib.contracts().guaranteeOf(c));
+            boolean valid = guarantee.verdict(guarantee.initialState()) == dev.tracegate.engine.ltl.RvVerdict.PERMANENTLY_SATISFIED;
+            if (valid && !literalTrue) {
+                // e.g. G(call(pay) -> O returned(verify) | true): a typo that turns a contract into one that never acts
+                notes.add(info.file() + ":" + info.line() + ": contract " + info.id() + "'s guarantee holds on every trace,"
+                        + " so the contract never acts; check the formula (" + dev.tracegate.engine.ltl.Formulas.print(lib.contracts().contracts().get(c).guarantee()) + ")");
+            }
+            if (!valid && info.message().isBlank()) {
+                notes.add(info.file() + ":" + info.line() + ": contract " + info.id() + " has no message, so a refused agent"
+                        + " is told only the contract id; add 'message:' (why) and 'next:' (what to do instead)");
+            }
+        }
+        java.util.Map<Integer, String> firstEvent = failsOnFirstEvent(lib);
+        notes.addAll(firstEvent.values());
+        // a guarantee a result or a user message can make fail later in a session (the first-event note already covers
+        // the contracts that fail at once)
+        for (var f : EnvironmentFailures.find(lib)) {
+            if (!firstEvent.containsKey(f.contract())) notes.add(EnvironmentFailures.note(lib, f));
+        }
+        java.util.Set<String> latched = new java.util.HashSet<>();
+        for (var latch : lib.policy().latches()) latched.add(latch.key());
+        java.util.Map<String, String> read = new java.util.LinkedHashMap<>();
+        for (Atom atom : lib.contracts().atoms()) {
+            for (String key : contextKeys(atom)) read.putIfAbsent(key, atom.key());
+        }
+        java.util.Set<String> purposes = lib.policy().purposes();
+        for (Atom atom : lib.contracts().atoms()) {
+            if ((atom.name().equals("purpose") || atom.name().equals("consent")) && atom.args().size() == 1
+                    && atom.args().get(0) instanceof Term.Name p && !purposes.contains(p.value().toLowerCase(java.util.Locale.ROOT))) {
+                notes.add(atom.key() + " names purpose '" + p.value() + "', which no gdpr.purposes declares"
+                        + (purposes.isEmpty() ? " (none are declared)" : " (declared: " + String.join(", ", new java.util.TreeSet<>(purposes)) + ")")
+                        + ", so no call is for it; declare it or fix the name");
+            }
+        }
+        read.forEach((key, atom) -> {
+            if (!latched.contains(key) && !key.equals("permissions")) {
+                notes.add("context key '" + key + "' is read by " + atom + " but no latch under 'context:' sets it,"
+                        + " so it stays empty (a comparison with an empty key is false, or unevaluable when the key is the bound);"
+                        + " add a latch with 'set: " + key + "' or fix the name");
+            }
+        });
+        return notes;
+    }
+
+    /**
+     * Contracts that an ordinary first event of the environment, which tracegate cannot refuse, already makes FAIL:
+     * a user message "hello" or a result "ok" of a tool no contract names, each as the first event of a fresh
+     * session, grounded and stepped as the agent would. Such a contract is violated for good at the start of every
+     * session and never acts; the usual cause is a guarantee without its guard ({@code G(arg(T, f) <= n)} instead of
+     * {@code G(call(T) -> arg(T, f) <= n)}).
+     */
+    static java.util.Map<Integer, String> failsOnFirstEvent(Library lib) {
+        java.util.Map<Integer, String> failing = new java.util.LinkedHashMap<>();
+        String[][] probes = {{"a first user message 'hello'", null}, {"a first result 'ok' of a tool no contract names", "tracegate_probe_tool"}};
+        for (String[] probe : probes) {
+            dev.tracegate.matchers.event.Event e = probe[1] == null
+                    ? dev.tracegate.matchers.event.Event.user("tracegate-check", 1, "hello")
+                    : dev.tracegate.matchers.event.Event.returned("tracegate-check", 1, probe[1], "ok", false);
+            dev.tracegate.engine.monitor.Replay.Step step = lib.replay("tracegate-check").next(e, false, true);
+            if (step.decision() != dev.tracegate.engine.monitor.Decision.Kind.VIOLATION) continue;
+            for (int c : step.contracts()) failing.putIfAbsent(c, probe[0]);
+        }
+        java.util.Map<Integer, String> notes = new java.util.LinkedHashMap<>();
+        failing.forEach((c, by) -> {
+            Library.ContractInfo info = lib.info().get(c);
+            notes.put(c, info.file() + ":" + info.line() + ": contract " + info.id() + " fails at " + by
+                    + ", which tracegate cannot refuse, so it is violated at the start of a session and then acts on nothing;"
+                    + " a guarantee usually needs its call as a guard: G(call(T) -> arg(T, f) <= n), not G(arg(T, f) <= n)"
+                    + " (docs/FORMULAS.md)");
+        });
+        return notes;
+    }
+
+    /** The context keys an atom reads: {@code ctx(k)}, {@code ctx.k}, {@code arg_eq_ctx(..., k)}, a {@code ctx} bound, nested atoms. */
+    public static List<String> contextKeys(Atom atom) {
+        List<String> keys = new java.util.ArrayList<>();
+        if (atom.name().startsWith("ctx.")) keys.add(atom.name().substring(4));
+        if ((atom.name().equals("ctx") || atom.name().equals("arg_eq_ctx")) && !atom.args().isEmpty()
+                && atom.args().get(atom.args().size() - 1) instanceof Term.Name n) {
+            keys.add(bare(n.value()));
+        }
+        for (Term t : atom.args()) contextKeys(t, keys);
+        if (atom.bound() != null) contextKeys(atom.bound(), keys);
+        return keys;
+    }
+
+    private static void contextKeys(Term t, List<String> keys) {
+        if (t instanceof Term.Name n && n.value().startsWith("ctx.")) keys.add(n.value().substring(4));
+        if (t instanceof Term.Call c) {
+            if ((c.name().equals("ctx") || c.name().equals("arg_eq_ctx")) && !c.args().isEmpty()
+                    && c.args().get(c.args().size() - 1) instanceof Term.Name n) {
+                keys.add(bare(n.value()));
+            }
+            for (Term a : c.args()) contextKeys(a, keys);
+        }
+    }
+
+    private static String bare(String key) { return key.startsWith("ctx.") ? key.substring(4) : key; }
+}
