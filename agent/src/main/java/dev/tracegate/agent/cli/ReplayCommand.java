@@ -99,10 +99,12 @@ final class ReplayCommand implements Callable<Integer> {
         int[] fires;
         /**
          * A call or answer the agent rewrote online (a redirect or redaction: the log holds the rewritten event, which
-         * passes here), from the record's decision and fired contracts: where first, and how many.
+         * passed online), from the record's decision and fired contracts: where first, and how many; and how many of those
+         * rewritten events the libraries given here refuse too (a what-if replay with a stricter variant).
          */
         String[] firstRewritten;
         int[] rewritten;
+        int[] rewrittenRefused;
         EndReport end;
 
         SessionReport(String id, int contracts) {
@@ -120,6 +122,7 @@ final class ReplayCommand implements Callable<Integer> {
                 fires = new int[contracts];
                 firstRewritten = new String[contracts];
                 rewritten = new int[contracts];
+                rewrittenRefused = new int[contracts];
             }
             return this;
         }
@@ -137,6 +140,8 @@ final class ReplayCommand implements Callable<Integer> {
         String firstRewritten(int c) { return firstRewritten == null ? null : firstRewritten[c]; }
 
         int rewritten(int c) { return rewritten == null ? 0 : rewritten[c]; }
+
+        int rewrittenRefused(int c) { return rewrittenRefused == null ? 0 : rewrittenRefused[c]; }
     }
 
     /** The end report every session that ends with all contracts ACTIVE and nothing unmet shares (its id and count unused). */
@@ -320,6 +325,13 @@ final class ReplayCommand implements Callable<Integer> {
                             if (c < 0) continue;
                             rep.touched();
                             rep.rewritten[c]++;
+                            // the rewritten event passed online; a stricter variant may refuse it (trial19 06)
+                            for (int j = 0; j < d.contractCount(); j++) {
+                                if (d.contract(j) == c) {
+                                    rep.rewrittenRefused[c]++;
+                                    break;
+                                }
+                            }
                             if (rep.firstRewritten[c] == null) {
                                 rep.firstRewritten[c] = how + " at " + t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", "
                                         + e.kind().name().toLowerCase() + (e.tool() == null ? "" : " " + e.tool()) + ")";
@@ -489,9 +501,13 @@ final class ReplayCommand implements Callable<Integer> {
                     quiet = false;
                 }
                 if (rep.firstRewritten(c) != null) {
-                    b.append("\n  ").append(id).append(": ").append(rep.firstRewritten(c))
-                            .append(" online (the log holds the rewritten event, which passes here)")
-                            .append(rep.rewritten(c) > 1 ? " (" + rep.rewritten(c) + " events)" : "");
+                    int all = rep.rewritten(c), refused = rep.rewrittenRefused(c);
+                    b.append("\n  ").append(id).append(": ").append(rep.firstRewritten(c)).append(" online (the log holds the rewritten event")
+                            .append(all > 1 ? "s" : "")
+                            .append(refused == 0 ? (all > 1 ? ", which pass here" : ", which passes here")
+                                    : refused == all ? ", which these libraries refuse too"
+                                    : ", of which " + refused + " these libraries refuse too")
+                            .append(")").append(all > 1 ? " (" + all + " events)" : "");
                     quiet = false;
                 }
                 // the end verdict unless it only repeats a violation above (FAIL after 'violated first'): a contract violated
@@ -917,6 +933,7 @@ final class ReplayCommand implements Callable<Integer> {
                 m.put("withheld", rep.withheld(c));
                 m.put("firstRewritten", rep.firstRewritten(c));
                 m.put("rewritten", rep.rewritten(c));
+                m.put("rewrittenRefusedHere", rep.rewrittenRefused(c));
                 m.put("events", rep.fires(c));
                 List<String> unmet = new ArrayList<>();
                 if (rep.end != null) {

@@ -100,5 +100,24 @@ class ReplayRewrittenTest {
         }
         assertThat(byId.get("r.no-delete-note").path("firstRewritten").isNull()).isTrue();
         assertThat(byId.get("r.no-delete-note").path("events").asInt()).isEqualTo(1);
+        assertThat(text.out()).as(out).containsPattern("r.note-no-email: redacted at audit.jsonl:\\d+ \\(seq 2, call update_note\\) online"
+                + " \\(the log holds the rewritten event, which passes here\\)");
+        assertThat(byId.get("r.note-no-email").path("rewrittenRefusedHere").asInt()).isZero();
+
+        // trial19 06: a what-if replay with a stricter variant that refuses the rewritten call too said "which passes here"
+        // on the line beside its own "violated first at" for the same event
+        Path stricter = Files.writeString(dir.resolve("stricter.yaml"), LIBRARY.replace(
+                "guarantee: G(call(update_note) -> !category(email))", "guarantee: G(call(update_note) -> !arg_matches(update_note, note, \"call\"))"));
+        CliRun whatIf = CliRun.of("replay", stricter.toString(), log.toString(), "--no-progress");
+        assertThat(whatIf.out()).as(whatIf.out() + whatIf.err())
+                .containsPattern("r.note-no-email: violated first at audit.jsonl:\\d+ \\(seq 2, call update_note\\)")
+                .containsPattern("r.note-no-email: redacted at audit.jsonl:\\d+ \\(seq 2, call update_note\\) online"
+                        + " \\(the log holds the rewritten event, which these libraries refuse too\\)")
+                .doesNotContain("which passes here\n  r.note-no-email").doesNotContainPattern("r.note-no-email: redacted.*passes here");
+        JsonNode strict = new ObjectMapper().readTree(CliRun.of("replay", stricter.toString(), log.toString(), "--no-progress", "--format", "json").out())
+                .path("sessions").get(0).path("contracts");
+        strict.forEach(c -> {
+            if (c.path("id").asText().equals("r.note-no-email")) assertThat(c.path("rewrittenRefusedHere").asInt()).as(c.toString()).isEqualTo(1);
+        });
     }
 }
