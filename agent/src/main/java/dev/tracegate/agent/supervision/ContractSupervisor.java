@@ -367,7 +367,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             return refusedByLog(rt, s, w, d);
         }
         Library.ContractInfo c = primary(rt, d);
-        String reason = reason(rt, w, d, e);
+        Unread unread = Unread.of(rt, w, d, e, s);
+        String reason = reason(rt, w, d, e, unread);
         if (!enforce) {
             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
             return ToolDecision.proceed();
@@ -400,7 +401,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 redactedJson = redacted;
                 c = primary(rt, again);
                 note = " (after the fields that " + primaryWith(rt, d, "redact").id() + " does not allow were removed)";
-                reason = reason(rt, w, again, r) + note;
+                reason = reason(rt, w, again, r, Unread.of(rt, w, again, r, s)) + note;
             } else {
                 note = " It could not be redacted: " + cannot + ".";
                 reason = reason + note;
@@ -433,7 +434,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 // the target's call is refused too (by any strategy: a redirect runs its target only when that call passes),
                 // so the original call is blocked; the reason says the redirect was tried and which contracts refused it
                 // (the record's fired stays the original call's: replay steps that call, not the target's)
-                String targetRefusal = reason(rt, w, again, r);
+                String targetRefusal = reason(rt, w, again, r, Unread.of(rt, w, again, r, s));
                 StringBuilder refusers = new StringBuilder();
                 for (int i = 0; i < again.contractCount(); i++) {
                     refusers.append(i == 0 ? "" : i == again.contractCount() - 1 ? " and " : ", ").append(rt.contractIds[again.contract(i)]);
@@ -453,7 +454,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 break;
         }
         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
-        return ToolDecision.block(c.id(), reason, nexts(rt, d));
+        return ToolDecision.block(c.id(), reason, nexts(rt, d, unread));
     }
 
     /**
@@ -488,13 +489,18 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      * What to do instead, from every contract that refused in {@code d}: each one's {@code next}, once, in contract order.
      * A model told only the first one's would follow it into the next refusal (trial9 multi-block-next: an erased
      * subject without consent was told to ask for consent, and P4's "do not process that person's data" was dropped).
+     * A contract that refused only because of what could not be read ({@code unread}) gives what to do about that instead.
      */
-    private static String nexts(Runtime rt, Decision d) {
-        if (d.contractCount() == 1) return rt.library.info().get(d.contract(0)).next();
+    private static String nexts(Runtime rt, Decision d, Unread unread) {
+        if (d.contractCount() == 1) {
+            String instead = unread.instead(d.contract(0));
+            return instead != null ? instead : rt.library.info().get(d.contract(0)).next();
+        }
         StringBuilder b = new StringBuilder();
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (int i = 0; i < d.contractCount(); i++) {
-            String n = rt.library.info().get(d.contract(i)).next();
+            String instead = unread.instead(d.contract(i));
+            String n = instead != null ? instead : rt.library.info().get(d.contract(i)).next();
             if (n == null || n.isBlank() || !seen.add(n.trim())) continue;
             if (b.length() > 0) {
                 char last = b.charAt(b.length() - 1);
@@ -561,10 +567,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Library.ContractInfo other = primary(rt, again);
             List<String> ids = new ArrayList<>();
             for (int x : excused) ids.add(rt.contractIds[x]);
-            String why = reason(rt, w, again, e) + " (the approver allowed " + String.join(", ", ids) + ": " + a.note()
+            Unread unread = Unread.of(rt, w, again, e, s);
+            String why = reason(rt, w, again, e, unread) + " (the approver allowed " + String.join(", ", ids) + ": " + a.note()
                     + "; this contract still refuses the call)";
             record(rt, w, s, e, again, dev.tracegate.agent.audit.Decision.BLOCK, other.id(), why, t0);
-            return ToolDecision.block(other.id(), why, nexts(rt, again));
+            return ToolDecision.block(other.id(), why, nexts(rt, again, unread));
         }
         boolean admitted = record(rt, w, s, e, again, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(),
                 reason + " Approved: " + a.note(), t0, excused);
@@ -686,7 +693,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                             return MessageDecision.keep();
                         }
                         Library.ContractInfo c = primary(rt, d);
-                        String reason = reason(rt, w, d, e);
+                        Unread unread = Unread.of(rt, w, d, e, s);
+                        String reason = reason(rt, w, d, e, unread);
                         if (!enforce) {
                             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
                             return MessageDecision.keep();
@@ -700,8 +708,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                             }
                         }
                         record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
-                        String next = nexts(rt, d);
-                        String notice = "[tracegate] " + rt.says(c) + (next.isEmpty() ? "" : " " + next);
+                        String next = nexts(rt, d, unread);
+                        String says = unread.why(rt.library.info().indexOf(c));
+                        String notice = "[tracegate] " + (says != null ? says : rt.says(c)) + (next.isEmpty() ? "" : " " + next);
                         return substitute ? MessageDecision.replace(c.id(), notice) : MessageDecision.block(c.id(), dev.tracegate.agent.core.BlockText.of("the answer", c.id(), reason, next));
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
@@ -1096,13 +1105,23 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         return best;
     }
 
-    /** Why {@code d} refused or failed, right after worker {@code w}'s step: each contract's reason, and the atoms it could not evaluate. */
+    /** Why {@code d} refused or failed, right after worker {@code w}'s step (an environment event: nothing it could not read refuses it). */
     private static String reason(Runtime rt, Worker w, Decision d, Event e) {
+        return reason(rt, w, d, e, Unread.of(rt, w, d, e, null));
+    }
+
+    /**
+     * Why {@code d} refused or failed, right after worker {@code w}'s step: each contract's reason, and the atoms it could
+     * not evaluate. A contract that refuses only because of what could not be read ({@code unread}) says so instead of its
+     * own message, which would tell the model something nobody knows (that a target came from a tool output).
+     */
+    private static String reason(Runtime rt, Worker w, Decision d, Event e, Unread unread) {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < d.contractCount(); i++) {
             Library.ContractInfo c = rt.library.info().get(d.contract(i));
             if (i > 0) b.append(' ');
-            b.append(c.id()).append(": ").append(rt.reasons[d.contract(i)]);
+            String why = unread.why(d.contract(i));
+            b.append(c.id()).append(": ").append(why != null ? why : rt.reasons[d.contract(i)]);
         }
         // Right after the step (every caller): an atom that could not be evaluated read as false, or (UNEVALUABLE)
         // some value of it would violate; name the atoms, so that a user sees which argument is missing

@@ -460,6 +460,15 @@ public final class Library {
     }
 
     /**
+     * Why atom {@code atom} held on {@code event} only because a scanning bound of the injection check was reached (it
+     * fails closed), given the session's {@code state} before the event; null when it held on what was read, or for
+     * another atom. See {@link dev.tracegate.matchers.predicate.Grounding#boundCause}.
+     */
+    public String boundCause(int atom, Event event, dev.tracegate.engine.monitor.SessionState state) {
+        return grounding.boundCause(atom, event, state);
+    }
+
+    /**
      * Why atom {@code atom} was unevaluable on {@code event}, when the grounding can say more than "an argument it
      * reads is missing" (an {@code untrusted_target} call without any of the target arguments its policy names), with
      * the names of the library files whose {@code injection.side-effecting} names the tool (not their paths: the

@@ -1219,6 +1219,76 @@ public final class Grounding implements Grounder<Event> {
                 + (has.isEmpty() ? "the call has no arguments" : "its arguments are " + String.join(", ", has));
     }
 
+    /**
+     * Why {@code untrusted_target} (atom {@code atom}) held on {@code event} in {@code state} (the session before it) only
+     * because the default mode's scanning bounds were reached, which fail closed, or null when it held on what was read
+     * (some target is a value a tool output introduced), did not hold, or is another atom. Two causes: a target too long or
+     * with too many identifiers to read ({@link Identifiers#MAX_SCAN}, {@link Identifiers#MAX_PER_TEXT}), or an earlier output
+     * not read to its end (or values the session's set forgot), after which every value the user did not write counts as
+     * introduced. Whole-word provenance ({@code provenance:}) is not told apart here (null). For reports (a refusal's
+     * reason), never on the path of an event that passes.
+     */
+    public String boundCause(int atom, Event event, SessionState state) {
+        if (atom < 0 || atom >= preds.length || !(preds[atom] instanceof UntrustedTarget u) || !u.requireUntrusted || event == null
+                || event.kind() != EventKind.CALL || provenance != null || state == null) {
+            return null;
+        }
+        Frame f = frames.take();
+        f.prepare(event, state);
+        try {
+            Args.Path[] targets = f.toolFull >= 0 && sideEffectTargets[f.toolFull] != null ? sideEffectTargets[f.toolFull]
+                    : f.toolBare >= 0 ? sideEffectTargets[f.toolBare] : null;
+            if (targets == null) return null;
+            String cause = null;
+            for (Args.Path p : targets) {
+                JsonNode v = event.args().get(p);
+                if (v == null) continue;
+                String c = boundCause(f, v, p.toString());
+                if (c == INTRODUCED) return null;
+                if (cause == null) cause = c;
+            }
+            return cause;
+        } finally {
+            f.release();
+            frames.give(f);
+        }
+    }
+
+    /** A target value some output did introduce (not a bound's doing). */
+    private static final String INTRODUCED = new String("introduced");
+
+    /** {@link #boundCause} of one target value (each element or field of a list or object): null when it is trusted. */
+    private String boundCause(Frame f, JsonNode v, String path) {
+        if (v.isContainerNode()) {
+            String cause = null;
+            for (JsonNode x : v) {
+                String c = boundCause(f, x, path);
+                if (c == INTRODUCED) return c;
+                if (cause == null) cause = c;
+            }
+            return cause;
+        }
+        if (v.isNull()) return null;
+        CharSequence value = Nodes.text(v);
+        if (value == null || !flows(f, value, true)) return null;
+        long[] hs = f.valueHashes;
+        int n = 0;
+        hs[n++] = TextHash.of(value);
+        n = Identifiers.scanAll(value, hs, n);
+        if (n < 0) {
+            return "its target " + path + " is longer than " + String.format(java.util.Locale.ROOT, "%,d", Identifiers.MAX_SCAN)
+                    + " characters or holds more than " + Identifiers.MAX_PER_TEXT + " distinct identifiers, more than the injection"
+                    + " check reads (Identifiers.MAX_SCAN, MAX_PER_TEXT), so it could not be checked";
+        }
+        ValueSet introduced = f.st.refs[introducedSlot] instanceof ValueSet vs ? vs : ValueSet.EMPTY;
+        ValueSet named = f.st.refs[namedSlot] instanceof ValueSet vs ? vs : ValueSet.EMPTY;
+        for (int i = 0; i < n; i++) if (introduced.contains(hs[i]) && !named.contains(hs[i])) return INTRODUCED;
+        return "an earlier tool output of this session was not read to its end (longer than "
+                + String.format(java.util.Locale.ROOT, "%,d", Identifiers.MAX_SCAN) + " characters, or more than " + Identifiers.MAX_PER_TEXT
+                + " distinct values), or the session's values outgrew " + String.format(java.util.Locale.ROOT, "%,d", policy.setCapacity)
+                + ", so its target " + path + ", which the user did not write, could not be checked against it";
+    }
+
     /** Indices of the atoms set in a bit array (valuation or unevaluable), for reports. */
     public static List<Integer> indices(long[] bits) {
         List<Integer> out = new ArrayList<>();
