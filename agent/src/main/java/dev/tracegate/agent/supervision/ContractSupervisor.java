@@ -1122,6 +1122,13 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             if (i > 0) b.append(' ');
             String why = unread.why(d.contract(i));
             b.append(c.id()).append(": ").append(why != null ? why : rt.reasons[d.contract(i)]);
+            // a consent contract refusing a call that has no data subject at all: say so, and why (trial19: "the data subject
+            // has not consented" of a call whose subject-fields named none of its arguments); warned about once per tool
+            String cause = why != null ? null : rt.library.refusalCause(d.contract(i), e);
+            if (cause != null) {
+                b.append(rt.reasons[d.contract(i)].endsWith(".") ? " " : ". ").append("This call ").append(cause.substring(cause.indexOf(" has no data subject") + 1)).append('.');
+                warnNoSubject(rt, e, cause);
+            }
         }
         // Right after the step (every caller): an atom that could not be evaluated read as false, or (UNEVALUABLE)
         // some value of it would violate; name the atoms, so that a user sees which argument is missing
@@ -1155,6 +1162,19 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             b.append(')');
         }
         return b.toString();
+    }
+
+    /**
+     * Once per tool (and library version): a WARN that a call of a consent-based purpose had no data subject, naming the
+     * subject fields looked for, the call's arguments and the files that declare them, with the fix. Refusals only.
+     */
+    private static void warnNoSubject(Runtime rt, Event e, String cause) {
+        if (rt.noSubjectWarned.size() >= 256 || !rt.noSubjectWarned.add(e.tool())) return;
+        java.util.List<String> files = rt.library.subjectFieldsDeclaredIn();
+        AgentLog.warn("a call of " + cause + (files.isEmpty() ? "" : "; gdpr.subject-fields is declared in " + String.join(", ", files))
+                + ". Add the argument"
+                + " that holds the data subject's id (e.g. the e-mail address; a path such as customer.email for a field of an"
+                + " object argument) to gdpr.subject-fields (docs/LIBRARY.md, \"The data subject of a call\"). Said once per tool");
     }
 
     /** Appends the keys of the {@code ctx(key)} terms in an atom's key ({@code 'budget'}, or {@code 'a' or 'b'}), once each. */

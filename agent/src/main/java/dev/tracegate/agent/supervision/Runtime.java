@@ -38,6 +38,8 @@ final class Runtime {
     final Map<String, String[]> clearArgs;
     /** The top-level argument fields that name a call's data subject, for the audit log's digests (see AuditRecord#subjectFields); null: none. */
     final String[] subjectArgs;
+    /** Tools whose refused call had no data subject (gdpr.subject-fields named none of its arguments): warned about once each. */
+    final java.util.Set<String> noSubjectWarned = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Whether any consent tool is configured: most libraries have none, and every CALL's record asks. */
     private final boolean anyClearArgs;
     private final dev.tracegate.engine.monitor.Scratch<Worker> workers;

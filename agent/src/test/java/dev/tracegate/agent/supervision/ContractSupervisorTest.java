@@ -673,4 +673,52 @@ class ContractSupervisorTest {
         // the audit record keeps the same reason
         assertThat(Files.readString(r.log())).contains("an earlier tool output of this session was not read to its end");
     }
+
+    /**
+     * trial19 repro 03: gdpr.subject-fields names no argument of a tool bound to a consent-based purpose (a path, cust.email,
+     * where the tool takes a plain customer). Every call then has no data subject, so a subject's consent never reaches it.
+     * The refusal said "the data subject has not consented" and nothing named subject-fields; now the reason says that the
+     * call has no data subject, which subject fields were looked for and which arguments the call has, and stderr says it
+     * once per tool. A call that has its subject and no consent keeps the plain reason.
+     */
+    @Test
+    void aConsentRefusalOfACallWithoutAnySubjectFieldSaysTheCallHasNoSubjectAndWarnsOncePerTool() throws Exception {
+        Path lib = dir.resolve("bank.yaml");
+        Files.writeString(lib, "library: bank\ngdpr:\n  purposes:\n    marketing: [email]\n  consent-purposes: [marketing]\n"
+                + "  subject-fields: [cust.email, customer_id]\n  tools:\n    sendNewsletter: [marketing]\n    sendOffer: [marketing]\n");
+        Running r = start("libraries=gdpr;" + lib);
+        ContractSupervisor s = r.supervisor();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        List<ToolDecision> none = new java.util.ArrayList<>();
+        ToolDecision withSubject;
+        try {
+            s.onConsent(new dev.tracegate.agent.core.Consent("c1", "ada@example.com", "marketing", true));
+            none.add(s.onToolCall(new ToolCall("lc4j", "c1", "sendNewsletter", "{\"customer\":\"ada@example.com\",\"text\":\"hi\"}", "t1")));
+            none.add(s.onToolCall(new ToolCall("lc4j", "c1", "sendNewsletter", "{\"customer\":\"ada@example.com\",\"text\":\"hi\"}", "t2")));
+            none.add(s.onToolCall(new ToolCall("lc4j", "c1", "sendOffer", "{\"customer\":\"ada@example.com\"}", "t3")));
+            // a subject the policy finds (customer_id), who has not consented: the plain reason
+            withSubject = s.onToolCall(new ToolCall("lc4j", "c1", "sendOffer", "{\"customer_id\":\"bob@example.com\"}", "t4"));
+        } finally {
+            dev.tracegate.agent.core.AgentLog.captureForTest(null);
+        }
+        assertThat(none).allSatisfy(d -> {
+            assertThat(d.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+            assertThat(d.reason()).startsWith("gdpr.P1-consent: This call processes personal data for a purpose the data subject has not"
+                    + " consented to. This call has no data subject: none of the subject fields [cust.email, customer_id] is among its"
+                    + " arguments (its arguments are customer");
+        });
+        assertThat(none.get(0).reason()).contains("(its arguments are customer, text)").contains("its purpose marketing rests on consent");
+        assertThat(withSubject.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(withSubject.reason()).isEqualTo("gdpr.P1-consent: This call processes personal data for a purpose the data subject"
+                + " has not consented to.");
+        s.close();
+        r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
+        String printed = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(printed).contains("WARN a call of sendNewsletter has no data subject: none of the subject fields [cust.email, customer_id]")
+                .contains("gdpr.subject-fields is declared in " + lib);
+        assertThat(printed.split("a call of sendNewsletter has no data subject", -1)).as("once per tool, not per call").hasSize(2);
+        assertThat(printed.split("a call of sendOffer has no data subject", -1)).as("each tool once").hasSize(2);
+        assertThat(Files.readString(r.log())).contains("This call has no data subject");
+    }
 }

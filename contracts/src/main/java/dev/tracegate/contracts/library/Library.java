@@ -493,6 +493,31 @@ public final class Library {
     }
 
     /**
+     * What contract {@code contract}'s refusal of {@code event} should add to its message, or null: for a contract that
+     * reads {@code consented} (gdpr.P1-consent), a call whose purpose rests on consent but which has no data subject, since
+     * none of the subject fields is among its arguments (see {@link Grounding#noSubjectCause}): its message says "the data
+     * subject has not consented", of a call that has none (trial19). For reports, never on the path of an event that passes.
+     */
+    public String refusalCause(int contract, Event event) {
+        if (contract < 0 || contract >= contracts.contracts().size()) return null;
+        for (int f : new int[] {contracts.assumeOf(contract), contracts.guaranteeOf(contract)}) {
+            for (int atom : contracts.atomIndex(f)) {
+                if (grounding.isConsentAtom(atom)) return grounding.noSubjectCause(event);
+            }
+        }
+        return null;
+    }
+
+    /** The library files (as read: a path, or builtin:NAME) that declare {@code gdpr.subject-fields}; empty when none does. For the agent's log. */
+    public List<String> subjectFieldsDeclaredIn() {
+        List<String> files = new ArrayList<>();
+        for (LibrarySpec s : specs) {
+            if (s.gdpr() != null && s.gdpr().subjectFields() != null && !s.gdpr().subjectFields().isEmpty()) files.add(s.file());
+        }
+        return files;
+    }
+
+    /**
      * A digest of what the libraries define, in the order given: per library its name and settings, each contract's
      * id, formulas as written, strategy, message, next action and redirect target, the latches, and the gdpr,
      * injection and permissions sections; not where the files are nor their line numbers, so the same libraries give

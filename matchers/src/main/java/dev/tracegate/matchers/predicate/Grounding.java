@@ -1289,6 +1289,43 @@ public final class Grounding implements Grounder<Event> {
                 + ", so its target " + path + ", which the user did not write, could not be checked against it";
     }
 
+    /** Whether atom {@code atom} is {@code consented} (the subject's consent for the event's purposes). */
+    public boolean isConsentAtom(int atom) {
+        return atom >= 0 && atom < preds.length && preds[atom] instanceof Consent;
+    }
+
+    /**
+     * Why a call whose purpose rests on consent has no data subject, or null when it has one (or no such purpose): none of
+     * the policy's subject fields is among its arguments ("sendNewsletter has no data subject: none of the subject fields
+     * [cust.email] is among its arguments (customer)", or "no subject-fields are declared"), so a consent recorded for a
+     * subject never counts for it (trial19: a refusal said "the data subject has not consented" of a call with no subject).
+     * For reports (a refusal's reason), never on the path of an event that passes.
+     */
+    public String noSubjectCause(Event event) {
+        if (event == null || event.kind() != EventKind.CALL || event.subject() != null) return null;
+        String consentPurpose = null;
+        for (int i = 0; i < event.purposeCount() && consentPurpose == null; i++) {
+            if (policy.requiresConsentFolded(event.purpose(i))) consentPurpose = event.purpose(i);
+        }
+        int full = toolId(event.toolKey());
+        int bare = event.toolBare() == event.toolKey() ? full : toolId(event.toolBare());
+        for (int id : new int[] {full, bare}) {
+            if (consentPurpose != null || id < 0 || toolPurposeNames[id] == null) continue;
+            for (String p : toolPurposeNames[id]) if (policy.requiresConsentFolded(p)) { consentPurpose = p; break; }
+        }
+        if (consentPurpose == null || subjectOf(event) != null) return null;
+        List<String> has = new ArrayList<>();
+        for (java.util.Iterator<String> it = event.args().fieldNames(); it.hasNext(); ) has.add(it.next());
+        List<String> fields = new ArrayList<>();
+        for (Args.Path p : policy.subjectFields()) fields.add(p.toString());
+        String args = has.isEmpty() ? "the call has no arguments" : "its arguments are " + String.join(", ", has);
+        return event.tool() + " has no data subject: " + (fields.isEmpty()
+                ? "no gdpr.subject-fields are declared (" + args + ")"
+                : "none of the subject fields [" + String.join(", ", fields) + "] is among its arguments (" + args + ")")
+                + ", so a consent recorded for a data subject never counts for it, only a consent for the whole session would"
+                + " (its purpose " + consentPurpose + " rests on consent)";
+    }
+
     /** Indices of the atoms set in a bit array (valuation or unevaluable), for reports. */
     public static List<Integer> indices(long[] bits) {
         List<Integer> out = new ArrayList<>();
