@@ -88,7 +88,7 @@ final class Unread {
             instead[c] = boundWhy == null
                     ? "Call it again only with what the contract reads: every argument it names, given as a plain value (and, if"
                     + " it compares with a context value, after the step that sets it); otherwise tell the user that this could not be checked."
-                    : boundWhy.startsWith("its target")
+                    : boundWhy.startsWith("its ")   // a target (or a link payload) too long to check
                     ? "Send to fewer or shorter targets (at most " + dev.tracegate.matchers.predicate.Identifiers.MAX_PER_TEXT
                     + " distinct values and " + String.format(java.util.Locale.ROOT, "%,d", dev.tracegate.matchers.predicate.Identifiers.MAX_SCAN)
                     + " characters in one), or ask the user to confirm the target in their own words."

@@ -1225,12 +1225,12 @@ public final class Grounding implements Grounder<Event> {
      * (some target is a value a tool output introduced), did not hold, or is another atom. Two causes: a target too long or
      * with too many identifiers to read ({@link Identifiers#MAX_SCAN}, {@link Identifiers#MAX_PER_TEXT}), or an earlier output
      * not read to its end (or values the session's set forgot), after which every value the user did not write counts as
-     * introduced. Whole-word provenance ({@code provenance:}) is not told apart here (null). For reports (a refusal's
-     * reason), never on the path of an event that passes.
+     * introduced. With whole-word provenance ({@code provenance:}): a target too long to check, or texts dropped past
+     * {@code max-chars} ({@link Sightings#why}). For reports (a refusal's reason), never on the path of an event that passes.
      */
     public String boundCause(int atom, Event event, SessionState state) {
         if (atom < 0 || atom >= preds.length || !(preds[atom] instanceof UntrustedTarget u) || !u.requireUntrusted || event == null
-                || event.kind() != EventKind.CALL || provenance != null || state == null) {
+                || event.kind() != EventKind.CALL || state == null) {
             return null;
         }
         Frame f = frames.take();
@@ -1239,6 +1239,7 @@ public final class Grounding implements Grounder<Event> {
             Args.Path[] targets = f.toolFull >= 0 && sideEffectTargets[f.toolFull] != null ? sideEffectTargets[f.toolFull]
                     : f.toolBare >= 0 ? sideEffectTargets[f.toolBare] : null;
             if (targets == null) return null;
+            if (provenance != null) return provenanceBoundCause(f, targets);
             String cause = null;
             for (Args.Path p : targets) {
                 JsonNode v = event.args().get(p);
@@ -1252,6 +1253,61 @@ public final class Grounding implements Grounder<Event> {
             f.release();
             frames.give(f);
         }
+    }
+
+    /** {@link #boundCause} with whole-word provenance: as {@link #untrustedTarget(Frame, Args.Path[])} reads the call. */
+    private String provenanceBoundCause(Frame f, Args.Path[] targets) {
+        Provenance p = provenance;
+        Sightings s = Sightings.of(f.st.refs[sightingsSlot]);
+        Event e = f.e;
+        boolean fetch = !p.fetchTools.isEmpty();
+        int why = Sightings.TRUSTED;
+        String at = null;
+        List<String> links = p.linkPayloads.isEmpty() ? null : p.linkPayloads.get(e.toolKey());
+        if (links != null) {
+            for (String field : links) {
+                JsonNode v = e.args().get(Args.Path.field(field));
+                if (v == null || v.isNull()) continue;
+                for (String id : Identifiers.find(v.isTextual() ? v.textValue() : v.toString())) {
+                    if (!(id.contains("www.") || id.contains("://") || id.indexOf('@') > 0)) continue;
+                    int w = s.why(id, p, fetch, false);
+                    if (w == Sightings.INTRODUCED) return null;
+                    if (w != Sightings.TRUSTED && why == Sightings.TRUSTED) { why = w; at = "link in " + field; }
+                }
+            }
+        }
+        boolean fetchTool = fetch && p.fetchTools.contains(e.toolKey());
+        for (Args.Path path : targets) {
+            JsonNode v = e.args().get(path);
+            if (v == null) continue;
+            List<JsonNode> leaves = new ArrayList<>();
+            leaves(v, leaves);
+            for (JsonNode x : leaves) {
+                int w = s.why(x.asText(), p, fetchTool, true);
+                if (w == Sightings.INTRODUCED) return null;
+                if (w != Sightings.TRUSTED && why == Sightings.TRUSTED) { why = w; at = "target " + path; }
+            }
+        }
+        if (why == Sightings.TOO_LONG) return tooLong("its " + at);
+        if (why == Sightings.DROPPED) {
+            return "this session's user messages and tool outputs outgrew provenance max-chars (" + String.format(java.util.Locale.ROOT, "%,d",
+                    p.maxChars) + " characters), so the oldest were dropped and its " + at + ", which the user did not write, could not be"
+                    + " checked against them";
+        }
+        return null;
+    }
+
+    /** The scalars of a target value: itself, or each element or field at any depth. */
+    private static void leaves(JsonNode v, List<JsonNode> out) {
+        if (v.isNull() || v.isMissingNode()) return;
+        if (v.isContainerNode()) for (JsonNode x : v) leaves(x, out);
+        else out.add(v);
+    }
+
+    private static String tooLong(String what) {
+        return what + " is longer than " + String.format(java.util.Locale.ROOT, "%,d", Identifiers.MAX_SCAN)
+                + " characters or holds more than " + Identifiers.MAX_PER_TEXT + " distinct identifiers, more than the injection"
+                + " check reads (Identifiers.MAX_SCAN, MAX_PER_TEXT), so it could not be checked";
     }
 
     /** A target value some output did introduce (not a bound's doing). */
@@ -1275,11 +1331,7 @@ public final class Grounding implements Grounder<Event> {
         int n = 0;
         hs[n++] = TextHash.of(value);
         n = Identifiers.scanAll(value, hs, n);
-        if (n < 0) {
-            return "its target " + path + " is longer than " + String.format(java.util.Locale.ROOT, "%,d", Identifiers.MAX_SCAN)
-                    + " characters or holds more than " + Identifiers.MAX_PER_TEXT + " distinct identifiers, more than the injection"
-                    + " check reads (Identifiers.MAX_SCAN, MAX_PER_TEXT), so it could not be checked";
-        }
+        if (n < 0) return tooLong("its target " + path);
         ValueSet introduced = f.st.refs[introducedSlot] instanceof ValueSet vs ? vs : ValueSet.EMPTY;
         ValueSet named = f.st.refs[namedSlot] instanceof ValueSet vs ? vs : ValueSet.EMPTY;
         for (int i = 0; i < n; i++) if (introduced.contains(hs[i]) && !named.contains(hs[i])) return INTRODUCED;

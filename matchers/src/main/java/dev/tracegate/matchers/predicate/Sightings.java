@@ -172,6 +172,28 @@ final class Sightings {
         return false;
     }
 
+    /** {@link #why}: not untrusted; untrusted on what the session keeps; a target over the identifier bound; only past max-chars. */
+    static final int TRUSTED = 0, INTRODUCED = 1, TOO_LONG = 2, DROPPED = 3;
+
+    /**
+     * For reports (a refusal's reason), never while grounding: why a target value ({@code target}: {@link #untrustedTarget})
+     * or a link payload's identifier ({@link #untrusted}, unless it lies in a record a fetch tool may open) counts as
+     * untrusted: {@link #INTRODUCED} when it does on the texts the session keeps, {@link #TOO_LONG} when the target is
+     * only too long to check ({@link Identifiers#distinct}), {@link #DROPPED} when it does only because texts were dropped
+     * past {@code max-chars} (then every value the user did not write counts as from a tool), else {@link #TRUSTED}.
+     */
+    int why(String value, Provenance p, boolean inRecordTrusted, boolean target) {
+        boolean holds = target ? untrustedTarget(value, p, inRecordTrusted) : untrusted(value, p) && !(inRecordTrusted && inRecord(value));
+        if (!holds) return TRUSTED;
+        if (truncated) {
+            int kept = new Sightings(user, outputs, fields, endorsed, pending, records, delegated, delegating, false, chars)
+                    .why(value, p, inRecordTrusted, target);
+            return kept == TRUSTED ? DROPPED : kept;
+        }
+        if (!target || untrusted(value, p) && !(inRecordTrusted && inRecord(value))) return INTRODUCED;
+        return Identifiers.distinct(value) == null ? TOO_LONG : INTRODUCED;
+    }
+
     /** True when {@code v} (folded) occurs as a whole word, or as an IBAN in any spelling, in an output or a user message. */
     private boolean seenWhole(String v) {
         String iban = IbanSpelling.compact(v);
