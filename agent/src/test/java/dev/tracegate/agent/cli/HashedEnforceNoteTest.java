@@ -64,9 +64,14 @@ class HashedEnforceNoteTest {
 
     /** Supervises {@code events} in enforce mode, logged with {@code personalData}, under the one file name {@code name}. */
     private Path log(Path lib, String personalData, String name, List<Consumer<ContractSupervisor>> events) throws Exception {
+        return log(lib, personalData, name, events, "");
+    }
+
+    /** As above, with more configuration ({@code ,mode=shadow}). */
+    private Path log(Path lib, String personalData, String name, List<Consumer<ContractSupervisor>> events, String more) throws Exception {
         Path log = Files.createDirectories(dir.resolve(personalData)).resolve(name);
         Files.deleteIfExists(log);
-        AgentConfig config = AgentConfig.load("libraries=" + lib + ",audit.personal-data=" + personalData + ",audit.path=" + log,
+        AgentConfig config = AgentConfig.load("libraries=" + lib + ",audit.personal-data=" + personalData + ",audit.path=" + log + more,
                 Map.of(), Map.of(), Set.of());
         AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
         ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
@@ -123,6 +128,25 @@ class HashedEnforceNoteTest {
                         + " event (their automata or a count, run or context value they read changes with it), may differ too, each with"
                         + " the first one: s.note-before-close (notes.jsonl:5 (seq 3, call send_note): applied here, refused online).")
                 .doesNotContain("s.two-refunds");
+    }
+
+    /**
+     * A log written in shadow mode applied every event, so its decisions cannot tell which events an enforcing run would
+     * have refused: replayed with --mode enforce, every contract that reads no content is named, and the note says why.
+     */
+    @Test
+    void aShadowLogReplayedInEnforceModeNamesEveryOtherContract() throws Exception {
+        Path lib = library(List.of(STRUCTURE.get(0), STRUCTURE.get(1), CONTENT.get(1)));
+        Path hashed = log(lib, "hashed", "shadow.jsonl", List.of(
+                user("a", "Close the ticket"),
+                call("a", "send_note", "{\"body\":\"card number 4111\"}", "c1"),
+                call("a", "close_ticket", "{}", "c2")), ",mode=shadow");
+        CliRun h = CliRun.of("replay", lib.toString(), hashed.toString(), "--mode", "enforce", "--no-progress");
+        assertThat(h.err()).contains("c.no-card (arg_matches(send_note, body, \"card number\")). Replayed in enforce mode, whether an"
+                + " event is applied follows their verdicts from digests (a refused event is not applied), and the log, written in shadow"
+                + " mode, applied every event, so its decisions cannot show which events the online run would have refused: the events the"
+                + " other contracts see, count and sum may differ from the online ones, and so may their verdicts: s.two-refunds,"
+                + " s.note-before-close.");
     }
 
     /** The note names every contract whose verdict from the hashed log differs from the clear log's, on random sessions. */
