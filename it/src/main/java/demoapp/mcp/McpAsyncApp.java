@@ -45,6 +45,9 @@ public final class McpAsyncApp {
     private static final McpJsonMapper JSON = new JacksonMcpJsonMapper(JsonMapper.builder().build());
     private static final String NAME_SCHEMA = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}";
 
+    /** The server's two parallel look-ups (its {@code lookupOrder}) count down here as they start. */
+    private static final java.util.concurrent.CountDownLatch LOOKUPS_STARTED = new java.util.concurrent.CountDownLatch(2);
+
     private McpAsyncApp() {
     }
 
@@ -58,6 +61,10 @@ public final class McpAsyncApp {
             return;
         }
         int dash = Arrays.asList(args).indexOf("--");
+        if (args.length > 4 && args[0].equals("overlap") && dash == 3) {
+            overlap(args[1], args[2], Arrays.copyOfRange(args, dash + 1, args.length));
+            return;
+        }
         if (args.length > 3 && args[0].equals("calls") && dash > 0 && dash < args.length - 1) {
             String broken = null;
             int first = 1;
@@ -107,6 +114,22 @@ public final class McpAsyncApp {
                         tool("failingLookup", (exchange, request) -> {
                             System.err.println("TOOL failingLookup ran name=" + request.arguments().get("name"));
                             return Mono.error(new IllegalStateException("backend down for " + request.arguments().get("name")));
+                        }),
+                        tool("lookupOrder", (exchange, request) -> {
+                            // two look-ups in flight at once: each answers only once the other has started (so both calls
+                            // are under way before either ends); an order whose id starts with BAD does not exist
+                            Object order = request.arguments().get("orderId");
+                            System.err.println("TOOL lookupOrder started orderId=" + order);
+                            LOOKUPS_STARTED.countDown();
+                            Mono<Void> bothStarted = Mono.fromCallable(() -> LOOKUPS_STARTED.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                                    .subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic()).then();
+                            return String.valueOf(order).startsWith("BAD")
+                                    ? bothStarted.then(Mono.error(new IllegalArgumentException("no order " + order)))
+                                    : bothStarted.thenReturn(text("order " + order + ": 1 kettle, 40 EUR"));
+                        }),
+                        tool("refund", (exchange, request) -> {
+                            System.err.println("TOOL refund ran orderId=" + request.arguments().get("orderId"));
+                            return Mono.just(text("refunded " + request.arguments().get("orderId")));
                         }))
                 .build();
         System.err.println("SERVER READY " + server.getServerInfo().name());
@@ -180,6 +203,67 @@ public final class McpAsyncApp {
             client.closeGracefully().block(Duration.ofSeconds(10));
         }
         System.exit(0);
+    }
+
+    /**
+     * {@code McpAsyncApp overlap <order> <order> -- <server command...>}: one client session that looks both orders up
+     * at once (both {@code callTool} Monos made in order, as a client running a model message's tool calls in parallel
+     * would; the second sent once the server runs the first, whose answer waits for the second to start), then refunds
+     * each, one after another.
+     */
+    static void overlap(String first, String second, String[] serverCommand) throws Exception {
+        ServerParameters parameters = ServerParameters.builder(serverCommand[0])
+                .args(Arrays.copyOfRange(serverCommand, 1, serverCommand.length)).build();
+        StdioClientTransport stdio = new StdioClientTransport(parameters, JSON);
+        java.util.concurrent.CountDownLatch firstStarted = new java.util.concurrent.CountDownLatch(1);
+        stdio.setStdErrorHandler(line -> {
+            System.out.println("SERVER: " + line);
+            if (line.contains("TOOL lookupOrder started orderId=" + first)) {
+                firstStarted.countDown();
+            }
+        });
+        McpAsyncClient client = McpClient.async(stdio).requestTimeout(Duration.ofSeconds(60))
+                .initializationTimeout(Duration.ofSeconds(60)).build();
+        try {
+            client.initialize().block();
+            List<Mono<Void>> lookups = new java.util.ArrayList<>();
+            for (String order : List.of(first, second)) {
+                lookups.add(client.callTool(new McpSchema.CallToolRequest("lookupOrder", Map.of("orderId", order)))
+                        .doOnNext(result -> Console.line("LOOKUP " + order + " isError=" + result.isError() + ": " + text(result)))
+                        .onErrorResume(e -> {
+                            Console.line("LOOKUP " + order + " FAILED: " + e.getMessage());
+                            return Mono.empty();
+                        })
+                        .then());
+            }
+            // the second is sent once the server runs the first, so the server sees them start in order
+            java.util.concurrent.CompletableFuture<Void> one = lookups.get(0).toFuture();
+            if (!firstStarted.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the server never started the first look-up");
+            }
+            java.util.concurrent.CompletableFuture<Void> two = lookups.get(1).toFuture();
+            java.util.concurrent.CompletableFuture.allOf(one, two).get(90, java.util.concurrent.TimeUnit.SECONDS);
+            for (String order : List.of(first, second)) {
+                McpSchema.CallToolResult result = client.callTool(new McpSchema.CallToolRequest("refund", Map.of("orderId", order))).block();
+                Console.line("REFUND " + order + " isError=" + result.isError() + ": " + text(result));
+            }
+        } catch (RuntimeException e) {
+            Console.exception(e);
+        } finally {
+            Thread.sleep(500); // let the server's last stderr lines arrive
+            client.closeGracefully().block(Duration.ofSeconds(10));
+        }
+        System.exit(0);
+    }
+
+    private static String text(McpSchema.CallToolResult result) {
+        StringBuilder text = new StringBuilder();
+        for (McpSchema.Content content : result.content()) {
+            if (content instanceof McpSchema.TextContent) {
+                text.append(((McpSchema.TextContent) content).text());
+            }
+        }
+        return text.toString();
     }
 
     /**

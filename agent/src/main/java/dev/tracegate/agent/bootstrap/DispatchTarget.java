@@ -24,8 +24,11 @@ public interface DispatchTarget {
     /** Model output; null to keep, else the replacement text; a block throws {@link TracegateViolation}. */
     String onAssistantMessage(String framework, String session, String text);
 
-    /** A configured method call ({@code origin} is "class#method"); null to proceed. */
-    Ruling onMethodCall(String origin, Object[] arguments);
+    /**
+     * A configured method call ({@code origin} is "class#method"); null to proceed. {@code callId} is the invocation's
+     * own ({@link Dispatcher#newCallId}): its RETURN or failure carries the same.
+     */
+    Ruling onMethodCall(String origin, Object[] arguments, String callId);
 
     /**
      * Whether a configured method that runs inside another supervised call on the same thread is supervised all
@@ -41,15 +44,15 @@ public interface DispatchTarget {
      * there): report an error RETURN of {@code tool} with {@code text}; a contract that would withhold it can only
      * be logged. By default as any error RETURN.
      */
-    default void onToolThrown(String framework, String session, String tool, String text) {
-        onToolResult(framework, session, tool, null, text, true);
+    default void onToolThrown(String framework, String session, String tool, String callId, String text) {
+        onToolResult(framework, session, tool, callId, text, true);
     }
 
-    /** The result of a configured method call; null to keep, else the replacement. */
-    Object onMethodResult(String origin, Object[] arguments, Object result);
+    /** The result of a configured method call (of the call with {@code callId}); null to keep, else the replacement. */
+    Object onMethodResult(String origin, Object[] arguments, Object result, String callId);
 
     /** A configured method ended by throwing {@code thrown}: report it as an error RETURN; the host rethrows it either way. */
-    default void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
+    default void onMethodThrown(String origin, Object[] arguments, Throwable thrown, String callId) {
     }
 
     /** Serialises a JDK value (maps, lists, strings, numbers, booleans) to JSON. */

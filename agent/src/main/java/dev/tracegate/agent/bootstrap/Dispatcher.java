@@ -43,14 +43,21 @@ public final class Dispatcher {
 
     /**
      * [0] = conversation id seen by a framework further up this thread's stack, [1] = the tool table, [2] = non-null
-     * when [0] was adopted from a tool call rather than set by the invocation's own advice ({@link #adoptSession}).
+     * when [0] was adopted from a tool call rather than set by the invocation's own advice ({@link #adoptSession}),
+     * [3] = the model's tool requests of the round a framework is running on this thread ({@link #swapRound}).
      */
     private static final ThreadLocal<Object[]> SCOPE = new ThreadLocal<Object[]>() {
         @Override
         protected Object[] initialValue() {
-            return new Object[3];
+            return new Object[4];
         }
     };
+
+    /** How many call ids this JVM generated ({@link #newCallId}). */
+    private static final AtomicLong CALL_IDS = new AtomicLong();
+
+    /** How a generated call id begins: {@code tg-} and a decimal count, {@code tg-1} for the JVM's first. */
+    public static final String GENERATED_ID = "tg-";
 
     private Dispatcher() {
     }
@@ -123,6 +130,23 @@ public final class Dispatcher {
         if (depth[1] > 0) {
             depth[1]--;
         }
+    }
+
+    // ---- call ids ----
+
+    /**
+     * A call id for one invocation of a hook whose framework gives none (a Spring AI tool callback called outside a model
+     * round, the MCP SDK's server and client, configured methods): {@code tg-N}, N counting this JVM's generated ids
+     * from 1, so it is unique in the run and links the invocation's RETURN (or failure) to its CALL, as a model's
+     * tool-call id does. One atomic increment and one short String (with its bytes) per call.
+     */
+    public static String newCallId() {
+        return GENERATED_ID + CALL_IDS.incrementAndGet();
+    }
+
+    /** True for an id {@link #newCallId} made (one invocation's own: no other hook can see the same call by it). */
+    public static boolean generatedId(String callId) {
+        return callId != null && callId.startsWith(GENERATED_ID);
     }
 
     // ---- per-thread scope a framework sets further up the stack ----
@@ -201,6 +225,22 @@ public final class Dispatcher {
         return SCOPE.get()[1];
     }
 
+    /**
+     * Sets this thread's round (a framework object: the model's tool requests the framework is running now, one after
+     * another, and how far it got) and returns the previous one, to restore on exit.
+     */
+    public static Object swapRound(Object round) {
+        Object[] scope = SCOPE.get();
+        Object previous = scope[3];
+        scope[3] = round;
+        return previous;
+    }
+
+    /** The round a framework put here ({@link #swapRound}); null if none. */
+    public static Object round() {
+        return SCOPE.get()[3];
+    }
+
     // ---- events ----
 
     public static Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId) {
@@ -249,13 +289,13 @@ public final class Dispatcher {
      * suppression is logged and applied to the session as for any result, but the host's exception goes on). Never
      * throws: the host's exception must reach the host unchanged.
      */
-    public static void onToolThrown(String framework, String session, String tool, Throwable thrown) {
+    public static void onToolThrown(String framework, String session, String tool, String callId, Throwable thrown) {
         DispatchTarget t = target;
         if (t == null) {
             return;
         }
         try {
-            t.onToolThrown(framework, session, tool, thrownText(thrown));
+            t.onToolThrown(framework, session, tool, callId, thrownText(thrown));
         } catch (Throwable e) {
             internalError(t, "tool result " + tool, e);
         }
@@ -366,13 +406,14 @@ public final class Dispatcher {
         }
     }
 
-    public static Ruling onMethodCall(String origin, Object[] arguments) {
+    /** A configured method is called; {@code callId} is the invocation's own ({@link #newCallId}), its RETURN carries it too. */
+    public static Ruling onMethodCall(String origin, Object[] arguments, String callId) {
         DispatchTarget t = target;
         if (t == null) {
             return null;
         }
         try {
-            return t.onMethodCall(origin, arguments);
+            return t.onMethodCall(origin, arguments, callId);
         } catch (Throwable e) {
             // fail: open lets the call through unsupervised: the advice then reports no RETURN for it (no CALL was seen)
             Ruling refusal = internalError(t, origin, e);
@@ -380,13 +421,13 @@ public final class Dispatcher {
         }
     }
 
-    public static Object onMethodResult(String origin, Object[] arguments, Object result) {
+    public static Object onMethodResult(String origin, Object[] arguments, Object result, String callId) {
         DispatchTarget t = target;
         if (t == null) {
             return null;
         }
         try {
-            return t.onMethodResult(origin, arguments, result);
+            return t.onMethodResult(origin, arguments, result, callId);
         } catch (Throwable e) {
             // fail: closed withholds a result that could not be checked, as a contract withholds one (the advice throws
             // TracegateViolation from a method that does not return String); fail: open lets it through
@@ -400,13 +441,13 @@ public final class Dispatcher {
      * throws: the host's exception must reach the host unchanged, so a failure here is counted and
      * mapped to the failure policy, whose ruling has nothing left to refuse (the call already failed).
      */
-    public static void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
+    public static void onMethodThrown(String origin, Object[] arguments, Throwable thrown, String callId) {
         DispatchTarget t = target;
         if (t == null) {
             return;
         }
         try {
-            t.onMethodThrown(origin, arguments, thrown);
+            t.onMethodThrown(origin, arguments, thrown, callId);
         } catch (Throwable e) {
             internalError(t, origin, e);
         }

@@ -587,8 +587,8 @@ public final class AgentCore {
         }
 
         @Override
-        public Ruling onMethodCall(String origin, Object[] arguments) {
-            return ready().onMethodCall(origin, arguments);
+        public Ruling onMethodCall(String origin, Object[] arguments, String callId) {
+            return ready().onMethodCall(origin, arguments, callId);
         }
 
         @Override
@@ -597,18 +597,18 @@ public final class AgentCore {
         }
 
         @Override
-        public void onToolThrown(String framework, String session, String tool, String text) {
-            ready().onToolThrown(framework, session, tool, text);
+        public void onToolThrown(String framework, String session, String tool, String callId, String text) {
+            ready().onToolThrown(framework, session, tool, callId, text);
         }
 
         @Override
-        public Object onMethodResult(String origin, Object[] arguments, Object result) {
-            return ready().onMethodResult(origin, arguments, result);
+        public Object onMethodResult(String origin, Object[] arguments, Object result, String callId) {
+            return ready().onMethodResult(origin, arguments, result, callId);
         }
 
         @Override
-        public void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
-            ready().onMethodThrown(origin, arguments, thrown);
+        public void onMethodThrown(String origin, Object[] arguments, Throwable thrown, String callId) {
+            ready().onMethodThrown(origin, arguments, thrown, callId);
         }
 
         @Override

@@ -85,7 +85,8 @@ public final class SupervisorBridge implements DispatchTarget {
 
     /** True when another hook already supervised this call id (it is then counted as a duplicate). */
     private boolean duplicate(String framework, String tool, String callId) {
-        if (callId == null || !seenByAnother(framework, callId)) return false;
+        // a generated id is one invocation's own: no other hook sees the call by it (and no map work per call)
+        if (callId == null || Dispatcher.generatedId(callId) || !seenByAnother(framework, callId)) return false;
         counts.incrementAndGet(DUPLICATES);
         AgentLog.debug("CALL " + framework + " tool=" + tool + " id=" + callId + " seen before: not supervised twice");
         return true;
@@ -307,8 +308,8 @@ public final class SupervisorBridge implements DispatchTarget {
     }
 
     @Override
-    public Ruling onMethodCall(String origin, Object[] arguments) {
-        return configured.onCall(origin, arguments, this);
+    public Ruling onMethodCall(String origin, Object[] arguments, String callId) {
+        return configured.onCall(origin, arguments, callId, this);
     }
 
     @Override
@@ -317,8 +318,8 @@ public final class SupervisorBridge implements DispatchTarget {
     }
 
     @Override
-    public Object onMethodResult(String origin, Object[] arguments, Object result) {
-        return configured.onResult(origin, arguments, result, this);
+    public Object onMethodResult(String origin, Object[] arguments, Object result, String callId) {
+        return configured.onResult(origin, arguments, result, callId, this);
     }
 
     /**
@@ -326,14 +327,14 @@ public final class SupervisorBridge implements DispatchTarget {
      * and message as the result text. Whatever this returns or throws, the host rethrows its own exception.
      */
     @Override
-    public void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
-        configured.onThrown(origin, arguments, thrown, this);
+    public void onMethodThrown(String origin, Object[] arguments, Throwable thrown, String callId) {
+        configured.onThrown(origin, arguments, thrown, callId, this);
     }
 
     /** A tool that threw, as an error RETURN: nothing can be withheld (the host gets its own exception), so a suppression is only logged. */
     @Override
-    public void onToolThrown(String framework, String session, String tool, String text) {
-        onToolResult(framework, session, tool, null, text, true, "the call threw: the host gets its own exception");
+    public void onToolThrown(String framework, String session, String tool, String callId, String text) {
+        onToolResult(framework, session, tool, callId, text, true, "the call threw: the host gets its own exception");
     }
 
     @Override

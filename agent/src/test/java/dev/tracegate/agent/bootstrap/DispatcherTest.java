@@ -67,13 +67,13 @@ class DispatcherTest {
     void aConfiguredCallThatCouldNotBeSupervisedRunsUnsupervisedOrIsRefused() {
         try {
             Dispatcher.install(new Failing(null));   // fail: open
-            Ruling open = Dispatcher.onMethodCall("example.Tools.verify(Ljava/lang/Object;)Ljava/lang/String;", new Object[] {"x"});
+            Ruling open = Dispatcher.onMethodCall("example.Tools.verify(Ljava/lang/Object;)Ljava/lang/String;", new Object[] {"x"}, "tg-1");
             assertThat(open).isSameAs(Ruling.LET_THROUGH);
             assertThat(open.kind).isEqualTo(Ruling.UNSUPERVISED);
             assertThat(open.skips()).as("the method runs").isFalse();
             Ruling closed = Ruling.substitute("refused: internal error");
             Dispatcher.install(new Failing(closed));
-            assertThat(Dispatcher.onMethodCall("example.Tools.verify(Ljava/lang/Object;)Ljava/lang/String;", new Object[] {"x"})).isSameAs(closed);
+            assertThat(Dispatcher.onMethodCall("example.Tools.verify(Ljava/lang/Object;)Ljava/lang/String;", new Object[] {"x"}, "tg-1")).isSameAs(closed);
         } finally {
             Dispatcher.install(null);
         }
@@ -192,8 +192,8 @@ class DispatcherTest {
         public Object onToolResultObject(String f, String s, String t, String c, Object r) { throw new IllegalStateException("x"); }
         public String onUserMessage(String f, String s, String t) { throw new IllegalStateException("x"); }
         public String onAssistantMessage(String f, String s, String t) { throw new IllegalStateException("x"); }
-        public Ruling onMethodCall(String o, Object[] a) { throw new IllegalStateException("x"); }
-        public Object onMethodResult(String o, Object[] a, Object r) { throw new IllegalStateException("x"); }
+        public Ruling onMethodCall(String o, Object[] a, String id) { throw new IllegalStateException("x"); }
+        public Object onMethodResult(String o, Object[] a, Object r, String id) { throw new IllegalStateException("x"); }
         public String toJson(Object v) { throw new IllegalStateException("x"); }
         public Object fromJson(String j) { throw new IllegalStateException("x"); }
         public Ruling onInternalError(String where, Throwable error) { return policy; }

@@ -57,7 +57,7 @@ class SupervisorBridgeTest {
         java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
         AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
         try {
-            dev.tracegate.agent.bootstrap.Dispatcher.onToolThrown("springai", "s1", "lookup", new IllegalStateException("backend down"));
+            dev.tracegate.agent.bootstrap.Dispatcher.onToolThrown("springai", "s1", "lookup", null, new IllegalStateException("backend down"));
         } finally {
             AgentLog.captureForTest(null);
             dev.tracegate.agent.bootstrap.Dispatcher.install(null);

@@ -128,9 +128,9 @@ class UntilRegisteredTest {
         target.onToolResultObject("f", "s", "t", "id", "r");
         target.onUserMessage("f", "s", "u");
         target.onAssistantMessage("f", "s", "a");
-        target.onMethodCall("C#m", new Object[0]);
-        target.onMethodResult("C#m", new Object[0], "r");
-        target.onMethodThrown("C#m", new Object[0], new RuntimeException());
+        target.onMethodCall("C#m", new Object[0], "id");
+        target.onMethodResult("C#m", new Object[0], "r", "id");
+        target.onMethodThrown("C#m", new Object[0], new RuntimeException(), "id");
         assertThat(target.toJson("x")).isEqualTo("json");
         assertThat(target.fromJson("x")).isEqualTo("value");
         target.onInternalError("here", new RuntimeException());
@@ -194,19 +194,19 @@ class UntilRegisteredTest {
         }
 
         @Override
-        public Ruling onMethodCall(String origin, Object[] arguments) {
+        public Ruling onMethodCall(String origin, Object[] arguments, String callId) {
             note("onMethodCall " + origin);
             return null;
         }
 
         @Override
-        public Object onMethodResult(String origin, Object[] arguments, Object result) {
+        public Object onMethodResult(String origin, Object[] arguments, Object result, String callId) {
             note("onMethodResult " + origin);
             return null;
         }
 
         @Override
-        public void onMethodThrown(String origin, Object[] arguments, Throwable thrown) {
+        public void onMethodThrown(String origin, Object[] arguments, Throwable thrown, String callId) {
             note("onMethodThrown " + origin);
         }
 

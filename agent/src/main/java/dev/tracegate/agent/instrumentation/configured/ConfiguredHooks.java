@@ -256,6 +256,7 @@ public final class ConfiguredHooks implements Hooks {
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgArgs") Object[] called,
+                            @Advice.Local("tgId") String id,
                             @Advice.Local("tgDepth") int[] depth,
                             @Advice.Local("tgSaved") int saved) {
             // the nesting guard is this thread's cell; the exit puts back the value saved here, so a guard an inner
@@ -270,7 +271,8 @@ public final class ConfiguredHooks implements Hooks {
                     return null;
                 }
                 called = args;   // the exit reports the RETURN with the arguments of the call as it ran (one array per call)
-                Ruling ruling = Dispatcher.onMethodCall(origin, args);
+                id = Dispatcher.newCallId();   // this invocation's: its CALL and its RETURN carry it (overlapping calls stay apart)
+                Ruling ruling = Dispatcher.onMethodCall(origin, args, id);
                 if (ruling == null) {
                     return null;
                 }
@@ -309,6 +311,7 @@ public final class ConfiguredHooks implements Hooks {
                          @Advice.Origin("#t.#m#d") String origin,
                          @Advice.Origin("#r") String returnType,
                          @Advice.Local("tgArgs") Object[] args,
+                         @Advice.Local("tgId") String id,
                          @Advice.Thrown Throwable thrown,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Local("tgDepth") int[] depth,
@@ -328,10 +331,10 @@ public final class ConfiguredHooks implements Hooks {
             }
             if (thrown != null) {
                 // the RETURN carries the exception; the host's own exception is rethrown after this advice, unchanged
-                Dispatcher.onMethodThrown(origin, args, thrown);
+                Dispatcher.onMethodThrown(origin, args, thrown, id);
                 return;
             }
-            Object replacement = Dispatcher.onMethodResult(origin, args, result);
+            Object replacement = Dispatcher.onMethodResult(origin, args, result, id);
             if (replacement instanceof String) {
                 if ("java.lang.String".equals(returnType)) {
                     result = replacement;
@@ -356,6 +359,7 @@ public final class ConfiguredHooks implements Hooks {
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgArgs") Object[] called,
+                            @Advice.Local("tgId") String id,
                             @Advice.Local("tgDepth") int[] depth,
                             @Advice.Local("tgSaved") int saved,
                             @Advice.Local("tgAtReturn") boolean atReturn) {
@@ -371,7 +375,8 @@ public final class ConfiguredHooks implements Hooks {
                     return null;
                 }
                 called = args;   // the exit reports the RETURN with the arguments of the call as it ran (one array per call)
-                Ruling ruling = Dispatcher.onMethodCall(origin, args);
+                id = Dispatcher.newCallId();   // this invocation's: its CALL and its RETURN carry it (overlapping calls stay apart)
+                Ruling ruling = Dispatcher.onMethodCall(origin, args, id);
                 if (ruling == null) {
                     return null;
                 }
@@ -413,6 +418,7 @@ public final class ConfiguredHooks implements Hooks {
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Origin("#t.#m#d") String origin,
                          @Advice.Local("tgArgs") Object[] args,
+                         @Advice.Local("tgId") String id,
                          @Advice.Thrown Throwable thrown,
                          @Advice.Local("tgDepth") int[] depth,
                          @Advice.Local("tgSaved") int saved,
@@ -428,9 +434,9 @@ public final class ConfiguredHooks implements Hooks {
             }
             if (thrown != null) {
                 // the RETURN carries the exception; the host's own exception is rethrown after this advice, unchanged
-                Dispatcher.onMethodThrown(origin, args, thrown);
+                Dispatcher.onMethodThrown(origin, args, thrown, id);
             } else if (atReturn) {
-                Dispatcher.onMethodResult(origin, args, null);   // a consent's grant counts: the method stored it
+                Dispatcher.onMethodResult(origin, args, null, id);   // a consent's grant counts: the method stored it
             }
         }
     }

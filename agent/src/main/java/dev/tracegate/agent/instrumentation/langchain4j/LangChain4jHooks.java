@@ -163,7 +163,7 @@ public final class LangChain4jHooks implements Hooks {
                     }
                     // the target is not in this service's tools: the log holds the redirected CALL, so its failure
                     // follows (failed(target) holds), and the model is told the call did not run
-                    Dispatcher.onToolResult("langchain4j", session, ruling.tool, null, ruling.text, true);
+                    Dispatcher.onToolResult("langchain4j", session, ruling.tool, request.id(), ruling.text, true);
                     return Ruling.substitute(ruling.text);
                 }
                 return ruling;
@@ -208,7 +208,7 @@ public final class LangChain4jHooks implements Hooks {
                 // the exception reaches the host unchanged, and is the tool's error RETURN (after a redirect, the target's)
                 try {
                     Object memoryId = context == null ? null : context.chatMemoryId();
-                    Dispatcher.onToolThrown("langchain4j", memoryId == null ? "default" : memoryId.toString(), request.name(), thrown);
+                    Dispatcher.onToolThrown("langchain4j", memoryId == null ? "default" : memoryId.toString(), request.name(), request.id(), thrown);
                 } catch (Throwable failed) {
                     Dispatcher.adviceFailed("langchain4j", "tool result", failed, null);
                 }

@@ -113,6 +113,7 @@ public final class McpHooks {
                             @Advice.Local("tgSession") String session,
                             @Advice.Local("tgTool") String tool,
                             @Advice.Local("tgRedirect") String redirect,
+                            @Advice.Local("tgId") String callId,
                             @Advice.Local("tgDepth") int[] depth,
                             @Advice.Local("tgSaved") int saved) {
             // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
@@ -133,7 +134,8 @@ public final class McpHooks {
                 }
                 tool = String.valueOf(p.get("name"));
                 session = exchange == null || exchange.sessionId() == null ? "default" : exchange.sessionId();
-                ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), null);
+                callId = Dispatcher.newCallId();   // the SDK hands the handler no request id: this invocation's own, on its CALL and RETURN
+                ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), callId);
                 if (ruling == null) {
                     return null;
                 }
@@ -167,6 +169,7 @@ public final class McpHooks {
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
                          @Advice.Local("tgRedirect") String redirect,
+                         @Advice.Local("tgId") String callId,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
                          @Advice.Local("tgDepth") int[] depth,
@@ -187,7 +190,7 @@ public final class McpHooks {
             }
             if (tool != null && session != null && thrown != null) {
                 // the handler threw while its Mono was assembled: the same error RETURN as an error signal gets
-                String notice = Dispatcher.onToolResult("mcp-server", session, tool, null, Dispatcher.thrownText(thrown), true);
+                String notice = Dispatcher.onToolResult("mcp-server", session, tool, callId, Dispatcher.thrownText(thrown), true);
                 if (notice != null) {
                     thrown = new TracegateViolation(notice);
                 }
@@ -196,8 +199,8 @@ public final class McpHooks {
             if (tool != null && result instanceof Mono) {
                 // an error signal (the handler threw, its Mono failed) is the tool's error RETURN: the same throwable goes
                 // on (the JSON-RPC error carries its message), or, when a contract withholds it, one whose message is the notice
-                result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-server", session, tool, null))
-                        .map(Dispatcher.resultHook("mcp-server", session, tool, null));
+                result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-server", session, tool, callId))
+                        .map(Dispatcher.resultHook("mcp-server", session, tool, callId));
                 if (redirect != null) {
                     // a redirect to a tool the server does not have: the SDK's "Unknown tool" error becomes the refusal,
                     // as when a Spring AI call's callbacks lack the target (the log holds the target's failed RETURN)
@@ -221,6 +224,7 @@ public final class McpHooks {
                             @Advice.Local("tgSession") String session,
                             @Advice.Local("tgTool") String tool,
                             @Advice.Local("tgRedirect") String redirect,
+                            @Advice.Local("tgId") String callId,
                             @Advice.Local("tgDepth") int[] depth,
                             @Advice.Local("tgSaved") int saved) {
             // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
@@ -242,7 +246,8 @@ public final class McpHooks {
                 tool = String.valueOf(p.get("name"));
                 Object named = context == null ? null : context.get(STATELESS_SESSION_KEY);
                 session = named == null || named.toString().isEmpty() ? STATELESS_SESSION : named.toString();
-                ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), null);
+                callId = Dispatcher.newCallId();   // the SDK hands the handler no request id: this invocation's own, on its CALL and RETURN
+                ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), callId);
                 if (ruling == null) {
                     return null;
                 }
@@ -276,6 +281,7 @@ public final class McpHooks {
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
                          @Advice.Local("tgRedirect") String redirect,
+                         @Advice.Local("tgId") String callId,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
                          @Advice.Local("tgDepth") int[] depth,
@@ -296,7 +302,7 @@ public final class McpHooks {
             }
             if (tool != null && session != null && thrown != null) {
                 // the handler threw while its Mono was assembled: the same error RETURN as an error signal gets
-                String notice = Dispatcher.onToolResult("mcp-server", session, tool, null, Dispatcher.thrownText(thrown), true);
+                String notice = Dispatcher.onToolResult("mcp-server", session, tool, callId, Dispatcher.thrownText(thrown), true);
                 if (notice != null) {
                     thrown = new TracegateViolation(notice);
                 }
@@ -305,8 +311,8 @@ public final class McpHooks {
             if (tool != null && session != null && result instanceof Mono) {
                 // an error signal (the handler threw, its Mono failed) is the tool's error RETURN: the same throwable goes
                 // on (the JSON-RPC error carries its message), or, when a contract withholds it, one whose message is the notice
-                result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-server", session, tool, null))
-                        .map(Dispatcher.resultHook("mcp-server", session, tool, null));
+                result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-server", session, tool, callId))
+                        .map(Dispatcher.resultHook("mcp-server", session, tool, callId));
                 if (redirect != null) {
                     // a redirect to a tool the server does not have: the SDK's "Unknown tool" error becomes the refusal,
                     // as when a Spring AI call's callbacks lack the target (the log holds the target's failed RETURN)
@@ -326,6 +332,7 @@ public final class McpHooks {
                             @Advice.Local("tgSession") String session,
                             @Advice.Local("tgTool") String tool,
                             @Advice.Local("tgRedirect") String redirect,
+                            @Advice.Local("tgId") String callId,
                             @Advice.Local("tgDepth") int[] depth,
                             @Advice.Local("tgSaved") int saved) {
             // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
@@ -341,7 +348,8 @@ public final class McpHooks {
             try {
                 tool = request.name();
                 session = Dispatcher.session("default");
-                ruling = Dispatcher.onToolCall("mcp-client", session, tool, Dispatcher.toJson(request.arguments()), null);
+                callId = Dispatcher.newCallId();   // the SDK hands the handler no request id: this invocation's own, on its CALL and RETURN
+                ruling = Dispatcher.onToolCall("mcp-client", session, tool, Dispatcher.toJson(request.arguments()), callId);
                 if (ruling != null && ruling.skips()) {
                     return ruling;
                 }
@@ -386,6 +394,7 @@ public final class McpHooks {
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
                          @Advice.Local("tgRedirect") String redirect,
+                         @Advice.Local("tgId") String callId,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
                          @Advice.Local("tgDepth") int[] depth,
@@ -406,7 +415,7 @@ public final class McpHooks {
             }
             if (tool != null && session != null && thrown != null) {
                 // callTool threw before returning its Mono: the same error RETURN as an error signal gets
-                String notice = Dispatcher.onToolResult("mcp-client", session, tool, null, Dispatcher.thrownText(thrown), true);
+                String notice = Dispatcher.onToolResult("mcp-client", session, tool, callId, Dispatcher.thrownText(thrown), true);
                 if (notice != null) {
                     thrown = new TracegateViolation(notice);
                 }
@@ -415,8 +424,8 @@ public final class McpHooks {
             if (tool != null && result instanceof Mono) {
                 // an error signal (the server answered with a JSON-RPC error, the transport failed) is the tool's error
                 // RETURN: the same throwable reaches the caller, or, when a contract withholds it, one whose message is the notice
-                result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-client", session, tool, null))
-                        .map(Dispatcher.resultHook("mcp-client", session, tool, null));
+                result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-client", session, tool, callId))
+                        .map(Dispatcher.resultHook("mcp-client", session, tool, callId));
                 if (redirect != null) {
                     // a redirect to a tool the server does not have: the SDK's "Unknown tool" error becomes the refusal,
                     // as when a Spring AI call's callbacks lack the target (the log holds the target's failed RETURN)

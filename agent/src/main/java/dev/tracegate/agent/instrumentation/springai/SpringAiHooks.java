@@ -139,6 +139,7 @@ public final class SpringAiHooks implements Hooks {
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgSession") String session,
                             @Advice.Local("tgTool") String tool,
+                            @Advice.Local("tgId") String callId,
                             @Advice.Local("tgDepth") int[] depth,
                             @Advice.Local("tgSaved") int saved) {
             // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
@@ -153,6 +154,34 @@ public final class SpringAiHooks implements Hooks {
             Ruling ruling = null;
             try {
                 tool = self.getToolDefinition().name();
+                // the model's tool-call id when Spring AI's tool calling manager runs this call for a model round: the
+                // round's next request of this tool with these arguments (it runs them one after another, on this thread);
+                // else (the application calls the callback itself) this invocation's own
+                Object round = Dispatcher.round();
+                if (round instanceof Object[] && ((Object[]) round).length == 2 && ((Object[]) round)[0] instanceof List
+                        && ((Object[]) round)[1] instanceof int[]) {
+                    List<?> requests = (List<?>) ((Object[]) round)[0];
+                    int[] next = (int[]) ((Object[]) round)[1];
+                    for (int i = next[0]; i < requests.size(); i++) {
+                        Object candidate = requests.get(i);
+                        if (!(candidate instanceof AssistantMessage.ToolCall)) {
+                            continue;
+                        }
+                        AssistantMessage.ToolCall request = (AssistantMessage.ToolCall) candidate;
+                        String input = request.arguments();
+                        if (tool.equals(request.name()) && (args[0] == input || args[0] != null && (args[0].equals(input)
+                                || "{}".equals(args[0]) && (input == null || input.isBlank())))) {
+                            next[0] = i + 1;
+                            if (request.id() != null && !request.id().isEmpty()) {
+                                callId = request.id();
+                            }
+                            break;
+                        }
+                    }
+                }
+                if (callId == null) {
+                    callId = Dispatcher.newCallId();
+                }
                 session = Dispatcher.session(null);
                 if (session == null) {
                     // streaming: the tool runs on a Reactor worker; Spring AI puts the subscriber's context in this holder meanwhile
@@ -171,7 +200,7 @@ public final class SpringAiHooks implements Hooks {
                         session = conversation.toString();
                     }
                 }
-                ruling = Dispatcher.onToolCall("springai", session, tool, (String) args[0], null);
+                ruling = Dispatcher.onToolCall("springai", session, tool, (String) args[0], callId);
                 if (ruling == null) {
                     return null;
                 }
@@ -195,21 +224,21 @@ public final class SpringAiHooks implements Hooks {
                                 try {
                                     targetResult = ((ToolCallback) candidate).call(ruling.arguments, context);
                                 } catch (Throwable targetFailed) {
-                                    String notice = Dispatcher.onToolResult("springai", session, ruling.tool, null,
+                                    String notice = Dispatcher.onToolResult("springai", session, ruling.tool, callId,
                                             Dispatcher.thrownText(targetFailed instanceof ToolExecutionException && targetFailed.getCause() != null
                                                     ? targetFailed.getCause() : targetFailed), true);
                                     return Ruling.substitute(notice != null ? notice : "tracegate: this call was redirected to " + ruling.tool
                                             + ", which failed (" + targetFailed.getMessage() + "); the call itself did not run.");
                                 }
                                 String notice = targetResult == null ? null
-                                        : Dispatcher.onToolResult("springai", session, ruling.tool, null, targetResult, false);
+                                        : Dispatcher.onToolResult("springai", session, ruling.tool, callId, targetResult, false);
                                 return Ruling.replaced(notice != null ? notice : targetResult);
                             }
                         }
                     }
                     // the target is not among this call's tool callbacks: the log holds the redirected CALL, so its failure
                     // follows (failed(target) holds), and the model is told the call did not run
-                    Dispatcher.onToolResult("springai", session, ruling.tool, null, ruling.text, true);
+                    Dispatcher.onToolResult("springai", session, ruling.tool, callId, ruling.text, true);
                     return Ruling.substitute(ruling.text);
                 }
                 return ruling;
@@ -232,6 +261,7 @@ public final class SpringAiHooks implements Hooks {
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgSession") String session,
                          @Advice.Local("tgTool") String tool,
+                         @Advice.Local("tgId") String callId,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) String result,
                          @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
                          @Advice.Local("tgDepth") int[] depth,
@@ -260,7 +290,7 @@ public final class SpringAiHooks implements Hooks {
                     if (thrown instanceof ToolExecutionException) {
                         // the tool method's own exception (the cause), whose message the processor gives the model
                         Throwable failure = thrown.getCause() != null ? thrown.getCause() : thrown;
-                        String notice = Dispatcher.onToolResult("springai", session, tool, null, Dispatcher.thrownText(failure), true);
+                        String notice = Dispatcher.onToolResult("springai", session, tool, callId, Dispatcher.thrownText(failure), true);
                         if (notice != null) {
                             // the cause keeps the original's kind (2.0's default processor rethrows a checked cause to the
                             // host and gives a runtime one's message to the model), so the notice goes where the text went
@@ -268,7 +298,7 @@ public final class SpringAiHooks implements Hooks {
                                     failure instanceof RuntimeException ? new TracegateViolation(notice) : new Exception(notice));
                         }
                     } else {
-                        Dispatcher.onToolThrown("springai", session, tool, thrown);
+                        Dispatcher.onToolThrown("springai", session, tool, callId, thrown);
                     }
                 } catch (Throwable failed) {
                     Ruling refusal = Dispatcher.adviceFailed("springai", "tool result " + tool, failed, null);
@@ -280,7 +310,7 @@ public final class SpringAiHooks implements Hooks {
                 return;
             }
             if (tool != null && result != null) {
-                String notice = Dispatcher.onToolResult("springai", session, tool, null, result, false);
+                String notice = Dispatcher.onToolResult("springai", session, tool, callId, result, false);
                 if (notice != null) {
                     result = notice;
                 }
@@ -355,14 +385,21 @@ public final class SpringAiHooks implements Hooks {
     public static final class ToolTableAdvice {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
-        static Object enter(@Advice.Argument(0) Prompt prompt) {
-            Object options = prompt == null ? null : prompt.getOptions();
-            return Dispatcher.swapTools(options instanceof ToolCallingChatOptions ? ((ToolCallingChatOptions) options).getToolCallbacks() : null);
+        static Object enter(@Advice.AllArguments Object[] args, @Advice.Local("tgRound") Object previousRound) {
+            Object options = args.length == 0 || !(args[0] instanceof Prompt) ? null : ((Prompt) args[0]).getOptions();
+            Object previous = Dispatcher.swapTools(options instanceof ToolCallingChatOptions ? ((ToolCallingChatOptions) options).getToolCallbacks() : null);
+            // the round's tool requests, whose ids the tool calls made next on this thread carry (ToolCallAdvice), and
+            // how far the calls got; the previous round is put back on exit
+            Object message = args.length > 1 ? args[1] : null;
+            previousRound = Dispatcher.swapRound(message instanceof AssistantMessage && ((AssistantMessage) message).getToolCalls() != null
+                    ? new Object[] {((AssistantMessage) message).getToolCalls(), new int[1]} : null);
+            return previous;
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-        static void exit(@Advice.Enter Object previous) {
+        static void exit(@Advice.Enter Object previous, @Advice.Local("tgRound") Object previousRound) {
             Dispatcher.swapTools(previous);
+            Dispatcher.swapRound(previousRound);
         }
     }
 
