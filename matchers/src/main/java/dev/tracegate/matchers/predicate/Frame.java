@@ -41,6 +41,8 @@ final class Frame {
     Object ref;
 
     final long[] valueHashes = new long[Identifiers.MAX_PER_TEXT + 1];
+    /** Scratch of the erased subjects' search (MentionIndex.foundIn): grown when a longer subject is erased. */
+    int[] mentionScratch = new int[64];
     final SpanSink.Mask sink = new SpanSink.Mask();
     final char[] pathBuf = new char[4096];
     private final Matcher[] matchers;

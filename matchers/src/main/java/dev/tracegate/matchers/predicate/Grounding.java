@@ -662,7 +662,9 @@ public final class Grounding implements Grounder<Event> {
         if (sharedSubjects) register.erase(subject);
         else if (erasedSlot >= 0) {
             ValueSet s = st.refs[erasedSlot] instanceof ValueSet vs ? vs : ValueSet.empty(policy.setCapacity);
-            st.refs[erasedSlot] = s.withText(subject);
+            ValueSet next = s.withText(subject);
+            next.mentions();   // the index is built here, with the erasure, not by the next event's check
+            st.refs[erasedSlot] = next;
         }
     }
 
@@ -947,9 +949,10 @@ public final class Grounding implements Grounder<Event> {
         } else {
             if (!(f.st.refs[erasedSlot] instanceof ValueSet vs)) return false;
             s = vs;
-            index = null;
+            index = vs.mentions();   // built at the session's first check after an erasure, then kept with the set
         }
         if (s.isEmpty()) return false;
+        if (f.mentionScratch.length < index.scratch()) f.mentionScratch = new int[index.scratch()];   // a longer subject was erased: rare
         Event e = f.e;
         // The erasure tool's own result (its confirmation) is not a disclosure.
         if (e.kind() == EventKind.RETURN && erasureToolOf(f) != null) return false;
@@ -957,22 +960,19 @@ public final class Grounding implements Grounder<Event> {
         Args a = e.args();
         for (int i = 0; i < a.leafCount(); i++) {
             JsonNode v = a.leafValue(i);
-            if (v.isTextual() && mentions(s, index, v.textValue())) return true;
+            if (v.isTextual() && mentions(s, index, v.textValue(), f.mentionScratch)) return true;
             if (v.isIntegralNumber() && v.canConvertToLong() && s.contains(TextHash.of(v.longValue()))) return true;
         }
-        return mentions(s, index, e.text()) || mentions(s, index, e.result());
+        return mentions(s, index, e.text(), f.mentionScratch) || mentions(s, index, e.result(), f.mentionScratch);
     }
 
     /**
-     * {@code text} is an erased value or names one as a whole token (case ignored; {@link MentionIndex}): through the
-     * register's index when there is one.
+     * {@code text} is an erased value or names one as a whole token, compared as TextHash compares values (case-folded,
+     * white space, format chars and {@code - ( )} left out; {@link MentionIndex}).
      */
-    private static boolean mentions(ValueSet s, MentionIndex index, String text) {
+    private static boolean mentions(ValueSet s, MentionIndex index, String text, int[] scratch) {
         if (text == null) return false;
-        if (s.contains(text)) return true;
-        if (index != null) return index.foundIn(text);
-        for (int i = 0; i < s.textCount(); i++) if (MentionIndex.names(text, s.text(i))) return true;
-        return false;
+        return s.contains(text) || index.foundIn(text, scratch);
     }
 
     boolean flows(Frame f, CharSequence value, boolean untrusted) {

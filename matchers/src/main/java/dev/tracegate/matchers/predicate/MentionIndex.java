@@ -6,20 +6,34 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Finds whether a text names any of a set of words (erased data subjects) as a whole token, ignoring case as
- * {@link String#regionMatches(boolean, int, String, int, int)} does and equating white space characters, in one pass over
- * the text whatever the number of words (an Aho-Corasick automaton in primitive arrays). Built once per change of the set
- * (an erasure: rare); immutable, so any thread may search it; a search does not allocate.
+ * Finds whether a text names any of a set of words (erased data subjects) as a whole token, in one pass over the text
+ * whatever the number of words (an Aho-Corasick automaton in primitive arrays). Built once per change of the set (an
+ * erasure: rare); immutable, so any thread may search it; a search does not allocate (the caller lends the scratch).
+ *
+ * <p>Text and words compare as {@link TextHash} compares values: case-folded (as
+ * {@link String#regionMatches(boolean, int, String, int, int)} ignores case), ignoring white space, invisible format
+ * chars (Unicode Cf) and the marks {@code - ( )} ({@link #fold}). So after erasing {@code DE89370400440532013000},
+ * {@code DE89 3704 0044 0532 0130 00} names it, and after erasing {@code C-77}, {@code c77} and {@code C 77} do.
  *
  * <p>A whole token: an occurrence of {@code C7} inside {@code C70}, or of {@code ada@example.com} inside
- * {@code xada@example.com} or {@code ada@example.com.au}, names another subject, not this one. So an occurrence counts
- * when the characters around it do not continue it ({@link #bounded}): a word that begins (ends) with a letter or digit
- * must not be preceded (followed) by a letter, digit or combining mark, nor by one of {@code . - _ +} that the word itself
- * contains (any of them for an e-mail address, whose local part and domain they join) with a letter or digit beyond it.
- * Letters of scripts written without spaces between words (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar) never continue a
- * token, since a name there is followed by particles or other words directly ({@code 김민수가}, {@code 王伟的订单}).
+ * {@code xada@example.com} or {@code ada@example.com.au}, names another subject, not this one. An occurrence starts and
+ * ends with a char the word spells (never with an ignored one), and counts when the text around it does not continue
+ * it ({@link #bounded}): a word that begins (ends) with a letter or digit must not be preceded (followed) by a letter,
+ * digit or combining mark, nor by one of {@code . _ +} that the word itself contains (any of them for an e-mail address,
+ * whose local part and domain they join) with a letter or digit beyond it; a run of the ignored marks {@code - ( )} and
+ * format chars between the two (no white space) does not separate them, since the word would compare equal with them
+ * left out ({@code C-771} and {@code C7(7)1} spell {@code c771}). White space separates. Letters of scripts written
+ * without spaces between words (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar) never continue a token, since a name
+ * there is followed by particles or other words directly ({@code 김민수가}, {@code 王伟的订单}).
  */
 final class MentionIndex {
+    /** {@link #fold} of each ASCII char (before {@link #EMPTY}: an index reads it when built). */
+    private static final int[] FOLD_ASCII = new int[128];
+
+    static {
+        for (char c = 0; c < 128; c++) FOLD_ASCII[c] = foldSlow(c);
+    }
+
     /** The index of no word. */
     static final MentionIndex EMPTY = new MentionIndex(List.of());
 
@@ -39,6 +53,8 @@ final class MentionIndex {
     private final int[] shorter;
     /** Per char below 128: the root's successor, or 0 (the root itself): most text is ASCII and misses every word. */
     private final int[] rootAscii = new int[128];
+    /** The scratch a search needs ({@link #scratch}): a power of two, at least the longest word's length as compared. */
+    private final int ring;
 
     MentionIndex(List<String> words) {
         // the trie, while building: per state a growing list of (char, target)
@@ -50,13 +66,15 @@ final class MentionIndex {
         targetLists.add(new int[2]);
         sizes.add(0);
         ends.add((byte) -1);
+        int longest = 1;
         for (String word : words) {
             if (word == null) continue;
-            String w = word.strip();
-            if (blank(w)) continue;
+            String w = normal(word);
+            if (w.isEmpty()) continue;
+            longest = Math.max(longest, w.length());
             int s = 0;
             for (int i = 0; i < w.length(); i++) {
-                char c = fold(w.charAt(i));
+                char c = w.charAt(i);
                 int next = find(keyLists.get(s), targetLists.get(s), sizes.get(s), c);
                 if (next < 0) {
                     next = keyLists.size();
@@ -75,8 +93,9 @@ final class MentionIndex {
                 }
                 s = next;
             }
-            ends.set(s, (byte) joinsOf(w));   // the same folded word twice has the same marks: folding keeps them
+            ends.set(s, (byte) joinsOf(w));   // the same word as compared has the same marks: folding keeps them
         }
+        this.ring = Integer.highestOneBit(longest) == longest ? longest : Integer.highestOneBit(longest) << 1;
         int states = keyLists.size();
         this.first = new int[states + 1];
         for (int s = 0; s < states; s++) first[s + 1] = first[s] + sizes.get(s);
@@ -129,29 +148,46 @@ final class MentionIndex {
     }
 
     /**
-     * The char as the search compares it: {@code regionMatches(true, ...)} equates chars whose upper, then lower, case
-     * agree; every white space char (a line break, a tab, a no-break space) is a space.
+     * The char as the search compares it, or -1 for a char it leaves out: white space (a space, a line break, a tab, a
+     * no-break space), invisible format chars (Unicode Cf: U+200B, U+00AD, ...) and the marks {@code - ( )}, as
+     * {@link TextHash} leaves them out (and every other white space char besides); else case-folded as
+     * {@code regionMatches(true, ...)} equates chars whose upper, then lower, case agree.
      */
-    static char fold(char c) {
-        if (c < 128) {
-            if (c >= 'A' && c <= 'Z') return (char) (c + 32);
-            return c < ' ' && Character.isWhitespace(c) ? ' ' : c;
-        }
-        if (Character.isWhitespace(c) || Character.isSpaceChar(c)) return ' ';
+    static int fold(char c) {
+        return c < 128 ? FOLD_ASCII[c] : foldSlow(c);
+    }
+
+    private static int foldSlow(char c) {
+        if (Character.isWhitespace(c) || Character.isSpaceChar(c) || transparent(c)) return -1;
         return Character.toLowerCase(Character.toUpperCase(c));
     }
 
-    /** True when every char of {@code w} folds to a space (or there is none): such a word names nothing. */
-    private static boolean blank(String w) {
-        for (int i = 0; i < w.length(); i++) if (fold(w.charAt(i)) != ' ') return false;
-        return true;
+    /**
+     * True for the chars left out that do not separate tokens: {@code - ( )} and invisible format chars (a word with them
+     * left out is the same word: {@code C-771} spells {@code c771}).
+     */
+    static boolean transparent(char c) {
+        return c == '-' || c == '(' || c == ')' || (c >= 128 && Character.getType(c) == Character.FORMAT);
     }
 
-    private static final int JOIN_DOT = 1, JOIN_HYPHEN = 2, JOIN_UNDERSCORE = 4, JOIN_PLUS = 8;
+    /** {@code word} as the search compares it: its chars {@link #fold}ed, those left out dropped (empty: it names nothing). */
+    static String normal(String word) {
+        StringBuilder b = new StringBuilder(word.length());
+        for (int i = 0; i < word.length(); i++) {
+            int f = fold(word.charAt(i));
+            if (f >= 0) b.append((char) f);
+        }
+        return b.toString();
+    }
 
-    /** The marks that join {@code word} to adjacent text: those of {@code . - _ +} it contains, all four for an e-mail address. */
+    private static final int JOIN_DOT = 1, JOIN_UNDERSCORE = 4, JOIN_PLUS = 8;
+
+    /**
+     * The marks that join {@code word} (as compared: {@link #normal}) to adjacent text: those of {@code . _ +} it contains,
+     * all three for an e-mail address ({@code -} always joins: {@link #bounded}).
+     */
     static int joinsOf(String word) {
-        if (word.indexOf('@') >= 0) return JOIN_DOT | JOIN_HYPHEN | JOIN_UNDERSCORE | JOIN_PLUS;
+        if (word.indexOf('@') >= 0) return JOIN_DOT | JOIN_UNDERSCORE | JOIN_PLUS;
         int m = 0;
         for (int i = 0; i < word.length(); i++) m |= joinBit(word.charAt(i));
         return m;
@@ -160,7 +196,6 @@ final class MentionIndex {
     private static int joinBit(int c) {
         return switch (c) {
             case '.' -> JOIN_DOT;
-            case '-' -> JOIN_HYPHEN;
             case '_' -> JOIN_UNDERSCORE;
             case '+' -> JOIN_PLUS;
             default -> 0;
@@ -185,38 +220,30 @@ final class MentionIndex {
 
     /**
      * True when the occurrence {@code [start, end)} of a word whose joining marks are {@code joins} is a whole token of
-     * {@code text}: not continued before or after (see the class comment).
+     * {@code text}: not continued before or after (see the class comment). Reads the chars around it up to the first
+     * that is not {@link #transparent}, and one or two beyond.
      */
     static boolean bounded(CharSequence text, int start, int end, int joins) {
         if (start > 0 && tokenChar(Character.codePointAt(text, start))) {
-            int c = Character.codePointBefore(text, start);
-            if (tokenChar(c)) return false;
-            if ((joinBit(c) & joins) != 0 && start > 1 && tokenChar(Character.codePointBefore(text, start - 1))) return false;
+            int p = start;
+            while (p > 0 && transparent(text.charAt(p - 1))) p--;
+            if (p > 0) {
+                int c = Character.codePointBefore(text, p);
+                if (tokenChar(c)) return false;
+                if ((joinBit(c) & joins) != 0 && p > 1 && tokenChar(Character.codePointBefore(text, p - 1))) return false;
+            }
         }
         int n = text.length();
         if (end < n && tokenChar(Character.codePointBefore(text, end))) {
-            int c = Character.codePointAt(text, end);
-            if (tokenChar(c)) return false;
-            if ((joinBit(c) & joins) != 0 && end + 1 < n && tokenChar(Character.codePointAt(text, end + 1))) return false;
+            int q = end;
+            while (q < n && transparent(text.charAt(q))) q++;
+            if (q < n) {
+                int c = Character.codePointAt(text, q);
+                if (tokenChar(c)) return false;
+                if ((joinBit(c) & joins) != 0 && q + 1 < n && tokenChar(Character.codePointAt(text, q + 1))) return false;
+            }
         }
         return true;
-    }
-
-    /** True when {@code text} names {@code word} as a whole token (as an index of that one word finds), by a plain scan. */
-    static boolean names(CharSequence text, String word) {
-        if (text == null || word == null) return false;
-        String w = word.strip();
-        int m = w.length(), n = text.length();
-        if (blank(w)) return false;
-        int joins = joinsOf(w);
-        char first = fold(w.charAt(0));
-        for (int p = 0; p + m <= n; p++) {
-            if (fold(text.charAt(p)) != first) continue;
-            int k = 1;
-            while (k < m && fold(text.charAt(p + k)) == fold(w.charAt(k))) k++;
-            if (k == m && bounded(text, p, p + m, joins)) return true;
-        }
-        return false;
     }
 
     private static int find(char[] ks, int[] ts, int n, char c) {
@@ -244,20 +271,38 @@ final class MentionIndex {
     /** True when no word was given. */
     boolean isEmpty() { return first.length == 2 && first[1] == 0; }
 
-    /** True when {@code text} names one of the words as a whole token, case ignored. */
+    /** The length of the scratch {@link #foundIn(CharSequence, int[])} needs: a power of two. */
+    int scratch() { return ring; }
+
+    /** {@link #foundIn(CharSequence, int[])} with scratch of its own (allocates: for tests and one-off checks). */
     boolean foundIn(CharSequence text) {
+        return foundIn(text, new int[ring]);
+    }
+
+    /**
+     * True when {@code text} names one of the words as a whole token (see the class comment). {@code scratch} (at least
+     * {@link #scratch()} long; its contents do not matter) keeps where the last chars compared are in {@code text}, so
+     * that an occurrence's start is known when its end is found. Linear in the text: one step of the automaton per char
+     * compared, and per word found at a place (rare) its boundary check.
+     */
+    boolean foundIn(CharSequence text, int[] scratch) {
         if (text == null || isEmpty()) return false;
-        int s = 0;
+        int mask = ring - 1;
+        int s = 0, k = 0;
         for (int i = 0, n = text.length(); i < n; i++) {
-            char c = fold(text.charAt(i));
+            int f = fold(text.charAt(i));
+            if (f < 0) continue;   // left out: white space, - ( ), a format char
+            char c = (char) f;
+            scratch[k & mask] = i;
             int t;
             while ((t = step(s, c)) < 0 && s != 0) s = fail[s];
             s = t < 0 ? 0 : t;
             if (match[s]) {   // a word ends at i: rare, so its boundaries are checked only then
                 for (int w = joins[s] >= 0 ? s : shorter[s]; w >= 0; w = shorter[w]) {
-                    if (bounded(text, i + 1 - depth[w], i + 1, joins[w])) return true;
+                    if (bounded(text, scratch[(k + 1 - depth[w]) & mask], i + 1, joins[w])) return true;
                 }
             }
+            k++;
         }
         return false;
     }

@@ -18,6 +18,8 @@ public final class ValueSet {
     private final long[] order;
     private final String[] texts;
     private final int capacity;
+    /** The kept texts' {@link MentionIndex}, built when first asked for (a racy but safe cache: the index is immutable). */
+    private MentionIndex mentions;
 
     private ValueSet(long[] sorted, long[] order, String[] texts, int capacity) {
         this.sorted = sorted;
@@ -51,6 +53,13 @@ public final class ValueSet {
 
     /** Kept texts (only those added with {@link #withText}), oldest first; do not modify. */
     String[] texts() { return texts; }
+
+    /** The index that finds the kept texts inside longer texts (built at the first call, then kept with this set). */
+    MentionIndex mentions() {
+        MentionIndex m = mentions;
+        if (m == null) mentions = m = texts.length == 0 ? MentionIndex.EMPTY : new MentionIndex(Arrays.asList(texts));
+        return m;
+    }
 
     /** Number of kept texts. */
     public int textCount() { return texts.length; }
