@@ -722,7 +722,7 @@ public final class AgentConfig {
     }
 
     /** The candidate nearest to {@code word} by edit distance, if near enough to be a likely typo; else null. */
-    static String nearest(String word, Collection<String> candidates) {
+    public static String nearest(String word, Collection<String> candidates) {
         // singular for plural and back (library for libraries) is a likelier slip than any edit distance says
         for (String c : candidates) if (singular(c).equals(singular(word)) && !c.equals(word)) return c;
         String best = null;

@@ -141,14 +141,38 @@ public final class ConfiguredHooks implements Hooks {
          * warning names the class to write instead (trial17). Weave time only.
          */
         private void noteMisses(TypeDescription type, java.util.Set<MethodRule> applied) {
+            java.util.List<String> declared = null;
             for (MethodRule rule : methods.rules()) {
-                if (rule.woven || rule.missHint != null || applied.contains(rule) || !rule.matchesClass(type.getName())) continue;
+                if (rule.woven || applied.contains(rule) || !rule.matchesClass(type.getName())) continue;
+                String hint = null;
                 try {
-                    rule.missHint = missHint(rule, type);
+                    if (rule.missHint == null) rule.missHint = hint = missHint(rule, type);
+                    else if (rule.classPattern.indexOf('*') < 0) hint = rule.missHint;   // the one class it names, seen before
                 } catch (RuntimeException e) {
                     AgentLog.debug("cannot read the super types of " + type.getName() + ": " + e);
                 }
+                // said at once when the entry can never match this class (trial19: an erasure entry's typo was said only at exit)
+                if (declared == null) declared = declaredNames(type);
+                boolean glob = rule.methodPattern.indexOf('*') >= 0;
+                boolean fits = false, leftOut = false;
+                for (MethodDescription.InDefinedShape m : type.getDeclaredMethods()) {
+                    if (m.isConstructor() || m.isTypeInitializer() || m.isBridge() || !rule.matchesMethod(m.getName())) continue;
+                    if (glob && NamedMethod.notMeantByGlob(m)) leftOut = true;
+                    else if (!m.isAbstract()) fits = true;
+                }
+                methods.noteNeverMatches(rule, type.getName(), declared, fits, leftOut, hint);
             }
+        }
+
+        /** The names of the methods a class declares, as its source has them (no constructors, bridges, lambda bodies). */
+        private static java.util.List<String> declaredNames(TypeDescription type) {
+            java.util.List<String> out = new java.util.ArrayList<>();
+            for (MethodDescription.InDefinedShape m : type.getDeclaredMethods()) {
+                if (m.isConstructor() || m.isTypeInitializer() || m.isSynthetic() || m.isBridge() || m.getName().startsWith("lambda$")
+                        || out.contains(m.getName())) continue;
+                out.add(m.getName());
+            }
+            return out;
         }
 
         static String missHint(MethodRule rule, TypeDescription type) {

@@ -218,9 +218,68 @@ public final class ConfiguredMethods {
         List<String> out = new ArrayList<>();
         for (MethodRule rule : rules) {
             // a consent or erasure entry another entry took its method from was warned about when the class was woven
-            if (!rule.woven && !rule.shadowWarned.get()) out.add(rule.unmatchedWarning(classesMayLoadLater));
+            // and one said never to match the class it names when that class was woven without its method (trial19)
+            if (!rule.woven && !rule.shadowWarned.get() && !rule.missWarned.get()) out.add(rule.unmatchedWarning(classesMayLoadLater));
         }
         return out;
+    }
+
+    /**
+     * Says at once that entry {@code rule} will never match {@code className}, a class its class pattern names that is being
+     * woven with no method under this entry, and that no method of another class has matched so far (a class does not gain
+     * methods: trial19, a {@code kind: erasure} entry with {@code method: erase} where the class has {@code forget} was said
+     * only at exit, after every erasure of the run was lost). Not when a method of the class fits the entry's method pattern
+     * and another entry took it (that is said as such, {@link MethodRule#shadowedBy}). For a class glob, only when the class
+     * has a method of a similar name (likely a typo); a class the glob covers that has nothing like it is normal, and the
+     * exit warning says what is left. Once per entry: the exit warning leaves it out ({@link MethodRule#missWarned}).
+     *
+     * @param methods    the names of the methods the class declares (no constructors, no compiler-generated ones), in order
+     * @param fits       a method of the class fits the entry's method pattern and could be woven under it
+     * @param leftOut    a method of the class fits the entry's method glob but no glob means it (main, toString, ...)
+     * @param missHint   where the class has the method without declaring its body (see {@link MethodRule#missHint}), or null
+     * @return the warning printed, or null
+     */
+    String noteNeverMatches(MethodRule rule, String className, List<String> methods, boolean fits, boolean leftOut, String missHint) {
+        if (fits || rule.woven || rule.shadowWarned.get() || rule.missWarned.get()) return null;
+        boolean classGlob = rule.classPattern.indexOf('*') >= 0;
+        boolean methodGlob = rule.methodPattern.indexOf('*') >= 0;
+        List<String> others = new ArrayList<>();
+        for (String m : methods) if (!rule.matchesMethod(m) && !others.contains(m)) others.add(m);
+        String word = rule.methodPattern.replace("*", "");
+        String near = word.isEmpty() ? null : dev.tracegate.agent.config.AgentConfig.nearest(word, others);
+        if (classGlob && near == null) return null;
+        if (!rule.missWarned.compareAndSet(false, true)) return null;
+        String kind = rule.kind.name().toLowerCase(Locale.ROOT);
+        StringBuilder b = new StringBuilder("configured-methods entry ").append(rule.where).append(" (").append(kind).append(", class ")
+                .append(rule.classPattern).append(", method ").append(rule.methodPattern).append(") can never match");
+        if (missHint != null && !classGlob) {
+            b.append(": ").append(missHint);
+        } else {
+            b.append(classGlob ? " " + className + ", a class its pattern matched, now loaded: it" : ": its class " + className + " is loaded and")
+                    .append(" declares no method ").append(methodGlob ? "matching " : "").append(rule.methodPattern);
+            if (leftOut) b.append(" that a glob weaves (main, equals, hashCode, toString, a record's accessors and compiler-generated"
+                    + " methods are woven only under an entry that names them)");
+            if (near != null) b.append(" (did you mean '").append(near).append("'?)");
+            if (others.isEmpty()) {
+                b.append("; it declares no other method");
+            } else {
+                int shown = Math.min(others.size(), 12);
+                b.append("; its methods are ").append(String.join(", ", others.subList(0, shown)))
+                        .append(others.size() > shown ? " and " + (others.size() - shown) + " more" : "");
+            }
+        }
+        b.append(switch (rule.kind) {
+            case ERASURE -> ". So erasures through it are NOT recorded: after such a call the person's data is still used and disclosed"
+                    + " (gdpr.P4-erasure does not know of the erasure)";
+            case CONSENT -> ". So consents through it are NOT recorded: calls that need the subject's consent are refused as"
+                    + " without consent (gdpr.P1-consent), and withdrawals through it are lost";
+            default -> ". So its calls are NOT supervised";
+        });
+        b.append(classGlob ? " in " + className + " (other classes its pattern matches are woven when they load)" : "")
+                .append(". Correct the entry's method (or class) and restart; a class does not gain methods once loaded");
+        String warning = b.toString();
+        AgentLog.warn(warning);
+        return warning;
     }
 
     /**
