@@ -377,6 +377,8 @@ class LangChain4jTest {
         JsonNode record = records.get(0);
         assertThat(record.path("session").asText()).isEqualTo("dave");
         assertThat(record.path("decision").asText()).isEqualTo("block");
+        // the partial responses were shown before the check, the complete response is the notice: the record says so (trial19 07)
+        assertThat(record.path("streamed").asText()).isEqualTo("shown-then-notice");
         assertThat(record.path("text").asText()).isEqualTo("the secret code is 1234");
         assertThat(record.path("fired").toString()).contains("out.no-secret");
         ForkedJvm.Result verify = ForkedJvm.exec(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(), "audit", "verify", audit.toString()));

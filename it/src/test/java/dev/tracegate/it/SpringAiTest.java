@@ -296,6 +296,8 @@ class SpringAiTest {
         assertThat(records).as(Files.readString(audit)).hasSize(1);
         assertThat(records.get(0).path("session").asText()).isEqualTo(session);
         assertThat(records.get(0).path("decision").asText()).isEqualTo("block");
+        // the chunks were shown before the check, the notice followed them: the record says so (trial19 07)
+        assertThat(records.get(0).path("streamed").asText()).isEqualTo("shown-then-notice");
         assertThat(records.get(0).path("text").asText()).isEqualTo("the secret code is 1234");
         assertThat(records.get(0).path("fired").toString()).contains("out.no-secret");
     }

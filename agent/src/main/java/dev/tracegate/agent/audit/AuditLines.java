@@ -83,6 +83,7 @@ final class AuditLines {
     private static final byte[] K_UNMET = keyText("unmet");
     private static final byte[] K_LIB = keyText("lib");
     private static final byte[] K_APPROVED = keyText("approved");
+    private static final byte[] K_STREAMED = keyText("streamed");
     /** Format 3's one letter per contract verdict: IDLE, ACTIVE, FAIL. */
     static final byte[] VERDICT_LETTERS = ascii("IAF");
     private static final byte[] TRUE = ascii("true");
@@ -96,6 +97,7 @@ final class AuditLines {
     // a key and its value in one piece where the value is one of a few: one copy instead of two
     private static final byte[][] KIND_FIELDS = new byte[KINDS.length][];
     private static final byte[][] DECISION_FIELDS = new byte[Decision.values().length][];
+    private static final byte[][] STREAMED_FIELDS = new byte[Streamed.values().length][];
 
     static {
         for (int i = 0; i < VERDICTS.length; i++) VERDICTS[i] = quoted(AuditRecord.VERDICT_NAMES[i]);
@@ -103,6 +105,7 @@ final class AuditLines {
         for (int i = 0; i < KINDS.length; i++) KIND_TEXT[i] = quoted(KINDS[i].toLowerCase(Locale.ROOT));
         for (int i = 0; i < KINDS.length; i++) KIND_FIELDS[i] = concat(K_KIND, KIND_TEXT[i]);
         for (Decision d : Decision.values()) DECISION_FIELDS[d.ordinal()] = concat(K_DECISION, DECISIONS[d.ordinal()]);
+        for (Streamed v : Streamed.values()) STREAMED_FIELDS[v.ordinal()] = concat(K_STREAMED, quoted(v.wire()));
     }
 
     private final MessageDigest sha;
@@ -345,6 +348,7 @@ final class AuditLines {
         if (r.fired != null) { putc(K_FIRED); strings(r.fired); }
         if (r.approved) { putc(K_APPROVED); putc(TRUE); }
         if (r.message != null) { putc(K_MESSAGE); str(r.message); }
+        if (r.streamed != null) putc(STREAMED_FIELDS[r.streamed.ordinal()]);
         if (r.latencyNs >= 0) { putc(K_LATENCY); numc(r.latencyNs); }
         if (r.unmet != null) { putc(K_UNMET); strings(r.unmet); }
         end();

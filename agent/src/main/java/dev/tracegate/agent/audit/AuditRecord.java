@@ -70,6 +70,8 @@ public final class AuditRecord {
     final Decision decision;
     String[] fired;
     boolean approved;
+    /** A streamed answer's record: what its reader saw before and after the check; null for any other record. */
+    Streamed streamed;
     String message;
     long latencyNs = -1;
     String[] unmet;
@@ -283,6 +285,12 @@ public final class AuditRecord {
      * ({@code fired}) excused: {@code replay} applies the same excuse.
      */
     public AuditRecord approved(boolean approved) { this.approved = approved; return this; }
+
+    /**
+     * An {@code assistant} record of a streamed answer, whose text had reached the application before it was checked:
+     * what followed it ({@link Streamed}); null for any other record.
+     */
+    public AuditRecord streamed(Streamed streamed) { this.streamed = streamed; return this; }
 
     /** The ids of the contracts whose violation this decision acted on. */
     public AuditRecord fired(String... contractIds) { this.fired = contractIds; return this; }

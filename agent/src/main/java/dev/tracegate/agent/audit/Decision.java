@@ -4,7 +4,10 @@ package dev.tracegate.agent.audit;
 public enum Decision {
     /** The event took effect unchanged. */
     PASS("pass"),
-    /** The event did not take effect (the tool did not run, the text was not shown). */
+    /**
+     * The event did not take effect (the tool did not run, the text was not shown); a streamed answer's text had been
+     * shown before its check, which its record's {@code streamed} says ({@link Streamed}).
+     */
     BLOCK("block"),
     /** A named safe tool ran instead of the requested one. */
     REDIRECT("redirect"),

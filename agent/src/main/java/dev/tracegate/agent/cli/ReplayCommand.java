@@ -300,10 +300,13 @@ final class ReplayCommand implements Callable<Integer> {
                                     + (e.tool() == null ? "" : " " + e.tool()) + "): " + atomsOf(w.unevaluable(), atoms, lib, e));
                         }
                     }
+                    // a streamed answer had been shown before it was checked: where it is named, the report says so
+                    dev.tracegate.agent.audit.Streamed shownFirst = audit == null || audit.streamed.isEmpty() ? null : audit.streamed.get(in.lines());
+                    String streamedNote = shownFirst == null ? "" : "; " + shownFirst.says();
                     for (int i = 0; i < d.contractCount(); i++) {
                         int c = d.contract(i);
                         String where = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase()
-                                + (e.tool() == null ? "" : " " + e.tool()) + ")";
+                                + (e.tool() == null ? "" : " " + e.tool()) + streamedNote + ")";
                         rep.touched();
                         if (d.kind() == Decision.Kind.SUPPRESS && !d.applied()) {   // enforce: withheld, nothing broken
                             rep.withheld[c]++;
@@ -334,7 +337,7 @@ final class ReplayCommand implements Callable<Integer> {
                             }
                             if (rep.firstRewritten[c] == null) {
                                 rep.firstRewritten[c] = how + " at " + t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", "
-                                        + e.kind().name().toLowerCase() + (e.tool() == null ? "" : " " + e.tool()) + ")";
+                                        + e.kind().name().toLowerCase() + (e.tool() == null ? "" : " " + e.tool()) + streamedNote + ")";
                             }
                         }
                     }
@@ -585,6 +588,11 @@ final class ReplayCommand implements Callable<Integer> {
          */
         final Map<Long, List<String>> rewritten = new java.util.HashMap<>();
         /**
+         * Line number -> what the reader of a streamed answer saw (the record's {@code streamed}): its text had been shown
+         * before the check, whatever the record's decision; absent in logs written before the field, read as before.
+         */
+        final Map<Long, dev.tracegate.agent.audit.Streamed> streamed = new java.util.HashMap<>();
+        /**
          * One line per place the log does not hold its run's events: an {@code unsupervised} record (where, the fail
          * policy, why the agent could not start) or a {@code dropped} record (how many events the writer did not write).
          */
@@ -669,6 +677,7 @@ final class ReplayCommand implements Callable<Integer> {
                 long enforced = 0;
                 Map<Long, List<String>> approvals = new java.util.HashMap<>();
                 Map<Long, List<String>> rewritten = new java.util.HashMap<>();
+                Map<Long, dev.tracegate.agent.audit.Streamed> scanStreamed = new java.util.HashMap<>();
                 List<String> gaps = new ArrayList<>();
                 List<LibraryRecord> libraries = new ArrayList<>();
                 List<Long> restarts = new ArrayList<>();
@@ -689,6 +698,12 @@ final class ReplayCommand implements Callable<Integer> {
                         List<String> acted = firedContracts(line);
                         acted.add(0, redirected ? "redirected" : "redacted");
                         rewritten.put(lineNo, acted);
+                    }
+                    int shown = line.indexOf("\"streamed\":\"");
+                    if (shown >= 0 && line.startsWith("\"rec\":\"event\"", 9 + 64 + 2)) {
+                        int end = line.indexOf('"', shown + 12);
+                        dev.tracegate.agent.audit.Streamed v = end < 0 ? null : dev.tracegate.agent.audit.Streamed.ofWire(line.substring(shown + 12, end));
+                        if (v != null) scanStreamed.put(lineNo, v);
                     }
                     if (line.startsWith("\"rec\":\"event\"", 9 + 64 + 2) && (line.contains("\"decision\":\"block\"")
                             || line.contains("\"decision\":\"suppress\"")
@@ -728,6 +743,7 @@ final class ReplayCommand implements Callable<Integer> {
                 AuditLogScan scan = new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals, gaps, libraries);
                 scan.restarts.addAll(restarts);
                 scan.rewritten.putAll(rewritten);
+                scan.streamed.putAll(scanStreamed);
                 scan.registers.addAll(registers);
                 scan.refused = refusedLines;
                 scan.refusedCount = refusedCount;

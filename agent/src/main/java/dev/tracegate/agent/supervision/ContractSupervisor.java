@@ -1,6 +1,7 @@
 package dev.tracegate.agent.supervision;
 
 import dev.tracegate.agent.audit.AuditRecord;
+import dev.tracegate.agent.audit.Streamed;
 import dev.tracegate.agent.audit.AuditWriter;
 import dev.tracegate.agent.config.AgentConfig;
 import dev.tracegate.agent.config.BlockStyle;
@@ -688,26 +689,29 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         Event e = next(s, EventKind.ASSISTANT, t0)
                                 .text(message.text()).build();
                         Decision d = rt.step(s, e, true, enforce, w);
+                        // a streamed answer was shown as it came: its record says what this decision could still do
+                        boolean streamed = message.streamed();
                         if (!d.refused()) {
-                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0, null, streamed ? Streamed.SHOWN : null);
                             return MessageDecision.keep();
                         }
                         Library.ContractInfo c = primary(rt, d);
                         Unread unread = Unread.of(rt, w, d, e, s);
                         String reason = reason(rt, w, d, e, unread);
                         if (!enforce) {
-                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0);
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SHADOW_WOULD_BLOCK, c.id(), reason, t0, null, streamed ? Streamed.SHOWN : null);
                             return MessageDecision.keep();
                         }
                         if (c.strategy().equals("redact")) {
                             String redacted = redaction.redactText(rt.library, message.text(), namedCategories(rt, d));
                             Event r = again(e, EventKind.ASSISTANT).text(redacted).build();
                             if (!rt.step(s, r, true, true, w).refused()) {
-                                record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0);
+                                record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, c.id(), reason, t0, null, streamed ? Streamed.SHOWN_THEN_MASKED : null);
                                 return MessageDecision.replace(c.id(), redacted);
                             }
                         }
-                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
+                        record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0, null,
+                                !streamed ? null : substitute ? Streamed.SHOWN_THEN_NOTICE : Streamed.SHOWN_THEN_ERROR);
                         String next = nexts(rt, d, unread);
                         String says = unread.why(rt.library.info().indexOf(c));
                         String notice = "[tracegate] " + (says != null ? says : rt.says(c)) + (next.isEmpty() ? "" : " " + next);
@@ -1205,6 +1209,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      */
     private boolean record(Runtime rt, Worker w, Session s, Event e, Decision d, dev.tracegate.agent.audit.Decision kind, String contract,
                            String message, long t0, int[] excused) {
+        return record(rt, w, s, e, d, kind, contract, message, t0, excused, null);
+    }
+
+    /** As above; {@code streamed}, when not null, says what a streamed answer's reader saw (its record's {@code streamed}). */
+    private boolean record(Runtime rt, Worker w, Session s, Event e, Decision d, dev.tracegate.agent.audit.Decision kind, String contract,
+                           String message, long t0, int[] excused, Streamed streamed) {
         long latency = System.nanoTime() - t0;
         if (excused != null) for (int x : excused) metrics.onFire(x);
         else if (d != null) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
@@ -1227,6 +1237,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             r.fired(contract);
         }
         if (excused != null) r.approved(true);
+        if (streamed != null) r.streamed(streamed);
         if (message != null) r.message(message);
         AuditWriter.Admission admitted = audit.append(r);
         // a call the log could not take (fail: closed: the queue stayed full past audit.max-block, or the log just failed) is

@@ -104,7 +104,7 @@ class AuditLinesEquivalenceTest {
         AuditRecord r = fromEvent
                 ? AuditRecord.of(Event.builder(EventKind.RETURN).session("s").seq(1).ts(2).tool("t").result(message).tokens(Long.MAX_VALUE).depth(Integer.MIN_VALUE).build(), Decision.PASS)
                 : AuditRecord.of("s", Long.MIN_VALUE, "CALL", Decision.SHADOW_WOULD_BLOCK).message(message);
-        return r.time(Long.MAX_VALUE).atoms(TABLE, new long[] {-1}).verdicts(TABLE, -1L).latencyNs(Long.MAX_VALUE).approved(true);
+        return r.time(Long.MAX_VALUE).atoms(TABLE, new long[] {-1}).verdicts(TABLE, -1L).latencyNs(Long.MAX_VALUE).approved(true).streamed(Streamed.SHOWN_THEN_ERROR);
     }
 
     /**
@@ -301,6 +301,7 @@ class AuditLinesEquivalenceTest {
         }
         if (rnd.nextInt(3) == 0) r.fired(t.contracts[rnd.nextInt(t.contractCount())]);
         if (rnd.nextInt(4) == 0) r.approved(true);
+        if (rnd.nextInt(4) == 0) r.streamed(Streamed.values()[rnd.nextInt(Streamed.values().length)]);
         if (rnd.nextInt(3) == 0) r.message(text(rnd));
         if (rnd.nextBoolean()) r.latencyNs(rnd.nextInt(Integer.MAX_VALUE));
         if (rnd.nextInt(5) == 0) r.unmet(text(rnd));

@@ -198,6 +198,7 @@ final class ReferenceAuditLines {
         if (r.fired != null) { key("fired"); strings(r.fired); }
         if (r.approved) { key("approved"); raw("true"); }
         if (r.message != null) { key("message"); str(r.message); }
+        if (r.streamed != null) { key("streamed"); str(r.streamed.wire()); }
         if (r.latencyNs >= 0) { key("latencyNs"); num(r.latencyNs); }
         if (r.unmet != null) { key("unmet"); strings(r.unmet); }
         end();
