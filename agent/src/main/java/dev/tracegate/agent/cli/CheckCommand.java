@@ -37,7 +37,7 @@ final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Library lib = LibraryOptions.load(libraries);
+        Library lib = LibraryOptions.load(libraries, "check", " ", "");
         if (lib == null) return LibraryOptions.BAD_INPUT;
         System.out.println("loaded " + lib.names() + ": " + lib.contracts().contracts().size() + " contracts, "
                 + lib.contracts().formulas().size() + " automata, " + lib.contracts().atoms().size() + " atoms");

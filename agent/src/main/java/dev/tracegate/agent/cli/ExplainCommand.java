@@ -37,7 +37,7 @@ final class ExplainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Library lib = LibraryOptions.load(libraries);
+        Library lib = LibraryOptions.load(libraries, "explain", " ", "");
         if (lib == null) return LibraryOptions.BAD_INPUT;
         ContractSet set = lib.contracts();
         if (dot != null && Files.exists(dot) && !Files.isDirectory(dot)) {

@@ -16,6 +16,15 @@ final class LibraryOptions {
      * commas, so {@code check a.yaml,gdpr} and {@code check a.yaml gdpr} load the same as {@code replay a.yaml,gdpr TRACE}.
      */
     static Library load(List<String> names) {
+        return load(names, "check", " ", "");
+    }
+
+    /**
+     * As {@link #load(List)}, for command {@code command}, which takes its libraries joined by {@code separator} and then
+     * {@code rest} ({@code replay} with "," and " TRACE..."): a file given there that is an agent configuration is said to
+     * be one, with the command that checks the libraries it lists instead.
+     */
+    static Library load(List<String> names, String command, String separator, String rest) {
         for (String name : split(names)) {
             if (isTrace(Path.of(name))) {
                 System.err.println(name + ": a JSONL trace (or audit log) is given where a contract library is expected. The libraries"
@@ -23,6 +32,7 @@ final class LibraryOptions {
                 return null;
             }
         }
+        if (agentConfiguration(split(names), command, separator, rest)) return null;
         try {
             return Library.load(split(names), Path.of(""));
         } catch (LibraryException e) {
@@ -60,6 +70,99 @@ final class LibraryOptions {
             return false;   // not readable as text: the library loader says what is wrong with it
         }
     }
+
+    /**
+     * Says, for each of {@code names} that is an agent configuration file (trial19 05: {@code check tracegate.yaml} read it
+     * as a library with an unknown key, "did you mean 'library'?"), that it is one and which command checks the libraries
+     * it lists, resolved as the agent resolves them (a relative entry against the file's directory); true if any was.
+     */
+    private static boolean agentConfiguration(List<String> names, String command, String separator, String rest) {
+        List<String> instead = new ArrayList<>();
+        List<String> said = new ArrayList<>();
+        boolean usable = true;
+        for (String name : names) {
+            String[] keys = agentKeys(Path.of(name));
+            if (keys == null) {
+                instead.add(name);
+                continue;
+            }
+            StringBuilder b = new StringBuilder(name).append(':').append(keys[0]).append(": an agent configuration file (")
+                    .append(keys.length == 2 ? "its key " : "its keys ").append(String.join(", ", java.util.Arrays.copyOfRange(keys, 1, keys.length)))
+                    .append(keys.length == 2 ? " is" : " are").append(" the agent's: agent/CONFIG.md, \"Keys\"), not a contract library; ")
+                    .append(command).append(" reads contract libraries (built-in names or library .yaml files), and the agent reads this file"
+                            + " itself when it starts (-javaagent:tracegate-agent.jar=config=").append(name).append(')');
+            try {
+                java.util.Map<String, String> props = java.util.Map.of(dev.tracegate.agent.config.AgentConfig.PROPERTY_PREFIX
+                        + dev.tracegate.agent.config.AgentConfig.CONFIG_KEY, Path.of(name).toAbsolutePath().toString());
+                List<String> libraries = dev.tracegate.agent.config.AgentConfig.load(null, java.util.Map.of(), props, java.util.Set.of()).libraries();
+                if (libraries.isEmpty()) {
+                    b.append(". It lists no libraries (its 'libraries' key is missing or empty): give ").append(command)
+                            .append(" the library files the agent should load");
+                    usable = false;
+                }
+                for (String lib : libraries) instead.add(shown(lib));
+            } catch (RuntimeException e) {
+                // the agent would refuse it: say why, as it would, and give no command built from a file it cannot read
+                b.append(". The agent would not start with it: ").append(e.getMessage());
+                usable = false;
+            }
+            said.add(b.toString());
+        }
+        if (said.isEmpty()) return false;
+        for (String s : said) System.err.println(s);
+        if (usable) {
+            List<String> quoted = new ArrayList<>();
+            for (String n : instead) quoted.add(n.matches("[A-Za-z0-9_./:@+=-]+") ? n : "'" + n.replace("'", "'\\''") + "'");
+            System.err.println("  give " + command + " the libraries it lists instead (relative entries resolved against the file's directory,"
+                    + " as the agent resolves them):\n  " + command + " " + String.join(separator, quoted) + rest);
+        }
+        return true;
+    }
+
+    /** A library entry as the agent resolved it, relative to the working directory when it lies under it. */
+    private static String shown(String library) {
+        Path p;
+        try {
+            p = Path.of(library);
+        } catch (java.nio.file.InvalidPathException e) {
+            return library;
+        }
+        if (!p.isAbsolute()) return library;   // a built-in name
+        Path here = Path.of("").toAbsolutePath();
+        return p.startsWith(here) && !p.equals(here) ? here.relativize(p).toString() : library;
+    }
+
+    /**
+     * For a YAML file whose top-level keys are agent configuration keys and none a library's: the first such key's
+     * line:column, then those keys; else null (a library, a broken file or not a file: the library loader says what is
+     * wrong with it).
+     */
+    static String[] agentKeys(Path file) {
+        if (!java.nio.file.Files.isRegularFile(file)) return null;
+        try (com.fasterxml.jackson.core.JsonParser p = YAML.createParser(file.toFile())) {
+            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) return null;
+            List<String> out = new ArrayList<>();
+            out.add(null);
+            for (com.fasterxml.jackson.core.JsonToken t = p.nextToken(); t == com.fasterxml.jackson.core.JsonToken.FIELD_NAME; t = p.nextToken()) {
+                String key = p.currentName();
+                if (dev.tracegate.contracts.library.LibraryReader.isTopLevelKey(key)) return null;
+                if (dev.tracegate.agent.config.AgentConfig.isKey(key) && !out.contains(key)) {
+                    if (out.get(0) == null) {
+                        com.fasterxml.jackson.core.JsonLocation at = p.currentTokenLocation();
+                        out.set(0, at.getLineNr() + ":" + at.getColumnNr());
+                    }
+                    out.add(key);
+                }
+                p.nextToken();
+                p.skipChildren();
+            }
+            return out.size() > 1 ? out.toArray(new String[0]) : null;
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;   // not YAML the agent could read either: the library loader says where
+        }
+    }
+
+    private static final com.fasterxml.jackson.dataformat.yaml.YAMLFactory YAML = new com.fasterxml.jackson.dataformat.yaml.YAMLFactory();
 
     static final int BAD_INPUT = 2;
 }

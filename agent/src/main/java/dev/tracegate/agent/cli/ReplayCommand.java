@@ -170,7 +170,7 @@ final class ReplayCommand implements Callable<Integer> {
             System.err.println(misplaced);
             return LibraryOptions.BAD_INPUT;
         }
-        Library lib = LibraryOptions.load(Arrays.asList(libraries.split(",")));
+        Library lib = LibraryOptions.load(Arrays.asList(libraries.split(",")), "replay", ",", traces == null ? "" : " " + String.join(" ", traces.stream().map(Path::toString).toList()));
         if (lib == null) return LibraryOptions.BAD_INPUT;
         boolean enforceAll = mode == null || mode.equals("enforce");
         List<String> unevaluableAt = new ArrayList<>();

@@ -721,6 +721,16 @@ public final class AgentConfig {
         return "separate list values with ';': " + fixed;
     }
 
+    /**
+     * Whether {@code key}, a top-level key of a YAML file, is one of the agent's configuration keys (agent/CONFIG.md,
+     * "Keys"): a key ({@code libraries}, {@code audit.path}) or the section of dotted ones ({@code audit}).
+     */
+    public static boolean isKey(String key) {
+        if (ConfigKey.ALL.containsKey(key)) return true;
+        for (String name : ConfigKey.ALL.keySet()) if (name.startsWith(key + ".")) return true;
+        return false;
+    }
+
     /** The candidate nearest to {@code word} by edit distance, if near enough to be a likely typo; else null. */
     public static String nearest(String word, Collection<String> candidates) {
         // singular for plural and back (library for libraries) is a likelier slip than any edit distance says

@@ -41,6 +41,11 @@ public final class LibraryReader {
 
     private LibraryReader() {}
 
+    /** Whether {@code key} is a top-level key of a library file ({@code library}, {@code contracts}, ...). */
+    public static boolean isTopLevelKey(String key) {
+        return TOP.contains(key);
+    }
+
     public static LibrarySpec read(String file, String yaml) {
         Node root = YamlReader.read(file, yaml);
         Fields top = Fields.of(root, "the library", TOP);

@@ -94,7 +94,7 @@ public final class YamlReader {
         switch (t) {
             case START_OBJECT: {
                 LinkedHashMap<String, Node> entries = new LinkedHashMap<>();
-                Map<String, Node.Scalar> keys = new HashMap<>();
+                Map<String, Node.Scalar> keys = new LinkedHashMap<>();   // in file order: an unknown key is named where it first is
                 while ((t = p.nextToken()) != JsonToken.END_OBJECT) {
                     JsonLocation kl = p.currentTokenLocation();
                     String key = p.currentName();

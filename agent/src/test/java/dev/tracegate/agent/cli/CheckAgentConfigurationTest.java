@@ -1,0 +1,84 @@
+package dev.tracegate.agent.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * trial19 05-check-agent-config-misleading: {@code check tracegate.yaml} on the agent's configuration file read it as a
+ * broken library ("unknown key 'configured-methods' in the library", or for {@code libraries:} "did you mean
+ * 'library'?", whose advice gives a library named {@code [gdpr]}). It now says the file is an agent configuration and
+ * prints the command with the libraries it lists, resolved as the agent resolves them; following that command works.
+ * Also: an unknown key is named where it first is in the file (the reader kept the keys' positions in a hash map, so a
+ * later key's line could be named first).
+ */
+class CheckAgentConfigurationTest {
+    @TempDir Path dir;
+
+    private static final String BANK = "library: bank\ngdpr:\n  purposes: {support: [email]}\n  consent-purposes: none\n"
+            + "  tools: {lookupAccount: [support]}\n";
+    private static final String CONFIG = "libraries: [gdpr, bank.yaml]\nconfigured-methods:\n"
+            + "  - {class: \"bank.App$Privacy\", method: forget, kind: erasure, session-param: 0, subject-param: 1}\n";
+
+    /** The command the message ends with, as arguments. */
+    private static String[] advised(CliRun r) {
+        List<String> lines = r.err().strip().lines().toList();
+        return lines.get(lines.size() - 1).strip().split(" ");
+    }
+
+    @Test
+    void anAgentConfigurationIsSaidToBeOneWithTheCommandForItsLibraries() throws Exception {
+        Path conf = Files.createDirectory(dir.resolve("conf"));
+        Path bank = Files.writeString(conf.resolve("bank.yaml"), BANK);
+        Path config = Files.writeString(conf.resolve("tracegate.yaml"), CONFIG);
+        CliRun r = CliRun.of("check", config.toString());
+        assertThat(r.code()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).as(r.err())
+                .startsWith(config + ":1:1: an agent configuration file (its keys libraries, configured-methods are the agent's")
+                .contains("not a contract library").doesNotContain("unknown key").doesNotContain("did you mean")
+                .endsWith("  check gdpr " + bank + System.lineSeparator());   // bank.yaml against the file's directory, as the agent
+        assertThat(r.out()).isEmpty();
+        // following it checks the libraries
+        CliRun followed = CliRun.of(advised(r));
+        assertThat(followed.code()).as(followed.out() + followed.err()).isNotEqualTo(2);
+        assertThat(followed.out()).contains("loaded gdpr, bank");
+
+        // only libraries: no advice to rename it to 'library'
+        Path only = Files.writeString(dir.resolve("only.yaml"), "libraries: [gdpr]\n");
+        CliRun o = CliRun.of("check", only.toString());
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err()).as(o.err()).contains("an agent configuration file (its key libraries is the agent's").doesNotContain("did you mean")
+                .endsWith("  check gdpr" + System.lineSeparator());
+
+        // replay and explain say it too, with their own command
+        Path trace = Files.writeString(dir.resolve("t.jsonl"), "{\"session\":\"s\",\"kind\":\"user\",\"text\":\"hi\"}\n");
+        CliRun replay = CliRun.of("replay", config.toString(), trace.toString(), "--no-progress");
+        assertThat(replay.code()).isEqualTo(2);
+        assertThat(replay.err()).as(replay.err()).contains("replay reads contract libraries")
+                .endsWith("  replay gdpr," + bank + " " + trace + System.lineSeparator());
+        assertThat(CliRun.of(advised(replay)).code()).isNotEqualTo(2);
+        CliRun explain = CliRun.of("explain", config.toString());
+        assertThat(explain.err()).as(explain.err()).endsWith("  explain gdpr " + bank + System.lineSeparator());
+
+        // a configuration the agent would refuse: what it would say, no command
+        Path bad = Files.writeString(dir.resolve("bad.yaml"), "libraries: [gdpr]\nmode: enforcing\n");
+        CliRun b = CliRun.of("check", bad.toString());
+        assertThat(b.code()).isEqualTo(2);
+        assertThat(b.err()).as(b.err()).contains("an agent configuration file").contains("The agent would not start with it: " + bad + ":2:7: mode must be")
+                .doesNotContain("  check ");
+    }
+
+    @Test
+    void aLibraryWithAnUnknownKeyIsStillOneAndTheFirstUnknownKeyIsNamed() throws Exception {
+        // a library key makes it a library: the library's own error, at the first unknown key in the file
+        Path mixed = Files.writeString(dir.resolve("mixed.yaml"), "library: x\nlibraries: [a]\nconfigured-methods: []\nmode: shadow\n");
+        CliRun r = CliRun.of("check", mixed.toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).as(r.err()).startsWith(mixed + ":2:1: unknown key 'libraries' in the library").doesNotContain("agent configuration");
+    }
+}
