@@ -198,4 +198,20 @@ class DispatcherTest {
         public Object fromJson(String j) { throw new IllegalStateException("x"); }
         public Ruling onInternalError(String where, Throwable error) { return policy; }
     }
+
+    /** The generated id spells tg-N as the concatenation would, at every digit count (its own digit loop replaces it). */
+    @Test
+    void aGeneratedCallIdIsTgAndTheCountInDecimal() {
+        java.util.Random r = new java.util.Random(7);
+        for (long n : new long[] {1, 9, 10, 11, 99, 100, 101, 999_999, 1_000_000, Integer.MAX_VALUE, 1L + Integer.MAX_VALUE, Long.MAX_VALUE}) {
+            assertThat(Dispatcher.callId(n)).isEqualTo("tg-" + n);
+        }
+        for (int i = 0; i < 10_000; i++) {
+            long n = 1 + (r.nextLong() >>> (1 + r.nextInt(63)));
+            assertThat(Dispatcher.callId(n)).isEqualTo("tg-" + n);
+        }
+        String a = Dispatcher.newCallId(), b = Dispatcher.newCallId();
+        assertThat(Dispatcher.generatedId(a)).isTrue();
+        assertThat(Long.parseLong(b.substring(3))).isEqualTo(Long.parseLong(a.substring(3)) + 1);
+    }
 }
