@@ -66,6 +66,46 @@ class LibraryNotesAtStartTest {
         assertThat(said).as("the gdpr library reads the section: no unread-section warning").doesNotContain("none of the loaded libraries has one");
     }
 
+    /** A reload that brings a note says it too (agent/README.md: "again after each hot reload"); a clean reload says none. */
+    @Test
+    void aReloadThatBringsANoteSaysIt() throws Exception {
+        String clean = """
+                library: bank
+                gdpr:
+                  purposes:
+                    support: [email]
+                  consent-purposes: none
+                  tools:
+                    lookupAccount: [support]
+                """;
+        Path lib = Files.writeString(dir.resolve("bank.yaml"), clean);
+        Path log = Files.createTempFile(dir, "audit", ".jsonl");
+        AgentConfig config = AgentConfig.load("libraries=gdpr;" + lib + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
+        ContractSupervisor s = null;
+        String atStart, afterReload;
+        try {
+            s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+            s.analysisThread().join(TimeUnit.SECONDS.toMillis(60));
+            atStart = err.toString(StandardCharsets.UTF_8);
+            Files.writeString(lib, clean.replace("[email]", "[emial]"));
+            assertThat(s.reload()).as("the changed library loads").isTrue();
+            Thread analysis = s.analysisThread();
+            analysis.join(TimeUnit.SECONDS.toMillis(60));
+            assertThat(analysis.isAlive()).as("the reload's analysis ended").isFalse();
+            afterReload = err.toString(StandardCharsets.UTF_8).substring(atStart.length());
+        } finally {
+            AgentLog.captureForTest(null);
+            if (s != null) s.close();
+            audit.close(10, TimeUnit.SECONDS);
+        }
+        assertThat(atStart).as("the clean library: no note").doesNotContain("WARN library analysis");
+        assertThat(afterReload.lines().filter(l -> l.startsWith("[tracegate] WARN library analysis: " + lib + ": gdpr.purposes.support names category 'emial'"))
+                .count()).as(afterReload).isEqualTo(1);
+    }
+
     /** Starts a supervisor on {@code libraries} (separated by ';'), waits for its background analysis, and returns what the agent said on stderr. */
     private String startAndWaitForTheAnalysis(String libraries) throws Exception {
         Path log = Files.createTempFile(dir, "audit", ".jsonl");
