@@ -1139,8 +1139,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         // (e.g. arg0.. from a class compiled without parameter names).
         if (d.kind() == Decision.Kind.UNEVALUABLE || w.unevaluableCount() > 0) {
             long[] bits = w.unevaluable();
-            StringBuilder atoms = new StringBuilder();
-            StringBuilder keys = new StringBuilder();   // context keys the unevaluable atoms compare with
+            StringBuilder atoms = new StringBuilder();   // atoms whose cause is not known here
+            StringBuilder keys = new StringBuilder();   // context keys those atoms compare with
+            StringBuilder byArgument = new StringBuilder();   // atoms whose context keys are set (or that read none): an argument
+            StringBuilder byContext = new StringBuilder();   // atoms that compare with a context key still empty
+            StringBuilder emptyKeys = new StringBuilder();
             StringBuilder explained = new StringBuilder();   // atoms whose cause the library can name
             for (int i = 0; i < rt.atomKeys.length && w.unevaluableCount() > 0; i++) {
                 if (i >> 6 < bits.length && (bits[i >> 6] & (1L << i)) != 0) {
@@ -1149,18 +1152,52 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         explained.append(explained.length() == 0 ? "" : "; ").append(rt.atomKeys[i]).append(": ").append(cause);
                         continue;
                     }
-                    atoms.append(atoms.length() == 0 ? "" : ", ").append(rt.atomKeys[i]);
-                    contextKeys(rt.atomKeys[i], keys);
+                    StringBuilder own = new StringBuilder();
+                    contextKeys(rt.atomKeys[i], own);
+                    // the session says whether a key this atom compares with is empty (then that is why); unknown: both causes
+                    Boolean empty = own.length() == 0 ? Boolean.FALSE : null;
+                    if (own.length() > 0) {
+                        boolean any = false, known = true;
+                        for (String q : own.toString().split(" or ")) {
+                            Boolean k = unread.contextEmpty(q.substring(1, q.length() - 1));
+                            if (k == null) known = false;
+                            else if (k) {
+                                any = true;
+                                if (emptyKeys.indexOf(q) < 0) emptyKeys.append(emptyKeys.length() == 0 ? "" : " and ").append(q);
+                            }
+                        }
+                        empty = any ? Boolean.TRUE : known ? Boolean.FALSE : null;
+                    }
+                    if (empty == null) {
+                        atoms.append(atoms.length() == 0 ? "" : ", ").append(rt.atomKeys[i]);
+                        contextKeys(rt.atomKeys[i], keys);
+                    } else {
+                        StringBuilder to = empty ? byContext : byArgument;
+                        to.append(to.length() == 0 ? "" : ", ").append(rt.atomKeys[i]);
+                    }
                 }
             }
             // the grounding says that an atom could not be read, not why (except for a side-effecting call without any
-            // of its target arguments: explained): an atom that compares with ctx(key) is also unevaluable while the
-            // key is empty, so such an atom names that cause too
+            // of its target arguments: explained); an atom that compares with ctx(key) is also unevaluable while the key
+            // is empty, which the session tells (trial19 demo: 'missing or not a number, or the key is still empty' for a
+            // refund whose amount was there and whose approval was not)
             b.append(" (unevaluable");
-            if (explained.length() > 0) b.append(": ").append(explained);
-            if (atoms.length() > 0 || explained.length() == 0) {
-                b.append(explained.length() > 0 ? "; " : "").append(atoms.length() == 0 ? "" : (explained.length() > 0 ? "" : ": ") + atoms)
-                        .append(": an argument it reads is missing or not a number");
+            String sep = ": ";
+            if (explained.length() > 0) {
+                b.append(sep).append(explained);
+                sep = "; ";
+            }
+            if (byArgument.length() > 0) {
+                b.append(sep).append(byArgument).append(": an argument it reads is missing or not a number");
+                sep = "; ";
+            }
+            if (byContext.length() > 0) {
+                b.append(sep).append(byContext).append(": the context key ").append(emptyKeys)
+                        .append(emptyKeys.indexOf(" and ") >= 0 ? " it compares with are" : " it compares with is").append(" still empty (no latch set it yet)");
+                sep = "; ";
+            }
+            if (atoms.length() > 0 || sep.equals(": ")) {
+                b.append(sep).append(atoms).append(atoms.length() == 0 ? "" : ": ").append("an argument it reads is missing or not a number");
                 if (keys.length() > 0) b.append(", or the context key ").append(keys).append(" it compares with is still empty (no latch set it yet)");
             }
             b.append(')');

@@ -27,11 +27,35 @@ final class Unread {
     /** Per contract index: what the model can do instead (null: the contract's own {@code next}). */
     private final String[] instead;
 
-    private static final Unread NONE = new Unread(null, null);
+    /** The runtime and session of the event (null: not known), for {@link #contextEmpty}. */
+    private final Runtime rt;
+    private final Session session;
+    /** The session's state, read at the first {@link #contextEmpty} (the event, refused, did not change it). */
+    private SessionState state;
 
-    private Unread(String[] why, String[] instead) {
+    private static final Unread NONE = new Unread(null, null, null, null);
+
+    private Unread(String[] why, String[] instead, Runtime rt, Session session) {
         this.why = why;
         this.instead = instead;
+        this.rt = rt;
+        this.session = session;
+    }
+
+    /** No contract refuses only for what could not be read; the session still answers {@link #contextEmpty}. */
+    private static Unread none(Runtime rt, Session s) {
+        return s == null ? NONE : new Unread(null, null, rt, s);
+    }
+
+    /**
+     * Whether context key {@code key} (no quotes, no {@code ctx.}) has no value in the event's session, which makes an
+     * atom that compares with it unevaluable; null when the session is not known here.
+     */
+    Boolean contextEmpty(String key) {
+        if (session == null) return null;
+        if (state == null) state = rt.monitor.snapshot(session);
+        Object v = rt.library.grounding().context(state, key);
+        return v == null || v instanceof dev.tracegate.matchers.predicate.ValueSet set && set.isEmpty();
     }
 
     /** At most this many uncertain atoms of one contract are tried value by value; beyond it the refusal rests on them. */
@@ -44,7 +68,7 @@ final class Unread {
     static Unread of(Runtime rt, Worker w, Decision d, Event e, Session s) {
         if (!e.kind().controlledByAgent() || d.contractCount() == 0
                 || d.kind() != Decision.Kind.BLOCK && d.kind() != Decision.Kind.UNEVALUABLE) {
-            return NONE;
+            return none(rt, s);
         }
         ContractSet set = rt.library.contracts();
         long[] valuation = w.valuation();
@@ -62,7 +86,7 @@ final class Unread {
                 bound[g] = cause;
             }
         }
-        if (w.unevaluableCount() == 0 && bound == null) return NONE;
+        if (w.unevaluableCount() == 0 && bound == null) return none(rt, s);
         int[] before = w.statesBefore().clone();
         String[] why = null;
         String[] instead = null;
@@ -95,7 +119,7 @@ final class Unread {
                     : "Ask the user to write the target in their own words (a target the user wrote is checked), or ask for a smaller"
                     + " input (a shorter document, fewer values) so that it can be read whole.";
         }
-        return why == null ? NONE : new Unread(why, instead);
+        return why == null ? none(rt, s) : new Unread(why, instead, rt, s);
     }
 
     /** Whether some value of the {@code uncertain} atoms leaves contract {@code c} not failing (trying at most 2^12). */

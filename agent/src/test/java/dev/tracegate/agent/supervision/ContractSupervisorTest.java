@@ -566,13 +566,18 @@ class ContractSupervisorTest {
                 """);
         Running r = start("libraries=" + lib);
         ContractSupervisor s = r.supervisor();
-        // price is there; the budget is not yet: the atom cannot be compared, and the reason says the key may be why
+        // price is there; the budget is not yet: the atom cannot be compared, and the reason says the empty key is why (the
+        // session tells; it said 'an argument is missing or not a number, or the key is still empty' before)
         ToolDecision early = s.onToolCall(new ToolCall("x", "s", "book", "{\"price\":50}", null));
         assertThat(early.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
         assertThat(early.reason()).isEqualTo("bud.cap: tracegate could not check this call against this contract, so it refuses it"
-                + " (unevaluable: arg(book, price) > ctx(budget): an argument"
-                + " it reads is missing or not a number, or the context key 'budget' it compares with is still empty (no latch set it yet))");
+                + " (unevaluable: arg(book, price) > ctx(budget): the context key 'budget' it compares with is still empty (no latch set it yet))");
         assertThat(s.onToolCall(new ToolCall("x", "s", "setBudget", "{\"amount\":100}", null)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        // the budget is set now: a book without a price is unevaluable for its argument alone
+        ToolDecision noPrice = s.onToolCall(new ToolCall("x", "s", "book", "{\"title\":\"Dune\"}", null));
+        assertThat(noPrice.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(noPrice.reason()).isEqualTo("bud.cap: tracegate could not check this call against this contract, so it refuses it"
+                + " (unevaluable: arg(book, price) > ctx(budget): an argument it reads is missing or not a number)");
         assertThat(s.onToolCall(new ToolCall("x", "s", "book", "{\"price\":50}", null)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
         ToolDecision over = s.onToolCall(new ToolCall("x", "s", "book", "{\"price\":500}", null));
         assertThat(over.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
