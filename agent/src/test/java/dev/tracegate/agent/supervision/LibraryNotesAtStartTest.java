@@ -79,35 +79,33 @@ class LibraryNotesAtStartTest {
                     lookupAccount: [support]
                 """;
         Path lib = Files.writeString(dir.resolve("bank.yaml"), clean);
-        Path log = Files.createTempFile(dir, "audit", ".jsonl");
-        AgentConfig config = AgentConfig.load("libraries=gdpr;" + lib + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
-        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
-        ContractSupervisor s = null;
-        String atStart, afterReload;
-        try {
-            s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
-            s.analysisThread().join(TimeUnit.SECONDS.toMillis(60));
-            atStart = err.toString(StandardCharsets.UTF_8);
+        String[] atStart = new String[1];
+        String said = startAndWaitForTheAnalysis("gdpr;" + lib, (s, soFar) -> {
+            atStart[0] = soFar.get();
             Files.writeString(lib, clean.replace("[email]", "[emial]"));
             assertThat(s.reload()).as("the changed library loads").isTrue();
             Thread analysis = s.analysisThread();
             analysis.join(TimeUnit.SECONDS.toMillis(60));
             assertThat(analysis.isAlive()).as("the reload's analysis ended").isFalse();
-            afterReload = err.toString(StandardCharsets.UTF_8).substring(atStart.length());
-        } finally {
-            AgentLog.captureForTest(null);
-            if (s != null) s.close();
-            audit.close(10, TimeUnit.SECONDS);
-        }
-        assertThat(atStart).as("the clean library: no note").doesNotContain("WARN library analysis");
+        });
+        String afterReload = said.substring(atStart[0].length());
+        assertThat(atStart[0]).as("the clean library: no note").doesNotContain("WARN library analysis");
         assertThat(afterReload.lines().filter(l -> l.startsWith("[tracegate] WARN library analysis: " + lib + ": gdpr.purposes.support names category 'emial'"))
                 .count()).as(afterReload).isEqualTo(1);
     }
 
+    /** What a test does with the started supervisor, while stderr is still captured; {@code soFar} is what was said by then. */
+    private interface AfterStart {
+        void run(ContractSupervisor s, java.util.function.Supplier<String> soFar) throws Exception;
+    }
+
     /** Starts a supervisor on {@code libraries} (separated by ';'), waits for its background analysis, and returns what the agent said on stderr. */
     private String startAndWaitForTheAnalysis(String libraries) throws Exception {
+        return startAndWaitForTheAnalysis(libraries, (s, soFar) -> { });
+    }
+
+    /** As above, then runs {@code then} before the supervisor closes. */
+    private String startAndWaitForTheAnalysis(String libraries, AfterStart then) throws Exception {
         Path log = Files.createTempFile(dir, "audit", ".jsonl");
         AgentConfig config = AgentConfig.load("libraries=" + libraries + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
         AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
@@ -119,6 +117,7 @@ class LibraryNotesAtStartTest {
             Thread analysis = s.analysisThread();
             analysis.join(TimeUnit.SECONDS.toMillis(60));
             assertThat(analysis.isAlive()).as("the background analysis ended").isFalse();
+            then.run(s, () -> err.toString(StandardCharsets.UTF_8));
         } finally {
             AgentLog.captureForTest(null);
             if (s != null) s.close();
