@@ -110,6 +110,14 @@ final class Runtime {
         }
         subjects.removeIf(f -> f == null || f.indexOf('.') >= 0);   // top-level fields only: a path's value is inside an object
         this.subjectArgs = subjects.isEmpty() ? null : subjects.toArray(new String[0]);
+        // a call without a data subject let through by the session's consent: said once per tool (the grounding's flag)
+        library.grounding().onSubjectNote(cause -> {
+            java.util.List<String> files = library.subjectFieldsDeclaredIn();
+            dev.tracegate.agent.core.AgentLog.warn("a call of " + cause + (files.isEmpty() ? "" : "; gdpr.subject-fields is declared in "
+                    + String.join(", ", files)) + ". If its calls concern a data subject, add the argument that holds the subject's id"
+                    + " (e.g. the e-mail address; a path such as customer.email for a field of an object argument) to"
+                    + " gdpr.subject-fields (docs/LIBRARY.md, \"The data subject of a call\"). Said once per tool");
+        });
     }
 
     /** What contract {@code c} of this runtime tells the agent (see {@link #reasons}). */

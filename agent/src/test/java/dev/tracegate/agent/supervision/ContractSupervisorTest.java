@@ -753,4 +753,50 @@ class ContractSupervisorTest {
         s.close();
         r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
     }
+
+    /**
+     * The other half of trial19 repro 03: a call without a data subject that a consent for the whole session lets through.
+     * P1 passes it, so no refusal says anything, yet gdpr.subject-fields (cust.email) names none of its arguments, so the
+     * subject's own consent or withdrawal never counts for its calls. The agent warns once per tool (not per call, not again
+     * after the first), names the subject fields and the files that declare them; a tool whose call has its subject
+     * (customer_id) and runs on the same session consent is not warned about.
+     */
+    @Test
+    void aCallWithoutAnySubjectFieldThatRunsOnTheSessionsConsentIsWarnedAboutOncePerTool() throws Exception {
+        Path lib = dir.resolve("bank.yaml");
+        Files.writeString(lib, "library: bank\ngdpr:\n  purposes:\n    marketing: [email]\n  consent-purposes: [marketing]\n"
+                + "  subject-fields: [cust.email, customer_id]\n  tools:\n    sendNewsletter: [marketing]\n    sendOffer: [marketing]\n"
+                + "    sendCoupon: [marketing]\n");
+        for (String scope : new String[] {"global", "session"}) {
+            Files.writeString(lib, Files.readString(lib).replaceAll("\n  scope: \\w+", "") + "  scope: " + scope + "\n");
+            Running r = start("libraries=gdpr;" + lib);
+            ContractSupervisor s = r.supervisor();
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+            List<ToolDecision> all = new java.util.ArrayList<>();
+            try {
+                s.onConsent(new dev.tracegate.agent.core.Consent("c1", null, "marketing", true));   // for the whole session
+                all.add(s.onToolCall(new ToolCall("lc4j", "c1", "sendNewsletter", "{\"customer\":\"ada@example.com\",\"text\":\"hi\"}", "t1")));
+                all.add(s.onToolCall(new ToolCall("lc4j", "c1", "sendNewsletter", "{\"customer\":\"bob@example.com\",\"text\":\"hi\"}", "t2")));
+                all.add(s.onToolCall(new ToolCall("lc4j", "c1", "sendOffer", "{\"customer\":\"ada@example.com\"}", "t3")));
+                all.add(s.onToolCall(new ToolCall("lc4j", "c1", "sendCoupon", "{\"customer_id\":\"ada@example.com\"}", "t4")));
+                all.add(s.onToolCall(new ToolCall("lc4j", "c1", "sendCoupon", "{\"other\":\"ada@example.com\"}", "t5")));
+            } finally {
+                dev.tracegate.agent.core.AgentLog.captureForTest(null);
+            }
+            assertThat(all).as(scope).allSatisfy(d -> assertThat(d.kind()).isEqualTo(ToolDecision.Kind.PROCEED));
+            s.close();
+            r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
+            String printed = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(printed).as(scope).contains("WARN a call of sendNewsletter has no data subject: none of the subject fields"
+                            + " [cust.email, customer_id] is among its arguments (its arguments are customer, text), so only a consent for"
+                            + " the whole session counts for it, and one let it run (its purpose marketing rests on consent): a data"
+                            + " subject's own consent or withdrawal never counts for its calls; gdpr.subject-fields is declared in " + lib)
+                    .contains("add the argument that holds the subject's id")
+                    .contains("WARN a call of sendOffer has no data subject");
+            assertThat(printed.split("a call of sendNewsletter has no data subject", -1)).as("once per tool, not per call").hasSize(2);
+            assertThat(printed.split("a call of sendOffer has no data subject", -1)).as("each tool once").hasSize(2);
+            assertThat(printed).as("a tool whose first such call has its subject").doesNotContain("a call of sendCoupon");
+        }
+    }
 }

@@ -129,6 +129,14 @@ public final class Grounding implements Grounder<Event> {
     private final Policy.ConsentTool[] consentTools;
     private final Args.Path[] erasureTools;
     private final Args.Path[][] sideEffectTargets;
+    /**
+     * Per tool: 0 until a call of it was let through by the consent given for the whole session, then 1 if that call had
+     * a data subject (the subject mapping reaches the tool: never looked at again), 2 if it had none (said once to
+     * {@link #subjectNotes}). Read on that path only, so the cost there is this one array read.
+     */
+    private final byte[] sessionConsentSeen;
+    /** Where a tool whose call had no data subject and ran on the session's consent is said (the agent's log); null: nowhere. */
+    private volatile java.util.function.Consumer<String> subjectNotes;
     private final boolean detectCategories;
     /** This thread's frame (lent, on a virtual thread: see Scratch). */
     private final dev.tracegate.engine.monitor.Scratch<Frame> frames;
@@ -245,6 +253,7 @@ public final class Grounding implements Grounder<Event> {
         this.consentTools = new Policy.ConsentTool[tools];
         this.erasureTools = new Args.Path[tools];
         this.sideEffectTargets = new Args.Path[tools][];
+        this.sessionConsentSeen = new byte[tools];
         policy.toolPurposes.forEach((t, ps) -> {
             int id = c.toolIds.get(t);
             long m = 0;
@@ -892,7 +901,10 @@ public final class Grounding implements Grounder<Event> {
                     if (r.withdrawn.contains(h)) return false;
                 }
             }
-            return own instanceof ValueSet s && !s.isEmpty() && s.contains(TextHash.pair("", purpose));
+            if (!(own instanceof ValueSet s) || s.isEmpty() || !s.contains(TextHash.pair("", purpose))) return false;
+            int t = f.toolFull >= 0 ? f.toolFull : f.toolBare;
+            if (t >= 0 && sessionConsentSeen[t] == 0 && f.isCall) sessionConsentFor(f.e, t, purpose, hasSubject(f.e));
+            return true;
         }
         if (!(own instanceof ValueSet s) || s.isEmpty()) return false;
         String subject = subjectOf(f.e);
@@ -901,7 +913,41 @@ public final class Grounding implements Grounder<Event> {
             if (s.contains(h)) return true;
             if (s.contains(withdrawal(h))) return false;
         }
-        return s.contains(TextHash.pair("", purpose));
+        if (!s.contains(TextHash.pair("", purpose))) return false;
+        int t = f.toolFull >= 0 ? f.toolFull : f.toolBare;
+        if (t >= 0 && sessionConsentSeen[t] == 0 && f.isCall) sessionConsentFor(f.e, t, purpose, subject != null);
+        return true;
+    }
+
+    /**
+     * The first call of tool {@code tool} that the session's consent for {@code purpose} let through: with a subject, the
+     * mapping reaches the tool and it is not looked at again; without one, {@link #subjectNotes} hears why, once per tool
+     * (and library version): gdpr.subject-fields probably names none of its arguments, so a subject's own consent or
+     * withdrawal never counts for its calls. Off the path of every later call of the tool.
+     */
+    private synchronized void sessionConsentFor(Event e, int tool, String purpose, boolean subject) {
+        if (sessionConsentSeen[tool] != 0) return;
+        sessionConsentSeen[tool] = (byte) (subject ? 1 : 2);
+        java.util.function.Consumer<String> to = subjectNotes;
+        if (subject || to == null) return;
+        to.accept(subjectless(e) + ", so only a consent for the whole session counts for it, and one let it run (its purpose "
+                + purpose + " rests on consent): a data subject's own consent or withdrawal never counts for its calls");
+    }
+
+    /**
+     * Where to say (once per tool) that a call without a data subject ran on the consent given for the whole session
+     * (see {@link #sessionConsentFor}); null: nowhere. The agent sets its log; replay and check set none.
+     */
+    public void onSubjectNote(java.util.function.Consumer<String> notes) { this.subjectNotes = notes; }
+
+    /** Whether {@link #subjectOf} would find a subject, without making its text. */
+    private boolean hasSubject(Event e) {
+        if (e.subject() != null) return true;
+        for (Args.Path p : policy.subjectFields()) {
+            JsonNode v = e.args().get(p);
+            if (v != null && !v.isNull() && !v.isContainerNode()) return true;
+        }
+        return false;
     }
 
     /** The session-scope mark of a subject's withdrawal of consent {@code h} (kept beside the grants in one set). */
@@ -1366,6 +1412,12 @@ public final class Grounding implements Grounder<Event> {
             for (String p : toolPurposeNames[id]) if (policy.requiresConsentFolded(p)) { consentPurpose = p; break; }
         }
         if (consentPurpose == null || subjectOf(event) != null) return null;
+        return subjectless(event) + ", so a consent recorded for a data subject never counts for it, only a consent for the whole session would"
+                + " (its purpose " + consentPurpose + " rests on consent)";
+    }
+
+    /** "TOOL has no data subject: none of the subject fields [..] is among its arguments (its arguments are ..)", for reports. */
+    private String subjectless(Event event) {
         List<String> has = new ArrayList<>();
         for (java.util.Iterator<String> it = event.args().fieldNames(); it.hasNext(); ) has.add(it.next());
         List<String> fields = new ArrayList<>();
@@ -1373,9 +1425,7 @@ public final class Grounding implements Grounder<Event> {
         String args = has.isEmpty() ? "the call has no arguments" : "its arguments are " + String.join(", ", has);
         return event.tool() + " has no data subject: " + (fields.isEmpty()
                 ? "no gdpr.subject-fields are declared (" + args + ")"
-                : "none of the subject fields [" + String.join(", ", fields) + "] is among its arguments (" + args + ")")
-                + ", so a consent recorded for a data subject never counts for it, only a consent for the whole session would"
-                + " (its purpose " + consentPurpose + " rests on consent)";
+                : "none of the subject fields [" + String.join(", ", fields) + "] is among its arguments (" + args + ")");
     }
 
     /** Indices of the atoms set in a bit array (valuation or unevaluable), for reports. */
