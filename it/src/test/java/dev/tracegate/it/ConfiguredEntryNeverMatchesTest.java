@@ -34,11 +34,16 @@ class ConfiguredEntryNeverMatchesTest {
             "  }",
             "  public static class SupportTools { public String search(String session, String q) { return \"found \" + q; } }",
             "  public static class BillingTools { public String invoice(String session, String id) { return \"invoice \" + id; } }",
+            "  public static class LedgerDesk { public String research(String session, String q) { return \"ledger \" + q; } }",
+            "  public static class HelpDesk { public String search(String session, String q) { return \"help \" + q; } }",
             "  public static void main(String[] a) {",
             "    Privacy p = new Privacy();",
             "    p.grant(\"web-1\", \"ada@example.com\", \"support\");",
             "    p.forget(\"web-2\", \"bob@example.com\");",
             "    System.out.println(new SupportTools().search(\"s1\", \"x\") + \" \" + new BillingTools().invoice(\"s1\", \"7\"));",
+            // LedgerDesk (research: a near name) is woven before HelpDesk, which has search
+            "    System.out.println(new LedgerDesk().research(\"s1\", \"y\"));",
+            "    System.out.println(new HelpDesk().search(\"s1\", \"z\"));",
             "    System.err.println(\"MARK the application ran\");",
             "    System.err.flush();",
             "  }",
@@ -67,10 +72,14 @@ class ConfiguredEntryNeverMatchesTest {
                 // line 8: a method glob over a named class that has no such method
                 "  - {class: \"r.Bank$BillingTools\", method: \"pay*\", kind: tool, session-param: 0}",
                 // line 9: a class that never loads: said at exit
-                "  - {class: \"r.Bank$Refunds\", method: refund, kind: tool, session-param: 0}", ""));
+                "  - {class: \"r.Bank$Refunds\", method: refund, kind: tool, session-param: 0}",
+                // line 10: a class glob over two classes; the first woven (LedgerDesk) lacks search but has research, the
+                // other (HelpDesk) has it: the entry matches, so it is never said to never match (it was, at LedgerDesk)
+                "  - {class: \"r.Bank$*Desk\", method: search, kind: tool, session-param: 0}", ""));
         ForkedJvm.Result run = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("config=" + yaml)), classes.toString(), "r.Bank");
         assertThat(run.exit()).as(run.toString()).isZero();
-        assertThat(run.stdout()).as(run.toString()).contains("FORGOT bob@example.com").contains("found x invoice 7");
+        assertThat(run.stdout()).as(run.toString()).contains("FORGOT bob@example.com").contains("found x invoice 7")
+                .contains("ledger y").contains("help z");
         String err = run.stderr();
         int mark = err.indexOf("MARK the application ran");
         assertThat(mark).as(run.toString()).isPositive();
@@ -91,6 +100,8 @@ class ConfiguredEntryNeverMatchesTest {
         assertThat(atExit).as(run.toString())
                 .contains(yaml + ":7:5 (class r.Bank$*Tools, method refund*) matched no method of any loaded class")
                 .contains(yaml + ":9:5 (class r.Bank$Refunds, method refund) matched no method of any loaded class");
+        assertThat(err).as("a glob one of whose classes has the method\n" + run).doesNotContain(yaml + ":10:5");
+        assertThat(Files.readString(dir.resolve("audit.jsonl"))).as("HelpDesk#search was supervised").contains("\"tool\":\"search\"");   // no other entry weaves a search
         for (int line : new int[] {5, 6, 8}) {
             assertThat(ForkedJvm.count(err, yaml + ":" + line + ":5")).as("entry on line " + line + " said once\n" + run).isEqualTo(1);
         }

@@ -98,7 +98,7 @@ public final class ConfiguredHooks implements Hooks {
                             noteShadowed(rule, name, m);
                         }
                     }
-                    noteMisses(type, applied);
+                    noteMisses(type, applied, loader, domain, locator);
                     methods.learnParameterNames(name, ParameterNames.read(resolution.resolve()), woven::contains);
                 } else {
                     AgentLog.debug("no class file for " + name + ": args=* names its parameters arg0..argN");
@@ -140,7 +140,8 @@ public final class ConfiguredHooks implements Hooks {
          * (a body inherited from a base class or an interface's default method, or an abstract method), so that the entry's
          * warning names the class to write instead (trial17). Weave time only.
          */
-        private void noteMisses(TypeDescription type, java.util.Set<MethodRule> applied) {
+        private void noteMisses(TypeDescription type, java.util.Set<MethodRule> applied, ClassLoader loader, ProtectionDomain domain,
+                                ClassFileLocator locator) {
             java.util.List<String> declared = null;
             for (MethodRule rule : methods.rules()) {
                 if (rule.woven || applied.contains(rule) || !rule.matchesClass(type.getName())) continue;
@@ -160,8 +161,103 @@ public final class ConfiguredHooks implements Hooks {
                     if (glob && NamedMethod.notMeantByGlob(m)) leftOut = true;
                     else if (!m.isAbstract()) fits = true;
                 }
-                methods.noteNeverMatches(rule, type.getName(), declared, fits, leftOut, hint);
+                methods.noteNeverMatches(rule, type.getName(), declared, fits, leftOut, hint,
+                        () -> elsewhere(rule, type.getName(), loader, domain, locator));
             }
+        }
+
+        /** Class files listed at most, looking for the classes a class glob matches: past it, they are not all known. */
+        private static final int MOST_LISTED = 20_000;
+
+        /**
+         * Whether a class other than {@code woven} that the class glob of {@code rule} matches declares a method the entry
+         * would weave, or may: the classes its pattern matches are listed from the class path of {@code loader} (the
+         * directories and jars that hold the pattern's package, and the woven class's own code source) and read without
+         * loading them. When they cannot all be listed (a glob over packages, such as {@code *Tools}; a location that is
+         * neither a directory nor a jar file; more than {@link #MOST_LISTED} class files), true: the entry may still match,
+         * so it is said at exit if it never does. Weave time only, and only when the entry would be said to never match.
+         */
+        static boolean elsewhere(MethodRule rule, String woven, ClassLoader loader, ProtectionDomain domain, ClassFileLocator locator) {
+            String pattern = rule.classPattern;
+            int star = pattern.indexOf('*');
+            int dot = star < 0 ? -1 : pattern.lastIndexOf('.', star);
+            if (dot <= 0 || loader == null) return true;
+            String dir = pattern.substring(0, dot).replace('.', '/') + "/";
+            java.util.Set<String> names = new java.util.TreeSet<>();
+            try {
+                java.util.List<java.net.URL> roots = new java.util.ArrayList<>(java.util.Collections.list(loader.getResources(dir)));
+                java.net.URL own = domain == null || domain.getCodeSource() == null ? null : domain.getCodeSource().getLocation();
+                if (own != null) roots.add(own.getPath().endsWith("/") ? new java.net.URL(own, dir) : new java.net.URL("jar:" + own + "!/" + dir));
+                for (java.net.URL root : roots) {
+                    if (!listClasses(root, dir, names)) return true;
+                }
+            } catch (IOException | RuntimeException e) {
+                return true;
+            }
+            boolean methodGlob = rule.methodPattern.indexOf('*') >= 0;
+            net.bytebuddy.pool.TypePool pool = net.bytebuddy.pool.TypePool.Default.of(locator);
+            for (String name : names) {
+                if (name.equals(woven) || !rule.matchesClass(name)) continue;
+                net.bytebuddy.pool.TypePool.Resolution r = pool.describe(name);
+                if (!r.isResolved()) return true;
+                try {
+                    for (MethodDescription.InDefinedShape m : r.resolve().getDeclaredMethods()) {
+                        if (m.isConstructor() || m.isTypeInitializer() || m.isBridge() || m.isAbstract() || !rule.matchesMethod(m.getName())
+                                || (methodGlob && NamedMethod.notMeantByGlob(m))) continue;
+                        return true;
+                    }
+                } catch (RuntimeException e) {
+                    return true;   // a class file it cannot read: it may have the method
+                }
+            }
+            return false;
+        }
+
+        /**
+         * Adds the binary names of the class files under {@code root} (a directory, or a jar's folder, that holds package
+         * folder {@code dir}) to {@code names}; false when it cannot list them all (another kind of location, too many).
+         */
+        private static boolean listClasses(java.net.URL root, String dir, java.util.Set<String> names) throws IOException {
+            if ("file".equals(root.getProtocol())) {
+                java.nio.file.Path base;
+                try {
+                    base = java.nio.file.Path.of(root.toURI());
+                } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+                    return false;
+                }
+                if (!java.nio.file.Files.isDirectory(base)) return true;   // the own code source without this package
+                try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(base)) {
+                    for (java.util.Iterator<java.nio.file.Path> it = files.iterator(); it.hasNext(); ) {
+                        String rel = base.relativize(it.next()).toString().replace(java.io.File.separatorChar, '/');
+                        if (!rel.endsWith(".class")) continue;
+                        if (names.size() >= MOST_LISTED) return false;
+                        names.add((dir + rel).substring(0, dir.length() + rel.length() - 6).replace('/', '.'));
+                    }
+                }
+                return true;
+            }
+            if ("jar".equals(root.getProtocol())) {
+                String spec = root.getPath();
+                int bang = spec.indexOf("!/");
+                if (bang < 0 || spec.indexOf("!/", bang + 2) >= 0 || !spec.startsWith("file:")) return false;   // a jar inside a jar
+                java.nio.file.Path jar;
+                try {
+                    jar = java.nio.file.Path.of(new java.net.URI(spec.substring(0, bang)));
+                } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+                    return false;
+                }
+                if (!java.nio.file.Files.isRegularFile(jar)) return false;
+                try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar.toFile(), false)) {
+                    for (java.util.Enumeration<java.util.jar.JarEntry> e = file.entries(); e.hasMoreElements(); ) {
+                        String n = e.nextElement().getName();
+                        if (!n.startsWith(dir) || !n.endsWith(".class") || n.startsWith("META-INF/")) continue;
+                        if (names.size() >= MOST_LISTED) return false;
+                        names.add(n.substring(0, n.length() - 6).replace('/', '.'));
+                    }
+                }
+                return true;
+            }
+            return false;
         }
 
         /** The names of the methods a class declares, as its source has them (no constructors, bridges, lambda bodies). */

@@ -230,16 +230,21 @@ public final class ConfiguredMethods {
      * methods: trial19, a {@code kind: erasure} entry with {@code method: erase} where the class has {@code forget} was said
      * only at exit, after every erasure of the run was lost). Not when a method of the class fits the entry's method pattern
      * and another entry took it (that is said as such, {@link MethodRule#shadowedBy}). For a class glob, only when the class
-     * has a method of a similar name (likely a typo); a class the glob covers that has nothing like it is normal, and the
-     * exit warning says what is left. Once per entry: the exit warning leaves it out ({@link MethodRule#missWarned}).
+     * has a method of a similar name (likely a typo) and no other class the glob matches declares one the entry would weave
+     * ({@code elsewhere}: a glob over several classes, one of which lacks the method, was said although another had it); a
+     * class the glob covers that has nothing like it is normal, and the exit warning says what is left. Once per entry: the exit warning leaves it out ({@link MethodRule#missWarned}).
      *
      * @param methods    the names of the methods the class declares (no constructors, no compiler-generated ones), in order
      * @param fits       a method of the class fits the entry's method pattern and could be woven under it
      * @param leftOut    a method of the class fits the entry's method glob but no glob means it (main, toString, ...)
      * @param missHint   where the class has the method without declaring its body (see {@link MethodRule#missHint}), or null
+     * @param elsewhere  for a class glob: whether another class it matches declares a method the entry would weave, or may
+     *                   (asked only before a warning: a glob over several classes, one of which lacks the method, is said
+     *                   only when none of them can ever match)
      * @return the warning printed, or null
      */
-    String noteNeverMatches(MethodRule rule, String className, List<String> methods, boolean fits, boolean leftOut, String missHint) {
+    String noteNeverMatches(MethodRule rule, String className, List<String> methods, boolean fits, boolean leftOut, String missHint,
+                            java.util.function.BooleanSupplier elsewhere) {
         if (fits || rule.woven || rule.shadowWarned.get() || rule.missWarned.get()) return null;
         boolean classGlob = rule.classPattern.indexOf('*') >= 0;
         boolean methodGlob = rule.methodPattern.indexOf('*') >= 0;
@@ -247,7 +252,7 @@ public final class ConfiguredMethods {
         for (String m : methods) if (!rule.matchesMethod(m) && !others.contains(m)) others.add(m);
         String word = rule.methodPattern.replace("*", "");
         String near = word.isEmpty() ? null : dev.tracegate.agent.config.AgentConfig.nearest(word, others);
-        if (classGlob && near == null) return null;
+        if (classGlob && (near == null || elsewhere.getAsBoolean())) return null;
         if (!rule.missWarned.compareAndSet(false, true)) return null;
         String kind = rule.kind.name().toLowerCase(Locale.ROOT);
         StringBuilder b = new StringBuilder("configured-methods entry ").append(rule.where).append(" (").append(kind).append(", class ")
@@ -275,7 +280,7 @@ public final class ConfiguredMethods {
                     + " without consent (gdpr.P1-consent), and withdrawals through it are lost";
             default -> ". So its calls are NOT supervised";
         });
-        b.append(classGlob ? " in " + className + " (other classes its pattern matches are woven when they load)" : "")
+        b.append(classGlob ? ": no class its pattern matches on the class path declares such a method" : "")
                 .append(". Correct the entry's method (or class) and restart; a class does not gain methods once loaded");
         String warning = b.toString();
         AgentLog.warn(warning);

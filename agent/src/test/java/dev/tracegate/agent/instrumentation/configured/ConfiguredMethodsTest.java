@@ -362,36 +362,40 @@ class ConfiguredMethodsTest {
                 "tool r.*Tools#serch session=0",
                 "tool r.*Tools#refund session=0",
                 "tool r.Billing#pay* session=0",
-                "tool r.Taken#record session=0"));
+                "tool r.Taken#record session=0",
+                "tool r.*Desk#search session=0"));
         List<MethodRule> rules = m.rules();
         List<String> privacy = List.of("grant", "withdraw", "forget");
         java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
         dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
         try {
-            assertThat(m.noteNeverMatches(rules.get(0), "r.Privacy", privacy, false, false, null)).isEqualTo("configured-methods entry m.txt:1"
+            assertThat(m.noteNeverMatches(rules.get(0), "r.Privacy", privacy, false, false, null, () -> false)).isEqualTo("configured-methods entry m.txt:1"
                     + " (erasure, class r.Privacy, method erase) can never match: its class r.Privacy is loaded and declares no method erase;"
                     + " its methods are grant, withdraw, forget. So erasures through it are NOT recorded: after such a call the person's data is"
                     + " still used and disclosed (gdpr.P4-erasure does not know of the erasure). Correct the entry's method (or class) and"
                     + " restart; a class does not gain methods once loaded");
-            assertThat(m.noteNeverMatches(rules.get(0), "r.Privacy", privacy, false, false, null)).as("once per entry").isNull();
-            assertThat(m.noteNeverMatches(rules.get(1), "r.Privacy", privacy, false, false, null))
+            assertThat(m.noteNeverMatches(rules.get(0), "r.Privacy", privacy, false, false, null, () -> false)).as("once per entry").isNull();
+            assertThat(m.noteNeverMatches(rules.get(1), "r.Privacy", privacy, false, false, null, () -> false))
                     .contains("declares no method grants (did you mean 'grant'?)").contains("So consents through it are NOT recorded");
-            assertThat(m.noteNeverMatches(rules.get(2), "r.BillingTools", List.of("invoice"), false, false, null))
+            assertThat(m.noteNeverMatches(rules.get(2), "r.BillingTools", List.of("invoice"), false, false, null, () -> false))
                     .as("a class the glob covers with nothing like the method: normal").isNull();
-            assertThat(m.noteNeverMatches(rules.get(2), "r.SupportTools", List.of("search", "help"), false, false, null))
+            assertThat(m.noteNeverMatches(rules.get(2), "r.SupportTools", List.of("search", "help"), false, false, null, () -> false))
                     .startsWith("configured-methods entry m.txt:3 (tool, class r.*Tools, method serch) can never match r.SupportTools, a class"
                             + " its pattern matched, now loaded: it declares no method serch (did you mean 'search'?); its methods are search, help."
-                            + " So its calls are NOT supervised in r.SupportTools (other classes its pattern matches are woven when they load)");
-            assertThat(m.noteNeverMatches(rules.get(3), "r.SupportTools", List.of("search", "help"), false, false, null)).isNull();
-            assertThat(m.noteNeverMatches(rules.get(4), "r.Billing", List.of("invoice"), false, false, null))
+                            + " So its calls are NOT supervised: no class its pattern matches on the class path declares such a method");
+            assertThat(m.noteNeverMatches(rules.get(3), "r.SupportTools", List.of("search", "help"), false, false, null, () -> false)).isNull();
+            assertThat(m.noteNeverMatches(rules.get(4), "r.Billing", List.of("invoice"), false, false, null, () -> false))
                     .contains("declares no method matching pay*; its methods are invoice");
-            assertThat(m.noteNeverMatches(rules.get(5), "r.Taken", List.of("record"), true, false, null))
+            assertThat(m.noteNeverMatches(rules.get(5), "r.Taken", List.of("record"), true, false, null, () -> false))
                     .as("the class has the method; another entry took it (said as such)").isNull();
+            assertThat(m.noteNeverMatches(rules.get(6), "r.LedgerDesk", List.of("research"), false, false, null, () -> true))
+                    .as("a near name, but another class the glob matches has the method: not said").isNull();
         } finally {
             dev.tracegate.agent.core.AgentLog.captureForTest(null);
         }
         assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8).split("can never match", -1)).hasSize(5);
-        assertThat(m.unmatchedWarnings()).as("the entries said at weave time are not said again at exit").hasSize(2)
+        assertThat(m.unmatchedWarnings()).as("the entries said at weave time are not said again at exit").hasSize(3)
+                .anySatisfy(w -> assertThat(w).startsWith("configured-methods entry m.txt:7 "))
                 .anySatisfy(w -> assertThat(w).startsWith("configured-methods entry m.txt:4 "))
                 .anySatisfy(w -> assertThat(w).startsWith("configured-methods entry m.txt:6 "));
     }
