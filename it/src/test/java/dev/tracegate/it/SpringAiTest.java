@@ -302,6 +302,65 @@ class SpringAiTest {
         assertThat(records.get(0).path("fired").toString()).contains("out.no-secret");
     }
 
+    /**
+     * The agent argument's older {@code onBlock} wins over the file's {@code block.style} for how the host is given a
+     * block (the start line says so). A streamed answer's audit record followed the file's style instead: with
+     * {@code block.style: exception} in the file and {@code onBlock=substitute}, the application got a text chunk after the
+     * answer while the record said {@code shown-then-error}; with {@code onBlock=throw} over the default style the record
+     * said {@code shown-then-notice}. Now the answer's block is decided in the style the host is given it, and the record
+     * and replay's report say what the application saw: the chunks received and how the stream ended are the oracle.
+     */
+    @Test
+    void aStreamedAnswersRecordSaysWhatTheApplicationGotWhenTheAgentArgumentSetsTheBlockStyle(@TempDir Path dir) throws IOException {
+        Path library = dir.resolve("no-secrets.yaml");
+        Files.writeString(library, String.join("\n",
+                "tracegate: 1",
+                "library: no-secrets",
+                "contracts:",
+                "  - id: out.no-secret",
+                "    guarantee: G(!output_matches(\"secret code\"))",
+                "    message: The answer disclosed a secret code.",
+                "    next: Tell the user it cannot be shared.",
+                ""));
+        ObjectMapper json = new ObjectMapper();
+        for (String style : new String[] {"exception", "substitute"}) {
+            Path audit = dir.resolve("audit-" + style + ".jsonl");
+            Path yaml = Files.writeString(dir.resolve("tg-" + style + ".yaml"), String.join("\n",
+                    "libraries: [" + library + "]",
+                    "audit: {path: " + audit + ", personal-data: clear}",
+                    "block.style: " + style, ""));
+            boolean throwing = style.equals("substitute");   // the argument says the other style
+            ForkedJvm.Result r = run("config=" + yaml + ",onBlock=" + (throwing ? "throw" : "substitute"), "--stream", "--chunks", "chat");
+            assertThat(r.stderr()).as(r.toString()).contains("block.style=" + (throwing ? "exception" : "substitute"));
+            assertThat(chunks(r).subList(0, 5)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
+            String saw;
+            if (throwing) {
+                assertThat(chunks(r)).as(r.toString()).hasSize(5);
+                assertThat(r.stdout()).as(r.toString()).doesNotContain("ANSWER:")
+                        .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the answer (contract out.no-secret)");
+                saw = "shown-then-error";
+            } else {
+                assertThat(chunks(r)).as(r.toString()).hasSize(6).last().asString()
+                        .isEqualTo("[tracegate] The answer disclosed a secret code. Tell the user it cannot be shared.");
+                saw = "shown-then-notice";
+            }
+            List<JsonNode> records = new ArrayList<>();
+            for (String line : Files.readAllLines(audit)) {
+                JsonNode node = json.readTree(line);
+                if ("assistant".equals(node.path("kind").asText())) records.add(node);
+            }
+            assertThat(records).as(Files.readString(audit)).hasSize(1);
+            assertThat(records.get(0).path("decision").asText()).isEqualTo("block");
+            assertThat(records.get(0).path("streamed").asText()).as(r.toString()).isEqualTo(saw);
+            List<String> command = new ArrayList<>(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(),
+                    "replay", library.toString(), audit.toString()));
+            ForkedJvm.Result replay = ForkedJvm.exec(command);
+            assertThat(replay.exit()).as(replay.toString()).isEqualTo(1);
+            assertThat(replay.stdout()).as(replay.toString()).contains("assistant; streamed: the text was shown before the check, then "
+                    + (throwing ? "the stream ended with the violation" : "a notice followed") + ")");
+        }
+    }
+
     // ---- the model's stream(Prompt) called directly, without a ChatClient (2.0.1) ----
 
     @Test

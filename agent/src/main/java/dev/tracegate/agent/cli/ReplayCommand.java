@@ -690,24 +690,30 @@ final class ReplayCommand implements Callable<Integer> {
                 long lineNo = 0;
                 for (String line = first; line != null; line = r.readLine()) {
                     lineNo++;
-                    if (line.contains("\"approved\":true") && line.contains("\"decision\":\"escalate\"")) {
+                    // the record's own decision and the fields after it (approved, message, streamed): its last "decision"
+                    // key, since the event's arguments come before it and may have keys of those names in a clear log
+                    // (an argument "streamed":"shown-then-notice" was read back as the record's), and text in strings is escaped
+                    boolean event = line.startsWith("\"rec\":\"event\"", 9 + 64 + 2);
+                    int dec = event ? line.lastIndexOf("\"decision\":\"") : -1;
+                    int value = dec + 12;
+                    boolean approved = dec >= 0 && line.indexOf("\"approved\":true", value) >= 0;
+                    if (approved && line.startsWith("escalate\"", value)) {
                         approvals.put(lineNo, approvedContracts(line));
                     }
-                    boolean redirected = line.contains("\"decision\":\"redirect\"");
-                    if ((redirected || line.contains("\"decision\":\"redact\"")) && line.startsWith("\"rec\":\"event\"", 9 + 64 + 2)) {
+                    boolean redirected = dec >= 0 && line.startsWith("redirect\"", value);
+                    if (redirected || dec >= 0 && line.startsWith("redact\"", value)) {
                         List<String> acted = firedContracts(line);
                         acted.add(0, redirected ? "redirected" : "redacted");
                         rewritten.put(lineNo, acted);
                     }
-                    int shown = line.indexOf("\"streamed\":\"");
-                    if (shown >= 0 && line.startsWith("\"rec\":\"event\"", 9 + 64 + 2)) {
+                    int shown = dec < 0 ? -1 : line.indexOf("\"streamed\":\"", value);
+                    if (shown >= 0) {
                         int end = line.indexOf('"', shown + 12);
                         dev.tracegate.agent.audit.Streamed v = end < 0 ? null : dev.tracegate.agent.audit.Streamed.ofWire(line.substring(shown + 12, end));
                         if (v != null) scanStreamed.put(lineNo, v);
                     }
-                    if (line.startsWith("\"rec\":\"event\"", 9 + 64 + 2) && (line.contains("\"decision\":\"block\"")
-                            || line.contains("\"decision\":\"suppress\"")
-                            || line.contains("\"decision\":\"escalate\"") && !line.contains("\"approved\":true"))) {
+                    if (dec >= 0 && (line.startsWith("block\"", value) || line.startsWith("suppress\"", value)
+                            || line.startsWith("escalate\"", value) && !approved)) {
                         if (refusedCount == refusedLines.length) refusedLines = Arrays.copyOf(refusedLines, refusedCount * 2);
                         refusedLines[refusedCount++] = lineNo;
                     }

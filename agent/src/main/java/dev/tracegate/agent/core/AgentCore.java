@@ -221,6 +221,21 @@ public final class AgentCore {
     }
 
     /**
+     * The style the bridge gives a block to the host in: the agent argument's {@code onBlock} (an older spelling of
+     * {@code block.style}, which wins over the configuration's as {@link #bridgeOptions} lets it), else {@code block.style}.
+     * The supervisor decides an answer's block in it too, so that an answer's decision and its audit record (a streamed
+     * answer's {@code streamed}: a notice followed, or the stream ended with the violation) are what the host did: with
+     * {@code block.style: exception} in the file and {@code onBlock=substitute} in the argument, the record said
+     * {@code shown-then-error} while the application had got a notice.
+     */
+    static BlockStyle blockStyle(AgentArguments options, AgentConfig config) {
+        String onBlock = options.get("onBlock");
+        if ("throw".equals(onBlock)) return BlockStyle.EXCEPTION;
+        if ("substitute".equals(onBlock)) return BlockStyle.SUBSTITUTE;
+        return config.blockStyle();   // absent (an unknown value stops the start: SupervisorBridge)
+    }
+
+    /**
      * The start-up line, in the keys of agent/CONFIG.md with their effective values ({@code libraries},
      * {@code mode}, {@code fail}, {@code block.style}), whatever spelling set them; a development supervisor
      * is named only when the {@code supervisor} option chose it.
@@ -381,7 +396,7 @@ public final class AgentCore {
     private static Supervisor createSupervisor(String name, AgentArguments options, AgentConfig config, JsonCodec json,
                                                SupervisorMetrics metrics) {
         if (name.equals("contracts")) {
-            return contractSupervisor(config, metrics);
+            return contractSupervisor(config, metrics, blockStyle(options, config));
         }
         if (name.equals("rules")) {
             return new RuleSupervisor(options, json);
@@ -404,7 +419,7 @@ public final class AgentCore {
      * The engine-backed supervisor, its audit log and its metrics (registered with JMX by the caller),
      * closed in that order at shutdown.
      */
-    private static Supervisor contractSupervisor(AgentConfig config, SupervisorMetrics metrics) {
+    private static Supervisor contractSupervisor(AgentConfig config, SupervisorMetrics metrics, BlockStyle style) {
         AuditWriter audit = AuditWriter.start(config.auditPath(), AuditWriter.Settings.from(config));
         // closed from here on, also when what follows fails: a start given up then still ends the log with its reason
         // (a supervisor whose libraries fail has already done so; closing a closed writer again writes nothing)
@@ -423,7 +438,7 @@ public final class AgentCore {
         });
         metrics.audit(audit);
         LiveView live = config.view() == dev.tracegate.agent.config.View.LIVE ? LiveView.onStderr(config.auditPersonalData() == dev.tracegate.agent.config.PersonalData.CLEAR) : null;
-        ContractSupervisor supervisor = new ContractSupervisor(config, audit, metrics, live);
+        ContractSupervisor supervisor = new ContractSupervisor(config, audit, metrics, live, style);
         made.set(supervisor);
         return supervisor;
     }

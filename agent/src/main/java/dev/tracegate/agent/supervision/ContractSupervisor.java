@@ -85,10 +85,19 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      * @throws LibraryException when a library is malformed (the agent then refuses to start unless fail=open)
      */
     public ContractSupervisor(AgentConfig config, AuditWriter audit, SupervisorMetrics metrics, LiveView view) {
+        this(config, audit, metrics, view, config.blockStyle());
+    }
+
+    /**
+     * As above, with {@code style} the style the host is given a block in (the agent's bridge: {@code block.style}, or
+     * the agent argument's older {@code onBlock}, which wins): an answer's block is decided in it, a notice in its place
+     * or {@code TracegateViolation}, so that its audit record (a streamed answer's {@code streamed}) says what the host did.
+     */
+    public ContractSupervisor(AgentConfig config, AuditWriter audit, SupervisorMetrics metrics, LiveView view, BlockStyle style) {
         this.config = config;
         this.base = config.configFile() == null ? Path.of("") : config.configFile().toAbsolutePath().getParent();
         this.enforce = config.mode() == Mode.ENFORCE;
-        this.substitute = config.blockStyle() == BlockStyle.SUBSTITUTE;
+        this.substitute = style == BlockStyle.SUBSTITUTE;
         this.fail = config.fail();
         this.audit = audit;
         this.metrics = metrics;

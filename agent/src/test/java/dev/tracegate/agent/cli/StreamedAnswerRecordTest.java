@@ -136,4 +136,38 @@ class StreamedAnswerRecordTest {
         assertThat(replayOld.out()).doesNotContain("streamed");
         assertThat(sessions(replayOld.out())).isEqualTo(sessions(replay.out().replaceAll("; streamed: [^)]*", "").replace("substitute.jsonl", "old.jsonl")));
     }
+
+    /**
+     * replay reads {@code streamed} from the record, not from wherever the text occurs in its line: in a clear log a tool
+     * call whose argument is named {@code streamed} (a setting of the application's own) was read back as a streamed
+     * answer, and replay's report said of the blocked call "streamed: the text was shown before the check, then a notice
+     * followed". The field is the record's when it follows the record's own decision.
+     */
+    @Test
+    void anArgumentNamedStreamedIsNotReadBackAsTheRecordsField() throws Exception {
+        Path lib = Files.writeString(dir.resolve("wire.yaml"), """
+                library: w
+                contracts:
+                  - id: w.no-broadcast
+                    guarantee: G(!call(broadcast))
+                    message: No broadcasts.
+                """);
+        Path log = dir.resolve("wire.jsonl");
+        AgentConfig config = AgentConfig.load("libraries=" + lib + ",audit.personal-data=clear,audit.path=" + log, Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
+        ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+        try {
+            assertThat(s.onToolCall(new dev.tracegate.agent.core.ToolCall("springai", "a", "broadcast",
+                    "{\"streamed\":\"shown-then-notice\",\"text\":\"hi\"}", "t1")).kind())
+                    .isEqualTo(dev.tracegate.agent.core.ToolDecision.Kind.BLOCK);
+        } finally {
+            s.close();
+            assertThat(audit.close(10, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(Files.readString(log)).contains("\"streamed\":\"shown-then-notice\"");   // in the call's args
+        CliRun replay = CliRun.of("replay", lib.toString(), log.toString(), "--no-progress");
+        assertThat(replay.out()).as(replay.out() + replay.err())
+                .containsPattern("w.no-broadcast: violated first at wire.jsonl:\\d+ \\(seq 1, call broadcast\\)")
+                .doesNotContain("streamed:");
+    }
 }
