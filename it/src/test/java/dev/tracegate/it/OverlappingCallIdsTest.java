@@ -18,9 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Two look-ups of one session in flight at once, one of them failing, under a latch that credits a look-up's order at
  * its successful RETURN: the hooks whose framework gives no call id (configured methods, the MCP SDK's server and
- * client, Spring AI tool callbacks the application calls itself) give each invocation an id of its own ({@code tg-N}),
- * so the RETURN credits the order of the CALL it answers, not the last look-up that started. A Spring AI call that a
- * model round asked for carries the model's tool-call id.
+ * client, Spring AI tool callbacks the application calls itself, a LangChain4j request without the model's id) give each
+ * invocation an id of its own ({@code tg-N}), so the RETURN credits the order of the CALL it answers, not the last
+ * look-up that started. A Spring AI call that a model round asked for carries the model's tool-call id.
  */
 class OverlappingCallIdsTest {
 
@@ -159,6 +159,23 @@ class OverlappingCallIdsTest {
                     "c1", FOUND, MISSING);
             assertThat(r.exit()).as(r.toString()).isZero();
             assertThat(r.stdout()).as(line + ": " + r).contains("LOOKUP " + MISSING + " FAILED");
+            checkDecidedByTheCallEachReturnAnswers(r, audit, "TOOL refund ran", "tg-\\d+");
+        }
+    }
+
+    /**
+     * LangChain4j passes the model's tool-call id; a request without one (a provider that gives none) gets an id of its
+     * own, so two such look-ups that an AI service runs concurrently are told apart as the other hooks' calls are.
+     */
+    @Test
+    void langChain4jCallsWithoutAnIdRunConcurrentlyCreditEachReturnToItsOwnCall() throws IOException {
+        for (String line : List.of("1.19.0", "1.11.0")) {
+            Path audit = dir.resolve("langchain4j-" + line + ".jsonl");
+            ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(agent(audit, "")),
+                    line.equals("1.19.0") ? ForkedJvm.appClasspath() : ForkedJvm.lineClasspath("langchain4j-1.11.0"),
+                    "demoapp.langchain4j.ParallelLookupApp", "s1", FOUND, MISSING);
+            assertThat(r.exit()).as(r.toString()).isZero();
+            assertThat(r.stdout()).as(line + ": " + r).contains("LOOKUP " + MISSING + " FAILED").contains("ANSWER: done");
             checkDecidedByTheCallEachReturnAnswers(r, audit, "TOOL refund ran", "tg-\\d+");
         }
     }

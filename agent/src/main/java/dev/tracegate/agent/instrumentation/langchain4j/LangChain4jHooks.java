@@ -128,6 +128,7 @@ public final class LangChain4jHooks implements Hooks {
                             @Advice.Argument(value = 1, readOnly = false) ToolExecutor executor,
                             @Advice.Argument(2) InvocationContext context,
                             @Advice.Local("tgOuter") boolean outer,
+                            @Advice.Local("tgId") String callId,
                             @Advice.Local("tgDepth") int[] depth,
                             @Advice.Local("tgSaved") int saved) {
             // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
@@ -145,7 +146,13 @@ public final class LangChain4jHooks implements Hooks {
                 String session = memoryId == null ? "default" : memoryId.toString();
                 // a turn in flight at an attach: its answer is checked in this conversation, not in "default"
                 Dispatcher.adoptSession(memoryId);
-                ruling = Dispatcher.onToolCall("langchain4j", session, request.name(), request.arguments(), request.id());
+                callId = request.id();
+                if (callId == null || callId.isEmpty()) {
+                    // a request without the model's id (a provider that gives none, one the application built): this
+                    // invocation's own, on its CALL and its RETURN, so the RETURN answers this call and no other
+                    callId = Dispatcher.newCallId();
+                }
+                ruling = Dispatcher.onToolCall("langchain4j", session, request.name(), request.arguments(), callId);
                 if (ruling == null) {
                     return null;
                 }
@@ -163,7 +170,7 @@ public final class LangChain4jHooks implements Hooks {
                     }
                     // the target is not in this service's tools: the log holds the redirected CALL, so its failure
                     // follows (failed(target) holds), and the model is told the call did not run
-                    Dispatcher.onToolResult("langchain4j", session, ruling.tool, request.id(), ruling.text, true);
+                    Dispatcher.onToolResult("langchain4j", session, ruling.tool, callId, ruling.text, true);
                     return Ruling.substitute(ruling.text);
                 }
                 return ruling;
@@ -184,6 +191,7 @@ public final class LangChain4jHooks implements Hooks {
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter Ruling skipped,
                          @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Local("tgId") String callId,
                          @Advice.Argument(0) ToolExecutionRequest request,
                          @Advice.Argument(2) InvocationContext context,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolExecutionResult result,
@@ -208,7 +216,7 @@ public final class LangChain4jHooks implements Hooks {
                 // the exception reaches the host unchanged, and is the tool's error RETURN (after a redirect, the target's)
                 try {
                     Object memoryId = context == null ? null : context.chatMemoryId();
-                    Dispatcher.onToolThrown("langchain4j", memoryId == null ? "default" : memoryId.toString(), request.name(), request.id(), thrown);
+                    Dispatcher.onToolThrown("langchain4j", memoryId == null ? "default" : memoryId.toString(), request.name(), callId, thrown);
                 } catch (Throwable failed) {
                     Dispatcher.adviceFailed("langchain4j", "tool result", failed, null);
                 }
@@ -218,7 +226,7 @@ public final class LangChain4jHooks implements Hooks {
                 try {
                     Object memoryId = context == null ? null : context.chatMemoryId();
                     String notice = Dispatcher.onToolResult("langchain4j", memoryId == null ? "default" : memoryId.toString(),
-                            request.name(), request.id(), result.resultText(), result.isError());
+                            request.name(), callId, result.resultText(), result.isError());
                     if (notice != null) {
                         result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
                     }
@@ -245,6 +253,7 @@ public final class LangChain4jHooks implements Hooks {
                             @Advice.AllArguments Object[] args,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgSession") String session,
+                            @Advice.Local("tgId") String callId,
                             @Advice.Local("tgDepth") int[] depth,
                             @Advice.Local("tgSaved") int saved) {
             // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
@@ -260,7 +269,11 @@ public final class LangChain4jHooks implements Hooks {
             try {
                 Object memoryId = args.length > 1 && args[1] instanceof InvocationContext ? ((InvocationContext) args[1]).chatMemoryId() : null;
                 session = memoryId == null ? Dispatcher.session("default") : memoryId.toString();
-                ruling = Dispatcher.onToolCall("langchain4j-mcp", session, request.name(), request.arguments(), request.id());
+                callId = request.id();
+                if (callId == null || callId.isEmpty()) {
+                    callId = Dispatcher.newCallId();   // a request the application built without an id: this invocation's own
+                }
+                ruling = Dispatcher.onToolCall("langchain4j-mcp", session, request.name(), request.arguments(), callId);
                 if (ruling == null) {
                     return null;
                 }
@@ -290,6 +303,7 @@ public final class LangChain4jHooks implements Hooks {
         static void exit(@Advice.Enter Ruling skipped,
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Local("tgSession") String session,
+                         @Advice.Local("tgId") String callId,
                          @Advice.Argument(0) ToolExecutionRequest request,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolExecutionResult result,
                          @Advice.Local("tgDepth") int[] depth,
@@ -309,7 +323,7 @@ public final class LangChain4jHooks implements Hooks {
             }
             if (result != null && request != null && session != null) {
                 try {
-                    String notice = Dispatcher.onToolResult("langchain4j-mcp", session, request.name(), request.id(), result.resultText(), result.isError());
+                    String notice = Dispatcher.onToolResult("langchain4j-mcp", session, request.name(), callId, result.resultText(), result.isError());
                     if (notice != null) {
                         result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
                     }
