@@ -338,8 +338,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         ToolDecision decided = decideCall(rt, s, e, call, t0, w);
                         // a tool let run holds its session: the idle sweep does not end it while the tool runs (trial12: a
                         // 2.5 s tool under a 1 s timeout split the turn into two sessions); a field of the session, under
-                        // its monitor, so no map and no identity hash (which would inflate the session's lock)
-                        if (decided.kind() != ToolDecision.Kind.BLOCK) s.hold();
+                        // its monitor, so no map and no identity hash (which would inflate the session's lock); named by the
+                        // call's id, so that only this call's RETURN releases it
+                        if (decided.kind() != ToolDecision.Kind.BLOCK) s.hold(call.callId());
                         return decided;
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
@@ -605,7 +606,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     try {
                         Event e = Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), result.tool(), result.callId(),
                                 null, result.text(), result.error());
-                        s.release();   // a RETURN of a call made before the attach has no hold: ignored
+                        // the hold of the call this RETURN answers, by its id: a RETURN whose CALL this session never let run
+                        // (made before the attach, or seen only at its exit) releases nothing, not another call's hold
+                        s.release(result.callId());
                         Decision d = rt.step(s, e, false, enforce, w);
                         if (d.kind() == Decision.Kind.SUPPRESS) {
                             Library.ContractInfo c = rt.library.info().get(d.contract(0));
@@ -980,7 +983,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     /**
      * One idle sweep (the housekeeping thread's): ends every session not used since {@code cutoffMillis} and with no
-     * tool call in flight (a session a tool call {@link Session#hold() holds} is spared, so it counts as idle only from
+     * tool call in flight (a session a tool call {@link Session#hold(Object) holds} is spared, so it counts as idle only from
      * its last event once its calls have returned), and every session with calls in flight not used for
      * sessions.in-flight-timeout beyond the cutoff's sessions.idle-timeout (a call that never returns must not keep its
      * session for ever).

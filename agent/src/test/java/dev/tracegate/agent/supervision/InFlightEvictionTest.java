@@ -81,6 +81,30 @@ class InFlightEvictionTest {
                 .containsExactly("call getBalance 1", "return getBalance 2", "call buildReport 3", "return buildReport 4", "call sendMoney 5");
     }
 
+    /**
+     * A RETURN whose CALL the session never saw (the agent attached while that call ran, or a hook saw only its exit)
+     * releases no other call's hold: conv1's buildReport still runs, so the bound takes conv2, which has nothing in
+     * flight, and not conv1 (the old agent matched RETURNs to CALLs by count: the stray RETURN freed buildReport's hold,
+     * conv1 was ended as the least recently used, and the sendMoney after the report was refused in a fresh session).
+     */
+    @Test
+    void aReturnWhoseCallTheSessionNeverSawDoesNotFreeARunningCallsSession() throws Exception {
+        start("sessions.max=2,sessions.idle-timeout=1h");
+        readBalanceThenStartReport("conv1");
+        s.onToolResult(new ToolResult("test", "conv1", "lookup", "before-attach", "found", false));
+        Thread.sleep(20);   // the sessions' last use is kept in milliseconds: conv1 is strictly the least recently used
+        lookup("conv2", "l1");
+        call("conv3", "lookup", "m1");   // a third conversation needs room
+        s.onToolResult(new ToolResult("test", "conv1", "buildReport", "c2", "report", false));
+        assertThat(call("conv1", "sendMoney", "c3")).as("the balance read before the report is still in conv1's session")
+                .isEqualTo(ToolDecision.Kind.PROCEED);
+        List<JsonNode> records = written("c3");
+        assertThat(ends(records, "conv2")).as("the session with nothing in flight made the room").hasSize(1);
+        assertThat(ends(records, "conv1")).isEmpty();
+        assertThat(events(records, "conv1")).containsExactly("call getBalance 1", "return getBalance 2", "call buildReport 3",
+                "return lookup 4", "return buildReport 5", "call sendMoney 6");
+    }
+
     @Test
     void whenEverySessionHasACallInFlightTheBoundEndsTheLeastRecentlyUsedAndSaysSo() throws Exception {
         start("sessions.max=2,sessions.idle-timeout=1h");

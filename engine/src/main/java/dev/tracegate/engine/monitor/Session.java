@@ -58,20 +58,82 @@ public final class Session {
      * Work of the caller's still running in this session (e.g. tool calls let run whose results have not come), kept by
      * the caller under the session's monitor: a held session is ended as idle ({@link SessionMonitor#evictIdle}) only when
      * unused since the sweep's held cutoff, to make room only when no session without holds can make it, or explicitly;
-     * its end report counts the holds left. A plain field: its writers hold the monitor, and the sweeps read it there.
+     * its end report counts the holds left. Plain fields: their writers hold the monitor, and the sweeps read them there.
+     *
+     * <p>A hold is named by a key (the agent: the call id its CALL and RETURN share) and released only by the same key,
+     * so a release whose hold this session never took (a RETURN of a call made before the agent attached) frees no other
+     * work's hold. The first two keys in flight sit in two fields (no allocation: the common case is 0 to 2 calls at
+     * once), further ones in an array made for the third. Holds without a key are counted, and released by count.
      */
     private int holds;
+    /** Holds taken without a key ({@link #hold()}), part of {@link #holds}. */
+    private int unnamed;
+    /** The keys of two named holds (null: free). */
+    private Object held0, held1;
+    /** The keys of named holds beyond two (null until a third is in flight at once; null cells are free). */
+    private Object[] heldMore;
 
-    /** One more piece of work running in this session (call under the session's monitor). */
-    public void hold() { holds++; }
+    /** One more piece of work running in this session, without a key (call under the session's monitor). */
+    public void hold() { hold(null); }
 
-    /** One piece of work has finished (call under the session's monitor); more releases than holds are ignored. */
-    public void release() { if (holds > 0) holds--; }
+    /**
+     * One more piece of work running in this session, named {@code key} (call under the session's monitor); null: a
+     * hold without a key. The same key may be held more than once (each release by it frees one).
+     */
+    public void hold(Object key) {
+        holds++;
+        if (key == null) unnamed++;
+        else if (held0 == null) held0 = key;
+        else if (held1 == null) held1 = key;
+        else holdMore(key);
+    }
+
+    private void holdMore(Object key) {
+        Object[] more = heldMore;
+        if (more == null) more = heldMore = new Object[2];
+        for (int i = 0; i < more.length; i++) {
+            if (more[i] == null) { more[i] = key; return; }
+        }
+        Object[] grown = java.util.Arrays.copyOf(more, more.length * 2);
+        grown[more.length] = key;
+        heldMore = grown;
+    }
+
+    /** One piece of work without a key has finished (call under the session's monitor); more releases than holds are ignored. */
+    public void release() { release(null); }
+
+    /**
+     * The work named {@code key} has finished (call under the session's monitor): true if a hold by that key was
+     * released; a key this session does not hold releases nothing (null: one hold without a key, if any).
+     */
+    public boolean release(Object key) {
+        if (key == null) {
+            if (unnamed == 0) return false;
+            unnamed--;
+        } else if (key.equals(held0)) {
+            held0 = null;
+        } else if (key.equals(held1)) {
+            held1 = null;
+        } else if (!releaseMore(key)) {
+            return false;
+        }
+        holds--;
+        return true;
+    }
+
+    private boolean releaseMore(Object key) {
+        Object[] more = heldMore;
+        if (more == null) return false;
+        for (int i = 0; i < more.length; i++) {
+            if (key.equals(more[i])) { more[i] = null; return true; }
+        }
+        return false;
+    }
 
     /** Whether work is running in this session (read under the session's monitor). */
     public boolean held() { return holds > 0; }
 
-    /** How many pieces of work are running in this session (read under the session's monitor; elsewhere a hint). */
+    /** How many pieces of work are running in this session, named or not (read under the session's monitor; elsewhere a hint). */
     public int holds() { return holds; }
 
     /** Records that the session was used at {@code millis} (any clock the caller keeps; used for idle eviction). */

@@ -200,6 +200,49 @@ class SessionMonitorTest {
     }
 
     /**
+     * A named hold (the agent: a tool call's id) is released only by its own key: a release by a key the session does not
+     * hold (a RETURN whose CALL the agent never saw) frees nothing, so a call still running keeps its session spared by
+     * the bound. Three and more named holds at once, one key held twice, and holds without a key are counted apart.
+     */
+    @Test
+    void aNamedHoldIsReleasedOnlyByItsOwnKey() {
+        ContractSet set = set("p", "true", "G(b -> O a)");
+        List<EndReport> evicted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder(), new SessionMonitor.Options(2, true), evicted::add);
+        Session running = m.session("running");
+        running.touch(1);
+        synchronized (running) {
+            running.hold("c2");
+            assertThat(running.release("before-attach")).as("a key never held").isFalse();
+            assertThat(running.release(null)).as("no hold without a key").isFalse();
+        }
+        assertThat(running.holds()).isEqualTo(1);
+        m.session("b").touch(2);
+        m.session("c").touch(3);   // the bound (2): b goes, although running is used less recently
+        assertThat(evicted).extracting(EndReport::sessionId).containsExactly("b");
+        assertThat(m.find("running")).isSameAs(running);
+
+        Session many = m.session("many");
+        synchronized (many) {
+            for (String key : List.of("k1", "k2", "k3", "k4", "k5", "k2")) many.hold(key);
+            many.hold();
+            assertThat(many.holds()).isEqualTo(7);
+            assertThat(many.release("k9")).isFalse();
+            for (String key : List.of("k4", "k2", "k1", "k2", "k5")) assertThat(many.release(key)).as(key).isTrue();
+            assertThat(many.release("k2")).as("held twice, released twice").isFalse();
+            assertThat(many.holds()).isEqualTo(2);
+            many.hold("k6");   // a free cell again
+            assertThat(many.release("k3")).isTrue();
+            assertThat(many.release("k6")).isTrue();
+            assertThat(many.held()).as("the hold without a key is left").isTrue();
+            assertThat(many.release(null)).isTrue();
+            assertThat(many.held()).isFalse();
+        }
+        synchronized (running) { assertThat(running.release("c2")).isTrue(); }
+        assertThat(running.held()).isFalse();
+    }
+
+    /**
      * The bound ends the least recently used session that nothing holds, even a more recently used one, so that work
      * running in a session (a tool call) does not see it end; only when every session is held does it end a held one,
      * the least recently used, whose end report says how many holds it had.
