@@ -106,6 +106,10 @@ final class ReplayCommand implements Callable<Integer> {
         int[] rewritten;
         int[] rewrittenRefused;
         EndReport end;
+        /** The refused CALLs still unanswered (enforce replay; made at the first), and the RETURNs not applied as answering one. */
+        RefusedCalls refused;
+        int notApplied;
+        String firstNotApplied;
 
         SessionReport(String id, int contracts) {
             this.id = id;
@@ -279,13 +283,30 @@ final class ReplayCommand implements Callable<Integer> {
                     Session s = monitor.session(e.session());
                     if (e.kind() == EventKind.END) {
                         rep.end = shared(monitor.end(s));
+                        rep.refused = null;
                         live.remove(rep.id);
+                        continue;
+                    }
+                    // the result of a call refused here never existed under enforcement: not applied (trial21 09)
+                    String answers = rep.refused == null || e.kind() != EventKind.RETURN ? null : rep.refused.answered(e);
+                    if (answers != null) {
+                        String where = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", return " + e.tool() + ")";
+                        if (rep.notApplied++ == 0) rep.firstNotApplied = where + ": its call was refused at " + answers;
+                        if (tracked && !audit.refusedOnline(in.lines())) {   // applied online: judged as if applied, then taken back
+                            monitor.step(s, e, false, false, w);
+                            divergence.event(e, false, true, w.statesBefore(), w.nextStates(), where);
+                            monitor.undo(s, w);
+                        }
                         continue;
                     }
                     // an escalation the approver allowed online is applied with the same contracts excused
                     int[] excused = audit == null || audit.approvals.isEmpty() ? null : audit.excused(in.lines(), lib, t);
                     Decision d = excused != null ? monitor.stepExcusing(s, e, e.controlledByAgent(), excused, enforce, w)
                             : monitor.step(s, e, e.controlledByAgent(), enforce, w);
+                    if (e.kind() == EventKind.CALL && (!d.applied() || rep.refused != null)) {
+                        if (rep.refused == null) rep.refused = new RefusedCalls();
+                        rep.refused.call(e, d.applied(), t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", call " + e.tool() + ")");
+                    }
                     if (tracked) {
                         boolean online = !audit.refusedOnline(in.lines());
                         if (online != d.applied()) {
@@ -525,6 +546,11 @@ final class ReplayCommand implements Callable<Integer> {
                     b.append("\n  ").append(o.contractId()).append(": unmet obligation at end").append(o.pending() == null ? "" : ": " + o.pending());
                     quiet = false;
                 }
+            }
+            if (rep.notApplied > 0) {
+                b.append("\n  not applied: ").append(rep.firstNotApplied)
+                        .append(rep.notApplied > 1 ? " (" + rep.notApplied + " results of refused calls not applied)" : "");
+                quiet = false;
             }
             if (quiet) b.append(" every contract kept");
             System.out.println(b);
@@ -967,6 +993,8 @@ final class ReplayCommand implements Callable<Integer> {
             Map<String, Object> s = new LinkedHashMap<>();
             s.put("session", rep.id);
             s.put("contracts", cs);
+            s.put("resultsNotApplied", rep.notApplied);
+            s.put("firstResultNotApplied", rep.firstNotApplied);
             sessions.add(s);
         }
         Map<String, Object> out = new LinkedHashMap<>();

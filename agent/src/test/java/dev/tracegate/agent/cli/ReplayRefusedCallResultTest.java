@@ -1,0 +1,97 @@
+package dev.tracegate.agent.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Replay in enforce mode does not apply the RETURN that answers a CALL it refused: under enforcement that call never ran,
+ * so its result never existed (trial21 09: the shadow log of pay then ship, replayed as enforced, refused pay and then
+ * applied pay's RETURN, so {@code O returned(pay)} held and ship passed, which the online agent in enforce mode refused).
+ * A RETURN with an id answers the CALL with that id; one without answers the latest CALL of its tool.
+ */
+class ReplayRefusedCallResultTest {
+    @TempDir Path dir;
+
+    private static final String LIBRARY = """
+            library: rr
+            contracts:
+              - id: rr.small
+                guarantee: G(call(pay) -> arg(pay, amount) <= 50)
+              - id: rr.ship-after-paid
+                guarantee: G(call(ship) -> O returned(pay))
+            """;
+
+    private Path lib() throws Exception {
+        return Files.writeString(dir.resolve("lib.yaml"), LIBRARY);
+    }
+
+    @Test
+    void theResultOfARefusedCallIsNotAppliedWithOrWithoutIds() throws Exception {
+        for (boolean ids : new boolean[] {true, false}) {
+            String id1 = ids ? ",\"id\":\"c1\"" : "", id2 = ids ? ",\"id\":\"c2\"" : "";
+            Path trace = Files.writeString(dir.resolve("t.jsonl"),
+                    "{\"session\":\"s1\",\"kind\":\"call\",\"tool\":\"pay\"" + id1 + ",\"args\":{\"amount\":5000}}\n"
+                    + "{\"session\":\"s1\",\"kind\":\"return\",\"tool\":\"pay\"" + id1 + ",\"result\":\"ok\"}\n"
+                    + "{\"session\":\"s1\",\"kind\":\"call\",\"tool\":\"ship\"" + id2 + ",\"args\":{}}\n"
+                    + "{\"session\":\"s1\",\"kind\":\"return\",\"tool\":\"ship\"" + id2 + ",\"result\":\"ok\"}\n");
+            CliRun enforce = CliRun.of("replay", lib().toString(), trace.toString(), "--no-progress");
+            assertThat(enforce.out()).as("ids " + ids)
+                    .contains("  rr.small: violated first at t.jsonl:1 (seq 1, call pay) (1 event)\n")
+                    .contains("  rr.ship-after-paid: violated first at t.jsonl:3 (seq 3, call ship) (1 event)\n")
+                    .contains("  not applied: t.jsonl:2 (seq 2, return pay): its call was refused at t.jsonl:1 (seq 1, call pay)"
+                            + " (2 results of refused calls not applied)\n");
+            assertThat(enforce.code()).isEqualTo(1);
+            JsonNode s = new ObjectMapper().readTree(CliRun.of("replay", lib().toString(), trace.toString(), "--no-progress",
+                    "--format", "json").out()).get("sessions").get(0);
+            assertThat(s.get("resultsNotApplied").asInt()).isEqualTo(2);
+            assertThat(s.get("firstResultNotApplied").asText())
+                    .isEqualTo("t.jsonl:2 (seq 2, return pay): its call was refused at t.jsonl:1 (seq 1, call pay)");
+
+            // shadow mode applies every event: pay's result is seen, ship passes, nothing is left out
+            CliRun shadow = CliRun.of("replay", lib().toString(), trace.toString(), "--no-progress", "--mode", "shadow");
+            assertThat(shadow.out()).as("ids " + ids).contains("  rr.small: violated first at t.jsonl:1")
+                    .doesNotContain("rr.ship-after-paid: violated").doesNotContain("not applied");
+        }
+    }
+
+    /** With ids, a result answers its own call, whatever other calls of the tool ran or were refused in between. */
+    @Test
+    void withIdsEachResultAnswersItsOwnCall() throws Exception {
+        Path trace = Files.writeString(dir.resolve("t.jsonl"), """
+                {"session":"s1","kind":"call","tool":"pay","id":"a","args":{"amount":10}}
+                {"session":"s1","kind":"call","tool":"pay","id":"b","args":{"amount":99}}
+                {"session":"s1","kind":"return","tool":"pay","id":"b","result":"ok"}
+                {"session":"s1","kind":"call","tool":"ship","id":"c","args":{}}
+                {"session":"s1","kind":"return","tool":"pay","id":"a","result":"ok"}
+                {"session":"s1","kind":"call","tool":"ship","id":"d","args":{}}
+                """);
+        CliRun r = CliRun.of("replay", lib().toString(), trace.toString(), "--no-progress");
+        assertThat(r.out()).contains("  rr.small: violated first at t.jsonl:2 (seq 2, call pay) (1 event)\n")
+                .contains("  rr.ship-after-paid: violated first at t.jsonl:4 (seq 4, call ship) (1 event)\n")
+                .contains("  not applied: t.jsonl:3 (seq 3, return pay): its call was refused at t.jsonl:2 (seq 2, call pay)\n");
+        // a: accepted, its result applied, so the second ship passes
+        assertThat(r.out().lines().filter(l -> l.startsWith("rr.ship-after-paid ")).findFirst().orElseThrow().trim().split("\\s+"))
+                .containsExactly("rr.ship-after-paid", "1", "1", "0");
+    }
+
+    /** Without ids, a result answers the latest call of its tool: after an accepted one, it is applied. */
+    @Test
+    void withoutIdsAResultAfterAnAcceptedCallOfItsToolIsApplied() throws Exception {
+        Path trace = Files.writeString(dir.resolve("t.jsonl"), """
+                {"session":"s1","kind":"call","tool":"pay","args":{"amount":99}}
+                {"session":"s1","kind":"call","tool":"pay","args":{"amount":10}}
+                {"session":"s1","kind":"return","tool":"pay","result":"ok"}
+                {"session":"s1","kind":"call","tool":"ship","args":{}}
+                """);
+        CliRun r = CliRun.of("replay", lib().toString(), trace.toString(), "--no-progress");
+        assertThat(r.out()).contains("  rr.small: violated first at t.jsonl:1").doesNotContain("rr.ship-after-paid: violated")
+                .doesNotContain("not applied");
+    }
+}
