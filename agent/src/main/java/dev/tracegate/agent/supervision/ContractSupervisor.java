@@ -1309,8 +1309,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     /**
      * An event of the environment (a tool result, a user message, a consent or an erasure) made contracts FAIL. It
      * cannot be refused, so each such contract is violated for good in that session and acts on nothing there any
-     * more; the audit log has it, but nothing else would tell the operator, and the usual cause is a guarantee
-     * without its guard (FORMULAS.md). One line on stderr per contract and library version; later ones are only
+     * more; the audit log has it, but nothing else would tell the operator. The advice fits the guarantee
+     * (EnvironmentFailures.advice): a next step read right after a call is that call's own result, an argument read
+     * without its call as guard fails at every other event. One line on stderr per contract and library version; later ones are only
      * in the audit log and the fires count.
      */
     private void warnViolation(Runtime rt, Session s, Event e, Decision d) {
@@ -1326,8 +1327,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             };
             AgentLog.warn("contract " + rt.contractIds[c] + " was made to fail by " + by + " in session " + s.id() + " (seq " + e.seq()
                     + "): tracegate refuses only the agent's own calls and answers, so the contract is violated for good in that session"
-                    + " and acts on nothing there any more. If that event should not have mattered, the guarantee probably lacks a guard:"
-                    + " G(call(T) -> arg(T, f) <= n), not G(arg(T, f) <= n) (docs/FORMULAS.md). Later violations of this contract"
+                    + " and acts on nothing there any more. " + dev.tracegate.contracts.analysis.EnvironmentFailures.advice(
+                            rt.library.contracts().contracts().get(c).guarantee(), e.kind(), e.tool())
+                    + ". Later violations of this contract"
                     + " are in the audit log and the fires count, not printed here.");
         }
     }

@@ -98,6 +98,32 @@ class ContractSupervisorTest {
     }
 
     /**
+     * trial21 (04): a next step read right after a call is that call's own result, which made
+     * {@code G(call(prepare) -> X call(commit))} fail; the warning advised an argument guard the formula has no use for.
+     * It now names the cause and the pattern to write.
+     */
+    @Test
+    void theWarningForANextStepBrokenByTheCallsOwnResultSaysSoAndAdvisesNoGuard() throws Exception {
+        Path lib = dir.resolve("tx.yaml");
+        Files.writeString(lib, "library: tx\ncontracts:\n  - id: tx.prepare-commit\n    guarantee: G(call(prepare) -> X call(commit))\n");
+        Running r = start("libraries=" + lib);
+        ContractSupervisor s = r.supervisor();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            assertThat(s.onToolCall(new ToolCall("lc4j", "c1", "prepare", "{}", "t1")).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+            s.onToolResult(new ToolResult("lc4j", "c1", "prepare", "t1", "ok", false));
+        } finally {
+            dev.tracegate.agent.core.AgentLog.captureForTest(null);
+        }
+        s.close();
+        String printed = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(printed).contains("WARN contract tx.prepare-commit was made to fail by a result of prepare in session c1")
+                .contains("The next event of a session after a call is that call's own result")
+                .contains("G(returned(prepare) -> X call(...))").doesNotContain("lacks a guard");
+    }
+
+    /**
      * A guarantee an environment event makes FAIL (here an unguarded bound, false at every event that is not the call)
      * is violated for good: the record says so in its message, and stderr says it once per contract.
      */

@@ -34,8 +34,14 @@ public final class EnvironmentFailures {
     /**
      * A contract (index into the library's contracts) that an event of {@code kind} can make fail after the events
      * of {@code prefix} (each the atoms that hold at it, or its kind when none does); {@code atoms} hold at that event.
+     * {@code ownResultOf}, when not null, is the tool whose call ends {@code prefix}: every result of that call (success
+     * or failure, whatever it holds), which is the next event of the session after the call, makes the contract fail.
      */
-    public record Finding(int contract, EventKind kind, List<String> prefix, List<String> atoms) {}
+    public record Finding(int contract, EventKind kind, List<String> prefix, List<String> atoms, String ownResultOf) {
+        public Finding(int contract, EventKind kind, List<String> prefix, List<String> atoms) {
+            this(contract, kind, prefix, atoms, null);
+        }
+    }
 
     /** Atoms free at one event kind beyond which the letters are not enumerated (2^12 per reached state and kind). */
     private static final int MAX_FREE_ATOMS = 12;
@@ -56,6 +62,14 @@ public final class EnvironmentFailures {
     public static String note(Library lib, Finding f) {
         Library.ContractInfo info = lib.info().get(f.contract());
         String guarantee = info.guaranteeText().strip();
+        if (f.ownResultOf() != null) {
+            String t = f.ownResultOf();
+            return info.file() + ":" + info.line() + ": contract " + info.id() + "'s guarantee (" + guarantee + ") is made to fail"
+                    + " by the result of " + t + " after " + String.join(", ", f.prefix()) + ", whatever that result holds: the"
+                    + " next event of a session after a call is that call's own result (its RETURN), so every session in which"
+                    + " that call runs violates the contract for good, whatever its strategy. " + ownResultAdvice(t)
+                    + " (docs/LIBRARY.md, Analysis)";
+        }
         return info.file() + ":" + info.line() + ": contract " + info.id() + "'s guarantee (" + guarantee + ") can be made to"
                 + " fail by an event the agent does not control: " + event(f.kind(), f.atoms())
                 + (f.prefix().isEmpty() ? " as the first event" : " after " + String.join(", ", f.prefix()))
@@ -65,6 +79,66 @@ public final class EnvironmentFailures {
                 + ", strategy: suppress; the model then gets a notice instead of the content); to keep the data out of"
                 + " what the agent does with it, put the condition on the agent's own events (G(assistant -> ...) with"
                 + " strategy: redact masks the answer; G(call(T) -> ...) guards a call) (docs/LIBRARY.md, Analysis)";
+    }
+
+    /**
+     * What to write instead of a guarantee that a call's own result makes fail (an {@code X} read right after
+     * {@code call(t)}, which is t's result): the same for {@code check}'s note and the agent's warning.
+     */
+    public static String ownResultAdvice(String t) {
+        return "To require something right after the call, put the trigger on its result: G(returned(" + t + ") -> X call(...))"
+                + " (or G(call(" + t + ") -> X X ...) whatever the result); for \"at some point later\", F: G(returned(" + t
+                + ") -> F call(...)). An assumption over that call's result would withhold it in every session instead";
+    }
+
+    /**
+     * The advice of the agent's warning for a contract that an environment event of {@code kind} (of tool {@code tool}
+     * for a result) made fail, fitted to the guarantee: a next-step ({@code X}) read after a call of that tool is
+     * broken by its own result; an argument read without its call as guard fails at every event that is no such call;
+     * otherwise the condition is on the environment's content. Not on the hot path: said once per contract.
+     */
+    public static String advice(dev.tracegate.engine.ltl.Formula guarantee, EventKind kind, String tool) {
+        if (kind == EventKind.RETURN && tool != null && nextAfterCallOf(guarantee, ToolName.fold(tool), false)) {
+            return "The next event of a session after a call is that call's own result, and the guarantee reads the event"
+                    + " right after a call of " + tool + " (X): that result is what broke it, in every session that calls "
+                    + tool + ". " + ownResultAdvice(tool) + " (docs/FORMULAS.md)";
+        }
+        boolean readsArgs = false;
+        for (Atom a : dev.tracegate.engine.ltl.Formulas.atoms(guarantee)) {
+            readsArgs |= a.name().startsWith("arg") || a.name().equals("len") || a.name().equals("path_within")
+                    || a.name().equals("flow") || a.name().equals("untrusted");
+        }
+        if (readsArgs) {
+            return "If that event should not have mattered, the guarantee probably lacks a guard: G(call(T) -> arg(T, f) <= n),"
+                    + " not G(arg(T, f) <= n) (docs/FORMULAS.md)";
+        }
+        return "If that event should not have mattered, put the condition on the agent's own events (G(call(T) -> ...),"
+                + " G(assistant -> ...)); to withhold such events instead, make an assumption of a condition on them"
+                + " (docs/LIBRARY.md, Analysis; `check` notes such a guarantee)";
+    }
+
+    /** Whether {@code f} has a next-step ({@code X}, {@code WX}) in the scope of a {@code call(tool)} that holds (not negated). */
+    private static boolean nextAfterCallOf(dev.tracegate.engine.ltl.Formula f, String tool, boolean afterCall) {
+        if (f instanceof dev.tracegate.engine.ltl.Formula.Unary u) {
+            boolean next = u.op() == dev.tracegate.engine.ltl.Formula.UnOp.NEXT || u.op() == dev.tracegate.engine.ltl.Formula.UnOp.WEAK_NEXT;
+            if (next && afterCall) return true;
+            return nextAfterCallOf(u.arg(), tool, afterCall);
+        }
+        if (f instanceof dev.tracegate.engine.ltl.Formula.Binary b) {
+            boolean guard = afterCall || (b.op() == dev.tracegate.engine.ltl.Formula.BinOp.IMPLIES || b.op() == dev.tracegate.engine.ltl.Formula.BinOp.AND)
+                    && callsOf(b.left(), tool);
+            return nextAfterCallOf(b.left(), tool, afterCall) || nextAfterCallOf(b.right(), tool, guard);
+        }
+        return false;
+    }
+
+    /** Whether {@code f} holds only where a call of {@code tool} does: {@code call(tool)}, or a conjunction with it. */
+    private static boolean callsOf(dev.tracegate.engine.ltl.Formula f, String tool) {
+        if (f instanceof Atom a) {
+            return a.name().equals("call") && !a.args().isEmpty() && sameTool(tool(a.args().get(0)), tool);
+        }
+        return f instanceof dev.tracegate.engine.ltl.Formula.Binary b && b.op() == dev.tracegate.engine.ltl.Formula.BinOp.AND
+                && (callsOf(b.left(), tool) || callsOf(b.right(), tool));
     }
 
     /**
@@ -90,7 +164,8 @@ public final class EnvironmentFailures {
                 f = together[c];
             } else {
                 Finding[] alone = walk(List.of(assumes.get(c)), List.of(guarantees.get(c)));
-                f = alone == null || alone[0] == null ? null : new Finding(c, alone[0].kind(), alone[0].prefix(), alone[0].atoms());
+                f = alone == null || alone[0] == null ? null
+                        : new Finding(c, alone[0].kind(), alone[0].prefix(), alone[0].atoms(), alone[0].ownResultOf());
             }
             if (f != null) out.add(f);
         }
@@ -150,6 +225,17 @@ public final class EnvironmentFailures {
         while (!todo.isEmpty() && open > 0) {
             Node node = todo.poll();
             int[] q = node.states;
+            // reached by a call of a named tool: does every result of that call (the session's next event) fail a contract?
+            String called = viaKind.get(node) == EventKind.CALL ? letters[k(EventKind.CALL)].toolOf(via.get(node)) : null;
+            if (called != null) {
+                boolean[] every = ownResultFails(q, node.sticky, called, letters[k(EventKind.RETURN)], dfas, local, pv, counters, m0, n);
+                for (int c = 0; c < n; c++) {
+                    if (every[c] && (found[c] == null || found[c].ownResultOf() == null)) {
+                        if (found[c] == null) open--;
+                        found[c] = new Finding(c, EventKind.RETURN, prefix(node, parent, via, viaKind, atoms), List.of(), called);
+                    }
+                }
+            }
             for (int k = 0; k < KINDS.length; k++) {
                 Letters ls = letters[k];
                 boolean agent = KINDS[k].controlledByAgent();
@@ -197,6 +283,40 @@ public final class EnvironmentFailures {
             }
         }
         return found;
+    }
+
+    private static int k(EventKind kind) {
+        for (int k = 0; k < KINDS.length; k++) if (KINDS[k] == kind) return k;
+        throw new IllegalArgumentException(kind.name());
+    }
+
+    /**
+     * Per contract, whether every result of a call of {@code tool} (a success or a failure, its other atoms free), as the
+     * event right after that call, makes it FAIL from states {@code q}: none is withheld (breaks an assumption) and each
+     * violates its guarantee for good while its assumption holds. False where no such result is possible.
+     */
+    private static boolean[] ownResultFails(int[] q, long sticky, String tool, Letters ls, Dfa[] dfas, int[][] local,
+                                            boolean[][] pv, Counters counters, int m0, int n) {
+        boolean[] every = new boolean[n];
+        java.util.Arrays.fill(every, true);
+        boolean any = false;
+        long fixed = ls.fixedTrue | (sticky & ls.sticky);
+        int[] next = new int[q.length];
+        for (long i = 0; i < 1L << Long.bitCount(ls.free); i++) {
+            long base = fixed | deposit(i, ls.free);
+            if (!ls.possible(base) || !ls.resultOf(base, tool)) continue;
+            any = true;
+            System.arraycopy(q, m0, next, m0, counters.tools.length);
+            long letter = base | counters.bits(next, m0);
+            for (int d = 0; d < m0; d++) next[d] = dfas[d].next(q[d], gather(letter, local[d]));
+            boolean freshIdle = false;
+            for (int c = 0; c < n; c++) freshIdle |= pv[2 * c][next[2 * c]] & !pv[2 * c][q[2 * c]];
+            for (int c = 0; c < n; c++) {
+                every[c] &= !freshIdle && !pv[2 * c][next[2 * c]] && pv[2 * c + 1][next[2 * c + 1]] && !pv[2 * c + 1][q[2 * c + 1]];
+            }
+        }
+        if (!any) java.util.Arrays.fill(every, false);
+        return every;
     }
 
     /** Whether some contract not yet found can still FAIL from these states (neither its assumption nor guarantee violated). */
@@ -368,6 +488,37 @@ public final class EnvironmentFailures {
                 if ((calls >>> j & 1L) == 0 && (letter & callsOf(t)) != callsOf(t)) return false;
             }
             return true;
+        }
+
+        /** The one tool the true tool atoms of this call's letter name (the most specific name), or null when none or several. */
+        String toolOf(long letter) {
+            String out = null;
+            for (long m = letter & free; m != 0; m &= m - 1) {
+                String t = tool[Long.numberOfTrailingZeros(m)];
+                if (t == null) continue;
+                if (out == null || ToolName.bare(t).equals(out)) out = t;
+                else if (!sameTool(out, t)) return null;
+            }
+            return out;
+        }
+
+        /**
+         * Whether a result whose atoms are {@code letter} can be a result of {@code t}: its tool atoms name t, and it
+         * is a success (every returned(t) true, no failed(t)) or a failure (the other way round).
+         */
+        boolean resultOf(long letter, String t) {
+            long ownS = 0;
+            long ownF = 0;
+            for (int j = 0; j < tool.length; j++) {
+                if (tool[j] == null || (free >>> j & 1L) == 0) continue;
+                boolean own = sameTool(tool[j], t) && (ToolName.bare(t).equals(tool[j]) || tool[j].equals(t));
+                if (!own && (letter >>> j & 1L) != 0) return false;
+                if (own && (succeeded >>> j & 1L) != 0) ownS |= 1L << j;
+                if (own && (failed >>> j & 1L) != 0) ownF |= 1L << j;
+            }
+            long s = letter & ownS;
+            long f = letter & ownF;
+            return s == ownS && f == 0 || s == 0 && f == ownF;
         }
 
         /** The {@code call(t)} atoms of exactly this tool name. */

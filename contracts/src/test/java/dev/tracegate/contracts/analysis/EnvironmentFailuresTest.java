@@ -100,6 +100,82 @@ class EnvironmentFailuresTest {
                 .satisfies(f -> assertThat(f.prefix()).filteredOn(e -> e.contains("call(a)")).hasSize(2));
     }
 
+    /**
+     * trial21 (04): {@code G(call(prepare) -> X call(commit))} is broken by prepare's own result, the session's next
+     * event after the call; the note said only "a user message" and advised an assumption that would withhold every
+     * such result. Now it names the result and the pattern to write; checked with the monitor: after the call, a
+     * success and a failure of prepare are both a VIOLATION.
+     */
+    @Test
+    void aNextStepReadRightAfterACallIsNotedAsBrokenByThatCallsOwnResult() {
+        Library lib = lib("library: tx\ncontracts:\n  - id: tx.prepare-commit\n    guarantee: G(call(prepare) -> X call(commit))\n    message: m\n");
+        assertThat(EnvironmentFailures.find(lib)).singleElement().satisfies(f -> {
+            assertThat(f.ownResultOf()).isEqualTo("prepare");
+            assertThat(f.prefix()).containsExactly("[call(prepare)]");
+        });
+        assertThat(EnvironmentFailures.notes(lib)).singleElement().asString()
+                .contains("is made to fail by the result of prepare after [call(prepare)], whatever that result holds")
+                .contains("G(returned(prepare) -> X call(...))").doesNotContain("make the condition the assumption");
+        for (boolean failed : new boolean[] {false, true}) {
+            Replay<Event> replay = lib.replay("s");
+            assertThat(replay.next(Event.call("s", 1, "prepare", "{}"), true, true).decision()).isNotEqualTo(Decision.Kind.VIOLATION);
+            assertThat(replay.next(Event.returned("s", 2, "prepare", "ok", failed), false, true).decision())
+                    .as("failed=" + failed).isEqualTo(Decision.Kind.VIOLATION);
+        }
+        // only a failure of a breaks it, or nothing a result can do: not the call's own result
+        assertThat(find("G(call(a) -> X returned(a))")).allSatisfy(f -> assertThat(f.ownResultOf()).isNull());
+        assertThat(find("G(call(a) -> X return)")).allSatisfy(f -> assertThat(f.ownResultOf()).isNull());
+        assertThat(find("G(returned(a) -> X call(b))")).allSatisfy(f -> assertThat(f.ownResultOf()).isNull());
+        assertThat(find("G(call(a) -> X X call(b))")).allSatisfy(f -> assertThat(f.ownResultOf()).isNull());
+        assertThat(find("G(call(mcp__s__a) -> WX call(b))")).singleElement()
+                .satisfies(f -> assertThat(f.ownResultOf()).isEqualTo("mcp__s__a"));
+    }
+
+    /** The agent's warning: the advice fits the guarantee (trial21 04: it advised an argument guard for an X after a call). */
+    @Test
+    void theWarningsAdviceFitsTheGuarantee() {
+        java.util.function.Function<String, dev.tracegate.engine.ltl.Formula> f = dev.tracegate.engine.ltl.Parser::parse;
+        assertThat(EnvironmentFailures.advice(f.apply("G(call(prepare) -> X call(commit))"), EventKind.RETURN, "prepare"))
+                .contains("that call's own result").contains("G(returned(prepare) -> X call(...))").doesNotContain("guard");
+        assertThat(EnvironmentFailures.advice(f.apply("G(arg(pay, amount) <= 100)"), EventKind.USER, null))
+                .contains("lacks a guard: G(call(T) -> arg(T, f) <= n)");
+        assertThat(EnvironmentFailures.advice(f.apply("G(returned(a) -> !category(iban))"), EventKind.RETURN, "a"))
+                .doesNotContain("guard").contains("the agent's own events");
+    }
+
+    /**
+     * Against the monitor: where the analysis says a contract is broken by the own result of the call that ends a
+     * one-event prefix, some concrete first call of that tool is followed, for every result of it (successes with
+     * either content, a failure), by a VIOLATION of that contract.
+     */
+    @Test
+    void anOwnResultFindingIsAViolationByEveryResultOfThatCall() {
+        Random random = new Random(13);
+        int checked = 0;
+        for (int i = 0; i < 400; i++) {
+            String guarantee = "G(call(a) -> " + (random.nextBoolean() ? "X" : "WX") + " " + FORMULAS.future(random, 2) + ")";
+            Library lib = lib("library: r\ncontracts:\n  - id: r.c\n    guarantee: '" + guarantee + "'\n    message: m\n");
+            for (EnvironmentFailures.Finding f : EnvironmentFailures.find(lib)) {
+                if (f.ownResultOf() == null || f.prefix().size() != 1) continue;
+                checked++;
+                boolean some = false;
+                for (int call : new int[] {6, 7}) {
+                    boolean every = true;
+                    for (int result = 0; result < 3; result++) {
+                        Replay<Event> replay = lib.replay("s");
+                        Event c = event(call, 1);
+                        if (!replay.next(c, true, true).applied()) { every = false; break; }
+                        Event r = result < 2 ? event(2 + result, 2) : Event.returned("s", 2, "a", "boom", true);
+                        every &= replay.next(r, false, true).decision() == Decision.Kind.VIOLATION;
+                    }
+                    some |= every;
+                }
+                assertThat(some).as(guarantee + ": " + f).isTrue();
+            }
+        }
+        assertThat(checked).as("own-result findings checked").isGreaterThan(20);
+    }
+
     @Test
     void noBuiltinLibraryIsNoted() {
         for (String b : Library.BUILTINS) assertThat(EnvironmentFailures.find(Library.load(List.of(b), null))).as(b).isEmpty();
