@@ -153,7 +153,10 @@ final class EventLine {
                     case F_ARGS -> {
                         byte c = peek();
                         if (c == '{') args = args();
-                        else if (c == '"') args = Args.ofJson(string());
+                        else if (c == '"') {
+                            args = Args.ofJson(string());
+                            if (args.malformed()) throw DECLINE;   // the Jackson path says what is wrong with it
+                        }
                         else literal("null");
                     }
                     case F_RESULT -> {

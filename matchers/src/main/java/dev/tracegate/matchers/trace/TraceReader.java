@@ -406,7 +406,16 @@ public final class TraceReader implements Closeable {
                         JsonNode node = JSON.readTree(p);
                         args = Args.of(node);
                     } else if (v == JsonToken.VALUE_STRING) {
-                        args = Args.ofJson(p.getText());
+                        // a string holding the arguments' JSON (as OpenAI-style logs carry them); one that holds no JSON
+                        // object (cut off, key=value text, an array) is refused like an array written as such, not read
+                        // as a call without arguments; a blank string is no arguments
+                        String held = p.getText();
+                        args = Args.ofJson(held);
+                        if (args.malformed()) {
+                            throw error(p, "field \"args\" holds a string that is not a JSON object (" + notAnObject(held) + ")",
+                                    "write the arguments as an object, e.g. \"args\":{\"amount\":120}, or as a string holding"
+                                            + " a complete JSON object, e.g. \"args\":\"{\\\"amount\\\":120}\"");
+                        }
                     } else if (v != JsonToken.VALUE_NULL) {
                         throw error(p, "field \"args\" must be a JSON object, found " + describe(v),
                                 "write the arguments as an object, e.g. \"args\":{\"amount\":120}");
@@ -528,6 +537,18 @@ public final class TraceReader implements Closeable {
             out.add(p.getText());
         }
         return out;
+    }
+
+    /** Why {@code text} (the value of a string "args") holds no JSON object: what the JSON parser rejected, or what it holds. */
+    private static String notAnObject(String text) {
+        try {
+            JsonNode n = JSON.readTree(text);
+            String what = n == null ? "nothing" : n.isArray() ? "an array" : n.isTextual() ? "a string" : n.isNumber() ? "a number"
+                    : n.isBoolean() ? "a boolean" : n.isNull() ? "null" : "no object";
+            return "it holds " + what;
+        } catch (JsonProcessingException e) {
+            return "not valid JSON: " + TraceFormatException.jsonProblem(e, "string");
+        }
     }
 
     private static String describe(JsonToken t) {

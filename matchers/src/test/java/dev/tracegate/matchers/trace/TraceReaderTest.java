@@ -72,6 +72,42 @@ class TraceReaderTest {
         assertThat(e.args().json()).isEqualTo("{\"a\":1}");
     }
 
+    /**
+     * trial21 08: "args" as a string that holds no JSON object (cut off, key=value text, an array) was read as a call
+     * without arguments, also under STRICT, while the same array written as an array was refused. Refused the same way
+     * now, by both readers (chars, and the byte path that parses plain lines itself); a blank string stays no arguments.
+     */
+    @Test void argsAsStringHoldingNoObjectAreRefusedWhereAndHow() throws IOException {
+        String head = "{\"session\":\"s\",\"kind\":\"call\",\"tool\":\"pay\",\"args\":";
+        String[][] cases = {
+                {"\"{\\\"amount\\\": 5000\"", "not valid JSON: the string ends before the object that opens at column 1 is closed with '}'"},
+                {"\"amount=5000\"", "not valid JSON: Unrecognized token 'amount'"},
+                {"\"[1,2]\"", "it holds an array"},
+                {"\"42\"", "it holds a number"},
+        };
+        for (String[] c : cases) {
+            String line = head + c[0] + "}";
+            String expected = "t.jsonl:1:50: field \"args\" holds a string that is not a JSON object (" + c[1];
+            assertThat(error(line).getMessage()).as(line).startsWith(expected)
+                    .endsWith(". Fix: write the arguments as an object, e.g. \"args\":{\"amount\":120}, or as a string holding a"
+                            + " complete JSON object, e.g. \"args\":\"{\\\"amount\\\":120}\"");
+            try (TraceReader r = new TraceReader(new java.io.ByteArrayInputStream((line + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                    "t.jsonl", TraceReader.Mode.STRICT)) {
+                assertThatThrownBy(r::next).as(line).isInstanceOf(TraceFormatException.class).hasMessageStartingWith(expected);
+            }
+            // lenient: skipped and counted, the next line read
+            try (TraceReader r = new TraceReader(new java.io.ByteArrayInputStream((line + "\n" + head + "{\"amount\":1}}\n")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8)), "t.jsonl", TraceReader.Mode.LENIENT)) {
+                Event e = r.next();
+                assertThat(e.args().json()).isEqualTo("{\"amount\":1}");
+                assertThat(r.next()).isNull();
+                assertThat(r.skipped()).isEqualTo(1);
+            }
+        }
+        assertThat(read(head + "\"\"}", TraceReader.Mode.STRICT).get(0).hasArgs()).isFalse();
+        assertThat(read(head + "\" {\\\"a\\\":1} \"}", TraceReader.Mode.STRICT).get(0).args().json()).isEqualTo("{\"a\":1}");
+    }
+
     @Test void errorsSayWhereWhatAndHow() {
         assertThat(error("{\"session\":\"s\",\"kind\":\"call\",\"tool\":\"t\",\"seq\":\"3\"}").getMessage())
                 .isEqualTo("t.jsonl:1:47: field \"seq\" must be an integer, found a string. Fix: write a whole number without quotes, e.g. \"seq\":3");
