@@ -32,31 +32,11 @@ public final class AgentAssumptions {
      */
     public static List<String> notes(Library lib) {
         List<String> notes = new ArrayList<>();
-        Set<String> latchedByAgent = new java.util.HashSet<>();
-        for (var spec : lib.specs()) {
-            for (var l : spec.latches()) {
-                if (l.kind().equalsIgnoreCase("CALL") || l.kind().equalsIgnoreCase("ASSISTANT")) {
-                    latchedByAgent.add(l.key().startsWith("ctx.") ? l.key().substring(4) : l.key());
-                }
-            }
-        }
+        Set<String> latchedByAgent = latchedByAgent(lib);
         for (int c = 0; c < lib.info().size(); c++) {
             Dfa a = lib.contracts().formulas().get(lib.contracts().assumeOf(c));
-            List<Atom> atoms = a.atoms();
             List<String> agentAtoms = new ArrayList<>();
-            long agent = 0;
-            long env = 0;
-            for (int j = 0; j < atoms.size(); j++) {
-                Atom x = atoms.get(j);
-                String form = x.name() + "/" + x.args().size();
-                if (ENVIRONMENT_ONLY.contains(form)) {
-                    env |= 1L << j;
-                } else if (!STATE.contains(form) || latchedByAgent.contains(contextKey(x))) {
-                    agent |= 1L << j;
-                    agentAtoms.add(x.key());
-                }
-            }
-            if (agent == 0 || !agentCanBreak(a, agent, env)) continue;
+            if (!agentCanBreak(a, latchedByAgent, agentAtoms)) continue;
             Library.ContractInfo info = lib.info().get(c);
             String assume = info.assumeText().strip();
             notes.add(info.file() + ":" + info.line() + ": contract " + info.id() + "'s assumption (" + assume + ") reads the agent's own"
@@ -69,10 +49,49 @@ public final class AgentAssumptions {
     }
 
     /**
+     * Whether an agent event could break {@code formula} written as an assumption of a contract of {@code lib} (so that
+     * advice to make a condition an assumption does not hand the agent a way out).
+     */
+    public static boolean agentCouldBreak(Library lib, Dfa formula) {
+        return agentCanBreak(formula, latchedByAgent(lib), new ArrayList<>());
+    }
+
+    private static Set<String> latchedByAgent(Library lib) {
+        Set<String> latchedByAgent = new java.util.HashSet<>();
+        for (var spec : lib.specs()) {
+            for (var l : spec.latches()) {
+                if (l.kind().equalsIgnoreCase("CALL") || l.kind().equalsIgnoreCase("ASSISTANT")) {
+                    latchedByAgent.add(l.key().startsWith("ctx.") ? l.key().substring(4) : l.key());
+                }
+            }
+        }
+        return latchedByAgent;
+    }
+
+    /** {@link #agentCanBreak(Dfa, long, long)} over the atoms of {@code a}, adding the agent's atoms it reads to {@code agentAtoms}. */
+    private static boolean agentCanBreak(Dfa a, Set<String> latchedByAgent, List<String> agentAtoms) {
+        List<Atom> atoms = a.atoms();
+        long agent = 0;
+        long env = 0;
+        for (int j = 0; j < atoms.size(); j++) {
+            Atom x = atoms.get(j);
+            String form = x.name() + "/" + x.args().size();
+            if (ENVIRONMENT_ONLY.contains(form)) {
+                env |= 1L << j;
+            } else if (!STATE.contains(form) || latchedByAgent.contains(contextKey(x))) {
+                agent |= 1L << j;
+                agentAtoms.add(x.key());
+            }
+        }
+        return agent != 0 && agentCanBreak(a, agent, env);
+    }
+
+    /**
      * Whether some state of the assumption's automaton that the trace can reach, and that is not already violated for
-     * good, has two letters possible at an agent event (the environment-only atoms false) that differ only in atoms the
-     * agent decides, one of which violates the assumption for good and the other does not. With more than
-     * {@link #MAX_FREE_ATOMS} atoms to enumerate, an assumption that reads the agent's events at all counts.
+     * good, has a letter possible at an agent event (the environment-only atoms false) that violates the assumption for
+     * good: an agent's call or answer there breaks it, whether by what it is (a call of debug_mode) or by coming at all
+     * ({@code G(call(a) -> WX false)} after a call of a: trial21). With more than {@link #MAX_FREE_ATOMS} atoms to
+     * enumerate, an assumption that reads the agent's events at all counts.
      */
     static boolean agentCanBreak(Dfa a, long agent, long env) {
         int k = a.atoms().size();
@@ -95,14 +114,10 @@ public final class AgentAssumptions {
         }
         for (int q = reachable.nextSetBit(0); q >= 0; q = reachable.nextSetBit(q + 1)) {
             if (a.verdict(q) == RvVerdict.PERMANENTLY_VIOLATED) continue;
-            // for each assignment of the atoms the agent does not decide, do the agent's atoms decide a violation?
+            // does some agent event (any assignment of the atoms the agent does not decide, and of its own) violate it?
             for (long s = state; ; s = (s - 1) & state) {
-                boolean violated = false;
-                boolean kept = false;
                 for (long g = agent; ; g = (g - 1) & agent) {
-                    if (a.verdict(a.next(q, s | g)) == RvVerdict.PERMANENTLY_VIOLATED) violated = true;
-                    else kept = true;
-                    if (violated && kept) return true;
+                    if (a.verdict(a.next(q, s | g)) == RvVerdict.PERMANENTLY_VIOLATED) return true;
                     if (g == 0) break;
                 }
                 if (s == 0) break;

@@ -75,8 +75,14 @@ public final class EnvironmentFailures {
                 + (f.prefix().isEmpty() ? " as the first event" : " after " + String.join(", ", f.prefix()))
                 + ". tracegate refuses only the agent's own calls and answers, so that event is applied and the contract is"
                 + " violated for good in that session, whatever its strategy (redact never rewrites a result or a user"
-                + " message). To withhold such an event, make the condition the assumption (assume: " + guarantee
-                + ", strategy: suppress; the model then gets a notice instead of the content); to keep the data out of"
+                + " message). " + (AgentAssumptions.agentCouldBreak(lib, lib.contracts().formulas().get(lib.contracts().guaranteeOf(f.contract())))
+                    // as an assumption the agent's own events would break it, and so escape its guarantee (trial21)
+                    ? "Not as an assumption: the agent's own events can break this condition, and a broken assumption lets"
+                        + " the agent escape the guarantee; to withhold such an event, make a condition on the environment's"
+                        + " events alone the assumption (strategy: suppress)"
+                    : "To withhold such an event, make the condition the assumption (assume: " + guarantee
+                        + ", strategy: suppress; the model then gets a notice instead of the content)")
+                + "; to keep the data out of"
                 + " what the agent does with it, put the condition on the agent's own events (G(assistant -> ...) with"
                 + " strategy: redact masks the answer; G(call(T) -> ...) guards a call) (docs/LIBRARY.md, Analysis)";
     }

@@ -50,6 +50,31 @@ class AgentAssumptionsTest {
                 .isEmpty();
     }
 
+    /**
+     * trial21 (06): check advised {@code assume: G(call(a) -> WX false)}; any agent call after a breaks it (the contract
+     * goes IDLE and that call runs), yet no note came. Checked with the monitor: call(x) after call(a) is not refused.
+     */
+    @Test
+    void anAssumptionAnyAgentEventAfterACallBreaksIsNamed() {
+        String yaml = "library: adv2\ncontracts:\n  - id: adv2.a-last\n    assume: G(call(a) -> WX false)\n    guarantee: G !call(x)\n"
+                + "    strategy: suppress\n    message: m\n";
+        assertThat(notes(yaml)).singleElement().asString().contains("adv2.a-last's assumption").contains("so the agent can break");
+        Library lib = Library.compile(List.of(LibraryReader.read("lib.yaml", yaml)));
+        var replay = lib.replay("s");
+        replay.next(dev.tracegate.matchers.event.Event.call("s", 1, "a", "{}"), true, true);
+        assertThat(replay.next(dev.tracegate.matchers.event.Event.call("s", 2, "x", "{}"), true, true).decision())
+                .as("the agent's call breaks the assumption and escapes the guarantee")
+                .isNotEqualTo(dev.tracegate.engine.monitor.Decision.Kind.VIOLATION);
+        // and check's advice for that guarantee no longer suggests making it an assumption
+        Library step1 = Library.compile(List.of(LibraryReader.read("lib.yaml",
+                "library: adv\ncontracts:\n  - id: adv.a-last\n    guarantee: G(call(a) -> WX false)\n    message: m\n")));
+        assertThat(EnvironmentFailures.notes(step1)).singleElement().asString().doesNotContain("make the condition the assumption");
+        Library quote = Library.compile(List.of(LibraryReader.read("lib.yaml",
+                "library: q\ncontracts:\n  - id: q.book\n    guarantee: G(returned(quote) -> X call(book))\n    message: m\n")));
+        assertThat(EnvironmentFailures.notes(quote)).as("an answer after the quote would break it as an assumption").singleElement()
+                .asString().doesNotContain("make the condition the assumption").contains("Not as an assumption");
+    }
+
     @Test
     void aContextKeyCountsAsTheAgentsOnlyWhenALatchOnACallWritesIt() {
         String contract = "contracts:\n  - id: x.a\n    assume: G !ctx(locked)\n    guarantee: G !call(wipe)\n";
@@ -67,8 +92,8 @@ class AgentAssumptionsTest {
 
     /**
      * Oracle: formula progression (the engine's reference evaluator, which shares nothing with the automata) over every
-     * prefix up to a length: the agent can break the assumption when, after some prefix not yet violated for good, one
-     * agent letter (results false) violates it for good and another differing only in the agent's atoms does not. When
+     * prefix up to a length: the agent can break the assumption when, after some prefix not yet violated for good, an
+     * agent letter (results false) violates it for good. When
      * the automaton has at most {@code LEN + 1} states every state is reached within the bound, so both must agree;
      * otherwise the oracle's finds must be among the analysis' finds.
      */
@@ -110,11 +135,7 @@ class AgentAssumptionsTest {
         RvVerdict[] next = new RvVerdict[1 << k];
         for (long l = 0; l < (1L << k); l++) next[(int) l] = verdict(f, atoms, prefix, l);
         for (long l = 0; l < (1L << k); l++) {
-            if ((l & env) != 0 || next[(int) l] != RvVerdict.PERMANENTLY_VIOLATED) continue;
-            for (long g = 0; g < (1L << k); g++) {
-                if ((g & ~agent) != 0) continue;
-                if (next[(int) ((l & ~agent) | g)] != RvVerdict.PERMANENTLY_VIOLATED) return true;
-            }
+            if ((l & env) == 0 && next[(int) l] == RvVerdict.PERMANENTLY_VIOLATED) return true;
         }
         if (left == 0) return false;
         for (long l = 0; l < (1L << k); l++) {
