@@ -401,7 +401,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 Event r = again(e, EventKind.CALL).tool(e.tool()).callId(e.callId()).args(redacted).build();
                 Decision again = rt.step(s, r, true, true, w);
                 if (!again.refused()) {
-                    String why = reason + " The fields it does not need were removed (" + String.join(", ", out.removed()) + ") and the call ran without them.";
+                    String why = thenSentence(reason, "The fields it does not need were removed (" + String.join(", ", out.removed()) + ") and the call ran without them.");
                     if (!record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDACT, primaryWith(rt, d, "redact").id(), why, t0)) {
                         return refusedByLog(rt, s, w, again);
                     }
@@ -414,8 +414,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 note = " (after the fields that " + primaryWith(rt, d, "redact").id() + " does not allow were removed)";
                 reason = reason(rt, w, again, r, Unread.of(rt, w, again, r, s)) + note;
             } else {
-                note = " It could not be redacted: " + cannot + ".";
-                reason = reason + note;
+                reason = thenSentence(reason, "It could not be redacted: " + cannot + ".");
             }
         }
         String arguments = redactedJson != null ? redactedJson : call.argumentsJson();
@@ -424,7 +423,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 String target = redirectTarget(config.redirect(), c, e.tool());
                 String cannot = call.reach().whyNoRedirect(target);
                 if (cannot != null) {
-                    reason = reason + " It could not be redirected to " + target + ": " + cannot + ".";
+                    reason = thenSentence(reason, "It could not be redirected to " + target + ": " + cannot + ".");
                     if (unreachableTargets.add(c.id() + "\u0000" + target) && call.reach().whyNoRedirect() == null) {
                         // a framework site whose tools lack the target: a configuration mistake, said once per contract and target
                         AgentLog.warn("contract " + c.id() + " redirects " + e.tool() + " to " + target + ", but " + cannot
@@ -437,7 +436,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         .callId(e.callId()).args(acted.args()).build();
                 Decision again = rt.step(s, r, true, true, w);
                 if (!again.refused()) {
-                    if (!record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), reason + " The call of " + e.tool() + " was redirected to " + target + ".", t0)) {
+                    if (!record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), thenSentence(reason, "The call of " + e.tool() + " was redirected to " + target + "."), t0)) {
                         return refusedByLog(rt, s, w, again);
                     }
                     return ToolDecision.redirect(c.id(), reason, target, arguments);
@@ -450,15 +449,15 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 for (int i = 0; i < again.contractCount(); i++) {
                     refusers.append(i == 0 ? "" : i == again.contractCount() - 1 ? " and " : ", ").append(rt.contractIds[again.contract(i)]);
                 }
-                reason = reason + " It could not be redirected to " + target + ": " + refusers + (again.contractCount() == 1 ? " refuses" : " refuse")
-                        + " that call too (" + targetRefusal + ").";
+                reason = thenSentence(reason, "It could not be redirected to " + target + ": " + refusers + (again.contractCount() == 1 ? " refuses" : " refuse")
+                        + " that call too (" + targetRefusal + ").");
                 record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
                 return ToolDecision.block(c.id(), reason, insteadOfMissing(rt, d, e.tool(), target, "is refused too (" + refusers + ")"));
             }
             case "escalate": {
                 Approval.Answer a = approval.ask(c.id(), e.session(), e.tool(), arguments, reason);
                 if (a.approved()) return approved(rt, s, acted, refusedBy, c, reason, a, t0, w, redactedJson);
-                record(rt, w, s, acted, refusedBy, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), reason + " Refused: " + a.note(), t0);
+                record(rt, w, s, acted, refusedBy, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(), thenSentence(reason, "Refused: " + a.note()), t0);
                 return ToolDecision.block(c.id(), reason + " (escalated: " + a.note() + ")", c.next());
             }
             default:
@@ -488,11 +487,22 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         return b.toString();
     }
 
+    /** Ends the text in {@code b} as a sentence before another is appended: with a space after . ! or ?, else with ". ". */
+    private static void endSentence(StringBuilder b) {
+        if (b.length() == 0) return;
+        char last = b.charAt(b.length() - 1);
+        b.append(last == '.' || last == '!' || last == '?' ? " " : ". ");
+    }
+
+    /** {@code text} followed by {@code sentence} as a sentence of its own (a message without a final full stop gets one). */
+    private static String thenSentence(String text, String sentence) {
+        StringBuilder b = new StringBuilder(text.length() + sentence.length() + 2).append(text);
+        endSentence(b);
+        return b.append(sentence).toString();
+    }
+
     private static void appendSentence(StringBuilder b, String sentence) {
-        if (b.length() > 0) {
-            char last = b.charAt(b.length() - 1);
-            b.append(last == '.' || last == '!' || last == '?' ? " " : ". ");
-        }
+        endSentence(b);
         b.append(sentence);
     }
 
@@ -585,7 +595,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             return ToolDecision.block(other.id(), why, nexts(rt, again, unread));
         }
         boolean admitted = record(rt, w, s, e, again, dev.tracegate.agent.audit.Decision.ESCALATE, c.id(),
-                reason + " Approved: " + a.note(), t0, excused);
+                thenSentence(reason, "Approved: " + a.note()), t0, excused);
         if (admitted) return redactedJson == null ? ToolDecision.proceed() : ToolDecision.redact(c.id(), reason, redactedJson);
         rt.monitor.undo(s, w);   // the log refused the record (fail: closed): the call does not run and leaves no trace
         return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
@@ -1135,7 +1145,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < d.contractCount(); i++) {
             Library.ContractInfo c = rt.library.info().get(d.contract(i));
-            if (i > 0) b.append(' ');
+            // each contract's reason is its own sentence: one that does not end in a full stop (a message without one, or
+            // "... so it refuses it" of an unevaluable call) is not run into the next contract's (trial21 12)
+            if (i > 0) endSentence(b);
             String why = unread.why(d.contract(i));
             b.append(c.id()).append(": ").append(why != null ? why : rt.reasons[d.contract(i)]);
             // a consent contract refusing a call that has no data subject at all: say so, and why (trial19: "the data subject
