@@ -98,7 +98,7 @@ class LibraryAnalysisTest {
         assertThat(f.get(0).kind()).isEqualTo(LibraryAnalysis.Kind.DEAD_END);
         assertThat(f.get(0).contracts()).containsExactly("pay-then-receipt", "no-receipt-after-user");
         assertThat(f.get(0).witness()).containsExactly(List.of("user"), List.of("call(pay)"));
-        assertThat(f.get(0).explanation()).contains("no contract is violated yet").contains("ending now leaves unmet: call(receipt) (pay-then-receipt)");
+        assertThat(f.get(0).explanation()).contains("no contract is violated yet").contains("ending now leaves unmet: X call(receipt) (pay-then-receipt)");
     }
 
     @Test

@@ -669,7 +669,10 @@ final class Progression {
 
     /**
      * The open obligation of state {@code s}: for each way to meet it (a path of its BDD, the first
-     * few), the strong literals it needs, in formula syntax; null when the trace may end here.
+     * few), the strong literals it needs, in formula syntax, under the strong next they are read
+     * with ({@code X φ}, {@code X (φ & ψ)}), so that the formula, read at the last event, is false
+     * there as the state is (a bare {@code G !call(close)} would hold at the end: trial21); null when
+     * the trace may end here.
      */
     String pending(int s) {
         int f = stateObligation[s];
@@ -678,10 +681,13 @@ final class Progression {
         paths(f, new ArrayList<>(), ways, PENDING_ALTERNATIVES + 1);
         List<String> parts = new ArrayList<>();
         for (List<Integer> way : ways.subList(0, Math.min(ways.size(), PENDING_ALTERNATIVES))) {
-            List<String> strong = new ArrayList<>();
-            for (int lit : way) if ((lit & 1) == 1) strong.add(Formulas.print(toFormula(lit >>> 1)));
-            String need = String.join(" & ", strong);
-            parts.add(strong.size() > 1 && ways.size() > 1 ? "(" + need + ")" : need);
+            Formula strong = null;
+            for (int lit : way) {
+                if ((lit & 1) == 1) strong = strong == null ? toFormula(lit >>> 1) : Formulas.and(strong, toFormula(lit >>> 1));
+            }
+            if (strong == null) continue;
+            String need = "X " + Formulas.print(strong);   // a binary prints in its own parentheses
+            parts.add(need);
         }
         if (ways.size() > PENDING_ALTERNATIVES) parts.add("...");
         return parts.isEmpty() ? null : String.join(" | ", parts);

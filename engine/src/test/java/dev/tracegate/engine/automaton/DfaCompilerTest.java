@@ -49,7 +49,7 @@ class DfaCompilerTest {
         assertThat(verdicts(dfa, "-", "a", "-", "b", "a,b", "a"))
                 .containsExactly(PRESUMABLY_SATISFIED, PRESUMABLY_SATISFIED, PRESUMABLY_VIOLATED,
                         PRESUMABLY_VIOLATED, PRESUMABLY_SATISFIED, PRESUMABLY_SATISFIED, PRESUMABLY_VIOLATED);
-        assertThat(dfa.pending(dfa.run(1L))).isEqualTo("F b");
+        assertThat(dfa.pending(dfa.run(1L))).isEqualTo("X F b");
         assertThat(dfa.pending(dfa.initialState())).isNull();
     }
 
@@ -143,7 +143,7 @@ class DfaCompilerTest {
         Dfa dfa = compile("G(request -> X(ack U done))");
         int waiting = dfa.run(1L); // request read: X(ack U done) is open
         assertThat(dfa.verdict(waiting)).isEqualTo(PRESUMABLY_VIOLATED);
-        assertThat(dfa.pending(waiting)).isEqualTo("(ack U done)");
+        assertThat(dfa.pending(waiting)).isEqualTo("X (ack U done)");
         int violated = dfa.run(1L, 0L);
         assertThat(dfa.verdict(violated)).isEqualTo(PERMANENTLY_VIOLATED);
         assertThat(dfa.pending(violated)).isNull();

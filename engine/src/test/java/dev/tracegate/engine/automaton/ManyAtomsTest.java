@@ -84,7 +84,7 @@ class ManyAtomsTest {
         long p2q2 = (1L << dfa.atoms().indexOf(Atom.of("p2"))) | (1L << dfa.atoms().indexOf(Atom.of("q2")));
         assertThat(dfa.verdict(dfa.run(x3)).name()).isEqualTo("PRESUMABLY_VIOLATED");
         assertThat(dfa.pending(dfa.run(x3)))
-                .isEqualTo(Formulas.print(Formulas.unary(Formula.UnOp.EVENTUALLY, Parser.parse(join(ys, "&")))));
+                .isEqualTo("X " + Formulas.print(Formulas.unary(Formula.UnOp.EVENTUALLY, Parser.parse(join(ys, "&")))));
         assertThat(dfa.verdict(dfa.run(x3, allY)).name()).isEqualTo("PRESUMABLY_SATISFIED");
         assertThat(dfa.verdict(dfa.run(x3, p2q2)).name()).isEqualTo("PERMANENTLY_VIOLATED");
     }
