@@ -42,7 +42,8 @@ class HashedEnforceNoteTest {
             "s.since|G(call(close_ticket) -> since(call(lookup)) <= 3)",
             "s.one-note|G(count(send_note) <= 1)",
             "s.looked-up|G(call(issue_refund) -> O returned(lookup))",
-            "s.until|G(call(lookup) -> (!call(close_ticket) U returned(lookup)))");
+            "s.until|G(call(lookup) -> (!call(close_ticket) U returned(lookup)))",
+            "s.refunded|G(call(close_ticket) -> O returned(issue_refund))");
 
     /** Contracts that read content: a digest makes the sum and the amount unevaluable, the patterns false. */
     private static final List<String> CONTENT = List.of(
@@ -91,6 +92,18 @@ class HashedEnforceNoteTest {
 
     private static Consumer<ContractSupervisor> result(String session, String tool, String id, String text) {
         return s -> s.onToolResult(new ToolResult("x", session, tool, id, text, false));
+    }
+
+    /**
+     * A call that, when the agent lets it run, returns {@code text}, as a framework runs a tool only when it is not refused:
+     * replay does not apply the result of a call it refuses, which a hashed log may hold (applied online).
+     */
+    private static Consumer<ContractSupervisor> ran(String session, String tool, String args, String id, String text) {
+        return s -> {
+            if (s.onToolCall(new ToolCall("x", session, tool, args, id)).kind() == dev.tracegate.agent.core.ToolDecision.Kind.PROCEED) {
+                s.onToolResult(new ToolResult("x", session, tool, id, text, false));
+            }
+        };
     }
 
     /** The contract's entries of every session in a replay's JSON output. */
@@ -170,7 +183,7 @@ class HashedEnforceNoteTest {
                 String sess = "s" + rnd.nextInt(sessions);
                 String id = "c" + i;
                 switch (rnd.nextInt(5)) {
-                    case 0 -> events.add(call(sess, "issue_refund", "{\"order\":\"A" + i + "\",\"amount\":" + (10 + 40 * rnd.nextInt(5)) + "}", id));
+                    case 0 -> events.add(ran(sess, "issue_refund", "{\"order\":\"A" + i + "\",\"amount\":" + (10 + 40 * rnd.nextInt(5)) + "}", id, "refunded"));
                     case 1 -> events.add(call(sess, "send_note", "{\"body\":\"" + (rnd.nextBoolean() ? "all done" : "card number 4111") + "\"}", id));
                     case 2 -> events.add(call(sess, "close_ticket", "{}", id));
                     default -> {
