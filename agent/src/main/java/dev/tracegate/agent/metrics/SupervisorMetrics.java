@@ -42,6 +42,13 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     private final LongAdder openErrors = new LongAdder();
     private final LongAdder reloadsRejected = new LongAdder();
     private final LongAdder evictions = new LongAdder();
+    /** Escalations by the approver's outcome (getApprovals), in a fixed order. */
+    private final Map<String, LongAdder> approvals = new LinkedHashMap<>();
+    {
+        for (String k : new String[] {"approved", "refused", "failed", "timed-out", "not-ready", "shutting-down", "none"}) {
+            approvals.put(k, new LongAdder());
+        }
+    }
     private final Map<String, LongAdder> firesById = new HashMap<>();   // guarded by this
     private volatile String[] contractIds = new String[0];
     private volatile LongAdder[] fires = new LongAdder[0];
@@ -95,6 +102,13 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     /** A session was ended to make room under {@code sessions.max} (not an idle end, not an explicit one). */
     public void onEviction() { evictions.increment(); }
+
+    /** One escalation's outcome at the approver (a key of {@link #getApprovals()}; escalations are rare). */
+    public void onApproval(String outcome) {
+        LongAdder a = approvals.get(outcome);
+        if (a == null) throw new IllegalArgumentException("unknown approval outcome " + outcome);
+        a.increment();
+    }
 
     // ------------------------------------------------------------------ wiring
 
@@ -233,6 +247,12 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     @Override public long getReloadsRejected() { return reloadsRejected.sum(); }
 
     @Override public long getEvictions() { return evictions.sum(); }
+
+    @Override public Map<String, Long> getApprovals() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (Map.Entry<String, LongAdder> e : approvals.entrySet()) m.put(e.getKey(), e.getValue().sum());
+        return Collections.unmodifiableMap(m);
+    }
 
     @Override public synchronized long getLatencyCount() { return snapshot().getTotalCount(); }
 

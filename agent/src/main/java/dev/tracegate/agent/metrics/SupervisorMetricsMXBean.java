@@ -62,6 +62,14 @@ public interface SupervisorMetricsMXBean {
      */
     long getEvictions();
 
+    /**
+     * Escalations by what became of them at the approver ({@code escalate.approver}): {@code approved}, {@code refused}
+     * (its answer), {@code failed} (it threw), {@code timed-out} (no answer within {@code escalate.timeout}),
+     * {@code not-ready} (refused at once: its constructor had not returned, or failed after the start),
+     * {@code shutting-down}, {@code none} (no approver configured). All are listed, zero or not.
+     */
+    Map<String, Long> getApprovals();
+
     /** Decisions in the last latency interval (intervals end when latencies are read, at most once a second). */
     long getLatencyCount();
 

@@ -1,6 +1,7 @@
 package dev.tracegate.agent.supervision;
 
 import dev.tracegate.agent.core.AgentLog;
+import dev.tracegate.agent.metrics.SupervisorMetrics;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -27,10 +29,18 @@ final class Approval {
     /** The approver's answer and a note for the audit log. */
     record Answer(boolean approved, String note) {}
 
-    private final Object approver;
-    private final Method approve;
+    /** The class named by escalate.approver, or null when none is configured. */
+    private final String name;
+    /** The approver and its approve method once its constructor has returned (null before, and for good if it failed). */
+    private volatile Object approver;
+    private volatile Method approve;
+    /** Why the approver cannot be asked after a constructor that did not return at start and then threw, else null. */
+    private volatile String failed;
+    /** When its construction began (System.nanoTime), for the note of a call refused while it has not returned. */
+    private final long constructing = System.nanoTime();
     private final Duration timeout;
     private final ExecutorService executor;
+    private final SupervisorMetrics metrics;
     /** The approvers' answers being waited for now (escalations are rare: a set entry each is no hot-path cost). */
     private final Set<Future<Object>> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean stopped;
@@ -39,32 +49,108 @@ final class Approval {
     static final String SHUTTING_DOWN = "the JVM is shutting down, so the approver's answer can no longer be waited for"
             + " (refused as at escalate.timeout)";
 
-    private Approval(Object approver, Method approve, Duration timeout) {
-        this.approver = approver;
-        this.approve = approve;
+    /** The longest the start waits for the approver's class and constructor (less if escalate.timeout is less). */
+    static final Duration START_WAIT = Duration.ofSeconds(10);
+
+    private Approval(String name, Duration timeout, SupervisorMetrics metrics) {
+        this.name = name;
         this.timeout = timeout;
-        this.executor = approver == null ? null : Executors.newCachedThreadPool(r -> {
+        this.metrics = metrics;
+        this.executor = name == null ? null : Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "tracegate-approver");
             t.setDaemon(true);
             return t;
         });
         // its own hook, which the JVM runs beside the agent's tracegate-shutdown: that one ends every session and would
         // otherwise wait for the monitor an escalated call holds while it waits here
-        if (approver != null) java.lang.Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "tracegate-shutdown-escalations"));
+        if (name != null) java.lang.Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "tracegate-shutdown-escalations"));
     }
 
     static Approval load(String className, Duration timeout) {
-        if (className == null || className.isBlank()) return new Approval(null, null, timeout);
+        return load(className, timeout, null);
+    }
+
+    /**
+     * The approver named {@code className}, loaded and constructed on a {@code tracegate-approver} thread: the start
+     * waits for it at most {@code escalate.timeout}, and at most {@link #START_WAIT}. One that fails within that wait
+     * stops the start as any bad configuration does (an IllegalArgumentException); one that has not returned by then
+     * (a constructor that connects to an approval service that does not answer) does not hold the start (trial20 06:
+     * the JVM hung for ever before main, silently): an ERROR names it, and every escalation is refused at once, without
+     * asking it, until its constructor returns (counted in the MBean's Approvals as not-ready).
+     */
+    static Approval load(String className, Duration timeout, SupervisorMetrics metrics) {
+        if (className == null || className.isBlank()) return new Approval(null, timeout, metrics);
+        String name = className.trim();
+        Approval a = new Approval(name, timeout, metrics);
+        CompletableFuture<Object[]> made = new CompletableFuture<>();
+        a.executor.execute(() -> {
+            // the approver's constructor runs unsupervised, as its approve does
+            dev.tracegate.agent.bootstrap.Dispatcher.ownThread(true);
+            try {
+                Class<?> type = Class.forName(name, true, ClassLoader.getSystemClassLoader());
+                Method m = type.getMethod("approve", Map.class);
+                if (m.getReturnType() != boolean.class) throw new NoSuchMethodException("approve(Map) must return boolean");
+                made.complete(new Object[] {type.getConstructor().newInstance(), m});
+            } catch (Throwable e) {
+                made.completeExceptionally(e);
+            } finally {
+                dev.tracegate.agent.bootstrap.Dispatcher.ownThread(false);
+            }
+        });
+        Duration wait = timeout.compareTo(START_WAIT) < 0 ? timeout : START_WAIT;
         try {
-            ClassLoader app = ClassLoader.getSystemClassLoader();
-            Class<?> type = Class.forName(className.trim(), true, app);
-            Method m = type.getMethod("approve", Map.class);
-            if (m.getReturnType() != boolean.class) throw new NoSuchMethodException("approve(Map) must return boolean");
-            return new Approval(type.getConstructor().newInstance(), m, timeout);
-        } catch (ReflectiveOperationException | LinkageError e) {
-            throw new IllegalArgumentException("escalate.approver " + className + " cannot be used (" + e
-                    + "); it needs a public no-argument constructor and 'public boolean approve(java.util.Map<String,String>)'", e);
+            a.ready(made.get(wait.toMillis(), TimeUnit.MILLISECONDS));
+            return a;
+        } catch (java.util.concurrent.ExecutionException e) {
+            a.executor.shutdownNow();
+            throw new IllegalArgumentException(cannotBeUsed(name, e.getCause()), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            a.executor.shutdownNow();
+            throw new IllegalArgumentException("escalate.approver " + name + ": the start was interrupted while its constructor ran", e);
+        } catch (TimeoutException e) {
+            AgentLog.error("escalate.approver " + name + ": its class or constructor has not returned after " + millis(wait)
+                    + " (the longest the start waits for it: escalate.timeout, at most " + START_WAIT.toSeconds() + " s), so the"
+                    + " application starts supervised without it: every escalation is refused at once, without asking it, until"
+                    + " its constructor returns (the MBean's Approvals count them as not-ready). A constructor that connects to"
+                    + " a service should connect at its first approve call, where escalate.timeout applies", null);
+            made.whenComplete((done, error) -> {
+                if (error == null) {
+                    a.ready(done);
+                    AgentLog.warn("escalate.approver " + name + " is ready now: its constructor returned after "
+                            + millis(Duration.ofNanos(System.nanoTime() - a.constructing)) + "; escalations ask it from now on");
+                } else {
+                    a.failed = "its constructor failed after the start (" + describe(error) + ")";
+                    AgentLog.error("escalate.approver " + name + " cannot be used: " + a.failed + "; every escalation is refused"
+                            + " without asking it until the JVM is restarted with a working approver", null);
+                }
+            });
+            return a;
         }
+    }
+
+    private void ready(Object[] made) {
+        approve = (Method) made[1];
+        approver = made[0];   // last: ask reads the approver first
+    }
+
+    /** The paragraph of an approver that cannot be used because its class, method or constructor failed. */
+    static String cannotBeUsed(String name, Throwable e) {
+        return "escalate.approver " + name + " cannot be used (" + e
+                + "); it needs a public no-argument constructor and 'public boolean approve(java.util.Map<String,String>)'";
+    }
+
+    private static String describe(Throwable e) {
+        Throwable cause = e instanceof java.lang.reflect.InvocationTargetException && e.getCause() != null ? e.getCause() : e;
+        return cause.toString();
+    }
+
+    private static String millis(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
+    private void count(String outcome) {
+        if (metrics != null) metrics.onApproval(outcome);
     }
 
     /**
@@ -79,16 +165,31 @@ final class Approval {
         for (Future<Object> f : waiting) if (f.cancel(true)) refused++;
         if (refused > 0) {
             AgentLog.warn("the JVM is shutting down: " + refused + (refused == 1 ? " escalated call was" : " escalated calls were")
-                    + " still waiting for the approver " + approver.getClass().getName() + " and " + (refused == 1 ? "is" : "are")
-                    + " refused now, as escalate.timeout (" + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + " s" : timeout.toMillis() + " ms") + ") would refuse " + (refused == 1 ? "it" : "them")
+                    + " still waiting for the approver " + name + " and " + (refused == 1 ? "is" : "are")
+                    + " refused now, as escalate.timeout (" + millis(timeout) + ") would refuse " + (refused == 1 ? "it" : "them")
                     + ", so that " + (refused == 1 ? "its session ends" : "their sessions end") + " and the audit log is written before the exit");
         }
         return refused;
     }
 
     Answer ask(String contract, String session, String tool, String arguments, String reason) {
-        if (approver == null) return new Answer(false, "no approver is configured (escalate.approver), so the call is refused");
-        if (stopped) return new Answer(false, SHUTTING_DOWN);
+        if (name == null) {
+            count("none");
+            return new Answer(false, "no approver is configured (escalate.approver), so the call is refused");
+        }
+        if (stopped) {
+            count("shutting-down");
+            return new Answer(false, SHUTTING_DOWN);
+        }
+        Object approver = this.approver;
+        if (approver == null) {
+            count("not-ready");
+            String f = failed;
+            return new Answer(false, "the approver " + name + " is not ready: " + (f != null ? f
+                    : "its constructor has not returned (for " + Duration.ofNanos(System.nanoTime() - constructing).toSeconds()
+                            + " s since the start)") + ", so the call is refused without asking it");
+        }
+        Method approve = this.approve;
         Map<String, String> request = new LinkedHashMap<>();
         request.put("contract", contract);
         request.put("session", session);
@@ -108,19 +209,24 @@ final class Approval {
         if (stopped) f.cancel(true);   // stop() ran between the check above and the add: it did not see this one
         try {
             boolean yes = (Boolean) f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            return new Answer(yes, yes ? "approved by " + approver.getClass().getName() : "refused by " + approver.getClass().getName());
+            count(yes ? "approved" : "refused");
+            return new Answer(yes, yes ? "approved by " + name : "refused by " + name);
         } catch (TimeoutException e) {
             f.cancel(true);
+            count("timed-out");
             return new Answer(false, "the approver did not answer within " + timeout.toMillis() + " ms");
         } catch (CancellationException e) {
+            count("shutting-down");
             return new Answer(false, SHUTTING_DOWN);   // only stop() cancels a wait that is still going on
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            count("failed");
             return new Answer(false, "interrupted while waiting for the approver");
         } catch (Exception e) {
             Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof java.lang.reflect.InvocationTargetException && cause.getCause() != null) cause = cause.getCause();
             AgentLog.error("escalation approver failed", cause);
+            count("failed");
             return new Answer(false, "the approver failed: " + cause);
         } finally {
             waiting.remove(f);

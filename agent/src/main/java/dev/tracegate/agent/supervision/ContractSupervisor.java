@@ -104,7 +104,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         this.view = view;
         Library lib;
         try {
-            this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout());
+            this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout(), metrics);
             lib = load();
             this.registerFile = openRegister(lib);
             this.current = newRuntime(lib);
