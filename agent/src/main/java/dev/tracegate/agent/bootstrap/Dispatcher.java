@@ -44,14 +44,19 @@ public final class Dispatcher {
     /**
      * [0] = conversation id seen by a framework further up this thread's stack, [1] = the tool table, [2] = non-null
      * when [0] was adopted from a tool call rather than set by the invocation's own advice ({@link #adoptSession}),
-     * [3] = the model's tool requests of the round a framework is running on this thread ({@link #swapRound}).
+     * [3] = the model's tool requests of the round a framework is running on this thread ({@link #swapRound}),
+     * [4] = the conversation of the latest configured tool call on this thread ({@link #noteCallSession}), [5] = non-null
+     * once this thread has run configured tool calls of more than one conversation.
      */
     private static final ThreadLocal<Object[]> SCOPE = new ThreadLocal<Object[]>() {
         @Override
         protected Object[] initialValue() {
-            return new Object[4];
+            return new Object[6];
         }
     };
+
+    /** {@code SCOPE[5]}: the thread ran configured tool calls of several conversations (a pool's thread). */
+    private static final Object SEVERAL = "several conversations";
 
     /** How many call ids this JVM generated ({@link #newCallId}). */
     private static final AtomicLong CALL_IDS = new AtomicLong();
@@ -226,6 +231,33 @@ public final class Dispatcher {
     public static String session(String fallback) {
         Object session = SCOPE.get()[0];
         return session == null ? fallback : session.toString();
+    }
+
+    /**
+     * A configured tool call of conversation {@code session} starts on this thread: the conversation a consent or erasure
+     * method without {@code session-param} called on this thread belongs to ({@link #callSession}). One look-up of this
+     * thread's scope and one comparison per call; no allocation.
+     */
+    public static void noteCallSession(String session) {
+        Object[] scope = SCOPE.get();
+        Object last = scope[4];
+        if (last != session) {
+            if (last != null && !last.equals(session)) scope[5] = SEVERAL;
+            scope[4] = session;
+        }
+    }
+
+    /**
+     * The conversation of this thread's configured tool calls ({@link #noteCallSession}) for a consent or erasure method
+     * called now: inside a call ({@code inCall}), the running call's; between calls, the one conversation this thread has
+     * run calls of, or null when it has run none or calls of several conversations (a server's pooled thread, whose last
+     * conversation says nothing about the next request).
+     */
+    public static String callSession(boolean inCall) {
+        Object[] scope = SCOPE.get();
+        Object last = scope[4];
+        if (last == null || (!inCall && scope[5] != null)) return null;
+        return last.toString();
     }
 
     /** Sets this thread's tool table (framework object: a map or list of executors) and returns the previous one. */

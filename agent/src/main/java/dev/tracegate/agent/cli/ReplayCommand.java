@@ -274,6 +274,12 @@ final class ReplayCommand implements Callable<Integer> {
                     }
                     events++;
                     if ((events & 0xFFFF) == 0) progress.at(doneBytes + counted.count, events);
+                    if (e.session().isEmpty() && (e.kind() == EventKind.CONSENT || e.kind() == EventKind.ERASURE)) {
+                        // a consent or erasure that belonged to no conversation online (a configured method without
+                        // session-param called outside any): the register only, no session to judge, as the agent did
+                        running.grounding().applyOutsideSessions(e);
+                        continue;
+                    }
                     SessionReport rep = live.get(e.session());
                     if (rep == null) {
                         rep = new SessionReport(e.session(), n);

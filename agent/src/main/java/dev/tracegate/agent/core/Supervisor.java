@@ -23,12 +23,28 @@ public interface Supervisor {
     /** An ASSISTANT event (model output text). */
     MessageDecision onAssistantMessage(Message message);
 
-    /** A CONSENT event from a configured method. */
+    /**
+     * A CONSENT event from a configured method; its session is null when it belongs to no conversation (a method without
+     * {@code session-param} called outside any): it then only reaches the register of the data subjects.
+     */
     default void onConsent(Consent consent) {
     }
 
-    /** An ERASURE event from a configured method. */
+    /** An ERASURE event from a configured method; its session is null as for {@link #onConsent}. */
     default void onErasure(Erasure erasure) {
+    }
+
+    /** Whether a session of this id is open now (a consent or erasure without a session id may belong to it). Rare path. */
+    default boolean sessionOpen(String sessionId) {
+        return false;
+    }
+
+    /**
+     * The ids of the loaded contracts that read {@code erasure} (else {@code consent}) as an event of the session (the
+     * atom without arguments), which a consent or erasure that belongs to no session never reaches. Rare path.
+     */
+    default java.util.List<String> sessionEventReaders(boolean erasure) {
+        return java.util.List.of();
     }
 
     /**

@@ -122,15 +122,21 @@ public final class RuleSupervisor implements Supervisor {
         return MessageDecision.keep();
     }
 
+    /** No session ends here (the rules keep no history), so any conversation a call named is open. */
+    @Override
+    public boolean sessionOpen(String sessionId) {
+        return true;
+    }
+
     @Override
     public void onConsent(Consent consent) {
-        AgentLog.info("CONSENT session=" + consent.session() + " subject=" + consent.subject() + " purpose=" + String.join(",", consent.purposes())
+        AgentLog.info("CONSENT session=" + (consent.session() == null ? "(none)" : consent.session()) + " subject=" + consent.subject() + " purpose=" + String.join(",", consent.purposes())
                 + " granted=" + consent.granted());
     }
 
     @Override
     public void onErasure(Erasure erasure) {
-        AgentLog.info("ERASURE session=" + erasure.session() + " subject=" + erasure.subject());
+        AgentLog.info("ERASURE session=" + (erasure.session() == null ? "(none)" : erasure.session()) + " subject=" + erasure.subject());
     }
 
     @Override

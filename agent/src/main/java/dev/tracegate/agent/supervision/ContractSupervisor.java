@@ -754,13 +754,96 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     @Override
     public void onConsent(Consent consent) {
-        environment(Event.builder(EventKind.CONSENT).session(consent.session()).subject(consent.subject())
-                .purposes(consent.purposes()).granted(consent.granted()));
+        Event.Builder b = Event.builder(EventKind.CONSENT).subject(consent.subject()).purposes(consent.purposes()).granted(consent.granted());
+        if (consent.session() == null) outsideSessions(b);
+        else environment(b.session(consent.session()));
     }
 
     @Override
     public void onErasure(Erasure erasure) {
-        environment(Event.builder(EventKind.ERASURE).session(erasure.session()).subject(erasure.subject()));
+        Event.Builder b = Event.builder(EventKind.ERASURE).subject(erasure.subject());
+        if (erasure.session() == null) outsideSessions(b);
+        else environment(b.session(erasure.session()));
+    }
+
+    /** The session id of the audit records of consents and erasures that belong to no session (see {@link #outsideSessions}). */
+    public static final String NO_SESSION = "";
+    /** Held from the number of such a record to its append, so the log has them in order; the last number given. */
+    private final Object outside = new Object();
+    private long outsideSeq;
+
+    /**
+     * A consent or erasure that belongs to no conversation (a configured method without session-param called outside
+     * any): it reaches the register of the data subjects (scope: global) and no session, so no session is made for it
+     * and judged at its end (trial21 11: a session "default" with one CONSENT event reported F call(greet) unmet). Its
+     * record has the empty session id, which replay reads back the same way (Grounding#applyOutsideSessions).
+     */
+    private void outsideSessions(Event.Builder b) {
+        long t0 = System.nanoTime();
+        try {
+            synchronized (outside) {
+                Runtime rt = current;
+                Event e = b.session(NO_SESSION).seq(++outsideSeq).ts(WallClock.millisAt(t0)).build();
+                boolean kept = rt.library.grounding().applyOutsideSessions(e);
+                record(rt, null, null, e, null, dev.tracegate.agent.audit.Decision.PASS, null, kept
+                        ? "no conversation: the register of the data subjects only"
+                        : "no conversation, and scope: session keeps consents and erasures in conversations: no effect", t0);
+            }
+        } catch (RuntimeException | LinkageError err) {
+            internalError(err, NO_SESSION, b.build().kind().name());
+        }
+    }
+
+    @Override
+    public boolean sessionOpen(String sessionId) {
+        for (Runtime rt : runtimes) {
+            Session s = rt.monitor.find(sessionId);
+            if (s != null && !s.isClosed()) return true;
+        }
+        return false;
+    }
+
+    @Override
+    public List<String> sessionEventReaders(boolean erasure) {
+        String name = erasure ? "erasure" : "consent";
+        List<String> ids = new ArrayList<>();
+        Library lib = current.library;
+        for (dev.tracegate.engine.monitor.Contract c : lib.contracts().contracts()) {
+            if (readsEvent(c.assume(), name) || readsEvent(c.guarantee(), name)) ids.add(c.id());
+        }
+        return ids;
+    }
+
+    /**
+     * Whether {@code f} reads the atom {@code name} (erasure, consent) without arguments as an event of the session: not
+     * where it is a conjunct beside {@code call} (gdpr's P2, {@code call & ... & !erasure}, reads it of the call itself,
+     * a call of an erasure tool, which an event outside any session does not concern).
+     */
+    static boolean readsEvent(dev.tracegate.engine.ltl.Formula f, String name) {
+        if (f instanceof dev.tracegate.engine.ltl.Atom a) return a.name().equals(name) && a.args().isEmpty();
+        if (f instanceof dev.tracegate.engine.ltl.Formula.Unary u) return readsEvent(u.arg(), name);
+        if (!(f instanceof dev.tracegate.engine.ltl.Formula.Binary b)) return false;
+        if (b.op() != dev.tracegate.engine.ltl.Formula.BinOp.AND) return readsEvent(b.left(), name) || readsEvent(b.right(), name);
+        List<dev.tracegate.engine.ltl.Formula> conjuncts = new ArrayList<>();
+        conjuncts(b, conjuncts);
+        boolean ofACall = false;
+        for (dev.tracegate.engine.ltl.Formula c : conjuncts) ofACall |= c instanceof dev.tracegate.engine.ltl.Atom a && a.name().equals("call");
+        for (dev.tracegate.engine.ltl.Formula c : conjuncts) {
+            dev.tracegate.engine.ltl.Formula bare = c instanceof dev.tracegate.engine.ltl.Formula.Unary u
+                    && u.op() == dev.tracegate.engine.ltl.Formula.UnOp.NOT ? u.arg() : c;
+            if (ofACall && bare instanceof dev.tracegate.engine.ltl.Atom) continue;
+            if (readsEvent(c, name)) return true;
+        }
+        return false;
+    }
+
+    private static void conjuncts(dev.tracegate.engine.ltl.Formula f, List<dev.tracegate.engine.ltl.Formula> into) {
+        if (f instanceof dev.tracegate.engine.ltl.Formula.Binary b && b.op() == dev.tracegate.engine.ltl.Formula.BinOp.AND) {
+            conjuncts(b.left(), into);
+            conjuncts(b.right(), into);
+        } else {
+            into.add(f);
+        }
     }
 
     private void environment(Event.Builder b) {

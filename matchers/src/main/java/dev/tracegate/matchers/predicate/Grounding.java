@@ -302,6 +302,25 @@ public final class Grounding implements Grounder<Event> {
     public SubjectRegister register() { return register; }
 
     /**
+     * A CONSENT or ERASURE event that belongs to no session (a configured consent or erasure method without a session
+     * id, called outside any conversation: its audit record's session is empty): what a session's step would do with
+     * it beyond that session, so the register learns it (scope: global) and no session's trace holds it. The agent
+     * online and {@code replay} both apply such a record this way. False when the policy keeps consents and erasures in
+     * their sessions (scope: session): the event then has no effect.
+     */
+    public boolean applyOutsideSessions(Event e) {
+        if (!sharedSubjects) return false;
+        String subject = e.subject();
+        if (subject == null || subject.isBlank()) return true;
+        if (e.kind() == EventKind.CONSENT) {
+            for (int i = 0; i < e.purposeCount(); i++) register.consent(subject, e.purpose(i), e.granted());
+        } else if (e.kind() == EventKind.ERASURE) {
+            register.erase(subject);
+        }
+        return true;
+    }
+
+    /**
      * Makes this grounding read and write {@code shared} instead of its own register: a runtime that replaces
      * another (a hot reload) passes the old grounding's register, so that consents and erasures given before
      * the reload, and those the old version's sessions still record, count in the new version's sessions.

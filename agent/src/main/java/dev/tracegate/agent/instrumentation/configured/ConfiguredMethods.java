@@ -1,5 +1,6 @@
 package dev.tracegate.agent.instrumentation.configured;
 
+import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.core.AgentLog;
 import dev.tracegate.agent.core.Consent;
@@ -44,8 +45,17 @@ public final class ConfiguredMethods {
     /** Parameter names of configured methods, keyed like the advice's origin: {@code class.method(descriptor)}. */
     private final ConcurrentHashMap<String, String[]> parameterNames = new ConcurrentHashMap<>();
 
+    /**
+     * Whether a consent or erasure entry has no {@code session-param}: its events belong to the conversation of this
+     * thread's configured tool calls ({@link #conversationOf}), so each tool call notes its conversation on the thread.
+     */
+    private final boolean sessionless;
+
     private ConfiguredMethods(List<MethodRule> rules) {
         this.rules = Collections.unmodifiableList(rules);
+        boolean any = false;
+        for (MethodRule r : rules) any |= r.kind != MethodRule.Kind.TOOL && r.fields.get("session") == null;
+        this.sessionless = any;
     }
 
     public static ConfiguredMethods none() {
@@ -674,7 +684,7 @@ public final class ConfiguredMethods {
                     return Ruling.AT_RETURN;
                 }
                 // a withdrawal counts at once, whatever the method does: processing stops when the person asked
-                bridge.supervisor().onConsent(consent(site, arguments, false));
+                bridge.supervisor().onConsent(consent(site, arguments, false, bridge, 1));
                 AgentLog.debug("CONSENT (withdrawn) at " + method(origin));
                 return null;
             }
@@ -682,7 +692,7 @@ public final class ConfiguredMethods {
                 String unusable = unusableSubject(site, arguments);
                 if (unusable != null) return dropEvent(origin, site, arguments, unusable);
                 // an erasure counts at once, whatever the method does (a method that throws errs on the safe side)
-                bridge.supervisor().onErasure(new Erasure(sessionOrDefault(read(site.spec("session"), arguments, "default")),
+                bridge.supervisor().onErasure(new Erasure(conversationOf(site, arguments, bridge, 1),
                         subjectText(read(site.spec("subject"), arguments, null))));
                 AgentLog.debug("ERASURE at " + method(origin));
                 return null;
@@ -694,6 +704,7 @@ public final class ConfiguredMethods {
 
     private Ruling onToolCall(Site site, String origin, Object[] arguments, String callId, SupervisorBridge bridge) {
         String session = site.session(arguments);
+        if (sessionless) Dispatcher.noteCallSession(session);   // the conversation of a consent or erasure the call makes
         String tool = site.tool(arguments);
         String argsField = site.argsField;
         String[] names = null;
@@ -764,7 +775,7 @@ public final class ConfiguredMethods {
         if (site.rule.kind == MethodRule.Kind.CONSENT) {
             // the grant onCall deferred (Ruling.AT_RETURN): the method returned normally, so the host stored the consent
             if (granted(site, arguments) && unusableSubject(site, arguments) == null) {
-                bridge.supervisor().onConsent(consent(site, arguments, true));
+                bridge.supervisor().onConsent(consent(site, arguments, true, bridge, 0));
                 AgentLog.debug("CONSENT at " + method(origin));
             }
             return null;
@@ -977,9 +988,53 @@ public final class ConfiguredMethods {
         return Integer.parseInt(spec);
     }
 
-    /** The conversation id a consent or erasure names, "default" when its parameter is null. */
-    private static String sessionOrDefault(Object value) {
-        return value == null ? "default" : value.toString();
+    /**
+     * The conversation a consent or erasure belongs to: its {@code session-param}'s ("default" for a null value, as a
+     * tool call's). Without one (agent/CONFIG.md's own examples), the conversation the thread is in: the one a framework's
+     * invocation further up the stack names (an AI service, a chat client), else that of the configured tool call running
+     * on this thread (the tool called the method), else, between calls, the one conversation this thread has run calls of
+     * if that session is still open (an agent loop that calls the method between two tool calls), else a session named
+     * {@code default} if one is open (a framework's conversation without an id). Otherwise null: the event belongs to no
+     * conversation. It then reaches only the GDPR register (scope: global), no session's trace, so no {@code default}
+     * session is made that its end would judge for obligations no conversation had (trial21 07 and 11); a WARN says so
+     * once per method when a contract reads {@code erasure} or {@code consent} as a session's event. {@code ownLevels}:
+     * the nesting levels the method's own advice holds now (1 during the call, 0 at its return).
+     */
+    private String conversationOf(Site site, Object[] arguments, SupervisorBridge bridge, int ownLevels) {
+        String spec = site.spec("session");
+        if (spec != null) {
+            Object value = read(spec, arguments, "default");
+            return value == null ? "default" : value.toString();
+        }
+        String session = Dispatcher.session(null);
+        if (session == null) {
+            // the method's own advice counts one level while it runs ({@code ownLevels} 1), none once its exit put the
+            // nesting back (a grant reported at return): a level beyond that is a woven method further up this thread's stack
+            boolean inCall = Dispatcher.depthCell()[0] > ownLevels;
+            session = Dispatcher.callSession(inCall);
+            if (session != null && !inCall && !bridge.supervisor().sessionOpen(session)) session = null;
+        }
+        if (session == null && bridge.supervisor().sessionOpen("default")) session = "default";
+        if (session == null) noSession(site, bridge);
+        return session;
+    }
+
+    /** The methods whose consent or erasure found no conversation and that were warned about (once each). */
+    private final java.util.Set<String> noSessionWarned = ConcurrentHashMap.newKeySet();
+
+    private void noSession(Site site, SupervisorBridge bridge) {
+        boolean erasure = site.rule.kind == MethodRule.Kind.ERASURE;
+        if (noSessionWarned.contains(site.method)) return;
+        List<String> readers = bridge.supervisor().sessionEventReaders(erasure);
+        if (readers.isEmpty() || !noSessionWarned.add(site.method)) return;
+        String what = erasure ? "erasure" : "consent";
+        AgentLog.warn("configured " + what + " method " + site.method + " (" + site.rule.where + ") has no session-param, and"
+                + " this call belongs to no conversation the agent can tell (no supervised call of one is running on its thread,"
+                + " and the thread has not run calls of exactly one open conversation): its " + what + " reaches the GDPR"
+                + " register (scope: global) but no session's trace, so " + String.join(", ", readers) + (readers.size() == 1 ? " reads" : " read")
+                + " `" + what + "` as an event of the session and never " + (readers.size() == 1 ? "sees" : "see") + " it. Add session-param (the parameter holding the"
+                + " conversation id) to the entry, or write the contract over the register (" + (erasure ? "mentions_erased" : "consent(p)")
+                + "; docs/FORMULAS.md, Patterns)");
     }
 
     private static String text(Object value) {
@@ -992,8 +1047,8 @@ public final class ConfiguredMethods {
         return granted instanceof Boolean ? (Boolean) granted : Boolean.parseBoolean(text(granted));
     }
 
-    private static Consent consent(Site site, Object[] arguments, boolean granted) {
-        return new Consent(sessionOrDefault(read(site.spec("session"), arguments, "default")),
+    private Consent consent(Site site, Object[] arguments, boolean granted, SupervisorBridge bridge, int ownLevels) {
+        return new Consent(conversationOf(site, arguments, bridge, ownLevels),
                 subjectText(read(site.spec("subject"), arguments, null)), purposes(read(site.spec("purpose"), arguments, null)), granted);
     }
 
