@@ -12,7 +12,8 @@ public final class English {
 
     public static String of(Formula f) {
         String s = top(f);
-        return Character.toUpperCase(s.charAt(0)) + s.substring(1) + ".";
+        int i = s.startsWith("(") ? 1 : 0;   // "(eventually a) until b" reads "(Eventually a) until b"
+        return s.substring(0, i) + Character.toUpperCase(s.charAt(i)) + s.substring(i + 1) + ".";
     }
 
     /**
@@ -61,29 +62,53 @@ public final class English {
             Formula x = u.arg();
             return switch (u.op()) {
                 case NOT -> negate(x);
-                case NEXT -> "at the next event (which must exist), " + say(x);
-                case WEAK_NEXT -> "at the next event, if there is one, " + say(x);
-                case EVENTUALLY -> "eventually " + say(x);
+                case NEXT -> "at the next event (which must exist), " + operand(x);
+                case WEAK_NEXT -> "at the next event, if there is one, " + operand(x);
+                case EVENTUALLY -> "eventually " + operand(x);
                 case ALWAYS -> always(x);
-                case YESTERDAY -> "at the previous event, " + say(x);
-                case ONCE -> say(x) + " at some point so far";
-                case HISTORICALLY -> "at every event so far, " + say(x);
+                case YESTERDAY -> "at the previous event, " + operand(x);
+                // said after its operand: bracket what would run on into it (X (O a) is not O (X a), trial21)
+                case ONCE -> (prefixed(x) || x instanceof Formula.Binary ? "(" + say(x) + ")" : say(x)) + " at some point so far";
+                case HISTORICALLY -> "at every event so far, " + operand(x);
             };
         }
         Formula.Binary b = (Formula.Binary) f;
         String l = say(b.left());
         String r = say(b.right());
+        if (temporal(b.op())) {
+            // a prefix operator on either side binds tighter than the until: (X X a) W b is not X X (a W b) (trial21)
+            l = prefixed(b.left()) || temporal(b.left()) ? "(" + l + ")" : condition(b.left(), l);
+            r = prefixed(b.right()) || temporal(b.right()) ? "(" + r + ")" : condition(b.right(), r);
+        }
         return switch (b.op()) {
             case AND -> group(b.left(), l, b.op()) + " and " + group(b.right(), r, b.op());
             case OR -> group(b.left(), l, b.op()) + " or " + group(b.right(), r, b.op());
             case IMPLIES -> "if " + condition(b.left(), l) + ", then " + r;
             case IFF -> l + " exactly when " + r;
-            case UNTIL -> condition(b.left(), l) + " until " + r + " (which must happen)";
-            case WEAK_UNTIL -> condition(b.left(), l) + " until " + r + " (or to the end)";
+            case UNTIL -> l + " until " + r + " (which must happen)";
+            case WEAK_UNTIL -> l + " until " + r + " (or to the end)";
             case RELEASE -> r + " up to and including the first time " + l + " (or to the end)";
             // φ S ψ holds exactly when φ held at every event after the last ψ, and there was a ψ.
             case SINCE -> "since the last time " + r + " (which must have happened), " + l;
         };
+    }
+
+    /** The operand of a prefix operator: bracketed when it is an until-like operator, whose own "until" would run on. */
+    private static String operand(Formula x) {
+        return temporal(x) ? "(" + say(x) + ")" : say(x);
+    }
+
+    private static boolean temporal(Formula.BinOp op) {
+        return op == Formula.BinOp.UNTIL || op == Formula.BinOp.WEAK_UNTIL || op == Formula.BinOp.RELEASE || op == Formula.BinOp.SINCE;
+    }
+
+    private static boolean temporal(Formula f) {
+        return f instanceof Formula.Binary b && temporal(b.op());
+    }
+
+    /** A temporal prefix operator (X, WX, F, G, Y, O, H), whose reading would otherwise run into an until around it. */
+    private static boolean prefixed(Formula f) {
+        return f instanceof Formula.Unary u && u.op() != Formula.UnOp.NOT;
     }
 
     /** {@code !x}: pushed into atoms and the past and future operators that have a plain dual. */
@@ -107,12 +132,12 @@ public final class English {
             return "whenever " + condition(b.left(), say(b.left())) + ", " + say(b.right());
         }
         if (x instanceof Formula.Unary u && u.op() == Formula.UnOp.NOT) return never(u.arg());
-        return "at every event, " + say(x);
+        return "at every event, " + operand(x);
     }
 
     private static String never(Formula x) {
         if (x instanceof Atom a) return clause(a).never();
-        return "it never happens that " + say(x);
+        return "it never happens that " + operand(x);
     }
 
     /**

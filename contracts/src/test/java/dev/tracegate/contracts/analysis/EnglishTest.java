@@ -117,6 +117,59 @@ class EnglishTest {
     }
 
     /**
+     * trial21 (05): a prefix operator before an until read the same as the operator applied to the until
+     * ({@code X X call(a) W call(b)} and {@code X X (call(a) W call(b))}, {@code F call(a) U call(b)} and
+     * {@code F (call(a) U call(b))}). Brute force as below, over a prefix operator and a temporal or Boolean binary one
+     * nested either way: any two formulas that read the same agree on every trace of up to three events (the engine's
+     * reference semantics).
+     */
+    @Test
+    void aPrefixOperatorAndAnUntilReadDifferentlyWhenTheyGroupDifferently() {
+        assertThat(English.of(Parser.parse("X X call(a) W call(b)"))).isNotEqualTo(English.of(Parser.parse("X X (call(a) W call(b))")));
+        assertThat(English.of(Parser.parse("F call(a) U call(b)"))).isNotEqualTo(English.of(Parser.parse("F (call(a) U call(b))")));
+        assertThat(English.of(Parser.parse("F (call(a) U call(b))")))
+                .isEqualTo("Eventually (the agent calls a until the agent calls b (which must happen)).");
+        List<Formula> leaves = List.of(Parser.parse("call(a)"), Parser.parse("call(b)"), Parser.parse("call(c)"));
+        Formula.UnOp[] unary = Formula.UnOp.values();
+        Formula.BinOp[] binary = Formula.BinOp.values();
+        List<Formula> all = new ArrayList<>();
+        for (Formula.UnOp u : unary) {
+            for (Formula.BinOp op : binary) {
+                for (Formula l : leaves) {
+                    for (Formula r : leaves) {
+                        if (l.equals(r)) continue;
+                        all.add(Formulas.unary(u, Formulas.binary(op, l, r)));
+                        all.add(Formulas.binary(op, Formulas.unary(u, l), r));
+                        all.add(Formulas.binary(op, l, Formulas.unary(u, r)));
+                        for (Formula.UnOp v : unary) all.add(Formulas.binary(op, Formulas.unary(u, Formulas.unary(v, l)), r));
+                    }
+                }
+            }
+        }
+        List<Atom> atoms = Formulas.atoms(Parser.parse("call(a) & call(b) & call(c)"));
+        List<long[]> traces = new ArrayList<>();
+        for (int n = 1; n <= 3; n++) {
+            for (int code = 0; code < 1 << (3 * n); code++) {
+                long[] t = new long[n];
+                for (int i = 0; i < n; i++) t[i] = code >>> (3 * i) & 7;
+                traces.add(t);
+            }
+        }
+        java.util.Map<String, Formula> byEnglish = new java.util.HashMap<>();
+        int compared = 0;
+        for (Formula f : all) {
+            Formula seen = byEnglish.putIfAbsent(English.of(f), f);
+            if (seen == null || seen.equals(f)) continue;
+            compared++;
+            for (long[] t : traces) {
+                assertThat(Semantics.holds(f, atoms, t)).as("%s and %s both read '%s'; trace %s", Formulas.print(f),
+                        Formulas.print(seen), English.of(f), java.util.Arrays.toString(t)).isEqualTo(Semantics.holds(seen, atoms, t));
+            }
+        }
+        assertThat(all).hasSizeGreaterThan(1000);
+    }
+
+    /**
      * Brute force: formulas of depth 2 over three atoms with implication, and, or, until; any two that read the same in
      * English agree on every trace of up to three events (the engine's reference semantics).
      */

@@ -74,10 +74,7 @@ public final class Formulas {
         else if (f instanceof Formula.Unary u) {
             b.append(u.op().symbol);
             b.append(u.op() == Formula.UnOp.NOT ? "" : " ");
-            boolean paren = u.arg() instanceof Formula.Binary;
-            if (paren) b.append('(');
-            print(u.arg(), b);
-            if (paren) b.append(')');
+            print(u.arg(), b);   // a binary prints in its own parentheses: X (a W b), not X ((a W b)) (trial21)
         } else if (f instanceof Formula.Binary bin) {
             b.append('(');
             print(bin.left(), b);

@@ -15,7 +15,7 @@ class PastOperandTest {
                 .isInstanceOf(CompileException.class)
                 .isNotInstanceOf(StateLimitException.class)
                 .hasMessage("future operator F at column 18 inside past operator O at column 10 of "
-                        + "G ((b -> O ((a & F c)))) (its atom c is at line 1:16 of the source): the operands of Y, O, H and S must be "
+                        + "G (b -> O (a & F c)) (its atom c is at line 1:16 of the source): the operands of Y, O, H and S must be "
                         + "past-only. Rewrite so that the future operator is outside and the past one inside, "
                         + "e.g. G(b -> O a) (every b preceded by an a) instead of O(F ...) or H(X ...)");
     }

@@ -19,13 +19,13 @@ class StateLimitTest {
         Formula f = Parser.parse("F(a & X X X X X X X X X X b)");
         assertThatThrownBy(() -> new DfaCompiler(64).compile(f))
                 .isInstanceOf(StateLimitException.class)
-                .hasMessage("formula F ((a & X X X X X X X X X X b)) needs more than 64 automaton states; split the "
+                .hasMessage("formula F (a & X X X X X X X X X X b) needs more than 64 automaton states; split the "
                         + "contract into smaller formulas, or raise the bound (system property "
                         + "tracegate.engine.max-states, or the library's max-states setting)")
                 .satisfies(e -> {
                     StateLimitException s = (StateLimitException) e;
                     assertThat(s.bound()).isEqualTo(64);
-                    assertThat(s.formula()).isEqualTo("F ((a & X X X X X X X X X X b))");
+                    assertThat(s.formula()).isEqualTo("F (a & X X X X X X X X X X b)");
                 });
         // With room enough it compiles, and is minimal.
         Dfa dfa = new DfaCompiler(100_000).compile(Parser.parse("F(a & X X X X b)"));

@@ -234,7 +234,7 @@ class ProgressionTest {
         Formula f = Parser.parse("G(a -> F b)");
         Progression.Residual r = Progression.step(Progression.start(f, ABC), A);
         assertThat(r.isDecided()).isFalse();
-        assertThat(Formulas.print(r.obligation())).isEqualTo("(X F b & WX G ((a -> F b)))");
+        assertThat(Formulas.print(r.obligation())).isEqualTo("(X F b & WX G (a -> F b))");
         Progression.Residual done = Progression.step(Progression.start(Parser.parse("F a"), ABC), A);
         assertThat(done.isDecided()).isTrue();
         assertThat(done.obligation()).isEqualTo(Formula.Const.TRUE);
@@ -261,7 +261,7 @@ class ProgressionTest {
         Formula f = Parser.parse("F(a & X X X X b)");
         assertThatThrownBy(() -> Progression.verdict(f, ABC, new long[0], 5))
                 .isInstanceOf(ResidualLimitException.class)
-                .hasMessage("formula F ((a & X X X X b)): more than 5 distinct residuals are reachable;"
+                .hasMessage("formula F (a & X X X X b): more than 5 distinct residuals are reachable;"
                         + " raise the limit or use a smaller formula");
         assertThat(Progression.verdict(f, ABC, new long[0], 1_000)).isEqualTo(PRESUMABLY_SATISFIED);
     }
