@@ -96,6 +96,9 @@ final class AuditQueue<E> extends AuditQueuePad2 {
 
     /** Elements added so far: the tail, which every successful offer moved on by one. */
     long accepted() { return lvTail(); }
+
+    /** Elements taken so far: the head, which every poll that returned an element moved on by one. Any thread. */
+    long taken() { return lvHead(); }
 }
 
 /** Padding and the consumer's index, each on its own cache line away from the producers' tail (as in JCTools). */

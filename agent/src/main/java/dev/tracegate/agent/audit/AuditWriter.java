@@ -14,6 +14,7 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -181,6 +182,21 @@ public final class AuditWriter implements AutoCloseable {
     private final LongAdder written = new LongAdder();
     private final LongAdder ioErrors = new LongAdder();
     private final LongAdder internalErrors = new LongAdder();
+    /**
+     * The writer is stuck: producers found the queue full while it took no record for {@link #stallNanos} (a write that
+     * does not return: a named pipe nobody reads, a hung NFS mount, a disk that does not answer). Set by a producer,
+     * cleared by the writer when a write returns (or fails: the outage takes over).
+     */
+    private final AtomicBoolean stalled = new AtomicBoolean();
+    private final LongAdder stalls = new LongAdder();
+    /** No record taken for this long while the queue is full is a stall: {@code audit.max-block}, at least {@link #MIN_STALL_NANOS}. */
+    private final long stallNanos;
+    // the queue's taken count when a producer that found no room last saw it move, and since when it has not moved
+    // (written under stallWatch, since first: read lock-free, taken first: a reader never pairs a count with an older time)
+    private final Object stallWatch = new Object();
+    private volatile long watchTaken = -1;
+    private volatile long watchSince;
+    private volatile long stalledAt;
 
     // owned by the writer thread (and by start() before the thread exists)
     private final AuditLines lines = new AuditLines();
@@ -212,6 +228,12 @@ public final class AuditWriter implements AutoCloseable {
     /** Closing: how long an empty queue waits for a producer still counted inside append() (see run()). */
     private static final long IN_FLIGHT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    /**
+     * The shortest time without a record taken that makes a full queue a stall: longer than the writer's longest nap
+     * ({@link #MAX_DELAY_LIMIT_NANOS}), as the shutdown's drain ({@link AuditDrain#MIN_STALL_MILLIS}).
+     */
+    static final long MIN_STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(AuditDrain.MIN_STALL_MILLIS);
+
     /** How often the writer asks whether its file was moved away (rotated). */
     private static final long MOVE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -235,6 +257,7 @@ public final class AuditWriter implements AutoCloseable {
         this.failClosed = settings.fail == FailPolicy.CLOSED;
         this.dropWhenFull = settings.onFull == OnFull.DROP;
         this.retryDelay = settings.retryInitialNanos;
+        this.stallNanos = Math.max(settings.maxBlockNanos, MIN_STALL_NANOS);
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
     }
@@ -292,31 +315,98 @@ public final class AuditWriter implements AutoCloseable {
     }
 
     private Admission whenFull(AuditRecord record) {
-        if (dropWhenFull) return dropForRoom();
+        if (dropWhenFull) {
+            Admission a = stalled.get() ? noRoom() : dropForRoom();
+            long now = System.nanoTime();
+            watchForStall(queue.taken(), now, now);
+            return a;
+        }
+        if (stalled.get()) return noRoom();   // a stuck writer makes no room: the failure policy applies at once, no wait
         long pause = 1_000;
         long deadline = 0;
+        long waitFrom = 0;
+        long taken = 0;
         for (int spins = 0; ; spins++) {
             if (queue.offer(record)) return Admission.ACCEPTED;
             if (terminated || !healthy) return notWritable();
+            if (stalled.get()) return noRoom();   // another producer found the writer stuck while this one waited
             if (spins < 64) {
                 Thread.onSpinWait();
                 continue;
             }
             long now = System.nanoTime();
             if (deadline == 0) {
+                waitFrom = now;
+                taken = queue.taken();
                 deadline = now + settings.maxBlockNanos;
                 long shutdown = shutdownDeadline;   // at shutdown every wait ends by one deadline
                 if (shutdown != 0 && shutdown - deadline < 0) deadline = shutdown;
             } else if (now - deadline > 0) {
-                if (!failClosed) return dropForRoom();
-                // the caller refuses the event: its own dropped reason, so the log does not read as if the call ran unrecorded
-                dropped.increment();
-                droppedRefusedToNote.increment();
-                return Admission.REFUSED;
+                watchForStall(taken, waitFrom, now);
+                return noRoom();
             }
             LockSupport.parkNanos(pause);
             pause = Math.min(pause << 1, 1_000_000);
         }
+    }
+
+    /** A record that found no room (a wait past max-block, or a stuck writer): under {@code fail: closed} its event is refused. */
+    private Admission noRoom() {
+        if (!failClosed) return dropForRoom();
+        // the caller refuses the event: its own dropped reason, so the log does not read as if the call ran unrecorded
+        dropped.increment();
+        droppedRefusedToNote.increment();
+        return Admission.REFUSED;
+    }
+
+    /**
+     * A producer found no room: {@code taken} is the queue's taken count it saw at {@code from} (when its wait began). When the
+     * writer has taken no record for {@link #stallNanos} while producers find the queue full, it is stuck in a write that
+     * does not return, and from then on every producer meets the failure policy at once ({@link #noRoom}) instead of
+     * waiting {@code audit.max-block} each, until the writer moves again. Not at shutdown, whose waits end by one deadline.
+     */
+    private void watchForStall(long taken, long from, long now) {
+        long t = queue.taken();
+        long since;
+        if (t == watchTaken) {
+            since = watchSince;
+        } else {
+            since = t == taken ? from : now;
+            synchronized (stallWatch) {
+                if (watchTaken != t) {
+                    watchSince = since;   // before watchTaken: see the fields
+                    watchTaken = t;
+                } else {
+                    since = watchSince;
+                }
+            }
+        }
+        if (now - since < stallNanos || stalled.get() || closing || shutdownDeadline != 0 || !healthy) return;
+        if (!stalled.compareAndSet(false, true)) return;
+        stalls.increment();
+        stalledAt = since;
+        String message = "the audit log " + sink.describe() + " has taken no record for " + seconds(now - since) + " while its queue is"
+                + " full: the writer is stuck in a write that does not return (a named pipe whose reader stopped reading, a hung"
+                + " NFS mount, a disk that does not answer). Until it moves again events do not wait for room: "
+                + (failClosed ? "tool calls are refused (fail: closed), and results, messages and answers go on unrecorded"
+                        : "events go on unrecorded (fail: open)")
+                + ", counted in dropped records; AuditHealthy is false. Have the pipe read or fix the disk (audit.path)";
+        lastError = message;
+        AgentLog.error(message, null);
+    }
+
+    /** After a write returned (or failed, which the outage then reports): a stall is over. Writer thread. */
+    private void stallEnds(boolean written) {
+        if (!stalled.get()) return;   // only producers set it, only this thread clears it
+        if (written) {
+            AgentLog.info("the audit log " + sink.describe() + " takes records again after " + seconds(System.nanoTime() - stalledAt)
+                    + " stuck; a dropped record counts the records that found no room meanwhile");
+        }
+        stalled.set(false);   // after the line: whoever sees the writer healthy again also finds it said
+    }
+
+    private static String seconds(long nanos) {
+        return String.format(java.util.Locale.ROOT, "%.1f s", nanos / 1e9);
     }
 
     /**
@@ -337,8 +427,17 @@ public final class AuditWriter implements AutoCloseable {
 
     // ---------------------------------------------------------------- observers (any thread)
 
-    /** Whether the log is being written: false after an I/O error until a retry succeeds, and after close. */
-    public boolean isHealthy() { return healthy && !terminated; }
+    /**
+     * Whether the log is being written: false after an I/O error until a retry succeeds, while the writer is stuck in a
+     * write ({@link #isStalled}), and after close.
+     */
+    public boolean isHealthy() { return healthy && !terminated && !stalled.get(); }
+
+    /** Whether the writer is stuck in a write that does not return (see {@link #stalls()}); false again once it moves. */
+    public boolean isStalled() { return stalled.get(); }
+
+    /** Times the writer was found stuck: the queue full and no record taken for {@code audit.max-block} (at least 2 s). */
+    public long stalls() { return stalls.sum(); }
 
     /** The last I/O or internal error, as a sentence saying what, where and how to fix; null if none. */
     public String lastError() { return lastError; }
@@ -737,6 +836,7 @@ public final class AuditWriter implements AutoCloseable {
             onIoError("cannot write the audit log " + sink.describe(), e);
             return false;
         }
+        if (stalled.get()) stallEnds(true);
         int events = 0;
         for (int i = 0; i < lineCount; i++) if (lineKind[i] == EVENT) events++;
         written.add(events);
@@ -824,6 +924,7 @@ public final class AuditWriter implements AutoCloseable {
 
     private void onIoError(String what, Throwable e) {
         ioErrors.increment();
+        stallEnds(false);   // a stuck write that ends in an error is an outage: its ERROR line follows
         String fix = failClosed
                 ? "events are refused (fail: closed) until the log can be written again"
                 : "events pass unaudited (fail: open) and are counted as lost until the log can be written again";

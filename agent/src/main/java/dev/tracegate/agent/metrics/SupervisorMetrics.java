@@ -233,6 +233,8 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     @Override public long getAuditErrors() { AuditWriter a = audit; return a == null ? 0 : a.ioErrors(); }
 
+    @Override public long getAuditStalls() { AuditWriter a = audit; return a == null ? 0 : a.stalls(); }
+
     @Override public long getRegisterFileErrors() { dev.tracegate.agent.supervision.RegisterFile f = registerFile; return f == null ? 0 : f.errors(); }
 
     @Override public boolean isAuditHealthy() { AuditWriter a = audit; return a != null && a.isHealthy(); }

@@ -42,6 +42,13 @@ public interface SupervisorMetricsMXBean {
     long getAuditErrors();
 
     /**
+     * Times the audit writer was found stuck in a write that does not return (a named pipe nobody reads, a hung NFS mount):
+     * the queue full and no record taken for {@code audit.max-block}, at least 2 s. {@link #isAuditHealthy()} is false
+     * while it lasts, and events meet the failure policy at once instead of waiting for room.
+     */
+    long getAuditStalls();
+
+    /**
      * Changes of the GDPR register (erasures, consents, withdrawals) that its file ({@code register.path}) could not take:
      * they count in this JVM but a restart forgets them; each is also an internal error under the failure policy.
      */
