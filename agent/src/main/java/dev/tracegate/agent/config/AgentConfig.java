@@ -58,6 +58,7 @@ public final class AgentConfig {
     private final int engineMaxStates;
     private final String escalateApprover;
     private final Duration escalateTimeout;
+    private final int escalateMaxStuck;
     private final Map<String, String> redirect;
     private final Map<String, Boolean> instrumentations;
     private final List<ConfiguredMethod> configuredMethods;
@@ -109,6 +110,7 @@ public final class AgentConfig {
         this.engineMaxStates = (int) (long) (Long) s.get("engine.max-states").value;
         this.escalateApprover = s.containsKey("escalate.approver") ? (String) s.get("escalate.approver").value : null;
         this.escalateTimeout = (Duration) s.get("escalate.timeout").value;
+        this.escalateMaxStuck = (int) (long) (Long) s.get("escalate.max-stuck").value;
         @SuppressWarnings("unchecked") Map<String, String> r = (Map<String, String>) s.get("redirect").value;
         this.redirect = r;
         Map<String, Boolean> inst = new LinkedHashMap<>();
@@ -825,6 +827,9 @@ public final class AgentConfig {
     public String escalateApprover() { return escalateApprover; }
 
     public Duration escalateTimeout() { return escalateTimeout; }
+
+    /** {@code escalate.max-stuck}: approver threads stuck past escalate.timeout at which escalations are refused at once. */
+    public int escalateMaxStuck() { return escalateMaxStuck; }
 
     /** The safe tool run instead when a {@code redirect} contract fires, keyed by contract id or by the blocked tool's name (the id wins). */
     public Map<String, String> redirect() { return redirect; }

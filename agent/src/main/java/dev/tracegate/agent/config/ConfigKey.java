@@ -81,6 +81,7 @@ final class ConfigKey {
         add(m, new ConfigKey("engine.max-states", Type.COUNT, "10000", "10000", 2, 1 << 24, null, false));
         add(m, new ConfigKey("escalate.approver", Type.TEXT, null, "com.acme.ops.RefundApprover", 0, 0, null, false));
         add(m, new ConfigKey("escalate.timeout", Type.DURATION, "30s", "30s", 1_000_000L, 7 * 86400 * sec, null, false));
+        add(m, new ConfigKey("escalate.max-stuck", Type.COUNT, "8", "8", 1, 10_000, null, false));
         add(m, new ConfigKey("redirect", Type.MAPPING, "", "delete_account: archive_account", 0, 0, null, false));
         for (String i : INSTRUMENTATIONS) {
             add(m, new ConfigKey("instrumentations." + i + ".enabled", Type.SWITCH, "true", "false", 0, 0, null, false));

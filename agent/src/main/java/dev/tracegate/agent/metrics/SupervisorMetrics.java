@@ -45,7 +45,7 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     /** Escalations by the approver's outcome (getApprovals), in a fixed order. */
     private final Map<String, LongAdder> approvals = new LinkedHashMap<>();
     {
-        for (String k : new String[] {"approved", "refused", "failed", "timed-out", "not-ready", "shutting-down", "none"}) {
+        for (String k : new String[] {"approved", "refused", "failed", "timed-out", "not-answering", "not-ready", "shutting-down", "none"}) {
             approvals.put(k, new LongAdder());
         }
     }
@@ -102,6 +102,13 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     /** A session was ended to make room under {@code sessions.max} (not an idle end, not an explicit one). */
     public void onEviction() { evictions.increment(); }
+
+    private volatile java.util.function.IntSupplier approverThreadsStuck = () -> 0;
+
+    /** Where {@link #getApproverThreadsStuck()} reads from (the approver's stuck threads). */
+    public void approverThreadsStuck(java.util.function.IntSupplier stuck) { this.approverThreadsStuck = stuck; }
+
+    @Override public int getApproverThreadsStuck() { return approverThreadsStuck.getAsInt(); }
 
     /** One escalation's outcome at the approver (a key of {@link #getApprovals()}; escalations are rare). */
     public void onApproval(String outcome) {

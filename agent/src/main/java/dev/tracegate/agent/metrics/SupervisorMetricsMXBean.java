@@ -72,10 +72,17 @@ public interface SupervisorMetricsMXBean {
     /**
      * Escalations by what became of them at the approver ({@code escalate.approver}): {@code approved}, {@code refused}
      * (its answer), {@code failed} (it threw), {@code timed-out} (no answer within {@code escalate.timeout}),
+     * {@code not-answering} (refused at once, without asking it: {@code escalate.max-stuck} of its threads were stuck),
      * {@code not-ready} (refused at once: its constructor had not returned, or failed after the start),
      * {@code shutting-down}, {@code none} (no approver configured). All are listed, zero or not.
      */
     Map<String, Long> getApprovals();
+
+    /**
+     * Approver threads running now past their escalation's timeout (refused, interrupted, not returned): each holds a
+     * {@code tracegate-approver} thread until it returns; at {@code escalate.max-stuck} escalations are refused at once.
+     */
+    int getApproverThreadsStuck();
 
     /** Decisions in the last latency interval (intervals end when latencies are read, at most once a second). */
     long getLatencyCount();

@@ -13,9 +13,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The escalation approver named by {@code escalate.approver}: any class on the application's class
@@ -42,8 +42,13 @@ final class Approval {
     private final ExecutorService executor;
     private final SupervisorMetrics metrics;
     /** The approvers' answers being waited for now (escalations are rare: a set entry each is no hot-path cost). */
-    private final Set<Future<Object>> waiting = ConcurrentHashMap.newKeySet();
+    private final Set<Ask> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean stopped;
+    /** Approver threads whose escalation stopped waiting for them (timeout, shutdown) and that have not returned yet. */
+    private final AtomicInteger stuck = new AtomicInteger();
+    /** escalate.max-stuck: at this many stuck threads escalations are refused at once, without a thread. */
+    private final int maxStuck;
+    private final ContractSupervisor.Throttle stuckWarnings = new ContractSupervisor.Throttle();
 
     /** The note of an escalation refused because the JVM is shutting down. */
     static final String SHUTTING_DOWN = "the JVM is shutting down, so the approver's answer can no longer be waited for"
@@ -52,10 +57,12 @@ final class Approval {
     /** The longest the start waits for the approver's class and constructor (less if escalate.timeout is less). */
     static final Duration START_WAIT = Duration.ofSeconds(10);
 
-    private Approval(String name, Duration timeout, SupervisorMetrics metrics) {
+    private Approval(String name, Duration timeout, int maxStuck, SupervisorMetrics metrics) {
         this.name = name;
         this.timeout = timeout;
+        this.maxStuck = maxStuck;
         this.metrics = metrics;
+        if (metrics != null) metrics.approverThreadsStuck(stuck::get);
         this.executor = name == null ? null : Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "tracegate-approver");
             t.setDaemon(true);
@@ -67,8 +74,11 @@ final class Approval {
     }
 
     static Approval load(String className, Duration timeout) {
-        return load(className, timeout, null);
+        return load(className, timeout, DEFAULT_MAX_STUCK, null);
     }
+
+    /** escalate.max-stuck's default. */
+    static final int DEFAULT_MAX_STUCK = 8;
 
     /**
      * The approver named {@code className}, loaded and constructed on a {@code tracegate-approver} thread: the start
@@ -78,10 +88,10 @@ final class Approval {
      * the JVM hung for ever before main, silently): an ERROR names it, and every escalation is refused at once, without
      * asking it, until its constructor returns (counted in the MBean's Approvals as not-ready).
      */
-    static Approval load(String className, Duration timeout, SupervisorMetrics metrics) {
-        if (className == null || className.isBlank()) return new Approval(null, timeout, metrics);
+    static Approval load(String className, Duration timeout, int maxStuck, SupervisorMetrics metrics) {
+        if (className == null || className.isBlank()) return new Approval(null, timeout, maxStuck, metrics);
         String name = className.trim();
-        Approval a = new Approval(name, timeout, metrics);
+        Approval a = new Approval(name, timeout, maxStuck, metrics);
         CompletableFuture<Object[]> made = new CompletableFuture<>();
         a.executor.execute(() -> {
             // the approver's constructor runs unsupervised, as its approve does
@@ -162,7 +172,7 @@ final class Approval {
     int stop() {
         stopped = true;
         int refused = 0;
-        for (Future<Object> f : waiting) if (f.cancel(true)) refused++;
+        for (Ask a : waiting) if (a.answer.cancel(false)) refused++;
         if (refused > 0) {
             AgentLog.warn("the JVM is shutting down: " + refused + (refused == 1 ? " escalated call was" : " escalated calls were")
                     + " still waiting for the approver " + name + " and " + (refused == 1 ? "is" : "are")
@@ -189,30 +199,30 @@ final class Approval {
                     : "its constructor has not returned (for " + Duration.ofNanos(System.nanoTime() - constructing).toSeconds()
                             + " s since the start)") + ", so the call is refused without asking it");
         }
-        Method approve = this.approve;
+        int stuckNow = stuck.get();
+        if (stuckNow >= maxStuck) {
+            count("not-answering");
+            warnStuck(stuckNow);
+            return new Answer(false, "the approver " + name + " is not answering: " + stuckNow + " of its threads are still"
+                    + " running past escalate.timeout, the most escalate.max-stuck (" + maxStuck + ") allows, so the call is"
+                    + " refused without asking it");
+        }
+        if (stuckNow > 0) warnStuck(stuckNow);
         Map<String, String> request = new LinkedHashMap<>();
         request.put("contract", contract);
         request.put("session", session);
         request.put("tool", tool);
         request.put("arguments", arguments);
         request.put("reason", reason);
-        Future<Object> f = executor.submit(() -> {
-            // the escalated call holds its session: a tool the approver calls to decide must not wait for it (trial7 finding 18)
-            dev.tracegate.agent.bootstrap.Dispatcher.ownThread(true);
-            try {
-                return approve.invoke(approver, Map.copyOf(request));
-            } finally {
-                dev.tracegate.agent.bootstrap.Dispatcher.ownThread(false);
-            }
-        });
-        waiting.add(f);
-        if (stopped) f.cancel(true);   // stop() ran between the check above and the add: it did not see this one
+        Ask ask = new Ask(approver, this.approve, Map.copyOf(request));
+        waiting.add(ask);
+        executor.execute(ask);
+        if (stopped) ask.answer.cancel(false);   // stop() ran between the check above and the add: it did not see this one
         try {
-            boolean yes = (Boolean) f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            boolean yes = ask.answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             count(yes ? "approved" : "refused");
             return new Answer(yes, yes ? "approved by " + name : "refused by " + name);
         } catch (TimeoutException e) {
-            f.cancel(true);
             count("timed-out");
             return new Answer(false, "the approver did not answer within " + timeout.toMillis() + " ms");
         } catch (CancellationException e) {
@@ -229,7 +239,76 @@ final class Approval {
             count("failed");
             return new Answer(false, "the approver failed: " + cause);
         } finally {
-            waiting.remove(f);
+            waiting.remove(ask);
+            ask.giveUp();   // an approver still running is interrupted, and counts as stuck until it returns
+        }
+    }
+
+    /**
+     * Approver threads stuck past their escalation's timeout (an approver blocked in a call that ignores interrupts, such
+     * as a socket read without a timeout) keep their thread until they return (trial20 02: one thread per escalation,
+     * 40 after 40 escalations, without bound and unsaid): said the first time and then at most once a minute.
+     */
+    private void warnStuck(int stuckNow) {
+        long n = stuckWarnings.count(System.nanoTime());
+        if (n < 0) return;
+        AgentLog.warn("escalate.approver " + name + ": " + stuckNow + (stuckNow == 1 ? " approver thread has" : " approver threads have")
+                + " not returned after escalate.timeout (" + millis(timeout) + ") refused " + (stuckNow == 1 ? "its call" : "their calls")
+                + " and interrupted " + (stuckNow == 1 ? "it" : "them") + " (an approver blocked in a call that ignores interrupts,"
+                + " such as a socket read without a timeout); each keeps a tracegate-approver thread until it returns. While "
+                + maxStuck + " (escalate.max-stuck) are stuck, escalations are refused at once without asking the approver."
+                + " The MBean's ApproverThreadsStuck shows how many now; said at most once a minute"
+                + (n > 0 ? " (" + n + " escalations saw stuck threads since the last time)" : ""));
+    }
+
+    /** One request to the approver, run on a tracegate-approver thread while its escalation waits for the answer. */
+    private final class Ask implements Runnable {
+        final CompletableFuture<Boolean> answer = new CompletableFuture<>();
+        private final Object approver;
+        private final Method approve;
+        private final Map<String, String> request;
+        /** 0 not returned yet, 1 returned, 2 given up by its escalation before it returned (then counted in stuck). */
+        private final AtomicInteger state = new AtomicInteger();
+        /** The thread running it, while it runs; guarded by this object's monitor. */
+        private Thread runner;
+
+        Ask(Object approver, Method approve, Map<String, String> request) {
+            this.approver = approver;
+            this.approve = approve;
+            this.request = request;
+        }
+
+        @Override public void run() {
+            synchronized (this) {
+                runner = Thread.currentThread();
+            }
+            // the escalated call holds its session: a tool the approver calls to decide must not wait for it (trial7 finding 18)
+            dev.tracegate.agent.bootstrap.Dispatcher.ownThread(true);
+            Object yes = null;
+            Throwable error = null;
+            try {
+                if (state.get() == 0) yes = approve.invoke(approver, request);
+            } catch (Throwable e) {
+                error = e;
+            } finally {
+                dev.tracegate.agent.bootstrap.Dispatcher.ownThread(false);
+                synchronized (this) {
+                    runner = null;
+                }
+                Thread.interrupted();   // an interrupt meant for this request does not reach the pool's next one
+                if (!state.compareAndSet(0, 1)) stuck.decrementAndGet();
+            }
+            // answered only now, so that its escalation's giveUp() never counts an approver that returned as stuck
+            if (error != null) answer.completeExceptionally(error);
+            else if (yes != null) answer.complete((Boolean) yes);
+        }
+
+        /** Its escalation no longer waits: an approver that has not returned is interrupted and counts as stuck until it does. */
+        void giveUp() {
+            if (state.compareAndSet(0, 2)) stuck.incrementAndGet();
+            synchronized (this) {
+                if (runner != null && state.get() == 2) runner.interrupt();
+            }
         }
     }
 }

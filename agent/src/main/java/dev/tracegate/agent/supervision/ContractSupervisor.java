@@ -104,7 +104,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         this.view = view;
         Library lib;
         try {
-            this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout(), metrics);
+            this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout(), config.escalateMaxStuck(), metrics);
             lib = load();
             this.registerFile = openRegister(lib);
             this.current = newRuntime(lib);
@@ -995,7 +995,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private final Throttle inFlightTimeouts = new Throttle();
 
     /** A warning said the first time and then at most once a minute with the number since (rare paths only). */
-    private static final class Throttle {
+    static final class Throttle {
         private long warnedAt;
         private long since;
 

@@ -35,7 +35,7 @@ class ApprovalStartTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)   // only to stop a hung test: before the fix load() never returned
     void aConstructorThatDoesNotReturnDoesNotHoldTheStartAndEscalationsAreRefusedUntilItDoes() throws Exception {
         SupervisorMetrics metrics = new SupervisorMetrics();
-        Approval approval = Approval.load(Hanging.class.getName(), Duration.ofMillis(200), metrics);
+        Approval approval = Approval.load(Hanging.class.getName(), Duration.ofMillis(200), Approval.DEFAULT_MAX_STUCK, metrics);
 
         Approval.Answer before = approval.ask("refund.approve", "s", "refund", "{}", "why");
         assertThat(before.approved()).isFalse();
