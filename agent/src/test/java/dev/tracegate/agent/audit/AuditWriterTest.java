@@ -156,6 +156,36 @@ class AuditWriterTest {
         assertThat(w.written()).isEqualTo(3);
     }
 
+    /**
+     * trial20 05: with audit.on-full: drop a clean stop lost most open sessions' end records, queued by the shutdown hook
+     * faster than the writer wrote them and dropped at once; at shutdown they wait for room as under block.
+     */
+    @Test
+    void dropModeAtShutdownMakesTheSessionsEndsWaitForRoom() throws Exception {
+        Path p = dir.resolve("drop-shutdown.jsonl");
+        WriteGate gate = new WriteGate();
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, gate::wrap),
+                AuditWriter.Settings.defaults().queueSize(2).onFull(OnFull.DROP).maxBlock(10, TimeUnit.MINUTES));
+        gate.armed = true;
+        assertThat(w.append(rec("s", 0))).isEqualTo(Admission.ACCEPTED);
+        gate.entered.await();
+        assertThat(w.append(rec("s", 1))).isEqualTo(Admission.ACCEPTED);
+        assertThat(w.append(rec("s", 2))).isEqualTo(Admission.ACCEPTED);
+        assertThat(w.append(rec("s", 3))).as("before the shutdown: dropped at once").isEqualTo(Admission.DROPPED);
+        w.shutdownBegins();
+        Admission[] result = new Admission[1];
+        Thread end = new Thread(() -> result[0] = w.append(AuditRecord.of("s", 4, "END", Decision.END)));
+        end.start();
+        await(() -> end.getState() == Thread.State.TIMED_WAITING);   // it waits for room instead of being dropped
+        gate.armed = false;
+        gate.open.countDown();
+        end.join();
+        assertThat(result[0]).isEqualTo(Admission.ACCEPTED);
+        w.close();
+        assertThat(seqsBySession(p).get("s")).containsExactly(0L, 1L, 2L, 4L);
+        assertThat(w.dropped()).isEqualTo(1);
+    }
+
     @Test
     void blockModeMakesTheProducerWaitUntilThereIsRoom() throws Exception {
         Path p = dir.resolve("block.jsonl");
