@@ -79,6 +79,7 @@ final class LibraryOptions {
     private static boolean agentConfiguration(List<String> names, String command, String separator, String rest) {
         List<String> instead = new ArrayList<>();
         List<String> said = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
         boolean usable = true;
         for (String name : names) {
             String[] keys = agentKeys(Path.of(name));
@@ -94,7 +95,9 @@ final class LibraryOptions {
             try {
                 java.util.Map<String, String> props = java.util.Map.of(dev.tracegate.agent.config.AgentConfig.PROPERTY_PREFIX
                         + dev.tracegate.agent.config.AgentConfig.CONFIG_KEY, Path.of(name).toAbsolutePath().toString());
-                List<String> libraries = dev.tracegate.agent.config.AgentConfig.load(null, java.util.Map.of(), props, java.util.Set.of()).libraries();
+                dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load(null, java.util.Map.of(), props, java.util.Set.of());
+                List<String> libraries = config.libraries();
+                notes.addAll(sessionlessNotes(config));
                 if (libraries.isEmpty()) {
                     b.append(". It lists no libraries (its 'libraries' key is missing or empty): give ").append(command)
                             .append(" the library files the agent should load");
@@ -110,6 +113,7 @@ final class LibraryOptions {
         }
         if (said.isEmpty()) return false;
         for (String s : said) System.err.println(s);
+        for (String n : notes) System.err.println(n);
         if (usable) {
             List<String> quoted = new ArrayList<>();
             for (String n : instead) quoted.add(n.matches("[A-Za-z0-9_./:@+=-]+") ? n : "'" + n.replace("'", "'\\''") + "'");
@@ -117,6 +121,46 @@ final class LibraryOptions {
                     + " as the agent resolves them):\n  " + command + " " + String.join(separator, quoted) + rest);
         }
         return true;
+    }
+
+    /**
+     * A note for each consent or erasure entry of {@code config} without {@code session-param} when a contract of its
+     * libraries reads {@code consent}/{@code erasure} as an event of the session: such an event is in the conversation
+     * its thread is in, and one called outside any reaches only the register, which that contract does not read (the
+     * agent WARNs at the first such call; agent/CONFIG.md, "Configured methods"). None when the libraries do not load
+     * (check of them says why).
+     */
+    static List<String> sessionlessNotes(dev.tracegate.agent.config.AgentConfig config) {
+        List<String> out = new ArrayList<>();
+        List<dev.tracegate.agent.config.ConfiguredMethod> lacking = new ArrayList<>();
+        for (dev.tracegate.agent.config.ConfiguredMethod m : config.configuredMethods()) {
+            if (m.kind() != dev.tracegate.agent.config.ConfiguredMethod.Kind.TOOL && m.sessionParam() == null) lacking.add(m);
+        }
+        if (lacking.isEmpty() || config.libraries().isEmpty()) return out;
+        dev.tracegate.contracts.library.Library lib;
+        try {
+            Path base = config.configFile() == null ? Path.of("") : config.configFile().toAbsolutePath().getParent();
+            lib = dev.tracegate.contracts.library.Library.load(config.libraries(), base);
+        } catch (RuntimeException e) {
+            return out;
+        }
+        for (dev.tracegate.agent.config.ConfiguredMethod m : lacking) {
+            String what = m.kind() == dev.tracegate.agent.config.ConfiguredMethod.Kind.ERASURE ? "erasure" : "consent";
+            List<String> readers = new ArrayList<>();
+            for (dev.tracegate.engine.monitor.Contract c : lib.contracts().contracts()) {
+                if (dev.tracegate.agent.supervision.ContractSupervisor.readsEvent(c.assume(), what)
+                        || dev.tracegate.agent.supervision.ContractSupervisor.readsEvent(c.guarantee(), what)) readers.add(c.id());
+            }
+            if (readers.isEmpty()) continue;
+            out.add("note: configured-methods entry " + m.where() + " (" + what + ", class " + m.className() + ", method " + m.method()
+                    + ") has no session-param: its " + what + " is in the conversation whose call runs on the calling thread, or whose calls"
+                    + " that thread runs (an agent loop); called outside any conversation (a form's or a job's thread, a pooled thread that"
+                    + " served several) it reaches only the GDPR register, and " + String.join(", ", readers)
+                    + (readers.size() == 1 ? " reads" : " read") + " `" + what + "` as an event of the session, so "
+                    + (readers.size() == 1 ? "it does" : "they do") + " not see it there. Add session-param where the method knows the"
+                    + " conversation (agent/CONFIG.md, \"Configured methods\")");
+        }
+        return out;
     }
 
     /** A library entry as the agent resolved it, relative to the working directory when it lies under it. */

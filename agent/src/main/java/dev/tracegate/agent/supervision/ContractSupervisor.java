@@ -819,7 +819,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      * where it is a conjunct beside {@code call} (gdpr's P2, {@code call & ... & !erasure}, reads it of the call itself,
      * a call of an erasure tool, which an event outside any session does not concern).
      */
-    static boolean readsEvent(dev.tracegate.engine.ltl.Formula f, String name) {
+    public static boolean readsEvent(dev.tracegate.engine.ltl.Formula f, String name) {
         if (f instanceof dev.tracegate.engine.ltl.Atom a) return a.name().equals(name) && a.args().isEmpty();
         if (f instanceof dev.tracegate.engine.ltl.Formula.Unary u) return readsEvent(u.arg(), name);
         if (!(f instanceof dev.tracegate.engine.ltl.Formula.Binary b)) return false;

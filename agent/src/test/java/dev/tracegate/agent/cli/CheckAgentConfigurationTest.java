@@ -73,6 +73,27 @@ class CheckAgentConfigurationTest {
                 .doesNotContain("  check ");
     }
 
+    /**
+     * trial21 07: an erasure method configured without session-param, as CONFIG.md's example, under a contract that reads
+     * {@code erasure} as the session's event (FORMULAS.md's pattern): check of the agent configuration notes that an
+     * erasure called outside any conversation reaches only the register; not with session-param, nor for gdpr's P2 alone.
+     */
+    @Test
+    void anErasureMethodWithoutSessionParamIsNotedWhenAContractReadsTheSessionsErasure() throws Exception {
+        Files.writeString(dir.resolve("er.yaml"), "library: er\ncontracts:\n  - id: er.absence-after-erasure\n"
+                + "    guarantee: G(erasure -> G !call(send_newsletter))\n    message: no newsletter after an erasure\n");
+        String entry = "  - {class: com.acme.Privacy, method: forget, kind: erasure, subject-param: 0%s}\n";
+        Path without = Files.writeString(dir.resolve("tg.yaml"), "libraries: [gdpr, er.yaml]\nconfigured-methods:\n" + entry.formatted(""));
+        CliRun r = CliRun.of("check", without.toString());
+        assertThat(r.err()).as(r.err()).contains("note: configured-methods entry " + without + ":3:5 (erasure, class com.acme.Privacy,"
+                + " method forget) has no session-param").contains("it reaches only the GDPR register, and er.absence-after-erasure reads"
+                + " `erasure` as an event of the session").contains("Add session-param").doesNotContain("gdpr.P2");
+        Path with = Files.writeString(dir.resolve("tg2.yaml"), "libraries: [gdpr, er.yaml]\nconfigured-methods:\n" + entry.formatted(", session-param: 1"));
+        assertThat(CliRun.of("check", with.toString()).err()).doesNotContain("has no session-param");
+        Path gdprOnly = Files.writeString(dir.resolve("tg3.yaml"), "libraries: [gdpr]\nconfigured-methods:\n" + entry.formatted(""));
+        assertThat(CliRun.of("check", gdprOnly.toString()).err()).doesNotContain("has no session-param");
+    }
+
     @Test
     void aLibraryWithAnUnknownKeyIsStillOneAndTheFirstUnknownKeyIsNamed() throws Exception {
         // a library key makes it a library: the library's own error, at the first unknown key in the file
