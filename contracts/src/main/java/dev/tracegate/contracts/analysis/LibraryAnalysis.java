@@ -186,13 +186,20 @@ public final class LibraryAnalysis {
         }
         List<Contract> assuming = new ArrayList<>();
         for (Contract c : contracts) if (!(c.assume() instanceof Formula.Const k && k.value())) assuming.add(c);
-        if (Boolean.TRUE.equals(emptyOrNull(assumptions(assuming, axioms), out, ids(assuming),
-                "the compatibility check (the assumptions of " + assuming.size() + " contracts together)"))) {
-            List<Contract> core = minimalIncompatible(assuming, axioms);
-            out.add(new Finding(Kind.INCOMPATIBLE, ids(core.isEmpty() ? assuming : core), core.size() == 1
+        // as conflicts below: each minimal incompatible subset is named, and the assumptions outside it are checked again,
+        // so a second contract whose assumption cannot hold is named too (trial21)
+        List<Contract> unchecked = assuming;
+        while (!unchecked.isEmpty() && Boolean.TRUE.equals(emptyOrNull(assumptions(unchecked, axioms), out, ids(unchecked),
+                "the compatibility check (the assumptions of " + unchecked.size() + " contracts together)"))) {
+            List<Contract> core = minimalIncompatible(unchecked, axioms);
+            out.add(new Finding(Kind.INCOMPATIBLE, ids(core.isEmpty() ? unchecked : core), core.size() == 1
                     ? "the assumption of '" + core.get(0).id() + "' cannot hold on any non-empty trace"
                     : "the assumptions of these contracts cannot all hold on one non-empty trace; dropping any one of them"
                     + " resolves it (contracts without an assumption are left out)", List.of()));
+            if (core.isEmpty()) break;   // the event axioms alone have no trace
+            List<Contract> left = new ArrayList<>(unchecked);
+            left.removeAll(core);
+            unchecked = left;
         }
         List<Contract> consistent = new ArrayList<>();
         for (Contract c : contracts) {

@@ -64,14 +64,34 @@ class IncompatibleOracleTest {
             assertThat(holdTogether(library)).as("the assumptions hold together on some trace up to %d", BOUND).isTrue();
             return;
         }
-        List<Contract> named = library.stream().filter(c -> inc.get(0).contracts().contains(c.id())).toList();
-        assertThat(named).hasSize(inc.get(0).contracts().size());
-        assertThat(named).allMatch(c -> !(c.assume() instanceof Formula.Const k && k.value()), "each has an assumption");
-        assertThat(holdTogether(named)).as("the named assumptions hold together on a trace").isFalse();
-        for (Contract drop : named) {
-            List<Contract> rest = named.stream().filter(c -> c != drop).toList();
-            if (!rest.isEmpty()) assertThat(holdTogether(rest)).as("without %s they still clash", drop.id()).isTrue();
+        java.util.Set<String> all = new java.util.HashSet<>();
+        for (LibraryAnalysis.Finding finding : inc) {
+            List<Contract> named = library.stream().filter(c -> finding.contracts().contains(c.id())).toList();
+            assertThat(named).hasSize(finding.contracts().size());
+            assertThat(named).allMatch(c -> !(c.assume() instanceof Formula.Const k && k.value()), "each has an assumption");
+            assertThat(holdTogether(named)).as("the named assumptions hold together on a trace").isFalse();
+            for (Contract drop : named) {
+                List<Contract> rest = named.stream().filter(c -> c != drop).toList();
+                if (!rest.isEmpty()) assertThat(holdTogether(rest)).as("without %s they still clash", drop.id()).isTrue();
+            }
+            for (String id : finding.contracts()) assertThat(all.add(id)).as("%s named once", id).isTrue();
         }
+        // every clash is named: the assumptions of the contracts no finding names hold together (trial21 01)
+        assertThat(holdTogether(library.stream().filter(c -> !all.contains(c.id())).toList()))
+                .as("the assumptions left out of every finding hold together").isTrue();
+    }
+
+    /** trial21 (01): two contracts whose own assumptions cannot hold, and two clashing pairs, are each named. */
+    @Test
+    void everyContractOrSetWhoseAssumptionsCannotHoldIsNamed() {
+        List<LibraryAnalysis.Finding> f = analysis.analyse(List.of(c("inc.a", "F user & G !user", "G !call(x)"),
+                c("inc.b", "G X true", "G !call(y)")));
+        assertThat(f).filteredOn(x -> x.kind() == LibraryAnalysis.Kind.INCOMPATIBLE).extracting(LibraryAnalysis.Finding::contracts)
+                .containsExactlyInAnyOrder(List.of("inc.a"), List.of("inc.b"));
+        List<LibraryAnalysis.Finding> pairs = analysis.analyse(List.of(c("cf.i1", "F returned(x)", "true"),
+                c("cf.i2", "G !returned(x)", "true"), c("cf.j1", "F returned(y)", "true"), c("cf.j2", "G !returned(y)", "true")));
+        assertThat(pairs).filteredOn(x -> x.kind() == LibraryAnalysis.Kind.INCOMPATIBLE).extracting(LibraryAnalysis.Finding::contracts)
+                .containsExactlyInAnyOrder(List.of("cf.i1", "cf.i2"), List.of("cf.j1", "cf.j2"));
     }
 
     /** Some non-empty trace up to {@link #BOUND} events satisfies every assumption (finite-trace reading). */
