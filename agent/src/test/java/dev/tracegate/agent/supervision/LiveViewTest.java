@@ -38,6 +38,13 @@ class LiveViewTest {
         assertThat(shown(false, result)).contains("RETURN    read_invoice pay to [iban] today");
     }
 
+    /** An erasure that belongs to no conversation (empty session id, trial21 07) is said so, not shown as "[ #1]". */
+    @Test
+    void anEventOfNoConversationIsSaidToBeOne() {
+        Event erasure = Event.builder(dev.tracegate.matchers.event.EventKind.ERASURE).session("").seq(1).subject("bob").build();
+        assertThat(shown(false, erasure)).contains("[no conversation #1] ERASURE").doesNotContain("[ #1]");
+    }
+
     @Test
     void unmetObligationsAtEndReadAsInTheAuditLogNotAsRecordText() {
         // trial12 live-view-end-line-java-record-text: the END line printed [Obligation[contract=0, contractId=..., pending=...]]
