@@ -49,6 +49,8 @@ final class Approval {
     /** escalate.max-stuck: at this many stuck threads escalations are refused at once, without a thread. */
     private final int maxStuck;
     private final ContractSupervisor.Throttle stuckWarnings = new ContractSupervisor.Throttle();
+    /** The approver's exceptions, said the first time and then at most once a minute (escalations may come often). */
+    private final ContractSupervisor.Throttle failures = new ContractSupervisor.Throttle();
 
     /** The note of an escalation refused because the JVM is shutting down. */
     static final String SHUTTING_DOWN = "the JVM is shutting down, so the approver's answer can no longer be waited for"
@@ -89,6 +91,11 @@ final class Approval {
      * asking it, until its constructor returns (counted in the MBean's Approvals as not-ready).
      */
     static Approval load(String className, Duration timeout, int maxStuck, SupervisorMetrics metrics) {
+        return load(className, null, timeout, maxStuck, metrics);
+    }
+
+    /** As above; {@code where} says where escalate.approver was set (file:line:col, a property), for the paragraph. */
+    static Approval load(String className, String where, Duration timeout, int maxStuck, SupervisorMetrics metrics) {
         if (className == null || className.isBlank()) return new Approval(null, timeout, maxStuck, metrics);
         String name = className.trim();
         Approval a = new Approval(name, timeout, maxStuck, metrics);
@@ -113,7 +120,7 @@ final class Approval {
             return a;
         } catch (java.util.concurrent.ExecutionException e) {
             a.executor.shutdownNow();
-            throw new IllegalArgumentException(cannotBeUsed(name, e.getCause()), e.getCause());
+            throw new IllegalArgumentException(cannotBeUsed(name, where, e.getCause()), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             a.executor.shutdownNow();
@@ -144,14 +151,33 @@ final class Approval {
         approver = made[0];   // last: ask reads the approver first
     }
 
-    /** The paragraph of an approver that cannot be used because its class, method or constructor failed. */
-    static String cannotBeUsed(String name, Throwable e) {
-        return "escalate.approver " + name + " cannot be used (" + e
-                + "); it needs a public no-argument constructor and 'public boolean approve(java.util.Map<String,String>)'";
+    /**
+     * The paragraph of an approver that cannot be used: what its constructor or static initializer threw, when one of
+     * them threw (trial20 07: before, a bare InvocationTargetException and a hint about signatures that were fine),
+     * and the signature it needs only when the class lacks it.
+     */
+    static String cannotBeUsed(String name, String where, Throwable e) {
+        String head = "escalate.approver " + name + (where == null || where.isBlank() ? "" : " (" + where + ")") + " cannot be used: ";
+        String fix = ". Fix what it needs (its exception says what), or remove escalate.approver (escalate contracts then refuse"
+                + " their calls)";
+        if (e instanceof java.lang.reflect.InvocationTargetException && e.getCause() != null) {
+            return head + "its constructor threw " + e.getCause() + fix;
+        }
+        if (e instanceof ExceptionInInitializerError && e.getCause() != null) {
+            return head + "its static initializer threw " + e.getCause() + fix;
+        }
+        if (e instanceof ClassNotFoundException) {
+            return head + "no such class on the application's class path (" + e.getMessage() + "); check the name and the class path";
+        }
+        if (e instanceof ReflectiveOperationException) {   // no public no-argument constructor or approve method, an abstract class
+            return head + e + "; it needs a public no-argument constructor and 'public boolean approve(java.util.Map<String,String>)'";
+        }
+        return head + e;
     }
 
     private static String describe(Throwable e) {
-        Throwable cause = e instanceof java.lang.reflect.InvocationTargetException && e.getCause() != null ? e.getCause() : e;
+        Throwable cause = (e instanceof java.lang.reflect.InvocationTargetException || e instanceof ExceptionInInitializerError)
+                && e.getCause() != null ? e.getCause() : e;
         return cause.toString();
     }
 
@@ -235,7 +261,14 @@ final class Approval {
         } catch (Exception e) {
             Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof java.lang.reflect.InvocationTargetException && cause.getCause() != null) cause = cause.getCause();
-            AgentLog.error("escalation approver failed", cause);
+            long n = failures.count(System.nanoTime());
+            if (n == 0) {
+                AgentLog.error("escalation approver failed (" + name + "); the escalated call is refused, and so is every"
+                        + " escalation it fails (each BLOCK line and audit record says why); said at most once a minute", cause);
+            } else if (n > 0) {
+                AgentLog.error("escalation approver failed " + n + " more times (" + name + ") in the last minute or more;"
+                        + " those escalated calls were refused; the last", cause);
+            }
             count("failed");
             return new Answer(false, "the approver failed: " + cause);
         } finally {

@@ -104,7 +104,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         this.view = view;
         Library lib;
         try {
-            this.approval = Approval.load(config.escalateApprover(), config.escalateTimeout(), config.escalateMaxStuck(), metrics);
+            this.approval = Approval.load(config.escalateApprover(), config.sourceOf("escalate.approver"), config.escalateTimeout(),
+                    config.escalateMaxStuck(), metrics);
             lib = load();
             this.registerFile = openRegister(lib);
             this.current = newRuntime(lib);
