@@ -7,6 +7,8 @@ import dev.tracegate.engine.monitor.ContractSet;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.event.EventKind;
 import dev.tracegate.matchers.event.ToolName;
+import dev.tracegate.matchers.predicate.Latch;
+import dev.tracegate.matchers.predicate.Policy;
 import dev.tracegate.matchers.predicate.Vocabulary;
 
 import java.util.ArrayList;
@@ -24,8 +26,10 @@ import java.util.Set;
  * <p>A contract observes an event when applying it or not moves one of the contract's automata (its assumption or its
  * guarantee: the replay steps it both ways, {@code statesBefore} and {@code nextStates}) or changes a session value one of its
  * atoms reads later: the calls of T for {@code count(T)}, every call for {@code run(T)}, every event for {@code since},
- * the consents and erasures (runtime-wide) for {@code consent(p)} and {@code consented}, every event for context values
- * and any form this class does not know. Sound by induction: until the first event a contract observes differs, its automata
+ * the consents and erasures (runtime-wide) for {@code consent(p)} and {@code consented}, for a context key ({@code ctx(k)},
+ * a bound {@code ctx(k)}, {@code permission(p)} for the key {@code permissions}) the events of the latches that write it
+ * (a latch of a RETURN of T that takes {@code arg(f)} also the calls of T, whose argument it reads), and every event for
+ * any form this class does not know. Sound by induction: until the first event a contract observes differs, its automata
  * and the values its atoms read are the online ones (its atoms read no content, so digests give them their online
  * answers), so its step on that event is the online one and the replay can tell whether applying it would move it.
  * Events after it that differ are compared one by one against their own records, so a difference that a named contract
@@ -42,8 +46,18 @@ final class Divergence {
     private final boolean[] allEvents;
     /** Per contract: kinds whose every event (any tool) changes a value one of its atoms reads. */
     private final List<Set<EventKind>> kinds = new ArrayList<>();
-    /** Per contract: tool names whose calls change a value one of its atoms reads ({@code count(T)}). */
-    private final List<List<String>> calledTools = new ArrayList<>();
+    /**
+     * Per contract: the events of a kind and tool (null: any) that change a value one of its atoms reads: the calls of T
+     * for {@code count(T)}, a latch's events for a context key.
+     */
+    private final List<List<Trigger>> triggers = new ArrayList<>();
+
+    /** Events of {@code kind} of {@code tool} (null: of any tool). */
+    record Trigger(EventKind kind, String tool) {
+        boolean matches(Event e) {
+            return e.kind() == kind && (tool == null || e.tool() != null && ToolName.matches(e.tool(), tool));
+        }
+    }
     /** Per contract: the first differing event it observes, or null. */
     private final String[] why;
     private long differing;
@@ -60,15 +74,15 @@ final class Divergence {
         for (int c = 0; c < n; c++) {
             formulas[c] = new int[] {set.assumeOf(c), set.guaranteeOf(c)};
             Set<EventKind> k = EnumSet.noneOf(EventKind.class);
-            List<String> tools = new ArrayList<>();
+            List<Trigger> t = new ArrayList<>();
             for (int f : formulas[c]) {
                 for (Atom a : set.formulas().get(f).atoms()) {
                     if (Vocabulary.readsContent(a, lib.policy())) content[c] = true;
-                    else allEvents[c] |= reads(a, k, tools);
+                    else allEvents[c] |= reads(a, lib.policy(), k, t);
                 }
             }
             kinds.add(k);
-            calledTools.add(tools);
+            triggers.add(t);
         }
     }
 
@@ -76,8 +90,14 @@ final class Divergence {
      * Adds to {@code kinds} and {@code tools} the events whose application changes a session value that content-free
      * {@code a} reads; true when every event may (or the form is not one this knows).
      */
-    static boolean reads(Atom a, Set<EventKind> kinds, List<String> tools) {
-        if (a.bound() instanceof Term.Call || a.bound() instanceof Term.Name) return true;   // a context value as the bound
+    static boolean reads(Atom a, Policy policy, Set<EventKind> kinds, List<Trigger> triggers) {
+        if (a.bound() instanceof Term.Call || a.bound() instanceof Term.Name) {
+            // a context value as the bound (count(T) <= ctx(limit)): the latches of its key, then the atom compared with it
+            String key = contextKey(a.bound());
+            if (key == null) return true;   // a bound of another form
+            written(policy, key, triggers);
+            return reads(new Atom(a.name(), a.args(), null, null, a.line(), a.column()), policy, kinds, triggers);
+        }
         switch (a.name()) {
             // what the event itself is: its kind, tool, result status, purposes, depth; no value kept between events
             case "user", "assistant", "call", "return", "end", "returned", "failed", "side_effect", "purpose",
@@ -101,7 +121,15 @@ final class Divergence {
             case "count" -> {
                 String t = a.args().size() == 1 ? name(a.args().get(0)) : null;
                 if (t == null) return true;
-                tools.add(t);
+                triggers.add(new Trigger(EventKind.CALL, t));
+                return false;
+            }
+            // a context key holds what the latches that write it wrote: their events (permission(p): the key permissions;
+            // the policy's own permissions are the same both ways)
+            case "ctx", "permission" -> {
+                String key = a.name().equals("permission") ? PERMISSIONS : a.args().size() == 1 ? key(a.args().get(0)) : null;
+                if (key == null) return true;
+                written(policy, key, triggers);
                 return false;
             }
             case "run" -> {   // a call of another tool ends the run
@@ -109,9 +137,40 @@ final class Divergence {
                 return false;
             }
             default -> {
-                return true;   // since (counts events), ctx and permission (latches), and any form not listed
+                return true;   // since (counts events), and any form not listed
             }
         }
+    }
+
+    /** The context key the grounding keeps permissions under ({@code permission(p)} reads it). */
+    private static final String PERMISSIONS = "permissions";
+
+    /**
+     * Adds the events that change what context key {@code key} holds: each latch that writes it (sets, adds to or clears
+     * it) fires on its events; a latch of a RETURN of T that takes {@code arg(f)} reads it from the accepted CALL of T
+     * it answers (a refused call feeds none), so the calls of T too.
+     */
+    private static void written(Policy policy, String key, List<Trigger> triggers) {
+        for (Latch l : policy.latches()) {
+            if (!l.key().trim().equals(key)) continue;
+            triggers.add(new Trigger(l.kind(), l.tool()));
+            if (l.kind() == EventKind.RETURN && l.source() == Latch.Source.ARG && l.tool() != null) triggers.add(new Trigger(EventKind.CALL, l.tool()));
+        }
+    }
+
+    /** The key of a context bound ({@code ctx(k)} or {@code ctx.k}), else null. */
+    private static String contextKey(Term b) {
+        if (b instanceof Term.Call c && c.name().equals("ctx") && c.args().size() == 1) return key(c.args().get(0));
+        if (b instanceof Term.Name n && n.value().startsWith("ctx.")) return n.value().substring(4).trim();
+        return null;
+    }
+
+    /** A context key as {@code ctx}'s argument (a name or a text, {@code ctx.} dropped), as the grounding reads it; else null. */
+    private static String key(Term t) {
+        String k = name(t);
+        if (k == null) return null;
+        k = k.trim();
+        return k.startsWith("ctx.") ? k.substring(4) : k;
     }
 
     private static String name(Term t) {
@@ -121,8 +180,7 @@ final class Divergence {
     /** Whether applying {@code e} or not changes a session value that content-free contract {@code c}'s atoms read. */
     private boolean changesWhatItReads(int c, Event e) {
         if (allEvents[c] || kinds.get(c).contains(e.kind())) return true;
-        if (e.kind() != EventKind.CALL) return false;
-        for (String t : calledTools.get(c)) if (ToolName.matches(e.tool(), t)) return true;
+        for (Trigger t : triggers.get(c)) if (t.matches(e)) return true;
         return false;
     }
 

@@ -52,8 +52,55 @@ class HashedEnforceNoteTest {
             "c.amount|G(call(issue_refund) -> arg(issue_refund, amount) <= 100)",
             "c.no-fraud-result|assume|G(returned(lookup) -> !result_matches(lookup, \"fraud alert\"))");
 
+    /**
+     * Contracts over context keys and permissions that read no content (constant latches, a key only asked whether it is
+     * set, a count against a context bound), with the {@link #LATCHES} that write them.
+     */
+    private static final List<String> CONTEXT = List.of(
+            "x.looked|G(call(issue_refund) -> ctx(looked) == \"yes\")",
+            "x.perm|G(call(close_ticket) -> permission(refunded))",
+            "x.noted|G(call(close_ticket) -> ctx(noted))",
+            "x.seen|G(call(issue_refund) -> ctx(seen))",
+            "x.limit|G((call(issue_refund) & ctx(limit)) -> count(issue_refund) <= ctx(limit))",
+            "x.cap|G(call(issue_refund) -> depth <= ctx(cap))");
+
+    /** A content contract on the look-ups (false from digests): a VIP look-up refused online is applied here. */
+    private static final String NO_VIP = "c.no-vip|G(call(lookup) -> !arg_matches(lookup, order, \"VIP\"))";
+
+    /**
+     * The latches: looked by a lookup's result (cleared by a close), the permission refunded by a refund's call, noted by
+     * a note's call (its body: only whether it is set is read), seen by a lookup's result from the argument of the call it
+     * answers, limit and cap by a close (cap only as a bound, beside what the event is: refunds are refused until it is set).
+     */
+    private static final String LATCHES = String.join("\n",
+            "context:",
+            "  - on: {kind: RETURN, tool: lookup}",
+            "    set: looked",
+            "    value: '\"yes\"'",
+            "  - on: {kind: CALL, tool: close_ticket}",
+            "    clear: looked",
+            "  - on: {kind: CALL, tool: issue_refund}",
+            "    add: permissions",
+            "    value: '\"refunded\"'",
+            "  - on: {kind: CALL, tool: send_note}",
+            "    set: noted",
+            "    value: arg(body)",
+            "  - on: {kind: RETURN, tool: lookup}",
+            "    set: seen",
+            "    value: arg(order)",
+            "  - on: {kind: CALL, tool: close_ticket}",
+            "    set: limit",
+            "    value: '\"1\"'",
+            "  - on: {kind: CALL, tool: close_ticket}",
+            "    set: cap",
+            "    value: '\"2\"'", "");
+
     private Path library(List<String> contracts) throws Exception {
-        StringBuilder y = new StringBuilder("library: t\ncontracts:\n");
+        return library(contracts, "");
+    }
+
+    private Path library(List<String> contracts, String context) throws Exception {
+        StringBuilder y = new StringBuilder("library: t\n").append(context).append("contracts:\n");
         for (String c : contracts) {
             String[] p = c.split("\\|");
             y.append("  - id: ").append(p[0]).append('\n');
@@ -103,6 +150,24 @@ class HashedEnforceNoteTest {
             if (s.onToolCall(new ToolCall("x", session, tool, args, id)).kind() == dev.tracegate.agent.core.ToolDecision.Kind.PROCEED) {
                 s.onToolResult(new ToolResult("x", session, tool, id, text, false));
             }
+        };
+    }
+
+    /** A call whose id goes to {@code refused} when the agent refuses it (the same online in both logs' runs). */
+    private static Consumer<ContractSupervisor> call(String session, String tool, String args, String id, Set<String> refused) {
+        return s -> {
+            if (s.onToolCall(new ToolCall("x", session, tool, args, id)).kind() == dev.tracegate.agent.core.ToolDecision.Kind.BLOCK) refused.add(id);
+        };
+    }
+
+    /**
+     * The result of call {@code id} if it ran: a refused call has none (as under the agent; replay in enforce mode does not
+     * apply the result of a call it refused, so a result fed after a refusal would make the clear log's replay differ
+     * from the online verdicts it stands for).
+     */
+    private static Consumer<ContractSupervisor> result(String session, String tool, String id, String text, Set<String> refused) {
+        return s -> {
+            if (!refused.contains(id)) s.onToolResult(new ToolResult("x", session, tool, id, text, false));
         };
     }
 
@@ -176,6 +241,7 @@ class HashedEnforceNoteTest {
             if (contracts.stream().noneMatch(s -> s.startsWith("c."))) contracts.add(CONTENT.get(rnd.nextInt(CONTENT.size())));
             Path lib = library(contracts);
             List<Consumer<ContractSupervisor>> events = new ArrayList<>();
+            Set<String> refused = new java.util.HashSet<>();
             int sessions = 1 + rnd.nextInt(2);
             for (int s = 0; s < sessions; s++) events.add(user("s" + s, "Please sort out my order"));
             int n = 6 + rnd.nextInt(8);
@@ -187,8 +253,8 @@ class HashedEnforceNoteTest {
                     case 1 -> events.add(call(sess, "send_note", "{\"body\":\"" + (rnd.nextBoolean() ? "all done" : "card number 4111") + "\"}", id));
                     case 2 -> events.add(call(sess, "close_ticket", "{}", id));
                     default -> {
-                        events.add(call(sess, "lookup", "{\"order\":\"A" + i + "\"}", id));
-                        if (rnd.nextBoolean()) events.add(result(sess, "lookup", id, rnd.nextBoolean() ? "status ok" : "fraud alert on this order"));
+                        events.add(call(sess, "lookup", "{\"order\":\"A" + i + "\"}", id, refused));
+                        if (rnd.nextBoolean()) events.add(result(sess, "lookup", id, rnd.nextBoolean() ? "status ok" : "fraud alert on this order", refused));
                     }
                 }
             }
@@ -214,5 +280,124 @@ class HashedEnforceNoteTest {
         // the sessions exercise both sides: verdicts that differ, and contracts rightly left out although events differed
         assertThat(differed).isGreaterThan(5);
         assertThat(leftOut).isGreaterThan(5);
+    }
+
+    /**
+     * A contract over a context key is named when an event that a latch of its key fires on was applied here and refused
+     * online (or the other way round), not whenever any event differs (9b521be named them all): the refused note with a
+     * card number, applied here, writes noted (its latch's call), so x.noted is named and its verdict differs (the close is
+     * refused online for want of a note, passes here); neither it nor the close writes looked or the permission refunded,
+     * so x.looked and x.perm are not named and their verdicts are the online ones.
+     */
+    @Test
+    void aContextContractIsNamedOnlyWhenAnEventThatWritesItsKeyDiffers() throws Exception {
+        String latches = String.join("\n", "context:",
+                "  - on: {kind: RETURN, tool: lookup}", "    set: looked", "    value: '\"yes\"'",
+                "  - on: {kind: CALL, tool: issue_refund}", "    add: permissions", "    value: '\"refunded\"'",
+                "  - on: {kind: CALL, tool: send_note}", "    set: noted", "    value: arg(body)", "");
+        Path lib = library(List.of(CONTEXT.get(0), CONTEXT.get(1), CONTEXT.get(2), CONTENT.get(1)), latches);
+        List<Consumer<ContractSupervisor>> events = List.of(
+                user("a", "Look up A1, refund it, note it and close the ticket"),
+                call("a", "lookup", "{\"order\":\"A1\"}", "c1"),
+                result("a", "lookup", "c1", "status ok"),
+                call("a", "issue_refund", "{\"order\":\"A1\",\"amount\":10}", "c2"),
+                call("a", "send_note", "{\"body\":\"refunded to card number 4111 1111 1111 1111\"}", "c3"),
+                call("a", "close_ticket", "{}", "c4"),
+                call("a", "issue_refund", "{\"order\":\"A2\",\"amount\":10}", "c5"));
+        Path clear = log(lib, "clear", "ctx.jsonl", events);
+        Path hashed = log(lib, "hashed", "ctx.jsonl", events);
+        CliRun c = CliRun.of("replay", lib.toString(), clear.toString(), "--format", "json");
+        CliRun h = CliRun.of("replay", lib.toString(), hashed.toString(), "--format", "json");
+        assertThat(entries(h.out(), "x.noted")).isNotEqualTo(entries(c.out(), "x.noted"));
+        assertThat(entries(h.out(), "x.looked")).isEqualTo(entries(c.out(), "x.looked"));
+        assertThat(entries(h.out(), "x.perm")).isEqualTo(entries(c.out(), "x.perm"));
+        assertThat(h.err()).contains("may differ too, each with the first one: x.noted (ctx.jsonl:")
+                .doesNotContain("x.looked (").doesNotContain("x.perm (");
+    }
+
+    /**
+     * A context key read only as a bound ({@code depth <= ctx(cap)}: the refund is refused while cap is empty) is written
+     * by the close: the note refused online for its card number is applied here, so is the close that x.noted refused
+     * online for want of a note, so cap is set here and the refund after it passes here while online it was refused. The
+     * close writes cap, so x.cap is named (with the note: the first event that differs and writes a key it reads).
+     */
+    @Test
+    void aContractThatReadsAContextKeyOnlyAsABoundIsNamedWhenAnEventThatWritesTheKeyDiffers() throws Exception {
+        String latches = String.join("\n", "context:",
+                "  - on: {kind: CALL, tool: send_note}", "    set: noted", "    value: arg(body)",
+                "  - on: {kind: CALL, tool: close_ticket}", "    set: cap", "    value: '\"2\"'", "");
+        Path lib = library(List.of(CONTEXT.get(2), CONTEXT.get(5), CONTENT.get(1)), latches);
+        List<Consumer<ContractSupervisor>> events = List.of(
+                user("a", "Note it, close the ticket and refund A1"),
+                call("a", "send_note", "{\"body\":\"refunded to card number 4111 1111 1111 1111\"}", "c1"),
+                call("a", "close_ticket", "{}", "c2"),
+                call("a", "issue_refund", "{\"order\":\"A1\",\"amount\":10}", "c3"));
+        Path clear = log(lib, "clear", "cap.jsonl", events);
+        Path hashed = log(lib, "hashed", "cap.jsonl", events);
+        CliRun c = CliRun.of("replay", lib.toString(), clear.toString(), "--format", "json");
+        CliRun h = CliRun.of("replay", lib.toString(), hashed.toString(), "--format", "json");
+        assertThat(entries(h.out(), "x.cap")).isNotEqualTo(entries(c.out(), "x.cap"));
+        assertThat(h.err()).contains("x.cap (cap.jsonl:").contains("x.noted (cap.jsonl:");
+    }
+
+    /**
+     * The oracle of {@link #everyContractWhoseVerdictDiffersFromTheOnlineOneIsNamed} over libraries with context
+     * contracts and latches: every content-free contract whose verdict from the hashed log differs from the clear log's
+     * is named, and context contracts are left out where no event that writes their keys differed.
+     */
+    @Test
+    void everyContextContractWhoseVerdictDiffersIsNamedAndTheOthersAreLeftOut() throws Exception {
+        Random rnd = new Random(13);
+        int differed = 0;
+        int leftOut = 0;
+        List<String> missed = new ArrayList<>();
+        for (int trial = 0; trial < 50; trial++) {
+            List<String> contracts = new ArrayList<>();
+            for (String s : CONTEXT) if (rnd.nextInt(3) > (s.startsWith("x.cap") ? 1 : 0)) contracts.add(s);
+            for (String s : STRUCTURE) if (rnd.nextInt(4) == 0) contracts.add(s);
+            for (String s : CONTENT) if (rnd.nextInt(2) > 0) contracts.add(s);
+            if (rnd.nextBoolean()) contracts.add(NO_VIP);
+            if (contracts.stream().noneMatch(s -> s.startsWith("c."))) contracts.add(CONTENT.get(rnd.nextInt(CONTENT.size())));
+            Path lib = library(contracts, LATCHES);
+            List<Consumer<ContractSupervisor>> events = new ArrayList<>();
+            Set<String> refused = new java.util.HashSet<>();
+            int sessions = 1 + rnd.nextInt(2);
+            for (int s = 0; s < sessions; s++) events.add(user("s" + s, "Please sort out my order"));
+            int n = 6 + rnd.nextInt(8);
+            for (int i = 0; i < n; i++) {
+                String sess = "s" + rnd.nextInt(sessions);
+                String id = "c" + i;
+                switch (rnd.nextInt(5)) {
+                    case 0 -> events.add(call(sess, "issue_refund", "{\"order\":\"A" + i + "\",\"amount\":" + (10 + 40 * rnd.nextInt(5)) + "}", id));
+                    case 1 -> events.add(call(sess, "send_note", "{\"body\":\"" + (rnd.nextBoolean() ? "all done" : "card number 4111") + "\"}", id));
+                    case 2 -> events.add(call(sess, "close_ticket", "{}", id));
+                    default -> {
+                        events.add(call(sess, "lookup", "{\"order\":\"" + (rnd.nextInt(3) == 0 ? "VIP" : "A") + i + "\"}", id, refused));
+                        if (rnd.nextInt(4) > 0) events.add(result(sess, "lookup", id, rnd.nextBoolean() ? "status ok" : "fraud alert on this order", refused));
+                    }
+                }
+            }
+            Path clear = log(lib, "clear", "x.jsonl", events);
+            Path hashed = log(lib, "hashed", "x.jsonl", events);
+            CliRun c = CliRun.of("replay", lib.toString(), clear.toString(), "--format", "json");
+            CliRun h = CliRun.of("replay", lib.toString(), hashed.toString(), "--format", "json");
+            assertThat(h.err()).contains("is an audit log with personal data hashed");
+            String note = h.err().lines().filter(l -> l.contains("personal data hashed")).findFirst().orElseThrow();
+            for (String s : contracts) {
+                String id = s.split("\\|")[0];
+                if (id.startsWith("c.")) continue;
+                boolean named = note.contains(" " + id + " (");
+                if (!entries(h.out(), id).equals(entries(c.out(), id))) {
+                    differed++;
+                    if (!named) missed.add("trial " + trial + ": " + id + "; " + note);
+                } else if (!named && id.startsWith("x.") && note.contains("applied here and refused online or the other way round")) {
+                    leftOut++;
+                }
+            }
+        }
+        assertThat(missed).as("contracts whose verdict differs from the online one, not named").isEmpty();
+        // both sides: verdicts that differ, and context contracts rightly left out although events differed
+        assertThat(differed).as("differing verdicts (%d left out)", leftOut).isGreaterThan(5);
+        assertThat(leftOut).as("context contracts left out (%d differing verdicts)", differed).isGreaterThan(5);
     }
 }

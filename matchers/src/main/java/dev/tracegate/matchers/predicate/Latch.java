@@ -112,6 +112,15 @@ public final class Latch {
     /** The context key this latch writes. */
     public String key() { return key; }
 
+    /** The kind of event that fires it. */
+    public EventKind kind() { return kind; }
+
+    /** The tool whose events fire it, as written; null: any tool. */
+    public String tool() { return tool; }
+
+    /** Where its value comes from. */
+    public Source source() { return source; }
+
     void validate() {
         if (key == null) throw new IllegalArgumentException("latch " + this + " names no key: call set(k), add(k) or clear(k)");
         if (action != Action.CLEAR && source == Source.NONE) {
