@@ -67,6 +67,7 @@ public final class LibraryNotes {
                         + ", so no call is for it; declare it or fix the name");
             }
         }
+        notes.addAll(fieldsNamedLikeTools(lib));
         read.forEach((key, atom) -> {
             if (!latched.contains(key) && !key.equals("permissions")) {
                 notes.add("context key '" + key + "' is read by " + atom + " but no latch under 'context:' sets it,"
@@ -131,4 +132,59 @@ public final class LibraryNotes {
     }
 
     private static String bare(String key) { return key.startsWith("ctx.") ? key.substring(4) : key; }
+
+    /** One-argument forms that read a field of the current call: arg(f), arg_matches(f, re), ... (field first). */
+    private static final java.util.Set<String> FIELD_FORMS = java.util.Set.of("arg/1", "arg_matches/2", "arg_in/2", "path_within/2",
+            "arg_eq_ctx/2", "flow/1", "untrusted/1");
+    /** Forms whose first argument names a tool. */
+    private static final java.util.Set<String> TOOL_FORMS = java.util.Set.of("call/1", "call/2", "returned/1", "failed/1",
+            "result_matches/2", "arg/2", "arg_matches/3", "arg_in/3", "path_within/3", "arg_eq_ctx/3", "flow/2", "untrusted/2",
+            "count/1", "run/1", "sum/2");
+
+    /**
+     * A one-argument field form whose field is named like a tool of the library, and that no two-argument form reads as
+     * a field ({@code arg(pay) > 100} beside {@code call(pay)}): most likely {@code arg(pay, amount)} was meant, and
+     * {@code arg(pay)} reads a field named pay that is absent, so the comparison is false on every call (trial21).
+     */
+    static List<String> fieldsNamedLikeTools(Library lib) {
+        java.util.Set<String> tools = new java.util.TreeSet<>();
+        java.util.Set<String> fields = new java.util.HashSet<>();
+        List<Atom> oneArg = new java.util.ArrayList<>();
+        for (Atom atom : lib.contracts().atoms()) {
+            Atom a = atom;
+            if (a.name().equals("len") && a.args().size() == 1 && a.args().get(0) instanceof Term.Call inner && inner.name().equals("arg")) {
+                String form = "arg/" + inner.args().size();
+                if (form.equals("arg/1")) oneArg.add(atom);
+                if (form.equals("arg/2")) {
+                    tools.add(fold(inner.args().get(0)));
+                    fields.add(fold(inner.args().get(1)));
+                }
+                continue;
+            }
+            String form = a.name() + "/" + a.args().size();
+            if (FIELD_FORMS.contains(form)) oneArg.add(atom);
+            if (TOOL_FORMS.contains(form)) {
+                tools.add(fold(a.args().get(0)));
+                if (form.startsWith("arg") || form.startsWith("path_within") || form.startsWith("flow") || form.startsWith("untrusted")
+                        || form.equals("sum/2")) {
+                    if (a.args().size() > 1) fields.add(fold(a.args().get(1)));
+                }
+            }
+        }
+        List<String> out = new java.util.ArrayList<>();
+        for (Atom atom : oneArg) {
+            Term field = atom.name().equals("len") ? ((Term.Call) atom.args().get(0)).args().get(0) : atom.args().get(0);
+            String f = fold(field);
+            if (!tools.contains(f) || fields.contains(f)) continue;
+            out.add(atom.key() + " reads the argument field '" + f + "' of the current call, but " + f + " is a tool this library"
+                    + " names and no arg(T, " + f + ") reads a field of that name; did you mean arg(" + f + ", <field>), the field of"
+                    + " a call of " + f + "? (an absent field makes a comparison false, so this atom would not act; docs/LIBRARY.md)");
+        }
+        return out;
+    }
+
+    private static String fold(Term t) {
+        String name = t instanceof Term.Name n ? n.value() : t instanceof Term.Str s ? s.value() : t.toString();
+        return name.strip().toLowerCase(java.util.Locale.ROOT);
+    }
 }

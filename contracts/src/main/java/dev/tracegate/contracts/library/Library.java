@@ -311,7 +311,9 @@ public final class Library {
         String near = nearMisses(e.atom(), p == null ? java.util.Set.of() : named.getOrDefault(p.file(), java.util.Set.of()));
         if (near != null) forms = near + (forms == null ? "" : " " + forms);
         String foreign = e.atom().comparison() == null && e.atom().args().size() == 1
-                ? dev.tracegate.engine.ltl.Parser.foreignPastHint(e.atom().name()) : null;
+                ? (dev.tracegate.engine.ltl.Parser.foreignPastHint(e.atom().name()) != null
+                    ? dev.tracegate.engine.ltl.Parser.foreignPastHint(e.atom().name())
+                    : dev.tracegate.engine.ltl.Parser.gluedOperators(e.atom().name())) : null;
         if (foreign != null) forms = foreign;   // Z(call(b)): another tool's past operator, not a misspelt predicate
         return new LibraryException(p == null ? null : p.file(), p == null ? 0 : p.line(), p == null ? 0 : p.column(),
                 "atom `" + e.atom().key() + "`: " + e.problem(), forms);

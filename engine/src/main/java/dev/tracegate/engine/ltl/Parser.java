@@ -234,7 +234,7 @@ public final class Parser {
             nesting--;
             return inner;
         }
-        if (t.kind != Kind.IDENT) fail(expected);
+        if (t.kind != Kind.IDENT) fail(expected + foreignSpelling(t));
         if (BINARY_WORDS.containsKey(t.text)) {
             fail(expected + " ('" + t.text + "' is a binary operator and cannot name an atom)");
         }
@@ -330,7 +330,40 @@ public final class Parser {
             return base + " (" + FOREIGN_PAST.get(last.text) + ")";
         }
         if (t.kind == Kind.IDENT && t.text.equals("B")) return base + " (" + FOREIGN_PAST.get("B") + ")";
+        // GF φ, FG φ, XX φ: operators written together, as other LTL tools accept, read here as one atom's name
+        if (last != null && last.kind == Kind.IDENT && gluedOperators(last.text) != null && !bound
+                && (t.kind == Kind.IDENT || t.kind == Kind.NOT)) {
+            return base + " (" + gluedOperators(last.text) + ")";
+        }
         return base;
+    }
+
+    /**
+     * For a word made only of the letters of prefix operators ({@code GF}, {@code FG}, {@code XX}), what to write instead:
+     * tracegate reads it as an atom's name; null for any other word. The loader adds it to an unknown atom {@code GF(...)}.
+     */
+    public static String gluedOperators(String word) {
+        if (word == null || word.length() < 2 || UNARY_WORDS.containsKey(word)) return null;
+        StringBuilder apart = new StringBuilder();
+        for (int i = 0; i < word.length(); i++) {
+            if ("XFGYOH".indexOf(word.charAt(i)) < 0) return null;
+            apart.append(i == 0 ? "" : " ").append(word.charAt(i));
+        }
+        return "'" + word + "' is no operator here, so it is read as an atom's name; write the operators apart: " + apart;
+    }
+
+    /** Other LTL tools' spellings of always, eventually and not ({@code []}, {@code <>}, {@code ~}), with what to write. */
+    private String foreignSpelling(Token t) {
+        Token following = pos + 1 < tokens.size() ? tokens.get(pos + 1) : null;
+        boolean glued = following != null && following.offset == t.offset + t.text.length();
+        if (t.kind == Kind.LBRACKET && glued && following.kind == Kind.RBRACKET) {
+            return " ('[]' is no operator here: write G φ for 'always')";
+        }
+        if (t.kind == Kind.CMP && t.text.equals("<") && glued && following.kind == Kind.CMP && following.text.equals(">")) {
+            return " ('<>' is no operator here: write F φ for 'eventually')";
+        }
+        if (t.kind == Kind.ILLEGAL && t.text.equals("~")) return " ('~' is no operator here: write !φ for 'not')";
+        return "";
     }
 
     /**
