@@ -234,6 +234,9 @@ public final class EnvironmentFailures {
             // reached by a call of a named tool: does every result of that call (the session's next event) fail a contract?
             String called = viaKind.get(node) == EventKind.CALL ? letters[k(EventKind.CALL)].toolOf(via.get(node)) : null;
             if (called != null) {
+                // the results enumerated count against the walk's bound, as its own transitions do
+                steps += 1L << Long.bitCount(letters[k(EventKind.RETURN)].free);
+                if (steps > MAX_STEPS) return null;
                 boolean[] every = ownResultFails(q, node.sticky, called, letters[k(EventKind.RETURN)], dfas, local, pv, counters, m0, n);
                 for (int c = 0; c < n; c++) {
                     if (every[c] && (found[c] == null || found[c].ownResultOf() == null)) {
