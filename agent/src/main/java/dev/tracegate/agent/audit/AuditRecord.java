@@ -312,6 +312,19 @@ public final class AuditRecord {
 
     public Decision decision() { return decision; }
 
+    /**
+     * Whether this is the record of a tool call that did not run when the log cannot take it: one a contract or the approver
+     * refused (a block, an escalation not approved), and, when {@code turnedAway} (the log turned the record away under
+     * {@code fail: closed}), also one the contracts let through, which the caller then refuses for the log's sake (not a
+     * shadow-mode one, which runs). Every other record's event goes on without it: results, user messages, answers,
+     * consents, erasures, session ends. Only asked when a record cannot be written, never on the hot path.
+     */
+    boolean refusedCall(boolean turnedAway) {
+        if (!"CALL".equals(kind)) return false;
+        if (decision == Decision.BLOCK || (decision == Decision.ESCALATE && !approved)) return true;
+        return turnedAway && decision != Decision.SHADOW_WOULD_BLOCK;
+    }
+
     public long timeMillis() { return timeMillis; }
 
     /** The held atom keys, whichever way they were given. */

@@ -108,14 +108,23 @@ public final class AuditVerification {
                 // the events went on unrecorded; logs written before QUEUE_FULL_REFUSED_REASON count fail: closed's refusals here too
                 return "queue-full: the audit queue was full, with audit.on-full: drop or a wait longer than audit.max-block";
             case AuditWriter.QUEUE_FULL_REFUSED_REASON:
-                return AuditWriter.QUEUE_FULL_REFUSED_REASON + ": the audit queue stayed full for longer than audit.max-block and"
-                        + " fail: closed refused the events, so their tool calls did not run";
+                return AuditWriter.QUEUE_FULL_REFUSED_REASON + ": records of tool calls refused under fail: closed, as the audit queue"
+                        + " stayed full for longer than audit.max-block (or its writer was stuck): these calls did not run";
             case "io-error":
-                return "io-error: lost while the log could not be written (records held when a write failed; under fail: open,"
-                        + " events that went on unrecorded)";
-            case "io-error (events refused)":
-                return "io-error (events refused): the log could not be written and fail: closed refused the events of the"
-                        + " outage, so its tool calls did not run (records held when a write failed count here too)";
+                return "io-error: lost while the log could not be written, the events went on unrecorded (records held when a write"
+                        + " failed; under fail: closed the results, messages, answers and session ends of the outage; under fail: open"
+                        + " every event of it)";
+            case AuditWriter.IO_ERROR_REFUSED_REASON:
+                return AuditWriter.IO_ERROR_REFUSED_REASON + ": records of tool calls that did not run, as the log could not be written"
+                        + " and fail: closed refused them (or a contract had)";
+            case "queue-full (events refused)":   // agents before trial20: calls and the events that went on alike
+                return "queue-full (events refused): the audit queue stayed full for longer than audit.max-block under fail: closed;"
+                        + " written by an older agent, this count holds the refused tool calls together with the results, messages,"
+                        + " answers and session ends that went on unrecorded";
+            case "io-error (events refused)":   // agents before trial20
+                return "io-error (events refused): the log could not be written under fail: closed; written by an older agent, this"
+                        + " count holds the refused tool calls together with the results, messages, answers and session ends that went on"
+                        + " unrecorded, and records held when a write failed";
             default:
                 return reason.isEmpty() ? "no reason given" : "reason " + reason;
         }

@@ -237,15 +237,18 @@ public final class AuditWriter implements AutoCloseable {
     /** How often the writer asks whether its file was moved away (rotated). */
     private static final long MOVE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private static final byte META = 0, EVENT = 1, NOTE = 2;
+    // a line's kind: EVENT_REFUSED is the record of a tool call that did not run (fail: closed), lost as refused, not as lost
+    private static final byte META = 0, EVENT = 1, NOTE = 2, EVENT_REFUSED = 3;
     // indexes into a note's counts
     private static final int QUEUE_FULL = 0, LOST = 1, REFUSED = 2, TRUNCATED = 3, QUEUE_FULL_REFUSED = 4;
 
     /**
-     * The {@code dropped} reason of records that found no room in time under {@code audit.on-full: block} and
-     * {@code fail: closed}: their events were refused (a tool call did not run), unlike {@code queue-full}'s.
+     * The {@code dropped} reason of tool calls' records that found no room in time under {@code fail: closed}: the calls
+     * were refused and did not run, unlike {@code queue-full}'s records, whose events went on.
      */
-    public static final String QUEUE_FULL_REFUSED_REASON = "queue-full (events refused)";
+    public static final String QUEUE_FULL_REFUSED_REASON = "queue-full (calls refused)";
+    /** The {@code dropped} reason of tool calls' records an outage kept out under {@code fail: closed}: the calls did not run. */
+    public static final String IO_ERROR_REFUSED_REASON = "io-error (calls refused)";
 
     /** Name of the writer thread of the agent's audit log (what a thread dump or a profiler shows). */
     public static final String THREAD_NAME = "tracegate-audit";
@@ -295,7 +298,7 @@ public final class AuditWriter implements AutoCloseable {
         if (record.timeMillis == 0) record.timeMillis = System.currentTimeMillis();
         inFlight.getAndIncrement();   // the writer ends only when no producer is inside append(): see run()
         try {
-            if (closing || !healthy) return notWritable();
+            if (closing || !healthy) return notWritable(record);
             if (queue.offer(record)) return Admission.ACCEPTED;   // counted by the queue itself (see accepted())
             return whenFull(record);
         } finally {
@@ -303,8 +306,12 @@ public final class AuditWriter implements AutoCloseable {
         }
     }
 
-    private Admission notWritable() {
-        if (failClosed) {
+    /**
+     * The log cannot be written (an outage, or closed): under {@code fail: closed} a tool call's record is refused (the caller
+     * refuses the call); every other record, and every record under {@code fail: open}, is lost while its event goes on.
+     */
+    private Admission notWritable(AuditRecord record) {
+        if (failClosed && record.refusedCall(true)) {
             refused.increment();
             if (!closing) refusedToNote.increment();
             return Admission.REFUSED;
@@ -318,20 +325,20 @@ public final class AuditWriter implements AutoCloseable {
         // drop mode drops at once, but not at shutdown: the open sessions' ends wait for room as under block, all by one
         // deadline (shutdownBegins), so that a clean stop writes them (trial20 05: most of 2,000 ends were dropped)
         if (dropWhenFull && shutdownDeadline == 0) {
-            Admission a = stalled.get() ? noRoom() : dropForRoom();
+            Admission a = stalled.get() ? noRoom(record) : dropForRoom();
             long now = System.nanoTime();
             watchForStall(queue.taken(), now, now);
             return a;
         }
-        if (stalled.get()) return noRoom();   // a stuck writer makes no room: the failure policy applies at once, no wait
+        if (stalled.get()) return noRoom(record);   // a stuck writer makes no room: the failure policy applies at once, no wait
         long pause = 1_000;
         long deadline = 0;
         long waitFrom = 0;
         long taken = 0;
         for (int spins = 0; ; spins++) {
             if (queue.offer(record)) return Admission.ACCEPTED;
-            if (terminated || !healthy) return notWritable();
-            if (stalled.get()) return noRoom();   // another producer found the writer stuck while this one waited
+            if (terminated || !healthy) return notWritable(record);
+            if (stalled.get()) return noRoom(record);   // another producer found the writer stuck while this one waited
             if (spins < 64) {
                 Thread.onSpinWait();
                 continue;
@@ -345,18 +352,22 @@ public final class AuditWriter implements AutoCloseable {
                 if (shutdown != 0 && shutdown - deadline < 0) deadline = shutdown;
             } else if (now - deadline > 0) {
                 watchForStall(taken, waitFrom, now);
-                return noRoom();
+                return noRoom(record);
             }
             LockSupport.parkNanos(pause);
             pause = Math.min(pause << 1, 1_000_000);
         }
     }
 
-    /** A record that found no room (a wait past max-block, or a stuck writer): under {@code fail: closed} its event is refused. */
-    private Admission noRoom() {
-        if (!failClosed) return dropForRoom();
-        // the caller refuses the event: its own dropped reason, so the log does not read as if the call ran unrecorded
-        dropped.increment();
+    /**
+     * A record that found no room (a wait past max-block, or a stuck writer): under {@code fail: closed} a tool call's is
+     * refused (counted in {@link #refused()}, noted with its own reason, so that the log does not read as if the call ran
+     * unrecorded); any other record is dropped and its event goes on (trial20 01: user messages, answers and session ends
+     * were noted as refused).
+     */
+    private Admission noRoom(AuditRecord record) {
+        if (!failClosed || !record.refusedCall(true)) return dropForRoom();
+        refused.increment();
         droppedRefusedToNote.increment();
         return Admission.REFUSED;
     }
@@ -456,13 +467,25 @@ public final class AuditWriter implements AutoCloseable {
     /** Event records written to the sink (handed to the operating system). */
     public long written() { return written.sum(); }
 
-    /** Records not written because the queue was full (drop mode, or the wait for room timed out). */
+    /**
+     * Records not written because the queue was full (drop mode, a wait for room past max-block, a stuck writer) whose events
+     * went on; a tool call's record refused for want of room (fail: closed) counts in {@link #refused()} instead.
+     */
     public long dropped() { return dropped.sum(); }
 
-    /** Records not written because the log could not be written (counted in {@code fail: open}, or accepted before a failure). */
+    /**
+     * Records not written because the log could not be written whose events went on: under {@code fail: open} every one;
+     * under {@code fail: closed} the results, messages, answers, consents, erasures and session ends of an outage, and
+     * records accepted before a write failed whose events had gone on (tool calls that ran among them).
+     */
     public long lost() { return lost.sum(); }
 
-    /** Appends refused (the log failing under {@code fail: closed}, or already closed). */
+    /**
+     * Records of tool calls that did not run, not in the log, under {@code fail: closed}: a call's record the log turned
+     * away (an outage, the queue full past max-block, a stuck writer, a closed log), whose call the caller then refused,
+     * and the record of a call refused anyway (a block) that an outage lost. Other records count in {@link #lost()} or
+     * {@link #dropped()}.
+     */
     public long refused() { return refused.sum(); }
 
     /** I/O errors met (each failed open or write counts once). */
@@ -627,12 +650,20 @@ public final class AuditWriter implements AutoCloseable {
      */
     private void countUnwritten() {
         for (int i = 0; i < 1000 && inFlight.get() != 0; i++) LockSupport.parkNanos(1_000_000);
-        if (inHand != null) lost.increment();   // polled, but neither in the batch nor counted when the error came
+        if (inHand != null) countLost(inHand);   // polled, but neither in the batch nor counted when the error came
         inHand = null;
-        for (AuditRecord r = queue.poll(); r != null; r = queue.poll()) lost.increment();
-        for (int i = 0; i < lineCount; i++) if (lineKind[i] == EVENT) lost.increment();
+        for (AuditRecord r = queue.poll(); r != null; r = queue.poll()) countLost(r);
+        for (int i = 0; i < lineCount; i++) {
+            if (lineKind[i] == EVENT) lost.increment();
+            else if (lineKind[i] == EVENT_REFUSED) refused.increment();
+        }
         lineCount = 0;
         batchLen = 0;
+    }
+
+    private void countLost(AuditRecord r) {
+        if (failClosed && r.refusedCall(false)) refused.increment();
+        else lost.increment();
     }
 
     /**
@@ -680,7 +711,7 @@ public final class AuditWriter implements AutoCloseable {
         long held = 0;
         if (batchFailed) {
             for (int i = 0; i < lineCount; i++) {
-                if (lineKind[i] == EVENT) held++;
+                if (isEvent(lineKind[i])) held++;
                 else if (lineKind[i] == NOTE) giveBack(NOTE, noteCounts[i]);   // an unwritten note's counts are unwritten records
             }
         }
@@ -689,9 +720,13 @@ public final class AuditWriter implements AutoCloseable {
         long full = droppedToNote.sum() + droppedRefusedToNote.sum();
         long total = held + lostNow + refusedNow + full;
         StringBuilder parts = new StringBuilder();
-        if (lostNow > 0) parts.append(lostNow).append(" lost (events that went on unrecorded, fail: open)");
+        if (lostNow > 0) parts.append(lostNow).append(failClosed
+                ? " lost (events that went on unrecorded, fail: closed: records accepted before the outage, tool calls"
+                        + " that ran among them, and the results, messages, answers and session ends of the outage; fail: closed refuses"
+                        + " only tool calls)"
+                : " lost (events that went on unrecorded, fail: open)");
         if (refusedNow > 0) parts.append(parts.length() > 0 ? ", " : "").append(refusedNow)
-                .append(" refused (fail: closed: the outage's refused calls and the results, messages and session ends that went on)");
+                .append(" refused (fail: closed: tool calls that did not run)");
         if (full > 0) parts.append(parts.length() > 0 ? ", " : "").append(full).append(" dropped for room in the queue");
         if (held > 0) parts.append(parts.length() > 0 ? ", " : "").append(held)
                 .append(" accepted whose write failed (the file may hold the first of them, its last line cut)");
@@ -727,10 +762,20 @@ public final class AuditWriter implements AutoCloseable {
             lastError = "could not encode the audit record " + r + ": " + e + "; the record is not written. Report this as a bug.";
             return;
         }
-        appendLine(EVENT, null);   // into the batch, or given back as lost: either way no longer in hand
+        appendLine(failClosed && r.refusedCall(false) ? EVENT_REFUSED : EVENT, null);   // into the batch, or given back as lost: either way no longer in hand
+    }
+
+    private static boolean isEvent(byte kind) {
+        return kind == EVENT || kind == EVENT_REFUSED;
     }
 
     private void loseInHand() {
+        if (failClosed && inHand != null && inHand.refusedCall(false)) {
+            refused.increment();
+            refusedToNote.increment();
+            inHand = null;
+            return;
+        }
         lost.increment();
         lostToNote.increment();
         inHand = null;
@@ -766,11 +811,15 @@ public final class AuditWriter implements AutoCloseable {
         long refusedNow = refusedToNote.sumThenReset();
         long cut = truncatedToNote;
         truncatedToNote = 0;
-        if (lostNow > 0 || refusedNow > 0 || cut > 0) {
-            String reason = lostNow + refusedNow == 0 ? "partial-line-removed"
-                    : refusedNow > 0 ? "io-error (events refused)" : "io-error";
-            lines.dropped(System.currentTimeMillis(), lostNow + refusedNow, reason, cut);
-            appendLine(NOTE, new long[] {0, lostNow, refusedNow, cut, 0});
+        // records whose events went on, and tool calls that did not run, each with its reason (trial20 03)
+        if (lostNow > 0 || (cut > 0 && refusedNow == 0)) {
+            lines.dropped(System.currentTimeMillis(), lostNow, lostNow == 0 ? "partial-line-removed" : "io-error", cut);
+            appendLine(NOTE, new long[] {0, lostNow, 0, cut, 0});
+            cut = 0;
+        }
+        if (refusedNow > 0) {
+            lines.dropped(System.currentTimeMillis(), refusedNow, IO_ERROR_REFUSED_REASON, cut);
+            appendLine(NOTE, new long[] {0, 0, refusedNow, cut, 0});
         }
         return lostNow + refusedNow;
     }
@@ -799,13 +848,17 @@ public final class AuditWriter implements AutoCloseable {
         lineKind[lineCount] = kind;
         noteCounts[lineCount] = counts;
         lineCount++;
-        if (kind == EVENT) inHand = null;   // counted with the batch's lines from here on
+        if (isEvent(kind)) inHand = null;   // counted with the batch's lines from here on
         batch.put(batchLen++, (byte) '\n');
     }
 
     /** A line that will never be written: its event is lost, its note's counts wait for the next note. */
     private void giveBack(byte kind, long[] counts) {
-        if (kind == EVENT) {
+        if (kind == EVENT_REFUSED) {
+            refused.increment();   // a refused call's record: its call did not run
+            refusedToNote.increment();
+            inHand = null;
+        } else if (kind == EVENT) {
             loseInHand();   // the record in hand, or (reconcile) a line of a failed batch while none is
         } else if (kind == NOTE) {
             droppedToNote.add(counts[QUEUE_FULL]);
@@ -841,7 +894,7 @@ public final class AuditWriter implements AutoCloseable {
         }
         if (stalled.get()) stallEnds(true);
         int events = 0;
-        for (int i = 0; i < lineCount; i++) if (lineKind[i] == EVENT) events++;
+        for (int i = 0; i < lineCount; i++) if (isEvent(lineKind[i])) events++;
         written.add(events);
         flushedHead = lines.head();
         batchLen = 0;
@@ -915,7 +968,7 @@ public final class AuditWriter implements AutoCloseable {
         }
         for (int i = 0; i < lineCount; i++) {
             if (i < reached) {
-                if (lineKind[i] == EVENT) written.increment();
+                if (isEvent(lineKind[i])) written.increment();
             } else {
                 giveBack(lineKind[i], noteCounts[i]);
             }

@@ -24,17 +24,24 @@ public interface SupervisorMetricsMXBean {
     /** Event records written to the audit log. */
     long getAuditWritten();
 
-    /** Audit records not written because the queue was full. */
+    /**
+     * Audit records not written because the queue was full (drop mode, a wait past {@code audit.max-block}, a stuck writer)
+     * whose events went on; a tool call refused for want of room counts in {@link #getAuditRefused()}.
+     */
     long getAuditDropped();
 
-    /** Audit records not written because the log could not be written. */
+    /**
+     * Audit records not written because the log could not be written whose events went on: under {@code fail: open} all; under
+     * {@code fail: closed} the results, messages, answers, consents, erasures and session ends, and records accepted before a
+     * write failed.
+     */
     long getAuditLost();
 
     /**
-     * Audit records the log turned away under {@code fail: closed} while it could not be written (failing or closed):
-     * a tool call's, whose call was refused, and also those of events that cannot be refused and went on unrecorded
-     * (tool results, user messages, model output, consents, erasures, session ends). A record that found no room in
-     * the queue in time counts in {@link #getAuditDropped()} instead, also when its call was refused.
+     * Under {@code fail: closed}, records of tool calls that did not run and are not in the log: calls refused because the
+     * log could not take their record (an outage, no room in time, a stuck writer, a closed log), and blocked calls whose
+     * records a failed write lost. Every record not written counts once: here, in {@link #getAuditDropped()} or in
+     * {@link #getAuditLost()}.
      */
     long getAuditRefused();
 

@@ -277,7 +277,8 @@ class AuditWriterTest {
         assertThat(LogFiles.droppedCount(p, "io-error")).isEqualTo(5);
         // trial14 verify-misnames-io-error-drops: verify named every drop a full queue in drop mode
         assertThat(v.describe()).contains("but 5 events were not written")
-                .contains("io-error (events refused): the log could not be written and fail: closed refused the events")
+                .contains("io-error (calls refused): records of tool calls that did not run, as the log could not be written and"
+                        + " fail: closed refused them")
                 .doesNotContain("queue was full");
     }
 

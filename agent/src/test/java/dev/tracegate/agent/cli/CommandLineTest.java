@@ -693,11 +693,11 @@ class CommandLineTest {
                         + " with audit.on-full: drop or a wait longer than audit.max-block)")
                 .contains("verdicts after this line may differ");
         // an outage's dropped record is named for what it was (trial14 verify-misnames-io-error-drops, replay's half)
-        lines.set(3, lines.get(3).replace("\"queue-full\"", "\"io-error (events refused)\""));
+        lines.set(3, lines.get(3).replace("\"queue-full\"", "\"io-error (calls refused)\""));
         Files.write(log, lines);
         assertThat(run("replay", "sop-refund", log.toString()).err())
-                .contains("drops.jsonl:4: 306 events were not written here (io-error (events refused): the log could not be written"
-                        + " and fail: closed refused the events of the outage")
+                .contains("drops.jsonl:4: 306 events were not written here (io-error (calls refused): records of tool calls that did"
+                        + " not run, as the log could not be written and fail: closed refused them")
                 .doesNotContain("audit queue was full");
     }
 
