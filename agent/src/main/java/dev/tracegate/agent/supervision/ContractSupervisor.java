@@ -78,6 +78,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private volatile long librariesStamp;
     /** The stamp the previous hot-reload check saw; a changed stamp is loaded once two consecutive checks agree. */
     private long seenStamp;
+    /**
+     * SHA-256 of the library files' bytes the running version ({@link #current}) was loaded from, read just before they
+     * were loaded; null: a file could not be read then. A reload whose files hash the same is no new version.
+     */
+    private volatile byte[] librariesContent;
 
     /**
      * Loads and analyses the configured libraries and opens the audit log.
@@ -106,6 +111,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         try {
             this.approval = Approval.load(config.escalateApprover(), config.sourceOf("escalate.approver"), config.escalateTimeout(),
                     config.escalateMaxStuck(), metrics);
+            this.librariesContent = content();
             lib = load();
             this.registerFile = openRegister(lib);
             this.current = newRuntime(lib);
@@ -1131,6 +1137,29 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     }
 
     /**
+     * SHA-256 of the library files' names and bytes, in the configured order (built-ins are part of the agent and left
+     * out); null when one cannot be read (its load then says why). Read before the files are loaded, so that a file
+     * changed between the two reads is never taken for the content loaded: its new stamp reloads it again.
+     */
+    private byte[] content() {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            for (String l : config.libraries()) {
+                if (Library.BUILTINS.contains(l) || l.startsWith("builtin:")) continue;
+                byte[] bytes = Files.readAllBytes(base.resolve(l));
+                sha.update(l.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+                sha.update(Long.toString(bytes.length).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                sha.update((byte) 0);
+                sha.update(bytes);
+            }
+            return sha.digest();
+        } catch (java.io.IOException | RuntimeException | java.security.NoSuchAlgorithmException e) {
+            return null;
+        }
+    }
+
+    /**
      * One hot-reload check (the housekeeping thread runs it every {@code hot-reload} interval): a changed
      * stamp is loaded only when the previous check saw the same stamp, so a file caught half-written, or
      * edited in place in several steps, is not swapped in until it has stopped changing for one interval.
@@ -1149,7 +1178,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         reload();
     }
 
-    /** Loads, analyses and swaps the libraries; on any error the running version stays. Returns whether it swapped. */
+    /**
+     * Loads, analyses and swaps the libraries; on any error the running version stays. Files whose bytes are those the
+     * running version was loaded from (touched, or moved away and back) are no new version: nothing is loaded or
+     * swapped. Returns whether it swapped.
+     */
     public boolean reload() {
         synchronized (reloading) {
             return reloadNow();
@@ -1158,6 +1191,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     private boolean reloadNow() {
         try {
+            byte[] content = content();
+            if (content != null && java.security.MessageDigest.isEqual(content, librariesContent)) {
+                AgentLog.info("library files unchanged: their content is that of the running version " + current.version
+                        + ", which stays in force (no new version)");
+                return false;
+            }
             Library lib = load();
             // the data subjects' consents and erasures are the service's, not a library version's: the new version's
             // sessions read and write the same register as the old one's (which still run)
@@ -1167,6 +1206,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             Runtime next = newRuntime(lib);
             runtimes.add(next);
             current = next;
+            librariesContent = content;
             metrics.contracts(next.contractIds);
             dropIdleRuntimes();
             AgentLog.info("libraries reloaded (version " + next.version + "): " + lib.names() + "; sessions already running keep the previous version");

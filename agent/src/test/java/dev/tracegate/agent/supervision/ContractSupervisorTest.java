@@ -302,6 +302,53 @@ class ContractSupervisorTest {
         s.close();
     }
 
+    /**
+     * trial20: a library file moved away and back with the same bytes (or touched) is no new version: the running one
+     * stays, with no second library record in the audit log; a changed file is still a new version, and so is the old
+     * content put back after it.
+     */
+    @Test
+    void aLibraryFileMovedAwayAndBackOrTouchedIsNoNewVersion() throws Exception {
+        Path lib = dir.resolve("shop.yaml");
+        String v1 = "library: shop\ncontracts:\n  - id: no-delete\n    guarantee: G !call(delete)\n";
+        Files.writeString(lib, v1);
+        SupervisorMetrics metrics = new SupervisorMetrics();
+        Running r = start("libraries=" + lib + ",fail=closed", metrics);
+        ContractSupervisor s = r.supervisor();
+        assertThat(s.onToolCall(new ToolCall("x", "a", "delete", "{}", null)).kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+
+        Path away = dir.resolve("shop.yaml.away");
+        Files.move(lib, away);
+        assertThat(s.reload()).as("a missing file is rejected").isFalse();
+        assertThat(metrics.getReloadsRejected()).isEqualTo(1);
+        Files.move(away, lib);
+        Files.setLastModifiedTime(lib, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+        assertThat(s.reload()).as("the same bytes back, with another modification time").isFalse();
+        assertThat(s.version()).isEqualTo(1);
+        Files.setLastModifiedTime(lib, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 120_000));
+        assertThat(s.reload()).as("touched").isFalse();
+        assertThat(s.version()).isEqualTo(1);
+        assertThat(metrics.getReloadsRejected()).as("unchanged content is no rejection").isEqualTo(1);
+        assertThat(s.onToolCall(new ToolCall("x", "b", "delete", "{}", null)).kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+
+        // a real change is a new version, and so is the first content put back after it
+        Files.writeString(lib, v1.replace("delete", "drop"));
+        assertThat(s.reload()).isTrue();
+        assertThat(s.version()).isEqualTo(2);
+        Files.writeString(lib, v1);
+        assertThat(s.reload()).as("v1 differs from the running version 2").isTrue();
+        assertThat(s.version()).isEqualTo(3);
+        Files.writeString(lib, "library: shop\ncontracts:\n  - id: broken\n    guarantee: G(call(x) ->\n");
+        assertThat(s.reload()).isFalse();
+        assertThat(metrics.getReloadsRejected()).isEqualTo(2);
+        assertThat(s.version()).isEqualTo(3);
+        s.close();
+        assertThat(r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        List<String> lines = Files.readAllLines(r.log());
+        assertThat(lines.stream().filter(l -> l.contains("\"rec\":\"library\"")).count())
+                .as("one library record: session b ran on version 1, as a did\n" + String.join("\n", lines)).isEqualTo(1);
+    }
+
     @Test
     void redactRemovesTheFieldsThePurposeDoesNotNeed() throws Exception {
         Path lib = dir.resolve("shop.yaml");
