@@ -374,10 +374,13 @@ class FaultInjectionTest {
         int calls = 300;
         Slow s = slowDisk(fail, ",audit.on-full=block,audit.max-block=1ms", calls);
         long dropped = metric(s.metrics, "AuditDropped");
-        assertThat(dropped).isPositive();
+        long refused = metric(s.metrics, "AuditRefused");
+        assertThat(dropped + refused).isPositive();
         Matcher ran = Pattern.compile("RAN (\\d+) ANSWERED " + calls).matcher(s.out.stdout());
         assertThat(ran.find()).as(s.out.toString()).isTrue();
         long ranCalls = Long.parseLong(ran.group(1));
+        // trial20 01: the refused calls' records count in AuditRefused, the others' (results, ends) in AuditDropped
+        assertThat(refused).isEqualTo(calls - ranCalls);
         if (fail.equals("closed")) {
             assertThat(ranCalls).isLessThan(calls);
             assertThat(s.out.stdout()).contains("the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)");
