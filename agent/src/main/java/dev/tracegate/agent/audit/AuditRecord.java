@@ -317,12 +317,13 @@ public final class AuditRecord {
      * refused (a block, an escalation not approved), and, when {@code turnedAway} (the log turned the record away under
      * {@code fail: closed}), also one the contracts let through, which the caller then refuses for the log's sake (not a
      * shadow-mode one, which runs). Every other record's event goes on without it: results, user messages, answers,
-     * consents, erasures, session ends. Only asked when a record cannot be written, never on the hot path.
+     * consents, erasures, session ends. Asked by producers only when a record cannot be written; the writer thread asks
+     * it ({@code turnedAway} false) of each record under {@code fail: closed}, where a passed record costs two comparisons.
      */
     boolean refusedCall(boolean turnedAway) {
-        if (!"CALL".equals(kind)) return false;
-        if (decision == Decision.BLOCK || (decision == Decision.ESCALATE && !approved)) return true;
-        return turnedAway && decision != Decision.SHADOW_WOULD_BLOCK;
+        boolean refusedAnyway = decision == Decision.BLOCK || (decision == Decision.ESCALATE && !approved);
+        if (!refusedAnyway && (!turnedAway || decision == Decision.SHADOW_WOULD_BLOCK)) return false;
+        return "CALL".equals(kind);
     }
 
     public long timeMillis() { return timeMillis; }
