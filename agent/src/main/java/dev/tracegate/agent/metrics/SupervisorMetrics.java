@@ -42,6 +42,9 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     private final LongAdder openErrors = new LongAdder();
     private final LongAdder reloadsRejected = new LongAdder();
     private final LongAdder evictions = new LongAdder();
+    private final LongAdder sessionsEndedUnmet = new LongAdder();
+    /** Sessions ended with each contract's obligation unmet, by id; counted at session ends (no event path). */
+    private final java.util.concurrent.ConcurrentHashMap<String, LongAdder> unmetById = new java.util.concurrent.ConcurrentHashMap<>();
     /** Escalations by the approver's outcome (getApprovals), in a fixed order. */
     private final Map<String, LongAdder> approvals = new LinkedHashMap<>();
     {
@@ -92,6 +95,16 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
         if (index >= 0 && index < f.length) f[index].increment();
     }
 
+    /**
+     * A session ended with the obligations of {@code contractIds} unmet (its end record's {@code unmet}, one id per
+     * contract); nothing when there are none. Called where END records are made, never per event.
+     */
+    public void onSessionEndUnmet(java.util.Collection<String> contractIds) {
+        if (contractIds.isEmpty()) return;
+        sessionsEndedUnmet.increment();
+        for (String id : contractIds) unmetById.computeIfAbsent(id, k -> new LongAdder()).increment();
+    }
+
     /** An internal error of the supervisor, and the policy that decided the event. */
     public void onInternalError(FailPolicy applied) {
         (applied == FailPolicy.CLOSED ? closedErrors : openErrors).increment();
@@ -127,6 +140,7 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     public synchronized FireCounts contracts(String[] ids) {
         LongAdder[] table = new LongAdder[ids.length];
         for (int i = 0; i < ids.length; i++) table[i] = firesById.computeIfAbsent(ids[i], k -> new LongAdder());
+        for (String id : ids) unmetById.computeIfAbsent(id, k -> new LongAdder());
         contractIds = ids.clone();
         fires = table;   // volatile write publishes the table after its cells exist
         return new FireCounts(table);
@@ -256,6 +270,18 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     @Override public long getReloadsRejected() { return reloadsRejected.sum(); }
 
     @Override public long getEvictions() { return evictions.sum(); }
+
+    @Override public long getSessionsEndedUnmet() { return sessionsEndedUnmet.sum(); }
+
+    @Override public Map<String, Long> getUnmetAtEnd() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (String id : contractIds) {
+            LongAdder a = unmetById.get(id);
+            m.put(id, a == null ? 0L : a.sum());
+        }
+        for (Map.Entry<String, LongAdder> e : unmetById.entrySet()) m.putIfAbsent(e.getKey(), e.getValue().sum());
+        return Collections.unmodifiableMap(m);
+    }
 
     @Override public Map<String, Long> getApprovals() {
         Map<String, Long> m = new LinkedHashMap<>();

@@ -71,6 +71,19 @@ public interface SupervisorMetricsMXBean {
     long getReloadsRejected();
 
     /**
+     * Sessions that ended with an obligation unmet: a contract FAIL at the end only because the trace ended (an
+     * {@code F ...} never met; the end record's {@code unmet} is not empty), whether the session was ended explicitly,
+     * idle, evicted or at the JVM's exit. Each such session counts once, however many contracts it left unmet.
+     */
+    long getSessionsEndedUnmet();
+
+    /**
+     * Per contract id: the sessions that ended with its obligation unmet (the contracts named in the end records'
+     * {@code unmet}); listed like {@link #getFires()}, the contracts of the library in force with 0 included.
+     */
+    Map<String, Long> getUnmetAtEnd();
+
+    /**
      * Sessions ended to make room because {@code sessions.max} were open (the least recently used one each time); their
      * {@code end} records are among {@link #getDecisions()}'s {@code end}, with those of idle and explicit ends.
      */

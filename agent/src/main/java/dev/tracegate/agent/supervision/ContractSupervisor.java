@@ -1484,6 +1484,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 .unmet(unmet.toArray(new String[0]));
         if (why != null) r.message(why);
         metrics.onSessionEnd();
+        if (!report.unmet().isEmpty()) {
+            List<String> unmetIds = new ArrayList<>(report.unmet().size());
+            for (EndReport.Obligation o : report.unmet()) unmetIds.add(o.contractId());
+            metrics.onSessionEndUnmet(unmetIds);
+        }
         audit.append(r);
         if (view != null) {
             try {

@@ -126,6 +126,20 @@ class SupervisorMetricsTest {
     }
 
     @Test
+    void sessionsEndedWithUnmetObligationsAreCountedInTotalAndPerContractAcrossAReload() throws Exception {
+        metrics.contracts(new String[] {"a", "b"});
+        metrics.register();
+        assertThat(map("UnmetAtEnd")).containsOnly(Map.entry("a", 0L), Map.entry("b", 0L));
+        metrics.onSessionEndUnmet(java.util.List.of());   // an end that owed nothing
+        metrics.onSessionEndUnmet(java.util.List.of("a", "b"));
+        metrics.onSessionEndUnmet(java.util.List.of("b"));
+        metrics.contracts(new String[] {"b", "c"});
+        metrics.onSessionEndUnmet(java.util.List.of("a"));   // a session of the old version ends after the reload
+        assertThat(SERVER.getAttribute(name(), "SessionsEndedUnmet")).isEqualTo(3L);
+        assertThat(map("UnmetAtEnd")).containsOnly(Map.entry("a", 2L), Map.entry("b", 2L), Map.entry("c", 0L));
+    }
+
+    @Test
     void registeringAgainReplacesAnEarlierInstance() throws Exception {
         SupervisorMetrics earlier = new SupervisorMetrics();
         earlier.register();

@@ -61,6 +61,55 @@ class ContractSupervisorTest {
         assertThat(metrics.getLatencyCount()).isEqualTo(metrics.getEvents());   // an end is no decided event: no latency
     }
 
+    /**
+     * trial20: a session that ends with an obligation unmet (an F never met: FAIL at the end only) moved no MBean
+     * attribute. SessionsEndedUnmet and UnmetAtEnd count it at an explicit end, an eviction and the JVM's exit alike,
+     * as many as the end records whose unmet is not empty.
+     */
+    @Test
+    void sessionsEndingWithAnUnmetObligationAreCountedPerContractHoweverTheyEnd() throws Exception {
+        Path lib = dir.resolve("ob.yaml");
+        Files.writeString(lib, """
+                library: ob
+                contracts:
+                  - id: ob.answer-after-search
+                    guarantee: G(call(search) -> F assistant)
+                    message: Answer after a search.
+                  - id: ob.no-delete
+                    guarantee: G !call(delete)
+                    message: No deletes.
+                """);
+        SupervisorMetrics metrics = new SupervisorMetrics();
+        Running r = start("libraries=" + lib + ",sessions.max=3,audit.personal-data=clear", metrics);
+        ContractSupervisor s = r.supervisor();
+        search(s, "a");
+        s.endSession("a");                                   // explicit end, unmet
+        assertThat(metrics.getSessionsEndedUnmet()).isEqualTo(1);
+        search(s, "b");                                      // evicted below, unmet
+        search(s, "c");
+        s.onAssistantMessage(new Message("x", "c", "Here is what I found."));   // met
+        search(s, "d");                                      // ended by close, unmet
+        s.onUserMessage(new Message("x", "e", "hello"));     // evicts b (sessions.max = 3); e owes nothing
+        assertThat(metrics.getEvictions()).isEqualTo(1);
+        assertThat(metrics.getSessionsEndedUnmet()).isEqualTo(2);
+        s.close();
+        assertThat(r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        List<String> ends = Files.readAllLines(r.log()).stream().filter(l -> l.contains("\"decision\":\"end\"")).toList();
+        assertThat(ends).hasSize(5);
+        long unmetEnds = ends.stream().filter(l -> l.contains("\"unmet\":[\"ob.answer-after-search")).count();
+        assertThat(unmetEnds).as(String.join("\n", ends)).isEqualTo(3);
+        assertThat(metrics.getSessionsEndedUnmet()).isEqualTo(unmetEnds);
+        assertThat(metrics.getUnmetAtEnd()).containsOnly(Map.entry("ob.answer-after-search", 3L), Map.entry("ob.no-delete", 0L));
+        assertThat(metrics.getFires()).as("no event was acted on").containsOnly(Map.entry("ob.answer-after-search", 0L),
+                Map.entry("ob.no-delete", 0L));
+    }
+
+    private static void search(ContractSupervisor s, String session) {
+        assertThat(s.onToolCall(new ToolCall("x", session, "search", "{}", "t-" + session)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        s.onToolResult(new ToolResult("x", session, "search", "t-" + session, "found", false));
+    }
+
     @Test
     void refundSopIsEnforcedAndTheAuditLogVerifiesAndReplaysToTheSameDecisions() throws Exception {
         Running r = start("libraries=sop-refund,audit.personal-data=clear");
