@@ -79,11 +79,11 @@ public final class AuditDrain {
     }
 
     /**
-     * Records accepted and not yet written nor counted lost: what an exit now loses. Exact when the run had no outage;
-     * after one under {@code fail: open}, whose lost count also holds events never accepted, a lower bound.
+     * Records accepted and not yet written nor given up: what an exit now loses. Only accepted records count (the lost and
+     * refused counts also hold records never accepted, and a refused call's record a failed write lost is not in lost).
      */
     private static long held(AuditWriter w) {
-        return Math.max(0, w.accepted() - handled(w) - w.lost());
+        return Math.max(0, w.accepted() - handled(w) - w.lostAccepted());
     }
 
     private static String seconds(long millis) {

@@ -180,6 +180,8 @@ public final class AuditWriter implements AutoCloseable {
     private final LongAdder lost = new LongAdder();
     private final LongAdder lostToNote = new LongAdder();
     private final LongAdder written = new LongAdder();
+    /** Accepted records that will never be written (counted lost or refused): what the shutdown's held count leaves out. */
+    private final LongAdder lostAccepted = new LongAdder();
     private final LongAdder ioErrors = new LongAdder();
     private final LongAdder internalErrors = new LongAdder();
     /**
@@ -488,6 +490,9 @@ public final class AuditWriter implements AutoCloseable {
      */
     public long refused() { return refused.sum(); }
 
+    /** Accepted records that will never be written (in {@link #lost()} or {@link #refused()}): for the shutdown's held count. */
+    long lostAccepted() { return lostAccepted.sum(); }
+
     /** I/O errors met (each failed open or write counts once). */
     public long ioErrors() { return ioErrors.sum(); }
 
@@ -656,12 +661,14 @@ public final class AuditWriter implements AutoCloseable {
         for (int i = 0; i < lineCount; i++) {
             if (lineKind[i] == EVENT) lost.increment();
             else if (lineKind[i] == EVENT_REFUSED) refused.increment();
+            if (isEvent(lineKind[i])) lostAccepted.increment();
         }
         lineCount = 0;
         batchLen = 0;
     }
 
     private void countLost(AuditRecord r) {
+        lostAccepted.increment();
         if (failClosed && r.refusedCall(false)) refused.increment();
         else lost.increment();
     }
@@ -770,6 +777,7 @@ public final class AuditWriter implements AutoCloseable {
     }
 
     private void loseInHand() {
+        lostAccepted.increment();   // the record in hand, or a line of a failed batch: accepted either way
         if (failClosed && inHand != null && inHand.refusedCall(false)) {
             refused.increment();
             refusedToNote.increment();
@@ -857,6 +865,7 @@ public final class AuditWriter implements AutoCloseable {
         if (kind == EVENT_REFUSED) {
             refused.increment();   // a refused call's record: its call did not run
             refusedToNote.increment();
+            lostAccepted.increment();
             inHand = null;
         } else if (kind == EVENT) {
             loseInHand();   // the record in hand, or (reconcile) a line of a failed batch while none is
