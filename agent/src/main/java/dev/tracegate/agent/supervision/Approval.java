@@ -233,7 +233,6 @@ final class Approval {
                     + " running past escalate.timeout, the most escalate.max-stuck (" + maxStuck + ") allows, so the call is"
                     + " refused without asking it");
         }
-        if (stuckNow > 0) warnStuck(stuckNow);
         Map<String, String> request = new LinkedHashMap<>();
         request.put("contract", contract);
         request.put("session", session);
@@ -244,11 +243,13 @@ final class Approval {
         waiting.add(ask);
         executor.execute(ask);
         if (stopped) ask.answer.cancel(false);   // stop() ran between the check above and the add: it did not see this one
+        boolean timedOut = false;
         try {
             boolean yes = ask.answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             count(yes ? "approved" : "refused");
             return new Answer(yes, yes ? "approved by " + name : "refused by " + name);
         } catch (TimeoutException e) {
+            timedOut = true;
             count("timed-out");
             return new Answer(false, "the approver did not answer within " + timeout.toMillis() + " ms");
         } catch (CancellationException e) {
@@ -273,14 +274,25 @@ final class Approval {
             return new Answer(false, "the approver failed: " + cause);
         } finally {
             waiting.remove(ask);
-            ask.giveUp();   // an approver still running is interrupted, and counts as stuck until it returns
+            // an approver still running is interrupted, and counts as stuck until it returns
+            if (ask.giveUp() && timedOut && !ask.returnsWithin(STUCK_GRACE)) warnStuck(stuck.get());
         }
     }
 
     /**
+     * How long an escalation that timed out gives its interrupted approver to return before it says that the approver's
+     * thread is stuck: one that honours the interrupt (a sleep, an interruptible wait) returns in far less, so it is not
+     * reported. Only a stuck approver's escalation waits it all, and only escalate.max-stuck of them do before
+     * escalations are refused at once.
+     */
+    static final Duration STUCK_GRACE = Duration.ofMillis(250);
+
+    /**
      * Approver threads stuck past their escalation's timeout (an approver blocked in a call that ignores interrupts, such
      * as a socket read without a timeout) keep their thread until they return (trial20 02: one thread per escalation,
-     * 40 after 40 escalations, without bound and unsaid): said the first time and then at most once a minute.
+     * 40 after 40 escalations, without bound and unsaid): said when an escalation's timeout leaves its approver running
+     * (before, only when a later escalation found it, so an approver that hung once was never said), and when an
+     * escalation is refused because escalate.max-stuck are; the first time and then at most once a minute.
      */
     private void warnStuck(int stuckNow) {
         long n = stuckWarnings.count(System.nanoTime());
@@ -291,7 +303,8 @@ final class Approval {
                 + " such as a socket read without a timeout); each keeps a tracegate-approver thread until it returns. While "
                 + maxStuck + " (escalate.max-stuck) are stuck, escalations are refused at once without asking the approver."
                 + " The MBean's ApproverThreadsStuck shows how many now; said at most once a minute"
-                + (n > 0 ? " (" + n + " escalations saw stuck threads since the last time)" : ""));
+                + (n > 0 ? " (since the last time: " + n + (n == 1 ? " more escalation" : " more escalations")
+                        + " timed out leaving its approver running or found " + maxStuck + " stuck)" : ""));
     }
 
     /** One request to the approver, run on a tracegate-approver thread while its escalation waits for the answer. */
@@ -302,6 +315,8 @@ final class Approval {
         private final Map<String, String> request;
         /** 0 not returned yet, 1 returned, 2 given up by its escalation before it returned (then counted in stuck). */
         private final AtomicInteger state = new AtomicInteger();
+        /** Counted down when the approver has returned (or was never called), after {@link #state} is settled. */
+        private final java.util.concurrent.CountDownLatch returned = new java.util.concurrent.CountDownLatch(1);
         /** The thread running it, while it runs; guarded by this object's monitor. */
         private Thread runner;
 
@@ -330,17 +345,33 @@ final class Approval {
                 }
                 Thread.interrupted();   // an interrupt meant for this request does not reach the pool's next one
                 if (!state.compareAndSet(0, 1)) stuck.decrementAndGet();
+                returned.countDown();
             }
             // answered only now, so that its escalation's giveUp() never counts an approver that returned as stuck
             if (error != null) answer.completeExceptionally(error);
             else if (yes != null) answer.complete((Boolean) yes);
         }
 
-        /** Its escalation no longer waits: an approver that has not returned is interrupted and counts as stuck until it does. */
-        void giveUp() {
-            if (state.compareAndSet(0, 2)) stuck.incrementAndGet();
+        /**
+         * Its escalation no longer waits: an approver that has not returned is interrupted and counts as stuck until it
+         * does. Whether it had not returned (it counts in ApproverThreadsStuck from now on).
+         */
+        boolean giveUp() {
+            boolean running = state.compareAndSet(0, 2);
+            if (running) stuck.incrementAndGet();
             synchronized (this) {
                 if (runner != null && state.get() == 2) runner.interrupt();
+            }
+            return running;
+        }
+
+        /** Whether the approver returns within {@code grace} (after its interrupt); false if the waiting thread is interrupted. */
+        boolean returnsWithin(Duration grace) {
+            try {
+                return returned.await(grace.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
             }
         }
     }
