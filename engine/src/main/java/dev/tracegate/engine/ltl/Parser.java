@@ -234,7 +234,7 @@ public final class Parser {
             nesting--;
             return inner;
         }
-        if (t.kind != Kind.IDENT) fail(expected + foreignSpelling(t));
+        if (t.kind != Kind.IDENT) fail(expected + boundedOperator(after, t) + foreignSpelling(t));
         if (BINARY_WORDS.containsKey(t.text)) {
             fail(expected + " ('" + t.text + "' is a binary operator and cannot name an atom)");
         }
@@ -350,6 +350,93 @@ public final class Parser {
             apart.append(i == 0 ? "" : " ").append(word.charAt(i));
         }
         return "'" + word + "' is no operator here, so it is read as an atom's name; write the operators apart: " + apart;
+    }
+
+    /** An interval after an operator, as MTL, STL and Spot write bounded operators: [a,b], [a:b], [a..b], [a,$], [n]. */
+    private static final java.util.regex.Pattern INTERVAL = java.util.regex.Pattern.compile(
+            "\\[\\s*(\\d{1,4})\\s*(?:(?:,|:|\\.\\.)\\s*(\\d{1,4}|\\$|inf|oo|\u221e)\\s*)?]");
+    /** Most events a bounded operator is spelt out for in a hint (beyond it, the shape is described). */
+    private static final int SPELL_OUT = 6;
+
+    /**
+     * For a {@code [} right after an operator ({@code F[0,3] φ}, {@code G[1,5] φ}, {@code X[2] φ}, {@code φ U[0,2] ψ}): a
+     * bounded operator of MTL, STL or Spot, which tracegate does not have; what to write with the operators it has, its
+     * bounds counting events (docs/FORMULAS.md, "Bounded operators"). Else "".
+     */
+    private String boundedOperator(Token after, Token t) {
+        if (after == null || t.kind != Kind.LBRACKET || after.kind != Kind.IDENT) return "";
+        String op = after.text;
+        if (!UNARY_WORDS.containsKey(op) && !BINARY_WORDS.containsKey(op)) return "";
+        java.util.regex.Matcher m = INTERVAL.matcher(source).region(t.offset, source.length());
+        String general = "; a bound counts events here (each call, result and message is one), not time, and is written with"
+                + " nested X (next) or Y (yesterday): F[0,2] φ is (φ | X φ | X X φ), G[0,2] φ is (φ & WX φ & WX WX φ)";
+        if (!m.lookingAt()) {
+            return " ('" + op + "[' starts a bounded operator, which tracegate does not have" + general + ")";
+        }
+        String read = op + m.group().replaceAll("\\s+", "");
+        int lo = Integer.parseInt(m.group(1));
+        String upper = m.group(2);
+        Integer hi = upper == null ? null : upper.chars().allMatch(Character::isDigit) ? Integer.valueOf(upper) : Integer.valueOf(-1);
+        String rewrite = bounded(op, lo, hi);
+        if (rewrite == null) {
+            return " ('" + read + "' is a bounded operator, which tracegate does not have" + general + ")";
+        }
+        String shape = BINARY_WORDS.containsKey(op) ? "φ " + read + " ψ" : read + " φ";
+        return " ('" + read + "' is a bounded operator, which tracegate does not have; a bound counts events here (each call,"
+                + " result and message is one), not time: write " + shape + " as " + rewrite + ")";
+    }
+
+    /**
+     * {@code op} bounded to events {@code lo..hi} ({@code hi} null for {@code X[n]}, -1 for no upper bound) written with
+     * the operators the syntax has, with φ (and ψ) for the operands; null where there is none to offer.
+     */
+    static String bounded(String op, int lo, Integer hi) {
+        if (hi == null) {
+            // X[n] φ (Spot): n nested next steps; likewise WX[n] and Y[n]
+            if (!op.equals("X") && !op.equals("WX") && !op.equals("Y")) return null;
+            return lo > SPELL_OUT ? op + " " + op + " ... φ (" + lo + " times " + op + ")" : (op + " ").repeat(lo) + "φ";
+        }
+        if (hi >= 0 && hi < lo) return null;
+        boolean unbounded = hi < 0;
+        switch (op) {
+            case "F", "O", "G", "H": {
+                String step = op.equals("F") ? "X " : op.equals("O") ? "Y " : op.equals("G") ? "WX " : null;
+                String join = op.equals("F") || op.equals("O") ? " | " : " & ";
+                if (unbounded) {
+                    if (lo > SPELL_OUT) return null;
+                    return lo == 0 ? op + " φ" : op.equals("H") ? "!" + "Y ".repeat(lo) + "!H φ" : step.repeat(lo) + op + " φ";
+                }
+                if (hi > SPELL_OUT) {
+                    String unit = op.equals("F") ? "X" : op.equals("G") ? "WX" : "Y";
+                    return "(" + shifted(op, step, lo) + join + shifted(op, step, lo + 1) + join + "... up to " + hi + " times "
+                            + unit + ")";
+                }
+                StringBuilder b = new StringBuilder("(");
+                for (int k = lo; k <= hi; k++) b.append(k == lo ? "" : join).append(shifted(op, step, k));
+                return b.append(')').toString();
+            }
+            case "U": {
+                if (unbounded) return lo > SPELL_OUT ? null : until(lo, -1);
+                return hi > SPELL_OUT ? null : until(lo, hi);
+            }
+            default:
+                return null;
+        }
+    }
+
+    /** φ k events on (X, WX) or back (Y; for H the weak yesterday !Y !φ, whose k-fold is !Y Y...Y !φ). */
+    private static String shifted(String op, String step, int k) {
+        if (k == 0) return "φ";
+        if (op.equals("H")) return "!" + "Y ".repeat(k) + "!φ";
+        return step.repeat(k) + "φ";
+    }
+
+    /** φ U[lo,hi] ψ (hi -1: no upper bound) unfolded: ψ at one of those events, φ at every event before it. */
+    private static String until(int lo, int hi) {
+        if (lo > 0) return "(φ & X " + until(lo - 1, hi < 0 ? -1 : hi - 1) + ")";
+        if (hi < 0) return "(φ U ψ)";
+        if (hi == 0) return "ψ";
+        return "(ψ | (φ & X " + until(0, hi - 1) + "))";
     }
 
     /** Other LTL tools' spellings of always, eventually and not ({@code []}, {@code <>}, {@code ~}), with what to write. */
