@@ -383,7 +383,7 @@ public final class LibraryReader {
             LibraryException cut = cutByComment(n, text, e);
             if (cut != null) throw cut;
             throw new LibraryException(n.file(), at[0], at[1], "in formula '" + text.strip() + "': " + e.reason(),
-                    boundFirst(text, e.line(), e.column()) + escapeInYaml(n, e) + "the formula syntax is in docs/FORMULAS.md");
+                    boundFirst(text, e.line(), e.column()) + escapeInYaml(n, e) + quotesInYaml(n, e) + "the formula syntax is in docs/FORMULAS.md");
         }
     }
 
@@ -421,6 +421,18 @@ public final class LibraryReader {
                     + " pattern's " + esc + " (or leave the formula unquoted, or in single quotes, and write " + doubled + "); ";
         }
         return "write the pattern's backslash twice: " + doubled + "; ";
+    }
+
+    /**
+     * For a name the parser says to write in double quotes ({@code call("send-email")}): in a YAML double-quoted scalar
+     * those quotes are written {@code \"}; else "".
+     */
+    private static String quotesInYaml(Node n, ParseException e) {
+        if (!e.expected().contains("is written in double quotes")) return "";
+        String written = n instanceof Node.Scalar s && s.source() != null ? ScalarOrigin.written(s.source(), s.line(), s.column()) : null;
+        if (written == null || !written.startsWith("\"")) return "";
+        return "this formula is a YAML double-quoted scalar, so each quote around the name is written \\\" inside it (or leave the"
+                + " formula unquoted, or in single quotes); ";
     }
 
     private static final java.util.regex.Pattern BOUND_FIRST =

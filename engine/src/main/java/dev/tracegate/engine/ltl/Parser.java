@@ -291,7 +291,12 @@ public final class Parser {
         while (true) {
             Token t = peek();
             if (t.kind == close) break;
-            if (t.kind != Kind.COMMA) fail(closing("',' or " + closeText, open));
+            if (t.kind != Kind.COMMA) {
+                String quote = hyphenatedName(open);
+                // a BAD token ('-2fa' of tool-2fa) would otherwise report itself as a malformed number
+                if (!quote.isEmpty()) throw error(t, t.kind == Kind.BAD ? "'" + t.text + "'" : describe(t), closing("',' or " + closeText, open) + quote);
+                fail(closing("',' or " + closeText, open));
+            }
             Token comma = next();
             items.add(term(closing("an argument after '" + comma.text + "'", open)));
         }
@@ -437,6 +442,59 @@ public final class Parser {
         if (hi < 0) return "(φ U ψ)";
         if (hi == 0) return "ψ";
         return "(ψ | (φ & X " + until(0, hi - 1) + "))";
+    }
+
+    /**
+     * For a name with '-' in an argument list ({@code call(send-email)}, read as {@code send} and then a '-' that no
+     * argument may start with): names with other characters are strings, so the fix quotes them; the fixed atom. Else "".
+     */
+    private String hyphenatedName(Token open) {
+        Token last = tokens.get(pos - 1);
+        Token t = peek();
+        if (last.kind != Kind.IDENT || !t.text.startsWith("-") || t.offset != last.offset + last.text.length()) return "";
+        int end = last.offset;
+        while (end < source.length() && (identPart(source.charAt(end)) || source.charAt(end) == '-' || source.charAt(end) == '.')) end++;
+        String name = source.substring(last.offset, end);
+        int openAt = tokens.indexOf(open);
+        Token head = openAt > 0 && tokens.get(openAt - 1).kind == Kind.IDENT ? tokens.get(openAt - 1) : null;
+        String fixed = head == null ? null : quoteHyphenated(head.offset, open.offset);
+        return " ('" + name + "' has a '-', which ends a name in a formula; a tool or field name with '-' (or any character"
+                + " besides letters, digits, _ and .) is written in double quotes: "
+                + (fixed != null ? fixed : "\"" + name + "\"") + ")";
+    }
+
+    /**
+     * The atom from {@code from} to the ')' matching the '(' at {@code open}, on its line, with every name that has a
+     * '-' in double quotes; null when that ')' is not on the line.
+     */
+    private String quoteHyphenated(int from, int open) {
+        StringBuilder b = new StringBuilder(source.substring(from, open));
+        int depth = 0;
+        int i = open;
+        while (i < source.length() && source.charAt(i) != '\n') {
+            char c = source.charAt(i);
+            if (c == '"') {
+                int j = i + 1;
+                while (j < source.length() && source.charAt(j) != '"' && source.charAt(j) != '\n') j += source.charAt(j) == '\\' ? 2 : 1;
+                if (j >= source.length() || source.charAt(j) != '"') return null;
+                b.append(source, i, j + 1);
+                i = j + 1;
+                continue;
+            }
+            if (identStart(c) && (i == 0 || !identPart(source.charAt(i - 1)))) {
+                int j = i;
+                while (j < source.length() && (identPart(source.charAt(j)) || source.charAt(j) == '-' || source.charAt(j) == '.')) j++;
+                String word = source.substring(i, j);
+                b.append(word.indexOf('-') > 0 ? "\"" + word + "\"" : word);
+                i = j;
+                continue;
+            }
+            b.append(c);
+            if (c == '(') depth++;
+            if (c == ')' && --depth == 0) return b.toString();
+            i++;
+        }
+        return null;
     }
 
     /** Other LTL tools' spellings of always, eventually and not ({@code []}, {@code <>}, {@code ~}), with what to write. */
