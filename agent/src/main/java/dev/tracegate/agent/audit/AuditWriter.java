@@ -199,6 +199,24 @@ public final class AuditWriter implements AutoCloseable {
     private volatile long watchTaken = -1;
     private volatile long watchSince;
     private volatile long stalledAt;
+    // the stall's lines (a slow disk, not a stuck one, flapped one ERROR and one INFO per slow write): the ERROR at most
+    // once a minute, the INFO only after a stall whose ERROR was said; a stall not said at its start is said once a
+    // minute has passed, if it lasts that long. Decided and said under stallLines, by producers and by the writer.
+    private final Object stallLines = new Object();
+    /** The stall now going on: {@link #LINE_UNDECIDED} (or none is going on), {@link #LINE_SAID}, {@link #LINE_UNSAID}. */
+    private volatile int stallLine;
+    private static final int LINE_UNDECIDED = 0;
+    private static final int LINE_SAID = 1;
+    private static final int LINE_UNSAID = 2;
+    /** When the last stall ERROR was said (System.nanoTime), if {@link #stallEverSaid}. */
+    private volatile long stallSaidAt;
+    private boolean stallEverSaid;
+    /** Stalls since the last ERROR that were not said at their start (under stallLines). */
+    private long stallsUnsaid;
+    /** The shortest time between two stall ERROR lines. */
+    static final long STALL_LINE_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** {@link #STALL_LINE_NANOS}; a test shortens it to stand for a minute gone by. */
+    volatile long stallLineNanos = STALL_LINE_NANOS;
 
     // owned by the writer thread (and by start() before the thread exists)
     private final AuditLines lines = new AuditLines();
@@ -327,12 +345,12 @@ public final class AuditWriter implements AutoCloseable {
         // drop mode drops at once, but not at shutdown: the open sessions' ends wait for room as under block, all by one
         // deadline (shutdownBegins), so that a clean stop writes them (trial20 05: most of 2,000 ends were dropped)
         if (dropWhenFull && shutdownDeadline == 0) {
-            Admission a = stalled.get() ? noRoom(record) : dropForRoom();
+            Admission a = stalledNow() ? noRoom(record) : dropForRoom();
             long now = System.nanoTime();
             watchForStall(queue.taken(), now, now);
             return a;
         }
-        if (stalled.get()) return noRoom(record);   // a stuck writer makes no room: the failure policy applies at once, no wait
+        if (stalledNow()) return noRoom(record);   // a stuck writer makes no room: the failure policy applies at once, no wait
         long pause = 1_000;
         long deadline = 0;
         long waitFrom = 0;
@@ -340,7 +358,7 @@ public final class AuditWriter implements AutoCloseable {
         for (int spins = 0; ; spins++) {
             if (queue.offer(record)) return Admission.ACCEPTED;
             if (terminated || !healthy) return notWritable(record);
-            if (stalled.get()) return noRoom(record);   // another producer found the writer stuck while this one waited
+            if (stalledNow()) return noRoom(record);   // another producer found the writer stuck while this one waited
             if (spins < 64) {
                 Thread.onSpinWait();
                 continue;
@@ -400,24 +418,75 @@ public final class AuditWriter implements AutoCloseable {
         if (!stalled.compareAndSet(false, true)) return;
         stalls.increment();
         stalledAt = since;
+        synchronized (stallLines) {
+            // a slow disk (writes that return, each after more than the stall time) stalls once per slow write: said at
+            // most once a minute, the others counted (AuditStalls) and named by the next line
+            // (each producer that set stalled decides once: said or unsaid; one whose stall the writer ended before it got
+            // here counts it unsaid, so the stalls said and unsaid always add up to AuditStalls)
+            if (stalled.get() && stallLine == LINE_UNDECIDED && (!stallEverSaid || now - stallSaidAt >= stallLineNanos)) {
+                sayStall(now, since);
+            } else {
+                stallsUnsaid++;
+                if (stalled.get() && stallLine == LINE_UNDECIDED) stallLine = LINE_UNSAID;
+            }
+        }
+    }
+
+    /**
+     * Whether the writer is stuck now (a producer's question when it finds no room); a stall not said at its start
+     * (another was said less than a minute before) is said here once that minute has passed, so a writer that stops
+     * for good after a slow spell is never left unsaid behind a "takes records again" line. Not the hot path: only a
+     * producer that found the queue full asks, and only a stall not said yet costs a clock read.
+     */
+    private boolean stalledNow() {
+        if (!stalled.get()) return false;
+        if (stallLine == LINE_UNSAID && System.nanoTime() - stallSaidAt >= stallLineNanos) {
+            synchronized (stallLines) {
+                long now = System.nanoTime();
+                if (stalled.get() && stallLine == LINE_UNSAID && now - stallSaidAt >= stallLineNanos) {
+                    stallsUnsaid--;   // this stall was counted as unsaid at its start: it is said now
+                    sayStall(now, stalledAt);
+                }
+            }
+        }
+        return true;
+    }
+
+    /** The ERROR of a stall, with the stalls since the last one that were not said. Under stallLines. */
+    private void sayStall(long now, long since) {
+        long others = stallsUnsaid;
         String message = "the audit log " + sink.describe() + " has taken no record for " + seconds(now - since) + " while its queue is"
                 + " full: the writer is stuck in a write that does not return (a named pipe whose reader stopped reading, a hung"
                 + " NFS mount, a disk that does not answer). Until it moves again events do not wait for room: "
                 + (failClosed ? "tool calls are refused (fail: closed), and results, messages and answers go on unrecorded"
                         : "events go on unrecorded (fail: open)")
-                + ", counted in dropped records; AuditHealthy is false. Have the pipe read or fix the disk (audit.path)";
+                + ", counted in dropped records; AuditHealthy is false. Have the pipe read or fix the disk (audit.path)"
+                + (others > 0 ? ". Since the last such line it stalled " + others + (others == 1 ? " more time" : " more times")
+                        + " and moved again each time (a disk slower than the stall time rather than a stuck one): each stall"
+                        + " counts in AuditStalls, said at most once a minute" : "");
+        stallsUnsaid = 0;
+        stallEverSaid = true;
+        stallSaidAt = now;
+        stallLine = LINE_SAID;
         lastError = message;
         AgentLog.error(message, null);
     }
 
-    /** After a write returned (or failed, which the outage then reports): a stall is over. Writer thread. */
+    /**
+     * After a write returned (or failed, which the outage then reports): a stall is over, said only when its start was
+     * (so a slow disk gives one ERROR and one INFO a minute, not a pair per slow write). Writer thread.
+     */
     private void stallEnds(boolean written) {
         if (!stalled.get()) return;   // only producers set it, only this thread clears it
-        if (written) {
-            AgentLog.info("the audit log " + sink.describe() + " takes records again after " + seconds(System.nanoTime() - stalledAt)
-                    + " stuck; a dropped record counts the records that found no room meanwhile");
+        synchronized (stallLines) {
+            if (written && stallLine == LINE_SAID) {
+                AgentLog.info("the audit log " + sink.describe() + " takes records again after " + seconds(System.nanoTime() - stalledAt)
+                        + " stuck; a dropped record counts the records that found no room meanwhile; another stall within a"
+                        + " minute of the last ERROR is counted in AuditStalls and said with the next one");
+            }
+            stallLine = LINE_UNDECIDED;
+            stalled.set(false);   // after the line: whoever sees the writer healthy again also finds it said
         }
-        stalled.set(false);   // after the line: whoever sees the writer healthy again also finds it said
     }
 
     private static String seconds(long nanos) {

@@ -51,7 +51,8 @@ public interface SupervisorMetricsMXBean {
     /**
      * Times the audit writer was found stuck in a write that does not return (a named pipe nobody reads, a hung NFS mount):
      * the queue full and no record taken for {@code audit.max-block}, at least 2 s. {@link #isAuditHealthy()} is false
-     * while it lasts, and events meet the failure policy at once instead of waiting for room.
+     * while it lasts, and events meet the failure policy at once instead of waiting for room. Counts each stall: a slow
+     * disk that stalls on every write counts each, though their lines are said at most once a minute.
      */
     long getAuditStalls();
 
