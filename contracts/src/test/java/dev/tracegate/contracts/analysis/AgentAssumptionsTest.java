@@ -75,6 +75,76 @@ class AgentAssumptionsTest {
                 .asString().doesNotContain("make the condition the assumption").contains("Not as an assumption");
     }
 
+    /**
+     * trial21 leftover: an assumption on the result after the agent's own call ({@code G(call(a) -> X returned(a))}) looks
+     * like one only the environment decides. By the definition (an agent event at a reachable state violates it for good)
+     * the agent can break it: after call(a) a failed result would break it and is withheld (or, with tools run
+     * concurrently, another call comes first), so the agent's next event comes right after call(a) and breaks it whatever
+     * it is. The oracle and the analysis agree on these and the similar ones; F never breaks for good. The note said the
+     * assumption "reads the agent's own events (call(a))" and advised moving it into the guarantee, where a's failed
+     * result (which tracegate cannot refuse) would make the contract fail; it now says the agent breaks it by acting at
+     * all and advises an assumption over the results alone.
+     */
+    @Test
+    void anAssumptionOnTheResultAfterTheAgentsCallIsBrokenByAnyAgentEventThere() {
+        String[][] cases = {
+                {"G(call(a) -> X returned(a))", "true"},
+                {"G(call(a) -> WX returned(a))", "true"},
+                {"G(call(a) -> X (returned(a) | failed(a)))", "true"},
+                {"G(call(a) -> F returned(a))", "false"},
+                {"G(call(a) -> X !call(a))", "true"},
+        };
+        DfaCompiler compiler = new DfaCompiler(10_000);
+        for (String[] c : cases) {
+            Formula f = Parser.parse(c[0]);
+            Dfa dfa = compiler.compile(f);
+            long agent = 0;
+            long env = 0;
+            for (int j = 0; j < dfa.atoms().size(); j++) {
+                String name = dfa.atoms().get(j).name();
+                if (name.equals("call")) agent |= 1L << j;
+                if (name.equals("returned") || name.equals("failed")) env |= 1L << j;
+            }
+            boolean expected = Boolean.parseBoolean(c[1]);
+            assertThat(oracle(f, dfa.atoms(), agent, env, new ArrayList<>(), LEN)).as("oracle: %s", c[0]).isEqualTo(expected);
+            assertThat(AgentAssumptions.agentCanBreak(dfa, agent, env)).as("analysis: %s", c[0]).isEqualTo(expected);
+            if (expected) {
+                assertThat(AgentAssumptions.agentBreak(dfa, agent, env).byAnyEvent()).as("by any event: %s", c[0])
+                        .isEqualTo(!c[0].contains("!call(a)"));
+            }
+        }
+
+        String yaml = "library: r\ncontracts:\n  - id: r.pay-once\n    assume: G(call(a) -> X returned(a))\n"
+                + "    guarantee: G(count(pay) <= 1)\n    message: m\n";
+        assertThat(notes(yaml)).containsExactly("lib.yaml:3: contract r.pay-once's assumption (G(call(a) -> X returned(a))) is broken"
+                + " by any event of the agent's right after call(a): it requires an event there that only the environment gives (a"
+                + " result, a user message), and one that would break it is withheld, so when that happens (a failed result, say),"
+                + " or another call comes first (tools that run concurrently), the agent's next call or answer comes there; so the"
+                + " agent can break the assumption by acting at all and so escape the guarantee: a broken assumption makes the"
+                + " contract IDLE, and only an environment event (a user message, a tool result) that would break it is withheld."
+                + " Write the assumption over the results alone (G !failed(a): every call of a succeeds; G(returned(a) -> ...):"
+                + " what a result of a holds), not over what comes after the agent's own event");
+        // the monitor: a's failed result is withheld, the agent's next call breaks the assumption, and its second pay runs
+        Library lib = Library.compile(List.of(LibraryReader.read("lib.yaml", yaml)));
+        for (boolean error : new boolean[] {false, true}) {
+            var replay = lib.replay("s");
+            replay.next(dev.tracegate.matchers.event.Event.call("s", 1, "a", "{}"), true, true);
+            var result = replay.next(dev.tracegate.matchers.event.Event.returned("s", 2, "a", "x", error), false, true);
+            assertThat(result.decision()).isEqualTo(error ? dev.tracegate.engine.monitor.Decision.Kind.SUPPRESS
+                    : dev.tracegate.engine.monitor.Decision.Kind.PASS);
+            replay.next(dev.tracegate.matchers.event.Event.call("s", 3, "pay", "{}"), true, true);
+            assertThat(replay.next(dev.tracegate.matchers.event.Event.call("s", 4, "pay", "{}"), true, true).decision())
+                    .as("second pay after a %s result of a", error ? "failed" : "successful")
+                    .isEqualTo(error ? dev.tracegate.engine.monitor.Decision.Kind.PASS : dev.tracegate.engine.monitor.Decision.Kind.BLOCK);
+        }
+        // the advised assumption: a failed result is withheld, and no agent event breaks it
+        assertThat(notes(yaml.replace("G(call(a) -> X returned(a))", "G !failed(a)"))).isEmpty();
+        // a guarantee that must end the session after a call keeps the advice to move it into the guarantee
+        assertThat(notes("library: e\ncontracts:\n  - id: e.last\n    assume: G(call(a) -> WX false)\n    guarantee: G !call(x)\n"))
+                .singleElement().asString().contains("right after call(a): it requires the session to end there")
+                .contains("Move that condition into the guarantee");
+    }
+
     @Test
     void aContextKeyCountsAsTheAgentsOnlyWhenALatchOnACallWritesIt() {
         String contract = "contracts:\n  - id: x.a\n    assume: G !ctx(locked)\n    guarantee: G !call(wipe)\n";
