@@ -82,11 +82,13 @@ public final class LibraryNotes {
      * Contracts that an ordinary first event of the environment, which tracegate cannot refuse, already makes FAIL:
      * a user message "hello" or a result "ok" of a tool no contract names, each as the first event of a fresh
      * session, grounded and stepped as the agent would. Such a contract is violated for good at the start of every
-     * session and never acts; the usual cause is a guarantee without its guard ({@code G(arg(T, f) <= n)} instead of
-     * {@code G(call(T) -> arg(T, f) <= n)}).
+     * session and never acts. The advice fits what fails there ({@link #firstEventAdvice}): an argument read without
+     * its call as guard ({@code G(arg(T, f) <= n)} instead of {@code G(call(T) -> arg(T, f) <= n)}), a counter that a
+     * session starts at 0 ({@code G(count(T) >= 1)}), a {@code since} before its condition ever held; none otherwise.
      */
     static java.util.Map<Integer, String> failsOnFirstEvent(Library lib) {
         java.util.Map<Integer, String> failing = new java.util.LinkedHashMap<>();
+        java.util.Map<Integer, long[]> letters = new java.util.HashMap<>();
         String[][] probes = {{"a first user message 'hello'", null}, {"a first result 'ok' of a tool no contract names", "tracegate_probe_tool"}};
         for (String[] probe : probes) {
             dev.tracegate.matchers.event.Event e = probe[1] == null
@@ -94,17 +96,91 @@ public final class LibraryNotes {
                     : dev.tracegate.matchers.event.Event.returned("tracegate-check", 1, probe[1], "ok", false);
             dev.tracegate.engine.monitor.Replay.Step step = lib.replay("tracegate-check").next(e, false, true);
             if (step.decision() != dev.tracegate.engine.monitor.Decision.Kind.VIOLATION) continue;
-            for (int c : step.contracts()) failing.putIfAbsent(c, probe[0]);
+            for (int c : step.contracts()) {
+                if (failing.putIfAbsent(c, probe[0]) == null) letters.put(c, step.valuation().clone());
+            }
         }
         java.util.Map<Integer, String> notes = new java.util.LinkedHashMap<>();
         failing.forEach((c, by) -> {
             Library.ContractInfo info = lib.info().get(c);
+            String advice = firstEventAdvice(lib, c, letters.get(c));
             notes.put(c, info.file() + ":" + info.line() + ": contract " + info.id() + " fails at " + by
-                    + ", which tracegate cannot refuse, so it is violated at the start of a session and then acts on nothing;"
-                    + " a guarantee usually needs its call as a guard: G(call(T) -> arg(T, f) <= n), not G(arg(T, f) <= n)"
-                    + " (docs/FORMULAS.md)");
+                    + ", which tracegate cannot refuse, so it is violated at the start of a session and then acts on nothing"
+                    + (advice.isEmpty() ? "" : "; " + advice + " (docs/FORMULAS.md)"));
         });
         return notes;
+    }
+
+    /** Atoms that read the current call's arguments, false at any other event. */
+    private static boolean readsArguments(Atom a) {
+        return a.name().startsWith("arg") || a.name().equals("len") || a.name().equals("path_within") || a.name().equals("flow")
+                || a.name().equals("untrusted");
+    }
+
+    /**
+     * What to write instead, fitted to the atoms of contract {@code c}'s guarantee that decide its failure at the first
+     * event (those whose truth alone, flipped in that event's {@code valuation}, would keep the guarantee; all of its
+     * atoms when no single one would): the call as guard for an argument or a {@code since} bound; for a counter
+     * ({@code count}, {@code run}, {@code sum}: 0 at a session's start) compared so that 0 fails, the F of an obligation or
+     * a cap; "" when none of these decides it (trial21 leftover: the guard advice came for {@code G(count(T) >= 1)} too).
+     */
+    static String firstEventAdvice(Library lib, int c, long[] valuation) {
+        var set = lib.contracts();
+        int f = set.guaranteeOf(c);
+        dev.tracegate.engine.automaton.Dfa g = set.formulas().get(f);
+        int[] index = set.atomIndex(f);
+        List<Atom> blamed = new java.util.ArrayList<>();
+        for (int j = 0; j < g.atoms().size(); j++) {
+            long[] flipped = valuation.clone();
+            flipped[index[j] >>> 6] ^= 1L << index[j];
+            if (g.verdict(g.step(g.initialState(), flipped, index)) != dev.tracegate.engine.ltl.RvVerdict.PERMANENTLY_VIOLATED) {
+                blamed.add(g.atoms().get(j));
+            }
+        }
+        if (blamed.isEmpty()) blamed = g.atoms();
+        List<String> advice = new java.util.ArrayList<>();
+        Atom argument = null;
+        Atom since = null;
+        Atom counter = null;
+        for (Atom a : blamed) {
+            if (argument == null && readsArguments(a)) argument = a;
+            if (since == null && a.name().equals("since") && a.comparison() != null && !holds(Double.POSITIVE_INFINITY, a)) since = a;
+            if (counter == null && (a.name().equals("count") || a.name().equals("run") || a.name().equals("sum"))
+                    && a.comparison() != null && a.bound() instanceof Term.Num && !holds(0, a)) {
+                counter = a;
+            }
+        }
+        if (argument != null) {
+            advice.add("a guarantee usually needs its call as a guard: G(call(T) -> arg(T, f) <= n), not G(arg(T, f) <= n)");
+        }
+        if (since != null) {
+            advice.add(since.key() + " is false until its condition first holds (since is infinite before), so it needs the call it"
+                    + " is about as a guard: G(call(T) -> " + since.key() + ")");
+        }
+        if (counter != null) {
+            String t = counter.args().isEmpty() ? "T" : counter.args().get(0).toString();
+            advice.add(counter.key() + " is false before the first call of " + t + " (count, run and sum are 0 when a session"
+                    + " starts), and G asks for it from the first event on; for a number to reach by the end of the session put"
+                    + " it under F: F(" + counter.key() + ") (replay and the session's end record report it unmet if the"
+                    + " session ends short of it); a cap is G(" + counter.name() + "(" + counter.args().stream().map(Term::toString)
+                    .collect(java.util.stream.Collectors.joining(", ")) + ") <= n)");
+        }
+        return String.join("; ", advice);
+    }
+
+    /** Whether the comparison of {@code a} holds when its value is {@code value} (the bound a number). */
+    private static boolean holds(double value, Atom a) {
+        if (!(a.bound() instanceof Term.Num n)) return true;
+        double bound = Double.parseDouble(n.text());
+        return switch (a.comparison()) {
+            case "<" -> value < bound;
+            case "<=" -> value <= bound;
+            case ">" -> value > bound;
+            case ">=" -> value >= bound;
+            case "==" -> value == bound;
+            case "!=" -> value != bound;
+            default -> true;
+        };
     }
 
     /** The context keys an atom reads: {@code ctx(k)}, {@code ctx.k}, {@code arg_eq_ctx(..., k)}, a {@code ctx} bound, nested atoms. */
