@@ -153,6 +153,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     + " so it may never apply. Key an entry by a redirect contract's id (or by the blocked tool's name): "
                     + "redirect: {contract-id: safe_tool}");
         }
+        for (String line : RedirectReach.onlyBlocked(lib, config, config.redirect())) AgentLog.warn(line);
         AgentLog.info("contracts loaded: " + lib.names() + " (" + lib.contracts().contracts().size() + " contracts, "
                 + lib.contracts().formulas().size() + " automata, " + lib.contracts().atoms().size() + " atoms)"
                 + (enforce ? "" : " mode=shadow"));
