@@ -465,11 +465,11 @@ public final class EnvironmentFailures {
                             if (inner.args().size() == 2) ls.tool[j] = tool(inner.args().get(0));
                         }
                     }
-                    case "count/1", "sum/2" -> {
-                        // count(T) <op> n is set from the counted calls (Counters); a sum moves only at a call, so between
-                        // calls its comparison keeps the value it had
+                    case "count/1", "sum/2", "run/1" -> {
+                        // count(T) <op> n is set from the counted calls (Counters); a sum or a run moves only at a call, so
+                        // between calls its comparison keeps the value it had (a run too: other kinds do not break it)
                         if (!(a.bound() instanceof Term.Num)) ls.free |= bit;
-                        else if (form.equals("sum/2")) {
+                        else if (!form.equals("count/1")) {
                             if (call) ls.free |= bit;
                             else ls.sticky |= bit;
                         }
