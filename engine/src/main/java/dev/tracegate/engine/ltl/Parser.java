@@ -412,6 +412,7 @@ public final class Parser {
                     return lo == 0 ? op + " φ" : op.equals("H") ? "!" + "Y ".repeat(lo) + "!H φ" : step.repeat(lo) + op + " φ";
                 }
                 if (hi > SPELL_OUT) {
+                    if (lo > SPELL_OUT) return null;
                     String unit = op.equals("F") ? "X" : op.equals("G") ? "WX" : "Y";
                     return "(" + shifted(op, step, lo) + join + shifted(op, step, lo + 1) + join + "... up to " + hi + " times "
                             + unit + ")";

@@ -40,6 +40,9 @@ class BoundedOperatorsTest {
         assertThat(error("F[0,5s] call(a)").expected()).as("a bound in time units")
                 .contains("'F[' starts a bounded operator, which tracegate does not have")
                 .contains("F[0,2] φ is (φ | X φ | X X φ)");
+        // long bounds are described, not spelt out
+        assertThat(error("F[0,20] call(a)").expected()).contains("write F[0,20] φ as (φ | X φ | ... up to 20 times X)");
+        assertThat(error("F[9000,9999] call(a)").expected()).contains("'F[9000,9999]' is a bounded operator").hasSizeLessThan(400);
         // no hint where no operator comes before the '[' or it is no interval after an operator
         assertThat(error("[ call(a)").expected()).doesNotContain("bounded");
         assertThat(error("G(call(a) -> call(b)[0,3])").expected()).doesNotContain("bounded");
