@@ -101,7 +101,8 @@ public final class EnvironmentFailures {
      * The advice of the agent's warning for a contract that an environment event of {@code kind} (of tool {@code tool}
      * for a result) made fail, fitted to the guarantee: a next-step ({@code X}) read after a call of that tool is
      * broken by its own result; an argument read without its call as guard fails at every event that is no such call;
-     * otherwise the condition is on the environment's content. Not on the hot path: said once per contract.
+     * a counter compared so that 0 fails ({@code G(count(refund) >= 1)}) needs F, not a guard; otherwise the condition is
+     * on the environment's content. Not on the hot path: said once per contract.
      */
     public static String advice(dev.tracegate.engine.ltl.Formula guarantee, EventKind kind, String tool) {
         if (kind == EventKind.RETURN && tool != null && nextAfterCallOf(guarantee, ToolName.fold(tool), false)) {
@@ -117,6 +118,12 @@ public final class EnvironmentFailures {
         if (readsArgs) {
             return "If that event should not have mattered, the guarantee probably lacks a guard: G(call(T) -> arg(T, f) <= n),"
                     + " not G(arg(T, f) <= n) (docs/FORMULAS.md)";
+        }
+        for (Atom a : dev.tracegate.engine.ltl.Formulas.atoms(guarantee)) {
+            // G(count(refund) >= 1): no guard mends a count that a session starts below (as check's first-event note says)
+            if (LibraryNotes.failsAtZero(a)) {
+                return "If that event should not have mattered: " + LibraryNotes.counterAdvice(a) + " (docs/FORMULAS.md)";
+            }
         }
         return "If that event should not have mattered, put the condition on the agent's own events (G(call(T) -> ...),"
                 + " G(assistant -> ...)); to withhold such events instead, make an assumption of a condition on them"

@@ -145,10 +145,7 @@ public final class LibraryNotes {
         for (Atom a : blamed) {
             if (argument == null && readsArguments(a)) argument = a;
             if (since == null && a.name().equals("since") && a.comparison() != null && !holds(Double.POSITIVE_INFINITY, a)) since = a;
-            if (counter == null && (a.name().equals("count") || a.name().equals("run") || a.name().equals("sum"))
-                    && a.comparison() != null && a.bound() instanceof Term.Num && !holds(0, a)) {
-                counter = a;
-            }
+            if (counter == null && failsAtZero(a)) counter = a;
         }
         if (argument != null) {
             advice.add("a guarantee usually needs its call as a guard: G(call(T) -> arg(T, f) <= n), not G(arg(T, f) <= n)");
@@ -157,15 +154,24 @@ public final class LibraryNotes {
             advice.add(since.key() + " is false until its condition first holds (since is infinite before), so it needs the call it"
                     + " is about as a guard: G(call(T) -> " + since.key() + ")");
         }
-        if (counter != null) {
-            String t = counter.args().isEmpty() ? "T" : counter.args().get(0).toString();
-            advice.add(counter.key() + " is false before the first call of " + t + " (count, run and sum are 0 when a session"
-                    + " starts), and G asks for it from the first event on; for a number to reach by the end of the session put"
-                    + " it under F: F(" + counter.key() + ") (replay and the session's end record report it unmet if the"
-                    + " session ends short of it); a cap is G(" + counter.name() + "(" + counter.args().stream().map(Term::toString)
-                    .collect(java.util.stream.Collectors.joining(", ")) + ") <= n)");
-        }
+        if (counter != null) advice.add(counterAdvice(counter));
         return String.join("; ", advice);
+    }
+
+    /** Whether {@code a} is a counter ({@code count}, {@code run}, {@code sum}) compared with a number so that 0 fails. */
+    static boolean failsAtZero(Atom a) {
+        return (a.name().equals("count") || a.name().equals("run") || a.name().equals("sum")) && a.comparison() != null
+                && a.bound() instanceof Term.Num && !holds(0, a);
+    }
+
+    /** What to write instead of a counter that a session starts below ({@link #failsAtZero}): the F of an obligation, or a cap. */
+    static String counterAdvice(Atom counter) {
+        String t = counter.args().isEmpty() ? "T" : counter.args().get(0).toString();
+        return counter.key() + " is false before the first call of " + t + " (count, run and sum are 0 when a session"
+                + " starts), and G asks for it from the first event on; for a number to reach by the end of the session put"
+                + " it under F: F(" + counter.key() + ") (replay and the session's end record report it unmet if the"
+                + " session ends short of it); a cap is G(" + counter.name() + "(" + counter.args().stream().map(Term::toString)
+                .collect(java.util.stream.Collectors.joining(", ")) + ") <= n)";
     }
 
     /** Whether the comparison of {@code a} holds when its value is {@code value} (the bound a number). */

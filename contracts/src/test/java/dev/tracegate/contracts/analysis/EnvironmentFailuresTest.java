@@ -164,6 +164,15 @@ class EnvironmentFailuresTest {
                 .contains("lacks a guard: G(call(T) -> arg(T, f) <= n)");
         assertThat(EnvironmentFailures.advice(f.apply("G(returned(a) -> !category(iban))"), EventKind.RETURN, "a"))
                 .doesNotContain("guard").contains("the agent's own events");
+        // a count that a session starts below: the obligation, as check's first-event note says, not a condition on calls
+        assertThat(EnvironmentFailures.advice(f.apply("G(count(refund) >= 1)"), EventKind.USER, null))
+                .isEqualTo("If that event should not have mattered: count(refund) >= 1 is false before the first call of refund"
+                        + " (count, run and sum are 0 when a session starts), and G asks for it from the first event on; for a"
+                        + " number to reach by the end of the session put it under F: F(count(refund) >= 1) (replay and the"
+                        + " session's end record report it unmet if the session ends short of it); a cap is G(count(refund) <= n)"
+                        + " (docs/FORMULAS.md)");
+        assertThat(EnvironmentFailures.advice(f.apply("G(count(refund) <= 3 & !returned(x))"), EventKind.RETURN, "x"))
+                .as("a cap holds at 0").contains("the agent's own events");
     }
 
     /**
