@@ -1,6 +1,7 @@
 package dev.tracegate.agent.instrumentation.springai;
 
 import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.ReplacedMessage;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.bootstrap.StreamCheck;
 import dev.tracegate.agent.bootstrap.TracegateViolation;
@@ -354,6 +355,7 @@ public final class SpringAiHooks implements Hooks {
                 }
                 List<ToolResponseMessage.ToolResponse> responses = ((ToolResponseMessage) last).getResponses();
                 List<ToolResponseMessage.ToolResponse> checked = null;
+                List<String> replaced = null;
                 for (int i = 0; i < responses.size(); i++) {
                     ToolResponseMessage.ToolResponse response = responses.get(i);
                     String text = response.responseData();
@@ -361,13 +363,17 @@ public final class SpringAiHooks implements Hooks {
                     if (replacement != null) {
                         if (checked == null) {
                             checked = new ArrayList<ToolResponseMessage.ToolResponse>(responses);
+                            replaced = new ArrayList<String>();
                         }
                         checked.set(i, new ToolResponseMessage.ToolResponse(response.id(), response.name(), replacement));
+                        replaced.add(text);
                     }
                 }
                 if (checked != null) {
                     List<Message> copy = new ArrayList<Message>(history);
-                    copy.set(copy.size() - 1, ToolResponseMessage.builder().responses(checked).metadata(last.getMetadata()).build());
+                    // its metadata less what carries the replaced results (ReplacedMessage), as every replaced message's
+                    copy.set(copy.size() - 1, ToolResponseMessage.builder().responses(checked)
+                            .metadata(ReplacedMessage.metadata(last.getMetadata(), replaced)).build());
                     result = ToolExecutionResult.builder().conversationHistory(copy).returnDirect(true).build();
                 }
             } catch (TracegateViolation violation) {
@@ -520,11 +526,12 @@ public final class SpringAiHooks implements Hooks {
                 Message last = messages.get(messages.size() - 1);
                 if (last instanceof UserMessage) {
                     String replacement;
+                    String text = null;
                     try {
                         if (unreadable != null) {
                             throw unreadable;
                         }
-                        String text = last.getText();
+                        text = last.getText();
                         replacement = text == null ? null : Dispatcher.onUserMessage("springai", session, text);
                     } catch (Throwable failed) {
                         // this advice's own failure (e.g. a conversation id that cannot be read) follows the failure policy:
@@ -533,8 +540,12 @@ public final class SpringAiHooks implements Hooks {
                         replacement = refusal == null ? null : refusal.text;
                     }
                     if (replacement != null) {
+                        // the text replaced, the rest kept: its media and its metadata (a message id, the application's
+                        // keys) less what carries the replaced text (ReplacedMessage); before, a bare new UserMessage
+                        UserMessage original = (UserMessage) last;
                         List<Message> copy = new ArrayList<Message>(messages);
-                        copy.set(copy.size() - 1, new UserMessage(replacement));
+                        copy.set(copy.size() - 1, UserMessage.builder().text(replacement).media(original.getMedia())
+                                .metadata(ReplacedMessage.metadata(original.getMetadata(), text)).build());
                         prompt = new Prompt(copy, prompt.getOptions());
                     }
                 }
@@ -595,8 +606,10 @@ public final class SpringAiHooks implements Hooks {
                 // application that runs the tools itself shows it; advisors inside ToolCallAdvisor's loop, a chat memory
                 // among them, keep it; the next round sends it back to the model): checked now, before the tools run, as a
                 // stream checks the text before its request for tools, and its replacement keeps the message's tool calls
-                // (then decided as CALL events), properties and media. An answer's replacement is the text alone, as
-                // before: the message's properties may carry the provider's own copy of that text (e.g. its reasoning).
+                // (then decided as CALL events) and media. Either way the replacement keeps the message's properties less
+                // those that carry the replaced text or what the model said about it (ReplacedMessage: a provider's copy
+                // of its reasoning, a refusal, annotations); before, an answer's replacement kept none (its message id
+                // and finish reason were lost) and the text beside tool calls kept all (the reasoning that was withheld).
                 String round = stream != null ? stream.session() : session != null ? session : Dispatcher.session("default");
                 List<Generation> generations = response.getResults();
                 List<Generation> checked = null;
@@ -614,17 +627,14 @@ public final class SpringAiHooks implements Hooks {
                         continue;
                     }
                     AssistantMessage kept;
-                    if (!asksForTools) {
-                        kept = new AssistantMessage(replacement);
-                    } else {
-                        try {
-                            kept = AssistantMessage.builder().content(replacement).properties(output.getMetadata())
-                                    .toolCalls(output.getToolCalls()).media(output.getMedia()).build();
-                        } catch (NoSuchMethodError noBuilder) {
-                            // 1.0.x: no builder, but this constructor is public there (protected from 1.1 on)
-                            kept = AssistantMessage.class.getConstructor(String.class, java.util.Map.class, List.class, List.class)
-                                    .newInstance(replacement, output.getMetadata(), output.getToolCalls(), output.getMedia());
-                        }
+                    java.util.Map<String, Object> properties = ReplacedMessage.metadata(output.getMetadata(), text);
+                    try {
+                        kept = AssistantMessage.builder().content(replacement).properties(properties)
+                                .toolCalls(output.getToolCalls()).media(output.getMedia()).build();
+                    } catch (NoSuchMethodError noBuilder) {
+                        // 1.0.x: no builder, but this constructor is public there (protected from 1.1 on)
+                        kept = AssistantMessage.class.getConstructor(String.class, java.util.Map.class, List.class, List.class)
+                                .newInstance(replacement, properties, output.getToolCalls(), output.getMedia());
                     }
                     if (checked == null) {
                         checked = new ArrayList<Generation>(generations);
