@@ -519,6 +519,7 @@ public final class AgentConfig {
                         }
                     } else {
                         for (String part : scalar(k, r).split("[,;]")) if (!part.isBlank()) items.add(listItem(k, r, part.trim()));
+                        if (items.isEmpty() && r.source.kind != Source.Kind.DEFAULT) throw empty(k, r);
                     }
                     List<String> l = Collections.unmodifiableList(items);
                     return new Setting(l, l.toString(), r.source);
@@ -538,6 +539,7 @@ public final class AgentConfig {
                             if (colon <= 0 || colon == pair.length() - 1) throw wrong(k, r, null);
                             m.put(pair.substring(0, colon).trim(), pair.substring(colon + 1).trim());
                         }
+                        if (m.isEmpty() && r.source.kind != Source.Kind.DEFAULT) throw empty(k, r);
                     }
                     Map<String, String> u = Collections.unmodifiableMap(m);
                     return new Setting(u, u.toString(), r.source);
@@ -607,6 +609,30 @@ public final class AgentConfig {
         private String scalar(ConfigKey k, Raw r) {
             if (!r.isScalar()) throw wrong(k, r, null);
             return r.text;
+        }
+
+        /**
+         * A list or mapping key given an empty text ({@code TRACEGATE_LIBRARIES=}, an unset deployment-template value):
+         * refused like an empty value of any other key, not taken for an empty list, which would replace the file's list
+         * key by key and, for {@code libraries}, leave nothing supervised under either failure policy (trial23 04).
+         */
+        private ConfigException empty(ConfigKey k, Raw r) {
+            String none = k.type == ConfigKey.Type.LIST ? "[]" : "{}";
+            String fix = r.source.kind == Source.Kind.FILE
+                    ? " Write " + k.name + ": " + none + " if you mean none, or remove the line to keep the default."
+                    : " Set it to the value you mean, e.g. " + r.source.example(k.name, k.type == ConfigKey.Type.MAPPING ? k.example.replace(": ", ":") : k.example)
+                    + ", or remove " + r.source.spell(k.name) + " to keep " + before(k)
+                    + " (an empty value is refused, not read as an empty " + (k.type == ConfigKey.Type.LIST ? "list" : "mapping")
+                    + ", since it would replace the file's value" + (k.name.equals("libraries") ? " and leave nothing supervised" : "") + ").";
+            return new ConfigException(r.source.text, k.name, k.name + " must be " + k.what() + ", got " + r.shown() + "." + fix);
+        }
+
+        /** The value {@code k} has before the source being read, for a message: "the default", or where it was set. */
+        private String before(ConfigKey k) {
+            Setting s = values.get(k.name);
+            if (s == null || s.source.kind == Source.Kind.DEFAULT) return "the default";
+            return (s.source.kind == Source.Kind.FILE ? "the configuration file's value (" : "the value of ") + s.source.text
+                    + (s.source.kind == Source.Kind.FILE ? ")" : "");
         }
 
         private ConfigException wrong(ConfigKey k, Raw r, String suggestion) {

@@ -176,6 +176,30 @@ class AgentConfigTest {
     }
 
     @Test
+    void anEmptyListOrMappingOverrideIsRefusedNamingItsSourceInsteadOfErasingTheFilesValue() throws IOException {
+        // trial23 04: TRACEGATE_LIBRARIES= from a template with the value unset replaced the file's libraries with none,
+        // and the service ran unsupervised under fail: closed; every other key refuses an empty value
+        Path f = yaml("libraries: [gdpr]\nredirect: {delete_account: archive_account}\nfail: closed\n");
+        String config = "config=" + f;
+        String env = error(config, Map.of("TRACEGATE_LIBRARIES", ""), Map.of());
+        assertThat(env).startsWith("TRACEGATE_LIBRARIES").contains("libraries must be a list").contains("got ''")
+                .contains("remove TRACEGATE_LIBRARIES to keep the configuration file's value (" + f + ":1:")
+                .contains("leave nothing supervised");
+        assertThat(error(config, Map.of(), Map.of("tracegate.libraries", " "))).startsWith("-Dtracegate.libraries")
+                .contains("libraries must be a list");
+        assertThat(error(config, Map.of("TRACEGATE_LIBRARIES", " , ;"), Map.of())).startsWith("TRACEGATE_LIBRARIES");
+        assertThat(error("libraries=", Map.of(), Map.of())).startsWith("agent argument libraries").contains("to keep the default");
+        assertThat(error(config, Map.of("TRACEGATE_REDIRECT", ""), Map.of())).startsWith("TRACEGATE_REDIRECT")
+                .contains("redirect must be a mapping").contains("TRACEGATE_REDIRECT=delete_account:archive_account");
+        assertThat(error(null, Map.of(), Map.of("tracegate.redirect", ""))).startsWith("-Dtracegate.redirect");
+        // an override with a value still replaces the file's list, and an explicit empty list in the file stays what it says
+        assertThat(load(config, Map.of("TRACEGATE_LIBRARIES", "injection"), Map.of()).libraries()).containsExactly("injection");
+        assertThat(load(config, Map.of(), Map.of()).libraries()).containsExactly("gdpr");
+        assertThat(fileError("libraries: ''\n")).contains("libraries must be a list").contains("Write libraries: [] if you mean none");
+        assertThat(fromFile("libraries: []\nredirect: {}\n").libraries()).isEmpty();
+    }
+
+    @Test
     void durationsTakeUnitsAndCombinations() {
         String[][] cases = {{"10s", "PT10S"}, {"500ms", "PT0.5S"}, {"30m", "PT30M"}, {"1h30m", "PT1H30M"}, {"2d", "PT48H"},
                 {"1500us", "PT0.0015S"}, {"1m30s", "PT1M30S"}};
