@@ -98,6 +98,7 @@ final class LibraryOptions {
                 dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load(null, java.util.Map.of(), props, java.util.Set.of());
                 List<String> libraries = config.libraries();
                 notes.addAll(sessionlessNotes(config));
+                notes.addAll(redirectNotes(config));
                 if (libraries.isEmpty()) {
                     b.append(". It lists no libraries (its 'libraries' key is missing or empty): give ").append(command)
                             .append(" the library files the agent should load");
@@ -160,6 +161,25 @@ final class LibraryOptions {
                     + (readers.size() == 1 ? "it does" : "they do") + " not see it there. Add session-param where the method knows the"
                     + " conversation (agent/CONFIG.md, \"Configured methods\")");
         }
+        return out;
+    }
+
+    /**
+     * A note for each redirect contract of {@code config}'s libraries whose calls only configured methods see, so that
+     * they are blocked, not redirected: the WARN the agent's start gives (supervision.RedirectReach), said here before
+     * the start. None when the libraries do not load (check of them says why).
+     */
+    static List<String> redirectNotes(dev.tracegate.agent.config.AgentConfig config) {
+        List<String> out = new ArrayList<>();
+        if (config.libraries().isEmpty() || config.configuredMethods().isEmpty()) return out;
+        dev.tracegate.contracts.library.Library lib;
+        try {
+            Path base = config.configFile() == null ? Path.of("") : config.configFile().toAbsolutePath().getParent();
+            lib = dev.tracegate.contracts.library.Library.load(config.libraries(), base);
+        } catch (RuntimeException e) {
+            return out;
+        }
+        for (String line : dev.tracegate.agent.supervision.RedirectReach.onlyBlocked(lib, config, config.redirect())) out.add("note: " + line);
         return out;
     }
 

@@ -30,9 +30,10 @@ import java.util.Set;
  * what the application registers with its frameworks (that happens later, in its own code): so a contract is named
  * when no framework instrumentation is on, or when every tool it names is a configured method's literal tool. A
  * contract that names no tool (only {@code side_effect}, {@code category(c)}, ...) is named only in the first case; a
- * dispatcher ({@code tool-name} a parameter) gives no tool name at start and counts for none.
+ * dispatcher ({@code tool-name} a parameter) gives no tool name at start and counts for none. {@code check} of the agent
+ * configuration file notes the same lines.
  */
-final class RedirectReach {
+public final class RedirectReach {
     private RedirectReach() {}
 
     /** The instrumentations of frameworks, which can run a redirect's target from their tool tables. */
@@ -46,7 +47,7 @@ final class RedirectReach {
             Map.entry("run", 1), Map.entry("sum", 2));
 
     /** One WARN line per redirect contract of {@code lib} whose calls this configuration can only block. */
-    static List<String> onlyBlocked(Library lib, AgentConfig config, Map<String, String> redirect) {
+    public static List<String> onlyBlocked(Library lib, AgentConfig config, Map<String, String> redirect) {
         List<String> lines = new ArrayList<>();
         if (!config.instrumentationEnabled("configured")) return lines;
         List<ConfiguredMethod> tools = new ArrayList<>();
