@@ -12,6 +12,7 @@ import dev.tracegate.engine.monitor.Verdict;
 import dev.tracegate.engine.monitor.Worker;
 import dev.tracegate.matchers.event.Event;
 import dev.tracegate.matchers.event.EventKind;
+import dev.tracegate.matchers.event.RefusedCalls;
 import dev.tracegate.matchers.trace.TraceFormatException;
 import dev.tracegate.matchers.trace.TraceReader;
 import picocli.CommandLine.Command;

@@ -63,7 +63,8 @@ class AgentDojoEvaluationTest {
 
     @Test
     void aBlockedAttackerCallIsCountedAsStoppedByAnIndependentRecount() throws Exception {
-        // recount the plain `injection` row by hand: replay each successful attacked run and look at its first attacker call
+        // recount the plain `injection` row by hand: replay each successful attacked run as enforced and look at its first
+        // attacker call; the result of a refused call is left out (the call never ran), paired here by the call ids the runs carry
         AgentDojoEvaluation.Result plain = results.get(0);
         int[] stopped = {0};
         Map<String, dev.tracegate.contracts.library.Library> libs = new java.util.HashMap<>();
@@ -80,8 +81,11 @@ class AgentDojoEvaluationTest {
                         dev.tracegate.contracts.library.Library.read("injection", null), toolsOnly));
             });
             var replay = lib.replay(run.session());
+            java.util.Set<String> refusedIds = new java.util.HashSet<>();
             for (Event e : events) {
+                if (e.kind() == dev.tracegate.matchers.event.EventKind.RETURN && refusedIds.remove(e.callId())) continue;
                 var step = replay.next(e, e.controlledByAgent(), true);
+                if (e.kind() == dev.tracegate.matchers.event.EventKind.CALL && !step.applied()) refusedIds.add(e.callId());
                 if (eval.goals().isAttackerCall(run.suite(), run.injectionTaskId(), e)) {
                     if (!step.applied()) stopped[0]++;
                     break;
