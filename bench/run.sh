@@ -7,20 +7,23 @@
 #   bench/run.sh full    about an hour (54 min 29 s recorded, before the 3 latency runs and 3 tool-loop pairs added about
 #                        4 more minutes): the annotations' forks and iterations; the same files named full-*
 #
-# Builds bench/target/benchmarks.jar and agent/target/tracegate-agent.jar first unless SKIP_BUILD=1. Extra JMH options: JMH_OPTS="...".
+# Builds bench/target/benchmarks.jar and agent/target/tracegate-agent.jar first unless SKIP_BUILD=1. Extra JMH options: JMH_OPTS="..."
+# (engine, grounding, JSONL replay and trace-length commands only). Any mode other than quick or full is refused first.
 set -euo pipefail
 mode="${1:-quick}"
+# The mode is checked before anything is built: a mistyped one (quik) is refused at once, not after minutes of Maven.
+case "$mode" in
+  quick | full) ;;
+  *)
+    echo "usage: $0 quick|full   (got '$mode'; quick takes about 5 minutes, full about an hour; SKIP_BUILD=1 skips the build)" >&2
+    exit 2
+    ;;
+esac
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 out="$here/results"
 jar="$here/target/benchmarks.jar"
 mkdir -p "$out"
-
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  # maven.test.skip: build the jars even while another module's tests do not compile.
-  # The agent jar is needed by the intercepted-call, LangChain4j and replay-command runs.
-  (cd "$root" && mvn -q -pl agent,bench -am package -Dmaven.test.skip=true)
-fi
 
 engine='EngineStepBenchmark|DfaVsProgressionBenchmark|ConcurrencyBenchmark|\.ReplayBenchmark'   # \. keeps JsonlReplayBenchmark out
 case "$mode" in
@@ -44,11 +47,13 @@ case "$mode" in
     cpu=(--contracts 1,10,100 --rounds 11)
     sessions=1000000
     ;;
-  *)
-    echo "usage: $0 quick|full" >&2
-    exit 2
-    ;;
 esac
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  # maven.test.skip: build the jars even while another module's tests do not compile.
+  # The agent jar is needed by the intercepted-call, LangChain4j and replay-command runs.
+  (cd "$root" && mvn -q -pl agent,bench -am package -Dmaven.test.skip=true)
+fi
 
 java=(java -Xmx4g)
 # A command-line -jvmArgsAppend replaces the annotations' @Fork(jvmArgsAppend = {"-Xms1g", "-Xmx1g"}) instead of adding to

@@ -13,12 +13,18 @@
 #   done, so its user+sys is a lower bound; the "alive Ns" rows give the process's CPU over its first N seconds.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+# checked first, so that a bad RUNS is refused before anything is built or run ("abc" would otherwise end the script
+# with "unbound variable", and 0 or -2 printed rows of no runs)
+runs="${1:-7}"; shift || true
+[[ $runs =~ ^[1-9][0-9]*$ ]] || {
+  echo "RUNS (the first argument) must be a whole number of runs, 1 or more, got '$runs'; usage: bench/startup.sh [RUNS] [AGENT_ARGS...] (the agent arguments come after RUNS)" >&2
+  exit 2
+}
 read -r -a jars <<< "${AGENT_JARS:-$(dirname "$here")/agent/target/tracegate-agent.jar}"
 for jar in "${jars[@]}"; do
   [[ -f $jar ]] || { echo "no agent jar at $jar: build it with mvn -q -pl agent -am package -Dmaven.test.skip=true" >&2; exit 2; }
 done
 command -v /usr/bin/time > /dev/null || { echo "/usr/bin/time is needed (apt-get install -y time)" >&2; exit 2; }
-runs="${1:-7}"; shift || true
 stay="${STAY:-3}"
 [[ $stay =~ ^[0-9]+$ ]] || { echo "STAY must be a whole number of seconds (0 for Hello only), got '$stay'" >&2; exit 2; }
 configs=("$@"); [[ ${#configs[@]} -gt 0 ]] || configs=("libraries=sop-refund" "libraries=gdpr;temporal-classes;sop-refund")
