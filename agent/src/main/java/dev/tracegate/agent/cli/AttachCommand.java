@@ -12,13 +12,22 @@ import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 /** {@code attach PID [key=value,...]}: loads this agent jar into a running JVM, which retransforms the classes it already loaded. */
 @Command(name = "attach", mixinStandardHelpOptions = true, version = Main.VERSION,
         description = {"Attach the agent to a running JVM (same options as -javaagent:tracegate-agent.jar=...).",
-                "Exit status: 0 attached, 2 not attached (no such JVM, a missing configuration file, tracegate already running there, "
-                        + "or the agent did not start)."})
+                "This command's own TRACEGATE_* variables and -Dtracegate.* properties are passed to the agent as options, below "
+                        + "the OPTIONS written here; the target JVM's own ones count too (README, \"Supervise a service\").",
+                "The agent's start-up lines (printed on the target's standard error) are printed here too.",
+                "Exit status: 0 attached; 1 attached, but the agent cannot do its work (it reported an ERROR at start, e.g. an "
+                        + "audit log it cannot open, or it has no libraries); 2 not attached (no such JVM, a missing configuration "
+                        + "file, tracegate already running there, or the agent did not start)."})
 final class AttachCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "PID", description = "process id of the target JVM")
@@ -40,8 +49,16 @@ final class AttachCommand implements Callable<Integer> {
             System.err.println("tracegate attach: there is no process " + pid + " (list the running JVMs with jps)");
             return 2;
         }
-        String agentOptions = absolutePaths(options, Path.of("").toAbsolutePath());
-        Path config = configPath(agentOptions);
+        Path cwd = Path.of("").toAbsolutePath();
+        AttachSettings own;
+        try {
+            own = AttachSettings.of(System.getenv(), tracegateProperties());
+        } catch (IllegalArgumentException e) {
+            System.err.println("tracegate attach: " + e.getMessage() + "; nothing was attached");
+            return 2;
+        }
+        own.notes().forEach(n -> System.err.println("tracegate attach: " + n));
+        Path config = configPath(absolutePaths(options, cwd));
         if (config != null && !Files.isRegularFile(config)) {
             System.err.println("tracegate attach: the configuration file " + config + " does not exist; nothing was attached");
             return 2;
@@ -51,16 +68,36 @@ final class AttachCommand implements Callable<Integer> {
             vm = VirtualMachine.attach(pid);
         } catch (AttachNotSupportedException | IOException e) {
             System.err.println("tracegate attach: cannot attach to process " + pid + ": " + e.getMessage()
-                    + " (is it a running JVM of the same user, started without -XX:+DisableAttachMechanism?)");
+                    + " (is it a running JVM of the same user, started without -XX:+DisableAttachMechanism? The attach handshake"
+                    + " uses the target's temporary directory, /tmp on Linux, which must be writable and shared with this command)");
             return 2;
         }
         try {
-            String running = vm.getSystemProperties().getProperty(STARTED);
+            Properties target = vm.getSystemProperties();
+            String running = target.getProperty(STARTED);
             if (running != null) {
+                String unsupervised = target.getProperty(UNSUPERVISED);
                 // the agent in the target would only print "ignoring the second start" there, and this command say "attached"
-                System.err.println("tracegate attach: tracegate already runs in process " + pid + " (started " + running
-                        + "); a second agent would be ignored there, so nothing was attached. Its libraries change only through "
-                        + "hot-reload, if it was started with it (agent/CONFIG.md); other settings need a restart of the process");
+                System.err.println(unsupervised != null
+                        ? "tracegate attach: tracegate runs UNSUPERVISED in process " + pid + " (started " + running
+                                + ", it could not start and fail: open let the application run); a second agent would be ignored"
+                                + " there, so nothing was attached. " + unsupervised
+                        : "tracegate attach: tracegate already runs in process " + pid + " (started " + running
+                                + "); a second agent would be ignored there, so nothing was attached. Its libraries change only through "
+                                + "hot-reload, if it was started with it (agent/CONFIG.md); other settings need a restart of the process");
+                return 2;
+            }
+            List<String> passed = new ArrayList<>();
+            List<String> notes = new ArrayList<>();
+            String agentOptions = absolutePaths(own.options(options, target, passed, notes), cwd);
+            notes.forEach(n -> System.err.println("tracegate attach: " + n));
+            if (!passed.isEmpty()) {
+                System.out.println("tracegate attach: passing " + String.join(", ", passed) + " of this command to the agent as options"
+                        + " (options written after the PID win over them)");
+            }
+            config = configPath(agentOptions);
+            if (config != null && !Files.isRegularFile(config)) {
+                System.err.println("tracegate attach: the configuration file " + config + " does not exist; nothing was attached");
                 return 2;
             }
             File jar = new File(AttachCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
@@ -70,11 +107,23 @@ final class AttachCommand implements Callable<Integer> {
             }
             vm.loadAgent(jar.getAbsolutePath(), agentOptions);
             // an agent that refuses to start returns normally (no trace in the target) and leaves its reason in a property
-            String failed = vm.getSystemProperties().getProperty(FAILED);
+            Properties after = vm.getSystemProperties();
+            String failed = after.getProperty(FAILED);
             if (failed != null) {
                 System.err.println("tracegate attach: the agent did not start in process " + pid
                         + ", which runs on unsupervised; nothing was attached. The reason (also on that process's standard error):\n" + failed);
                 return 2;
+            }
+            // what the agent printed at its start, on the target's standard error, which whoever attaches rarely sees
+            String report = after.getProperty(REPORT, "");
+            String degraded = after.getProperty(DEGRADED);
+            (degraded == null ? System.out : System.err).print(report);
+            if (degraded != null) {
+                System.err.println("tracegate attach: the agent is attached to " + pid + " but cannot do its work: " + degraded
+                        + ". It stays in place (there is no detach, and a second attach is refused): fix what the lines above name"
+                        + " (an audit log that cannot be opened is retried; until then calls are refused, or pass unaudited under"
+                        + " fail: open), or restart the process and attach again");
+                return 1;
             }
             System.out.println("tracegate: agent attached to " + pid);
             return 0;
@@ -100,6 +149,24 @@ final class AttachCommand implements Callable<Integer> {
 
     /** The system property an attached agent that did not start sets to its reason ({@code AgentCore}). */
     static final String FAILED = "tracegate.agent.failed";
+
+    /** The system property an attached start sets to the lines it printed ({@code AgentCore.REPORT}). */
+    static final String REPORT = "tracegate.agent.start-report";
+
+    /** The system property an attached agent that started but cannot do its work sets to why ({@code AgentCore.DEGRADED}). */
+    static final String DEGRADED = "tracegate.agent.degraded";
+
+    /** The system property an agent that runs unsupervised under fail: open sets to what ends that ({@code AgentCore.UNSUPERVISED}). */
+    static final String UNSUPERVISED = "tracegate.agent.unsupervised";
+
+    /** This command's own {@code -Dtracegate.*} properties. */
+    private static Map<String, String> tracegateProperties() {
+        Map<String, String> props = new TreeMap<>();
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith("tracegate.")) props.put(name, System.getProperty(name));
+        }
+        return props;
+    }
 
     /**
      * The options with relative paths resolved against {@code cwd}, where the user typed them: {@code config=},

@@ -19,7 +19,8 @@ import java.util.concurrent.Callable;
 @Command(name = "tracegate", mixinStandardHelpOptions = true, version = Main.VERSION,
         description = "Supervise LLM agents on the JVM with temporal contracts.",
         footer = {"", "Exit status: 0 success; 1 a contract fails (replay), findings (check)",
-                "  or a broken chain (audit verify); 2 bad input or usage;",
+                "  a broken chain (audit verify), or an attached agent that cannot do its work (attach);",
+                "  2 bad input or usage;",
                 "  3 an internal error (printed with its stack trace).",
                 "A command's options: tracegate help COMMAND, or tracegate COMMAND --help."})
 public final class Main implements Callable<Integer> {

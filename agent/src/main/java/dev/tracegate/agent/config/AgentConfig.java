@@ -38,6 +38,25 @@ public final class AgentConfig {
     /** The key that names the YAML file: agent argument {@code config=}, {@code -Dtracegate.config}, {@code TRACEGATE_CONFIG}. */
     public static final String CONFIG_KEY = "config";
 
+    /** The keys as the agent argument writes them, {@code config} first (the {@code attach} command passes its own settings on as such). */
+    public static List<String> keyNames() {
+        List<String> names = new ArrayList<>();
+        names.add(CONFIG_KEY);
+        names.addAll(ConfigKey.ALL.keySet());
+        return names;
+    }
+
+    /** The environment variable of a key ({@code audit.path}: {@code TRACEGATE_AUDIT_PATH}). */
+    public static String environmentName(String key) {
+        return Source.envName(key);
+    }
+
+    /** Whether the key's value is a list or a mapping, whose items the agent argument separates with ';' (',' elsewhere too). */
+    public static boolean listValued(String key) {
+        ConfigKey k = ConfigKey.ALL.get(key);
+        return k != null && (k.type == ConfigKey.Type.LIST || k.type == ConfigKey.Type.MAPPING);
+    }
+
     private final Path configFile;
     private final Path configDirectory;   // where relative paths written in the file are read from; null without a file
     private final List<String> libraries;

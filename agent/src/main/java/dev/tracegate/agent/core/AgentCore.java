@@ -61,6 +61,53 @@ public final class AgentCore {
 
     /** Called reflectively by the launcher; a bad option stops the start unless {@code fail=open}. */
     public static synchronized void start(String arguments, Instrumentation instrumentation, boolean attached, File jar) {
+        if (!attached) {
+            startNow(arguments, instrumentation, false);
+            return;
+        }
+        // the person who attaches does not see the application's standard error: the attach command reads the start's
+        // lines from REPORT, and from DEGRADED whether the agent runs but cannot do its work (it then exits 1)
+        System.clearProperty(REPORT);
+        System.clearProperty(DEGRADED);
+        supervisesNothing = false;
+        AgentLog.beginTranscript();
+        try {
+            startNow(arguments, instrumentation, true);
+        } finally {
+            String lines = AgentLog.endTranscript();
+            System.setProperty(REPORT, lines);
+            String degraded = degraded(lines, supervisesNothing);
+            if (degraded != null && System.getProperty(FAILED) == null) System.setProperty(DEGRADED, degraded);
+        }
+    }
+
+    /**
+     * The system property an attached start sets to the agent's INFO, WARN and ERROR lines of the start (what it printed
+     * on the application's standard error), for the {@code attach} command to print.
+     */
+    static final String REPORT = "tracegate.agent.start-report";
+
+    /**
+     * The system property an attached agent that started but cannot do its work sets to why: it printed an ERROR (e.g.
+     * its audit log cannot be opened, so under fail: closed every tool call is refused), or it has no libraries and
+     * supervises nothing. The {@code attach} command then exits 1.
+     */
+    static final String DEGRADED = "tracegate.agent.degraded";
+
+    /** Set by a start that checks nothing: no libraries, and no rule of the development supervisor ({@code block=...}). */
+    private static volatile boolean supervisesNothing;
+
+    /** Why a start whose lines were {@code lines} is degraded, or null. */
+    static String degraded(String lines, boolean supervisesNothing) {
+        List<String> errors = lines.lines().filter(l -> l.startsWith("[tracegate] ERROR ")).toList();
+        if (!errors.isEmpty()) {
+            return "it reported " + (errors.size() == 1 ? "an error" : errors.size() + " errors") + " at start (above)";
+        }
+        if (supervisesNothing) return "it has no contract libraries, so it supervises nothing (name them with libraries=...)";
+        return null;
+    }
+
+    private static void startNow(String arguments, Instrumentation instrumentation, boolean attached) {
         long started = System.nanoTime();
         AgentStart.record(attached);   // the audit log's segment headers say so
         AgentArguments options;
@@ -72,7 +119,8 @@ public final class AgentCore {
             if (e.failPolicy() == FailPolicy.OPEN) {
                 String text = "configuration is unusable and tracegate runs UNSUPERVISED because fail=open:\n" + e.getMessage();
                 AgentLog.error(text, null);
-                recordUnsupervised(text, attached);
+                recordUnsupervised(text, attached, RESTART_NEEDED);
+                if (!attached) AgentLog.warn(RESTART_NEEDED);
                 return;
             }
             refuseStart(e.getMessage(), attached, true, e.unsupervisedHint());
@@ -86,8 +134,13 @@ public final class AgentCore {
         if (config.debug()) AgentLog.info(config.describe().stripTrailing());   // its first line is the header CONFIG.md shows
         AgentLog.debug("start-up: configuration read in " + millisSince(started) + " ms");
         FutureTask<Started> pending = null;
+        // what a supervisor built later needs (a fail: open start whose libraries hot reload fixes: LibraryRecovery)
+        JsonCodec json = null;
+        ConfiguredMethods methods = null;
+        AgentArguments bridgeOptions = null;
+        Weaver installed = null;
         try {
-            JsonCodec json = new JsonCodec();
+            json = new JsonCodec();
             String supervisorName = options.get("supervisor", config.libraries().isEmpty() ? "rules" : "contracts");
             boolean warmup = config.warmup();
             if (supervisorName.equals("contracts") && options.flag("shadow", false)) {
@@ -103,13 +156,13 @@ public final class AgentCore {
             if (!attached && methodsFile == null && config.configuredMethods().isEmpty()) {
                 pending = startBuilding(supervisorName, options, config, json, started);
             }
-            ConfiguredMethods methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
+            methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
                     .plus(ConfiguredMethods.from(config.configuredMethods()));
-            AgentArguments bridgeOptions = bridgeOptions(arguments, options, config);
+            bridgeOptions = bridgeOptions(arguments, options, config);
             if (!attached && pending == null) {
                 pending = startBuilding(supervisorName, options, config, json, started);
             }
-            Weaver installed = new Weaver(hooks(config, methods));
+            installed = new Weaver(hooks(config, methods));
             if (!attached) {
                 installed.install(instrumentation, AgentCore.class.getClassLoader(), false);
             }
@@ -143,6 +196,7 @@ public final class AgentCore {
                 }
             }
             weaver = installed;
+            supervisesNothing = supervisor instanceof RuleSupervisor rules && rules.supervisesNothing();
             Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
             AgentLog.info(startedLine(attached, options, config, bridgeOptions, installed.names(), methods.isEmpty() ? 0 : methods.rules().size()));
             // from the libraries the supervisor loaded, not a second reading of the files (check prints the same notes)
@@ -164,10 +218,19 @@ public final class AgentCore {
             // (the supervisor itself writes it when its libraries fail; a later failure is written here)
             abandon(pending, open ? FailPolicy.OPEN : FailPolicy.CLOSED, reason);
             if (open) {
+                // premain: the weaver is in place, so a supervisor built later can take over once the library files load
+                boolean recovers = !attached && installed != null && e instanceof LibraryException && config.hotReload()
+                        && !config.libraries().isEmpty();
                 String text = "agent could not start and runs UNSUPERVISED because fail=open" + (mistake ? ":\n" + e.getMessage() : "");
                 AgentLog.error(text, mistake ? null : e);
                 if (!mistake && !AgentLog.debugging()) e.printStackTrace();   // a bug report needs it; AgentLog prints traces only under debug
-                recordUnsupervised(mistake ? text : text + " (" + e + "; the stack trace is on the process's standard error)", attached);
+                recordUnsupervised(mistake ? text : text + " (" + e + "; the stack trace is on the process's standard error)", attached,
+                        recovers ? LibraryRecovery.WATCHING : RESTART_NEEDED);
+                if (recovers) {
+                    LibraryRecovery.start(config, options, bridgeOptions, json, methods, installed);
+                } else if (!attached) {
+                    AgentLog.warn(RESTART_NEEDED);
+                }
                 return;
             }
             if (!mistake) {
@@ -343,9 +406,55 @@ public final class AgentCore {
         System.exit(78);
     }
 
-    /** Under fail: open an attached agent that could not start says so to the attach command as well (see {@link #FAILED}). */
-    private static void recordUnsupervised(String text, boolean attached) {
+    /**
+     * Under fail: open an attached agent that could not start says so to the attach command as well (see {@link #FAILED});
+     * one started by {@code -javaagent} leaves {@code ends} (what ends the unsupervised run) in {@link #UNSUPERVISED}, for
+     * the attach command's refusal.
+     */
+    private static void recordUnsupervised(String text, boolean attached, String ends) {
         if (attached) System.setProperty(FAILED, "tracegate: " + text);
+        else System.setProperty(UNSUPERVISED, ends);
+    }
+
+    /**
+     * The system property that an agent started by {@code -javaagent} which runs unsupervised under fail: open sets to what
+     * ends that (a restart, or library files that load under hot reload); cleared when it starts supervising.
+     */
+    static final String UNSUPERVISED = "tracegate.agent.unsupervised";
+
+    /** What ends an unsupervised fail: open start that hot reload cannot end. */
+    static final String RESTART_NEEDED = "This JVM stays unsupervised until it is restarted with a configuration and libraries that"
+            + " load: neither hot-reload nor attach can start the agent in it";
+
+    /**
+     * Completes a start that {@link LibraryRecovery} took over: the supervisor it built (on library files that load now)
+     * gets its bridge and the dispatcher, and from then on the calls the weaver in place sees are supervised.
+     */
+    static synchronized void supervise(Supervisor supervisor, SupervisorMetrics metrics, AgentConfig config, AgentArguments options,
+                                       AgentArguments bridgeOptions, JsonCodec json, ConfiguredMethods methods, Weaver installed) {
+        abandoned = null;
+        SupervisorBridge created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
+        bridge = created;
+        weaver = installed;
+        Dispatcher.install(created);
+        if (metrics != null && config.metricsJmx()) {
+            try {
+                metrics.register();
+            } catch (RuntimeException | LinkageError e) {
+                AgentLog.error("the JMX MBean could not be registered: supervision goes on, but its counters are not readable over JMX", e);
+            }
+        }
+        System.clearProperty(UNSUPERVISED);
+        Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
+        AgentLog.warn("tracegate SUPERVISES from now on: the library files load now (it ran UNSUPERVISED since the start because"
+                + " fail=open). Calls made before this line were not checked, and conversations under way are checked from their"
+                + " next event without what they did before");
+        AgentLog.info(startedLine(false, options, config, bridgeOptions, installed.names(), methods.isEmpty() ? 0 : methods.rules().size()));
+    }
+
+    /** Builds the contract supervisor as a start does ({@code metrics} may be null); for {@link LibraryRecovery}. */
+    static Supervisor contracts(AgentArguments options, AgentConfig config, SupervisorMetrics metrics) {
+        return contractSupervisor(config, metrics, blockStyle(options, config));
     }
 
     /** The supervisor built on the start thread; its failure is rethrown here as if it had been built on this one. */

@@ -1,0 +1,183 @@
+package dev.tracegate.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What {@code attach} tells the person who runs it (trial23): the settings of the attach command's own environment reach
+ * the agent, the agent's start-up lines and a start that cannot do its work are reported by attach itself (not only on the
+ * application's standard error), and a {@code -javaagent} start left unsupervised by a broken library under
+ * {@code fail: open} begins to supervise once hot reload finds the fixed file.
+ */
+class AttachOutcomeTest {
+
+    private static final String APP = "demoapp.plain.ShopApp";
+    private static final String RULES = String.join("\n",
+            "tool     demoapp.plain.ShopApp$Payments#charge        name=charge args=1 session=0",
+            "");
+    private static final String NO_CHARGES = String.join("\n",
+            "library: shop",
+            "contracts:",
+            "  - id: shop.no-charges",
+            "    guarantee: G !call(charge)",
+            "    message: No charges here.",
+            "");
+
+    @TempDir
+    Path dir;
+
+    private static List<String> cli(String... args) {
+        List<String> command = new ArrayList<>(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString()));
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    /** ShopApp waiting for "go" lines, its standard error in a file. */
+    private final class Shop implements AutoCloseable {
+        final Process process;
+        final BufferedReader out;
+        final Writer in;
+        final Path err;
+        final String pid;
+
+        Shop(List<String> jvmArgs) throws IOException {
+            err = dir.resolve("app-err-" + System.nanoTime() + ".txt");
+            List<String> command = new ArrayList<>(List.of(ForkedJvm.java()));
+            command.addAll(jvmArgs);
+            command.addAll(List.of("-cp", ForkedJvm.appClasspath(), APP, "wait"));
+            process = new ProcessBuilder(command).redirectError(err.toFile()).start();
+            out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+            String ready = out.readLine();
+            assertThat(ready).as(stderr()).startsWith("READY pid=");
+            pid = ready.substring("READY pid=".length());
+        }
+
+        /** Runs the scenario once; what it printed. */
+        String go() throws IOException {
+            in.write("go\n");
+            in.flush();
+            StringBuilder lines = new StringBuilder();
+            for (String line; (line = out.readLine()) != null && !line.equals("DONE"); ) lines.append(line).append('\n');
+            return lines.toString();
+        }
+
+        String stderr() throws IOException {
+            return Files.readString(err);
+        }
+
+        @Override
+        public void close() throws Exception {
+            try {
+                in.write("quit\n");
+                in.flush();
+                process.waitFor(60, TimeUnit.SECONDS);
+            } catch (IOException gone) {
+                // ended already
+            } finally {
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    /**
+     * trial23 02: {@code TRACEGATE_LIBRARIES=... TRACEGATE_AUDIT_PATH=... attach PID} said "agent attached" (exit 0) for an
+     * agent that had read only the service's environment and loaded no library. The attach command's own variables are
+     * now passed as options, and attach prints the agent's start-up lines.
+     */
+    @Test
+    void theVariablesOfTheAttachCommandReachTheAgentAndItsStartLinesArePrinted() throws Exception {
+        Path rules = Files.writeString(dir.resolve("methods.txt"), RULES);
+        Path library = Files.writeString(dir.resolve("shop.yaml"), NO_CHARGES);
+        Path audit = dir.resolve("audit.jsonl");
+        try (Shop shop = new Shop(List.of())) {
+            assertThat(shop.go()).contains("METHOD charge ran customer=alice");
+            ForkedJvm.Result attach = ForkedJvm.exec(cli("attach", shop.pid, "methods=" + rules),
+                    Map.of("TRACEGATE_LIBRARIES", library.toString(), "TRACEGATE_AUDIT_PATH", audit.toString()));
+            assertThat(attach.exit()).as(attach.toString()).isZero();
+            assertThat(attach.stdout()).as(attach.toString())
+                    .contains("passing TRACEGATE_AUDIT_PATH, TRACEGATE_LIBRARIES of this command to the agent as options")
+                    .contains("[tracegate] contracts loaded: shop")
+                    .contains("[tracegate] agent started (attached) libraries=" + library)
+                    .contains("tracegate: agent attached to " + shop.pid);
+            assertThat(shop.go()).as(shop.stderr()).doesNotContain("METHOD charge ran")
+                    .contains("tracegate blocked the call to charge");
+        }
+        assertThat(audit).isRegularFile();
+        assertThat(Files.readString(audit)).contains("\"start\":\"attach\"").contains("shop.no-charges");
+    }
+
+    /**
+     * trial23 05: an attach whose audit log cannot be created printed "agent attached" and exited 0, while the service
+     * refused every tool call under fail: closed and only its own standard error said why. attach now prints the ERROR
+     * and exits 1.
+     */
+    @Test
+    void anAttachWhoseAgentCannotOpenItsAuditLogPrintsWhyAndExitsOne() throws Exception {
+        Path rules = Files.writeString(dir.resolve("methods.txt"), RULES);
+        Path library = Files.writeString(dir.resolve("shop.yaml"), NO_CHARGES);
+        Path notADirectory = Files.writeString(dir.resolve("plain-file"), "x");
+        Path audit = notADirectory.resolve("audit.jsonl");
+        try (Shop shop = new Shop(List.of())) {
+            ForkedJvm.Result attach = ForkedJvm.exec(cli("attach", shop.pid,
+                    "methods=" + rules + ",libraries=" + library + ",audit.path=" + audit));
+            assertThat(attach.exit()).as(attach.toString()).isEqualTo(1);
+            assertThat(attach.stderr()).as(attach.toString())
+                    .contains("[tracegate] ERROR cannot open the audit log " + audit)
+                    .contains("the agent is attached to " + shop.pid + " but cannot do its work");
+            assertThat(attach.stdout()).doesNotContain("agent attached to");
+            // what attach warned of: the agent is in place and refuses the call it cannot record
+            assertThat(shop.go()).doesNotContain("METHOD charge ran").contains("audit log is unavailable");
+        }
+    }
+
+    /**
+     * trial23 07: with fail: open and hot-reload, a start whose library did not load ran unsupervised for good: hot reload
+     * never read the fixed file, and attach's refusal pointed to hot reload. Now the library files are watched after
+     * such a start and supervision begins once they load, and attach's refusal says the JVM runs unsupervised.
+     */
+    @Test
+    void aFailOpenStartWithABrokenLibrarySupervisesOnceHotReloadLoadsTheFixedFile() throws Exception {
+        Path rules = Files.writeString(dir.resolve("methods.txt"), RULES);
+        Path library = Files.writeString(dir.resolve("shop.yaml"), NO_CHARGES.replace("G !call(charge)", "G !call(charge"));
+        Path audit = dir.resolve("audit.jsonl");
+        String options = "methods=" + rules + ",libraries=" + library + ",audit.path=" + audit + ",fail=open,hot-reload=200ms";
+        try (Shop shop = new Shop(List.of(ForkedJvm.agent(options)))) {
+            assertThat(shop.stderr()).contains("runs UNSUPERVISED because fail=open").contains("hot-reload watches the library files");
+            assertThat(shop.go()).contains("METHOD charge ran customer=alice");
+
+            ForkedJvm.Result refused = ForkedJvm.exec(cli("attach", shop.pid, "libraries=" + library));
+            assertThat(refused.exit()).as(refused.toString()).isEqualTo(2);
+            assertThat(refused.stderr()).as(refused.toString()).contains("tracegate runs UNSUPERVISED in process " + shop.pid)
+                    .contains("once they load it starts supervising");
+
+            Path fixed = Files.writeString(dir.resolve("shop.yaml.new"), NO_CHARGES);
+            Files.move(fixed, library, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);   // only stops a hang
+            while (!shop.stderr().contains("SUPERVISES from now on") && System.nanoTime() < deadline) Thread.sleep(100);
+            assertThat(shop.stderr()).contains("[tracegate] contracts loaded: shop").contains("SUPERVISES from now on");
+            assertThat(shop.go()).as(shop.stderr()).doesNotContain("METHOD charge ran")
+                    .contains("tracegate blocked the call to charge");
+        }
+        // the log holds the unsupervised start and then the supervised run, chained as one log
+        ForkedJvm.Result verified = ForkedJvm.exec(cli("audit", "verify", audit.toString()));
+        assertThat(verified.exit()).as(verified.toString()).isZero();
+        assertThat(Files.readString(audit)).contains("unsupervised").contains("shop.no-charges");
+    }
+}
