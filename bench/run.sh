@@ -175,10 +175,15 @@ echo "== memory per session"
 "${java[@]}" -Djdk.attach.allowAttachSelf=true -cp "$jar" dev.tracegate.bench.SessionFootprint \
   --contracts 10 --jol-sessions 10000 --sessions "$sessions" --out "$out/$mode-footprint.json" > /dev/null
 echo "== report"
+# BenchReport refuses a file that does not exist; a run that failed above (and said so) left its file out, and its rows are
+# left out of the report: present gives the files of its arguments that exist, comma-separated.
+present() { local f kept=(); for f in "$@"; do [[ -f $f ]] && kept+=("$f"); done; (IFS=,; echo "${kept[*]:-}"); }
 "${java[@]}" -cp "$jar" dev.tracegate.bench.BenchReport \
-  --jmh "$out/$mode-steady.json,$out/$mode-grounding.json,$out/$mode-builtin.json,$out/$mode-call-detached.json,$out/$mode-call-attached.json,$out/$mode-call-drop.json,$(IFS=,; echo "${loopFiles[*]:-}"),$out/$mode-jsonl.json,$out/$mode-trace.json" \
-  --replay-cli "$out/$mode-cli-small-gdpr.json,$out/$mode-cli-small-injection.json,$out/$mode-cli-agentdojo-gdpr.json,$out/$mode-cli-agentdojo-injection.json" \
-  --jmh-merged "$out/$mode.json" --call-latency "$(IFS=,; echo "${callLatency[*]:-}")" \
+  --jmh "$(present "$out/$mode-steady.json" "$out/$mode-grounding.json" "$out/$mode-builtin.json" "$out/$mode-call-detached.json" \
+    "$out/$mode-call-attached.json" "$out/$mode-call-drop.json" ${loopFiles[@]+"${loopFiles[@]}"} "$out/$mode-jsonl.json" "$out/$mode-trace.json")" \
+  --replay-cli "$(present "$out/$mode-cli-small-gdpr.json" "$out/$mode-cli-small-injection.json" "$out/$mode-cli-agentdojo-gdpr.json" \
+    "$out/$mode-cli-agentdojo-injection.json")" \
+  --jmh-merged "$out/$mode.json" --call-latency "$(present ${callLatency[@]+"${callLatency[@]}"})" \
   --cpu "$out/$mode-cpu.json" --latency "$out/$mode-latency.json" --footprint "$out/$mode-footprint.json" \
   --summary "$out/$mode-summary.json" --tables "$out/$mode-tables.md" --chart "$out/engine-latency$([[ $mode == quick ]] || echo -full).svg" \
   --command "bench/run.sh $mode"

@@ -36,20 +36,36 @@ public final class BenchReport {
 
     private BenchReport() {}
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws Exception {
+        Args.main("BenchReport", args, BenchReport::cli);
+    }
+
+    /** The report; a missing input file or a bad option is refused ({@link Args.BadOption}) before any output is written. */
+    static void cli(String[] args) throws IOException {
         Map<String, String> options = new LinkedHashMap<>();
         for (String o : new String[] {"jmh", "jmh-merged", "latency", "cpu", "footprint", "summary", "tables", "chart", "command",
                 "call-latency", "replay-cli", "agent-library"}) {
             options.put(o, "");
         }
         Args a = Args.parse(args, options);
-        if (a.get("jmh").isEmpty()) throw new IllegalArgumentException("--jmh <file>[,<file>...] is required (JMH's -rf json output)");
+        if (a.get("jmh").isEmpty()) throw new Args.BadOption("--jmh <file>[,<file>...] is required (JMH's -rf json output)");
+        // Every input is checked before anything is read or written: a mistyped name used to be skipped, and the report of
+        // nothing then overwrote --summary and --tables (the committed summary is also an input: trial22 05).
+        List<String> missing = new ArrayList<>();
+        for (String option : new String[] {"jmh", "latency", "cpu", "footprint", "call-latency", "replay-cli"}) {
+            for (String f : a.get(option).split(",")) {
+                if (!f.isBlank() && !Files.isRegularFile(Path.of(f.trim()))) missing.add("--" + option + " " + f.trim());
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new Args.BadOption("no such file: " + String.join(", ", missing) + " (relative paths are read from "
+                    + Path.of("").toAbsolutePath() + "); nothing was written. Correct the path, or leave the file out of the option");
+        }
         ArrayNode jmh = JSON.createArrayNode();
         for (String f : a.get("jmh").split(",")) {
             JsonNode part = read(f.trim());
             if (part != null) jmh.addAll((ArrayNode) part);
         }
-        if (!a.get("jmh-merged").isEmpty()) JSON.writeValue(new File(a.get("jmh-merged")), jmh);
         JsonNode latency = read(a.get("latency"));
         JsonNode cpu = read(a.get("cpu"));
         JsonNode footprint = read(a.get("footprint"));
@@ -88,6 +104,7 @@ public final class BenchReport {
         ArrayNode t = summary.putArray("targets");
         for (Target x : targets) t.add(JSON.valueToTree(x.toMap()));
 
+        if (!a.get("jmh-merged").isEmpty()) JSON.writeValue(new File(a.get("jmh-merged")), jmh);
         if (!a.get("summary").isEmpty()) JSON.writeValue(new File(a.get("summary")), summary);
         if (!a.get("tables").isEmpty()) Files.writeString(Path.of(a.get("tables")), tables(rows, targets, latency, cpu, footprint, callLatency, price, replayCli,
                 agentLibrary));
@@ -98,10 +115,6 @@ public final class BenchReport {
     private static JsonNode read(String file) throws IOException {
         if (file.isEmpty()) return null;
         Path p = Path.of(file);
-        if (!Files.exists(p)) {
-            System.err.println("skipping " + file + ": no such file");
-            return null;
-        }
         return JSON.readTree(p.toFile());
     }
 
@@ -441,7 +454,7 @@ public final class BenchReport {
             }
             java.util.regex.Matcher m = java.util.regex.Pattern.compile("cli-([a-z0-9]+)-([a-z0-9-]+)\\.json$").matcher(f.trim());
             if (!m.find()) {
-                throw new IllegalArgumentException("--replay-cli file " + f + " is not named ...cli-<trace>-<library>.json (the replay command's"
+                throw new Args.BadOption("--replay-cli file " + f + " is not named ...cli-<trace>-<library>.json (the replay command's"
                         + " --format json output) nor ...summary.json (an earlier report's summary)");
             }
             JsonNode j = read(f.trim());

@@ -42,18 +42,25 @@ public final class GroundingCpuTime {
     /** The bodies timed, in this order. */
     static final List<String> BODIES = List.of("stepCall", "stepCallFresh", "stepResult", "stepResultFresh", "stepUser", "stepUserFresh");
 
-    public static void main(String[] args) throws IOException, InterruptedException {
+    public static void main(String[] args) throws Exception {
+        Args.main("GroundingCpuTime", args, GroundingCpuTime::cli);
+    }
+
+    /** The harness; a bad option is refused ({@link Args.BadOption}) before anything is measured. */
+    static void cli(String[] args) throws IOException, InterruptedException {
         Args a = Args.parse(args, Map.of("libraries", "support,gdpr,injection", "bodies", String.join(",", BODIES), "operations", "20000",
                 "rounds", "7", "jvm", "each", "out", ""));
         String[] libraries = a.get("libraries").split(",");
         List<String> bodies = bodies(a.get("bodies"));
+        int operations = a.integer("operations", 1, Integer.MAX_VALUE, "operations per round");
+        int rounds = a.integer("rounds", 1, Integer.MAX_VALUE, "rounds");
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("harness", "GroundingCpuTime");
         out.put("environment", Environment.describe());
         List<Map<String, Object>> runs = switch (a.get("jvm")) {
-            case "each" -> measureIsolated(libraries, bodies, a.integer("operations"), a.integer("rounds"));
-            case "one" -> measure(libraries, bodies, a.integer("operations"), a.integer("rounds"));
-            default -> throw new IllegalArgumentException("--jvm must be each (a new JVM per library and body) or one (all in this JVM),"
+            case "each" -> measureIsolated(libraries, bodies, operations, rounds);
+            case "one" -> measure(libraries, bodies, operations, rounds);
+            default -> throw new Args.BadOption("--jvm must be each (a new JVM per library and body) or one (all in this JVM),"
                     + " got '" + a.get("jvm") + "'");
         };
         out.put("isolation", a.get("jvm").equals("each") ? "a new JVM per library and body" : "one JVM for all, in the order given");
@@ -67,7 +74,7 @@ public final class GroundingCpuTime {
         List<String> out = new ArrayList<>();
         for (String b : list.split(",")) {
             if (!BODIES.contains(b.strip())) {
-                throw new IllegalArgumentException("unknown body '" + b.strip() + "' in --bodies; known: " + String.join(", ", BODIES));
+                throw new Args.BadOption("unknown body '" + b.strip() + "' in --bodies; known: " + String.join(", ", BODIES));
             }
             out.add(b.strip());
         }

@@ -26,8 +26,15 @@ import java.util.Map;
 public final class JsonlReplayCpuTime {
     private JsonlReplayCpuTime() {}
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws Exception {
+        Args.main("JsonlReplayCpuTime", args, JsonlReplayCpuTime::cli);
+    }
+
+    /** The harness; a bad option is refused ({@link Args.BadOption}) before anything is measured. */
+    static void cli(String[] args) throws IOException {
         Args a = Args.parse(args, Map.of("warmup-seconds", "5", "passes", "5", "out", ""));
+        a.integer("warmup-seconds", 0, 3600, "seconds of CPU time");   // checked here, read again per run
+        a.integer("passes", 1, Integer.MAX_VALUE, "passes");
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         if (!threads.isCurrentThreadCpuTimeSupported()) throw new IllegalStateException("this JVM cannot read thread CPU time");
         Path dir = Files.createTempDirectory("tracegate-bench-jsonl-cpu");

@@ -125,9 +125,14 @@ public final class JsonlTraces {
         }
     }
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws Exception {
+        Args.main("JsonlTraces", args, JsonlTraces::cli);
+    }
+
+    /** The harness; a bad option is refused ({@link Args.BadOption}) before anything is measured. */
+    static void cli(String[] args) throws IOException {
         Args a = Args.parse(args, Map.of("out", "", "agentdojo", ""));
-        if (a.get("out").isEmpty()) throw new IllegalArgumentException("--out DIR is required");
+        if (a.get("out").isEmpty()) throw new Args.BadOption("--out DIR is required (the directory the trace files are written to)");
         if (!a.get("agentdojo").isEmpty()) System.setProperty("bench.agentdojo", a.get("agentdojo"));
         Path dir = Files.createDirectories(Path.of(a.get("out")));
         for (String t : new String[] {"small", "agentdojo"}) {

@@ -32,11 +32,18 @@ import java.util.UUID;
 public final class SessionFootprint {
     private SessionFootprint() {}
 
-    public static void main(String[] args) throws IOException, InterruptedException {
+    public static void main(String[] args) throws Exception {
+        Args.main("SessionFootprint", args, SessionFootprint::cli);
+    }
+
+    /** The harness; a bad option is refused ({@link Args.BadOption}) before anything is measured. */
+    static void cli(String[] args) throws IOException, InterruptedException {
         Args a = Args.parse(args, Map.of("contracts", "10", "jol-sessions", "10000", "sessions", "1000000", "out", ""));
         // Records (the engine's Atom) hide their field offsets from Unsafe; JOL then computes them itself.
         if (System.getProperty("jol.magicFieldOffset") == null) System.setProperty("jol.magicFieldOffset", "true");
-        int contracts = a.integer("contracts");
+        int contracts = a.integer("contracts", 1, Workload.MAX_CONTRACTS, "contracts (the workload's first N, see Workload)");
+        int jolSessions = a.integer("jol-sessions", 1, Integer.MAX_VALUE, "sessions");
+        int sessions = a.integer("sessions", 1, Integer.MAX_VALUE, "sessions");
         ContractSet set = Workload.compile(contracts);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("harness", "SessionFootprint");
@@ -44,8 +51,8 @@ public final class SessionFootprint {
         out.put("contracts", contracts);
         out.put("formulas", set.formulas().size());
         out.put("targetBytesPerSession", 256 + 16 * contracts);
-        out.put("jol", jol(set, a.integer("jol-sessions")));
-        out.put("heap", heap(set, a.integer("sessions")));
+        out.put("jol", jol(set, jolSessions));
+        out.put("heap", heap(set, sessions));
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         if (!a.get("out").isEmpty()) json.writeValue(new File(a.get("out")), out);
         System.out.println(json.writeValueAsString(out));

@@ -38,18 +38,29 @@ public final class StepCpuTime {
 
     private StepCpuTime() {}
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws Exception {
+        Args.main("StepCpuTime", args, StepCpuTime::cli);
+    }
+
+    /** The harness; a bad option is refused ({@link Args.BadOption}) before anything is measured. */
+    static void cli(String[] args) throws IOException {
         Args a = Args.parse(args, Map.of("contracts", "1,10,100", "rounds", "7", "events", "1000000",
                 "trace-lengths", "100,10000,1000000", "shots", "30", "window", Integer.toString(WINDOW), "out", ""));
+        int[] contracts = a.integers("contracts", 1, Workload.MAX_CONTRACTS, "contracts (the workload's first N, see Workload)");
+        int rounds = a.integer("rounds", 1, Integer.MAX_VALUE, "rounds");
+        int events = a.integer("events", 1, Integer.MAX_VALUE, "events per round");
+        int[] lengths = a.integers("trace-lengths", 1, Integer.MAX_VALUE, "events");
+        int shots = a.integer("shots", 1, Integer.MAX_VALUE, "shots");
+        int window = a.integer("window", 1, Integer.MAX_VALUE, "events");
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         if (!threads.isCurrentThreadCpuTimeSupported()) throw new IllegalStateException("this JVM cannot read thread CPU time");
         List<Object> runs = new ArrayList<>();
-        for (int n : a.integers("contracts")) runs.add(run(threads, n, a.integer("rounds"), a.integer("events")));
+        for (int n : contracts) runs.add(run(threads, n, rounds, events));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("harness", "StepCpuTime");
         out.put("environment", Environment.describe());
         out.put("runs", runs);
-        out.put("traceLength", traceLengths(threads, a.integers("trace-lengths"), a.integer("shots"), a.integer("window")));
+        out.put("traceLength", traceLengths(threads, lengths, shots, window));
         out.put("alongOneTrace", alongOneTrace(threads, 1_000_000, 50_000));
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         if (!a.get("out").isEmpty()) json.writeValue(new File(a.get("out")), out);
@@ -105,7 +116,7 @@ public final class StepCpuTime {
         Workload.Traffic prelude = Workload.prelude(set);
         Workload.Traffic cycle = Workload.commutative(set, TraceLengthBenchmark.WINDOW, 11);
         if (window <= 0 || window % cycle.length() != 0) {
-            throw new IllegalArgumentException("--window must be a positive multiple of " + cycle.length() + " (the cycle the history repeats), got " + window);
+            throw new Args.BadOption("--window must be a positive multiple of " + cycle.length() + " (the cycle the history repeats), got " + window);
         }
         SessionMonitor<long[]> monitor = new SessionMonitor<>(set, PregroundedEvents.INSTANCE);
         Worker w = monitor.newWorker();
@@ -120,7 +131,7 @@ public final class StepCpuTime {
         int[] rows = Arrays.copyOf(lengths, lengths.length + 1);
         rows[lengths.length] = -maxLength;
         for (int length : rows) {
-            if (Math.abs(length) % cycle.length() != 0) throw new IllegalArgumentException("trace lengths must be multiples of " + cycle.length());
+            if (Math.abs(length) % cycle.length() != 0) throw new Args.BadOption("--trace-lengths must be multiples of " + cycle.length() + ", got " + Math.abs(length));
         }
         long[][] cpu = new long[rows.length][shots];
         long[] floor = new long[rows.length * shots];

@@ -32,13 +32,25 @@ public final class StepLatency {
 
     private StepLatency() {}
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws Exception {
+        Args.main("StepLatency", args, StepLatency::cli);
+    }
+
+    /** The harness; a bad option is refused ({@link Args.BadOption}) before anything is measured. */
+    static void cli(String[] args) throws IOException {
         Args a = Args.parse(args, Map.of("contracts", "10", "rate", "100000", "seconds", "10",
                 "warmup-events", "2000000", "out", ""));
-        int rate = a.integer("rate");
-        double seconds = Double.parseDouble(a.get("seconds"));
+        int[] contracts = a.integers("contracts", 1, Workload.MAX_CONTRACTS, "contracts (the workload's first N, see Workload)");
+        // at least 1 ns between two events: the interval is whole nanoseconds
+        int rate = a.integer("rate", 1, 1_000_000_000, "events per second");
+        double seconds = a.positive("seconds", 86_400, "seconds of measurement per contract count");
+        if ((long) (seconds * rate) < 1) {
+            throw new Args.BadOption("--seconds " + a.get("seconds") + " at --rate " + rate + " gives no event to measure: give"
+                    + " --seconds at least " + 1.0 / rate);
+        }
+        int warmup = a.integer("warmup-events", 0, Integer.MAX_VALUE, "events");
         List<Object> runs = new ArrayList<>();
-        for (int n : a.integers("contracts")) runs.add(run(n, rate, seconds, a.integer("warmup-events")));
+        for (int n : contracts) runs.add(run(n, rate, seconds, warmup));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("harness", "StepLatency");
         out.put("environment", Environment.describe());

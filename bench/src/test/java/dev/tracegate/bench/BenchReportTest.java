@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -247,5 +249,31 @@ class BenchReportTest {
             assertThat(BenchReport.tables(BenchReport.rows(j), List.of(), null, null, null, null, null, null))
                     .contains("score is per window of " + batch + " events").contains("| 1 × 3 | 21.5 |");
         }
+    }
+
+    /**
+     * trial22 05: a --jmh file that does not exist (m=ful in bench/README's regeneration command) was skipped, and the report
+     * of nothing overwrote --summary (there also the --replay-cli input) and --tables with exit 0. Any missing input is now
+     * refused before anything is written.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jmh", "latency", "cpu", "footprint", "call-latency", "replay-cli"})
+    void aMissingInputFileIsRefusedAndNoOutputIsTouched(String option, @TempDir Path dir) throws IOException {
+        Path good = dir.resolve("quick.json");
+        ArrayNode rows = JSON.createArrayNode();
+        rows.add(jmh("EngineStepBenchmark.passing", "contracts", "10", 40.0, "ns/op"));
+        Files.writeString(good, rows.toString());
+        Path summary = dir.resolve("quick-summary.json");
+        Files.writeString(summary, "{\"keep\":\"me\"}");
+        Path missing = dir.resolve("results/ful.json");
+        String jmh = option.equals("jmh") ? good + "," + missing : good.toString();
+        java.util.List<String> args = new java.util.ArrayList<>(List.of("--jmh", jmh, "--summary", summary.toString(),
+                "--tables", dir.resolve("tables.md").toString(), "--jmh-merged", dir.resolve("merged.json").toString()));
+        if (!option.equals("jmh")) args.addAll(List.of("--" + option, missing.toString()));
+        assertThatThrownBy(() -> BenchReport.cli(args.toArray(String[]::new))).isInstanceOf(Args.BadOption.class)
+                .hasMessageContaining("--" + option + " " + missing).hasMessageContaining("nothing was written");
+        assertThat(Files.readString(summary)).as("the summary is left alone").isEqualTo("{\"keep\":\"me\"}");
+        assertThat(dir.resolve("tables.md")).doesNotExist();
+        assertThat(dir.resolve("merged.json")).doesNotExist();
     }
 }

@@ -38,7 +38,7 @@ class GroundingCpuTimeTest {
     void anUnknownBodyOrJvmChoiceIsRefusedWithTheChoices() {
         assertThatThrownBy(() -> GroundingCpuTime.bodies("stepCall,stepcal")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("unknown body 'stepcal'").hasMessageContaining("stepCallFresh");
-        assertThatThrownBy(() -> GroundingCpuTime.main(new String[] {"--jvm", "two"})).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> GroundingCpuTime.cli(new String[] {"--jvm", "two"})).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--jvm must be each");
     }
 }

@@ -29,7 +29,7 @@ class ReadmeTablesTest {
                 "--cpu", r + "-cpu.json", "--latency", r + "-latency.json", "--footprint", r + "-footprint.json",
                 "--replay-cli", r + "-summary.json", "--tables", tables.toString()));
         if (!library.isEmpty()) args.addAll(java.util.List.of("--agent-library", library));
-        BenchReport.main(args.toArray(String[]::new));
+        BenchReport.cli(args.toArray(String[]::new));
         String generated = Files.readString(tables).replaceAll("(?m)^#### ", "### ").stripTrailing();
         assertThat(Files.readString(results.resolve(mode + "-tables.md")).replaceAll("(?m)^#### ", "### ").stripTrailing())
                 .as("results/%s-tables.md", mode).isEqualTo(generated);

@@ -1,5 +1,7 @@
 package dev.tracegate.bench.agent;
 
+import dev.tracegate.bench.Args;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.sun.management.HotSpotDiagnosticMXBean;
@@ -54,18 +56,15 @@ public final class CallFootprint {
     private CallFootprint() {}
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> o = new LinkedHashMap<>(Map.of("samples", "200", "warmup-calls", "200000", "pause-ms", "3", "out", ""));
-        for (int i = 0; i < args.length; i += 2) {
-            if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2)) || i + 1 >= args.length) {
-                throw new IllegalArgumentException("bad option '" + args[i] + "'; known, each with a value: --samples, --warmup-calls,"
-                        + " --pause-ms, --out");
-            }
-            o.put(args[i].substring(2), args[i + 1]);
-        }
-        int samples = Integer.parseInt(o.get("samples").replace("_", ""));
-        int warm = Integer.parseInt(o.get("warmup-calls").replace("_", ""));
-        long pause = Long.parseLong(o.get("pause-ms"));
-        if (samples < 1) throw new IllegalArgumentException("--samples must be at least 1, got " + samples);
+        Args.main("CallFootprint", args, CallFootprint::cli);
+    }
+
+    /** The harness; a bad option is refused ({@link Args.BadOption}) before anything is measured. */
+    static void cli(String[] args) throws Exception {
+        Args o = Args.parse(args, Map.of("samples", "200", "warmup-calls", "200000", "pause-ms", "3", "out", ""));
+        int samples = o.integer("samples", 1, Integer.MAX_VALUE, "samples");
+        int warm = o.integer("warmup-calls", 0, Integer.MAX_VALUE, "calls");
+        long pause = o.integer("pause-ms", 0, 60_000, "milliseconds");
         File clearRefs = new File("/proc/self/clear_refs");
         if (!clearRefs.canWrite()) {
             throw new IllegalStateException("CallFootprint needs Linux and write access to /proc/self/clear_refs (the kernel's"

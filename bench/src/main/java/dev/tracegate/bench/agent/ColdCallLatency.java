@@ -1,5 +1,7 @@
 package dev.tracegate.bench.agent;
 
+import dev.tracegate.bench.Args;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import example.host.SupportTools;
@@ -55,29 +57,32 @@ public final class ColdCallLatency {
 
     private ColdCallLatency() {}
 
-    public static void main(String[] args) throws IOException {
-        Map<String, String> o = new LinkedHashMap<>(Map.of("samples", "2000", "warmup-calls", "200000", "evict", "2x",
+    public static void main(String[] args) throws Exception {
+        Args.main("ColdCallLatency", args, ColdCallLatency::cli);
+    }
+
+    /** The harness; a bad option is refused ({@link Args.BadOption}) before anything is measured. */
+    static void cli(String[] args) throws IOException {
+        Args o = Args.parse(args, Map.of("samples", "2000", "warmup-calls", "200000", "evict", "2x",
                 "hot-calls", "20", "hot-timed", "5", "interval-us", "1000", "out", ""));
-        for (int i = 0; i < args.length; i += 2) {
-            if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2)) || i + 1 >= args.length) {
-                throw new IllegalArgumentException("bad option '" + args[i] + "'; known, each with a value: --samples, --warmup-calls,"
-                        + " --evict, --hot-calls, --hot-timed, --interval-us, --out");
-            }
-            o.put(args[i].substring(2), args[i + 1]);
-        }
-        int samples = Integer.parseInt(o.get("samples").replace("_", ""));
-        int warm = Integer.parseInt(o.get("warmup-calls").replace("_", ""));
-        int hotCalls = Integer.parseInt(o.get("hot-calls"));
-        int hotTimed = Integer.parseInt(o.get("hot-timed"));
-        long interval = Long.parseLong(o.get("interval-us")) * 1_000;
-        if (hotTimed < 1 || hotTimed > hotCalls) {
-            throw new IllegalArgumentException("--hot-timed must be between 1 and --hot-calls (" + hotCalls + "), got " + hotTimed);
+        int samples = o.integer("samples", 1, Integer.MAX_VALUE, "samples");
+        int warm = o.integer("warmup-calls", 0, Integer.MAX_VALUE, "calls");
+        int hotCalls = o.integer("hot-calls", 1, Integer.MAX_VALUE, "calls");
+        int hotTimed = o.integer("hot-timed", 1, Integer.MAX_VALUE, "calls");
+        long interval = o.integer("interval-us", 0, 60_000_000, "microseconds") * 1_000L;
+        if (hotTimed > hotCalls) {
+            throw new Args.BadOption("--hot-timed must be between 1 and --hot-calls (" + hotCalls + "), got " + hotTimed);
         }
         long cache = largestCacheBytes();
         String evict = o.get("evict").strip();
-        long evictBytes = evict.endsWith("x") ? (long) (cache * Double.parseDouble(evict.substring(0, evict.length() - 1))) : sizeBytes(evict);
+        long evictBytes;
+        try {
+            evictBytes = evict.endsWith("x") ? (long) (cache * Double.parseDouble(evict.substring(0, evict.length() - 1))) : sizeBytes(evict);
+        } catch (NumberFormatException e) {
+            evictBytes = -1;
+        }
         if (evictBytes < 64 || evictBytes / 8 > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("--evict must be 64 bytes to 16 GiB (a size such as 2M, or a multiple of the last-level"
+            throw new Args.BadOption("--evict must be 64 bytes to 16 GiB (a size such as 2M, or a multiple of the last-level"
                     + " cache such as 2x), got '" + evict + "'");
         }
         long[] buffer = new long[(int) (evictBytes / 8)];

@@ -1,5 +1,7 @@
 package dev.tracegate.bench.agent;
 
+import dev.tracegate.bench.Args;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -59,21 +61,19 @@ public final class InterceptedCallCpuTime {
 
     private InterceptedCallCpuTime() {}
 
-    public static void main(String[] args) throws IOException, InterruptedException {
-        Map<String, String> o = new LinkedHashMap<>(Map.of("calls", "100000", "rounds", "7", "warmup-calls", "300000",
+    public static void main(String[] args) throws Exception {
+        Args.main("InterceptedCallCpuTime", args, InterceptedCallCpuTime::cli);
+    }
+
+    /** The harness; a bad option is refused ({@link Args.BadOption}) before anything is measured. */
+    static void cli(String[] args) throws IOException, InterruptedException {
+        Args o = Args.parse(args, Map.of("calls", "100000", "rounds", "7", "warmup-calls", "300000",
                 "bodies", "passed,blocked", "jvm", "each", "out", ""));
-        for (int i = 0; i < args.length; i += 2) {
-            if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2)) || i + 1 >= args.length) {
-                throw new IllegalArgumentException("bad option '" + args[i] + "'; known, each with a value: --calls, --rounds, --warmup-calls,"
-                        + " --bodies, --jvm, --out");
-            }
-            o.put(args[i].substring(2), args[i + 1]);
-        }
         String[] bodies = o.get("bodies").split(",");
         for (String b : bodies) body(b);   // an unknown body is refused before any JVM starts
-        int calls = Integer.parseInt(o.get("calls").replace("_", ""));
-        int rounds = Integer.parseInt(o.get("rounds"));
-        int warmUp = Integer.parseInt(o.get("warmup-calls").replace("_", ""));
+        int calls = o.integer("calls", 1, Integer.MAX_VALUE, "calls per round");
+        int rounds = o.integer("rounds", 1, Integer.MAX_VALUE, "rounds");
+        int warmUp = o.integer("warmup-calls", 0, Integer.MAX_VALUE, "calls");
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("harness", "InterceptedCallCpuTime");
         out.put("date", Instant.now().toString());
@@ -89,7 +89,7 @@ public final class InterceptedCallCpuTime {
                 out.put("isolation", "one JVM for all bodies, in the order given");
                 out.putAll(measure(agent, bodies, calls, rounds, warmUp));
             }
-            default -> throw new IllegalArgumentException("--jvm must be each (a new JVM per body) or one (all in this JVM), got '"
+            default -> throw new Args.BadOption("--jvm must be each (a new JVM per body) or one (all in this JVM), got '"
                     + o.get("jvm") + "'");
         }
         out.put("loadAverageAfter", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
@@ -168,7 +168,7 @@ public final class InterceptedCallCpuTime {
                 return (t, s) -> t.searchKb(s, queries[next[0]++ & (queries.length - 1)], 5, "en");
             }
             case "blocked": return (t, s) -> t.refund(s, "A-1234", 20.0);
-            default: throw new IllegalArgumentException("unknown body '" + name + "'; known: passed, varied, blocked");
+            default: throw new Args.BadOption("unknown body '" + name + "' in --bodies; known: passed, varied, blocked");
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.tracegate.bench.agent;
 
+import dev.tracegate.bench.Args;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import example.host.SupportTools;
@@ -42,21 +44,26 @@ public final class InterceptedCallLatency {
 
     private InterceptedCallLatency() {}
 
-    public static void main(String[] args) throws IOException {
-        Map<String, String> o = new LinkedHashMap<>(Map.of("rate", "1000", "seconds", "5", "warmup-calls", "20000", "wait", "spin", "out", ""));
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2))) {
-                throw new IllegalArgumentException("unknown option '" + args[i] + "'; known: --rate, --seconds, --warmup-calls, --wait, --out");
-            }
-            o.put(args[i].substring(2), args[i + 1]);
-        }
+    public static void main(String[] args) throws Exception {
+        Args.main("InterceptedCallLatency", args, InterceptedCallLatency::cli);
+    }
+
+    /** The harness; a bad option is refused ({@link Args.BadOption}) before anything is measured. */
+    static void cli(String[] args) throws IOException {
+        Args o = Args.parse(args, Map.of("rate", "1000", "seconds", "5", "warmup-calls", "20000", "wait", "spin", "out", ""));
         boolean park = switch (o.get("wait")) {
             case "spin" -> false;
             case "park" -> true;
-            default -> throw new IllegalArgumentException("--wait must be spin or park, got '" + o.get("wait") + "'");
+            default -> throw new Args.BadOption("--wait must be spin or park, got '" + o.get("wait") + "'");
         };
-        int rate = Integer.parseInt(o.get("rate"));
-        double seconds = Double.parseDouble(o.get("seconds"));
+        // at least 1 ns between two calls: the interval is whole nanoseconds
+        int rate = o.integer("rate", 1, 1_000_000_000, "calls per second");
+        double seconds = o.positive("seconds", 86_400, "seconds of measurement");
+        if ((long) (seconds * rate) < 1) {
+            throw new Args.BadOption("--seconds " + o.get("seconds") + " at --rate " + rate + " gives no call to measure: give"
+                    + " --seconds at least " + 1.0 / rate);
+        }
+        int warm = o.integer("warmup-calls", 0, Integer.MAX_VALUE, "calls");
         String agent = System.getProperty("bench.agent", "detached");
         SupportTools tools = new SupportTools();
         String session = "latency-" + ProcessHandle.current().pid();
@@ -68,7 +75,6 @@ public final class InterceptedCallLatency {
         Thread writer = blocked ? InterceptedCallCpuTime.writerThread() : null;
         // measured now, with only the check's records to write, so the warm-up's backlog cannot pass for idle
         long drained = blocked ? InterceptedCallCpuTime.drainedThreshold(InterceptedCallCpuTime.idleRate(mx, writer)) : 0;
-        int warm = Integer.parseInt(o.get("warmup-calls"));
         for (int i = 0; i < warm; i++) tools.searchKb(session, "refund policy for damaged items", 5, "en");
         // The writer is slower than back-to-back calls: after the warm-up up to a full queue of records is still being
         // written on the other core. Measuring then would time the first calls against that; wait until it is idle.

@@ -1,5 +1,7 @@
 package dev.tracegate.bench.agent;
 
+import dev.tracegate.bench.Args;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import example.host.SupportTools;
@@ -62,21 +64,22 @@ public final class WriterCpuAtRate {
         this.file = new LineCounter(audit);
     }
 
-    public static void main(String[] args) throws IOException {
-        Map<String, String> o = new LinkedHashMap<>(Map.of("rates", "0,10,100,1000,10000", "seconds", "5",
+    public static void main(String[] args) throws Exception {
+        Args.main("WriterCpuAtRate", args, WriterCpuAtRate::cli);
+    }
+
+    /** The harness; a bad option is refused ({@link Args.BadOption}) before anything is measured. */
+    static void cli(String[] args) throws IOException {
+        Args o = Args.parse(args, Map.of("rates", "0,10,100,1000,10000", "seconds", "5",
                 "warmup-calls", "20000", "out", ""));
-        for (int i = 0; i < args.length; i += 2) {
-            if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2)) || i + 1 >= args.length) {
-                throw new IllegalArgumentException("bad option '" + args[i] + "'; known, each with a value: --rates, --seconds, --warmup-calls, --out");
-            }
-            o.put(args[i].substring(2), args[i + 1]);
-        }
+        int[] rates = o.integers("rates", 0, 1_000_000_000, "calls per second (0: a silent phase)");
+        double seconds = o.positive("seconds", 86_400, "seconds per phase");
+        int warm = o.integer("warmup-calls", 0, Integer.MAX_VALUE, "calls");
         String audit = System.getProperty("tracegate.audit.path", "");
         if (audit.isBlank()) {
             throw new IllegalStateException("set -Dtracegate.audit.path=<a new file>: the harness reads the audit file to see when"
                     + " every call's records were written");
         }
-        double seconds = Double.parseDouble(o.get("seconds"));
         WriterCpuAtRate h = new WriterCpuAtRate(Path.of(audit));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("harness", "WriterCpuAtRate");
@@ -86,11 +89,9 @@ public final class WriterCpuAtRate {
         out.put("unit", "writer CPU: ns per call and us per second of the window; wake-ups and writes per second;"
                 + " caller CPU: ns per call, of the call alone and of the whole thread (with its pacing)");
         out.put("writerThreadFound", h.writerTask != null);
-        h.warmUp(Integer.parseInt(o.get("warmup-calls").replace("_", "")));
+        h.warmUp(warm);
         List<Object> phases = new ArrayList<>();
-        for (String r : o.get("rates").split(",")) {
-            int rate = Integer.parseInt(r.strip().replace("_", ""));
-            if (rate < 0) throw new IllegalArgumentException("--rates: a rate is calls per second, 0 or more, got " + rate);
+        for (int rate : rates) {
             phases.add(rate == 0 ? h.silence() : h.paced(rate, seconds));
         }
         out.put("phases", phases);

@@ -50,7 +50,7 @@ class CallFootprintTest {
     void aShortDetachedRunReportsEveryKindForBothHalvesOfTheSample(@TempDir Path dir) throws Exception {
         assumeTrue(new File("/proc/self/clear_refs").canWrite(), "needs Linux and a writable /proc/self/clear_refs");
         Path out = dir.resolve("footprint.json");
-        CallFootprint.main(new String[] {"--samples", "5", "--warmup-calls", "100", "--pause-ms", "1", "--out", out.toString()});
+        CallFootprint.cli(new String[] {"--samples", "5", "--warmup-calls", "100", "--pause-ms", "1", "--out", out.toString()});
         JsonNode d = new ObjectMapper().readTree(Files.readString(out));
         assertThat(d.get("harness").asText()).isEqualTo("CallFootprint");
         assertThat(d.get("samples").asInt()).isEqualTo(5);
@@ -65,7 +65,7 @@ class CallFootprintTest {
 
     @Test
     void anUnknownOptionIsRefusedWithTheKnownOnes() {
-        assertThatThrownBy(() -> CallFootprint.main(new String[] {"--sample", "5"}))
+        assertThatThrownBy(() -> CallFootprint.cli(new String[] {"--sample", "5"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--samples").hasMessageContaining("--pause-ms");
     }
 }

@@ -17,7 +17,7 @@ class ColdCallLatencyTest {
     @Test
     void aShortDetachedRunReportsColdAndHotCallsOfEverySampleAndTheBufferItEvicted(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("cold.json");
-        ColdCallLatency.main(new String[] {"--samples", "20", "--warmup-calls", "100", "--evict", "256K", "--hot-calls", "4",
+        ColdCallLatency.cli(new String[] {"--samples", "20", "--warmup-calls", "100", "--evict", "256K", "--hot-calls", "4",
                 "--hot-timed", "2", "--interval-us", "10", "--out", out.toString()});
         JsonNode d = new ObjectMapper().readTree(Files.readString(out));
         assertThat(d.get("harness").asText()).isEqualTo("ColdCallLatency");
@@ -30,7 +30,7 @@ class ColdCallLatencyTest {
 
     @Test
     void anUnknownOptionIsRefusedWithTheKnownOnes() {
-        assertThatThrownBy(() -> ColdCallLatency.main(new String[] {"--sampels", "5"}))
+        assertThatThrownBy(() -> ColdCallLatency.cli(new String[] {"--sampels", "5"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--samples").hasMessageContaining("--evict");
     }
 }

@@ -34,7 +34,7 @@ class InterceptedCallCpuTimeTest {
     @Test
     void anUnknownBodyIsNamed() {
         assertThatThrownBy(() -> InterceptedCallCpuTime.measure("detached", new String[] {"passed", "refused"}, 10, 1, 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown body 'refused'; known: passed, varied, blocked");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown body 'refused' in --bodies; known: passed, varied, blocked");
     }
 
     @Test
@@ -85,9 +85,9 @@ class InterceptedCallCpuTimeTest {
 
     @Test
     void anUnknownJvmChoiceIsRefusedWithTheChoices() {
-        assertThatThrownBy(() -> InterceptedCallCpuTime.main(new String[] {"--jvm", "two", "--bodies", "passed"}))
+        assertThatThrownBy(() -> InterceptedCallCpuTime.cli(new String[] {"--jvm", "two", "--bodies", "passed"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--jvm must be each");
-        assertThatThrownBy(() -> InterceptedCallCpuTime.main(new String[] {"--bodies", "passed,refused"}))
+        assertThatThrownBy(() -> InterceptedCallCpuTime.cli(new String[] {"--bodies", "passed,refused"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown body 'refused'");
     }
 }

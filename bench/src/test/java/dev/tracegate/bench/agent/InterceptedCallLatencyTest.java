@@ -43,7 +43,7 @@ class InterceptedCallLatencyTest {
     @Test
     void aParkedRunRecordsEveryCallAndNoStalls(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("lat.json");
-        InterceptedCallLatency.main(new String[] {"--rate", "2000", "--seconds", "0.05", "--warmup-calls", "10", "--wait", "park",
+        InterceptedCallLatency.cli(new String[] {"--rate", "2000", "--seconds", "0.05", "--warmup-calls", "10", "--wait", "park",
                 "--out", out.toString()});
         JsonNode d = new ObjectMapper().readTree(Files.readString(out));
         assertThat(d.get("wait").asText()).isEqualTo("park");
@@ -54,7 +54,7 @@ class InterceptedCallLatencyTest {
 
     @Test
     void anUnknownWaitIsRefusedWithTheChoices() {
-        assertThatThrownBy(() -> InterceptedCallLatency.main(new String[] {"--wait", "sleep"}))
+        assertThatThrownBy(() -> InterceptedCallLatency.cli(new String[] {"--wait", "sleep"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spin or park");
     }
 }
