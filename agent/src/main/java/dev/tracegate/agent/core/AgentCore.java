@@ -197,7 +197,10 @@ public final class AgentCore {
             }
             weaver = installed;
             supervisesNothing = supervisor instanceof RuleSupervisor rules && rules.supervisesNothing();
-            Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
+            // after the application's own hooks, so that the calls of its graceful shutdown are still supervised and recorded
+            if (!ExitHook.afterApplicationHooks(instrumentation, AgentCore::shutdown, "tracegate-shutdown")) {
+                Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
+            }
             AgentLog.info(startedLine(attached, options, config, bridgeOptions, installed.names(), methods.isEmpty() ? 0 : methods.rules().size()));
             // from the libraries the supervisor loaded, not a second reading of the files (check prints the same notes)
             if (supervisor instanceof ContractSupervisor contracts) {

@@ -376,9 +376,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     }
 
     private ToolDecision decideCall(Runtime rt, Session s, Event e, ToolCall call, long t0, Worker w) {
-        if (!audit.isHealthy() && fail == FailPolicy.CLOSED) {
-            record(rt, w, s, e, null, dev.tracegate.agent.audit.Decision.BLOCK, INTERNAL, "audit log unavailable: " + audit.lastError(), t0);
-            return ToolDecision.block(INTERNAL, "the audit log is unavailable, so tracegate refuses calls (fail: closed)", "Retry later.");
+        if (!audit.isHealthy()) {   // the one volatile read a healthy log costs; the rest is off the hot path
+            if (shutDown) {
+                ToolDecision refused = afterShutdown(call);
+                if (refused != null) return refused;
+            } else if (fail == FailPolicy.CLOSED) {
+                record(rt, w, s, e, null, dev.tracegate.agent.audit.Decision.BLOCK, INTERNAL, "audit log unavailable: " + audit.lastError(), t0);
+                return ToolDecision.block(INTERNAL, "the audit log is unavailable, so tracegate refuses calls (fail: closed)", "Retry later.");
+            }
         }
         Decision d = rt.step(s, e, true, enforce, w);
         if (!d.refused()) {
@@ -1531,8 +1536,35 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         return fail == FailPolicy.CLOSED;
     }
 
+    /** Set by {@link #close}: the sessions are ended and the log is closed, so a later call has neither history nor record. */
+    private volatile boolean shutDown;
+    private final java.util.concurrent.atomic.AtomicBoolean afterShutdownSaid = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * A tool call that comes after the agent's shutdown (a daemon thread still working once the JVM's shutdown hooks,
+     * the application's included, have run, or any call after the shutdown where it runs beside the application's
+     * hooks): its session has ended and the audit log is closed, so the contracts cannot decide it with its history nor
+     * can it be recorded. Under fail: closed it is refused with that reason (before trial23 03: "the audit log is
+     * unavailable", which reads as an outage); under fail: open it is decided as in an outage, by the contracts, in a new
+     * session without the conversation's history, and not recorded (null). The first such call is said on stderr.
+     */
+    private ToolDecision afterShutdown(ToolCall call) {
+        boolean closed = fail == FailPolicy.CLOSED;
+        if (afterShutdownSaid.compareAndSet(false, true)) {
+            AgentLog.warn("a tool call (" + call.tool() + ", session " + call.session() + ") came after tracegate's shutdown had ended"
+                    + " its sessions and closed the audit log, as the JVM exits: " + (closed
+                    ? "it is refused (fail: closed), as are later ones, unrecorded."
+                    : "the contracts decide it, as later ones, in a new session without the conversation's history, unrecorded (fail: open).")
+                    + " The calls of the application's own shutdown hooks (a graceful shutdown) are supervised where the agent's"
+                    + " shutdown runs after them (agent/CONFIG.md, \"Shutdown\").");
+        }
+        return closed ? ToolDecision.block(INTERNAL, "the JVM is shutting down and tracegate has ended its sessions and closed its audit log,"
+                + " so it refuses calls (fail: closed)", "Retry the request on a running instance.") : null;
+    }
+
     @Override
     public void close() {
+        shutDown = true;   // before the sessions end: a call that finds its session ended finds this too (the log closes after)
         housekeeping.shutdownNow();
         endSession("*");
         if (view != null) {
