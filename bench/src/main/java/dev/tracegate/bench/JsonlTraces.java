@@ -133,7 +133,14 @@ public final class JsonlTraces {
     static void cli(String[] args) throws IOException {
         Args a = Args.parse(args, Map.of("out", "", "agentdojo", ""));
         if (a.get("out").isEmpty()) throw new Args.BadOption("--out DIR is required (the directory the trace files are written to)");
-        if (!a.get("agentdojo").isEmpty()) System.setProperty("bench.agentdojo", a.get("agentdojo"));
+        if (!a.get("agentdojo").isEmpty()) {
+            // checked before the small trace is written, so that a mistyped path is one line, not a stack trace afterwards
+            if (!Files.isDirectory(Path.of(a.get("agentdojo")).resolve("runs"))) {
+                throw new Args.BadOption("--agentdojo " + a.get("agentdojo") + " is not an AgentDojo dataset (no runs/ directory"
+                        + " in it); give the dataset's directory, or leave --agentdojo out for " + DEFAULT_AGENTDOJO);
+            }
+            System.setProperty("bench.agentdojo", a.get("agentdojo"));
+        }
         Path dir = Files.createDirectories(Path.of(a.get("out")));
         for (String t : new String[] {"small", "agentdojo"}) {
             Path f = write(t, dir);

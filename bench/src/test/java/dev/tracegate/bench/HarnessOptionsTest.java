@@ -49,6 +49,14 @@ class HarnessOptionsTest {
                         + " leave --rate out for the default, 100000");
     }
 
+    @Test
+    void jsonlTracesRefusesAMissingOutOrADirectoryThatIsNoDataset(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        assertThatThrownBy(() -> JsonlTraces.cli(new String[0])).isInstanceOf(Args.BadOption.class).hasMessageContaining("--out");
+        assertThatThrownBy(() -> JsonlTraces.cli(new String[] {"--out", dir.toString(), "--agentdojo", dir.resolve("nope").toString()}))
+                .isInstanceOf(Args.BadOption.class).hasMessageContaining("--agentdojo").hasMessageContaining("not an AgentDojo dataset");
+        assertThat(dir.resolve("small.jsonl")).as("nothing written before the refusal").doesNotExist();
+    }
+
     /** The refusal from the command line: one line naming the harness and the option, exit status 2, no stack trace. */
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"StepLatency, --rate 0", "StepLatency, --seconds 0", "StepCpuTime, --rounds 0",
