@@ -144,6 +144,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             housekeeping.scheduleWithFixedDelay(this::evictIdle, every, every, TimeUnit.MILLISECONDS);
         }
         if (config.hotReload()) {
+            checkConfigFile();   // what the start read: a later change of the file is said, not applied
             long every = config.hotReloadInterval().toMillis();
             housekeeping.scheduleWithFixedDelay(this::reloadIfChanged, every, every, TimeUnit.MILLISECONDS);
         }
@@ -1171,6 +1172,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      * edited in place in several steps, is not swapped in until it has stopped changing for one interval.
      */
     private void reloadIfChanged() {
+        checkConfigFile();
         long now = stamp();
         long previous = seenStamp;
         seenStamp = now;
@@ -1182,6 +1184,55 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         }
         librariesStamp = now;
         reload();
+    }
+
+    /** SHA-256 of the configuration file's bytes as the start read them (null: no file, or unreadable); hot reload only. */
+    private byte[] configAtStart;
+    /** What the last two checks of {@link #checkConfigFile} saw, and the content last said. */
+    private byte[] configPending;
+    private byte[] configSaid;
+    private boolean configChecked;
+
+    /** SHA-256 of a file's bytes, or null when it cannot be read. */
+    private static byte[] digest(Path file) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
+        } catch (java.io.IOException | RuntimeException | java.security.NoSuchAlgorithmException e) {
+            return null;
+        }
+    }
+
+    /**
+     * With hot reload on, the configuration file is watched too, though it is not reloaded: its keys, the libraries list
+     * included, are read only at start. A change that has stayed for one check is said once (trial23 06: a ConfigMap
+     * update that added a library and set mode: shadow was ignored without a word while the library it listed was
+     * reloaded, which read as "the new configuration is in force"). Runs on the housekeeping thread, one read of a
+     * small file per hot-reload interval.
+     */
+    void checkConfigFile() {
+        Path file = config.configFile();
+        if (file == null) return;
+        byte[] now = digest(file);
+        if (!configChecked) {   // the first check: the content the start read (it changed since only if it changes again)
+            configChecked = true;
+            configAtStart = configSaid = configPending = now;
+            return;
+        }
+        boolean settled = java.util.Arrays.equals(now, configPending);
+        configPending = now;
+        if (!settled || java.util.Arrays.equals(now, configSaid)) return;
+        configSaid = now;
+        Path shown = file.toAbsolutePath();
+        if (now == null) {
+            AgentLog.warn("the configuration file " + shown + " can no longer be read: the configuration read at start stays in force"
+                    + " until a restart (hot-reload reloads the library files, not the configuration).");
+        } else if (java.util.Arrays.equals(now, configAtStart)) {
+            AgentLog.info("the configuration file " + shown + " is back to what was read at start, which is in force.");
+        } else {
+            AgentLog.warn("the configuration file " + shown + " changed, but its keys are read only at start: the change is not"
+                    + " applied (libraries added or removed, mode, fail and every other key stay as they were). hot-reload reloads"
+                    + " the library files already listed, not the configuration; restart the service to apply it.");
+        }
     }
 
     /**
