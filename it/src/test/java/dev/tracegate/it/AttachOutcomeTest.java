@@ -174,6 +174,11 @@ class AttachOutcomeTest {
             assertThat(shop.stderr()).contains("[tracegate] contracts loaded: shop").contains("SUPERVISES from now on");
             assertThat(shop.go()).as(shop.stderr()).doesNotContain("METHOD charge ran")
                     .contains("tracegate blocked the call to charge");
+            // supervising now: attach is refused as for any running agent, and says how its libraries change
+            ForkedJvm.Result again = ForkedJvm.exec(cli("attach", shop.pid, "libraries=" + library));
+            assertThat(again.exit()).as(again.toString()).isEqualTo(2);
+            assertThat(again.stderr()).as(again.toString()).contains("tracegate already runs in process " + shop.pid)
+                    .contains("It runs with hot-reload (every 200 ms)").doesNotContain("if it was started with it");
         }
         // the log holds the unsupervised start and then the supervised run, chained as one log
         ForkedJvm.Result verified = ForkedJvm.exec(cli("audit", "verify", audit.toString()));

@@ -83,8 +83,7 @@ final class AttachCommand implements Callable<Integer> {
                                 + ", it could not start and fail: open let the application run); a second agent would be ignored"
                                 + " there, so nothing was attached. " + unsupervised
                         : "tracegate attach: tracegate already runs in process " + pid + " (started " + running
-                                + "); a second agent would be ignored there, so nothing was attached. Its libraries change only through "
-                                + "hot-reload, if it was started with it (agent/CONFIG.md); other settings need a restart of the process");
+                                + "); a second agent would be ignored there, so nothing was attached. " + howItChanges(target.getProperty(HOT_RELOAD)));
                 return 2;
             }
             List<String> passed = new ArrayList<>();
@@ -158,6 +157,24 @@ final class AttachCommand implements Callable<Integer> {
 
     /** The system property an agent that runs unsupervised under fail: open sets to what ends that ({@code AgentCore.UNSUPERVISED}). */
     static final String UNSUPERVISED = "tracegate.agent.unsupervised";
+
+    /** The system property a supervising agent sets to its hot reload interval in ms, 0 when off ({@code AgentCore.HOT_RELOAD}). */
+    static final String HOT_RELOAD = "tracegate.agent.hot-reload-ms";
+
+    /** How the libraries of a running agent change, from its {@link #HOT_RELOAD} property (null: not said, an older agent). */
+    static String howItChanges(String hotReloadMillis) {
+        if (hotReloadMillis == null) {
+            return "Its libraries change only through hot-reload, if it was started with it (agent/CONFIG.md); other settings need"
+                    + " a restart of the process";
+        }
+        if (hotReloadMillis.equals("0")) {
+            return "It runs without hot-reload, so its libraries, like every other setting, change only with a restart of the"
+                    + " process (with hot-reload it would load edited library files: agent/CONFIG.md)";
+        }
+        return "It runs with hot-reload (every " + hotReloadMillis + " ms): edit or replace the library files it loaded (write a"
+                + " new file, then rename it over the old one) and it loads them; the list of libraries and every other setting"
+                + " change only with a restart of the process";
+    }
 
     /** This command's own {@code -Dtracegate.*} properties. */
     private static Map<String, String> tracegateProperties() {

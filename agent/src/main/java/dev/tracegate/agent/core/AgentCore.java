@@ -197,6 +197,7 @@ public final class AgentCore {
             }
             weaver = installed;
             supervisesNothing = supervisor instanceof RuleSupervisor rules && rules.supervisesNothing();
+            if (supervisor instanceof ContractSupervisor) publishHotReload(config);
             // after the application's own hooks, so that the calls of its graceful shutdown are still supervised and recorded
             if (!ExitHook.afterApplicationHooks(instrumentation, AgentCore::shutdown, "tracegate-shutdown")) {
                 Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
@@ -230,7 +231,7 @@ public final class AgentCore {
                 recordUnsupervised(mistake ? text : text + " (" + e + "; the stack trace is on the process's standard error)", attached,
                         recovers ? LibraryRecovery.WATCHING : RESTART_NEEDED);
                 if (recovers) {
-                    LibraryRecovery.start(config, options, bridgeOptions, json, methods, installed);
+                    LibraryRecovery.start(config, options, bridgeOptions, json, methods, installed, instrumentation);
                 } else if (!attached) {
                     AgentLog.warn(RESTART_NEEDED);
                 }
@@ -425,6 +426,16 @@ public final class AgentCore {
      */
     static final String UNSUPERVISED = "tracegate.agent.unsupervised";
 
+    /**
+     * The system property a supervising agent with contract libraries sets to its hot reload interval in milliseconds
+     * ({@code 0}: off), so that the attach command's refusal can say how its libraries change.
+     */
+    static final String HOT_RELOAD = "tracegate.agent.hot-reload-ms";
+
+    private static void publishHotReload(AgentConfig config) {
+        System.setProperty(HOT_RELOAD, Long.toString(config.hotReload() ? config.hotReloadInterval().toMillis() : 0));
+    }
+
     /** What ends an unsupervised fail: open start that hot reload cannot end. */
     static final String RESTART_NEEDED = "This JVM stays unsupervised until it is restarted with a configuration and libraries that"
             + " load: neither hot-reload nor attach can start the agent in it";
@@ -434,12 +445,15 @@ public final class AgentCore {
      * gets its bridge and the dispatcher, and from then on the calls the weaver in place sees are supervised.
      */
     static synchronized void supervise(Supervisor supervisor, SupervisorMetrics metrics, AgentConfig config, AgentArguments options,
-                                       AgentArguments bridgeOptions, JsonCodec json, ConfiguredMethods methods, Weaver installed) {
+                                       AgentArguments bridgeOptions, JsonCodec json, ConfiguredMethods methods, Weaver installed,
+                                       Instrumentation instrumentation) {
         abandoned = null;
         SupervisorBridge created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
         bridge = created;
         weaver = installed;
         Dispatcher.install(created);
+        System.clearProperty(UNSUPERVISED);
+        publishHotReload(config);
         if (metrics != null && config.metricsJmx()) {
             try {
                 metrics.register();
@@ -447,8 +461,10 @@ public final class AgentCore {
                 AgentLog.error("the JMX MBean could not be registered: supervision goes on, but its counters are not readable over JMX", e);
             }
         }
-        System.clearProperty(UNSUPERVISED);
-        Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
+        // as a start that supervised at once: after the application's own hooks
+        if (!ExitHook.afterApplicationHooks(instrumentation, AgentCore::shutdown, "tracegate-shutdown")) {
+            Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
+        }
         AgentLog.warn("tracegate SUPERVISES from now on: the library files load now (it ran UNSUPERVISED since the start because"
                 + " fail=open). Calls made before this line were not checked, and conversations under way are checked from their"
                 + " next event without what they did before");

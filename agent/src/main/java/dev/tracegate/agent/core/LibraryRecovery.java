@@ -30,17 +30,19 @@ final class LibraryRecovery implements Runnable {
     private final JsonCodec json;
     private final ConfiguredMethods methods;
     private final Weaver installed;
+    private final java.lang.instrument.Instrumentation instrumentation;
     private final Path base;
     private final long everyMillis;
 
     private LibraryRecovery(AgentConfig config, AgentArguments options, AgentArguments bridgeOptions, JsonCodec json,
-                            ConfiguredMethods methods, Weaver installed) {
+                            ConfiguredMethods methods, Weaver installed, java.lang.instrument.Instrumentation instrumentation) {
         this.config = config;
         this.options = options;
         this.bridgeOptions = bridgeOptions;
         this.json = json;
         this.methods = methods;
         this.installed = installed;
+        this.instrumentation = instrumentation;
         // as ContractSupervisor reads them: relative to the configuration file's directory
         this.base = config.configFile() == null ? Path.of("") : config.configFile().toAbsolutePath().getParent();
         this.everyMillis = config.hotReloadInterval().toMillis();
@@ -48,8 +50,8 @@ final class LibraryRecovery implements Runnable {
 
     /** Starts watching on a daemon thread and says so. */
     static void start(AgentConfig config, AgentArguments options, AgentArguments bridgeOptions, JsonCodec json,
-                      ConfiguredMethods methods, Weaver installed) {
-        LibraryRecovery recovery = new LibraryRecovery(config, options, bridgeOptions, json, methods, installed);
+                      ConfiguredMethods methods, Weaver installed, java.lang.instrument.Instrumentation instrumentation) {
+        LibraryRecovery recovery = new LibraryRecovery(config, options, bridgeOptions, json, methods, installed, instrumentation);
         AgentLog.warn("hot-reload watches the library files every " + config.hotReloadInterval().toMillis() + " ms: once they load,"
                 + " tracegate starts supervising (until then calls run unchecked). Fix the library named above; other settings"
                 + " need a restart");
@@ -92,7 +94,7 @@ final class LibraryRecovery implements Runnable {
         try {
             SupervisorMetrics metrics = new SupervisorMetrics();
             Supervisor supervisor = AgentCore.contracts(options, config, metrics);
-            AgentCore.supervise(supervisor, metrics, config, options, bridgeOptions, json, methods, installed);
+            AgentCore.supervise(supervisor, metrics, config, options, bridgeOptions, json, methods, installed, instrumentation);
             return true;
         } catch (RuntimeException | LinkageError e) {
             boolean mistake = e instanceof LibraryException || e instanceof IllegalArgumentException;

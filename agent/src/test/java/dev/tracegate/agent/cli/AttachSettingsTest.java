@@ -92,6 +92,16 @@ class AttachSettingsTest {
         }
     }
 
+    /** trial23 07: the refusal said "if it was started with it" of hot-reload; the agent now says whether it was. */
+    @Test
+    void theRefusalSaysWhetherTheRunningAgentReloadsItsLibraries() {
+        assertThat(AttachCommand.howItChanges("0")).startsWith("It runs without hot-reload, so its libraries, like every other"
+                + " setting, change only with a restart of the process");
+        assertThat(AttachCommand.howItChanges("2000")).startsWith("It runs with hot-reload (every 2000 ms): edit or replace the"
+                + " library files it loaded");
+        assertThat(AttachCommand.howItChanges(null)).contains("if it was started with it");   // an agent that does not say
+    }
+
     /** A JVM whose -javaagent start runs unsupervised under fail: open: the refusal says so, and what ends it. */
     @Test
     void attachToAJvmThatRunsUnsupervisedSaysSoAndWhatEndsIt() throws Exception {
