@@ -35,7 +35,7 @@ final class AttachCommand implements Callable<Integer> {
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "OPTIONS",
             description = "agent options as after -javaagent:tracegate-agent.jar=, e.g. config=/etc/tracegate/tracegate.yaml,mode=shadow "
-                    + "(relative paths in config=, libraries= and audit.path= are resolved here, where you run attach, "
+                    + "(relative paths in config=, libraries=, audit.path= and register.path= are resolved here, where you run attach, "
                     + "not in the target JVM's working directory)")
     String options;
 
@@ -187,7 +187,7 @@ final class AttachCommand implements Callable<Integer> {
 
     /**
      * The options with relative paths resolved against {@code cwd}, where the user typed them: {@code config=},
-     * {@code audit.path=}, and each entry of {@code libraries=} (separated by {@code ;}) that names a file there
+     * {@code audit.path=}, {@code register.path=}, and each entry of {@code libraries=} (separated by {@code ;}) that names a file there
      * (built-in names such as {@code gdpr} are left as they are). The rest is unchanged.
      */
     static String absolutePaths(String options, Path cwd) {
@@ -199,7 +199,7 @@ final class AttachCommand implements Callable<Integer> {
             if (eq <= 0 || eq == p.length() - 1) continue;
             String key = p.substring(0, eq).strip();
             String value = p.substring(eq + 1).strip();
-            if (key.equals("config") || key.equals("audit.path")) {
+            if (key.equals("config") || key.equals("audit.path") || key.equals("register.path")) {
                 Path path = Path.of(value);
                 if (!path.isAbsolute()) parts[i] = key + "=" + cwd.resolve(path).normalize();
             } else if (key.equals("libraries")) {

@@ -92,6 +92,18 @@ class AttachSettingsTest {
         }
     }
 
+    /**
+     * A relative path is read where attach runs, for every path key, also from the attach command's own variables:
+     * register.path was left relative and so read in the service's working directory.
+     */
+    @Test
+    void relativePathsOfTheAttachCommandAreResolvedWhereItRuns() {
+        AttachSettings s = AttachSettings.of(Map.of("TRACEGATE_REGISTER_PATH", "data/register.jsonl", "TRACEGATE_AUDIT_PATH", "audit.jsonl"),
+                Map.of());
+        String o = AttachCommand.absolutePaths(options(s, "", new Properties(), new ArrayList<>(), new ArrayList<>()), Path.of("/srv/ops"));
+        assertThat(o).isEqualTo("audit.path=/srv/ops/audit.jsonl,register.path=/srv/ops/data/register.jsonl");
+    }
+
     /** trial23 07: the refusal said "if it was started with it" of hot-reload; the agent now says whether it was. */
     @Test
     void theRefusalSaysWhetherTheRunningAgentReloadsItsLibraries() {
