@@ -59,8 +59,20 @@ public final class AgentCore {
     static final Set<String> FREE_KEYS = Set.of("supervisor", "block", "suppress", "suppressUser", "redact", "blockOutput",
             "trace", "onBlock", "shadow", "methods", "failOn");
 
-    /** Called reflectively by the launcher; a bad option stops the start unless {@code fail=open}. */
+    /**
+     * Called reflectively by the launcher; a bad option stops the start unless {@code fail=open}. Returns once the
+     * start's lines are on standard error, or {@link AgentLog#FLUSH_MILLIS} later if standard error takes nothing.
+     */
     public static synchronized void start(String arguments, Instrumentation instrumentation, boolean attached, File jar) {
+        try {
+            reporting(arguments, instrumentation, attached);
+        } finally {
+            AgentLog.flush(AgentLog.FLUSH_MILLIS);
+        }
+    }
+
+    /** The start, and for an attached one its report to the {@code attach} command. */
+    private static void reporting(String arguments, Instrumentation instrumentation, boolean attached) {
         if (!attached) {
             startNow(arguments, instrumentation, false);
             return;
@@ -227,7 +239,7 @@ public final class AgentCore {
                         && !config.libraries().isEmpty();
                 String text = "agent could not start and runs UNSUPERVISED because fail=open" + (mistake ? ":\n" + e.getMessage() : "");
                 AgentLog.error(text, mistake ? null : e);
-                if (!mistake && !AgentLog.debugging()) e.printStackTrace();   // a bug report needs it; AgentLog prints traces only under debug
+                if (!mistake && !AgentLog.debugging()) AgentLog.stackTrace(e);   // a bug report needs it; AgentLog prints traces only under debug
                 recordUnsupervised(mistake ? text : text + " (" + e + "; the stack trace is on the process's standard error)", attached,
                         recovers ? LibraryRecovery.WATCHING : RESTART_NEEDED);
                 if (recovers) {
@@ -239,7 +251,7 @@ public final class AgentCore {
             }
             if (!mistake) {
                 AgentLog.error("internal error while starting (this is a bug: please report it with this trace)", e);
-                if (!AgentLog.debugging()) e.printStackTrace();   // AgentLog prints traces only under debug; this one is promised
+                if (!AgentLog.debugging()) AgentLog.stackTrace(e);   // AgentLog prints traces only under debug; this one is promised
             }
             refuseStart(reason, attached, mistake);
         }
@@ -399,14 +411,13 @@ public final class AgentCore {
         if (attached) {
             String text = "tracegate: the agent cannot start:\n" + paragraph
                     + "\n(the application runs on unsupervised; " + fix + " and attach again)";
-            System.err.println(text);
-            System.err.flush();
+            AgentLog.plain(text);
             System.setProperty(FAILED, text);
             return;
         }
-        System.err.println("tracegate: the agent cannot start:\n" + paragraph
+        AgentLog.plain("tracegate: the agent cannot start:\n" + paragraph
                 + "\n(" + fix + ", or " + unsupervised + ")");
-        System.err.flush();
+        AgentLog.flush(AgentLog.FLUSH_MILLIS);   // bounded: a standard error that takes nothing does not hold the exit
         System.exit(78);
     }
 
@@ -602,6 +613,7 @@ public final class AgentCore {
         if (w != null) {
             w.reportUnmatched();
         }
+        AgentLog.flush(AgentLog.FLUSH_MILLIS);   // the lines of the run and of the shutdown; bounded, so the exit never hangs on stderr
     }
 
     /**

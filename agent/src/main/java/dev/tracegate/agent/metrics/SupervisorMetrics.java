@@ -269,6 +269,8 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     @Override public long getReloadsRejected() { return reloadsRejected.sum(); }
 
+    @Override public long getStderrLinesDropped() { return dev.tracegate.agent.core.AgentLog.dropped(); }
+
     @Override public long getEvictions() { return evictions.sum(); }
 
     @Override public long getSessionsEndedUnmet() { return sessionsEndedUnmet.sum(); }

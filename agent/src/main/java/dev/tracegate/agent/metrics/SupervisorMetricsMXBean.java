@@ -72,6 +72,12 @@ public interface SupervisorMetricsMXBean {
     long getReloadsRejected();
 
     /**
+     * The agent's standard-error lines (decision lines, warnings) dropped because its queue of lines was full: standard
+     * error took them too slowly or not at all (a pipe nobody reads). Since the JVM started; the audit log has every decision.
+     */
+    long getStderrLinesDropped();
+
+    /**
      * Sessions that ended with an obligation unmet: a contract FAIL at the end only because the trace ended (an
      * {@code F ...} never met; the end record's {@code unmet} is not empty), whether the session was ended explicitly,
      * idle, evicted or at the JVM's exit. Each such session counts once, however many contracts it left unmet.

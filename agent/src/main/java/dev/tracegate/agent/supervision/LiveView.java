@@ -49,7 +49,8 @@ public final class LiveView {
     public static LiveView onStderr(boolean inClear) {
         String force = System.getenv("TRACEGATE_COLOR");
         boolean colour = force != null ? force.equalsIgnoreCase("always") : System.console() != null && System.getenv("NO_COLOR") == null;
-        return new LiveView(System.err, colour, inClear);
+        // through the agent's queue of console lines: a standard error that takes nothing never holds an event's thread
+        return new LiveView(dev.tracegate.agent.core.AgentLog.plainStream(), colour, inClear);
     }
 
     private String c(String code, String s) { return colour ? "\u001b[" + code + "m" + s + "\u001b[0m" : s; }
