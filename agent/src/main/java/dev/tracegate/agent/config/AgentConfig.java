@@ -31,6 +31,8 @@ import java.util.TreeMap;
  * choice) stops {@link #load} with a {@link ConfigException} naming its source.
  */
 public final class AgentConfig {
+    /** The shortest {@code audit.hmac-key} taken, in UTF-8 bytes (128 bits, if random). */
+    public static final int MIN_HMAC_KEY_BYTES = 16;
     /** System properties {@code -Dtracegate.<key>} override the file and the environment. */
     public static final String PROPERTY_PREFIX = "tracegate.";
     /** Environment variables {@code TRACEGATE_<KEY>} ('.' and '-' as '_') override the file. */
@@ -488,6 +490,14 @@ public final class AgentConfig {
                 case TEXT: {
                     String t = scalar(k, r);
                     if (t.isBlank()) throw wrong(k, r, null);
+                    if (k.name.equals("audit.hmac-key") && t.getBytes(StandardCharsets.UTF_8).length < MIN_HMAC_KEY_BYTES) {
+                        // trial23: a 4-character key was taken without a word; HMAC under a guessable key hides nothing
+                        throw new ConfigException(r.source.text, k.name, "audit.hmac-key must be at least " + MIN_HMAC_KEY_BYTES
+                                + " bytes (UTF-8), got " + t.getBytes(StandardCharsets.UTF_8).length + " (the key itself is not shown): with a short"
+                                + " key anyone who reads the audit log can test guesses of its hashed personal data (an e-mail address, an"
+                                + " IBAN) offline. Use a long random secret, e.g. the output of 'openssl rand -base64 32', and set it through "
+                                + Source.envName(k.name) + ".");
+                    }
                     return new Setting(t, k.secret ? "(set)" : t, r.source);
                 }
                 case PATH: {
@@ -495,6 +505,12 @@ public final class AgentConfig {
                     try {
                         if (t.isBlank()) throw wrong(k, r, null);
                         Path p = resolved(t.trim(), r.source);
+                        if (Files.isDirectory(p)) {
+                            // known to be wrong at start: refused like any bad value, not left to an outage that refuses every call (trial23)
+                            throw new ConfigException(r.source.text, k.name, k.name + " must name a file, but " + p + " is a directory. Name a"
+                                    + " file in it, e.g. " + r.source.example(k.name, p.resolve(k.name.equals("audit.path") ? "audit.jsonl"
+                                    : "gdpr-register.jsonl").toString()) + ".");
+                        }
                         return new Setting(p, p.toString(), r.source);
                     } catch (InvalidPathException e) {
                         throw wrong(k, r, null);
@@ -518,7 +534,8 @@ public final class AgentConfig {
                 }
                 case DURATION: {
                     Duration d = duration(k, r);
-                    return new Setting(d, DurationText.format(d), r.source);
+                    // shown as written, so that debug prints the default CONFIG.md gives (24h, not 1d: trial23)
+                    return new Setting(d, scalar(k, r).trim(), r.source);
                 }
                 case CHOICE: {
                     String t = scalar(k, r).trim();

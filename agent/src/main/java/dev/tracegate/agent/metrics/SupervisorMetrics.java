@@ -260,6 +260,8 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
 
     @Override public boolean isAuditHealthy() { AuditWriter a = audit; return a != null && a.isHealthy(); }
 
+    @Override public String getAuditHead() { AuditWriter a = audit; return a == null ? null : a.head(); }
+
     @Override public Map<String, Long> getInternalErrors() {
         Map<String, Long> m = new LinkedHashMap<>();
         m.put("closed", closedErrors.sum());

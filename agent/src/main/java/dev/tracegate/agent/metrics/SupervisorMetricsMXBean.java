@@ -65,6 +65,14 @@ public interface SupervisorMetricsMXBean {
     /** Whether the audit log is being written. */
     boolean isAuditHealthy();
 
+    /**
+     * The hex SHA-256 of the last audit line handed to the operating system (the writer's own record of it, not read
+     * from the file): the head {@code audit verify} prints for the log cut at that line. A sidecar that stores it now
+     * and then can later show that a copy of the log was not rewritten up to there (agent/CONFIG.md, "Chain and
+     * canonical form"). Null before the first line is written.
+     */
+    String getAuditHead();
+
     /** Internal errors of the supervisor, by the failure policy applied ({@code closed}: event refused, {@code open}: passed). */
     Map<String, Long> getInternalErrors();
 

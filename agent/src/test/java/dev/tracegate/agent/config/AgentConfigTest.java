@@ -85,7 +85,7 @@ class AgentConfigTest {
                 "audit:",
                 "  path: /var/log/tracegate/audit.jsonl",
                 "  personal-data: clear",
-                "  hmac-key: s3cret-key",
+                "  hmac-key: s3cret-key-of-this-test",
                 "  queue-size: 1024",
                 "  on-full: drop",
                 "  max-block: 250ms",
@@ -111,7 +111,7 @@ class AgentConfigTest {
         assertThat(c.blockStyle()).isEqualTo(BlockStyle.EXCEPTION);
         assertThat(c.auditPath()).isEqualTo(Path.of("/var/log/tracegate/audit.jsonl"));
         assertThat(c.auditPersonalData()).isEqualTo(PersonalData.CLEAR);
-        assertThat(new String(c.auditHmacKey(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("s3cret-key");
+        assertThat(new String(c.auditHmacKey(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("s3cret-key-of-this-test");
         assertThat(c.auditQueueSize()).isEqualTo(1024);
         assertThat(c.auditOnFull()).isEqualTo(OnFull.DROP);
         assertThat(c.auditMaxBlock()).isEqualTo(Duration.ofMillis(250));
@@ -197,6 +197,41 @@ class AgentConfigTest {
         assertThat(load(config, Map.of(), Map.of()).libraries()).containsExactly("gdpr");
         assertThat(fileError("libraries: ''\n")).contains("libraries must be a list").contains("Write libraries: [] if you mean none");
         assertThat(fromFile("libraries: []\nredirect: {}\n").libraries()).isEmpty();
+    }
+
+    @Test
+    void debugShowsADurationAsWrittenSoTheDefaultReadsAsCONFIGmdGivesIt() {
+        // trial23: CONFIG.md gives sessions.in-flight-timeout's default as 24h, debug printed 1d
+        String d = load(null, Map.of("TRACEGATE_ESCALATE_TIMEOUT", "1h30m"), Map.of()).describe();
+        assertThat(d).containsPattern("\n  sessions.in-flight-timeout\\s+= 24h   \\[default\\]\n")
+                .containsPattern("\n  sessions.idle-timeout\\s+= 30m   \\[default\\]\n")
+                .containsPattern("\n  escalate.timeout\\s+= 1h30m   \\[TRACEGATE_ESCALATE_TIMEOUT\\]\n");
+        for (ConfigKey k : ConfigKey.ALL.values()) {
+            if (k.type == ConfigKey.Type.DURATION && !k.name.equals("escalate.timeout")) assertThat(d).as(k.name).containsPattern("\n  " + quote(k.name) + "\\s+= " + quote(k.defaultText) + "   ");
+        }
+    }
+
+    @Test
+    void anHmacKeyShorterThan16BytesIsRefusedWithoutShowingIt() throws IOException {
+        // trial23: a 4-character key (S3cr) was taken without a word
+        String e = error(null, Map.of("TRACEGATE_AUDIT_HMAC_KEY", "S3cr"), Map.of());
+        assertThat(e).startsWith("TRACEGATE_AUDIT_HMAC_KEY").contains("audit.hmac-key must be at least 16 bytes (UTF-8), got 4")
+                .contains("openssl rand -base64 32").doesNotContain("S3cr");
+        assertThat(fileError("audit.hmac-key: fifteen-bytes!!\n")).startsWith("F:1:17").contains("got 15");
+        assertThat(new String(load(null, Map.of("TRACEGATE_AUDIT_HMAC_KEY", "sixteen-bytes!!!"), Map.of()).auditHmacKey(),
+                java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("sixteen-bytes!!!");
+    }
+
+    @Test
+    void anAuditPathThatIsADirectoryStopsTheStartNamingAFileInIt() throws IOException {
+        // trial23: it was taken, and the start went on into an outage that refused every call under fail: closed
+        Path logs = Files.createDirectories(dir.resolve("logs"));
+        assertThat(error(null, Map.of("TRACEGATE_AUDIT_PATH", logs.toString()), Map.of())).isEqualTo("TRACEGATE_AUDIT_PATH: audit.path"
+                + " must name a file, but " + logs + " is a directory. Name a file in it, e.g. TRACEGATE_AUDIT_PATH=" + logs.resolve("audit.jsonl") + ".");
+        assertThat(fileError("audit.path: logs\n")).startsWith("F:1:13: audit.path must name a file, but").contains("audit.path: ");
+        assertThat(error(null, Map.of(), Map.of("tracegate.register.path", logs.toString()))).startsWith("-Dtracegate.register.path: register.path"
+                + " must name a file").contains("gdpr-register.jsonl");
+        assertThat(load(null, Map.of("TRACEGATE_AUDIT_PATH", logs.resolve("a.jsonl").toString()), Map.of()).auditPath()).isEqualTo(logs.resolve("a.jsonl"));
     }
 
     @Test
@@ -565,11 +600,11 @@ class AgentConfigTest {
 
     @Test
     void debugOutputShowsEveryKeyWithItsSourceAndHidesTheKey() throws IOException {
-        Path f = yaml("mode: shadow\naudit.hmac-key: do-not-print-me\n");
+        Path f = yaml("mode: shadow\naudit.hmac-key: do-not-print-me-ever\n");
         AgentConfig c = load("config=" + f + ",debug=true", Map.of("TRACEGATE_SESSIONS_MAX", "12"), Map.of("tracegate.fail", "open"));
         String d = c.describe();
         assertThat(d).startsWith("tracegate effective configuration (file " + f + ")\n");
-        assertThat(d).doesNotContain("do-not-print-me");
+        assertThat(d).doesNotContain("do-not-print-me-ever");
         assertThat(d).containsPattern("\n  mode\\s+= shadow   \\[" + java.util.regex.Pattern.quote(f + ":1:7") + "\\]\n");
         assertThat(d).containsPattern("\n  audit.hmac-key\\s+= \\(set\\)   \\[");
         assertThat(d).containsPattern("\n  sessions.max\\s+= 12   \\[TRACEGATE_SESSIONS_MAX\\]\n");

@@ -29,7 +29,7 @@ class AgentConfigFuzzTest {
             + "sessions.max=10,sessions.idle-timeout=1h30m,audit.queue-size=1024,audit.max-block=250ms,audit.on-full=drop,debug=true";
     static final String YAML = String.join("\n",
             "libraries: [gdpr, injection, ./refunds.yaml]", "mode: shadow", "fail: open", "block.style: exception",
-            "audit:", "  path: /var/log/tracegate/audit.jsonl", "  personal-data: clear", "  hmac-key: s3cret-key",
+            "audit:", "  path: /var/log/tracegate/audit.jsonl", "  personal-data: clear", "  hmac-key: s3cret-key-of-this-test",
             "  queue-size: 1024", "  on-full: drop", "  max-block: 250ms", "sessions: {max: 500, idle-timeout: 1h30m}",
             "engine.max-states: 2048", "escalate:", "  approver: com.acme.Approver", "  timeout: 2m", "redirect:",
             "  delete_account: archive_account", "instrumentations:", "  springai: {enabled: false}", "  mcp-client:",

@@ -46,6 +46,24 @@ class SupervisorMetricsTest {
     }
 
     @Test
+    void auditHeadGivesTheHeadThatVerifyPrintsForTheLogWrittenSoFar() throws Exception {
+        // trial23 doc request: an operator had no way to read the trusted head of a running service's log
+        Path log = dir.resolve("audit.jsonl");
+        dev.tracegate.agent.audit.AuditWriter audit = dev.tracegate.agent.audit.AuditWriter.start(log,
+                dev.tracegate.agent.audit.AuditWriter.Settings.defaults());
+        metrics.audit(audit);
+        metrics.register();
+        for (int i = 1; i <= 3; i++) {
+            audit.append(dev.tracegate.agent.audit.AuditRecord.of("s", i, "END", Decision.END).time(i).ts(i));
+        }
+        assertThat(audit.close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        Object head = SERVER.getAttribute(name(), "AuditHead");
+        dev.tracegate.agent.audit.AuditVerification v = dev.tracegate.agent.audit.AuditVerifier.verify(log);
+        assertThat(v.ok()).as(v.describe()).isTrue();
+        assertThat(head).isInstanceOf(String.class).isEqualTo(v.head());
+    }
+
+    @Test
     void countsAndLatencyPercentilesAreReadableThroughThePlatformMBeanServer() throws Exception {
         metrics.contracts(new String[] {"no-refund", "gdpr-p4"});
         metrics.sessions(() -> 3);

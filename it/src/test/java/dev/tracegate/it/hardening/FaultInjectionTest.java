@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Faults from outside the agent, injected into forked JVMs under the built agent jar, each under
  * {@code fail=closed} and {@code fail=open}: a tool that throws, a host argument the agent cannot
  * serialise, a failing escalation approver, an audit log that cannot be written (parent is a file,
- * path is a directory, disk full), a slow audit reader, a library file corrupted while hot reload
+ * disk full; a path that is a directory stops the start), a slow audit reader, a library file corrupted while hot reload
  * watches it, and a host with its own Jackson and Byte Buddy. The application reads the agent's
  * counters through the platform MBean server ({@code METRIC} lines); SECURITY.md has the table.
  */
@@ -278,9 +278,17 @@ class FaultInjectionTest {
     }
 
     @ParameterizedTest @ValueSource(strings = {"closed", "open"})
-    void anAuditPathThatIsADirectory(String fail) throws Exception {
+    void anAuditPathThatIsADirectoryStopsTheStart(String fail) throws Exception {
+        // known to be wrong at start: refused like any bad value, not an outage that refuses every call (trial23)
         Path d = Files.createDirectories(dir.resolve("logs"));
-        unwritable(fail, d, "audit.path " + d + " is a directory");
+        String options = options(fail, d), refused = "audit.path must name a file, but " + d + " is a directory";
+        if (fail.equals("closed")) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> app(options, "calls:charge:1"))
+                    .hasMessageContaining("non-zero exit: exit 78").hasMessageContaining(refused);
+        } else {
+            Forked.Output r = app(options, "calls:charge:1");
+            assertThat(r.stderr()).as(r.toString()).contains(refused).contains("UNSUPERVISED because fail=open");
+        }
     }
 
     @ParameterizedTest @ValueSource(strings = {"closed", "open"})
