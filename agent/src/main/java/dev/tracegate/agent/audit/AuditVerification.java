@@ -89,6 +89,15 @@ public final class AuditVerification {
         }
     }
 
+    /**
+     * For a TRUNCATED file read with {@code --live}: one line saying that the complete lines verify and that the last
+     * one, which has no line end yet, is being written and was not checked.
+     */
+    public String describeLive() {
+        return "ok: " + counted(lines) + ", chain intact up to the last complete line; head " + head + "; line " + badLine
+                + " has no line end yet: it is being written, not checked (--live)" + unsupervisedRuns() + droppedEvents();
+    }
+
     private String droppedEvents() {
         if (dropped == 0) return "";
         StringBuilder why = new StringBuilder();
