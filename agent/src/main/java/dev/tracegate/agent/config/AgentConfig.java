@@ -88,6 +88,7 @@ public final class AgentConfig {
     private final boolean metricsJmx;
     private final View view;
     private final boolean warmup;
+    private final boolean stderrDecisions;
     private final Map<String, String> extras;
     private final Map<String, Setting> settings;
     private final Map<String, Source> libraryPlaces;
@@ -144,6 +145,7 @@ public final class AgentConfig {
         this.metricsJmx = (Boolean) s.get("metrics.jmx").value;
         this.view = (View) s.get("view").value;
         this.warmup = (Boolean) s.get("warmup").value;
+        this.stderrDecisions = (Boolean) s.get("stderr.decisions").value;
         Map<String, String> x = new LinkedHashMap<>();
         for (String k : extraKeys) if (s.containsKey(k)) x.put(k, (String) s.get(k).value);
         this.extras = Collections.unmodifiableMap(x);
@@ -933,6 +935,9 @@ public final class AgentConfig {
 
     /** {@code warmup}: a background thread warms the supervision path up before the first real event. */
     public boolean warmup() { return warmup; }
+
+    /** {@code stderr.decisions}: one line on standard error per decision that changes something (CONFIG.md, "Decisions on standard error"). */
+    public boolean stderrDecisions() { return stderrDecisions; }
 
     /** An extension key's value (one passed to {@link #load(String, Map, Map, Set)}), or null if not set. */
     public String extra(String key) { return extras.get(key); }

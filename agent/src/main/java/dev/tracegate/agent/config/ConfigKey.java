@@ -90,6 +90,7 @@ final class ConfigKey {
         add(m, new ConfigKey("hot-reload", Type.SWITCH_OR_DURATION, "false", "2s", 100_000_000L, 86400 * sec, null, false));
         add(m, new ConfigKey("debug", Type.SWITCH, "false", "true", 0, 0, null, false));
         add(m, new ConfigKey("metrics.jmx", Type.SWITCH, "true", "false", 0, 0, null, false));
+        add(m, new ConfigKey("stderr.decisions", Type.SWITCH, "true", "false", 0, 0, null, false));
         add(m, new ConfigKey("view", Type.CHOICE, "off", "live", 0, 0, View.values(), false));
         add(m, new ConfigKey("warmup", Type.SWITCH, "true", "false", 0, 0, null, false));
         ALL = Collections.unmodifiableMap(m);

@@ -296,6 +296,9 @@ public final class AgentCore {
         if (options.get("fail") == null && config.fail() == FailPolicy.OPEN) {
             bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + "fail=open";
         }
+        if (options.get(SupervisorBridge.DECISION_LINES) == null && !config.stderrDecisions()) {
+            bridgeArgs = bridgeArgs + (bridgeArgs.isEmpty() ? "" : ",") + SupervisorBridge.DECISION_LINES + "=false";
+        }
         return bridgeArgs.equals(arguments == null ? "" : arguments) ? options : AgentArguments.parse(bridgeArgs);
     }
 

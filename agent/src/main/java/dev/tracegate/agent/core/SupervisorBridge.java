@@ -33,6 +33,10 @@ public final class SupervisorBridge implements DispatchTarget {
     private final boolean throwOnBlock;
     private final boolean failClosed;
     private final boolean trace;
+    /** Whether a decision that changes something prints its line ({@code stderr.decisions}, default true). */
+    private final boolean decisionLines;
+    /** The configuration key (and bridge option) that turns the decision lines off. */
+    static final String DECISION_LINES = "stderr.decisions";
     private final JsonCodec json;
     private final ConfiguredMethods configured;
     private final AtomicLongArray counts;
@@ -57,6 +61,7 @@ public final class SupervisorBridge implements DispatchTarget {
         }
         this.failClosed = fail.equals("closed");
         this.trace = options.flag("trace", false);
+        this.decisionLines = options.flag(DECISION_LINES, true);
         this.json = json;
         this.configured = configured;
         this.counts = new AtomicLongArray(INTERNAL_ERRORS + 1);
@@ -147,11 +152,11 @@ public final class SupervisorBridge implements DispatchTarget {
     /** As above; {@code textResult} false: the call site cannot return a substitute text, so a block throws. */
     Ruling enforce(ToolCall call, ToolDecision decision, boolean textResult) {
         boolean throwing = throwOnBlock || !textResult;
-        String prefix = (shadow ? "SHADOW would " : "") + decision.kind() + " " + call.framework() + " session=" + call.session()
+        String prefix = !decisionLines ? null : (shadow ? "SHADOW would " : "") + decision.kind() + " " + call.framework() + " session=" + call.session()
                 + " tool=" + call.tool() + " contract=" + decision.contract();
         switch (decision.kind()) {
             case BLOCK: {
-                AgentLog.info(prefix + (shadow ? "" : throwing ? " (throw)" : " (substitute)") + " reason=" + decision.reason());
+                if (decisionLines) AgentLog.info(prefix + (shadow ? "" : throwing ? " (throw)" : " (substitute)") + " reason=" + decision.reason());
                 if (shadow) {
                     counts.incrementAndGet(SHADOWED);
                     return null;
@@ -161,7 +166,7 @@ public final class SupervisorBridge implements DispatchTarget {
                 return new Ruling(throwing ? Ruling.THROW : Ruling.SUBSTITUTE, text, null, null, null);
             }
             case REDIRECT: {
-                AgentLog.info(prefix + " target=" + decision.targetTool());   // no argument values on stderr: they may be personal data
+                if (decisionLines) AgentLog.info(prefix + " target=" + decision.targetTool());   // no argument values on stderr: they may be personal data
                 if (shadow) {
                     counts.incrementAndGet(SHADOWED);
                     return null;
@@ -173,7 +178,7 @@ public final class SupervisorBridge implements DispatchTarget {
                 return new Ruling(Ruling.REDIRECT, fallback, decision.targetTool(), decision.argumentsJson(), null);
             }
             case REDACT: {
-                AgentLog.info(prefix + " " + redactedFields(call.argumentsJson(), decision.argumentsJson()));
+                if (decisionLines) AgentLog.info(prefix + " " + redactedFields(call.argumentsJson(), decision.argumentsJson()));
                 if (shadow) {
                     counts.incrementAndGet(SHADOWED);
                     return null;
@@ -239,11 +244,11 @@ public final class SupervisorBridge implements DispatchTarget {
             return null;
         }
         if (cannotWithhold != null) {
-            AgentLog.info("contract " + decision.contract() + " would withhold the result of " + tool + " (session=" + session
+            if (decisionLines) AgentLog.info("contract " + decision.contract() + " would withhold the result of " + tool + " (session=" + session
                     + "), but " + cannotWithhold);
             return null;
         }
-        AgentLog.info((shadow ? "SHADOW would " : "") + "SUPPRESS " + framework + " session=" + session + " tool=" + tool
+        if (decisionLines) AgentLog.info((shadow ? "SHADOW would " : "") + "SUPPRESS " + framework + " session=" + session + " tool=" + tool
                 + " contract=" + decision.contract());
         if (shadow) {
             counts.incrementAndGet(SHADOWED);
@@ -272,7 +277,7 @@ public final class SupervisorBridge implements DispatchTarget {
             }
             return null;
         }
-        AgentLog.info((shadow ? "SHADOW would " : "") + "SUPPRESS USER " + framework + " session=" + session + " contract=" + decision.contract());
+        if (decisionLines) AgentLog.info((shadow ? "SHADOW would " : "") + "SUPPRESS USER " + framework + " session=" + session + " contract=" + decision.contract());
         if (shadow) {
             counts.incrementAndGet(SHADOWED);
             return null;
@@ -290,7 +295,7 @@ public final class SupervisorBridge implements DispatchTarget {
             }
             return null;
         }
-        AgentLog.info((shadow ? "SHADOW would " : "") + decision.kind() + " ASSISTANT " + framework + " session=" + session
+        if (decisionLines) AgentLog.info((shadow ? "SHADOW would " : "") + decision.kind() + " ASSISTANT " + framework + " session=" + session
                 + " contract=" + decision.contract());
         if (shadow) {
             counts.incrementAndGet(SHADOWED);

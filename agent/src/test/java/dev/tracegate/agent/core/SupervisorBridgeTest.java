@@ -17,6 +17,49 @@ class SupervisorBridgeTest {
         return new SupervisorBridge(new RuleSupervisor(args, json), args, json, ConfiguredMethods.none());
     }
 
+    /**
+     * {@code stderr.decisions: false} (file, property, variable or agent argument) turns the decision lines off; the
+     * decisions themselves are unchanged. A WARN or ERROR line still prints.
+     */
+    @Test
+    void stderrDecisionsFalseFromTheEnvironmentPrintsNoDecisionLineAndTheDecisionsStand() {
+        java.util.Map<String, String> env = java.util.Map.of("TRACEGATE_STDERR_DECISIONS", "false");
+        for (String arguments : new String[] {"block=sendEmail,suppress=lookup", "block=sendEmail,suppress=lookup,stderr.decisions=false"}) {
+            dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load(arguments,
+                    arguments.contains("stderr") ? java.util.Map.of() : env, java.util.Map.of(), AgentCore.FREE_KEYS);
+            assertThat(config.stderrDecisions()).isFalse();
+            AgentArguments args = AgentArguments.parse(arguments);
+            JsonCodec json = new JsonCodec();
+            SupervisorBridge b = new SupervisorBridge(new RuleSupervisor(args, json), AgentCore.bridgeOptions(arguments, args, config), json,
+                    ConfiguredMethods.none());
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+            Ruling r;
+            String notice;
+            try {
+                r = b.onToolCall("lc", "s", "sendEmail", "{}", null);
+                notice = b.onToolResult("lc", "s", "lookup", null, "text", false);
+            } finally {
+                AgentLog.captureForTest(null);
+            }
+            assertThat(r).as(arguments).isNotNull();
+            assertThat(r.kind).isEqualTo(Ruling.SUBSTITUTE);
+            assertThat(notice).as("the result is withheld").isNotNull();
+            assertThat(b.counts()[SupervisorBridge.BLOCKED]).isEqualTo(1);
+            assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).as(arguments).doesNotContain("BLOCK").doesNotContain("SUPPRESS");
+        }
+        // the default prints them
+        SupervisorBridge b = bridge("block=sendEmail");
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            b.onToolCall("lc", "s", "sendEmail", "{}", null);
+        } finally {
+            AgentLog.captureForTest(null);
+        }
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("[tracegate] BLOCK lc session=s tool=sendEmail contract=rule.block (substitute)");
+    }
+
     @Test
     void proceedIsNullAndBlockBecomesASubstituteNamingTheContract() {
         SupervisorBridge b = bridge("block=sendEmail");
