@@ -74,6 +74,12 @@ public final class AuditRecord {
     Streamed streamed;
     String message;
     long latencyNs = -1;
+    /**
+     * How long the producer waited for room in the audit queue ({@code audit.on-full: block}), 0 if it did not: set by the
+     * producer's own thread before the offer that accepted it (or before it was turned away), so that thread may read it
+     * after {@link AuditWriter#append} returns. Not written to the log: the record was encoded after the wait.
+     */
+    long roomWaitNanos;
     String[] unmet;
     /** A {@code register} record (path, lines, sha256) instead of an event; null for an event. */
     String[] registerRead;
@@ -300,6 +306,9 @@ public final class AuditRecord {
 
     /** How long the decision took, in nanoseconds. */
     public AuditRecord latencyNs(long nanos) { this.latencyNs = nanos; return this; }
+
+    /** How long {@link AuditWriter#append} waited for room in the queue for this record (0: no wait). The appending thread only. */
+    public long roomWaitNanos() { return roomWaitNanos; }
 
     /** For END records: the ids (or descriptions) of obligations still waiting when the session ended. */
     public AuditRecord unmet(String... obligations) { this.unmet = obligations; return this; }

@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
@@ -29,7 +30,8 @@ import java.util.concurrent.locks.LockSupport;
  * for which {@code append} returned {@link Admission#ACCEPTED} is written before {@code close}
  * returns, unless the sink fails, in which case it is counted in {@link #lost()} and the log says so.
  *
- * <p>A full queue makes the producer wait (spin, then park with a growing pause up to 1 ms) by default;
+ * <p>A full queue makes the producer wait by default: it spins briefly, then wakes the writer (which may be napping
+ * until its window ends) and parks until the writer, having taken a record, wakes it ({@link #awaitRoom});
  * with {@code audit.on-full: drop} it counts the record as dropped instead and the writer later writes
  * a {@code dropped} record with the count. A write error (unwritable file, disk full) makes the writer
  * unhealthy: it closes the file, retries with exponential backoff, and on success cuts off any partial
@@ -191,6 +193,23 @@ public final class AuditWriter implements AutoCloseable {
      */
     private final AtomicBoolean stalled = new AtomicBoolean();
     private final LongAdder stalls = new LongAdder();
+    /**
+     * Producers parked waiting for room (block mode), one per slot, so that the writer wakes them as soon as it has taken
+     * a record instead of each polling the queue on a timer; a producer that finds no free slot polls as before. Written
+     * by producers (their own slot), read by the writer only while {@link #roomWaiting} is not zero.
+     */
+    private final AtomicReferenceArray<Thread> roomWaiters = new AtomicReferenceArray<>(ROOM_WAITER_SLOTS);
+    /** Producers registered in {@link #roomWaiters}: the writer's one volatile read per record taken while none waits. */
+    private final AtomicInteger roomWaiting = new AtomicInteger();
+    /** Times a producer that found no room woke the writer (a test's view of the hand-off; not an MBean figure). */
+    private final LongAdder writerWokenForRoom = new LongAdder();
+    private static final int ROOM_WAITER_SLOTS = 64;
+    /**
+     * The longest a registered producer parks before it looks again by itself (the writer normally wakes it first): bounds a
+     * wake-up lost in the race between its registration and the writer's read of {@link #roomWaiting}, and lets it see
+     * its deadline, a stall or an outage.
+     */
+    private static final long ROOM_WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** No record taken for this long while the queue is full is a stall: {@code audit.max-block}, at least {@link #MIN_STALL_NANOS}. */
     private final long stallNanos;
     // the queue's taken count when a producer that found no room last saw it move, and since when it has not moved
@@ -351,33 +370,83 @@ public final class AuditWriter implements AutoCloseable {
             return a;
         }
         if (stalledNow()) return noRoom(record);   // a stuck writer makes no room: the failure policy applies at once, no wait
-        long pause = 1_000;
-        long deadline = 0;
-        long waitFrom = 0;
-        long taken = 0;
-        for (int spins = 0; ; spins++) {
+        final long waitFrom = System.nanoTime();
+        for (int spins = 0; spins < 64; spins++) {   // the writer may be taking records right now: a few hundred nanoseconds
+            Thread.onSpinWait();
             if (queue.offer(record)) return Admission.ACCEPTED;
             if (terminated || !healthy) return notWritable(record);
-            if (stalledNow()) return noRoom(record);   // another producer found the writer stuck while this one waited
-            if (spins < 64) {
-                Thread.onSpinWait();
-                continue;
+        }
+        return awaitRoom(record, waitFrom);
+    }
+
+    /**
+     * The wait for room of {@code audit.on-full: block}. The writer may be napping until its window ends (producers do not
+     * wake it on the hot path), so a producer that has to wait wakes it once, registers itself, and parks until the writer,
+     * having taken a record, wakes it: a small queue then costs each wait two wake-ups, not the rest of the writer's nap
+     * (trial22 09: with {@code audit.queue-size: 2} every call waited about 1 ms, the writer's shortest nap, while the
+     * caller woke about ten times on a growing timer). A parked producer looks again by itself every
+     * {@link #ROOM_WAIT_SLICE_NANOS}; one that finds every slot of {@link #roomWaiters} taken polls on a growing pause as
+     * before. Slow path only: the fast path of {@link #append} is one {@code offer}.
+     */
+    private Admission awaitRoom(AuditRecord record, long waitFrom) {
+        final Thread me = Thread.currentThread();
+        final long taken = queue.taken();
+        long deadline = waitFrom + settings.maxBlockNanos;
+        long shutdown = shutdownDeadline;   // at shutdown every wait ends by one deadline
+        if (shutdown != 0 && shutdown - deadline < 0) deadline = shutdown;
+        int slot = register(me);
+        long pause = 1_000;
+        try {
+            while (true) {
+                LockSupport.unpark(thread);   // a napping writer would leave this producer waiting for the rest of its nap
+                writerWokenForRoom.increment();
+                long now = System.nanoTime();
+                record.roomWaitNanos = now - waitFrom;   // before the offer: once accepted the record is the writer's
+                if (queue.offer(record)) return Admission.ACCEPTED;
+                if (terminated || !healthy) return notWritable(record);
+                if (stalledNow()) return noRoom(record);   // another producer found the writer stuck while this one waited
+                if (now - deadline > 0) {
+                    watchForStall(taken, waitFrom, now);
+                    return noRoom(record);
+                }
+                if (slot >= 0) {
+                    LockSupport.parkNanos(Math.min(ROOM_WAIT_SLICE_NANOS, deadline - now));
+                } else {
+                    LockSupport.parkNanos(pause);
+                    pause = Math.min(pause << 1, 1_000_000);
+                }
             }
-            long now = System.nanoTime();
-            if (deadline == 0) {
-                waitFrom = now;
-                taken = queue.taken();
-                deadline = now + settings.maxBlockNanos;
-                long shutdown = shutdownDeadline;   // at shutdown every wait ends by one deadline
-                if (shutdown != 0 && shutdown - deadline < 0) deadline = shutdown;
-            } else if (now - deadline > 0) {
-                watchForStall(taken, waitFrom, now);
-                return noRoom(record);
+        } finally {
+            if (slot >= 0) {
+                roomWaiters.set(slot, null);
+                roomWaiting.getAndDecrement();
             }
-            LockSupport.parkNanos(pause);
-            pause = Math.min(pause << 1, 1_000_000);
         }
     }
+
+    /** Registers a producer about to wait for room; its slot, or -1 when every slot is taken (it then polls). */
+    private int register(Thread me) {
+        int start = (int) (me.getId() & (ROOM_WAITER_SLOTS - 1));
+        for (int i = 0; i < ROOM_WAITER_SLOTS; i++) {
+            int slot = (start + i) & (ROOM_WAITER_SLOTS - 1);
+            if (roomWaiters.get(slot) == null && roomWaiters.compareAndSet(slot, null, me)) {
+                roomWaiting.getAndIncrement();   // a full fence before this producer's next look at the queue
+                return slot;
+            }
+        }
+        return -1;
+    }
+
+    /** Writer thread: wakes the producers parked waiting for room (called while {@link #roomWaiting} is not zero). */
+    private void wakeRoomWaiters() {
+        for (int i = 0; i < ROOM_WAITER_SLOTS; i++) {
+            Thread t = roomWaiters.get(i);
+            if (t != null) LockSupport.unpark(t);
+        }
+    }
+
+    /** Times a producer that found no room woke the writer. */
+    long writerWokenForRoom() { return writerWokenForRoom.sum(); }
 
     /**
      * A record that found no room (a wait past max-block, or a stuck writer): under {@code fail: closed} a tool call's is
@@ -518,6 +587,9 @@ public final class AuditWriter implements AutoCloseable {
      */
     public boolean isHealthy() { return healthy && !terminated && !stalled.get(); }
 
+    /** Whether the log was closed (the JVM's shutdown, or {@link #close}): every later record is turned away. */
+    public boolean isClosed() { return closing; }
+
     /** Whether the writer is stuck in a write that does not return (see {@link #stalls()}); false again once it moves. */
     public boolean isStalled() { return stalled.get(); }
 
@@ -643,6 +715,7 @@ public final class AuditWriter implements AutoCloseable {
             while (true) {
                 AuditRecord r = queue.poll();
                 if (r != null) {
+                    if (roomWaiting.get() != 0) wakeRoomWaiters();   // a slot is free: a producer waiting for room takes it
                     write(r);
                     empty = 0;
                     taken++;
@@ -699,6 +772,7 @@ public final class AuditWriter implements AutoCloseable {
                 double fill = taken >= 2 * fillTarget ? MIN_NAP_NANOS : perRecord * fillTarget;
                 nap = (long) Math.max(MIN_NAP_NANOS, Math.min(nap, fill));
                 if (closing) continue;   // close() unparked before this park, or will: either way drain now
+                if (roomWaiting.get() != 0) wakeRoomWaiters();   // one that registered as this writer last took a record
                 napStart = System.nanoTime();
                 taken = 0;
                 LockSupport.parkNanos(nap);

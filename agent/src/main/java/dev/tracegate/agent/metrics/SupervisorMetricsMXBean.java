@@ -119,7 +119,11 @@ public interface SupervisorMetricsMXBean {
      */
     int getApproverThreadsStuck();
 
-    /** Decisions in the last latency interval (intervals end when latencies are read, at most once a second). */
+    /**
+     * Decisions in the last latency interval (intervals end when latencies are read, at most once a second). The latency
+     * of an event is its cost to the calling thread in the supervisor: the decision, an approver's wait and the wait for
+     * room in the audit queue (agent/CONFIG.md, Metrics).
+     */
     long getLatencyCount();
 
     /** Median decision latency in the last interval, nanoseconds. */

@@ -372,9 +372,21 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      */
     private ToolDecision refusedByLog(Runtime rt, Session s, Worker w, Decision applied) {
         if (applied.applied()) rt.monitor.undo(s, w);
-        return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
-                "Retry later.");
+        return ToolDecision.block(INTERNAL, logRefused(), "Retry later.");
     }
+
+    /**
+     * Why the log turned a call's record away: no room in time, or closed since the JVM is shutting down (trial22 09: calls
+     * a host thread still made after the shutdown hook closed the log read as a full queue or an outage, with no line why).
+     */
+    private String logRefused() {
+        return shutDown || audit.isClosed() ? SHUTDOWN_REFUSAL
+                : "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)";
+    }
+
+    /** What a call refused after the agent's shutdown is told (afterShutdown; logRefused for one that raced the close). */
+    private static final String SHUTDOWN_REFUSAL = "the JVM is shutting down and tracegate has ended its sessions and closed its"
+            + " audit log, so it refuses calls (fail: closed)";
 
     private ToolDecision decideCall(Runtime rt, Session s, Event e, ToolCall call, long t0, Worker w) {
         if (!audit.isHealthy()) {   // the one volatile read a healthy log costs; the rest is off the hot path
@@ -612,8 +624,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 thenSentence(reason, "Approved: " + a.note()), t0, excused);
         if (admitted) return redactedJson == null ? ToolDecision.proceed() : ToolDecision.redact(c.id(), reason, redactedJson);
         rt.monitor.undo(s, w);   // the log refused the record (fail: closed): the call does not run and leaves no trace
-        return ToolDecision.block(INTERNAL, "the audit log could not take this decision in time, so tracegate refuses the call (fail: closed)",
-                "Retry later.");
+        return ToolDecision.block(INTERNAL, logRefused(), "Retry later.");
     }
 
     @Override
@@ -1487,7 +1498,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         boolean refusedCall = admitted == AuditWriter.Admission.REFUSED && e.kind() == EventKind.CALL
                 && (kind == dev.tracegate.agent.audit.Decision.PASS || kind == dev.tracegate.agent.audit.Decision.REDACT
                     || kind == dev.tracegate.agent.audit.Decision.REDIRECT || excused != null);
-        metrics.onDecision(refusedCall ? dev.tracegate.agent.audit.Decision.BLOCK : kind, latency);   // also counts the event
+        // the caller's cost includes its wait for room in the audit queue (block; 0 without one), which the record's own
+        // latencyNs, set before the append, cannot (trial22 01)
+        metrics.onDecision(refusedCall ? dev.tracegate.agent.audit.Decision.BLOCK : kind, latency + r.roomWaitNanos());   // also counts the event
         if (d != null && d.kind() == Decision.Kind.VIOLATION) warnViolation(rt, s, e, d);
         if (view != null) {
             try {
@@ -1609,8 +1622,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     + " The calls of the application's own shutdown hooks (a graceful shutdown) are supervised where the agent's"
                     + " shutdown runs after them (agent/CONFIG.md, \"Shutdown\").");
         }
-        return closed ? ToolDecision.block(INTERNAL, "the JVM is shutting down and tracegate has ended its sessions and closed its audit log,"
-                + " so it refuses calls (fail: closed)", "Retry the request on a running instance.") : null;
+        return closed ? ToolDecision.block(INTERNAL, SHUTDOWN_REFUSAL, "Retry the request on a running instance.") : null;
     }
 
     @Override
