@@ -64,8 +64,9 @@ final class ExitHook {
                     AgentLog.debug("shutdown: the agent's shutdown runs in the JVM's hook slot " + slot + ", after the application's hooks");
                     return true;
                 } catch (InvocationTargetException e) {
-                    // a slot already taken says "already registered"; "Shutdown in progress" ends the search
-                    if (!(e.getCause() instanceof IllegalStateException) || !String.valueOf(e.getCause().getMessage()).contains("already registered")) {
+                    // a slot already taken says "Shutdown hook at slot N already registered" (an InternalError in JDK 17 to 25);
+                    // anything else ("Shutdown in progress") ends the search
+                    if (!String.valueOf(e.getCause() == null ? null : e.getCause().getMessage()).contains("already registered")) {
                         AgentLog.debug("shutdown: no late hook slot (" + e.getCause() + "); an application shutdown hook instead");
                         return false;
                     }
