@@ -42,7 +42,8 @@ import java.util.concurrent.locks.LockSupport;
  * producer. There is no rotation: the file grows until an operator moves it away between runs.
  *
  * <p>The writer groups records: it writes a batch when its oldest record is about to be {@code audit.max-delay} old
- * (100 ms by default), when the batch is full, and on close; producers never wake it. A crash of the process (kill -9)
+ * (100 ms by default), when the batch is full, and on close; a producer wakes it only when it finds the queue full
+ * under {@code block} ({@link #awaitRoom}), never on the fast path. A crash of the process (kill -9)
  * loses at most the records of that window, and while producers outrun the writer also what is still queued; what
  * was written is in the operating system's hands.
  */
@@ -124,8 +125,8 @@ public final class AuditWriter implements AutoCloseable {
 
         /**
          * The longest an accepted record stays in memory before the writer hands it to the operating system (from 1 ms
-         * to 1 s): what a crash of the process (kill -9) can lose. Producers never wake the writer, so it wakes at least
-         * this often.
+         * to 1 s): what a crash of the process (kill -9) can lose. Producers wake the writer only when the queue is full (block),
+         * so it wakes at least this often.
          */
         public Settings maxDelay(long amount, TimeUnit unit) { return new Settings(queueSize, onFull, fail, personalData, hmacKey, maxBlockNanos, retryInitialNanos, retryMaxNanos, unit.toNanos(amount)); }
     }
@@ -688,8 +689,9 @@ public final class AuditWriter implements AutoCloseable {
 
     /**
      * Drains the queue into the batch and writes the batch when its oldest record is about to be {@link Settings#maxDelay}
-     * old (or when it is full, or when closing), then naps until the next such deadline. Producers never wake the writer
-     * (an unpark would cost each call a system call), so a nap is as long as the deadline allows and no longer: with
+     * old (or when it is full, or when closing), then naps until the next such deadline. Producers do not wake the writer
+     * while there is room (an unpark would cost each call a system call; one that finds the queue full under block does:
+     * {@link #awaitRoom}), so a nap is as long as the deadline allows and no longer: with
      * nothing to write, {@code maxDelay}, since a record may arrive as it starts. At a paced rate the writer then wakes
      * and writes once per {@code maxDelay}, not once per call (each wake-up costs tens of microseconds of CPU on a small
      * VM). The window is {@code maxDelay}, or less for a small queue ({@link #WINDOW_NANOS_PER_SLOT}). A nap is also short
