@@ -369,6 +369,11 @@ public final class AgentConfig {
         }
 
         private static Path path(String text, Source from) {
+            if (text.isBlank()) {   // an unset template value: refused as every key's empty value is, not read as the working directory
+                throw new ConfigException(from.text, CONFIG_KEY, "config must name the YAML configuration file, got ''. Name it, e.g. "
+                        + from.example(CONFIG_KEY, "/etc/tracegate/tracegate.yaml") + ", or remove " + from.spell(CONFIG_KEY)
+                        + " to run on defaults and overrides only.");
+            }
             try {
                 return Path.of(text.trim());
             } catch (InvalidPathException e) {

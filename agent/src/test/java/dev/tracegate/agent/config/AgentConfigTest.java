@@ -192,6 +192,9 @@ class AgentConfigTest {
         assertThat(error(config, Map.of("TRACEGATE_REDIRECT", ""), Map.of())).startsWith("TRACEGATE_REDIRECT")
                 .contains("redirect must be a mapping").contains("TRACEGATE_REDIRECT=delete_account:archive_account");
         assertThat(error(null, Map.of(), Map.of("tracegate.redirect", ""))).startsWith("-Dtracegate.redirect");
+        assertThat(error(null, Map.of("TRACEGATE_CONFIG", ""), Map.of())).isEqualTo("TRACEGATE_CONFIG: config must name the YAML configuration"
+                + " file, got ''. Name it, e.g. TRACEGATE_CONFIG=/etc/tracegate/tracegate.yaml, or remove TRACEGATE_CONFIG to run on defaults"
+                + " and overrides only.");
         // an override with a value still replaces the file's list, and an explicit empty list in the file stays what it says
         assertThat(load(config, Map.of("TRACEGATE_LIBRARIES", "injection"), Map.of()).libraries()).containsExactly("injection");
         assertThat(load(config, Map.of(), Map.of()).libraries()).containsExactly("gdpr");
