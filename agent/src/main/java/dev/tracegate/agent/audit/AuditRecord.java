@@ -77,9 +77,12 @@ public final class AuditRecord {
     /**
      * How long the producer waited for room in the audit queue ({@code audit.on-full: block}), 0 if it did not: set by the
      * producer's own thread before the offer that accepted it (or before it was turned away), so that thread may read it
-     * after {@link AuditWriter#append} returns. Not written to the log: the record was encoded after the wait.
+     * after {@link AuditWriter#append} returns. Not written to the log: the record was encoded after the wait. A 16-bit
+     * float ({@link #roomWait(long)}: 11 bits of nanoseconds, 5 of scale, so three significant digits, as the latency
+     * histogram keeps, up to an hour), because it fits the padding beside {@link #approved}: a long made every record 8
+     * bytes larger, 16 B more per passed call.
      */
-    long roomWaitNanos;
+    char roomWait;
     String[] unmet;
     /** A {@code register} record (path, lines, sha256) instead of an event; null for an event. */
     String[] registerRead;
@@ -308,7 +311,13 @@ public final class AuditRecord {
     public AuditRecord latencyNs(long nanos) { this.latencyNs = nanos; return this; }
 
     /** How long {@link AuditWriter#append} waited for room in the queue for this record (0: no wait). The appending thread only. */
-    public long roomWaitNanos() { return roomWaitNanos; }
+    public long roomWaitNanos() { return (long) (roomWait & 0x7FF) << (roomWait >>> 11); }
+
+    /** Sets {@link #roomWaitNanos()} to {@code nanos} (>= 0), kept to three significant digits (rounded down). */
+    void roomWait(long nanos) {
+        int scale = Math.max(0, 64 - Long.numberOfLeadingZeros(nanos) - 11);
+        this.roomWait = scale > 31 ? (char) 0xFFFF : (char) ((scale << 11) | (int) (nanos >>> scale));
+    }
 
     /** For END records: the ids (or descriptions) of obligations still waiting when the session ended. */
     public AuditRecord unmet(String... obligations) { this.unmet = obligations; return this; }

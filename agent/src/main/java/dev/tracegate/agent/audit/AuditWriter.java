@@ -402,7 +402,7 @@ public final class AuditWriter implements AutoCloseable {
                 LockSupport.unpark(thread);   // a napping writer would leave this producer waiting for the rest of its nap
                 writerWokenForRoom.increment();
                 long now = System.nanoTime();
-                record.roomWaitNanos = now - waitFrom;   // before the offer: once accepted the record is the writer's
+                record.roomWait(now - waitFrom);   // before the offer: once accepted the record is the writer's
                 if (queue.offer(record)) return Admission.ACCEPTED;
                 if (terminated || !healthy) return notWritable(record);
                 if (stalledNow()) return noRoom(record);   // another producer found the writer stuck while this one waited
