@@ -226,7 +226,10 @@ public final class LibraryNotes {
     /**
      * A one-argument field form whose field is named like a tool of the library, and that no two-argument form reads as
      * a field ({@code arg(pay) > 100} beside {@code call(pay)}): most likely {@code arg(pay, amount)} was meant, and
-     * {@code arg(pay)} reads a field named pay that is absent, so the comparison is false on every call (trial21).
+     * {@code arg(pay)} reads a field named pay that is absent, so the comparison is false on every call (trial21). The
+     * same for a dotted field whose first segment is such a tool ({@code arg(refund.amount)}: {@code arg(refund, amount)}
+     * meant; trial24). The note says what the contracts then do, as their automata give with the atom false
+     * ({@link #effectWhenFalse}): refuse every call of a tool, or never act.
      */
     static List<String> fieldsNamedLikeTools(Library lib) {
         java.util.Set<String> tools = new java.util.TreeSet<>();
@@ -253,16 +256,105 @@ public final class LibraryNotes {
                 }
             }
         }
+        // the first segments of the fields read by two-argument forms: arg(order, refund.id) makes refund a field name
+        java.util.Set<String> heads = new java.util.HashSet<>();
+        for (String f : fields) heads.add(head(f));
         List<String> out = new java.util.ArrayList<>();
         for (Atom atom : oneArg) {
-            Term field = atom.name().equals("len") ? ((Term.Call) atom.args().get(0)).args().get(0) : atom.args().get(0);
+            boolean len = atom.name().equals("len");
+            Term field = len ? ((Term.Call) atom.args().get(0)).args().get(0) : atom.args().get(0);
             String f = fold(field);
-            if (!tools.contains(f) || fields.contains(f)) continue;
-            out.add(atom.key() + " reads the argument field '" + f + "' of the current call, but " + f + " is a tool this library"
-                    + " names and no arg(T, " + f + ") reads a field of that name; did you mean arg(" + f + ", <field>), the field of"
-                    + " a call of " + f + "? (an absent field makes a comparison false, so this atom would not act; docs/LIBRARY.md)");
+            String tool = head(f);
+            if (!tools.contains(tool) || heads.contains(tool)) continue;
+            String effect = effectWhenFalse(lib, atom);
+            if (tool.equals(f)) {
+                out.add(atom.key() + " reads the argument field '" + f + "' of the current call, but " + f + " is a tool this library"
+                        + " names and no arg(T, " + f + ") reads a field of that name; did you mean arg(" + f + ", <field>), the field of"
+                        + " a call of " + f + "? (" + effect + "; docs/LIBRARY.md)");
+            } else {
+                String rest = f.substring(tool.length() + 1);
+                out.add(atom.key() + " reads the nested argument field '" + f + "' of the current call, but " + tool + " is a tool"
+                        + " this library names and no arg(T, ...) reads a field " + tool + "; did you mean " + suggestion(atom, len, tool, rest)
+                        + ", the field " + rest + " of a call of " + tool + "? (" + effect + "; docs/LIBRARY.md)");
+            }
         }
         return out;
+    }
+
+    private static String head(String field) {
+        int dot = field.indexOf('.');
+        return dot < 0 ? field : field.substring(0, dot);
+    }
+
+    /** {@code arg(refund.amount) <= 100} written as meant: {@code arg(refund, amount) <= 100}. */
+    private static String suggestion(Atom atom, boolean len, String tool, String rest) {
+        List<Term> args = new java.util.ArrayList<>();
+        args.add(new Term.Name(tool));
+        args.add(new Term.Name(rest));
+        String meant;
+        if (len) {
+            meant = "len(arg" + printArgs(args) + ")";
+        } else {
+            args.addAll(atom.args().subList(1, atom.args().size()));
+            meant = atom.name() + printArgs(args);
+        }
+        return atom.comparison() == null ? meant : meant + " " + atom.comparison() + " " + atom.bound();
+    }
+
+    private static String printArgs(List<Term> args) {
+        return args.stream().map(Term::toString).collect(java.util.stream.Collectors.joining(", ", "(", ")"));
+    }
+
+    /**
+     * What the contracts whose guarantee holds {@code atom} do when it is false at every event (an absent field makes a
+     * comparison false, and a matcher on it too), each guarantee compiled again with the atom replaced by false: it holds
+     * on every trace (the contract never acts), or no trace with a call of a tool T satisfies it (the contract refuses
+     * every call of T: {@code G(call(T) -> arg(T.f) <= n)}), or else it acts as though the atom were false.
+     */
+    static String effectWhenFalse(Library lib, Atom atom) {
+        int maxStates = dev.tracegate.contracts.library.LibrarySpec.Settings.DEFAULT.maxStates();
+        for (var spec : lib.specs()) maxStates = Math.max(maxStates, spec.settings().maxStates());
+        var compiler = new dev.tracegate.engine.automaton.DfaCompiler(maxStates);
+        List<String> effects = new java.util.ArrayList<>();
+        for (int c = 0; c < lib.info().size(); c++) {
+            Formula guarantee = lib.contracts().contracts().get(c).guarantee();
+            if (!dev.tracegate.engine.ltl.Formulas.atoms(guarantee).contains(atom)) continue;
+            String id = lib.info().get(c).id();
+            Formula without = replace(guarantee, atom);
+            try {
+                var dfa = compiler.compile(without);
+                if (dfa.verdict(dfa.initialState()) == dev.tracegate.engine.ltl.RvVerdict.PERMANENTLY_SATISFIED) {
+                    effects.add("contract " + id + " then never acts");
+                    continue;
+                }
+                java.util.Set<String> refused = new java.util.TreeSet<>();
+                for (Atom a : dev.tracegate.engine.ltl.Formulas.atoms(without)) {
+                    if (!a.name().equals("call") || a.args().size() != 1 || a.comparison() != null) continue;
+                    // no non-empty trace with a call of T satisfies the guarantee: every successor of the start fails for good
+                    var withCall = compiler.compile(dev.tracegate.engine.ltl.Formulas.and(without,
+                            dev.tracegate.engine.ltl.Formulas.unary(Formula.UnOp.EVENTUALLY, a)));
+                    boolean none = true;
+                    for (int s : withCall.successors(withCall.initialState())) {
+                        if (withCall.verdict(s) != dev.tracegate.engine.ltl.RvVerdict.PERMANENTLY_VIOLATED) none = false;
+                    }
+                    if (none) refused.add(fold(a.args().get(0)));
+                }
+                effects.add(refused.isEmpty() ? "contract " + id + " then acts as though it were false at every call"
+                        : "contract " + id + " then refuses every call of " + String.join(", ", refused));
+            } catch (RuntimeException tooLarge) {
+                effects.add("contract " + id + " then acts as though it were false at every call");
+            }
+        }
+        String what = atom.comparison() != null ? "an absent field makes the comparison false" : "an absent field makes the atom false";
+        return effects.isEmpty() ? what + " at every call" : what + " at every call, so " + String.join(", and ", effects);
+    }
+
+    /** {@code f} with every occurrence of {@code atom} replaced by false. */
+    private static Formula replace(Formula f, Atom atom) {
+        if (f instanceof Atom a) return a.equals(atom) ? Formula.Const.FALSE : a;
+        if (f instanceof Formula.Unary u) return new Formula.Unary(u.op(), replace(u.arg(), atom));
+        if (f instanceof Formula.Binary b) return new Formula.Binary(b.op(), replace(b.left(), atom), replace(b.right(), atom));
+        return f;
     }
 
     private static String fold(Term t) {

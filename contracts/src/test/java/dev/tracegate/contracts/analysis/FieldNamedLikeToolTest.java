@@ -25,10 +25,11 @@ class FieldNamedLikeToolTest {
     void aFieldNamedLikeAToolOfTheLibraryIsNoted() {
         Library lib = lib("G(call(pay) -> !(arg(pay) > 100))");
         assertThat(LibraryNotes.notes(lib)).filteredOn(n -> n.startsWith("arg(pay) > 100 reads the argument field 'pay'"))
-                .singleElement().asString().contains("did you mean arg(pay, <field>)");
+                .singleElement().asString().contains("did you mean arg(pay, <field>)")
+                .contains("contract wa.cap then never acts").doesNotContain("refuses");
         // what the note says, checked with the monitor: a pay of 5000 is not refused
         var replay = lib.replay("s");
-        assertThat(replay.next(Event.call("s", 1, "pay", "{\"amount\":5000}"), true, true).decision()).isNotEqualTo(Decision.Kind.VIOLATION);
+        assertThat(replay.next(Event.call("s", 1, "pay", "{\"amount\":5000}"), true, true).decision()).isEqualTo(Decision.Kind.PASS);
         assertThat(LibraryNotes.notes(lib("G(call(pay) -> len(arg(pay)) < 10)"))).anyMatch(n -> n.contains("field 'pay'"));
     }
 
@@ -38,5 +39,50 @@ class FieldNamedLikeToolTest {
         assertThat(LibraryNotes.notes(lib("G(call(pay) -> !(arg(pay, amount) > 100))"))).noneMatch(n -> n.contains("reads the argument field"));
         assertThat(LibraryNotes.notes(lib("G(call(transfer) -> arg(transfer, pay) < 5 & arg(pay) < 5) & G !call(pay)")))
                 .as("pay is also read as a field").noneMatch(n -> n.contains("reads the argument field"));
+    }
+
+    /**
+     * trial24 (02): {@code arg(refund.amount) <= 100} (arg(refund, amount) meant) loaded with no note, and online refused
+     * every refund, a refund of 50 included. check notes the dotted form and says what the contract then does, in the
+     * position the atom is in; the monitor confirms it.
+     */
+    @Test
+    void aDottedFieldWhoseFirstSegmentIsAToolIsNotedWithWhatTheContractThenDoes() {
+        Library lib = lib("G(call(refund) -> arg(refund.amount) <= 100)");
+        assertThat(LibraryNotes.notes(lib)).filteredOn(n -> n.startsWith("arg(refund.amount) <= 100 reads the nested argument field 'refund.amount'"))
+                .singleElement().asString().contains("did you mean arg(refund, amount) <= 100")
+                .contains("contract wa.cap then refuses every call of refund").doesNotContain("never acts");
+        var replay = lib.replay("s");
+        assertThat(replay.next(Event.call("s", 1, "refund", "{\"orderId\":\"A1\",\"amount\":50}"), true, true).decision())
+                .as("a refund of 50 is refused, as the note says").isEqualTo(Decision.Kind.BLOCK);
+
+        // the one-argument form in the same position: the existing note now says the contract refuses, not "would not act"
+        Library whole = lib("G(call(refund) -> arg(refund) <= 100)");
+        assertThat(LibraryNotes.notes(whole)).filteredOn(n -> n.startsWith("arg(refund) <= 100 reads the argument field 'refund'"))
+                .singleElement().asString().contains("did you mean arg(refund, <field>)")
+                .contains("contract wa.cap then refuses every call of refund");
+        assertThat(whole.replay("s").next(Event.call("s", 1, "refund", "{\"amount\":50}"), true, true).decision())
+                .isEqualTo(Decision.Kind.BLOCK);
+
+        // the dotted form where it cannot act: !(arg(pay.amount) > 100) holds at every call
+        Library never = lib("G(call(pay) -> !(arg(pay.amount) > 100))");
+        assertThat(LibraryNotes.notes(never)).filteredOn(n -> n.startsWith("arg(pay.amount) > 100 reads the nested argument field"))
+                .singleElement().asString().contains("did you mean arg(pay, amount) > 100").contains("contract wa.cap then never acts");
+        assertThat(never.replay("s").next(Event.call("s", 1, "pay", "{\"amount\":5000}"), true, true).decision())
+                .isEqualTo(Decision.Kind.PASS);
+
+        // other one-argument forms and len
+        assertThat(LibraryNotes.notes(lib("G(call(refund) -> len(arg(refund.reason)) < 10)")))
+                .anyMatch(n -> n.contains("did you mean len(arg(refund, reason)) < 10"));
+        assertThat(LibraryNotes.notes(lib("G(call(refund) -> !arg_matches(refund.reason, \"x\"))")))
+                .anyMatch(n -> n.contains("did you mean arg_matches(refund, reason, \"x\")"));
+    }
+
+    @Test
+    void aDottedFieldWhoseFirstSegmentIsNoToolOrIsReadAsAFieldIsNotNoted() {
+        assertThat(LibraryNotes.notes(lib("G(call(refund) -> arg(order.amount) <= 100)"))).noneMatch(n -> n.contains("argument field"));
+        assertThat(LibraryNotes.notes(lib("G(call(refund) -> arg(refund, amount) <= 100)"))).noneMatch(n -> n.contains("argument field"));
+        assertThat(LibraryNotes.notes(lib("G(call(order) -> arg(order, refund.amount) <= 5 & arg(refund.amount) <= 5) & G !call(refund)")))
+                .as("refund is also the head of a field read by arg(order, refund.amount)").noneMatch(n -> n.contains("argument field"));
     }
 }
