@@ -65,6 +65,107 @@ public final class CallReach {
                 + "); check the contract's redirect-to or the redirect setting";
     }
 
+    /**
+     * As {@link #whyNoRedirect(String)}, and also why {@code target} cannot take the arguments of the refused call of
+     * {@code tool}: a redirect runs the target with the same arguments by name, so a target that takes none of them, or
+     * lacks one it requires, would run with nulls in their place (trial24: send_email ran with to=null, body=null in
+     * place of refund). Only where the framework's tool table tells the target's parameters: a LangChain4j AI service's
+     * method tools (the executor's Java method: every parameter but the ones LangChain4j fills itself, required unless
+     * {@code @P(required = false)}; a parameter with no {@code @P} counts for "none shared" only) and Spring AI's tool
+     * callbacks (the input schema's properties and required list); null when it cannot tell (an MCP tool, a site with no
+     * table). Read on the rare path of a redirect only.
+     */
+    public String whyNoRedirect(String target, String tool, Args args) {
+        String missing = whyNoRedirect(target);
+        if (missing != null || this != FULL) return missing;
+        Params p = params(dev.tracegate.agent.bootstrap.Dispatcher.tools(), target);
+        if (p == null || p.names.isEmpty()) return null;
+        java.util.List<String> given = new java.util.ArrayList<>();
+        for (Iterator<String> it = args.fieldNames(); it.hasNext(); ) given.add(it.next());
+        String list = given.isEmpty() ? "none" : String.join(", ", given);
+        boolean shared = false;
+        for (String n : p.names) shared |= given.contains(n);
+        if (!shared) {
+            return target + " takes none of " + tool + "'s arguments (" + list + "; its parameters: " + String.join(", ", p.names)
+                    + "), so it would run with nulls; pick a redirect-to target that takes them";
+        }
+        java.util.List<String> lacking = new java.util.ArrayList<>();
+        for (String n : p.required) if (!given.contains(n)) lacking.add(n);
+        if (!lacking.isEmpty()) {
+            return target + " requires " + String.join(", ", lacking) + ", which " + tool + "'s arguments (" + list
+                    + ") do not have, so it would run with " + (lacking.size() == 1 ? "a null" : "nulls")
+                    + "; pick a redirect-to target that takes them";
+        }
+        return null;
+    }
+
+    /** A tool's parameter names, and those it requires. */
+    private record Params(java.util.List<String> names, java.util.List<String> required) {}
+
+    /** The parameters of {@code target} in a framework's tool table, or null when the table does not tell them. */
+    private static Params params(Object table, String target) {
+        try {
+            if (table instanceof Map<?, ?> map) {
+                Object executor = map.get(target);
+                if (executor == null) return null;
+                java.lang.reflect.Method method = null;
+                // LangChain4j's DefaultToolExecutor keeps the tool's method (originalMethod: the one with the parameter names)
+                for (Class<?> k = executor.getClass(); k != null && k != Object.class && method == null; k = k.getSuperclass()) {
+                    for (java.lang.reflect.Field f : k.getDeclaredFields()) {
+                        if (f.getType() == java.lang.reflect.Method.class && f.getName().equals("originalMethod")) {
+                            f.setAccessible(true);
+                            method = (java.lang.reflect.Method) f.get(executor);
+                        }
+                    }
+                }
+                if (method == null) return null;
+                java.util.List<String> names = new java.util.ArrayList<>();
+                java.util.List<String> required = new java.util.ArrayList<>();
+                for (java.lang.reflect.Parameter parameter : method.getParameters()) {
+                    if (filledByFramework(parameter)) continue;
+                    names.add(parameter.getName());
+                    for (java.lang.annotation.Annotation a : parameter.getAnnotations()) {
+                        if (a.annotationType().getName().equals("dev.langchain4j.agent.tool.P")
+                                && Boolean.TRUE.equals(a.annotationType().getMethod("required").invoke(a))) {
+                            required.add(parameter.getName());
+                        }
+                    }
+                }
+                return new Params(names, required);
+            }
+            if (table instanceof java.util.List<?> list) {
+                for (Object callback : list) {
+                    Object definition = callback.getClass().getMethod("getToolDefinition").invoke(callback);
+                    if (!target.equals(definition.getClass().getMethod("name").invoke(definition))) continue;
+                    Object schema = definition.getClass().getMethod("inputSchema").invoke(definition);
+                    if (!(schema instanceof String text)) return null;
+                    com.fasterxml.jackson.databind.JsonNode root = Args.ofJson(text).root();
+                    com.fasterxml.jackson.databind.JsonNode properties = root.get("properties");
+                    if (properties == null || !properties.isObject()) return null;
+                    java.util.List<String> names = new java.util.ArrayList<>();
+                    properties.fieldNames().forEachRemaining(names::add);
+                    java.util.List<String> required = new java.util.ArrayList<>();
+                    com.fasterxml.jackson.databind.JsonNode req = root.get("required");
+                    if (req != null && req.isArray()) for (var r : req) if (r.isTextual()) required.add(r.asText());
+                    return new Params(names, required);
+                }
+            }
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return null;
+        }
+        return null;
+    }
+
+    /** A LangChain4j tool parameter the framework fills itself (memory id, invocation context or parameters). */
+    private static boolean filledByFramework(java.lang.reflect.Parameter parameter) {
+        String type = parameter.getType().getName();
+        if (type.startsWith("dev.langchain4j.invocation.")) return true;
+        for (java.lang.annotation.Annotation a : parameter.getAnnotations()) {
+            if (a.annotationType().getName().equals("dev.langchain4j.agent.tool.ToolMemoryId")) return true;
+        }
+        return false;
+    }
+
     /** The names in a framework's tool table, or null when there is none or its entries cannot be read. */
     private static java.util.List<String> toolNames(Object table) {
         java.util.List<String> names = new java.util.ArrayList<>();

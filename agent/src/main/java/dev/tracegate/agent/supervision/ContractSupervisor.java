@@ -447,7 +447,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         switch (c.strategy()) {
             case "redirect": {
                 String target = redirectTarget(config.redirect(), c, e.tool());
-                String cannot = call.reach().whyNoRedirect(target);
+                String missingTarget = call.reach().whyNoRedirect(target);
+                // a target that takes none of the call's arguments (or lacks one it requires) would run with nulls: blocked too
+                String cannot = missingTarget != null ? missingTarget : call.reach().whyNoRedirect(target, e.tool(), acted.args());
                 if (cannot != null) {
                     reason = thenSentence(reason, "It could not be redirected to " + target + ": " + cannot + ".");
                     if (unreachableTargets.add(c.id() + "\u0000" + target) && call.reach().whyNoRedirect() == null) {
@@ -456,7 +458,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                                 + ". Its calls are blocked instead (a BLOCK in the audit log, not a redirect).");
                     }
                     record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.BLOCK, c.id(), reason, t0);
-                    return ToolDecision.block(c.id(), reason, insteadOfMissing(rt, d, e.tool(), target, "is not available here"));
+                    return ToolDecision.block(c.id(), reason, insteadOfMissing(rt, d, e.tool(), target,
+                            missingTarget != null ? "is not available here" : "cannot take this call's arguments"));
                 }
                 Event r = again(acted, EventKind.CALL).tool(target)
                         .callId(e.callId()).args(acted.args()).build();

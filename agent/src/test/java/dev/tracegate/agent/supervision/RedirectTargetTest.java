@@ -137,4 +137,84 @@ class RedirectTargetTest {
             audit.close(10, TimeUnit.SECONDS);
         }
     }
+
+    /** A tool's Java method, as LangChain4j's DefaultToolExecutor keeps it (this test is compiled without -parameters: arg0, arg1). */
+    public static final class Mailer {
+        public String sendEmail(String to, String body) { return "sent"; }
+    }
+
+    /** What the agent reads of a LangChain4j DefaultToolExecutor: its originalMethod. */
+    static final class FakeExecutor {
+        private final java.lang.reflect.Method originalMethod;
+
+        FakeExecutor(java.lang.reflect.Method m) { this.originalMethod = m; }
+    }
+
+    /** What the agent reads of a Spring AI ToolCallback: getToolDefinition().name() and inputSchema(). */
+    public record Definition(String name, String inputSchema) {}
+
+    public record Callback(Definition definition) {
+        public Definition getToolDefinition() { return definition; }
+    }
+
+    /**
+     * trial24 (01): a redirect target that takes none of the refused call's arguments ran with every parameter null
+     * (send_email in place of refund: the model saw "sent to null"), logged as a redirect with arguments the target never
+     * got. Now, where the framework's tool table tells the target's parameters, it is a block whose reason says so, with
+     * one WARN per contract and target; a target that lacks a parameter it requires is blocked too.
+     */
+    @Test
+    void aRedirectToATargetThatTakesNoneOfTheArgumentsIsABlockThatSaysSo() throws Exception {
+        Path lib = Files.writeString(dir.resolve("r.yaml"), """
+                library: r
+                contracts:
+                  - id: r.cap
+                    guarantee: G !call(refund)
+                    strategy: redirect
+                    redirect-to: send_email
+                    message: Refunds go to a manager.
+                """);
+        Path log = dir.resolve("audit.jsonl");
+        AgentConfig config = AgentConfig.load("libraries=" + lib + ",audit.personal-data=clear,audit.path=" + log, Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
+        ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
+        java.lang.reflect.Method send = Mailer.class.getMethod("sendEmail", String.class, String.class);
+        Object previous = Dispatcher.swapTools(Map.of("refund", new Object(), "send_email", new FakeExecutor(send)));
+        try {
+            for (String id : List.of("c1", "c2")) {
+                ToolDecision d = s.onToolCall(new ToolCall("langchain4j", "s1", "refund", "{\"orderId\":\"A2\",\"amount\":100}", id));
+                assertThat(d.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+                assertThat(d.reason()).contains("It could not be redirected to send_email: send_email takes none of refund's arguments"
+                        + " (orderId, amount; its parameters: arg0, arg1), so it would run with nulls");
+            }
+            String warned = err.toString(StandardCharsets.UTF_8);
+            assertThat(warned).contains("WARN").contains("contract r.cap redirects refund to send_email, but send_email takes none of refund's arguments");
+            assertThat(warned.indexOf("redirects refund")).as("warned once").isEqualTo(warned.lastIndexOf("redirects refund"));
+        } finally {
+            Dispatcher.swapTools(previous);
+            AgentLog.captureForTest(null);
+        }
+        // Spring AI: the target's input schema; one it requires is missing -> block; all there -> the redirect stands
+        String schema = "{\"type\":\"object\",\"properties\":{\"orderId\":{\"type\":\"string\"},\"reason\":{\"type\":\"string\"}},"
+                + "\"required\":[\"orderId\",\"reason\"]}";
+        previous = Dispatcher.swapTools(List.of(new Callback(new Definition("refund", "{}")), new Callback(new Definition("send_email", schema))));
+        try {
+            ToolDecision d = s.onToolCall(new ToolCall("spring-ai", "s2", "refund", "{\"orderId\":\"A2\",\"amount\":100}", "c3"));
+            assertThat(d.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+            assertThat(d.reason()).contains("send_email requires reason, which refund's arguments (orderId, amount) do not have");
+            ToolDecision ok = s.onToolCall(new ToolCall("spring-ai", "s3", "refund", "{\"orderId\":\"A2\",\"reason\":\"late\"}", "c4"));
+            assertThat(ok.kind()).isEqualTo(ToolDecision.Kind.REDIRECT);
+            assertThat(ok.targetTool()).isEqualTo("send_email");
+        } finally {
+            Dispatcher.swapTools(previous);
+            s.close();
+            assertThat(audit.close(10, TimeUnit.SECONDS)).isTrue();
+        }
+        List<String> calls = Files.readAllLines(log).stream().filter(l -> l.contains("\"kind\":\"call\"")).toList();
+        assertThat(calls).hasSize(4);
+        assertThat(calls.get(0)).contains("\"tool\":\"refund\"").contains("\"decision\":\"block\"");
+        assertThat(calls.get(3)).contains("\"tool\":\"send_email\"").contains("\"decision\":\"redirect\"");
+    }
 }
