@@ -145,9 +145,10 @@ class AgentDojoOnlineTest {
         System.out.printf("[agentdojo online] %d runs (%d attacked, %d not), %d events, %d calls: %d blocked, %d passed, %d results "
                         + "suppressed, %d results of blocked calls never produced; %d/%d runs equal event for event%n",
                 c.runs, c.attacked, c.notAttacked, c.events, c.calls, c.blocked, c.passedCalls, c.suppressed, c.droppedReturns, c.equalRuns, c.runs);
-        System.out.printf("[agentdojo online] replayed in the import's order, as the offline evaluation does, %d runs decide some call "
-                        + "differently: %d calls because of the order of a turn's calls and results, %d because the recorded results of "
-                        + "refused calls are applied%s%n", c.evaluatedRuns, c.orderCalls, c.refusedResultCalls,
+        System.out.printf("[agentdojo online] replayed in the import's order, as the offline evaluation does (results of refused calls "
+                        + "left out, as online and as replay --mode enforce), %d runs decide some call differently: %d calls because of the "
+                        + "order of a turn's calls and results; %d more calls would differ if the recorded results of refused calls were "
+                        + "applied (as the evaluation did before ec9cf93)%s%n", c.evaluatedRuns, c.orderCalls, c.refusedResultCalls,
                 c.examples.isEmpty() ? "" : ": " + String.join("; ", c.examples));
         assertThat(failures).as("runs whose online decisions differ from the offline ones (%d of %d)", failures.size(), c.runs).isEmpty();
         return c;
@@ -215,19 +216,19 @@ class AgentDojoOnlineTest {
 
     /**
      * Counts where the two differences between the import and the framework's order change a call's
-     * decision: the order of a turn's calls and results (import without the refused calls' results vs
-     * framework order), and the recorded results of refused calls (import as the offline evaluation
-     * replays it vs import without them).
+     * decision: the order of a turn's calls and results (import without the refused calls' results, as the
+     * offline evaluation replays it since ec9cf93, vs framework order), and the recorded results of refused
+     * calls (import with them applied, as the evaluation did before, vs without them).
      */
     private static void importedOrder(OfflineDecisions offline, Path file, OfflineDecisions.Run run, Comparison c) throws IOException {
         List<String> framework = new ArrayList<>();
         for (Observed o : run.events()) if (o.kind().equals("call")) framework.add(o.decision() + o.fired());
         List<String> withoutRefusedResults = offline.importedOrder(file, true);
-        List<String> asEvaluated = offline.importedOrder(file, false);
+        List<String> withRefusedResults = offline.importedOrder(file, false);
         String id = run.info().session();
         c.orderCalls += differing(id, "order", withoutRefusedResults, framework, c.examples);
-        c.refusedResultCalls += differing(id, "results of refused calls", asEvaluated, withoutRefusedResults, c.examples);
-        if (!asEvaluated.equals(framework)) c.evaluatedRuns++;
+        c.refusedResultCalls += differing(id, "results of refused calls", withRefusedResults, withoutRefusedResults, c.examples);
+        if (!withoutRefusedResults.equals(framework)) c.evaluatedRuns++;
     }
 
     private static int differing(String id, String cause, List<String> a, List<String> b, List<String> examples) {

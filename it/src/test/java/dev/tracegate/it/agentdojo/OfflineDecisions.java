@@ -99,7 +99,8 @@ final class OfflineDecisions {
     /**
      * The decisions of the run's CALLs (by ordinal) when the import is replayed in its own order, as the
      * offline evaluation does; with {@code dropRefusedResults} a refused call's RETURN is left out (as
-     * online), without it the recorded result is applied (as the evaluation does).
+     * online, replay --mode enforce and, since ec9cf93, the evaluation), without it the recorded result is
+     * applied (as the evaluation did before).
      */
     List<String> importedOrder(Path file, boolean dropRefusedResults) throws IOException {
         RunInfo[] info = new RunInfo[1];
