@@ -98,6 +98,32 @@ class LangChain4jTest {
         assertThat(dir.resolve("audit.jsonl")).as(r.toString()).exists();
     }
 
+    /**
+     * trial24 (01): a redirect target that takes none of the call's arguments ran with every parameter null (send_email in
+     * place of refund). With the real AI service's tool table: lookupCustomer(name) as the target of sendEmail(to, body)
+     * does not run; the call is blocked with a reason that names the target's parameters, and a WARN says so.
+     */
+    @Test
+    void aRedirectToAToolThatTakesNoneOfTheArgumentsIsABlockNotARunWithNulls(@TempDir Path dir) throws IOException {
+        Path library = Files.writeString(dir.resolve("mail.yaml"), String.join("\n",
+                "library: mail",
+                "contracts:",
+                "  - id: mail.no-send",
+                "    guarantee: G !call(sendEmail)",
+                "    strategy: redirect",
+                "    redirect-to: lookupCustomer",
+                "    message: E-mail is not sent from here.", ""));
+        ForkedJvm.Result r = run("libraries=" + library + ",audit.path=" + dir.resolve("audit.jsonl"), "email");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL sendEmail ran").doesNotContain("TOOL lookupCustomer ran")
+                .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract mail.no-send)")
+                .contains("It could not be redirected to lookupCustomer: lookupCustomer takes none of sendEmail's arguments (")
+                .contains("its parameters: name), so it would run with nulls")
+                .contains("lookupCustomer, which would run in its place, cannot take this call's arguments.");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("WARN contract mail.no-send redirects sendEmail to lookupCustomer, but lookupCustomer takes none of sendEmail's arguments");
+    }
+
     /** The redirect target's result is a RETURN of the target, so a result contract on the target acts on what the model gets. */
     @Test
     void aRedirectTargetsResultIsItsReturnAndCanBeWithheld() {
