@@ -804,6 +804,26 @@ class SpringAiTest {
                 .doesNotContain("\"decision\":\"redirect\"");
     }
 
+    /**
+     * trial24 (01): a redirect target that takes none of the call's arguments would run with nulls; Spring AI's callback
+     * tells its parameters (the input schema), so deleteAccount(customerId) redirected to lookupOrder(orderId) is a block
+     * whose reason names them, and lookupOrder does not run.
+     */
+    @Test
+    void aRedirectToAToolThatTakesNoneOfTheArgumentsIsABlockOfTheOriginalCall(@TempDir Path dir) throws IOException {
+        // only the redirect contract: no other contract refuses the target's call, so before the fix lookupOrder ran with orderId=null
+        String contracts = String.join("\n", "tracegate: 1", "library: desk-redirect", "contracts:", "  - id: desk.no-delete",
+                "    guarantee: G !call(deleteAccount)", "    strategy: redirect", "    redirect-to: lookupOrder",
+                "    message: Accounts are never deleted by the agent.", "");
+        DeskRun r = desk(dir, contracts, ForkedJvm.appClasspath(), "c11", "deleteAccount", "{\"customerId\":\"C11\"}");
+        assertThat(r.stdout()).as(r.toString())
+                .doesNotContain("TOOL deleteAccount ran").doesNotContain("TOOL lookupOrder ran")
+                .contains("It could not be redirected to lookupOrder: lookupOrder takes none of deleteAccount's arguments (customerId;"
+                        + " its parameters: orderId), so it would run with nulls");
+        assertThat(r.toString()).contains("\"decision\":\"block\",\"fired\":[\"desk.no-delete\"]").doesNotContain("\"decision\":\"redirect\"")
+                .contains("WARN contract desk.no-delete redirects deleteAccount to lookupOrder, but lookupOrder takes none of");
+    }
+
     /** The model is not sent to the missing target by the contract's next: it is told what can work instead. */
     @Test
     void aRedirectToAToolTheCallCannotReachDoesNotPassOnANextThatNamesIt(@TempDir Path dir) throws IOException {
