@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Replay in enforce mode does not apply the RETURN that answers a CALL it refused: under enforcement that call never ran,
  * so its result never existed (trial21 09: the shadow log of pay then ship, replayed as enforced, refused pay and then
  * applied pay's RETURN, so {@code O returned(pay)} held and ship passed, which the online agent in enforce mode refused).
- * A RETURN with an id answers the CALL with that id; one without answers the latest CALL of its tool.
+ * A RETURN with an id answers the latest CALL of its tool with that id; one without answers the latest CALL of its tool.
  */
 class ReplayRefusedCallResultTest {
     @TempDir Path dir;
@@ -93,5 +93,35 @@ class ReplayRefusedCallResultTest {
         CliRun r = CliRun.of("replay", lib().toString(), trace.toString(), "--no-progress");
         assertThat(r.out()).contains("  rr.small: violated first at t.jsonl:1").doesNotContain("rr.ship-after-paid: violated")
                 .doesNotContain("not applied");
+    }
+
+    /**
+     * trial24 04: a model that numbers its tool calls per response gives every turn's call the id call_0. The refund
+     * refused in turn 1 is not the call that lookup_order's RETURN answers (another tool), and the refund of turn 2 with
+     * the same id supersedes it: replay refuses the one refund the online agent blocked, as it does without ids.
+     */
+    @Test
+    void repeatedIdsAcrossTurnsPairAReturnWithTheLatestCallOfItsTool() throws Exception {
+        Path lib = Files.writeString(dir.resolve("shop.yaml"), """
+                library: shop
+                contracts:
+                  - id: shop.lookup-before-big-refund
+                    guarantee: G(call(refund) & arg(refund, amount) > 100 -> O returned(lookup_order))
+                """);
+        for (boolean ids : new boolean[] {true, false}) {
+            String id = ids ? ",\"id\":\"call_0\"" : "";
+            Path trace = Files.writeString(dir.resolve("t.jsonl"),
+                    "{\"session\":\"g\",\"seq\":1,\"kind\":\"user\",\"text\":\"refund A1\"}\n"
+                    + "{\"session\":\"g\",\"seq\":2,\"kind\":\"call\",\"tool\":\"refund\"" + id + ",\"args\":{\"orderId\":\"A1\",\"amount\":150}}\n"
+                    + "{\"session\":\"g\",\"seq\":3,\"kind\":\"user\",\"text\":\"look it up first\"}\n"
+                    + "{\"session\":\"g\",\"seq\":4,\"kind\":\"call\",\"tool\":\"lookup_order\"" + id + ",\"args\":{\"orderId\":\"A1\"}}\n"
+                    + "{\"session\":\"g\",\"seq\":5,\"kind\":\"return\",\"tool\":\"lookup_order\"" + id + ",\"result\":\"order A1\"}\n"
+                    + "{\"session\":\"g\",\"seq\":6,\"kind\":\"call\",\"tool\":\"refund\"" + id + ",\"args\":{\"orderId\":\"A1\",\"amount\":150}}\n"
+                    + "{\"session\":\"g\",\"seq\":7,\"kind\":\"return\",\"tool\":\"refund\"" + id + ",\"result\":\"refunded\"}\n");
+            CliRun r = CliRun.of("replay", lib.toString(), trace.toString(), "--no-progress");
+            assertThat(r.out()).as("ids " + ids)
+                    .contains("  shop.lookup-before-big-refund: violated first at t.jsonl:2 (seq 2, call refund) (1 event)\n")
+                    .doesNotContain("not applied");
+        }
     }
 }

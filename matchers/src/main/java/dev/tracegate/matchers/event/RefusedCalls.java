@@ -7,9 +7,15 @@ import java.util.Map;
  * The CALLs of one session that an enforced replay refused (not applied), so that the RETURN answering one is not applied
  * either: under enforcement the refused call never ran, so its result (or failure) never existed (trial21 09: replaying a
  * shadow log as enforced refused {@code pay} and then applied its RETURN, so {@code O returned(pay)} held and a later
- * {@code ship} passed that the online agent refused). A RETURN with a call id answers the CALL with that id; one without
- * an id answers the latest CALL of its tool (as latches pair them), so it is not applied when that CALL was refused and
- * nothing answered it yet. The agent's own enforce logs hold no RETURN for a refused call, so nothing changes for them.
+ * {@code ship} passed that the online agent refused).
+ *
+ * <p>Which CALL a RETURN answers: one with a call id answers the latest CALL <em>of its tool</em> with that id (as context
+ * latches pair them, docs/LIBRARY.md), applied or refused, so a later CALL with the id supersedes an earlier one, and a CALL
+ * of another tool with the same id is never its call (trial24 04: a model that numbers its tool calls per response gives
+ * every turn's first call {@code call_0}; {@code lookup_order}'s RETURN was taken for the answer of a {@code refund} refused
+ * two turns before). One without an id answers the latest CALL of its tool. It is not applied only when that CALL was
+ * refused and no RETURN answered it since. The agent's own enforce logs hold no RETURN for a refused call, so nothing
+ * changes for them.
  *
  * <p>The one rule of {@code replay --mode enforce} and of the AgentDojo evaluation (which replays recorded runs as
  * enforced), so that the two agree on the same run: before stepping a RETURN, ask {@link #answered}; after stepping a
@@ -17,33 +23,57 @@ import java.util.Map;
  * result of a call it refused). Not thread-safe: one per session.
  */
 public final class RefusedCalls {
-    /** Call id of a refused CALL not answered yet, to where it was refused. */
-    private final Map<String, String> byId = new HashMap<>();
-    /** Folded tool name to where its latest CALL was refused, while that CALL is not answered and no later CALL of it ran. */
-    private final Map<String, String> latest = new HashMap<>();
+    /** A refused CALL not answered yet. */
+    private record Refused(String id, String where) {}
+
+    /** Folded tool name, then call id, to the latest CALL of that tool with that id, while it is refused and not answered. */
+    private final Map<String, Map<String, Refused>> byId = new HashMap<>();
+    /** Folded tool name to its latest CALL, while that CALL is refused and not answered. */
+    private final Map<String, Refused> latest = new HashMap<>();
 
     /** After CALL {@code e}, applied or (refused) not, named {@code where} in the caller's report; other kinds are ignored. */
     public void call(Event e, boolean applied, String where) {
         if (e.kind() != EventKind.CALL) return;
         String tool = ToolName.fold(e.tool());
-        if (applied) {
+        String id = e.callId();
+        if (applied) {   // the latest CALL of the tool (and of its id) is this one, whose RETURN is applied
             latest.remove(tool);
+            if (id != null) {
+                Map<String, Refused> ids = byId.get(tool);
+                if (ids != null && ids.remove(id) != null && ids.isEmpty()) byId.remove(tool);
+            }
             return;
         }
-        latest.put(tool, where);
-        if (e.callId() != null) byId.put(e.callId(), where);
+        Refused r = new Refused(id, where);
+        latest.put(tool, r);
+        if (id != null) byId.computeIfAbsent(tool, k -> new HashMap<>()).put(id, r);
     }
 
     /**
      * For RETURN {@code e}: where the refused CALL it answers was refused (that call is answered then, and {@code e} is not
-     * to be applied), or null when it answers no refused CALL and is replayed as any event (always null for other kinds).
+     * to be applied), or null when the CALL it answers was applied, was answered already, or is not known, and {@code e} is
+     * replayed as any event (always null for other kinds).
      */
     public String answered(Event e) {
         if (e.kind() != EventKind.RETURN) return null;
         String tool = ToolName.fold(e.tool());
-        if (e.callId() == null) return latest.remove(tool);
-        String where = byId.remove(e.callId());
-        if (where != null && where.equals(latest.get(tool))) latest.remove(tool);
-        return where;
+        String id = e.callId();
+        Refused r;
+        if (id == null) {
+            r = latest.remove(tool);
+            if (r != null && r.id() != null) {
+                Map<String, Refused> ids = byId.get(tool);
+                if (ids != null && ids.get(r.id()) == r) {
+                    ids.remove(r.id());
+                    if (ids.isEmpty()) byId.remove(tool);
+                }
+            }
+        } else {
+            Map<String, Refused> ids = byId.get(tool);
+            r = ids == null ? null : ids.remove(id);
+            if (ids != null && ids.isEmpty()) byId.remove(tool);
+            if (r != null && latest.get(tool) == r) latest.remove(tool);
+        }
+        return r == null ? null : r.where();
     }
 }
