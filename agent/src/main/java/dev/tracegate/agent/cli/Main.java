@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
                 "  a broken chain (audit verify), or an attached agent that cannot do its work (attach);",
                 "  2 bad input or usage;",
                 "  3 an internal error (printed with its stack trace).",
-                "A command's options: tracegate help COMMAND, or tracegate COMMAND --help."})
+                "A command's options: tracegate help COMMAND [SUBCOMMAND], or tracegate COMMAND [SUBCOMMAND] --help."})
 public final class Main implements Callable<Integer> {
 
     /** What {@code --version} prints, for the jar and for each command (picocli gives a command's -V no text of its own). */
@@ -36,7 +36,7 @@ public final class Main implements Callable<Integer> {
 
     /** The subcommands, in help order. */
     static final Class<?>[] COMMANDS = {CheckCommand.class, ExplainCommand.class, ReplayCommand.class, AuditCommand.class,
-            ImportCommand.class, EvalCommand.class, AttachCommand.class, CommandLine.HelpCommand.class};
+            ImportCommand.class, EvalCommand.class, AttachCommand.class, HelpCommand.class};
 
     @Spec CommandSpec spec;
 
@@ -74,7 +74,8 @@ public final class Main implements Callable<Integer> {
         String name = cmd.getCommandSpec().qualifiedName();
         err.println("Usage: " + new CommandLine.Help(cmd.getCommandSpec(), CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF))
                 .synopsis(0).stripTrailing());
-        err.println("  (" + (cmd.getCommandSpec().parent() == null ? name + " --help" : "tracegate help " + cmd.getCommandName())
+        // the command's whole path (tracegate help audit verify): help with the last name alone fails for a subcommand
+        err.println("  (" + (cmd.getCommandSpec().parent() == null ? name + " --help" : "tracegate help " + name.substring(name.indexOf(' ') + 1))
                 + " explains each argument and option)");
         CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
         err.println(name + ": " + e.getMessage());

@@ -113,6 +113,33 @@ class CommandLineTest {
         assertThat(group.err()).contains("openai-messages").contains("agentdojo");
     }
 
+    /**
+     * trial24 03: {@code audit verify} without a file hinted {@code tracegate help verify}, which failed (unknown
+     * subcommand), and {@code help audit verify} printed the usage of audit, not verify's options.
+     */
+    @Test
+    void helpAndItsHintReachASubcommandsOptions() {
+        CliRun missing = run("audit", "verify");
+        assertThat(missing.code()).isEqualTo(2);
+        assertThat(missing.err()).contains("(tracegate help audit verify explains each argument and option)");
+        for (String[] args : new String[][] {{"help", "audit", "verify"}, {"audit", "verify", "--help"}}) {
+            CliRun r = run(args);
+            assertThat(r.code()).as(String.join(" ", args)).isZero();
+            assertThat(r.out()).as(String.join(" ", args)).contains("--live").doesNotContain("Commands:");
+        }
+        CliRun imp = run("help", "import", "openai-messages");
+        assertThat(imp.code()).isZero();
+        assertThat(imp.out()).contains("--session").contains("--out");
+        assertThat(run("help", "eval", "agentdojo").out()).contains("agentdojo");
+        CliRun group = run("help", "audit");
+        assertThat(group.code()).isZero();
+        assertThat(group.out()).contains("verify");
+        CliRun unknown = run("help", "audit", "verfy");
+        assertThat(unknown.code()).isEqualTo(2);
+        assertThat(unknown.err()).contains("tracegate audit: unknown command 'verfy'; its commands: ").contains("verify");
+        assertThat(run("help").out()).contains("replay").contains("audit");
+    }
+
     @Test
     void helpNamesACommandsOptions() {
         CliRun r = run("help", "replay");
