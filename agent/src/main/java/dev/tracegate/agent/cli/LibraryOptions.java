@@ -138,13 +138,8 @@ final class LibraryOptions {
             if (m.kind() != dev.tracegate.agent.config.ConfiguredMethod.Kind.TOOL && m.sessionParam() == null) lacking.add(m);
         }
         if (lacking.isEmpty() || config.libraries().isEmpty()) return out;
-        dev.tracegate.contracts.library.Library lib;
-        try {
-            Path base = config.configFile() == null ? Path.of("") : config.configFile().toAbsolutePath().getParent();
-            lib = dev.tracegate.contracts.library.Library.load(config.libraries(), base);
-        } catch (RuntimeException e) {
-            return out;
-        }
+        dev.tracegate.contracts.library.Library lib = loadedOrNull(config);
+        if (lib == null) return out;
         for (dev.tracegate.agent.config.ConfiguredMethod m : lacking) {
             String what = m.kind() == dev.tracegate.agent.config.ConfiguredMethod.Kind.ERASURE ? "erasure" : "consent";
             List<String> readers = new ArrayList<>();
@@ -164,6 +159,16 @@ final class LibraryOptions {
         return out;
     }
 
+    /** {@code config}'s libraries, relative to its file's folder; null when they do not load (check of them says why). */
+    private static dev.tracegate.contracts.library.Library loadedOrNull(dev.tracegate.agent.config.AgentConfig config) {
+        try {
+            Path base = config.configFile() == null ? Path.of("") : config.configFile().toAbsolutePath().getParent();
+            return dev.tracegate.contracts.library.Library.load(config.libraries(), base);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
     /**
      * A note for each redirect contract of {@code config}'s libraries whose calls only configured methods see, so that
      * they are blocked, not redirected: the WARN the agent's start gives (supervision.RedirectReach), said here before
@@ -172,13 +177,8 @@ final class LibraryOptions {
     static List<String> redirectNotes(dev.tracegate.agent.config.AgentConfig config) {
         List<String> out = new ArrayList<>();
         if (config.libraries().isEmpty() || config.configuredMethods().isEmpty()) return out;
-        dev.tracegate.contracts.library.Library lib;
-        try {
-            Path base = config.configFile() == null ? Path.of("") : config.configFile().toAbsolutePath().getParent();
-            lib = dev.tracegate.contracts.library.Library.load(config.libraries(), base);
-        } catch (RuntimeException e) {
-            return out;
-        }
+        dev.tracegate.contracts.library.Library lib = loadedOrNull(config);
+        if (lib == null) return out;
         for (String line : dev.tracegate.agent.supervision.RedirectReach.onlyBlocked(lib, config, config.redirect())) out.add("note: " + line);
         return out;
     }
