@@ -616,8 +616,8 @@ public final class EnvironmentFailures {
         }
     }
 
-    /** Whether {@code value <op> bound} holds for a counter atom with a number bound. */
-    private static boolean compare(double value, Atom a) {
+    /** Whether {@code value <op> bound} holds for a counter atom with a number bound (LibraryNotes asks it too). */
+    static boolean compare(double value, Atom a) {
         double b = Double.parseDouble(((Term.Num) a.bound()).text());
         return switch (a.comparison()) {
             case "<" -> value < b;

@@ -176,17 +176,7 @@ public final class LibraryNotes {
 
     /** Whether the comparison of {@code a} holds when its value is {@code value} (the bound a number). */
     private static boolean holds(double value, Atom a) {
-        if (!(a.bound() instanceof Term.Num n)) return true;
-        double bound = Double.parseDouble(n.text());
-        return switch (a.comparison()) {
-            case "<" -> value < bound;
-            case "<=" -> value <= bound;
-            case ">" -> value > bound;
-            case ">=" -> value >= bound;
-            case "==" -> value == bound;
-            case "!=" -> value != bound;
-            default -> true;
-        };
+        return !(a.bound() instanceof Term.Num) || EnvironmentFailures.compare(value, a);
     }
 
     /** The context keys an atom reads: {@code ctx(k)}, {@code ctx.k}, {@code arg_eq_ctx(..., k)}, a {@code ctx} bound, nested atoms. */
