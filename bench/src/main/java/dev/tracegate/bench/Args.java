@@ -85,6 +85,17 @@ public final class Args {
     }
 
     /** The option as a number above 0 (decimals allowed, at most {@code max}); {@code what} says what it measures. */
+    /**
+     * Refuses a {@code --seconds} that gives no event at {@code rate} per second ({@code what}: "event", "call"); the paced
+     * harnesses' check, after {@link #integer} and {@link #positive} took the two options.
+     */
+    public void atLeastOne(double seconds, int rate, String what) {
+        if ((long) (seconds * rate) < 1) {
+            throw new BadOption("--seconds " + get("seconds") + " at --rate " + rate + " gives no " + what + " to measure: give"
+                    + " --seconds at least " + 1.0 / rate);
+        }
+    }
+
     public double positive(String name, double max, String what) {
         double d;
         try {

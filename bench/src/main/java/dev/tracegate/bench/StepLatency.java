@@ -44,10 +44,7 @@ public final class StepLatency {
         // at least 1 ns between two events: the interval is whole nanoseconds
         int rate = a.integer("rate", 1, 1_000_000_000, "events per second");
         double seconds = a.positive("seconds", 86_400, "seconds of measurement per contract count");
-        if ((long) (seconds * rate) < 1) {
-            throw new Args.BadOption("--seconds " + a.get("seconds") + " at --rate " + rate + " gives no event to measure: give"
-                    + " --seconds at least " + 1.0 / rate);
-        }
+        a.atLeastOne(seconds, rate, "event");
         int warmup = a.integer("warmup-events", 0, Integer.MAX_VALUE, "events");
         List<Object> runs = new ArrayList<>();
         for (int n : contracts) runs.add(run(n, rate, seconds, warmup));

@@ -59,10 +59,7 @@ public final class InterceptedCallLatency {
         // at least 1 ns between two calls: the interval is whole nanoseconds
         int rate = o.integer("rate", 1, 1_000_000_000, "calls per second");
         double seconds = o.positive("seconds", 86_400, "seconds of measurement");
-        if ((long) (seconds * rate) < 1) {
-            throw new Args.BadOption("--seconds " + o.get("seconds") + " at --rate " + rate + " gives no call to measure: give"
-                    + " --seconds at least " + 1.0 / rate);
-        }
+        o.atLeastOne(seconds, rate, "call");
         int warm = o.integer("warmup-calls", 0, Integer.MAX_VALUE, "calls");
         String agent = System.getProperty("bench.agent", "detached");
         SupportTools tools = new SupportTools();
