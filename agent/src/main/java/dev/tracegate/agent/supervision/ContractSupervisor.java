@@ -1281,6 +1281,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             metrics.contracts(next.contractIds);
             dropIdleRuntimes();
             AgentLog.info("libraries reloaded (version " + next.version + "): " + lib.names() + "; sessions already running keep the previous version");
+            // a redirect contract the new version adds (or keeps) that configured methods can only block: said as at start,
+            // once per contract per reload, for the version now in force (a rejected reload says nothing)
+            for (String line : RedirectReach.onlyBlocked(lib, config, config.redirect())) AgentLog.warn(line);
             return true;
         } catch (LibraryException e) {
             AgentLog.error("library reload rejected, the previous version stays in force:\n" + e.getMessage(), null);

@@ -22,7 +22,8 @@ import java.util.Set;
  * Redirect contracts that the loaded configuration can only block: a configured method's advice can run or refuse the
  * method it sits on, never run another tool in its place, so a {@code redirect} contract whose calls only configured
  * methods see blocks them every time (agent/CONFIG.md, configured methods). Before, nothing said so beforehand: the
- * first sign was a {@code block} record where a redirect was written. Said once at start, one WARN per contract.
+ * first sign was a {@code block} record where a redirect was written. Said at start, one WARN per contract, and after
+ * each hot reload that puts a new version in force, once per contract of that version.
  *
  * <p>What the start can know: which instrumentations are on, the configured tool methods and the tool names they give
  * (a literal {@code tool-name}, or the method's own name, a glob included), and the tools a contract names (the tool

@@ -109,6 +109,54 @@ class RedirectReachTest {
         assertThat(said).doesNotContain("contract ops.no-export");
     }
 
+    /**
+     * A redirect contract that a hot reload adds is said too (before, only the start said it, so a contract added to a
+     * running service's library blocked its calls without a word), once per contract per reload, after the reload's line.
+     */
+    @Test
+    void aRedirectContractThatAHotReloadAddsIsSaidOncePerReload() throws Exception {
+        AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
+        Path lib = Files.writeString(dir.resolve("ops.yaml"), """
+                library: ops
+                contracts:
+                  - id: ops.no-export
+                    guarantee: G !call(export)
+                    strategy: block
+                    message: No exports.
+                """);
+        Path log = dir.resolve("audit.jsonl");
+        Path config = Files.writeString(dir.resolve("tracegate.yaml"), "libraries: [" + lib + "]\n"
+                + "audit.path: " + log + "\n"
+                + "warmup: false\n"
+                + "configured-methods:\n"
+                + "  - {class: acme.Accounts, method: delete_account, kind: tool}\n");
+        AgentConfig c = AgentConfig.load("config=" + config, Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(c));
+        ContractSupervisor s = new ContractSupervisor(c, audit, new SupervisorMetrics(), null);
+        try {
+            assertThat(err.toString(StandardCharsets.UTF_8)).as("no redirect contract yet").doesNotContain("WARN contract ops.");
+
+            Files.writeString(lib, LIBRARY);
+            assertThat(s.reload()).isTrue();
+            String said = err.toString(StandardCharsets.UTF_8);
+            String reloaded = said.substring(said.indexOf("libraries reloaded (version 2)"));
+            assertThat(reloaded).contains("WARN contract ops.no-delete (" + lib + ":3) redirects to archive_account,"
+                    + " but its calls will be blocked, not redirected: every tool it names (delete_account) is a configured method"
+                    + " (acme.Accounts#delete_account at ");
+            assertThat(lines(said, "WARN contract ops.no-delete")).as("once:\n%s", said).isEqualTo(1);
+            assertThat(said).as("wire is no configured method; export's contract blocks anyway")
+                    .doesNotContain("contract ops.no-wire").doesNotContain("contract ops.no-export");
+
+            Files.writeString(lib, LIBRARY + "    description: the same contracts, a new version\n");
+            assertThat(s.reload()).isTrue();
+            said = err.toString(StandardCharsets.UTF_8);
+            assertThat(lines(said, "WARN contract ops.no-delete")).as("once more, for version 3:\n%s", said).isEqualTo(2);
+        } finally {
+            s.close();
+            audit.close(10, TimeUnit.SECONDS);
+        }
+    }
+
     @Test
     void aFrameworkThatMaySeeTheToolsOrNoConfiguredToolMethodSaysNothing() throws Exception {
         String said = start("""
