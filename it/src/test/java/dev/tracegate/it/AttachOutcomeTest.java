@@ -57,11 +57,18 @@ class AttachOutcomeTest {
         final String pid;
 
         Shop(List<String> jvmArgs) throws IOException {
+            this(jvmArgs, null);
+        }
+
+        /** In {@code directory} (null: this JVM's working directory). */
+        Shop(List<String> jvmArgs, Path directory) throws IOException {
             err = dir.resolve("app-err-" + System.nanoTime() + ".txt");
             List<String> command = new ArrayList<>(List.of(ForkedJvm.java()));
             command.addAll(jvmArgs);
-            command.addAll(List.of("-cp", ForkedJvm.appClasspath(), APP, "wait"));
-            process = new ProcessBuilder(command).redirectError(err.toFile()).start();
+            command.addAll(List.of("-cp", absoluteClasspath(), APP, "wait"));
+            ProcessBuilder builder = new ProcessBuilder(command).redirectError(err.toFile());
+            if (directory != null) builder.directory(directory.toFile());
+            process = builder.start();
             out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
             String ready = out.readLine();
@@ -94,6 +101,43 @@ class AttachOutcomeTest {
                 process.destroyForcibly();
             }
         }
+    }
+
+    /** The application class path with every entry absolute, for a JVM started in another directory. */
+    private static String absoluteClasspath() {
+        List<String> entries = new ArrayList<>();
+        for (String e : ForkedJvm.appClasspath().split(java.io.File.pathSeparator)) entries.add(Path.of(e).toAbsolutePath().toString());
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    /**
+     * Relative paths in the options of attach are read where attach runs, as the operator typed them, not in the
+     * service's working directory: before, {@code methods=} (and a {@code libraries} entry that did not exist there)
+     * stayed relative and the agent, in the service, looked for {@code methods.txt} in the service's directory and did
+     * not start (attach exit 2). attach says where they are read.
+     */
+    @Test
+    void relativePathsInTheOptionsAreReadWhereAttachRunsAndAttachSaysSo() throws Exception {
+        Path ops = Files.createDirectories(dir.resolve("ops"));
+        Path service = Files.createDirectories(dir.resolve("service"));
+        Files.writeString(ops.resolve("methods.txt"), RULES);
+        Files.writeString(ops.resolve("shop.yaml"), NO_CHARGES);
+        try (Shop shop = new Shop(List.of(), service)) {
+            ForkedJvm.Result attach = ForkedJvm.exec(cli("attach", shop.pid, "methods=methods.txt,libraries=shop.yaml,audit.path=audit.jsonl"),
+                    Map.of(), ops);
+            assertThat(attach.exit()).as(attach.toString()).isZero();
+            Path real = ops.toRealPath();
+            assertThat(attach.stdout()).as(attach.toString())
+                    .contains("tracegate attach: relative paths are read in " + real + ", where attach runs, not in the working"
+                            + " directory of process " + shop.pid + ": ")
+                    .contains("methods=methods.txt as " + real.resolve("methods.txt"))
+                    .contains("libraries entry shop.yaml as " + real.resolve("shop.yaml"))
+                    .contains("audit.path=audit.jsonl as " + real.resolve("audit.jsonl"))
+                    .contains("tracegate: agent attached to " + shop.pid);
+            assertThat(shop.go()).as(shop.stderr()).doesNotContain("METHOD charge ran").contains("tracegate blocked the call to charge");
+        }
+        assertThat(Files.readString(ops.resolve("audit.jsonl"))).contains("\"start\":\"attach\"").contains("shop.no-charges");
+        assertThat(service.resolve("audit.jsonl")).doesNotExist();
     }
 
     /**

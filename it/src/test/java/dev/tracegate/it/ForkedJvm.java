@@ -101,10 +101,16 @@ final class ForkedJvm {
 
     /** Runs a command with these variables added to this JVM's environment. */
     static Result exec(List<String> command, java.util.Map<String, String> environment) {
+        return exec(command, environment, null);
+    }
+
+    /** Runs a command with these variables added to this JVM's environment, in {@code directory} (null: this JVM's). */
+    static Result exec(List<String> command, java.util.Map<String, String> environment, Path directory) {
         try {
             Path out = Files.createTempFile("forked-out", ".txt");
             Path err = Files.createTempFile("forked-err", ".txt");
             ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+            if (directory != null) builder.directory(directory.toFile());
             builder.environment().putAll(environment);
             Process process = builder.start();
             if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {

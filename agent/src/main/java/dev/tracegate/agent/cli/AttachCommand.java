@@ -4,6 +4,7 @@ import com.sun.tools.attach.AgentInitializationException;
 import com.sun.tools.attach.AgentLoadException;
 import com.sun.tools.attach.AttachNotSupportedException;
 import com.sun.tools.attach.VirtualMachine;
+import dev.tracegate.agent.config.AgentConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -35,8 +36,8 @@ final class AttachCommand implements Callable<Integer> {
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "OPTIONS",
             description = "agent options as after -javaagent:tracegate-agent.jar=, e.g. config=/etc/tracegate/tracegate.yaml,mode=shadow "
-                    + "(relative paths in config=, libraries=, audit.path= and register.path= are resolved here, where you run attach, "
-                    + "not in the target JVM's working directory)")
+                    + "(relative paths in config=, libraries=, audit.path=, register.path= and methods= are resolved here, where you run "
+                    + "attach, not in the target JVM's working directory, and attach says so)")
     String options;
 
     @Override
@@ -88,8 +89,14 @@ final class AttachCommand implements Callable<Integer> {
             }
             List<String> passed = new ArrayList<>();
             List<String> notes = new ArrayList<>();
-            String agentOptions = absolutePaths(own.options(options, target, passed, notes), cwd);
+            List<String> resolved = new ArrayList<>();
+            String agentOptions = absolutePaths(own.options(options, target, passed, notes), cwd, resolved);
             notes.forEach(n -> System.err.println("tracegate attach: " + n));
+            if (!resolved.isEmpty()) {
+                // the agent runs in the target JVM, whose working directory is not this one: say which file it gets
+                System.out.println("tracegate attach: relative paths are read in " + cwd + ", where attach runs, not in the"
+                        + " working directory of process " + pid + ": " + String.join(", ", resolved));
+            }
             if (!passed.isEmpty()) {
                 System.out.println("tracegate attach: passing " + String.join(", ", passed) + " of this command to the agent as options"
                         + " (options written after the PID win over them)");
@@ -185,12 +192,20 @@ final class AttachCommand implements Callable<Integer> {
         return props;
     }
 
-    /**
-     * The options with relative paths resolved against {@code cwd}, where the user typed them: {@code config=},
-     * {@code audit.path=}, {@code register.path=}, and each entry of {@code libraries=} (separated by {@code ;}) that names a file there
-     * (built-in names such as {@code gdpr} are left as they are). The rest is unchanged.
-     */
+    /** The options with relative paths resolved against {@code cwd}, where the user typed them (see the three-argument form). */
     static String absolutePaths(String options, Path cwd) {
+        return absolutePaths(options, cwd, new ArrayList<>());
+    }
+
+    /**
+     * The options with relative paths resolved against {@code cwd}, where the user typed them, by the agent's own rule
+     * ({@link AgentConfig#namesFile}, {@link AgentConfig#namesLibraryFile}): {@code config=}, {@code audit.path=},
+     * {@code register.path=}, {@code methods=}, and each entry of {@code libraries=} (separated by {@code ;}) that is not a
+     * built-in name such as {@code gdpr}, whether or not the file exists here: the agent, in the target JVM, would read a
+     * relative one in that JVM's working directory. The rest is unchanged; {@code resolved} receives one
+     * {@code key=written as /absolute} per path resolved, for the user.
+     */
+    static String absolutePaths(String options, Path cwd, List<String> resolved) {
         if (options == null || options.isBlank()) return "";
         String[] parts = options.split(",", -1);
         for (int i = 0; i < parts.length; i++) {
@@ -199,21 +214,37 @@ final class AttachCommand implements Callable<Integer> {
             if (eq <= 0 || eq == p.length() - 1) continue;
             String key = p.substring(0, eq).strip();
             String value = p.substring(eq + 1).strip();
-            if (key.equals("config") || key.equals("audit.path") || key.equals("register.path")) {
-                Path path = Path.of(value);
-                if (!path.isAbsolute()) parts[i] = key + "=" + cwd.resolve(path).normalize();
+            if (AgentConfig.namesFile(key)) {
+                String absolute = absolute(value, cwd);
+                if (!absolute.equals(value)) {
+                    parts[i] = key + "=" + absolute;
+                    resolved.add(key + "=" + value + " as " + absolute);
+                }
             } else if (key.equals("libraries")) {
                 String[] entries = value.split(";", -1);
                 for (int j = 0; j < entries.length; j++) {
                     String entry = entries[j].strip();
-                    if (entry.isEmpty()) continue;
-                    Path path = Path.of(entry);
-                    if (!path.isAbsolute() && Files.isRegularFile(cwd.resolve(path))) entries[j] = cwd.resolve(path).normalize().toString();
+                    if (entry.isEmpty() || !AgentConfig.namesLibraryFile(entry)) continue;
+                    String absolute = absolute(entry, cwd);
+                    if (!absolute.equals(entry)) {
+                        entries[j] = absolute;
+                        resolved.add("libraries entry " + entry + " as " + absolute);
+                    }
                 }
                 parts[i] = key + "=" + String.join(";", entries);
             }
         }
         return String.join(",", parts);
+    }
+
+    /** {@code path} read in {@code cwd} if relative; as written if absolute or no path at all (the agent then says so). */
+    private static String absolute(String path, Path cwd) {
+        try {
+            Path p = Path.of(path);
+            return p.isAbsolute() ? path : cwd.resolve(p).normalize().toString();
+        } catch (java.nio.file.InvalidPathException e) {
+            return path;
+        }
     }
 
     /** The {@code config=} path of the options, or null. */

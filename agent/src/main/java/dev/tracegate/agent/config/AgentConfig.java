@@ -53,6 +53,21 @@ public final class AgentConfig {
         return Source.envName(key);
     }
 
+    /**
+     * Whether the key's value names a file ({@code config}, {@code audit.path}, {@code register.path}, the development
+     * key {@code methods}); {@code libraries} names files entry by entry ({@link #namesLibraryFile}). A relative one
+     * given outside the configuration file is read in the working directory of the JVM that reads it.
+     */
+    public static boolean namesFile(String key) {
+        ConfigKey k = ConfigKey.ALL.get(key);
+        return key.equals(CONFIG_KEY) || key.equals("methods") || (k != null && k.type == ConfigKey.Type.PATH);
+    }
+
+    /** Whether a {@code libraries} entry names a library file, not a built-in library ({@code gdpr}, {@code builtin:NAME}). */
+    public static boolean namesLibraryFile(String entry) {
+        return !entry.startsWith("builtin:") && !dev.tracegate.contracts.library.Library.BUILTINS.contains(entry);
+    }
+
     /** Whether the key's value is a list or a mapping, whose items the agent argument separates with ';' (',' elsewhere too). */
     public static boolean listValued(String key) {
         ConfigKey k = ConfigKey.ALL.get(key);
@@ -607,7 +622,7 @@ public final class AgentConfig {
 
         /** A list item as the agent uses it: a {@code libraries} entry that names a file is resolved like any path. */
         private String listItem(ConfigKey k, Raw r, String item) {
-            if (!k.name.equals("libraries") || item.startsWith("builtin:") || dev.tracegate.contracts.library.Library.BUILTINS.contains(item)) {
+            if (!k.name.equals("libraries") || !namesLibraryFile(item)) {
                 return item;
             }
             try {

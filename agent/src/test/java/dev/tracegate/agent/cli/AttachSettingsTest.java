@@ -104,6 +104,25 @@ class AttachSettingsTest {
         assertThat(o).isEqualTo("audit.path=/srv/ops/audit.jsonl,register.path=/srv/ops/data/register.jsonl");
     }
 
+    /**
+     * Every relative file of the options is read where attach runs, by the agent's own rule of what names a file: a
+     * libraries entry whether or not it exists here (a missing one stayed relative, so the agent read it in the service's
+     * working directory, a file of that name there included), and methods=; a built-in name stays one even where a file of
+     * that name exists here (the agent reads gdpr as the built-in library, attach made it a path).
+     */
+    @Test
+    void everyRelativeFileOfTheOptionsIsReadWhereAttachRunsAndBuiltinNamesStayBuiltin() throws Exception {
+        Files.writeString(dir.resolve("gdpr"), "not a library");
+        String options = "libraries=gdpr;builtin:injection;policies/shop.yaml;/etc/x.yaml,methods=methods.txt,mode=shadow";
+        String expected = "libraries=gdpr;builtin:injection;" + dir.resolve("policies/shop.yaml") + ";/etc/x.yaml,methods="
+                + dir.resolve("methods.txt") + ",mode=shadow";
+        assertThat(AttachCommand.absolutePaths(options, dir)).isEqualTo(expected);
+        List<String> resolved = new ArrayList<>();
+        assertThat(AttachCommand.absolutePaths(options, dir, resolved)).isEqualTo(expected);
+        assertThat(resolved).containsExactly("libraries entry policies/shop.yaml as " + dir.resolve("policies/shop.yaml"),
+                "methods=methods.txt as " + dir.resolve("methods.txt"));
+    }
+
     /** trial23 07: the refusal said "if it was started with it" of hot-reload; the agent now says whether it was. */
     @Test
     void theRefusalSaysWhetherTheRunningAgentReloadsItsLibraries() {
