@@ -141,6 +141,27 @@ class AttachOutcomeTest {
     }
 
     /**
+     * attach takes the development options the agent takes on -javaagent: {@code java -Dtracegate.supervisor=rules
+     * -Dtracegate.block=charge -jar tracegate-agent.jar attach PID methods=...} runs the fixed-rules supervisor in the
+     * service. Before, attach refused the property ('-Dtracegate.supervisor on the attach command names no tracegate
+     * key', exit 2) though -javaagent and the service's own -Dtracegate.supervisor take it.
+     */
+    @Test
+    void theDevelopmentOptionsOfTheAttachCommandReachTheAgent() throws Exception {
+        Path rules = Files.writeString(dir.resolve("methods.txt"), RULES);
+        try (Shop shop = new Shop(List.of())) {
+            List<String> command = new ArrayList<>(List.of(ForkedJvm.java(), "-Dtracegate.supervisor=rules", "-Dtracegate.block=charge",
+                    "-jar", ForkedJvm.agentJar().toString(), "attach", shop.pid, "methods=" + rules + ",audit.path=" + dir.resolve("audit.jsonl")));
+            ForkedJvm.Result attach = ForkedJvm.exec(command);
+            assertThat(attach.exit()).as(attach.toString()).isZero();
+            assertThat(attach.stdout()).as(attach.toString())
+                    .contains("passing -Dtracegate.block, -Dtracegate.supervisor of this command to the agent as options")
+                    .contains("tracegate: agent attached to " + shop.pid);
+            assertThat(shop.go()).as(shop.stderr()).doesNotContain("METHOD charge ran").contains("tracegate blocked the call to charge (contract rule.block)");
+        }
+    }
+
+    /**
      * trial23 02: {@code TRACEGATE_LIBRARIES=... TRACEGATE_AUDIT_PATH=... attach PID} said "agent attached" (exit 0) for an
      * agent that had read only the service's environment and loaded no library. The attach command's own variables are
      * now passed as options, and attach prints the agent's start-up lines.

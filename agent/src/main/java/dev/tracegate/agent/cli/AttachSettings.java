@@ -48,7 +48,7 @@ final class AttachSettings {
             String key = name.substring(AgentConfig.PROPERTY_PREFIX.length());
             if (!AgentConfig.keyNames().contains(key)) {
                 throw new IllegalArgumentException("-D" + name + " on the attach command names no tracegate key (they are listed in"
-                        + " agent/CONFIG.md); remove it or correct its name");
+                        + " agent/CONFIG.md, the development options in agent/README.md); remove it or correct its name");
             }
             settings.add(setting(key, e.getValue(), "-D" + name, true));
         }
@@ -69,6 +69,10 @@ final class AttachSettings {
         String v = value.strip();
         if (AgentConfig.listValued(key)) {
             v = v.replace(',', ';');   // the agent argument separates options with ','
+        } else if (v.indexOf(',') >= 0 && AgentConfig.DEVELOPMENT_KEYS.contains(key)) {
+            throw new IllegalArgumentException(name + "=" + v + " holds a ',', which the agent options of attach cannot carry"
+                    + " (they are one comma-separated word); the development option " + key + " separates its items with ';'"
+                    + " (e.g. " + key + "=a;b)");
         } else if (v.indexOf(',') >= 0) {
             throw new IllegalArgumentException(name + "=" + v + " holds a ',', which the agent options of attach cannot carry"
                     + " (they are one comma-separated word); give the key in a configuration file and pass config=FILE instead");

@@ -40,11 +40,24 @@ public final class AgentConfig {
     /** The key that names the YAML file: agent argument {@code config=}, {@code -Dtracegate.config}, {@code TRACEGATE_CONFIG}. */
     public static final String CONFIG_KEY = "config";
 
-    /** The keys as the agent argument writes them, {@code config} first (the {@code attach} command passes its own settings on as such). */
+    /**
+     * The development options (agent/README.md): the fixed-rules supervisor ({@code supervisor=rules}, {@code block=a;b},
+     * ...) and the bridge ({@code trace}, {@code onBlock}, {@code shadow}, {@code methods}) read them as free text beside
+     * the keys of this class, from the agent argument, {@code -Dtracegate.KEY} and {@code TRACEGATE_KEY}. Lists in them
+     * are separated by ';'. The agent starts with them as extra keys; {@code attach} takes what {@link #keyNames} lists.
+     */
+    public static final Set<String> DEVELOPMENT_KEYS = Set.of("supervisor", "block", "suppress", "suppressUser", "redact",
+            "blockOutput", "trace", "onBlock", "shadow", "methods", "failOn");
+
+    /**
+     * Every key the agent takes, as the agent argument writes them: {@code config} first, the configuration keys, then
+     * the {@link #DEVELOPMENT_KEYS} (the {@code attach} command passes its own settings on as such).
+     */
     public static List<String> keyNames() {
         List<String> names = new ArrayList<>();
         names.add(CONFIG_KEY);
         names.addAll(ConfigKey.ALL.keySet());
+        names.addAll(new java.util.TreeSet<>(DEVELOPMENT_KEYS));
         return names;
     }
 

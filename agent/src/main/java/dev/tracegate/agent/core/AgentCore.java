@@ -54,10 +54,10 @@ public final class AgentCore {
 
     /**
      * Options that the development supervisor ({@code supervisor=rules}) and the bridge read as free
-     * text beside the configuration keys of {@link AgentConfig}.
+     * text beside the configuration keys of {@link AgentConfig}: {@link AgentConfig#DEVELOPMENT_KEYS}, the list that
+     * {@code attach} takes too.
      */
-    static final Set<String> FREE_KEYS = Set.of("supervisor", "block", "suppress", "suppressUser", "redact", "blockOutput",
-            "trace", "onBlock", "shadow", "methods", "failOn");
+    static final Set<String> FREE_KEYS = AgentConfig.DEVELOPMENT_KEYS;
 
     /**
      * Called reflectively by the launcher; a bad option stops the start unless {@code fail=open}. Returns once the

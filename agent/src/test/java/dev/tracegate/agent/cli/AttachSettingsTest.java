@@ -78,6 +78,26 @@ class AttachSettingsTest {
                 .hasMessageContaining("TRACEGATE_MODE on the attach command is empty");
     }
 
+    /**
+     * The development options the agent takes on -javaagent (-Dtracegate.supervisor=rules, TRACEGATE_TRACE, ...) are
+     * passed like the configuration keys: before, attach refused such a property as 'names no tracegate key' and left
+     * out such a variable as 'not a tracegate key'. A ',' in one is refused with the ';' it takes instead.
+     */
+    @Test
+    void theDevelopmentOptionsTheAgentTakesArePassedToo() {
+        AttachSettings s = AttachSettings.of(Map.of("TRACEGATE_TRACE", "true"),
+                Map.of("tracegate.supervisor", "rules", "tracegate.block", "charge;refund", "tracegate.methods", "/srv/ops/methods.txt"));
+        assertThat(s.notes()).isEmpty();
+        List<String> passed = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        assertThat(options(s, null, new Properties(), passed, notes))
+                .isEqualTo("block=charge;refund,methods=/srv/ops/methods.txt,supervisor=rules,trace=true");
+        assertThat(passed).containsExactly("-Dtracegate.block", "-Dtracegate.methods", "-Dtracegate.supervisor", "TRACEGATE_TRACE");
+        assertThat(notes).isEmpty();
+        assertThatThrownBy(() -> AttachSettings.of(Map.of(), Map.of("tracegate.block", "charge,refund")))
+                .hasMessageContaining("-Dtracegate.block=charge,refund holds a ','").hasMessageContaining("block=a;b");
+    }
+
     /** Before, a variable of the attach command was dropped without a word and attach said "agent attached" (trial23 02). */
     @Test
     void attachRefusesAPropertyThatNamesNoKeyBeforeItAttaches() throws Exception {
