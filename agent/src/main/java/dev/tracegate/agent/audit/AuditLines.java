@@ -136,6 +136,14 @@ final class AuditLines {
     private final byte[][] toolNameText = new byte[TOOLS][];
     private String lastTool;
     private byte[] lastToolText;
+    /**
+     * The tool names written, as given, up to {@link #TOOLS_SEEN_MAX}: added where {@link #toolText} encodes a name anew
+     * (its cache missed), so a line whose tool is cached costs nothing more. Read at shutdown, possibly by another
+     * thread than the writer's (a writer stuck on its file is not waited for): concurrent.
+     */
+    private final java.util.Set<String> toolsSeen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private int toolsSeenCount;
+    static final int TOOLS_SEEN_MAX = 1024;
     private static final int NAMES = 64;
     private final String[] fieldName = new String[NAMES];
     private final byte[][] fieldNameText = new byte[NAMES][];
@@ -169,6 +177,9 @@ final class AuditLines {
     }
 
     byte[] buffer() { return buf; }
+
+    /** The tool names of the lines written so far (at most {@link #TOOLS_SEEN_MAX}), as the events gave them; a live view. */
+    java.util.Set<String> toolsSeen() { return java.util.Collections.unmodifiableSet(toolsSeen); }
 
     int length() { return len; }
 
@@ -652,6 +663,7 @@ final class AuditLines {
         if (known != tool && !tool.equals(known)) {
             toolNameText[slot] = concat(K_TOOL, quoted(tool));
             toolName[slot] = tool;
+            if (toolsSeenCount < TOOLS_SEEN_MAX && toolsSeen.add(tool)) toolsSeenCount++;
         }
         lastTool = tool;
         return lastToolText = toolNameText[slot];

@@ -591,6 +591,13 @@ public final class AuditWriter implements AutoCloseable {
     /** Whether the log was closed (the JVM's shutdown, or {@link #close}): every later record is turned away. */
     public boolean isClosed() { return closing; }
 
+    /**
+     * The tool names of the records written so far, as the events gave them (at most 1,024 names), from the writer's cache
+     * of tool names: what the agent saw of the application's tools (the shutdown's note on tools the contracts name that
+     * never came, supervision.UnseenTools). Safe to read from any thread; complete once the writer has drained.
+     */
+    public java.util.Set<String> toolsWritten() { return lines.toolsSeen(); }
+
     /** Whether the writer is stuck in a write that does not return (see {@link #stalls()}); false again once it moves. */
     public boolean isStalled() { return stalled.get(); }
 

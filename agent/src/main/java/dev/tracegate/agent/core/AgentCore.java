@@ -573,6 +573,14 @@ public final class AgentCore {
             Abandoned why = abandoned;
             // bounded: a log that takes nothing (a pipe nobody reads) holds the exit at most that long, and says so
             if (why == null) AuditDrain.close(audit, config.auditMaxBlock().toMillis()); else audit.closeUnsupervised(why.fail(), why.reason());
+            // after the log has taken the run's last records: the tools the contracts name that never came (a misspelt name)
+            if (supervisor != null && why == null) {
+                try {
+                    supervisor.sayToolsNeverSeen();
+                } catch (RuntimeException | LinkageError e) {
+                    AgentLog.error("the note on tools the contracts name that never came failed", e);
+                }
+            }
             // a registration still under way (the JVM ends right after premain) is not waited for: unregistering
             // would wait until the platform MBean server is started, only for the MBean to go with the JVM
             Registration r = registration;

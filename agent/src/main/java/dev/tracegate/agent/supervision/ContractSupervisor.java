@@ -68,6 +68,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private final Object reloading = new Object();
     /** Sessions whose END is being recorded: a new session of the same id waits for it (see {@link #sessionOf}). */
     private final ConcurrentHashMap<String, Session> ending = new ConcurrentHashMap<>();
+    /**
+     * The tools of calls that were redirected, whose audit records carry their targets' names: with the tool names the
+     * audit log wrote, the tools that came in this run ({@link #sayToolsNeverSeen}). Added on the redirect path only.
+     */
+    private final java.util.Set<String> redirectedFrom = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicBoolean toolsNeverSeenSaid = new java.util.concurrent.atomic.AtomicBoolean();
     /** The contract and target pairs whose redirect target a call site lacked, each warned about once. */
     private final java.util.Set<String> unreachableTargets = ConcurrentHashMap.newKeySet();
     private final Redaction redaction = new Redaction();
@@ -468,6 +474,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     if (!record(rt, w, s, r, d, dev.tracegate.agent.audit.Decision.REDIRECT, c.id(), thenSentence(reason, "The call of " + e.tool() + " was redirected to " + target + "."), t0)) {
                         return refusedByLog(rt, s, w, again);
                     }
+                    redirectedFrom.add(e.tool());   // its record carries the target: the tool came all the same (toolsNeverSeen)
                     return ToolDecision.redirect(c.id(), reason, target, arguments);
                 }
                 // the target's call is refused too (by any strategy: a redirect runs its target only when that call passes),
@@ -1629,6 +1636,18 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     + " shutdown runs after them (agent/CONFIG.md, \"Shutdown\").");
         }
         return closed ? ToolDecision.block(INTERNAL, SHUTDOWN_REFUSAL, "Retry the request on a running instance.") : null;
+    }
+
+    /**
+     * At shutdown, once the audit log has taken the run's records: one WARN per library file whose contracts name a tool
+     * that no tool event of the run had while others did (a misspelt tool name never matches; supervision.UnseenTools).
+     * Said once; nothing when no tool event came at all.
+     */
+    public void sayToolsNeverSeen() {
+        if (!toolsNeverSeenSaid.compareAndSet(false, true)) return;
+        java.util.Set<String> seen = new java.util.HashSet<>(audit.toolsWritten());
+        seen.addAll(redirectedFrom);
+        for (String line : UnseenTools.lines(current.library, seen)) AgentLog.warn(line);
     }
 
     @Override

@@ -1,0 +1,101 @@
+package dev.tracegate.agent.supervision;
+
+import dev.tracegate.agent.audit.AuditWriter;
+import dev.tracegate.agent.config.AgentConfig;
+import dev.tracegate.agent.core.AgentLog;
+import dev.tracegate.agent.core.ToolCall;
+import dev.tracegate.agent.core.ToolDecision;
+import dev.tracegate.agent.metrics.SupervisorMetrics;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A contract that names a misspelt tool ({@code call(reset_pasword)}) loads and never acts, and before nothing said so.
+ * At shutdown the agent now says, once per library file, which tools its contracts name that no tool event of the run
+ * had, with the nearest tool names that did come.
+ */
+class UnseenToolsTest {
+    @TempDir Path dir;
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @AfterEach
+    void restoreLog() {
+        AgentLog.captureForTest(null);
+    }
+
+    private static final String LIBRARY = """
+            library: accounts
+            contracts:
+              - id: accounts.reset-asked
+                guarantee: G (call(reset_pasword) -> O user_matches("(?i)reset"))
+                message: A password is reset only when the user asks.
+              - id: accounts.no-delete
+                guarantee: G !call(delete_account)
+                strategy: redirect
+                redirect-to: archive_account
+                message: Accounts are archived, not deleted.
+              - id: accounts.wire-cap
+                guarantee: G (call(wire_money) -> arg(wire_money, amount) <= 100)
+                message: At most 100 per wire.
+            """;
+
+    /** A run of the supervisor over {@code tools} (one call each, in one session), shut down as the agent does; what it said. */
+    private String run(String... tools) throws Exception {
+        Path lib = Files.writeString(dir.resolve("accounts.yaml"), LIBRARY);
+        Path log = dir.resolve("audit.jsonl");
+        Path config = Files.writeString(dir.resolve("tracegate.yaml"), "libraries: [" + lib + ", sop-refund]\n"
+                + "audit.path: " + log + "\n"
+                + "warmup: false\n");
+        AgentConfig c = AgentConfig.load("config=" + config, Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(c));
+        ContractSupervisor s = new ContractSupervisor(c, audit, new SupervisorMetrics(), null);
+        AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));   // what the start said is not asserted
+        int n = 0;
+        for (String tool : tools) {
+            ToolDecision d = s.onToolCall(new ToolCall("lc4j", "s1", tool, "{\"amount\":50}", "t" + n++));
+            if (tool.equals("delete_account")) assertThat(d.kind()).isEqualTo(ToolDecision.Kind.REDIRECT);
+        }
+        s.close();
+        audit.close(10, TimeUnit.SECONDS);
+        s.sayToolsNeverSeen();
+        s.sayToolsNeverSeen();   // once
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aToolAContractNamesThatNeverCameIsSaidAtShutdownWithTheNearestToolThatDid() throws Exception {
+        String said = run("reset_password", "wire_money", "lookup_account", "delete_account");
+
+        String lib = dir.resolve("accounts.yaml").toString();
+        assertThat(said).contains("WARN " + lib + ": its contracts name a tool that no tool event of this run had, while 5 tools"
+                + " did: reset_pasword (line 4; nearest that came: reset_password, 1 edit). Tool names are compared exactly"
+                + " (case aside), so a misspelt one never matches and its contract never acts");
+        assertThat(said.lines().filter(l -> l.contains("no tool event of this run had")).count()).as("one line, once:\n%s", said).isEqualTo(1);
+        assertThat(said).as("a redirected call's tool came, though its record names the target").doesNotContain("delete_account (");
+        assertThat(said).as("a built-in library's tools (sop-refund's refund, approve_refund) are tracegate's spelling")
+                .doesNotContain("approve_refund").doesNotContain("sop-refund");
+    }
+
+    @Test
+    void aToolNoneOfTheToolsThatCameIsNearIsNamedWithoutAGuessAndNoToolEventSaysNothing() throws Exception {
+        String said = run("lookup_account", "reset_password", "wire_money");
+        assertThat(said).contains("its contracts name 2 tools that no tool event of this run had, while 3 tools did: reset_pasword"
+                + " (line 4; nearest that came: reset_password, 1 edit), delete_account (line 7; no tool that came is within 3 edits)");
+
+        err.reset();
+        said = run();
+        assertThat(said).as("no tool event at all: the names cannot be judged").doesNotContain("no tool event of this run had");
+    }
+}
