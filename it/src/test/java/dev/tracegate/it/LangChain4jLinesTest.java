@@ -23,6 +23,7 @@ class LangChain4jLinesTest {
     private static final String APP = "demoapp.langchain4j.LangChain4jApp";
     private static final String STREAM_APP = "demoapp.langchain4j.LangChain4jStreamApp";
     private static final String MCP_APP = "demoapp.langchain4j.LangChain4jMcpApp";
+    private static final String IMMEDIATE_APP = "demoapp.langchain4j.ImmediateToolApp";
 
     @TempDir
     Path dir;
@@ -189,6 +190,25 @@ class LangChain4jLinesTest {
         assertThat(blocked.stdout()).as(blocked.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("COMPLETE: done: tracegate blocked the call to sendEmail");
+    }
+
+    @Test
+    void anImmediateToolsResultIsCheckedAsTheTurnsAnswer() {
+        // 1.11.0 has only the loop overload that takes a boolean: the answer the application reads is checked there too
+        ForkedJvm.Result r = run111("trace=true,blockOutput=SECRET", IMMEDIATE_APP, "result");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("TOOL orderStatus ran id=7")
+                .contains("TOOL RESULT orderStatus: tracegate blocked model output (contract rule.blockOutput)")
+                .doesNotContain("SECRET-TOKEN-42")
+                .doesNotContain("MODEL SAW TOOL RESULT");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("BLOCK ASSISTANT langchain4j session=alice contract=rule.blockOutput")
+                .doesNotContain("NoSuchMethodError")
+                .doesNotContain("but none of the methods it reads");
+        ForkedJvm.Result thrown = run111("blockOutput=SECRET,onBlock=throw", IMMEDIATE_APP, "result");
+        assertThat(thrown.stdout()).as(thrown.toString())
+                .doesNotContain("TOOL RESULT")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output");
     }
 
     // ---- langchain4j-mcp 1.11.0-beta19: the client on the 1.11.0 class path, the MCP SDK server on the app's own ----

@@ -8,8 +8,10 @@ import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.service.tool.ToolExecution;
 import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.langchain4j.service.tool.ToolExecutor;
+import dev.langchain4j.service.tool.ToolServiceResult;
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.bootstrap.TracegateViolation;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 
 import static net.bytebuddy.matcher.ElementMatchers.declaresField;
+import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.isStatic;
@@ -37,7 +40,10 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * LangChain4j: every tool call of an AI service at {@code ToolService#executeWithErrorHandling} (tool
  * methods, MCP tools, lambda executors, concurrent execution), session = chat memory id; USER and
  * ASSISTANT events at {@code ChatModel#chat(ChatRequest)}; calls of langchain4j-mcp's {@code McpClient#executeTool}
- * made outside an AI service (inside one, the choke point already saw the call: nested, and the same tool-call id).
+ * made outside an AI service (inside one, the choke point already saw the call: nested, and the same tool-call id);
+ * the results of {@code IMMEDIATE} tools, which a blocking AI service hands to the application as the turn's answer, as
+ * ASSISTANT at {@code ToolService#executeInferenceAndToolsLoop} (a streaming AI service hands them to
+ * {@code onToolExecuted} as each tool ends, before it knows the turn ends there: not checked as answers).
  *
  * <p>Streaming AI services ({@code TokenStream}, and the reactive return types built on it): USER at
  * {@code StreamingChatModel#chat(ChatRequest, ..., handler)} in the session of the {@code TokenStream} being started;
@@ -60,6 +66,8 @@ public final class LangChain4jHooks implements Hooks {
     static final String SERVICE_STREAM_HANDLER = "dev.langchain4j.service.AiServiceStreamingResponseHandler";
     /** langchain4j-mcp's client interface (its own JSON-RPC client, not the MCP Java SDK's). */
     static final String MCP_CLIENT = "dev.langchain4j.mcp.client.McpClient";
+    /** What the AI service's tool loop returns; {@code immediateToolReturn()} says the turn ended with tool results. */
+    static final String TOOL_SERVICE_RESULT = "dev.langchain4j.service.tool.ToolServiceResult";
 
     @Override
     public String name() {
@@ -117,7 +125,20 @@ public final class LangChain4jHooks implements Hooks {
                                 .and(declaresField(named("val$handler"))),
                         named("onCompleteResponse").and(takesArguments(1))
                                 .and(takesArgument(0, named("dev.langchain4j.model.chat.response.ChatResponse"))),
-                        self + "$DirectStreamCompletionAdvice"));
+                        self + "$DirectStreamCompletionAdvice"),
+                // the results of IMMEDIATE tools, which end the turn as what the application gets: 1.19.0's loop (the
+                // overload with the model call as a Function; the boolean one delegates to it), else 1.11.0's only one
+                new HookPoint(named(TOOL_SERVICE),
+                        named("executeInferenceAndToolsLoop").and(takesArguments(9))
+                                .and(takesArgument(8, named("java.util.function.Function")))
+                                .and(returns(named(TOOL_SERVICE_RESULT))),
+                        self + "$ImmediateReturnAdvice").role("the answer an IMMEDIATE tool hands to the application"),
+                new HookPoint(named(TOOL_SERVICE).and(not(declaresMethod(named("executeInferenceAndToolsLoop")
+                                .and(takesArguments(9)).and(takesArgument(8, named("java.util.function.Function")))))),
+                        named("executeInferenceAndToolsLoop").and(takesArguments(9))
+                                .and(takesArgument(8, boolean.class))
+                                .and(returns(named(TOOL_SERVICE_RESULT))),
+                        self + "$ImmediateReturnAdvice").role("the answer an IMMEDIATE tool hands to the application"));
     }
 
     /** The tool-call choke point: CALL before, RETURN after; block, redirect, redact, suppress. */
@@ -612,6 +633,75 @@ public final class LangChain4jHooks implements Hooks {
                 response = response.toBuilder().aiMessage(message.withText(replacement)).build();
             }
             return false;
+        }
+    }
+
+    /**
+     * The results of tools declared {@code @Tool(returnBehavior = IMMEDIATE)} (or {@code IMMEDIATE_IF_LAST}), with which
+     * the AI service ends the turn without another model round: the application gets them from
+     * {@code Result.toolExecutions()} (1.19.0 also as the method's own value, the tool's returned object, when its type
+     * fits). Each is the conversation's ASSISTANT event, checked after the tool's RETURN and before the AI service builds
+     * what it returns: a replacement (notice, masked text) becomes that execution's result text, and its result object
+     * when the tool returned text (another type cannot carry it: null); a block under {@code block.style: exception}
+     * throws to the caller. The chat memory keeps the result as the model's input of the next turn, as for any tool.
+     */
+    public static final class ImmediateReturnAdvice {
+
+        @Advice.OnMethodExit
+        static void exit(@Advice.Argument(1) Object memoryId,
+                         @Advice.Argument(6) InvocationContext context,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolServiceResult result) {
+            if (result == null || !result.immediateToolReturn()) {
+                return;   // the loop ended with the model's answer, which ChatAdvice checked
+            }
+            try {
+                Object id = context != null && context.chatMemoryId() != null ? context.chatMemoryId() : memoryId;
+                String session = id == null ? "default" : id.toString();
+                List<ToolExecution> executions = result.toolExecutions();
+                List<ToolExecution> checked = null;
+                for (int i = 0; executions != null && i < executions.size(); i++) {
+                    ToolExecution execution = executions.get(i);
+                    String text = execution == null ? null : execution.result();
+                    String replacement = text == null || text.isEmpty() ? null : Dispatcher.onAssistantMessage("langchain4j", session, text);
+                    if (replacement == null) {
+                        continue;
+                    }
+                    if (checked == null) {
+                        checked = new ArrayList<ToolExecution>(executions);
+                    }
+                    Object returned = execution.resultObject();
+                    ToolExecutionResult replaced = ToolExecutionResult.builder()
+                            .isError(execution.hasFailed())
+                            .result(returned instanceof CharSequence ? replacement : null)
+                            .resultText(replacement)
+                            .build();
+                    ToolExecution.Builder copy = ToolExecution.builder().request(execution.request()).result(replaced);
+                    try {
+                        copy.startTime(execution.startTime()).finishTime(execution.finishTime()).invocationContext(execution.invocationContext());
+                    } catch (LinkageError older) {
+                        // 1.11.0's ToolExecution has no times or invocation context
+                    }
+                    checked.set(i, copy.build());
+                }
+                if (checked != null) {
+                    result = ToolServiceResult.builder()
+                            .intermediateResponses(result.intermediateResponses())
+                            .finalResponse(result.finalResponse())
+                            .toolExecutions(checked)
+                            .aggregateTokenUsage(result.aggregateTokenUsage())
+                            .immediateToolReturn(true)
+                            .build();
+                }
+            } catch (TracegateViolation violation) {
+                throw violation;   // a block under block.style: exception (or fail: closed inside the dispatcher)
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "immediate tool answer", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();   // fail: closed: the answer is refused, as a model answer would be
+                }
+            } finally {
+                Dispatcher.dropAdoptedSession();   // the turn's answer: a session adopted for it ends here
+            }
         }
     }
 

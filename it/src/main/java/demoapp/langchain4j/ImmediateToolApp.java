@@ -1,0 +1,144 @@
+package demoapp.langchain4j;
+
+import demoapp.Console;
+import dev.langchain4j.agent.tool.ReturnBehavior;
+import dev.langchain4j.agent.tool.Tool;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.MemoryId;
+import dev.langchain4j.service.Result;
+import dev.langchain4j.service.tool.ToolExecution;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A LangChain4j AI service whose tools are declared {@code @Tool(returnBehavior = ReturnBehavior.IMMEDIATE)}: the turn
+ * ends with their results, no model round follows, and the application reads what it gets from
+ * {@code Result.toolExecutions()} (or, on 1.19.0, as the method's own value when the tool's return type fits).
+ * Usage: {@code ImmediateToolApp <result|direct|object|two> [memory id]}:
+ * {@code result}: {@code Result<String>}, the model asks for {@code orderStatus};
+ * {@code direct}: a {@code String} method, the same tool (1.19.0);
+ * {@code object}: an {@code OrderInfo} method, a tool that returns an {@code OrderInfo} (1.19.0);
+ * {@code two}: {@code Result<String>}, the model asks for {@code orderStatus} and {@code trackingNote} in one round.
+ */
+public final class ImmediateToolApp {
+
+    /** What the {@code orderInfo} tool returns. */
+    public record OrderInfo(String id, String status, String courierToken) {
+    }
+
+    interface Desk {
+        Result<String> ask(@MemoryId String user, @dev.langchain4j.service.UserMessage String message);
+    }
+
+    interface DirectDesk {
+        String ask(@MemoryId String user, @dev.langchain4j.service.UserMessage String message);
+    }
+
+    interface InfoDesk {
+        OrderInfo ask(@MemoryId String user, @dev.langchain4j.service.UserMessage String message);
+    }
+
+    /** Tools whose results go to the application as they are, without the model. */
+    public static final class OrderTools {
+        @Tool(value = "The status of an order", returnBehavior = ReturnBehavior.IMMEDIATE)
+        public String orderStatus(String id) {
+            Console.line("TOOL orderStatus ran id=" + id);
+            return "order " + id + ": shipped; courier token SECRET-TOKEN-42, refund to DE89370400440532013000";
+        }
+
+        @Tool(value = "A note on the tracking of an order", returnBehavior = ReturnBehavior.IMMEDIATE)
+        public String trackingNote(String id) {
+            Console.line("TOOL trackingNote ran id=" + id);
+            return "order " + id + " arrives on Friday";
+        }
+
+        @Tool(value = "An order as a record", returnBehavior = ReturnBehavior.IMMEDIATE)
+        public OrderInfo orderInfo(String id) {
+            Console.line("TOOL orderInfo ran id=" + id);
+            return new OrderInfo(id, "shipped", "SECRET-TOKEN-42");
+        }
+    }
+
+    /** Asks for the scenario's tools; a second round (which IMMEDIATE tools never start) says what it saw. */
+    static final class ScriptedModel implements ChatModel {
+        private final String scenario;
+
+        ScriptedModel(String scenario) {
+            this.scenario = scenario;
+        }
+
+        @Override
+        public ChatResponse doChat(ChatRequest request) {
+            List<ChatMessage> messages = request.messages();
+            ChatMessage last = messages.get(messages.size() - 1);
+            if (last instanceof ToolExecutionResultMessage) {
+                Console.line("MODEL SAW TOOL RESULT " + ((ToolExecutionResultMessage) last).text());
+                return ChatResponse.builder().aiMessage(AiMessage.from("done")).build();
+            }
+            Console.line("MODEL SAW USER: " + ((UserMessage) last).singleText());
+            List<ToolExecutionRequest> calls = new ArrayList<>();
+            switch (scenario) {
+                case "result":
+                case "direct":
+                    calls.add(request("orderStatus"));
+                    break;
+                case "object":
+                    calls.add(request("orderInfo"));
+                    break;
+                case "two":
+                    calls.add(request("orderStatus"));
+                    calls.add(request("trackingNote"));
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown scenario " + scenario);
+            }
+            return ChatResponse.builder().aiMessage(AiMessage.from(calls)).build();
+        }
+
+        private static ToolExecutionRequest request(String name) {
+            return ToolExecutionRequest.builder().id("call-" + name).name(name).arguments("{\"id\":\"7\"}").build();
+        }
+    }
+
+    private static <T> T service(Class<T> type, String scenario) {
+        return AiServices.builder(type)
+                .chatModel(new ScriptedModel(scenario))
+                .tools(new OrderTools())
+                .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20))
+                .build();
+    }
+
+    public static void main(String[] args) {
+        String scenario = args.length > 0 ? args[0] : "result";
+        String user = args.length > 1 ? args[1] : "alice";
+        try {
+            switch (scenario) {
+                case "direct":
+                    Console.line("DIRECT: " + service(DirectDesk.class, scenario).ask(user, "where is order 7?"));
+                    break;
+                case "object":
+                    Console.line("DIRECT OBJECT: " + service(InfoDesk.class, scenario).ask(user, "where is order 7?"));
+                    break;
+                default:
+                    Result<String> result = service(Desk.class, scenario).ask(user, "where is order 7?");
+                    Console.line("CONTENT: " + result.content());
+                    for (ToolExecution execution : result.toolExecutions()) {
+                        Console.line("TOOL RESULT " + execution.request().name() + ": " + execution.result());
+                        Console.line("TOOL OBJECT " + execution.request().name() + ": " + execution.resultObject());
+                    }
+            }
+        } catch (RuntimeException e) {
+            Console.exception(e);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.tracegate.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A LangChain4j tool declared {@code @Tool(returnBehavior = ReturnBehavior.IMMEDIATE)} ends the turn with its result and
+ * no model round: what the application then gets ({@code Result.toolExecutions()}, or on 1.19.0 the method's own value)
+ * is the conversation's answer, checked as an ASSISTANT event after the tool's RETURN (trial24). Real LangChain4j 1.19.0
+ * in forked JVMs under the built agent jar; the app never imports tracegate (1.11.0: LangChain4jLinesTest).
+ */
+class LangChain4jImmediateToolTest {
+
+    private static final String APP = "demoapp.langchain4j.ImmediateToolApp";
+    private static final String SECRET = "SECRET-TOKEN-42";
+    private static final String NOTICE = "tracegate blocked model output (contract rule.blockOutput): it contains a forbidden word";
+
+    private static ForkedJvm.Result run(String options, String... args) {
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent(options)), ForkedJvm.appClasspath(), APP, args);
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString()).doesNotContain("MODEL SAW TOOL RESULT");   // IMMEDIATE: no model round
+        return r;
+    }
+
+    private static String line(ForkedJvm.Result r, String prefix) {
+        return r.stdout().lines().filter(l -> l.startsWith(prefix)).findFirst().orElse("(no " + prefix.strip() + ")");
+    }
+
+    @Test
+    void anImmediateToolsResultIsTheTurnsAnswerAndAnAnswerContractReplacesIt() {
+        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "result", "alice");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL orderStatus ran id=7").contains("CONTENT: null");
+        // what the application reads, as text and as the tool's returned object, is the notice
+        assertThat(line(r, "TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("TOOL RESULT orderStatus: " + NOTICE);
+        assertThat(line(r, "TOOL OBJECT orderStatus: ")).as(r.toString()).isEqualTo("TOOL OBJECT orderStatus: " + NOTICE);
+        assertThat(r.stdout()).as(r.toString()).doesNotContain(SECRET);
+        String err = r.stderr();
+        // the tool's RETURN is not an answer: the same text passes there, then the answer made of it is blocked
+        assertThat(err).as(r.toString())
+                .contains("RETURN langchain4j session=alice tool=orderStatus -> KEEP")
+                .contains("BLOCK ASSISTANT langchain4j session=alice contract=rule.blockOutput");
+        assertThat(err.indexOf("RETURN langchain4j session=alice tool=orderStatus")).as(r.toString())
+                .isLessThan(err.indexOf("BLOCK ASSISTANT langchain4j session=alice"));
+        assertThat(ForkedJvm.count(err, "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+
+        ForkedJvm.Result passing = run("trace=true", "result", "bob");
+        assertThat(line(passing, "TOOL RESULT orderStatus: ")).as(passing.toString())
+                .isEqualTo("TOOL RESULT orderStatus: order 7: shipped; courier token SECRET-TOKEN-42, refund to DE89370400440532013000");
+        assertThat(passing.stderr()).as(passing.toString()).contains("ASSISTANT langchain4j session=bob -> KEEP");
+    }
+
+    @Test
+    void aBlockedImmediateResultUnderExceptionStyleThrowsToTheCaller() {
+        ForkedJvm.Result r = run("blockOutput=SECRET,onBlock=throw", "result");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("TOOL orderStatus ran id=7")
+                .doesNotContain("CONTENT:")
+                .doesNotContain(SECRET)
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: " + NOTICE);
+    }
+
+    @Test
+    void anImmediateResultIsMaskedInPlaceAlsoWhenItIsTheMethodsOwnValue(@TempDir Path dir) throws IOException {
+        Path library = dir.resolve("no-iban.yaml");
+        Files.writeString(library, String.join("\n",
+                "tracegate: 1",
+                "library: no-iban",
+                "contracts:",
+                "  - id: out.no-iban",
+                "    guarantee: G(assistant -> !category(iban))",
+                "    strategy: redact",
+                "    message: The answer carried an IBAN.",
+                ""));
+        String options = "trace=true,libraries=" + library + ",audit.path=" + dir.resolve("audit.jsonl");
+        ForkedJvm.Result viaResult = run(options, "result");
+        assertThat(line(viaResult, "TOOL RESULT orderStatus: ")).as(viaResult.toString())
+                .isEqualTo("TOOL RESULT orderStatus: order 7: shipped; courier token SECRET-TOKEN-42, refund to [redacted: iban]");
+        assertThat(viaResult.stdout()).as(viaResult.toString()).doesNotContain("DE89370400440532013000");
+        assertThat(viaResult.stderr()).as(viaResult.toString()).contains("REPLACE ASSISTANT langchain4j session=alice contract=out.no-iban");
+
+        // 1.19.0 returns a text result as the String method's own value: that value is the masked one
+        ForkedJvm.Result direct = run(options, "direct");
+        assertThat(line(direct, "DIRECT: ")).as(direct.toString())
+                .isEqualTo("DIRECT: order 7: shipped; courier token SECRET-TOKEN-42, refund to [redacted: iban]");
+    }
+
+    @Test
+    void aReplacedResultOfAnotherTypeIsNullAsTheMethodsOwnValue() {
+        // the notice cannot be an OrderInfo: the application gets null rather than the record that carried the secret
+        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "object");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL orderInfo ran id=7").contains("DIRECT OBJECT: null").doesNotContain(SECRET);
+        assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT langchain4j session=alice contract=rule.blockOutput");
+
+        ForkedJvm.Result passing = run("trace=true", "object");
+        assertThat(passing.stdout()).as(passing.toString()).contains("DIRECT OBJECT: OrderInfo[id=7, status=shipped, courierToken=SECRET-TOKEN-42]");
+    }
+
+    @Test
+    void eachImmediateResultOfARoundIsAnAnswerOfItsOwn() {
+        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "two", "carol");
+        assertThat(line(r, "TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("TOOL RESULT orderStatus: " + NOTICE);
+        assertThat(line(r, "TOOL RESULT trackingNote: ")).as(r.toString()).isEqualTo("TOOL RESULT trackingNote: order 7 arrives on Friday");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("BLOCK ASSISTANT langchain4j session=carol contract=rule.blockOutput")
+                .contains("ASSISTANT langchain4j session=carol -> KEEP");
+        assertThat(ForkedJvm.count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(2);
+    }
+}
