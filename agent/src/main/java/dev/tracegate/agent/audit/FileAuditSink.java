@@ -103,6 +103,46 @@ public final class FileAuditSink implements AuditSink {
         }
     }
 
+    /**
+     * What a start says when {@code audit.path} names something other than a regular file (or a file still to be
+     * made), which the agent writes as a stream and accepts: the null device switches the log off, a device or a named
+     * pipe keeps the records only where it puts them; in every case {@code audit verify} and {@code replay} have no
+     * file at the path to read. Null for a regular file, one not there yet, or a directory (an error of its own).
+     */
+    public static String notAFileNote(Path path) {
+        try {
+            if (path == null || !Files.exists(path) || Files.isRegularFile(path) || Files.isDirectory(path)) return null;
+            String kind = "not a regular file";
+            boolean nullDevice = false;
+            try {
+                Path devNull = Path.of("/dev/null");
+                nullDevice = Files.exists(devNull) && Files.isSameFile(path, devNull);
+            } catch (IOException | RuntimeException e) {
+                // no null device to compare with (not a Unix system): the kind below says what it is
+            }
+            try {
+                int type = ((Integer) Files.getAttribute(path, "unix:mode")) & 0170000;
+                kind = type == 0020000 ? "a character device" : type == 0060000 ? "a block device"
+                        : type == 0010000 ? "a named pipe" : type == 0140000 ? "a socket" : kind;
+            } catch (IOException | RuntimeException e) {
+                // a file system without the unix view: "not a regular file" is all that is known
+            }
+            String continues = " tracegate runs on (a test set-up may want this); set audit.path to a file to keep a log that"
+                    + " can be checked (agent/CONFIG.md, \"The audit log\")";
+            if (nullDevice) {
+                return "audit.path " + path + " is the null device: the audit log is switched off. Every record (each"
+                        + " decision, the hash chain) is discarded as it is written, so nothing is kept and tracegate audit"
+                        + " verify and replay have nothing to read; the calls are still decided, and the writer still encodes"
+                        + " and hashes every record." + continues;
+            }
+            return "audit.path " + path + " is " + kind + ", not a file: the audit log is written to it as a stream and kept"
+                    + " only by whatever reads or stores it there (nothing, if nothing does), and tracegate audit verify and"
+                    + " replay cannot read it from the path; they need a copy of the whole stream in a file." + continues;
+        } catch (RuntimeException e) {
+            return null;   // a path that cannot be looked at now: opening it says what is wrong
+        }
+    }
+
     /** {@code audit.jsonl} gives {@code audit.pid-42.jsonl}; a name without an extension gets {@code .pid-42} at its end. */
     static Path sibling(Path path, long pid) {
         String name = path.getFileName().toString();

@@ -562,6 +562,9 @@ public final class AgentCore {
      * closed in that order at shutdown.
      */
     private static Supervisor contractSupervisor(AgentConfig config, SupervisorMetrics metrics, BlockStyle style) {
+        // a null device, a device or a pipe is written as a stream and accepted; once per start, it says what that leaves
+        String notAFile = dev.tracegate.agent.audit.FileAuditSink.notAFileNote(config.auditPath());
+        if (notAFile != null) AgentLog.warn(notAFile);
         AuditWriter audit = AuditWriter.start(config.auditPath(), AuditWriter.Settings.from(config));
         // closed from here on, also when what follows fails: a start given up then still ends the log with its reason
         // (a supervisor whose libraries fail has already done so; closing a closed writer again writes nothing)
