@@ -296,10 +296,15 @@ public final class LibraryNotes {
     }
 
     /**
-     * What the contracts whose guarantee holds {@code atom} do when it is false at every event (an absent field makes a
-     * comparison false, and a matcher on it too), each guarantee compiled again with the atom replaced by false: it holds
-     * on every trace (the contract never acts), or no trace with a call of a tool T satisfies it (the contract refuses
-     * every call of T: {@code G(call(T) -> arg(T.f) <= n)}), or else it acts as though the atom were false.
+     * What the contracts whose guarantee or assumption holds {@code atom} do when it is false at every event (an absent
+     * field makes a comparison false, and a matcher on it too), decided on their automata with the atom replaced by false,
+     * as the monitor reads a contract: it acts (FAIL) only while its assumption is not broken for good, and an agent's
+     * event that breaks the assumption is applied and leaves the contract idle (a tool result or user message that would
+     * is withheld instead). The guarantee holds on every trace: the contract never acts. No trace with a call of a tool T
+     * satisfies it ({@code G(call(T) -> arg(T.f) <= n)}): the contract refuses every call of T, unless such a call breaks
+     * the assumption itself (then it refuses none), and only as long as the assumption holds when the assumption can be
+     * broken at all (the note then says so, with the assumption). Else it acts as though the atom were false. A contract
+     * that holds the atom only in its assumption: every call of T breaks the assumption, or it reads the atom as false.
      */
     static String effectWhenFalse(Library lib, Atom atom) {
         int maxStates = dev.tracegate.contracts.library.LibrarySpec.Settings.DEFAULT.maxStates();
@@ -308,35 +313,85 @@ public final class LibraryNotes {
         List<String> effects = new java.util.ArrayList<>();
         for (int c = 0; c < lib.info().size(); c++) {
             Formula guarantee = lib.contracts().contracts().get(c).guarantee();
-            if (!dev.tracegate.engine.ltl.Formulas.atoms(guarantee).contains(atom)) continue;
+            Formula assume = lib.contracts().contracts().get(c).assume();
+            boolean inGuarantee = dev.tracegate.engine.ltl.Formulas.atoms(guarantee).contains(atom);
+            boolean inAssume = assume != null && dev.tracegate.engine.ltl.Formulas.atoms(assume).contains(atom);
+            if (!inGuarantee && !inAssume) continue;
             String id = lib.info().get(c).id();
-            Formula without = replace(guarantee, atom);
+            String assumeText = lib.info().get(c).assumeText();
+            String shownAssume = "assume: " + (assumeText != null && !assumeText.isBlank() ? assumeText.strip()
+                    : assume == null ? "true" : dev.tracegate.engine.ltl.Formulas.print(assume));
+            Formula assumeWithout = assume == null ? Formula.Const.TRUE : replace(assume, atom);
             try {
+                if (!inGuarantee) {
+                    java.util.Set<String> breaking = alwaysViolatedByACall(compiler, assumeWithout);
+                    effects.add(breaking.isEmpty() ? "contract " + id + "'s assumption then reads it as false at every call"
+                            : "every call of " + String.join(", ", breaking) + " then breaks contract " + id + "'s assumption ("
+                            + shownAssume + "), which leaves the contract idle for the rest of the session");
+                    continue;
+                }
+                Formula without = replace(guarantee, atom);
                 var dfa = compiler.compile(without);
                 if (dfa.verdict(dfa.initialState()) == dev.tracegate.engine.ltl.RvVerdict.PERMANENTLY_SATISFIED) {
                     effects.add("contract " + id + " then never acts");
                     continue;
                 }
-                java.util.Set<String> refused = new java.util.TreeSet<>();
-                for (Atom a : dev.tracegate.engine.ltl.Formulas.atoms(without)) {
-                    if (!a.name().equals("call") || a.args().size() != 1 || a.comparison() != null) continue;
-                    // no non-empty trace with a call of T satisfies the guarantee: every successor of the start fails for good
-                    var withCall = compiler.compile(dev.tracegate.engine.ltl.Formulas.and(without,
-                            dev.tracegate.engine.ltl.Formulas.unary(Formula.UnOp.EVENTUALLY, a)));
-                    boolean none = true;
-                    for (int s : withCall.successors(withCall.initialState())) {
-                        if (withCall.verdict(s) != dev.tracegate.engine.ltl.RvVerdict.PERMANENTLY_VIOLATED) none = false;
-                    }
-                    if (none) refused.add(fold(a.args().get(0)));
+                java.util.Set<String> refused = alwaysViolatedByACall(compiler, without);
+                // a call that also breaks the assumption for good leaves the contract idle instead of failing it: never refused
+                java.util.Set<String> excused = alwaysViolatedByACall(compiler, assumeWithout);
+                java.util.Set<String> passing = new java.util.TreeSet<>(refused);
+                passing.retainAll(excused);
+                refused.removeAll(excused);
+                String assumption = canBreak(compiler.compile(assumeWithout))
+                        ? " as long as its assumption (" + shownAssume + ") holds (a tool result or user message that would break"
+                                + " it is withheld; a call or answer of the agent that breaks it leaves the contract idle for the rest of the"
+                                + " session)" : "";
+                StringBuilder e = new StringBuilder("contract " + id + " then ");
+                if (refused.isEmpty()) e.append("acts as though it were false at every call").append(assumption);
+                else e.append("refuses every call of ").append(String.join(", ", refused)).append(assumption);
+                if (!passing.isEmpty()) {
+                    e.append(refused.isEmpty() ? ", though " : ", and ").append("no call of ").append(String.join(", ", passing))
+                            .append(": each one breaks its assumption (").append(shownAssume).append("), which leaves the contract idle");
                 }
-                effects.add(refused.isEmpty() ? "contract " + id + " then acts as though it were false at every call"
-                        : "contract " + id + " then refuses every call of " + String.join(", ", refused));
+                effects.add(e.toString());
             } catch (RuntimeException tooLarge) {
-                effects.add("contract " + id + " then acts as though it were false at every call");
+                effects.add("contract " + id + " then acts as though it were false at every call"
+                        + (inAssume || assume != null && !(assume instanceof Formula.Const) ? " (its assumption was not considered: its automaton is too large)" : ""));
             }
         }
         String what = atom.comparison() != null ? "an absent field makes the comparison false" : "an absent field makes the atom false";
         return effects.isEmpty() ? what + " at every call" : what + " at every call, so " + String.join(", and ", effects);
+    }
+
+    /** The tools T of {@code f}'s call(T) atoms such that no non-empty trace with a call of T satisfies {@code f}. */
+    private static java.util.Set<String> alwaysViolatedByACall(dev.tracegate.engine.automaton.DfaCompiler compiler, Formula f) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        for (Atom a : dev.tracegate.engine.ltl.Formulas.atoms(f)) {
+            if (!a.name().equals("call") || a.args().size() != 1 || a.comparison() != null) continue;
+            // every successor of the start of f & F call(T) fails for good
+            var withCall = compiler.compile(dev.tracegate.engine.ltl.Formulas.and(f,
+                    dev.tracegate.engine.ltl.Formulas.unary(Formula.UnOp.EVENTUALLY, a)));
+            boolean none = true;
+            for (int s : withCall.successors(withCall.initialState())) {
+                if (withCall.verdict(s) != dev.tracegate.engine.ltl.RvVerdict.PERMANENTLY_VIOLATED) none = false;
+            }
+            if (none) out.add(fold(a.args().get(0)));
+        }
+        return out;
+    }
+
+    /** Whether some trace breaks the formula of {@code dfa} for good (a state that is permanently violated is reachable). */
+    private static boolean canBreak(dev.tracegate.engine.automaton.Dfa dfa) {
+        java.util.BitSet seen = new java.util.BitSet();
+        java.util.ArrayDeque<Integer> todo = new java.util.ArrayDeque<>();
+        todo.add(dfa.initialState());
+        seen.set(dfa.initialState());
+        while (!todo.isEmpty()) {
+            int s = todo.poll();
+            if (dfa.verdict(s) == dev.tracegate.engine.ltl.RvVerdict.PERMANENTLY_VIOLATED) return true;
+            for (int n : dfa.successors(s)) if (!seen.get(n)) { seen.set(n); todo.add(n); }
+        }
+        return false;
     }
 
     /** {@code f} with every occurrence of {@code atom} replaced by false. */

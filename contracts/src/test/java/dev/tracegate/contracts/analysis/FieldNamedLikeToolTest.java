@@ -21,6 +21,53 @@ class FieldNamedLikeToolTest {
                 "library: wa\ncontracts:\n  - id: wa.cap\n    guarantee: '" + guarantee + "'\n    message: m\n")));
     }
 
+    private static Library lib(String assume, String guarantee) {
+        return Library.compile(List.of(LibraryReader.read("lib.yaml",
+                "library: wa\ncontracts:\n  - id: wa.cap\n    assume: '" + assume + "'\n    guarantee: '" + guarantee + "'\n    message: m\n")));
+    }
+
+    /**
+     * What the note says a contract then does accounts for its assumption (before, it read the guarantee alone): a
+     * contract acts only while its assumption holds, and a call of the agent that breaks it leaves the contract idle.
+     * Each claim is checked with the library's monitor.
+     */
+    @Test
+    void whatTheContractThenDoesAccountsForItsAssumption() {
+        // an assumption the agent can break: refunds are refused only until then
+        Library breakable = lib("G !call(override)", "G(call(refund) -> arg(refund.amount) <= 100)");
+        assertThat(LibraryNotes.notes(breakable)).filteredOn(n -> n.startsWith("arg(refund.amount) <= 100 reads the nested argument field"))
+                .singleElement().asString().contains("contract wa.cap then refuses every call of refund as long as its assumption"
+                        + " (assume: G !call(override)) holds (a tool result or user message that would break it is withheld; a call or"
+                        + " answer of the agent that breaks it leaves the contract idle for the rest of the session)");
+        var replay = breakable.replay("s");
+        assertThat(replay.next(Event.call("s", 1, "refund", "{\"amount\":50}"), true, true).decision()).isEqualTo(Decision.Kind.BLOCK);
+        assertThat(replay.next(Event.call("s", 2, "override", "{}"), true, true).decision()).isEqualTo(Decision.Kind.PASS);
+        assertThat(replay.next(Event.call("s", 3, "refund", "{\"amount\":50}"), true, true).decision())
+                .as("the assumption is broken: the contract is idle").isEqualTo(Decision.Kind.PASS);
+
+        // an assumption every call of refund breaks itself: no refund is refused
+        Library self = lib("G !call(refund)", "G(call(refund) -> arg(refund.amount) <= 100)");
+        assertThat(LibraryNotes.notes(self)).filteredOn(n -> n.startsWith("arg(refund.amount) <= 100 reads the nested argument field"))
+                .singleElement().asString().contains("contract wa.cap then acts as though it were false at every call")
+                .contains("no call of refund: each one breaks its assumption (assume: G !call(refund)), which leaves the contract idle")
+                .doesNotContain("refuses every call");
+        assertThat(self.replay("s").next(Event.call("s", 1, "refund", "{\"amount\":50}"), true, true).decision()).isEqualTo(Decision.Kind.PASS);
+
+        // the atom in the assumption only: every refund breaks it, and the guarantee no longer acts after one
+        Library inAssume = lib("G(call(refund) -> arg(refund.amount) <= 100)", "G !call(wire)");
+        assertThat(LibraryNotes.notes(inAssume)).filteredOn(n -> n.startsWith("arg(refund.amount) <= 100 reads the nested argument field"))
+                .singleElement().asString().contains("every call of refund then breaks contract wa.cap's assumption (assume:"
+                        + " G(call(refund) -> arg(refund.amount) <= 100)), which leaves the contract idle for the rest of the session");
+        var r = inAssume.replay("s");
+        assertThat(r.next(Event.call("s", 1, "wire", "{}"), true, true).decision()).isEqualTo(Decision.Kind.BLOCK);
+        assertThat(r.next(Event.call("s", 2, "refund", "{\"amount\":50}"), true, true).decision()).isEqualTo(Decision.Kind.PASS);
+        assertThat(r.next(Event.call("s", 3, "wire", "{}"), true, true).decision()).as("idle after the refund").isEqualTo(Decision.Kind.PASS);
+
+        // an assumption only a tool result can break (withheld by an enforcing agent): said too, with what withholds it
+        assertThat(LibraryNotes.notes(lib("G !returned(fetch)", "G(call(refund) -> arg(refund.amount) <= 100)")))
+                .anyMatch(n -> n.contains("refuses every call of refund as long as its assumption (assume: G !returned(fetch)) holds"));
+    }
+
     @Test
     void aFieldNamedLikeAToolOfTheLibraryIsNoted() {
         Library lib = lib("G(call(pay) -> !(arg(pay) > 100))");
