@@ -435,6 +435,37 @@ class McpTest {
     }
 
     /**
+     * trial26 04: a result's structuredContent was neither checked nor logged (only its text content was), so a record the
+     * contracts must withhold reached the client when the text said only "profile found". Now the RETURN's result is the
+     * text and the structured content's JSON (once, when a text item already is that JSON), and a withheld result reaches
+     * the client without its structured content; server side (2.1.0 and 1.1.5) and client side.
+     */
+    @Test
+    void aResultsStructuredContentIsJudgedLoggedAndWithheldWithTheText(@TempDir Path dir) throws IOException {
+        for (String side : List.of("server", "client", "server115")) {
+            Path audit = dir.resolve(side + ".jsonl");
+            ForkedJvm.Result r = callsOn(side.equals("server115") ? mcp115Classpath() : ForkedJvm.appClasspath(), dir, audit,
+                    !side.equals("client"), "profile", "{\"name\":\"C666\",\"brief\":true}", "profile", "{\"name\":\"C1\",\"brief\":true}",
+                    "profile", "{\"name\":\"C2\"}");
+            assertThat(r.stdout()).as(side + ": " + r)
+                    .contains("SERVER: TOOL profile ran name=C666")
+                    .contains("RESULT isError=false: [tracegate] This tool result was withheld (mcp.no-injected-results)")
+                    .doesNotContainIgnoringCase("ignore previous instructions")
+                    .contains("RESULT isError=false: profile found (see structured content) structured={name=C1, iban=DE89370400440532013000, note=prefers e-mail}");
+            List<JsonNode> returns = audited(audit, "return", "profile");
+            assertThat(returns).as(Files.readString(audit)).hasSize(3);
+            assertThat(returns.get(0).path("decision").asText()).isEqualTo("suppress");
+            assertThat(returns.get(1).path("decision").asText()).isEqualTo("pass");
+            // audit.personal-data: clear: the record is in the log (hashed under the default, as the text is)
+            assertThat(returns.get(1).path("result").asText()).isEqualTo("profile found (see structured content)\n"
+                    + "{\"name\":\"C1\",\"iban\":\"DE89370400440532013000\",\"note\":\"prefers e-mail\"}");
+            // the text already is the structured content's JSON (spelt otherwise): not logged twice
+            assertThat(returns.get(2).path("result").asText())
+                    .isEqualTo("{\"name\":\"C2\", \"iban\":\"DE89370400440532013000\", \"note\":\"prefers e-mail\"}");
+        }
+    }
+
+    /**
      * DESIGN "Online enforcement": a RETURN that some contract's assumption would break is withheld and not applied, so
      * failed(T) does not hold after a failure whose message the contracts withheld (a later failure of T, not withheld,
      * does count). Online, the audit log and its replay agree on it; replayed with every event applied (shadow), the

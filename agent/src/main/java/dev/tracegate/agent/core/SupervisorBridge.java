@@ -263,7 +263,17 @@ public final class SupervisorBridge implements DispatchTarget {
         if (result == null) {
             return null;
         }
-        ReflectiveResult view = ReflectiveResult.of(result);
+        ReflectiveResult view = ReflectiveResult.of(result, json);
+        if (view.cut != null) {
+            // fail: closed withholds a result whose structured content no contract could see whole; the RETURN is recorded
+            // with what could be read, as withheld (open: as the contracts decide)
+            Ruling refusal = unreadValue(framework + " tool " + tool, "the structured content", view.cut);
+            if (refusal != null) {
+                String notice = onWithheldToolResult(framework, session, tool, callId, view.text,
+                        "the structured content could not be read whole (" + view.cut + "), so the result was withheld (fail: closed). The client got: " + refusal.text);
+                return view.replaceWith(notice != null ? notice : refusal.text);
+            }
+        }
         String notice = onToolResult(framework, session, tool, callId, view.text, view.error);
         return notice == null ? null : view.replaceWith(notice);
     }
@@ -446,34 +456,49 @@ public final class SupervisorBridge implements DispatchTarget {
         return s == null ? "" : s;
     }
 
-    /** A framework result object (MCP {@code CallToolResult}) read and rebuilt by reflection, never by linking to the framework. */
+    /**
+     * A framework result object (MCP {@code CallToolResult}) read and rebuilt by reflection, never by linking to the framework.
+     * Its text is everything of it a client (and its model) reads as text, in order: each content item's text (a text item's
+     * text; an embedded resource's text, a resource link's uri, name, title and description), one a line, then the
+     * structured content as JSON on a line of its own, unless a text item already is that JSON (the MCP specification asks
+     * a server to send both). Images, audio and binary resources are not read.
+     */
     static final class ReflectiveResult {
         final Object result;
         final String text;
         final boolean error;
+        /** Why the structured content could not be written whole (too deep, too long, ...), or null. */
+        final String cut;
 
-        private ReflectiveResult(Object result, String text, boolean error) {
+        private ReflectiveResult(Object result, String text, boolean error, String cut) {
             this.result = result;
             this.text = text;
             this.error = error;
+            this.cut = cut;
         }
 
-        static ReflectiveResult of(Object result) {
+        static ReflectiveResult of(Object result, JsonCodec json) {
             StringBuilder text = new StringBuilder();
             boolean error = false;
+            String cut = null;
             try {
                 Object content = result.getClass().getMethod("content").invoke(result);
+                List<String> texts = new java.util.ArrayList<String>();
                 if (content instanceof List) {
                     for (Object item : (List<?>) content) {
-                        try {
-                            Method m = item.getClass().getMethod("text");
-                            if (text.length() > 0) {
-                                text.append('\n');
-                            }
-                            text.append(m.invoke(item));
-                        } catch (NoSuchMethodException notText) {
-                            // images, resources: no text to check
+                        String itemText = itemText(item);
+                        if (itemText != null) {
+                            texts.add(itemText);
+                            line(text, itemText);
                         }
+                    }
+                }
+                Object structured = structuredContent(result);
+                if (structured != null) {
+                    ValueText.Written written = json.written(structured);
+                    cut = written.cut();
+                    if (!alreadyInText(written.json(), texts, json)) {
+                        line(text, written.json());
                     }
                 }
                 Object isError = result.getClass().getMethod("isError").invoke(result);
@@ -481,7 +506,77 @@ public final class SupervisorBridge implements DispatchTarget {
             } catch (ReflectiveOperationException e) {
                 text.append(result);
             }
-            return new ReflectiveResult(result, text.toString(), error);
+            return new ReflectiveResult(result, text.toString(), error, cut);
+        }
+
+        private static void line(StringBuilder text, Object line) {
+            if (text.length() > 0) {
+                text.append('\n');
+            }
+            text.append(line);
+        }
+
+        /** A content item's text: a text item's, an embedded text resource's, a resource link's; null for images, audio, blobs. */
+        private static String itemText(Object item) throws ReflectiveOperationException {
+            Method text = method(item, "text");
+            if (text != null) {
+                return String.valueOf(text.invoke(item));
+            }
+            Method resource = method(item, "resource");
+            if (resource != null) {
+                Object contents = resource.invoke(item);
+                Method resourceText = contents == null ? null : method(contents, "text");
+                return resourceText == null ? null : String.valueOf(resourceText.invoke(contents));
+            }
+            Method uri = method(item, "uri");
+            if (uri != null) {
+                StringBuilder link = new StringBuilder(String.valueOf(uri.invoke(item)));
+                for (String part : new String[]{"name", "title", "description"}) {
+                    Method m = method(item, part);
+                    Object value = m == null ? null : m.invoke(item);
+                    if (value != null) {
+                        link.append(' ').append(value);
+                    }
+                }
+                return link.toString();
+            }
+            return null;
+        }
+
+        private static Method method(Object target, String name) {
+            try {
+                return target.getClass().getMethod(name);
+            } catch (NoSuchMethodException absent) {
+                return null;
+            }
+        }
+
+        /** The result's {@code structuredContent} (SDK 1.x and 2.x), or null (none, or an SDK without it). */
+        private static Object structuredContent(Object result) throws ReflectiveOperationException {
+            Method m = method(result, "structuredContent");
+            return m == null ? null : m.invoke(result);
+        }
+
+        /** Whether one of the text items is the structured content's JSON (compared as parsed values, not as spelt). */
+        private static boolean alreadyInText(String structuredJson, List<String> texts, JsonCodec json) {
+            Object structured = null;
+            for (String t : texts) {
+                String trimmed = t.trim();
+                if (trimmed.isEmpty() || (trimmed.charAt(0) != '{' && trimmed.charAt(0) != '[')) {
+                    continue;
+                }
+                try {
+                    if (structured == null) {
+                        structured = json.read(structuredJson);
+                    }
+                    if (structured != null && structured.equals(json.read(trimmed))) {
+                        return true;
+                    }
+                } catch (RuntimeException notJson) {
+                    // a text that only looks like JSON: not the structured content
+                }
+            }
+            return false;
         }
 
         Object replaceWith(String notice) {
