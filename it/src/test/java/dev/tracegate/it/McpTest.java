@@ -466,6 +466,25 @@ class McpTest {
     }
 
     /**
+     * trial26 07: a failed result ({@code isError: true}) that a contract withholds reached the client as a success
+     * ({@code isError: false}) carrying the notice; it keeps the original's isError, server side and client side.
+     */
+    @Test
+    void aWithheldFailedResultStaysAFailure(@TempDir Path dir) throws IOException {
+        for (boolean onServer : new boolean[]{true, false}) {
+            Path audit = dir.resolve(onServer + ".jsonl");
+            ForkedJvm.Result r = calls(dir, audit, onServer, "profile", "{\"name\":\"C666\",\"refuse\":true}");
+            assertThat(r.stdout()).as(onServer + ": " + r)
+                    .contains("SERVER: TOOL profile ran name=C666")
+                    .contains("RESULT isError=true: [tracegate] This tool result was withheld (mcp.no-injected-results)")
+                    .doesNotContainIgnoringCase("ignore previous instructions");
+            List<JsonNode> returns = audited(audit, "return", "profile");
+            assertThat(returns.get(0).path("error").asBoolean()).as(Files.readString(audit)).isTrue();
+            assertThat(returns.get(0).path("decision").asText()).isEqualTo("suppress");
+        }
+    }
+
+    /**
      * DESIGN "Online enforcement": a RETURN that some contract's assumption would break is withheld and not applied, so
      * failed(T) does not hold after a failure whose message the contracts withheld (a later failure of T, not withheld,
      * does count). Online, the audit log and its replay agree on it; replayed with every event applied (shadow), the

@@ -583,7 +583,8 @@ public final class SupervisorBridge implements DispatchTarget {
             try {
                 Object builder = result.getClass().getMethod("builder").invoke(null);
                 builder.getClass().getMethod("addTextContent", String.class).invoke(builder, notice);
-                builder.getClass().getMethod("isError", Boolean.class).invoke(builder, Boolean.FALSE);
+                // a failed result stays one (isError: true): the client, its retry logic or its model, must not take it for a success
+                builder.getClass().getMethod("isError", Boolean.class).invoke(builder, Boolean.valueOf(error));
                 return builder.getClass().getMethod("build").invoke(builder);
             } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException("tracegate: cannot rebuild " + result.getClass().getName() + " to withhold it", e);
