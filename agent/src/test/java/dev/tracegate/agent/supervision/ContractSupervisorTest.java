@@ -476,6 +476,7 @@ class ContractSupervisorTest {
                 .isEqualTo(ToolDecision.Kind.BLOCK);
         assertThat(s.onToolCall(new ToolCall("x", "s3", "recordConsent",
                 "{\"customer\":\"ada@example.com\",\"purpose\":\"marketing\"}", null)).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        s.onToolResult(new ToolResult("x", "s3", "recordConsent", null, "recorded", false));   // the grant counts at its RETURN
         assertThat(s.onToolCall(new ToolCall("x", "s3", "sendNewsletter", "{\"email\":\"ada@example.com\"}", null)).kind())
                 .isEqualTo(ToolDecision.Kind.PROCEED);
         s.close();
@@ -495,7 +496,7 @@ class ContractSupervisorTest {
             }
         }
         // The log holds the blocked call too; offline, it is refused again and the session stays where online it stayed.
-        assertThat(decisions).containsExactly("sendNewsletter BLOCK", "recordConsent PASS", "sendNewsletter PASS");
+        assertThat(decisions).containsExactly("sendNewsletter BLOCK", "recordConsent PASS", "recordConsent PASS", "sendNewsletter PASS");
     }
 
     @Test

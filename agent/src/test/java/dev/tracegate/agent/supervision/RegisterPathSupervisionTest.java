@@ -6,6 +6,7 @@ import dev.tracegate.agent.core.Consent;
 import dev.tracegate.agent.core.Erasure;
 import dev.tracegate.agent.core.ToolCall;
 import dev.tracegate.agent.core.ToolDecision;
+import dev.tracegate.agent.core.ToolResult;
 import dev.tracegate.agent.metrics.SupervisorMetrics;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,6 +61,38 @@ class RegisterPathSupervisionTest {
 
     private static ToolDecision.Kind call(ContractSupervisor s, String session, String tool, String email) {
         return s.onToolCall(new ToolCall("x", session, tool, "{\"email\":\"" + email + "\"}", null)).kind();
+    }
+
+    /**
+     * trial26 06: a consent tool whose call fails (its handler threw: the RETURN is an error; or it answered an MCP error
+     * result) records no consent, neither in the register nor in the file, as a configured consent method that throws
+     * records none; the same call that succeeds records it, and a withdrawal counts at its call whatever follows.
+     */
+    @Test
+    void aConsentToolGrantCountsAtItsSuccessfulReturnOnly() throws Exception {
+        Path lib = Files.writeString(dir.resolve("shop.yaml"), SHOP.formatted("")
+                + "  consent-tools:\n    grant_consent: {subject: email, purposes: purpose, granted: granted}\n");
+        Path register = dir.resolve("register.jsonl");
+        Running one = start(lib, register, "");
+        ContractSupervisor s = one.supervisor();
+        String grant = "{\"email\":\"ada@example.com\",\"purpose\":\"marketing\"}";
+        assertThat(s.onToolCall(new ToolCall("mcp-server", "conv-A", "grant_consent", grant, "7")).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(call(s, "conv-A", "sendNewsletter", "ada@example.com")).as("before the grant returned").isEqualTo(ToolDecision.Kind.BLOCK);
+        s.onToolResult(new ToolResult("mcp-server", "conv-A", "grant_consent", "7", "consent store unavailable", true));
+        assertThat(call(s, "conv-A", "sendNewsletter", "ada@example.com")).as("after the grant failed").isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(call(s, "conv-B", "sendNewsletter", "ada@example.com")).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(Files.exists(register) ? Files.readAllLines(register) : java.util.List.of()).as("nothing in the file").isEmpty();
+        assertThat(s.onToolCall(new ToolCall("mcp-server", "conv-A", "grant_consent", grant, "8")).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        s.onToolResult(new ToolResult("mcp-server", "conv-A", "grant_consent", "8", "consent recorded", false));
+        assertThat(call(s, "conv-B", "sendNewsletter", "ada@example.com")).as("after a grant that succeeded").isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(s.onToolCall(new ToolCall("mcp-server", "conv-A", "grant_consent",
+                "{\"email\":\"ada@example.com\",\"purpose\":\"marketing\",\"granted\":false}", "9")).kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        assertThat(call(s, "conv-B", "sendNewsletter", "ada@example.com")).as("a withdrawal counts at its call").isEqualTo(ToolDecision.Kind.BLOCK);
+        s.onToolResult(new ToolResult("mcp-server", "conv-A", "grant_consent", "9", "withdrawal not stored", true));
+        one.stop();
+        assertThat(Files.readAllLines(register)).hasSize(2);
+        assertThat(Files.readAllLines(register).get(0)).startsWith("{\"op\":\"consent\",\"subject\":\"ada@example.com\"");
+        assertThat(Files.readAllLines(register).get(1)).startsWith("{\"op\":\"withdraw\"");
     }
 
     @Test

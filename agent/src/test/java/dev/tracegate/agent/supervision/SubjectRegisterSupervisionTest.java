@@ -90,6 +90,7 @@ class SubjectRegisterSupervisionTest {
         assertThat(s.onToolCall(new ToolCall("x", "web-1", "record_consent",
                 "{\"email\":\"ada@example.com\",\"purpose\":\"marketing\",\"granted\":true,\"note\":\"form\"}", null)).kind())
                 .isEqualTo(ToolDecision.Kind.PROCEED);
+        s.onToolResult(new dev.tracegate.agent.core.ToolResult("x", "web-1", "record_consent", null, "recorded", false));
         assertThat(call(s, "conv-A", "sendNewsletter", "ada@example.com")).isEqualTo(ToolDecision.Kind.PROCEED);
         s.close();
         assertThat(audit.close(10, TimeUnit.SECONDS)).isTrue();

@@ -40,11 +40,12 @@ class GdprLibraryTest {
         assertThat(replay(lib, List.of(
                 call("send_newsletter", "{\"customer_id\": \"C-1\", \"email\": \"ada@example.com\"}"),
                 call("record_consent", "{\"customer_id\": \"C-1\", \"purpose\": \"marketing\"}"),
+                ok("record_consent", "recorded"),
                 call("send_newsletter", "{\"customer_id\": \"C-1\", \"email\": \"ada@example.com\"}"),
                 call("send_newsletter", "{\"customer_id\": \"C-2\", \"email\": \"bob@example.com\"}"),
                 // fulfilment rests on the contract with the customer, not on consent
                 call("create_shipment", "{\"customer_id\": \"C-2\", \"name\": \"Bob Stone\", \"address\": \"1 High Street, Leeds LS1 4AP\"}"))))
-                .containsExactly("BLOCK:gdpr.P1-consent", "PASS", "PASS", "BLOCK:gdpr.P1-consent", "PASS");
+                .containsExactly("BLOCK:gdpr.P1-consent", "PASS", "PASS", "PASS", "BLOCK:gdpr.P1-consent", "PASS");
     }
 
     /** 'consent-purposes: none': every purpose rests on another lawful basis, so P1 never asks for consent; P2-P4 still act. */
@@ -104,6 +105,7 @@ class GdprLibraryTest {
         assertThat(replay(bank, List.of(
                 call("send_newsletter", "{\"email\": \"ada@example.com\"}"),
                 call("grant", "{\"email\": \"ada@example.com\", \"purpose\": \"marketing\", \"granted\": true}"),
+                ok("grant", "recorded"),
                 call("send_newsletter", "{\"email\": \"ada@example.com\"}"),
                 call("export_contacts", "{\"email\": \"ada@example.com\"}"),
                 call("grant", "{\"email\": \"ada@example.com\", \"purpose\": \"marketing\", \"granted\": false}"),
@@ -112,7 +114,7 @@ class GdprLibraryTest {
                 call("send_newsletter", "{\"email\": \"bob@example.com\"}"))))
                 // P1 before consent, the grant, P1 satisfied, P2 for an unbound tool, the withdrawal, P1 again,
                 // the erasure request, P4 (and P1) after it
-                .containsExactly("BLOCK:gdpr.P1-consent", "PASS", "PASS", "BLOCK:gdpr.P2-purpose-limitation", "PASS",
+                .containsExactly("BLOCK:gdpr.P1-consent", "PASS", "PASS", "PASS", "BLOCK:gdpr.P2-purpose-limitation", "PASS",
                         "BLOCK:gdpr.P1-consent", "PASS", "BLOCK:gdpr.P1-consent,gdpr.P4-erasure");
     }
 
@@ -124,8 +126,9 @@ class GdprLibraryTest {
             assertThat(replay(bank, List.of(
                     call("send_newsletter", "{\"email\": \"ada@example.com\"}"),
                     call("grant", "{\"email\": \"ada@example.com\", \"purpose\": \"marketing\"}"),
+                    ok("grant", "recorded"),
                     call("send_newsletter", "{\"email\": \"ada@example.com\"}"))))
-                    .containsExactly("BLOCK:gdpr.P1-consent", "PASS", "PASS");
+                    .containsExactly("BLOCK:gdpr.P1-consent", "PASS", "PASS", "PASS");
         }
     }
 

@@ -39,8 +39,8 @@ import static dev.tracegate.matchers.predicate.Nodes.*;
  * {@link #ground} only reads the state it is given and the {@link SubjectRegister}.
  *
  * <p>With {@link Policy.SubjectScope#GLOBAL} (the default) consents and erasures of data subjects are
- * facts of the runtime, not of a session: {@link #apply} of an accepted consent or erasure (an event
- * or a consent or erasure tool's call) writes them to this grounding's {@link #register()}, which every
+ * facts of the runtime, not of a session: {@link #apply} of an accepted consent or erasure (an event,
+ * an erasure tool's call or a consent tool's withdrawal, or the successful RETURN of a consent tool's granting call) writes them to this grounding's {@link #register()}, which every
  * session grounded here reads, and which a hot reload hands on ({@link #shareRegister}). This is the one
  * effect of {@code apply} outside the session's state. It is idempotent (an erasure recorded twice, the
  * same consent given twice), so a step that the engine redoes after losing a race records nothing new; but
@@ -117,6 +117,12 @@ public final class Grounding implements Grounder<Event> {
      */
     private final int[] latchSlot, latchPending, latchById, latchTool;
     private final int erasedSlot, consentSlot, introducedSlot, namedSlot, permissionSlot;
+    /**
+     * The consent tools' accepted CALLs still in flight (a {@link PendingCalls} keyed by tool and call id, valued by the
+     * call's arguments): a grant counts at the successful RETURN of its call, read from the CALL's arguments; -1 without
+     * consent tools.
+     */
+    private final int consentCallsSlot;
     // GDPR
     private final Map<String, Long> categoryBits;
     private final Map<String, Long> purposeBits;
@@ -221,6 +227,7 @@ public final class Grounding implements Grounder<Event> {
         this.subjectTools = !policy.consentTools.isEmpty() || !policy.erasureTools.isEmpty();
         this.erasedSlot = c.erased && !sharedSubjects ? c.refs++ : -1;
         this.consentSlot = c.consent ? c.refs++ : -1;
+        this.consentCallsSlot = policy.consentTools.isEmpty() ? -1 : c.refs++;
         this.introducedSlot = c.flow ? c.refs++ : -1;
         this.namedSlot = c.flow ? c.refs++ : -1;
         this.permissionSlot = c.ctxSlots.containsKey(PERMISSIONS) ? c.ctxSlots.get(PERMISSIONS) : -1;
@@ -623,22 +630,13 @@ public final class Grounding implements Grounder<Event> {
             for (int i = 0; i < e.purposeCount(); i++) recordConsent(st, e.subject(), e.purpose(i), e.granted());
         } else if (k == EventKind.ERASURE) {
             recordErasure(st, e.subject());
-        } else if (subjectTools && f.isCall) {
+        } else if (subjectTools && (f.isCall || k == EventKind.RETURN)) {
             Policy.ConsentTool ct = consentToolOf(f);
             if (ct != null) {
-                JsonNode subj = e.args().get(ct.subject());
-                JsonNode purposes = e.args().get(ct.purposes());
-                JsonNode granted = ct.granted() == null ? null : e.args().get(ct.granted());
-                boolean grant = granted == null || !(granted.isBoolean() ? !granted.booleanValue()
-                        : "false".equalsIgnoreCase(granted.asText()) || "withdraw".equalsIgnoreCase(granted.asText()));
-                String s = subj == null ? null : Nodes.text(subj).toString();
-                if (purposes != null && purposes.isArray()) {
-                    for (JsonNode p : purposes) recordConsent(st, s, Nodes.text(p).toString(), grant);
-                } else if (purposes != null) {
-                    recordConsent(st, s, Nodes.text(purposes).toString(), grant);
-                }
+                if (f.isCall) consentCalled(ct, e, st);
+                else consentReturned(ct, e, st);
             }
-            Args.Path p = erasureToolOf(f);
+            Args.Path p = f.isCall ? erasureToolOf(f) : null;
             JsonNode v = p == null ? null : e.args().get(p);
             if (v != null) recordErasure(st, Nodes.text(v).toString());
         }
@@ -673,6 +671,62 @@ public final class Grounding implements Grounder<Event> {
             if (v.length() >= 3 && s.named(v, transitive)) return true;
         }
         return false;
+    }
+
+    /**
+     * An accepted CALL of a consent tool: a withdrawal counts now (the safe side, whatever the tool then does); the call
+     * is remembered until its RETURN (by tool and call id; two calls of the tool in flight without ids make the RETURN
+     * ambiguous, and it records nothing), and a grant counts only then, and counts only if that RETURN is a success ({@link #consentReturned}), as
+     * a configured consent method's grant counts once the method returned normally: a tool that throws or answers an
+     * error result (the consent store is down, the form was not signed) records no consent.
+     */
+    private void consentCalled(Policy.ConsentTool ct, Event e, SessionState st) {
+        Args a = e.args();
+        if (!grants(ct, a)) recordToolConsent(ct, a, st, false);
+        // a withdrawal is remembered too: a RETURN without an id after it cannot tell which call it answers
+        st.refs[consentCallsSlot] = PendingCalls.of(st.refs[consentCallsSlot]).call(pendingKey(e), a.root());
+    }
+
+    /**
+     * The RETURN of a consent tool's call: a success records the grant its accepted CALL carried (the arguments of the
+     * CALL it answers, by call id, or the tool's call without an id in flight); an error, and a RETURN whose accepted
+     * CALL is not known, record nothing. A withdrawal was recorded at the CALL.
+     */
+    private void consentReturned(Policy.ConsentTool ct, Event e, SessionState st) {
+        PendingCalls calls = PendingCalls.of(st.refs[consentCallsSlot]);
+        String key = pendingKey(e);
+        JsonNode call = calls.value(key);
+        PendingCalls left = calls.returned(key);
+        if (left != calls) st.refs[consentCallsSlot] = left == PendingCalls.EMPTY ? null : left;
+        if (e.error()) return;
+        if (call == null) return;   // its CALL was refused, forgotten (beyond PendingCalls.MAX in flight) or its id ambiguous
+        Args a = Args.of(call);
+        if (grants(ct, a)) recordToolConsent(ct, a, st, true);
+    }
+
+    /** The key of a consent tool's call among the pending ones: its tool and its call id (none: the tool's last call). */
+    private static String pendingKey(Event e) {
+        String id = e.callId();
+        return id == null ? e.toolKey() + '\u0000' : e.toolKey() + '\u0000' + id;
+    }
+
+    /** Whether a consent tool's call with arguments {@code a} grants (true, also without its granted argument) or withdraws. */
+    private static boolean grants(Policy.ConsentTool ct, Args a) {
+        JsonNode granted = ct.granted() == null ? null : a.get(ct.granted());
+        return granted == null || !(granted.isBoolean() ? !granted.booleanValue()
+                : "false".equalsIgnoreCase(granted.asText()) || "withdraw".equalsIgnoreCase(granted.asText()));
+    }
+
+    /** Records the consent (grant or withdrawal) of a consent tool's call with arguments {@code a}, for each purpose. */
+    private void recordToolConsent(Policy.ConsentTool ct, Args a, SessionState st, boolean grant) {
+        JsonNode subj = a.get(ct.subject());
+        String s = subj == null ? null : Nodes.text(subj).toString();
+        JsonNode purposes = a.get(ct.purposes());
+        if (purposes != null && purposes.isArray()) {
+            for (JsonNode p : purposes) recordConsent(st, s, Nodes.text(p).toString(), grant);
+        } else if (purposes != null) {
+            recordConsent(st, s, Nodes.text(purposes).toString(), grant);
+        }
     }
 
     /**
@@ -1554,6 +1608,7 @@ public final class Grounding implements Grounder<Event> {
     }
 
     private boolean byIdSlot(int slot) {
+        if (slot == consentCallsSlot) return true;
         for (int s : latchById) if (s == slot) return true;
         return false;
     }

@@ -215,9 +215,11 @@ public final class Policy {
         }
 
         /**
-         * Says that an accepted CALL of {@code tool} records consent: the subject is in argument
+         * Says that a call of {@code tool} records consent: the subject is in argument
          * {@code subjectField}, the purposes (a string or an array) in {@code purposeField}, and, if
          * {@code grantedField} is not null, a boolean there says grant (true, the default) or withdraw.
+         * A withdrawal counts at the accepted CALL; a grant at that call's successful RETURN (a RETURN
+         * with an error records nothing).
          */
         public Builder consentTool(String tool, String subjectField, String purposeField, String grantedField) {
             consentTools.put(requireTool(tool), new ConsentTool(Args.Path.of(subjectField), Args.Path.of(purposeField),

@@ -295,12 +295,46 @@ class GroundingTest {
         Event ann = Event.builder(EventKind.CALL).tool("track").subject("ann").build();
         Event bob = Event.builder(EventKind.CALL).tool("track").subject("bob").build();
         s.feed(call("record_consent", "{\"subject\":\"ann\",\"purposes\":[\"analytics\",\"ads\"]}"));
+        assertThat(s.one(ann)).isEqualTo(F);   // the grant counts at the call's successful RETURN
+        s.feed(ret("record_consent", "recorded"));
         assertThat(s.one(ann)).isEqualTo(T);
         assertThat(s.one(bob)).isEqualTo(F);
         s.feed(call("record_consent", "{\"subject\":\"ann\",\"purposes\":\"analytics\",\"granted\":false}"));
         assertThat(s.one(ann)).isEqualTo(F);
         s.feed(consent(null, true, "analytics"));
         assertThat(s.one(bob)).isEqualTo(T);
+    }
+
+    /**
+     * trial26 06: a consent tool whose call fails (the handler threw, or answered an error result) records no consent,
+     * as a configured consent method that throws records none; a withdrawal counts at its call, whatever follows.
+     */
+    @Test void consentToolGrantsOnlyAtItsSuccessfulReturn() {
+        for (Policy.SubjectScope scope : Policy.SubjectScope.values()) {
+            Policy p = Policy.builder().consentTool("grant_consent", "email", "purpose", "granted").subjectScope(scope).build();
+            Session s = new Session(p, "consent(marketing)");
+            Event ada = Event.builder(EventKind.CALL).tool("send").subject("ada").build();
+            s.feed(call("grant_consent", "{\"email\":\"ada\",\"purpose\":\"marketing\"}"));
+            s.feed(failed("grant_consent", "consent store unavailable"));
+            assertThat(s.one(ada)).as("%s: after a failed grant", scope).isEqualTo(F);
+            // ids: the RETURN of the second call (failed) does not take the first's success, nor the other way round
+            s.feed(Event.builder(EventKind.CALL).session("s").seq(900).tool("grant_consent").callId("c1")
+                    .args("{\"email\":\"ada\",\"purpose\":\"marketing\"}").build());
+            s.feed(Event.builder(EventKind.CALL).session("s").seq(901).tool("grant_consent").callId("c2")
+                    .args("{\"email\":\"bob\",\"purpose\":\"marketing\"}").build());
+            s.feed(Event.builder(EventKind.RETURN).session("s").seq(902).tool("grant_consent").callId("c1").result("ok").build());
+            s.feed(Event.builder(EventKind.RETURN).session("s").seq(903).tool("grant_consent").callId("c2").result("no").error(true).build());
+            assertThat(s.one(ada)).as("%s: after its successful RETURN", scope).isEqualTo(T);
+            assertThat(s.one(Event.builder(EventKind.CALL).tool("send").subject("bob").build())).as("%s: bob's failed", scope).isEqualTo(F);
+            // a withdrawal counts at its call, even when the tool then fails
+            s.feed(call("grant_consent", "{\"email\":\"ada\",\"purpose\":\"marketing\",\"granted\":false}"));
+            assertThat(s.one(ada)).as("%s: at the withdrawal's call", scope).isEqualTo(F);
+            s.feed(failed("grant_consent", "boom"));
+            assertThat(s.one(ada)).as("%s: after the withdrawal failed", scope).isEqualTo(F);
+            // a RETURN with no accepted CALL of its own grants nothing
+            s.feed(ret("grant_consent", "ok"));
+            assertThat(s.one(ada)).as("%s: a RETURN without its CALL", scope).isEqualTo(F);
+        }
     }
 
     @Test void mentionsErased() {

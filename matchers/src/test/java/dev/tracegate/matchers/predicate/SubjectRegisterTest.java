@@ -59,7 +59,10 @@ class SubjectRegisterTest {
         Map<String, Set<String>> erased = new HashMap<>();            // scope key -> erased subjects, lower case
         Map<String, Map<String, Boolean>> consent = new HashMap<>();  // scope key -> subject (lower case) -> granted
         Map<String, Boolean> sessionWide = new HashMap<>();           // session -> consent without a subject
+        // session -> the consent tool's call in flight (its granted flag), AMBIGUOUS when two were (no call ids here)
+        Map<String, Object> inFlight = new HashMap<>();
         List<String> out = new ArrayList<>();
+        final Object ambiguous = "two calls in flight";
         for (Event e : trace) {
             String key = global ? "*" : e.session();
             Set<String> er = erased.computeIfAbsent(key, k -> new HashSet<>());
@@ -88,10 +91,19 @@ class SubjectRegisterTest {
                         case "lookup" -> {
                             if (mentions) decision = "BLOCK";
                         }
-                        case "record_consent" -> co.put(who.toLowerCase(Locale.ROOT), e.args().get(Args.Path.of("granted")).asBoolean());
+                        case "record_consent" -> {
+                            boolean granted = e.args().get(Args.Path.of("granted")).asBoolean();
+                            if (!granted) co.put(who.toLowerCase(Locale.ROOT), false);
+                            inFlight.merge(e.session(), new String[] {who.toLowerCase(Locale.ROOT), String.valueOf(granted)}, (a, b) -> ambiguous);
+                        }
                         case "forget" -> er.add(who.toLowerCase(Locale.ROOT));
                         default -> throw new AssertionError(e.tool());
                     }
+                }
+                case RETURN -> {
+                    // the consent tool's grant counts at its call's successful RETURN; a withdrawal counted at the call
+                    Object call = inFlight.remove(e.session());
+                    if (call instanceof String[] c && c[1].equals("true") && !e.error()) co.put(c[0], true);
                 }
                 default -> throw new AssertionError(e.kind());
             }
@@ -144,6 +156,11 @@ class SubjectRegisterTest {
         return Event.call(session, ++seq, "record_consent", "{\"customer\":\"" + subject + "\",\"purpose\":\"marketing\",\"granted\":" + granted + "}");
     }
 
+    /** The RETURN of a consent tool's call: a success ({@code ok}) or an error (the tool threw, or answered an error result). */
+    private static Event grantReturn(String session, boolean ok) {
+        return Event.builder(EventKind.RETURN).session(session).seq(++seq).tool("record_consent").result(ok ? "recorded" : "store down").error(!ok).build();
+    }
+
     private static Event forgetTool(String session, String subject) {
         return Event.call(session, ++seq, "forget", "{\"customer\":\"" + subject + "\"}");
     }
@@ -160,7 +177,7 @@ class SubjectRegisterTest {
     }
 
     @Provide Arbitrary<List<Event>> traces() {
-        Arbitrary<Event> event = Combinators.combine(Arbitraries.integers().between(0, 7), Arbitraries.integers().between(0, SESSIONS.length - 1),
+        Arbitrary<Event> event = Combinators.combine(Arbitraries.integers().between(0, 9), Arbitraries.integers().between(0, SESSIONS.length - 1),
                 Arbitraries.integers().between(0, SUBJECTS.length - 1), Arbitraries.of(true, false), Arbitraries.integers().between(0, 4)).as((kind, s, subj, flag, spelling) -> {
             String session = SESSIONS[s];
             String subject = SUBJECTS[subj];
@@ -170,6 +187,7 @@ class SubjectRegisterTest {
                 case 2 -> grantTool(session, subject, flag);
                 case 3 -> forgetTool(session, subject);
                 case 4 -> lookup(session, "carol@example.com", flag ? "about " + spelled(subject, spelling) : "nobody");   // a mention in a longer text
+                case 5, 6 -> grantReturn(session, flag || kind == 5);   // mostly successes
                 default -> send(session, subject);
             };
         });
@@ -245,11 +263,12 @@ class SubjectRegisterTest {
                     send("a", "bob@example.com"),
                     send("a", "ada@example.com"),                  // said nothing: the session's consent
                     grantTool("a", "bob@example.com", true),       // bob grants again: his last word
+                    grantReturn("a", true),                        // once the consent tool returned
                     send("a", "bob@example.com"),
                     grantTool("a", "bob@example.com", false),
                     send("a", "bob@example.com"));
             assertThat(online(trace, Grounding.compile(SET.atoms(), policy(scope)))).as("%s", scope)
-                    .containsExactly("PASS", "PASS", "BLOCK", "PASS", "PASS", "PASS", "PASS", "BLOCK");
+                    .containsExactly("PASS", "PASS", "BLOCK", "PASS", "PASS", "PASS", "PASS", "PASS", "BLOCK");
             assertThat(oracle(trace, scope == Policy.SubjectScope.GLOBAL)).as("the oracle agrees").isEqualTo(
                     online(trace, Grounding.compile(SET.atoms(), policy(scope))));
         }
