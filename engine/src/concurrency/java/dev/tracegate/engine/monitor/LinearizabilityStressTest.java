@@ -2,6 +2,7 @@ package dev.tracegate.engine.monitor;
 
 import dev.tracegate.engine.automaton.DfaCompiler;
 import dev.tracegate.engine.ltl.Parser;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -22,10 +23,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * records them (the order of successful CAS), replayed sequentially must reproduce every applied
  * event's decision and the final state; every refused event must be refused, with the same
  * decision, when replayed right after the prefix it was judged on. That is linearizability of the
- * step against the sequential specification {@link Replay}.
+ * step against the sequential specification {@link Replay}. Random, so complementing the model checking of
+ * {@link SessionStepLincheckTest} with real threads, long traces and states of several longs; under -Plong every test
+ * runs its rounds five times over, with other seeds.
  */
+@Tag("concurrency")
 class LinearizabilityStressTest {
     private static final int THREADS = 4;
+    /** Each test's rounds run this many times, the seeds of pass p offset by p * 1,000,000. */
+    private static final int PASSES = ConcurrencyBudget.pick(1, 5);
+    private long seedBase;
 
     @Test
     void concurrentStepsOnOneSessionAreLinearizable() throws Exception {
@@ -38,8 +45,11 @@ class LinearizabilityStressTest {
                 compiler);
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try {
-            for (int round = 0; round < 60; round++) {
-                runRound(set, pool, round, new BitsGrounder());
+            for (int pass = 0; pass < PASSES; pass++) {
+                seedBase = pass * 1_000_000L;
+                for (int round = 0; round < 60; round++) {
+                    runRound(set, pool, round, new BitsGrounder());
+                }
             }
         } finally {
             pool.shutdownNow();
@@ -67,11 +77,14 @@ class LinearizabilityStressTest {
         assertThat(set.flatTransitions().manyWords).as("stepped by FlatTransitions.stepWords").isTrue();
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try {
-            for (int round = 0; round < 30; round++) runRound(set, pool, round, new BitsGrounder());
-            // Slow grounding, as in concurrentStepsAreLinearizableWhenGroundingIsSlow: a step that read
-            // the published longs after validating them instead of its copy would judge on another
-            // worker's private state.
-            for (int round = 30; round < 60; round++) runRound(set, pool, round, new WaitingGrounder());
+            for (int pass = 0; pass < PASSES; pass++) {
+                seedBase = pass * 1_000_000L;
+                for (int round = 0; round < 30; round++) runRound(set, pool, round, new BitsGrounder());
+                // Slow grounding, as in concurrentStepsAreLinearizableWhenGroundingIsSlow: a step that read
+                // the published longs after validating them instead of its copy would judge on another
+                // worker's private state.
+                for (int round = 30; round < 60; round++) runRound(set, pool, round, new WaitingGrounder());
+            }
         } finally {
             pool.shutdownNow();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
@@ -99,8 +112,11 @@ class LinearizabilityStressTest {
         assertThat(set.flatTransitions().oneWord).isTrue();
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try {
-            for (int round = 0; round < 20; round++) runRound(set, pool, round, new YieldingGrounder());
-            for (int round = 20; round < 60; round++) runRound(set, pool, round, new WaitingGrounder());
+            for (int pass = 0; pass < PASSES; pass++) {
+                seedBase = pass * 1_000_000L;
+                for (int round = 0; round < 20; round++) runRound(set, pool, round, new YieldingGrounder());
+                for (int round = 20; round < 60; round++) runRound(set, pool, round, new WaitingGrounder());
+            }
         } finally {
             pool.shutdownNow();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
@@ -130,9 +146,12 @@ class LinearizabilityStressTest {
         assertThat(wide.flatTransitions().packedWords).isGreaterThan(1);
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try {
-            for (int round = 0; round < 20; round++) runRound(small, pool, round, new BitsGrounder(), 4);
-            for (int round = 20; round < 30; round++) runRound(small, pool, round, new WaitingGrounder(), 4);
-            for (int round = 30; round < 45; round++) runRound(wide, pool, round, new BitsGrounder(), 4);
+            for (int pass = 0; pass < PASSES; pass++) {
+                seedBase = pass * 1_000_000L;
+                for (int round = 0; round < 20; round++) runRound(small, pool, round, new BitsGrounder(), 4);
+                for (int round = 20; round < 30; round++) runRound(small, pool, round, new WaitingGrounder(), 4);
+                for (int round = 30; round < 45; round++) runRound(wide, pool, round, new BitsGrounder(), 4);
+            }
         } finally {
             pool.shutdownNow();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
@@ -171,7 +190,7 @@ class LinearizabilityStressTest {
         Session session = monitor.session("shared");
         if (grounder instanceof WaitingGrounder waiting) waiting.session = session;
         int perThread = 150;
-        Random r = new Random(round);
+        Random r = new Random(seedBase + round);
         List<List<BitsGrounder.Ev>> work = new ArrayList<>();
         int id = 0;
         for (int t = 0; t < THREADS; t++) {
