@@ -46,12 +46,13 @@ public final class Dispatcher {
      * when [0] was adopted from a tool call rather than set by the invocation's own advice ({@link #adoptSession}),
      * [3] = the model's tool requests of the round a framework is running on this thread ({@link #swapRound}),
      * [4] = the conversation of the latest configured tool call on this thread ({@link #noteCallSession}), [5] = non-null
-     * once this thread has run configured tool calls of more than one conversation.
+     * once this thread has run configured tool calls of more than one conversation, [6] = the conversation of the MCP
+     * server tool call whose handler runs on this thread now ({@link #swapHandlerSession}).
      */
     private static final ThreadLocal<Object[]> SCOPE = new ThreadLocal<Object[]>() {
         @Override
         protected Object[] initialValue() {
-            return new Object[6];
+            return new Object[7];
         }
     };
 
@@ -258,6 +259,30 @@ public final class Dispatcher {
         Object last = scope[4];
         if (last == null || (!inCall && scope[5] != null)) return null;
         return last.toString();
+    }
+
+    /**
+     * An MCP server tool handler of conversation {@code session} starts running on this thread (the MCP hooks, around the
+     * handler's body): a consent or erasure method without {@code session-param} that it calls belongs to that
+     * conversation ({@link #handlerSession}). Returns the previous value, for {@link #restoreHandlerSession} when the
+     * handler returns. One thread-local look-up; no allocation.
+     */
+    public static Object swapHandlerSession(Object session) {
+        Object[] scope = SCOPE.get();
+        Object previous = scope[6];
+        scope[6] = session;
+        return previous;
+    }
+
+    /** Puts back what {@link #swapHandlerSession} returned. */
+    public static void restoreHandlerSession(Object previous) {
+        SCOPE.get()[6] = previous;
+    }
+
+    /** The conversation of the MCP server tool handler running on this thread, or null. */
+    public static String handlerSession() {
+        Object session = SCOPE.get()[6];
+        return session == null ? null : session.toString();
     }
 
     /** Sets this thread's tool table (framework object: a map or list of executors) and returns the previous one. */

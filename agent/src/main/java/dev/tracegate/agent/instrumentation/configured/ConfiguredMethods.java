@@ -991,7 +991,8 @@ public final class ConfiguredMethods {
     /**
      * The conversation a consent or erasure belongs to: its {@code session-param}'s ("default" for a null value, as a
      * tool call's). Without one (agent/CONFIG.md's own examples), the conversation the thread is in: the one a framework's
-     * invocation further up the stack names (an AI service, a chat client), else that of the configured tool call running
+     * invocation further up the stack names (an AI service, a chat client), else that of the MCP server tool call whose
+     * handler runs on this thread (McpHooks), else that of the configured tool call running
      * on this thread (the tool called the method), else, between calls, the one conversation this thread has run calls of
      * if that session is still open (an agent loop that calls the method between two tool calls), else a session named
      * {@code default} if one is open (a framework's conversation without an id). Otherwise null: the event belongs to no
@@ -1007,6 +1008,10 @@ public final class ConfiguredMethods {
             return value == null ? "default" : value.toString();
         }
         String session = Dispatcher.session(null);
+        if (session == null) {
+            // an MCP server tool handler running on this thread: that tool call's conversation (trial26 01)
+            session = Dispatcher.handlerSession();
+        }
         if (session == null) {
             // the method's own advice counts one level while it runs ({@code ownLevels} 1), none once its exit put the
             // nesting back (a grant reported at return): a level beyond that is a woven method further up this thread's stack
@@ -1030,7 +1035,8 @@ public final class ConfiguredMethods {
         String what = erasure ? "erasure" : "consent";
         AgentLog.warn("configured " + what + " method " + site.method + " (" + site.rule.where + ") has no session-param, and"
                 + " this call belongs to no conversation the agent can tell (no supervised call of one is running on its thread,"
-                + " and the thread has not run calls of exactly one open conversation): its " + what + " reaches the GDPR"
+                + " and the thread has not run calls of exactly one open conversation; an MCP async server's tool handler counts only"
+                + " for what it runs before it returns its Mono): its " + what + " reaches the GDPR"
                 + " register (scope: global) but no session's trace, so " + String.join(", ", readers) + (readers.size() == 1 ? " reads" : " read")
                 + " `" + what + "` as an event of the session and never " + (readers.size() == 1 ? "sees" : "see") + " it. Add session-param (the parameter holding the"
                 + " conversation id) to the entry, or write the contract over the register (" + (erasure ? "mentions_erased" : "consent(p)")

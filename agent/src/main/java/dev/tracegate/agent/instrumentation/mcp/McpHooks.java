@@ -79,7 +79,19 @@ public final class McpHooks {
                             nameStartsWith("lambda$toolsCallRequestHandler$").and(takesArguments(2))
                                     .and(takesArgument(0, named("io.modelcontextprotocol.common.McpTransportContext")))
                                     .and(takesArgument(1, Object.class)),
-                            self + "$StatelessServerCallAdvice").role("the tool calls of stateless MCP servers"));
+                            self + "$StatelessServerCallAdvice").role("the tool calls of stateless MCP servers"),
+                    // a sync server's handler runs later, out of the call's advice (on the transport's thread with
+                    // immediateExecution, else on a bounded elastic one): the synthetic body that calls it notes its conversation
+                    new HookPoint(named("io.modelcontextprotocol.server.McpServerFeatures$AsyncToolSpecification"),
+                            nameStartsWith("lambda$fromSync$").and(takesArguments(3))
+                                    .and(takesArgument(1, named("io.modelcontextprotocol.server.McpAsyncServerExchange")))
+                                    .and(takesArgument(2, named("io.modelcontextprotocol.spec.McpSchema$CallToolRequest"))),
+                            self + "$SyncHandlerAdvice").role("the conversation of consents and erasures in MCP sync tool handlers"),
+                    new HookPoint(named("io.modelcontextprotocol.server.McpStatelessServerFeatures$AsyncToolSpecification"),
+                            nameStartsWith("lambda$fromSync$").and(takesArguments(3))
+                                    .and(takesArgument(1, named("io.modelcontextprotocol.common.McpTransportContext")))
+                                    .and(takesArgument(2, named("io.modelcontextprotocol.spec.McpSchema$CallToolRequest"))),
+                            self + "$StatelessSyncHandlerAdvice").role("the conversation of consents and erasures in MCP stateless sync tool handlers"));
         }
     }
 
@@ -115,7 +127,9 @@ public final class McpHooks {
                             @Advice.Local("tgRedirect") String redirect,
                             @Advice.Local("tgId") String callId,
                             @Advice.Local("tgDepth") int[] depth,
-                            @Advice.Local("tgSaved") int saved) {
+                            @Advice.Local("tgSaved") int saved,
+                            @Advice.Local("tgHandler") boolean handler,
+                            @Advice.Local("tgHandlerPrevious") Object handlerPrevious) {
             // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
             // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
             depth = Dispatcher.depthCell();
@@ -136,18 +150,20 @@ public final class McpHooks {
                 session = exchange == null || exchange.sessionId() == null ? "default" : exchange.sessionId();
                 callId = Dispatcher.newCallId();   // the SDK hands the handler no request id: this invocation's own, on its CALL and RETURN
                 ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), callId);
-                if (ruling == null) {
-                    return null;
-                }
-                if (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT) {
+                if (ruling != null && (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT)) {
                     params = Dispatcher.rewriteToolCall(p, ruling);
                     if (ruling.kind == Ruling.REDIRECT) {
                         tool = ruling.tool;
                         redirect = ruling.text;
                     }
-                    return null;
+                } else if (ruling != null) {
+                    return ruling;
                 }
-                return ruling;
+                // the method calls the tool's handler: what an async handler runs before it returns its Mono belongs to
+                // this call's conversation (a consent or erasure method it calls, agent/CONFIG.md)
+                handlerPrevious = Dispatcher.swapHandlerSession(session);
+                handler = true;
+                return null;
             } catch (Throwable failed) {
                 // this advice's own failure (reading the request) follows the failure policy: suppressed, it would run
                 // the tool unsupervised whatever fail: says
@@ -173,9 +189,14 @@ public final class McpHooks {
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
                          @Advice.Local("tgDepth") int[] depth,
-                         @Advice.Local("tgSaved") int saved) {
+                         @Advice.Local("tgSaved") int saved,
+                         @Advice.Local("tgHandler") boolean handler,
+                         @Advice.Local("tgHandlerPrevious") Object handlerPrevious) {
             if (depth != null) {
                 depth[0] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
+            if (handler) {
+                Dispatcher.restoreHandlerSession(handlerPrevious);
             }
             if (!outer) {
                 return;
@@ -226,7 +247,9 @@ public final class McpHooks {
                             @Advice.Local("tgRedirect") String redirect,
                             @Advice.Local("tgId") String callId,
                             @Advice.Local("tgDepth") int[] depth,
-                            @Advice.Local("tgSaved") int saved) {
+                            @Advice.Local("tgSaved") int saved,
+                            @Advice.Local("tgHandler") boolean handler,
+                            @Advice.Local("tgHandlerPrevious") Object handlerPrevious) {
             // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
             // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
             depth = Dispatcher.depthCell();
@@ -248,18 +271,20 @@ public final class McpHooks {
                 session = named == null || named.toString().isEmpty() ? STATELESS_SESSION : named.toString();
                 callId = Dispatcher.newCallId();   // the SDK hands the handler no request id: this invocation's own, on its CALL and RETURN
                 ruling = Dispatcher.onToolCall("mcp-server", session, tool, Dispatcher.toJson(p.get("arguments")), callId);
-                if (ruling == null) {
-                    return null;
-                }
-                if (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT) {
+                if (ruling != null && (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT)) {
                     params = Dispatcher.rewriteToolCall(p, ruling);
                     if (ruling.kind == Ruling.REDIRECT) {
                         tool = ruling.tool;
                         redirect = ruling.text;
                     }
-                    return null;
+                } else if (ruling != null) {
+                    return ruling;
                 }
-                return ruling;
+                // the method calls the tool's handler: what an async handler runs before it returns its Mono belongs to
+                // this call's conversation (a consent or erasure method it calls, agent/CONFIG.md)
+                handlerPrevious = Dispatcher.swapHandlerSession(session);
+                handler = true;
+                return null;
             } catch (Throwable failed) {
                 // this advice's own failure (reading the request) follows the failure policy: suppressed, it would run
                 // the tool unsupervised whatever fail: says
@@ -285,9 +310,14 @@ public final class McpHooks {
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
                          @Advice.Local("tgDepth") int[] depth,
-                         @Advice.Local("tgSaved") int saved) {
+                         @Advice.Local("tgSaved") int saved,
+                         @Advice.Local("tgHandler") boolean handler,
+                         @Advice.Local("tgHandlerPrevious") Object handlerPrevious) {
             if (depth != null) {
                 depth[0] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
+            if (handler) {
+                Dispatcher.restoreHandlerSession(handlerPrevious);
             }
             if (!outer) {
                 return;
@@ -319,6 +349,61 @@ public final class McpHooks {
                     result = ((Mono) result).onErrorReturn(Dispatcher.UNKNOWN_TOOL,
                             McpSchema.CallToolResult.builder().addTextContent(redirect).isError(true).build());
                 }
+            }
+        }
+    }
+
+    /**
+     * {@code McpServerFeatures.AsyncToolSpecification#lambda$fromSync$N(SyncToolSpecification, McpAsyncServerExchange,
+     * CallToolRequest)}: the body that runs a sync server's tool handler, whenever and wherever the server runs it (the
+     * transport's thread with {@code immediateExecution}, else a bounded elastic thread). A consent or erasure method
+     * without {@code session-param} that the handler calls belongs to the call's conversation, the exchange's session,
+     * as the server's call advice names it. A call a client in this JVM supervised (its {@code _meta} mark) is left alone.
+     */
+    public static final class SyncHandlerAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static Object enter(@Advice.Argument(1) McpAsyncServerExchange exchange,
+                            @Advice.Argument(2) McpSchema.CallToolRequest request,
+                            @Advice.Local("tgHandler") boolean handler) {
+            Map<String, Object> meta = request == null ? null : request.meta();
+            if (meta != null && Dispatcher.instance().equals(meta.get(SEEN))) {
+                return null;
+            }
+            Object previous = Dispatcher.swapHandlerSession(exchange == null || exchange.sessionId() == null ? "default" : exchange.sessionId());
+            handler = true;
+            return previous;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Enter Object previous, @Advice.Local("tgHandler") boolean handler) {
+            if (handler) {
+                Dispatcher.restoreHandlerSession(previous);
+            }
+        }
+    }
+
+    /** As {@link SyncHandlerAdvice}, for a stateless sync server: the session its call advice names from the transport context. */
+    public static final class StatelessSyncHandlerAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static Object enter(@Advice.Argument(1) McpTransportContext context,
+                            @Advice.Argument(2) McpSchema.CallToolRequest request,
+                            @Advice.Local("tgHandler") boolean handler) {
+            Map<String, Object> meta = request == null ? null : request.meta();
+            if (meta != null && Dispatcher.instance().equals(meta.get(SEEN))) {
+                return null;
+            }
+            Object named = context == null ? null : context.get(STATELESS_SESSION_KEY);
+            Object previous = Dispatcher.swapHandlerSession(named == null || named.toString().isEmpty() ? STATELESS_SESSION : named.toString());
+            handler = true;
+            return previous;
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Enter Object previous, @Advice.Local("tgHandler") boolean handler) {
+            if (handler) {
+                Dispatcher.restoreHandlerSession(previous);
             }
         }
     }
