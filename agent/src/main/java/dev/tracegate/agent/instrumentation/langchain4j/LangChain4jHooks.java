@@ -3,6 +3,8 @@ package dev.tracegate.agent.instrumentation.langchain4j;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.Content;
+import dev.langchain4j.data.message.TextContent;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.model.chat.request.ChatRequest;
@@ -13,6 +15,7 @@ import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.langchain4j.service.tool.ToolExecutor;
 import dev.langchain4j.service.tool.ToolServiceResult;
 import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.ReplacedMessage;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.bootstrap.TracegateViolation;
 import dev.tracegate.agent.instrumentation.HookPoint;
@@ -396,10 +399,31 @@ public final class LangChain4jHooks implements Hooks {
                 }
                 ChatMessage last = messages.get(messages.size() - 1);
                 if (last instanceof UserMessage) {
+                    UserMessage user = (UserMessage) last;
+                    String text = null;
                     String replacement;
                     try {
-                        replacement = ((UserMessage) last).hasSingleText()
-                                ? Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText()) : null;
+                        // the text of its text contents, in order (several joined by a line break); an image or other
+                        // content beside it does not keep the text from being checked (before, only a single text was)
+                        StringBuilder joined = null;
+                        for (Content content : user.contents()) {
+                            if (!(content instanceof TextContent)) {
+                                continue;
+                            }
+                            String part = ((TextContent) content).text();
+                            if (text == null) {
+                                text = part;
+                            } else {
+                                if (joined == null) {
+                                    joined = new StringBuilder(text);
+                                }
+                                joined.append('\n').append(part);
+                            }
+                        }
+                        if (joined != null) {
+                            text = joined.toString();
+                        }
+                        replacement = text == null ? null : Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), text);
                     } catch (Throwable failed) {
                         // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
                         // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
@@ -407,8 +431,24 @@ public final class LangChain4jHooks implements Hooks {
                         replacement = refusal == null ? null : refusal.text;
                     }
                     if (replacement != null) {
+                        // the text replaced, the rest kept: its name, its other contents (an image) in their places, and its
+                        // attributes less what carries the replaced text (ReplacedMessage); before, a bare UserMessage.from
+                        List<Content> contents = new ArrayList<Content>();
+                        boolean placed = false;
+                        for (Content content : user.contents()) {
+                            if (!(content instanceof TextContent)) {
+                                contents.add(content);
+                            } else if (!placed) {
+                                contents.add(TextContent.from(replacement));
+                                placed = true;
+                            }
+                        }
+                        if (!placed) {
+                            contents.add(0, TextContent.from(replacement));
+                        }
                         List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
-                        copy.set(copy.size() - 1, UserMessage.from(replacement));
+                        copy.set(copy.size() - 1, user.toBuilder().contents(contents)
+                                .attributes(ReplacedMessage.metadata(user.attributes(), text)).build());
                         request = request.toBuilder().messages(copy).build();
                     }
                 }
@@ -482,10 +522,31 @@ public final class LangChain4jHooks implements Hooks {
                 }
                 ChatMessage last = messages.get(messages.size() - 1);
                 if (last instanceof UserMessage) {
+                    UserMessage user = (UserMessage) last;
+                    String text = null;
                     String replacement;
                     try {
-                        replacement = ((UserMessage) last).hasSingleText()
-                                ? Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), ((UserMessage) last).singleText()) : null;
+                        // the text of its text contents, in order (several joined by a line break); an image or other
+                        // content beside it does not keep the text from being checked (before, only a single text was)
+                        StringBuilder joined = null;
+                        for (Content content : user.contents()) {
+                            if (!(content instanceof TextContent)) {
+                                continue;
+                            }
+                            String part = ((TextContent) content).text();
+                            if (text == null) {
+                                text = part;
+                            } else {
+                                if (joined == null) {
+                                    joined = new StringBuilder(text);
+                                }
+                                joined.append('\n').append(part);
+                            }
+                        }
+                        if (joined != null) {
+                            text = joined.toString();
+                        }
+                        replacement = text == null ? null : Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), text);
                     } catch (Throwable failed) {
                         // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
                         // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
@@ -493,8 +554,24 @@ public final class LangChain4jHooks implements Hooks {
                         replacement = refusal == null ? null : refusal.text;
                     }
                     if (replacement != null) {
+                        // the text replaced, the rest kept: its name, its other contents (an image) in their places, and its
+                        // attributes less what carries the replaced text (ReplacedMessage); before, a bare UserMessage.from
+                        List<Content> contents = new ArrayList<Content>();
+                        boolean placed = false;
+                        for (Content content : user.contents()) {
+                            if (!(content instanceof TextContent)) {
+                                contents.add(content);
+                            } else if (!placed) {
+                                contents.add(TextContent.from(replacement));
+                                placed = true;
+                            }
+                        }
+                        if (!placed) {
+                            contents.add(0, TextContent.from(replacement));
+                        }
                         List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
-                        copy.set(copy.size() - 1, UserMessage.from(replacement));
+                        copy.set(copy.size() - 1, user.toBuilder().contents(contents)
+                                .attributes(ReplacedMessage.metadata(user.attributes(), text)).build());
                         request = request.toBuilder().messages(copy).build();
                     }
                 }
