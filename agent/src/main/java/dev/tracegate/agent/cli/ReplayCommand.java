@@ -240,6 +240,7 @@ final class ReplayCommand implements Callable<Integer> {
             TraceReader in = audit != null ? dev.tracegate.agent.audit.AuditTrace.open(t, readMode)
                     : new TraceReader(counted, t.getFileName().toString(), readMode);
             in.onSkip(e -> System.err.println("skipped: " + e.getMessage()));
+            in.onNote(e -> System.err.println("note: " + e.getMessage()));
             try (in) {
                 int restart = 0;
                 int seeded = 0;

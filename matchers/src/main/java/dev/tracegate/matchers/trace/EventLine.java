@@ -155,7 +155,7 @@ final class EventLine {
                         if (c == '{') args = args();
                         else if (c == '"') {
                             args = Args.ofJson(string());
-                            if (args.malformed()) throw DECLINE;   // the Jackson path says what is wrong with it
+                            if (args.malformed()) throw DECLINE;   // the Jackson path keeps it raw and says what is wrong with it
                         }
                         else literal("null");
                     }

@@ -73,35 +73,48 @@ class TraceReaderTest {
     }
 
     /**
-     * trial21 08: "args" as a string that holds no JSON object (cut off, key=value text, an array) was read as a call
-     * without arguments, also under STRICT, while the same array written as an array was refused. Refused the same way
-     * now, by both readers (chars, and the byte path that parses plain lines itself); a blank string stays no arguments.
+     * trial27 10: "args" as a string that holds no JSON object (malformed model output: cut off, key=value text, an
+     * array) made the whole call line malformed, so the call vanished from the trace while its RETURN was applied; online
+     * the agent keeps such arguments as {"_raw": text} and judges the call (trial21 08 had refused the line instead). Now
+     * both readers (chars, and the byte path that parses plain lines itself), strict and lenient, read the call with its
+     * arguments kept raw, skip nothing, and note the line where and why; a blank string stays no arguments.
      */
-    @Test void argsAsStringHoldingNoObjectAreRefusedWhereAndHow() throws IOException {
+    @Test void argsAsStringHoldingNoObjectAreKeptRawAsOnlineAndNoted() throws IOException {
         String head = "{\"session\":\"s\",\"kind\":\"call\",\"tool\":\"pay\",\"args\":";
         String[][] cases = {
-                {"\"{\\\"amount\\\": 5000\"", "not valid JSON: the string ends before the object that opens at column 1 is closed with '}'"},
-                {"\"amount=5000\"", "not valid JSON: Unrecognized token 'amount'"},
-                {"\"[1,2]\"", "it holds an array"},
-                {"\"42\"", "it holds a number"},
+                {"\"{\\\"amount\\\": 5000\"", "{\"amount\": 5000", "not valid JSON: the string ends before the object that opens at column 1 is closed with '}'"},
+                {"\"amount=5000\"", "amount=5000", "not valid JSON: Unrecognized token 'amount'"},
+                {"\"[1,2]\"", "[1,2]", "it holds an array"},
+                {"\"42\"", "42", "it holds a number"},
         };
         for (String[] c : cases) {
             String line = head + c[0] + "}";
-            String expected = "t.jsonl:1:50: field \"args\" holds a string that is not a JSON object (" + c[1];
-            assertThat(error(line).getMessage()).as(line).startsWith(expected)
-                    .endsWith(". Fix: write the arguments as an object, e.g. \"args\":{\"amount\":120}, or as a string holding a"
-                            + " complete JSON object, e.g. \"args\":\"{\\\"amount\\\":120}\"");
-            try (TraceReader r = new TraceReader(new java.io.ByteArrayInputStream((line + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-                    "t.jsonl", TraceReader.Mode.STRICT)) {
-                assertThatThrownBy(r::next).as(line).isInstanceOf(TraceFormatException.class).hasMessageStartingWith(expected);
-            }
-            // lenient: skipped and counted, the next line read
-            try (TraceReader r = new TraceReader(new java.io.ByteArrayInputStream((line + "\n" + head + "{\"amount\":1}}\n")
-                    .getBytes(java.nio.charset.StandardCharsets.UTF_8)), "t.jsonl", TraceReader.Mode.LENIENT)) {
-                Event e = r.next();
-                assertThat(e.args().json()).isEqualTo("{\"amount\":1}");
-                assertThat(r.next()).isNull();
-                assertThat(r.skipped()).isEqualTo(1);
+            String expected = "t.jsonl:1:50: field \"args\" holds a string that is not a JSON object (" + c[2];
+            String raw = dev.tracegate.matchers.event.Args.ofJson(c[1]).json();
+            assertThat(raw).as(line).startsWith("{\"_raw\":");
+            for (TraceReader.Mode mode : TraceReader.Mode.values()) {
+                for (boolean bytes : new boolean[] {false, true}) {
+                    String text = line + "\n" + head + "{\"amount\":1}}\n";
+                    List<TraceFormatException> notes = new ArrayList<>();
+                    try (TraceReader r = bytes
+                            ? new TraceReader(new java.io.ByteArrayInputStream(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)), "t.jsonl", mode)
+                            : new TraceReader(new StringReader(text), "t.jsonl", mode)) {
+                        r.onNote(notes::add);
+                        Event e = r.next();
+                        assertThat(e).as(line).isNotNull();
+                        assertThat(e.kind()).isEqualTo(EventKind.CALL);
+                        assertThat(e.args().json()).as(line).isEqualTo(raw);
+                        assertThat(e.args().malformed()).isTrue();
+                        assertThat(r.next().args().json()).isEqualTo("{\"amount\":1}");
+                        assertThat(r.next()).isNull();
+                        assertThat(r.skipped()).isZero();
+                        assertThat(r.notes()).isEqualTo(1);
+                    }
+                    assertThat(notes).as(line).hasSize(1);
+                    assertThat(notes.get(0).getMessage()).as(line).startsWith(expected)
+                            .endsWith("): the call is kept with arguments {\"_raw\": <the string>}, as the agent keeps such model output"
+                                    + " online; a contract that reads one of its arguments finds it missing (unevaluable)");
+                }
             }
         }
         assertThat(read(head + "\"\"}", TraceReader.Mode.STRICT).get(0).hasArgs()).isFalse();
