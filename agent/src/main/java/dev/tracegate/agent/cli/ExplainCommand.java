@@ -118,8 +118,14 @@ final class ExplainCommand implements Callable<Integer> {
                 + (subjects.size() > g.subjectFields().size() ? " (with the consent and erasure tools' subject fields)" : "")));
         System.out.println("  consent tools:" + (g.consentTools().isEmpty() ? " none" : ""));
         for (Map.Entry<String, List<String>> c : g.consentTools().entrySet()) {
-            System.out.println("    " + c.getKey() + ": subject in " + c.getValue().get(0) + ", purposes in " + c.getValue().get(1)
-                    + (c.getValue().get(2) == null ? ", always a grant" : ", granted (or withdrawn) in " + c.getValue().get(2)));
+            List<String> f = c.getValue();
+            String fixedPurposes = f.size() > 3 ? f.get(3) : null;
+            String fixedGranted = f.size() > 4 ? f.get(4) : null;
+            System.out.println("    " + c.getKey() + ": subject in " + f.get(0)
+                    + (fixedPurposes != null ? ", always for " + fixedPurposes.replace(",", ", ") : ", purposes in " + f.get(1))
+                    + ("false".equals(fixedGranted) ? ", always a withdrawal (at its call)"
+                    : f.get(2) == null ? ", always a grant (at its call's successful return)"
+                    : ", granted (or withdrawn) in " + f.get(2) + " (a grant at its call's successful return, a withdrawal at its call)"));
         }
         System.out.println("  erasure tools:" + (g.erasureTools().isEmpty() ? " none" : ""));
         g.erasureTools().forEach((t, f) -> System.out.println("    " + t + ": subject in " + f));

@@ -93,9 +93,9 @@ final class Runtime {
         Map<String, String[]> clear = new HashMap<>();
         for (LibrarySpec spec : library.specs()) {
             if (spec.gdpr() == null || spec.gdpr().consentTools() == null) continue;
-            // value: [subject field, purposes field, granted field or absent]; the subject is personal data
+            // value: [subject field, purposes field, granted field, listed purposes, fixed granted]; the subject is personal data
             spec.gdpr().consentTools().forEach((tool, fields) -> {
-                if (fields.size() > 1) clear.put(ToolName.fold(tool), fields.subList(1, fields.size()).stream()
+                if (fields.size() > 1) clear.put(ToolName.fold(tool), fields.subList(1, Math.min(3, fields.size())).stream()
                         .filter(java.util.Objects::nonNull).toArray(String[]::new));
             });
         }

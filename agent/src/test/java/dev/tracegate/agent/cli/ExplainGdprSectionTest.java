@@ -33,6 +33,7 @@ class ExplainGdprSectionTest {
                     sendNewsletter: {address: postal_address}
                   consent-tools:
                     record_consent: {subject: client_id, purposes: purpose, granted: granted}
+                    withdraw_marketing: {subject: client_id, purposes: [marketing], granted: false}
                   erasure-tools:
                     forget_client: {subject: client_id}
                 """);
@@ -48,7 +49,9 @@ class ExplainGdprSectionTest {
                 .contains("    sendNewsletter -> marketing   (P1: needs consent for marketing)   fields: address = postal_address\n")
                 .contains("any other tool: no declared purpose, so P2 refuses a call of it that carries personal data (the consent and erasure tools aside)")
                 .contains("whose consent P1 asks for): customer, client_id (with the consent and erasure tools' subject fields)\n")
-                .contains("    record_consent: subject in client_id, purposes in purpose, granted (or withdrawn) in granted\n")
+                .contains("    record_consent: subject in client_id, purposes in purpose, granted (or withdrawn) in granted"
+                        + " (a grant at its call's successful return, a withdrawal at its call)\n")
+                .contains("    withdraw_marketing: subject in client_id, always for marketing, always a withdrawal (at its call)\n")
                 .contains("    forget_client: subject in client_id\n")
                 .contains("  scope: global (a consent or an erasure counts in every conversation); register capacity 65536 (default)\n");
     }

@@ -362,7 +362,9 @@ public final class Library {
                 g.purposes().forEach((p, cats) -> b.purpose(p, cats.toArray(new String[0])));
                 g.tools().forEach((t, ps) -> b.toolPurposes(t, ps.toArray(new String[0])));
                 g.fields().forEach((t, m) -> m.forEach((f, c) -> b.fieldCategory(t, f, c)));
-                g.consentTools().forEach((t, f) -> b.consentTool(t, f.get(0), f.get(1), f.get(2)));
+                g.consentTools().forEach((t, f) -> b.consentTool(t, f.get(0), f.get(1),
+                        f.size() > 3 && f.get(3) != null ? List.of(f.get(3).split(",")) : null,
+                        f.get(2), f.size() > 4 && f.get(4) != null ? Boolean.valueOf(f.get(4)) : null));
                 g.erasureTools().forEach(b::erasureTool);
                 if (g.noConsentPurposes()) b.noConsentPurposes();
                 else b.consentPurposes(g.consentPurposes().toArray(new String[0]));

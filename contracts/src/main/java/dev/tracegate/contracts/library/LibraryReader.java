@@ -527,11 +527,43 @@ public final class LibraryReader {
             if (!(cn instanceof Node.MapNode cm)) throw Fields.error(cn, "gdpr.consent-tools must map tool -> {subject, purposes, granted}", null);
             for (Map.Entry<String, Node> e : cm.entries().entrySet()) {
                 Fields.key(cm, e.getKey(), "gdpr.consent-tools tool");
-                Fields t = Fields.of(e.getValue(), "gdpr.consent-tools." + e.getKey(), CONSENT_TOOL);
-                consentTools.put(e.getKey(), java.util.Arrays.asList(
-                        t.requiredString("subject", "name the argument that holds the data subject"),
-                        t.requiredString("purposes", "name the argument that holds the purpose(s)"),
-                        t.string("granted", null)));
+                String where = "gdpr.consent-tools." + e.getKey();
+                Fields t = Fields.of(e.getValue(), where, CONSENT_TOOL);
+                String subject = t.requiredString("subject", "name the argument that holds the data subject");
+                // purposes: the argument that holds them (a scalar), or the purposes themselves (a list)
+                Node pn = t.required("purposes", "name the argument that holds the purpose(s), or list the purposes the tool"
+                        + " always records: purposes: [marketing]");
+                String purposesField = null;
+                String purposesFixed = null;
+                if (pn instanceof Node.Seq) {
+                    List<String> fixed = Fields.strings(pn, where + ".purposes");
+                    if (fixed.isEmpty()) throw Fields.error(pn, where + ".purposes is an empty list, so the tool would record no consent",
+                            "list the purposes the tool records ([marketing]), or name the argument that holds them (purposes: purpose)");
+                    for (String p : fixed) {
+                        if (!purposes.containsKey(p)) throw Fields.error(pn, where + ".purposes lists '" + p + "', which is not a declared purpose",
+                                "declare it under gdpr.purposes (declared: " + String.join(", ", purposes.keySet()) + "), or, if the tool's"
+                                        + " argument holds the purposes, write its name without brackets (purposes: purpose)");
+                    }
+                    purposesFixed = String.join(",", fixed);
+                } else {
+                    purposesField = Fields.name(pn, where + ".purposes");
+                    if (purposes.containsKey(purposesField)) {
+                        throw Fields.error(pn, where + ".purposes: '" + purposesField + "' names the tool's argument that holds the"
+                                + " purposes, but " + purposesField + " is a declared purpose, so the tool would record consent to"
+                                + " whatever that argument says (nothing when the tool has no such argument)",
+                                "to record consent to " + purposesField + " at every call, list it: purposes: [" + purposesField + "]");
+                    }
+                }
+                // granted: the argument whose boolean says grant or withdraw, or true / false for every call
+                Node gn = t.get("granted");
+                String grantedField = null;
+                String grantedFixed = null;
+                if (gn != null && !(gn instanceof Node.Scalar gs && gs.isNull())) {
+                    String g0 = Fields.name(gn, where + ".granted");
+                    if (g0.equalsIgnoreCase("true") || g0.equalsIgnoreCase("false")) grantedFixed = g0.toLowerCase(java.util.Locale.ROOT);
+                    else grantedField = g0;
+                }
+                consentTools.put(e.getKey(), java.util.Arrays.asList(subject, purposesField, grantedField, purposesFixed, grantedFixed));
             }
         }
         Map<String, String> erasureTools = new LinkedHashMap<>();

@@ -69,7 +69,9 @@ public record LibrarySpec(String name, String description, String file, Settings
      * @param purposes      declared purpose -> the data categories that purpose needs
      * @param tools         tool -> the purposes its calls serve
      * @param fields        tool -> (argument field -> category), on top of detection
-     * @param consentTools  tool whose call records consent -> (subject field, purposes field, granted field or null)
+     * @param consentTools  tool whose call records consent -> (subject field, purposes field or null, granted field or null,
+     *                      the purposes every call records joined by commas or null, "true" / "false" for every call or null);
+     *                      exactly one of the purposes field and the listed purposes is set
      * @param erasureTools  tool whose call requests erasure -> subject field
      * @param consentPurposes the purposes that rest on consent (empty: all of them, unless {@code noConsentPurposes})
      * @param subjectFields argument names that name the data subject of a call

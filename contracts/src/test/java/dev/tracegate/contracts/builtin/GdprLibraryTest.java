@@ -118,6 +118,51 @@ class GdprLibraryTest {
                         "BLOCK:gdpr.P1-consent", "PASS", "BLOCK:gdpr.P1-consent,gdpr.P4-erasure");
     }
 
+    /**
+     * trial26 02: consent-tools entries with fixed values. {@code granted: false} is a tool that always withdraws (it was
+     * read as an argument named "false", so the withdrawal did nothing), {@code purposes: [marketing]} a tool that always
+     * records consent to marketing.
+     */
+    @Test
+    void aConsentToolWithFixedGrantedOrPurposesRecordsThem() {
+        Library bank = load(BANK.replace("    grant: {subject: email, purposes: purpose, granted: granted}\n",
+                "    grant: {subject: email, purposes: purpose}\n"
+                        + "    withdraw: {subject: email, purposes: purpose, granted: false}\n"
+                        + "    optin: {subject: email, purposes: [marketing], granted: true}\n"
+                        + "    optout: {subject: email, purposes: [marketing], granted: false}\n"), "gdpr");
+        assertThat(replay(bank, List.of(
+                call("grant", "{\"email\": \"ada@example.com\", \"purpose\": \"marketing\"}"),
+                ok("grant", "recorded"),
+                call("send_newsletter", "{\"email\": \"ada@example.com\"}"),
+                call("withdraw", "{\"email\": \"ada@example.com\", \"purpose\": \"marketing\"}"),
+                ok("withdraw", "withdrawn"),
+                call("send_newsletter", "{\"email\": \"ada@example.com\"}"),
+                call("optin", "{\"email\": \"ada@example.com\"}"),
+                ok("optin", "done"),
+                call("send_newsletter", "{\"email\": \"ada@example.com\"}"),
+                call("optout", "{\"email\": \"ada@example.com\"}"),
+                call("send_newsletter", "{\"email\": \"ada@example.com\"}"))))
+                .containsExactly("PASS", "PASS", "PASS", "PASS", "PASS", "BLOCK:gdpr.P1-consent", "PASS", "PASS", "PASS", "PASS",
+                        "BLOCK:gdpr.P1-consent");
+    }
+
+    /** trial26 02: a consent-tools value that can only have meant a fixed purpose is refused, with where and how to fix. */
+    @Test
+    void aConsentToolsPurposeThatNamesADeclaredPurposeIsRefused() {
+        String yaml = BANK.replace("    grant: {subject: email, purposes: purpose, granted: granted}\n",
+                "    optin: {subject: email, purposes: marketing}\n");
+        assertThatThrownBy(() -> load(yaml, "gdpr")).isInstanceOf(LibraryException.class)
+                .hasMessageContaining(":10:")
+                .hasMessageContaining("gdpr.consent-tools.optin.purposes: 'marketing' names the tool's argument that holds the purposes,"
+                        + " but marketing is a declared purpose")
+                .hasMessageContaining("purposes: [marketing]");
+        String undeclared = BANK.replace("    grant: {subject: email, purposes: purpose, granted: granted}\n",
+                "    optin: {subject: email, purposes: [newsletter]}\n");
+        assertThatThrownBy(() -> load(undeclared, "gdpr")).isInstanceOf(LibraryException.class)
+                .hasMessageContaining("gdpr.consent-tools.optin.purposes lists 'newsletter', which is not a declared purpose")
+                .hasMessageContaining("declared: marketing");
+    }
+
     @Test
     void aPolicyOnlyLibraryIsReadByTheBuiltIn() {
         String policyOnly = BANK.substring(0, BANK.indexOf("contracts:"));

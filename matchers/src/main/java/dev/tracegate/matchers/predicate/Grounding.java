@@ -712,6 +712,7 @@ public final class Grounding implements Grounder<Event> {
 
     /** Whether a consent tool's call with arguments {@code a} grants (true, also without its granted argument) or withdraws. */
     private static boolean grants(Policy.ConsentTool ct, Args a) {
+        if (ct.grantedConstant() != null) return ct.grantedConstant();
         JsonNode granted = ct.granted() == null ? null : a.get(ct.granted());
         return granted == null || !(granted.isBoolean() ? !granted.booleanValue()
                 : "false".equalsIgnoreCase(granted.asText()) || "withdraw".equalsIgnoreCase(granted.asText()));
@@ -721,6 +722,10 @@ public final class Grounding implements Grounder<Event> {
     private void recordToolConsent(Policy.ConsentTool ct, Args a, SessionState st, boolean grant) {
         JsonNode subj = a.get(ct.subject());
         String s = subj == null ? null : Nodes.text(subj).toString();
+        if (ct.purposeNames() != null) {
+            for (String p : ct.purposeNames()) recordConsent(st, s, p, grant);
+            return;
+        }
         JsonNode purposes = a.get(ct.purposes());
         if (purposes != null && purposes.isArray()) {
             for (JsonNode p : purposes) recordConsent(st, s, Nodes.text(p).toString(), grant);

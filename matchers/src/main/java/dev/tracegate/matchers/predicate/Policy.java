@@ -49,7 +49,11 @@ public final class Policy {
         SESSION
     }
 
-    record ConsentTool(Args.Path subject, Args.Path purposes, Args.Path granted) {}
+    /**
+     * A consent tool: the subject's argument; the purposes' argument, or (purposes null) the purposes every call records;
+     * the granted argument, or (granted null) grantedConstant: TRUE, FALSE (every call withdraws) or null (every call grants).
+     */
+    record ConsentTool(Args.Path subject, Args.Path purposes, Args.Path granted, String[] purposeNames, Boolean grantedConstant) {}
 
     private Policy(Builder b) {
         this.latches = List.copyOf(b.latches);
@@ -222,8 +226,30 @@ public final class Policy {
          * with an error records nothing).
          */
         public Builder consentTool(String tool, String subjectField, String purposeField, String grantedField) {
-            consentTools.put(requireTool(tool), new ConsentTool(Args.Path.of(subjectField), Args.Path.of(purposeField),
-                    grantedField == null ? null : Args.Path.of(grantedField)));
+            return consentTool(tool, subjectField, purposeField, null, grantedField, null);
+        }
+
+        /**
+         * {@link #consentTool(String, String, String, String)} with fixed values: {@code purposes} (when not null, instead of
+         * {@code purposeField}) are the purposes every call records, and {@code granted} (when not null, instead of
+         * {@code grantedField}) says that every call grants (true) or withdraws (false).
+         */
+        public Builder consentTool(String tool, String subjectField, String purposeField, java.util.List<String> purposes,
+                                   String grantedField, Boolean granted) {
+            if ((purposeField == null) == (purposes == null)) {
+                throw new IllegalArgumentException("consent tool " + tool + ": give either the purposes' argument or the purposes");
+            }
+            if (grantedField != null && granted != null) {
+                throw new IllegalArgumentException("consent tool " + tool + ": give either the granted argument or a fixed granted");
+            }
+            String[] names = null;
+            if (purposes != null) {
+                if (purposes.isEmpty()) throw new IllegalArgumentException("consent tool " + tool + ": no purposes");
+                names = purposes.stream().map(p -> requireName(p, "purpose")).toArray(String[]::new);
+            }
+            consentTools.put(requireTool(tool), new ConsentTool(Args.Path.of(subjectField),
+                    purposeField == null ? null : Args.Path.of(purposeField),
+                    grantedField == null ? null : Args.Path.of(grantedField), names, granted));
             return this;
         }
 
