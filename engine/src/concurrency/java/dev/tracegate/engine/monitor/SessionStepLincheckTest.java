@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * order of the same operations run against {@link SequentialSession}: the offline {@link Replay} of the same compiled
  * contracts and counters kept in plain code, which shares nothing with the monitor's packed states, arena or CAS. So
  * two calls at the same time get the verdicts of some sequential order, and a refused call (or an undone one) leaves
- * no trace in the automata or the counters.
+ * no trace in the automata, the counters or {@link Session#applied()}.
  *
  * <p>The contracts: a refund needs an approval before it (an approver may excuse that, {@link
  * SessionMonitor#stepExcusing}); at most one refund; nothing sent after a read result, assuming no tainted result
@@ -98,6 +98,9 @@ public class SessionStepLincheckTest {
 
     @Operation public String verdicts() { return Arrays.toString(monitor.verdicts(session)); }
 
+    /** {@link Session#applied()}: events applied so far, those taken back by an undo not counted. */
+    @Operation public long applied() { return session.applied(); }
+
     /** The grounder's counters: applied events and the sum of their letters. */
     @Operation public String counters() {
         SessionState st = monitor.snapshot(session);
@@ -152,6 +155,7 @@ public class SessionStepLincheckTest {
 
         public String verdicts() { return Arrays.toString(replay.verdicts()); }
         public String counters() { return "events=" + applied.size() + " sum=" + sum; }
+        public long applied() { return applied.size(); }
     }
 
     /**
@@ -208,7 +212,9 @@ public class SessionStepLincheckTest {
      * other thread applies a read result and then has its own refund refused (a step that read the published automaton
      * states after validating its copy would judge on the other thread's private copy: BLOCK[1] instead of BLOCK[0]);
      * a read result taken back racing a send and a sent result (an undo that did not check the head would take back
-     * the other thread's later step too); a tainted result (withheld) racing steps and undos in three threads.
+     * the other thread's later step too); two threads each taking back their step while a third reads
+     * {@link Session#applied()} (an undo that failed, or one under way, must not change the count); a tainted result
+     * (withheld) racing steps and undos in three threads.
      */
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -232,6 +238,11 @@ public class SessionStepLincheckTest {
                 List.of(),
                 List.of(List.of(op("readResult", 1), op("undo", 1)), List.of(op("send", 2), op("sentResult", 2))),
                 List.of(op("verdicts"), op("counters"))));
+        o.addCustomScenario(scenario(
+                List.of(op("approve", 0)),
+                List.of(List.of(op("readResult", 1), op("undo", 1)), List.of(op("refund", 2), op("undo", 2)),
+                        List.of(op("applied"), op("applied"))),
+                List.of(op("applied"), op("counters"))));
         o.addCustomScenario(scenario(
                 List.of(op("readResult", 0)),
                 List.of(List.of(op("taintedResult", 1), op("undo", 1)), List.of(op("approve", 2), op("undo", 2)),

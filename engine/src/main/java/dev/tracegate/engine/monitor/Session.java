@@ -29,14 +29,15 @@ public final class Session {
     }
 
     private final String id;
+    /** The monitor's states, which the head's slot indexes (read by {@link #applied()}). */
+    private final StateArena arena;
     @SuppressWarnings("unused") private volatile long head;
     @SuppressWarnings("unused") private long lastAccess;
     @SuppressWarnings("unused") private volatile long offered;
-    /** Versions of the head that are not applied events: two per {@link SessionMonitor#undo} (the step taken back and the undo itself; the version never goes back). */
-    private volatile long undone;
 
-    Session(String id, int slot) {
+    Session(String id, int slot, StateArena arena) {
         this.id = id;
+        this.arena = arena;
         HEAD.setRelease(this, (long) slot);
     }
 
@@ -45,14 +46,20 @@ public final class Session {
     /** Whether the session has ended (explicitly or by eviction). */
     public boolean isClosed() { return lvHead() == CLOSED; }
 
-    /** Number of events applied so far (steps taken back by an undo not counted). */
+    /**
+     * Number of events applied so far (steps taken back by an undo not counted), or -1 once the session has ended.
+     * Read from the published state, validated against the head as a step's copy is, so it is the count of one
+     * state the session has been in: an undo that fails, or one under way, does not show.
+     */
     public long applied() {
-        long h = lvHead();
-        return h == CLOSED ? -1 : (h >>> SLOT_BITS) - undone;
+        while (true) {
+            final long h = lvHead();
+            if (h == CLOSED) return -1;
+            final long n = arena.get(slotOf(h)).applied;
+            VarHandle.loadLoadFence();
+            if (lpHead() == h) return n;
+        }
     }
-
-    /** Counts a step taken back; called by the undoing thread before it publishes the previous state. */
-    void countUndo(long delta) { undone += delta; }   // one writer at a time: the session's undoing worker, right after its step
 
     /**
      * Work of the caller's still running in this session (e.g. tool calls let run whose results have not come), kept by

@@ -137,8 +137,9 @@ public final class SessionMonitor<E> {
         System.arraycopy(initialPacked, 0, st.packed, 0, st.packed.length);
         Arrays.fill(st.words, 0L);
         Arrays.fill(st.refs, null);
+        st.applied = 0;
         grounder.init(st);
-        Session fresh = new Session(id, st.slot);
+        Session fresh = new Session(id, st.slot, arena);
         fresh.touch(System.currentTimeMillis());   // rare path: a session created just before an idle sweep is not idle
         Session raced = sessions.putIfAbsent(id, fresh);
         if (raced != null) {
@@ -204,10 +205,13 @@ public final class SessionMonitor<E> {
      * The write half shared by every step: applies the event's counters and context to the worker's
      * copy and publishes it with one CAS on the session's head; false when another step published
      * first (the caller retries from the new head). On success the replaced state becomes the
-     * worker's spare and undo knows what to take back.
+     * worker's spare and undo knows what to take back. The count of applied events is read from
+     * {@code published} unvalidated: if it was displaced (and perhaps rewritten) since {@code head}
+     * was read, the CAS fails and the count is dropped with the rest.
      */
     private boolean publish(Session session, long head, SessionState published, SessionState mine, E event, Worker w) {
         grounder.apply(event, w.valuation, mine);
+        mine.applied = published.applied + 1;
         final long h = Session.next(head, mine.slot);
         if (!session.casHead(head, h)) return false;
         w.spare = published;
@@ -540,12 +544,8 @@ public final class SessionMonitor<E> {
     public boolean undo(Session session, Worker w) {
         final long head = session.lvHead();
         if (w.lastSession != session || head != w.lastHead || head == Session.CLOSED) return false;
-        final SessionState previous = w.spare;
-        session.countUndo(2);   // the step taken back and the version this undo itself takes
-        if (!session.casHead(head, Session.next(head, previous.slot))) {
-            session.countUndo(-2);
-            return false;
-        }
+        final SessionState previous = w.spare;   // its count of applied events is the one before the step
+        if (!session.casHead(head, Session.next(head, previous.slot))) return false;
         w.spare = arena.get(Session.slotOf(head));
         w.lastSession = null;
         w.lastHead = Session.CLOSED;
@@ -718,7 +718,8 @@ public final class SessionMonitor<E> {
         flat.pack(states, st.packed);
         System.arraycopy(counters, 0, st.words, 0, nw);
         System.arraycopy(context, 0, st.refs, 0, refs);
-        Session s = new Session(id, st.slot);
+        st.applied = 0;
+        Session s = new Session(id, st.slot, arena);
         Session old = sessions.put(id, s);
         if (old != null) end(old);
         return s;

@@ -27,6 +27,11 @@ public final class SessionState {
     /** Immutable values owned by the grounder (context, sets of values). */
     public final Object[] refs;
     private static final int[] NO_STATES = new int[0];
+    /**
+     * Events applied to the session up to this state. It travels with the state, so that an undo, which publishes the
+     * state from before the step, takes the count back in the same CAS (see {@link Session#applied()}).
+     */
+    long applied;
     /** Position in the state arena; the session's head word names it. */
     final int slot;
 
@@ -48,6 +53,7 @@ public final class SessionState {
         if (packed.length != 0) System.arraycopy(from.packed, 0, packed, 0, packed.length);
         if (words.length != 0) System.arraycopy(from.words, 0, words, 0, words.length);
         if (refs.length != 0) System.arraycopy(from.refs, 0, refs, 0, refs.length);
+        applied = from.applied;
     }
 
     @Override public String toString() {
