@@ -511,28 +511,28 @@ final class ReplayCommand implements Callable<Integer> {
                            List<String> unevaluableAt, double seconds) {
         int n = lib.contracts().contracts().size();
         for (SessionReport rep : reports) {
-            StringBuilder b = new StringBuilder("session " + rep.id + ":");
+            StringBuilder b = new StringBuilder("session " + visible(rep.id) + ":");
             boolean quiet = true;
             for (int c = 0; c < n; c++) {
                 Verdict v = rep.end == null ? Verdict.ACTIVE : rep.end.verdicts().get(c);
                 String id = lib.info().get(c).id();
                 if (rep.firstFail(c) != null) {
-                    b.append("\n  ").append(id).append(": violated first at ").append(rep.firstFail(c)).append(" (").append(rep.fires(c))
+                    b.append("\n  ").append(id).append(": violated first at ").append(visible(rep.firstFail(c))).append(" (").append(rep.fires(c))
                             .append(rep.fires(c) == 1 ? " event" : " events").append(")");
                     quiet = false;
                 }
                 if (rep.firstWithheld(c) != null) {
-                    b.append("\n  ").append(id).append(": withheld ").append(rep.firstWithheld(c)).append(", which would have broken its assumption:")
+                    b.append("\n  ").append(id).append(": withheld ").append(visible(rep.firstWithheld(c))).append(", which would have broken its assumption:")
                             .append(" the contract stays in force (not IDLE)").append(rep.withheld(c) > 1 ? " (" + rep.withheld(c) + " events withheld)" : "");
                     quiet = false;
                 }
                 if (rep.firstBreak(c) != null) {
-                    b.append("\n  ").append(id).append(": assumption broken first at ").append(rep.firstBreak(c));
+                    b.append("\n  ").append(id).append(": assumption broken first at ").append(visible(rep.firstBreak(c)));
                     quiet = false;
                 }
                 if (rep.firstRewritten(c) != null) {
                     int all = rep.rewritten(c), refused = rep.rewrittenRefused(c);
-                    b.append("\n  ").append(id).append(": ").append(rep.firstRewritten(c)).append(" online (the log holds the rewritten event")
+                    b.append("\n  ").append(id).append(": ").append(visible(rep.firstRewritten(c))).append(" online (the log holds the rewritten event")
                             .append(all > 1 ? "s" : "")
                             .append(refused == 0 ? (all > 1 ? ", which pass here" : ", which passes here")
                                     : refused == all ? ", which these libraries refuse too"
@@ -549,12 +549,12 @@ final class ReplayCommand implements Callable<Integer> {
             }
             if (rep.end != null) {
                 for (EndReport.Obligation o : rep.end.unmet()) {
-                    b.append("\n  ").append(o.contractId()).append(": unmet obligation at end").append(o.pending() == null ? "" : ": " + o.pending());
+                    b.append("\n  ").append(o.contractId()).append(": unmet obligation at end").append(o.pending() == null ? "" : ": " + visible(o.pending()));
                     quiet = false;
                 }
             }
             if (rep.notApplied > 0) {
-                b.append("\n  not applied: ").append(rep.firstNotApplied)
+                b.append("\n  not applied: ").append(visible(rep.firstNotApplied))
                         .append(rep.notApplied > 1 ? " (" + rep.notApplied + " results of refused calls not applied)" : "");
                 quiet = false;
             }
@@ -581,11 +581,40 @@ final class ReplayCommand implements Callable<Integer> {
         if (!unevaluableAt.isEmpty()) {
             System.out.println("events with unevaluable atoms (an argument the atom reads is missing or not a number, or a context key it"
                     + " compares with, ctx(key), is still empty: no latch set it yet):");
-            for (String u : unevaluableAt) System.out.println("  " + u);
+            for (String u : unevaluableAt) System.out.println("  " + visible(u));
             if (unevaluable > unevaluableAt.size()) {
                 System.out.println("  ... and " + (unevaluable - unevaluableAt.size()) + " more (--verbose lists them all)");
             }
         }
+    }
+
+    /**
+     * {@code s} with its control characters (and the line and paragraph separators) written as a JSON string writes them
+     * ({@code \n}, {@code \t}, {@code \u0007}), so that a session id, a tool name or a file name from the recorded data
+     * cannot make lines of the text report (trial27 05); the same string when it has none.
+     */
+    static String visible(String s) {
+        int i = 0;
+        while (i < s.length() && !invisible(s.charAt(i))) i++;
+        if (i == s.length()) return s;
+        StringBuilder b = new StringBuilder(s.length() + 8).append(s, 0, i);
+        for (; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!invisible(c)) b.append(c);
+            else if (c == '\n') b.append("\\n");
+            else if (c == '\r') b.append("\\r");
+            else if (c == '\t') b.append("\\t");
+            else if (c == '\b') b.append("\\b");
+            else if (c == '\f') b.append("\\f");
+            else b.append("\\u").append(HEX[c >> 12 & 15]).append(HEX[c >> 8 & 15]).append(HEX[c >> 4 & 15]).append(HEX[c & 15]);
+        }
+        return b.toString();
+    }
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    private static boolean invisible(char c) {
+        return c < 0x20 || c >= 0x7f && c <= 0x9f || c == '\u2028' || c == '\u2029';
     }
 
     /** The keys of the atoms whose bits are set, comma separated. */
