@@ -159,7 +159,7 @@ public final class McpApp {
         try {
             call(client, tool, argumentsJson);
         } finally {
-            Thread.sleep(500); // let the server's last stderr lines arrive
+            StdioServerEnd.stopAndDrain(transport);   // every line the server wrote, then close
             client.closeGracefully();
         }
         System.exit(0);
@@ -181,7 +181,7 @@ public final class McpApp {
                 callOnce(client, calls[i], calls[i + 1]);
             }
         } finally {
-            Thread.sleep(500); // let the server's last stderr lines arrive
+            StdioServerEnd.stopAndDrain(transport);   // every line the server wrote, then close
             client.closeGracefully();
         }
         System.exit(0);

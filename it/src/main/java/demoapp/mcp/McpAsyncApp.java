@@ -199,7 +199,7 @@ public final class McpAsyncApp {
                 }
             }
         } finally {
-            Thread.sleep(500); // let the server's last stderr lines arrive
+            StdioServerEnd.stopAndDrain(stdio);   // every line the server wrote, then close
             client.closeGracefully().block(Duration.ofSeconds(10));
         }
         System.exit(0);
@@ -250,7 +250,7 @@ public final class McpAsyncApp {
         } catch (RuntimeException e) {
             Console.exception(e);
         } finally {
-            Thread.sleep(500); // let the server's last stderr lines arrive
+            StdioServerEnd.stopAndDrain(stdio);   // every line the server wrote, then close
             client.closeGracefully().block(Duration.ofSeconds(10));
         }
         System.exit(0);

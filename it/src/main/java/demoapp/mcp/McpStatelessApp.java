@@ -125,9 +125,10 @@ public final class McpStatelessApp {
             for (McpSyncClient client : clients.values()) {
                 client.closeGracefully();
             }
-            Thread.sleep(300); // let the server's last stderr lines arrive
-            server.destroy();
-            relay.join(5_000);
+            // SIGTERM: the server exits as on any stop, and the relay prints its standard error to the end (through the
+            // handle: Process.destroy() would also close our end of that stream, losing what the server still writes)
+            server.toHandle().destroy();
+            relay.join(60_000);   // only stops a hang
         }
         System.exit(0);
     }
