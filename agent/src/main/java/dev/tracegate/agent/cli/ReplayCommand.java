@@ -317,13 +317,13 @@ final class ReplayCommand implements Callable<Integer> {
                         boolean online = !audit.refusedOnline(in.lines());
                         if (online != d.applied()) {
                             divergence.event(e, d.applied(), online, w.statesBefore(), w.nextStates(), t.getFileName() + ":" + in.lines()
-                                    + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase() + (e.tool() == null ? "" : " " + e.tool()) + ")");
+                                    + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase(java.util.Locale.ROOT) + (e.tool() == null ? "" : " " + e.tool()) + ")");
                         }
                     }
                     if (w.unevaluableCount() > 0) {
                         unevaluable++;
                         if (verbose || unevaluableAt.size() < UNEVALUABLE_SHOWN) {
-                            unevaluableAt.add(t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase()
+                            unevaluableAt.add(t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase(java.util.Locale.ROOT)
                                     + (e.tool() == null ? "" : " " + e.tool()) + "): " + atomsOf(w.unevaluable(), atoms, lib, e));
                         }
                     }
@@ -332,7 +332,7 @@ final class ReplayCommand implements Callable<Integer> {
                     String streamedNote = shownFirst == null ? "" : "; " + shownFirst.says();
                     for (int i = 0; i < d.contractCount(); i++) {
                         int c = d.contract(i);
-                        String where = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase()
+                        String where = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase(java.util.Locale.ROOT)
                                 + (e.tool() == null ? "" : " " + e.tool()) + streamedNote + ")";
                         rep.touched();
                         if (d.kind() == Decision.Kind.SUPPRESS && !d.applied()) {   // enforce: withheld, nothing broken
@@ -364,7 +364,7 @@ final class ReplayCommand implements Callable<Integer> {
                             }
                             if (rep.firstRewritten[c] == null) {
                                 rep.firstRewritten[c] = how + " at " + t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", "
-                                        + e.kind().name().toLowerCase() + (e.tool() == null ? "" : " " + e.tool()) + streamedNote + ")";
+                                        + e.kind().name().toLowerCase(java.util.Locale.ROOT) + (e.tool() == null ? "" : " " + e.tool()) + streamedNote + ")";
                             }
                         }
                     }
@@ -375,7 +375,7 @@ final class ReplayCommand implements Callable<Integer> {
                         for (int c : assumed) {
                             if (rep.firstBreak(c) == null && lib.contracts().verdict(c, after) == Verdict.IDLE
                                     && lib.contracts().verdict(c, before) != Verdict.IDLE) {
-                                rep.touched().firstBreak[c] = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase()
+                                rep.touched().firstBreak[c] = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", " + e.kind().name().toLowerCase(java.util.Locale.ROOT)
                                         + (e.tool() == null ? "" : " " + e.tool()) + ") by an agent event";
                             }
                         }
@@ -562,7 +562,7 @@ final class ReplayCommand implements Callable<Integer> {
             System.out.println(b);
         }
         System.out.println();
-        System.out.printf("%-44s %10s %10s %10s%n", "contract", "violating", "events", "unmet");
+        System.out.printf(java.util.Locale.ROOT, "%-44s %10s %10s %10s%n", "contract", "violating", "events", "unmet");
         for (int c = 0; c < n; c++) {
             int sessions = 0;
             long fires = 0;
@@ -574,9 +574,9 @@ final class ReplayCommand implements Callable<Integer> {
                     for (EndReport.Obligation o : rep.end.unmet()) if (o.contract() == c) unmet++;
                 }
             }
-            System.out.printf("%-44s %10d %10d %10d%n", lib.info().get(c).id(), sessions, fires, unmet);
+            System.out.printf(java.util.Locale.ROOT, "%-44s %10d %10d %10d%n", lib.info().get(c).id(), sessions, fires, unmet);
         }
-        System.out.printf("%n%d events in %d sessions, %d malformed lines skipped, %d events with unevaluable atoms, %.2f s (%.0f events/s)%n",
+        System.out.printf(java.util.Locale.ROOT, "%n%d events in %d sessions, %d malformed lines skipped, %d events with unevaluable atoms, %.2f s (%.0f events/s)%n",
                 events, reports.size(), skipped, unevaluable, seconds, events / Math.max(seconds, 1e-9));
         if (!unevaluableAt.isEmpty()) {
             System.out.println("events with unevaluable atoms (an argument the atom reads is missing or not a number, or a context key it"
@@ -1082,7 +1082,7 @@ final class ReplayCommand implements Callable<Integer> {
             if (!on) return;
             int width = 40;
             int filled = (int) Math.min(width, bytes * width / Math.max(1, total));
-            System.err.printf("\rreplaying [%s%s] %3d%%  %,d events", "#".repeat(filled), " ".repeat(width - filled),
+            System.err.printf(java.util.Locale.ROOT, "\rreplaying [%s%s] %3d%%  %,d events", "#".repeat(filled), " ".repeat(width - filled),
                     bytes * 100 / Math.max(1, total), events);
         }
 

@@ -1017,7 +1017,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private String inFlightBound() {
         java.time.Duration d = config.sessionsInFlightTimeout().compareTo(config.sessionsIdleTimeout()) >= 0
                 ? config.sessionsInFlightTimeout() : config.sessionsIdleTimeout();
-        return d.toString().substring(2).toLowerCase();
+        return d.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
     }
 
     /** The thread running an idle sweep now: its evictions are idle ends, any other thread's make room (sessions.max). */
@@ -1609,7 +1609,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private boolean internalError(Throwable err, String session, String what) {
         metrics.onInternalError(fail);
         AgentLog.error("internal error on " + what + " in session " + session + " (" + (fail == FailPolicy.CLOSED ? "refused" : "let through")
-                + ", fail=" + fail.name().toLowerCase() + ")", err);
+                + ", fail=" + fail.name().toLowerCase(java.util.Locale.ROOT) + ")", err);
         return fail == FailPolicy.CLOSED;
     }
 

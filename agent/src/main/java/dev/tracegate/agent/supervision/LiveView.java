@@ -75,9 +75,9 @@ public final class LiveView {
             case END -> "end";
         };
         StringBuilder line = new StringBuilder();
-        line.append(c("2", String.format("[%s #%d]", e.session().isEmpty() ? "no conversation" : e.session(), e.seq()))).append(' ').append(what).append("  -> ").append(verdict);
+        line.append(c("2", String.format(java.util.Locale.ROOT, "[%s #%d]", e.session().isEmpty() ? "no conversation" : e.session(), e.seq()))).append(' ').append(what).append("  -> ").append(verdict);
         if (contract != null && d != Decision.PASS) line.append(' ').append(c("1", contract));
-        line.append(c("2", String.format("  (%.1f us)", latencyNs / 1000.0)));
+        line.append(c("2", String.format(java.util.Locale.ROOT, "  (%.1f us)", latencyNs / 1000.0)));
         synchronized (out) {
             out.println(line);
             if (message != null && d != Decision.PASS) out.println("      " + c("2", abbreviate(message, 160)));
@@ -109,18 +109,18 @@ public final class LiveView {
 
     void summary(SupervisorMetrics m, AuditWriter audit) {
         StringBuilder b = new StringBuilder("\n").append(c("1", "tracegate summary")).append('\n');
-        b.append(String.format("  %-48s %10d%n", "events", m.getEvents()));
+        b.append(String.format(java.util.Locale.ROOT, "  %-48s %10d%n", "events", m.getEvents()));
         for (Map.Entry<String, Long> e : new TreeMap<>(m.getDecisions()).entrySet()) {
-            if (e.getValue() > 0) b.append(String.format("  %-48s %10d%n", "decision " + e.getKey(), e.getValue()));
+            if (e.getValue() > 0) b.append(String.format(java.util.Locale.ROOT, "  %-48s %10d%n", "decision " + e.getKey(), e.getValue()));
         }
         for (Map.Entry<String, LongAdder> e : new TreeMap<>(blocksByContract).entrySet()) {
-            b.append(String.format("  %-48s %10d%n", e.getKey(), e.getValue().sum()));
+            b.append(String.format(java.util.Locale.ROOT, "  %-48s %10d%n", e.getKey(), e.getValue().sum()));
         }
-        b.append(String.format("  %-48s %7.1f us%n", "latency p50", m.getLatencyP50() / 1000.0));
-        b.append(String.format("  %-48s %7.1f us%n", "latency p99", m.getLatencyP99() / 1000.0));
-        b.append(String.format("  %-48s %7.1f us%n", "latency p99.9", m.getLatencyP999() / 1000.0));
-        b.append(String.format("  %-48s %7.1f us%n", "latency max", m.getLatencyMax() / 1000.0));
-        b.append(String.format("  %-48s %s%n", "audit log", audit.describe()));
+        b.append(String.format(java.util.Locale.ROOT, "  %-48s %7.1f us%n", "latency p50", m.getLatencyP50() / 1000.0));
+        b.append(String.format(java.util.Locale.ROOT, "  %-48s %7.1f us%n", "latency p99", m.getLatencyP99() / 1000.0));
+        b.append(String.format(java.util.Locale.ROOT, "  %-48s %7.1f us%n", "latency p99.9", m.getLatencyP999() / 1000.0));
+        b.append(String.format(java.util.Locale.ROOT, "  %-48s %7.1f us%n", "latency max", m.getLatencyMax() / 1000.0));
+        b.append(String.format(java.util.Locale.ROOT, "  %-48s %s%n", "audit log", audit.describe()));
         synchronized (out) {
             out.print(b);
             out.flush();

@@ -128,7 +128,7 @@ final class Fields {
         String best = null;
         int bestD = Integer.MAX_VALUE;
         for (String a : allowed) {
-            int d = Spelling.distance(word.toLowerCase(), a.toLowerCase());
+            int d = Spelling.distance(word.toLowerCase(java.util.Locale.ROOT), a.toLowerCase(java.util.Locale.ROOT));
             if (d < bestD) {
                 bestD = d;
                 best = a;

@@ -28,7 +28,7 @@ final class DfaDot {
         for (int s = 0; s < dfa.stateCount(); s++) {
             RvVerdict v = dfa.verdict(s);
             out.append("  s").append(s).append(" [label=")
-                    .append(quote(s + "\n" + v.name().toLowerCase().replace('_', ' ')))
+                    .append(quote(s + "\n" + v.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')))
                     .append(", shape=").append(dfa.accepting(s) ? "doublecircle" : "circle");
             if (v == RvVerdict.PERMANENTLY_SATISFIED) out.append(", style=filled, fillcolor=\"#b7e4b0\"");
             if (v == RvVerdict.PERMANENTLY_VIOLATED) out.append(", style=filled, fillcolor=\"#f4b0a8\"");

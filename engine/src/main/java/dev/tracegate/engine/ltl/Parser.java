@@ -556,7 +556,7 @@ public final class Parser {
         if (t.kind == Kind.EOF) return "end of input";
         if (t.kind == Kind.ILLEGAL) {
             char c = t.text.charAt(0);
-            if (Character.isISOControl(c) || Character.isWhitespace(c)) return String.format("character U+%04X", (int) c);
+            if (Character.isISOControl(c) || Character.isWhitespace(c)) return String.format(java.util.Locale.ROOT, "character U+%04X", (int) c);
             return "character '" + t.text + "'";
         }
         return "'" + t.text + "'";

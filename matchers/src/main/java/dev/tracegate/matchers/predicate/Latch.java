@@ -135,8 +135,8 @@ public final class Latch {
     }
 
     @Override public String toString() {
-        return "on " + kind.name().toLowerCase() + (tool == null ? "" : " " + tool) + ": " + action.name().toLowerCase()
-                + " " + key + (source == Source.NONE ? "" : " from " + source.name().toLowerCase()
+        return "on " + kind.name().toLowerCase(java.util.Locale.ROOT) + (tool == null ? "" : " " + tool) + ": " + action.name().toLowerCase(java.util.Locale.ROOT)
+                + " " + key + (source == Source.NONE ? "" : " from " + source.name().toLowerCase(java.util.Locale.ROOT)
                 + (path != null ? " " + path : "") + (constant != null ? " \"" + constant + "\"" : ""));
     }
 }

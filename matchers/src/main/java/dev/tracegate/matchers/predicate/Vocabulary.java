@@ -301,7 +301,7 @@ public final class Vocabulary {
     public static String markdown() {
         StringBuilder b = new StringBuilder("| form | type | meaning |\n|---|---|---|\n");
         for (Form f : FORMS) {
-            b.append("| `").append(f.syntax().replace("|", "\\|")).append("` | ").append(f.type().name().toLowerCase())
+            b.append("| `").append(f.syntax().replace("|", "\\|")).append("` | ").append(f.type().name().toLowerCase(java.util.Locale.ROOT))
                     .append(" | ").append(f.meaning()).append(" |\n");
         }
         return b.toString();

@@ -479,7 +479,7 @@ public final class TraceReader implements Closeable {
                     "add \"session\":\"<session id>\" (events of one session share it)");
         }
         if ((kind == EventKind.CALL || kind == EventKind.RETURN) && (tool == null || tool.isBlank())) {
-            throw new TraceFormatException(source, line, 1, "a " + kind.name().toLowerCase() + " event needs a \"tool\"",
+            throw new TraceFormatException(source, line, 1, "a " + kind.name().toLowerCase(java.util.Locale.ROOT) + " event needs a \"tool\"",
                     "add \"tool\":\"<tool name>\"");
         }
         return Event.builder(kind).session(session).seq(seq).ts(ts).tool(tool).callId(id).args(args).result(result)

@@ -35,7 +35,7 @@ public final class TraceWriter implements Closeable, Flushable {
         gen.writeStringField("session", e.session());
         gen.writeNumberField("seq", e.seq());
         if (e.ts() != 0) gen.writeNumberField("ts", e.ts());
-        gen.writeStringField("kind", e.kind().name().toLowerCase());
+        gen.writeStringField("kind", e.kind().name().toLowerCase(java.util.Locale.ROOT));
         if (e.tool() != null) gen.writeStringField("tool", e.tool());
         if (e.callId() != null) gen.writeStringField("id", e.callId());
         if (e.hasArgs()) {
