@@ -187,8 +187,8 @@ public class SessionStepLincheckTest {
                 .actorsPerThread(actorsPerThread)
                 .actorsBefore(2)
                 .actorsAfter(2)
-                .iterations(ConcurrencyBudget.pick(iterations, 20 * iterations))
-                .invocationsPerIteration(ConcurrencyBudget.pick(80, 500));
+                .iterations(ConcurrencyBudget.pick(iterations, 10 * iterations))
+                .invocationsPerIteration(ConcurrencyBudget.pick(80, 300));
     }
 
     /** Random scenarios of two threads, three operations each, between two sequential ones before and two after. */
@@ -221,7 +221,7 @@ public class SessionStepLincheckTest {
     void racesChosenByHandAreLinearizable() {
         ModelCheckingOptions o = modelChecking()
                 .iterations(0)
-                .invocationsPerIteration(ConcurrencyBudget.pick(150, 5_000));
+                .invocationsPerIteration(ConcurrencyBudget.pick(150, 2_000));
         o.addCustomScenario(scenario(
                 List.of(op("approve", 0)),
                 List.of(List.of(op("refund", 1), op("counters")), List.of(op("refund", 2), op("verdicts"))),
