@@ -234,7 +234,7 @@ final class ReplayCommand implements Callable<Integer> {
             boolean tracked = audit != null && audit.hashed && enforce && audit.shadowDecisions == 0;
             if (tracked && divergence == null) divergence = new Divergence(lib);
             CountingStream counted = new CountingStream(audit != null ? java.io.InputStream.nullInputStream() : Files.newInputStream(t));
-            // over bytes: plain lines go straight from UTF-8 to events (malformed UTF-8 reads as U+FFFD, as before);
+            // over bytes: plain lines go straight from UTF-8 to events (a line that is not UTF-8 is a malformed line);
             // an audit log's headers and dropped notes read as blank lines, so its line numbers stay the log's own
             TraceReader.Mode readMode = strict ? TraceReader.Mode.STRICT : TraceReader.Mode.LENIENT;
             TraceReader in = audit != null ? dev.tracegate.agent.audit.AuditTrace.open(t, readMode)

@@ -21,6 +21,7 @@ import java.io.Reader;
 import java.io.SequenceInputStream;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -105,11 +106,13 @@ public final class TraceReader implements Closeable {
     }
 
     /**
-     * A reader over UTF-8 bytes; malformed UTF-8 reads as U+FFFD, as through an {@link InputStreamReader}.
+     * A reader over UTF-8 bytes. A line that is not well-formed UTF-8 is a malformed line (its column names the first
+     * byte that is not; trial27 01: Latin-1 bytes decoded to U+FFFD made two addresses equal), except in a line of
+     * {@value #MAX_LINE} bytes or more, where it stops the read with a {@link TraceFormatException} in both modes.
      * Faster than the same bytes through a Reader: plain lines skip the decoding and Jackson.
      */
     public TraceReader(InputStream in, String source, Mode mode) {
-        this(in, source, mode, CodingErrorAction.REPLACE);
+        this(in, source, mode, CodingErrorAction.REPORT);
     }
 
     private TraceReader(InputStream in, String source, Mode mode, CodingErrorAction malformed) {
@@ -122,10 +125,7 @@ public final class TraceReader implements Closeable {
         this.bytes = new byte[1 << 16];
     }
 
-    /**
-     * Opens a UTF-8 trace file. Malformed UTF-8 throws {@link java.nio.charset.MalformedInputException}
-     * when its line is reached, as {@link Files#newBufferedReader} does.
-     */
+    /** Opens a UTF-8 trace file; a line that is not UTF-8 is a malformed line, as in {@link #TraceReader(InputStream, String, Mode)}. */
     public static TraceReader open(Path file, Mode mode) throws IOException {
         return new TraceReader(Files.newInputStream(file), file.getFileName().toString(), mode, CodingErrorAction.REPORT);
     }
@@ -183,7 +183,15 @@ public final class TraceReader implements Closeable {
                     events++;
                     return e;
                 }
-                CharBuffer chars = decoder.decode(ByteBuffer.wrap(b, from, to - from));
+                CharBuffer chars;
+                try {
+                    chars = decoder.decode(ByteBuffer.wrap(b, from, to - from));
+                } catch (CharacterCodingException notUtf8) {
+                    TraceFormatException ex = notUtf8(b, from, to);
+                    if (mode == Mode.STRICT) throw ex;
+                    skip(ex);
+                    continue;
+                }
                 try {
                     e = parse(chars.array(), chars.arrayOffset() + chars.position(), chars.remaining());
                     events++;
@@ -215,6 +223,23 @@ public final class TraceReader implements Closeable {
                 skip(ex);
             }
         }
+    }
+
+    /**
+     * The problem of line {@code [from, to)} of {@code b}, which is not well-formed UTF-8: the column of its first byte
+     * that is not (in characters, as Jackson counts them), that byte, and how to convert the file.
+     */
+    private TraceFormatException notUtf8(byte[] b, int from, int to) {
+        CharsetDecoder d = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(b, from, to - from);
+        CharBuffer out = CharBuffer.allocate(to - from);
+        d.decode(in, out, true);   // stops at the first malformed sequence, in.position() on it
+        int at = Math.min(in.position(), to - 1);
+        return new TraceFormatException(source, line, out.position() + 1,
+                String.format("the line is not UTF-8 text: byte 0x%02X is not valid UTF-8 there (a file written in Latin-1,"
+                        + " Windows-1252 or another encoding?)", b[at] & 0xFF),
+                "write the trace as UTF-8, e.g. iconv -f WINDOWS-1252 -t UTF-8 " + source + " > utf8-" + source);
     }
 
     private void noted() {
@@ -347,7 +372,16 @@ public final class TraceReader implements Closeable {
                 }
                 buf = Arrays.copyOf(buf, Math.min(MAX_LINE, buf.length * 2));
             }
-            int n = in.read(buf, end, buf.length - end);
+            int n;
+            try {
+                n = in.read(buf, end, buf.length - end);
+            } catch (CharacterCodingException notUtf8) {
+                if (bytesIn == null) throw notUtf8;   // the caller's reader: its own decoding error
+                // only past a line of MAX_LINE bytes (see the byte constructor): the decoder cannot go on from here
+                throw new TraceFormatException(source, line + 1, 1, "the line is not UTF-8 text (in or after a line of "
+                        + MAX_LINE + " bytes or more: the rest of the file is not read)",
+                        "write the trace as UTF-8, e.g. iconv -f WINDOWS-1252 -t UTF-8 " + source + " > utf8-" + source);
+            }
             if (n < 0) eof = true;
             else end += n;
         }
