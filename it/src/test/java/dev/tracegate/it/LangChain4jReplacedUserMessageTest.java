@@ -36,4 +36,20 @@ class LangChain4jReplacedUserMessageTest {
         assertThat(r.stdout()).as("the text and the application's copy of it under 'preview'").doesNotContain("hunter2");
         assertThat(ForkedJvm.count(r.stderr(), "SUPPRESS USER langchain4j session=default")).as(r.toString()).isEqualTo(2);
     }
+
+    /**
+     * An AI service stores the turn's user message in its chat memory before it calls the model; before, only the model's
+     * request got the notice, the memory kept the original, and the next turn sent it to the model. Now the memory holds
+     * the notice too.
+     */
+    @Test
+    void theChatMemoryKeepsTheReplacementSoALaterTurnDoesNotSendTheOriginal() {
+        ForkedJvm.Result r = run("memory");
+        String turn2 = r.stdout().substring(r.stdout().indexOf("TURN 2"));
+
+        assertThat(turn2).as(r.toString()).contains("MODEL SAW USER name=null contents=[text:" + NOTICE + "; ] attributes={}")
+                .contains("MODEL SAW USER name=null contents=[text:what is the weather?; ] attributes={}");
+        assertThat(r.stdout()).as(r.toString()).doesNotContain("hunter2");
+        assertThat(ForkedJvm.count(r.stderr(), "SUPPRESS USER langchain4j session=ada")).as("once, at turn 1\n" + r).isEqualTo(1);
+    }
 }

@@ -56,6 +56,48 @@ public final class Dispatcher {
         }
     };
 
+    /**
+     * The chat memory and the user message last stored in it on this thread ([0], [1]; a LangChain4j AI service stores
+     * the turn's user message before it calls the model): a user message tracegate replaces in the model's request is
+     * replaced in that memory too, so that later turns do not send the original back ({@link #userMessageStored}).
+     */
+    private static final ThreadLocal<Object[]> STORED_USER = new ThreadLocal<Object[]>() {
+        @Override
+        protected Object[] initialValue() {
+            return new Object[2];
+        }
+    };
+
+    /** A framework's chat memory {@code memory} stored the user message {@code message} on this thread. */
+    public static void userMessageStored(Object memory, Object message) {
+        Object[] cell = STORED_USER.get();
+        cell[0] = memory;
+        cell[1] = message;
+    }
+
+    /**
+     * The chat memory and user message {@link #userMessageStored} last noted on this thread, and forgets them (each is
+     * taken by the model call that checks the message, so that a later model call never rewrites an older turn); null:
+     * none since the last take.
+     */
+    public static Object[] takeStoredUserMessage() {
+        Object[] cell = STORED_USER.get();
+        if (cell[0] == null) {
+            return null;
+        }
+        Object[] out = new Object[] {cell[0], cell[1]};
+        cell[0] = null;
+        cell[1] = null;
+        return out;
+    }
+
+    /** Forgets what {@link #userMessageStored} noted on this thread (a message checked and kept); no allocation. */
+    public static void forgetStoredUserMessage() {
+        Object[] cell = STORED_USER.get();
+        cell[0] = null;
+        cell[1] = null;
+    }
+
     /** {@code SCOPE[5]}: the thread ran configured tool calls of several conversations (a pool's thread). */
     private static final Object SEVERAL = "several conversations";
 

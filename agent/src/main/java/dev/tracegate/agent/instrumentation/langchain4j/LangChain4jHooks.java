@@ -7,6 +7,7 @@ import dev.langchain4j.data.message.Content;
 import dev.langchain4j.data.message.TextContent;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
@@ -31,6 +32,7 @@ import static net.bytebuddy.matcher.ElementMatchers.declaresField;
 import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isInterface;
 import static net.bytebuddy.matcher.ElementMatchers.isStatic;
 import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
@@ -63,6 +65,8 @@ public final class LangChain4jHooks implements Hooks {
     static final String TOOL_SERVICE = "dev.langchain4j.service.tool.ToolService";
     static final String CHAT_MODEL = "dev.langchain4j.model.chat.ChatModel";
     static final String CHAT_REQUEST = "dev.langchain4j.model.chat.request.ChatRequest";
+    static final String CHAT_MEMORY = "dev.langchain4j.memory.ChatMemory";
+    static final String CHAT_MESSAGE = "dev.langchain4j.data.message.ChatMessage";
     static final String STREAMING_CHAT_MODEL = "dev.langchain4j.model.chat.StreamingChatModel";
     static final String STREAMING_HANDLER = "dev.langchain4j.model.chat.response.StreamingChatResponseHandler";
     /** The AI service's handler of a streamed model response (package-private class of langchain4j). */
@@ -115,6 +119,11 @@ public final class LangChain4jHooks implements Hooks {
                                 .and(takesArguments(2).and(takesArgument(1, named(STREAMING_HANDLER)))
                                         .or(takesArguments(3).and(takesArgument(2, named(STREAMING_HANDLER))))),
                         self + "$StreamingChatAdvice"),
+                // the user message an AI service stores before it calls the model: replaced there too when the model's
+                // request gets a replacement (ChatAdvice), so that later turns do not send the original back
+                new HookPoint(hasSuperType(named(CHAT_MEMORY)).and(not(isInterface())),
+                        named("add").and(not(isAbstract())).and(takesArguments(1)).and(takesArgument(0, named(CHAT_MESSAGE))),
+                        self + "$MemoryAddAdvice"),
                 new HookPoint(named("dev.langchain4j.service.AiServiceTokenStream"),
                         named("start").and(takesArguments(0)),
                         self + "$TokenStreamScopeAdvice"),
@@ -446,10 +455,41 @@ public final class LangChain4jHooks implements Hooks {
                         if (!placed) {
                             contents.add(0, TextContent.from(replacement));
                         }
+                        UserMessage replaced = user.toBuilder().contents(contents)
+                                .attributes(ReplacedMessage.metadata(user.attributes(), text)).build();
                         List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
-                        copy.set(copy.size() - 1, user.toBuilder().contents(contents)
-                                .attributes(ReplacedMessage.metadata(user.attributes(), text)).build());
+                        copy.set(copy.size() - 1, replaced);
                         request = request.toBuilder().messages(copy).build();
+                        // the chat memory that stored this turn's message (an AI service stores it before the model call)
+                        // gets the replacement too: else later turns send the original back to the model. The message it
+                        // stored is this one, or (retrieval augmentation that keeps the retrieved content out of the
+                        // memory) the user's own text within this one; a memory that stored another message is left alone
+                        Object[] stored = Dispatcher.takeStoredUserMessage();
+                        if (stored != null && stored[0] instanceof ChatMemory && stored[1] instanceof UserMessage) {
+                            try {
+                                UserMessage kept = (UserMessage) stored[1];
+                                String keptText = kept.hasSingleText() ? kept.singleText() : null;
+                                if (kept == user || kept.equals(user) || keptText != null && text != null && text.contains(keptText)) {
+                                    UserMessage keptReplaced = kept == user ? replaced : kept.toBuilder()
+                                            .contents(java.util.Collections.<Content>singletonList(TextContent.from(replacement)))
+                                            .attributes(ReplacedMessage.metadata(kept.attributes(), keptText)).build();
+                                    ChatMemory memory = (ChatMemory) stored[0];
+                                    List<ChatMessage> held = new ArrayList<ChatMessage>(memory.messages());
+                                    for (int i = held.size() - 1; i >= 0; i--) {
+                                        if (held.get(i) == kept || held.get(i).equals(kept)) {
+                                            held.set(i, keptReplaced);
+                                            memory.set(held);
+                                            break;
+                                        }
+                                    }
+                                    Dispatcher.forgetStoredUserMessage();   // the memory's own add of the messages set again
+                                }
+                            } catch (Throwable failed) {
+                                Dispatcher.adviceFailed("langchain4j", "chat memory", failed, null);
+                            }
+                        }
+                    } else {
+                        Dispatcher.forgetStoredUserMessage();   // checked and kept: a later model call must not take it
                     }
                 }
             } catch (Throwable failed) {
@@ -569,10 +609,41 @@ public final class LangChain4jHooks implements Hooks {
                         if (!placed) {
                             contents.add(0, TextContent.from(replacement));
                         }
+                        UserMessage replaced = user.toBuilder().contents(contents)
+                                .attributes(ReplacedMessage.metadata(user.attributes(), text)).build();
                         List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
-                        copy.set(copy.size() - 1, user.toBuilder().contents(contents)
-                                .attributes(ReplacedMessage.metadata(user.attributes(), text)).build());
+                        copy.set(copy.size() - 1, replaced);
                         request = request.toBuilder().messages(copy).build();
+                        // the chat memory that stored this turn's message (an AI service stores it before the model call)
+                        // gets the replacement too: else later turns send the original back to the model. The message it
+                        // stored is this one, or (retrieval augmentation that keeps the retrieved content out of the
+                        // memory) the user's own text within this one; a memory that stored another message is left alone
+                        Object[] stored = Dispatcher.takeStoredUserMessage();
+                        if (stored != null && stored[0] instanceof ChatMemory && stored[1] instanceof UserMessage) {
+                            try {
+                                UserMessage kept = (UserMessage) stored[1];
+                                String keptText = kept.hasSingleText() ? kept.singleText() : null;
+                                if (kept == user || kept.equals(user) || keptText != null && text != null && text.contains(keptText)) {
+                                    UserMessage keptReplaced = kept == user ? replaced : kept.toBuilder()
+                                            .contents(java.util.Collections.<Content>singletonList(TextContent.from(replacement)))
+                                            .attributes(ReplacedMessage.metadata(kept.attributes(), keptText)).build();
+                                    ChatMemory memory = (ChatMemory) stored[0];
+                                    List<ChatMessage> held = new ArrayList<ChatMessage>(memory.messages());
+                                    for (int i = held.size() - 1; i >= 0; i--) {
+                                        if (held.get(i) == kept || held.get(i).equals(kept)) {
+                                            held.set(i, keptReplaced);
+                                            memory.set(held);
+                                            break;
+                                        }
+                                    }
+                                    Dispatcher.forgetStoredUserMessage();   // the memory's own add of the messages set again
+                                }
+                            } catch (Throwable failed) {
+                                Dispatcher.adviceFailed("langchain4j", "chat memory", failed, null);
+                            }
+                        }
+                    } else {
+                        Dispatcher.forgetStoredUserMessage();   // checked and kept: a later model call must not take it
                     }
                 }
             } catch (Throwable failed) {
@@ -586,6 +657,17 @@ public final class LangChain4jHooks implements Hooks {
                          @Advice.Local("tgSaved") int saved) {
             if (depth != null) {
                 depth[1] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
+        }
+    }
+
+    /** The user message a chat memory stores on this thread ({@link Dispatcher#userMessageStored}); its other messages cost an instanceof. */
+    public static final class MemoryAddAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.This Object memory, @Advice.Argument(0) Object message) {
+            if (message instanceof UserMessage) {
+                Dispatcher.userMessageStored(memory, message);
             }
         }
     }
