@@ -112,7 +112,7 @@ final class ExplainCommand implements Callable<Integer> {
         Set<String> subjects = new LinkedHashSet<>(g.subjectFields());
         g.consentTools().values().forEach(c -> subjects.add(c.get(0)));
         subjects.addAll(g.erasureTools().values());
-        System.out.println("  subject fields (the argument that names a call's data subject, whose consent P1 asks for): "
+        System.out.println("  subject fields (each names a data subject of the calls that carry it; P1 asks every one's consent): "
                 + (subjects.isEmpty() ? "none, so a call has no data subject and P1 counts only a consent given for the whole session"
                 : String.join(", ", subjects)
                 + (subjects.size() > g.subjectFields().size() ? " (with the consent and erasure tools' subject fields)" : "")));

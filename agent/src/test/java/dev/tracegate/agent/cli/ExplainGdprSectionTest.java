@@ -48,7 +48,7 @@ class ExplainGdprSectionTest {
                 .contains("    lookupAccount -> support\n")
                 .contains("    sendNewsletter -> marketing   (P1: needs consent for marketing)   fields: address = postal_address\n")
                 .contains("any other tool: no declared purpose, so P2 refuses a call of it that carries personal data (the consent and erasure tools aside)")
-                .contains("whose consent P1 asks for): customer, client_id (with the consent and erasure tools' subject fields)\n")
+                .contains("(each names a data subject of the calls that carry it; P1 asks every one's consent): customer, client_id (with the consent and erasure tools' subject fields)\n")
                 .contains("    record_consent: subject in client_id, purposes in purpose, granted (or withdrawn) in granted"
                         + " (a grant at its call's successful return, a withdrawal at its call)\n")
                 .contains("    withdraw_marketing: subject in client_id, always for marketing, always a withdrawal (at its call)\n")

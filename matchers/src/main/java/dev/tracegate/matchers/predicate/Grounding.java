@@ -962,30 +962,43 @@ public final class Grounding implements Grounder<Event> {
     }
 
     /**
-     * {@code purpose} is folded (trimmed, lower case): events fold theirs, the policy and the compiler theirs. The
-     * subject's own last word decides (a grant, or a withdrawal even after a session-wide consent); a subject that has said
-     * nothing about the purpose, and a call without a subject, have the consent of the whole session, if one was given.
+     * {@code purpose} is folded (trimmed, lower case): events fold theirs, the policy and the compiler theirs. Every data
+     * subject the event names needs consent: its own subject, else each subject field of the policy that holds a text,
+     * number or boolean (trial26 08: a marketing e-mail to {@code email} with {@code cc} goes to two people). For each,
+     * the subject's own last word decides (a grant, or a withdrawal even after a session-wide consent); a subject that has
+     * said nothing about the purpose, and a call without a subject, have the consent of the whole session, if one was given.
      */
     boolean consented(Frame f, String purpose) {
         if (!policy.requiresConsentFolded(purpose)) return true;
+        Event e = f.e;
+        if (e.subject() != null) return consented(f, e.subject(), purpose);
+        boolean named = false;
+        List<Args.Path> fields = policy.subjectFields();
+        for (int i = 0; i < fields.size(); i++) {
+            JsonNode v = e.args().get(fields.get(i));
+            if (v == null || v.isNull() || v.isContainerNode()) continue;
+            named = true;
+            if (!consented(f, Nodes.text(v).toString(), purpose)) return false;
+        }
+        return named || consented(f, null, purpose);
+    }
+
+    /** Whether data subject {@code subject} (null: none) has consent for {@code purpose} (folded, resting on consent). */
+    private boolean consented(Frame f, String subject, String purpose) {
         Object own = f.st.refs[consentSlot];
         if (sharedSubjects) {
             SubjectRegister.State r = register.state();
-            if (!r.consents.isEmpty() || !r.withdrawn.isEmpty()) {
-                String subject = subjectOf(f.e);
-                if (subject != null) {
-                    long h = TextHash.pair(subject, purpose);
-                    if (r.consents.contains(h)) return true;
-                    if (r.withdrawn.contains(h)) return false;
-                }
+            if (subject != null && (!r.consents.isEmpty() || !r.withdrawn.isEmpty())) {
+                long h = TextHash.pair(subject, purpose);
+                if (r.consents.contains(h)) return true;
+                if (r.withdrawn.contains(h)) return false;
             }
             if (!(own instanceof ValueSet s) || s.isEmpty() || !s.contains(TextHash.pair("", purpose))) return false;
             int t = f.toolFull >= 0 ? f.toolFull : f.toolBare;
-            if (t >= 0 && sessionConsentSeen[t] == 0 && f.isCall) sessionConsentFor(f.e, t, purpose, hasSubject(f.e));
+            if (t >= 0 && sessionConsentSeen[t] == 0 && f.isCall) sessionConsentFor(f.e, t, purpose, subject != null);
             return true;
         }
         if (!(own instanceof ValueSet s) || s.isEmpty()) return false;
-        String subject = subjectOf(f.e);
         if (subject != null) {
             long h = TextHash.pair(subject, purpose);
             if (s.contains(h)) return true;
@@ -1017,16 +1030,6 @@ public final class Grounding implements Grounder<Event> {
      * (see {@link #sessionConsentFor}); null: nowhere. The agent sets its log; replay and check set none.
      */
     public void onSubjectNote(java.util.function.Consumer<String> notes) { this.subjectNotes = notes; }
-
-    /** Whether {@link #subjectOf} would find a subject, without making its text. */
-    private boolean hasSubject(Event e) {
-        if (e.subject() != null) return true;
-        for (Args.Path p : policy.subjectFields()) {
-            JsonNode v = e.args().get(p);
-            if (v != null && !v.isNull() && !v.isContainerNode()) return true;
-        }
-        return false;
-    }
 
     /** The session-scope mark of a subject's withdrawal of consent {@code h} (kept beside the grants in one set). */
     private static long withdrawal(long h) {

@@ -47,7 +47,7 @@ class SubjectRegisterTest {
             Contract.of("p4", Parser.parse("G((call(send) | call(lookup)) -> !mentions_erased)"))), new DfaCompiler(10_000));
 
     private static Policy policy(Policy.SubjectScope scope) {
-        return Policy.builder().purpose("marketing", "email").subjectField("email")
+        return Policy.builder().purpose("marketing", "email").subjectField("email").subjectField("cc")
                 .consentTool("record_consent", "customer", "purpose", "granted").erasureTool("forget", "customer")
                 .subjectScope(scope).build();
     }
@@ -83,9 +83,15 @@ class SubjectRegisterTest {
                     boolean mentions = er.stream().anyMatch(x -> MentionSpellingTest.Oracle.names(args, x));   // as a whole token, in any spelling
                     switch (e.tool()) {
                         case "send" -> {
-                            // the subject's own last word decides; a subject that said nothing has the session's consent
-                            Boolean own = co.get(who.toLowerCase(Locale.ROOT));
-                            boolean consented = own != null ? own : sessionWide.getOrDefault(e.session(), false);
+                            // every recipient (email, and cc when given) needs consent (trial26 08); for each, the
+                            // subject's own last word decides, and a subject that said nothing has the session's consent
+                            List<String> recipients = new ArrayList<>(List.of(who));
+                            if (e.args().get(Args.Path.of("cc")) != null) recipients.add(e.args().get(Args.Path.of("cc")).asText());
+                            boolean consented = true;
+                            for (String r : recipients) {
+                                Boolean own = co.get(r.toLowerCase(Locale.ROOT));
+                                consented &= own != null ? own : sessionWide.getOrDefault(e.session(), false);
+                            }
                             if (!consented || mentions) decision = "BLOCK";
                         }
                         case "lookup" -> {
@@ -148,6 +154,10 @@ class SubjectRegisterTest {
         return Event.call(session, ++seq, "send", "{\"email\":\"" + subject + "\"}");
     }
 
+    private static Event sendCc(String session, String subject, String cc) {
+        return Event.call(session, ++seq, "send", "{\"email\":\"" + subject + "\",\"cc\":\"" + cc + "\"}");
+    }
+
     private static Event lookup(String session, String subject, String note) {
         return Event.call(session, ++seq, "lookup", "{\"email\":\"" + subject + "\",\"note\":\"" + note + "\"}");
     }
@@ -177,7 +187,7 @@ class SubjectRegisterTest {
     }
 
     @Provide Arbitrary<List<Event>> traces() {
-        Arbitrary<Event> event = Combinators.combine(Arbitraries.integers().between(0, 9), Arbitraries.integers().between(0, SESSIONS.length - 1),
+        Arbitrary<Event> event = Combinators.combine(Arbitraries.integers().between(0, 10), Arbitraries.integers().between(0, SESSIONS.length - 1),
                 Arbitraries.integers().between(0, SUBJECTS.length - 1), Arbitraries.of(true, false), Arbitraries.integers().between(0, 4)).as((kind, s, subj, flag, spelling) -> {
             String session = SESSIONS[s];
             String subject = SUBJECTS[subj];
@@ -188,6 +198,7 @@ class SubjectRegisterTest {
                 case 3 -> forgetTool(session, subject);
                 case 4 -> lookup(session, "carol@example.com", flag ? "about " + spelled(subject, spelling) : "nobody");   // a mention in a longer text
                 case 5, 6 -> grantReturn(session, flag || kind == 5);   // mostly successes
+                case 7 -> sendCc(session, subject, SUBJECTS[(subj + spelling + 1) % SUBJECTS.length]);   // two recipients
                 default -> send(session, subject);
             };
         });
@@ -252,6 +263,25 @@ class SubjectRegisterTest {
                 .containsExactly("BLOCK", "PASS", "PASS", "PASS", "BLOCK", "PASS", "BLOCK");
         assertThat(online(trace, Grounding.compile(SET.atoms(), policy(Policy.SubjectScope.SESSION))))
                 .containsExactly("BLOCK", "PASS", "BLOCK", "BLOCK", "BLOCK", "PASS", "BLOCK");
+    }
+
+    /** trial26 08: with subject-fields [email, cc] a marketing e-mail needs the consent of both recipients, in either order. */
+    @Test void everyDataSubjectACallNamesNeedsConsent() {
+        for (Policy.SubjectScope scope : Policy.SubjectScope.values()) {
+            List<Event> trace = List.of(
+                    consent("a", "ada@example.com", true),
+                    sendCc("a", "ada@example.com", "bob@example.com"),     // bob never consented
+                    sendCc("a", "bob@example.com", "ada@example.com"),
+                    send("a", "ada@example.com"),
+                    consent("a", "bob@example.com", true),
+                    sendCc("a", "ada@example.com", "bob@example.com"),
+                    consent("a", "bob@example.com", false),                // bob withdraws
+                    sendCc("a", "ada@example.com", "bob@example.com"));
+            assertThat(online(trace, Grounding.compile(SET.atoms(), policy(scope)))).as("%s", scope)
+                    .containsExactly("PASS", "BLOCK", "BLOCK", "PASS", "PASS", "PASS", "PASS", "BLOCK");
+            assertThat(oracle(trace, scope == Policy.SubjectScope.GLOBAL)).as("the oracle agrees").isEqualTo(
+                    online(trace, Grounding.compile(SET.atoms(), policy(scope))));
+        }
     }
 
     @Test void aSubjectsWithdrawalOutweighsTheSessionsConsentWithoutASubject() {
