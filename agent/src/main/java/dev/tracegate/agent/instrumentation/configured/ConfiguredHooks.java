@@ -102,6 +102,13 @@ public final class ConfiguredHooks implements Hooks {
                     methods.learnParameterNames(name, ParameterNames.read(resolution.resolve()), woven::contains);
                 } else {
                     AgentLog.debug("no class file for " + name + ": args=* names its parameters arg0..argN");
+                    // an exact name of a class generated at run time (a glob leaves those out): said once per method (trial25 01)
+                    NamedMethod named = new NamedMethod(methods);
+                    for (MethodDescription.InDefinedShape m : type.getDeclaredMethods()) {
+                        if (!m.isAbstract() && !m.isConstructor() && !m.isTypeInitializer() && named.matches(m)) {
+                            methods.warnNoClassFile(name, m.getName(), m.getParameters().size());
+                        }
+                    }
                 }
             } catch (IOException | RuntimeException e) {
                 AgentLog.warn("cannot read the parameter names of " + name + " (" + e + "): args=* names them arg0..argN");

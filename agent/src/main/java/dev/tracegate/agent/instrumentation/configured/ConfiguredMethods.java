@@ -164,14 +164,48 @@ public final class ConfiguredMethods {
         return rules.isEmpty();
     }
 
-    /** True if some rule names this class (binary name). */
+    /** True if some rule names this class (binary name). A class glob leaves out generated classes: {@link MethodRule#matchesClass}. */
     public boolean namesClass(String className) {
+        MethodRule leaving = null;
         for (MethodRule rule : rules) {
             if (rule.matchesClass(className)) {
                 return true;
             }
+            if (leaving == null && rule.leavesOut(className)) leaving = rule;
         }
+        if (leaving != null) noteLeftOut(leaving, className);
         return false;
+    }
+
+    private boolean namedByAnEntry(String className) {
+        for (MethodRule rule : rules) if (rule.matchesClass(className)) return true;
+        return false;
+    }
+
+    /** The generated classes a class glob left out, said once each (weave time; bounded: a class is met once or twice). */
+    private final java.util.Set<String> leftOut = ConcurrentHashMap.newKeySet();
+    /** The entries whose first left-out class was said at INFO (the others at DEBUG). */
+    private final java.util.Set<MethodRule> leftOutSaid = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Says that a class glob left out a class a library generated at run time ({@link MethodRule#generatedBy}): at INFO for
+     * an entry's first such class, naming the class it extends (where the call is seen), then at DEBUG. Weave time only.
+     */
+    String noteLeftOut(MethodRule rule, String className) {
+        if (leftOut.size() >= 4096 || !leftOut.add(className)) return null;
+        String[] by = MethodRule.generatedBy(className);
+        int mark = className.indexOf(by[0]);
+        String base = mark > 0 && !by[0].equals("$Proxy") ? className.substring(0, className.startsWith("_", mark - 1) ? mark - 1 : mark) : null;
+        String line = "configured-methods entry " + rule.where + " (class " + rule.classPattern + ") leaves out " + className
+                + ", generated at run time" + (base != null ? " from " + base : "") + " by " + by[1]
+                + ": a class glob weaves the application's own classes, so a call is seen "
+                + (base != null ? "at " + base + "'s method, with its parameter names" + (namedByAnEntry(base) ? "" : " (which no entry names)")
+                        : "at the class that implements the method")
+                + ", not at the proxy (a call the proxy answers itself, such as a cache hit, is no tool call). To weave the generated"
+                + " class, name it exactly or put " + by[0] + " in the glob";
+        if (leftOutSaid.add(rule)) AgentLog.info(line);
+        else AgentLog.debug(line);
+        return line;
     }
 
     /**
@@ -317,9 +351,18 @@ public final class ConfiguredMethods {
             MethodRule rule = find(className, method);
             if (rule != null) {
                 parameterNames.put(className + "." + e.getKey(), e.getValue());
-                warnAboutParameters(rule, className + "#" + method, e.getValue());
+                warnAboutParameters(rule, className + "#" + method, e.getValue(), false);
             }
         }
+    }
+
+    /**
+     * A configured method of a class whose class file the agent cannot read (a class generated at run time, named exactly):
+     * the same warnings as for a class compiled without parameter names, said as what they are (trial25 01: silent).
+     */
+    void warnNoClassFile(String className, String method, int parameters) {
+        MethodRule rule = find(className, method);
+        if (rule != null) warnAboutParameters(rule, className + "#" + method, ParameterNames.positional(parameters), true);
     }
 
     /** class#method of each configured method already warned about (overloads share one warning). */
@@ -333,7 +376,7 @@ public final class ConfiguredMethods {
      * A warning, not an error: the parameter count is known only once the class loads, after the application
      * has started.
      */
-    private void warnAboutParameters(MethodRule rule, String method, String[] names) {
+    private void warnAboutParameters(MethodRule rule, String method, String[] names, boolean noClassFile) {
         int count = names.length;
         StringBuilder problems = new StringBuilder();
         for (String key : new String[] {"session", "subject", "purpose", "granted", "args", "name"}) {
@@ -350,6 +393,8 @@ public final class ConfiguredMethods {
         // found among arg0..argN, so it stays a literal; said with the fix (session 11: it was silent)
         boolean noNames = count > 0 && Arrays.equals(names, ParameterNames.positional(count));
         String unnamed = noNames ? unfoundNames(rule, names) : null;
+        if (unnamed != null && noClassFile) unnamed = unnamed.replace("its class file records no parameter names (compiled without -parameters or -g)",
+                "the agent finds no class file for its class (a class generated at run time, such as a proxy)");
         if (unnamed != null) {
             problems.append(problems.length() == 0 ? "" : "; ").append(unnamed);
         }
@@ -366,6 +411,11 @@ public final class ConfiguredMethods {
         if (allByName && unnamed != null) {
             problems.append("; for the same reason its arguments are reported as ").append(count == 1 ? "arg0" : "arg0.." + "arg" + (count - 1))
                     .append(" and a contract that reads an argument by name finds nothing");
+        } else if (allByName && noClassFile) {
+            problems.append(problems.length() == 0 ? "" : "; ").append("the agent finds no class file for its class (a class generated at run"
+                            + " time, such as a proxy), so its arguments are reported as ").append(count == 1 ? "arg0" : "arg0.." + "arg" + (count - 1))
+                    .append(" and a contract that reads an argument by name finds nothing: name the class it was generated from (a"
+                            + " proxy's superclass, whose method has the names), or set args-param to the parameter that holds the arguments");
         } else if (allByName) {
             problems.append(problems.length() == 0 ? "" : "; ").append("its class file records no parameter names, so its arguments are reported as ")
                     .append(count == 1 ? "arg0" : "arg0.." + "arg" + (count - 1))

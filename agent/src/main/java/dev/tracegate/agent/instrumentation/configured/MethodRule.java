@@ -68,8 +68,58 @@ public final class MethodRule {
         return kind;
     }
 
+    /**
+     * Whether this entry names the class: its pattern matches the binary name, and, for a class glob, the class is not one a
+     * library generated at run time around another class ({@link #generatedBy}) unless the glob itself names the generator's
+     * mark ({@code demo.Shop$$SpringCGLIB$$*}). A glob means the classes the application's source declares: a Spring proxy
+     * {@code demo.AccountService$$SpringCGLIB$$0} woven under {@code demo.Account*} made the proxy's method the outermost
+     * call, with no parameter names ({@code arg1}) and a cache hit counted as a call (trial25 01). An exact name is taken as
+     * written.
+     */
     public boolean matchesClass(String className) {
-        return classRegex.matcher(className).matches();
+        return classRegex.matcher(className).matches() && !leftOutAsGenerated(className);
+    }
+
+    /** The class pattern matches the name, but as a glob it leaves out the class, a generated one ({@link #generatedBy}). */
+    boolean leavesOut(String className) {
+        return classRegex.matcher(className).matches() && leftOutAsGenerated(className);
+    }
+
+    private boolean leftOutAsGenerated(String className) {
+        if (classPattern.indexOf('*') < 0) return false;
+        String[] by = generatedBy(className);
+        return by != null && !classPattern.contains(by[0]);
+    }
+
+    /**
+     * For a class whose binary name says that a library generated it at run time around another class (a proxy or an
+     * enhanced subclass), the mark in the name and what made it; else null. {@code $$}: the JLS keeps {@code $} for
+     * generated code, and javac writes no {@code $$} into a class it compiles, while CGLIB (Spring's
+     * {@code $$SpringCGLIB$$}, {@code $$EnhancerBySpringCGLIB$$}, Guice's {@code $$EnhancerByGuice$$}), Javassist
+     * ({@code _$$_jvst}) and Weld do; Byte Buddy's default names ({@code $ByteBuddy$}), Hibernate's and Mockito's
+     * ({@code $HibernateProxy$}, {@code $MockitoMock$}); a JDK dynamic proxy ({@code $Proxy12}). Weave time only.
+     */
+    static String[] generatedBy(String className) {
+        if (className.contains("$$")) {
+            String by = className.contains("$$SpringCGLIB$$") || className.contains("$$EnhancerBySpringCGLIB$$")
+                    || className.contains("$$FastClassBySpringCGLIB$$") ? "Spring's CGLIB (the proxy of a bean with @Cacheable, @Transactional, @Async, ...)"
+                    : className.contains("$$EnhancerByGuice$$") ? "Guice"
+                    : className.contains("$$EnhancerByCGLIB$$") || className.contains("$$FastClassByCGLIB$$") ? "CGLIB"
+                    : className.contains("_$$_jvst") || className.contains("$$_javassist") ? "Javassist"
+                    : className.contains("$$_Weld") ? "Weld"
+                    : "a code generator (javac writes no $$ into a class name)";
+            return new String[] {"$$", by};
+        }
+        if (className.contains("$HibernateProxy$")) return new String[] {"$HibernateProxy$", "Hibernate"};
+        if (className.contains("$MockitoMock$")) return new String[] {"$MockitoMock$", "Mockito"};
+        if (className.contains("$ByteBuddy$")) return new String[] {"$ByteBuddy$", "Byte Buddy"};
+        int dot = className.lastIndexOf('.');
+        String simple = className.substring(dot + 1);
+        if (simple.startsWith("$Proxy") && simple.length() > 6) {
+            for (int i = 6; i < simple.length(); i++) if (!Character.isDigit(simple.charAt(i))) return null;
+            return new String[] {"$Proxy", "the JDK (a dynamic proxy)"};
+        }
+        return null;
     }
 
     public boolean matchesMethod(String methodName) {

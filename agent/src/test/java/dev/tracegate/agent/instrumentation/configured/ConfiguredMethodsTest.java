@@ -37,6 +37,37 @@ class ConfiguredMethodsTest {
     }
 
     /**
+     * A class glob means the application's own classes: it leaves out what a library generated at run time around one of
+     * them (Spring's CGLIB proxy of a @Cacheable bean was woven under demo.Account*, trial25 01), while an exact name, or a
+     * glob that names the generator's mark, takes the generated class as written.
+     */
+    @Test
+    void aClassGlobLeavesOutGeneratedProxiesAndAnExactNameDoesNot() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool demo.Account*#lookup session=0", "tool demo.*#pay session=0"));
+        assertThat(m.find("demo.AccountService", "lookup")).isNotNull();
+        for (String generated : new String[] {"demo.AccountService$$SpringCGLIB$$0", "demo.AccountService$$EnhancerBySpringCGLIB$$5a1b",
+                "demo.AccountService$$EnhancerByCGLIB$$12", "demo.AccountService_$$_jvst3a_0", "demo.AccountService$HibernateProxy$Ab12",
+                "demo.AccountService$ByteBuddy$xYz9", "demo.AccountService$MockitoMock$123", "demo.$Proxy12"}) {
+            assertThat(m.namesClass(generated)).as(generated).isFalse();
+            assertThat(m.find(generated, "lookup")).as(generated).isNull();
+            assertThat(m.find(generated, "pay")).as(generated).isNull();
+        }
+        assertThat(m.namesClass("demo.Account$Inner")).as("a nested class is the application's own").isTrue();
+        assertThat(m.namesClass("demo.$ProxyFactory")).as("not a JDK proxy's name").isTrue();
+        assertThat(m.noteLeftOut(m.rules().get(0), "demo.AccountService$$SpringCGLIB$$1")).isEqualTo("configured-methods entry m.txt:1"
+                + " (class demo.Account*) leaves out demo.AccountService$$SpringCGLIB$$1, generated at run time from demo.AccountService by"
+                + " Spring's CGLIB (the proxy of a bean with @Cacheable, @Transactional, @Async, ...): a class glob weaves the application's"
+                + " own classes, so a call is seen at demo.AccountService's method, with its parameter names, not at the proxy (a call the"
+                + " proxy answers itself, such as a cache hit, is no tool call). To weave the generated class, name it exactly or put $$ in the glob");
+
+        ConfiguredMethods exact = ConfiguredMethods.parse("m.txt", List.of("tool demo.AccountService$$SpringCGLIB$$0#lookup session=0",
+                "tool demo.AccountService$$SpringCGLIB$$*#pay session=0", "tool demo.Account*$HibernateProxy$*#load"));
+        assertThat(exact.find("demo.AccountService$$SpringCGLIB$$0", "lookup")).isNotNull();
+        assertThat(exact.find("demo.AccountService$$SpringCGLIB$$3", "pay")).as("a glob that names the mark").isNotNull();
+        assertThat(exact.find("demo.AccountService$HibernateProxy$Q1", "load")).isNotNull();
+    }
+
+    /**
      * What a configured method's advice can carry out, read from its descriptor (trial7 findings 1 and 2): no redirect;
      * with args=* every parameter but a primitive can be removed; with args=N only JSON text or a Map can be rewritten.
      */
