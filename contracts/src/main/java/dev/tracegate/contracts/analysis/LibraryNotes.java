@@ -68,6 +68,7 @@ public final class LibraryNotes {
             }
         }
         notes.addAll(fieldsNamedLikeTools(lib));
+        notes.addAll(erasureObligations(lib));
         read.forEach((key, atom) -> {
             if (!latched.contains(key) && !key.equals("permissions")) {
                 notes.add("context key '" + key + "' is read by " + atom + " but no latch under 'context:' sets it,"
@@ -400,6 +401,75 @@ public final class LibraryNotes {
         if (f instanceof Formula.Unary u) return new Formula.Unary(u.op(), replace(u.arg(), atom));
         if (f instanceof Formula.Binary b) return new Formula.Binary(b.op(), replace(b.left(), atom), replace(b.right(), atom));
         return f;
+    }
+
+    /**
+     * A contract that obliges a call of a tool after an erasure ({@code G(erasure -> F returned(delete_customer))}: an
+     * implication whose premise reads {@code erasure} and whose conclusion has a {@code call(T)} or {@code returned(T)}
+     * under {@code F}, {@code U} or {@code W}), where T is not under gdpr {@code erasure-tools} and the gdpr library is
+     * loaded: P4 refuses T's call for the erased subject (it names them), so for that subject the obligation can never be
+     * met. The dead-end search cannot see it: whether a call names the erased subject is data, not an atom the
+     * automata relate to {@code erasure} (trial26 03).
+     */
+    static List<String> erasureObligations(Library lib) {
+        List<String> out = new java.util.ArrayList<>();
+        boolean p4 = false;
+        for (Library.ContractInfo info : lib.info()) p4 |= info.id().equals("gdpr.P4-erasure");
+        if (!p4) return out;
+        for (int c = 0; c < lib.info().size(); c++) {
+            Library.ContractInfo info = lib.info().get(c);
+            if (info.id().startsWith("gdpr.")) continue;
+            Formula g = lib.contracts().contracts().get(c).guarantee();
+            java.util.Set<String> obliged = new java.util.TreeSet<>();
+            obligedAfterErasure(g, obliged);
+            for (String tool : obliged) {
+                if (lib.policy().isErasureTool(tool)) continue;
+                out.add(info.file() + ":" + info.line() + ": contract " + info.id() + " obliges a call of " + tool + " after an erasure ("
+                        + dev.tracegate.engine.ltl.Formulas.print(g) + "), but " + tool + " is not under gdpr erasure-tools, so"
+                        + " gdpr.P4-erasure refuses its call for the erased subject (the call names them) and the obligation can never be"
+                        + " met for that subject; if " + tool + " carries the erasure out, declare it under erasure-tools ("
+                        + tool + ": {subject: <its subject argument>}; docs/LIBRARY.md, P4, \"Carrying an erasure out\")");
+            }
+        }
+        return out;
+    }
+
+    /** The tools {@code f} obliges after an erasure: {@code erasure -> ... F call(T) / returned(T) ...} (or under U, W). */
+    private static void obligedAfterErasure(Formula f, java.util.Set<String> tools) {
+        if (f instanceof Formula.Binary b) {
+            if (b.op() == Formula.BinOp.IMPLIES && readsErasure(b.left())) eventualTools(b.right(), false, tools);
+            obligedAfterErasure(b.left(), tools);
+            obligedAfterErasure(b.right(), tools);
+        } else if (f instanceof Formula.Unary u) {
+            obligedAfterErasure(u.arg(), tools);
+        }
+    }
+
+    private static boolean readsErasure(Formula f) {
+        if (f instanceof Atom a) return a.name().equals("erasure") && a.args().isEmpty();
+        if (f instanceof Formula.Unary u) return u.op() != Formula.UnOp.NOT && readsErasure(u.arg());
+        if (f instanceof Formula.Binary b) return (b.op() == Formula.BinOp.AND || b.op() == Formula.BinOp.OR) && (readsErasure(b.left()) || readsErasure(b.right()));
+        return false;
+    }
+
+    /** call(T) and returned(T) atoms that {@code f} requires to happen: under F, or as the right side of U or W. */
+    private static void eventualTools(Formula f, boolean eventual, java.util.Set<String> tools) {
+        if (f instanceof Atom a) {
+            if (eventual && (a.name().equals("call") || a.name().equals("returned")) && !a.args().isEmpty() && a.comparison() == null) {
+                tools.add(fold(a.args().get(0)));
+            }
+        } else if (f instanceof Formula.Unary u) {
+            if (u.op() == Formula.UnOp.NOT) return;
+            eventualTools(u.arg(), eventual || u.op() == Formula.UnOp.EVENTUALLY, tools);
+        } else if (f instanceof Formula.Binary b) {
+            if (b.op() == Formula.BinOp.UNTIL || b.op() == Formula.BinOp.WEAK_UNTIL) {
+                eventualTools(b.right(), true, tools);
+            } else if (b.op() == Formula.BinOp.AND) {
+                // both are required; of an OR, either would do, so neither alone is an obligation
+                eventualTools(b.left(), eventual, tools);
+                eventualTools(b.right(), eventual, tools);
+            }
+        }
     }
 
     private static String fold(Term t) {

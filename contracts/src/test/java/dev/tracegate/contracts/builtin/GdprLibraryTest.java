@@ -209,6 +209,29 @@ class GdprLibraryTest {
                         "BLOCK:gdpr.P4-erasure", "PASS");
     }
 
+    /**
+     * trial26 03: after an erasure request, the tool that carries it out and a repeated request were refused by P4, so an
+     * obligation "erasure -> F returned(delete_customer)" could never be met. A call of an erasure tool (a deletion tool
+     * is declared under erasure-tools) is not a use of its subject's data; a tool not declared so still is, and an
+     * erasure tool's other arguments naming an erased subject still are.
+     */
+    @Test
+    void p4LetsAnErasureToolCarryOutOrRepeatTheErasureOfItsSubject() {
+        Library shop = load(SHOP.replace("forget_customer: {subject: customer_id}",
+                "forget_customer: {subject: customer_id}\n    delete_customer: {subject: customer_id}"), "gdpr");
+        assertThat(replay(shop, List.of(
+                call("forget_customer", "{\"customer_id\": \"C-1\"}"),
+                ok("forget_customer", "erasure of C-1 scheduled"),
+                call("delete_customer", "{\"customer_id\": \"C-1\"}"),
+                ok("delete_customer", "C-1 deleted"),
+                call("forget_customer", "{\"customer_id\": \"C-1\"}"),
+                // an erasure tool's call for another subject that names the erased one elsewhere
+                call("forget_customer", "{\"customer_id\": \"C-2\", \"note\": \"referred by C-1\"}"),
+                // a tool not declared an erasure tool still may not use the subject's data
+                call("customer_profile", "{\"customer_id\": \"C-1\"}"))))
+                .containsExactly("PASS", "PASS", "PASS", "PASS", "PASS", "BLOCK:gdpr.P4-erasure", "BLOCK:gdpr.P4-erasure");
+    }
+
     @Test
     void p4ErasureEventsFromTheHostCountToo() {
         assertThat(replay(lib, List.of(erasure("ada@example.com"), assistant("I wrote to ada@example.com"))))

@@ -1083,10 +1083,16 @@ public final class Grounding implements Grounder<Event> {
         Event e = f.e;
         // The erasure tool's own result (its confirmation) is not a disclosure.
         if (e.kind() == EventKind.RETURN && erasureToolOf(f) != null) return false;
-        if (e.subject() != null && s.contains(e.subject())) return true;
+        // Nor is an erasure tool's call for its subject (the erasure carried out, a deletion tool listed under
+        // erasure-tools, or the request made again): its subject argument is no use of the data; its other arguments
+        // still are (trial26 03).
+        Args.Path erasing = f.isCall ? erasureToolOf(f) : null;
+        JsonNode exempt = erasing == null ? null : e.args().get(erasing);
+        if (e.subject() != null && exempt == null && s.contains(e.subject())) return true;
         Args a = e.args();
         for (int i = 0; i < a.leafCount(); i++) {
             JsonNode v = a.leafValue(i);
+            if (v == exempt) continue;
             if (v.isTextual() && mentions(s, index, v.textValue(), f.mentionScratch)) return true;
             if (v.isIntegralNumber() && v.canConvertToLong() && s.contains(TextHash.of(v.longValue()))) return true;
         }

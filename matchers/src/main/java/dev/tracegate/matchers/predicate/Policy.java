@@ -112,6 +112,12 @@ public final class Policy {
         return s == null ? Set.of() : s;
     }
 
+    /** Whether a tool, named as events carry it, is declared under {@code erasure-tools}. */
+    public boolean isErasureTool(String tool) {
+        String k = ToolName.fold(tool);
+        return erasureTools.containsKey(k) || erasureTools.containsKey(ToolName.bare(k));
+    }
+
     /** Permissions every session holds from its start. */
     public Set<String> permissions() { return permissions; }
 

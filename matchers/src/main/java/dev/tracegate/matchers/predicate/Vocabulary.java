@@ -96,7 +96,7 @@ public final class Vocabulary {
         new Form("consent", 1, "consent(p)", Type.CONDITION, Reads.STRUCTURE, "the event's subject (or the session, for subject-less consent) has consent for purpose p"),
         new Form("consented", 0, "consented", Type.CONDITION, Reads.STRUCTURE, "every purpose of the event that rests on consent has the subject's consent (true when it has none)"),
         new Form("undeclared_purpose", 0, "undeclared_purpose", Type.CONDITION, Reads.STRUCTURE, "the event serves a purpose the policy does not declare, or no purpose although the policy declares some"),
-        new Form("mentions_erased", 0, "mentions_erased", Type.CONDITION, Reads.CONTENT, "the event's subject, an argument, its text or result names a subject that asked for erasure"),
+        new Form("mentions_erased", 0, "mentions_erased", Type.CONDITION, Reads.CONTENT, "the event's subject, an argument, its text or result names a subject that asked for erasure (not an erasure tool's subject argument at its call, nor its result)"),
         new Form("count", 1, "count(T) <op> n", Type.NUMBER, Reads.STRUCTURE, "CALLs of T in the session, the current one included"),
         new Form("run", 1, "run(T) <op> n", Type.NUMBER, Reads.STRUCTURE, "consecutive CALLs of T ending at this event (other kinds do not break a run)"),
         new Form("sum", 2, "sum(T, f) <op> n", Type.NUMBER, Reads.CONTENT, "running sum of argument f over CALLs of T, the current one included"),
