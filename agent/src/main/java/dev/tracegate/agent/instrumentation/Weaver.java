@@ -41,6 +41,23 @@ public final class Weaver {
 
     /** The packages the weaver never touches (Byte Buddy's ignore matcher and, in binary form, the start-up gate). */
     private static final String[] IGNORED = {"dev.tracegate.", "net.bytebuddy.", "java.", "javax.", "jdk.", "sun.", "com.sun."};
+    /**
+     * Packages of libraries that no framework hook point can match (none of them holds, or implements for an application,
+     * a tool, model or MCP type of LangChain4j, Spring AI or the MCP SDK): a Spring Boot service loads thousands of their
+     * classes after the first framework class, and Byte Buddy would read each one's class file and walk its super types
+     * for every hook point ("implements ToolCallback?"); skipping them by name took trial25's Spring Boot + Spring AI
+     * start from +3.5 s of CPU to about +1 s. Spring AI itself ({@code org.springframework.ai.}) is not among them, and a
+     * configured method whose pattern names a class here is still woven ({@link #passedOver}).
+     */
+    private static final String[] INFRASTRUCTURE = {"org.springframework.", "tools.jackson.", "com.fasterxml.", "reactor.",
+        "org.reactivestreams.", "io.netty.", "io.micrometer.", "ch.qos.logback.", "org.slf4j.", "org.apache.logging.",
+        "org.apache.catalina.", "org.apache.coyote.", "org.apache.tomcat.", "org.apache.commons.", "org.apache.hc.",
+        "org.hibernate.", "org.jboss.", "org.eclipse.jetty.", "io.undertow.", "org.glassfish.", "jakarta.", "kotlin.",
+        "kotlinx.", "scala.", "groovy.", "org.codehaus.groovy.", "com.google.common.", "com.google.protobuf.",
+        "com.google.gson.", "org.yaml.snakeyaml.", "com.github.victools.", "org.aspectj.", "org.objectweb.asm.",
+        "com.zaxxer.hikari.", "io.grpc.", "okhttp3.", "okio.", "io.opentelemetry.", "org.junit.", "org.assertj."};
+    /** The one package under {@link #INFRASTRUCTURE} that framework hook points match: Spring AI's. */
+    private static final String FRAMEWORK_UNDER_INFRASTRUCTURE = "org.springframework.ai.";
     /** The marker of hooks that depend on no framework: every class loader can see it. */
     private static final String ANY_LOADER = "java.lang.Object";
 
@@ -122,7 +139,13 @@ public final class Weaver {
                 .with(AgentBuilder.DescriptionStrategy.Default.HYBRID)
                 .with(types)
                 .with(new ErrorListener(errors))
-                .ignore(ignoredNames().or(isSynthetic()));
+                // by name before isSynthetic, which reads the class file
+                .ignore(ignoredNames().or(new ElementMatcher.Junction.AbstractBase<TypeDescription>() {
+                    @Override
+                    public boolean matches(TypeDescription type) {
+                        return passedOver(type.getName());
+                    }
+                }).or(isSynthetic()));
         for (Target t : all) {
             AgentBuilder.Identified.Narrowable typed = builder.type(t.types(), t.presence());
             builder = t.point().prelude() == null
@@ -190,6 +213,9 @@ public final class Weaver {
      * cannot be described is let through to Byte Buddy, which reports why.
      */
     boolean mayWeave(ClassLoader loader, String className, byte[] bytes) {
+        if (passedOver(className)) {
+            return false;
+        }
         List<Target> all = targets();
         try {
             TypeDescription type = null;
@@ -210,6 +236,36 @@ public final class Weaver {
         } catch (RuntimeException | LinkageError e) {
             return true;
         }
+    }
+
+    /**
+     * Whether a class (binary name) is in a library package no framework hook point matches ({@link #INFRASTRUCTURE})
+     * and no configured method's pattern names it: then it is passed over without reading its class file.
+     */
+    boolean passedOver(String className) {
+        if (!infrastructure(className)) {
+            return false;
+        }
+        for (Hooks h : hooks) {
+            Predicate<String> names = h.classNames();
+            if (names != null && names.test(className)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether a binary class name is in one of the {@link #INFRASTRUCTURE} packages (Spring AI's excepted). */
+    static boolean infrastructure(String className) {
+        if (className.startsWith(FRAMEWORK_UNDER_INFRASTRUCTURE)) {
+            return false;
+        }
+        for (String prefix : INFRASTRUCTURE) {
+            if (className.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static ElementMatcher.Junction<TypeDescription> ignoredNames() {

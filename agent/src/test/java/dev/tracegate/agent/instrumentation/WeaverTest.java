@@ -151,6 +151,73 @@ class WeaverTest {
         assertThat(weaver.matchedMethods("configured")).isEqualTo(1);
     }
 
+    /**
+     * trial25: a Spring Boot service loads thousands of classes of Spring, Jackson, Reactor, Logback... after its first
+     * framework class; Byte Buddy read each one's class file and walked its super types for every hook point, +3.5 s of
+     * CPU at start. Those packages are passed over by name: such a class is neither described nor woven, even when it
+     * implements a type a hook matches; Spring AI's own package is still matched.
+     */
+    @Test
+    void classesOfLibraryPackagesArePassedOverUnreadWhileSpringAiIsStillWoven() throws Exception {
+        Hooks framework = hooks("framework", FRAMEWORK_MARKER,
+                List.of(new HookPoint(hasSuperType(named(API)), named("call"), WeaverTest.class.getName() + "$Woven")));
+        Weaver weaver = new Weaver(List.of(framework));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+        AppLoader app = new AppLoader(true);
+        app.serve(API, api());
+
+        String library = "org.springframework.beans.factory.support.Implementation";
+        assertThat(gate.transform(app, internal(library), null, null, implementation(library))).isNull();
+        assertThat(weaver.built()).as("a library class does not build Byte Buddy").isFalse();
+
+        String springAi = "org.springframework.ai.tool.Implementation";
+        byte[] woven = gate.transform(app, internal(springAi), null, null, implementation(springAi));
+        assertThat(weaver.built()).isTrue();
+        app.define(API, api());
+        assertThat(call(app.define(springAi, woven))).isEqualTo("woven");
+
+        // once built: a library class that implements the hooked type is not woven ...
+        String jackson = "tools.jackson.databind.Implementation";
+        assertThat(gate.transform(app, internal(jackson), null, null, implementation(jackson))).isNull();
+        // ... and not even read: one whose interface cannot be found would make Byte Buddy report an error
+        String reactor = "reactor.core.publisher.Implementation";
+        assertThat(catchThrowable(() -> gate.transform(new AppLoader(true), internal(reactor), null, null, implementation(reactor))))
+                .isNull();
+        assertThat(weaver.errors()).as("no class file of a library package was described").isZero();
+        assertThat(weaver.matchedMethods("framework")).isEqualTo(1);
+    }
+
+    /** A configured method whose pattern names a class in one of those packages is woven there as written. */
+    @Test
+    void aConfiguredMethodInALibraryPackageIsStillWoven() throws Exception {
+        String library = "org.springframework.web.Target";
+        Hooks configured = Hooks.matchingNames(hooks("configured", "java.lang.Object",
+                List.of(new HookPoint(named(library), named("call"), WeaverTest.class.getName() + "$Woven"))), library::equals);
+        Weaver weaver = new Weaver(List.of(configured));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+        AppLoader app = new AppLoader(false);
+
+        byte[] woven = gate.transform(app, internal(library), null, null, target(library));
+
+        assertThat(woven).isNotNull();
+        assertThat(call(app.define(library, woven))).isEqualTo("woven");
+        assertThat(Weaver.infrastructure(library)).isTrue();
+        assertThat(weaver.passedOver(library)).as("named by a configured method").isFalse();
+        assertThat(weaver.passedOver("org.springframework.web.Other")).isTrue();
+    }
+
+    @Test
+    void libraryPackagesAreNamedByTheirPrefixOnly() {
+        assertThat(Weaver.infrastructure("org.springframework.boot.SpringApplication")).isTrue();
+        assertThat(Weaver.infrastructure("com.fasterxml.jackson.databind.ObjectMapper")).isTrue();
+        assertThat(Weaver.infrastructure("ch.qos.logback.classic.Logger")).isTrue();
+        assertThat(Weaver.infrastructure("org.springframework.ai.tool.method.MethodToolCallback")).isFalse();
+        assertThat(Weaver.infrastructure("org.springframeworkx.Tools")).isFalse();
+        assertThat(Weaver.infrastructure("com.example.reactor.Tools")).isFalse();
+        assertThat(Weaver.infrastructure("dev.langchain4j.service.tool.ToolService")).isFalse();
+        assertThat(Weaver.infrastructure("io.modelcontextprotocol.server.McpAsyncServer")).isFalse();
+    }
+
     @Test
     void packagesAreIgnoredInBinaryAndInternalForm() {
         assertThat(Weaver.ignored("java.lang.String")).isTrue();
@@ -189,7 +256,12 @@ class WeaverTest {
 
     /** {@code org.example.app.Target} with {@code public String call()} returning "plain". */
     private static byte[] target() {
-        return new ByteBuddy().subclass(Object.class).name(TARGET)
+        return target(TARGET);
+    }
+
+    /** A class of that name with {@code public String call()} returning "plain". */
+    private static byte[] target(String name) {
+        return new ByteBuddy().subclass(Object.class).name(name)
                 .defineMethod("call", String.class, Visibility.PUBLIC).intercept(FixedValue.value("plain"))
                 .make().getBytes();
     }
