@@ -10,14 +10,18 @@ import picocli.CommandLine.Parameters;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** {@code check LIB...}: loads libraries together and analyses them. Exit 0 clean, 1 findings or a skipped check, 2 a malformed library. */
+/**
+ * {@code check LIB...}: loads libraries together and analyses them. Exit 0 clean, 1 findings or a skipped check, 2 a malformed
+ * library. An agent configuration file among them is read as the libraries it lists.
+ */
 @Command(name = "check", mixinStandardHelpOptions = true, version = Main.VERSION,
         description = {"Load contract libraries (built-in names or files) and analyse them together: consistency, "
                 + "compatibility, conflicts (with a minimal conflicting subset) and dead ends.",
                 "Exit status: 0 no findings, 1 findings or a check skipped for the state bound (--max-states), "
                         + "2 a library that does not load (its error names file:line:column)."})
 final class CheckCommand implements Callable<Integer> {
-    @Parameters(arity = "1..*", paramLabel = "LIB", description = "built-in library name or YAML file; several are separated by spaces or commas")
+    @Parameters(arity = "1..*", paramLabel = "LIB", description = "built-in library name or YAML file; several are separated by spaces or"
+            + " commas; an agent configuration file (tracegate.yaml) stands for the libraries it lists, with notes on its configured methods")
     List<String> libraries;
 
     @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -37,7 +41,10 @@ final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Library lib = LibraryOptions.load(libraries, "check", " ", "");
+        // an agent configuration file stands for the libraries it lists (its notes on configured methods printed first)
+        List<String> names = LibraryOptions.withConfigurationsExpanded(libraries);
+        if (names == null) return LibraryOptions.BAD_INPUT;
+        Library lib = LibraryOptions.load(names, "check", " ", "");
         if (lib == null) return LibraryOptions.BAD_INPUT;
         System.out.println("loaded " + lib.names() + ": " + lib.contracts().contracts().size() + " contracts, "
                 + lib.contracts().formulas().size() + " automata, " + lib.contracts().atoms().size() + " atoms");

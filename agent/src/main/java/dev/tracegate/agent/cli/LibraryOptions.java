@@ -125,6 +125,49 @@ final class LibraryOptions {
     }
 
     /**
+     * For {@code check}: each of {@code names} that is an agent configuration file is replaced by the libraries it lists,
+     * resolved as the agent resolves them (a relative entry against the file's directory), after a line that says so and
+     * the notes on its configured methods and redirects (trial26 05: {@code check tracegate.yaml}, as agent/CONFIG.md
+     * gives it, exited 2 without checking anything). Null after printing why, when the agent would not start with such a
+     * file or it lists no library (exit 2).
+     */
+    static List<String> withConfigurationsExpanded(List<String> names) {
+        List<String> out = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        for (String name : split(names)) {
+            String[] keys = agentKeys(Path.of(name));
+            if (keys == null) {
+                out.add(name);
+                continue;
+            }
+            dev.tracegate.agent.config.AgentConfig config;
+            try {
+                java.util.Map<String, String> props = java.util.Map.of(dev.tracegate.agent.config.AgentConfig.PROPERTY_PREFIX
+                        + dev.tracegate.agent.config.AgentConfig.CONFIG_KEY, Path.of(name).toAbsolutePath().toString());
+                config = dev.tracegate.agent.config.AgentConfig.load(null, java.util.Map.of(), props, java.util.Set.of());
+            } catch (RuntimeException e) {
+                System.err.println(name + ":" + keys[0] + ": an agent configuration file, and the agent would not start with it: " + e.getMessage());
+                return null;
+            }
+            List<String> libraries = new ArrayList<>();
+            for (String lib : config.libraries()) libraries.add(shown(lib));
+            if (libraries.isEmpty()) {
+                System.err.println(name + ":" + keys[0] + ": an agent configuration file that lists no libraries (its 'libraries' key is"
+                        + " missing or empty), so there is nothing to check: add 'libraries: [gdpr, my-policy.yaml]' to it, or give check"
+                        + " the library files the agent should load");
+                return null;
+            }
+            System.out.println(name + ": agent configuration; checking the libraries it lists (relative entries resolved against the"
+                    + " file's directory, as the agent resolves them): " + String.join(" ", libraries));
+            out.addAll(libraries);
+            notes.addAll(sessionlessNotes(config));
+            notes.addAll(redirectNotes(config));
+        }
+        for (String n : notes) System.err.println(n);
+        return out;
+    }
+
+    /**
      * A note for each consent or erasure entry of {@code config} without {@code session-param} when a contract of its
      * libraries reads {@code consent}/{@code erasure} as an event of the session: such an event is in the conversation
      * its thread is in, and one called outside any reaches only the register, which that contract does not read (the
