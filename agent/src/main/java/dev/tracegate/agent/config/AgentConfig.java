@@ -459,6 +459,13 @@ public final class AgentConfig {
                     throw new ConfigException(keyAt.text, CONFIG_KEY, "'config' names this file and cannot be set inside it. Remove the line.");
                 }
                 ConfigKey k = keys.get(key);
+                if (k != null && extraKeys.contains(key)) {
+                    // the development supervisor and the bridge read these from the start's own sources only: in the
+                    // file one was taken and never read (block: charge let every charge run)
+                    throw new ConfigException(keyAt.text, key, "'" + key + "' is a development option (agent/README.md), read from"
+                            + " the agent argument (" + key + "=...), -D" + PROPERTY_PREFIX + key + " or " + Source.envName(key)
+                            + ", not from the configuration file, where it would be ignored. Give it there, or remove the line.");
+                }
                 if (k != null) {
                     String[] first = seen.putIfAbsent(key, new String[] {keyAt.text, spelled});
                     if (first != null) {
