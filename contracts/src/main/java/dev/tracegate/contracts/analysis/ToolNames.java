@@ -80,7 +80,7 @@ public final class ToolNames {
                 for (int j = i + 1; j < names.size(); j++) {
                     String a = names.get(i);
                     String b = names.get(j);
-                    if (!near(a, b)) continue;
+                    if (!near(a, b) || numbered(a, b)) continue;
                     Uses ua = tools.get(a);
                     Uses ub = tools.get(b);
                     // a snake_case and a camelCase spelling side by side on one line of formulas (search: call(search_kb) |
@@ -113,6 +113,15 @@ public final class ToolNames {
         String folded = ToolName.fold(tool);
         if (folded == null || folded.isEmpty()) return;
         tools.computeIfAbsent(folded, k -> new Uses(tool)).add(what, line, formula);
+    }
+
+    /**
+     * Names that differ only in their numbers ({@code tool_0} and {@code tool_1}, {@code get_v1} and {@code get_v12}):
+     * a numbered series, named on purpose (trial27 06: tool_0 ... tool_59 gave about 400 notes that buried the analysis).
+     */
+    static boolean numbered(String a, String b) {
+        String na = a.replaceAll("[0-9]+", "#");
+        return na.indexOf('#') >= 0 && na.equals(b.replaceAll("[0-9]+", "#"));
     }
 
     /** One edit apart (a swap counts as one), for names of four characters or more; two for names of ten or more. */

@@ -159,6 +159,28 @@ class LibraryAnalysisTest {
                 .extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.TOO_LARGE);
     }
 
+    /**
+     * trial27 06: a tool allow-list of 60 tools compiles to 2 states, but its consistency and conflict checks were
+     * skipped as TOO_LARGE at the default bound (the one-event-one-call axioms, a G per pair of tools, 1770 of them,
+     * outgrew the compiler's work bound). They run now: the allow-list alone has no finding but the dead-end check's
+     * documented atom limit, and with two of its tools called at one event it is inconsistent.
+     */
+    @Test
+    void aToolAllowListOfSixtyToolsIsCheckedAtTheDefaultBound() {
+        StringBuilder tools = new StringBuilder();
+        for (int i = 0; i < 60; i++) tools.append(i == 0 ? "" : " | ").append("call(t").append(Integer.toHexString(i * 7919)).append("x)");
+        String allow = "G(call -> (" + tools + "))";
+        LibraryAnalysis bounded = new LibraryAnalysis(new DfaCompiler(20_000));
+        List<LibraryAnalysis.Finding> alone = bounded.analyse(List.of(c("allow.only-known-tools", "true", allow)));
+        assertThat(alone).as("only the dead-end check, over 61 atoms, is skipped").singleElement()
+                .satisfies(f -> assertThat(f.kind()).isEqualTo(LibraryAnalysis.Kind.TOO_LARGE))
+                .satisfies(f -> assertThat(f.explanation()).contains("61 atoms").doesNotContain("consistency").doesNotContain("conflict"));
+        // two calls at one event: no event is that (the axioms), so no trace keeps this one
+        String both = "F(call(t" + Integer.toHexString(7919) + "x) & call(t" + Integer.toHexString(2 * 7919) + "x))";
+        List<LibraryAnalysis.Finding> broken = bounded.analyse(List.of(c("allow.broken", "true", allow + " & " + both)));
+        assertThat(broken).extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.INCONSISTENT);
+    }
+
     @Test
     void theBuiltinLibrariesHaveNoFindings() {
         for (String name : List.of("gdpr", "injection", "temporal-classes", "sop-refund",

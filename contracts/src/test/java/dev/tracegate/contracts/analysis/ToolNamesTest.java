@@ -46,6 +46,18 @@ class ToolNamesTest {
                 .contains("Did you mean 'send_email'?"));
     }
 
+    /** trial27 06: a numbered series of tools (tool_0 ... tool_59) is named on purpose: no note per pair (there were ~400). */
+    @Test
+    void namesThatDifferOnlyInTheirNumbersGetNoNote() {
+        StringBuilder tools = new StringBuilder();
+        for (int i = 0; i < 60; i++) tools.append(i == 0 ? "" : " | ").append("call(tool_").append(i).append(")");
+        LibrarySpec series = LibraryReader.read("allow.yaml", "library: allow\ncontracts:\n  - id: allow.c\n    guarantee: \"G(call -> ("
+                + tools + " | call(get_v1) | call(get_v2)))\"\n  - id: allow.d\n    guarantee: G !call(toll_7)\n");
+        List<String> notes = ToolNames.notes(List.of(series));
+        assertThat(notes).as("the series gives no note; toll_7, a slip from tool_7, still does").singleElement()
+                .satisfies(n -> assertThat(n).contains("tool 'toll_7'").contains("Did you mean 'tool_7'?"));
+    }
+
     @Test
     void distinctToolsAndOtherLibrariesGetNoNote() {
         LibrarySpec a = LibraryReader.read("a.yaml", """

@@ -55,7 +55,7 @@ public final class DfaCompiler {
         String what = states ? "needs more than " + maxStates + " automaton states"
                 : "is too large to compile within the bound of " + maxStates + " automaton states (its intermediate "
                 + "normal forms outgrew what that bound allows)";
-        return new StateLimitException(text, maxStates, "formula " + shorten(text) + " " + what + "; split the "
+        return new StateLimitException(text, maxStates, states, "formula " + shorten(text) + " " + what + "; split the "
                 + "contract into smaller formulas, or " + RAISE_BOUND);
     }
 

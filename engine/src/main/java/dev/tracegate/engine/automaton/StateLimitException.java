@@ -4,12 +4,20 @@ package dev.tracegate.engine.automaton;
 public final class StateLimitException extends CompileException {
     private final String formula;
     private final int bound;
+    private final boolean statesExceeded;
 
-    StateLimitException(String formula, int bound, String message) {
+    StateLimitException(String formula, int bound, boolean statesExceeded, String message) {
         super(message);
         this.formula = formula;
         this.bound = bound;
+        this.statesExceeded = statesExceeded;
     }
+
+    /**
+     * True when the automaton had more states than the bound; false when the work of building it (its intermediate
+     * normal forms) outgrew what the bound allows, whatever its states.
+     */
+    public boolean statesExceeded() { return statesExceeded; }
 
     /** The formula, printed in concrete syntax (untruncated). */
     public String formula() { return formula; }
