@@ -221,6 +221,13 @@ final class ReplayCommand implements Callable<Integer> {
                 System.err.println("tracegate replay: no such trace file " + t);
                 return LibraryOptions.BAD_INPUT;
             }
+            byte[] head = head(t);
+            String packed = compressed(head);
+            if (packed != null) {
+                System.err.println("tracegate replay: " + t + " is " + packed + ", not a JSONL trace; decompress it first and replay"
+                        + " the file it holds");
+                return LibraryOptions.BAD_INPUT;
+            }
             AuditLogScan audit = AuditLogScan.of(t);
             boolean enforce = enforceAll;
             if (audit != null) {
@@ -382,6 +389,13 @@ final class ReplayCommand implements Callable<Integer> {
                     }
                 }
                 skipped += in.skipped();
+                if (audit == null && in.events() == 0) {
+                    // nothing judged is no clean run: an empty file, a log not converted, a pretty-printed file (trial27 04)
+                    System.err.println("tracegate replay: no event could be read from " + t + " ("
+                            + (in.lines() == 0 ? "it is empty" : in.skipped() + " malformed lines skipped") + "), so nothing was judged: "
+                            + shape(head, t));
+                    return LibraryOptions.BAD_INPUT;
+                }
                 doneBytes += audit != null ? Files.size(t) : counted.count;
                 if (audit != null && audit.hashed) {
                     System.err.println(HashedContent.note(t.getFileName().toString(), audit.personalData, lib, enforce,
@@ -389,6 +403,7 @@ final class ReplayCommand implements Callable<Integer> {
                 }
             } catch (TraceFormatException e) {
                 System.err.println(e.getMessage());
+                if (audit == null && in.events() == 0 && openAiLog(head)) System.err.println(shape(head, t));
                 return LibraryOptions.BAD_INPUT;
             } catch (dev.tracegate.matchers.predicate.SubjectRegister.Full e) {
                 System.err.println("tracegate replay: " + t.getFileName() + ": " + e.getMessage());
@@ -410,6 +425,58 @@ final class ReplayCommand implements Callable<Integer> {
         if (format.equals("json")) printJson(lib, reports, events, skipped, unevaluable, unevaluableAt, seconds);
         else printText(lib, reports, events, skipped, unevaluable, unevaluableAt, seconds);
         return anyFail ? 1 : 0;
+    }
+
+    /** Bytes read to tell what a trace file holds. */
+    private static final int HEAD = 1 << 16;
+
+    /** The first {@value #HEAD} bytes of {@code t} (fewer when it is shorter). */
+    private static byte[] head(Path t) throws IOException {
+        try (java.io.InputStream in = Files.newInputStream(t)) {
+            return in.readNBytes(HEAD);
+        }
+    }
+
+    /** "gzip-compressed" and the like when {@code head} starts with a compressed format's magic bytes, else null. */
+    static String compressed(byte[] head) {
+        if (starts(head, 0x1F, 0x8B)) return "gzip-compressed (gunzip -k it)";
+        if (starts(head, 0x28, 0xB5, 0x2F, 0xFD)) return "zstd-compressed (unzstd it)";
+        if (starts(head, 'B', 'Z', 'h')) return "bzip2-compressed (bunzip2 -k it)";
+        if (starts(head, 0xFD, '7', 'z', 'X', 'Z', 0x00)) return "xz-compressed (unxz -k it)";
+        if (starts(head, 'P', 'K', 0x03, 0x04)) return "a zip archive (unzip it)";
+        return null;
+    }
+
+    private static boolean starts(byte[] b, int... magic) {
+        if (b.length < magic.length) return false;
+        for (int i = 0; i < magic.length; i++) if ((b[i] & 0xFF) != magic[i]) return false;
+        return true;
+    }
+
+    /** True when {@code head} looks like an OpenAI-style message log: a JSON array or object that names a message "role". */
+    static boolean openAiLog(byte[] head) {
+        String text = new String(head, java.nio.charset.StandardCharsets.UTF_8);
+        String s = text.stripLeading();
+        if (s.startsWith("\uFEFF")) s = s.substring(1).stripLeading();
+        return (s.startsWith("[") || s.startsWith("{")) && text.matches("(?s).*\"role\"\\s*:.*");
+    }
+
+    /** What a file from which no event could be read seems to hold, and what to do with it. */
+    private static String shape(byte[] head, Path t) {
+        String name = t.getFileName().toString();
+        if (openAiLog(head)) {
+            return "it looks like an OpenAI-style message log (messages with a \"role\"), not a JSONL trace: convert it with"
+                    + " `tracegate import openai-messages " + t + " --out " + t.resolveSibling(name.replaceFirst("\\.json$", "") + ".jsonl")
+                    + "` and replay that";
+        }
+        String s = new String(head, java.nio.charset.StandardCharsets.UTF_8).stripLeading();
+        if (s.startsWith("[")) return "it holds a JSON array; a trace is one event object per line, e.g. {\"session\":\"s1\",\"kind\":\"user\",\"text\":\"hi\"}";
+        if (s.startsWith("{")) {
+            return "a trace is one complete event object per line (a pretty-printed file spreads one over several), e.g."
+                    + " {\"session\":\"s1\",\"kind\":\"user\",\"text\":\"hi\"} (matchers/README.md, \"Trace format\")";
+        }
+        return "a trace is one event object per line, e.g. {\"session\":\"s1\",\"kind\":\"user\",\"text\":\"hi\"}"
+                + " (matchers/README.md, \"Trace format\")";
     }
 
     /**

@@ -82,4 +82,55 @@ class ReplayInputTest {
         assertThat(lenient.err()).contains("skipped: " + line1 + "\n").contains("skipped: t.jsonl:3:").contains("skipped: t.jsonl:4:");
         assertThat(lenient.out()).contains("2 events in 1 sessions, 3 malformed lines skipped");
     }
+
+    /**
+     * trial27 04: replay given the README's own chat.json (an OpenAI message log not converted), a gzipped trace or an
+     * empty file exited 0 ("no contract fails") with 0 events. A file from which no event could be read is bad input
+     * (exit 2), and the message says what it seems to be and what to do.
+     */
+    @Test
+    void aFileFromWhichNoEventCouldBeReadIsBadInput() throws Exception {
+        Path chat = Files.writeString(dir.resolve("chat.json"), """
+                [{"role":"user","content":"Refund order 1234 please"},
+                {"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"refund","arguments":"{}"}}]},
+                {"role":"tool","tool_call_id":"call_1","content":"refunded"}]
+                """);
+        CliRun r = CliRun.of("replay", lib().toString(), chat.toString(), "--no-progress");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("skipped: chat.json:1:1:").endsWith("tracegate replay: no event could be read from " + chat
+                + " (3 malformed lines skipped), so nothing was judged: it looks like an OpenAI-style message log (messages with a"
+                + " \"role\"), not a JSONL trace: convert it with `tracegate import openai-messages " + chat + " --out " + dir.resolve("chat.jsonl") + "`"
+                + " and replay that\n");
+        CliRun strict = CliRun.of("replay", lib().toString(), chat.toString(), "--no-progress", "--strict");
+        assertThat(strict.code()).isEqualTo(2);
+        assertThat(strict.err()).startsWith("chat.json:1:1: line is not a JSON object").contains("import openai-messages " + chat);
+
+        Path empty = Files.writeString(dir.resolve("empty.jsonl"), "");
+        CliRun e = CliRun.of("replay", lib().toString(), empty.toString(), "--no-progress", "--strict");
+        assertThat(e.code()).isEqualTo(2);
+        assertThat(e.err()).isEqualTo("tracegate replay: no event could be read from " + empty + " (it is empty), so nothing was"
+                + " judged: a trace is one event object per line, e.g. {\"session\":\"s1\",\"kind\":\"user\",\"text\":\"hi\"}"
+                + " (matchers/README.md, \"Trace format\")\n");
+
+        Path pretty = Files.writeString(dir.resolve("pretty.jsonl"), "{\n  \"session\": \"s\",\n  \"kind\": \"user\"\n}\n");
+        assertThat(CliRun.of("replay", lib().toString(), pretty.toString(), "--no-progress").err())
+                .contains("(4 malformed lines skipped), so nothing was judged: a trace is one complete event object per line"
+                        + " (a pretty-printed file spreads one over several)");
+
+        Path gz = dir.resolve("run.jsonl.gz");
+        try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+            out.write("{\"session\":\"s\",\"kind\":\"call\",\"tool\":\"approve\"}\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        CliRun g = CliRun.of("replay", lib().toString(), gz.toString(), "--no-progress");
+        assertThat(g.code()).isEqualTo(2);
+        assertThat(g.err()).isEqualTo("tracegate replay: " + gz + " is gzip-compressed (gunzip -k it), not a JSONL trace; decompress"
+                + " it first and replay the file it holds\n");
+
+        // a file with events beside one with none: still bad input, named
+        Path ok = Files.writeString(dir.resolve("ok.jsonl"), "{\"session\":\"s\",\"kind\":\"user\",\"text\":\"hi\"}\n");
+        CliRun both = CliRun.of("replay", lib().toString(), ok.toString(), empty.toString(), "--no-progress");
+        assertThat(both.code()).isEqualTo(2);
+        assertThat(both.err()).startsWith("tracegate replay: no event could be read from " + empty + " (it is empty)");
+    }
 }
