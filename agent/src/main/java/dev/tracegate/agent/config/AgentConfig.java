@@ -728,7 +728,7 @@ public final class AgentConfig {
         // -------------------------------------------------------------- configured methods
 
         private static final List<String> METHOD_FIELDS = List.of("class", "method", "kind", "tool-name", "args-param",
-                "session-param", "subject-param", "purpose-param", "granted-param", "nested");
+                "session-param", "subject-param", "purpose-param", "granted-param", "nested", "block-style");
 
         private Setting methods(ConfigKey k, Raw r) {
             if (r.source.kind == Source.Kind.DEFAULT) return new Setting(List.of(), "[]", r.source);
@@ -796,9 +796,18 @@ public final class AgentConfig {
                     throw new ConfigException(item.fields.get("nested").source.text, k.name, "nested must be true or false, got '" + f.get("nested")
                             + "'. 'nested: true' supervises the method also when it runs inside another supervised call (CONFIG.md).");
                 }
+                String blockStyle = f.get("block-style");
+                if (blockStyle != null && (kind != ConfiguredMethod.Kind.TOOL || !blockStyle.equalsIgnoreCase("exception"))) {
+                    throw new ConfigException(item.fields.get("block-style").source.text, k.name, kind != ConfiguredMethod.Kind.TOOL
+                            ? "block-style applies to a tool method only: a " + ConfigKey.wire(kind) + " method is never blocked. Remove it."
+                            : "block-style on a configured method can only be 'exception', got '" + blockStyle + "': its blocked calls and"
+                            + " withheld results then throw TracegateViolation whatever block.style says, so a cache (@Cacheable) or other"
+                            + " wrapper that stores the method's value never stores a refusal (CONFIG.md, \"A refusal and a cache\")."
+                            + " Leave it out to follow block.style.");
+                }
                 out.add(new ConfiguredMethod(f.get("class"), f.get("method"), kind, f.get("tool-name"), f.get("args-param"),
                         f.get("session-param"), f.get("subject-param"), f.get("purpose-param"), f.get("granted-param"), item.source.text,
-                        nested.equals("true")));
+                        nested.equals("true"), blockStyle != null));
             }
             List<ConfiguredMethod> l = Collections.unmodifiableList(out);
             return new Setting(l, l.isEmpty() ? "[]" : l.toString(), r.source);

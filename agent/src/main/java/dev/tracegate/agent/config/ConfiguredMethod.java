@@ -23,9 +23,16 @@ public final class ConfiguredMethod {
     private final String grantedParam;
     private final String where;
     private final boolean nested;
+    private final boolean blockThrows;
 
     ConfiguredMethod(String className, String method, Kind kind, String toolName, String argsParam, String sessionParam,
                      String subjectParam, String purposeParam, String grantedParam, String where, boolean nested) {
+        this(className, method, kind, toolName, argsParam, sessionParam, subjectParam, purposeParam, grantedParam, where, nested, false);
+    }
+
+    ConfiguredMethod(String className, String method, Kind kind, String toolName, String argsParam, String sessionParam,
+                     String subjectParam, String purposeParam, String grantedParam, String where, boolean nested, boolean blockThrows) {
+        this.blockThrows = blockThrows;
         this.className = Objects.requireNonNull(className);
         this.method = Objects.requireNonNull(method);
         this.kind = Objects.requireNonNull(kind);
@@ -71,6 +78,12 @@ public final class ConfiguredMethod {
      */
     public boolean nested() { return nested; }
 
+    /**
+     * {@code block-style: exception} (TOOL): its blocked calls and withheld results throw {@code TracegateViolation} whatever
+     * {@code block.style} says, so nothing that stores the method's value (a cache) stores a refusal.
+     */
+    public boolean blockThrows() { return blockThrows; }
+
     /** Where it was configured (file:line:col). */
     public String where() { return where; }
 
@@ -84,6 +97,7 @@ public final class ConfiguredMethod {
         if (purposeParam != null) b.append(" purpose-param=").append(purposeParam);
         if (grantedParam != null) b.append(" granted-param=").append(grantedParam);
         if (nested) b.append(" nested=true");
+        if (blockThrows) b.append(" block-style=exception");
         return b.toString();
     }
 }

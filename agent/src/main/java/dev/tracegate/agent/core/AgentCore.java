@@ -171,6 +171,7 @@ public final class AgentCore {
             methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
                     .plus(ConfiguredMethods.from(config.configuredMethods()));
             bridgeOptions = bridgeOptions(arguments, options, config);
+            methods.blockStyleThrows("throw".equals(bridgeOptions.get("onBlock", "substitute")));   // for its weave-time warnings
             if (!attached && pending == null) {
                 pending = startBuilding(supervisorName, options, config, json, started);
             }

@@ -581,7 +581,14 @@ class AgentConfigTest {
     void configuredMethodMistakesAreNamedAtTheirLine() throws IOException {
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, arg-param: 1}\n")).isEqualTo(
                 "F:2:39: unknown field 'arg-param' in a configured method. Did you mean 'args-param'? The fields are class, method,"
-                        + " kind, tool-name, args-param, session-param, subject-param, purpose-param, granted-param, nested.");
+                        + " kind, tool-name, args-param, session-param, subject-param, purpose-param, granted-param, nested, block-style.");
+        // trial25 03: the per-entry block style a cached method needs; only 'exception' means anything there
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, block-style: substitute}\n")).isEqualTo(
+                "F:2:52: block-style on a configured method can only be 'exception', got 'substitute': its blocked calls and withheld"
+                        + " results then throw TracegateViolation whatever block.style says, so a cache (@Cacheable) or other wrapper that"
+                        + " stores the method's value never stores a refusal (CONFIG.md, \"A refusal and a cache\"). Leave it out to follow block.style.");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: erasure, subject-param: 0, block-style: exception}\n"))
+                .startsWith("F:2:").endsWith("block-style applies to a tool method only: a erasure method is never blocked. Remove it.");
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, nested: yes please}\n")).isEqualTo(
                 "F:2:47: nested must be true or false, got 'yes please'. 'nested: true' supervises the method also when it runs inside"
                         + " another supervised call (CONFIG.md).");

@@ -118,6 +118,7 @@ public final class ConfiguredHooks implements Hooks {
             for (MethodDescription.InDefinedShape m : type.getDeclaredMethods()) {
                 if (!m.isAbstract() && !m.isConstructor() && !m.isTypeInitializer() && meant.matches(m)) {
                     methods.warnAboutParameterTypes(name, m);
+                    methods.warnAboutCaching(name, m, type);
                 }
             }
             return builder;
@@ -462,6 +463,9 @@ public final class ConfiguredHooks implements Hooks {
                 return;
             }
             Object replacement = Dispatcher.onMethodResult(origin, args, result, id);
+            if (replacement instanceof dev.tracegate.agent.bootstrap.TracegateViolation) {
+                throw (dev.tracegate.agent.bootstrap.TracegateViolation) replacement;   // block-style: exception withholds by throwing
+            }
             if (replacement instanceof String) {
                 if ("java.lang.String".equals(returnType)) {
                     result = replacement;

@@ -86,6 +86,7 @@ public final class ConfiguredMethods {
             putIfSet(fields, "purpose", m.purposeParam());
             putIfSet(fields, "granted", m.grantedParam());
             if (m.nested()) fields.put("nested", "true");
+            if (m.blockThrows()) fields.put("block-style", "exception");
             rules.add(new MethodRule(MethodRule.Kind.valueOf(m.kind().name()), m.className(), m.method(), fields, m.where()));
         }
         return new ConfiguredMethods(rules);
@@ -139,6 +140,12 @@ public final class ConfiguredMethods {
             String nested = fields.get("nested");
             if (nested != null && !nested.equals("true") && !nested.equals("false")) {
                 throw error(where, line, "nested=" + nested, "nested must be true or false");
+            }
+            String style = fields.get("block-style");
+            if (style != null && (kind != MethodRule.Kind.TOOL || !style.equalsIgnoreCase("exception"))) {
+                throw error(where, line, "block-style=" + style, kind != MethodRule.Kind.TOOL ? "block-style applies to a tool method only"
+                        : "block-style can only be exception (a block or a withheld result of the method throws TracegateViolation,"
+                        + " so a cache around it never stores a refusal); leave it out to follow block.style");
             }
             if (kind != MethodRule.Kind.TOOL && !fields.containsKey("subject")) {
                 throw error(where, line, tokens[1], kind.name().toLowerCase(Locale.ROOT) + " needs subject=<index|literal>");
@@ -513,6 +520,56 @@ public final class ConfiguredMethods {
         }
     }
 
+    /** Whether a blocked call throws by default (block.style: exception, or onBlock=throw): set at start, before weaving. */
+    private volatile boolean blocksThrow;
+
+    /** The block style in force: with {@code exception} a cached method needs no warning ({@link #warnAboutCaching}). */
+    public void blockStyleThrows(boolean throwing) {
+        this.blocksThrow = throwing;
+    }
+
+    /** Annotations whose method's value a cache stores and hands to later calls without running the method. */
+    private static final java.util.Set<String> CACHING = java.util.Set.of("org.springframework.cache.annotation.Cacheable",
+            "org.springframework.cache.annotation.CachePut", "org.springframework.cache.annotation.Caching",
+            "javax.cache.annotation.CacheResult", "jakarta.cache.annotation.CacheResult", "io.quarkus.cache.CacheResult",
+            "io.micronaut.cache.annotation.Cacheable", "io.micronaut.cache.annotation.CachePut");
+
+    /**
+     * Says once, when a configured tool method that returns {@code String} is woven, that a cache annotation on it (or its
+     * class) stores its value, when a block would return the refusal as that value ({@code block.style: substitute} and no
+     * {@code block-style: exception} on the entry): the cache advice sits around the method in the proxy, so it stores the
+     * refusal and serves it to later calls of every conversation, which never reach the method, so nothing is recorded
+     * (trial25 03). Returns the warning, or null. Weave time only.
+     */
+    String warnAboutCaching(String className, net.bytebuddy.description.method.MethodDescription m,
+                            net.bytebuddy.description.type.TypeDescription type) {
+        MethodRule rule = find(className, m.getName());
+        if (rule == null || rule.kind != MethodRule.Kind.TOOL || rule.blockThrows || blocksThrow || !m.getReturnType().represents(String.class)) return null;
+        String cached = null;
+        try {
+            for (net.bytebuddy.description.annotation.AnnotationDescription a : m.getDeclaredAnnotations()) {
+                if (CACHING.contains(a.getAnnotationType().getName())) cached = a.getAnnotationType().getSimpleName();
+            }
+            if (cached == null) {
+                for (net.bytebuddy.description.annotation.AnnotationDescription a : type.getDeclaredAnnotations()) {
+                    if (CACHING.contains(a.getAnnotationType().getName())) cached = a.getAnnotationType().getSimpleName() + " (on its class)";
+                }
+            }
+        } catch (RuntimeException unreadable) {
+            AgentLog.debug("cannot read the annotations of " + className + "#" + m.getName() + ": " + unreadable);
+            return null;
+        }
+        String method = className + "#" + m.getName();
+        if (cached == null || !warned.add(method + " cached")) return null;
+        String warning = "configured method " + method + " (" + rule.where + ") is @" + cached + " and returns String, and a block returns the"
+                + " refusal as its value (block.style: substitute), as a withheld result its notice: the cache around the method stores that text and serves it to later"
+                + " calls, from any conversation, which never reach the method, so they are neither checked nor recorded. Add"
+                + " block-style: exception to the entry (a refusal is then thrown, and an exception is not cached); CONFIG.md, \"A refusal"
+                + " and a cache\"";
+        AgentLog.warn(warning);
+        return warning;
+    }
+
     /** A type whose values read as a subject's id or a session id: text, a number, an enum, a UUID (Object: decided by the value). */
     private static boolean readsAsText(net.bytebuddy.description.type.TypeDescription t) {
         if (t.isPrimitive() || t.isEnum()) return true;
@@ -682,7 +739,7 @@ public final class ConfiguredMethods {
         String[] names = argsField.equals("*") ? parameterNames.get(origin) : null;
         int paren = origin.indexOf('(');
         return new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names,
-                origin.endsWith(")Ljava/lang/String;"), paren < 0 ? null : origin.substring(paren), specs);   // the origin ends with the method's descriptor
+                origin.endsWith(")Ljava/lang/String;") && !rule.blockThrows, paren < 0 ? null : origin.substring(paren), specs);   // the origin ends with the method's descriptor
     }
 
     /** The settings a {@code *-param} or {@code tool-name} can give, with each that is the name of a parameter as its index. */
@@ -818,6 +875,16 @@ public final class ConfiguredMethods {
      * advice throws it for a result that is not text).
      */
     public Object onResult(String origin, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
+        Object out = result(origin, arguments, result, callId, bridge);
+        if (out instanceof String && (result == null || result instanceof String)) {
+            Site site = site(origin);
+            // block-style: exception: the notice is thrown, never returned as the value a cache around the method would store
+            if (site != null && site.rule.blockThrows) return new dev.tracegate.agent.bootstrap.TracegateViolation((String) out);
+        }
+        return out;
+    }
+
+    private Object result(String origin, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
         Site site = site(origin);
         if (site == null) {
             return null;
@@ -878,7 +945,9 @@ public final class ConfiguredMethods {
                     return;
                 }
                 Object out = onResult(origin, arguments, value, callId, bridge);
-                if (out instanceof String notice && !(value == null || value instanceof String)) {
+                if (out instanceof Throwable withheld) {
+                    checked.completeExceptionally(withheld);
+                } else if (out instanceof String notice && !(value == null || value instanceof String)) {
                     checked.completeExceptionally(new dev.tracegate.agent.bootstrap.TracegateViolation(notice));
                 } else {
                     checked.complete(out != null ? out : value);

@@ -30,6 +30,8 @@ public final class MethodRule {
     final String where;
     /** Supervised also when it runs inside another supervised call (always for consent and erasure). */
     final boolean nested;
+    /** {@code block-style: exception}: a block or a withheld result throws, whatever the method returns and block.style says. */
+    final boolean blockThrows;
     /** A method of a class being woven matched this entry (the first that fits it): set once, read for the warning. */
     volatile boolean woven;
     /**
@@ -62,6 +64,7 @@ public final class MethodRule {
         this.fields = fields;
         this.where = where;
         this.nested = kind != Kind.TOOL || "true".equals(fields.get("nested"));
+        this.blockThrows = "exception".equalsIgnoreCase(fields.get("block-style"));
     }
 
     public Kind kind() {

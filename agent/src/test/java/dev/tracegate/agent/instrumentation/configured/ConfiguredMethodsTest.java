@@ -518,6 +518,32 @@ class ConfiguredMethodsTest {
     }
 
     /**
+     * block-style: exception on an entry (trial25 03: a @Cacheable method cached the substituted refusal and served it to
+     * another conversation): its String method's blocked call gets a throw ruling under block.style: substitute, and a
+     * withheld text result comes back as the TracegateViolation the advice throws, never as text a cache could store.
+     */
+    @Test
+    void blockStyleExceptionOnAnEntryThrowsWhereTheMethodCouldReturnTheText() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool example.Accounts#profile session=0 block-style=exception",
+                "tool example.Accounts#lookup session=0"));
+        Recording blocking = new Recording() {
+            @Override public ToolDecision onToolCall(ToolCall call) { return ToolDecision.block("c1", "not allowed", null); }
+            @Override public ResultDecision onToolResult(ToolResult result) { super.onToolResult(result); return ResultDecision.suppress("c1", "[withheld]"); }
+        };
+        SupervisorBridge bridge = new SupervisorBridge(blocking, AgentArguments.parse(""), new JsonCodec(), m);
+        Object[] a = {"s1", "bob"};
+        String profile = "example.Accounts.profile(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;";
+        String lookup = "example.Accounts.lookup(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;";
+        assertThat(m.onCall(profile, a, bridge).kind).isEqualTo(Ruling.THROW);
+        assertThat(m.onCall(lookup, a, bridge).kind).as("the other entry follows block.style").isEqualTo(Ruling.SUBSTITUTE);
+        assertThat(m.onResult(profile, a, "profile of bob", bridge)).isInstanceOf(dev.tracegate.agent.bootstrap.TracegateViolation.class)
+                .hasFieldOrPropertyWithValue("message", "[withheld]");
+        assertThat(m.onResult(lookup, a, "account of bob", bridge)).isEqualTo("[withheld]");
+        assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool example.Accounts#profile block-style=substitute")))
+                .hasMessageStartingWith("m.txt:1:31: block-style can only be exception");
+    }
+
+    /**
      * A configured call's plain arguments reach the supervisor as the tree that reading their JSON text gives
      * (no text in between), other values through the JSON text as before; session and tool as the rule says.
      */
