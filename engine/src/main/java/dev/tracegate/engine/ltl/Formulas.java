@@ -74,7 +74,12 @@ public final class Formulas {
         else if (f instanceof Formula.Unary u) {
             b.append(u.op().symbol);
             b.append(u.op() == Formula.UnOp.NOT ? "" : " ");
-            print(u.arg(), b);   // a binary prints in its own parentheses: X (a W b), not X ((a W b)) (trial21)
+            // a binary prints in its own parentheses: X (a W b), not X ((a W b)) (trial21); a comparison gets them here, since
+            // prefix operators bind first: !(arg(refund, amount) > 100), not !arg(refund, amount) > 100 (trial25 02)
+            boolean comparison = u.arg() instanceof Atom a && a.comparison() != null;
+            if (comparison) b.append('(');
+            print(u.arg(), b);
+            if (comparison) b.append(')');
         } else if (f instanceof Formula.Binary bin) {
             b.append('(');
             print(bin.left(), b);

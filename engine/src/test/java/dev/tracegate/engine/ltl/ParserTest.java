@@ -151,6 +151,21 @@ class ParserTest {
         assertThat(structure(back)).isEqualTo(structure(f));
     }
 
+    /**
+     * trial25 02: a comparison under a prefix operator prints in parentheses, as the reading rule ("prefix operators
+     * bind first") needs: {@code !arg(refund, amount) > 100} reads as {@code (!arg(refund, amount)) > 100}.
+     */
+    @Test
+    void aComparisonUnderAPrefixOperatorPrintsInParentheses() {
+        assertThat(Formulas.print(p("G(call(refund) -> !(arg(refund, amount) > 100))")))
+                .isEqualTo("G (call(refund) -> !(arg(refund, amount) > 100))");
+        assertThat(Formulas.print(p("X count(search) <= 3"))).isEqualTo("X (count(search) <= 3)");
+        assertThat(Formulas.print(p("!call(a) & arg(pay, amount) > 5"))).isEqualTo("(!call(a) & arg(pay, amount) > 5)");
+        for (String f : List.of("!(arg(refund, amount) > 100)", "G !(count(search) <= 3)", "F X (len(arg(t, x)) >= 2)")) {
+            assertThat(Parser.parse(Formulas.print(p(f)))).as(f).isEqualTo(p(f));
+        }
+    }
+
     @Property(tries = 500)
     void plainFormulasWithPastRoundTrip(@ForAll("plainFormulas") Formula f) {
         assertThat(Parser.parse(Formulas.print(f))).isEqualTo(f);
