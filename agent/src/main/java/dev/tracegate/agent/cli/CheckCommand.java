@@ -18,7 +18,8 @@ import java.util.concurrent.Callable;
         description = {"Load contract libraries (built-in names or files) and analyse them together: consistency, "
                 + "compatibility, conflicts (with a minimal conflicting subset) and dead ends.",
                 "Exit status: 0 no findings, 1 findings or a check skipped for the state bound (--max-states), "
-                        + "2 a library that does not load (its error names file:line:column)."})
+                        + "2 a library that does not load (its error names file:line:column). Lines starting 'note:' do "
+                        + "not change it (0 with only notes): a CI gate that must catch them greps for '^note:'."})
 final class CheckCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "LIB", description = "built-in library name or YAML file; several are separated by spaces or"
             + " commas; an agent configuration file (tracegate.yaml) stands for the libraries it lists, with notes on its configured methods")
