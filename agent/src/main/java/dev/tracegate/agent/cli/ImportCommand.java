@@ -4,6 +4,8 @@ import dev.tracegate.matchers.imports.AgentDojoImporter;
 import dev.tracegate.matchers.imports.MessageLogException;
 import dev.tracegate.matchers.imports.OpenAiMessagesImporter;
 import dev.tracegate.matchers.imports.RunInfo;
+import dev.tracegate.matchers.event.Event;
+import dev.tracegate.matchers.event.EventKind;
 import dev.tracegate.matchers.trace.TraceWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -56,7 +58,7 @@ final class ImportCommand implements Callable<Integer> {
             String id = session != null ? session : file.getFileName().toString().replaceFirst("\\.json$", "");
             if (out == null) {
                 try (TraceWriter w = new TraceWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8))) {
-                    new OpenAiMessagesImporter().read(file, id, w::write);
+                    convert(file, id, w);
                 } catch (MessageLogException e) {
                     System.err.println(e.getMessage());
                     return 2;
@@ -71,7 +73,7 @@ final class ImportCommand implements Callable<Integer> {
             try {
                 try (TraceWriter w = new TraceWriter(Files.newBufferedWriter(tmp, StandardCharsets.UTF_8,
                         StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))) {
-                    new OpenAiMessagesImporter().read(file, id, w::write);
+                    convert(file, id, w);
                 }
                 moveIntoPlace(tmp, out);
                 done = true;
@@ -84,6 +86,22 @@ final class ImportCommand implements Callable<Integer> {
                 if (!done) Files.deleteIfExists(tmp);
             }
             return 0;
+        }
+
+        /**
+         * The log's events, then an {@code end} line: a message log is one whole conversation, so its session ends there
+         * and a later log imported under the same id (two runs' chat.json) replays as a session of its own, not as the
+         * continuation of this one (trial27 03). A log without events gives no line at all.
+         */
+        static void convert(Path file, String id, TraceWriter w) throws IOException {
+            Event[] last = new Event[1];
+            new OpenAiMessagesImporter().read(file, id, e -> {
+                w.write(e);
+                last[0] = e;
+            });
+            if (last[0] != null) {
+                w.write(Event.builder(EventKind.END).session(id).seq(last[0].seq() + 1).ts(last[0].ts()).build());
+            }
         }
 
         /** A fresh name in --out's folder (a move within one folder is atomic and cannot fail for lack of space). */

@@ -180,7 +180,8 @@ class CommandLineTest {
         Path trace = dir.resolve("refund-chat.jsonl");
         CliRun imported = run("import", "openai-messages", log.toString(), "--out", trace.toString());
         assertThat(imported.code()).as(imported.err()).isZero();
-        assertThat(Files.readAllLines(trace)).hasSize(3).allMatch(l -> l.contains("\"session\":\"refund-chat\""));
+        assertThat(Files.readAllLines(trace)).hasSize(4).allMatch(l -> l.contains("\"session\":\"refund-chat\""))
+                .last().asString().contains("\"kind\":\"end\"");
         CliRun replay = run("replay", "sop-refund", trace.toString());
         assertThat(replay.code()).isEqualTo(1);
         assertThat(replay.out()).contains("sop-refund.approval-first: violated first at refund-chat.jsonl:2 (seq 2, call refund)");

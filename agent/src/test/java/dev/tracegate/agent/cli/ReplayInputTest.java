@@ -133,4 +133,42 @@ class ReplayInputTest {
         assertThat(both.code()).isEqualTo(2);
         assertThat(both.err()).startsWith("tracegate replay: no event could be read from " + empty + " (it is empty)");
     }
+
+    /**
+     * trial27 03: two runs stored as runA/chat.json and runB/chat.json, imported one by one, got the same session id
+     * (chat) and no end line, so replay joined them into one session of 4 mails and {@code G(count(send_email) <= 3)}
+     * failed across them. import writes an end line after each log now: two sessions of 2 mails, exit 0.
+     */
+    @Test
+    void eachImportedMessageLogIsASessionOfItsOwn() throws Exception {
+        Path mails = Files.writeString(dir.resolve("mails.yaml"), """
+                library: m
+                contracts:
+                  - id: m.max-three-mails
+                    guarantee: G(count(send_email) <= 3)
+                """);
+        String log = """
+                [{"role":"user","content":"Tell bob and carol"},
+                 {"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"send_email","arguments":"{\\"to\\":\\"bob@corp.example\\"}"}}]},
+                 {"role":"tool","tool_call_id":"call_1","content":"sent"},
+                 {"role":"assistant","content":null,"tool_calls":[{"id":"call_2","type":"function","function":{"name":"send_email","arguments":"{\\"to\\":\\"carol@corp.example\\"}"}}]},
+                 {"role":"tool","tool_call_id":"call_2","content":"sent"},
+                 {"role":"assistant","content":"Done."}]
+                """;
+        Path[] traces = new Path[2];
+        for (int i = 0; i < 2; i++) {
+            Path run = Files.createDirectories(dir.resolve("run" + i));
+            Path chat = Files.writeString(run.resolve("chat.json"), log);
+            traces[i] = dir.resolve("run" + i + ".jsonl");
+            CliRun imported = CliRun.of("import", "openai-messages", chat.toString(), "--out", traces[i].toString());
+            assertThat(imported.code()).as(imported.err()).isZero();
+            assertThat(Files.readAllLines(traces[i])).hasSize(7).last().isEqualTo("{\"session\":\"chat\",\"seq\":7,\"ts\":6,\"kind\":\"end\"}");
+        }
+        CliRun r = CliRun.of("replay", mails.toString(), traces[0].toString(), traces[1].toString(), "--no-progress");
+        assertThat(r.out()).contains("14 events in 2 sessions").doesNotContain("violated");
+        assertThat(r.code()).isEqualTo(0);
+        // to standard output too
+        CliRun out = CliRun.of("import", "openai-messages", dir.resolve("run0").resolve("chat.json").toString(), "--session", "x");
+        assertThat(out.out()).endsWith("\"kind\":\"end\"}\n");
+    }
 }
