@@ -76,6 +76,8 @@ public final class ToolNames {
                 for (String t : s.gdpr().erasureTools().keySet()) use(tools, t, "gdpr.erasure-tools", 0, false);
             }
             List<String> names = new ArrayList<>(tools.keySet());
+            int before = out.size();
+            List<String> pairs = new ArrayList<>();
             for (int i = 0; i < names.size(); i++) {
                 for (int j = i + 1; j < names.size(); j++) {
                     String a = names.get(i);
@@ -93,6 +95,7 @@ public final class ToolNames {
                     boolean aIsTypo = ua.count != ub.count ? ua.count < ub.count : !ua.inFormula && ub.inFormula;
                     Uses typo = aIsTypo ? ua : ub;
                     Uses other = aIsTypo ? ub : ua;
+                    pairs.add("'" + typo.spelling + "'/'" + other.spelling + "'");
                     out.add(place(s, typo) + ": tool '" + typo.spelling + "' (" + typo.where + ") is one slip away from tool '"
                             + other.spelling + "', which " + (other.count == 1 ? "one other place" : other.count + " other places")
                             + " of this library name" + (other.count == 1 ? "s" : "") + " (" + (other.line == Integer.MAX_VALUE ? ""
@@ -101,9 +104,20 @@ public final class ToolNames {
                             + " ignore this note.)");
                 }
             }
+            // many pairs in one file are a naming scheme (t100/u100, ...), not typos: the first few, then one note for the rest
+            if (pairs.size() > SHOWN) {
+                out.subList(before + SHOWN, out.size()).clear();
+                out.add(s.file() + ": and " + (pairs.size() - SHOWN) + " more pairs of tool names one slip apart ("
+                        + String.join(", ", pairs.subList(SHOWN, Math.min(pairs.size(), SHOWN + 3)))
+                        + (pairs.size() > SHOWN + 3 ? ", ..." : "") + "), each noted as the " + SHOWN + " above: so many alike"
+                        + " are most likely a naming scheme, not typos");
+            }
         }
         return out;
     }
+
+    /** The slip notes shown per library file before the rest are summed up in one. */
+    static final int SHOWN = 5;
 
     private static String place(LibrarySpec s, Uses u) {
         return s.file() + (u.line == Integer.MAX_VALUE ? "" : ":" + u.line);

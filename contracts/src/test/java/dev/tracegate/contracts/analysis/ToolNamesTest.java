@@ -58,6 +58,23 @@ class ToolNamesTest {
                 .satisfies(n -> assertThat(n).contains("tool 'toll_7'").contains("Did you mean 'tool_7'?"));
     }
 
+    /** Many pairs in one file (t100/u100 ... t299/u299; shorter names are not compared) are a naming scheme: five notes, then one for the rest, not 200. */
+    @Test
+    void manyPairsInOneFileAreSummedUpAfterTheFirstFew() {
+        StringBuilder t = new StringBuilder(), u = new StringBuilder();
+        for (int i = 0; i < 300; i++) {
+            t.append(i == 0 ? "" : " | ").append("call(t").append(i).append(")");
+            u.append(i == 0 ? "" : " | ").append("call(u").append(i).append(")");
+        }
+        LibrarySpec big = LibraryReader.read("big.yaml", "library: big\natoms:\n  known_t: \"" + t + "\"\n  known_u: \"" + u
+                + "\"\ncontracts:\n  - id: big.allow\n    guarantee: G(call -> (known_t | known_u))\n");
+        List<String> notes = ToolNames.notes(List.of(big));
+        assertThat(notes).hasSize(ToolNames.SHOWN + 1);
+        assertThat(notes.subList(0, ToolNames.SHOWN)).allSatisfy(n -> assertThat(n).contains("is one slip away from tool"));
+        assertThat(notes.get(ToolNames.SHOWN)).startsWith("big.yaml: and " + (200 - ToolNames.SHOWN) + " more pairs of tool names one slip apart (")
+                .contains("naming scheme");
+    }
+
     @Test
     void distinctToolsAndOtherLibrariesGetNoNote() {
         LibrarySpec a = LibraryReader.read("a.yaml", """
