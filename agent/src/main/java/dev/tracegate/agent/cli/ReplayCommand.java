@@ -301,7 +301,19 @@ final class ReplayCommand implements Callable<Integer> {
                         continue;
                     }
                     // the result of a call refused here never existed under enforcement: not applied (trial21 09)
-                    String answers = rep.refused == null || e.kind() != EventKind.RETURN ? null : rep.refused.answered(e);
+                    String answers = null;
+                    if (rep.refused != null && e.kind() == EventKind.RETURN) {
+                        // a RETURN whose id no call of its tool had answers the latest call of its tool, and is named (trial27 08)
+                        boolean orphan = rep.refused.answersNoCall(e);
+                        answers = rep.refused.answered(e);
+                        if (orphan && orphans++ < ORPHANS_SHOWN) {
+                            System.err.println(visible("note: " + t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", return "
+                                    + e.tool() + "): its id " + visibleId(e.callId()) + " answers no call of " + e.tool() + " in its session"
+                                    + " (ids are compared exactly), so it is taken as the answer of the latest " + e.tool() + " call"
+                                    + (answers != null ? ", which was refused at " + answers + ": not applied" : ": applied")
+                                    + (orphans == ORPHANS_SHOWN ? " (further such returns are not listed)" : "")));
+                        }
+                    }
                     if (answers != null) {
                         String where = t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", return " + e.tool() + ")";
                         if (rep.notApplied++ == 0) rep.firstNotApplied = where + ": its call was refused at " + answers;
@@ -316,9 +328,12 @@ final class ReplayCommand implements Callable<Integer> {
                     int[] excused = audit == null || audit.approvals.isEmpty() ? null : audit.excused(in.lines(), lib, t);
                     Decision d = excused != null ? monitor.stepExcusing(s, e, e.controlledByAgent(), excused, enforce, w)
                             : monitor.step(s, e, e.controlledByAgent(), enforce, w);
-                    if (e.kind() == EventKind.CALL && (!d.applied() || rep.refused != null)) {
+                    // enforce mode pairs every call of the session with its RETURN (applied calls too: a RETURN whose id no call had
+                    // is told from one that answers an applied call); shadow mode applies every event, so it pairs none
+                    if (e.kind() == EventKind.CALL && (enforce || rep.refused != null)) {
                         if (rep.refused == null) rep.refused = new RefusedCalls();
-                        rep.refused.call(e, d.applied(), t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", call " + e.tool() + ")");
+                        rep.refused.call(e, d.applied(), d.applied() ? null
+                                : t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", call " + e.tool() + ")");
                     }
                     if (tracked) {
                         boolean online = !audit.refusedOnline(in.lines());
@@ -425,6 +440,19 @@ final class ReplayCommand implements Callable<Integer> {
         if (format.equals("json")) printJson(lib, reports, events, skipped, unevaluable, unevaluableAt, seconds);
         else printText(lib, reports, events, skipped, unevaluable, unevaluableAt, seconds);
         return anyFail ? 1 : 0;
+    }
+
+    /** Notes on RETURNs whose id answers no call, printed at most (the rest are not listed). */
+    private static final int ORPHANS_SHOWN = 10;
+    private int orphans;
+
+    /** A call id as JSON writes it (quoted, control characters escaped), so recorded data cannot forge a line. */
+    private static String visibleId(String id) {
+        try {
+            return new ObjectMapper().writeValueAsString(id);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return "?";
+        }
     }
 
     /** Bytes read to tell what a trace file holds. */

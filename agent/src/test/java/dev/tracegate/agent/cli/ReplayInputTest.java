@@ -171,4 +171,40 @@ class ReplayInputTest {
         CliRun out = CliRun.of("import", "openai-messages", dir.resolve("run0").resolve("chat.json").toString(), "--session", "x");
         assertThat(out.out()).endsWith("\"kind\":\"end\"}\n");
     }
+
+    /**
+     * trial27 08: a RETURN whose id answers no call ("C1" for the refused call "c1": a converter that changed case) was
+     * applied without a word, so O returned(approve) held and the send passed. Such a RETURN answers the latest call of its
+     * tool, as one without an id does (here the refused approve: not applied), and a note names it; a RETURN that answers
+     * an applied call by its id is applied as before.
+     */
+    @Test
+    void aReturnWhoseIdAnswersNoCallIsTakenForTheLatestCallOfItsToolAndNamed() throws Exception {
+        Path trace = Files.writeString(dir.resolve("t.jsonl"), """
+                {"session":"s","kind":"call","tool":"approve","id":"c1","args":{}}
+                {"session":"s","kind":"return","tool":"approve","id":"C1","result":"approved"}
+                {"session":"s","kind":"call","tool":"send","args":{}}
+                {"session":"s","kind":"end"}
+                """);
+        CliRun r = CliRun.of("replay", lib().toString(), trace.toString(), "--no-progress");
+        assertThat(r.out()).contains("  l.no-approve: violated first at t.jsonl:1 (seq 1, call approve) (1 event)\n")
+                .contains("  l.send-after-approval: violated first at t.jsonl:3 (seq 3, call send) (1 event)\n")
+                .contains("  not applied: t.jsonl:2 (seq 2, return approve): its call was refused at t.jsonl:1 (seq 1, call approve)");
+        assertThat(r.err()).isEqualTo("note: t.jsonl:2 (seq 2, return approve): its id \"C1\" answers no call of approve in its"
+                + " session (ids are compared exactly), so it is taken as the answer of the latest approve call, which was refused"
+                + " at t.jsonl:1 (seq 1, call approve): not applied\n");
+        assertThat(r.code()).isEqualTo(1);
+
+        // an applied call answered by its id, after a refused call of the same tool: applied, no note
+        Path two = Files.writeString(dir.resolve("two.jsonl"), """
+                {"session":"s","kind":"call","tool":"lookup","id":"a","args":{}}
+                {"session":"s","kind":"call","tool":"approve","id":"b","args":{}}
+                {"session":"s","kind":"return","tool":"lookup","id":"a","result":"found"}
+                {"session":"s","kind":"return","tool":"lookup","id":"zz","result":"orphan, its call applied"}
+                """);
+        CliRun t = CliRun.of("replay", lib().toString(), two.toString(), "--no-progress");
+        assertThat(t.out()).doesNotContain("not applied");
+        assertThat(t.err()).isEqualTo("note: two.jsonl:4 (seq 4, return lookup): its id \"zz\" answers no call of lookup in its"
+                + " session (ids are compared exactly), so it is taken as the answer of the latest lookup call: applied\n");
+    }
 }

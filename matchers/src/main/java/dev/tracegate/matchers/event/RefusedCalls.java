@@ -13,8 +13,9 @@ import java.util.Map;
  * latches pair them, docs/LIBRARY.md), applied or refused, so a later CALL with the id supersedes an earlier one, and a CALL
  * of another tool with the same id is never its call (trial24 04: a model that numbers its tool calls per response gives
  * every turn's first call {@code call_0}; {@code lookup_order}'s RETURN was taken for the answer of a {@code refund} refused
- * two turns before). One without an id answers the latest CALL of its tool. It is not applied only when that CALL was
- * refused and no RETURN answered it since. The agent's own enforce logs hold no RETURN for a refused call, so nothing
+ * two turns before). One without an id answers the latest CALL of its tool, and so does one whose id answers no CALL of
+ * its tool seen here ({@link #answersNoCall}: an id a converter changed, C1 for c1; trial27 08: such a RETURN of a
+ * refused call was applied). It is not applied only when that CALL was refused and no RETURN answered it since. The agent's own enforce logs hold no RETURN for a refused call, so nothing
  * changes for them.
  *
  * <p>The one rule of {@code replay --mode enforce} and of the AgentDojo evaluation (which replays recorded runs as
@@ -30,12 +31,15 @@ public final class RefusedCalls {
     private final Map<String, Map<String, Refused>> byId = new HashMap<>();
     /** Folded tool name to its latest CALL, while that CALL is refused and not answered. */
     private final Map<String, Refused> latest = new HashMap<>();
+    /** Folded tool name to the ids of every CALL of it seen, applied or refused. */
+    private final Map<String, java.util.Set<String>> seen = new HashMap<>();
 
     /** After CALL {@code e}, applied or (refused) not, named {@code where} in the caller's report; other kinds are ignored. */
     public void call(Event e, boolean applied, String where) {
         if (e.kind() != EventKind.CALL) return;
         String tool = ToolName.fold(e.tool());
         String id = e.callId();
+        if (id != null) seen.computeIfAbsent(tool, k -> new java.util.HashSet<>()).add(id);
         if (applied) {   // the latest CALL of the tool (and of its id) is this one, whose RETURN is applied
             latest.remove(tool);
             if (id != null) {
@@ -50,6 +54,16 @@ public final class RefusedCalls {
     }
 
     /**
+     * True for a RETURN with an id that no CALL of its tool seen here had (the caller may say so): it answers the latest
+     * CALL of its tool, as a RETURN without an id does.
+     */
+    public boolean answersNoCall(Event e) {
+        if (e.kind() != EventKind.RETURN || e.callId() == null) return false;
+        java.util.Set<String> ids = seen.get(ToolName.fold(e.tool()));
+        return ids == null || !ids.contains(e.callId());
+    }
+
+    /**
      * For RETURN {@code e}: where the refused CALL it answers was refused (that call is answered then, and {@code e} is not
      * to be applied), or null when the CALL it answers was applied, was answered already, or is not known, and {@code e} is
      * replayed as any event (always null for other kinds).
@@ -57,7 +71,7 @@ public final class RefusedCalls {
     public String answered(Event e) {
         if (e.kind() != EventKind.RETURN) return null;
         String tool = ToolName.fold(e.tool());
-        String id = e.callId();
+        String id = answersNoCall(e) ? null : e.callId();
         Refused r;
         if (id == null) {
             r = latest.remove(tool);

@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Which RETURN {@link RefusedCalls} leaves out, on random traces whose call ids repeat (a model that numbers its tool
  * calls per response, trial24 04), against a brute-force pairing written apart from it: a RETURN with an id answers the
- * latest earlier CALL of its tool (names folded) with that id, one without an id the latest earlier CALL of its tool; it
- * is left out when that CALL was refused and no earlier RETURN answered it.
+ * latest earlier CALL of its tool (names folded) with that id, one without an id, or with an id that no earlier CALL of
+ * its tool had (trial27 08), the latest earlier CALL of its tool; it is left out when that CALL was refused and no
+ * earlier RETURN answered it.
  */
 class RefusedCallsPropertyTest {
     /** One event of a trace: a CALL (refused or applied) or a RETURN, of a tool, with an id or none. */
@@ -49,10 +50,17 @@ class RefusedCallsPropertyTest {
         for (int i = 0; i < trace.size(); i++) {
             Step r = trace.get(i);
             if (r.call()) continue;
+            // an id that no earlier CALL of its tool had answers as no id does (trial27 08)
+            boolean known = false;
+            for (int j = 0; j < i; j++) {
+                Step s = trace.get(j);
+                known |= s.call() && fold(s.tool()).equals(fold(r.tool())) && r.id() != null && r.id().equals(s.id());
+            }
+            String id = known ? r.id() : null;
             int c = -1;
             for (int j = i - 1; j >= 0 && c < 0; j--) {
                 Step s = trace.get(j);
-                if (s.call() && fold(s.tool()).equals(fold(r.tool())) && (r.id() == null || r.id().equals(s.id()))) c = j;
+                if (s.call() && fold(s.tool()).equals(fold(r.tool())) && (id == null || id.equals(s.id()))) c = j;
             }
             answers[i] = c;
             if (c < 0 || !trace.get(c).refused()) continue;
@@ -101,6 +109,24 @@ class RefusedCallsPropertyTest {
         int[] expected = {-1, -1, -1, -1, -1, -1, -1, 5, -1};
         assertThat(refusedCalls(trace)).containsExactly(expected);
         assertThat(oracle(trace)).containsExactly(expected);
+    }
+
+    /** trial27 08: C1 answers no call (the call was c1): it is taken as the answer of the latest approve call, refused. */
+    @Test
+    void aReturnWhoseIdNoCallHadAnswersTheLatestCallOfItsTool() {
+        List<Step> trace = List.of(
+                new Step(true, "approve", "c1", true),     // 0: refused
+                new Step(false, "approve", "C1", false),   // 1: no call had C1: answers 0, left out
+                new Step(true, "lookup", "a", false),      // 2
+                new Step(false, "lookup", "b", false));    // 3: no call had b: answers 2, applied
+        int[] expected = {-1, 0, -1, -1};
+        assertThat(refusedCalls(trace)).containsExactly(expected);
+        assertThat(oracle(trace)).containsExactly(expected);
+        RefusedCalls rc = new RefusedCalls();
+        rc.call(trace.get(0).event(1), false, "0");
+        assertThat(rc.answersNoCall(trace.get(1).event(2))).isTrue();
+        assertThat(rc.answersNoCall(Event.builder(EventKind.RETURN).session("s").tool("approve").callId("c1").build())).isFalse();
+        assertThat(rc.answersNoCall(Event.builder(EventKind.RETURN).session("s").tool("approve").build())).isFalse();
     }
 
     @Test
