@@ -313,10 +313,23 @@ public final class AuditRecord {
     /** How long {@link AuditWriter#append} waited for room in the queue for this record (0: no wait). The appending thread only. */
     public long roomWaitNanos() { return (long) (roomWait & 0x7FF) << (roomWait >>> 11); }
 
-    /** Sets {@link #roomWaitNanos()} to {@code nanos} (>= 0), kept to three significant digits (rounded down). */
+    /**
+     * Sets {@link #roomWaitNanos()} to {@code nanos} (>= 0), kept to three significant digits, rounded UP: a wait is
+     * never read back shorter than it was, so one that outlasted {@code audit.max-block} still reads as longer (rounded
+     * down, 50,000,001 ns read back as 49,971,200).
+     */
     void roomWait(long nanos) {
         int scale = Math.max(0, 64 - Long.numberOfLeadingZeros(nanos) - 11);
-        this.roomWait = scale > 31 ? (char) 0xFFFF : (char) ((scale << 11) | (int) (nanos >>> scale));
+        if (scale > 31) {
+            this.roomWait = (char) 0xFFFF;   // beyond the scale (about 73 minutes): the largest value kept
+            return;
+        }
+        long mantissa = (nanos + (1L << scale) - 1) >>> scale;
+        if (mantissa > 0x7FF) {   // rounding up carried into a 12th bit: one scale up (its low bit is 0, so exact)
+            scale++;
+            mantissa >>>= 1;
+        }
+        this.roomWait = scale > 31 ? (char) 0xFFFF : (char) ((scale << 11) | (int) mantissa);
     }
 
     /** For END records: the ids (or descriptions) of obligations still waiting when the session ended. */
