@@ -45,7 +45,7 @@ final class ReplayCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "LIB[,LIB...]", description = "built-in library names or YAML files, comma separated")
     String libraries;
 
-    @Parameters(index = "1..*", arity = "1..*", paramLabel = "TRACE", description = "JSONL trace files or audit logs")
+    @Parameters(index = "1..*", arity = "1..*", paramLabel = "TRACE", description = "JSONL trace files or audit logs; - reads standard input, and a pipe or FIFO (<(...), /dev/stdin) is read as a trace too")
     List<Path> traces;
 
     @Option(names = "--format", description = "text or json (default ${DEFAULT-VALUE})")
@@ -217,18 +217,32 @@ final class ReplayCommand implements Callable<Integer> {
                         + " (replay " + libraries + " " + t + java.io.File.separator + "*.jsonl)");
                 return LibraryOptions.BAD_INPUT;
             }
-            if (!Files.isRegularFile(t)) {
+            // `-` is standard input; a pipe, a FIFO or /dev/stdin is read as a stream (once, and never as an audit log)
+            boolean stdin = t.toString().equals("-");
+            boolean stream = stdin || (Files.exists(t) && !Files.isRegularFile(t));
+            if (!stream && !Files.isRegularFile(t)) {
                 System.err.println("tracegate replay: no such trace file " + t);
                 return LibraryOptions.BAD_INPUT;
             }
-            byte[] head = head(t);
+            java.io.BufferedInputStream piped = null;
+            byte[] head;
+            if (stream) {
+                piped = new java.io.BufferedInputStream(stdin ? new java.io.FilterInputStream(System.in) {
+                    @Override public void close() {}   // standard input stays open for the JVM
+                } : new java.io.FileInputStream(t.toFile()), 2 * HEAD);   // not Files.newInputStream: its available() seeks
+                piped.mark(HEAD);
+                head = piped.readNBytes(HEAD);
+                piped.reset();
+            } else {
+                head = head(t);
+            }
             String packed = compressed(head);
             if (packed != null) {
                 System.err.println("tracegate replay: " + t + " is " + packed + ", not a JSONL trace; decompress it first and replay"
                         + " the file it holds");
                 return LibraryOptions.BAD_INPUT;
             }
-            AuditLogScan audit = AuditLogScan.of(t);
+            AuditLogScan audit = stream ? null : AuditLogScan.of(t);
             boolean enforce = enforceAll;
             if (audit != null) {
                 enforce = audit.enforce(t, mode);
@@ -240,7 +254,8 @@ final class ReplayCommand implements Callable<Integer> {
             // applied every event, so its decisions cannot tell
             boolean tracked = audit != null && audit.hashed && enforce && audit.shadowDecisions == 0;
             if (tracked && divergence == null) divergence = new Divergence(lib);
-            CountingStream counted = new CountingStream(audit != null ? java.io.InputStream.nullInputStream() : Files.newInputStream(t));
+            CountingStream counted = new CountingStream(audit != null ? java.io.InputStream.nullInputStream()
+                    : piped != null ? piped : Files.newInputStream(t));
             // over bytes: plain lines go straight from UTF-8 to events (a line that is not UTF-8 is a malformed line);
             // an audit log's headers and dropped notes read as blank lines, so its line numbers stay the log's own
             TraceReader.Mode readMode = strict ? TraceReader.Mode.STRICT : TraceReader.Mode.LENIENT;

@@ -207,4 +207,52 @@ class ReplayInputTest {
         assertThat(t.err()).isEqualTo("note: two.jsonl:4 (seq 4, return lookup): its id \"zz\" answers no call of lookup in its"
                 + " session (ids are compared exactly), so it is taken as the answer of the latest lookup call: applied\n");
     }
+
+    /**
+     * trial27 02: {@code replay l.yaml <(convert run.json)}, {@code ... | replay l.yaml /dev/stdin}, {@code replay l.yaml -}
+     * and a named FIFO were "no such trace file" (they exist). `-` reads standard input now, and a path that exists but is
+     * not a regular file (a pipe, a FIFO, /dev/null) is read as a stream.
+     */
+    @Test
+    void standardInputAndPipesAreReadAsTraces() throws Exception {
+        String text = """
+                {"session":"s","kind":"call","tool":"approve","args":{}}
+                {"session":"s","kind":"end"}
+                """;
+        java.io.InputStream stdin = System.in;
+        CliRun r;
+        try {
+            System.setIn(new java.io.ByteArrayInputStream(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            r = CliRun.of("replay", lib().toString(), "-", "--no-progress");
+        } finally {
+            System.setIn(stdin);
+        }
+        assertThat(r.err()).isEmpty();
+        assertThat(r.out()).contains("  l.no-approve: violated first at -:1 (seq 1, call approve) (1 event)\n");
+        assertThat(r.code()).isEqualTo(1);
+
+        Path fifo = dir.resolve("ff");
+        Process mk = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+        assertThat(mk.waitFor()).isZero();
+        Thread writer = new Thread(() -> {
+            try {
+                Files.writeString(fifo, text);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        writer.setDaemon(true);
+        writer.start();
+        CliRun f = CliRun.of("replay", lib().toString(), fifo.toString(), "--no-progress");
+        writer.join(30_000);
+        assertThat(f.err()).isEmpty();
+        assertThat(f.out()).contains("  l.no-approve: violated first at ff:1 (seq 1, call approve) (1 event)\n");
+        assertThat(f.code()).isEqualTo(1);
+
+        CliRun empty = CliRun.of("replay", lib().toString(), "/dev/null", "--no-progress");
+        assertThat(empty.code()).isEqualTo(2);
+        assertThat(empty.err()).startsWith("tracegate replay: no event could be read from /dev/null (it is empty)");
+        CliRun missing = CliRun.of("replay", lib().toString(), dir.resolve("nope.jsonl").toString(), "--no-progress");
+        assertThat(missing.err()).startsWith("tracegate replay: no such trace file ");
+    }
 }
