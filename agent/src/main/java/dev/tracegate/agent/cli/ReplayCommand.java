@@ -317,6 +317,9 @@ final class ReplayCommand implements Callable<Integer> {
                     }
                     // the result of a call refused here never existed under enforcement: not applied (trial21 09)
                     String answers = null;
+                    if (enforce && rep.refused == null && e.kind() == EventKind.RETURN && e.callId() != null) {
+                        rep.refused = new RefusedCalls();   // a RETURN before any call (its call line skipped as malformed): named too
+                    }
                     if (rep.refused != null && e.kind() == EventKind.RETURN) {
                         // a RETURN whose id no call of its tool had answers the latest call of its tool, and is named (trial27 08)
                         boolean orphan = rep.refused.answersNoCall(e);

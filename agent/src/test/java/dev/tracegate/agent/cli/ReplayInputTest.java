@@ -202,6 +202,16 @@ class ReplayInputTest {
                 {"session":"s","kind":"return","tool":"lookup","id":"a","result":"found"}
                 {"session":"s","kind":"return","tool":"lookup","id":"zz","result":"orphan, its call applied"}
                 """);
+        // the RETURN of a call line skipped as malformed answers no call either: named, and applied (no call of its tool)
+        Path skippedCall = Files.writeString(dir.resolve("sk.jsonl"), """
+                {"session":"s","kind":"call","tool":"approve","id":"c1","args":[1]}
+                {"session":"s","kind":"return","tool":"approve","id":"c1","result":"approved"}
+                """);
+        CliRun sk = CliRun.of("replay", lib().toString(), skippedCall.toString(), "--no-progress");
+        assertThat(sk.err()).startsWith("skipped: sk.jsonl:1:").endsWith("note: sk.jsonl:2 (seq 2, return approve): its id \"c1\""
+                + " answers no call of approve in its session (ids are compared exactly), so it is taken as the answer of the"
+                + " latest approve call: applied\n");
+
         CliRun t = CliRun.of("replay", lib().toString(), two.toString(), "--no-progress");
         assertThat(t.out()).doesNotContain("not applied");
         assertThat(t.err()).isEqualTo("note: two.jsonl:4 (seq 4, return lookup): its id \"zz\" answers no call of lookup in its"
