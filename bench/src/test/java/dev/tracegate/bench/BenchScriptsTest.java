@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * bench/run.sh and bench/startup.sh refuse a bad argument at once, with a usage line, before they build or run anything
+ * bench/run.sh, bench/startup.sh and bench/boot-startup.sh refuse a bad argument at once, with a usage line, before they build or run anything
  * (trial22 06: {@code run.sh quik} ran the Maven build first; trial22 07: {@code startup.sh 0} printed rows of no runs,
  * {@code startup.sh abc} died with "unbound variable").
  */
@@ -62,5 +62,27 @@ class BenchScriptsTest {
         assertThat(r[1]).contains("RUNS").contains("'" + runs + "'").contains("usage: bench/startup.sh [RUNS] [AGENT_ARGS...]")
                 .doesNotContain("unbound variable");
         assertThat(dir.resolve("called")).as("no JVM was started").doesNotExist();
+    }
+
+    /** bench/boot-startup.sh (the Spring Boot service's start-up) refuses a bad RUNS before it packages or runs anything. */
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-2", "abc", "5x"})
+    void bootStartupShRefusesARunsThatIsNotAPositiveWholeNumber(String runs, @TempDir Path dir) throws Exception {
+        Path bin = standIns(dir, "java", "mvn");
+        String[] r = run(bin, "boot-startup.sh", runs);
+        assertThat(r[0]).as("exit status").isEqualTo("2");
+        assertThat(r[1]).contains("RUNS").contains("'" + runs + "'").contains("usage: bench/boot-startup.sh [RUNS]")
+                .doesNotContain("unbound variable");
+        assertThat(dir.resolve("called")).as("neither mvn nor java was started").doesNotExist();
+    }
+
+    /** Without an agent jar it says how to build one, before it packages the service. */
+    @org.junit.jupiter.api.Test
+    void bootStartupShWantsTheAgentJarBeforeItPackagesTheService(@TempDir Path dir) throws Exception {
+        Path bin = standIns(dir, "java", "mvn");
+        String[] r = run(bin, "boot-startup.sh", "3");
+        assertThat(r[0]).as("exit status").isEqualTo("2");
+        assertThat(r[1]).contains("no agent jar at").contains("mvn -q -pl agent -am package");
+        assertThat(dir.resolve("called")).as("neither mvn nor java was started").doesNotExist();
     }
 }
