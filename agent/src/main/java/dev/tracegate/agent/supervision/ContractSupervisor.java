@@ -1361,6 +1361,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             if (cause != null) {
                 b.append(rt.reasons[d.contract(i)].endsWith(".") ? " " : ". ").append("This call ").append(cause.substring(cause.indexOf(" has no data subject") + 1)).append('.');
                 warnNoSubject(rt, e, cause);
+            } else if (why == null) {
+                // which of the call's data subjects lacks consent for which purpose (several may be named: email, cc), by the
+                // argument that holds each, never by value (the text also goes to stderr); the audit record holds the value
+                String missing = rt.library.missingConsent(d.contract(i), e, unread.state());
+                if (missing != null) b.append(rt.reasons[d.contract(i)].endsWith(".") ? " " : ". ").append("No consent: ").append(missing).append('.');
             }
         }
         // Right after the step (every caller): an atom that could not be evaluated read as false, or (UNEVALUABLE)

@@ -52,10 +52,17 @@ final class Unread {
      * atom that compares with it unevaluable; null when the session is not known here.
      */
     Boolean contextEmpty(String key) {
-        if (session == null) return null;
-        if (state == null) state = rt.monitor.snapshot(session);
+        SessionState state = state();
+        if (state == null) return null;
         Object v = rt.library.grounding().context(state, key);
         return v == null || v instanceof dev.tracegate.matchers.predicate.ValueSet set && set.isEmpty();
+    }
+
+    /** The session's state before the event (the event, refused, did not change it); null when the session is not known here. */
+    SessionState state() {
+        if (session == null) return null;
+        if (state == null) state = rt.monitor.snapshot(session);
+        return state;
     }
 
     /** At most this many uncertain atoms of one contract are tried value by value; beyond it the refusal rests on them. */

@@ -839,7 +839,7 @@ class ContractSupervisorTest {
         assertThat(none.get(0).reason()).contains("(its arguments are customer, text)").contains("its purpose marketing rests on consent");
         assertThat(withSubject.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
         assertThat(withSubject.reason()).isEqualTo("gdpr.P1-consent: This call processes personal data for a purpose the data subject"
-                + " has not consented to.");
+                + " has not consented to. No consent: the data subject in customer_id, for marketing (none recorded).");
         s.close();
         r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
         String printed = err.toString(java.nio.charset.StandardCharsets.UTF_8);
@@ -848,6 +848,45 @@ class ContractSupervisorTest {
         assertThat(printed.split("a call of sendNewsletter has no data subject", -1)).as("once per tool, not per call").hasSize(2);
         assertThat(printed.split("a call of sendOffer has no data subject", -1)).as("each tool once").hasSize(2);
         assertThat(Files.readString(r.log())).contains("This call has no data subject");
+    }
+
+    /**
+     * A P1 refusal of a call that names several data subjects says which of them lacks consent for which purpose, by the
+     * argument that holds each (never by value: the reason also goes to stderr), in the reason the model gets and in the
+     * audit record (session 15 left: "the data subject has not consented" of send(email=ada, cc=bob) did not say that
+     * Bob was the one). A withdrawal is told apart from a consent never given.
+     */
+    @Test
+    void aConsentRefusalNamesEachDataSubjectThatLacksConsentAndForWhichPurpose() throws Exception {
+        Path lib = dir.resolve("mail.yaml");
+        Files.writeString(lib, "library: mail\ngdpr:\n  purposes:\n    marketing: [email]\n    profiling: [email]\n"
+                + "  consent-purposes: [marketing, profiling]\n  subject-fields: [email, cc]\n  tools:\n"
+                + "    send_marketing_email: [marketing]\n    send_offer: [marketing, profiling]\n");
+        Running r = start("libraries=gdpr;" + lib);
+        ContractSupervisor s = r.supervisor();
+        s.onConsent(new dev.tracegate.agent.core.Consent("c1", "ada@example.com", "marketing", true));
+        s.onConsent(new dev.tracegate.agent.core.Consent("c1", "ada@example.com", "profiling", true));
+        s.onConsent(new dev.tracegate.agent.core.Consent("c1", "cy@example.com", "marketing", true));
+        s.onConsent(new dev.tracegate.agent.core.Consent("c1", "cy@example.com", "marketing", false));
+        String p1 = "gdpr.P1-consent: This call processes personal data for a purpose the data subject has not consented to.";
+        ToolDecision bob = s.onToolCall(new ToolCall("lc4j", "c1", "send_marketing_email",
+                "{\"email\":\"ada@example.com\",\"cc\":\"bob@example.com\",\"text\":\"hi\"}", "t1"));
+        ToolDecision swapped = s.onToolCall(new ToolCall("lc4j", "c1", "send_marketing_email",
+                "{\"email\":\"bob@example.com\",\"cc\":\"ada@example.com\"}", "t2"));
+        ToolDecision both = s.onToolCall(new ToolCall("lc4j", "c1", "send_offer",
+                "{\"email\":\"cy@example.com\",\"cc\":\"bob@example.com\"}", "t3"));
+        ToolDecision ada = s.onToolCall(new ToolCall("lc4j", "c1", "send_offer", "{\"email\":\"ada@example.com\"}", "t4"));
+        assertThat(bob.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(bob.reason()).isEqualTo(p1 + " No consent: the data subject in cc, for marketing (none recorded).");
+        assertThat(swapped.reason()).isEqualTo(p1 + " No consent: the data subject in email, for marketing (none recorded).");
+        assertThat(both.reason()).isEqualTo(p1 + " No consent: the data subject in email, for marketing (withdrawn), profiling (none"
+                + " recorded); the data subject in cc, for marketing (none recorded), profiling (none recorded).");
+        assertThat(List.of(bob, swapped, both)).allSatisfy(d -> assertThat(d.reason()).doesNotContain("@example.com"));
+        assertThat(ada.kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        s.close();
+        r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(Files.readString(r.log())).contains("No consent: the data subject in cc, for marketing (none recorded).")
+                .contains("the data subject in email, for marketing (withdrawn), profiling (none recorded)");
     }
 
     /** With whole-word provenance the bound is max-chars: a target only from a dropped output could not be checked. */

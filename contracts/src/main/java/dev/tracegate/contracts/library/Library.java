@@ -512,6 +512,22 @@ public final class Library {
         return null;
     }
 
+    /**
+     * For a contract that reads {@code consented} (gdpr.P1-consent), which data subjects of {@code event} lack consent for
+     * which purpose in session state {@code state} (the session before the event), named by the argument that holds each
+     * ({@link Grounding#missingConsent}): "the data subject in cc, for marketing (none recorded)"; null for another
+     * contract, or when the event names no subject. For reports, never on the path of an event that passes.
+     */
+    public String missingConsent(int contract, Event event, dev.tracegate.engine.monitor.SessionState state) {
+        if (contract < 0 || contract >= contracts.contracts().size() || state == null) return null;
+        for (int f : new int[] {contracts.assumeOf(contract), contracts.guaranteeOf(contract)}) {
+            for (int atom : contracts.atomIndex(f)) {
+                if (grounding.isConsentAtom(atom)) return grounding.missingConsent(event, state);
+            }
+        }
+        return null;
+    }
+
     /** The library files (as read: a path, or builtin:NAME) that declare {@code gdpr.subject-fields}; empty when none does. For the agent's log. */
     public List<String> subjectFieldsDeclaredIn() {
         List<String> files = new ArrayList<>();

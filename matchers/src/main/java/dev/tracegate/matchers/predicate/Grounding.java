@@ -985,29 +985,40 @@ public final class Grounding implements Grounder<Event> {
 
     /** Whether data subject {@code subject} (null: none) has consent for {@code purpose} (folded, resting on consent). */
     private boolean consented(Frame f, String subject, String purpose) {
-        Object own = f.st.refs[consentSlot];
+        int word = consentWord(f.st, subject, purpose);
+        if (word != SESSION_CONSENT) return word == OWN_GRANT;
+        int t = f.toolFull >= 0 ? f.toolFull : f.toolBare;
+        if (t >= 0 && sessionConsentSeen[t] == 0 && f.isCall) sessionConsentFor(f.e, t, purpose, subject != null);
+        return true;
+    }
+
+    /** {@link #consentWord}: the subject's own grant, own withdrawal, the whole session's consent, or none of them. */
+    private static final int OWN_GRANT = 1, OWN_WITHDRAWAL = 2, SESSION_CONSENT = 3, NO_CONSENT = 0;
+
+    /**
+     * What decides whether data subject {@code subject} (null: none) has consent for {@code purpose} (folded, resting on
+     * consent) in session state {@code st}: the subject's own last word first ({@link #OWN_GRANT}, {@link #OWN_WITHDRAWAL}),
+     * else a consent for the whole session ({@link #SESSION_CONSENT}), else {@link #NO_CONSENT}. No side effect: the
+     * decision ({@link #consented(Frame, String, String)}) and a refusal's report ({@link #missingConsent}) both read it.
+     */
+    private int consentWord(SessionState st, String subject, String purpose) {
+        Object own = st.refs[consentSlot];
         if (sharedSubjects) {
             SubjectRegister.State r = register.state();
             if (subject != null && (!r.consents.isEmpty() || !r.withdrawn.isEmpty())) {
                 long h = TextHash.pair(subject, purpose);
-                if (r.consents.contains(h)) return true;
-                if (r.withdrawn.contains(h)) return false;
+                if (r.consents.contains(h)) return OWN_GRANT;
+                if (r.withdrawn.contains(h)) return OWN_WITHDRAWAL;
             }
-            if (!(own instanceof ValueSet s) || s.isEmpty() || !s.contains(TextHash.pair("", purpose))) return false;
-            int t = f.toolFull >= 0 ? f.toolFull : f.toolBare;
-            if (t >= 0 && sessionConsentSeen[t] == 0 && f.isCall) sessionConsentFor(f.e, t, purpose, subject != null);
-            return true;
+            return own instanceof ValueSet s && !s.isEmpty() && s.contains(TextHash.pair("", purpose)) ? SESSION_CONSENT : NO_CONSENT;
         }
-        if (!(own instanceof ValueSet s) || s.isEmpty()) return false;
+        if (!(own instanceof ValueSet s) || s.isEmpty()) return NO_CONSENT;
         if (subject != null) {
             long h = TextHash.pair(subject, purpose);
-            if (s.contains(h)) return true;
-            if (s.contains(withdrawal(h))) return false;
+            if (s.contains(h)) return OWN_GRANT;
+            if (s.contains(withdrawal(h))) return OWN_WITHDRAWAL;
         }
-        if (!s.contains(TextHash.pair("", purpose))) return false;
-        int t = f.toolFull >= 0 ? f.toolFull : f.toolBare;
-        if (t >= 0 && sessionConsentSeen[t] == 0 && f.isCall) sessionConsentFor(f.e, t, purpose, subject != null);
-        return true;
+        return s.contains(TextHash.pair("", purpose)) ? SESSION_CONSENT : NO_CONSENT;
     }
 
     /**
@@ -1501,6 +1512,58 @@ public final class Grounding implements Grounder<Event> {
         if (consentPurpose == null || subjectOf(event) != null) return null;
         return subjectless(event) + ", so a consent recorded for a data subject never counts for it, only a consent for the whole session would"
                 + " (its purpose " + consentPurpose + " rests on consent)";
+    }
+
+    /**
+     * Which data subjects of {@code event}, a call (or a configured method's event) that a consent contract refused in
+     * session state {@code state} (the session before the event), lack consent for which of its purposes that rest on
+     * consent: "the data subject in cc, for marketing (none recorded); the data subject in email, for marketing
+     * (withdrawn)". A subject is named by the argument (subject field) that holds it, or as "its data subject" for an
+     * event's own subject (a configured method's {@code subject-param}), never by its value: the text also goes to the
+     * model and to the agent's stderr, which name no argument values, and the event's audit record holds the value under
+     * that name, as {@code audit.personal-data} writes it (trial26 08's follow-up: with several subjects the refusal did
+     * not say whose consent was missing). Null when every subject has consent, or the event names none (then
+     * {@link #noSubjectCause} says why). For reports (a refusal's reason), never on the path of an event that passes.
+     */
+    public String missingConsent(Event event, SessionState state) {
+        if (event == null || state == null || consentSlot < 0) return null;
+        List<String> purposes = new ArrayList<>();
+        for (int i = 0; i < event.purposeCount(); i++) {
+            String p = event.purpose(i);
+            if (policy.requiresConsentFolded(p) && !purposes.contains(p)) purposes.add(p);
+        }
+        int full = toolId(event.toolKey());
+        int bare = event.toolBare() == event.toolKey() ? full : toolId(event.toolBare());
+        for (int id : new int[] {full, bare}) {
+            if (id < 0 || toolPurposeNames[id] == null) continue;
+            for (String p : toolPurposeNames[id]) if (policy.requiresConsentFolded(p) && !purposes.contains(p)) purposes.add(p);
+        }
+        if (purposes.isEmpty()) return null;
+        List<String> names = new ArrayList<>();
+        List<String> subjects = new ArrayList<>();
+        if (event.subject() != null) {
+            names.add("its data subject");
+            subjects.add(event.subject());
+        } else {
+            for (Args.Path p : policy.subjectFields()) {
+                JsonNode v = event.args().get(p);
+                if (v == null || v.isNull() || v.isContainerNode()) continue;
+                names.add("the data subject in " + p);
+                subjects.add(Nodes.text(v).toString());
+            }
+        }
+        if (subjects.isEmpty()) return null;
+        List<String> out = new ArrayList<>();
+        for (int k = 0; k < subjects.size(); k++) {
+            List<String> lacking = new ArrayList<>();
+            for (String p : purposes) {
+                int word = consentWord(state, subjects.get(k), p);
+                if (word == OWN_WITHDRAWAL) lacking.add(p + " (withdrawn)");
+                else if (word == NO_CONSENT) lacking.add(p + " (none recorded)");
+            }
+            if (!lacking.isEmpty()) out.add(names.get(k) + ", for " + String.join(", ", lacking));
+        }
+        return out.isEmpty() ? null : String.join("; ", out);
     }
 
     /** "TOOL has no data subject: none of the subject fields [..] is among its arguments (its arguments are ..)", for reports. */
