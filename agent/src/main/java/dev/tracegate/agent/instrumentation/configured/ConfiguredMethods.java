@@ -201,10 +201,9 @@ public final class ConfiguredMethods {
     String noteLeftOut(MethodRule rule, String className) {
         if (leftOut.size() >= 4096 || !leftOut.add(className)) return null;
         String[] by = MethodRule.generatedBy(className);
-        int mark = className.indexOf(by[0]);
-        String base = mark > 0 && !by[0].equals("$Proxy") ? className.substring(0, className.startsWith("_", mark - 1) ? mark - 1 : mark) : null;
+        String base = MethodRule.generatedFrom(className, by[0]);
         String line = "configured-methods entry " + rule.where + " (class " + rule.classPattern + ") leaves out " + className
-                + ", generated at run time" + (base != null ? " from " + base : "") + " by " + by[1]
+                + ", generated " + (by.length > 2 ? by[2] : "at run time") + (base != null ? " from " + base : "") + " by " + by[1]
                 + ": a class glob weaves the application's own classes, so a call is seen "
                 + (base != null ? "at " + base + "'s method, with its parameter names" + (namedByAnEntry(base) ? "" : " (which no entry names)")
                         : "at the class that implements the method")

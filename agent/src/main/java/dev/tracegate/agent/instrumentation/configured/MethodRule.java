@@ -100,7 +100,13 @@ public final class MethodRule {
      * generated code, and javac writes no {@code $$} into a class it compiles, while CGLIB (Spring's
      * {@code $$SpringCGLIB$$}, {@code $$EnhancerBySpringCGLIB$$}, Guice's {@code $$EnhancerByGuice$$}), Javassist
      * ({@code _$$_jvst}) and Weld do; Byte Buddy's default names ({@code $ByteBuddy$}), Hibernate's and Mockito's
-     * ({@code $HibernateProxy$}, {@code $MockitoMock$}); a JDK dynamic proxy ({@code $Proxy12}). Weave time only.
+     * ({@code $HibernateProxy$}, {@code $MockitoMock$}); a JDK dynamic proxy ({@code $Proxy12}). Also what a framework
+     * generates before the run, which javac compiles from no source of the application: Quarkus ArC's
+     * {@code AccountService_Subclass} (interceptors, decorators) and {@code AccountService_ClientProxy} (normal scopes),
+     * Micronaut's {@code $AccountService$Definition$Intercepted} (AOP; an introduction {@code Repo$Intercepted}) and its
+     * bean definitions {@code $AccountService$Definition}, {@code ...$Definition$Exec}: with a glob, a configured method
+     * on such a bean was seen twice, at the proxy and at the bean (session 16). A third element, when present, says
+     * when it is generated (else at run time). Weave time only.
      */
     static String[] generatedBy(String className) {
         if (className.contains("$$")) {
@@ -116,13 +122,54 @@ public final class MethodRule {
         if (className.contains("$HibernateProxy$")) return new String[] {"$HibernateProxy$", "Hibernate"};
         if (className.contains("$MockitoMock$")) return new String[] {"$MockitoMock$", "Mockito"};
         if (className.contains("$ByteBuddy$")) return new String[] {"$ByteBuddy$", "Byte Buddy"};
+        if (className.endsWith("_Subclass")) {
+            return new String[] {"_Subclass", "Quarkus ArC (the subclass of a bean with an interceptor or decorator: @Transactional,"
+                    + " @CacheResult, @Retry, ...)", "at build time"};
+        }
+        if (className.endsWith("_ClientProxy")) {
+            return new String[] {"_ClientProxy", "Quarkus ArC (the client proxy of a normal-scoped bean: @ApplicationScoped,"
+                    + " @RequestScoped, ...)", "at build time"};
+        }
         int dot = className.lastIndexOf('.');
         String simple = className.substring(dot + 1);
+        if (className.endsWith("$Intercepted")) {
+            return new String[] {"$Intercepted", "Micronaut (the AOP proxy of a bean with around or introduction advice:"
+                    + " @Transactional, @Cacheable, @Retryable, @Client, ...)", "at compile time"};
+        }
+        if (simple.startsWith("$") && simple.contains("$Definition")) {
+            return new String[] {"$Definition", "Micronaut (a bean definition, $...$Definition, $Definition$Exec,"
+                    + " $Definition$Reference)", "at compile time"};
+        }
         if (simple.startsWith("$Proxy") && simple.length() > 6) {
             for (int i = 6; i < simple.length(); i++) if (!Character.isDigit(simple.charAt(i))) return null;
             return new String[] {"$Proxy", "the JDK (a dynamic proxy)"};
         }
         return null;
+    }
+
+    /**
+     * The class a generated class was made from (where a class glob sees the call), from its name and {@code mark}
+     * ({@link #generatedBy}); null when the name does not say (a JDK proxy). Weave time only.
+     */
+    static String generatedFrom(String className, String mark) {
+        if (mark.equals("$Proxy")) return null;
+        int dot = className.lastIndexOf('.');
+        String pkg = className.substring(0, dot + 1);
+        String simple = className.substring(dot + 1);
+        if (mark.equals("$Intercepted") || mark.equals("$Definition")) {
+            // Micronaut: $AccountService$Definition$Intercepted, $AccountService$Definition, an introduction Repo$Intercepted
+            String s = simple.endsWith("$Intercepted") ? simple.substring(0, simple.length() - "$Intercepted".length()) : simple;
+            if (s.startsWith("$")) {
+                s = s.substring(1);
+                int d = s.indexOf("$Definition");
+                if (d >= 0) s = s.substring(0, d);
+                else if (s.endsWith("Definition")) s = s.substring(0, s.length() - "Definition".length());
+            }
+            return s.isEmpty() ? null : pkg + s;
+        }
+        int at = className.indexOf(mark);
+        if (at <= 0) return null;
+        return className.substring(0, className.startsWith("_", at - 1) && !mark.startsWith("_") ? at - 1 : at);
     }
 
     public boolean matchesMethod(String methodName) {

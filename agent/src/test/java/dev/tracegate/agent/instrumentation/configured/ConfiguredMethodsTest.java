@@ -68,6 +68,47 @@ class ConfiguredMethodsTest {
     }
 
     /**
+     * Quarkus ArC's and Micronaut's generated classes, named as their generators name them (ArC SubclassGenerator
+     * {@code _Subclass}, ClientProxyGenerator {@code _ClientProxy}; Micronaut BeanDefinitionWriter {@code $Definition},
+     * BeanDefinitionVisitor.PROXY_SUFFIX {@code $Intercepted}): a class glob leaves them out, as it does Spring's CGLIB
+     * proxies, so a configured method on such a bean is seen once, at the bean, not also at its proxy (session 16: it was
+     * seen twice under Quarkus and Micronaut). An exact name, or a glob naming the mark, weaves the generated class.
+     */
+    @Test
+    void aClassGlobLeavesOutQuarkusAndMicronautGeneratedClasses() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool demo.Account*#lookup session=0", "tool demo.*#pay session=0"));
+        assertThat(m.find("demo.AccountService", "lookup")).isNotNull();
+        for (String generated : new String[] {"demo.AccountService_Subclass", "demo.AccountService_ClientProxy",
+                "demo.$AccountService$Definition$Intercepted", "demo.AccountRepository$Intercepted", "demo.$AccountService$Definition",
+                "demo.$AccountService$Definition$Exec", "demo.$AccountService$Definition$Reference"}) {
+            assertThat(m.namesClass(generated)).as(generated).isFalse();
+            assertThat(m.find(generated, "lookup")).as(generated).isNull();
+            assertThat(m.find(generated, "pay")).as(generated).isNull();
+        }
+        assertThat(m.namesClass("demo.Account$Definition")).as("a nested class named Definition is the application's own").isTrue();
+        assertThat(m.namesClass("demo.AccountSubclass")).isTrue();
+        // said once per class: a fresh set of entries for the lines
+        m = ConfiguredMethods.parse("m.txt", List.of("tool demo.Account*#lookup session=0", "tool demo.*#pay session=0"));
+        assertThat(m.noteLeftOut(m.rules().get(0), "demo.AccountService_Subclass")).startsWith("configured-methods entry m.txt:1"
+                + " (class demo.Account*) leaves out demo.AccountService_Subclass, generated at build time from demo.AccountService by"
+                + " Quarkus ArC (the subclass of a bean with an interceptor or decorator: @Transactional, @CacheResult, @Retry, ...): a"
+                + " class glob weaves the application's own classes, so a call is seen at demo.AccountService's method, with its"
+                + " parameter names, not at the proxy").endsWith("name it exactly or put _Subclass in the glob");
+        assertThat(m.noteLeftOut(m.rules().get(1), "demo.$AccountService$Definition$Intercepted")).startsWith("configured-methods entry"
+                + " m.txt:2 (class demo.*) leaves out demo.$AccountService$Definition$Intercepted, generated at compile time from"
+                + " demo.AccountService by Micronaut (the AOP proxy");
+        assertThat(MethodRule.generatedFrom("demo.AccountService_ClientProxy", "_ClientProxy")).isEqualTo("demo.AccountService");
+        assertThat(MethodRule.generatedFrom("demo.$Outer$Inner$Definition$Exec", "$Definition")).isEqualTo("demo.Outer$Inner");
+        assertThat(MethodRule.generatedFrom("demo.AccountRepository$Intercepted", "$Intercepted")).isEqualTo("demo.AccountRepository");
+
+        ConfiguredMethods exact = ConfiguredMethods.parse("m.txt", List.of("tool demo.AccountService_Subclass#lookup session=0",
+                "tool demo.*$Intercepted#pay session=0", "tool demo.*_ClientProxy#load"));
+        assertThat(exact.find("demo.AccountService_Subclass", "lookup")).isNotNull();
+        assertThat(exact.find("demo.$AccountService$Definition$Intercepted", "pay")).as("a glob that names the mark").isNotNull();
+        assertThat(exact.find("demo.AccountService_ClientProxy", "load")).isNotNull();
+    }
+
+    /**
      * What a configured method's advice can carry out, read from its descriptor (trial7 findings 1 and 2): no redirect;
      * with args=* every parameter but a primitive can be removed; with args=N only JSON text or a Map can be rewritten.
      */
