@@ -4,6 +4,7 @@ import dev.tracegate.contracts.library.Library;
 import dev.tracegate.contracts.library.LibrarySpec;
 import dev.tracegate.contracts.library.Spelling;
 import dev.tracegate.engine.ltl.Atom;
+import dev.tracegate.engine.ltl.Formula;
 import dev.tracegate.engine.ltl.Term;
 import dev.tracegate.matchers.event.ToolName;
 import dev.tracegate.matchers.predicate.Vocabulary;
@@ -51,9 +52,11 @@ final class UnseenTools {
         for (LibrarySpec spec : lib.specs()) {
             if (spec.file() == null || spec.file().startsWith("builtin:")) continue;
             Map<String, Integer> named = toolsNamed(spec);   // folded tool -> the first line that names it (0: unknown)
+            Map<String, List<List<String>>> alternatives = alternatives(spec);
             List<String> unseen = new ArrayList<>();
             for (Map.Entry<String, Integer> t : named.entrySet()) {
                 if (seenFolded.containsKey(t.getKey())) continue;
+                if (anAlternativeCame(alternatives.get(t.getKey()), seenFolded)) continue;
                 unseen.add(t.getKey() + " (" + (t.getValue() > 0 ? "line " + t.getValue() + "; " : "") + nearest(t.getKey(), seenFolded) + ")");
             }
             if (unseen.isEmpty()) continue;
@@ -101,6 +104,110 @@ final class UnseenTools {
             }
         }
         return out;
+    }
+
+    /**
+     * Per folded tool name: the alternatives of each place the contracts name it, or, for a place where it has none, an
+     * empty list (a tool named nowhere in a formula, only in a latch or a section, is absent: it has no alternative).
+     * Alternatives are other spellings of the same tool among the disjuncts of one {@code |} chain: names equal once case,
+     * {@code _} and {@code -} and an MCP prefix are left out ({@code search: call(search_kb) | call(searchkb)}, a configured
+     * method and a LangChain4j tool of one application; bench/agent/support-desk.yaml). A run has one of them, or both,
+     * so the other is not a misspelling; the same pair {@code check}'s slip notes take as intended (ToolNames). Other
+     * disjuncts ({@code call(refund) | call(lookup_order)}) are tools of their own, whose contract parts act apart.
+     */
+    static Map<String, List<List<String>>> alternatives(LibrarySpec spec) {
+        Map<String, List<List<String>>> out = new LinkedHashMap<>();
+        for (LibrarySpec.ContractSpec c : spec.contracts()) {
+            if (c.assume() != null) placesOf(c.assume(), out);
+            if (c.guarantee() != null) placesOf(c.guarantee(), out);
+        }
+        return out;
+    }
+
+    /** Adds each place of formula {@code f} that names a tool, with its alternatives (see {@link #alternatives}). */
+    private static void placesOf(Formula f, Map<String, List<List<String>>> out) {
+        if (f instanceof Formula.Binary b && b.op() == Formula.BinOp.OR) {
+            List<Formula> chain = new ArrayList<>();
+            disjuncts(b, chain);
+            // the tools each direct disjunct names in its own place (call(T), returned(T), ...), by spelling class
+            Map<String, List<String>> bySpelling = new LinkedHashMap<>();
+            List<String> direct = new ArrayList<>();
+            for (Formula d : chain) {
+                if (!(d instanceof Atom a)) continue;
+                String t = ownTool(a);
+                if (t == null || direct.contains(t)) continue;
+                direct.add(t);
+                bySpelling.computeIfAbsent(spelling(t), k -> new ArrayList<>()).add(t);
+            }
+            for (String t : direct) {
+                List<String> alt = new ArrayList<>(bySpelling.get(spelling(t)));
+                alt.remove(t);
+                out.computeIfAbsent(t, k -> new ArrayList<>()).add(alt);
+            }
+            for (Formula d : chain) {
+                if (d instanceof Atom a) {
+                    // tools nested in a direct disjunct (since(call(x)) > 3) have no alternative there
+                    List<String> nested = new ArrayList<>();
+                    for (Term t : a.args()) if (t instanceof Term.Call call) toolsOf(call.name(), call.args(), nested);
+                    for (String t : nested) place(ToolName.fold(t), List.of(), out);
+                } else {
+                    placesOf(d, out);
+                }
+            }
+            return;
+        }
+        if (f instanceof Atom a) {
+            List<String> tools = new ArrayList<>();
+            toolsOf(a.name(), a.args(), tools);
+            for (String t : tools) place(ToolName.fold(t), List.of(), out);
+        } else if (f instanceof Formula.Unary u) {
+            placesOf(u.arg(), out);
+        } else if (f instanceof Formula.Binary b) {
+            placesOf(b.left(), out);
+            placesOf(b.right(), out);
+        }
+    }
+
+    private static void place(String tool, List<String> alternatives, Map<String, List<List<String>>> out) {
+        if (tool != null && !tool.isEmpty()) out.computeIfAbsent(tool, k -> new ArrayList<>()).add(alternatives);
+    }
+
+    /** The disjuncts of an {@code |} chain, left to right, nested chains flattened. */
+    private static void disjuncts(Formula f, List<Formula> out) {
+        if (f instanceof Formula.Binary b && b.op() == Formula.BinOp.OR) {
+            disjuncts(b.left(), out);
+            disjuncts(b.right(), out);
+        } else {
+            out.add(f);
+        }
+    }
+
+    /** The folded tool an atom names in its own tool's place ({@code call(T)}, {@code arg(T, f) > 3}), or null. */
+    private static String ownTool(Atom a) {
+        Vocabulary.Form f = Vocabulary.form(a.name(), a.args().size());
+        if (f == null || !f.syntax().startsWith(a.name() + "(T") || a.args().isEmpty()) return null;
+        String t = a.args().get(0) instanceof Term.Name n ? n.value() : a.args().get(0) instanceof Term.Str s ? s.value() : null;
+        String folded = ToolName.fold(t);
+        return folded == null || folded.isEmpty() ? null : folded;
+    }
+
+    /** A tool's name as its spellings share it: folded, its bare MCP name, without {@code _} and {@code -}. */
+    private static String spelling(String folded) {
+        return ToolName.bare(folded).replace("_", "").replace("-", "");
+    }
+
+    /**
+     * Whether every place that names an unseen tool has an alternative that came ({@code places}: see {@link #alternatives};
+     * null: the tool is named in no formula, so it has none).
+     */
+    private static boolean anAlternativeCame(List<List<String>> places, Map<String, String> seenFolded) {
+        if (places == null || places.isEmpty()) return false;
+        for (List<String> alternatives : places) {
+            boolean came = false;
+            for (String a : alternatives) if (seenFolded.containsKey(a)) came = true;
+            if (!came) return false;
+        }
+        return true;
     }
 
     /** The tool names an atom (or one nested in it: since(call(x)), len(arg(T, f))) names in a tool's place. */

@@ -98,4 +98,54 @@ class UnseenToolsTest {
         said = run();
         assertThat(said).as("no tool event at all: the names cannot be judged").doesNotContain("no tool event of this run had");
     }
+
+    /**
+     * bench/agent/support-desk.yaml names its search tool in two spellings, {@code search: call(search_kb) | call(searchkb)}
+     * (a configured method and a LangChain4j tool): a run that calls one of them got a WARN for the other ("searchkb (line
+     * 3; nearest that came: search_kb, 1 edit)"), though nothing is misspelt. An alternative spelling is named only when
+     * none of its chain's alternatives came; other disjuncts of a chain, and a name that also stands alone, still are.
+     */
+    @Test
+    void anAlternativeSpellingInOneChainIsNamedOnlyWhenNoneOfItsAlternativesCame() {
+        dev.tracegate.contracts.library.Library lib = dev.tracegate.contracts.library.Library.compile(java.util.List.of(
+                dev.tracegate.contracts.library.LibraryReader.read("desk.yaml", """
+                        library: desk
+                        atoms:
+                          search: call(search_kb) | call(searchkb) | call("mcp__kb__search-kb")
+                        contracts:
+                          - id: desk.page
+                            guarantee: G(search -> !(arg(limit) > 50))
+                            message: At most 50.
+                          - id: desk.known
+                            guarantee: G(call -> (search | call(refund) | call(lookup_ordr)))
+                            message: Not a desk tool.
+                        """)));
+        assertThat(UnseenTools.lines(lib, java.util.List.of("search_kb", "refund")))
+                .as("searchkb and mcp__kb__search-kb are spellings of search_kb, which came; lookup_ordr is a tool of its own")
+                .singleElement().asString()
+                .contains("its contracts name a tool that no tool event of this run had, while 2 tools did: lookup_ordr (line 9;")
+                .doesNotContain("searchkb").doesNotContain("mcp__kb__search-kb");
+        assertThat(UnseenTools.lines(lib, java.util.List.of("searchKb", "lookup_order", "refund")))
+                .as("the LangChain4j spelling came").singleElement().asString()
+                .contains("lookup_ordr (line 9; nearest that came: lookup_order, 1 edit)").doesNotContain("search_kb");
+        assertThat(UnseenTools.lines(lib, java.util.List.of("lookup_ordr", "refund")))
+                .as("none of the alternatives came: each is named").singleElement().asString()
+                .contains("3 tools that no tool event of this run had").contains("search_kb (line 3;").contains("searchkb (line 3;")
+                .contains("mcp__kb__search-kb (line 3;");
+
+        dev.tracegate.contracts.library.Library alone = dev.tracegate.contracts.library.Library.compile(java.util.List.of(
+                dev.tracegate.contracts.library.LibraryReader.read("desk2.yaml", """
+                        library: desk2
+                        contracts:
+                          - id: desk2.page
+                            guarantee: G((call(search_kb) | call(searchkb)) -> !(arg(limit) > 50))
+                            message: At most 50.
+                          - id: desk2.count
+                            guarantee: G(count(searchkb) <= 3)
+                            message: Three searches.
+                        """)));
+        assertThat(UnseenTools.lines(alone, java.util.List.of("search_kb")))
+                .as("searchkb also stands alone in count(searchkb), which never acts").singleElement().asString()
+                .contains("searchkb (line 4; nearest that came: search_kb, 1 edit)");
+    }
 }
