@@ -455,13 +455,41 @@ public final class AgentCore {
     static final String RESTART_NEEDED = "This JVM stays unsupervised until it is restarted with a configuration and libraries that"
             + " load: neither hot-reload nor attach can start the agent in it";
 
+    /** Why a supervisor built while the JVM shuts down is closed unused (its audit log's unsupervised record says it). */
+    static final String TOO_LATE = "the library files loaded while the JVM was shutting down, past its application shutdown"
+            + " hooks: an exit hook could no longer be registered to drain and close the audit log, so tracegate did not start"
+            + " supervising, and calls to the end ran unchecked";
+
     /**
      * Completes a start that {@link LibraryRecovery} took over: the supervisor it built (on library files that load now)
-     * gets its bridge and the dispatcher, and from then on the calls the weaver in place sees are supervised.
+     * gets its bridge and the dispatcher, and from then on the calls the weaver in place sees are supervised. The exit
+     * hook comes first: while the JVM runs the application's shutdown hooks it still takes a later slot (so a call those
+     * hooks make is supervised, and drained and recorded at the end); past them it cannot, and then nothing is handed
+     * over, the supervisor is closed (its log ends with an unsupervised record, {@link #TOO_LATE}) and this returns false.
+     * Before session 16 the IllegalStateException of Runtime.addShutdownHook came after the hand-over: the supervisor
+     * ran with no exit hook, so its audit log was never drained or closed, and the recovery called it a failed build.
      */
-    static synchronized void supervise(Supervisor supervisor, SupervisorMetrics metrics, AgentConfig config, AgentArguments options,
-                                       AgentArguments bridgeOptions, JsonCodec json, ConfiguredMethods methods, Weaver installed,
-                                       Instrumentation instrumentation) {
+    static synchronized boolean supervise(Supervisor supervisor, SupervisorMetrics metrics, AgentConfig config, AgentArguments options,
+                                          AgentArguments bridgeOptions, JsonCodec json, ConfiguredMethods methods, Weaver installed,
+                                          Instrumentation instrumentation) {
+        // as a start that supervised at once: after the application's own hooks
+        boolean hooked = ExitHook.afterApplicationHooks(instrumentation, AgentCore::shutdown, "tracegate-shutdown");
+        if (!hooked) {
+            try {
+                Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
+                hooked = true;
+            } catch (IllegalStateException shuttingDown) {
+                // "Shutdown in progress": past the application's hooks, or a JDK without the late slots while they run
+            }
+        }
+        if (!hooked) {
+            abandoned = new Abandoned(FailPolicy.OPEN, TOO_LATE);
+            closeAll();
+            AgentLog.warn("the library files load now, but the JVM is shutting down past its application shutdown hooks, so"
+                    + " tracegate stays UNSUPERVISED to the end: an exit hook could no longer be registered to drain and close the"
+                    + " audit log (it ends with an unsupervised record saying so)");
+            return false;
+        }
         abandoned = null;
         SupervisorBridge created = new SupervisorBridge(supervisor, bridgeOptions, json, methods);
         bridge = created;
@@ -476,14 +504,11 @@ public final class AgentCore {
                 AgentLog.error("the JMX MBean could not be registered: supervision goes on, but its counters are not readable over JMX", e);
             }
         }
-        // as a start that supervised at once: after the application's own hooks
-        if (!ExitHook.afterApplicationHooks(instrumentation, AgentCore::shutdown, "tracegate-shutdown")) {
-            Runtime.getRuntime().addShutdownHook(new Thread(AgentCore::shutdown, "tracegate-shutdown"));
-        }
         AgentLog.warn("tracegate SUPERVISES from now on: the library files load now (it ran UNSUPERVISED since the start because"
                 + " fail=open). Calls made before this line were not checked, and conversations under way are checked from their"
                 + " next event without what they did before");
         AgentLog.info(startedLine(false, options, config, bridgeOptions, installed.names(), methods.isEmpty() ? 0 : methods.rules().size()));
+        return true;
     }
 
     /** Builds the contract supervisor as a start does ({@code metrics} may be null); for {@link LibraryRecovery}. */

@@ -60,12 +60,14 @@ final class ExitHook {
                     .getMethod("registerShutdownHook", int.class, boolean.class, Runnable.class);
             for (int slot = LAST_SLOT; slot >= FIRST_FREE_SLOT; slot--) {
                 try {
-                    register.invoke(access, slot, false, hook);
+                    // true: also while the JVM runs the application's hooks (a supervisor LibraryRecovery builds then),
+                    // which a slot after theirs still runs after; false refused that with "Shutdown in progress"
+                    register.invoke(access, slot, true, hook);
                     AgentLog.debug("shutdown: the agent's shutdown runs in the JVM's hook slot " + slot + ", after the application's hooks");
                     return true;
                 } catch (InvocationTargetException e) {
                     // a slot already taken says "Shutdown hook at slot N already registered" (an InternalError in JDK 17 to 25);
-                    // anything else ("Shutdown in progress") ends the search
+                    // anything else ("Shutdown in progress": the JVM is past that slot, so past every lower one) ends the search
                     if (!String.valueOf(e.getCause() == null ? null : e.getCause().getMessage()).contains("already registered")) {
                         AgentLog.debug("shutdown: no late hook slot (" + e.getCause() + "); an application shutdown hook instead");
                         return false;

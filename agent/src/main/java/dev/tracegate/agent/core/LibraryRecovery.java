@@ -80,7 +80,10 @@ final class LibraryRecovery implements Runnable {
         }
     }
 
-    /** Loads the libraries; if they load, builds the supervisor and hands it over. Whether supervision started. */
+    /**
+     * Loads the libraries; if they load, builds the supervisor and hands it over. Whether the watch ends: supervision
+     * started, or the JVM is past its shutdown hooks and can no longer be supervised ({@link AgentCore#supervise}).
+     */
     private boolean tryToSupervise() {
         try {
             Library.load(config.libraries(), base);
@@ -95,7 +98,7 @@ final class LibraryRecovery implements Runnable {
             SupervisorMetrics metrics = new SupervisorMetrics();
             Supervisor supervisor = AgentCore.contracts(options, config, metrics);
             AgentCore.supervise(supervisor, metrics, config, options, bridgeOptions, json, methods, installed, instrumentation);
-            return true;
+            return true;   // supervising, or too late to: either way nothing is left to watch for
         } catch (RuntimeException | LinkageError e) {
             boolean mistake = e instanceof LibraryException || e instanceof IllegalArgumentException;
             AgentLog.error("the library files load now, but the supervisor could not be built, so tracegate stays UNSUPERVISED and"
