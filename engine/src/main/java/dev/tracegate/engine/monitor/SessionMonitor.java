@@ -696,19 +696,37 @@ public final class SessionMonitor<E> {
         return bytes.toByteArray();
     }
 
-    /** Creates (or replaces) a live session from {@link #toBytes} output of a monitor of the same contract set. */
+    /** What to do with a byte form this monitor cannot read (the end of its errors). */
+    private static final String OTHER_CONTRACTS = ", so it was written with other contracts (or another version of them or of"
+            + " tracegate) and cannot be read here; a session's byte form moves only between monitors of the same contracts and"
+            + " tracegate version: start the session anew, or replay its trace or audit log with these contracts to rebuild it";
+
+    /**
+     * Creates (or replaces) a live session from {@link #toBytes} output of a monitor of the same contract set (and
+     * tracegate version; the grounder reads its own older layouts where it can). Input of other contracts, or cut, is an
+     * {@link IOException} that says so, and leaves the monitor as it was.
+     */
     public Session fromBytes(String id, byte[] data) throws IOException {
+        try {
+            return restore(id, data);
+        } catch (java.io.EOFException e) {
+            throw new IOException("the session's byte form ends early (" + data.length + " bytes): it was cut, or is not a"
+                    + " session's byte form", e);
+        }
+    }
+
+    private Session restore(String id, byte[] data) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
         int nf = in.readInt();
-        if (nf != dfas.length) throw new IOException("state has " + nf + " automata, this contract set has " + dfas.length);
+        if (nf != dfas.length) throw new IOException("the session's state has " + nf + " automata and these contracts have " + dfas.length + OTHER_CONTRACTS);
         int[] states = new int[nf];
         for (int f = 0; f < nf; f++) {
             int s = readVarInt(in);
-            if (s < 0 || s >= dfas[f].stateCount()) throw new IOException("automaton " + f + " has no state " + s);
+            if (s < 0 || s >= dfas[f].stateCount()) throw new IOException("automaton " + f + " has no state " + s + OTHER_CONTRACTS);
             states[f] = s;
         }
         int nw = in.readInt();
-        if (nw != words) throw new IOException("state has " + nw + " counters, expected " + words);
+        if (nw != words) throw new IOException("the session's state has " + nw + " counters and these contracts keep " + words + OTHER_CONTRACTS);
         long[] counters = new long[nw];
         for (int i = 0; i < nw; i++) counters[i] = in.readLong();
         Object[] context = new Object[refs];

@@ -1640,10 +1640,26 @@ public final class Grounding implements Grounder<Event> {
         }
     }
 
+    /**
+     * Reads {@link #writeRefs}'s form. A session written before a consent tool's grant counted at its RETURN (7b2ca5f,
+     * session 15) has no slot for the consent tools' calls in flight: with a library that has consent tools, a context
+     * one slot short is read in that layout, with no call in flight (such a tool's grant was recorded at its call then, so
+     * its RETURN has nothing left to record). Any other difference in slots is refused with what to do.
+     */
     @Override public void readRefs(DataInput in, Object[] refs) throws IOException {
         int n = in.readInt();
-        if (n != refs.length) throw new IOException("context has " + n + " slots, this library keeps " + refs.length);
-        for (int i = 0; i < n; i++) {
+        // before 7b2ca5f: the same slots without consentCallsSlot, which came right after consentSlot
+        boolean beforeConsentCalls = consentCallsSlot >= 0 && n == refs.length - 1;
+        if (n != refs.length && !beforeConsentCalls) {
+            throw new IOException("the session's state has " + n + " context slots and these libraries keep " + refs.length
+                    + ", so it was written with other libraries (or another version of them or of tracegate) and cannot be read"
+                    + " here; a session's byte form moves only between monitors of the same libraries and tracegate version"
+                    + " (one written before session 15's consent tools change is read too): start the session anew, or replay"
+                    + " its trace or audit log with these libraries to rebuild it");
+        }
+        if (beforeConsentCalls) refs[consentCallsSlot] = null;
+        for (int stored = 0; stored < n; stored++) {
+            int i = beforeConsentCalls && stored >= consentCallsSlot ? stored + 1 : stored;
             int tag = in.readByte();
             switch (tag) {
                 case 0 -> refs[i] = null;
