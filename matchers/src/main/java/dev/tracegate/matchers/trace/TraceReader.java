@@ -16,7 +16,6 @@ import java.io.ByteArrayInputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.Reader;
 import java.io.SequenceInputStream;
 import java.nio.ByteBuffer;
@@ -69,6 +68,10 @@ public final class TraceReader implements Closeable {
 
     /** Characters being read: the reader given, or the rest of the bytes after a line too long for the byte buffer; else null. */
     private Reader in;
+    /** The rest of the bytes after a line of {@value #MAX_LINE} bytes or more, as {@link #in}; else null. */
+    private Utf8Rest rest;
+    /** Lines read when the bytes were switched to {@link #rest}: its line k (from 0) is line {@code switchedAt + 1 + k}. */
+    private long switchedAt;
     private final String source;
     private final Mode mode;
     private char[] buf;
@@ -107,8 +110,9 @@ public final class TraceReader implements Closeable {
 
     /**
      * A reader over UTF-8 bytes. A line that is not well-formed UTF-8 is a malformed line (its column names the first
-     * byte that is not; trial27 01: Latin-1 bytes decoded to U+FFFD made two addresses equal), except in a line of
-     * {@value #MAX_LINE} bytes or more, where it stops the read with a {@link TraceFormatException} in both modes.
+     * byte that is not; trial27 01: Latin-1 bytes decoded to U+FFFD made two addresses equal), also in and after a line
+     * of {@value #MAX_LINE} bytes or more (session 16: there it stopped the read); a line longer than {@value #MAX_LINE}
+     * characters is the line-limit error, whatever bytes it holds.
      * Faster than the same bytes through a Reader: plain lines skip the decoding and Jackson.
      */
     public TraceReader(InputStream in, String source, Mode mode) {
@@ -212,6 +216,13 @@ public final class TraceReader implements Closeable {
             line++;
             if (to > from && buf[to - 1] == '\r') to--;
             if (line == 1 && to > from && buf[from] == '\uFEFF') from++;
+            long[] bad = rest == null ? null : rest.firstBadByteOf(line - switchedAt - 1);
+            if (bad != null) {
+                TraceFormatException ex = notUtf8(line, bad[1], (int) bad[2]);
+                if (mode == Mode.STRICT) throw ex;
+                skip(ex);
+                continue;
+            }
             if (isBlank(from, to)) continue;
             try {
                 Event e = parse(buf, from, to - from);
@@ -236,9 +247,14 @@ public final class TraceReader implements Closeable {
         CharBuffer out = CharBuffer.allocate(to - from);
         d.decode(in, out, true);   // stops at the first malformed sequence, in.position() on it
         int at = Math.min(in.position(), to - 1);
-        return new TraceFormatException(source, line, out.position() + 1,
+        return notUtf8(line, out.position() + 1, b[at] & 0xFF);
+    }
+
+    /** Line {@code at} is not well-formed UTF-8: {@code value}, at character {@code column}, is the first byte that is not. */
+    private TraceFormatException notUtf8(long at, long column, int value) {
+        return new TraceFormatException(source, at, (int) Math.min(Integer.MAX_VALUE, column),
                 String.format("the line is not UTF-8 text: byte 0x%02X is not valid UTF-8 there (a file written in Latin-1,"
-                        + " Windows-1252 or another encoding?)", b[at] & 0xFF),
+                        + " Windows-1252 or another encoding?)", value),
                 "write the trace as UTF-8, e.g. iconv -f WINDOWS-1252 -t UTF-8 " + source + " > utf8-" + source);
     }
 
@@ -311,9 +327,9 @@ public final class TraceReader implements Closeable {
             }
             if (bend == b.length) {
                 if (b.length >= MAX_LINE) {
-                    InputStream rest = new SequenceInputStream(new ByteArrayInputStream(b, bstart, bend - bstart), bytesIn);
-                    CodingErrorAction malformed = decoder.malformedInputAction();
-                    in = new InputStreamReader(rest, StandardCharsets.UTF_8.newDecoder().onMalformedInput(malformed).onUnmappableCharacter(malformed));
+                    rest = new Utf8Rest(new SequenceInputStream(new ByteArrayInputStream(b, bstart, bend - bstart), bytesIn));
+                    in = rest;
+                    switchedAt = line;
                     buf = new char[1 << 16];
                     bytes = null;
                     return SWITCHED;
@@ -358,8 +374,7 @@ public final class TraceReader implements Closeable {
             }
             if (end == buf.length) {
                 if (buf.length >= MAX_LINE) {
-                    TraceFormatException tooLong = new TraceFormatException(source, line + 1, 1,
-                            "line is longer than " + MAX_LINE + " characters", "split the event or shorten its result text");
+                    TraceFormatException tooLong = tooLong(line + 1, openField(buf, start, end));
                     if (mode == Mode.STRICT) throw tooLong;
                     // Lenient: skip the rest of this line (counted like any malformed line) and go on.
                     discardRestOfLine();
@@ -372,18 +387,157 @@ public final class TraceReader implements Closeable {
                 }
                 buf = Arrays.copyOf(buf, Math.min(MAX_LINE, buf.length * 2));
             }
-            int n;
-            try {
-                n = in.read(buf, end, buf.length - end);
-            } catch (CharacterCodingException notUtf8) {
-                if (bytesIn == null) throw notUtf8;   // the caller's reader: its own decoding error
-                // only past a line of MAX_LINE bytes (see the byte constructor): the decoder cannot go on from here
-                throw new TraceFormatException(source, line + 1, 1, "the line is not UTF-8 text (in or after a line of "
-                        + MAX_LINE + " bytes or more: the rest of the file is not read)",
-                        "write the trace as UTF-8, e.g. iconv -f WINDOWS-1252 -t UTF-8 " + source + " > utf8-" + source);
-            }
+            // the caller's reader may throw its own decoding error; the rest of the bytes (Utf8Rest) does not
+            int n = in.read(buf, end, buf.length - end);
             if (n < 0) eof = true;
             else end += n;
+        }
+    }
+
+    /**
+     * The line-limit error of line {@code at}, naming the top-level field whose value was still open at the limit
+     * ({@code field}, null if none): before session 16 it always said to shorten the "result text", also when the
+     * arguments were what made the line long.
+     */
+    private TraceFormatException tooLong(long at, String field) {
+        String what = field == null ? "its longest field"
+                : switch (field) {
+                    case "args" -> "its arguments (\"args\")";
+                    case "result" -> "its result text (\"result\")";
+                    case "text" -> "its text (\"text\")";
+                    case "error" -> "its error text (\"error\")";
+                    default -> "its \"" + field + "\" value";
+                };
+        return new TraceFormatException(source, at, 1, "line is longer than " + MAX_LINE + " characters"
+                + (field == null ? "" : " (its \"" + field + "\" value goes on past the limit)"), "split the event or shorten " + what);
+    }
+
+    /**
+     * The top-level field of the JSON object in {@code c[from, to)} whose value is still open at {@code to} (a line cut at
+     * the limit), or null. A scan of the characters, not a parse: no copy of the line (error path only).
+     */
+    static String openField(char[] c, int from, int to) {
+        int depth = 0;
+        boolean inString = false;
+        int stringStart = -1;
+        String lastString = null;
+        String field = null;
+        for (int i = from; i < to; i++) {
+            char ch = c[i];
+            if (inString) {
+                if (ch == '\\') i++;
+                else if (ch == '"') {
+                    inString = false;
+                    lastString = depth == 1 && i - stringStart <= 64 ? new String(c, stringStart, i - stringStart) : null;
+                }
+                continue;
+            }
+            switch (ch) {
+                case '"' -> {
+                    inString = true;
+                    stringStart = i + 1;
+                }
+                case '{', '[' -> depth++;
+                case '}', ']' -> depth--;
+                case ':' -> {
+                    if (depth == 1) field = lastString;
+                }
+                case ',' -> {
+                    if (depth == 1) field = null;
+                }
+                default -> {
+                }
+            }
+        }
+        return depth >= 1 ? field : null;
+    }
+
+    /**
+     * The bytes after a line of {@value #MAX_LINE} bytes or more, decoded as UTF-8 (such a line may still be within the
+     * limit, which counts characters). A byte that is not UTF-8 is given out as U+FFFD and remembered with its line
+     * (counted from 0 here), column and value, so that {@link #next} reports that line as malformed and reads on, as over
+     * the byte buffer; before session 16 an InputStreamReader threw there and the read stopped, in both modes, also when
+     * the byte was inside a line too long anyway. Only this slow path decodes so.
+     */
+    private static final class Utf8Rest extends Reader {
+        private final InputStream in;
+        private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        private final ByteBuffer bytes = ByteBuffer.allocate(1 << 16).flip();
+        private boolean eof;
+        /** Newlines given out so far, and characters given out since the last one. */
+        private long newlines;
+        private long column;
+        /** The first byte that is not UTF-8 of each line given out but not yet read by next(): {line, column, byte}. */
+        private final java.util.ArrayDeque<long[]> bad = new java.util.ArrayDeque<>();
+
+        Utf8Rest(InputStream in) {
+            this.in = in;
+        }
+
+        /** The first byte that is not UTF-8 of line {@code k}, as {line, column, byte}, or null; forgets those of lines before. */
+        long[] firstBadByteOf(long k) {
+            while (!bad.isEmpty() && bad.peekFirst()[0] < k) bad.pollFirst();
+            return !bad.isEmpty() && bad.peekFirst()[0] == k ? bad.pollFirst() : null;
+        }
+
+        /** The second half of a surrogate pair decoded for a read of one character, or -1. */
+        private int pending = -1;
+
+        @Override
+        public int read(char[] c, int off, int len) throws IOException {
+            if (len == 0) return 0;
+            if (pending >= 0) {
+                c[off] = (char) pending;
+                pending = -1;
+                return 1;
+            }
+            if (len == 1) {   // a character outside the BMP needs two: keep the second for the next read
+                char[] two = new char[2];
+                int n = read(two, 0, 2);
+                if (n <= 0) return n;
+                c[off] = two[0];
+                if (n == 2) pending = two[1];
+                return 1;
+            }
+            CharBuffer out = CharBuffer.wrap(c, off, len);
+            while (true) {
+                int before = out.position();
+                java.nio.charset.CoderResult r = decoder.decode(bytes, out, eof);
+                count(c, before, out.position());
+                if (r.isError()) {
+                    if (!out.hasRemaining()) break;   // no room for U+FFFD: the next read meets the byte again
+                    if (bad.isEmpty() || bad.peekLast()[0] != newlines) bad.addLast(new long[] {newlines, column + 1, bytes.get(bytes.position()) & 0xFF});
+                    bytes.position(bytes.position() + r.length());
+                    out.put('\uFFFD');
+                    column++;
+                    continue;
+                }
+                if (r.isOverflow() || out.position() > off || eof) break;
+                bytes.compact();
+                int n = in.read(bytes.array(), bytes.position(), bytes.remaining());
+                if (n < 0) eof = true;
+                else bytes.position(bytes.position() + n);
+                bytes.flip();
+            }
+            int n = out.position() - off;
+            return n == 0 && eof ? -1 : n;
+        }
+
+        private void count(char[] c, int from, int to) {
+            for (int i = from; i < to; i++) {
+                if (c[i] == '\n') {
+                    newlines++;
+                    column = 0;
+                } else {
+                    column++;
+                }
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
         }
     }
 

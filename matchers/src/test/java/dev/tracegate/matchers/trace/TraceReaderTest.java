@@ -202,6 +202,16 @@ class TraceReaderTest {
         assertThat(es).extracting(e -> e.result().length()).containsExactly(100_000, 100_001, 100_002);
     }
 
+    /** The field a line cut at the limit was in, which the line-limit error names (it always said "result"). */
+    @Test void theFieldOpenAtTheLimitIsNamed() {
+        String call = "{\"session\":\"s1\",\"kind\":\"call\",\"tool\":\"t\",\"args\":{\"q\":\"x,\\\"y\\\":{\"";
+        assertThat(TraceReader.openField(call.toCharArray(), 0, call.length())).isEqualTo("args");
+        String ret = "{\"session\":\"s1\",\"kind\":\"return\",\"args\":{\"a\":1},\"result\":\"lo";
+        assertThat(TraceReader.openField(ret.toCharArray(), 0, ret.length())).isEqualTo("result");
+        String between = "{\"session\":\"s1\",";
+        assertThat(TraceReader.openField(between.toCharArray(), 0, between.length())).isNull();
+    }
+
     @Test void writerOutputReadsBackEqual() throws IOException {
         List<Event> events = List.of(
                 Event.builder(EventKind.USER).session("s").seq(1).ts(5).text("hi \"there\"\n").build(),
