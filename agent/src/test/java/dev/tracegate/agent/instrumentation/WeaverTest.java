@@ -98,6 +98,38 @@ class WeaverTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(60)   // only stops a hung build; nothing here is timed
+    void theAgentBuilderIsBuiltInTheBackgroundOnceALoaderThatSeesAFrameworkAppearsAndUsedFromTheFirstHookedClass() throws Exception {
+        Weaver weaver = new Weaver(List.of(FRAMEWORK, NOTHING_CONFIGURED));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+        AppLoader app = new AppLoader(true);
+
+        // a Spring Boot service: its launcher's loader sees the framework long before the first hooked class loads
+        assertThat(gate.transform(app, "org/example/app/Main", null, null, plain("org.example.app.Main"))).isNull();
+        while (!gate.prepared()) Thread.sleep(10);
+        assertThat(weaver.built()).as("ready, but not in use before a hook point matches").isFalse();
+        assertThat(gate.transform(app, "org/example/app/Other", null, null, plain("org.example.app.Other"))).isNull();
+        assertThat(gate.transform(new AppLoader(false), internal(TARGET), null, null, target())).isNull();
+        assertThat(weaver.matchedMethods("framework")).isZero();
+
+        byte[] woven = gate.transform(app, internal(TARGET), null, null, target());
+        assertThat(weaver.built()).isTrue();
+        assertThat(call(app.define(TARGET, woven))).isEqualTo("woven");
+        assertThat(weaver.matchedMethods("framework")).isEqualTo(1);
+    }
+
+    @Test
+    void aLoaderThatSeesNoFrameworkStartsNoBackgroundBuild() throws Exception {
+        Weaver weaver = new Weaver(List.of(FRAMEWORK, NOTHING_CONFIGURED));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+
+        assertThat(gate.transform(new AppLoader(false), "org/example/app/Main", null, null, plain("org.example.app.Main"))).isNull();
+        Thread.sleep(200);   // a build started by mistake would be under way or done by now; its absence is what is checked
+        assertThat(gate.prepared()).isFalse();
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals("tracegate-weaver"));
+    }
+
+    @Test
     void aClassThatImplementsAFrameworkTypeIsMatchedThroughItsSuperTypesBeforeTheAgentBuilderExists() throws Exception {
         Hooks framework = hooks("framework", FRAMEWORK_MARKER,
                 List.of(new HookPoint(hasSuperType(named(API)), named("call"), WeaverTest.class.getName() + "$Woven")));
