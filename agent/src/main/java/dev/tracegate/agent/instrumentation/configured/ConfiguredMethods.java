@@ -500,6 +500,20 @@ public final class ConfiguredMethods {
                                     + " or configure a method that takes it");
                 }
             }
+            String name = rule.kind == MethodRule.Kind.TOOL ? specs.get("name") : null;
+            int n = name == null ? -1 : index(name);
+            if (n >= 0 && n < count) {
+                net.bytebuddy.description.type.TypeDescription t = m.getParameters().get(n).getType().asErasure();
+                if (!namesATool(t) && warned.add("tool-name " + className + "." + m.getName())) {
+                    // an error, said once: no contract can ever name such a tool (trial30 08: Ctx@63b1d4fa escaped G !call(transfer))
+                    AgentLog.error("configured method " + method + " (" + rule.where + "): tool-name " + n + " is a " + t.getName()
+                            + ", not text or an enum, so it cannot name the tool (its toString() would, "
+                            + t.getSimpleName() + "@<identity hash>: a different tool at each call, outside every contract, in clear in the"
+                            + " audit log): its calls are recorded as the tool " + m.getName() + " (the method's name) instead. Give"
+                            + " tool-name the 0-based index of the parameter that holds the tool's name (a String, CharSequence or enum),"
+                            + " or the tool's name itself (tool-name: " + m.getName() + "); CONFIG.md, \"Configured methods\"", null);
+                }
+            }
             String session = specs.get("session");
             int c = session == null ? -1 : index(session);
             if (c >= 0 && c < count) {
@@ -582,6 +596,14 @@ public final class ConfiguredMethods {
         }
     }
 
+    /**
+     * Whether a {@code tool-name} parameter of this declared type can hold a tool's name: text (any CharSequence), an enum
+     * (by its name), or a type a String is (Object, Serializable, Comparable: decided by the value at each call).
+     */
+    private static boolean namesATool(net.bytebuddy.description.type.TypeDescription t) {
+        return t.isEnum() || t.isAssignableTo(CharSequence.class) || t.isAssignableFrom(String.class);
+    }
+
     /** Whether the type or a superclass below Object declares its own toString() (a record does). */
     private static boolean declaresToString(net.bytebuddy.description.type.TypeDescription t) {
         for (net.bytebuddy.description.type.TypeDefinition c = t; c != null && !c.represents(Object.class); c = c.getSuperClass()) {
@@ -642,7 +664,7 @@ public final class ConfiguredMethods {
      * that do not depend on the arguments. Immutable; shared by all threads.
      */
     static final class Site {
-        static final Site NONE = new Site(null, null, null, null, -1, null, -1, null, null, false, null, Map.of());
+        static final Site NONE = new Site(null, null, null, null, -1, null, -1, null, null, false, null, Map.of(), null);
 
         final MethodRule rule;
         final String method;
@@ -671,10 +693,17 @@ public final class ConfiguredMethods {
          */
         final boolean futureResult;
 
+        /** The method's own name: the tool's name when its {@code tool-name} parameter holds no tool name. */
+        final String methodName;
+        /** What was said once (shared with the methods' warnings): a tool-name parameter that held no tool name. */
+        private final java.util.Set<String> said;
+
         Site(MethodRule rule, String method, String toolName, String toolSpec, int toolIndex, String sessionSpec, int sessionIndex,
-             String argsField, String[] names, boolean textResult, String descriptor, Map<String, String> specs) {
+             String argsField, String[] names, boolean textResult, String descriptor, Map<String, String> specs, java.util.Set<String> said) {
             this.rule = rule;
             this.method = method;
+            this.methodName = method == null ? null : method.substring(method.lastIndexOf('.') + 1).intern();
+            this.said = said;
             this.toolName = toolName;
             this.toolSpec = toolSpec;
             this.toolIndex = toolIndex;
@@ -707,8 +736,40 @@ public final class ConfiguredMethods {
             if (toolName != null) {
                 return toolName;
             }
-            String tool = toolIndex < arguments.length ? text(arguments[toolIndex]) : toolSpec;
-            return tool != null ? tool : method.substring(method.lastIndexOf('.') + 1);   // a null tool name: the method's
+            if (toolIndex >= arguments.length) return toolSpec;
+            Object value = arguments[toolIndex];
+            if (value instanceof String s) {
+                char c = s.isEmpty() ? 'x' : s.charAt(0);
+                if (c != '{' && c != '[' && !Character.isWhitespace(c)) return s;   // the usual case: a name, no allocation
+            }
+            return toolNameOf(value);
+        }
+
+        /**
+         * The tool name a {@code tool-name} parameter's value gives, off the usual path: an enum by its name, other text as it
+         * is unless it is JSON (an object or array: the arguments, with a swapped index, trial30 08); anything else (an object
+         * of the application, whose toString() is its identity, {@code Ctx@63b1d4fa}: a new tool each call, outside every
+         * contract) and JSON give the method's name, said once with an ERROR that does not show the value. Null: the method's.
+         */
+        private String toolNameOf(Object value) {
+            if (value == null) return methodName;
+            if (value instanceof Enum<?> e) return e.name();
+            String problem;
+            if (value instanceof CharSequence) {
+                String s = value.toString();
+                String t = s.strip();
+                if (t.isEmpty() || (t.charAt(0) != '{' && t.charAt(0) != '[')) return s;
+                problem = "held JSON text (not shown: it may carry personal data), the arguments rather than a tool's name";
+            } else {
+                problem = "held a " + value.getClass().getName() + ", not text, whose toString() would name a tool no contract knows";
+            }
+            if (said != null && said.size() < 4096 && said.add("tool-name " + method)) {
+                AgentLog.error("configured method " + method + " (" + rule.where + "): tool-name " + toolIndex + " " + problem
+                        + ", so its calls are recorded as the tool " + methodName + " (the method's name) instead: give tool-name the"
+                        + " 0-based index of the parameter that holds the tool's name as text (a String, CharSequence or enum), or the"
+                        + " tool's name itself (tool-name: " + methodName + "); CONFIG.md, \"Configured methods\"", null);
+            }
+            return methodName;
         }
     }
 
@@ -738,7 +799,7 @@ public final class ConfiguredMethods {
         String[] names = argsField.equals("*") ? parameterNames.get(origin) : null;
         int paren = origin.indexOf('(');
         return new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names,
-                origin.endsWith(")Ljava/lang/String;") && !rule.blockThrows, paren < 0 ? null : origin.substring(paren), specs);   // the origin ends with the method's descriptor
+                origin.endsWith(")Ljava/lang/String;") && !rule.blockThrows, paren < 0 ? null : origin.substring(paren), specs, warned);   // the origin ends with the method's descriptor
     }
 
     /** The settings a {@code *-param} or {@code tool-name} can give, with each that is the name of a parameter as its index. */

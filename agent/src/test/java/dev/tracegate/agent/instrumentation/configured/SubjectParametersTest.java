@@ -208,6 +208,60 @@ class SubjectParametersTest {
                 .doesNotContain("#forgetId").doesNotContain("#grant").doesNotContain("#find").doesNotContain("#plain");
     }
 
+    @SuppressWarnings("unused")
+    static final class Bank {
+        String transfer(Req ctx, String json) { return "transferred"; }
+        String dispatch(Purpose tool, String json) { return "ran"; }
+        String invoke(String name, String json) { return "ran"; }
+        String any(Object name, String json) { return "ran"; }
+    }
+
+    /**
+     * trial30 08: tool-name naming a parameter that holds no tool name was taken silently. An object's toString() became the
+     * tool ({@code Ctx@63b1d4fa}, a new tool each call, past {@code G !call(transfer)}); with a swapped index the JSON
+     * arguments became the tool's name, in clear in a hashed audit log. Now a declared type that is not text or an enum is an
+     * ERROR when the method is woven, and at the call such a value, or JSON text, names the tool after the method (said once,
+     * without the value); an enum names it by its name.
+     */
+    @Test
+    void aToolNameParameterThatHoldsNoToolNameIsAnErrorAndTheCallIsNamedAfterTheMethod() throws Exception {
+        String cls = Bank.class.getName();
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool " + cls + "#transfer name=0 args=1",
+                "tool " + cls + "#dispatch name=0 args=1", "tool " + cls + "#invoke name=1 args=0", "tool " + cls + "#any name=0 args=1"));
+        String woven = captured(() -> {
+            for (java.lang.reflect.Method method : Bank.class.getDeclaredMethods()) {
+                m.warnAboutParameterTypes(cls, new MethodDescription.ForLoadedMethod(method));
+            }
+        });
+        assertThat(woven).contains("ERROR configured method " + cls + "#transfer (m.txt:1): tool-name 0 is a " + Req.class.getName()
+                + ", not text or an enum, so it cannot name the tool").contains("its calls are recorded as the tool transfer (the method's name)"
+                + " instead. Give tool-name the 0-based index of the parameter that holds the tool's name (a String, CharSequence or enum), or"
+                + " the tool's name itself (tool-name: transfer)");
+        assertThat(woven).as("an enum, a String and Object (decided by the value) can name a tool")
+                .doesNotContain("#dispatch").doesNotContain("#invoke").doesNotContain("#any");
+
+        SupervisorBridge bridge = new SupervisorBridge(recording, AgentArguments.parse(""), new JsonCodec(), m);
+        String d = "(L" + Req.class.getName().replace('.', '/') + ";Ljava/lang/String;)Ljava/lang/String;";
+        String called = captured(() -> {
+            m.onCall(cls + ".transfer" + d, new Object[] {new Req(), "{\"to\":\"bob\"}"}, bridge);
+            m.onCall(cls + ".transfer" + d, new Object[] {new Req(), "{\"to\":\"eve\"}"}, bridge);
+            m.onCall(cls + ".dispatch(L" + Purpose.class.getName().replace('.', '/') + ";Ljava/lang/String;)Ljava/lang/String;",
+                    new Object[] {Purpose.SUPPORT, "{}"}, bridge);
+            m.onCall(cls + ".invoke(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;", new Object[] {"email", "{\"to\":\"a@b.c\"}"}, bridge);
+            m.onCall(cls + ".any(Ljava/lang/Object;Ljava/lang/String;)Ljava/lang/String;", new Object[] {"email", "{}"}, bridge);
+            m.onCall(cls + ".any(Ljava/lang/Object;Ljava/lang/String;)Ljava/lang/String;", new Object[] {new Req(), "{}"}, bridge);
+        });
+        assertThat(calls).extracting(ToolCall::tool).as("never an identity, never the arguments")
+                .containsExactly("transfer", "transfer", "SUPPORT", "invoke", "email", "any");
+        assertThat(called).as("said once per method, at weave time or at its first such call")
+                .doesNotContain("#transfer").doesNotContain("transfer (")
+                .contains("ERROR configured method " + cls + ".invoke (m.txt:3): tool-name 1 held JSON text (not shown: it may carry personal"
+                        + " data), the arguments rather than a tool's name, so its calls are recorded as the tool invoke")
+                .contains("ERROR configured method " + cls + ".any (m.txt:4): tool-name 0 held a " + Req.class.getName() + ", not text")
+                .doesNotContain("a@b.c").doesNotContain("$Req@");
+        assertThat(called.lines().filter(l -> l.contains(".invoke (")).count()).isEqualTo(1);
+    }
+
     static String captured(Runnable r) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
