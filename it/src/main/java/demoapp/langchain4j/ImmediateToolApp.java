@@ -8,17 +8,25 @@ import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.internal.InternalStreamingChatResponseHandlerUtils;
+import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.chat.response.CompleteToolCall;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.Result;
+import dev.langchain4j.service.TokenStream;
 import dev.langchain4j.service.tool.ToolExecution;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A LangChain4j AI service whose tools are declared {@code @Tool(returnBehavior = ReturnBehavior.IMMEDIATE)}: the turn
@@ -28,7 +36,10 @@ import java.util.List;
  * {@code result}: {@code Result<String>}, the model asks for {@code orderStatus};
  * {@code direct}: a {@code String} method, the same tool (1.19.0);
  * {@code object}: an {@code OrderInfo} method, a tool that returns an {@code OrderInfo} (1.19.0);
- * {@code two}: {@code Result<String>}, the model asks for {@code orderStatus} and {@code trackingNote} in one round.
+ * {@code two}: {@code Result<String>}, the model asks for {@code orderStatus} and {@code trackingNote} in one round;
+ * {@code stream}: a streaming AI service ({@code TokenStream}) whose model asks for {@code orderStatus} from a thread of
+ * its own; prints what {@code onToolExecuted}, {@code onCompleteResponse} or {@code onError} receive and the tool result
+ * the chat memory kept; {@code stream-concurrent}: the same with the AI service's tools run concurrently.
  */
 public final class ImmediateToolApp {
 
@@ -42,6 +53,10 @@ public final class ImmediateToolApp {
 
     interface DirectDesk {
         String ask(@MemoryId String user, @dev.langchain4j.service.UserMessage String message);
+    }
+
+    interface StreamingDesk {
+        TokenStream ask(@MemoryId String user, @dev.langchain4j.service.UserMessage String message);
     }
 
     interface InfoDesk {
@@ -110,6 +125,67 @@ public final class ImmediateToolApp {
         }
     }
 
+    /** Asks for {@code orderStatus} from a thread of its own, as a provider streams; a second round says what it saw. */
+    static final class ScriptedStreamingModel implements StreamingChatModel {
+        @Override
+        public void doChat(ChatRequest request, StreamingChatResponseHandler handler) {
+            new Thread(() -> reply(request, handler), "provider-stream").start();
+        }
+
+        private static void reply(ChatRequest request, StreamingChatResponseHandler handler) {
+            List<ChatMessage> messages = request.messages();
+            ChatMessage last = messages.get(messages.size() - 1);
+            if (last instanceof ToolExecutionResultMessage) {
+                Console.line("MODEL SAW TOOL RESULT " + ((ToolExecutionResultMessage) last).text());
+                InternalStreamingChatResponseHandlerUtils.onCompleteResponse(handler, ChatResponse.builder().aiMessage(AiMessage.from("done")).build());
+                return;
+            }
+            Console.line("MODEL SAW USER: " + ((UserMessage) last).singleText());
+            // as providers do: each complete tool call first (where concurrent tools start), then the complete response
+            ToolExecutionRequest call = ScriptedModel.request("orderStatus");
+            InternalStreamingChatResponseHandlerUtils.onCompleteToolCall(handler, new CompleteToolCall(0, call));
+            InternalStreamingChatResponseHandlerUtils.onCompleteResponse(handler,
+                    ChatResponse.builder().aiMessage(AiMessage.from(List.of(call))).build());
+        }
+    }
+
+    /** The streaming AI service: prints what each of the stream's handlers gets, then the tool result the memory kept. */
+    private static void stream(String scenario, String user) throws InterruptedException {
+        ChatMemory memory = MessageWindowChatMemory.withMaxMessages(20);
+        AiServices<StreamingDesk> builder = AiServices.builder(StreamingDesk.class)
+                .streamingChatModel(new ScriptedStreamingModel())
+                .tools(new OrderTools())
+                .chatMemoryProvider(id -> memory);
+        if (scenario.equals("stream-concurrent")) {
+            builder.executeToolsConcurrently();
+        }
+        CountDownLatch done = new CountDownLatch(1);
+        builder.build().ask(user, "where is order 7?")
+                .onPartialResponse(chunk -> Console.line("CHUNK: " + chunk))
+                .onToolExecuted(execution -> {
+                    Console.line("STREAM TOOL RESULT " + execution.request().name() + ": " + execution.result());
+                    Console.line("STREAM TOOL OBJECT " + execution.request().name() + ": " + execution.resultObject());
+                })
+                .onCompleteResponse(response -> {
+                    Console.line("STREAM COMPLETE: text=" + response.aiMessage().text()
+                            + " tool requests=" + response.aiMessage().toolExecutionRequests().size());
+                    done.countDown();
+                })
+                .onError(error -> {
+                    Console.exception(error);
+                    done.countDown();
+                })
+                .start();
+        if (!done.await(60, TimeUnit.SECONDS)) {
+            Console.line("TIMEOUT: the stream neither completed nor failed");
+        }
+        for (ChatMessage message : memory.messages()) {
+            if (message instanceof ToolExecutionResultMessage) {
+                Console.line("MEMORY TOOL RESULT: " + ((ToolExecutionResultMessage) message).text());
+            }
+        }
+    }
+
     private static <T> T service(Class<T> type, String scenario) {
         return AiServices.builder(type)
                 .chatModel(new ScriptedModel(scenario))
@@ -118,11 +194,16 @@ public final class ImmediateToolApp {
                 .build();
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws InterruptedException {
         String scenario = args.length > 0 ? args[0] : "result";
         String user = args.length > 1 ? args[1] : "alice";
         try {
             switch (scenario) {
+                case "stream":
+                case "stream-concurrent":
+                    stream(scenario, user);
+                    System.exit(0);   // the provider's and the tool executor's threads end with the JVM
+                    break;
                 case "direct":
                     Console.line("DIRECT: " + service(DirectDesk.class, scenario).ask(user, "where is order 7?"));
                     break;

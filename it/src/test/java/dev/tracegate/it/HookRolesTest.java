@@ -16,6 +16,7 @@ class HookRolesTest {
     private static final String[] ROLE_CLASSES = {
         "dev.langchain4j.service.tool.ToolService",
         "dev.langchain4j.service.DefaultAiServices",
+        "dev.langchain4j.service.AiServiceStreamingResponseHandler",
         "org.springframework.ai.model.tool.DefaultToolCallingManager",
         "org.springframework.ai.chat.client.advisor.DefaultAroundAdvisorChain",
         "io.modelcontextprotocol.server.McpAsyncServer",

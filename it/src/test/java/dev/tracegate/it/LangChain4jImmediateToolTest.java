@@ -112,4 +112,71 @@ class LangChain4jImmediateToolTest {
                 .contains("ASSISTANT langchain4j session=carol -> KEEP");
         assertThat(ForkedJvm.count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(2);
     }
+
+    // ---- a streaming AI service (TokenStream): onToolExecuted is where the application gets an IMMEDIATE tool's result ----
+
+    private static String streamed(ForkedJvm.Result r) {
+        // what the stream's handlers received (the chat memory's own line is printed apart)
+        return String.join("\n", r.stdout().lines().filter(l -> l.startsWith("STREAM ") || l.startsWith("CHUNK") || l.startsWith("EXCEPTION")).toList());
+    }
+
+    @Test
+    void aStreamedImmediateResultIsCheckedBeforeOnToolExecutedGetsIt() {
+        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "stream", "dave");
+        assertThat(line(r, "STREAM TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("STREAM TOOL RESULT orderStatus: " + NOTICE);
+        assertThat(line(r, "STREAM TOOL OBJECT orderStatus: ")).as(r.toString()).isEqualTo("STREAM TOOL OBJECT orderStatus: " + NOTICE);
+        // the stream completes as LangChain4j ends an immediate round: with the model's tool request, no text
+        assertThat(r.stdout()).as(r.toString()).contains("STREAM COMPLETE: text=null tool requests=1").doesNotContain("TIMEOUT");
+        assertThat(streamed(r)).as(r.toString()).doesNotContain(SECRET);
+        // the chat memory keeps the result as its RETURN left it: the model's input of a next turn, as for any tool
+        assertThat(line(r, "MEMORY TOOL RESULT: ")).as(r.toString()).contains(SECRET);
+        String err = r.stderr();
+        assertThat(err).as(r.toString())
+                .contains("RETURN langchain4j session=dave tool=orderStatus -> KEEP")
+                .contains("BLOCK ASSISTANT langchain4j-stream session=dave contract=rule.blockOutput");
+        assertThat(err.indexOf("RETURN langchain4j session=dave tool=orderStatus")).as(r.toString())
+                .isLessThan(err.indexOf("BLOCK ASSISTANT langchain4j-stream session=dave"));
+        assertThat(ForkedJvm.count(err, "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+
+        ForkedJvm.Result passing = run("trace=true", "stream", "erin");
+        assertThat(line(passing, "STREAM TOOL RESULT orderStatus: ")).as(passing.toString())
+                .isEqualTo("STREAM TOOL RESULT orderStatus: order 7: shipped; courier token SECRET-TOKEN-42, refund to DE89370400440532013000");
+        assertThat(passing.stderr()).as(passing.toString()).contains("ASSISTANT langchain4j-stream session=erin -> KEEP");
+    }
+
+    @Test
+    void aBlockedStreamedImmediateResultUnderExceptionStyleEndsTheStreamWithTheViolation() {
+        // the tool runs on the provider's thread, or (concurrent) on an executor's: either way onError gets the violation
+        for (String scenario : List.of("stream", "stream-concurrent")) {
+            ForkedJvm.Result r = run("blockOutput=SECRET,onBlock=throw", scenario);
+            assertThat(r.stdout()).as(r.toString())
+                    .contains("TOOL orderStatus ran id=7")
+                    .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: " + NOTICE)
+                    .doesNotContain("STREAM TOOL RESULT")
+                    .doesNotContain("STREAM COMPLETE")
+                    .doesNotContain("TIMEOUT");
+            assertThat(streamed(r)).as(r.toString()).doesNotContain(SECRET);
+        }
+    }
+
+    @Test
+    void aStreamedImmediateResultIsMaskedInPlaceAlsoWithConcurrentTools(@TempDir Path dir) throws IOException {
+        Path library = dir.resolve("no-iban.yaml");
+        Files.writeString(library, String.join("\n",
+                "tracegate: 1",
+                "library: no-iban",
+                "contracts:",
+                "  - id: out.no-iban",
+                "    guarantee: G(assistant -> !category(iban))",
+                "    strategy: redact",
+                "    message: The answer carried an IBAN.",
+                ""));
+        ForkedJvm.Result r = run("trace=true,libraries=" + library + ",audit.path=" + dir.resolve("audit.jsonl"), "stream-concurrent", "frank");
+        assertThat(line(r, "STREAM TOOL RESULT orderStatus: ")).as(r.toString())
+                .isEqualTo("STREAM TOOL RESULT orderStatus: order 7: shipped; courier token SECRET-TOKEN-42, refund to [redacted: iban]");
+        assertThat(line(r, "STREAM TOOL OBJECT orderStatus: ")).as(r.toString())
+                .isEqualTo("STREAM TOOL OBJECT orderStatus: order 7: shipped; courier token SECRET-TOKEN-42, refund to [redacted: iban]");
+        assertThat(streamed(r)).as(r.toString()).doesNotContain("DE89370400440532013000").contains("STREAM COMPLETE: text=null tool requests=1");
+        assertThat(r.stderr()).as(r.toString()).contains("REPLACE ASSISTANT langchain4j-stream session=frank contract=out.no-iban");
+    }
 }

@@ -211,6 +211,27 @@ class LangChain4jLinesTest {
                 .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output");
     }
 
+    @Test
+    void aStreamedImmediateToolsResultIsCheckedBeforeOnToolExecutedGetsIt() {
+        // 1.11.0's streaming handler has no tool context: the ToolService says which tools are IMMEDIATE
+        ForkedJvm.Result r = run111("trace=true,blockOutput=SECRET", IMMEDIATE_APP, "stream");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("TOOL orderStatus ran id=7")
+                .contains("STREAM TOOL RESULT orderStatus: tracegate blocked model output (contract rule.blockOutput)")
+                .contains("STREAM COMPLETE: text=null tool requests=1")
+                .doesNotContain("STREAM TOOL RESULT orderStatus: order 7")
+                .doesNotContain("MODEL SAW TOOL RESULT");
+        assertThat(r.stderr()).as(r.toString())
+                .contains("BLOCK ASSISTANT langchain4j-stream session=alice contract=rule.blockOutput")
+                .doesNotContain("NoSuchMethodError")
+                .doesNotContain("but none of the methods it reads");
+        ForkedJvm.Result thrown = run111("blockOutput=SECRET,onBlock=throw", IMMEDIATE_APP, "stream-concurrent");
+        assertThat(thrown.stdout()).as(thrown.toString())
+                .doesNotContain("STREAM TOOL RESULT")
+                .doesNotContain("STREAM COMPLETE")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output");
+    }
+
     // ---- langchain4j-mcp 1.11.0-beta19: the client on the 1.11.0 class path, the MCP SDK server on the app's own ----
 
     private ForkedJvm.Result runMcp(String options, Path serverLog, String mode) {

@@ -1,5 +1,6 @@
 package dev.tracegate.agent.instrumentation.langchain4j;
 
+import dev.langchain4j.agent.tool.ReturnBehavior;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -11,9 +12,12 @@ import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.service.AiServiceContext;
+import dev.langchain4j.service.tool.BeforeToolExecution;
 import dev.langchain4j.service.tool.ToolExecution;
 import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.langchain4j.service.tool.ToolExecutor;
+import dev.langchain4j.service.tool.ToolServiceContext;
 import dev.langchain4j.service.tool.ToolServiceResult;
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.ReplacedMessage;
@@ -27,6 +31,7 @@ import net.bytebuddy.implementation.bytecode.assign.Assigner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import static net.bytebuddy.matcher.ElementMatchers.declaresField;
 import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
@@ -47,8 +52,9 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * ASSISTANT events at {@code ChatModel#chat(ChatRequest)}; calls of langchain4j-mcp's {@code McpClient#executeTool}
  * made outside an AI service (inside one, the choke point already saw the call: nested, and the same tool-call id);
  * the results of {@code IMMEDIATE} tools, which a blocking AI service hands to the application as the turn's answer, as
- * ASSISTANT at {@code ToolService#executeInferenceAndToolsLoop} (a streaming AI service hands them to
- * {@code onToolExecuted} as each tool ends, before it knows the turn ends there: not checked as answers).
+ * ASSISTANT at {@code ToolService#executeInferenceAndToolsLoop}; a streaming AI service hands them to
+ * {@code onToolExecuted} as each tool ends, before it knows the turn ends there: checked before that, where its handler
+ * runs the tool ({@code AiServiceStreamingResponseHandler#execute}).
  *
  * <p>Streaming AI services ({@code TokenStream}, and the reactive return types built on it): USER at
  * {@code StreamingChatModel#chat(ChatRequest, ..., handler)} in the session of the {@code TokenStream} being started;
@@ -75,6 +81,8 @@ public final class LangChain4jHooks implements Hooks {
     static final String MCP_CLIENT = "dev.langchain4j.mcp.client.McpClient";
     /** What the AI service's tool loop returns; {@code immediateToolReturn()} says the turn ended with tool results. */
     static final String TOOL_SERVICE_RESULT = "dev.langchain4j.service.tool.ToolServiceResult";
+    static final String TOOL_REQUEST = "dev.langchain4j.agent.tool.ToolExecutionRequest";
+    static final String TOOL_RESULT = "dev.langchain4j.service.tool.ToolExecutionResult";
 
     @Override
     public String name() {
@@ -150,7 +158,18 @@ public final class LangChain4jHooks implements Hooks {
                         named("executeInferenceAndToolsLoop").and(takesArguments(9))
                                 .and(takesArgument(8, boolean.class))
                                 .and(returns(named(TOOL_SERVICE_RESULT))),
-                        self + "$ImmediateReturnAdvice").role("the answer an IMMEDIATE tool hands to the application"));
+                        self + "$ImmediateReturnAdvice").role("the answer an IMMEDIATE tool hands to the application"),
+                // a streaming AI service runs each tool here and hands its result to onToolExecuted: an IMMEDIATE tool's
+                // result is checked as the answer first; 1.19.0 knows a tool's return behaviour from the handler's tool
+                // context (also a ToolProvider's tools), 1.11.0 from the AI service's ToolService
+                new HookPoint(named(SERVICE_STREAM_HANDLER).and(declaresField(named("toolServiceContext"))),
+                        named("execute").and(takesArguments(1)).and(takesArgument(0, named(TOOL_REQUEST)))
+                                .and(returns(named(TOOL_RESULT))),
+                        self + "$StreamImmediateAdvice").role("the answer an IMMEDIATE tool hands to a streaming application"),
+                new HookPoint(named(SERVICE_STREAM_HANDLER).and(not(declaresField(named("toolServiceContext")))),
+                        named("execute").and(takesArguments(1)).and(takesArgument(0, named(TOOL_REQUEST)))
+                                .and(returns(named(TOOL_RESULT))),
+                        self + "$OlderStreamImmediateAdvice").role("the answer an IMMEDIATE tool hands to a streaming application"));
     }
 
     /** The tool-call choke point: CALL before, RETURN after; block, redirect, redact, suppress. */
@@ -860,6 +879,143 @@ public final class LangChain4jHooks implements Hooks {
                 }
             } finally {
                 Dispatcher.dropAdoptedSession();   // the turn's answer: a session adopted for it ends here
+            }
+        }
+    }
+
+    /**
+     * The result of a tool declared {@code IMMEDIATE} (1.19.0: also {@code IMMEDIATE_IF_LAST}) in a streaming AI service
+     * whose {@code TokenStream} has an {@code onToolExecuted} handler. The handler gets each result as its tool ends,
+     * before the AI service knows whether the round ends there (every tool of the round immediate, none failed), and
+     * the stream then completes with the model's tool request, not the result: the handler is where the application
+     * gets the answer. So it is the conversation's ASSISTANT event, checked first: this advice runs the tool as
+     * {@code execute} does ({@code ToolService#executeTool}, without the handler), checks the result text, hands the
+     * handler what that leaves (a replacement as the result text, and as the result object when the tool returned text)
+     * and returns the result as its RETURN left it (the chat memory keeps that, as a blocking AI service's does). A block
+     * under {@code block.style: exception} throws from the tool's execution: the stream ends with {@code onError}
+     * ({@link StreamCompletionAdvice}, or the tool's future when tools run concurrently) and the handler gets nothing.
+     * A failed result never ends a 1.19.0 round (it goes to the model) and is handed on unchecked.
+     */
+    public static final class StreamImmediateAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
+        static ToolExecutionResult enter(@Advice.Argument(0) ToolExecutionRequest request,
+                                         @Advice.FieldValue("toolServiceContext") ToolServiceContext tools,
+                                         @Advice.FieldValue("context") AiServiceContext service,
+                                         @Advice.FieldValue("invocationContext") InvocationContext context,
+                                         @Advice.FieldValue("toolExecutors") Map<String, ToolExecutor> executors,
+                                         @Advice.FieldValue("beforeToolExecutionHandler") Consumer<BeforeToolExecution> before,
+                                         @Advice.FieldValue("toolExecutionHandler") Consumer<ToolExecution> after) {
+            if (after == null || request == null) {
+                return null;   // no onToolExecuted: the application does not get the result from the stream
+            }
+            try {
+                ReturnBehavior behaviour = tools == null ? null : tools.returnBehavior(request.name());
+                if ((behaviour != ReturnBehavior.IMMEDIATE && behaviour != ReturnBehavior.IMMEDIATE_IF_LAST)
+                        || service == null || service.toolService == null) {
+                    return null;
+                }
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "immediate tool answer", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();   // fail: closed: the tool does not run unchecked
+                }
+                return null;
+            }
+            java.time.LocalDateTime start = java.time.LocalDateTime.now();
+            ToolExecutionResult result = service.toolService.executeTool(context, executors, request, before, null);
+            ToolExecutionResult shown = result;
+            String text = result == null || result.isError() ? null : result.resultText();
+            if (text != null && !text.isEmpty()) {
+                try {
+                    Object memoryId = context == null ? null : context.chatMemoryId();
+                    String replacement = Dispatcher.onAssistantMessage("langchain4j-stream", memoryId == null ? "default" : memoryId.toString(), text);
+                    if (replacement != null) {
+                        shown = ToolExecutionResult.builder().isError(false)
+                                .result(result.result() instanceof CharSequence ? replacement : null)
+                                .resultText(replacement).build();
+                    }
+                } catch (TracegateViolation violation) {
+                    throw violation;   // a block under block.style: exception: the stream ends with onError
+                } catch (Throwable failed) {
+                    Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "immediate tool answer", failed, null);
+                    if (refusal != null) {
+                        throw refusal.violation();   // fail: closed: the answer is refused, as a streamed answer would be
+                    }
+                }
+            }
+            after.accept(ToolExecution.builder().request(request).result(shown)
+                    .startTime(start).finishTime(java.time.LocalDateTime.now()).invocationContext(context).build());
+            return result;
+        }
+
+        @Advice.OnMethodExit
+        static void exit(@Advice.Enter ToolExecutionResult ran,
+                         @Advice.Return(readOnly = false) ToolExecutionResult result) {
+            if (ran != null) {
+                result = ran;
+            }
+        }
+    }
+
+    /**
+     * {@link StreamImmediateAdvice} for lines whose streaming handler has no tool context (1.11.0): the AI service's
+     * {@code ToolService} says which tools are {@code IMMEDIATE}, and a round of them ends the turn also when one failed,
+     * so a failed result is checked as well.
+     */
+    public static final class OlderStreamImmediateAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
+        static ToolExecutionResult enter(@Advice.Argument(0) ToolExecutionRequest request,
+                                         @Advice.FieldValue("context") AiServiceContext service,
+                                         @Advice.FieldValue("invocationContext") InvocationContext context,
+                                         @Advice.FieldValue("toolExecutors") Map<String, ToolExecutor> executors,
+                                         @Advice.FieldValue("beforeToolExecutionHandler") Consumer<BeforeToolExecution> before,
+                                         @Advice.FieldValue("toolExecutionHandler") Consumer<ToolExecution> after) {
+            if (after == null || request == null) {
+                return null;   // no onToolExecuted: the application does not get the result from the stream
+            }
+            try {
+                if (service == null || service.toolService == null || !service.toolService.isImmediateTool(request.name())) {
+                    return null;
+                }
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "immediate tool answer", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();   // fail: closed: the tool does not run unchecked
+                }
+                return null;
+            }
+            ToolExecutionResult result = service.toolService.executeTool(context, executors, request, before, null);
+            ToolExecutionResult shown = result;
+            String text = result == null ? null : result.resultText();
+            if (text != null && !text.isEmpty()) {
+                try {
+                    Object memoryId = context == null ? null : context.chatMemoryId();
+                    String replacement = Dispatcher.onAssistantMessage("langchain4j-stream", memoryId == null ? "default" : memoryId.toString(), text);
+                    if (replacement != null) {
+                        shown = ToolExecutionResult.builder().isError(result.isError())
+                                .result(result.result() instanceof CharSequence ? replacement : null)
+                                .resultText(replacement).build();
+                    }
+                } catch (TracegateViolation violation) {
+                    throw violation;   // a block under block.style: exception: the stream ends with onError
+                } catch (Throwable failed) {
+                    Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "immediate tool answer", failed, null);
+                    if (refusal != null) {
+                        throw refusal.violation();   // fail: closed: the answer is refused, as a streamed answer would be
+                    }
+                }
+            }
+            after.accept(ToolExecution.builder().request(request).result(shown).build());
+            return result;
+        }
+
+        @Advice.OnMethodExit
+        static void exit(@Advice.Enter ToolExecutionResult ran,
+                         @Advice.Return(readOnly = false) ToolExecutionResult result) {
+            if (ran != null) {
+                result = ran;
             }
         }
     }
