@@ -40,6 +40,15 @@ public interface DispatchTarget {
     }
 
     /**
+     * Whether the future a refused call of the configured method at {@code origin} returns (it declares
+     * {@code CompletableFuture}, {@code CompletionStage} or {@code Future}) may hold the refusal text as its value: its
+     * value type can be a {@code String} and the call's refusal is a substitute, not an exception. False: the future fails.
+     */
+    default boolean futureTakesText(String origin) {
+        return false;
+    }
+
+    /**
      * A framework tool call ended by throwing, and the host gets the exception as it is (no model reads its text
      * there): report an error RETURN of {@code tool} with {@code text}; a contract that would withhold it can only
      * be logged. By default as any error RETURN.

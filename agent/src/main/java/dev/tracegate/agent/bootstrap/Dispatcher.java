@@ -521,6 +521,27 @@ public final class Dispatcher {
         }
     }
 
+    /**
+     * What a refused call of a configured method that declares {@code CompletableFuture}, {@code CompletionStage} or
+     * {@code Future} returns instead of throwing: a future already completed with the refusal text when {@code refusal}
+     * is a substitute and the method's future can hold text ({@link DispatchTarget#futureTakesText}), else one already
+     * failed with {@link TracegateViolation}. So the caller's {@code exceptionally}, {@code handle} or {@code get()} sees
+     * the refusal where it sees the method's own failures, as it sees a withheld value (trial30 03). Never throws.
+     */
+    public static Object refusedFuture(String origin, Ruling refusal) {
+        boolean text = false;
+        DispatchTarget t = target;
+        if (t != null && refusal.kind == Ruling.SUBSTITUTE) {
+            try {
+                text = t.futureTakesText(origin);
+            } catch (Throwable e) {
+                INTERNAL_ERRORS.incrementAndGet();   // the future fails: the refusal is delivered all the same
+            }
+        }
+        return text ? java.util.concurrent.CompletableFuture.completedFuture(refusal.text)
+                : java.util.concurrent.CompletableFuture.failedFuture(refusal.violation());
+    }
+
     /** A configured method is called; {@code callId} is the invocation's own ({@link #newCallId}), its RETURN carries it too. */
     public static Ruling onMethodCall(String origin, Object[] arguments, String callId) {
         DispatchTarget t = target;

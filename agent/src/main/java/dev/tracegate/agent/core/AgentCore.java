@@ -792,6 +792,11 @@ public final class AgentCore {
         }
 
         @Override
+        public boolean futureTakesText(String origin) {
+            return ready().futureTakesText(origin);
+        }
+
+        @Override
         public void onToolThrown(String framework, String session, String tool, String callId, String text) {
             ready().onToolThrown(framework, session, tool, callId, text);
         }

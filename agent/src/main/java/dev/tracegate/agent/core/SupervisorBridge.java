@@ -333,6 +333,11 @@ public final class SupervisorBridge implements DispatchTarget {
     }
 
     @Override
+    public boolean futureTakesText(String origin) {
+        return configured.futureTakesText(origin);
+    }
+
+    @Override
     public Object onMethodResult(String origin, Object[] arguments, Object result, String callId) {
         return configured.onResult(origin, arguments, result, callId, this);
     }

@@ -119,6 +119,7 @@ public final class ConfiguredHooks implements Hooks {
                 if (!m.isAbstract() && !m.isConstructor() && !m.isTypeInitializer() && meant.matches(m)) {
                     methods.warnAboutParameterTypes(name, m);
                     methods.warnAboutCaching(name, m, type);
+                    methods.learnFutureValue(name, m);
                 }
             }
             return builder;
@@ -451,6 +452,11 @@ public final class ConfiguredHooks implements Hooks {
                 return;
             }
             if (skipped != null) {
+                if ("java.util.concurrent.CompletableFuture".equals(returnType) || "java.util.concurrent.CompletionStage".equals(returnType)
+                        || "java.util.concurrent.Future".equals(returnType)) {
+                    result = Dispatcher.refusedFuture(origin, skipped);   // the refusal inside the future, as a withheld value is
+                    return;
+                }
                 if (skipped.kind == Ruling.THROW || !"java.lang.String".equals(returnType)) {
                     throw skipped.violation();
                 }

@@ -533,6 +533,60 @@ public final class ConfiguredMethods {
         }
     }
 
+    /**
+     * The configured methods ({@code class.method(descriptor)}, as the advice's origin) that declare a
+     * {@code CompletableFuture}, {@code CompletionStage} or {@code Future} of a type a {@code String} is (its type argument
+     * {@code String}, {@code CharSequence}, {@code Object}, {@code ?}, {@code ? super String}): a blocked call under
+     * {@code block.style: substitute} returns a future completed with the refusal text ({@link Dispatcher#refusedFuture}).
+     * Learnt when the method is woven, from its generic signature; bounded by the woven methods.
+     */
+    private final java.util.Set<String> textFutures = ConcurrentHashMap.newKeySet();
+
+    /** Notes whether a woven configured method's future can hold text (see {@link #textFutures}). Weave time only. */
+    void learnFutureValue(String className, net.bytebuddy.description.method.MethodDescription m) {
+        try {
+            if (futureOfText(m.getReturnType())) textFutures.add(className + "." + m.getInternalName() + m.getDescriptor());
+        } catch (RuntimeException unresolved) {
+            AgentLog.debug("cannot read the result type of " + className + "#" + m.getName() + ": " + unresolved);
+        }
+    }
+
+    /**
+     * Whether {@code type} is {@code CompletableFuture<V>}, {@code CompletionStage<V>} or {@code Future<V>} with a {@code V}
+     * that a {@code String} is: a class or interface String extends or implements, {@code ?}, {@code ? extends} one, or
+     * {@code ? super String}. Not a raw future (a class file without generic signatures) nor a type variable ({@code <T>
+     * CompletableFuture<T>}: the caller may expect any type), whose refusal fails the future instead.
+     */
+    static boolean futureOfText(net.bytebuddy.description.type.TypeDescription.Generic type) {
+        if (type.getSort() != net.bytebuddy.description.type.TypeDefinition.Sort.PARAMETERIZED) return false;
+        String raw = type.asErasure().getName();
+        if (!raw.equals("java.util.concurrent.CompletableFuture") && !raw.equals("java.util.concurrent.CompletionStage")
+                && !raw.equals("java.util.concurrent.Future")) return false;
+        net.bytebuddy.description.type.TypeDescription.Generic value = type.getTypeArguments().get(0);
+        switch (value.getSort()) {
+            case NON_GENERIC:
+            case PARAMETERIZED:
+                return value.asErasure().isAssignableFrom(String.class);
+            case WILDCARD:
+                if (!value.getLowerBounds().isEmpty()) return value.getLowerBounds().get(0).asErasure().represents(String.class);
+                net.bytebuddy.description.type.TypeDescription.Generic upper = value.getUpperBounds().get(0);
+                return upper.getSort() != net.bytebuddy.description.type.TypeDefinition.Sort.VARIABLE
+                        && upper.asErasure().isAssignableFrom(String.class);
+            default:
+                return false;
+        }
+    }
+
+    /**
+     * Whether a refused call of the configured method at {@code origin}, which declares a future, gets a future completed
+     * with the refusal text (its future can hold text and its entry has no {@code block-style: exception}); else the
+     * future fails with {@code TracegateViolation}.
+     */
+    public boolean futureTakesText(String origin) {
+        Site site = site(origin);
+        return site != null && site.textResult;
+    }
+
     /** Whether a blocked call throws by default (block.style: exception, or onBlock=throw): set at start, before weaving. */
     private volatile boolean blocksThrow;
 
@@ -681,7 +735,10 @@ public final class ConfiguredMethods {
         final String[] names;
         /** {@link #names} without the session parameter's, when both are known (the arguments' names); else null. */
         final String[] argNames;
-        /** Whether the method returns {@code String}, the only type a blocked call's substitute text can take; else a block throws. */
+        /**
+         * Whether a blocked call's substitute text can be the method's value: it returns {@code String}, or a future that can
+         * hold one ({@link #textFutures}: the future is completed with the text); else a block throws (a future fails).
+         */
         final boolean textResult;
         /** What this method's advice can carry out: no redirect; a redaction removes only parameters that can be null. */
         final dev.tracegate.agent.core.CallReach reach;
@@ -798,8 +855,10 @@ public final class ConfiguredMethods {
         String argsField = specs.getOrDefault("args", "*");
         String[] names = argsField.equals("*") ? parameterNames.get(origin) : null;
         int paren = origin.indexOf('(');
+        // the origin ends with the method's descriptor; a future that can hold text takes a substitute text too (trial30 03)
         return new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names,
-                origin.endsWith(")Ljava/lang/String;") && !rule.blockThrows, paren < 0 ? null : origin.substring(paren), specs, warned);   // the origin ends with the method's descriptor
+                (origin.endsWith(")Ljava/lang/String;") || textFutures.contains(origin)) && !rule.blockThrows,
+                paren < 0 ? null : origin.substring(paren), specs, warned);
     }
 
     /** The settings a {@code *-param} or {@code tool-name} can give, with each that is the name of a parameter as its index. */
