@@ -7,16 +7,19 @@ import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.time.Duration;
 import java.util.Map;
 
 /**
  * A stdio MCP server whose tool {@code forget(email)} calls a plain-Java privacy service ({@link Privacy#forget}, which
- * knows no conversation id), and {@code sendNewsletter(email)}. Usage: {@code McpErasureApp sync | immediate | async}:
- * a sync server (its handlers on Reactor's bounded elastic threads), a sync server with {@code immediateExecution(true)}
- * (on the transport's thread), or an async server whose handler does its work when it is called and returns
- * {@code Mono.just(result)}. Run it under {@code McpApp calls}. Its own lines go to standard error.
+ * knows no conversation id), and {@code sendNewsletter(email)}. Usage: {@code McpErasureApp sync | immediate | async |
+ * async-callable | async-elastic | async-delay}: a sync server (its handlers on Reactor's bounded elastic threads), a sync
+ * server with {@code immediateExecution(true)} (on the transport's thread), or an async server whose handler does its work
+ * when it is called and returns {@code Mono.just(result)}, or returns a Mono that does the work when subscribed
+ * ({@link #handler}). Run it under {@code McpApp calls}. Its own lines go to standard error.
  */
 public final class McpErasureApp {
 
@@ -40,6 +43,27 @@ public final class McpErasureApp {
         return McpSchema.CallToolResult.builder().addTextContent("newsletter sent").isError(false).build();
     }
 
+    /**
+     * An async handler's Mono: {@code async} does the work when called ({@code Mono.just}); the others when the Mono is
+     * subscribed: {@code async-callable} on the subscribing thread ({@code Mono.fromCallable}), {@code async-elastic} on a
+     * bounded elastic thread ({@code subscribeOn}), {@code async-delay} on a parallel thread after a delay
+     * ({@code Mono.delay(...).map}).
+     */
+    static Mono<McpSchema.CallToolResult> handler(String mode, String tool, Map<String, Object> arguments) {
+        switch (mode) {
+            case "async":
+                return Mono.just(run(tool, arguments));
+            case "async-callable":
+                return Mono.fromCallable(() -> run(tool, arguments));
+            case "async-elastic":
+                return Mono.fromCallable(() -> run(tool, arguments)).subscribeOn(Schedulers.boundedElastic());
+            case "async-delay":
+                return Mono.delay(Duration.ofMillis(5)).map(tick -> run(tool, arguments));
+            default:
+                throw new IllegalArgumentException("unknown mode " + mode);
+        }
+    }
+
     private static McpSchema.Tool tool(String name) {
         return McpSchema.Tool.builder().name(name).description(name).inputSchema(JSON, SCHEMA).build();
     }
@@ -47,12 +71,12 @@ public final class McpErasureApp {
     public static void main(String[] args) throws Exception {
         String mode = args.length > 0 ? args[0] : "sync";
         StdioServerTransportProvider transport = new StdioServerTransportProvider(JSON);
-        if (mode.equals("async")) {
-            McpServer.async(transport).serverInfo("erasure-async", "1").jsonMapper(JSON)
+        if (mode.startsWith("async")) {
+            McpServer.async(transport).serverInfo("erasure-" + mode, "1").jsonMapper(JSON)
                     .tools(McpServerFeatures.AsyncToolSpecification.builder().tool(tool("forget"))
-                                    .callHandler((exchange, request) -> Mono.just(run("forget", request.arguments()))).build(),
+                                    .callHandler((exchange, request) -> handler(mode, "forget", request.arguments())).build(),
                             McpServerFeatures.AsyncToolSpecification.builder().tool(tool("sendNewsletter"))
-                                    .callHandler((exchange, request) -> Mono.just(run("sendNewsletter", request.arguments()))).build())
+                                    .callHandler((exchange, request) -> handler(mode, "sendNewsletter", request.arguments())).build())
                     .build();
         } else {
             McpServer.sync(transport).serverInfo("erasure-sync", "1").jsonMapper(JSON).immediateExecution(mode.equals("immediate"))

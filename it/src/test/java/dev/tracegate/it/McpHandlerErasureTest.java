@@ -19,14 +19,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@code "session":""}) and its WARN said no supervised call ran on its thread, so agent/CONFIG.md's pattern
  * {@code G(erasure -> G !call(send_newsletter))} never acted in the MCP session. Now it belongs to the session of the
  * MCP call whose handler runs: a sync server (bounded elastic threads), one with immediateExecution (the transport's
- * thread), and an async server's handler body (what it runs before it returns its Mono).
+ * thread), and an async server's handler: its body (what it runs before it returns its Mono) and the work its Mono does
+ * when subscribed (on the subscribing thread, or moved to a Reactor scheduler).
  */
 class McpHandlerErasureTest {
 
     @TempDir
     Path dir;
 
-    private ForkedJvm.Result run(String mode, Path audit) throws IOException {
+    private ForkedJvm.Result run(String cp, String mode, Path audit) throws IOException {
         Path library = Files.writeString(dir.resolve("er.yaml"), """
                 library: er
                 contracts:
@@ -40,7 +41,6 @@ class McpHandlerErasureTest {
                 configured-methods:
                   - {class: "demoapp.mcp.McpErasureApp$Privacy", method: forget, kind: erasure, subject-param: 0}
                 """.formatted(library.toAbsolutePath(), audit.toAbsolutePath()));
-        String cp = ForkedJvm.appClasspath();
         ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(), cp, "demoapp.mcp.McpApp",
                 "calls", "forget", "{\"email\":\"ada@example.com\"}", "sendNewsletter", "{\"email\":\"bob@example.org\"}",
                 "--", ForkedJvm.java(), ForkedJvm.agent("config=" + config), "-cp", cp, "demoapp.mcp.McpErasureApp", mode);
@@ -60,12 +60,28 @@ class McpHandlerErasureTest {
 
     @Test
     void anErasureInAnMcpServerToolHandlerBelongsToThatCallsSession() throws IOException {
-        for (String mode : List.of("immediate", "sync", "async")) {
-            Path audit = dir.resolve(mode + ".jsonl");
-            ForkedJvm.Result r = run(mode, audit);
-            String why = mode + ": " + r;
+        assertErasureInCallSession(ForkedJvm.appClasspath(), "", List.of("immediate", "sync", "async"));
+    }
+
+    /**
+     * trial26 01 / session 16: an async handler whose Mono does the work when subscribed (on the subscribing thread, on a
+     * bounded elastic thread through subscribeOn, on a parallel thread after Mono.delay) gave the erasure no session
+     * ({@code "session":""}), so the contract never blocked the newsletter.
+     */
+    @Test
+    void anErasureInTheWorkOfAnAsyncHandlersMonoBelongsToThatCallsSession() throws IOException {
+        assertErasureInCallSession(ForkedJvm.appClasspath(), "", List.of("async-callable", "async-elastic", "async-delay"));
+        assertErasureInCallSession(McpTest.mcp115Classpath(), "1.1.5 ", List.of("async-callable", "async-elastic"));
+    }
+
+    private void assertErasureInCallSession(String cp, String sdk, List<String> modes) throws IOException {
+        for (String mode : modes) {
+            Path audit = dir.resolve(sdk.trim() + mode + ".jsonl");
+            ForkedJvm.Result r = run(cp, mode, audit);
+            String why = sdk + mode + ": " + r;
             assertThat(r.stdout()).as(why)
-                    .contains("SERVER: PRIVACY forget ada@example.com")
+                    .contains("SERVER: PRIVACY forget ada@example.com on " + (mode.equals("async-elastic") ? "boundedElastic-"
+                            : mode.equals("async-delay") ? "parallel-" : ""))
                     .contains("RESULT isError=false: erasure requested")
                     .doesNotContain("SERVER: TOOL sendNewsletter ran")
                     .contains("RESULT isError=true: tracegate blocked the call to sendNewsletter (contract er.no-newsletter-after-erasure)")

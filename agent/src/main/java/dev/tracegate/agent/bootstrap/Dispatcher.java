@@ -47,7 +47,8 @@ public final class Dispatcher {
      * [3] = the model's tool requests of the round a framework is running on this thread ({@link #swapRound}),
      * [4] = the conversation of the latest configured tool call on this thread ({@link #noteCallSession}), [5] = non-null
      * once this thread has run configured tool calls of more than one conversation, [6] = the conversation of the MCP
-     * server tool call whose handler runs on this thread now ({@link #swapHandlerSession}).
+     * server tool call whose handler runs on this thread now ({@link #swapHandlerSession}; a {@link HandlerScope} frame
+     * while the handler's Mono is subscribed).
      */
     private static final ThreadLocal<Object[]> SCOPE = new ThreadLocal<Object[]>() {
         @Override
@@ -324,7 +325,23 @@ public final class Dispatcher {
     /** The conversation of the MCP server tool handler running on this thread, or null. */
     public static String handlerSession() {
         Object session = SCOPE.get()[6];
+        if (session instanceof HandlerScope.Frame) {
+            return ((HandlerScope.Frame) session).session;
+        }
         return session == null ? null : session.toString();
+    }
+
+    /** This thread's handler value as it is (a session or a {@link HandlerScope} frame), or null; for the schedule hook. */
+    static Object peekHandlerSession() {
+        return SCOPE.get()[6];
+    }
+
+    /**
+     * The first source of the zip that runs an MCP server tool handler's {@code Mono} in the call's conversation
+     * ({@link HandlerScope}): sets {@code session} on the subscribing thread; {@link HandlerScope#EXIT} puts back what it found.
+     */
+    public static java.util.concurrent.Callable<Object> handlerEnter(String session) {
+        return new HandlerScope(session);
     }
 
     /** Sets this thread's tool table (framework object: a map or list of executors) and returns the previous one. */

@@ -1274,7 +1274,7 @@ public final class ConfiguredMethods {
         AgentLog.warn("configured " + what + " method " + site.method + " (" + site.rule.where + ") has no session-param, and"
                 + " this call belongs to no conversation the agent can tell (no supervised call of one is running on its thread,"
                 + " and the thread has not run calls of exactly one open conversation; an MCP async server's tool handler counts only"
-                + " for what it runs before it returns its Mono): its " + what + " reaches the GDPR"
+                + " on its subscribing thread and Reactor's schedulers): its " + what + " reaches the GDPR"
                 + " register (scope: global) but no session's trace, so " + String.join(", ", readers) + (readers.size() == 1 ? " reads" : " read")
                 + " `" + what + "` as an event of the session and never " + (readers.size() == 1 ? "sees" : "see") + " it. Add session-param (the parameter holding the"
                 + " conversation id) to the entry, or write the contract over the register (" + (erasure ? "mentions_erased" : "consent(p)")

@@ -1,6 +1,7 @@
 package dev.tracegate.agent.instrumentation.mcp;
 
 import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.HandlerScope;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.bootstrap.TracegateViolation;
 import dev.tracegate.agent.instrumentation.HookPoint;
@@ -11,6 +12,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -160,7 +162,8 @@ public final class McpHooks {
                     return ruling;
                 }
                 // the method calls the tool's handler: what an async handler runs before it returns its Mono belongs to
-                // this call's conversation (a consent or erasure method it calls, agent/CONFIG.md)
+                // this call's conversation (a consent or erasure method it calls, agent/CONFIG.md); the exit carries it
+                // into the work the Mono does when subscribed
                 handlerPrevious = Dispatcher.swapHandlerSession(session);
                 handler = true;
                 return null;
@@ -218,6 +221,26 @@ public final class McpHooks {
                 return;
             }
             if (tool != null && result instanceof Mono) {
+                if (handler) {
+                    // the work the handler's Mono does when subscribed belongs to this call's conversation too (a consent
+                    // or erasure method it calls): set on the subscribing thread while the Mono is subscribed, and carried
+                    // to the Reactor scheduler tasks it schedules meanwhile (HandlerScope, agent/CONFIG.md)
+                    try {
+                        if (HandlerScope.needsHook(Schedulers.class)) {
+                            Schedulers.onScheduleHook(HandlerScope.HOOK_KEY, HandlerScope.DECORATOR);
+                        }
+                        result = Mono.zipDelayError(HandlerScope.RESULT, Mono.fromCallable(Dispatcher.handlerEnter(session)),
+                                (Mono<?>) result, Mono.fromCallable(HandlerScope.EXIT));
+                    } catch (Throwable failed) {
+                        // counted; under fail: closed the call is refused, as for any failure of this advice
+                        Ruling refusal = Dispatcher.adviceFailed("mcp-server", "handler session", failed, null);
+                        if (refusal != null) {
+                            result = refusal.kind == Ruling.THROW ? Mono.error(refusal.violation())
+                                    : Mono.just(McpSchema.CallToolResult.builder().addTextContent(refusal.text).isError(refusal.isError()).build());
+                            return;
+                        }
+                    }
+                }
                 // an error signal (the handler threw, its Mono failed) is the tool's error RETURN: the same throwable goes
                 // on (the JSON-RPC error carries its message), or, when a contract withholds it, one whose message is the notice
                 result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-server", session, tool, callId))
@@ -281,7 +304,8 @@ public final class McpHooks {
                     return ruling;
                 }
                 // the method calls the tool's handler: what an async handler runs before it returns its Mono belongs to
-                // this call's conversation (a consent or erasure method it calls, agent/CONFIG.md)
+                // this call's conversation (a consent or erasure method it calls, agent/CONFIG.md); the exit carries it
+                // into the work the Mono does when subscribed
                 handlerPrevious = Dispatcher.swapHandlerSession(session);
                 handler = true;
                 return null;
@@ -339,6 +363,26 @@ public final class McpHooks {
                 return;
             }
             if (tool != null && session != null && result instanceof Mono) {
+                if (handler) {
+                    // the work the handler's Mono does when subscribed belongs to this call's conversation too (a consent
+                    // or erasure method it calls): set on the subscribing thread while the Mono is subscribed, and carried
+                    // to the Reactor scheduler tasks it schedules meanwhile (HandlerScope, agent/CONFIG.md)
+                    try {
+                        if (HandlerScope.needsHook(Schedulers.class)) {
+                            Schedulers.onScheduleHook(HandlerScope.HOOK_KEY, HandlerScope.DECORATOR);
+                        }
+                        result = Mono.zipDelayError(HandlerScope.RESULT, Mono.fromCallable(Dispatcher.handlerEnter(session)),
+                                (Mono<?>) result, Mono.fromCallable(HandlerScope.EXIT));
+                    } catch (Throwable failed) {
+                        // counted; under fail: closed the call is refused, as for any failure of this advice
+                        Ruling refusal = Dispatcher.adviceFailed("mcp-server", "handler session", failed, null);
+                        if (refusal != null) {
+                            result = refusal.kind == Ruling.THROW ? Mono.error(refusal.violation())
+                                    : Mono.just(McpSchema.CallToolResult.builder().addTextContent(refusal.text).isError(refusal.isError()).build());
+                            return;
+                        }
+                    }
+                }
                 // an error signal (the handler threw, its Mono failed) is the tool's error RETURN: the same throwable goes
                 // on (the JSON-RPC error carries its message), or, when a contract withholds it, one whose message is the notice
                 result = ((Mono<?>) result).onErrorMap(Dispatcher.errorHook("mcp-server", session, tool, callId))
