@@ -136,8 +136,8 @@ public final class OfflineProvenance implements Grounder<Event> {
 
     /** What the session has seen: the user's texts, and the tool outputs as free text and as whole fields. */
     private record Seen(List<String> userTexts, List<String> outputs, Set<String> fields, List<String> endorsed,
-                        Map<String, Boolean> pending, List<String> records, List<String> delegated) {
-        static final Seen EMPTY = new Seen(List.of(), List.of(), Set.of(), List.of(), Map.of(), List.of(), List.of());
+                        Map<String, Boolean> pending, List<String> records, List<String> delegated, Set<String> names) {
+        static final Seen EMPTY = new Seen(List.of(), List.of(), Set.of(), List.of(), Map.of(), List.of(), List.of(), Set.of());
     }
 
     @Override public int words() { return inner.words(); }
@@ -178,11 +178,15 @@ public final class OfflineProvenance implements Grounder<Event> {
         if (e.kind() == EventKind.USER && e.text() != null) {
             List<String> u = new ArrayList<>(s.userTexts());
             u.add(fold(e.text()));
-            st.refs[slot] = new Seen(List.copyOf(u), s.outputs(), s.fields(), s.endorsed(), s.pending(), s.records(), s.delegated());
+            Set<String> nm = new HashSet<>(s.names());
+            names(e.text(), nm);
+            st.refs[slot] = new Seen(List.copyOf(u), s.outputs(), s.fields(), s.endorsed(), s.pending(), s.records(), s.delegated(),
+                    Set.copyOf(nm));
         } else if (e.kind() == EventKind.CALL && (rules.endorse() != Endorse.NONE || rules.delegation())) {
             Map<String, Boolean> p = new HashMap<>(s.pending());
             p.put(String.valueOf(e.callId()), endorses(e, s));
-            st.refs[slot] = new Seen(s.userTexts(), s.outputs(), s.fields(), s.endorsed(), Map.copyOf(p), s.records(), s.delegated());
+            st.refs[slot] = new Seen(s.userTexts(), s.outputs(), s.fields(), s.endorsed(), Map.copyOf(p), s.records(), s.delegated(),
+                    s.names());
         } else if (e.kind() == EventKind.RETURN && e.result() != null && !e.error()) {
             List<String> o = new ArrayList<>(s.outputs());
             o.add(fold(e.result()));
@@ -192,7 +196,7 @@ public final class OfflineProvenance implements Grounder<Event> {
             List<String> en = s.endorsed();
             if (rules.endorse() == Endorse.RECORD) {
                 List<String> x = new ArrayList<>(en);
-                if (tree != null) records(tree, s.userTexts(), x);
+                if (tree != null) records(tree, s.userTexts(), s.names(), List.of(), x);
                 en = x.size() == en.size() ? en : List.copyOf(x);
             } else if (Boolean.TRUE.equals(s.pending().get(String.valueOf(e.callId())))) {
                 List<String> x = new ArrayList<>(en);
@@ -208,12 +212,11 @@ public final class OfflineProvenance implements Grounder<Event> {
             List<String> rec = s.records();
             if (!rules.fetchTools().isEmpty()) {
                 List<String> x = new ArrayList<>(rec);
-                List<String> naming = new ArrayList<>(s.userTexts());
-                naming.addAll(s.delegated()); // a source the user handed the task to names records too
-                if (tree != null) records(tree, naming, x);
+                // a source the user handed the task to names records too
+                if (tree != null) records(tree, s.userTexts(), s.names(), s.delegated(), x);
                 rec = x.size() == rec.size() ? rec : List.copyOf(x);
             }
-            st.refs[slot] = new Seen(s.userTexts(), List.copyOf(o), Set.copyOf(f), en, s.pending(), rec, del);
+            st.refs[slot] = new Seen(s.userTexts(), List.copyOf(o), Set.copyOf(f), en, s.pending(), rec, del, s.names());
         }
     }
 
@@ -306,7 +309,7 @@ public final class OfflineProvenance implements Grounder<Event> {
         for (String o : seen.outputs()) if (mentions(o, v)) { fromTool = true; break; }
         if (!fromTool) return false;
         for (String u : seen.userTexts()) if (mentions(u, v)) return false;
-        if (rules.namedOwner() && ownerNamed(v, seen.userTexts())) return false;
+        if (rules.namedOwner() && ownerNamed(v, seen.names())) return false;
         if (rules.endorse() != Endorse.NONE) {
             for (String u : seen.endorsed()) if (mentions(u, v)) return false;
         }
@@ -339,15 +342,58 @@ public final class OfflineProvenance implements Grounder<Event> {
         return java.util.regex.Pattern.compile(re.append("(?![\\p{L}\\p{Nd}])").toString()).matcher(text).find();
     }
 
-    /** True when {@code v} is an e-mail address and a word of its local part (3+ letters) is in the user's texts. */
-    static boolean ownerNamed(String v, List<String> userTexts) {
+    /** True when {@code v} is an e-mail address and a word of its local part (3+ letters) is a name the user wrote. */
+    static boolean ownerNamed(String v, Set<String> names) {
         int at = v.indexOf('@');
         if (at <= 0) return false;
-        for (String w : v.substring(0, at).split("[^a-z]+")) {
-            if (w.length() < 3) continue;
-            for (String u : userTexts) if (containsWord(u, w)) return true;
+        for (String w : v.substring(0, at).split("[^\\p{L}]+")) {
+            if (w.length() >= 3 && names.contains(w)) return true;
         }
         return false;
+    }
+
+    private static final java.util.regex.Pattern NAME_RUN =
+            java.util.regex.Pattern.compile("(?<![\\p{L}])(?:\\p{Lu}\\p{L}+ )+\\p{Lu}\\p{L}+(?!\\p{L})");
+    private static final java.util.regex.Pattern QUOTED = java.util.regex.Pattern.compile(
+            "(?<![\\p{L}\\p{Nd}])(?:'([^'\\n]{1,64})'|\"([^\"\\n]{1,64})\"|`([^`\\n]{1,64})`|\u2018([^\u2019\\n]{1,64})\u2019|\u201c([^\u201d\\n]{1,64})\u201d|\u00ab([^\u00bb\\n]{1,64})\u00bb)(?![\\p{L}\\p{Nd}])");
+
+    /** The names a user message wrote (docs/LIBRARY.md, named-owner), folded. */
+    static void names(String text, Set<String> out) {
+        java.util.Set<Integer> starts = new HashSet<>();
+        java.util.regex.Matcher w = java.util.regex.Pattern.compile("\\p{L}+").matcher(text);
+        boolean sentence = true;
+        int last = 0;
+        while (w.find()) {
+            for (char c : text.substring(last, w.start()).toCharArray()) {
+                if (".!?:\n\r\u3002\uff01\uff1f\uff1a".indexOf(c) >= 0) sentence = true;
+                else if (Character.isDigit(c)) sentence = false;
+            }
+            if (!sentence && w.group().length() >= 2 && Character.isUpperCase(w.group().charAt(0))) {
+                out.add(fold(w.group()));
+                starts.add(w.start());
+            }
+            sentence = false;
+            last = w.end();
+        }
+        java.util.regex.Matcher r = NAME_RUN.matcher(text);
+        for (int from = 0; from < text.length() && r.find(from); ) {
+            // a run of name words: every word must be a name (not at a sentence start)
+            int s0 = r.start();
+            java.util.regex.Matcher ws = java.util.regex.Pattern.compile("\\p{L}+").matcher(r.group());
+            StringBuilder cur = new StringBuilder();
+            while (ws.find()) {
+                if (starts.contains(s0 + ws.start())) cur.append(cur.length() > 0 ? " " : "").append(ws.group());
+                else { if (cur.indexOf(" ") >= 0) out.add(fold(cur.toString())); cur.setLength(0); }
+            }
+            if (cur.indexOf(" ") >= 0) out.add(fold(cur.toString()));
+            from = r.end();
+        }
+        java.util.regex.Matcher q = QUOTED.matcher(text);
+        for (int from = 0; from < text.length() && q.find(from); ) {
+            for (int g = 1; g <= q.groupCount(); g++) if (q.group(g) != null) out.add(fold(q.group(g)));
+            from = q.start() + 1;
+        }
+        out.remove("");
     }
 
     /** Lower case, a URL's scheme and a leading www. (when a dot follows in the host) dropped, trailing slashes cut. */
@@ -416,10 +462,13 @@ public final class OfflineProvenance implements Grounder<Event> {
         }
     }
 
-    /** Adds the text of each record (YAML mapping) of an output that has a short field the user named. */
-    private static void records(JsonNode n, List<String> userTexts, List<String> out) {
+    /**
+     * Adds the text of each record (YAML mapping) of an output that has a short field the user named: a name the user
+     * wrote, or a field not only of letters and spaces that a user text holds as a whole word; or that a delegated output holds.
+     */
+    private static void records(JsonNode n, List<String> userTexts, Set<String> names, List<String> delegated, List<String> out) {
         if (n.isArray()) {
-            for (JsonNode x : n) records(x, userTexts, out);
+            for (JsonNode x : n) records(x, userTexts, names, delegated, out);
             return;
         }
         if (!n.isObject()) return;
@@ -428,13 +477,15 @@ public final class OfflineProvenance implements Grounder<Event> {
         for (Map.Entry<String, JsonNode> field : n.properties()) {
             JsonNode v = field.getValue();
             if (v.isContainerNode()) {
-                records(v, userTexts, out);
+                records(v, userTexts, names, delegated, out);
                 continue;
             }
             String t = fold(v.asText());
             text.append(t).append('\n');
             if (t.length() >= 3 && t.length() <= 64 && t.indexOf('\n') < 0) {
-                for (String u : userTexts) if (containsWord(u, t)) { named = true; break; }
+                if (names.contains(t)) named = true;
+                if (!t.matches("[\\p{L} ]+")) for (String u : userTexts) if (containsWord(u, t)) { named = true; break; }
+                for (String u : delegated) if (containsWord(u, t)) { named = true; break; }
             }
         }
         if (named) out.add(text.toString());

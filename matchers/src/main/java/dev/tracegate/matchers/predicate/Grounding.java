@@ -1612,7 +1612,7 @@ public final class Grounding implements Grounder<Event> {
                 out.writeInt(s.textCount());
                 for (int i = 0; i < s.textCount(); i++) out.writeUTF(s.text(i));
             } else if (r instanceof Sightings s) {
-                out.writeByte(3);
+                out.writeByte(5);
                 s.write(out);
             } else if (r instanceof PendingCalls p) {
                 out.writeByte(4);
@@ -1675,9 +1675,9 @@ public final class Grounding implements Grounder<Event> {
                     in.readFully(b);
                     refs[i] = Json.MAPPER.readTree(b);
                 }
-                case 3 -> {
+                case 3, 5 -> { // 3: written before session 16, without the user's names
                     if (i != sightingsSlot) throw new IOException("provenance context in slot " + i + ", this library keeps it in " + sightingsSlot);
-                    refs[i] = Sightings.read(in);
+                    refs[i] = Sightings.read(in, tag == 5);
                 }
                 case 4 -> {
                     if (!byIdSlot(i)) throw new IOException("pending calls in slot " + i + ", which holds no latch's calls in this library");

@@ -25,14 +25,15 @@ import java.util.Set;
 final class Sightings {
     /** Open calls remembered for their RETURN (the oldest is forgotten first: its output then endorses nothing). */
     static final int MAX_PENDING = 256;
-    static final Sightings EMPTY = new Sightings(new String[0], new String[0], new Set[0], new String[0], new String[0],
-            new String[0], new String[0], false, false, 0);
+    static final Sightings EMPTY = new Sightings(new String[0], new String[0], new String[0], new Set[0], new String[0],
+            new String[0], new String[0], new String[0], false, false, 0);
 
     private static final Pattern DELEGATION = Pattern.compile(Provenance.DELEGATION_WORDS);
     /** What a labelled line is, as a pattern (the specification of {@link #labelledValue}; tests compare the two). */
     static final Pattern LABELLED = Pattern.compile("(?m)^[ \\t]*[A-Za-z][A-Za-z0-9 _-]{0,30}:[ \\t]+(\\S[^\\n]*?)[ \\t]*$");
 
     final String[] user;
+    final String[] names;        // parallel to user: the names each message wrote ({@link #names(String)})
     final String[] outputs;
     final Set<String>[] fields;  // parallel to outputs; empty sets when whole fields are off
     final String[] endorsed;
@@ -43,9 +44,10 @@ final class Sightings {
     final boolean truncated;     // a tool output was dropped: every value counts as from a tool
     final int chars;
 
-    private Sightings(String[] user, String[] outputs, Set<String>[] fields, String[] endorsed, String[] pending,
+    private Sightings(String[] user, String[] names, String[] outputs, Set<String>[] fields, String[] endorsed, String[] pending,
                       String[] records, String[] delegated, boolean delegating, boolean truncated, int chars) {
         this.user = user;
+        this.names = names;
         this.outputs = outputs;
         this.fields = fields;
         this.endorsed = endorsed;
@@ -64,8 +66,9 @@ final class Sightings {
     /** After a user message. */
     Sightings user(String text, Provenance p) {
         String t = fold(text);
-        return new Sightings(append(user, t), outputs, fields, endorsed, pending, records, delegated,
-                delegating || DELEGATION.matcher(t).find(), truncated, chars + t.length()).bounded(p);
+        String n = names(text);
+        return new Sightings(append(user, t), append(names, n), outputs, fields, endorsed, pending, records, delegated,
+                delegating || DELEGATION.matcher(t).find(), truncated, chars + t.length() + n.length()).bounded(p);
     }
 
     /** After a call of a side effect or a read: remembers whether its output comes from a source the user named. */
@@ -82,7 +85,7 @@ final class Sightings {
             System.arraycopy(pending, 0, p, 0, at);
             System.arraycopy(pending, at + 1, p, at, p.length - at);
         }
-        return new Sightings(user, outputs, fields, endorsed, p, records, delegated, delegating, truncated, chars);
+        return new Sightings(user, names, outputs, fields, endorsed, p, records, delegated, delegating, truncated, chars);
     }
 
     /** After a successful tool output; {@code tree} is the output read as YAML or JSON, or null for plain text. */
@@ -99,23 +102,23 @@ final class Sightings {
         boolean fromNamed = indexOf(pending, String.valueOf(callId)) >= 0;
         String[] en = endorsed;
         if (p.endorse == Provenance.Endorse.RECORD) {
-            if (tree != null) en = records(tree, user, null, en);
+            if (tree != null) en = records(tree, user, names, null, en);
         } else if (p.endorse != Provenance.Endorse.NONE && fromNamed) {
             en = append(en, folded);
         }
         String[] del = delegated;
         if (p.delegation && fromNamed && delegating) del = append(del, folded);
         String[] rec = records;
-        if (!p.fetchTools.isEmpty() && tree != null) rec = records(tree, user, delegated, rec);
+        if (!p.fetchTools.isEmpty() && tree != null) rec = records(tree, user, names, delegated, rec);
         added += added(en, endorsed) + added(del, delegated) + added(rec, records);
-        return new Sightings(user, append(outputs, folded), appendSet(fields, f), en, pending, rec, del, delegating, truncated,
+        return new Sightings(user, names, append(outputs, folded), appendSet(fields, f), en, pending, rec, del, delegating, truncated,
                 chars + added).bounded(p);
     }
 
     /** Drops the oldest texts until the session keeps at most {@code p.maxChars} characters. */
     private Sightings bounded(Provenance p) {
         if (chars <= p.maxChars) return this;
-        String[] u = user, o = outputs, en = endorsed, rec = records, del = delegated;
+        String[] u = user, nm = names, o = outputs, en = endorsed, rec = records, del = delegated;
         Set<String>[] fs = fields;
         int c = chars;
         boolean cut = truncated;
@@ -129,10 +132,14 @@ final class Sightings {
         while (c > p.maxChars && rec.length > 0) { c -= rec[0].length(); rec = Arrays.copyOfRange(rec, 1, rec.length); }
         while (c > p.maxChars && en.length > 0) { c -= en[0].length(); en = Arrays.copyOfRange(en, 1, en.length); }
         while (c > p.maxChars && del.length > 0) { c -= del[0].length(); del = Arrays.copyOfRange(del, 1, del.length); }
-        while (c > p.maxChars && u.length > 0) { c -= u[0].length(); u = Arrays.copyOfRange(u, 1, u.length); }
+        while (c > p.maxChars && u.length > 0) {
+            c -= u[0].length() + nm[0].length();
+            u = Arrays.copyOfRange(u, 1, u.length);
+            nm = Arrays.copyOfRange(nm, 1, nm.length);
+        }
         boolean dg = false;
         for (String x : u) if (DELEGATION.matcher(x).find()) { dg = true; break; }
-        return new Sightings(u, o, fs, en, pending, rec, del, dg, cut, c);
+        return new Sightings(u, nm, o, fs, en, pending, rec, del, dg, cut, c);
     }
 
     // ------------------------------------------------------------------ questions (while grounding)
@@ -186,7 +193,7 @@ final class Sightings {
         boolean holds = target ? untrustedTarget(value, p, inRecordTrusted) : untrusted(value, p) && !(inRecordTrusted && inRecord(value));
         if (!holds) return TRUSTED;
         if (truncated) {
-            int kept = new Sightings(user, outputs, fields, endorsed, pending, records, delegated, delegating, false, chars)
+            int kept = new Sightings(user, names, outputs, fields, endorsed, pending, records, delegated, delegating, false, chars)
                     .why(value, p, inRecordTrusted, target);
             return kept == TRUSTED ? DROPPED : kept;
         }
@@ -234,13 +241,82 @@ final class Sightings {
         return false;
     }
 
-    /** True when {@code v} is an e-mail address and a word of its local part (3+ letters) is in the user's texts. */
+    /** True when {@code v} is an e-mail address and a word of its local part (3+ letters) is a name the user wrote ({@link #names}). */
     private boolean ownerNamed(String v) {
         int at = v.indexOf('@');
         if (at <= 0) return false;
-        for (String w : v.substring(0, at).split("[^a-z]+")) {
+        for (String w : v.substring(0, at).split("[^\\p{L}]+")) {
             if (w.length() < 3) continue;
-            for (String u : user) if (containsWord(u, w)) return true;
+            for (String u : names) if (containsLine(u, w)) return true;
+        }
+        return false;
+    }
+
+    /**
+     * The names a user message wrote, folded, one a line (so a name is a whole line): each word of 2+ letters starting with
+     * a capital letter that does not start a sentence (it follows a word, a comma or the like on its line; not the text's
+     * start, a line's start or {@code . ! ? :}), each run of such words joined by single spaces ({@code Dora Kim}), and each
+     * quoted string of 1 to 64 characters on one line ({@code 'general'}, {@code "notice.txt"}, `x`, “x”, ‘x’, «x»).
+     * Computed once per USER event, when the session keeps its text.
+     */
+    static String names(String text) {
+        StringBuilder out = new StringBuilder();
+        int n = text.length(), runStart = -1, runEnd = -1;
+        boolean sentenceStart = true;
+        for (int i = 0; i < n; ) {
+            char c = text.charAt(i);
+            if (Character.isLetter(c)) {
+                int e = i + 1;
+                while (e < n && Character.isLetter(text.charAt(e))) e++;
+                boolean name = !sentenceStart && e - i >= 2 && Character.isUpperCase(c);
+                if (name) {
+                    line(out, text.substring(i, e));
+                    if (runStart >= 0 && runEnd == i - 1 && text.charAt(i - 1) == ' ') runEnd = e;
+                    else { run(out, text, runStart, runEnd); runStart = i; runEnd = e; }
+                } else {
+                    run(out, text, runStart, runEnd);
+                    runStart = -1;
+                }
+                sentenceStart = false;
+                i = e;
+                continue;
+            }
+            if (c == '.' || c == '!' || c == '?' || c == ':' || c == '\n' || c == '\r' || c == '\u3002' || c == '\uff01'
+                    || c == '\uff1f' || c == '\uff1a') sentenceStart = true;
+            else if (Character.isDigit(c)) sentenceStart = false;
+            int close = QUOTES.indexOf(c);
+            if (close >= 0 && close % 2 == 0 && (i == 0 || !Character.isLetterOrDigit(text.charAt(i - 1)))) {
+                char q = QUOTES.charAt(close + 1);
+                int e = i + 1;
+                while (e < n && e - i <= 65 && text.charAt(e) != q && text.charAt(e) != '\n') e++;
+                if (e < n && text.charAt(e) == q && e > i + 1 && e - i <= 65
+                        && (e + 1 == n || !Character.isLetterOrDigit(text.charAt(e + 1)))) {
+                    line(out, text.substring(i + 1, e));
+                }
+            }
+            i++;
+        }
+        run(out, text, runStart, runEnd);
+        return out.toString();
+    }
+
+    /** Pairs of an opening and a closing quote. */
+    private static final String QUOTES = "''\"\"``\u2018\u2019\u201c\u201d\u00ab\u00bb";
+
+    private static void run(StringBuilder out, String text, int start, int end) {
+        if (start >= 0 && text.indexOf(' ', start) >= 0 && text.indexOf(' ', start) < end) line(out, text.substring(start, end));
+    }
+
+    private static void line(StringBuilder out, String name) {
+        String f = fold(name);
+        if (!f.isEmpty()) out.append(f).append('\n');
+    }
+
+    /** True when {@code lines} (each line ended by a new line) has a line equal to {@code w}. */
+    private static boolean containsLine(String lines, String w) {
+        for (int i = lines.indexOf(w); i >= 0; i = lines.indexOf(w, i + 1)) {
+            int end = i + w.length();
+            if ((i == 0 || lines.charAt(i - 1) == '\n') && end < lines.length() && lines.charAt(end) == '\n') return true;
         }
         return false;
     }
@@ -363,12 +439,15 @@ final class Sightings {
     }
 
     /**
-     * Appends the text of each record (mapping) of {@code n} that has a short field (3 to 64
-     * characters, one line) which the user, or one of {@code alsoNaming}, wrote as a whole word.
+     * Appends the text of each record (mapping) of {@code n} that has a short field (3 to 64 characters, one line) which
+     * the user named: a name the user wrote ({@code names}: {@link #names(String)}), or a field with a character other than
+     * a letter or a space ({@code notice.txt}, {@code general-news}, {@code 42}) that a user text ({@code naming}) holds as
+     * a whole word; or which one of {@code alsoNaming} (outputs of a source the user handed the task to) holds as a whole word.
+     * A common word the user wrote ("Open the page") names no record.
      */
-    private static String[] records(JsonNode n, String[] naming, String[] alsoNaming, String[] out) {
+    private static String[] records(JsonNode n, String[] naming, String[] names, String[] alsoNaming, String[] out) {
         if (n.isArray()) {
-            for (JsonNode x : n) out = records(x, naming, alsoNaming, out);
+            for (JsonNode x : n) out = records(x, naming, names, alsoNaming, out);
             return out;
         }
         if (!n.isObject()) return out;
@@ -377,17 +456,23 @@ final class Sightings {
         for (Map.Entry<String, JsonNode> field : n.properties()) {
             JsonNode v = field.getValue();
             if (v.isContainerNode()) {
-                out = records(v, naming, alsoNaming, out);
+                out = records(v, naming, names, alsoNaming, out);
                 continue;
             }
             String t = fold(v.asText());
             text.append(t).append('\n');
             if (!named && t.length() >= 3 && t.length() <= 64 && t.indexOf('\n') < 0) {
-                for (String u : naming) if (containsWord(u, t)) { named = true; break; }
+                for (String u : names) if (containsLine(u, t)) { named = true; break; }
+                if (!named && !lettersAndSpaces(t)) for (String u : naming) if (containsWord(u, t)) { named = true; break; }
                 if (!named && alsoNaming != null) for (String u : alsoNaming) if (containsWord(u, t)) { named = true; break; }
             }
         }
         return named ? append(out, text.toString()) : out;
+    }
+
+    private static boolean lettersAndSpaces(String t) {
+        for (int i = 0; i < t.length(); i++) if (!Character.isLetter(t.charAt(i)) && t.charAt(i) != ' ') return false;
+        return true;
     }
 
     // ------------------------------------------------------------------ arrays
@@ -418,8 +503,10 @@ final class Sightings {
 
     // ------------------------------------------------------------------ byte form
 
+    /** The byte form (tag 5 in {@link Grounding#writeRefs}): the user's names after the user texts. */
     void write(DataOutput out) throws IOException {
         strings(user, out);
+        strings(names, out);
         strings(outputs, out);
         for (Set<String> f : fields) strings(f.toArray(new String[0]), out);
         strings(endorsed, out);
@@ -431,9 +518,22 @@ final class Sightings {
         out.writeInt(chars);
     }
 
+    /**
+     * Reads {@link #write}'s form; {@code withNames} false reads the form before session 16 (tag 3), without the user's
+     * names: such a session trusts no address or record by a name the user wrote before it was moved.
+     */
     @SuppressWarnings("unchecked")
-    static Sightings read(DataInput in) throws IOException {
-        String[] u = strings(in), o = strings(in);
+    static Sightings read(DataInput in, boolean withNames) throws IOException {
+        String[] u = strings(in);
+        String[] nm;
+        if (withNames) {
+            nm = strings(in);
+            if (nm.length != u.length) throw new IOException("provenance context holds " + nm.length + " name lists for " + u.length + " user texts");
+        } else {
+            nm = new String[u.length];
+            Arrays.fill(nm, "");
+        }
+        String[] o = strings(in);
         Set<String>[] fs = new Set[o.length];
         for (int i = 0; i < fs.length; i++) {
             String[] f = strings(in);
@@ -443,7 +543,7 @@ final class Sightings {
         boolean dg = in.readBoolean(), cut = in.readBoolean();
         int c = in.readInt();
         if (c < 0) throw new IOException("provenance context holds a negative character count " + c);
-        return new Sightings(u, o, fs, en, p, rec, del, dg, cut, c);
+        return new Sightings(u, nm, o, fs, en, p, rec, del, dg, cut, c);
     }
 
     private static void strings(String[] a, DataOutput out) throws IOException {
@@ -473,7 +573,7 @@ final class Sightings {
         if (!(o instanceof Sightings s)) return false;
         if (fields.length != s.fields.length) return false;
         for (int i = 0; i < fields.length; i++) if (!fields[i].equals(s.fields[i])) return false;
-        return Arrays.equals(user, s.user) && Arrays.equals(outputs, s.outputs) && Arrays.equals(endorsed, s.endorsed)
+        return Arrays.equals(user, s.user) && Arrays.equals(names, s.names) && Arrays.equals(outputs, s.outputs) && Arrays.equals(endorsed, s.endorsed)
                 && Arrays.equals(pending, s.pending) && Arrays.equals(records, s.records) && Arrays.equals(delegated, s.delegated)
                 && delegating == s.delegating && truncated == s.truncated && chars == s.chars;
     }
