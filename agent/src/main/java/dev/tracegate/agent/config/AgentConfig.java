@@ -791,6 +791,10 @@ public final class AgentConfig {
                                 + "' (the index of the parameter that holds it, or a literal). Add e.g. '" + n + ": 0'.");
                     }
                 }
+                for (String param : List.of("args-param", "session-param", "subject-param", "purpose-param", "granted-param")) {
+                    String problem = f.containsKey(param) ? ConfiguredMethod.paramProblem(param, f.get(param)) : null;
+                    if (problem != null) throw new ConfigException(item.fields.get(param).source.text, k.name, problem);
+                }
                 String nested = f.getOrDefault("nested", "false").toLowerCase(Locale.ROOT);
                 if (!nested.equals("true") && !nested.equals("false")) {
                     throw new ConfigException(item.fields.get("nested").source.text, k.name, "nested must be true or false, got '" + f.get("nested")

@@ -87,6 +87,38 @@ public final class ConfiguredMethod {
     /** Where it was configured (file:line:col). */
     public String where() { return where; }
 
+    /**
+     * Why a {@code *-param} value cannot mean what it must be read as, or null; said at start with the value's place.
+     * {@code field} as the entry writes it ({@code session-param}; {@code session} in a methods file). A negative number is
+     * no parameter (it was a silent literal session, trial30 01); a {@code session-param} that starts with an index and a
+     * '.' is a field path and needs field names after it ({@code 0.sessionId}); an {@code args-param} has no literal use, so
+     * anything but {@code *}, an index or a parameter's name (a field path {@code 1.amount}) is refused.
+     */
+    public static String paramProblem(String field, String value) {
+        boolean negative = value.length() > 1 && value.charAt(0) == '-' && value.substring(1).chars().allMatch(Character::isDigit);
+        if (negative) {
+            return field + " '" + value + "' is a negative number, which names no parameter: parameters are counted from 0 (" + field
+                    + ": 0 is the first)" + (field.startsWith("session") ? ", and a literal session id is text such as web-1" : "") + ".";
+        }
+        int dot = value.indexOf('.');
+        if (field.startsWith("session") && dot > 0 && value.substring(0, dot).chars().allMatch(Character::isDigit)) {
+            for (String part : value.substring(dot + 1).split("\\.", -1)) {
+                if (part.isEmpty() || !Character.isJavaIdentifierStart(part.charAt(0)) || !part.chars().allMatch(Character::isJavaIdentifierPart)) {
+                    return field + " '" + value + "' starts like a field path (a parameter's 0-based index, then field names separated by"
+                            + " '.'), but '" + part + "' is no field name. Write e.g. " + field + (field.endsWith("param") ? ": " : "=")
+                            + value.substring(0, dot) + ".sessionId.";
+                }
+            }
+        }
+        if (field.startsWith("args") && !value.equals("*") && !value.chars().allMatch(Character::isDigit)
+                && !(Character.isJavaIdentifierStart(value.charAt(0)) && value.chars().allMatch(Character::isJavaIdentifierPart))) {
+            return field + " '" + value + "' is neither a parameter's 0-based index nor its name" + (dot > 0 ? " (a field of a parameter"
+                    + " cannot be the arguments: name the parameter, args-param: " + value.substring(0, dot) + ")" : "") + ". Give the parameter that holds the arguments, or leave"
+                    + " it out to have all parameters by name.";
+        }
+        return null;
+    }
+
     @Override public String toString() {
         StringBuilder b = new StringBuilder().append(kind.name().toLowerCase(java.util.Locale.ROOT)).append(' ')
                 .append(className).append('#').append(method);

@@ -594,6 +594,14 @@ class AgentConfigTest {
                         + " another supervised call (CONFIG.md).");
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: consent, subject-param: 0}\n")).isEqualTo(
                 "F:2:5: a consent method needs 'purpose-param' (the index of the parameter that holds it, or a literal). Add e.g. 'purpose-param: 0'.");
+        // trial30 01: a negative index and a field path in args-param were silent (a literal session, a WARN once woven)
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, session-param: -1}\n")).isEqualTo(
+                "F:2:54: session-param '-1' is a negative number, which names no parameter: parameters are counted from 0 (session-param: 0"
+                        + " is the first), and a literal session id is text such as web-1.");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, args-param: \"1.amount\"}\n"))
+                .startsWith("F:2:51: args-param '1.amount' is neither a parameter's 0-based index nor its name");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, session-param: \"0.\"}\n"))
+                .contains("session-param '0.' starts like a field path");
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tol}\n")).isEqualTo(
                 "F:2:33: kind must be one of tool, consent, erasure, got 'tol'. Did you mean 'tool'?");
         // trial17 kind-user-no-hint: an in-house model call is the natural next try; the error says there is no such kind

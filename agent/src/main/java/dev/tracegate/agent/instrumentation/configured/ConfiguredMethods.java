@@ -137,6 +137,10 @@ public final class ConfiguredMethods {
                 }
                 fields.put(tokens[t].substring(0, eq), tokens[t].substring(eq + 1));
             }
+            for (String key : new String[] {"args", "session", "subject", "purpose", "granted"}) {
+                String problem = fields.containsKey(key) ? dev.tracegate.agent.config.ConfiguredMethod.paramProblem(key, fields.get(key)) : null;
+                if (problem != null) throw error(where, line, key + "=" + fields.get(key), problem);
+            }
             String nested = fields.get("nested");
             if (nested != null && !nested.equals("true") && !nested.equals("false")) {
                 throw error(where, line, "nested=" + nested, "nested must be true or false");
@@ -395,6 +399,19 @@ public final class ConfiguredMethods {
                         .append(", so the text '").append(spec).append("' is used as a literal: give the 0-based index of the parameter");
             }
         }
+        String sessionSpec = rule.field("session");
+        String[] path = sessionSpec == null ? null : fieldPath(sessionSpec);
+        if (path != null && (index(path[0]) >= count || (index(path[0]) < 0 && !Arrays.asList(names).contains(path[0])))) {
+            boolean noNamesHere = count > 0 && Arrays.equals(names, ParameterNames.positional(count));
+            problems.append(problems.length() == 0 ? "" : "; ").append("session-param '").append(sessionSpec).append("' reads as a field path,")
+                    .append(index(path[0]) >= 0 ? " but the method has " + count + (count == 1 ? " parameter" : " parameters")
+                            : noNamesHere ? " but its class file records no parameter names (compiled without -parameters or -g), so there is"
+                            + " no parameter " + path[0] : " but the method has no parameter " + path[0] + " (its parameters are "
+                            + String.join(", ", names) + ")")
+                    .append(", so every call is in the literal session \"").append(sessionSpec).append("\": start the path with the 0-based")
+                    .append(" index of the parameter that holds the conversation (session-param: 0.").append(sessionSpec.substring(path[0].length() + 1))
+                    .append(" for its first parameter)");
+        }
         // a class file without parameter names (no -parameters, no -g): a *-param that would be a parameter's name cannot be
         // found among arg0..argN, so it stays a literal; said with the fix (session 11: it was silent)
         boolean noNames = count > 0 && Arrays.equals(names, ParameterNames.positional(count));
@@ -515,13 +532,24 @@ public final class ConfiguredMethods {
                 }
             }
             String session = specs.get("session");
+            String[] path = session == null ? null : fieldPath(session);
+            int p = path == null ? -1 : index(path[0]);
+            if (p >= 0 && p < count) {
+                String missing = pathProblem(m.getParameters().get(p).getType().asErasure(), path);
+                if (missing != null && warned.add("session-param " + className + "." + m.getName())) {
+                    AgentLog.error("configured method " + method + " (" + rule.where + "): session-param '" + rule.field("session")
+                            + "' cannot be read: " + missing + ", so its calls are in the session default: name the field (or getter)"
+                            + " that holds the conversation id (CONFIG.md, \"Configured methods\")", null);
+                }
+            }
             int c = session == null ? -1 : index(session);
             if (c >= 0 && c < count) {
                 net.bytebuddy.description.type.TypeDescription t = m.getParameters().get(c).getType().asErasure();
                 if (!readsAsText(t) && !declaresToString(t)) {
                     problems.append(problems.length() == 0 ? "" : "; ").append("session-param ").append(c).append(" is a ").append(t.getName())
                             .append(", whose toString() is Object's (class@hash), so each call would be its own session and contracts"
-                                    + " that count or order calls would never act: name a parameter that holds the conversation id as text");
+                                    + " that count or order calls would never act: name a parameter that holds the conversation id as text, or"
+                                    + " the field of this one that does (session-param: \"" + c + ".sessionId\", a field path)");
                 }
             }
         } catch (RuntimeException unresolved) {
@@ -651,6 +679,46 @@ public final class ConfiguredMethods {
     }
 
     /**
+     * Why field path {@code path} (index, then field names) cannot be read from a parameter of declared type {@code t}, or
+     * null: each step needs an instance field of the type (or a superclass) or a getter ({@code name()}, {@code getName()},
+     * {@code isName()}). A step at an interface or Object is decided by the value's class at the call. Weave time only.
+     */
+    static String pathProblem(net.bytebuddy.description.type.TypeDescription t, String[] path) {
+        for (int i = 1; i < path.length; i++) {
+            if (t.isInterface() || t.represents(Object.class) || t.isPrimitive() || t.isArray()) return null;
+            String name = path[i];
+            net.bytebuddy.description.type.TypeDescription next = null;
+            List<String> fields = new ArrayList<>();
+            for (net.bytebuddy.description.type.TypeDefinition k = t; k != null && !k.represents(Object.class) && next == null;
+                 k = k.getSuperClass()) {
+                for (net.bytebuddy.description.field.FieldDescription f : k.getDeclaredFields()) {
+                    if (f.isStatic() || f.isSynthetic()) continue;
+                    if (f.getName().equals(name)) next = f.getType().asErasure();
+                    fields.add(f.getName());
+                }
+            }
+            if (next == null) {
+                String cap = Character.toUpperCase(name.charAt(0)) + name.substring(1);
+                for (net.bytebuddy.description.type.TypeDefinition k = t; k != null && next == null; k = k.getSuperClass())
+                for (net.bytebuddy.description.method.MethodDescription d : k.getDeclaredMethods()) {
+                    if (d.isPublic() && !d.isStatic() && d.getParameters().isEmpty() && !d.getReturnType().represents(void.class)
+                            && (d.getName().equals(name) || d.getName().equals("get" + cap) || d.getName().equals("is" + cap))) {
+                        next = d.getReturnType().asErasure();
+                        break;
+                    }
+                }
+            }
+            if (next == null) {
+                String near = dev.tracegate.agent.config.AgentConfig.nearest(name, fields);
+                return "a " + t.getName() + " has no field or getter " + name + (near != null ? " (did you mean '" + near + "'?)" : "")
+                        + (fields.isEmpty() ? "" : "; its fields are " + String.join(", ", fields.subList(0, Math.min(fields.size(), 12))));
+            }
+            t = next;
+        }
+        return null;
+    }
+
+    /**
      * Whether a {@code tool-name} parameter of this declared type can hold a tool's name: text (any CharSequence), an enum
      * (by its name), or a type a String is (Object, Serializable, Comparable: decided by the value at each call).
      */
@@ -750,6 +818,11 @@ public final class ConfiguredMethods {
          */
         final boolean futureResult;
 
+        /** For {@code session-param: 0.sessionId}: the parameter the path starts at, and its field names; else -1 and null. */
+        final int pathIndex;
+        final String[] sessionPath;
+        /** How each step of {@link #sessionPath} is read from the class last seen there (written at a new class, kept). */
+        private final PathStep[] steps;
         /** The method's own name: the tool's name when its {@code tool-name} parameter holds no tool name. */
         final String methodName;
         /** What was said once (shared with the methods' warnings): a tool-name parameter that held no tool name. */
@@ -760,6 +833,10 @@ public final class ConfiguredMethods {
             this.rule = rule;
             this.method = method;
             this.methodName = method == null ? null : method.substring(method.lastIndexOf('.') + 1).intern();
+            String[] path = sessionIndex < 0 && sessionSpec != null ? fieldPath(sessionSpec) : null;
+            this.pathIndex = path == null ? -1 : index(path[0]);
+            this.sessionPath = path == null || pathIndex < 0 ? null : Arrays.copyOfRange(path, 1, path.length);
+            this.steps = sessionPath == null ? null : new PathStep[sessionPath.length];
             this.said = said;
             this.toolName = toolName;
             this.toolSpec = toolSpec;
@@ -786,7 +863,42 @@ public final class ConfiguredMethods {
                 String session = text(arguments[sessionIndex]);
                 return session != null ? session : "default";   // a null conversation id: no conversation (trial7 finding 14)
             }
+            if (sessionPath != null && pathIndex < arguments.length) return pathSession(arguments[pathIndex]);
             return sessionSpec == null ? "default" : sessionSpec;
+        }
+
+        /**
+         * The session a field path ({@code session-param: 0.sessionId}) reads from parameter {@link #pathIndex}: each step an
+         * instance field of the value's class (or a superclass), else its getter ({@code sessionId()}, {@code getSessionId()}),
+         * looked up once per class and kept ({@link #steps}). A null on the way, or a step the value's class does not have
+         * (said once with an ERROR), is the session {@code default} (trial30 01: the vendor's Ctx carries the conversation).
+         */
+        private String pathSession(Object value) {
+            for (int i = 0; i < sessionPath.length && value != null; i++) {
+                Class<?> c = value.getClass();
+                PathStep step = steps[i];
+                if (step == null || step.owner != c) steps[i] = step = PathStep.of(c, sessionPath[i]);
+                if (step.problem != null) {
+                    unreadable(step.problem);
+                    return "default";
+                }
+                try {
+                    value = step.read(value);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    unreadable("reading " + sessionPath[i] + " of a " + c.getName() + " failed (" + e + ")");
+                    return "default";
+                }
+            }
+            String session = text(value);
+            return session != null ? session : "default";
+        }
+
+        private void unreadable(String problem) {
+            if (said != null && said.size() < 4096 && said.add("session-param " + method)) {
+                AgentLog.error("configured method " + method + " (" + rule.where + "): session-param '" + sessionSpec + "' cannot be read: "
+                        + problem + ", so its calls are in the session default: name the field (or getter) that holds the conversation id"
+                        + " (CONFIG.md, \"Configured methods\")", null);
+            }
         }
 
         String tool(Object[] arguments) {
@@ -827,6 +939,84 @@ public final class ConfiguredMethods {
                         + " tool's name itself (tool-name: " + methodName + "); CONFIG.md, \"Configured methods\"", null);
             }
             return methodName;
+        }
+    }
+
+    /**
+     * A field path ({@code 0.sessionId}, {@code ctx.sessionId}, {@code 0.request.session}): a parameter's 0-based index or name,
+     * then one or more field names, split at each '.'; null for anything else (an index, a name, a literal such as
+     * {@code web-1} or {@code web.1}).
+     */
+    static String[] fieldPath(String spec) {
+        if (spec.indexOf('.') <= 0) return null;
+        String[] parts = spec.split("\\.", -1);
+        if (!(index(parts[0]) >= 0 || mayBeName(parts[0]))) return null;
+        for (int i = 1; i < parts.length; i++) if (!mayBeName(parts[i])) return null;
+        return parts;
+    }
+
+    /** One step of a field path, for one class: an instance field, else a getter; or why neither can be read. Immutable. */
+    static final class PathStep {
+        final Class<?> owner;
+        final java.lang.reflect.Field field;
+        final java.lang.reflect.Method getter;
+        final String problem;
+
+        private PathStep(Class<?> owner, java.lang.reflect.Field field, java.lang.reflect.Method getter, String problem) {
+            this.owner = owner;
+            this.field = field;
+            this.getter = getter;
+            this.problem = problem;
+        }
+
+        Object read(Object value) throws ReflectiveOperationException {
+            return field != null ? field.get(value) : getter.invoke(value, (Object[]) null);
+        }
+
+        /** How to read {@code name} from a {@code c}: its (or a superclass's) instance field, else name(), getName(), isName(). */
+        static PathStep of(Class<?> c, String name) {
+            String denied = null;
+            for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
+                try {
+                    java.lang.reflect.Field f = k.getDeclaredField(name);
+                    if (java.lang.reflect.Modifier.isStatic(f.getModifiers())) break;
+                    try {
+                        f.setAccessible(true);
+                        return new PathStep(c, f, null, null);
+                    } catch (RuntimeException e) {
+                        denied = "its field " + name + " cannot be read (" + e.getMessage() + ")";
+                        break;
+                    }
+                } catch (NoSuchFieldException | SecurityException e) {
+                    // a superclass's, or a getter
+                }
+            }
+            String cap = name.isEmpty() ? name : Character.toUpperCase(name.charAt(0)) + name.substring(1);
+            for (String g : new String[] {name, "get" + cap, "is" + cap}) {
+                try {
+                    java.lang.reflect.Method m = c.getMethod(g);
+                    if (m.getReturnType() == void.class || java.lang.reflect.Modifier.isStatic(m.getModifiers())) continue;
+                    try {
+                        m.setAccessible(true);   // a public method of a class that is not public (a nested class)
+                    } catch (RuntimeException e) {
+                        // invoked as it is
+                    }
+                    return new PathStep(c, null, m, null);
+                } catch (NoSuchMethodException | SecurityException e) {
+                    // the next spelling
+                }
+            }
+            if (denied != null) return new PathStep(c, null, null, "a " + c.getName() + ": " + denied + ", and it has no public getter for it");
+            List<String> fields = new ArrayList<>();
+            for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
+                for (java.lang.reflect.Field f : k.getDeclaredFields()) {
+                    if (!java.lang.reflect.Modifier.isStatic(f.getModifiers()) && !f.isSynthetic()) fields.add(f.getName());
+                }
+            }
+            String near = dev.tracegate.agent.config.AgentConfig.nearest(name, fields);
+            return new PathStep(c, null, null, "a " + c.getName() + " has no field or getter " + name
+                    + (near != null ? " (did you mean '" + near + "'?)" : "")
+                    + (fields.isEmpty() ? "" : "; its fields are " + String.join(", ", fields.subList(0, Math.min(fields.size(), 12)))));
         }
     }
 
@@ -876,6 +1066,12 @@ public final class ConfiguredMethods {
         for (String key : PARAMETER_SETTINGS) {
             String spec = specs.get(key);
             if (spec == null || index(spec) >= 0) continue;
+            String[] path = key.equals("session") ? fieldPath(spec) : null;
+            if (path != null && index(path[0]) < 0) {
+                int at = Arrays.asList(names).indexOf(path[0]);   // ctx.sessionId: the parameter named ctx
+                if (at >= 0) specs.put(key, at + spec.substring(path[0].length()));
+                continue;
+            }
             for (int i = 0; i < names.length; i++) {
                 if (spec.equals(names[i])) {
                     specs.put(key, Integer.toString(i));
@@ -1242,8 +1438,7 @@ public final class ConfiguredMethods {
     private String conversationOf(Site site, Object[] arguments, SupervisorBridge bridge, int ownLevels) {
         String spec = site.spec("session");
         if (spec != null) {
-            Object value = read(spec, arguments, "default");
-            return value == null ? "default" : value.toString();
+            return site.session(arguments);   // a parameter (a field path in it too) or a literal; a null value: "default"
         }
         String session = Dispatcher.session(null);
         if (session == null) {

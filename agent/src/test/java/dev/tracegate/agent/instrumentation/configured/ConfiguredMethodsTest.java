@@ -192,6 +192,24 @@ class ConfiguredMethodsTest {
         assertThat(pojo.whyNotRemoved(before, before)).contains("parameter 1 of r.A.m, a r.Order, neither JSON text nor a Map");
     }
 
+    /**
+     * trial30 01: session=-1 was a silent literal session, and an args field path was only a WARN once the class loaded. Both
+     * are refused when the file is read; a path whose fields are no names too.
+     */
+    @Test
+    void aNegativeIndexOrAnUnreadablePathIsRefusedWhenTheFileIsRead() {
+        assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c session=-1")))
+                .hasMessage("m.txt:1:12: session '-1' is a negative number, which names no parameter: parameters are counted from 0 (session: 0"
+                        + " is the first), and a literal session id is text such as web-1.");
+        assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c args=1.amount")))
+                .hasMessageStartingWith("m.txt:1:12: args '1.amount' is neither a parameter's 0-based index nor its name (a field of a"
+                        + " parameter cannot be the arguments: name the parameter, args-param: 1)");
+        assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c session=0.9")))
+                .hasMessageContaining("session '0.9' starts like a field path");
+        assertThat(ConfiguredMethods.parse("m.txt", List.of("tool a.B#c session=web-1", "tool a.B#d session=0.sessionId",
+                "tool a.B#e session=web.1 args=req")).rules()).hasSize(3);
+    }
+
     @Test
     void errorsNameFileLineAndColumn() {
         assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c", "  consent a.B#grant purpose=1")))

@@ -262,6 +262,92 @@ class SubjectParametersTest {
         assertThat(called.lines().filter(l -> l.contains(".invoke (")).count()).isEqualTo(1);
     }
 
+    /** A vendor's context object: the conversation id in a field, no toString() (trial30 01). */
+    static final class VendorCtx {
+        public final String sessionId;
+        private final String user;
+        VendorCtx(String sessionId, String user) { this.sessionId = sessionId; this.user = user; }
+    }
+
+    static class Request {
+        private final VendorCtx ctx;
+        Request(VendorCtx ctx) { this.ctx = ctx; }
+        public String getTenant() { return "acme"; }
+    }
+
+    @SuppressWarnings("unused")
+    static final class Crm {
+        String lookup(VendorCtx ctx, String id) { return id; }
+        String find(Ctx ctx, String q) { return q; }
+        String nested(Request r, String q) { return q; }
+        String typo(VendorCtx ctx, String q) { return q; }
+    }
+
+    /**
+     * trial30 01: session-param "0.sessionId" (a field of the vendor's context object) was silently one literal session for
+     * every conversation. A field path is read: a field (private too) or a getter, from parameter N or the parameter of that
+     * name, steps through nested objects; a step the declared type lacks is an ERROR when woven (with the fields, and the
+     * nearest), and such a call is in the session default. A consent's session-param reads the same way.
+     */
+    @Test
+    void aSessionParamFieldPathReadsTheConversationFromAFieldOrGetter() throws Exception {
+        String cls = Crm.class.getName();
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool " + cls + "#lookup session=0.sessionId args=1",
+                "tool " + cls + "#find session=ctx.conversation args=1", "tool " + cls + "#nested session=0.ctx.sessionId args=1",
+                "tool " + cls + "#typo session=0.sessionI args=1", "consent example.Privacy#grant session=0.sessionId subject=1 purpose=2"));
+        String vc = VendorCtx.class.getName().replace('.', '/');
+        String d = "(L" + vc + ";Ljava/lang/String;)Ljava/lang/String;";
+        String findD = "(L" + Ctx.class.getName().replace('.', '/') + ";Ljava/lang/String;)Ljava/lang/String;";
+        String nestedD = "(L" + Request.class.getName().replace('.', '/') + ";Ljava/lang/String;)Ljava/lang/String;";
+        m.learnParameterNames(cls, java.util.Map.of("find" + findD, new String[] {"ctx", "q"}));
+        String woven = captured(() -> {
+            for (java.lang.reflect.Method method : Crm.class.getDeclaredMethods()) {
+                m.warnAboutParameterTypes(cls, new MethodDescription.ForLoadedMethod(method));
+            }
+        });
+        assertThat(woven).contains("ERROR configured method " + cls + "#typo (m.txt:4): session-param '0.sessionI' cannot be read: a "
+                + VendorCtx.class.getName() + " has no field or getter sessionI (did you mean 'sessionId'?); its fields are sessionId, user, so"
+                + " its calls are in the session default").doesNotContain("#lookup").doesNotContain("#find").doesNotContain("#nested");
+
+        SupervisorBridge bridge = new SupervisorBridge(recording, AgentArguments.parse(""), new JsonCodec(), m);
+        String called = captured(() -> {
+            m.onCall(cls + ".lookup" + d, new Object[] {new VendorCtx("s1", "u1"), "c1"}, bridge);
+            m.onCall(cls + ".lookup" + d, new Object[] {new VendorCtx("s2", "u2"), "c2"}, bridge);
+            m.onCall(cls + ".lookup" + d, new Object[] {new VendorCtx(null, "u3"), "c3"}, bridge);
+            m.onCall(cls + ".lookup" + d, new Object[] {null, "c4"}, bridge);
+            m.onCall(cls + ".find" + findD, new Object[] {new Ctx("s3"), "q"}, bridge);
+            m.onCall(cls + ".nested" + nestedD, new Object[] {new Request(new VendorCtx("s4", "u")), "q"}, bridge);
+            m.onCall(cls + ".typo" + d, new Object[] {new VendorCtx("s5", "u"), "q"}, bridge);
+        });
+        assertThat(calls).extracting(ToolCall::session).as("the field's value; a null on the way: default")
+                .containsExactly("s1", "s2", "default", "default", "s3", "s4", "default");
+        assertThat(calls.get(0).argumentsJson()).isEqualTo("{\"value\":\"c1\"}");
+        assertThat(called).as("the typo was said when woven; not again").doesNotContain("ERROR");
+
+        Object[] grant = {new VendorCtx("s6", "u"), "ada@example.com", "marketing"};
+        String g = "example.Privacy.grant(L" + vc + ";Ljava/lang/String;Ljava/lang/String;)V";
+        assertThat(m.onCall(g, grant, bridge)).isSameAs(Ruling.AT_RETURN);
+        m.onResult(g, grant, null, bridge);
+        assertThat(consents).extracting(Consent::session).containsExactly("s6");
+    }
+
+    /** A path that starts at no parameter: said when woven, with what it becomes (the literal) and the fix. */
+    @Test
+    void aSessionParamPathOnNoParameterIsWarnedAboutWhenWoven() {
+        String cls = Crm.class.getName();
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool " + cls + "#lookup session=ctx.sessionId args=1",
+                "tool " + cls + "#find session=5.sessionId args=1"));
+        String d = "(L" + VendorCtx.class.getName().replace('.', '/') + ";Ljava/lang/String;)Ljava/lang/String;";
+        String log = captured(() -> m.learnParameterNames(cls, java.util.Map.of("lookup" + d, ParameterNames.positional(2),
+                "find(Ljava/lang/Object;Ljava/lang/String;)Ljava/lang/String;", new String[] {"ctx", "q"})));
+        assertThat(log).contains("WARN configured method " + cls + "#lookup (m.txt:1): session-param 'ctx.sessionId' reads as a field path,"
+                + " but its class file records no parameter names (compiled without -parameters or -g), so there is no parameter ctx, so every"
+                + " call is in the literal session \"ctx.sessionId\": start the path with the 0-based index of the parameter that holds the"
+                + " conversation (session-param: 0.sessionId for its first parameter)");
+        assertThat(log).contains("WARN configured method " + cls + "#find (m.txt:2): session-param '5.sessionId' reads as a field path, but"
+                + " the method has 2 parameters, so every call is in the literal session \"5.sessionId\"");
+    }
+
     static String captured(Runnable r) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
