@@ -96,10 +96,10 @@ public final class Identifiers {
                     cls = d < 128 ? ASCII[d] : nonAscii(d);
                 }
                 boolean mayQualify = digits >= 4 || (marks & (AT | DOT | COLON)) != 0;
-                // a second group needs the first to reach the token's end and go on over ' ', a no-break space, '(' or
-                // ')' (groupedEnd stops at any other char), and a group of digits before a space
+                // a second group needs the first to reach the token's end and go on over white space, '(' or ')'
+                // (groupedEnd stops at any other char), and a group of digits before white space
                 char next = j < len ? s[j] : 0;
-                boolean mayGroup = next == '(' || next == ')' || ((next == ' ' || next == '\u00A0') && digits > 0);
+                boolean mayGroup = next == '(' || next == ')' || (digits > 0 && TextHash.white(next));
                 if (!mayQualify && !mayGroup) {
                     i = j;
                     continue;
@@ -407,7 +407,7 @@ public final class Identifiers {
     }
 
     private static boolean tokenChar(char c) {
-        if (Character.isWhitespace(c) || c == '\u00A0') return false;
+        if (TextHash.white(c)) return false;
         return switch (c) {
             case '"', '\'', '“', '”', '‘', '’', '<', '>', '(', ')', '[', ']', '{', '}', ',', ';', '|', '`', '«', '»' -> false;
             default -> true;
@@ -449,13 +449,17 @@ public final class Identifiers {
     /**
      * End of a run of short groups starting at {@code a} (phone numbers, IBANs in groups of four)
      * holding at least seven digits in at least two groups, or {@code a} when none. Groups are separated
-     * by one space or no-break space; after a first group like an IBAN's ({@code DE89}, {@code de89}) by
-     * any run of them, as invoices and PDFs copy IBANs.
+     * by one space char (a space, a no-break space, U+2007, U+202F, an em space, ...: Unicode Zs); after a first group
+     * like an IBAN's ({@code DE89}, {@code de89}) by any run of white space ({@link TextHash#white}: tabs and line breaks
+     * too), as invoices, PDFs and wrapped plain-text mail show IBANs. An IBAN's run goes on over a line break only after
+     * a group of four, and ends where its check digits fit ({@link #ibanEnd}), so the text after a wrapped IBAN is not
+     * read as part of it.
      */
     static int groupedEnd(char[] s, int a, int len) {
         int i = a;
         int groups = 0, digits = 0, end = a;
         boolean ibanLike = false, ibanStart = false;
+        int wrapped = -1; // end of the IBAN's last group before the first line break its run goes on over
         while (i < len) {
             int g = i;
             while (g < len && groupChar(s[g])) g++;
@@ -478,17 +482,60 @@ public final class Identifiers {
             groups++;
             end = g;
             int k = g;
-            if (k < len && groupSpace(s[k])) {
+            if (ibanStart) {
+                boolean lineBreak = false;
+                while (k < len && TextHash.white(s[k])) lineBreak |= lineBreak(s[k++]);
+                if (lineBreak && wrapped < 0) {
+                    if (glen != 4) break; // an IBAN is wrapped between groups of four
+                    wrapped = g;
+                }
+            } else if (k < len && groupSpace(s[k])) {
                 k++;
-                if (ibanStart) while (k < len && groupSpace(s[k])) k++;
             }
             if (k > g && k < len && groupChar(s[k])) i = k;
             else break;
         }
+        if (wrapped >= 0 && end > wrapped) {
+            end = ibanEnd(s, a, wrapped, end);
+            digits = 0;
+            for (int k = a; k < end; k++) if (s[k] >= '0' && s[k] <= '9') digits++;
+        }
         return groups >= 2 && digits >= 7 ? end : a;
     }
 
-    private static boolean groupSpace(char c) { return c == ' ' || c == '\u00A0'; }
+    /** True for a char that ends a line: LF, VT, FF, CR, NEL, U+2028, U+2029. */
+    static boolean lineBreak(char c) {
+        return (c >= '\n' && c <= '\r') || c == '\u0085' || c == '\u2028' || c == '\u2029';
+    }
+
+    /**
+     * Where an IBAN run from {@code a} that goes on over a line break after {@code wrapped} ends: at the last group end
+     * up to {@code end} where its letters and digits (15 to 34) are an IBAN whose check digits are right (ISO 13616: the
+     * number with its first four chars moved to the end is 1 modulo 97), else at {@code wrapped}. Reads the run once.
+     */
+    static int ibanEnd(char[] s, int a, int wrapped, int end) {
+        int best = wrapped, n = 0, head = 0, rest = 0;
+        for (int k = a; k < end; k++) {
+            char c = s[k];
+            int v = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'Z' ? c - 'A' + 10 : c >= 'a' && c <= 'z' ? c - 'a' + 10 : -1;
+            if (v < 0) {
+                if (!TextHash.white(c)) return best; // a mark an IBAN does not have
+                continue;
+            }
+            n++;
+            if (n <= 4) head = (head * (v < 10 ? 10 : 100) + v) % 97;
+            else rest = (rest * (v < 10 ? 10 : 100) + v) % 97;
+            boolean groupEnd = k + 1 == end || TextHash.white(s[k + 1]);
+            // head is two letters and two digits: six decimal digits, and 10^6 is 27 modulo 97
+            if (groupEnd && k + 1 > wrapped && n >= 15 && n <= 34 && (rest * 27 + head) % 97 == 1) best = k + 1;
+        }
+        return best;
+    }
+
+    /** A space char between a number's groups: a space, or another of Unicode's space separators (Zs: no-break spaces too). */
+    private static boolean groupSpace(char c) {
+        return c == ' ' || (c >= 128 && Character.getType(c) == Character.SPACE_SEPARATOR);
+    }
 
     private static boolean asciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 

@@ -158,7 +158,7 @@ final class MentionIndex {
     }
 
     private static int foldSlow(char c) {
-        if (Character.isWhitespace(c) || Character.isSpaceChar(c) || transparent(c)) return -1;
+        if (TextHash.white(c) || transparent(c)) return -1;
         return Character.toLowerCase(Character.toUpperCase(c));
     }
 

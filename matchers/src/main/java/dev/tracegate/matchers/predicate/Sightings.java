@@ -171,12 +171,25 @@ final class Sightings {
         if (untrusted(value, p) && !(inRecordTrusted && inRecord(value))) return true;
         String v = fold(value);
         if (v.isEmpty() || truncated || seenWhole(v)) return false; // decided as a whole, with its refinements
+        // the value with its white space left out, as the default mode compares it: "attacker @evil.example" is the address
+        String squeezed = squeeze(v);
+        if (squeezed != v && untrusted(squeezed, p) && !(inRecordTrusted && inRecord(squeezed))) return true;
         List<String> ids = Identifiers.distinct(value);
         if (ids == null) return true; // more than the bound reads (65,536 chars, 64 distinct identifiers): not checked, not trusted
         for (String id : ids) {
             if (!fold(id).equals(v) && untrusted(id, p) && !(inRecordTrusted && inRecord(id))) return true;
         }
         return false;
+    }
+
+    /** {@code v} without white space ({@link TextHash#white}); {@code v} itself when it has none. */
+    static String squeeze(String v) {
+        int i = 0, n = v.length();
+        while (i < n && !TextHash.white(v.charAt(i))) i++;
+        if (i == n) return v;
+        StringBuilder b = new StringBuilder(n).append(v, 0, i);
+        for (; i < n; i++) if (!TextHash.white(v.charAt(i))) b.append(v.charAt(i));
+        return b.toString();
     }
 
     /** {@link #why}: not untrusted; untrusted on what the session keeps; a target over the identifier bound; only past max-chars. */
@@ -328,12 +341,20 @@ final class Sightings {
      * before any {@code /} or blank), and trailing slashes cut (so {@code http://www.a.com/} is {@code a.com}).
      */
     static String fold(String s) {
-        String t = stripInvisible(s).strip().toLowerCase(Locale.ROOT);
+        String t = trim(stripInvisible(s)).toLowerCase(Locale.ROOT);
         t = t.replace("https://", "").replace("http://", "");
         int start = t.startsWith("www.") && domainAfterWww(t) ? 4 : 0;
         int end = t.length();
         while (end > start && t.charAt(end - 1) == '/') end--;
         return start == 0 && end == t.length() ? t : t.substring(start, end);
+    }
+
+    /** {@code s} without leading and trailing white space ({@link TextHash#white}: no-break spaces too). */
+    private static String trim(String s) {
+        int a = 0, b = s.length();
+        while (a < b && TextHash.white(s.charAt(a))) a++;
+        while (b > a && TextHash.white(s.charAt(b - 1))) b--;
+        return a == 0 && b == s.length() ? s : s.substring(a, b);
     }
 
     /** {@code s} without invisible format chars (Unicode Cf: U+200B, U+FEFF, ...), which {@link TextHash} ignores too. */
@@ -353,7 +374,7 @@ final class Sightings {
         for (int i = 4; i < t.length(); i++) {
             char c = t.charAt(i);
             if (c == '.') return true;
-            if (c == '/' || Character.isWhitespace(c)) return false;
+            if (c == '/' || TextHash.white(c)) return false;
         }
         return false;
     }

@@ -1,7 +1,8 @@
 package dev.tracegate.matchers.predicate;
 
 /**
- * 64-bit hashes of values as context sets keep them: case-folded, ignoring white space, invisible format chars
+ * 64-bit hashes of values as context sets keep them: case-folded, ignoring white space ({@link #white}: every char
+ * Java calls white space or a space char, no-break spaces and NEL included), invisible format chars
  * (Unicode Cf: U+200B, U+FEFF, ...) and the marks {@code - ( )} that people put inside phone numbers and IBANs, so {@code +1 (415) 555-0100}
  * and {@code +14155550100} are the same value. A URL-shaped value (one with an {@code http://} or
  * {@code https://} scheme, or whose text up to the first {@code /} is a domain name) is read without
@@ -21,19 +22,31 @@ public final class TextHash {
     /** The char as the hash reads it: case-folded, or -1 for white space and the marks {@code - ( )}, which it skips. */
     private static int folded(char c) {
         if (c < 128) {
-            if (c <= ' ' ? c == ' ' || c == '\t' || c == '\n' || c == '\r' : c == '-' || c == '(' || c == ')') return -1;
+            if (c <= ' ' ? white(c) : c == '-' || c == '(' || c == ')') return -1;
             return c >= 'A' && c <= 'Z' ? c + 32 : c;
         }
         return wide(c);
     }
 
     /**
-     * A non-ASCII char as the hash reads it: -1 for a no-break space and for invisible format chars (Unicode category Cf:
+     * White space, as every comparison of values reads it (the hash, the identifier scan's token and group
+     * boundaries, whole-word provenance, erased subjects): {@link Character#isWhitespace} or {@link Character#isSpaceChar}
+     * (space, tab, line feed, vertical tab, form feed, carriage return, U+001C to U+001F, the no-break spaces U+00A0,
+     * U+2007 and U+202F, the em, thin and other spaces of U+2000 to U+200A, U+1680, U+205F, the ideographic space U+3000,
+     * the line and paragraph separators U+2028 and U+2029), and NEL U+0085.
+     */
+    static boolean white(char c) {
+        if (c <= ' ') return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\u001C' && c <= '\u001F');
+        return c >= '\u0085' && (c == '\u0085' || Character.isWhitespace(c) || Character.isSpaceChar(c));
+    }
+
+    /**
+     * A non-ASCII char as the hash reads it: -1 for white space ({@link #white}) and for invisible format chars (Unicode category Cf:
      * zero-width space U+200B, joiners, word joiner U+2060, the BOM U+FEFF, the soft hyphen U+00AD), which a model copies
      * from an injected text without showing them, so {@code attacker@evil.example\u200B} is the address; else case-folded.
      */
     private static int wide(char c) {
-        return c == '\u00A0' || Character.getType(c) == Character.FORMAT ? -1 : Character.toLowerCase(c);
+        return white(c) || Character.getType(c) == Character.FORMAT ? -1 : Character.toLowerCase(c);
     }
 
     /** Hash of the whole sequence. */
@@ -172,7 +185,7 @@ public final class TextHash {
         for (; hostEnd < b; hostEnd++) {
             char c = s.charAt(hostEnd);
             if (c == '/') break;
-            if (c == '@' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\u00A0') return scheme ? span(a, b) : -1;
+            if (c == '@' || white(c)) return scheme ? span(a, b) : -1;
             if (c == '.') { dots++; lastDot = hostEnd; }
         }
         if (!scheme && !domainEnd(s, a, lastDot, hostEnd)) return -1;
@@ -206,7 +219,7 @@ public final class TextHash {
     }
 
     static boolean ignored(char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '-' || c == '(' || c == ')' || (c >= 128 && wide(c) < 0);
+        return white(c) || c == '-' || c == '(' || c == ')' || (c >= 128 && wide(c) < 0);
     }
 
     private static long finish(long h) {

@@ -13,6 +13,10 @@ import java.util.List;
  * {@value #MAX_SCAN} characters are read, quoted strings longer than {@value #MAX_QUOTED} are
  * skipped, and at most as many values as the caller's array holds are kept. Linear in the text and
  * allocation-free.
+ *
+ * <p>Since session 16 white space is one definition (Java's white space or space chars, and NEL) and an IBAN's groups
+ * may be separated by any run of it, line breaks included, where its check digits (checked here with BigInteger) say
+ * where a wrapped IBAN ends.
  */
 final class ReferenceIdentifiers {
     /** Characters of a text that are scanned. */
@@ -133,7 +137,7 @@ final class ReferenceIdentifiers {
     }
 
     private static boolean tokenChar(char c) {
-        if (Character.isWhitespace(c) || c == '\u00A0') return false;
+        if (Character.isWhitespace(c) || Character.isSpaceChar(c) || c == '\u0085') return false;
         return switch (c) {
             case '"', '\'', '“', '”', '‘', '’', '<', '>', '(', ')', '[', ']', '{', '}', ',', ';', '|', '`', '«', '»' -> false;
             default -> true;
@@ -182,6 +186,7 @@ final class ReferenceIdentifiers {
         int i = a;
         int groups = 0, digits = 0, end = a;
         boolean ibanLike = false, ibanStart = false;
+        int wrapped = -1;
         while (i < len) {
             int g = i;
             while (g < len && groupChar(s.charAt(g))) g++;
@@ -204,17 +209,43 @@ final class ReferenceIdentifiers {
             groups++;
             end = g;
             int k = g;
-            if (k < len && groupSpace(s.charAt(k))) {
+            if (ibanStart) {
+                String run = "";
+                while (k < len && white(s.charAt(k))) run += s.charAt(k++);
+                if (run.matches("(?s).*[\\n\\u000B\\f\\r\\u0085\\u2028\\u2029].*") && wrapped < 0) {
+                    if (glen != 4) break;
+                    wrapped = g;
+                }
+            } else if (k < len && Character.getType(s.charAt(k)) == Character.SPACE_SEPARATOR) {
                 k++;
-                if (ibanStart) while (k < len && groupSpace(s.charAt(k))) k++;
             }
             if (k > g && k < len && groupChar(s.charAt(k))) i = k;
             else break;
         }
+        if (wrapped >= 0 && end > wrapped) {
+            // the longest run of groups past the line break whose letters and digits are an IBAN with right check digits
+            int best = wrapped;
+            for (int e = wrapped + 1; e <= end; e++) {
+                if (e < end && !white(s.charAt(e))) continue;
+                if (!white(s.charAt(e - 1))) {
+                    String compact = s.subSequence(a, e).toString().replaceAll("[\\s\\p{Zs}\\u0085\\u001C-\\u001F\\u2028\\u2029]", "");
+                    if (compact.matches("[A-Za-z0-9]{15,34}") && validIban(compact)) best = e;
+                }
+            }
+            end = best;
+            digits = (int) s.subSequence(a, end).chars().filter(c -> c >= '0' && c <= '9').count();
+        }
         return groups >= 2 && digits >= 7 ? end : a;
     }
 
-    private static boolean groupSpace(char c) { return c == ' ' || c == '\u00A0'; }
+    private static boolean white(char c) { return Character.isWhitespace(c) || Character.isSpaceChar(c) || c == '\u0085'; }
+
+    static boolean validIban(String compact) {
+        String moved = (compact.substring(4) + compact.substring(0, 4)).toUpperCase(java.util.Locale.ROOT);
+        StringBuilder digits = new StringBuilder();
+        for (char c : moved.toCharArray()) digits.append(Character.isDigit(c) ? String.valueOf(c) : String.valueOf(c - 'A' + 10));
+        return new java.math.BigInteger(digits.toString()).mod(java.math.BigInteger.valueOf(97)).intValue() == 1;
+    }
 
     private static boolean asciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 

@@ -74,7 +74,10 @@ class ValueSpellingTest {
         assertThat(IbanSpelling.compact("de89  3704  0044  0532  0130  00")).isEqualTo("de89370400440532013000");
         assertThat(IbanSpelling.compact("de89\u00A03704\u00A00044\u00A00532\u00A00130\u00A000")).isEqualTo("de89370400440532013000");
         assertThat(IbanSpelling.compact("de89-3704-0044-0532-0130-00")).isEqualTo("de89370400440532013000");
-        assertThat(IbanSpelling.compact("de89 3704 0044 0532 013 000")).isNull(); // not groups of four
+        // not groups of four: the IBAN when its check digits are right (a payee's parser drops the spaces), else no IBAN
+        assertThat(IbanSpelling.compact("de89 3704 0044 0532 013 000")).isEqualTo("de89370400440532013000");
+        assertThat(IbanSpelling.compact("de 89 3704 0044 0532 0130 00")).isEqualTo("de89370400440532013000");
+        assertThat(IbanSpelling.compact("de89 3704 0044 0532 013 001")).isNull();
         assertThat(IbanSpelling.compact("de89 3704 0044 0532 0130 00 ")).isNull(); // folded values carry no trailing blank
         assertThat(IbanSpelling.compact("de89--3704 0044 0532 0130 00")).isEqualTo("de89370400440532013000");
         assertThat(IbanSpelling.compact("de89.3704.0044.0532.0130.00")).isNull(); // dots are no IBAN separator
@@ -94,7 +97,8 @@ class ValueSpellingTest {
         assertThat(IbanSpelling.occursIn("iban de89 3704 0044 0532 0130 001", c)).isFalse(); // a longer value
         assertThat(IbanSpelling.occursIn("xde89 3704 0044 0532 0130 00", c)).isFalse();
         assertThat(IbanSpelling.occursIn("de89 3704 0044 0532 0130 01 and de89 3704 0044 0532 0130 00", c)).isTrue();
-        assertThat(IbanSpelling.occursIn("de89 37 04 0044 0532 0130 00", c)).isFalse(); // split inside a group
+        // split inside a group: the same chars, which a payee's parser reads as the same account (session 16)
+        assertThat(IbanSpelling.occursIn("de89 37 04 0044 0532 0130 00", c)).isTrue();
     }
 
     @Test
@@ -149,33 +153,52 @@ class ValueSpellingTest {
     }
 
     private static final String IBAN = "[a-z]{2}[0-9]{2}[a-z0-9]{11,30}";
-    private static final String SEP = "[ \\t\u00A0-]+";
+    /** Separators: white space as Java defines it (white space or space chars), NEL, and dashes. */
+    private static final String SEP = "[\\s\\p{Z}\\u0085\\u001C-\\u001F-]+";
 
-    /** Oracle: the compact IBAN by patterns (groups of four, each boundary with or without separators). */
+    /**
+     * Oracle: the compact IBAN by patterns (groups of four, each boundary with or without separators; or separators
+     * anywhere between its chars when its check digits are right, by BigInteger).
+     */
     static String compactByPattern(String v) {
-        if (!v.matches("[a-z0-9]{4}((" + SEP + ")?[a-z0-9]{4})*((" + SEP + ")?[a-z0-9]{1,4})?")) return null;
         String c = v.replaceAll(SEP, "");
-        return c.matches(IBAN) ? c : null;
+        if (!c.matches(IBAN) || !v.matches("[a-z0-9]((" + SEP + ")?[a-z0-9])*")) return null;
+        boolean fours = v.matches("[a-z0-9]{4}((" + SEP + ")?[a-z0-9]{4})*((" + SEP + ")?[a-z0-9]{1,4})?");
+        return fours || ReferenceIdentifiers.validIban(c) ? c : null;
     }
 
-    /** Oracle: a pattern for the IBAN's groups, optional separators between them, no letter or digit around. */
+    /** Oracle: a pattern for the IBAN's chars, optional separators between them, no letter or digit around. */
     static boolean occursByPattern(String text, String compact) {
         StringBuilder re = new StringBuilder("(?<![\\p{L}\\p{Nd}])");
-        for (int i = 0; i < compact.length(); i += 4) {
+        for (int i = 0; i < compact.length(); i++) {
             if (i > 0) re.append("(?:").append(SEP).append(")?");
-            re.append(java.util.regex.Pattern.quote(compact.substring(i, Math.min(i + 4, compact.length()))));
+            re.append(java.util.regex.Pattern.quote(compact.substring(i, i + 1)));
         }
         re.append("(?![\\p{L}\\p{Nd}])");
         return java.util.regex.Pattern.compile(re.toString()).matcher(text).find();
     }
 
     @Provide Arbitrary<String> ibanish() {
-        Arbitrary<String> compact = Arbitraries.strings().withChars("de0189 -\u00A0").ofMinLength(0).ofMaxLength(44);
+        Arbitrary<String> compact = Arbitraries.strings().withChars("de0189 -\u00A0\t\n\u2003").ofMinLength(0).ofMaxLength(44);
         Arbitrary<String> real = Arbitraries.strings().withChars("abz0129").ofMinLength(11).ofMaxLength(31)
                 .map(t -> "de89" + t);
-        Arbitrary<String> seps = Arbitraries.of("", " ", "  ", "-", "\u00A0", "\t", " - ", "--");
+        Arbitrary<String> seps = Arbitraries.of("", " ", "  ", "-", "\u00A0", "\t", " - ", "--", "\n", "\u000B", "\f",
+                "\u2003", "\u202F", "\u2007", "\u3000", "\u2028", " \r\n");
         Arbitrary<String> grouped = Combinators.combine(real, seps).as((t, sep) -> t.replaceAll("(.{4})(?=.)", "$1" + sep));
-        return Arbitraries.oneOf(compact, real, grouped);
+        // an IBAN with right check digits, separators at random places (a payee's parser drops them all)
+        Arbitrary<String> valid = Arbitraries.strings().withChars("abz0129").ofMinLength(11).ofMaxLength(30).map(ValueSpellingTest::withCheck);
+        Arbitrary<String> anywhere = Combinators.combine(valid, seps, Arbitraries.integers().between(1, 7))
+                .as((t, sep, every) -> t.replaceAll("(.{" + every + "})(?=.)", "$1" + sep));
+        return Arbitraries.oneOf(compact, real, grouped, valid, anywhere);
+    }
+
+    /** {@code de}, the check digits that make {@code bban} a valid IBAN, then {@code bban}. */
+    static String withCheck(String bban) {
+        for (int d = 0; d < 100; d++) {
+            String iban = String.format("de%02d%s", d, bban);
+            if (ReferenceIdentifiers.validIban(iban)) return iban;
+        }
+        throw new AssertionError(bban);
     }
 
     @Property(tries = 3000)
