@@ -153,25 +153,7 @@ final class FlatTransitions {
         for (int g = 0; g < bins.size(); g++) {
             int base = (int) groups[g];
             if (base < 0) continue;
-            int lo = (int) (groups[g] >>> 32) & 63;
-            int w = (int) (groups[g] >>> 38) & 63;
-            List<Integer> bin = bins.get(g);
-            entries:
-            for (int x = 0; x < 1 << w; x++) {
-                int e = 0;
-                for (int f : bin) {
-                    long l = layout[f];
-                    int at = fieldShift(l) - lo;
-                    int field = x >>> at & ((1 << width[f]) - 1);
-                    int s = field >>> k[f];
-                    Dfa d = dfas.get(f);
-                    if (s >= d.stateCount()) continue entries; // no packed state has this field: never read
-                    int t = d.next(s, field & ((1 << k[f]) - 1));
-                    e |= t << (at + k[f]);
-                    if (pv[f][t] && !pv[f][s]) e |= FRESH;
-                }
-                flat[base + x] = e;
-            }
+            fill(flat, base, (int) (groups[g] >>> 32) & 63, bins.get(g), layout, width, k, dfas, pv);
         }
         // feeds[g * packedWords + w]: the letter bits of packed long w that global atom g sets.
         long[] feeds = new long[valuationWords * 64 * packedWords];
@@ -229,6 +211,54 @@ final class FlatTransitions {
             descriptors[g] = (groups[g] & 0xFFFFFFFFL) | (groups[g] >>> 32 & 63) << 32 | fieldMask(groups[g]) << 40;
         }
         for (int w = 1; w < packedWords; w++) groupEnd[w] = Math.max(groupEnd[w], groupEnd[w - 1]);
+    }
+
+    /** Marks a joint entry no packed state reads while the table is filled (a valid entry uses bits below 25 and {@link #FRESH}). */
+    private static final int UNREAD = 1 << 30;
+
+    /**
+     * Fills the joint table of one group at {@code flat[base ...]}: the entry of {@code x} is the OR of each formula's
+     * own entry for its field of {@code x} (successor state at its place, {@link #FRESH} when the step violates it), and
+     * 0 when a field's state part names no state of its automaton (no packed state has it: never read). The fields of
+     * a group lie side by side from {@code lo} in the bin's order, so the table is built formula by formula: the entries
+     * for the fields placed so far are copied once per value of the next field and OR-ed with its entry, one OR per
+     * entry instead of a decode per formula per entry (the table is built while the agent starts, in the interpreter).
+     */
+    private static void fill(int[] flat, int base, int lo, List<Integer> bin, long[] layout, int[] width, int[] k,
+                             List<Dfa> dfas, boolean[][] pv) {
+        int placed = 0;   // bits of the fields already in the table
+        for (int f : bin) {
+            int at = fieldShift(layout[f]) - lo;
+            if (at != placed) throw new IllegalStateException("group fields not side by side: " + at + " after " + placed + " bits");
+            int wf = width[f];
+            int kf = k[f];
+            Dfa d = dfas.get(f);
+            boolean[] fresh = pv[f];
+            int states = d.stateCount();
+            int letters = (1 << kf) - 1;
+            int size = 1 << placed;
+            for (int v = (1 << wf) - 1; v >= 0; v--) {   // downwards: v = 0 writes over the entries read for every v
+                int s = v >>> kf;
+                int own;
+                if (s >= states) {
+                    own = UNREAD;
+                } else {
+                    int t = d.next(s, v & letters);
+                    own = t << (at + kf);
+                    if (fresh[t] && !fresh[s]) own |= FRESH;
+                }
+                int to = base + (v << placed);
+                if (placed == 0) {
+                    flat[to] = own;
+                } else {
+                    for (int x = 0; x < size; x++) flat[to + x] = flat[base + x] | own;
+                }
+            }
+            placed += wf;
+        }
+        for (int x = 0, end = 1 << placed; x < end; x++) {
+            if ((flat[base + x] & UNREAD) != 0) flat[base + x] = 0;
+        }
     }
 
     static int fieldShift(long layout) { return (int) (layout >>> 32) & 63; }
