@@ -439,7 +439,7 @@ class McpTest {
      * trial26 04: a result's structuredContent was neither checked nor logged (only its text content was), so a record the
      * contracts must withhold reached the client when the text said only "profile found". Now the RETURN's result is the
      * text and the structured content's JSON (once, when a text item already is that JSON), and a withheld result reaches
-     * the client without its structured content; server side (2.1.0 and 1.1.5) and client side.
+     * the client without its structured content (as isError: true since session 16); server side (2.1.0 and 1.1.5) and client side.
      */
     @Test
     void aResultsStructuredContentIsJudgedLoggedAndWithheldWithTheText(@TempDir Path dir) throws IOException {
@@ -450,7 +450,8 @@ class McpTest {
                     "profile", "{\"name\":\"C2\"}");
             assertThat(r.stdout()).as(side + ": " + r)
                     .contains("SERVER: TOOL profile ran name=C666")
-                    .contains("RESULT isError=false: [tracegate] This tool result was withheld (mcp.no-injected-results)")
+                    // withheld as a failure: a success would have to carry the structured content (session 16)
+                    .contains("RESULT isError=true: [tracegate] This tool result was withheld (mcp.no-injected-results)")
                     .doesNotContainIgnoringCase("ignore previous instructions")
                     .contains("RESULT isError=false: profile found (see structured content) structured={name=C1, iban=DE89370400440532013000, note=prefers e-mail}");
             List<JsonNode> returns = audited(audit, "return", "profile");
@@ -463,6 +464,49 @@ class McpTest {
             // the text already is the structured content's JSON (spelt otherwise): not logged twice
             assertThat(returns.get(2).path("result").asText())
                     .isEqualTo("{\"name\":\"C2\", \"iban\":\"DE89370400440532013000\", \"note\":\"prefers e-mail\"}");
+        }
+    }
+
+    /**
+     * session 16: a withheld success result of a tool that declares an outputSchema (its result carries structured
+     * content) reached the client as {@code isError: false} without structured content, which an SDK client that validates
+     * results ({@code enableCallToolSchemaCaching(true)}, 2.1.0 and 1.1.5) rejects: {@code callTool} threw
+     * "Structured content must not be null" instead of giving the notice. Now a withheld result that had structured
+     * content is withheld as {@code isError: true} with the notice, which the client does not validate; a passed result
+     * still validates. Agent in the server (2.1.0, 1.1.5) and in the client.
+     */
+    @Test
+    void aWithheldStructuredResultIsAFailureThatAValidatingClientAccepts(@TempDir Path dir) throws IOException {
+        for (String side : List.of("server", "client", "server115")) {
+            Path audit = dir.resolve(side + ".jsonl");
+            Path library = dir.resolve("failures.yaml");
+            Files.writeString(library, FAILURE_CONTRACTS);
+            String agent = ForkedJvm.agent("libraries=" + library + ",audit.path=" + audit);
+            String cp = side.equals("server115") ? mcp115Classpath() : ForkedJvm.appClasspath();
+            boolean onServer = !side.equals("client");
+            List<String> args = new ArrayList<>(List.of("calls", "account", "{\"name\":\"C666\"}", "account", "{\"name\":\"C1\"}",
+                    "--", ForkedJvm.java()));
+            if (onServer) {
+                args.add(agent);
+            }
+            args.addAll(List.of("-cp", cp, APP, "server"));
+            List<String> clientJvm = new ArrayList<>(List.of("-Ddemo.validateResults=true"));
+            if (!onServer) {
+                clientJvm.add(agent);
+            }
+            ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), clientJvm, cp, APP, args.toArray(new String[0]));
+            assertThat(r.exit()).as(r.toString()).isZero();
+            assertThat(r.stdout()).as(side + ": " + r)
+                    .contains("SERVER: TOOL account ran name=C666")
+                    .contains("RESULT isError=true: [tracegate] This tool result was withheld (mcp.no-injected-results)")
+                    .doesNotContain("must not be null")
+                    .doesNotContainIgnoringCase("ignore previous instructions")
+                    .contains("RESULT isError=false: {\"name\":\"C1\", \"iban\":\"DE89370400440532013000\", \"note\":\"prefers e-mail\"}"
+                            + " structured={name=C1, iban=DE89370400440532013000, note=prefers e-mail}");
+            List<JsonNode> returns = audited(audit, "return", "account");
+            assertThat(returns).as(Files.readString(audit)).hasSize(2);
+            assertThat(returns.get(0).path("decision").asText()).isEqualTo("suppress");
+            assertThat(returns.get(1).path("decision").asText()).isEqualTo("pass");
         }
     }
 

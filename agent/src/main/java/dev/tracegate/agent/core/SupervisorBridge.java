@@ -474,18 +474,22 @@ public final class SupervisorBridge implements DispatchTarget {
         final boolean error;
         /** Why the structured content could not be written whole (too deep, too long, ...), or null. */
         final String cut;
+        /** Whether it carries structured content (the tool may declare an outputSchema). */
+        final boolean structured;
 
-        private ReflectiveResult(Object result, String text, boolean error, String cut) {
+        private ReflectiveResult(Object result, String text, boolean error, String cut, boolean structured) {
             this.result = result;
             this.text = text;
             this.error = error;
             this.cut = cut;
+            this.structured = structured;
         }
 
         static ReflectiveResult of(Object result, JsonCodec json) {
             StringBuilder text = new StringBuilder();
             boolean error = false;
             String cut = null;
+            boolean hasStructured = false;
             try {
                 Object content = result.getClass().getMethod("content").invoke(result);
                 List<String> texts = new java.util.ArrayList<String>();
@@ -500,6 +504,7 @@ public final class SupervisorBridge implements DispatchTarget {
                 }
                 Object structured = structuredContent(result);
                 if (structured != null) {
+                    hasStructured = true;
                     ValueText.Written written = json.written(structured);
                     cut = written.cut();
                     if (!alreadyInText(written.json(), texts, json)) {
@@ -511,7 +516,7 @@ public final class SupervisorBridge implements DispatchTarget {
             } catch (ReflectiveOperationException e) {
                 text.append(result);
             }
-            return new ReflectiveResult(result, text.toString(), error, cut);
+            return new ReflectiveResult(result, text.toString(), error, cut, hasStructured);
         }
 
         private static void line(StringBuilder text, Object line) {
@@ -588,8 +593,11 @@ public final class SupervisorBridge implements DispatchTarget {
             try {
                 Object builder = result.getClass().getMethod("builder").invoke(null);
                 builder.getClass().getMethod("addTextContent", String.class).invoke(builder, notice);
-                // a failed result stays one (isError: true): the client, its retry logic or its model, must not take it for a success
-                builder.getClass().getMethod("isError", Boolean.class).invoke(builder, Boolean.valueOf(error));
+                // a failed result stays one (isError: true): the client, its retry logic or its model, must not take it for a success.
+                // One that had structured content is withheld as a failure too: its tool may declare an outputSchema, which a
+                // success must then carry and a client may validate (the SDK's does, enableCallToolSchemaCaching, and rejects a
+                // success without it); an error result is not validated, and no content conforming to any schema can be made up
+                builder.getClass().getMethod("isError", Boolean.class).invoke(builder, Boolean.valueOf(error || structured));
                 return builder.getClass().getMethod("build").invoke(builder);
             } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException("tracegate: cannot rebuild " + result.getClass().getName() + " to withhold it", e);
