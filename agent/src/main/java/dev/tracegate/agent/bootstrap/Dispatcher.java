@@ -92,6 +92,40 @@ public final class Dispatcher {
         return out;
     }
 
+    /**
+     * The text of the user message a retrieval augmentor returned on this thread ([0]) and the user's own text it was made
+     * from ([1]): the USER event is the user's own text, not the retrieved content ({@link #augmented}).
+     */
+    private static final ThreadLocal<String[]> AUGMENTED = new ThreadLocal<String[]>() {
+        @Override
+        protected String[] initialValue() {
+            return new String[2];
+        }
+    };
+
+    /** A framework's retrieval augmentor turned the user's text {@code own} into {@code augmented} on this thread. */
+    public static void augmented(String augmented, String own) {
+        String[] cell = AUGMENTED.get();
+        cell[0] = augmented;
+        cell[1] = own;
+    }
+
+    /**
+     * The user's own text within {@code text}, the text of a model request's user message: {@code text} with the augmented
+     * message {@link #augmented} noted on this thread replaced by the user's own text it was made from, or {@code text}
+     * itself when none was noted or {@code text} does not hold it. Forgets what was noted.
+     */
+    public static String ownUserText(String text) {
+        String[] cell = AUGMENTED.get();
+        String aug = cell[0], own = cell[1];
+        if (aug == null) {
+            return text;
+        }
+        cell[0] = null;
+        cell[1] = null;
+        return text == null || own == null || !text.contains(aug) ? text : text.replace(aug, own);
+    }
+
     /** Forgets what {@link #userMessageStored} noted on this thread (a message checked and kept); no allocation. */
     public static void forgetStoredUserMessage() {
         Object[] cell = STORED_USER.get();

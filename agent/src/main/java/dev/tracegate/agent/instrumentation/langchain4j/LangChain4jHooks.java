@@ -132,6 +132,11 @@ public final class LangChain4jHooks implements Hooks {
                 new HookPoint(hasSuperType(named(CHAT_MEMORY)).and(not(isInterface())),
                         named("add").and(not(isAbstract())).and(takesArguments(1)).and(takesArgument(0, named(CHAT_MESSAGE))),
                         self + "$MemoryAddAdvice"),
+                // the user's own text before retrieval augmentation: the USER event is it, not the retrieved content
+                new HookPoint(hasSuperType(named("dev.langchain4j.rag.RetrievalAugmentor")).and(not(isInterface())),
+                        named("augment").and(not(isAbstract())).and(takesArguments(1))
+                                .and(takesArgument(0, named("dev.langchain4j.rag.AugmentationRequest"))),
+                        self + "$AugmentAdvice"),
                 new HookPoint(named("dev.langchain4j.service.AiServiceTokenStream"),
                         named("start").and(takesArguments(0)),
                         self + "$TokenStreamScopeAdvice"),
@@ -429,6 +434,7 @@ public final class LangChain4jHooks implements Hooks {
                 if (last instanceof UserMessage) {
                     UserMessage user = (UserMessage) last;
                     String text = null;
+                    String own = null;
                     String replacement;
                     try {
                         // the text of its text contents, in order (several joined by a line break); an image or other
@@ -451,7 +457,9 @@ public final class LangChain4jHooks implements Hooks {
                         if (joined != null) {
                             text = joined.toString();
                         }
-                        replacement = text == null ? null : Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), text);
+                        // the user's own words: with retrieval augmentation, the text before the retrieved content was added
+                        own = Dispatcher.ownUserText(text);
+                        replacement = own == null ? null : Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), own);
                     } catch (Throwable failed) {
                         // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
                         // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
@@ -467,6 +475,7 @@ public final class LangChain4jHooks implements Hooks {
                             if (!(content instanceof TextContent)) {
                                 contents.add(content);
                             } else if (!placed) {
+                                // with retrieval augmentation the retrieved content goes too (it was found for the replaced text)
                                 contents.add(TextContent.from(replacement));
                                 placed = true;
                             }
@@ -583,6 +592,7 @@ public final class LangChain4jHooks implements Hooks {
                 if (last instanceof UserMessage) {
                     UserMessage user = (UserMessage) last;
                     String text = null;
+                    String own = null;
                     String replacement;
                     try {
                         // the text of its text contents, in order (several joined by a line break); an image or other
@@ -605,7 +615,9 @@ public final class LangChain4jHooks implements Hooks {
                         if (joined != null) {
                             text = joined.toString();
                         }
-                        replacement = text == null ? null : Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), text);
+                        // the user's own words: with retrieval augmentation, the text before the retrieved content was added
+                        own = Dispatcher.ownUserText(text);
+                        replacement = own == null ? null : Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), own);
                     } catch (Throwable failed) {
                         // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
                         // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
@@ -621,6 +633,7 @@ public final class LangChain4jHooks implements Hooks {
                             if (!(content instanceof TextContent)) {
                                 contents.add(content);
                             } else if (!placed) {
+                                // with retrieval augmentation the retrieved content goes too (it was found for the replaced text)
                                 contents.add(TextContent.from(replacement));
                                 placed = true;
                             }
@@ -687,6 +700,28 @@ public final class LangChain4jHooks implements Hooks {
         static void enter(@Advice.This Object memory, @Advice.Argument(0) Object message) {
             if (message instanceof UserMessage) {
                 Dispatcher.userMessageStored(memory, message);
+            }
+        }
+    }
+
+    /**
+     * A retrieval augmentor's result: the text of the augmented user message and the user's own text it was made from, for
+     * the model call that follows on this thread ({@link Dispatcher#ownUserText}). A nested augmentor's note is overwritten
+     * by the outer one's, whose request is the user's message.
+     */
+    public static final class AugmentAdvice {
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Argument(0) dev.langchain4j.rag.AugmentationRequest request,
+                         @Advice.Return dev.langchain4j.rag.AugmentationResult result) {
+            if (request == null || result == null || !(request.chatMessage() instanceof UserMessage)
+                    || !(result.chatMessage() instanceof UserMessage)) {
+                return;
+            }
+            UserMessage before = (UserMessage) request.chatMessage();
+            UserMessage after = (UserMessage) result.chatMessage();
+            if (before != after && before.hasSingleText() && after.hasSingleText()) {
+                Dispatcher.augmented(after.singleText(), before.singleText());
             }
         }
     }
