@@ -113,7 +113,8 @@ public final class ConfiguredMethod {
         if (field.startsWith("args") && !value.equals("*") && !value.chars().allMatch(Character::isDigit)
                 && !(Character.isJavaIdentifierStart(value.charAt(0)) && value.chars().allMatch(Character::isJavaIdentifierPart))) {
             return field + " '" + value + "' is neither a parameter's 0-based index nor its name" + (dot > 0 ? " (a field of a parameter"
-                    + " cannot be the arguments: name the parameter, args-param: " + value.substring(0, dot) + ")" : "") + ". Give the parameter that holds the arguments, or leave"
+                    + " cannot be the arguments: name the parameter, args-param: " + value.substring(0, dot) + ", and the fields of a"
+                    + " record, a bean or a Map there are the arguments)" : "") + ". Give the parameter that holds the arguments, or leave"
                     + " it out to have all parameters by name.";
         }
         return null;

@@ -1315,7 +1315,16 @@ public final class ConfiguredMethods {
         if (value instanceof String && ((String) value).strip().startsWith("{")) {
             return new ValueText.Written((String) value, null);
         }
-        return bridge.written(value instanceof Map ? value : Collections.singletonMap("value", value));
+        if (value instanceof Map) return bridge.written(value);
+        if (value != null && !(value instanceof CharSequence) && !(value instanceof Number) && !(value instanceof Boolean)
+                && !(value instanceof Character) && !(value instanceof Enum<?>) && !(value instanceof Iterable<?>) && !value.getClass().isArray()) {
+            // a record or bean (any object the writer writes as a JSON object): its fields are the arguments, as a Map's keys
+            // are (trial30 02: they were under "value", so arg(transfer, amount) found nothing and every transfer was refused)
+            ValueText.Written written = bridge.written(value);
+            if (written.json().startsWith("{")) return written;
+        }
+        // a value that is no JSON object (plain text, a number, a list, a date): the one argument "value"
+        return bridge.written(Collections.singletonMap("value", value));
     }
 
     private static Object[] rewrite(String argsField, String[] names, Object[] arguments, String json, SupervisorBridge bridge,

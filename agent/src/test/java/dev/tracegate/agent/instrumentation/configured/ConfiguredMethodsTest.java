@@ -203,11 +203,40 @@ class ConfiguredMethodsTest {
                         + " is the first), and a literal session id is text such as web-1.");
         assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c args=1.amount")))
                 .hasMessageStartingWith("m.txt:1:12: args '1.amount' is neither a parameter's 0-based index nor its name (a field of a"
-                        + " parameter cannot be the arguments: name the parameter, args-param: 1)");
+                        + " parameter cannot be the arguments: name the parameter, args-param: 1, and the fields of a record, a bean or a Map"
+                        + " there are the arguments)");
         assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c session=0.9")))
                 .hasMessageContaining("session '0.9' starts like a field path");
         assertThat(ConfiguredMethods.parse("m.txt", List.of("tool a.B#c session=web-1", "tool a.B#d session=0.sessionId",
                 "tool a.B#e session=web.1 args=req")).rules()).hasSize(3);
+    }
+
+    record TransferReq(String to, long amount) { }
+
+    static final class MailReq {   // a bean: its instance fields, no getter called
+        private final String to = "ada@example.com";
+        private final transient String draft = "x";
+        public String getTo() { throw new AssertionError("the writer calls no getter"); }
+    }
+
+    /**
+     * trial30 02: args-param naming a record put it under an undocumented "value" ({"value":{"to":"bob","amount":500}}), so
+     * arg(transfer, amount) found nothing and every transfer was refused as unevaluable. A record's or bean's fields are the
+     * arguments at top level, as a Map's keys are; text that is not JSON, a number, an enum or a list stays the one argument
+     * "value".
+     */
+    @Test
+    void aRecordOrBeanArgsParamGivesItsFieldsAsTheArguments() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool v.Bank#* name=$method args=1 session=0"));
+        Recording r = new Recording();
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+        Object[][] calls = {{"s1", new TransferReq("bob", 500)}, {"s1", new MailReq()}, {"s1", "c7"}, {"s1", "{\"id\":\"c8\"}"},
+                {"s1", 42L}, {"s1", List.of("a", "b")}, {"s1", java.util.UUID.fromString("00000000-0000-0000-0000-000000000001")},
+                {"s1", Map.of("k", 1)}, {"s1", null}};
+        for (Object[] a : calls) m.onCall("v.Bank.transfer(Ljava/lang/String;Ljava/lang/Object;)Ljava/lang/String;", a, bridge);
+        assertThat(r.calls).extracting(ToolCall::argumentsJson).containsExactly("{\"to\":\"bob\",\"amount\":500}",
+                "{\"to\":\"ada@example.com\"}", "{\"value\":\"c7\"}", "{\"id\":\"c8\"}", "{\"value\":42}", "{\"value\":[\"a\",\"b\"]}",
+                "{\"value\":\"00000000-0000-0000-0000-000000000001\"}", "{\"k\":1}", "{\"value\":null}");
     }
 
     @Test
