@@ -61,7 +61,14 @@ public final class Identifiers {
         char[] cs = seen.chars(len);
         if (s instanceof String str) str.getChars(0, len, cs, 0);
         else for (int k = 0; k < len; k++) cs[k] = s.charAt(k);
-        return scan(cs, len, out, n, seen);
+        n = scan(cs, len, out, n, seen);
+        // the text with its HTML, JSON and percent escapes decoded (Escapes), when it has any: its values too
+        if (seen.overflow) return n;
+        char[] dec = seen.decoded(len);
+        int dl = Escapes.decode(cs, len, dec);
+        if (dl < 0) return n;
+        seen.forgetRaw(); // the chars the last scan remembered are in the other array
+        return scan(dec, dl, out, n, seen);
     }
 
     /**
@@ -211,9 +218,22 @@ public final class Identifiers {
     private static List<String> find(String s, boolean distinct) {
         List<String> out = new ArrayList<>();
         java.util.Set<Long> seen = distinct ? new java.util.HashSet<>() : null;
-        // the same walk as scan(), collecting text instead of hashes
         int len = Math.min(s.length(), MAX_SCAN);
         char[] cs = s.toCharArray();
+        if (!find(cs, len, out, seen, distinct)) return null;
+        // and, as scan() does, in the text with its escapes decoded: the values that are new there
+        char[] dec = new char[len];
+        int dl = Escapes.decode(cs, len, dec);
+        if (dl < 0) return out;
+        if (distinct) return find(dec, dl, out, seen, true) ? out : null;
+        List<String> more = new ArrayList<>();
+        find(dec, dl, more, null, false);
+        for (String v : more) if (out.size() < MAX_PER_TEXT && !out.contains(v)) out.add(v);
+        return out;
+    }
+
+    /** The walk of scan() over {@code cs[0, len)}, collecting text instead of hashes; false when {@code seen} overflowed. */
+    private static boolean find(char[] cs, int len, List<String> out, java.util.Set<Long> seen, boolean distinct) {
         int i = 0;
         while (i < len && (distinct || out.size() < MAX_PER_TEXT)) {
             char c = cs[i];
@@ -222,7 +242,7 @@ public final class Identifiers {
                 int j = i + 1;
                 int limit = Math.min(len, i + 1 + MAX_QUOTED);
                 while (j < limit && cs[j] != close) j++;
-                if (j < limit && j - i - 1 >= 3 && !add(out, seen, cs, i + 1, j)) return null;
+                if (j < limit && j - i - 1 >= 3 && !add(out, seen, cs, i + 1, j)) return false;
                 i++;
                 continue;
             }
@@ -237,10 +257,10 @@ public final class Identifiers {
                     a = m;
                     b = queryStart(cs, a, b);
                 }
-                if (qualifies(cs, a, b) && !add(out, seen, cs, a, b)) return null;
+                if (qualifies(cs, a, b) && !add(out, seen, cs, a, b)) return false;
                 int g = groupedEnd(cs, a, len);
                 if (g > b) {
-                    if (!add(out, seen, cs, a, g)) return null;
+                    if (!add(out, seen, cs, a, g)) return false;
                     j = Math.max(j, g);
                 }
                 i = j;
@@ -248,7 +268,7 @@ public final class Identifiers {
             }
             i++;
         }
-        return out;
+        return true;
     }
 
     /** Adds {@code s[a, b)} to {@code out} (once per hash when {@code seen} is given); false when that is one too many. */
@@ -375,6 +395,19 @@ public final class Identifiers {
         char[] chars(int len) {
             if (text.length < len) text = new char[Math.max(len, 2 * text.length)];
             return text;
+        }
+
+        /** The scanned text with its escapes decoded (grows to the longest text decoded). */
+        char[] decodedText = new char[0];
+
+        char[] decoded(int len) {
+            if (decodedText.length < len) decodedText = new char[Math.max(len, 2 * decodedText.length)];
+            return decodedText;
+        }
+
+        /** Forgets where this scan hashed values ({@link #repeats}), keeping the hashes it kept. */
+        void forgetRaw() {
+            java.util.Arrays.fill(rawStamps, 0);
         }
 
         /** Adds {@code h}; false when this scan kept it already. */

