@@ -45,6 +45,10 @@ final class Frame {
     int[] mentionScratch = new int[64];
     final SpanSink.Mask sink = new SpanSink.Mask();
     final char[] pathBuf = new char[4096];
+    /** Scratch of flow(f)'s look for glued values (GluedValues): grown to the longest argument read. */
+    char[] gluedBuf = new char[256];
+    /** gluedBuf as a CharSequence for TextHash (a URL-shaped span is read through one), made anew when gluedBuf grows. */
+    java.nio.CharBuffer gluedView = java.nio.CharBuffer.wrap(gluedBuf);
     private final Matcher[] matchers;
     /** The library's patterns with their literal prefilters, shared by the frames of one grounding. */
     private final TextPattern[] textPatterns;

@@ -1142,7 +1142,9 @@ public final class Grounding implements Grounder<Event> {
         for (int i = 0; i < n; i++) {
             if (introduced.contains(hs[i]) && !(untrusted && named.contains(hs[i]))) return true;
         }
-        return false;
+        // flow(f) only: an introduced identifier glued into a longer token (api_key=SECRET, a URL's query) or split by
+        // white space; untrusted(f) and untrusted_target keep whole tokens, so a target may carry an output's value
+        return !untrusted && GluedValues.found(f, value, introduced);
     }
 
     int sideEffect(Frame f, boolean requireUntrusted) {

@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Grounding a typical three-argument CALL allocates nothing once the thread's frame exists, for the
  * GDPR-style, injection-style and literal-pattern atoms (counted in bytes by the JVM, so it holds
- * in the interpreter as well as after JIT compilation; patterns that need RE2/J do allocate).
+ * in the interpreter as well as after JIT compilation; patterns that need RE2/J do allocate). flow(T, f) over an argument
+ * with glued values ({@code ref=INV-...&id=...}) looks at its spans (GluedValues) without allocating either.
  */
 class SteadyPathAllocationTest {
     private static final com.sun.management.ThreadMXBean MX =
@@ -27,14 +28,16 @@ class SteadyPathAllocationTest {
                 "count(send_invoice) <= 5", "run(send_invoice) < 3", "arg(send_invoice, amount) <= 5000",
                 "arg(send_invoice, amount) <= ctx(approved)", "sum(send_invoice, amount) < 100000",
                 "arg_matches(to, \"@example\\\\.com$\")", "arg_in(memo, [\"a\", \"b\"])", "len(arg(memo)) < 100",
-                "since(call(approve)) < 10", "context_len < 10000", "tokens < 1000", "flow(to)", "ctx(approved)");
+                "since(call(approve)) < 10", "context_len < 10000", "tokens < 1000", "flow(to)", "ctx(approved)",
+                "flow(send_invoice, note)");
         s.feed(Event.user("s", 1, "please invoice bob@example.com"),
                 Event.call("s", 2, "approve", "{\"amount\":500}"), Event.returned("s", 3, "approve", "ok", false),
                 Event.returned("s", 4, "lookup", "bob@example.com, IBAN DE89 3704 0044 0532 0130 00", false),
                 Event.builder(EventKind.CONSENT).session("s").subject("bob@example.com").purposes("billing").build(),
                 Event.builder(EventKind.ERASURE).session("s").subject("zed@example.com").build());
         Event call = Event.builder(EventKind.CALL).session("s").tool("send_invoice").subject("bob@example.com")
-                .args("{\"to\":\"bob@example.com\",\"amount\":120,\"memo\":\"March invoice\"}").build();
+                .args("{\"to\":\"bob@example.com\",\"amount\":120,\"memo\":\"March invoice\","
+                        + "\"note\":\"ref=INV-20240301&id=77001234 key:abc12345 (March)\"}").build();
         long[] val = new long[s.g.valuationWords()];
         long[] unev = new long[s.g.valuationWords()];
         // creates the thread's frame, and runs long enough for the JIT to compile the path: code not yet compiled by C2
