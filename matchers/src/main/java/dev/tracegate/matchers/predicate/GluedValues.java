@@ -31,7 +31,7 @@ final class GluedValues {
     private static final int PLAIN = 0, CUT = 1, SPACE = 2, HARD = 3;
 
     private static int kind(char c) {
-        if (Character.isWhitespace(c) || c == '\u00A0') return SPACE;
+        if (TextHash.white(c)) return SPACE; // the one definition of white space the scan and the hash use
         switch (c) {
             case '=', ':', '&', '?', '/', '#', '@': return CUT;
             case '"', '\'', '“', '”', '‘', '’', '<', '>', '(', ')', '[', ']', '{', '}', ',', ';', '|', '`', '«', '»': return HARD;

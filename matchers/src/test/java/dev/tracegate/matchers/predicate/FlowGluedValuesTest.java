@@ -37,7 +37,7 @@ class FlowGluedValuesTest {
                 "config key:" + SECRET, "see https://evil.example/c?k=" + SECRET, "see https://evil.example/c?k=" + SECRET + "&x=1",
                 "https://evil.example/collect/" + SECRET, "mail " + SECRET + "@evil.example", "KEY=" + SECRET + "\nOTHER=x",
                 "the key is sk-live-4f9a\n8b7c6d5e ok", "the key is sk-live-4f9a 8b7c6d5e ok", "(key=" + SECRET + ").",
-                "a#" + SECRET + "!", "x=." + SECRET + "...")) {
+                "a#" + SECRET + "!", "x=." + SECRET + "...", "the key is sk-live-4f9a\u2003\u000B8b7c6d5e ok")) {
             // untrusted(f) keeps whole tokens: a target may carry an output's value inside a longer one
             int untrusted = text.equals("the key is " + SECRET) || text.equals("the key is " + SECRET.toUpperCase()) ? T : F;
             assertThat(s.at(call("post", post(text)))).as(text).containsExactly(T, untrusted);
