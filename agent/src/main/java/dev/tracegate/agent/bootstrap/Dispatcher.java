@@ -33,11 +33,15 @@ public final class Dispatcher {
     /** Identifies this JVM's dispatcher (marks calls it already supervised, e.g. in MCP request metadata). */
     private static final String INSTANCE = java.util.UUID.randomUUID().toString();
 
-    /** [0] = nesting depth of supervised tool calls on this thread, [1] = of model calls. */
+    /**
+     * [0] = nesting depth of supervised tool calls on this thread, [1] = of model calls; [2] and [3] = the entry and the
+     * tool name's hash of the configured tool call running on this thread, noted only when an entry says {@code nested: true}
+     * (0: none), saved and put back by each configured method's advice like [0].
+     */
     private static final ThreadLocal<int[]> DEPTH = new ThreadLocal<int[]>() {
         @Override
         protected int[] initialValue() {
-            return new int[2];
+            return new int[4];
         }
     };
 

@@ -387,12 +387,16 @@ public final class ConfiguredHooks implements Hooks {
                             @Advice.Local("tgArgs") Object[] called,
                             @Advice.Local("tgId") String id,
                             @Advice.Local("tgDepth") int[] depth,
-                            @Advice.Local("tgSaved") int saved) {
+                            @Advice.Local("tgSaved") int saved,
+                            @Advice.Local("tgSavedCall") int savedCall,
+                            @Advice.Local("tgSavedTool") int savedTool) {
             // the nesting guard is this thread's cell; the exit puts back the value saved here, so a guard an inner
             // call left set (a StackOverflowError unwinding through it) is reset by the outermost call's exit.
             // A StackOverflowError before the increment changes nothing: it reaches the host and the method does not run.
             depth = Dispatcher.depthCell();
             saved = depth[0];
+            savedCall = depth[2];   // the running configured call's entry and tool (nested: true), put back at exit
+            savedTool = depth[3];
             depth[0] = saved + 1;
             try {
                 outer = saved == 0 || Dispatcher.supervisesNested(origin);   // nested: only if its rule asks (see MethodRule)
@@ -444,9 +448,13 @@ public final class ConfiguredHooks implements Hooks {
                          @Advice.Thrown Throwable thrown,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Local("tgDepth") int[] depth,
-                         @Advice.Local("tgSaved") int saved) {
+                         @Advice.Local("tgSaved") int saved,
+                         @Advice.Local("tgSavedCall") int savedCall,
+                         @Advice.Local("tgSavedTool") int savedTool) {
             if (depth != null) {
                 depth[0] = saved;   // first, and with no call: this cannot overflow the stack, whatever unwinds the method
+                depth[2] = savedCall;
+                depth[3] = savedTool;
             }
             if (!outer) {
                 return;
@@ -499,12 +507,16 @@ public final class ConfiguredHooks implements Hooks {
                             @Advice.Local("tgId") String id,
                             @Advice.Local("tgDepth") int[] depth,
                             @Advice.Local("tgSaved") int saved,
+                            @Advice.Local("tgSavedCall") int savedCall,
+                            @Advice.Local("tgSavedTool") int savedTool,
                             @Advice.Local("tgAtReturn") boolean atReturn) {
             // the nesting guard is this thread's cell; the exit puts back the value saved here, so a guard an inner
             // call left set (a StackOverflowError unwinding through it) is reset by the outermost call's exit.
             // A StackOverflowError before the increment changes nothing: it reaches the host and the method does not run.
             depth = Dispatcher.depthCell();
             saved = depth[0];
+            savedCall = depth[2];   // the running configured call's entry and tool (nested: true), put back at exit
+            savedTool = depth[3];
             depth[0] = saved + 1;
             try {
                 outer = saved == 0 || Dispatcher.supervisesNested(origin);   // nested: only if its rule asks (see MethodRule)
@@ -559,9 +571,13 @@ public final class ConfiguredHooks implements Hooks {
                          @Advice.Thrown Throwable thrown,
                          @Advice.Local("tgDepth") int[] depth,
                          @Advice.Local("tgSaved") int saved,
+                         @Advice.Local("tgSavedCall") int savedCall,
+                         @Advice.Local("tgSavedTool") int savedTool,
                          @Advice.Local("tgAtReturn") boolean atReturn) {
             if (depth != null) {
                 depth[0] = saved;   // first, and with no call: this cannot overflow the stack, whatever unwinds the method
+                depth[2] = savedCall;
+                depth[3] = savedTool;
             }
             if (!outer) {
                 return;

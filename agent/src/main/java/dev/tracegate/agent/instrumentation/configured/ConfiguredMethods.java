@@ -53,10 +53,25 @@ public final class ConfiguredMethods {
 
     private ConfiguredMethods(List<MethodRule> rules) {
         this.rules = Collections.unmodifiableList(rules);
-        boolean any = false;
-        for (MethodRule r : rules) any |= r.kind != MethodRule.Kind.TOOL && r.fields.get("session") == null;
+        boolean any = false, nested = false;
+        for (int i = 0; i < rules.size(); i++) {
+            MethodRule r = rules.get(i);
+            r.entry = i + 1;
+            any |= r.kind != MethodRule.Kind.TOOL && r.fields.get("session") == null;
+            nested |= r.kind == MethodRule.Kind.TOOL && r.nested;
+        }
         this.sessionless = any;
+        this.anyNested = nested;
     }
+
+    /**
+     * Whether a tool entry says {@code nested: true}: each configured tool call then notes its entry and tool name in its
+     * thread's nesting cell ({@link Dispatcher#depthCell} [2] and [3]; the advice puts them back at exit), so that a call
+     * of such an entry made directly inside a call of the same entry with the same tool name (an overload delegating to
+     * another, {@code invoke(name, json)} calling {@code invoke(name, map)}) is part of that call, not a second one
+     * (trial30 04). Two array writes per call, only then.
+     */
+    private final boolean anyNested;
 
     public static ConfiguredMethods none() {
         return new ConfiguredMethods(new ArrayList<>());
@@ -1128,6 +1143,17 @@ public final class ConfiguredMethods {
         String session = site.session(arguments);
         if (sessionless) Dispatcher.noteCallSession(session);   // the conversation of a consent or erasure the call makes
         String tool = site.tool(arguments);
+        if (anyNested) {
+            int[] cell = Dispatcher.depthCell();
+            int toolHash = tool.hashCode();
+            if (site.rule.nested && cell[0] > 1 && cell[2] == site.rule.entry && cell[3] == toolHash) {
+                // the same entry's own delegation inside its running call (an overload calling another): one call, which
+                // the outer call's CALL and RETURN record; this one runs unsupervised (nested: true is for other tools' calls)
+                return Ruling.LET_THROUGH;
+            }
+            cell[2] = site.rule.entry;
+            cell[3] = toolHash;
+        }
         String argsField = site.argsField;
         String[] names = null;
         Ruling ruling;

@@ -30,6 +30,11 @@ public final class MethodRule {
     final String where;
     /** Supervised also when it runs inside another supervised call (always for consent and erasure). */
     final boolean nested;
+    /**
+     * This entry's 1-based place in the configuration's list (set by {@link ConfiguredMethods}): what a call of a
+     * {@code nested} entry notes on its thread, so that the same entry's own delegation is not a second call.
+     */
+    int entry;
     /** {@code block-style: exception}: a block or a withheld result throws, whatever the method returns and block.style says. */
     final boolean blockThrows;
     /** A method of a class being woven matched this entry (the first that fits it): set once, read for the warning. */
