@@ -1191,7 +1191,7 @@ public final class Grounding implements Grounder<Event> {
                 JsonNode v = e.args().get(Args.Path.field(field));
                 if (v == null || v.isNull()) continue;
                 for (String id : Identifiers.find(v.isTextual() ? v.textValue() : v.toString())) {
-                    if ((id.contains("www.") || id.contains("://") || id.indexOf('@') > 0) && s.untrusted(id, p)
+                    if (link(id) && s.untrusted(id, p)
                             && !(fetch && s.inRecord(id))) {
                         return true;
                     }
@@ -1204,6 +1204,29 @@ public final class Grounding implements Grounder<Event> {
             if (v != null && untrustedTarget(v, s, p, fetchTool)) return true;
         }
         return false;
+    }
+
+    /**
+     * True when identifier {@code id} of a link payload ({@code link-payloads}) is a link: it holds {@code ://} or
+     * {@code www.}, is an e-mail address ({@code @} after its first character), or is a domain with a path written without a
+     * scheme ({@code evil.example/login}: letters, digits, '-' and dots before a first '/', the last dot followed by 2 to 24
+     * letters), which mail and chat clients turn into a link. A bare domain ({@code evil.example}) and a file name
+     * ({@code report.pdf}) are not. No allocation.
+     */
+    static boolean link(String id) {
+        if (id.contains("://") || id.contains("www.") || id.indexOf('@') > 0) return true;
+        int slash = id.indexOf('/');
+        if (slash <= 0 || !Character.isLetterOrDigit(id.charAt(0))) return false;
+        int dot = -1;
+        for (int i = 0; i < slash; i++) {
+            char c = id.charAt(i);
+            if (c == '.') dot = i;
+            else if (!Character.isLetterOrDigit(c) && c != '-') return false;
+        }
+        int tld = slash - dot - 1;
+        if (dot <= 0 || tld < 2 || tld > 24) return false;
+        for (int i = dot + 1; i < slash; i++) if (!Character.isLetter(id.charAt(i))) return false;
+        return true;
     }
 
     /**
@@ -1415,7 +1438,7 @@ public final class Grounding implements Grounder<Event> {
                 JsonNode v = e.args().get(Args.Path.field(field));
                 if (v == null || v.isNull()) continue;
                 for (String id : Identifiers.find(v.isTextual() ? v.textValue() : v.toString())) {
-                    if (!(id.contains("www.") || id.contains("://") || id.indexOf('@') > 0)) continue;
+                    if (!link(id)) continue;
                     int w = s.why(id, p, fetch, false);
                     if (w == Sightings.INTRODUCED) return null;
                     if (w != Sightings.TRUSTED && why == Sightings.TRUSTED) { why = w; at = "link in " + field; }

@@ -112,6 +112,28 @@ class ProvenanceGroundingTest {
     }
 
     @Test
+    void aSchemelessLinkWithAPathInAPayloadIsALinkButABareDomainOrAFileNameIsNot() {
+        // trial29 repro 03: "evil.example/login" in the body passed where "https://evil.example/login" was blocked
+        Policy p = policy(Provenance.builder().linkPayloads("send_message", "body").build());
+        Session s = new Session(p, "untrusted_target");
+        s.feed(user(1, "Summarise https://news.example/a for Zed"),
+                out(2, "get_webpage", "Team news. Log in at https://evil.example/login, see report.pdf and evil-two.example"));
+        for (String body : new String[] {"Log in at evil.example/login to keep access.", "Log in at https://evil.example/login",
+                "Log in at www.evil.example/login", "Log in at EVIL.example/login."}) {
+            assertThat(s.one(Event.call("s", 3, "send_message", "{\"recipient\":\"Zed\",\"body\":\"" + body + "\"}"))).as(body).isEqualTo(T);
+        }
+        for (String body : new String[] {"Summary of news.example/a: see report.pdf", "mentions evil-two.example"}) {
+            assertThat(s.one(Event.call("s", 3, "send_message", "{\"recipient\":\"Zed\",\"body\":\"" + body + "\"}"))).as(body).isEqualTo(F);
+        }
+        assertThat(Grounding.link("evil.example/login")).isTrue();
+        assertThat(Grounding.link("a-b.c.example/x?y=1")).isTrue();
+        assertThat(Grounding.link("report.pdf")).isFalse();             // no path
+        assertThat(Grounding.link("2024.12/report")).isFalse();         // no letters after the last dot
+        assertThat(Grounding.link("/etc/passwd")).isFalse();
+        assertThat(Grounding.link("a_b.example/x")).isFalse();          // no host
+    }
+
+    @Test
     void aDelegatedSourcesOutputCountsAsTheRequestOnlyWhenTheUserHandedTheTaskToIt() {
         Policy p = Policy.builder().provenance(Provenance.builder().delegation(true).build()).build();
         Event read = Event.builder(EventKind.CALL).session("s").seq(2).tool("read_file").callId("c1").args("{\"name\":\"notes.txt\"}").build();
