@@ -82,7 +82,7 @@ public final class Vocabulary {
         new Form("arg_eq_ctx", 2, "arg_eq_ctx(f, key)", Type.CONDITION, Reads.CONTENT, "argument f equals the value of context key (or is in its set): Match"),
         new Form("arg_eq_ctx", 3, "arg_eq_ctx(T, f, key)", Type.CONDITION, Reads.CONTENT, "as arg_eq_ctx(f, key) for CALLs of T"),
         new Form("permission", 1, "permission(p)", Type.CONDITION, Reads.CONTEXT, "permission p is held (policy grants, or latches adding to ctx key permissions)"),
-        new Form("flow", 1, "flow(f)", Type.CONDITION, Reads.CONTENT, "argument f carries a value that an earlier tool result introduced"),
+        new Form("flow", 1, "flow(f)", Type.CONDITION, Reads.CONTENT, "argument f carries a value that an earlier tool result introduced: the argument whole, an identifier in it, or an identifier glued into a longer token of it (api_key=SECRET, a URL's query) or split by one run of white space (matchers/README.md, Untrusted values)"),
         new Form("flow", 2, "flow(T, f)", Type.CONDITION, Reads.CONTENT, "as flow(f) for CALLs of T"),
         new Form("untrusted", 1, "untrusted(f)", Type.CONDITION, Reads.CONTENT, "argument f carries a value a tool result introduced and the user never named (with a policy provenance: by whole-word occurrence and its trust refinements)"),
         new Form("untrusted", 2, "untrusted(T, f)", Type.CONDITION, Reads.CONTENT, "as untrusted(f) for CALLs of T"),
