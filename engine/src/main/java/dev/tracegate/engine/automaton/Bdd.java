@@ -19,15 +19,23 @@ final class Bdd {
     private static final int OP_NOT = 3;
 
     private final int maxNodes;
-    private int[] var = new int[1024];
-    private int[] lo = new int[1024];
-    private int[] hi = new int[1024];
+    private int[] var = new int[128];
+    private int[] lo = new int[128];
+    private int[] hi = new int[128];
     private int size = 2;
-    private int[] unique = new int[2048]; // open addressing, 0 = empty slot (node 0 is never stored)
-    private final int[] cacheOp = new int[1 << 16];
-    private final int[] cacheA = new int[1 << 16];
-    private final int[] cacheB = new int[1 << 16];
-    private final int[] cacheR = new int[1 << 16];
+    private int[] unique = new int[256]; // open addressing, 0 = empty slot (node 0 is never stored)
+    /**
+     * The operation cache (op, a, b, result per slot): it starts at {@value #FIRST_CACHE} slots and grows with the unique
+     * table up to {@value #MOST_CACHE}, starting empty again (it is only a memo). A compilation allocated and zeroed 1 MB
+     * of cache per diagram whatever its size: two per formula, 24 MB for a 10-contract library while the agent starts,
+     * and 3 GB (most of the 7-10 s) for a library of 1,500 contracts.
+     */
+    private int[] cacheOp = new int[FIRST_CACHE];
+    private int[] cacheA = new int[FIRST_CACHE];
+    private int[] cacheB = new int[FIRST_CACHE];
+    private int[] cacheR = new int[FIRST_CACHE];
+    private static final int FIRST_CACHE = 1 << 8;
+    private static final int MOST_CACHE = 1 << 16;
 
     /**
      * Thrown when a compilation outgrows its bound: too many states ({@code states}), or too much
@@ -102,6 +110,13 @@ final class Bdd {
             t[i] = n;
         }
         unique = t;
+        if (cacheOp.length < MOST_CACHE && cacheOp.length < t.length) {
+            int slots = Math.min(MOST_CACHE, t.length);
+            cacheOp = new int[slots];
+            cacheA = new int[slots];
+            cacheB = new int[slots];
+            cacheR = new int[slots];
+        }
     }
 
     private static int hash(int a, int b, int c) {
