@@ -38,7 +38,8 @@ import java.util.function.Function;
  * the calls in one session, in order; with {@code --broken-send T} its transport throws on the calling thread when
  * asked to send a {@code tools/call} request for tool T (the request never leaves). The server writes its own lines to
  * standard error; the client echoes them as "SERVER: ...". {@code McpAsyncApp stateless-server}: the same tools on an
- * async stateless server over HTTP, for {@link McpStatelessApp}'s client (it prints {@code LISTENING <port>}).
+ * async stateless server over HTTP, for {@link McpStatelessApp}'s client (it prints {@code LISTENING <port>}), with
+ * {@link McpErasureApp}'s {@code forget} and {@code sendNewsletter}, whose Monos do their work on a bounded elastic thread.
  */
 public final class McpAsyncApp {
 
@@ -154,6 +155,9 @@ public final class McpAsyncApp {
                             System.err.println("TOOL lookupCustomer ran name=" + request.arguments().get("name"));
                             return Mono.just(text("{\"name\":\"" + request.arguments().get("name") + "\"}"));
                         }),
+                        // McpErasureApp's privacy service, called in the work the Mono does on a bounded elastic thread
+                        statelessTool("forget", (context, request) -> McpErasureApp.handler("async-elastic", "forget", request.arguments())),
+                        statelessTool("sendNewsletter", (context, request) -> McpErasureApp.handler("async-elastic", "sendNewsletter", request.arguments())),
                         statelessTool("flakyLookup", (context, request) -> {
                             // fails while the handler is called, before there is a Mono to fail
                             Object name = request.arguments().get("name");

@@ -74,6 +74,46 @@ class McpHandlerErasureTest {
         assertErasureInCallSession(McpTest.mcp115Classpath(), "1.1.5 ", List.of("async-callable", "async-elastic"));
     }
 
+    /**
+     * The same for an async stateless server (McpAsyncApp stateless-server over HTTP, the session from the transport
+     * context's conversation header): the erasure conv-1's handler makes on a bounded elastic thread is conv-1's, so
+     * conv-1's newsletter is blocked and conv-2's is sent.
+     */
+    @Test
+    void anErasureInTheWorkOfAnAsyncStatelessHandlersMonoBelongsToThatCallsSession() throws IOException {
+        Path audit = dir.resolve("stateless.jsonl");
+        Path library = Files.writeString(dir.resolve("er.yaml"), """
+                library: er
+                contracts:
+                  - id: er.no-newsletter-after-erasure
+                    guarantee: G(erasure -> G !call(sendNewsletter))
+                    message: no newsletter after an erasure
+                """);
+        Path config = Files.writeString(dir.resolve("stateless.yaml"), """
+                libraries: [%s]
+                audit: {path: %s, personal-data: clear}
+                configured-methods:
+                  - {class: "demoapp.mcp.McpErasureApp$Privacy", method: forget, kind: erasure, subject-param: 0}
+                """.formatted(library.toAbsolutePath(), audit.toAbsolutePath()));
+        String cp = ForkedJvm.appClasspath();
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(), cp, "demoapp.mcp.McpStatelessApp", "client",
+                "conv-1", "forget", "{\"email\":\"ada@example.com\"}",
+                "conv-1", "sendNewsletter", "{\"email\":\"bob@example.org\"}",
+                "conv-2", "sendNewsletter", "{\"email\":\"eve@example.org\"}",
+                "--", ForkedJvm.java(), ForkedJvm.agent("config=" + config), "-cp", cp, "demoapp.mcp.McpAsyncApp", "stateless-server");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString())
+                .contains("SERVER: PRIVACY forget ada@example.com on boundedElastic-")
+                .contains("RESULT conv-1 sendNewsletter isError=true: tracegate blocked the call to sendNewsletter (contract er.no-newsletter-after-erasure)")
+                .contains("RESULT conv-2 sendNewsletter isError=false: newsletter sent")
+                .doesNotContain("belongs to no conversation");
+        String erasureSession = null;
+        for (JsonNode e : events(audit)) {
+            if ("erasure".equals(e.path("kind").asText())) erasureSession = e.path("session").asText();
+        }
+        assertThat(erasureSession).as(Files.readString(audit)).isEqualTo("conv-1");
+    }
+
     private void assertErasureInCallSession(String cp, String sdk, List<String> modes) throws IOException {
         for (String mode : modes) {
             Path audit = dir.resolve(sdk.trim() + mode + ".jsonl");
