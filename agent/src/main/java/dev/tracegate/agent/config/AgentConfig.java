@@ -791,7 +791,7 @@ public final class AgentConfig {
                                 + "' (the index of the parameter that holds it, or a literal). Add e.g. '" + n + ": 0'.");
                     }
                 }
-                for (String param : List.of("args-param", "session-param", "subject-param", "purpose-param", "granted-param")) {
+                for (String param : List.of("tool-name", "args-param", "session-param", "subject-param", "purpose-param", "granted-param")) {
                     String problem = f.containsKey(param) ? ConfiguredMethod.paramProblem(param, f.get(param)) : null;
                     if (problem != null) throw new ConfigException(item.fields.get(param).source.text, k.name, problem);
                 }

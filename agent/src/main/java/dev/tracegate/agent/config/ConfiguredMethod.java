@@ -1,5 +1,6 @@
 package dev.tracegate.agent.config;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -54,7 +55,13 @@ public final class ConfiguredMethod {
 
     public Kind kind() { return kind; }
 
-    /** The tool name (TOOL): a literal, or {@code $method} for the method's own name (the default). */
+    /** The placeholders a {@code tool-name} can be: the method's name, the class's simple name. */
+    public static final List<String> PLACEHOLDERS = List.of("$method", "$class");
+
+    /**
+     * The tool name (TOOL): a literal, a parameter, {@code $method} for the method's own name (the default) or {@code $class}
+     * for the class's simple name.
+     */
     public String toolName() { return toolName; }
 
     /** Which parameter holds the arguments (TOOL): an index, or {@code *} for all parameters by name (the default). */
@@ -95,6 +102,13 @@ public final class ConfiguredMethod {
      * anything but {@code *}, an index or a parameter's name (a field path {@code 1.amount}) is refused.
      */
     public static String paramProblem(String field, String value) {
+        if ((field.equals("tool-name") || field.equals("name")) && value.startsWith("$") && !PLACEHOLDERS.contains(value)) {
+            String near = AgentConfig.nearest(value, PLACEHOLDERS);
+            return field + " '" + value + "' is no placeholder" + (near != null ? " (did you mean '" + near + "'?)" : "") + ": the"
+                    + " placeholders are $method (the method's name, the default) and $class (the class's simple name: WeatherTool for"
+                    + " com.acme.tools.WeatherTool), and a literal tool name cannot start with $. Write e.g. " + field
+                    + (field.equals("name") ? "=" : ": ") + "$class.";
+        }
         boolean negative = value.length() > 1 && value.charAt(0) == '-' && value.substring(1).chars().allMatch(Character::isDigit);
         if (negative) {
             return field + " '" + value + "' is a negative number, which names no parameter: parameters are counted from 0 (" + field

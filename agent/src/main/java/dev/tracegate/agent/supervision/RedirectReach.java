@@ -120,6 +120,10 @@ public final class RedirectReach {
             String t = m.toolName();
             if (t == null || t.equals("$method")) {
                 if (glob(m.method().toLowerCase(Locale.ROOT), folded)) return m;
+            } else if (t.equals("$class")) {
+                String c = m.className();
+                String simple = c.substring(Math.max(c.lastIndexOf('.'), c.lastIndexOf('$')) + 1);
+                if (glob(simple.toLowerCase(Locale.ROOT), folded)) return m;
             } else if (!t.chars().allMatch(Character::isDigit) && ToolName.fold(t).equals(folded)) {
                 return m;
             }

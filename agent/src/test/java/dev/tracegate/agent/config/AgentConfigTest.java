@@ -602,6 +602,9 @@ class AgentConfigTest {
                 .startsWith("F:2:51: args-param '1.amount' is neither a parameter's 0-based index nor its name");
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, session-param: \"0.\"}\n"))
                 .contains("session-param '0.' starts like a field path");
+        // trial30 06: an unknown placeholder was a literal tool name
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, tool-name: \"$klass\"}\n"))
+                .startsWith("F:2:50: tool-name '$klass' is no placeholder (did you mean '$class'?): the placeholders are $method");
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tol}\n")).isEqualTo(
                 "F:2:33: kind must be one of tool, consent, erasure, got 'tol'. Did you mean 'tool'?");
         // trial17 kind-user-no-hint: an in-house model call is the natural next try; the error says there is no such kind

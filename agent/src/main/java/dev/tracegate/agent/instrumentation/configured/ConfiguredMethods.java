@@ -152,7 +152,7 @@ public final class ConfiguredMethods {
                 }
                 fields.put(tokens[t].substring(0, eq), tokens[t].substring(eq + 1));
             }
-            for (String key : new String[] {"args", "session", "subject", "purpose", "granted"}) {
+            for (String key : new String[] {"name", "args", "session", "subject", "purpose", "granted"}) {
                 String problem = fields.containsKey(key) ? dev.tracegate.agent.config.ConfiguredMethod.paramProblem(key, fields.get(key)) : null;
                 if (problem != null) throw error(where, line, key + "=" + fields.get(key), problem);
             }
@@ -200,6 +200,7 @@ public final class ConfiguredMethods {
             if (leaving == null && rule.leavesOut(className)) leaving = rule;
         }
         if (leaving != null) noteLeftOut(leaving, className);
+        for (MethodRule rule : rules) rule.noteNear(className);   // an exact class with a typo: the loaded class it likely means
         return false;
     }
 
@@ -1053,7 +1054,8 @@ public final class ConfiguredMethods {
         Map<String, String> specs = byIndex(rule, parameterNames.get(origin));
         String toolSpec = specs.getOrDefault("name", "$method");
         int toolIndex = index(toolSpec);
-        String toolName = toolSpec.equals("$method") ? m.substring(dot + 1) : toolIndex >= 0 ? null : toolSpec;
+        String toolName = toolSpec.equals("$method") ? m.substring(dot + 1) : toolSpec.equals("$class") ? simpleName(m.substring(0, dot))
+                : toolIndex >= 0 ? null : toolSpec;
         if (toolName != null) toolName = toolName.intern();   // contracts' tool names are interned: found by reference
         String sessionSpec = specs.get("session");
         int sessionIndex = sessionSpec == null ? -1 : index(sessionSpec);
@@ -1064,6 +1066,16 @@ public final class ConfiguredMethods {
         return new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names,
                 (origin.endsWith(")Ljava/lang/String;") || textFutures.contains(origin)) && !rule.blockThrows,
                 paren < 0 ? null : origin.substring(paren), specs, warned);
+    }
+
+    /**
+     * {@code tool-name: $class}: the simple name of a class, from its binary name (com.acme.tools.WeatherTool: WeatherTool; a
+     * nested r.App$Bank: Bank; an anonymous r.App$1: App$1).
+     */
+    static String simpleName(String className) {
+        String simple = className.substring(className.lastIndexOf('.') + 1);
+        String inner = simple.substring(simple.lastIndexOf('$') + 1);
+        return inner.isEmpty() || inner.chars().allMatch(Character::isDigit) ? simple : inner;
     }
 
     /** The settings a {@code *-param} or {@code tool-name} can give, with each that is the name of a parameter as its index. */

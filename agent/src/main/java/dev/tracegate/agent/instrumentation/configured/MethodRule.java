@@ -59,6 +59,12 @@ public final class MethodRule {
      * a base class or an interface's default, or abstract), with the class to name instead; null when not seen.
      */
     volatile String missHint;
+    /**
+     * For an exact class name that matched no class so far: the loaded class whose name is nearest (a typo, a package's
+     * case, a nested class written with '.'), and how near; null when none was close (trial30 05, 09). Class-load time only.
+     */
+    volatile String nearClass;
+    private volatile int nearDistance = Integer.MAX_VALUE;
 
     MethodRule(Kind kind, String classPattern, String methodPattern, Map<String, String> fields, String where) {
         this.kind = kind;
@@ -177,6 +183,29 @@ public final class MethodRule {
         return className.substring(0, className.startsWith("_", at - 1) && !mark.startsWith("_") ? at - 1 : at);
     }
 
+    /**
+     * Notes a loaded class that this entry's exact class name does not match but likely means: the same package but for
+     * case, or the same simple name, and at most 2 edits away in all (a '$' read as '.', so {@code r.App.Bank} finds
+     * {@code r.App$Bank}). Called at class load for a class no entry names; cheap for a class that is not near.
+     */
+    void noteNear(String className) {
+        if (woven || classPattern.indexOf('*') >= 0 || nearDistance == 0) return;
+        int len = classPattern.length();
+        if (Math.abs(className.length() - len) > 2) return;
+        String dotted = className.replace('$', '.');
+        int pd = classPattern.lastIndexOf('.');
+        int cd = dotted.lastIndexOf('.');
+        if (pd < 0 || cd < 0) return;
+        boolean samePackage = pd == cd && classPattern.regionMatches(true, 0, dotted, 0, pd);
+        boolean sameSimple = len - pd == dotted.length() - cd && classPattern.regionMatches(true, pd, dotted, cd, len - pd);
+        if (!samePackage && !sameSimple) return;
+        int d = dev.tracegate.contracts.library.Spelling.distance(classPattern, className);   // r.App.Bank for r.App$Bank: 1
+        if (d <= 2 && d < nearDistance) {
+            nearDistance = d;
+            nearClass = className;
+        }
+    }
+
     public boolean matchesMethod(String methodName) {
         return methodRegex.matcher(methodName).matches();
     }
@@ -200,12 +229,18 @@ public final class MethodRule {
     String unmatchedWarning(boolean classesMayLoadLater) {
         String hint = "";
         int dot = classPattern.lastIndexOf('.');
-        if (dot > 0 && classPattern.indexOf('$') < 0 && dot + 1 < classPattern.length()
+        String near = nearClass;
+        if (near != null) {
+            hint = near.replace('$', '.').equals(classPattern)
+                    ? "; a nested class is named with $ (its binary name): did you mean " + near + "? (a class of that name was loaded)"
+                    : "; did you mean " + near + "? (a class of that name was loaded)";
+        } else if (dot > 0 && classPattern.indexOf('$') < 0 && dot + 1 < classPattern.length()
                 && Character.isUpperCase(classPattern.charAt(dot + 1))) {
             int outer = classPattern.lastIndexOf('.', dot - 1) + 1;
-            if (Character.isUpperCase(classPattern.charAt(outer))) {
-                hint = "; a nested class is named with $ (its binary name): did you mean "
-                        + classPattern.substring(0, dot) + "$" + classPattern.substring(dot + 1) + "?";
+            String nested = classPattern.substring(0, dot) + "$" + classPattern.substring(dot + 1);
+            // only a nested class that exists (trial30 09: a package's case typo got "did you mean com.vendor.agent.Internal$Bank?")
+            if (Character.isUpperCase(classPattern.charAt(outer)) && onClassPath(nested)) {
+                hint = "; a nested class is named with $ (its binary name): did you mean " + nested + "?";
             }
         }
         String entry = "configured-methods entry " + where + " (class "
@@ -224,6 +259,18 @@ public final class MethodRule {
                     + " loads, and the entry is checked again at exit" + (miss != null ? "; " + miss : hint);
         }
         return entry + " matched no method of any loaded class, so its calls were NOT supervised" + (miss != null ? "; " + miss : hint);
+    }
+
+    /** Whether the application's class loader (or this thread's) finds a class file of that binary name. Exit time only. */
+    static boolean onClassPath(String binaryName) {
+        String file = binaryName.replace('.', '/') + ".class";
+        try {
+            ClassLoader context = Thread.currentThread().getContextClassLoader();
+            if (context != null && context.getResource(file) != null) return true;
+            return ClassLoader.getSystemClassLoader().getResource(file) != null;
+        } catch (RuntimeException e) {
+            return true;   // cannot tell: the hint may help
+        }
     }
 
     private static Pattern glob(String glob) {

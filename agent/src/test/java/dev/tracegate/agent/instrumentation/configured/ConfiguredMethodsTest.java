@@ -239,6 +239,54 @@ class ConfiguredMethodsTest {
                 "{\"value\":\"00000000-0000-0000-0000-000000000001\"}", "{\"k\":1}", "{\"value\":null}");
     }
 
+    /**
+     * trial30 05 and 09: an exact class with a typo was said at exit without the loaded class it meant, and a package's case
+     * typo got the $ spelling of a nested class that does not exist (com.vendor.agent.Internal$Bank). The loaded class
+     * nearest the name (same package but for case, or same simple name; at most 2 edits) is named; the $ spelling only of
+     * a class that exists.
+     */
+    @Test
+    void anExactClassThatMatchedNothingNamesTheLoadedClassItLikelyMeans() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool com.vendor.agent.internal.Crmm#lookupCustomer session=0",
+                "tool com.vendor.agent.Internal.Bank#transfer session=0", "tool r.Nowhere.Thing#run session=0",
+                "tool " + ConfiguredMethodsTest.class.getName().replace('$', '.') + ".Teller#pay session=0"));
+        for (String loaded : new String[] {"com.vendor.agent.internal.Crm", "com.vendor.agent.internal.Bank", "com.vendor.agent.internal.Ctx",
+                "com.other.Crmm2", "java.lang.String"}) {
+            assertThat(m.namesClass(loaded)).isFalse();
+        }
+        assertThat(m.unmatchedWarnings()).containsExactly(
+                "configured-methods entry m.txt:1 (class com.vendor.agent.internal.Crmm, method lookupCustomer) matched no method of any"
+                        + " loaded class, so its calls were NOT supervised; did you mean com.vendor.agent.internal.Crm? (a class of that name"
+                        + " was loaded)",
+                "configured-methods entry m.txt:2 (class com.vendor.agent.Internal.Bank, method transfer) matched no method of any loaded"
+                        + " class, so its calls were NOT supervised; did you mean com.vendor.agent.internal.Bank? (a class of that name was loaded)",
+                "configured-methods entry m.txt:3 (class r.Nowhere.Thing, method run) matched no method of any loaded class, so its calls"
+                        + " were NOT supervised",
+                "configured-methods entry m.txt:4 (class " + ConfiguredMethodsTest.class.getName() + ".Teller, method pay) matched no"
+                        + " method of any loaded class, so its calls were NOT supervised; a nested class is named with $ (its binary name):"
+                        + " did you mean " + Teller.class.getName() + "?");
+    }
+
+    /**
+     * trial30 06: tool-name "$class" was a literal tool name for every class of the glob. $class is the class's simple name;
+     * any other $word is refused when the file is read, with the placeholders.
+     */
+    @Test
+    void toolNamePlaceholdersAreMethodAndClassAndNoOther() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool v.tools.*Tool#run name=$class args=0"));
+        Recording r = new Recording();
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+        m.onCall("v.tools.WeatherTool.run(Ljava/util/Map;)Ljava/lang/Object;", new Object[] {Map.of("city", "Paris")}, bridge);
+        m.onCall("v.tools.CountTool.run(Ljava/util/Map;)Ljava/lang/Object;", new Object[] {Map.of("text", "x")}, bridge);
+        assertThat(r.calls).extracting(ToolCall::tool).containsExactly("WeatherTool", "CountTool");
+        assertThat(ConfiguredMethods.simpleName("r.App$Bank")).isEqualTo("Bank");
+        assertThat(ConfiguredMethods.simpleName("r.App$1")).isEqualTo("App$1");
+        assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool v.tools.*Tool#run name=$clas")))
+                .hasMessage("m.txt:1:24: name '$clas' is no placeholder (did you mean '$class'?): the placeholders are $method (the"
+                        + " method's name, the default) and $class (the class's simple name: WeatherTool for com.acme.tools.WeatherTool),"
+                        + " and a literal tool name cannot start with $. Write e.g. name=$class.");
+    }
+
     @Test
     void errorsNameFileLineAndColumn() {
         assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c", "  consent a.B#grant purpose=1")))
@@ -298,9 +346,11 @@ class ConfiguredMethodsTest {
         assertThat(m.unmatchedWarnings()).hasSize(3);
         assertThat(m.findToWeave("r.App$Privacy", "forget", false)).isNotNull();
         assertThat(m.findToWeave("r.App$Bank", "transfer", false)).as("the misspelt entry does not match the real class").isNull();
+        assertThat(m.namesClass("r.App$Bank")).as("the real class loads").isFalse();
         assertThat(m.unmatchedWarnings()).containsExactly(
                 "configured-methods entry m.txt:2 (class r.App.Bank, method *) matched no method of any loaded class, so its calls were"
-                        + " NOT supervised; a nested class is named with $ (its binary name): did you mean r.App$Bank?",
+                        + " NOT supervised; a nested class is named with $ (its binary name): did you mean r.App$Bank? (a class of that name"
+                        + " was loaded)",
                 "configured-methods entry m.txt:3 (class r.Other, method pay) matched no method of any loaded class, so its calls were"
                         + " NOT supervised");
         assertThat(m.findToWeave("r.Other", "pay", false)).isNotNull();
