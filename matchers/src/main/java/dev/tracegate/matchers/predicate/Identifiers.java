@@ -61,9 +61,20 @@ public final class Identifiers {
         char[] cs = seen.chars(len);
         if (s instanceof String str) str.getChars(0, len, cs, 0);
         else for (int k = 0; k < len; k++) cs[k] = s.charAt(k);
+        // one pass: compatibility chars (full-width, the ideographic full stop...) to the ASCII char NFKC or IDNA makes
+        // of them (TextHash.compat, as the hash reads them), and whether an escape may start
+        boolean marks = false;
+        for (int k = 0; k < len; k++) {
+            char c = cs[k];
+            if (c >= '\u00A0') {
+                char m = TextHash.compat(c);
+                if (m != 0) cs[k] = c = m;
+            }
+            marks |= Escapes.marker(c);
+        }
         n = scan(cs, len, out, n, seen);
         // the text with its HTML, JSON and percent escapes decoded (Escapes), when it has any: its values too
-        if (seen.overflow) return n;
+        if (seen.overflow || !marks) return n;
         char[] dec = seen.decoded(len);
         int dl = Escapes.decode(cs, len, dec);
         if (dl < 0) return n;
@@ -220,6 +231,7 @@ public final class Identifiers {
         java.util.Set<Long> seen = distinct ? new java.util.HashSet<>() : null;
         int len = Math.min(s.length(), MAX_SCAN);
         char[] cs = s.toCharArray();
+        for (int k = 0; k < len; k++) cs[k] = TextHash.ascii(cs[k]); // as scan() reads them
         if (!find(cs, len, out, seen, distinct)) return null;
         // and, as scan() does, in the text with its escapes decoded: the values that are new there
         char[] dec = new char[len];

@@ -159,6 +159,8 @@ final class MentionIndex {
 
     private static int foldSlow(char c) {
         if (TextHash.white(c) || transparent(c)) return -1;
+        char m = TextHash.compat(c); // as TextHash reads it: the ASCII char NFKC or IDNA makes of it
+        if (m != 0) return fold(m);
         return Character.toLowerCase(Character.toUpperCase(c));
     }
 

@@ -360,13 +360,17 @@ final class Sightings {
         return a == 0 && b == s.length() ? s : s.substring(a, b);
     }
 
-    /** {@code s} without invisible format chars (Unicode Cf: U+200B, U+FEFF, ...), which {@link TextHash} ignores too. */
+    /**
+     * {@code s} without invisible format chars (Unicode Cf: U+200B, U+FEFF, ...), which {@link TextHash} ignores too, and
+     * with compatibility chars as the ASCII char NFKC or IDNA makes of them ({@link TextHash#compat}: {@code ｅ}, {@code ＠},
+     * {@code 。}), as {@link TextHash} reads them.
+     */
     static String stripInvisible(String s) {
         int i = 0, n = s.length();
-        while (i < n && !invisible(s.charAt(i))) i++;
+        while (i < n && !invisible(s.charAt(i)) && TextHash.ascii(s.charAt(i)) == s.charAt(i)) i++;
         if (i == n) return s;
         StringBuilder b = new StringBuilder(n).append(s, 0, i);
-        for (; i < n; i++) if (!invisible(s.charAt(i))) b.append(s.charAt(i));
+        for (; i < n; i++) if (!invisible(s.charAt(i))) b.append(TextHash.ascii(s.charAt(i)));
         return b.toString();
     }
 

@@ -46,8 +46,39 @@ public final class TextHash {
      * from an injected text without showing them, so {@code attacker@evil.example\u200B} is the address; else case-folded.
      */
     private static int wide(char c) {
+        char m = compat(c);
+        if (m != 0) return FOLD[m];
         return white(c) || Character.getType(c) == Character.FORMAT ? -1 : Character.toLowerCase(c);
     }
+
+    /**
+     * The ASCII char Unicode's compatibility normalisation (NFKC) makes of {@code c} alone, or the full stop for the
+     * ideographic and half-width ideographic full stops (U+3002, U+FF61), which IDNA (UTS #46) maps to a dot; else 0 (also
+     * for white space, which {@link #white} covers). So the full-width {@code ｅ} (U+FF45), {@code ＠} (U+FF20) and
+     * {@code ．} (U+FF0E), the ideographic {@code 。}, circled, superscript and mathematical letter-like forms read as
+     * {@code e}, {@code @} and {@code .}: {@code attacker@evil。example} and {@code attacker＠ｅvil.example} are
+     * {@code attacker@evil.example}, as an IDNA-aware mail or HTTP stack delivers them. A char whose NFKC form is no
+     * single ASCII char (a ligature {@code ﬁ}, a Roman numeral {@code Ⅻ}, an accented letter) is kept as it is, and so is
+     * a homoglyph of another script (Cyrillic {@code е}).
+     */
+    static char compat(char c) {
+        if (c < '\u00A0') return 0;
+        if (c >= '\uFF01' && c <= '\uFF5E') return (char) (c - 0xFEE0); // full-width ASCII
+        if (c == '\u3002' || c == '\uFF61') return '.';
+        int k = java.util.Arrays.binarySearch(COMPAT_FROM, c);
+        return k >= 0 ? COMPAT_TO.charAt(k) : 0;
+    }
+
+    /** {@code c}, or the ASCII char {@link #compat} makes of it. */
+    static char ascii(char c) {
+        if (c < '\u00A0') return c;
+        char m = compat(c);
+        return m != 0 ? m : c;
+    }
+
+    /** The other chars NFKC makes one ASCII char of (sorted), and that char (generated with java.text.Normalizer; tested). */
+    private static final char[] COMPAT_FROM = "\u00AA\u00B2\u00B3\u00B9\u00BA\u017F\u02B0\u02B2\u02B3\u02B7\u02B8\u02E1\u02E2\u02E3\u037E\u1D2C\u1D2E\u1D30\u1D31\u1D33\u1D34\u1D35\u1D36\u1D37\u1D38\u1D39\u1D3A\u1D3C\u1D3E\u1D3F\u1D40\u1D41\u1D42\u1D43\u1D47\u1D48\u1D49\u1D4D\u1D4F\u1D50\u1D52\u1D56\u1D57\u1D58\u1D5B\u1D62\u1D63\u1D64\u1D65\u1D9C\u1DA0\u1DBB\u1FEF\u2024\u2070\u2071\u2074\u2075\u2076\u2077\u2078\u2079\u207A\u207C\u207D\u207E\u207F\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089\u208A\u208C\u208D\u208E\u2090\u2091\u2092\u2093\u2095\u2096\u2097\u2098\u2099\u209A\u209B\u209C\u2102\u210A\u210B\u210C\u210D\u210E\u2110\u2111\u2112\u2113\u2115\u2119\u211A\u211B\u211C\u211D\u2124\u2128\u212A\u212C\u212D\u212F\u2130\u2131\u2133\u2134\u2139\u2145\u2146\u2147\u2148\u2149\u2160\u2164\u2169\u216C\u216D\u216E\u216F\u2170\u2174\u2179\u217C\u217D\u217E\u217F\u2460\u2461\u2462\u2463\u2464\u2465\u2466\u2467\u2468\u24B6\u24B7\u24B8\u24B9\u24BA\u24BB\u24BC\u24BD\u24BE\u24BF\u24C0\u24C1\u24C2\u24C3\u24C4\u24C5\u24C6\u24C7\u24C8\u24C9\u24CA\u24CB\u24CC\u24CD\u24CE\u24CF\u24D0\u24D1\u24D2\u24D3\u24D4\u24D5\u24D6\u24D7\u24D8\u24D9\u24DA\u24DB\u24DC\u24DD\u24DE\u24DF\u24E0\u24E1\u24E2\u24E3\u24E4\u24E5\u24E6\u24E7\u24E8\u24E9\u24EA\u2C7C\u2C7D\uFB29\uFE10\uFE13\uFE14\uFE15\uFE16\uFE33\uFE34\uFE35\uFE36\uFE37\uFE38\uFE47\uFE48\uFE4D\uFE4E\uFE4F\uFE50\uFE52\uFE54\uFE55\uFE56\uFE57\uFE59\uFE5A\uFE5B\uFE5C\uFE5F\uFE60\uFE61\uFE62\uFE63\uFE64\uFE65\uFE66\uFE68\uFE69\uFE6A\uFE6B".toCharArray();
+    private static final String COMPAT_TO = "a231oshjrwylsx;ABDEGHIJKLMNOPRTUWabdegkmoptuviruvcfz`.0i456789+=()n0123456789+=()aeoxhklmnpstCgHHHhIILlNPQRRRZZKBCeEFMoiDdeijIVXLCDMivxlcdm123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0jV+,:;!?__(){}[]___,.;:?!(){}#&*+-<>=\\$%@";
 
     /** Hash of the whole sequence. */
     public static long of(CharSequence s) { return s == null ? EMPTY : of(s, 0, s.length()); }
@@ -60,7 +91,7 @@ public final class TextHash {
         int first = -1;
         boolean hostPart = true, afterDot = false, dotLetter = false, at = false;
         for (int i = from; i < to; i++) {
-            char c = s.charAt(i);
+            char c = ascii(s.charAt(i));
             if (hostPart) {
                 if (c == '/') hostPart = false;
                 else {
@@ -111,6 +142,7 @@ public final class TextHash {
                 dotLetter |= afterDot & LETTER[c];
             } else {
                 f = wide(c);
+                c = ascii(c);
                 dotLetter |= afterDot && Character.isLetter(c);
             }
             afterDot = c == '.';
@@ -183,14 +215,14 @@ public final class TextHash {
         else if (startsWithFolded(s, a, b, "http://")) { a += 7; scheme = true; }
         int hostEnd = a, dots = 0, lastDot = -1;
         for (; hostEnd < b; hostEnd++) {
-            char c = s.charAt(hostEnd);
+            char c = ascii(s.charAt(hostEnd));
             if (c == '/') break;
             if (c == '@' || white(c)) return scheme ? span(a, b) : -1;
             if (c == '.') { dots++; lastDot = hostEnd; }
         }
         if (!scheme && !domainEnd(s, a, lastDot, hostEnd)) return -1;
         if (dots >= 2 && startsWithFolded(s, a, hostEnd, "www.")) a += 4;
-        if (b > a && s.charAt(b - 1) == '/') b--;
+        if (b > a && ascii(s.charAt(b - 1)) == '/') b--;
         return span(a, b);
     }
 
@@ -199,7 +231,7 @@ public final class TextHash {
         if (lastDot <= a) return false;
         int letters = 0;
         for (int i = lastDot + 1; i < hostEnd; i++) {
-            char c = s.charAt(i);
+            char c = ascii(s.charAt(i));
             if (c == ':') break;
             if (!Character.isLetter(c)) return false;
             letters++;
@@ -212,13 +244,14 @@ public final class TextHash {
     private static boolean startsWithFolded(CharSequence s, int a, int b, String t) {
         if (b - a < t.length()) return false;
         for (int k = 0; k < t.length(); k++) {
-            char c = s.charAt(a + k);
+            char c = ascii(s.charAt(a + k));
             if ((c >= 'A' && c <= 'Z' ? (char) (c + 32) : c) != t.charAt(k)) return false;
         }
         return true;
     }
 
     static boolean ignored(char c) {
+        c = ascii(c);
         return white(c) || c == '-' || c == '(' || c == ')' || (c >= 128 && wide(c) < 0);
     }
 

@@ -33,8 +33,10 @@ final class ReferenceIdentifiers {
      * {@code n} until {@code out} is full; returns the new count.
      */
     public static int scan(CharSequence s, long[] out, int n) {
-        n = scanWritten(s, out, n);
         if (s == null) return n;
+        // session 16: compatibility chars read as the ASCII char NFKC or IDNA makes of them (CompatTest.nfkcAscii)
+        s = CompatTest.nfkcAscii(s.toString());
+        n = scanWritten(s, out, n);
         // session 16: then the text's first MAX_SCAN chars with their escapes decoded (EscapesTest.oracle), when any were
         String head = s.subSequence(0, Math.min(s.length(), MAX_SCAN)).toString();
         String decoded = EscapesTest.oracle(head);
