@@ -1139,7 +1139,10 @@ public final class Grounding implements Grounder<Event> {
             }
             return false;
         }
-        for (int i = 0; i < n; i++) {
+        // a target in display-name form ("Bob Smith <bob@corp.example>") is checked by its identifiers alone (its address):
+        // its whole value, a short look-up result's line, is not one the user could write apart from the address
+        int from = untrusted && n > 1 && Identifiers.displayName(value) ? 1 : 0;
+        for (int i = from; i < n; i++) {
             if (introduced.contains(hs[i]) && !(untrusted && named.contains(hs[i]))) return true;
         }
         // flow(f) only: an introduced identifier glued into a longer token (api_key=SECRET, a URL's query) or split by
@@ -1503,7 +1506,9 @@ public final class Grounding implements Grounder<Event> {
         if (n < 0) return tooLong("its target " + path);
         ValueSet introduced = f.st.refs[introducedSlot] instanceof ValueSet vs ? vs : ValueSet.EMPTY;
         ValueSet named = f.st.refs[namedSlot] instanceof ValueSet vs ? vs : ValueSet.EMPTY;
-        for (int i = 0; i < n; i++) if (introduced.contains(hs[i]) && !named.contains(hs[i])) return INTRODUCED;
+        for (int i = n > 1 && Identifiers.displayName(value) ? 1 : 0; i < n; i++) {
+            if (introduced.contains(hs[i]) && !named.contains(hs[i])) return INTRODUCED;
+        }
         return "an earlier tool output of this session was not read to its end (longer than "
                 + String.format(java.util.Locale.ROOT, "%,d", Identifiers.MAX_SCAN) + " characters, or more than " + Identifiers.MAX_PER_TEXT
                 + " distinct values), or the session's values outgrew " + String.format(java.util.Locale.ROOT, "%,d", policy.setCapacity)

@@ -135,6 +135,7 @@ public final class Identifiers {
                     mayQualify = mayQualify && (digits >= 4 || qualifies(s, a, b));
                 }
                 if (mayQualify) n = addValue(s, a, b, out, n, seen);
+                if (mayQualify && (marks & AT) != 0 && !seen.overflow) n = addParts(s, a, b, out, n, seen);
                 if (mayGroup && !seen.overflow) {
                     int g = groupedEnd(s, a, len);
                     if (g > b) {
@@ -269,7 +270,15 @@ public final class Identifiers {
                     a = m;
                     b = queryStart(cs, a, b);
                 }
-                if (qualifies(cs, a, b) && !add(out, seen, cs, a, b)) return false;
+                if (qualifies(cs, a, b)) {
+                    if (!add(out, seen, cs, a, b)) return false;
+                    // the addresses glued to a label or to each other, as scan() adds them (addParts)
+                    for (int x = a, y; x < b && partsEnd(cs, a, b) > 0; x = y + 1) {
+                        y = x;
+                        while (y < b && !partBreak(cs[y])) y++;
+                        if (y - x < b - a && hasAt(cs, x, y) && qualifies(cs, x, y) && !add(out, seen, cs, x, y)) return false;
+                    }
+                }
                 int g = groupedEnd(cs, a, len);
                 if (g > b) {
                     if (!add(out, seen, cs, a, g)) return false;
@@ -449,6 +458,71 @@ public final class Identifiers {
             case '`' -> '`';
             default -> 0;
         };
+    }
+
+    /**
+     * The e-mail addresses inside a token that holds an '@' and no {@code ://}, when it is cut at {@code : ： / =}
+     * ({@code to:bob@corp.example}, {@code 邮箱：bob@corp.example}, {@code bob@corp.example/ann@corp.example}): each part
+     * with an '@' that qualifies is a value too, beside the whole token. The same on every side (user messages, tool
+     * outputs, targets), so a user's address glued to a label is theirs and an injected one glued to a label is
+     * introduced. No allocation.
+     */
+    private static int addParts(char[] s, int a, int b, long[] out, int n, Seen seen) {
+        if (partsEnd(s, a, b) < 0) return n;
+        for (int x = a, y; x < b && !seen.overflow; x = y + 1) {
+            y = x;
+            while (y < b && !partBreak(s[y])) y++;
+            if (y - x < b - a && hasAt(s, x, y) && qualifies(s, x, y)) n = addValue(s, x, y, out, n, seen);
+        }
+        return n;
+    }
+
+    /**
+     * True when {@code v} is an e-mail address in display-name form, {@code Bob Smith <bob@corp.example>}: a display name
+     * of letters, spaces and {@code . , ' " -} (possibly empty), then the address between {@code <} and {@code >} (an '@'
+     * inside, no space), and nothing after but blanks. Such a target is checked by its address alone: the name is no
+     * identifier, so a look-up result's whole line copied as the target is the user's when the user wrote the address.
+     * No allocation.
+     */
+    public static boolean displayName(CharSequence v) {
+        int n = v.length();
+        while (n > 0 && Character.isWhitespace(v.charAt(n - 1))) n--;
+        if (n < 5 || n > MAX_QUOTED || v.charAt(n - 1) != '>') return false;
+        int lt = -1;
+        for (int i = 0; i < n - 1; i++) {
+            char c = v.charAt(i);
+            if (c == '<') { lt = i; break; }
+            if (!Character.isLetter(c) && c != ' ' && c != '.' && c != ',' && c != '\'' && c != '"' && c != '-') return false;
+        }
+        if (lt < 0) return false;
+        boolean at = false;
+        for (int i = lt + 1; i < n - 1; i++) {
+            char c = v.charAt(i);
+            if (c == '@') at = true;
+            else if (c == '<' || c == '>' || Character.isWhitespace(c)) return false;
+        }
+        return at;
+    }
+
+    /** The address of a {@link #displayName} value (allocates; for provenance). */
+    public static String displayAddress(String v) {
+        return v.substring(v.indexOf('<') + 1, v.lastIndexOf('>'));
+    }
+
+    /** 1 when {@code s[a, b)} holds a part break and no {@code ://}, else -1. */
+    private static int partsEnd(char[] s, int a, int b) {
+        if (indexOf(s, a, b, "://") >= 0) return -1;
+        for (int i = a; i < b; i++) if (partBreak(s[i])) return 1;
+        return -1;
+    }
+
+    private static boolean partBreak(char c) {
+        return c == ':' || c == '/' || c == '=' || c == '\uFF1A';
+    }
+
+    private static boolean hasAt(char[] s, int a, int b) {
+        for (int i = a; i < b; i++) if (s[i] == '@') return true;
+        return false;
     }
 
     private static boolean tokenChar(char c) {

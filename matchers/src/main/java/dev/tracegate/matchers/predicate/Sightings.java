@@ -171,6 +171,7 @@ final class Sightings {
      * value or identifier that lies inside a record a fetch tool may open ({@code inRecordTrusted}) is not untrusted.
      */
     boolean untrustedTarget(String value, Provenance p, boolean inRecordTrusted) {
+        if (Identifiers.displayName(value)) value = Identifiers.displayAddress(value); // "Bob Smith <bob@...>": its address
         if (untrusted(value, p) && !(inRecordTrusted && inRecord(value))) return true;
         String v = fold(value);
         if (v.isEmpty() || truncated || seenWhole(v)) return false; // decided as a whole, with its refinements

@@ -66,7 +66,10 @@ final class ReferenceIdentifiers {
                 while (b > a && trailingMark(s.charAt(b - 1))) b--;
                 while (a < b && (s.charAt(a) == '.' || s.charAt(a) == ':')) a++;
                 if (isMailto(s, a, b)) { a += 7; b = cutQuery(s, a, b); }
-                if (qualifies(s, a, b)) n = add(out, n, TextHash.of(s, a, b));
+                if (qualifies(s, a, b)) {
+                    n = add(out, n, TextHash.of(s, a, b));
+                    for (String part : parts(s.subSequence(a, b).toString())) if (n < out.length) n = add(out, n, TextHash.of(part));
+                }
                 if (n < out.length) {
                     int g = groupedEnd(s, a, len);
                     if (g > b) {
@@ -106,7 +109,10 @@ final class ReferenceIdentifiers {
                 while (b > a && trailingMark(s.charAt(b - 1))) b--;
                 while (a < b && (s.charAt(a) == '.' || s.charAt(a) == ':')) a++;
                 if (isMailto(s, a, b)) { a += 7; b = cutQuery(s, a, b); }
-                if (qualifies(s, a, b)) out.add(s.substring(a, b));
+                if (qualifies(s, a, b)) {
+                    out.add(s.substring(a, b));
+                    out.addAll(parts(s.substring(a, b)));
+                }
                 int g = groupedEnd(s, a, len);
                 if (g > b) {
                     out.add(s.substring(a, g));
@@ -117,6 +123,16 @@ final class ReferenceIdentifiers {
             }
             i++;
         }
+        return out;
+    }
+
+    /** The addresses inside a token with an '@' and no "://", cut at : ： / = (none when it has no such cut). */
+    private static List<String> parts(String token) {
+        List<String> out = new ArrayList<>();
+        if (token.contains("://")) return out;
+        String[] ps = token.split("[:/=\uFF1A]", -1);
+        if (ps.length < 2) return out;
+        for (String p : ps) if (p.indexOf('@') >= 0 && qualifies(p, 0, p.length())) out.add(p);
         return out;
     }
 
