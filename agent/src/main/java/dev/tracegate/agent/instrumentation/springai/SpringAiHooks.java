@@ -387,11 +387,25 @@ public final class SpringAiHooks implements Hooks {
         }
     }
 
-    /** Makes the prompt's tool callbacks reachable for redirects on this thread. */
+    /**
+     * Makes the prompt's tool callbacks reachable for redirects on this thread; and opens a new nesting scope for the
+     * round's tool calls: a round run inside a tool (a sub-agent's {@code ChatClient} request, a model that runs its
+     * tools itself, called by a tool) asks for calls of its own, not for the enclosing tool call seen again.
+     */
     public static final class ToolTableAdvice {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
-        static Object enter(@Advice.AllArguments Object[] args, @Advice.Local("tgRound") Object previousRound) {
+        static Object enter(@Advice.AllArguments Object[] args, @Advice.Local("tgRound") Object previousRound,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSavedTool") int savedTool,
+                            @Advice.Local("tgSavedModel") int savedModel) {
+            // the guard of tool calls and of model calls starts over for this round (put back on exit, first thing):
+            // before, the tool calls of a round made inside a tool ran unsupervised, taken for the outer call's layers
+            depth = Dispatcher.depthCell();
+            savedTool = depth[0];
+            savedModel = depth[1];
+            depth[0] = 0;
+            depth[1] = 0;
             Object options = args.length == 0 || !(args[0] instanceof Prompt) ? null : ((Prompt) args[0]).getOptions();
             Object previous = Dispatcher.swapTools(options instanceof ToolCallingChatOptions ? ((ToolCallingChatOptions) options).getToolCallbacks() : null);
             // the round's tool requests, whose ids the tool calls made next on this thread carry (ToolCallAdvice), and
@@ -403,17 +417,36 @@ public final class SpringAiHooks implements Hooks {
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-        static void exit(@Advice.Enter Object previous, @Advice.Local("tgRound") Object previousRound) {
+        static void exit(@Advice.Enter Object previous, @Advice.Local("tgRound") Object previousRound,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSavedTool") int savedTool,
+                         @Advice.Local("tgSavedModel") int savedModel) {
+            if (depth != null) {
+                depth[0] = savedTool;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+                depth[1] = savedModel;
+            }
             Dispatcher.swapTools(previous);
             Dispatcher.swapRound(previousRound);
         }
     }
 
-    /** The conversation id of the advisor chain, for tool calls and model calls on this thread. */
+    /**
+     * The conversation id of the advisor chain, for tool calls and model calls on this thread; and a new nesting scope:
+     * a {@code ChatClient} request made inside a tool (a sub-agent) is a request of its own, whose tool and model calls
+     * are supervised (also when its tools run through a tool calling manager of the application's).
+     */
     public static final class ConversationAdvice {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
-        static Object enter(@Advice.Argument(0) ChatClientRequest request) {
+        static Object enter(@Advice.Argument(0) ChatClientRequest request,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSavedTool") int savedTool,
+                            @Advice.Local("tgSavedModel") int savedModel) {
+            depth = Dispatcher.depthCell();
+            savedTool = depth[0];
+            savedModel = depth[1];
+            depth[0] = 0;
+            depth[1] = 0;
             // the ToolContext's id first, as for the request's tool calls, else the advisor parameter
             Object options = request == null || request.prompt() == null ? null : request.prompt().getOptions();
             Object conversation = options instanceof ToolCallingChatOptions && ((ToolCallingChatOptions) options).getToolContext() != null
@@ -425,7 +458,14 @@ public final class SpringAiHooks implements Hooks {
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-        static void exit(@Advice.Enter Object previous) {
+        static void exit(@Advice.Enter Object previous,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSavedTool") int savedTool,
+                         @Advice.Local("tgSavedModel") int savedModel) {
+            if (depth != null) {
+                depth[0] = savedTool;   // first, and with no call
+                depth[1] = savedModel;
+            }
             Dispatcher.restoreSession(previous);
         }
     }
