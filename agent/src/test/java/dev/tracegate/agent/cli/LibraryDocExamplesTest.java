@@ -125,6 +125,16 @@ class LibraryDocExamplesTest {
         assertThat(bound.out()).contains(p1).doesNotContain("gdpr.P2-purpose-limitation: violated");
     }
 
+    /**
+     * trial29 (repros 06 and 13) asked for a data-flow contract for a sink and one for the answer channel: the "dlp"
+     * example of docs/LIBRARY.md, "Provenance", refuses a post whose text glues an e-mail's key into {@code api_key=}
+     * (flow found whole tokens only before session 16, so this failed) and an answer with a remote image.
+     */
+    @Test
+    void aDataFlowRuleForASinkAndARuleForTheAnswerRefuseWhatTheDocSays() throws IOException {
+        assertThat(run("dlp", examples(doc()))).hasSize(1);
+    }
+
     @Test
     void aConsentForTheWholeSessionIsGivenWithoutASubjectAndAContractCanRefuseIt() throws IOException {
         List<CliRun> runs = run("session-consent", examples(doc()));
