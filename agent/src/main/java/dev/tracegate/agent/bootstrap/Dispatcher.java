@@ -484,6 +484,65 @@ public final class Dispatcher {
     }
 
     /**
+     * The text a result that is exactly one JSON string encodes ({@code "\"flights ZRH-LIS\""} gives
+     * {@code flights ZRH-LIS}), or null when {@code json} is anything else (an object, a list, a number, bare text, a string
+     * followed by more, an escape JSON does not have). Spring AI's default tool result converter sends a {@code String}
+     * result that is not JSON to the model as such a string; its RETURN is judged and recorded as the text it encodes.
+     */
+    public static String jsonStringText(String json) {
+        int end = json == null ? 0 : json.length() - 1;
+        if (end < 1 || json.charAt(0) != '"' || json.charAt(end) != '"') {
+            return null;
+        }
+        StringBuilder out = null;
+        for (int i = 1; i < end; i++) {
+            char c = json.charAt(i);
+            if (c == '"' || c < 0x20) {
+                return null;   // an unescaped quote ends the string before the end; control characters must be escaped
+            }
+            if (c != '\\') {
+                if (out != null) {
+                    out.append(c);
+                }
+                continue;
+            }
+            if (out == null) {
+                out = new StringBuilder(end).append(json, 1, i);
+            }
+            if (++i >= end) {
+                return null;   // the closing quote escaped: not a complete string
+            }
+            char e = json.charAt(i);
+            switch (e) {
+                case '"': case '\\': case '/': out.append(e); break;
+                case 'b': out.append('\b'); break;
+                case 'f': out.append('\f'); break;
+                case 'n': out.append('\n'); break;
+                case 'r': out.append('\r'); break;
+                case 't': out.append('\t'); break;
+                case 'u':
+                    if (i + 4 >= end) {
+                        return null;
+                    }
+                    int code = 0;
+                    for (int k = 1; k <= 4; k++) {
+                        int digit = Character.digit(json.charAt(i + k), 16);
+                        if (digit < 0) {
+                            return null;
+                        }
+                        code = code * 16 + digit;
+                    }
+                    out.append((char) code);
+                    i += 4;
+                    break;
+                default:
+                    return null;
+            }
+        }
+        return out == null ? json.substring(1, end) : out.toString();
+    }
+
+    /**
      * The MCP SDK's error for a call of a tool its server does not have ({@code Unknown tool: invalid_tool_name}, code -32602,
      * in the 1.x and 2.x lines): the advice turns it into the refusal of a redirect to such a tool.
      */

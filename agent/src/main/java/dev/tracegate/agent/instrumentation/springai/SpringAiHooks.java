@@ -231,8 +231,10 @@ public final class SpringAiHooks implements Hooks {
                                     return Ruling.substitute(notice != null ? notice : "tracegate: this call was redirected to " + ruling.tool
                                             + ", which failed (" + targetFailed.getMessage() + "); the call itself did not run.");
                                 }
+                                String targetText = Dispatcher.jsonStringText(targetResult);
                                 String notice = targetResult == null ? null
-                                        : Dispatcher.onToolResult("springai", session, ruling.tool, callId, targetResult, false);
+                                        : Dispatcher.onToolResult("springai", session, ruling.tool, callId,
+                                                targetText != null ? targetText : targetResult, false);
                                 return Ruling.replaced(notice != null ? notice : targetResult);
                             }
                         }
@@ -311,7 +313,11 @@ public final class SpringAiHooks implements Hooks {
                 return;
             }
             if (tool != null && result != null) {
-                String notice = Dispatcher.onToolResult("springai", session, tool, callId, result, false);
+                // Spring AI's default converter hands the model a String result as a JSON string ("\"flights ...\""): its
+                // RETURN is the text that string encodes, so anchored patterns and len(result) see the tool's text; any other
+                // result (JSON the model gets as it is) is judged as it is. A withheld result is replaced whole, by the notice
+                String text = Dispatcher.jsonStringText(result);
+                String notice = Dispatcher.onToolResult("springai", session, tool, callId, text != null ? text : result, false);
                 if (notice != null) {
                     result = notice;
                 }
