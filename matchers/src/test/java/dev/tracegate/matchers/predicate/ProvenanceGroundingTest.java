@@ -172,6 +172,34 @@ class ProvenanceGroundingTest {
     }
 
     @Test
+    void aSessionWrittenBeforeTheNamesWereKeptIsReadWithNoNames() throws IOException {
+        // the byte form before session 16 (context tag 3) has no names after the user texts: it is read, and such a session
+        // trusts no address by a name its earlier messages wrote (fail closed), while its user texts are kept
+        Provenance p = Provenance.builder().namedOwner(true).build();
+        Sightings s = Sightings.EMPTY.user("Please invite Dora", p).output("c1", "dora@x.example", null, p);
+        assertThat(s.names).containsExactly("dora\n");
+        ByteArrayOutputStream old = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(old);
+        for (String[] a : new String[][] {s.user, s.outputs}) {
+            out.writeInt(a.length);
+            for (String x : a) {
+                byte[] b = x.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                out.writeInt(b.length);
+                out.write(b);
+            }
+        }
+        for (String[] a : new String[][] {{}, s.endorsed, s.pending, s.records, s.delegated}) out.writeInt(a.length); // one empty field set, then empty lists
+        out.writeBoolean(false);
+        out.writeBoolean(false);
+        out.writeInt(s.chars);
+        Sightings read = Sightings.read(new DataInputStream(new ByteArrayInputStream(old.toByteArray())), false);
+        assertThat(read.user).containsExactly(s.user);
+        assertThat(read.names).containsExactly("");
+        assertThat(s.untrusted("dora@x.example", p)).isFalse();
+        assertThat(read.untrusted("dora@x.example", p)).isTrue();
+    }
+
+    @Test
     void aFetchToolOpensOnlyARecordTheUserNamedByANameOrAnIdentifierNotByACommonWord() {
         // trial29 repro 10 extra: "- title: the" after "Open the page from ..." let the fetch of the record's link through
         Provenance p = Provenance.builder().fetchTools("get_webpage").build();
