@@ -52,4 +52,16 @@ class LangChain4jReplacedUserMessageTest {
         assertThat(r.stdout()).as(r.toString()).doesNotContain("hunter2");
         assertThat(ForkedJvm.count(r.stderr(), "SUPPRESS USER langchain4j session=ada")).as("once, at turn 1\n" + r).isEqualTo(1);
     }
+
+    /** The same in a streaming AI service ({@code TokenStream}): its chat memory holds the notice, not the original. */
+    @Test
+    void aStreamingAiServicesChatMemoryKeepsTheReplacementToo() {
+        ForkedJvm.Result r = run("stream-memory");
+        String turn2 = r.stdout().substring(r.stdout().indexOf("TURN 2"));
+
+        assertThat(turn2).as(r.toString()).contains("MODEL SAW USER name=null contents=[text:" + NOTICE + "; ] attributes={}")
+                .contains("MODEL SAW USER name=null contents=[text:what is the weather?; ] attributes={}");
+        assertThat(r.stdout()).as(r.toString()).doesNotContain("hunter2").doesNotContain("TIMEOUT");
+        assertThat(ForkedJvm.count(r.stderr(), "SUPPRESS USER langchain4j session=ada")).as("once, at turn 1\n" + r).isEqualTo(1);
+    }
 }

@@ -126,7 +126,7 @@ public final class LangChain4jHooks implements Hooks {
                         named("chat").and(not(isAbstract())).and(takesArgument(0, named(CHAT_REQUEST)))
                                 .and(takesArguments(2).and(takesArgument(1, named(STREAMING_HANDLER)))
                                         .or(takesArguments(3).and(takesArgument(2, named(STREAMING_HANDLER))))),
-                        self + "$StreamingChatAdvice"),
+                        self + "$ChatAdvice"),
                 // the user message an AI service stores before it calls the model: replaced there too when the model's
                 // request gets a replacement (ChatAdvice), so that later turns do not send the original back
                 new HookPoint(hasSuperType(named(CHAT_MEMORY)).and(not(isInterface())),
@@ -408,7 +408,12 @@ public final class LangChain4jHooks implements Hooks {
         }
     }
 
-    /** USER (the newest message, when it is the user's) before the model call; ASSISTANT after it. */
+    /**
+     * USER (the newest message, when it is the user's) before a model call, blocking ({@code ChatModel#chat}) or streaming
+     * ({@code StreamingChatModel#chat}, one advice for both, so the user message and its chat memory are handled in one
+     * place); ASSISTANT after a blocking call, from the response it returns. A streaming call returns nothing (the
+     * response is null here): its ASSISTANT is {@link StreamCompletionAdvice} or {@link DirectStreamCompletionAdvice}.
+     */
     public static final class ChatAdvice {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
@@ -528,15 +533,16 @@ public final class LangChain4jHooks implements Hooks {
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Local("tgOuter") boolean outer,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ChatResponse response,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned,
                          @Advice.Local("tgDepth") int[] depth,
                          @Advice.Local("tgSaved") int saved) {
             if (depth != null) {
                 depth[1] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
             }
-            if (!outer || response == null) {
-                return;
+            if (!outer || !(returned instanceof ChatResponse)) {
+                return;   // a streaming call (void: null here), a call that threw, or a nested one
             }
+            ChatResponse response = (ChatResponse) returned;
             AiMessage message = response.aiMessage();
             try {
                 if (message != null && message.text() != null) {
@@ -553,7 +559,7 @@ public final class LangChain4jHooks implements Hooks {
                         replacement = null;
                     }
                     if (replacement != null) {
-                        response = response.toBuilder().aiMessage(message.withText(replacement)).build();
+                        returned = response.toBuilder().aiMessage(message.withText(replacement)).build();
                     }
                 }
             } finally {
@@ -562,133 +568,6 @@ public final class LangChain4jHooks implements Hooks {
                 } else {
                     Dispatcher.dropAdoptedSession();   // the turn's final answer (or a refused one): a session adopted for it ends here
                 }
-            }
-        }
-    }
-
-    /** USER (the newest message, when it is the user's) before a streaming model call; its ASSISTANT is {@link StreamCompletionAdvice}. */
-    public static final class StreamingChatAdvice {
-
-        @Advice.OnMethodEnter(suppress = Throwable.class)
-        static void enter(@Advice.Argument(value = 0, readOnly = false) ChatRequest request,
-                          @Advice.Local("tgOuter") boolean outer,
-                          @Advice.Local("tgDepth") int[] depth,
-                          @Advice.Local("tgSaved") int saved) {
-            // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
-            // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
-            depth = Dispatcher.depthCell();
-            saved = depth[1];
-            depth[1] = saved + 1;
-            outer = saved == 0;
-            try {
-                if (!outer || request == null) {
-                    return;
-                }
-                List<ChatMessage> messages = request.messages();
-                if (messages == null || messages.isEmpty()) {
-                    return;
-                }
-                ChatMessage last = messages.get(messages.size() - 1);
-                if (last instanceof UserMessage) {
-                    UserMessage user = (UserMessage) last;
-                    String text = null;
-                    String own = null;
-                    String replacement;
-                    try {
-                        // the text of its text contents, in order (several joined by a line break); an image or other
-                        // content beside it does not keep the text from being checked (before, only a single text was)
-                        StringBuilder joined = null;
-                        for (Content content : user.contents()) {
-                            if (!(content instanceof TextContent)) {
-                                continue;
-                            }
-                            String part = ((TextContent) content).text();
-                            if (text == null) {
-                                text = part;
-                            } else {
-                                if (joined == null) {
-                                    joined = new StringBuilder(text);
-                                }
-                                joined.append('\n').append(part);
-                            }
-                        }
-                        if (joined != null) {
-                            text = joined.toString();
-                        }
-                        // the user's own words: with retrieval augmentation, the text before the retrieved content was added
-                        own = Dispatcher.ownUserText(text);
-                        replacement = own == null ? null : Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), own);
-                    } catch (Throwable failed) {
-                        // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
-                        // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
-                        Ruling refusal = Dispatcher.adviceFailed("langchain4j", "user message", failed, null);
-                        replacement = refusal == null ? null : refusal.text;
-                    }
-                    if (replacement != null) {
-                        // the text replaced, the rest kept: its name, its other contents (an image) in their places, and its
-                        // attributes less what carries the replaced text (ReplacedMessage); before, a bare UserMessage.from
-                        List<Content> contents = new ArrayList<Content>();
-                        boolean placed = false;
-                        for (Content content : user.contents()) {
-                            if (!(content instanceof TextContent)) {
-                                contents.add(content);
-                            } else if (!placed) {
-                                // with retrieval augmentation the retrieved content goes too (it was found for the replaced text)
-                                contents.add(TextContent.from(replacement));
-                                placed = true;
-                            }
-                        }
-                        if (!placed) {
-                            contents.add(0, TextContent.from(replacement));
-                        }
-                        UserMessage replaced = user.toBuilder().contents(contents)
-                                .attributes(ReplacedMessage.metadata(user.attributes(), text)).build();
-                        List<ChatMessage> copy = new ArrayList<ChatMessage>(messages);
-                        copy.set(copy.size() - 1, replaced);
-                        request = request.toBuilder().messages(copy).build();
-                        // the chat memory that stored this turn's message (an AI service stores it before the model call)
-                        // gets the replacement too: else later turns send the original back to the model. The message it
-                        // stored is this one, or (retrieval augmentation that keeps the retrieved content out of the
-                        // memory) the user's own text within this one; a memory that stored another message is left alone
-                        Object[] stored = Dispatcher.takeStoredUserMessage();
-                        if (stored != null && stored[0] instanceof ChatMemory && stored[1] instanceof UserMessage) {
-                            try {
-                                UserMessage kept = (UserMessage) stored[1];
-                                String keptText = kept.hasSingleText() ? kept.singleText() : null;
-                                if (kept == user || kept.equals(user) || keptText != null && text != null && text.contains(keptText)) {
-                                    UserMessage keptReplaced = kept == user ? replaced : kept.toBuilder()
-                                            .contents(java.util.Collections.<Content>singletonList(TextContent.from(replacement)))
-                                            .attributes(ReplacedMessage.metadata(kept.attributes(), keptText)).build();
-                                    ChatMemory memory = (ChatMemory) stored[0];
-                                    List<ChatMessage> held = new ArrayList<ChatMessage>(memory.messages());
-                                    for (int i = held.size() - 1; i >= 0; i--) {
-                                        if (held.get(i) == kept || held.get(i).equals(kept)) {
-                                            held.set(i, keptReplaced);
-                                            memory.set(held);
-                                            break;
-                                        }
-                                    }
-                                    Dispatcher.forgetStoredUserMessage();   // the memory's own add of the messages set again
-                                }
-                            } catch (Throwable failed) {
-                                Dispatcher.adviceFailed("langchain4j", "chat memory", failed, null);
-                            }
-                        }
-                    } else {
-                        Dispatcher.forgetStoredUserMessage();   // checked and kept: a later model call must not take it
-                    }
-                }
-            } catch (Throwable failed) {
-                depth[1] = saved;   // put back before the weaver's handler, which may overflow again, sees it
-                throw failed;
-            }
-        }
-
-        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-        static void exit(@Advice.Local("tgDepth") int[] depth,
-                         @Advice.Local("tgSaved") int saved) {
-            if (depth != null) {
-                depth[1] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
             }
         }
     }
