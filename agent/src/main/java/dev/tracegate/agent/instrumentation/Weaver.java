@@ -743,10 +743,21 @@ public final class Weaver {
             if (hit) {
                 count.incrementAndGet();
                 seen.methods.incrementAndGet();
-                AgentLog.debug("instrumenting " + target.getDeclaringType().getTypeName() + "#" + target.getName());
+                AgentLog.debug("instrumenting " + describe(target));
             }
             return hit;
         }
+    }
+
+    /**
+     * {@code class#method(String, Map)}: the method with its parameter types' simple names (generics erased), so that the
+     * debug lines of overloads differ (trial30 07: {@code instrumenting X#invoke} twice, identical). Weave time only.
+     */
+    public static String describe(MethodDescription m) {
+        StringBuilder b = new StringBuilder(m.getDeclaringType().getTypeName()).append('#').append(m.getName()).append('(');
+        net.bytebuddy.description.type.TypeList types = m.getParameters().asTypeList().asErasures();
+        for (int i = 0; i < types.size(); i++) b.append(i == 0 ? "" : ", ").append(types.get(i).getSimpleName());
+        return b.append(')').toString();
     }
 
     /** Reports every transformation error: nothing fails silently. */

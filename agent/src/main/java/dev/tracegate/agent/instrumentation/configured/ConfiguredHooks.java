@@ -120,6 +120,7 @@ public final class ConfiguredHooks implements Hooks {
                     methods.warnAboutParameterTypes(name, m);
                     methods.warnAboutCaching(name, m, type);
                     methods.learnFutureValue(name, m);
+                    methods.debugWoven(name, m);
                 }
             }
             return builder;

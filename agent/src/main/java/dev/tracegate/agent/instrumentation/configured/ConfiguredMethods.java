@@ -586,6 +586,18 @@ public final class ConfiguredMethods {
      */
     private final java.util.Set<String> textFutures = ConcurrentHashMap.newKeySet();
 
+    /**
+     * With {@code debug: true}, under which entry and as what a configured method is woven, beside the weaver's
+     * {@code instrumenting class#method(types)} line, which says neither (trial30 07). Weave time only.
+     */
+    void debugWoven(String className, net.bytebuddy.description.method.MethodDescription m) {
+        if (!AgentLog.debugging()) return;
+        MethodRule rule = find(className, m.getName());
+        if (rule == null) return;
+        AgentLog.debug(dev.tracegate.agent.instrumentation.Weaver.describe(m) + " is woven as a " + rule.kind.name().toLowerCase(Locale.ROOT)
+                + " under configured-methods entry " + rule.where + (rule.nested ? " (nested: true)" : ""));
+    }
+
     /** Notes whether a woven configured method's future can hold text (see {@link #textFutures}). Weave time only. */
     void learnFutureValue(String className, net.bytebuddy.description.method.MethodDescription m) {
         try {
