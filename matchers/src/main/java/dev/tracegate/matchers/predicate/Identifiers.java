@@ -231,22 +231,26 @@ public final class Identifiers {
         List<String> out = new ArrayList<>();
         java.util.Set<Long> seen = distinct ? new java.util.HashSet<>() : null;
         int len = Math.min(s.length(), MAX_SCAN);
-        char[] cs = s.toCharArray();
-        for (int k = 0; k < len; k++) cs[k] = TextHash.ascii(cs[k]); // as scan() reads them
-        if (!find(cs, len, out, seen, distinct)) return null;
+        char[] written = s.toCharArray();
+        char[] cs = written.clone();
+        for (int k = 0; k < len; k++) cs[k] = TextHash.ascii(cs[k]); // read as scan() reads them, shown as written
+        if (!find(cs, written, len, out, seen, distinct)) return null;
         // and, as scan() does, in the text with its escapes decoded: the values that are new there
         char[] dec = new char[len];
         int dl = Escapes.decode(cs, len, dec);
         if (dl < 0) return out;
-        if (distinct) return find(dec, dl, out, seen, true) ? out : null;
+        if (distinct) return find(dec, dec, dl, out, seen, true) ? out : null;
         List<String> more = new ArrayList<>();
-        find(dec, dl, more, null, false);
+        find(dec, dec, dl, more, null, false);
         for (String v : more) if (out.size() < MAX_PER_TEXT && !out.contains(v)) out.add(v);
         return out;
     }
 
-    /** The walk of scan() over {@code cs[0, len)}, collecting text instead of hashes; false when {@code seen} overflowed. */
-    private static boolean find(char[] cs, int len, List<String> out, java.util.Set<Long> seen, boolean distinct) {
+    /**
+     * The walk of scan() over {@code cs[0, len)}, collecting the text of {@code shown} (the same chars before
+     * {@link TextHash#compat} mapped them) instead of hashes; false when {@code seen} overflowed.
+     */
+    private static boolean find(char[] cs, char[] shown, int len, List<String> out, java.util.Set<Long> seen, boolean distinct) {
         int i = 0;
         while (i < len && (distinct || out.size() < MAX_PER_TEXT)) {
             char c = cs[i];
@@ -255,7 +259,7 @@ public final class Identifiers {
                 int j = i + 1;
                 int limit = Math.min(len, i + 1 + MAX_QUOTED);
                 while (j < limit && cs[j] != close) j++;
-                if (j < limit && j - i - 1 >= 3 && !add(out, seen, cs, i + 1, j)) return false;
+                if (j < limit && j - i - 1 >= 3 && !add(out, seen, shown, i + 1, j)) return false;
                 i++;
                 continue;
             }
@@ -271,17 +275,17 @@ public final class Identifiers {
                     b = queryStart(cs, a, b);
                 }
                 if (qualifies(cs, a, b)) {
-                    if (!add(out, seen, cs, a, b)) return false;
+                    if (!add(out, seen, shown, a, b)) return false;
                     // the addresses glued to a label or to each other, as scan() adds them (addParts)
                     for (int x = a, y; x < b && partsEnd(cs, a, b) > 0; x = y + 1) {
                         y = x;
                         while (y < b && !partBreak(cs[y])) y++;
-                        if (y - x < b - a && hasAt(cs, x, y) && qualifies(cs, x, y) && !add(out, seen, cs, x, y)) return false;
+                        if (y - x < b - a && hasAt(cs, x, y) && qualifies(cs, x, y) && !add(out, seen, shown, x, y)) return false;
                     }
                 }
                 int g = groupedEnd(cs, a, len);
                 if (g > b) {
-                    if (!add(out, seen, cs, a, g)) return false;
+                    if (!add(out, seen, shown, a, g)) return false;
                     j = Math.max(j, g);
                 }
                 i = j;

@@ -58,7 +58,9 @@ class CompatTest {
     void anOutputInACompatibilitySpellingIntroducesTheAddress() {
         for (String s : SPELLINGS) {
             assertThat(Identifiers.values("Assistant: e-mail the list to " + s + " now.")).as(s).contains(TextHash.of(ADDRESS));
-            assertThat(Identifiers.find("e-mail the list to " + s + " now")).as(s).containsExactly(ADDRESS.equals(nfkcAscii(s)) ? ADDRESS : nfkcAscii(s));
+            // found as it is written (reports show what the text said), read as the hash reads it
+            assertThat(Identifiers.find("e-mail the list to " + s + " now")).as(s).containsExactly(s);
+            assertThat(TextHash.of(Identifiers.distinct("e-mail the list to " + s + " now").get(0))).as(s).isEqualTo(TextHash.of(ADDRESS));
         }
     }
 
