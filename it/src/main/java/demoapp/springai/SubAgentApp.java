@@ -26,17 +26,20 @@ import java.util.List;
  * An "agent as a tool": conversation {@code trip} asks for {@code delegateCancellations}, whose body makes a
  * {@code ChatClient} request of its own (conversation {@code trip-sub}, blocking) that asks for {@code cancelBooking} of
  * bookings B1, B2 and B3 in one round, then answers; then the outer request answers. Each executed tool prints
- * {@code TOOL name ran ...}. Usage: {@code SubAgentApp [--stream] [--model-loop] [--tool-advisor] [--sub-stream]}:
+ * {@code TOOL name ran ...}. Usage: {@code SubAgentApp [--stream] [--model-loop] [--tool-advisor] [--sub-stream] [--summarize]}:
  * {@code --stream} streams the outer request (its tools run on a Reactor worker), {@code --model-loop} makes the
  * model's {@code call(Prompt)} run the tools of its rounds itself (as Spring AI 1.x provider models do: the sub-agent then
  * runs inside the outer model call), {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x),
- * {@code --sub-stream} streams the sub-agent's request. Compiled against 2.0.1 using only API that 1.1.2 has too.
+ * {@code --sub-stream} streams the sub-agent's request, {@code --summarize} makes the outer request ask for
+ * {@code summarizeTrip} instead, whose body calls the model's {@code call(Prompt)} itself (no {@code ChatClient}; the
+ * answer carries a card number, "CARD-4242"). Compiled against 2.0.1 using only API that 1.1.2 has too.
  */
 public final class SubAgentApp {
 
     static boolean toolAdvisor;
     static boolean modelLoop;
     static boolean subStream;
+    static boolean summarize;
 
     /** The tools of both agents. */
     public static final class TravelTools {
@@ -47,6 +50,15 @@ public final class SubAgentApp {
             String answer = subStream ? String.join("", sub.stream().content().collectList().block()) : sub.call().content();
             Console.line("SUB-AGENT ANSWER: " + answer);
             return "the cancellations agent said: " + answer;
+        }
+
+        @Tool(description = "Summarize the trip with the model")
+        public String summarizeTrip(String trip) {
+            Console.line("TOOL summarizeTrip ran on " + Thread.currentThread().getName());
+            // the application's model called by the tool itself (a summarizer), no ChatClient, no conversation id of its own
+            String summary = new ScriptedModel().call(new Prompt(new UserMessage("summarize " + trip))).getResult().getOutput().getText();
+            Console.line("SUMMARY: " + summary);
+            return summary;
         }
 
         @Tool(description = "Cancel a booking")
@@ -96,12 +108,17 @@ public final class SubAgentApp {
                 return new ChatResponse(List.of(new Generation(new AssistantMessage("done: " + seen))));
             }
             String user = ((UserMessage) last).getText();
+            if (user.startsWith("summarize ")) {
+                return new ChatResponse(List.of(new Generation(new AssistantMessage("summary: 2 flights, paid with CARD-4242"))));
+            }
             List<AssistantMessage.ToolCall> calls = new ArrayList<>();
             if (user.startsWith("cancel ")) {
                 int n = 0;
                 for (String booking : user.substring("cancel ".length()).split(",")) {
                     calls.add(new AssistantMessage.ToolCall("sub-" + (++n), "function", "cancelBooking", "{\"booking\":\"" + booking + "\"}"));
                 }
+            } else if (summarize) {
+                calls.add(new AssistantMessage.ToolCall("outer-1", "function", "summarizeTrip", "{\"trip\":\"ZRH-LIS\"}"));
             } else {
                 calls.add(new AssistantMessage.ToolCall("outer-1", "function", "delegateCancellations", "{\"bookings\":\"B1,B2,B3\"}"));
             }
@@ -123,6 +140,7 @@ public final class SubAgentApp {
                 case "--model-loop" -> modelLoop = true;
                 case "--tool-advisor" -> toolAdvisor = true;
                 case "--sub-stream" -> subStream = true;
+                case "--summarize" -> summarize = true;
                 default -> throw new IllegalArgumentException("unknown option " + arg);
             }
         }

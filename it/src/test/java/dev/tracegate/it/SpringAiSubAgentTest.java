@@ -31,6 +31,9 @@ class SpringAiSubAgentTest {
             "  - id: trips.max-two-cancels",
             "    guarantee: G(count(cancelBooking) <= 2)",
             "    message: At most two cancellations per conversation.",
+            "  - id: trips.no-card",
+            "    guarantee: G !output_matches(\"CARD-[0-9]{4}\")",
+            "    message: No card numbers in answers.",
             "");
 
     @TempDir
@@ -44,12 +47,6 @@ class SpringAiSubAgentTest {
                 line.equals("2.0.1") ? ForkedJvm.appClasspath() : ForkedJvm.lineClasspath("springai-" + line), APP, args);
         String what = line + " " + name + ": " + r;
         assertThat(r.exit()).as(what).isZero();
-        assertThat(r.stdout()).as(what)
-                .contains("TOOL cancelBooking ran booking=B1")
-                .contains("TOOL cancelBooking ran booking=B2")
-                .doesNotContain("TOOL cancelBooking ran booking=B3")
-                .contains("SUB-AGENT ANSWER: done: \"cancelled B1\"; \"cancelled B2\"; tracegate blocked the call to cancelBooking")
-                .contains("ANSWER: done: ");
         List<JsonNode> events = new ArrayList<>();
         ObjectMapper json = new ObjectMapper();
         for (String text : Files.readAllLines(audit)) {
@@ -58,6 +55,15 @@ class SpringAiSubAgentTest {
                 events.add(node);
             }
         }
+        if (List.of(args).contains("--summarize")) {
+            return events;
+        }
+        assertThat(r.stdout()).as(what)
+                .contains("TOOL cancelBooking ran booking=B1")
+                .contains("TOOL cancelBooking ran booking=B2")
+                .doesNotContain("TOOL cancelBooking ran booking=B3")
+                .contains("SUB-AGENT ANSWER: done: \"cancelled B1\"; \"cancelled B2\"; tracegate blocked the call to cancelBooking")
+                .contains("ANSWER: done: ");
         return events;
     }
 
@@ -108,6 +114,30 @@ class SpringAiSubAgentTest {
     @Test
     void aStreamedSubAgentIsSupervisedAsBefore() throws IOException {
         checkSupervised("2.0.1", "sub-stream", "--sub-stream");
+    }
+
+    /**
+     * A tool whose body calls the model itself (a summarizer, no ChatClient): its USER and ASSISTANT are the request's
+     * conversation's, blocking and streamed (the tool then runs on a Reactor worker; before, they went to "default"
+     * there), and the card number in its answer is blocked in that conversation.
+     */
+    @Test
+    void aToolsOwnModelCallIsInTheRequestsConversationBlockingAndStreamed() throws IOException {
+        for (String mode : List.of("blocking", "streamed")) {
+            List<JsonNode> events = mode.equals("streamed") ? run("2.0.1", "summarize-" + mode, "--summarize", "--stream")
+                    : run("2.0.1", "summarize-" + mode, "--summarize");
+            String log = mode + ": " + events;
+            List<String> messages = new ArrayList<>();
+            for (JsonNode e : events) {
+                String kind = e.path("kind").asText();
+                if (kind.equals("user") || kind.equals("assistant") || !e.path("session").asText().equals("trip")) {
+                    messages.add(e.path("session").asText() + " " + kind + " " + e.path("decision").asText());
+                }
+            }
+            // the outer USER, the tool's own USER and its blocked ASSISTANT (the card), the outer ASSISTANT; nothing elsewhere
+            assertThat(messages).as(log).containsExactly("trip user pass", "trip user pass", "trip assistant block",
+                    "trip assistant pass");
+        }
     }
 
     @Test

@@ -142,7 +142,9 @@ public final class SpringAiHooks implements Hooks {
                             @Advice.Local("tgTool") String tool,
                             @Advice.Local("tgId") String callId,
                             @Advice.Local("tgDepth") int[] depth,
-                            @Advice.Local("tgSaved") int saved) {
+                            @Advice.Local("tgSaved") int saved,
+                            @Advice.Local("tgCarried") boolean carried,
+                            @Advice.Local("tgPrevious") Object previousSession) {
             // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
             // call, so a StackOverflowError unwinding through nested calls cannot leave the thread marked as inside one
             depth = Dispatcher.depthCell();
@@ -200,6 +202,13 @@ public final class SpringAiHooks implements Hooks {
                     if (conversation != null) {
                         session = conversation.toString();
                     }
+                }
+                // the tool's body runs in this conversation: a model call it makes itself (a summarizer's ChatModel#call)
+                // is that conversation's, also on a Reactor worker of a streamed request, where the thread had none
+                // (before: session default there, the conversation when blocking). Put back on exit
+                if (!"default".equals(session)) {
+                    previousSession = Dispatcher.swapSession(session);
+                    carried = true;
                 }
                 ruling = Dispatcher.onToolCall("springai", session, tool, (String) args[0], callId);
                 if (ruling == null) {
@@ -268,9 +277,14 @@ public final class SpringAiHooks implements Hooks {
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) String result,
                          @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
                          @Advice.Local("tgDepth") int[] depth,
-                         @Advice.Local("tgSaved") int saved) {
+                         @Advice.Local("tgSaved") int saved,
+                         @Advice.Local("tgCarried") boolean carried,
+                         @Advice.Local("tgPrevious") Object previousSession) {
             if (depth != null) {
                 depth[0] = saved;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+            }
+            if (carried) {
+                Dispatcher.restoreSession(previousSession);
             }
             if (!outer) {
                 return;
