@@ -124,6 +124,14 @@ public final class ConfiguredMethod {
                 }
             }
         }
+        boolean other = field.startsWith("subject") || field.startsWith("purpose") || field.startsWith("granted");
+        if (other && dot > 0 && value.substring(0, dot).chars().allMatch(Character::isDigit) && dot + 1 < value.length()
+                && Character.isJavaIdentifierStart(value.charAt(dot + 1))) {
+            // 1.email would be a literal subject "1.email" for every call: no one's consent, no one's erasure
+            return field + " '" + value + "' reads as a field path, which only session-param reads: a " + field + " is a parameter's"
+                    + " 0-based index or name, or a literal. Configure a method that takes the value itself (e.g. the subject's"
+                    + " e-mail address as text).";
+        }
         if (field.startsWith("args") && !value.equals("*") && !value.chars().allMatch(Character::isDigit)
                 && !(Character.isJavaIdentifierStart(value.charAt(0)) && value.chars().allMatch(Character::isJavaIdentifierPart))) {
             return field + " '" + value + "' is neither a parameter's 0-based index nor its name" + (dot > 0 ? " (a field of a parameter"

@@ -207,6 +207,12 @@ class ConfiguredMethodsTest {
                         + " there are the arguments)");
         assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c session=0.9")))
                 .hasMessageContaining("session '0.9' starts like a field path");
+        assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("erasure a.B#forget subject=1.email")))
+                .hasMessage("m.txt:1:20: subject '1.email' reads as a field path, which only session-param reads: a subject is a"
+                        + " parameter's 0-based index or name, or a literal. Configure a method that takes the value itself (e.g. the"
+                        + " subject's e-mail address as text).");
+        assertThat(ConfiguredMethods.parse("m.txt", List.of("erasure a.B#forget subject=ops@acme.com", "consent a.B#grant subject=0"
+                + " purpose=marketing.email")).rules()).as("literals with dots").hasSize(2);
         assertThat(ConfiguredMethods.parse("m.txt", List.of("tool a.B#c session=web-1", "tool a.B#d session=0.sessionId",
                 "tool a.B#e session=web.1 args=req")).rules()).hasSize(3);
     }
