@@ -29,6 +29,18 @@ class ArgsTest {
         assertThat(Args.ofJson("  ")).isSameAs(Args.NONE);
     }
 
+    /**
+     * SECURITY.md, "Not defended": JSON text with a key twice is read as its last value, as Jackson reads it, and written
+     * back (the audit record, a redaction) with that value only; a host parser that keeps the first would act on a value
+     * no contract saw (trial30 doc request). Pins the documented behaviour.
+     */
+    @Test void aDuplicateKeyReadsAsItsLastValue() {
+        Args a = Args.ofJson("{\"to\":\"ok@x.io\",\"amount\":10,\"to\":\"evil@x.io\"}");
+        assertThat(a.malformed()).isFalse();
+        assertThat(a.get(Args.Path.of("to")).textValue()).isEqualTo("evil@x.io");
+        assertThat(a.json()).isEqualTo("{\"to\":\"evil@x.io\",\"amount\":10}");
+    }
+
     @Test void javaMapsConvertLikeJson() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("amount", 12.5);
