@@ -109,10 +109,19 @@ public final class LiveView {
 
     void summary(SupervisorMetrics m, AuditWriter audit) {
         StringBuilder b = new StringBuilder("\n").append(c("1", "tracegate summary")).append('\n');
+        // events: the events decided, the sum of the decision lines; the sessions' end records (Decisions{end}) are a line
+        // of their own, so events + sessions ended are the event records audit verify counts (before, "decision end"
+        // was among the decision lines and they summed to more than "events")
         b.append(String.format(java.util.Locale.ROOT, "  %-48s %10d%n", "events", m.getEvents()));
+        long ended = 0;
         for (Map.Entry<String, Long> e : new TreeMap<>(m.getDecisions()).entrySet()) {
-            if (e.getValue() > 0) b.append(String.format(java.util.Locale.ROOT, "  %-48s %10d%n", "decision " + e.getKey(), e.getValue()));
+            if (e.getKey().equals(Decision.END.wire())) {
+                ended = e.getValue();
+            } else if (e.getValue() > 0) {
+                b.append(String.format(java.util.Locale.ROOT, "  %-48s %10d%n", "decision " + e.getKey(), e.getValue()));
+            }
         }
+        if (ended > 0) b.append(String.format(java.util.Locale.ROOT, "  %-48s %10d%n", "sessions ended", ended));
         for (Map.Entry<String, LongAdder> e : new TreeMap<>(blocksByContract).entrySet()) {
             b.append(String.format(java.util.Locale.ROOT, "  %-48s %10d%n", e.getKey(), e.getValue().sum()));
         }

@@ -55,4 +55,41 @@ class LiveViewTest {
         assertThat(bytes.toString(StandardCharsets.UTF_8).strip())
                 .isEqualTo("[s1] END ob.notify=FAIL ob.close=FAIL  unmet: ob.notify: F returned(confirm); ob.close");
     }
+
+    /**
+     * The exit summary's {@code events} is the sum of its {@code decision} lines, and the sessions' {@code end} records
+     * are a line of their own, so the two together are the event records {@code audit verify} counts (trial28 03: the
+     * table said events 7 beside decision lines summing to 8, the ends among them).
+     */
+    @Test
+    void theSummarysEventsAreTheSumOfItsDecisionLinesAndTheEndsAreTheirOwnLine(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        dev.tracegate.agent.metrics.SupervisorMetrics m = new dev.tracegate.agent.metrics.SupervisorMetrics();
+        for (int i = 0; i < 6; i++) m.onDecision(Decision.PASS, 1000);
+        m.onDecision(Decision.BLOCK, 1000);
+        m.onSessionEnd();
+        java.nio.file.Path log = dir.resolve("audit.jsonl");
+        dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load("audit.path=" + log,
+                java.util.Map.of(), java.util.Map.of(), java.util.Set.of());
+        dev.tracegate.agent.audit.AuditWriter audit = dev.tracegate.agent.audit.AuditWriter.start(log,
+                dev.tracegate.agent.audit.AuditWriter.Settings.from(config));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try {
+            new LiveView(new PrintStream(bytes, true, StandardCharsets.UTF_8), false, false).summary(m, audit);
+        } finally {
+            audit.close(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        String summary = bytes.toString(StandardCharsets.UTF_8);
+        long events = -1, decisions = 0, ended = -1;
+        for (String line : summary.split("\n")) {
+            String[] words = line.strip().split("\\s{2,}");
+            if (words.length != 2) continue;
+            if (words[0].equals("events")) events = Long.parseLong(words[1]);
+            if (words[0].startsWith("decision ")) decisions += Long.parseLong(words[1]);
+            if (words[0].equals("sessions ended")) ended = Long.parseLong(words[1]);
+        }
+        assertThat(events).as(summary).isEqualTo(7);
+        assertThat(decisions).as(summary).isEqualTo(events);
+        assertThat(ended).as(summary).isEqualTo(1);
+        assertThat(summary).doesNotContain("decision end");
+    }
 }
