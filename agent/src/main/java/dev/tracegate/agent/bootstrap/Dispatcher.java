@@ -526,7 +526,9 @@ public final class Dispatcher {
                     }
                     int code = 0;
                     for (int k = 1; k <= 4; k++) {
-                        int digit = Character.digit(json.charAt(i + k), 16);
+                        char h = json.charAt(i + k);
+                        // ASCII hex digits only: Character.digit also reads full-width and other scripts' digits
+                        int digit = h > 'f' ? -1 : Character.digit(h, 16);
                         if (digit < 0) {
                             return null;
                         }

@@ -214,4 +214,15 @@ class DispatcherTest {
         assertThat(Dispatcher.generatedId(a)).isTrue();
         assertThat(Long.parseLong(b.substring(3))).isEqualTo(Long.parseLong(a.substring(3)) + 1);
     }
+
+    @Test
+    void aJsonStringResultIsReadAsTheTextItEncodesAndOnlyAWellFormedOne() {
+        assertThat(Dispatcher.jsonStringText("\"flights ZRH-LIS\"")).isEqualTo("flights ZRH-LIS");
+        assertThat(Dispatcher.jsonStringText("\"a\\u0041\\n\\\"b\"")).isEqualTo("aA\n\"b");
+        // a \\u escape's digits are ASCII hex digits, as JSON says: full-width or Arabic-Indic digits make no escape
+        assertThat(Dispatcher.jsonStringText("\"\\u\uFF10\uFF10\uFF14\uFF11\"")).isNull();
+        assertThat(Dispatcher.jsonStringText("\"\\u\u0660\u0660\u0664\u0661\"")).isNull();
+        assertThat(Dispatcher.jsonStringText("{\"a\":1}")).isNull();
+        assertThat(Dispatcher.jsonStringText("\"a\" \"b\"")).isNull();
+    }
 }
