@@ -75,7 +75,9 @@ public final class Vocabulary {
         new Form("path_within", 3, "path_within(T, f, [\"/srv/\"])", Type.CONDITION, Reads.CONTENT, "as path_within(f, ...) for CALLs of T"),
         new Form("len", 1, "len(arg(f)) | len(arg(T, f)) | len(result) | len(text) <op> n", Type.NUMBER, Reads.CONTENT, "length in characters of a string, or number of elements of an array or object"),
         new Form("result_matches", 1, "result_matches(\"re\")", Type.CONDITION, Reads.CONTENT, "a RETURN whose result contains a match of re"),
-        new Form("result_matches", 2, "result_matches(T, \"re\")", Type.CONDITION, Reads.CONTENT, "a RETURN of T whose result contains a match of re"),
+        new Form("result_matches", 2, "result_matches(T, \"re\")", Type.CONDITION, Reads.CONTENT, "a RETURN of T whose result contains a match of re (the result's text: for a Spring AI tool that returned a `String`,"
+                + " the text itself, not the JSON string Spring AI sends the model; for MCP tools the text of its content items:"
+                + " agent/README.md, \"MCP results\")"),
         new Form("user_matches", 1, "user_matches(\"re\")", Type.CONDITION, Reads.CONTENT, "a USER message containing a match of re"),
         new Form("output_matches", 1, "output_matches(\"re\")", Type.CONDITION, Reads.CONTENT, "model output (ASSISTANT) containing a match of re"),
         new Form("ctx", 1, "ctx(key) | ctx(key) <op> bound", Type.VALUE, Reads.CONTEXT, "context key holds a value (or a non-empty set); compared: its value (a set: == tests membership, numbers compare its size)"),
