@@ -931,12 +931,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     @Override
     public void endSession(String sessionId) {
+        // "*" is the agent's shutdown (AgentCore's hook, close()); one id is an explicit end by a program of its own
+        String how = sessionId.equals("*") ? JVM_EXIT : EXPLICIT;
         for (Runtime rt : runtimes) {
             if (sessionId.equals("*")) {
-                for (Session s : new ArrayList<>(rt.monitor.sessions())) end(rt, s);
+                for (Session s : new ArrayList<>(rt.monitor.sessions())) end(rt, s, how);
             } else {
                 Session s = rt.monitor.find(sessionId);
-                if (s != null) end(rt, s);
+                if (s != null) end(rt, s, how);
             }
         }
         dropIdleRuntimes();
@@ -947,14 +949,18 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      * closed and goes to its successor (see {@link #onToolCall}); a successor created meanwhile waits in
      * {@link #sessionOf} until the END is queued.
      */
-    private void end(Runtime rt, Session s) {
+    /** How an END record's message begins for a session ended at the JVM's exit, and for one ended explicitly. */
+    static final String JVM_EXIT = "ended at the JVM's exit";
+    static final String EXPLICIT = "ended explicitly";
+
+    private void end(Runtime rt, Session s, String how) {
         if (s.isClosed()) return;   // e.g. evicted since endSession("*") listed it: announcing it could hide a successor's end from ending
         ending.put(s.id(), s);   // before the monitor removes s: a successor created after that finds it here
         try {
             synchronized (s) {
                 long seq = s.nextSequence();
                 EndReport r = rt.monitor.end(s);
-                if (r != null) recordEnd(rt, r, seq, r.held() == 0 ? null : "ended while " + calls(r.held()) + " in flight");
+                if (r != null) recordEnd(rt, r, seq, r.held() == 0 ? how : how + " while " + calls(r.held()) + " in flight");
             }
         } finally {
             ending.remove(s.id(), s);
@@ -997,7 +1003,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      */
     private void evicted(Runtime rt, EndReport r) {
         boolean idle = Thread.currentThread() == sweeper;
-        String why = r.held() == 0 ? null : idle
+        String why = r.held() == 0
+                ? idle ? "ended by sessions.idle-timeout (" + text(config.sessionsIdleTimeout()) + "): no event for that long"
+                        : "ended to make room under sessions.max (" + config.sessionsMax() + "): the least recently used session"
+                                + " with no tool call in flight"
+                : idle
                 ? "ended by sessions.in-flight-timeout (" + inFlightBound() + "): no event for that long while " + calls(r.held()) + " in flight (a tool that hangs, or whose thread died);"
                         + SUCCESSOR
                 : "ended to make room under sessions.max (" + config.sessionsMax() + ") while " + calls(r.held())
@@ -1017,6 +1027,11 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private String inFlightBound() {
         java.time.Duration d = config.sessionsInFlightTimeout().compareTo(config.sessionsIdleTimeout()) >= 0
                 ? config.sessionsInFlightTimeout() : config.sessionsIdleTimeout();
+        return text(d);
+    }
+
+    /** A duration as text such as 24h, 1h30m or 1s. */
+    private static String text(java.time.Duration d) {
         return d.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
     }
 

@@ -76,7 +76,8 @@ class InFlightEvictionTest {
         List<JsonNode> records = written("c3");
         assertThat(ends(records, "conv2")).as("the session with nothing in flight made the room").hasSize(1);
         assertThat(ends(records, "conv1")).isEmpty();
-        assertThat(ends(records, "conv2").get(0).has("message")).as("a plain end").isFalse();
+        assertThat(ends(records, "conv2").get(0).path("message").asText()).as("an end with nothing in flight")
+                .isEqualTo("ended to make room under sessions.max (2): the least recently used session with no tool call in flight");
         assertThat(events(records, "conv1")).as("conv1's RETURN and the call after it in its one session")
                 .containsExactly("call getBalance 1", "return getBalance 2", "call buildReport 3", "return buildReport 4", "call sendMoney 5");
     }
@@ -128,7 +129,7 @@ class InFlightEvictionTest {
         s.endSession("*");
         List<JsonNode> after = until(out -> !ends(out, "conv2").isEmpty());
         assertThat(ends(after, "conv2")).hasSize(1);
-        assertThat(ends(after, "conv2").get(0).path("message").asText()).isEqualTo("ended while 1 tool call was in flight");
+        assertThat(ends(after, "conv2").get(0).path("message").asText()).isEqualTo("ended at the JVM's exit while 1 tool call was in flight");
     }
 
     @Test
@@ -161,6 +162,44 @@ class InFlightEvictionTest {
         s.evictIdle(now + TimeUnit.HOURS.toMillis(3));   // 4 h after the call
         lookup("other", "o2");
         assertThat(ends(written("o2"), "conv1")).hasSize(1);
+    }
+
+    /**
+     * Each of the four ways a session with nothing in flight ends says which in its END record's message (trial28: the
+     * idle timeout's, an eviction's and the JVM exit's ends had none and looked the same, so an auditor could not tell
+     * why a conversation's counts started over).
+     */
+    @Test
+    void everyEndSaysHowTheSessionEnded() throws Exception {
+        start("sessions.max=2,sessions.idle-timeout=90s");
+        lookup("conv1", "a1");
+        Thread.sleep(20);   // the sessions' last use is kept in milliseconds: conv1 is strictly the least recently used
+        lookup("conv2", "b1");
+        lookup("conv3", "c1");   // the bound ends conv1
+        s.evictIdle(System.currentTimeMillis() + TimeUnit.HOURS.toMillis(1));   // a sweep that finds conv2 and conv3 idle
+        lookup("conv4", "d1");
+        s.endSession("conv4");   // a program's own end of one session
+        lookup("conv5", "e1");
+        s.endSession("*");   // the agent's shutdown hook ends all the rest
+        List<JsonNode> records = until(out -> !ends(out, "conv5").isEmpty());
+        assertThat(ends(records, "conv1").get(0).path("message").asText())
+                .isEqualTo("ended to make room under sessions.max (2): the least recently used session with no tool call in flight");
+        assertThat(ends(records, "conv2").get(0).path("message").asText())
+                .isEqualTo("ended by sessions.idle-timeout (1m30s): no event for that long");
+        assertThat(ends(records, "conv3").get(0).path("message").asText()).isEqualTo("ended by sessions.idle-timeout (1m30s): no event for that long");
+        assertThat(ends(records, "conv4").get(0).path("message").asText()).isEqualTo("ended explicitly");
+        assertThat(ends(records, "conv5").get(0).path("message").asText()).isEqualTo("ended at the JVM's exit");
+
+        // the log with these messages verifies and replays as one without them
+        s.close();
+        s = null;
+        audit.close(10, TimeUnit.SECONDS);
+        audit = null;
+        dev.tracegate.agent.cli.CliRun verify = dev.tracegate.agent.cli.CliRun.of("audit", "verify", log.toString());
+        assertThat(verify.code()).as("audit verify: %s%s", verify.out(), verify.err()).isZero();
+        dev.tracegate.agent.cli.CliRun replay = dev.tracegate.agent.cli.CliRun.of("replay", dir.resolve("it.yaml").toString(), log.toString(), "--no-progress");
+        assertThat(replay.code()).as("replay: %s%s", replay.out(), replay.err()).isZero();
+        assertThat(replay.out()).contains("conv5");
     }
 
     /** conv1 reads the balance, then starts a long buildReport that has not returned. */
