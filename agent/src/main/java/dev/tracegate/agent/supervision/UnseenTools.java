@@ -66,9 +66,45 @@ final class UnseenTools {
                     + String.join(", ", shown) + (unseen.size() > shown.size() ? " and " + (unseen.size() - shown.size()) + " more" : "")
                     + ". Tool names are compared exactly (case aside), so a misspelt one never matches and its contract never acts:"
                     + " correct it in the library (a hot reload takes it). A tool the application has but did not call in this run"
-                    + " needs nothing (docs/LIBRARY.md, \"Errors\")");
+                    + " needs nothing (docs/LIBRARY.md, \"Errors\")" + cameInstead(spec, seen, seenFolded));
         }
         return out;
+    }
+
+    /** At most this many characters of one tool name that came (a swapped tool-name can make it a call's argument text). */
+    private static final int NAME_SHOWN = 60;
+
+    /**
+     * When some contract of {@code spec} names tools of which none came: the tool names that did come, so that the
+     * operator sees what a tool's events were really called (trial30 08: a configured method whose {@code tool-name}
+     * took the wrong parameter produced {@code com.vendor.Ctx@63b1d4fa} for {@code transfer}, and the WARN only said that
+     * no tool that came was near). Empty when each contract has one of its tools come.
+     */
+    private static String cameInstead(LibrarySpec spec, Collection<String> seen, Map<String, String> seenFolded) {
+        List<String> ids = new ArrayList<>();
+        for (LibrarySpec.ContractSpec c : spec.contracts()) {
+            Map<String, List<List<String>>> places = new LinkedHashMap<>();
+            if (c.assume() != null) placesOf(c.assume(), places);
+            if (c.guarantee() != null) placesOf(c.guarantee(), places);
+            if (places.isEmpty()) continue;
+            boolean came = false;
+            for (String t : places.keySet()) if (seenFolded.containsKey(t)) came = true;
+            if (!came) ids.add(c.id());
+        }
+        if (ids.isEmpty()) return "";
+        java.util.TreeMap<String, String> names = new java.util.TreeMap<>();   // folded -> as it came, in folded order
+        for (String n : seen) {
+            String f = ToolName.fold(n);
+            if (f != null && !f.isEmpty()) names.putIfAbsent(f, n.length() > NAME_SHOWN ? n.substring(0, NAME_SHOWN) + "..." : n);
+        }
+        List<String> all = new ArrayList<>(names.values());
+        List<String> shown = all.size() > SHOWN ? all.subList(0, SHOWN) : all;
+        List<String> idsShown = ids.size() > 3 ? ids.subList(0, 3) : ids;
+        return ". None of the tools that " + String.join(", ", idsShown) + (ids.size() > idsShown.size() ? " and " + (ids.size() - idsShown.size()) + " more" : "")
+                + (ids.size() == 1 ? " names" : " name") + " came; the tools that came: " + String.join(", ", shown)
+                + (all.size() > shown.size() ? " and " + (all.size() - shown.size()) + " more" : "")
+                + " (a name here that is not your tool's, such as Ctx@1b6d3586 or an argument's text, is a configured method's"
+                + " tool-name taken from the wrong parameter: agent/CONFIG.md, \"Configured methods\")";
     }
 
     /** The nearest names that came, by edit distance, when within a few edits of {@code tool}; else says there is none. */

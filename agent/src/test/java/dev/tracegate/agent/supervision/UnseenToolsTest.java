@@ -148,4 +148,35 @@ class UnseenToolsTest {
                 .as("searchkb also stands alone in count(searchkb), which never acts").singleElement().asString()
                 .contains("searchkb (line 4; nearest that came: search_kb, 1 edit)");
     }
+
+    /**
+     * trial30 08: a configured method's tool-name took the wrong parameter, so the transfer's events were named
+     * {@code com.vendor.agent.internal.Ctx@63b1d4fa} and {@code G !call(transfer)} never acted; the WARN said only that no
+     * tool that came was near. When none of a contract's tools came, the line now lists the tools that did.
+     */
+    @Test
+    void whenNoneOfAContractsToolsCameTheToolsThatDidAreListed() {
+        dev.tracegate.contracts.library.Library lib = dev.tracegate.contracts.library.Library.compile(java.util.List.of(
+                dev.tracegate.contracts.library.LibraryReader.read("bank.yaml", """
+                        library: bank
+                        contracts:
+                          - id: bank.no-transfer
+                            guarantee: G !call(transfer)
+                            message: No transfers.
+                          - id: bank.lookups
+                            guarantee: G(count(lookup) <= 5 & count(lookup_acount) <= 5)
+                            message: Five lookups.
+                        """)));
+        String ctx = "com.vendor.agent.internal.Ctx@63b1d4fa";
+        assertThat(UnseenTools.lines(lib, java.util.List.of(ctx, "lookup", "{\"to\":\"" + "a".repeat(80) + "\"}")))
+                .singleElement().asString()
+                .contains("transfer (line 4; no tool that came is within 2 edits)")
+                .contains(". None of the tools that bank.no-transfer names came; the tools that came: " + ctx + ", lookup, {\"to\":\""
+                        + "a".repeat(53) + "... (a name here that is not your tool's")
+                .as("bank.lookups had one of its tools come").doesNotContain("bank.lookups");
+        assertThat(UnseenTools.lines(lib, java.util.List.of("transfer", "lookup")))
+                .as("each contract had a tool come: lookup_acount is named, and no list")
+                .singleElement().asString().contains("lookup_acount (line 7; no tool that came is within 3 edits)")
+                .doesNotContain("the tools that came");
+    }
 }
