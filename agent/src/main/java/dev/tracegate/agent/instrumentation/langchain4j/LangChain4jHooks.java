@@ -605,16 +605,35 @@ public final class LangChain4jHooks implements Hooks {
         }
     }
 
-    /** The chat memory id of the AI service invocation whose {@code TokenStream} starts (the invocation itself has returned). */
+    /**
+     * The chat memory id of the AI service invocation whose {@code TokenStream} starts (the invocation itself has
+     * returned); and a new nesting scope, as {@link InvocationScopeAdvice}: a stream started inside a tool whose model
+     * answers on the starting thread runs its tools here, and they are calls of their own.
+     */
     public static final class TokenStreamScopeAdvice {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
-        static Object enter(@Advice.FieldValue("invocationContext") InvocationContext context) {
+        static Object enter(@Advice.FieldValue("invocationContext") InvocationContext context,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSavedTool") int savedTool,
+                            @Advice.Local("tgSavedModel") int savedModel) {
+            depth = Dispatcher.depthCell();
+            savedTool = depth[0];
+            savedModel = depth[1];
+            depth[0] = 0;
+            depth[1] = 0;
             return Dispatcher.swapSession(context == null ? null : context.chatMemoryId());
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-        static void exit(@Advice.Enter Object previous) {
+        static void exit(@Advice.Enter Object previous,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSavedTool") int savedTool,
+                         @Advice.Local("tgSavedModel") int savedModel) {
+            if (depth != null) {
+                depth[0] = savedTool;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+                depth[1] = savedModel;
+            }
             Dispatcher.restoreSession(previous);
         }
     }
@@ -934,17 +953,38 @@ public final class LangChain4jHooks implements Hooks {
         }
     }
 
-    /** Scopes the chat memory id to one AI service invocation on this thread. */
+    /**
+     * Scopes the chat memory id to one AI service invocation on this thread; and opens a new nesting scope: an AI service
+     * called inside a tool (a sub-agent, its own chat memory id) is an invocation of its own, whose tool calls and model
+     * calls are supervised, not taken for layers of the enclosing tool call. Both guards start over here and are put back
+     * on exit, also when the invocation throws.
+     */
     public static final class InvocationScopeAdvice {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
-        static Object enter() {
+        static Object enter(@Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSavedTool") int savedTool,
+                            @Advice.Local("tgSavedModel") int savedModel) {
+            // before, the tool calls of an AI service invoked inside a tool ran unsupervised (no record, nothing
+            // blocked): ExecuteAdvice saw the enclosing tool call's depth and took them for its layers
+            depth = Dispatcher.depthCell();
+            savedTool = depth[0];
+            savedModel = depth[1];
+            depth[0] = 0;
+            depth[1] = 0;
             Dispatcher.dropAdoptedSession();   // left by a turn in flight at the attach that ended without an answer
             return Dispatcher.swapSession(null);
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-        static void exit(@Advice.Enter Object previous) {
+        static void exit(@Advice.Enter Object previous,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSavedTool") int savedTool,
+                         @Advice.Local("tgSavedModel") int savedModel) {
+            if (depth != null) {
+                depth[0] = savedTool;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
+                depth[1] = savedModel;
+            }
             Dispatcher.restoreSession(previous);
         }
     }
