@@ -72,7 +72,17 @@ final class Approval {
         });
         // its own hook, which the JVM runs beside the agent's tracegate-shutdown: that one ends every session and would
         // otherwise wait for the monitor an escalated call holds while it waits here
-        if (name != null) java.lang.Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "tracegate-shutdown-escalations"));
+        if (name != null) {
+            try {
+                java.lang.Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "tracegate-shutdown-escalations"));
+            } catch (IllegalStateException shuttingDown) {
+                // built while the JVM shuts down (hot-reload recovery whose library files load during the application's
+                // shutdown hooks, 07f0639): the JVM takes no hook now, and this one's work is due at once, so it is done
+                // here. What that leaves: every escalation of this supervisor is refused without asking the approver, as
+                // after the hook at a normal exit (SHUTTING_DOWN); nothing waits that the hook would have released.
+                stopped = true;
+            }
+        }
     }
 
     static Approval load(String className, Duration timeout) {
