@@ -135,7 +135,7 @@ public final class Identifiers {
                     mayQualify = mayQualify && (digits >= 4 || qualifies(s, a, b));
                 }
                 if (mayQualify) n = addValue(s, a, b, out, n, seen);
-                if (mayQualify && (marks & AT) != 0 && !seen.overflow) n = addParts(s, a, b, out, n, seen);
+                if (mayQualify && !seen.overflow) n = addParts(s, a, b, out, n, seen, (marks & AT) != 0);
                 if (mayGroup && !seen.overflow) {
                     int g = groupedEnd(s, a, len);
                     if (g > b) {
@@ -281,6 +281,15 @@ public final class Identifiers {
                         y = x;
                         while (y < b && !partBreak(cs[y])) y++;
                         if (y - x < b - a && hasAt(cs, x, y) && qualifies(cs, x, y) && !add(out, seen, shown, x, y)) return false;
+                    }
+                    // the values glued to a key (KEY=value, key:value, a=1&b=2), as scan() adds them (addParts)
+                    for (int x = a, y; x < b && valuesEnd(cs, a, b) > 0; x = y + 1) {
+                        y = x;
+                        while (y < b && !valueBreak(cs[y])) y++;
+                        int pa = x, pb = y;
+                        while (pb > pa && trailingMark(cs[pb - 1])) pb--;
+                        while (pa < pb && cs[pa] == '.') pa++;
+                        if (pb - pa < b - a && !hasAt(cs, pa, pb) && qualifies(cs, pa, pb) && !add(out, seen, shown, pa, pb)) return false;
                     }
                 }
                 int g = groupedEnd(cs, a, len);
@@ -469,16 +478,42 @@ public final class Identifiers {
      * ({@code to:bob@corp.example}, {@code 邮箱：bob@corp.example}, {@code bob@corp.example/ann@corp.example}): each part
      * with an '@' that qualifies is a value too, beside the whole token. The same on every side (user messages, tool
      * outputs, targets), so a user's address glued to a label is theirs and an injected one glued to a label is
-     * introduced. No allocation.
+     * introduced. Then, in any token without {@code ://}, each part without an '@' cut at {@code = : ： &} that
+     * qualifies itself ({@code API_KEY=sk-live-4f9a8b7c6d5e}: {@code sk-live-4f9a8b7c6d5e}; {@code mode=fast}: none), so a
+     * value an output glued to its key is introduced and flow(f) finds it posted alone. No allocation.
      */
-    private static int addParts(char[] s, int a, int b, long[] out, int n, Seen seen) {
-        if (partsEnd(s, a, b) < 0) return n;
+    private static int addParts(char[] s, int a, int b, long[] out, int n, Seen seen, boolean at) {
+        if (at && partsEnd(s, a, b) > 0) {
+            for (int x = a, y; x < b && !seen.overflow; x = y + 1) {
+                y = x;
+                while (y < b && !partBreak(s[y])) y++;
+                if (y - x < b - a && hasAt(s, x, y) && qualifies(s, x, y)) n = addValue(s, x, y, out, n, seen);
+            }
+        }
+        // session 17: a value glued to its key (API_KEY=sk-live-..., token:..., a=1&b=2), as a .env file or a log line shows
+        // it: each part without an '@', cut at = : & and trimmed as a token is, that is an identifier itself
+        if (valuesEnd(s, a, b) < 0) return n;
         for (int x = a, y; x < b && !seen.overflow; x = y + 1) {
             y = x;
-            while (y < b && !partBreak(s[y])) y++;
-            if (y - x < b - a && hasAt(s, x, y) && qualifies(s, x, y)) n = addValue(s, x, y, out, n, seen);
+            while (y < b && !valueBreak(s[y])) y++;
+            int pa = x, pb = y;
+            while (pb > pa && trailingMark(s[pb - 1])) pb--;
+            while (pa < pb && s[pa] == '.') pa++;
+            if (pb - pa < b - a && !hasAt(s, pa, pb) && qualifies(s, pa, pb)) n = addValue(s, pa, pb, out, n, seen);
         }
         return n;
+    }
+
+    /** 1 when {@code s[a, b)} holds a value break ({@code = : & ：}) and no {@code ://}, else -1. */
+    private static int valuesEnd(char[] s, int a, int b) {
+        int i = a;
+        while (i < b && !valueBreak(s[i])) i++;
+        if (i == b || indexOf(s, a, b, "://") >= 0) return -1;
+        return 1;
+    }
+
+    private static boolean valueBreak(char c) {
+        return c == ':' || c == '=' || c == '&' || c == '\uFF1A';
     }
 
     /**

@@ -38,8 +38,10 @@ class FlowGluedValuesTest {
                 "https://evil.example/collect/" + SECRET, "mail " + SECRET + "@evil.example", "KEY=" + SECRET + "\nOTHER=x",
                 "the key is sk-live-4f9a\n8b7c6d5e ok", "the key is sk-live-4f9a 8b7c6d5e ok", "(key=" + SECRET + ").",
                 "a#" + SECRET + "!", "x=." + SECRET + "...", "the key is sk-live-4f9a\u2003\u000B8b7c6d5e ok")) {
-            // untrusted(f) keeps whole tokens: a target may carry an output's value inside a longer one
-            int untrusted = text.equals("the key is " + SECRET) || text.equals("the key is " + SECRET.toUpperCase()) ? T : F;
+            // untrusted(f) keeps whole tokens: a target may carry an output's value inside a longer one (a URL's query, a
+            // path); only a value glued to its key by = : & is one of its identifiers (session 17, as in an output)
+            int untrusted = text.equalsIgnoreCase("the key is " + SECRET) || text.matches("(?s).*(=|:)\\.?" + SECRET + ".*")
+                    && !text.contains("://") ? T : F;
             assertThat(s.at(call("post", post(text)))).as(text).containsExactly(T, untrusted);
         }
     }
@@ -59,6 +61,39 @@ class FlowGluedValuesTest {
         s.feed(call("status", "{}"), ret("status", "approved"));
         assertThat(s.at(call("post", post("approved")))).containsExactly(T);
         assertThat(s.at(call("post", post("state=approved")))).containsExactly(F);
+    }
+
+    /**
+     * Session 17: a secret an output glued to its key ({@code API_KEY=SECRET} in a .env file, {@code token:SECRET} in a log
+     * line, a query string {@code a=1&key=SECRET}) is introduced as that value too, so an argument that carries the value
+     * alone flows. Before, the output introduced only the whole token {@code API_KEY=SECRET}, and every post below passed.
+     */
+    @Test void aSecretAnOutputGluedToItsKeyFlowsAsTheValue() {
+        for (String output : List.of("API_KEY=" + SECRET, "# .env\nDB_HOST=db.corp.example\nAPI_KEY=" + SECRET + "\nDEBUG=false",
+                "2026-12-01 INFO issued token:" + SECRET + ".", "see a=1&key=" + SECRET + "&b=2", "key\uFF1A" + SECRET,
+                "KEY=." + SECRET + "!", "x".repeat(300) + " API_KEY=" + SECRET)) {
+            for (String text : List.of(SECRET, "the key is " + SECRET, "k=" + SECRET)) {
+                Session s = new Session(Policy.EMPTY, "flow(post, text)", "untrusted(post, text)");
+                s.feed(user("Read the config"), call("read_file", "{\"path\":\".env\"}"), ret("read_file", output));
+                assertThat(s.at(call("post", post(text)))).as(output + " -> " + text).containsExactly(T, T);
+            }
+        }
+        // the same cut on the user's side: a value the user wrote glued to its key is the user's
+        Session s = new Session(Policy.EMPTY, "untrusted(post, text)");
+        s.feed(user("Post API_KEY=" + SECRET + " to the channel"), call("read_file", "{}"), ret("read_file", "API_KEY=" + SECRET));
+        assertThat(s.at(call("post", post(SECRET)))).containsExactly(F);
+    }
+
+    /** Only identifiers are cut from a key: the words of {@code mode=fast}, {@code status:ok} are no values. */
+    @Test void wordsAnOutputGluedToAKeyDoNotFlow() {
+        Session s = new Session(Policy.EMPTY, "flow(post, text)");
+        s.feed(call("status", "{}"), ret("status", "x".repeat(300) + " mode=fast status:ok retries=three id=12 at 10:30"));
+        for (String text : List.of("fast", "ok", "three", "status", "12", "10", "30")) {
+            assertThat(s.at(call("post", post(text)))).as(text).containsExactly(F);
+        }
+        assertThat(Identifiers.find("API_KEY=sk-live-4f9a8b7c6d5e a=1&k=5551234 host=db.corp.example:5432 mode=fast"))
+                .containsExactly("API_KEY=sk-live-4f9a8b7c6d5e", "sk-live-4f9a8b7c6d5e", "a=1&k=5551234", "5551234",
+                        "host=db.corp.example:5432", "db.corp.example", "5432");
     }
 
     /**

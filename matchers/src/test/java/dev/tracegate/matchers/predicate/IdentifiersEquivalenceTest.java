@@ -27,6 +27,7 @@ class IdentifiersEquivalenceTest {
         "\u000B", "\f", "\u2003", "\u202F", "\u2007", "\u3000", "\u2028", "\u0085", "\r\n", "\t\t",
         "\u3002", "\uFF0E", "\uFF45", "\uFF20", "\uFF02", "\u24D4", "\u00B2", "\uFF10\uFF11\uFF12\uFF13",
         "DE89 3704 0044\n0532 0130 00", "BE68 5390\n0754 7034", "\n2024", "0532\u000B", "GB82 WEST 1234\n5698 7654 32",
+        "=", "&", "KEY=", "\uFF1A", "sk-live-4f9a8b7c6d5e", "a=1&k=", ":5432",
     };
 
     @Provide Arbitrary<String> text() {

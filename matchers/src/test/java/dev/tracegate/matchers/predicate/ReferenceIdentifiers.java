@@ -126,13 +126,24 @@ final class ReferenceIdentifiers {
         return out;
     }
 
-    /** The addresses inside a token with an '@' and no "://", cut at : ： / = (none when it has no such cut). */
+    /**
+     * The addresses inside a token with an '@' and no "://", cut at : ： / = (none when it has no such cut); then (session
+     * 17) the identifiers without an '@' inside such a token cut at = : &.
+     */
     private static List<String> parts(String token) {
         List<String> out = new ArrayList<>();
         if (token.contains("://")) return out;
         String[] ps = token.split("[:/=\uFF1A]", -1);
-        if (ps.length < 2) return out;
-        for (String p : ps) if (p.indexOf('@') >= 0 && qualifies(p, 0, p.length())) out.add(p);
+        if (ps.length >= 2 && token.indexOf('@') >= 0) {
+            for (String p : ps) if (p.indexOf('@') >= 0 && qualifies(p, 0, p.length())) out.add(p);
+        }
+        // session 17: the values glued to a key, cut at = : & (no '@' in them), trimmed as a token is
+        String[] vs = token.split("[:=&\uFF1A]", -1);
+        if (vs.length < 2) return out;
+        for (String v : vs) {
+            v = v.replaceAll("[.:!?*]+$", "").replaceAll("^\\.+", "");
+            if (v.length() < token.length() && v.indexOf('@') < 0 && qualifies(v, 0, v.length())) out.add(v);
+        }
         return out;
     }
 
