@@ -17,6 +17,8 @@ import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.CompleteToolCall;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.observability.api.event.ToolExecutedEvent;
+import dev.langchain4j.observability.api.listener.ToolExecutedEventListener;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.Result;
@@ -40,6 +42,10 @@ import java.util.concurrent.TimeUnit;
  * {@code stream}: a streaming AI service ({@code TokenStream}) whose model asks for {@code orderStatus} from a thread of
  * its own; prints what {@code onToolExecuted}, {@code onCompleteResponse} or {@code onError} receive and the tool result
  * the chat memory kept; {@code stream-concurrent}: the same with the AI service's tools run concurrently.
+ * A scenario followed by {@code +callbacks} (e.g. {@code result+callbacks}) also registers the AI service's own tool
+ * callbacks, {@code afterToolExecution(...)} and a {@code ToolExecutedEvent} listener, and prints what they receive
+ * ({@code AFTER TOOL RESULT name: ...}, {@code EVENT TOOL RESULT name: ...}); {@code +callbacks-only} on a stream does
+ * so without an {@code onToolExecuted} handler.
  */
 public final class ImmediateToolApp {
 
@@ -156,17 +162,22 @@ public final class ImmediateToolApp {
                 .streamingChatModel(new ScriptedStreamingModel())
                 .tools(new OrderTools())
                 .chatMemoryProvider(id -> memory);
-        if (scenario.equals("stream-concurrent")) {
+        if (scenario.startsWith("stream-concurrent")) {
             builder.executeToolsConcurrently();
         }
+        if (scenario.contains("+callbacks")) {
+            callbacks(builder);
+        }
         CountDownLatch done = new CountDownLatch(1);
-        builder.build().ask(user, "where is order 7?")
-                .onPartialResponse(chunk -> Console.line("CHUNK: " + chunk))
-                .onToolExecuted(execution -> {
-                    Console.line("STREAM TOOL RESULT " + execution.request().name() + ": " + execution.result());
-                    Console.line("STREAM TOOL OBJECT " + execution.request().name() + ": " + execution.resultObject());
-                })
-                .onCompleteResponse(response -> {
+        TokenStream stream = builder.build().ask(user, "where is order 7?")
+                .onPartialResponse(chunk -> Console.line("CHUNK: " + chunk));
+        if (!scenario.endsWith("+callbacks-only")) {
+            stream = stream.onToolExecuted(execution -> {
+                Console.line("STREAM TOOL RESULT " + execution.request().name() + ": " + execution.result());
+                Console.line("STREAM TOOL OBJECT " + execution.request().name() + ": " + execution.resultObject());
+            });
+        }
+        stream.onCompleteResponse(response -> {
                     Console.line("STREAM COMPLETE: text=" + response.aiMessage().text()
                             + " tool requests=" + response.aiMessage().toolExecutionRequests().size());
                     done.countDown();
@@ -186,12 +197,28 @@ public final class ImmediateToolApp {
         }
     }
 
+    /** The AI service's own tool callbacks: what each gets is printed. */
+    private static void callbacks(AiServices<?> builder) {
+        builder.afterToolExecution(execution ->
+                Console.line("AFTER TOOL RESULT " + execution.request().name() + ": " + execution.result()));
+        builder.registerListener(new ToolExecutedEventListener() {
+            @Override
+            public void onEvent(ToolExecutedEvent event) {
+                Console.line("EVENT TOOL RESULT " + event.request().name() + ": " + event.resultText());
+            }
+        });
+    }
+
     private static <T> T service(Class<T> type, String scenario) {
-        return AiServices.builder(type)
-                .chatModel(new ScriptedModel(scenario))
+        boolean withCallbacks = scenario.endsWith("+callbacks");
+        AiServices<T> builder = AiServices.builder(type)
+                .chatModel(new ScriptedModel(withCallbacks ? scenario.substring(0, scenario.length() - "+callbacks".length()) : scenario))
                 .tools(new OrderTools())
-                .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20))
-                .build();
+                .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20));
+        if (withCallbacks) {
+            callbacks(builder);
+        }
+        return builder.build();
     }
 
     public static void main(String[] args) throws InterruptedException {
@@ -201,6 +228,9 @@ public final class ImmediateToolApp {
             switch (scenario) {
                 case "stream":
                 case "stream-concurrent":
+                case "stream+callbacks":
+                case "stream-concurrent+callbacks":
+                case "stream+callbacks-only":
                     stream(scenario, user);
                     System.exit(0);   // the provider's and the tool executor's threads end with the JVM
                     break;

@@ -179,4 +179,81 @@ class LangChain4jImmediateToolTest {
         assertThat(streamed(r)).as(r.toString()).doesNotContain("DE89370400440532013000").contains("STREAM COMPLETE: text=null tool requests=1");
         assertThat(r.stderr()).as(r.toString()).contains("REPLACE ASSISTANT langchain4j-stream session=frank contract=out.no-iban");
     }
+
+    // ---- the AI service's own tool callbacks: afterToolExecution(...) and a listener's ToolExecutedEvent ----
+
+    @Test
+    void theToolCallbacksOfABlockingServiceGetWhatTheAnswerCheckLeaves() {
+        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "result+callbacks", "gina");
+        // before: both got 'order 7: shipped; courier token SECRET-TOKEN-42, ...' as the tool ended, unchecked
+        assertThat(line(r, "AFTER TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("AFTER TOOL RESULT orderStatus: " + NOTICE);
+        assertThat(line(r, "EVENT TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("EVENT TOOL RESULT orderStatus: " + NOTICE);
+        assertThat(line(r, "TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("TOOL RESULT orderStatus: " + NOTICE);
+        assertThat(r.stdout()).as(r.toString()).doesNotContain(SECRET);
+        // one check, where the tool ended, whose decision the AI service's return takes over
+        assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT langchain4j session=gina contract=rule.blockOutput");
+        assertThat(ForkedJvm.count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+
+        ForkedJvm.Result passing = run("trace=true", "result+callbacks", "hank");
+        assertThat(line(passing, "AFTER TOOL RESULT orderStatus: ")).as(passing.toString())
+                .isEqualTo("AFTER TOOL RESULT orderStatus: order 7: shipped; courier token SECRET-TOKEN-42, refund to DE89370400440532013000");
+        assertThat(line(passing, "EVENT TOOL RESULT orderStatus: ")).as(passing.toString())
+                .isEqualTo("EVENT TOOL RESULT orderStatus: order 7: shipped; courier token SECRET-TOKEN-42, refund to DE89370400440532013000");
+        assertThat(ForkedJvm.count(passing.stderr(), "ASSISTANT ")).as(passing.toString()).isEqualTo(1);
+    }
+
+    @Test
+    void theToolCallbacksGetTheMaskedTextOfARedactedAnswer(@TempDir Path dir) throws IOException {
+        Path library = dir.resolve("no-iban.yaml");
+        Files.writeString(library, String.join("\n",
+                "tracegate: 1",
+                "library: no-iban",
+                "contracts:",
+                "  - id: out.no-iban",
+                "    guarantee: G(assistant -> !category(iban))",
+                "    strategy: redact",
+                "    message: The answer carried an IBAN.",
+                ""));
+        String options = "trace=true,libraries=" + library + ",audit.path=" + dir.resolve("audit.jsonl");
+        String masked = "order 7: shipped; courier token SECRET-TOKEN-42, refund to [redacted: iban]";
+        for (String scenario : List.of("result+callbacks", "stream-concurrent+callbacks")) {
+            ForkedJvm.Result r = run(options, scenario);
+            assertThat(line(r, "AFTER TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("AFTER TOOL RESULT orderStatus: " + masked);
+            assertThat(line(r, "EVENT TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("EVENT TOOL RESULT orderStatus: " + masked);
+            assertThat(r.stdout().lines().filter(l -> !l.startsWith("MEMORY ")).toList()).as(r.toString())
+                    .noneMatch(l -> l.contains("DE89370400440532013000"));
+            assertThat(ForkedJvm.count(r.stderr(), "REPLACE ASSISTANT ")).as(r.toString()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void theToolCallbacksOfAStreamGetWhatTheAnswerCheckLeavesAlsoWithoutOnToolExecuted() {
+        for (String scenario : List.of("stream+callbacks", "stream+callbacks-only")) {
+            ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", scenario, "ivan");
+            assertThat(line(r, "AFTER TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("AFTER TOOL RESULT orderStatus: " + NOTICE);
+            assertThat(line(r, "EVENT TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("EVENT TOOL RESULT orderStatus: " + NOTICE);
+            assertThat(r.stdout()).as(r.toString()).contains("STREAM COMPLETE: text=null tool requests=1");
+            assertThat(r.stdout().lines().filter(l -> !l.startsWith("MEMORY ")).toList()).as(r.toString())
+                    .noneMatch(l -> l.contains(SECRET));
+            assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT langchain4j-stream session=ivan contract=rule.blockOutput");
+            assertThat(ForkedJvm.count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+        }
+        ForkedJvm.Result handler = run("trace=true,blockOutput=SECRET", "stream+callbacks", "ivan");
+        assertThat(line(handler, "STREAM TOOL RESULT orderStatus: ")).as(handler.toString()).isEqualTo("STREAM TOOL RESULT orderStatus: " + NOTICE);
+    }
+
+    @Test
+    void aBlockedImmediateResultUnderExceptionStyleReachesNoCallback() {
+        for (String scenario : List.of("result+callbacks", "stream+callbacks", "stream-concurrent+callbacks")) {
+            ForkedJvm.Result r = run("blockOutput=SECRET,onBlock=throw", scenario);
+            assertThat(r.stdout()).as(r.toString())
+                    .contains("TOOL orderStatus ran id=7")
+                    .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: " + NOTICE)
+                    .doesNotContain("AFTER TOOL RESULT")
+                    .doesNotContain("EVENT TOOL RESULT")
+                    .doesNotContain("STREAM TOOL RESULT")
+                    .doesNotContain("STREAM COMPLETE")
+                    .doesNotContain("TIMEOUT");
+        }
+    }
 }

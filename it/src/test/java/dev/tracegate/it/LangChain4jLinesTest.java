@@ -232,6 +232,29 @@ class LangChain4jLinesTest {
                 .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output");
     }
 
+    @Test
+    void theToolCallbacksGetWhatTheImmediateAnswerCheckLeaves() {
+        // afterToolExecution(...) and a ToolExecutedEvent listener, blocking and streamed (1.11.0's event has text only)
+        String notice = "tracegate blocked model output (contract rule.blockOutput): it contains a forbidden word";
+        for (String scenario : List.of("result+callbacks", "stream+callbacks-only", "stream-concurrent+callbacks")) {
+            ForkedJvm.Result r = run111("trace=true,blockOutput=SECRET", IMMEDIATE_APP, scenario);
+            assertThat(r.stdout()).as(r.toString())
+                    .contains("TOOL orderStatus ran id=7")
+                    .contains("AFTER TOOL RESULT orderStatus: " + notice)
+                    .contains("EVENT TOOL RESULT orderStatus: " + notice)
+                    .doesNotContain("MODEL SAW TOOL RESULT");
+            assertThat(r.stdout().lines().filter(l -> !l.startsWith("MEMORY ")).toList()).as(r.toString())
+                    .noneMatch(l -> l.contains("SECRET-TOKEN-42"));
+            assertThat(ForkedJvm.count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+            assertThat(r.stderr()).as(r.toString()).doesNotContain("NoSuchMethodError").doesNotContain("LinkageError");
+        }
+        ForkedJvm.Result thrown = run111("blockOutput=SECRET,onBlock=throw", IMMEDIATE_APP, "result+callbacks");
+        assertThat(thrown.stdout()).as(thrown.toString())
+                .doesNotContain("AFTER TOOL RESULT")
+                .doesNotContain("EVENT TOOL RESULT")
+                .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output");
+    }
+
     // ---- langchain4j-mcp 1.11.0-beta19: the client on the 1.11.0 class path, the MCP SDK server on the app's own ----
 
     private ForkedJvm.Result runMcp(String options, Path serverLog, String mode) {

@@ -52,12 +52,13 @@ public final class Dispatcher {
      * [4] = the conversation of the latest configured tool call on this thread ({@link #noteCallSession}), [5] = non-null
      * once this thread has run configured tool calls of more than one conversation, [6] = the conversation of the MCP
      * server tool call whose handler runs on this thread now ({@link #swapHandlerSession}; a {@link HandlerScope} frame
-     * while the handler's Mono is subscribed).
+     * while the handler's Mono is subscribed), [7] = the framework name a streaming handler marks the tool it is about
+     * to run with as an {@code IMMEDIATE} one ({@link #markImmediate}).
      */
     private static final ThreadLocal<Object[]> SCOPE = new ThreadLocal<Object[]>() {
         @Override
         protected Object[] initialValue() {
-            return new Object[7];
+            return new Object[8];
         }
     };
 
@@ -409,6 +410,78 @@ public final class Dispatcher {
     /** The round a framework put here ({@link #swapRound}); null if none. */
     public static Object round() {
         return SCOPE.get()[3];
+    }
+
+    // ---- IMMEDIATE tool results checked as answers ----
+
+    /**
+     * Marks the tool the calling thread runs next as one whose result is the turn's answer, checked as ASSISTANT of
+     * {@code framework} (a streaming handler that knows a tool's return behaviour better than the tool service does);
+     * taken by the tool service's advice with {@link #takeImmediateMark()}. Null clears it.
+     */
+    public static void markImmediate(String framework) {
+        SCOPE.get()[7] = framework;
+    }
+
+    /** The mark {@link #markImmediate} left on this thread, cleared; null if none. */
+    public static String takeImmediateMark() {
+        Object[] scope = SCOPE.get();
+        Object mark = scope[7];
+        if (mark != null) {
+            scope[7] = null;
+        }
+        return (String) mark;
+    }
+
+    /** {@link #checkedAnswer}'s answer for a result checked and left as it was. */
+    public static final String KEPT = new String("(kept)");
+
+    private static final int CHECKED_SLOTS = 64;
+    private static final Object[] CHECKED_KEYS = new Object[CHECKED_SLOTS];
+    private static final String[] CHECKED_TEXTS = new String[CHECKED_SLOTS];
+    private static int checkedNext;
+    private static volatile boolean checkedAny;
+
+    /**
+     * Notes that the result of the tool request {@code request} (a framework object, by identity) was checked as an
+     * answer as the tool ended, and what the check left: {@code replacement}, or null when it kept the text. What the
+     * framework hands on of that result later (a listener's event, the AI service's return) takes the same decision
+     * instead of a second check. The last 64 are kept.
+     */
+    public static void answerChecked(Object request, String replacement) {
+        if (request == null) {
+            return;
+        }
+        synchronized (CHECKED_KEYS) {
+            int slot = checkedNext;
+            checkedNext = (slot + 1) % CHECKED_SLOTS;
+            CHECKED_KEYS[slot] = request;
+            CHECKED_TEXTS[slot] = replacement == null ? KEPT : replacement;
+            checkedAny = true;
+        }
+    }
+
+    /**
+     * What {@link #answerChecked} noted for {@code request}: the replacement, {@link #KEPT} (compare by identity), or
+     * null when its result was not checked; {@code take} forgets it. One volatile read until a first answer is noted.
+     */
+    public static String checkedAnswer(Object request, boolean take) {
+        if (!checkedAny || request == null) {
+            return null;
+        }
+        synchronized (CHECKED_KEYS) {
+            for (int i = 0; i < CHECKED_SLOTS; i++) {
+                if (CHECKED_KEYS[i] == request) {
+                    String text = CHECKED_TEXTS[i];
+                    if (take) {
+                        CHECKED_KEYS[i] = null;
+                        CHECKED_TEXTS[i] = null;
+                    }
+                    return text;
+                }
+            }
+        }
+        return null;
     }
 
     // ---- events ----

@@ -17,8 +17,10 @@ import dev.langchain4j.service.tool.BeforeToolExecution;
 import dev.langchain4j.service.tool.ToolExecution;
 import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.langchain4j.service.tool.ToolExecutor;
+import dev.langchain4j.service.tool.ToolService;
 import dev.langchain4j.service.tool.ToolServiceContext;
 import dev.langchain4j.service.tool.ToolServiceResult;
+import dev.langchain4j.observability.api.event.ToolExecutedEvent;
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.ReplacedMessage;
 import dev.tracegate.agent.bootstrap.Ruling;
@@ -51,10 +53,11 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * methods, MCP tools, lambda executors, concurrent execution), session = chat memory id; USER and
  * ASSISTANT events at {@code ChatModel#chat(ChatRequest)}; calls of langchain4j-mcp's {@code McpClient#executeTool}
  * made outside an AI service (inside one, the choke point already saw the call: nested, and the same tool-call id);
- * the results of {@code IMMEDIATE} tools, which a blocking AI service hands to the application as the turn's answer, as
- * ASSISTANT at {@code ToolService#executeInferenceAndToolsLoop}; a streaming AI service hands them to
- * {@code onToolExecuted} as each tool ends, before it knows the turn ends there: checked before that, where its handler
- * runs the tool ({@code AiServiceStreamingResponseHandler#execute}).
+ * the results of {@code IMMEDIATE} tools, which an AI service hands to the application as the turn's answer, as
+ * ASSISTANT: first where the tool service runs the tool ({@code ToolService#internalExecuteTool}) and hands the result to
+ * the tool callbacks ({@code afterToolExecution}, a stream's {@code onToolExecuted}), before it knows the turn ends there,
+ * so they get what the check leaves, as do the listeners' {@code ToolExecutedEvent}s ({@code fireEvent}); the AI
+ * service's return ({@code ToolService#executeInferenceAndToolsLoop}) takes the decision over.
  *
  * <p>Streaming AI services ({@code TokenStream}, and the reactive return types built on it): USER at
  * {@code StreamingChatModel#chat(ChatRequest, ..., handler)} in the session of the {@code TokenStream} being started;
@@ -164,9 +167,24 @@ public final class LangChain4jHooks implements Hooks {
                                 .and(takesArgument(8, boolean.class))
                                 .and(returns(named(TOOL_SERVICE_RESULT))),
                         self + "$ImmediateReturnAdvice").role("the answer an IMMEDIATE tool hands to the application"),
-                // a streaming AI service runs each tool here and hands its result to onToolExecuted: an IMMEDIATE tool's
-                // result is checked as the answer first; 1.19.0 knows a tool's return behaviour from the handler's tool
-                // context (also a ToolProvider's tools), 1.11.0 from the AI service's ToolService
+                // the tool service runs each tool here and hands its result to the callbacks (afterToolExecution, a
+                // stream's onToolExecuted): an IMMEDIATE tool's result is checked as the answer first (1.19.0: its
+                // return behaviours; 1.11.0: its set of immediate tools, and a failed result is checked too)
+                new HookPoint(named(TOOL_SERVICE).and(declaresField(named("returnBehaviors"))),
+                        named("internalExecuteTool").and(takesArguments(5)).and(takesArgument(2, named(TOOL_REQUEST)))
+                                .and(returns(named(TOOL_RESULT))),
+                        self + "$ImmediateCallbackAdvice").role("the callbacks an IMMEDIATE tool's result reaches"),
+                new HookPoint(named(TOOL_SERVICE).and(not(declaresField(named("returnBehaviors")))),
+                        named("internalExecuteTool").and(takesArguments(5)).and(takesArgument(2, named(TOOL_REQUEST)))
+                                .and(returns(named(TOOL_RESULT))),
+                        self + "$OlderImmediateCallbackAdvice").role("the callbacks an IMMEDIATE tool's result reaches"),
+                // the listeners' ToolExecutedEvent of a tool whose result was checked as an answer carries what the check left
+                new HookPoint(hasSuperType(named("dev.langchain4j.observability.api.AiServiceListenerRegistrar")).and(not(isInterface())),
+                        named("fireEvent").and(not(isAbstract())).and(takesArguments(1)),
+                        self + "$ToolExecutedEventAdvice"),
+                // a streaming AI service runs each tool here: an IMMEDIATE tool is marked for ImmediateCallbackAdvice;
+                // 1.19.0 knows a tool's return behaviour from the handler's tool context (also a ToolProvider's
+                // tools), 1.11.0 from the AI service's ToolService
                 new HookPoint(named(SERVICE_STREAM_HANDLER).and(declaresField(named("toolServiceContext"))),
                         named("execute").and(takesArguments(1)).and(takesArgument(0, named(TOOL_REQUEST)))
                                 .and(returns(named(TOOL_RESULT))),
@@ -751,10 +769,11 @@ public final class LangChain4jHooks implements Hooks {
      * The results of tools declared {@code @Tool(returnBehavior = IMMEDIATE)} (or {@code IMMEDIATE_IF_LAST}), with which
      * the AI service ends the turn without another model round: the application gets them from
      * {@code Result.toolExecutions()} (1.19.0 also as the method's own value, the tool's returned object, when its type
-     * fits). Each is the conversation's ASSISTANT event, checked after the tool's RETURN and before the AI service builds
-     * what it returns: a replacement (notice, masked text) becomes that execution's result text, and its result object
-     * when the tool returned text (another type cannot carry it: null); a block under {@code block.style: exception}
-     * throws to the caller. The chat memory keeps the result as the model's input of the next turn, as for any tool.
+     * fits). Each is the conversation's ASSISTANT event, checked before the AI service builds what it returns: a
+     * replacement (notice, masked text) becomes that execution's result text, and its result object when the tool
+     * returned text (another type cannot carry it: null); a block under {@code block.style: exception} throws to the
+     * caller. A result {@link ImmediateCallbackAdvice} checked as its tool ended is not checked again: its decision is
+     * taken over. The chat memory keeps the result as the model's input of the next turn, as for any tool.
      */
     public static final class ImmediateReturnAdvice {
 
@@ -773,7 +792,16 @@ public final class LangChain4jHooks implements Hooks {
                 for (int i = 0; executions != null && i < executions.size(); i++) {
                     ToolExecution execution = executions.get(i);
                     String text = execution == null ? null : execution.result();
-                    String replacement = text == null || text.isEmpty() ? null : Dispatcher.onAssistantMessage("langchain4j", session, text);
+                    if (text == null || text.isEmpty()) {
+                        continue;
+                    }
+                    // checked as the tool ended, before its callbacks got it: that decision, not a second ASSISTANT event
+                    String replacement = Dispatcher.checkedAnswer(execution.request(), true);
+                    if (replacement == null) {
+                        replacement = Dispatcher.onAssistantMessage("langchain4j", session, text);
+                    } else if (replacement == Dispatcher.KEPT) {
+                        replacement = null;
+                    }
                     if (replacement == null) {
                         continue;
                     }
@@ -817,139 +845,242 @@ public final class LangChain4jHooks implements Hooks {
     }
 
     /**
-     * The result of a tool declared {@code IMMEDIATE} (1.19.0: also {@code IMMEDIATE_IF_LAST}) in a streaming AI service
-     * whose {@code TokenStream} has an {@code onToolExecuted} handler. The handler gets each result as its tool ends,
-     * before the AI service knows whether the round ends there (every tool of the round immediate, none failed), and
-     * the stream then completes with the model's tool request, not the result: the handler is where the application
-     * gets the answer. So it is the conversation's ASSISTANT event, checked first: this advice runs the tool as
-     * {@code execute} does ({@code ToolService#executeTool}, without the handler), checks the result text, hands the
-     * handler what that leaves (a replacement as the result text, and as the result object when the tool returned text)
-     * and returns the result as its RETURN left it (the chat memory keeps that, as a blocking AI service's does). A block
-     * under {@code block.style: exception} throws from the tool's execution: the stream ends with {@code onError}
-     * ({@link StreamCompletionAdvice}, or the tool's future when tools run concurrently) and the handler gets nothing.
-     * A failed result never ends a 1.19.0 round (it goes to the model) and is handed on unchecked.
+     * The result of a tool declared {@code IMMEDIATE} (1.19.0: also {@code IMMEDIATE_IF_LAST}) where the tool service
+     * runs it ({@code ToolService#internalExecuteTool}, blocking and streaming, also with tools run concurrently) and
+     * hands it to the callbacks as it ends: {@code AiServices...afterToolExecution(...)} and a {@code TokenStream}'s
+     * {@code onToolExecuted} (both in {@code after}). The result may be the turn's answer, which these callbacks are the
+     * first to get, so it is the conversation's ASSISTANT event, checked before they get it: the advice takes
+     * {@code after} from the method, checks the result text, notes the decision for the listeners' event
+     * ({@link ToolExecutedEventAdvice}) and the AI service's return ({@link ImmediateReturnAdvice}), and hands
+     * {@code after} what the decision leaves (a replacement as result text, and as result object when the tool returned
+     * text). The method returns the result as its RETURN left it (the chat memory keeps that). A block under
+     * {@code block.style: exception} throws from the tool's execution: the AI service method throws it (a stream ends
+     * with {@code onError}), and no callback gets the result. 1.19.0: a tool is immediate by the tool service's own tools,
+     * or by the mark of the streaming handler that runs it ({@link StreamImmediateAdvice}: a {@code ToolProvider}'s
+     * tools); a failed result never ends a 1.19.0 round and is handed on unchecked.
+     * Per tool call: one thread-local read and one return-behaviour look-up (map get), no allocation, when not immediate.
      */
-    public static final class StreamImmediateAdvice {
+    public static final class ImmediateCallbackAdvice {
 
-        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
-        static ToolExecutionResult enter(@Advice.Argument(0) ToolExecutionRequest request,
-                                         @Advice.FieldValue("toolServiceContext") ToolServiceContext tools,
-                                         @Advice.FieldValue("context") AiServiceContext service,
-                                         @Advice.FieldValue("invocationContext") InvocationContext context,
-                                         @Advice.FieldValue("toolExecutors") Map<String, ToolExecutor> executors,
-                                         @Advice.FieldValue("beforeToolExecutionHandler") Consumer<BeforeToolExecution> before,
-                                         @Advice.FieldValue("toolExecutionHandler") Consumer<ToolExecution> after) {
-            if (after == null || request == null) {
-                return null;   // no onToolExecuted: the application does not get the result from the stream
-            }
+        @Advice.OnMethodEnter
+        static String enter(@Advice.This ToolService service,
+                            @Advice.Argument(2) ToolExecutionRequest request,
+                            @Advice.Argument(value = 4, readOnly = false) Consumer<ToolExecution> after,
+                            @Advice.Local("tgAfter") Consumer<ToolExecution> held,
+                            @Advice.Local("tgStart") java.time.LocalDateTime start) {
+            String framework = Dispatcher.takeImmediateMark();
             try {
-                ReturnBehavior behaviour = tools == null ? null : tools.returnBehavior(request.name());
-                if ((behaviour != ReturnBehavior.IMMEDIATE && behaviour != ReturnBehavior.IMMEDIATE_IF_LAST)
-                        || service == null || service.toolService == null) {
+                if (request == null) {
                     return null;
                 }
+                if (framework == null) {
+                    ReturnBehavior behaviour = service.returnBehavior(request.name());
+                    if (behaviour != ReturnBehavior.IMMEDIATE && behaviour != ReturnBehavior.IMMEDIATE_IF_LAST) {
+                        return null;
+                    }
+                    framework = "langchain4j";
+                }
             } catch (Throwable failed) {
-                Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "immediate tool answer", failed, null);
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "immediate tool answer", failed, null);
                 if (refusal != null) {
                     throw refusal.violation();   // fail: closed: the tool does not run unchecked
                 }
                 return null;
             }
-            java.time.LocalDateTime start = java.time.LocalDateTime.now();
-            ToolExecutionResult result = service.toolService.executeTool(context, executors, request, before, null);
-            ToolExecutionResult shown = result;
-            String text = result == null || result.isError() ? null : result.resultText();
-            if (text != null && !text.isEmpty()) {
-                try {
-                    Object memoryId = context == null ? null : context.chatMemoryId();
-                    String replacement = Dispatcher.onAssistantMessage("langchain4j-stream", memoryId == null ? "default" : memoryId.toString(), text);
-                    if (replacement != null) {
-                        shown = ToolExecutionResult.builder().isError(false)
-                                .result(result.result() instanceof CharSequence ? replacement : null)
-                                .resultText(replacement).build();
-                    }
-                } catch (TracegateViolation violation) {
-                    throw violation;   // a block under block.style: exception: the stream ends with onError
-                } catch (Throwable failed) {
-                    Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "immediate tool answer", failed, null);
-                    if (refusal != null) {
-                        throw refusal.violation();   // fail: closed: the answer is refused, as a streamed answer would be
-                    }
-                }
-            }
-            after.accept(ToolExecution.builder().request(request).result(shown)
-                    .startTime(start).finishTime(java.time.LocalDateTime.now()).invocationContext(context).build());
-            return result;
+            held = after;
+            after = null;   // the callbacks get the result after its check (exit)
+            start = java.time.LocalDateTime.now();
+            return framework;
         }
 
         @Advice.OnMethodExit
-        static void exit(@Advice.Enter ToolExecutionResult ran,
-                         @Advice.Return(readOnly = false) ToolExecutionResult result) {
-            if (ran != null) {
-                result = ran;
+        static void exit(@Advice.Enter String framework,
+                         @Advice.Argument(0) InvocationContext context,
+                         @Advice.Argument(2) ToolExecutionRequest request,
+                         @Advice.Local("tgAfter") Consumer<ToolExecution> held,
+                         @Advice.Local("tgStart") java.time.LocalDateTime start,
+                         @Advice.Return ToolExecutionResult result) {
+            if (framework == null) {
+                return;
+            }
+            ToolExecutionResult shown = result;
+            String text = result == null || result.isError() ? null : result.resultText();
+            if (text != null && !text.isEmpty()) {
+                String replacement = null;
+                try {
+                    Object memoryId = context == null ? null : context.chatMemoryId();
+                    replacement = Dispatcher.onAssistantMessage(framework, memoryId == null ? "default" : memoryId.toString(), text);
+                } catch (TracegateViolation violation) {
+                    throw violation;   // a block under block.style: exception: the caller (or the stream's onError) gets it
+                } catch (Throwable failed) {
+                    Ruling refusal = Dispatcher.adviceFailed(framework, "immediate tool answer", failed, null);
+                    if (refusal != null) {
+                        throw refusal.violation();   // fail: closed: the answer is refused, as a model answer would be
+                    }
+                }
+                Dispatcher.answerChecked(request, replacement);
+                if (replacement != null) {
+                    shown = ToolExecutionResult.builder().isError(false)
+                            .result(result.result() instanceof CharSequence ? replacement : null)
+                            .resultText(replacement).build();
+                }
+            }
+            if (held != null) {
+                held.accept(ToolExecution.builder().request(request).result(shown)
+                        .startTime(start).finishTime(java.time.LocalDateTime.now()).invocationContext(context).build());
             }
         }
     }
 
     /**
-     * {@link StreamImmediateAdvice} for lines whose streaming handler has no tool context (1.11.0): the AI service's
-     * {@code ToolService} says which tools are {@code IMMEDIATE}, and a round of them ends the turn also when one failed,
-     * so a failed result is checked as well.
+     * {@link ImmediateCallbackAdvice} for lines whose tool service knows its immediate tools by name only (1.11.0, also a
+     * streaming handler's: 1.11.0 decides there by the same set) and ends a round of them also when one failed, so a
+     * failed result is checked as well; 1.11.0's {@code ToolExecution} has no times or invocation context.
      */
-    public static final class OlderStreamImmediateAdvice {
+    public static final class OlderImmediateCallbackAdvice {
 
-        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
-        static ToolExecutionResult enter(@Advice.Argument(0) ToolExecutionRequest request,
-                                         @Advice.FieldValue("context") AiServiceContext service,
-                                         @Advice.FieldValue("invocationContext") InvocationContext context,
-                                         @Advice.FieldValue("toolExecutors") Map<String, ToolExecutor> executors,
-                                         @Advice.FieldValue("beforeToolExecutionHandler") Consumer<BeforeToolExecution> before,
-                                         @Advice.FieldValue("toolExecutionHandler") Consumer<ToolExecution> after) {
-            if (after == null || request == null) {
-                return null;   // no onToolExecuted: the application does not get the result from the stream
-            }
+        @Advice.OnMethodEnter
+        static String enter(@Advice.This ToolService service,
+                            @Advice.Argument(2) ToolExecutionRequest request,
+                            @Advice.Argument(value = 4, readOnly = false) Consumer<ToolExecution> after,
+                            @Advice.Local("tgAfter") Consumer<ToolExecution> held) {
+            String framework = Dispatcher.takeImmediateMark();
             try {
-                if (service == null || service.toolService == null || !service.toolService.isImmediateTool(request.name())) {
+                if (request == null) {
                     return null;
                 }
+                if (framework == null) {
+                    if (!service.isImmediateTool(request.name())) {
+                        return null;
+                    }
+                    framework = "langchain4j";
+                }
             } catch (Throwable failed) {
-                Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "immediate tool answer", failed, null);
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "immediate tool answer", failed, null);
                 if (refusal != null) {
                     throw refusal.violation();   // fail: closed: the tool does not run unchecked
                 }
                 return null;
             }
-            ToolExecutionResult result = service.toolService.executeTool(context, executors, request, before, null);
-            ToolExecutionResult shown = result;
-            String text = result == null ? null : result.resultText();
-            if (text != null && !text.isEmpty()) {
-                try {
-                    Object memoryId = context == null ? null : context.chatMemoryId();
-                    String replacement = Dispatcher.onAssistantMessage("langchain4j-stream", memoryId == null ? "default" : memoryId.toString(), text);
-                    if (replacement != null) {
-                        shown = ToolExecutionResult.builder().isError(result.isError())
-                                .result(result.result() instanceof CharSequence ? replacement : null)
-                                .resultText(replacement).build();
-                    }
-                } catch (TracegateViolation violation) {
-                    throw violation;   // a block under block.style: exception: the stream ends with onError
-                } catch (Throwable failed) {
-                    Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "immediate tool answer", failed, null);
-                    if (refusal != null) {
-                        throw refusal.violation();   // fail: closed: the answer is refused, as a streamed answer would be
-                    }
-                }
-            }
-            after.accept(ToolExecution.builder().request(request).result(shown).build());
-            return result;
+            held = after;
+            after = null;   // the callbacks get the result after its check (exit)
+            return framework;
         }
 
         @Advice.OnMethodExit
-        static void exit(@Advice.Enter ToolExecutionResult ran,
-                         @Advice.Return(readOnly = false) ToolExecutionResult result) {
-            if (ran != null) {
-                result = ran;
+        static void exit(@Advice.Enter String framework,
+                         @Advice.Argument(0) InvocationContext context,
+                         @Advice.Argument(2) ToolExecutionRequest request,
+                         @Advice.Local("tgAfter") Consumer<ToolExecution> held,
+                         @Advice.Return ToolExecutionResult result) {
+            if (framework == null) {
+                return;
             }
+            ToolExecutionResult shown = result;
+            String text = result == null ? null : result.resultText();
+            if (text != null && !text.isEmpty()) {
+                String replacement = null;
+                try {
+                    Object memoryId = context == null ? null : context.chatMemoryId();
+                    replacement = Dispatcher.onAssistantMessage(framework, memoryId == null ? "default" : memoryId.toString(), text);
+                } catch (TracegateViolation violation) {
+                    throw violation;   // a block under block.style: exception: the caller (or the stream's onError) gets it
+                } catch (Throwable failed) {
+                    Ruling refusal = Dispatcher.adviceFailed(framework, "immediate tool answer", failed, null);
+                    if (refusal != null) {
+                        throw refusal.violation();   // fail: closed: the answer is refused, as a model answer would be
+                    }
+                }
+                Dispatcher.answerChecked(request, replacement);
+                if (replacement != null) {
+                    shown = ToolExecutionResult.builder().isError(result.isError())
+                            .result(result.result() instanceof CharSequence ? replacement : null)
+                            .resultText(replacement).build();
+                }
+            }
+            if (held != null) {
+                held.accept(ToolExecution.builder().request(request).result(shown).build());
+            }
+        }
+    }
+
+    /**
+     * A listener's {@code ToolExecutedEvent} (both the blocking tool loop's and a streaming handler's, every line): the
+     * event of a tool whose result {@link ImmediateCallbackAdvice} checked as an answer carries what the check left.
+     * Other events cost an instanceof; a tool's event costs one volatile read until an immediate result was checked.
+     */
+    public static final class ToolExecutedEventAdvice {
+
+        @Advice.OnMethodEnter
+        static void enter(@Advice.Argument(value = 0, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object event) {
+            if (!(event instanceof ToolExecutedEvent)) {
+                return;
+            }
+            try {
+                ToolExecutedEvent executed = (ToolExecutedEvent) event;
+                String replacement = Dispatcher.checkedAnswer(executed.request(), false);
+                if (replacement == null || replacement == Dispatcher.KEPT) {
+                    return;
+                }
+                ToolExecutedEvent.ToolExecutedEventBuilder copy = ToolExecutedEvent.builder()
+                        .invocationContext(executed.invocationContext()).request(executed.request());
+                try {
+                    copy.resultContents(List.<Content>of(TextContent.from(replacement)));
+                } catch (LinkageError older) {
+                    copy.resultText(replacement);   // 1.11.0: the event has text only
+                }
+                event = copy.build();
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "immediate tool event", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();   // fail: closed: the listeners do not get the result unchecked
+                }
+            }
+        }
+    }
+
+    /**
+     * A streaming AI service runs each tool here; 1.19.0's handler knows a tool's return behaviour from its tool context
+     * (also a {@code ToolProvider}'s tools, which the tool service does not know): an {@code IMMEDIATE} (or
+     * {@code IMMEDIATE_IF_LAST}) tool is marked on this thread as one whose result is checked as the streamed turn's
+     * answer ({@code langchain4j-stream}) by {@link ImmediateCallbackAdvice}, where the tool service then runs it. The
+     * mark is cleared on exit, whatever happened.
+     */
+    public static final class StreamImmediateAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(0) ToolExecutionRequest request,
+                          @Advice.FieldValue("toolServiceContext") ToolServiceContext tools) {
+            ReturnBehavior behaviour = tools == null || request == null ? null : tools.returnBehavior(request.name());
+            if (behaviour == ReturnBehavior.IMMEDIATE || behaviour == ReturnBehavior.IMMEDIATE_IF_LAST) {
+                Dispatcher.markImmediate("langchain4j-stream");
+            }
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit() {
+            Dispatcher.markImmediate(null);
+        }
+    }
+
+    /**
+     * {@link StreamImmediateAdvice} for lines whose streaming handler has no tool context (1.11.0): the AI service's
+     * {@code ToolService} says which tools are {@code IMMEDIATE}, as 1.11.0 itself decides; the mark names the check
+     * {@code langchain4j-stream}.
+     */
+    public static final class OlderStreamImmediateAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(0) ToolExecutionRequest request,
+                          @Advice.FieldValue("context") AiServiceContext service) {
+            if (request != null && service != null && service.toolService != null && service.toolService.isImmediateTool(request.name())) {
+                Dispatcher.markImmediate("langchain4j-stream");
+            }
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit() {
+            Dispatcher.markImmediate(null);
         }
     }
 
