@@ -11,7 +11,8 @@ package dev.tracegate.matchers.predicate;
  * characters a URI may as well write plain ({@code %40} for {@code @}, RFC 3986's unreserved letters, digits and
  * {@code - . _ ~}; others, such as {@code %20}, stay as written). One pass, linear in the text; the decoded text is never
  * longer than the text. Callers read the decoded text beside the text as written (never instead of it), so a value
- * spelled with an escape is found in both spellings.
+ * spelled with an escape is found in both spellings. Since session 17 the same pass decodes spelled-out addresses
+ * ({@code attacker [at] evil [dot] example}, {@code attacker at evil dot example}: {@link #spelled}).
  */
 final class Escapes {
     private Escapes() {}
@@ -30,13 +31,22 @@ final class Escapes {
      */
     static int decode(char[] s, int len, char[] out) {
         int i = 0;
-        while (i < len && !marker(s[i])) i++;
+        while (i < len && !marker(s[i]) && !spelledStart(s[i])) i++;
         if (i == len) return -1;
         System.arraycopy(s, 0, out, 0, i);
         int o = i;
         boolean any = false;
         while (i < len) {
             char c = s[i];
+            if (spelledStart(c)) {
+                long r = spelled(s, i, len, out, o);
+                if (r >= 0) {
+                    o = (int) (r >>> 32);
+                    i = (int) r;
+                    any = true;
+                    continue;
+                }
+            }
             if (marker(c)) {
                 long r = c == '&' ? reference(s, i, len) : c == '\\' ? json(s, i, len) : percent(s, i, len);
                 if (r >= 0) {
@@ -56,6 +66,141 @@ final class Escapes {
             i++;
         }
         return any ? o : -1;
+    }
+
+    // ------------------------------------------------------------------ spelled-out addresses (session 17)
+
+    /**
+     * True when {@code s[k]}, with the chars before it, ends what a spelled-out '@' or '.' needs ({@code [at} {@code (at}
+     * {@code {at}, {@code [.} {@code [@} (any of the three brackets), {@code dot} after a blank or a bracket): the scan
+     * decodes a text only when one of its chars does. Looks back only, so it can run in the pass that maps the chars.
+     */
+    static boolean spelledMark(char[] s, int k) {
+        char c = s[k];
+        if (c == '.' || c == '@') return k > 0 && open(s[k - 1]);
+        if ((c | 0x20) != 't' || k < 2) return false;
+        int b = s[k - 1] | 0x20;
+        if (b == 'a') return open(s[k - 2]);
+        return b == 'o' && k >= 3 && (s[k - 2] | 0x20) == 'd' && (blank(s[k - 3]) || open(s[k - 3]));
+    }
+
+    private static boolean spelledStart(char c) { return blank(c) || open(c); }
+
+    private static boolean open(char c) { return c == '[' || c == '(' || c == '{'; }
+
+    /** A blank between spelled-out words: a tab or a space char (Unicode Zs: no-break spaces too), not a line break. */
+    private static boolean blank(char c) {
+        return c == ' ' || c == '\t' || (c >= 128 && Character.getType(c) == Character.SPACE_SEPARATOR);
+    }
+
+    /** A char an address may have before a spelled-out '@' or '.': an ASCII letter or digit, or {@code . _ % + -}. */
+    private static boolean localChar(char c) {
+        return alnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-';
+    }
+
+    private static boolean alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+    private static boolean labelChar(char c) { return alnum(c) || c == '-'; }
+
+    private static boolean word(char[] s, int k, int len, String w) {
+        if (k + w.length() > len) return false;
+        for (int x = 0; x < w.length(); x++) if ((s[k + x] | 0x20) != w.charAt(x)) return false;
+        return true;
+    }
+
+    /** Labels of a domain spelled out with {@code dot}, at most. */
+    static final int MAX_LABELS = 16;
+
+    /**
+     * A spelled-out '@' or '.' from {@code s[i]} (a blank or an opening bracket, after an address char), decoded into
+     * {@code out} from {@code o}: {@code (o' << 32) | i'}, or -1. Two forms:
+     * <ul>
+     * <li>a bracketed {@code [at]} {@code (at)} {@code {at}} {@code [@]} or {@code [dot]} {@code [.]} (any of the three
+     * bracket pairs, any case), blanks around it dropped, before an ASCII letter or digit: {@code attacker [at] evil [dot]
+     * example}, {@code attacker(at)evil(dot)example};</li>
+     * <li>the bare words: blanks, {@code at}, blanks, then a domain whose every dot is spelled, {@code dot} between blanks
+     * or a bracketed dot (2 to {@value #MAX_LABELS} labels of ASCII letters, digits and '-', at most 63 each, the last 2
+     * to 24 letters): {@code attacker at evil dot example} and {@code attacker at evil [dot] example} are
+     * {@code attacker@evil.example}. {@code attacker at evil.example} or a bare {@code dot} with no {@code at} before it is
+     * left as written (prose: "look at the report", "polka dot").</li>
+     * </ul>
+     */
+    private static long spelled(char[] s, int i, int len, char[] out, int o) {
+        if (i == 0 || !localChar(s[i - 1])) return -1;
+        int w = i;
+        while (w < len && blank(s[w])) w++;
+        if (w == len) return -1;
+        char c = s[w];
+        if (open(c)) {
+            char close = c == '[' ? ']' : c == '(' ? ')' : '}';
+            int k = w + 1;
+            char d;
+            if (k + 1 < len && (s[k] == '@' || s[k] == '.') && s[k + 1] == close) {
+                d = s[k];
+                k += 2;
+            } else if (k + 2 < len && word(s, k, len, "at") && s[k + 2] == close) {
+                d = '@';
+                k += 3;
+            } else if (k + 3 < len && word(s, k, len, "dot") && s[k + 3] == close) {
+                d = '.';
+                k += 4;
+            } else {
+                return -1;
+            }
+            while (k < len && blank(s[k])) k++;
+            if (k == len || !alnum(s[k])) return -1;
+            out[o] = d;
+            return ((long) (o + 1) << 32) | k;
+        }
+        if (w == i || !word(s, w, len, "at") || w + 2 >= len || !blank(s[w + 2])) return -1;
+        int k = w + 2;
+        while (k < len && blank(s[k])) k++;
+        int end = -1, labels = 0, p = k;
+        while (labels < MAX_LABELS) {
+            int a = p;
+            boolean letters = true;
+            while (p < len && p - a < 64 && labelChar(s[p])) {
+                if (!((s[p] | 0x20) >= 'a' && (s[p] | 0x20) <= 'z')) letters = false;
+                p++;
+            }
+            int n = p - a;
+            if (n == 0 || n > 63) break;
+            labels++;
+            if (labels >= 2 && letters && n >= 2 && n <= 24) end = p;
+            p = spelledDot(s, p, len);
+            if (p < 0) break;
+        }
+        if (end < 0) return -1;
+        out[o++] = '@';
+        for (int x = k; x < end; ) {
+            if (labelChar(s[x])) {
+                out[o++] = s[x++];
+                continue;
+            }
+            x = spelledDot(s, x, len);
+            out[o++] = '.';
+        }
+        return ((long) o << 32) | end;
+    }
+
+    /**
+     * The end of a spelled-out dot between two labels from {@code s[p]}: blanks, {@code dot}, blanks; or a bracketed
+     * {@code [dot]} or {@code [.]} with blanks around it or none; else -1.
+     */
+    private static int spelledDot(char[] s, int p, int len) {
+        int q = p;
+        while (q < len && blank(s[q])) q++;
+        if (q < len && open(s[q])) {
+            char close = s[q] == '[' ? ']' : s[q] == '(' ? ')' : '}';
+            if (q + 2 < len && s[q + 1] == '.' && s[q + 2] == close) q += 3;
+            else if (q + 4 < len && word(s, q + 1, len, "dot") && s[q + 4] == close) q += 5;
+            else return -1;
+        } else {
+            if (q == p || !word(s, q, len, "dot") || q + 3 >= len || !blank(s[q + 3])) return -1;
+            q += 3;
+        }
+        while (q < len && blank(s[q])) q++;
+        return q;
     }
 
     /** {@code s} decoded, or {@code s} itself when it holds no escape (allocates: whole-word provenance). */

