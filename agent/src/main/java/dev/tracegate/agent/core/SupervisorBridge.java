@@ -407,6 +407,21 @@ public final class SupervisorBridge implements DispatchTarget {
                 : internalError(where, error, "; further failures of this kind are counted, not logged");
     }
 
+    /**
+     * A failure of the agent's own that it handled without the failure policy, said where it happened (a configured
+     * method's {@code tool-name} parameter that held no tool name: the call is supervised as the method's name): counted
+     * as an internal error, here and in the MBean's {@code InternalErrors} as let through ({@code open}) whatever
+     * {@code fail} says, as nothing was refused. Not logged again; never throws.
+     */
+    public void countHandledError(String where) {
+        counts.incrementAndGet(INTERNAL_ERRORS);
+        try {
+            supervisor.onInternalError(where, null, false);
+        } catch (RuntimeException | LinkageError ignored) {
+            // counting must not change the call
+        }
+    }
+
     /** Counts, logs unless {@code note} is null ({@code note} ends the log line's parenthesis), and decides by the fail policy. */
     private Ruling internalError(String where, Throwable error, String note) {
         counts.incrementAndGet(INTERNAL_ERRORS);

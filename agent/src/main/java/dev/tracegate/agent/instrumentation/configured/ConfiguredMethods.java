@@ -943,6 +943,20 @@ public final class ConfiguredMethods {
         }
 
         /**
+         * Whether this call's {@code tool-name} parameter held no tool name ({@link #toolNameOf} named the tool after the
+         * method for it): an object that is neither text nor an enum, or JSON text. Asked only when the tool is the method's
+         * name, so never on the usual path.
+         */
+        boolean heldNoToolName(Object[] arguments) {
+            if (toolName != null || toolIndex < 0 || toolIndex >= arguments.length) return false;
+            Object value = arguments[toolIndex];
+            if (value == null || value instanceof Enum<?>) return false;
+            if (!(value instanceof CharSequence)) return true;
+            String t = value.toString().strip();
+            return !t.isEmpty() && (t.charAt(0) == '{' || t.charAt(0) == '[');
+        }
+
+        /**
          * The tool name a {@code tool-name} parameter's value gives, off the usual path: an enum by its name, other text as it
          * is unless it is JSON (an object or array: the arguments, with a swapped index, trial30 08); anything else (an object
          * of the application, whose toString() is its identity, {@code Ctx@63b1d4fa}: a new tool each call, outside every
@@ -1167,6 +1181,10 @@ public final class ConfiguredMethods {
         String session = site.session(arguments);
         if (sessionless) Dispatcher.noteCallSession(session);   // the conversation of a consent or erasure the call makes
         String tool = site.tool(arguments);
+        if (tool == site.methodName && site.heldNoToolName(arguments)) {
+            // named after the method as the ERROR said (once per method): each such call counts as an internal error
+            bridge.countHandledError("the tool-name parameter of " + site.method);
+        }
         if (anyNested) {
             int[] cell = Dispatcher.depthCell();
             int toolHash = tool.hashCode();

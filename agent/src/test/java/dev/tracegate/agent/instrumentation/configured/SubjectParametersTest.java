@@ -64,6 +64,8 @@ class SubjectParametersTest {
     private final List<Consent> consents = new ArrayList<>();
     private final List<Erasure> erasures = new ArrayList<>();
     private final List<ToolCall> calls = new ArrayList<>();
+    /** What the supervisor was told of the agent's own failures: where, and whether the event was refused. */
+    private final List<String> internalErrors = new ArrayList<>();
     private String redacted;
 
     private final Supervisor recording = new Supervisor() {
@@ -77,6 +79,9 @@ class SubjectParametersTest {
         @Override public void endSession(String sessionId) { }
         @Override public void onConsent(Consent consent) { consents.add(consent); }
         @Override public void onErasure(Erasure erasure) { erasures.add(erasure); }
+        @Override public void onInternalError(String where, Throwable error, boolean refused) {
+            internalErrors.add(where + (refused ? " refused" : " let through"));
+        }
     };
 
     private ConfiguredMethods privacy() {
@@ -260,6 +265,13 @@ class SubjectParametersTest {
                 .contains("ERROR configured method " + cls + ".any (m.txt:4): tool-name 0 held a " + Req.class.getName() + ", not text")
                 .doesNotContain("a@b.c").doesNotContain("$Req@");
         assertThat(called.lines().filter(l -> l.contains(".invoke (")).count()).isEqualTo(1);
+        // each such call is an internal error of its own (said once, counted every time): the bridge's count and the
+        // MBean's InternalErrors, as let through (open) under the default fail: closed, since the call was not refused
+        // (before session 17 none was counted)
+        assertThat(bridge.counts()[SupervisorBridge.INTERNAL_ERRORS]).as("transfer twice, invoke, any(Req)").isEqualTo(4);
+        assertThat(internalErrors).containsExactly(
+                "the tool-name parameter of " + cls + ".transfer let through", "the tool-name parameter of " + cls + ".transfer let through",
+                "the tool-name parameter of " + cls + ".invoke let through", "the tool-name parameter of " + cls + ".any let through");
     }
 
     /** A vendor's context object: the conversation id in a field, no toString() (trial30 01). */
