@@ -33,6 +33,7 @@ import java.util.List;
 
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isInterface;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
@@ -123,6 +124,13 @@ public final class SpringAiHooks implements Hooks {
                         named("adviseStream").and(not(isAbstract())).and(takesArguments(2))
                                 .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
                         self + "$StreamAdvisorScopeAdvice"),
+                // the user's own text before an advisor (QuestionAnswerAdvisor, RetrievalAugmentationAdvisor, the
+                // application's own) added to it: the USER event is that text, not the retrieved documents
+                new HookPoint(hasSuperType(named("org.springframework.ai.chat.client.advisor.api.BaseAdvisor")).and(not(isInterface())),
+                        named("before").and(not(isAbstract())).and(takesArguments(2))
+                                .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest")))
+                                .and(returns(named("org.springframework.ai.chat.client.ChatClientRequest"))),
+                        self + "$AugmentAdvice").role("the user's own text before an advisor augmented it (RAG)"),
                 // call(Prompt) and stream(Prompt): the same USER check before; ASSISTANT after call, and for stream a
                 // check of the complete answer wired into the returned Flux
                 new HookPoint(hasSuperType(named(CHAT_MODEL)),
@@ -536,6 +544,29 @@ public final class SpringAiHooks implements Hooks {
     }
 
     /**
+     * An advisor's {@code before} turned the request's user message into another text (a RAG advisor appended the retrieved
+     * documents): notes on this thread that text and the user's own text it was made from, for the model call that follows
+     * on this thread ({@link Dispatcher#ownUserText}; {@code BaseAdvisor} runs {@code before} and then the rest of the
+     * chain on one thread, blocking and streamed). An advisor that augments a text an earlier one augmented notes the
+     * first one's own text, the user's.
+     */
+    public static final class AugmentAdvice {
+
+        @Advice.OnMethodExit(suppress = Throwable.class)
+        static void exit(@Advice.Argument(0) ChatClientRequest request, @Advice.Return ChatClientRequest result) {
+            if (request == null || result == null || request == result || request.prompt() == null || result.prompt() == null) {
+                return;
+            }
+            String own = request.prompt().getUserMessage().getText();
+            String augmented = result.prompt().getUserMessage().getText();
+            if (own == null || augmented == null || own == augmented || augmented.isEmpty() || own.equals(augmented)) {
+                return;
+            }
+            Dispatcher.augmented(augmented, Dispatcher.ownUserText(own));
+        }
+    }
+
+    /**
      * USER (when the newest instruction is the user's) before the model call, ASSISTANT text after it (each generation's
      * apart, also the text beside the tool calls of a round that asks for tools, the tool calls kept); on
      * {@code stream(Prompt)} the same USER check while the stream is assembled, and the returned Flux wired to a
@@ -592,7 +623,10 @@ public final class SpringAiHooks implements Hooks {
                             throw unreadable;
                         }
                         text = last.getText();
-                        replacement = text == null ? null : Dispatcher.onUserMessage("springai", session, text);
+                        // the user's own words: with a RAG advisor, the text before it added the retrieved documents (the
+                        // model still gets them; a replacement reaches it alone, the documents were found for the replaced text)
+                        String own = Dispatcher.ownUserText(text);
+                        replacement = own == null ? null : Dispatcher.onUserMessage("springai", session, own);
                     } catch (Throwable failed) {
                         // this advice's own failure (e.g. a conversation id that cannot be read) follows the failure policy:
                         // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
