@@ -284,6 +284,11 @@ public final class Identifiers {
                         while (y < b && !partBreak(cs[y])) y++;
                         if (y - x < b - a && hasAt(cs, x, y) && qualifies(cs, x, y) && !add(out, seen, shown, x, y)) return false;
                     }
+                    // the addresses glued to text of another script, as scan() adds them (addScriptSpans)
+                    for (int k = hasAt(cs, a, b) && indexOf(cs, a, b, "://") < 0 ? a : b; k < b; k++) {
+                        long span = cs[k] == '@' ? scriptSpan(cs, a, b, k) : -1;
+                        if (span >= 0 && !add(out, seen, shown, (int) (span >>> 32), (int) span)) return false;
+                    }
                     // the values glued to a key (KEY=value, key:value, a=1&b=2), as scan() adds them (addParts)
                     for (int x = a, y; x < b && valuesEnd(cs, a, b) > 0; x = y + 1) {
                         y = x;
@@ -494,6 +499,7 @@ public final class Identifiers {
         }
         // session 17: a value glued to its key (API_KEY=sk-live-..., token:..., a=1&b=2), as a .env file or a log line shows
         // it: each part without an '@', cut at = : & and trimmed as a token is, that is an identifier itself
+        if (at && indexOf(s, a, b, "://") < 0) n = addScriptSpans(s, a, b, out, n, seen);
         if (valuesEnd(s, a, b) < 0) return n;
         for (int x = a, y; x < b && !seen.overflow; x = y + 1) {
             y = x;
@@ -502,6 +508,56 @@ public final class Identifiers {
             while (pb > pa && trailingMark(s[pb - 1])) pb--;
             while (pa < pb && s[pa] == '.') pa++;
             if (pb - pa < b - a && !hasAt(s, pa, pb) && qualifies(s, pa, pb)) n = addValue(s, pa, pb, out, n, seen);
+        }
+        return n;
+    }
+
+    /**
+     * The ASCII address around the '@' at {@code s[at]} of the token {@code s[a, b)}, when the token glues it to letters
+     * or marks of another script than Latin ({@code 请发给bob@corp.example谢谢}, {@code почтаbob@corp.example}): its local
+     * part is the run of ASCII letters, digits and {@code . _ % + -} before the '@', its domain the run of ASCII letters,
+     * digits, dots and hyphens after it (trailing dots and hyphens left out), and at least one of the chars next to it
+     * inside the token is of another script (not ASCII, not Latin: Unicode's script of the char), the other one too or
+     * a cut char ({@code : / = ：}) or the token's end; not in a URL ({@code ://}). As {@code (start << 32) | end}, or -1.
+     * An address whose local
+     * part or domain is not ASCII (an internationalised one) is not cut out: where it ends in unspaced text of its own
+     * script cannot be told. No allocation.
+     */
+    static long scriptSpan(char[] s, int a, int b, int at) {
+        int x = at;
+        while (x > a && localChar(s[x - 1])) x--;
+        int raw = at + 1;
+        while (raw < b && domainChar(s[raw])) raw++;
+        int y = raw;
+        while (y > at + 1 && (s[y - 1] == '.' || s[y - 1] == '-')) y--;
+        if (x == at || y == at + 1) return -1;
+        boolean left = x > a && otherScript(s[x - 1]), right = raw < b && otherScript(s[raw]);
+        if (!left && !right) return -1;
+        if (x > a && !left && !partBreak(s[x - 1])) return -1;
+        if (raw < b && !right && !partBreak(s[raw])) return -1;
+        return qualifies(s, x, y) ? ((long) x << 32) | y : -1;
+    }
+
+    private static boolean localChar(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '%'
+                || c == '+' || c == '-';
+    }
+
+    private static boolean domainChar(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
+    }
+
+    /** A char that is not ASCII and not of the Latin script (CJK, Cyrillic, Greek, Arabic..., their punctuation, emoji). */
+    static boolean otherScript(char c) {
+        return c >= 128 && Character.UnicodeScript.of(c) != Character.UnicodeScript.LATIN;
+    }
+
+    /** Adds each {@link #scriptSpan} of the token {@code s[a, b)}. */
+    private static int addScriptSpans(char[] s, int a, int b, long[] out, int n, Seen seen) {
+        for (int k = a; k < b && !seen.overflow; k++) {
+            if (s[k] != '@') continue;
+            long span = scriptSpan(s, a, b, k);
+            if (span >= 0) n = addValue(s, (int) (span >>> 32), (int) span, out, n, seen);
         }
         return n;
     }

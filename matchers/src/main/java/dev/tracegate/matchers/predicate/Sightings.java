@@ -389,10 +389,16 @@ final class Sightings {
 
     /** True when {@code word} occurs in {@code text} not preceded or followed by a letter or digit. */
     static boolean containsWord(String text, String word) {
+        // an ASCII-edged e-mail address ends where a letter of another script than Latin touches it (请发给bob@corp.example谢谢:
+        // session 17), as the identifier scan cuts it out (Identifiers.scriptSpan)
+        boolean address = word.indexOf('@') > 0;
+        boolean asciiStart = address && word.charAt(0) < 128, asciiEnd = address && word.charAt(word.length() - 1) < 128;
         for (int i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + 1)) {
             int end = i + word.length();
-            boolean before = i == 0 || !Character.isLetterOrDigit(text.charAt(i - 1));
-            boolean after = end == text.length() || !Character.isLetterOrDigit(text.charAt(end));
+            boolean before = i == 0 || !Character.isLetterOrDigit(text.charAt(i - 1))
+                    || asciiStart && Identifiers.otherScript(text.charAt(i - 1));
+            boolean after = end == text.length() || !Character.isLetterOrDigit(text.charAt(end))
+                    || asciiEnd && Identifiers.otherScript(text.charAt(end));
             if (before && after) return true;
         }
         return false;

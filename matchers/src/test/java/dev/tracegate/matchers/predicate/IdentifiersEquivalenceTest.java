@@ -28,6 +28,7 @@ class IdentifiersEquivalenceTest {
         "\u3002", "\uFF0E", "\uFF45", "\uFF20", "\uFF02", "\u24D4", "\u00B2", "\uFF10\uFF11\uFF12\uFF13",
         "DE89 3704 0044\n0532 0130 00", "BE68 5390\n0754 7034", "\n2024", "0532\u000B", "GB82 WEST 1234\n5698 7654 32",
         "=", "&", "KEY=", "\uFF1A", "sk-live-4f9a8b7c6d5e", "a=1&k=", ":5432",
+        "请", "谢谢", "б", "é", "bob@corp.example", "@", "x.example.", "\uD83D\uDE00", "/",
     };
 
     @Provide Arbitrary<String> text() {

@@ -138,12 +138,46 @@ final class ReferenceIdentifiers {
         if (ps.length >= 2 && token.indexOf('@') >= 0) {
             for (String p : ps) if (p.indexOf('@') >= 0 && qualifies(p, 0, p.length())) out.add(p);
         }
+        // session 17: the ASCII addresses glued to letters or marks of another script than Latin (请发给bob@corp.example谢谢)
+        if (token.indexOf('@') >= 0) out.addAll(scriptAddresses(token));
         // session 17: the values glued to a key, cut at = : & (no '@' in them), trimmed as a token is
         String[] vs = token.split("[:=&\uFF1A]", -1);
         if (vs.length < 2) return out;
         for (String v : vs) {
             v = v.replaceAll("[.:!?*]+$", "").replaceAll("^\\.+", "");
             if (v.length() < token.length() && v.indexOf('@') < 0 && qualifies(v, 0, v.length())) out.add(v);
+        }
+        return out;
+    }
+
+    private static final java.util.regex.Pattern LOCAL_END = java.util.regex.Pattern.compile("[A-Za-z0-9._%+-]*$");
+    private static final java.util.regex.Pattern DOMAIN_START = java.util.regex.Pattern.compile("^[A-Za-z0-9.-]*");
+
+    /**
+     * For each '@' of the token: the longest run of local-part chars before it and of domain chars after it (trailing dots
+     * and hyphens dropped), when a char of another script than Latin touches the run on one side inside the token, and on
+     * the other side such a char, a cut char (: / = ：) or the token's end; and the run is an identifier.
+     */
+    private static boolean otherScript(String c) {
+        return !c.isEmpty() && c.charAt(0) >= 128 && !c.matches("\\p{IsLatin}");
+    }
+
+    private static List<String> scriptAddresses(String token) {
+        List<String> out = new ArrayList<>();
+        for (int at = token.indexOf('@'); at >= 0; at = token.indexOf('@', at + 1)) {
+            java.util.regex.Matcher l = LOCAL_END.matcher(token.substring(0, at));
+            java.util.regex.Matcher d = DOMAIN_START.matcher(token.substring(at + 1));
+            if (!l.find() || !d.find()) continue;
+            String local = l.group(), domain = d.group().replaceAll("[.-]+$", "");
+            if (local.isEmpty() || domain.isEmpty()) continue;
+            String before = token.substring(0, at - local.length()), after = token.substring(at + 1 + d.group().length());
+            String left = before.isEmpty() ? "" : before.substring(before.length() - 1), right = after.isEmpty() ? "" : after.substring(0, 1);
+            boolean lo = otherScript(left), ro = otherScript(right);
+            if (!lo && !ro) continue;
+            if (!left.isEmpty() && !lo && !left.matches("[:/=\\uFF1A]")) continue;
+            if (!right.isEmpty() && !ro && !right.matches("[:/=\\uFF1A]")) continue;
+            String v = local + "@" + domain;
+            if (qualifies(v, 0, v.length())) out.add(v);
         }
         return out;
     }
