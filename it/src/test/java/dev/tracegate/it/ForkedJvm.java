@@ -38,6 +38,19 @@ final class ForkedJvm {
         }
     }
 
+    /** {@link #appClasspath()} plus LangChain4j's agentic module (target/langchain4j-agentic), for demoapp.langchain4j.AgenticApp. */
+    static String agenticClasspath() {
+        String cp = appClasspath();
+        Path dir = Path.of(System.getProperty("tracegate.app.classes", "target/classes")).resolveSibling("langchain4j-agentic");
+        try (var files = Files.list(dir)) {
+            StringBuilder out = new StringBuilder(cp);
+            files.sorted().forEach(f -> out.append(File.pathSeparator).append(f.toAbsolutePath()));
+            return out.toString();
+        } catch (IOException e) {
+            throw new IllegalStateException("langchain4j-agentic missing in " + dir + " (the it module's generate-test-resources phase copies it)", e);
+        }
+    }
+
     /** The applications' classes plus the host's own libraries (an older Jackson and Byte Buddy). */
     static String hostLibsClasspath() {
         return appClassesWithJarsOf(Path.of(System.getProperty("tracegate.host.libs", "target/host-libs")), "host libraries");

@@ -21,6 +21,7 @@ import dev.langchain4j.service.tool.ToolService;
 import dev.langchain4j.service.tool.ToolServiceContext;
 import dev.langchain4j.service.tool.ToolServiceResult;
 import dev.langchain4j.observability.api.event.ToolExecutedEvent;
+import dev.tracegate.agent.bootstrap.AgenticRuns;
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.ReplacedMessage;
 import dev.tracegate.agent.bootstrap.Ruling;
@@ -218,7 +219,8 @@ public final class LangChain4jHooks implements Hooks {
             Ruling ruling = null;
             try {
                 Object memoryId = context == null ? null : context.chatMemoryId();
-                String session = memoryId == null ? "default" : memoryId.toString();
+                // an agentic sub-agent without a memory id of its own: the run's (its scope's memory id), not "default"
+                String session = AgenticRuns.conversation(memoryId, context == null ? null : context.managedParameters());
                 // a turn in flight at an attach: its answer is checked in this conversation, not in "default"
                 Dispatcher.adoptSession(memoryId);
                 callId = request.id();
@@ -291,7 +293,8 @@ public final class LangChain4jHooks implements Hooks {
                 // the exception reaches the host unchanged, and is the tool's error RETURN (after a redirect, the target's)
                 try {
                     Object memoryId = context == null ? null : context.chatMemoryId();
-                    Dispatcher.onToolThrown("langchain4j", memoryId == null ? "default" : memoryId.toString(), request.name(), callId, thrown);
+                    Dispatcher.onToolThrown("langchain4j", AgenticRuns.conversation(memoryId, context == null ? null : context.managedParameters()),
+                            request.name(), callId, thrown);
                 } catch (Throwable failed) {
                     Dispatcher.adviceFailed("langchain4j", "tool result", failed, null);
                 }
@@ -300,7 +303,7 @@ public final class LangChain4jHooks implements Hooks {
             if (result != null && request != null) {
                 try {
                     Object memoryId = context == null ? null : context.chatMemoryId();
-                    String notice = Dispatcher.onToolResult("langchain4j", memoryId == null ? "default" : memoryId.toString(),
+                    String notice = Dispatcher.onToolResult("langchain4j", AgenticRuns.conversation(memoryId, context == null ? null : context.managedParameters()),
                             request.name(), callId, result.resultText(), result.isError());
                     if (notice != null) {
                         result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
@@ -640,7 +643,8 @@ public final class LangChain4jHooks implements Hooks {
             savedModel = depth[1];
             depth[0] = 0;
             depth[1] = 0;
-            return Dispatcher.swapSession(context == null ? null : context.chatMemoryId());
+            return Dispatcher.swapSession(context == null || context.chatMemoryId() == null ? null
+                    : AgenticRuns.conversation(context.chatMemoryId(), context.managedParameters()));
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
@@ -671,10 +675,11 @@ public final class LangChain4jHooks implements Hooks {
             if (message == null || message.text() == null || message.text().isEmpty()) {
                 return false;
             }
-            Object memoryId = context == null ? null : context.chatMemoryId();
             String replacement;
             try {
-                replacement = Dispatcher.onAssistantMessage("langchain4j-stream", memoryId == null ? "default" : memoryId.toString(), message.text());
+                Object memoryId = context == null ? null : context.chatMemoryId();
+                replacement = Dispatcher.onAssistantMessage("langchain4j-stream",
+                        AgenticRuns.conversation(memoryId, context == null ? null : context.managedParameters()), message.text());
             } catch (Throwable failed) {
                 TracegateViolation violation = failed instanceof TracegateViolation ? (TracegateViolation) failed : null;
                 if (violation == null) {
@@ -786,7 +791,7 @@ public final class LangChain4jHooks implements Hooks {
             }
             try {
                 Object id = context != null && context.chatMemoryId() != null ? context.chatMemoryId() : memoryId;
-                String session = id == null ? "default" : id.toString();
+                String session = AgenticRuns.conversation(id, context == null ? null : context.managedParameters());
                 List<ToolExecution> executions = result.toolExecutions();
                 List<ToolExecution> checked = null;
                 for (int i = 0; executions != null && i < executions.size(); i++) {
@@ -909,7 +914,8 @@ public final class LangChain4jHooks implements Hooks {
                 String replacement = null;
                 try {
                     Object memoryId = context == null ? null : context.chatMemoryId();
-                    replacement = Dispatcher.onAssistantMessage(framework, memoryId == null ? "default" : memoryId.toString(), text);
+                    replacement = Dispatcher.onAssistantMessage(framework,
+                            AgenticRuns.conversation(memoryId, context == null ? null : context.managedParameters()), text);
                 } catch (TracegateViolation violation) {
                     throw violation;   // a block under block.style: exception: the caller (or the stream's onError) gets it
                 } catch (Throwable failed) {
@@ -982,7 +988,8 @@ public final class LangChain4jHooks implements Hooks {
                 String replacement = null;
                 try {
                     Object memoryId = context == null ? null : context.chatMemoryId();
-                    replacement = Dispatcher.onAssistantMessage(framework, memoryId == null ? "default" : memoryId.toString(), text);
+                    replacement = Dispatcher.onAssistantMessage(framework,
+                            AgenticRuns.conversation(memoryId, context == null ? null : context.managedParameters()), text);
                 } catch (TracegateViolation violation) {
                     throw violation;   // a block under block.style: exception: the caller (or the stream's onError) gets it
                 } catch (Throwable failed) {
@@ -1125,8 +1132,9 @@ public final class LangChain4jHooks implements Hooks {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(0) InvocationContext context) {
-            if (context != null) {
-                Dispatcher.swapSession(context.chatMemoryId());
+            if (context != null && context.chatMemoryId() != null) {
+                // inside an agentic run, an AI service without a memory id of its own is checked in the run's
+                Dispatcher.swapSession(AgenticRuns.conversation(context.chatMemoryId(), context.managedParameters()));
             }
         }
     }

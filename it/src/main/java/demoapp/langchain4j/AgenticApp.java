@@ -1,0 +1,189 @@
+package demoapp.langchain4j;
+
+import demoapp.Console;
+import dev.langchain4j.agent.tool.Tool;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.agentic.Agent;
+import dev.langchain4j.agentic.AgenticServices;
+import dev.langchain4j.agentic.supervisor.SupervisorAgent;
+import dev.langchain4j.agentic.supervisor.SupervisorResponseStrategy;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.MemoryId;
+import dev.langchain4j.service.V;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * LangChain4j's agentic module ({@code langchain4j-agentic}): workflows and a supervisor of AI-service agents, with
+ * scripted models. Usage: {@code AgenticApp MODE}; each tool prints {@code RAN tool:argument}, each run
+ * {@code RESULT ...} (or {@code THREW ...} with the cause chain).
+ * <ul>
+ * <li>{@code sessions}: a sequence researcher -> writer, {@code run(@MemoryId user, topic)}, for alice then bob; only
+ *     the researcher has a memory id of its own; each run makes 4 {@code web_search} calls (2 + 2).</li>
+ * <li>{@code sup-anon}: a supervisor invoked without a memory id ({@code SupervisorAgent#invoke}), response strategy
+ *     SCORED, its researcher without a memory id (1 {@code web_search}); invoked twice.</li>
+ * </ul>
+ */
+public final class AgenticApp {
+
+    // ---- tools ----
+
+    public static final class Web {
+        @Tool(name = "web_search", value = "search the web")
+        public String webSearch(String query) {
+            Console.line("RAN web_search:" + query);
+            return "results for " + query;
+        }
+    }
+
+    // ---- agents ----
+
+    public interface Researcher {
+        @dev.langchain4j.service.UserMessage("Research the topic {{topic}}")
+        @Agent(name = "researcher", description = "researches a topic", outputKey = "research")
+        String research(@MemoryId String user, @V("topic") String topic);
+    }
+
+    public interface PlainResearcher {
+        @dev.langchain4j.service.UserMessage("Research the topic {{topic}}")
+        @Agent(name = "researcher", description = "researches a topic", outputKey = "research")
+        String research(@V("topic") String topic);
+    }
+
+    public interface Writer {
+        @dev.langchain4j.service.UserMessage("Write an article on {{topic}} from {{research}}")
+        @Agent(name = "writer", description = "writes an article", outputKey = "article")
+        String write(@V("topic") String topic, @V("research") String research);
+    }
+
+    public interface Pipeline {
+        @Agent(name = "pipeline", outputKey = "article")
+        String run(@MemoryId String user, @V("topic") String topic);
+    }
+
+    // ---- models ----
+
+    static final AtomicInteger IDS = new AtomicInteger();
+
+    static String[] call(String tool, String argument, String value) {
+        return new String[] {tool, "{\"" + argument + "\":\"" + value + "\"}"};
+    }
+
+    /** After the user's message: the given tool calls, in one round; after their results: the answer. */
+    static final class ScriptedModel implements ChatModel {
+        final String answer;
+        final List<String[]> calls;
+
+        ScriptedModel(String answer, String[]... calls) {
+            this.answer = answer;
+            this.calls = List.of(calls);
+        }
+
+        @Override
+        public ChatResponse doChat(ChatRequest request) {
+            List<ChatMessage> messages = request.messages();
+            ChatMessage last = messages.get(messages.size() - 1);
+            if (last instanceof UserMessage && !calls.isEmpty()) {
+                List<ToolExecutionRequest> requests = new ArrayList<>();
+                for (String[] c : calls) {
+                    requests.add(ToolExecutionRequest.builder().id("c" + IDS.incrementAndGet()).name(c[0]).arguments(c[1]).build());
+                }
+                return ChatResponse.builder().aiMessage(AiMessage.from(requests)).build();
+            }
+            StringBuilder text = new StringBuilder(answer);
+            for (ChatMessage m : messages) {
+                if (m instanceof ToolExecutionResultMessage r && r.text().startsWith("[tracegate]")) {
+                    text.append(" (tool said: ").append(r.text()).append(')');
+                }
+            }
+            return ChatResponse.builder().aiMessage(AiMessage.from(text.toString())).build();
+        }
+    }
+
+    /**
+     * The supervisor's model: its planner gets the plans in order, then "done"; its response scorer (SCORED), whose
+     * system message says it is a response evaluator, gets scores.
+     */
+    static final class PlannerModel implements ChatModel {
+        final List<String> plans;
+        int next;
+
+        PlannerModel(String... plans) {
+            this.plans = List.of(plans);
+        }
+
+        @Override
+        public synchronized ChatResponse doChat(ChatRequest request) {
+            for (ChatMessage m : request.messages()) {
+                if ((m instanceof SystemMessage s && s.text().contains("response evaluator"))
+                        || (m instanceof UserMessage u && u.hasSingleText() && u.singleText().contains("response evaluator"))) {
+                    return ChatResponse.builder().aiMessage(AiMessage.from("{\"score1\":0.2,\"score2\":0.9}")).build();
+                }
+            }
+            String plan = next < plans.size() ? plans.get(next++)
+                    : "{\"agentName\":\"done\",\"arguments\":{\"response\":\"all done\"}}";
+            return ChatResponse.builder().aiMessage(AiMessage.from(plan)).build();
+        }
+    }
+
+    static Researcher researcher(ChatModel model, Object tools) {
+        return AgenticServices.agentBuilder(Researcher.class).chatModel(model).tools(tools)
+                .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20)).build();
+    }
+
+    static Object run(String mode, String user) {
+        switch (mode) {
+            case "sessions": {
+                Pipeline pipeline = AgenticServices.sequenceBuilder(Pipeline.class).subAgents(
+                                researcher(new ScriptedModel("research done", call("web_search", "query", "a"), call("web_search", "query", "b")), new Web()),
+                                AgenticServices.agentBuilder(Writer.class)
+                                        .chatModel(new ScriptedModel("article text", call("web_search", "query", "c"), call("web_search", "query", "d")))
+                                        .tools(new Web()).build())
+                        .outputKey("article").build();
+                return pipeline.run(user, "tracing");
+            }
+            case "sup-anon": {
+                SupervisorAgent supervisor = AgenticServices.supervisorBuilder()
+                        .chatModel(new PlannerModel("{\"agentName\":\"researcher\",\"arguments\":{\"topic\":\"tracing\"}}"))
+                        .subAgents(AgenticServices.agentBuilder(PlainResearcher.class)
+                                .chatModel(new ScriptedModel("research done", call("web_search", "query", "s-" + user))).tools(new Web()).build())
+                        .responseStrategy(SupervisorResponseStrategy.SCORED)
+                        .build();
+                return supervisor.invoke("research tracing");
+            }
+            default:
+                throw new IllegalArgumentException("unknown mode " + mode);
+        }
+    }
+
+    public static void main(String[] args) {
+        String mode = args[0];
+        String[] users = args.length > 1 ? args[1].split(",") : new String[] {"alice"};
+        for (String user : users) {
+            Object out;
+            try {
+                out = run(mode, user);
+            } catch (Throwable e) {
+                StringBuilder chain = new StringBuilder("THREW " + e.getClass().getName() + ": " + e.getMessage());
+                for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+                    chain.append(" | cause ").append(c.getClass().getName()).append(": ").append(c.getMessage());
+                }
+                out = chain;
+            }
+            Console.line("RESULT " + mode + "/" + user + " " + out);
+        }
+        // the module's executor threads are not daemons
+        System.exit(0);
+    }
+}

@@ -1,0 +1,110 @@
+package dev.tracegate.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * LangChain4j's agentic module (langchain4j-agentic 1.19.0-beta29 on LangChain4j 1.19.0; demoapp.langchain4j.AgenticApp)
+ * under the agent jar: a workflow's or a supervisor's run is checked as one conversation.
+ */
+class LangChain4jAgenticTest {
+
+    private static final String APP = "demoapp.langchain4j.AgenticApp";
+
+    private static final String BUDGET = String.join("\n",
+            "tracegate: 1",
+            "library: newsroom",
+            "contracts:",
+            "  - id: newsroom.search-budget",
+            "    description: At most 3 web searches per run.",
+            "    guarantee: G(count(web_search) <= 3)",
+            "    message: The search budget of 3 is spent.",
+            "");
+
+    @TempDir
+    Path dir;
+
+    record Run(ForkedJvm.Result result, List<JsonNode> events, String log) {}
+
+    private Run run(String library, String options, String... args) throws IOException {
+        Path lib = Files.writeString(dir.resolve("lib-" + args[0] + ".yaml"), library);
+        Path audit = dir.resolve(args[0] + ".jsonl");
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(),
+                List.of(ForkedJvm.agent("libraries=" + lib + ",audit.path=" + audit + ",audit.personal-data=clear"
+                        + (options.isEmpty() ? "" : "," + options))),
+                ForkedJvm.agenticClasspath(), APP, args);
+        List<JsonNode> events = new ArrayList<>();
+        ObjectMapper json = new ObjectMapper();
+        if (Files.exists(audit)) {
+            for (String line : Files.readAllLines(audit)) {
+                JsonNode node = json.readTree(line);
+                if ("event".equals(node.path("rec").asText()) && !"end".equals(node.path("kind").asText())) {
+                    events.add(node);
+                }
+            }
+        }
+        StringBuilder log = new StringBuilder(r.toString()).append('\n');
+        for (JsonNode e : events) {
+            log.append(e.path("session").asText()).append(' ').append(e.path("kind").asText()).append(' ')
+                    .append(e.path("tool").asText()).append(' ').append(e.path("decision").asText()).append(' ')
+                    .append(e.path("text").asText()).append('\n');
+        }
+        assertThat(r.exit()).as(log.toString()).isZero();
+        return new Run(r, events, log.toString());
+    }
+
+    private static List<String> blocks(List<JsonNode> events, String tool) {
+        List<String> sessions = new ArrayList<>();
+        for (JsonNode e : events) {
+            if ("call".equals(e.path("kind").asText()) && tool.equals(e.path("tool").asText()) && "block".equals(e.path("decision").asText())) {
+                sessions.add(e.path("session").asText());
+            }
+        }
+        return sessions;
+    }
+
+    /**
+     * A sequence invoked with a memory id whose writer has none of its own: before, the writer's events of every user's
+     * run were checked in the one session {@code default}, so alice's run made 4 searches unblocked and bob's writer was
+     * refused its first search on alice's count. Now each run is the memory id's conversation: its own 4th search is
+     * blocked, and bob's run is not changed by alice's. (Checked on the old jar: no block in alice, one in default.)
+     */
+    @Test
+    void aSequencesSubAgentsWithoutAMemoryIdAreCheckedInTheRunsMemoryId() throws IOException {
+        Run run = run(BUDGET, "", "sessions", "alice,bob");
+        assertThat(blocks(run.events(), "web_search")).as(run.log()).containsExactly("alice", "bob");
+        assertThat(run.events()).as(run.log()).allSatisfy(e -> assertThat(e.path("session").asText()).isIn("alice", "bob"));
+        assertThat(ForkedJvm.count(run.result().stdout(), "RAN web_search:")).as(run.log()).isEqualTo(6);
+    }
+
+    /**
+     * A supervisor invoked without a memory id (SCORED): its planner runs in the scope's id (a UUID per invocation), and
+     * so now do its sub-agent and its response scorer, which have no memory id: one session per invocation, none in
+     * {@code default}. (Checked on the old jar: the researcher's call and the scorer's turn were in {@code default}.)
+     */
+    @Test
+    void aSupervisorInvokedWithoutAMemoryIdIsOneSessionPerInvocation() throws IOException {
+        Run run = run(BUDGET, "", "sup-anon", "first,second");
+        Set<String> searchSessions = new LinkedHashSet<>();
+        for (JsonNode e : run.events()) {
+            if ("call".equals(e.path("kind").asText()) && "web_search".equals(e.path("tool").asText())) {
+                searchSessions.add(e.path("session").asText());
+            }
+        }
+        assertThat(searchSessions).as(run.log()).hasSize(2).doesNotContain("default");
+        assertThat(run.events()).as(run.log()).allSatisfy(e -> assertThat(e.path("session").asText()).isIn(searchSessions));
+        assertThat(run.result().stdout()).as(run.log()).contains("RAN web_search:s-first", "RAN web_search:s-second");
+    }
+}
