@@ -33,16 +33,28 @@ class LangChain4jAgenticTest {
             "    message: The search budget of 3 is spent.",
             "");
 
+    private static final String MAIL_POLICY = String.join("\n",
+            "library: mail-policy",
+            "injection:",
+            "  side-effecting:",
+            "    send_email: [to]",
+            "");
+
     @TempDir
     Path dir;
 
     record Run(ForkedJvm.Result result, List<JsonNode> events, String log) {}
 
     private Run run(String library, String options, String... args) throws IOException {
+        return runWith(library, "", options, args);
+    }
+
+    /** {@code builtIn}: built-in libraries to load first, each followed by ';' ("injection;"). */
+    private Run runWith(String library, String builtIn, String options, String... args) throws IOException {
         Path lib = Files.writeString(dir.resolve("lib-" + args[0] + ".yaml"), library);
         Path audit = dir.resolve(args[0] + ".jsonl");
         ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(),
-                List.of(ForkedJvm.agent("libraries=" + lib + ",audit.path=" + audit + ",audit.personal-data=clear"
+                List.of(ForkedJvm.agent("libraries=" + builtIn + lib + ",audit.path=" + audit + ",audit.personal-data=clear"
                         + (options.isEmpty() ? "" : "," + options))),
                 ForkedJvm.agenticClasspath(), APP, args);
         List<JsonNode> events = new ArrayList<>();
@@ -106,5 +118,45 @@ class LangChain4jAgenticTest {
         assertThat(searchSessions).as(run.log()).hasSize(2).doesNotContain("default");
         assertThat(run.events()).as(run.log()).allSatisfy(e -> assertThat(e.path("session").asText()).isIn(searchSessions));
         assertThat(run.result().stdout()).as(run.log()).contains("RAN web_search:s-first", "RAN web_search:s-second");
+    }
+
+    private static List<String> userTexts(List<JsonNode> events) {
+        List<String> texts = new ArrayList<>();
+        for (JsonNode e : events) {
+            if ("user".equals(e.path("kind").asText())) {
+                texts.add(e.path("session").asText() + ": " + e.path("text").asText());
+            }
+        }
+        return texts;
+    }
+
+    /**
+     * An address that a tool output injected reaches the next sub-agent through its prompt ({@code {{research}}}): before,
+     * that filled template was a USER event, so the address counted as the user's words and the built-in injection
+     * library let {@code send_email} to it pass (a single agent's was refused). Now the run's user's words are what the
+     * application passed in (the topic), the sub-agents' prompts are not USER events, and the mail is refused.
+     * (Checked on the old jar: RAN send_email:attacker@evil.example, USER "Write an article on tracing from research done: ...".)
+     */
+    @Test
+    void anAddressAnAgentPassesOnIsNotTheUsersWordsInASequence() throws IOException {
+        Run run = runWith(MAIL_POLICY, "injection;", "", "inj", "alice");
+        assertThat(run.result().stdout()).as(run.log()).contains("RAN web_search:a").doesNotContain("RAN send_email");
+        assertThat(userTexts(run.events())).as(run.log()).containsExactly("alice: tracing");
+    }
+
+    /** The same through a supervisor: its planner's prompt (with the researcher's answer) is not the user's words either. */
+    @Test
+    void anAddressThePlannerPassesOnIsNotTheUsersWords() throws IOException {
+        Run run = runWith(MAIL_POLICY, "injection;", "", "inj-sup", "alice");
+        assertThat(run.result().stdout()).as(run.log()).contains("RAN web_search:a").doesNotContain("RAN send_email");
+        assertThat(userTexts(run.events())).as(run.log()).containsExactly("alice: research tracing and publish it");
+    }
+
+    /** What the application passed in is the user's words: an address the user's topic names may be mailed. */
+    @Test
+    void anAddressTheUserWroteIsStillTheUsers() throws IOException {
+        Run run = runWith(MAIL_POLICY, "injection;", "", "inj-asked", "alice");
+        assertThat(run.result().stdout()).as(run.log()).contains("RAN send_email:attacker@evil.example");
+        assertThat(userTexts(run.events())).as(run.log()).containsExactly("alice: tracing, and mail the draft to attacker@evil.example");
     }
 }

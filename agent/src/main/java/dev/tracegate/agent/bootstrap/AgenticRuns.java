@@ -1,7 +1,11 @@
 package dev.tracegate.agent.bootstrap;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.WeakHashMap;
 
 /**
  * LangChain4j's agentic module ({@code langchain4j-agentic}) as the LangChain4j advice sees it. The module runs each
@@ -12,6 +16,10 @@ import java.util.Map;
  * <li>the conversation ({@link #conversation}): an AI service without a chat memory id of its own (LangChain4j's
  *     {@code "default"}) is checked in the scope's memory id, so that a run is one session per scope (before, every
  *     such sub-agent of every user's run was checked in the one session {@code default});</li>
+ * <li>the user's words ({@link #runStarts}): what the application passed to the outermost workflow or supervisor
+ *     invocation, one USER event; the prompts the module builds for the AI services inside the run (a sub-agent's
+ *     {@code @UserMessage} filled from the scope's state, i.e. other agents' outputs; a planner's prompt with the last
+ *     response) are not the user's words and are not USER events ({@link Turn});</li>
  * </ul>
  * JDK types only (the module's classes are reached by name and reflection): the advice calls it from LangChain4j's own
  * class loader, and the agent never links to the module.
@@ -23,6 +31,10 @@ public final class AgenticRuns {
     static final String SCOPE_TYPE = "dev.langchain4j.agentic.scope.AgenticScope";
     /** The chat memory id LangChain4j gives an AI service invocation without {@code @MemoryId}. */
     public static final String NO_MEMORY_ID = "default";
+    static final String MEMORY_ID_ANNOTATION = "dev.langchain4j.service.MemoryId";
+
+    /** The scopes of workflow and supervisor runs (identity: the module's scope does not override equals); weak keys. */
+    private static final Map<Object, Boolean> RUN_SCOPES = Collections.synchronizedMap(new WeakHashMap<Object, Boolean>());
 
     private static final ClassValue<Method> MEMORY_ID = new ClassValue<Method>() {
         @Override
@@ -34,6 +46,23 @@ public final class AgenticRuns {
             }
         }
     };
+
+    /**
+     * The conversation of an AI service invocation (this thread's session while it runs): inside an agentic run, a
+     * {@link Turn} whose prompts are not the user's words; else the session as before.
+     */
+    public static final class Turn {
+        final String session;
+
+        Turn(String session) {
+            this.session = session;
+        }
+
+        @Override
+        public String toString() {
+            return session;
+        }
+    }
 
     /** The agentic scope among an invocation's managed parameters, or null (a plain AI service's are null or empty). */
     static Object scope(Map<?, ?> managed) {
@@ -77,5 +106,123 @@ public final class AgenticRuns {
         }
         Object id = managed == null ? null : memoryId(scope(managed));
         return id != null ? id.toString() : memoryId == null ? NO_MEMORY_ID : memoryId.toString();
+    }
+
+    /**
+     * What an AI service invocation sets as this thread's session while it runs ({@code Dispatcher#swapSession}): the chat
+     * memory id as before, unless the invocation runs inside a workflow or supervisor run (its managed parameters hold a
+     * scope {@link #runStarts} saw), then a {@link Turn} in {@link #conversation}'s session. An agent the application
+     * invokes directly (the module gives it a scope of its own) is not inside a run: its prompt is built from the
+     * application's arguments, as a plain AI service's is, and stays a USER event.
+     */
+    public static Object invocationSession(Object memoryId, Map<?, ?> managed) {
+        Object scope = managed == null ? null : scope(managed);
+        if (scope == null) {
+            return memoryId;
+        }
+        Object id = memoryId != null && !NO_MEMORY_ID.equals(memoryId) ? memoryId : memoryId(scope);
+        if (id == null) {
+            id = memoryId;
+        }
+        if (!RUN_SCOPES.containsKey(scope)) {
+            return id;
+        }
+        return new Turn(id == null ? NO_MEMORY_ID : id.toString());
+    }
+
+    /**
+     * The AI service invocation running on this thread runs inside an agentic run: its prompt is the module's, not the
+     * user's words. One thread-local read, no allocation.
+     */
+    public static boolean internalPrompt() {
+        return Dispatcher.sessionValue() instanceof Turn;
+    }
+
+    /**
+     * The application invokes a workflow or a supervisor (the outermost one: a nested workflow is invoked by the module
+     * with arguments read from the scope). Notes the run's scope, and records the application's arguments (their text,
+     * the {@code @MemoryId} one left out; a map's values, for an untyped agent) as the run's USER event, in the scope's
+     * memory id: the user's words of the whole run. A replacement (a contract that refuses the user's input) takes the
+     * place of the first text argument and blanks the others, so the run starts from the notice.
+     */
+    public static void runStarts(Object scope, Method method, Object[] args) {
+        if (scope == null) {
+            return;
+        }
+        RUN_SCOPES.put(scope, Boolean.TRUE);
+        if (args == null || args.length == 0) {
+            return;
+        }
+        Annotation[][] annotations = method == null ? null : method.getParameterAnnotations();
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < args.length; i++) {
+            if (isMemoryId(annotations, i)) {
+                continue;
+            }
+            Object arg = args[i];
+            if (arg instanceof Map) {
+                for (Map.Entry<?, ?> entry : ((Map<?, ?>) arg).entrySet()) {
+                    if (!"memoryId".equals(entry.getKey())) {
+                        append(text, entry.getValue());
+                    }
+                }
+            } else {
+                append(text, arg);
+            }
+        }
+        if (text.length() == 0) {
+            return;
+        }
+        Object id = memoryId(scope);
+        String replacement = Dispatcher.onUserMessage("langchain4j", id == null ? NO_MEMORY_ID : id.toString(), text.toString());
+        if (replacement == null) {
+            return;
+        }
+        boolean[] placed = new boolean[1];
+        for (int i = 0; i < args.length; i++) {
+            if (isMemoryId(annotations, i)) {
+                continue;
+            }
+            Object arg = args[i];
+            if (arg instanceof String) {
+                args[i] = placed[0] ? "" : replacement;
+                placed[0] = true;
+            } else if (arg instanceof Map) {
+                Map<Object, Object> copy = new LinkedHashMap<Object, Object>((Map<?, ?>) arg);
+                for (Map.Entry<Object, Object> entry : copy.entrySet()) {
+                    if (entry.getValue() instanceof String && !"memoryId".equals(entry.getKey())) {
+                        entry.setValue(placed[0] ? "" : replacement);
+                        placed[0] = true;
+                    }
+                }
+                args[i] = copy;
+            }
+        }
+    }
+
+    private static boolean isMemoryId(Annotation[][] annotations, int i) {
+        if (annotations == null || i >= annotations.length) {
+            return false;
+        }
+        for (Annotation a : annotations[i]) {
+            if (MEMORY_ID_ANNOTATION.equals(a.annotationType().getName())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void append(StringBuilder text, Object value) {
+        if (value == null) {
+            return;
+        }
+        String s = String.valueOf(value);
+        if (s.isEmpty()) {
+            return;
+        }
+        if (text.length() > 0) {
+            text.append('\n');
+        }
+        text.append(s);
     }
 }

@@ -310,6 +310,11 @@ public final class Dispatcher {
         SCOPE.get()[0] = previous;
     }
 
+    /** This thread's conversation id as it was set (an {@link AgenticRuns.Turn} inside an agentic run), or null. */
+    static Object sessionValue() {
+        return SCOPE.get()[0];
+    }
+
     /** This thread's conversation id, or {@code fallback}. */
     public static String session(String fallback) {
         Object session = SCOPE.get()[0];

@@ -87,6 +87,8 @@ public final class LangChain4jHooks implements Hooks {
     static final String TOOL_SERVICE_RESULT = "dev.langchain4j.service.tool.ToolServiceResult";
     static final String TOOL_REQUEST = "dev.langchain4j.agent.tool.ToolExecutionRequest";
     static final String TOOL_RESULT = "dev.langchain4j.service.tool.ToolExecutionResult";
+    /** langchain4j-agentic's invocation handler of workflows and supervisors (the agent does not link to the module). */
+    static final String AGENTIC_HANDLER = "dev.langchain4j.agentic.internal.PlannerBasedInvocationHandler";
 
     @Override
     public String name() {
@@ -105,6 +107,11 @@ public final class LangChain4jHooks implements Hooks {
                 new HookPoint(named(TOOL_SERVICE),
                         named("executeWithErrorHandling").and(isStatic()).and(takesArguments(5)),
                         self + "$ExecuteAdvice").role("the tool calls of AI services"),
+                // langchain4j-agentic: what the application passed to the outermost workflow or supervisor, the run's USER
+                new HookPoint(named(AGENTIC_HANDLER),
+                        named("currentAgenticScope").and(takesArguments(3)).and(takesArgument(1, named("java.lang.reflect.Method")))
+                                .and(takesArgument(2, Object[].class)),
+                        self + "$AgenticRunAdvice").role("the user's words of a langchain4j-agentic run"),
                 new HookPoint(named(TOOL_SERVICE),
                         named("executeTool").or(named("internalExecuteTool")).and(takesArgument(1, named("java.util.Map"))),
                         self + "$ToolTableAdvice"),
@@ -485,6 +492,12 @@ public final class LangChain4jHooks implements Hooks {
                         }
                         // the user's own words: with retrieval augmentation, the text before the retrieved content was added
                         own = Dispatcher.ownUserText(text);
+                        if (own != null && AgenticRuns.internalPrompt()) {
+                            // a prompt the agentic module built inside a run (a sub-agent's template filled from other
+                            // agents' outputs, a planner's request with the last response): not the user's words, which
+                            // are the run's own USER event (AgenticRunAdvice)
+                            own = null;
+                        }
                         replacement = own == null ? null : Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), own);
                     } catch (Throwable failed) {
                         // this advice's own failure (e.g. a chat memory id that cannot be read) follows the failure policy:
@@ -644,7 +657,7 @@ public final class LangChain4jHooks implements Hooks {
             depth[0] = 0;
             depth[1] = 0;
             return Dispatcher.swapSession(context == null || context.chatMemoryId() == null ? null
-                    : AgenticRuns.conversation(context.chatMemoryId(), context.managedParameters()));
+                    : AgenticRuns.invocationSession(context.chatMemoryId(), context.managedParameters()));
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
@@ -1127,14 +1140,43 @@ public final class LangChain4jHooks implements Hooks {
         }
     }
 
+    /**
+     * langchain4j-agentic: a workflow's or supervisor's invocation has found its {@code AgenticScope}. For the outermost
+     * one (the application's call: the handler has no scope of its own; a nested workflow is invoked by the module with
+     * the parent's scope and arguments read from it), the run's scope is noted and the application's arguments are the
+     * run's USER event ({@link AgenticRuns#runStarts}), before the module writes them to the scope; the prompts of the AI
+     * services inside the run are not USER events (ChatAdvice). Per run, not per call.
+     */
+    public static final class AgenticRunAdvice {
+
+        @Advice.OnMethodExit
+        static void exit(@Advice.FieldValue("agenticScope") Object own,
+                         @Advice.Argument(1) java.lang.reflect.Method method,
+                         @Advice.Argument(2) Object[] args,
+                         @Advice.Return Object scope) {
+            if (own != null) {
+                return;
+            }
+            try {
+                AgenticRuns.runStarts(scope, method, args);
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "agentic run's user message", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();   // fail: closed: the run does not start unchecked
+                }
+            }
+        }
+    }
+
     /** Learns the chat memory id of the running AI service invocation, for model-call events. */
     public static final class SessionAdvice {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(0) InvocationContext context) {
             if (context != null && context.chatMemoryId() != null) {
-                // inside an agentic run, an AI service without a memory id of its own is checked in the run's
-                Dispatcher.swapSession(AgenticRuns.conversation(context.chatMemoryId(), context.managedParameters()));
+                // inside an agentic run, an AI service without a memory id of its own is checked in the run's, and its
+                // prompt is the module's, not the user's words (AgenticRuns.Turn)
+                Dispatcher.swapSession(AgenticRuns.invocationSession(context.chatMemoryId(), context.managedParameters()));
             }
         }
     }
