@@ -251,10 +251,10 @@ public final class ConfiguredMethods {
 
     /**
      * The rule under which a method is woven: as {@link #find}, except that a method no glob means ({@code notMeantByGlob}:
-     * the entry point {@code public static void main(String[])}, equals, hashCode, toString, a record's accessors, compiler-
-     * generated methods) is woven only under a rule that names it without a glob; with {@code method: "*"}, main would make
-     * the whole program one tool call (its arguments array the session, every configured call inside it nested, so
-     * unsupervised), and hashCode a tool call of every HashSet.add.
+     * an entry point (any static {@code main}: Java's {@code main(String[])}, Kotlin's {@code main()}), equals, hashCode,
+     * toString, a record's accessors, compiler-generated methods) is woven only under a rule that names it without a glob;
+     * with {@code method: "*"}, main would make the whole program one tool call (its arguments array the session, every
+     * configured call inside it nested, so unsupervised), and hashCode a tool call of every HashSet.add.
      */
     public MethodRule findToWeave(String className, String methodName, boolean notMeantByGlob) {
         return findToWeave(className, methodName, notMeantByGlob, true);
@@ -332,7 +332,7 @@ public final class ConfiguredMethods {
         } else {
             b.append(classGlob ? " " + className + ", a class its pattern matched, now loaded: it" : ": its class " + className + " is loaded and")
                     .append(" declares no method ").append(methodGlob ? "matching " : "").append(rule.methodPattern);
-            if (leftOut) b.append(" that a glob weaves (main, equals, hashCode, toString, a record's accessors and compiler-generated"
+            if (leftOut) b.append(" that a glob weaves (a static main, equals, hashCode, toString, a record's accessors and compiler-generated"
                     + " methods are woven only under an entry that names them)");
             if (near != null) b.append(" (did you mean '").append(near).append("'?)");
             if (others.isEmpty()) {

@@ -804,6 +804,8 @@ class ConfiguredMethodsTest {
     static final class Teller {
         public static void main(String[] args) { }
         public static void main(String args) { }
+        public static Object main() { return null; }
+        public String main(int q) { return "ok"; }
         public String transfer(String to, int amount) { return "ok"; }
     }
 
@@ -814,8 +816,13 @@ class ConfiguredMethodsTest {
         net.bytebuddy.description.method.MethodDescription main =
                 new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(Teller.class.getMethod("main", String[].class));
         assertThat(star.matches(main)).as("main(String[]) under method *").isFalse();
+        // every static main, whatever its parameters and result (Kotlin's fun main() is a static main(), trial33 07)
         assertThat(star.matches(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(Teller.class.getMethod("main", String.class))))
-                .as("a method named main that is no entry point").isTrue();
+                .as("a static main(String)").isFalse();
+        assertThat(star.matches(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(Teller.class.getMethod("main"))))
+                .as("a static main()").isFalse();
+        assertThat(star.matches(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(Teller.class.getMethod("main", int.class))))
+                .as("an instance method named main that is no entry point").isTrue();
         assertThat(star.matches(new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(
                 Teller.class.getMethod("transfer", String.class, int.class)))).isTrue();
         ConfiguredHooks.NamedMethod named = new ConfiguredHooks.NamedMethod(ConfiguredMethods.parse("m.txt", List.of("tool " + teller + "#main")));
