@@ -279,7 +279,7 @@ public final class Identifiers {
                 if (qualifies(cs, a, b)) {
                     if (!add(out, seen, shown, a, b)) return false;
                     // the addresses glued to a label or to each other, as scan() adds them (addParts)
-                    for (int x = a, y; x < b && partsEnd(cs, a, b) > 0; x = y + 1) {
+                    for (int x = partsEnd(cs, a, b) > 0 ? a : b, y; x < b; x = y + 1) {
                         y = x;
                         while (y < b && !partBreak(cs[y])) y++;
                         if (y - x < b - a && hasAt(cs, x, y) && qualifies(cs, x, y) && !add(out, seen, shown, x, y)) return false;
@@ -290,7 +290,7 @@ public final class Identifiers {
                         if (span >= 0 && !add(out, seen, shown, (int) (span >>> 32), (int) span)) return false;
                     }
                     // the values glued to a key (KEY=value, key:value, a=1&b=2), as scan() adds them (addParts)
-                    for (int x = a, y; x < b && valuesEnd(cs, a, b) > 0; x = y + 1) {
+                    for (int x = valuesEnd(cs, a, b) > 0 ? a : b, y; x < b; x = y + 1) {
                         y = x;
                         while (y < b && !valueBreak(cs[y])) y++;
                         int pa = x, pb = y;
@@ -497,9 +497,10 @@ public final class Identifiers {
                 if (y - x < b - a && hasAt(s, x, y) && qualifies(s, x, y)) n = addValue(s, x, y, out, n, seen);
             }
         }
-        // session 17: a value glued to its key (API_KEY=sk-live-..., token:..., a=1&b=2), as a .env file or a log line shows
-        // it: each part without an '@', cut at = : & and trimmed as a token is, that is an identifier itself
         if (at && indexOf(s, a, b, "://") < 0) n = addScriptSpans(s, a, b, out, n, seen);
+        // session 17: a value glued to its key (API_KEY=sk-live-..., token:..., a=1&b=2), as a .env file or a log line shows
+        // it: each part without an '@', cut at = : & and trimmed as a token is, that is an identifier itself. Not in a URL:
+        // a target's URL keeps its query whole (an output's order number in a tracking link is no injected target)
         if (valuesEnd(s, a, b) < 0) return n;
         for (int x = a, y; x < b && !seen.overflow; x = y + 1) {
             y = x;
