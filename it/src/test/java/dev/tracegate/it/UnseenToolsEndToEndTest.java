@@ -64,7 +64,7 @@ class UnseenToolsEndToEndTest {
         assertThat(mark).as(run.toString()).isPositive();
         assertThat(err.substring(mark)).as(run.toString()).contains("WARN " + lib + ": its contracts name a tool that no tool event of"
                 + " this run had, while 2 tools did: reset_pasword (line 4; nearest that came: reset_password, 1 edit). Tool names are"
-                + " compared exactly (case aside), so a misspelt one never matches and its contract never acts");
+                + " compared ignoring case, otherwise letter for letter, so a misspelt one never matches and its contract never acts");
         assertThat(ForkedJvm.count(err, "no tool event of this run had")).as("once\n" + run).isEqualTo(1);
     }
 }

@@ -51,20 +51,21 @@ final class UnseenTools {
         if (seenFolded.isEmpty()) return out;
         for (LibrarySpec spec : lib.specs()) {
             if (spec.file() == null || spec.file().startsWith("builtin:")) continue;
-            Map<String, Integer> named = toolsNamed(spec);   // folded tool -> the first line that names it (0: unknown)
+            Map<String, Named> named = toolsNamed(spec);   // folded tool -> as first written, and that line (0: unknown)
             Map<String, List<List<String>>> alternatives = alternatives(spec);
             List<String> unseen = new ArrayList<>();
-            for (Map.Entry<String, Integer> t : named.entrySet()) {
+            for (Map.Entry<String, Named> t : named.entrySet()) {
                 if (seenFolded.containsKey(t.getKey())) continue;
                 if (anAlternativeCame(alternatives.get(t.getKey()), seenFolded)) continue;
-                unseen.add(t.getKey() + " (" + (t.getValue() > 0 ? "line " + t.getValue() + "; " : "") + nearest(t.getKey(), seenFolded) + ")");
+                Named n = t.getValue();
+                unseen.add(n.written() + " (" + (n.line() > 0 ? "line " + n.line() + "; " : "") + nearest(t.getKey(), seenFolded) + ")");
             }
             if (unseen.isEmpty()) continue;
             List<String> shown = unseen.size() > SHOWN ? unseen.subList(0, SHOWN) : unseen;
             out.add(spec.file() + ": its contracts name " + (unseen.size() == 1 ? "a tool" : unseen.size() + " tools")
                     + " that no tool event of this run had, while " + count(distinct(seen), "tool") + " did: "
                     + String.join(", ", shown) + (unseen.size() > shown.size() ? " and " + (unseen.size() - shown.size()) + " more" : "")
-                    + ". Tool names are compared exactly (case aside), so a misspelt one never matches and its contract never acts:"
+                    + ". Tool names are compared ignoring case, otherwise letter for letter, so a misspelt one never matches and its contract never acts:"
                     + " correct it in the library (a hot reload takes it). A tool the application has but did not call in this run"
                     + " needs nothing (docs/LIBRARY.md, \"Errors\")" + cameInstead(spec, seen, seenFolded));
         }
@@ -125,18 +126,24 @@ final class UnseenTools {
                 + (best == 1 ? " edit" : " edits");
     }
 
-    /** The folded tool names the atoms of {@code spec} name in a tool's place, with the first line each is named on. */
-    private static Map<String, Integer> toolsNamed(LibrarySpec spec) {
+    /** A tool name as the library first writes it (shown: the user greps the file for it), and that line (0: unknown). */
+    private record Named(String written, int line) {}
+
+    /**
+     * The folded tool names the atoms of {@code spec} name in a tool's place (folded to compare, as the contracts match),
+     * each with its first spelling and the line it is on.
+     */
+    private static Map<String, Named> toolsNamed(LibrarySpec spec) {
         List<Map.Entry<Atom, LibrarySpec.Position>> atoms = new ArrayList<>(spec.atomPositions().entrySet());
         atoms.sort(java.util.Comparator.comparingInt((Map.Entry<Atom, LibrarySpec.Position> e) -> e.getValue() == null ? 0 : e.getValue().line())
                 .thenComparingInt(e -> e.getValue() == null ? 0 : e.getValue().column()));
-        Map<String, Integer> out = new LinkedHashMap<>();
+        Map<String, Named> out = new LinkedHashMap<>();
         for (Map.Entry<Atom, LibrarySpec.Position> a : atoms) {
             List<String> tools = new ArrayList<>();
             toolsOf(a.getKey().name(), a.getKey().args(), tools);
             for (String t : tools) {
                 String f = ToolName.fold(t);
-                if (f != null && !f.isEmpty()) out.putIfAbsent(f, a.getValue() == null ? 0 : a.getValue().line());
+                if (f != null && !f.isEmpty()) out.putIfAbsent(f, new Named(t.trim(), a.getValue() == null ? 0 : a.getValue().line()));
             }
         }
         return out;

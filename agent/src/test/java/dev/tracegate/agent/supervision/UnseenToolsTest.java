@@ -80,8 +80,8 @@ class UnseenToolsTest {
 
         String lib = dir.resolve("accounts.yaml").toString();
         assertThat(said).contains("WARN " + lib + ": its contracts name a tool that no tool event of this run had, while 5 tools"
-                + " did: reset_pasword (line 4; nearest that came: reset_password, 1 edit). Tool names are compared exactly"
-                + " (case aside), so a misspelt one never matches and its contract never acts");
+                + " did: reset_pasword (line 4; nearest that came: reset_password, 1 edit). Tool names are compared ignoring"
+                + " case, otherwise letter for letter, so a misspelt one never matches and its contract never acts");
         assertThat(said.lines().filter(l -> l.contains("no tool event of this run had")).count()).as("one line, once:\n%s", said).isEqualTo(1);
         assertThat(said).as("a redirected call's tool came, though its record names the target").doesNotContain("delete_account (");
         assertThat(said).as("a built-in library's tools (sop-refund's refund, approve_refund) are tracegate's spelling")
@@ -147,6 +147,36 @@ class UnseenToolsTest {
         assertThat(UnseenTools.lines(alone, java.util.List.of("search_kb")))
                 .as("searchkb also stands alone in count(searchkb), which never acts").singleElement().asString()
                 .contains("searchkb (line 4; nearest that came: search_kb, 1 edit)");
+    }
+
+    /**
+     * trial31 01: a library that writes its tools as the Java methods (and so the LangChain4j tools) are named,
+     * {@code lookupOrder}, got a WARN naming {@code lookuporder}, a spelling the file has nowhere (grep finds nothing), while
+     * the tools that came were listed as written. A name is still compared folded; it is shown as the library first writes it.
+     */
+    @Test
+    void anUnseenToolIsNamedAsTheLibraryWritesItNotFolded() {
+        dev.tracegate.contracts.library.Library lib = dev.tracegate.contracts.library.Library.compile(java.util.List.of(
+                dev.tracegate.contracts.library.LibraryReader.read("shop.yaml", """
+                        library: shop
+                        contracts:
+                          - id: shop.lookup-before-refund
+                            guarantee: G(call(refund) -> O returned(lookupOrder))
+                            message: A refund needs the order looked up first.
+                          - id: shop.no-delete
+                            guarantee: G !call(deleteAccount)
+                            message: Accounts are archived.
+                          - id: shop.lookups
+                            guarantee: G(count(LOOKUPORDER) <= 5)
+                            message: Five lookups.
+                        """)));
+        assertThat(UnseenTools.lines(lib, java.util.List.of("archiveAccount", "DELETEACCOUNT")))
+                .singleElement().asString()
+                .contains("its contracts name 2 tools that no tool event of this run had, while 2 tools did: refund (line 4;"
+                        + " no tool that came is within 2 edits), lookupOrder (line 4; no tool that came is within 3 edits)."
+                        + " Tool names are compared ignoring case, otherwise letter for letter")
+                .as("deleteAccount came as DELETEACCOUNT: case is ignored").doesNotContain("deleteAccount (")
+                .as("one name per tool, its first spelling").doesNotContain("lookuporder").doesNotContain("LOOKUPORDER");
     }
 
     /**

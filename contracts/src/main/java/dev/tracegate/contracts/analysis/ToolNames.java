@@ -18,7 +18,7 @@ import java.util.Map;
  * others; a latch on {@code lookup_ordr} beside {@code failed(lookup_order)}; {@code send_emial} under
  * {@code injection.side-effecting} beside {@code call(send_email)}). A library cannot know the application's tools,
  * but when it names both spellings itself one of them is very likely a typo, and a typo in a tool name loads and
- * silently never acts (tool names are compared exactly, case aside). {@code check} prints one note per such pair.
+ * silently never acts (tool names are compared ignoring case, otherwise letter for letter). {@code check} prints one note per such pair.
  */
 public final class ToolNames {
     private ToolNames() {}
@@ -99,7 +99,7 @@ public final class ToolNames {
                     out.add(place(s, typo) + ": tool '" + typo.spelling + "' (" + typo.where + ") is one slip away from tool '"
                             + other.spelling + "', which " + (other.count == 1 ? "one other place" : other.count + " other places")
                             + " of this library name" + (other.count == 1 ? "s" : "") + " (" + (other.line == Integer.MAX_VALUE ? ""
-                            : "line " + other.line + ": ") + other.where + "); tool names are compared exactly (case aside), so"
+                            : "line " + other.line + ": ") + other.where + "); tool names are compared ignoring case, otherwise letter for letter, so"
                             + " what names the wrong one never acts. Did you mean '" + other.spelling + "'? (If both tools exist,"
                             + " ignore this note.)");
                 }
