@@ -23,10 +23,16 @@ import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.Result;
 import dev.langchain4j.service.TokenStream;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import dev.langchain4j.service.tool.ToolExecution;
+import dev.langchain4j.service.tool.ToolExecutor;
+import dev.langchain4j.service.tool.ToolProvider;
+import dev.langchain4j.service.tool.ToolProviderResult;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -45,7 +51,8 @@ import java.util.concurrent.TimeUnit;
  * A scenario followed by {@code +callbacks} (e.g. {@code result+callbacks}) also registers the AI service's own tool
  * callbacks, {@code afterToolExecution(...)} and a {@code ToolExecutedEvent} listener, and prints what they receive
  * ({@code AFTER TOOL RESULT name: ...}, {@code EVENT TOOL RESULT name: ...}); {@code +callbacks-only} on a stream does
- * so without an {@code onToolExecuted} handler.
+ * so without an {@code onToolExecuted} handler. {@code provider}: as {@code result}, the tool given by a
+ * {@code ToolProvider} whose result names it an immediate return tool.
  */
 public final class ImmediateToolApp {
 
@@ -111,6 +118,7 @@ public final class ImmediateToolApp {
             switch (scenario) {
                 case "result":
                 case "direct":
+                case "provider":
                     calls.add(request("orderStatus"));
                     break;
                 case "object":
@@ -209,12 +217,28 @@ public final class ImmediateToolApp {
         });
     }
 
+    /** {@code orderStatus} as a tool provider's immediate tool (named in the result's immediate return tool names). */
+    private static ToolProvider orderProvider() {
+        ToolSpecification spec = ToolSpecification.builder().name("orderStatus").description("The status of an order")
+                .parameters(JsonObjectSchema.builder().addStringProperty("id").build()).build();
+        ToolExecutor executor = (request, memoryId) -> {
+            Console.line("TOOL orderStatus ran id=7 (provider)");
+            return "order 7: shipped; courier token SECRET-TOKEN-42, refund to DE89370400440532013000";
+        };
+        return request -> ToolProviderResult.builder().add(spec, executor).immediateReturnToolNames(Set.of("orderStatus")).build();
+    }
+
     private static <T> T service(Class<T> type, String scenario) {
         boolean withCallbacks = scenario.endsWith("+callbacks");
+        String base = withCallbacks ? scenario.substring(0, scenario.length() - "+callbacks".length()) : scenario;
         AiServices<T> builder = AiServices.builder(type)
-                .chatModel(new ScriptedModel(withCallbacks ? scenario.substring(0, scenario.length() - "+callbacks".length()) : scenario))
-                .tools(new OrderTools())
+                .chatModel(new ScriptedModel(base))
                 .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20));
+        if (base.equals("provider")) {
+            builder.toolProvider(orderProvider());
+        } else {
+            builder.tools(new OrderTools());
+        }
         if (withCallbacks) {
             callbacks(builder);
         }

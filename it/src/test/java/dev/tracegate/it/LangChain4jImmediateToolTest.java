@@ -256,4 +256,17 @@ class LangChain4jImmediateToolTest {
                     .doesNotContain("TIMEOUT");
         }
     }
+
+    @Test
+    void aToolProvidersImmediateToolIsCheckedBeforeItsCallbacksGetIt() {
+        // only the invocation's tool context knows it is immediate, not the tool service: the loop marks its request
+        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "provider+callbacks", "jane");
+        assertThat(r.stdout()).as(r.toString()).contains("TOOL orderStatus ran id=7 (provider)").contains("CONTENT: null");
+        assertThat(line(r, "AFTER TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("AFTER TOOL RESULT orderStatus: " + NOTICE);
+        assertThat(line(r, "EVENT TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("EVENT TOOL RESULT orderStatus: " + NOTICE);
+        assertThat(line(r, "TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("TOOL RESULT orderStatus: " + NOTICE);
+        assertThat(r.stdout()).as(r.toString()).doesNotContain(SECRET);
+        assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT langchain4j session=jane contract=rule.blockOutput");
+        assertThat(ForkedJvm.count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+    }
 }

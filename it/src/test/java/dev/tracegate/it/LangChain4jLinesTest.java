@@ -234,13 +234,15 @@ class LangChain4jLinesTest {
 
     @Test
     void theToolCallbacksGetWhatTheImmediateAnswerCheckLeaves() {
-        // afterToolExecution(...) and a ToolExecutedEvent listener, blocking and streamed (1.11.0's event has text only)
+        // afterToolExecution(...) and a ToolExecutedEvent listener, blocking (also a ToolProvider's immediate tool) and
+        // streamed (1.11.0's event has text only)
         String notice = "tracegate blocked model output (contract rule.blockOutput): it contains a forbidden word";
-        for (String scenario : List.of("result+callbacks", "stream+callbacks-only", "stream-concurrent+callbacks")) {
+        for (String scenario : List.of("result+callbacks", "provider+callbacks", "stream+callbacks-only", "stream-concurrent+callbacks")) {
             ForkedJvm.Result r = run111("trace=true,blockOutput=SECRET", IMMEDIATE_APP, scenario);
             assertThat(r.stdout()).as(r.toString())
                     .contains("TOOL orderStatus ran id=7")
                     .contains("AFTER TOOL RESULT orderStatus: " + notice)
+                    .doesNotContain("AFTER TOOL RESULT orderStatus: order 7")
                     .contains("EVENT TOOL RESULT orderStatus: " + notice)
                     .doesNotContain("MODEL SAW TOOL RESULT");
             assertThat(r.stdout().lines().filter(l -> !l.startsWith("MEMORY ")).toList()).as(r.toString())

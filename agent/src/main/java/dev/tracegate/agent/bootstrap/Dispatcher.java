@@ -53,12 +53,13 @@ public final class Dispatcher {
      * once this thread has run configured tool calls of more than one conversation, [6] = the conversation of the MCP
      * server tool call whose handler runs on this thread now ({@link #swapHandlerSession}; a {@link HandlerScope} frame
      * while the handler's Mono is subscribed), [7] = the framework name a streaming handler marks the tool it is about
-     * to run with as an {@code IMMEDIATE} one ({@link #markImmediate}).
+     * to run with as an {@code IMMEDIATE} one ({@link #markImmediate}), [8] = the tool context of the AI service tool
+     * loop running on this thread ({@link #swapToolContext}).
      */
     private static final ThreadLocal<Object[]> SCOPE = new ThreadLocal<Object[]>() {
         @Override
         protected Object[] initialValue() {
-            return new Object[8];
+            return new Object[9];
         }
     };
 
@@ -436,6 +437,59 @@ public final class Dispatcher {
             scope[7] = null;
         }
         return (String) mark;
+    }
+
+    /**
+     * Sets the tool context (a framework object: which tools the running AI service tool loop has, and how each returns)
+     * of this thread and returns the previous one, to restore on exit.
+     */
+    public static Object swapToolContext(Object context) {
+        Object[] scope = SCOPE.get();
+        Object previous = scope[8];
+        scope[8] = context;
+        return previous;
+    }
+
+    /** The tool context a framework's tool loop put here ({@link #swapToolContext}); null if none. */
+    public static Object toolContext() {
+        return SCOPE.get()[8];
+    }
+
+    private static final Object[] IMMEDIATE_REQUESTS = new Object[64];
+    private static int immediateNext;
+    private static volatile boolean immediateAny;
+
+    /**
+     * Marks a tool request (a framework object, by identity) as one whose result is the turn's answer, where only the
+     * tool loop knows it (a tool provider's immediate tool) and the thread that runs the tool may be another (tools run
+     * concurrently); {@link #takeImmediateRequest} finds it there. The last 64 are kept.
+     */
+    public static void markImmediateRequest(Object request) {
+        if (request == null) {
+            return;
+        }
+        synchronized (IMMEDIATE_REQUESTS) {
+            int slot = immediateNext;
+            immediateNext = (slot + 1) % IMMEDIATE_REQUESTS.length;
+            IMMEDIATE_REQUESTS[slot] = request;
+            immediateAny = true;
+        }
+    }
+
+    /** Whether {@code request} was marked by {@link #markImmediateRequest}; forgets it. One volatile read until a first mark. */
+    public static boolean takeImmediateRequest(Object request) {
+        if (!immediateAny || request == null) {
+            return false;
+        }
+        synchronized (IMMEDIATE_REQUESTS) {
+            for (int i = 0; i < IMMEDIATE_REQUESTS.length; i++) {
+                if (IMMEDIATE_REQUESTS[i] == request) {
+                    IMMEDIATE_REQUESTS[i] = null;
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** {@link #checkedAnswer}'s answer for a result checked and left as it was. */

@@ -186,6 +186,24 @@ public final class LangChain4jHooks implements Hooks {
                         named("internalExecuteTool").and(takesArguments(5)).and(takesArgument(2, named(TOOL_REQUEST)))
                                 .and(returns(named(TOOL_RESULT))),
                         self + "$OlderImmediateCallbackAdvice").role("the callbacks an IMMEDIATE tool's result reaches"),
+                // a tool provider's immediate tools are known to the loop's tool context only: it is kept on the loop's
+                // thread (1.19.0: refreshed each round from dynamic providers), and each round marks those tools' requests
+                new HookPoint(named(TOOL_SERVICE),
+                        named("executeInferenceAndToolsLoop").and(takesArguments(9))
+                                .and(takesArgument(7, named("dev.langchain4j.service.tool.ToolServiceContext"))),
+                        self + "$ToolContextScopeAdvice"),
+                new HookPoint(named(TOOL_SERVICE),
+                        named("refreshDynamicProviders").and(isStatic()).and(takesArguments(3))
+                                .and(takesArgument(0, named("dev.langchain4j.service.tool.ToolServiceContext"))),
+                        self + "$ToolContextRefreshAdvice"),
+                new HookPoint(named(TOOL_SERVICE).and(declaresField(named("returnBehaviors"))),
+                        named("execute").and(takesArguments(3)).and(takesArgument(0, named("java.util.List")))
+                                .and(takesArgument(1, named("java.util.Map"))),
+                        self + "$RoundImmediateAdvice"),
+                new HookPoint(named(TOOL_SERVICE).and(not(declaresField(named("returnBehaviors")))),
+                        named("execute").and(takesArguments(3)).and(takesArgument(0, named("java.util.List")))
+                                .and(takesArgument(1, named("java.util.Map"))),
+                        self + "$OlderRoundImmediateAdvice"),
                 // the listeners' ToolExecutedEvent of a tool whose result was checked as an answer carries what the check left
                 new HookPoint(hasSuperType(named("dev.langchain4j.observability.api.AiServiceListenerRegistrar")).and(not(isInterface())),
                         named("fireEvent").and(not(isAbstract())).and(takesArguments(1)),
@@ -874,7 +892,8 @@ public final class LangChain4jHooks implements Hooks {
      * text). The method returns the result as its RETURN left it (the chat memory keeps that). A block under
      * {@code block.style: exception} throws from the tool's execution: the AI service method throws it (a stream ends
      * with {@code onError}), and no callback gets the result. 1.19.0: a tool is immediate by the tool service's own tools,
-     * or by the mark of the streaming handler that runs it ({@link StreamImmediateAdvice}: a {@code ToolProvider}'s
+     * by the mark of the streaming handler that runs it ({@link StreamImmediateAdvice}: a {@code ToolProvider}'s tools
+     * too), or by its request's mark from the blocking loop's round ({@link RoundImmediateAdvice}: a {@code ToolProvider}'s
      * tools); a failed result never ends a 1.19.0 round and is handed on unchecked.
      * Per tool call: one thread-local read and one return-behaviour look-up (map get), no allocation, when not immediate.
      */
@@ -893,7 +912,8 @@ public final class LangChain4jHooks implements Hooks {
                 }
                 if (framework == null) {
                     ReturnBehavior behaviour = service.returnBehavior(request.name());
-                    if (behaviour != ReturnBehavior.IMMEDIATE && behaviour != ReturnBehavior.IMMEDIATE_IF_LAST) {
+                    if (behaviour != ReturnBehavior.IMMEDIATE && behaviour != ReturnBehavior.IMMEDIATE_IF_LAST
+                            && !Dispatcher.takeImmediateRequest(request)) {   // a tool provider's, marked by RoundImmediateAdvice
                         return null;
                     }
                     framework = "langchain4j";
@@ -969,7 +989,7 @@ public final class LangChain4jHooks implements Hooks {
                     return null;
                 }
                 if (framework == null) {
-                    if (!service.isImmediateTool(request.name())) {
+                    if (!service.isImmediateTool(request.name()) && !Dispatcher.takeImmediateRequest(request)) {
                         return null;
                     }
                     framework = "langchain4j";
@@ -1054,6 +1074,91 @@ public final class LangChain4jHooks implements Hooks {
                 Ruling refusal = Dispatcher.adviceFailed("langchain4j", "immediate tool event", failed, null);
                 if (refusal != null) {
                     throw refusal.violation();   // fail: closed: the listeners do not get the result unchecked
+                }
+            }
+        }
+    }
+
+    /**
+     * The tool context of the AI service's tool loop ({@code ToolService#executeInferenceAndToolsLoop}: which tools the
+     * invocation has, a {@code ToolProvider}'s too, and how each returns), on this thread while the loop runs, for
+     * {@link RoundImmediateAdvice}; put back on exit, also when the loop throws. Once per AI service loop.
+     */
+    public static final class ToolContextScopeAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static Object enter(@Advice.Argument(7) Object tools) {
+            return Dispatcher.swapToolContext(tools);
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.Enter Object previous) {
+            Dispatcher.swapToolContext(previous);
+        }
+    }
+
+    /** 1.19.0's loop refreshes its tool context from dynamic tool providers at each round: the refreshed one is the loop's. */
+    public static final class ToolContextRefreshAdvice {
+
+        @Advice.OnMethodExit(suppress = Throwable.class)
+        static void exit(@Advice.Argument(0) Object before, @Advice.Return Object refreshed) {
+            if (refreshed != before && Dispatcher.toolContext() == before) {
+                Dispatcher.swapToolContext(refreshed);
+            }
+        }
+    }
+
+    /**
+     * A round of the blocking tool loop ({@code ToolService#execute}, on the loop's thread, before any of its tools runs):
+     * a tool that the loop's tool context says is {@code IMMEDIATE} (or {@code IMMEDIATE_IF_LAST}) but the tool service
+     * does not know as such (a {@code ToolProvider}'s) is marked by its request, so that {@link ImmediateCallbackAdvice}
+     * checks its result before the callbacks get it, on whichever thread it runs. Per round: one return-behaviour look-up
+     * per tool request.
+     */
+    public static final class RoundImmediateAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.This ToolService service, @Advice.Argument(0) List<ToolExecutionRequest> requests) {
+            Object context = Dispatcher.toolContext();
+            if (!(context instanceof ToolServiceContext) || requests == null) {
+                return;
+            }
+            ToolServiceContext tools = (ToolServiceContext) context;
+            for (int i = 0; i < requests.size(); i++) {
+                ToolExecutionRequest request = requests.get(i);
+                String name = request == null ? null : request.name();
+                if (name == null) {
+                    continue;
+                }
+                ReturnBehavior behaviour = tools.returnBehavior(name);
+                if (behaviour == ReturnBehavior.IMMEDIATE || behaviour == ReturnBehavior.IMMEDIATE_IF_LAST) {
+                    ReturnBehavior own = service.returnBehavior(name);
+                    if (own != ReturnBehavior.IMMEDIATE && own != ReturnBehavior.IMMEDIATE_IF_LAST) {
+                        Dispatcher.markImmediateRequest(request);
+                    }
+                }
+            }
+        }
+    }
+
+    /** {@link RoundImmediateAdvice} for lines whose tool context lists its immediate tools by name (1.11.0). */
+    public static final class OlderRoundImmediateAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.This ToolService service, @Advice.Argument(0) List<ToolExecutionRequest> requests) {
+            Object context = Dispatcher.toolContext();
+            if (!(context instanceof ToolServiceContext) || requests == null) {
+                return;
+            }
+            java.util.Set<String> immediate = ((ToolServiceContext) context).immediateReturnTools();
+            if (immediate == null || immediate.isEmpty()) {
+                return;
+            }
+            for (int i = 0; i < requests.size(); i++) {
+                ToolExecutionRequest request = requests.get(i);
+                String name = request == null ? null : request.name();
+                if (name != null && immediate.contains(name) && !service.isImmediateTool(name)) {
+                    Dispatcher.markImmediateRequest(request);
                 }
             }
         }
