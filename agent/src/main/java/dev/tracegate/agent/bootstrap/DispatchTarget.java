@@ -60,6 +60,25 @@ public interface DispatchTarget {
     /** The result of a configured method call (of the call with {@code callId}); null to keep, else the replacement. */
     Object onMethodResult(String origin, Object[] arguments, Object result, String callId);
 
+    /**
+     * The first entry of a configured Kotlin {@code suspend} method ({@code name(params..., Continuation): Object}) of class
+     * {@code owner}: as {@link #onMethodCall} for its parameters without the trailing continuation; a call that goes on is
+     * given a REWRITE whose values end with the continuation the method is to run with (one that checks the call's value
+     * when the caller's is resumed with it). By default as any configured method.
+     */
+    default Ruling onSuspendCall(String origin, Class<?> owner, Object[] arguments, String callId) {
+        return onMethodCall(origin, arguments, callId);
+    }
+
+    /**
+     * The value a configured {@code suspend} method returned without suspending: what its caller gets (the value, a
+     * notice for a String function), or a {@link TracegateViolation} to throw. By default the value or its replacement.
+     */
+    default Object onSuspendResult(String origin, Object[] arguments, Object result, String callId) {
+        Object replacement = onMethodResult(origin, arguments, result, callId);
+        return replacement == null ? result : replacement;
+    }
+
     /** A configured method ended by throwing {@code thrown}: report it as an error RETURN; the host rethrows it either way. */
     default void onMethodThrown(String origin, Object[] arguments, Throwable thrown, String callId) {
     }

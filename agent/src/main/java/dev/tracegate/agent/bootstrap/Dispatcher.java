@@ -820,6 +820,98 @@ public final class Dispatcher {
         }
     }
 
+    // ---- Kotlin suspend functions (configured methods whose last parameter is a kotlin.coroutines.Continuation) ----
+
+    /**
+     * The {@code int label} field of a class the Kotlin compiler generated for a suspend function's state machine (its
+     * continuation), or null for any other class (or one whose field cannot be read).
+     */
+    private static final ClassValue<java.lang.reflect.Field> LABEL = new ClassValue<java.lang.reflect.Field>() {
+        @Override
+        protected java.lang.reflect.Field computeValue(Class<?> type) {
+            try {
+                java.lang.reflect.Field f = type.getDeclaredField("label");
+                if (f.getType() != int.class || java.lang.reflect.Modifier.isStatic(f.getModifiers())) return null;
+                f.setAccessible(true);
+                return f;
+            } catch (NoSuchFieldException | RuntimeException | LinkageError e) {
+                return null;
+            }
+        }
+    };
+
+    /**
+     * Whether {@code continuation}, the last argument of a configured suspend method, says that this invocation resumes a
+     * call that suspended before: the compiler's state machine re-enters its function as {@code f(null, ..., itsOwn)} with
+     * the sign bit of its continuation's {@code label} set (and clears it first thing), which a caller's continuation never
+     * has when it calls. Such a re-entry is no call: the call's value is checked when it reaches the caller. One class-value
+     * look-up and one field read per suspend call; no allocation.
+     */
+    public static boolean resumed(Object continuation) {
+        if (continuation == null) return false;
+        java.lang.reflect.Field label = LABEL.get(continuation.getClass());
+        if (label == null) return false;
+        try {
+            return (label.getInt(continuation) & Integer.MIN_VALUE) != 0;
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+
+    /** Whether a suspend method's return value is Kotlin's {@code COROUTINE_SUSPENDED} marker (its value comes later). */
+    public static boolean suspended(Object result) {
+        return result instanceof Enum<?> && "COROUTINE_SUSPENDED".equals(((Enum<?>) result).name())
+                && "kotlin.coroutines.intrinsics.CoroutineSingletons".equals(result.getClass().getName());
+    }
+
+    /** The first entry of a configured suspend method of class {@code owner} ({@link DispatchTarget#onSuspendCall}). */
+    public static Ruling onSuspendCall(String origin, Class<?> owner, Object[] arguments, String callId) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return null;
+        }
+        try {
+            return t.onSuspendCall(origin, owner, arguments, callId);
+        } catch (Throwable e) {
+            Ruling refusal = internalError(t, origin, e);
+            return refusal != null ? refusal : Ruling.LET_THROUGH;
+        }
+    }
+
+    /**
+     * What the caller of a configured suspend method that returned {@code result} without suspending gets: the value, the
+     * notice that withholds it (a String function), or a {@link TracegateViolation} the advice throws. Never throws.
+     */
+    public static Object onSuspendResult(String origin, Object[] arguments, Object result, String callId) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return result;
+        }
+        try {
+            return t.onSuspendResult(origin, arguments, result, callId);
+        } catch (Throwable e) {
+            Ruling r = internalError(t, origin, e);
+            return r == null ? result : r.violation();
+        }
+    }
+
+    /**
+     * What a refused call of a configured suspend method gives its caller: the refusal text as the function's value when
+     * the refusal is a substitute and the function returns {@code String} ({@link DispatchTarget#futureTakesText}), else
+     * the {@link TracegateViolation} the advice throws into the coroutine. Never throws.
+     */
+    public static Object refusedSuspend(String origin, Ruling refusal) {
+        DispatchTarget t = target;
+        if (t != null && refusal.kind == Ruling.SUBSTITUTE) {
+            try {
+                if (t.futureTakesText(origin)) return refusal.text;
+            } catch (Throwable e) {
+                INTERNAL_ERRORS.incrementAndGet();   // thrown instead: the refusal is delivered all the same
+            }
+        }
+        return refusal.violation();
+    }
+
     /**
      * A configured method ended by throwing: reported as its RETURN with {@code error} set. Never
      * throws: the host's exception must reach the host unchanged, so a failure here is counted and

@@ -807,6 +807,16 @@ public final class AgentCore {
         }
 
         @Override
+        public Ruling onSuspendCall(String origin, Class<?> owner, Object[] arguments, String callId) {
+            return ready().onSuspendCall(origin, owner, arguments, callId);
+        }
+
+        @Override
+        public Object onSuspendResult(String origin, Object[] arguments, Object result, String callId) {
+            return ready().onSuspendResult(origin, arguments, result, callId);
+        }
+
+        @Override
         public void onMethodThrown(String origin, Object[] arguments, Throwable thrown, String callId) {
             ready().onMethodThrown(origin, arguments, thrown, callId);
         }

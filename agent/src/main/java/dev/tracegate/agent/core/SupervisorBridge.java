@@ -342,6 +342,16 @@ public final class SupervisorBridge implements DispatchTarget {
         return configured.onResult(origin, arguments, result, callId, this);
     }
 
+    @Override
+    public Ruling onSuspendCall(String origin, Class<?> owner, Object[] arguments, String callId) {
+        return configured.onSuspendCall(origin, owner, arguments, callId, this);
+    }
+
+    @Override
+    public Object onSuspendResult(String origin, Object[] arguments, Object result, String callId) {
+        return configured.suspendOutcome(origin, arguments, result, callId, this);
+    }
+
     /**
      * A configured method threw: its RETURN is reported with {@code error} set and the exception's class
      * and message as the result text. Whatever this returns or throws, the host rethrows its own exception.

@@ -66,9 +66,23 @@ public final class ConfiguredHooks implements Hooks {
         ElementMatcher.Junction<MethodDescription> named = not(isAbstract()).and(not(isConstructor())).and(not(isTypeInitializer()))
                 .and(new NamedMethod(methods));
         String self = ConfiguredHooks.class.getName();
+        ElementMatcher.Junction<MethodDescription> suspend = new SuspendShape();
         return List.of(
                 new HookPoint(types, named.and(returns(void.class)), self + "$VoidAdvice", new ParameterNamesPrelude(methods)),
-                new HookPoint(types, named.and(not(returns(void.class))), self + "$ValueAdvice"));
+                new HookPoint(types, named.and(not(returns(void.class))).and(not(suspend)), self + "$ValueAdvice"),
+                new HookPoint(types, named.and(suspend), self + "$SuspendAdvice"));
+    }
+
+    /**
+     * A Kotlin {@code suspend} function as the JVM sees it: a last parameter of type {@code kotlin.coroutines.Continuation}
+     * and an {@code Object} result (the value, or the marker {@code COROUTINE_SUSPENDED}). By name: the agent has no
+     * Kotlin types.
+     */
+    static final class SuspendShape extends ElementMatcher.Junction.AbstractBase<MethodDescription> {
+        @Override
+        public boolean matches(MethodDescription m) {
+            return m.getDescriptor().endsWith(ConfiguredMethods.SUSPEND_END);
+        }
     }
 
     /** Reads the woven class's file once for the parameter names that {@code args=*} reports. */
@@ -525,6 +539,115 @@ public final class ConfiguredHooks implements Hooks {
             } else if (replacement != null) {
                 result = replacement;   // a future whose value is checked when it completes, of a type the method declares
             }
+        }
+    }
+
+    /**
+     * A configured Kotlin {@code suspend} method ({@link SuspendShape}): one call however often it suspends. Its first entry
+     * is the call ({@link Dispatcher#onSuspendCall}: the event without the trailing continuation; a call that goes on runs
+     * with the agent's continuation in place of the caller's, which checks the value when it arrives); a re-entry of its
+     * state machine at a resume ({@link Dispatcher#resumed}) is no call and reports nothing. A value returned without
+     * suspending is checked at exit; {@code COROUTINE_SUSPENDED} is never a result. A refusal is the refusal text for a
+     * {@code suspend fun ...: String} under substitute, else TracegateViolation thrown into the coroutine.
+     */
+    public static final class SuspendAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
+        static Ruling enter(@Advice.Origin("#t.#m#d") String origin,
+                            @Advice.Origin Class<?> owner,
+                            @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
+                            @Advice.Local("tgOuter") boolean outer,
+                            @Advice.Local("tgArgs") Object[] called,
+                            @Advice.Local("tgId") String id,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSaved") int saved,
+                            @Advice.Local("tgSavedCall") int savedCall,
+                            @Advice.Local("tgSavedTool") int savedTool) {
+            depth = Dispatcher.depthCell();
+            saved = depth[0];
+            savedCall = depth[2];
+            savedTool = depth[3];
+            depth[0] = saved + 1;   // a resume holds the level too: what the function calls after it is nested as before it
+            try {
+                if (Dispatcher.resumed(args[args.length - 1])) {
+                    return null;   // the state machine resumes a call that began before: no call (its value is checked on arrival)
+                }
+                outer = saved == 0 || Dispatcher.supervisesNested(origin);
+                if (!outer) {
+                    return null;
+                }
+                called = args;
+                id = Dispatcher.newCallId();
+                Ruling ruling = Dispatcher.onSuspendCall(origin, owner, args, id);
+                if (ruling == null) {
+                    return null;
+                }
+                if (ruling.kind == Ruling.UNSUPERVISED) {
+                    outer = false;
+                    return null;
+                }
+                if (ruling.kind == Ruling.REWRITE) {
+                    if (ruling.values != null) {
+                        try {
+                            args = ruling.values;   // the arguments (redacted or not) and the agent's continuation
+                        } catch (Throwable failed) {
+                            return Dispatcher.adviceFailed("configured", origin, failed, ruling);
+                        }
+                        called = ruling.values;
+                    }
+                    return null;
+                }
+                return ruling;
+            } catch (Throwable failed) {
+                depth[0] = saved;
+                outer = false;
+                Ruling refusal = Dispatcher.adviceFailed("configured", origin, failed, null);
+                depth[0] = saved + 1;
+                outer = refusal != null;
+                return refusal;
+            }
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Enter Ruling skipped,
+                         @Advice.Local("tgOuter") boolean outer,
+                         @Advice.Origin("#t.#m#d") String origin,
+                         @Advice.Local("tgArgs") Object[] args,
+                         @Advice.Local("tgId") String id,
+                         @Advice.Thrown Throwable thrown,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSaved") int saved,
+                         @Advice.Local("tgSavedCall") int savedCall,
+                         @Advice.Local("tgSavedTool") int savedTool) {
+            if (depth != null) {
+                depth[0] = saved;
+                depth[2] = savedCall;
+                depth[3] = savedTool;
+            }
+            if (!outer) {
+                return;
+            }
+            if (skipped != null) {
+                Object refusal = Dispatcher.refusedSuspend(origin, skipped);
+                if (refusal instanceof dev.tracegate.agent.bootstrap.TracegateViolation) {
+                    throw (dev.tracegate.agent.bootstrap.TracegateViolation) refusal;
+                }
+                result = refusal;
+                return;
+            }
+            if (thrown != null) {
+                Dispatcher.onMethodThrown(origin, args, thrown, id);   // thrown before it suspended: its continuation is never resumed
+                return;
+            }
+            if (Dispatcher.suspended(result)) {
+                return;   // the value comes later, to the agent's continuation, which checks it
+            }
+            Object out = Dispatcher.onSuspendResult(origin, args, result, id);
+            if (out instanceof dev.tracegate.agent.bootstrap.TracegateViolation) {
+                throw (dev.tracegate.agent.bootstrap.TracegateViolation) out;
+            }
+            result = out;
         }
     }
 

@@ -808,6 +808,14 @@ public final class ConfiguredMethods {
         return new dev.tracegate.agent.core.CallReach(noRedirect, null, fixed, partsFixed);
     }
 
+    /** How the descriptor of a Kotlin {@code suspend} function ends: a trailing continuation, an Object result. */
+    static final String SUSPEND_END = "Lkotlin/coroutines/Continuation;)Ljava/lang/Object;";
+
+    /** A suspend function's descriptor without its trailing continuation (its parameters as the Kotlin source has them). */
+    static String withoutContinuation(String descriptor) {
+        return descriptor.substring(0, descriptor.length() - SUSPEND_END.length()) + ")Ljava/lang/Object;";
+    }
+
     /**
      * What a configured method's origin resolves to, worked out on its first call so that later calls read
      * fields instead of parsing the rule's settings again: the rule, and for tool rules the parts of the event
@@ -845,6 +853,11 @@ public final class ConfiguredMethods {
          * checked {@code CompletableFuture} can stand for: its value is then checked when it completes.
          */
         final boolean futureResult;
+        /**
+         * Whether the method is a Kotlin {@code suspend} function ({@code name(params..., Continuation): Object}, the
+         * compiler's shape): its arguments, names and types are its parameters without the trailing continuation.
+         */
+        final boolean suspend;
 
         /** For {@code session-param: 0.sessionId}: the parameter the path starts at, and its field names; else -1 and null. */
         final int pathIndex;
@@ -875,7 +888,8 @@ public final class ConfiguredMethods {
             this.names = names;
             this.argNames = names != null && sessionIndex >= 0 && sessionIndex < names.length ? JsonText.without(names, sessionIndex) : null;
             this.textResult = textResult;
-            this.reach = rule == null ? null : reach(method, argsField, names, descriptor);
+            this.suspend = descriptor != null && descriptor.endsWith(SUSPEND_END);
+            this.reach = rule == null ? null : reach(method, argsField, names, suspend ? withoutContinuation(descriptor) : descriptor);
             this.specs = specs;
             this.futureResult = descriptor != null && (descriptor.endsWith(")Ljava/util/concurrent/CompletableFuture;")
                     || descriptor.endsWith(")Ljava/util/concurrent/CompletionStage;") || descriptor.endsWith(")Ljava/util/concurrent/Future;"));
@@ -1087,6 +1101,9 @@ public final class ConfiguredMethods {
         int sessionIndex = sessionSpec == null ? -1 : index(sessionSpec);
         String argsField = specs.getOrDefault("args", "*");
         String[] names = argsField.equals("*") ? parameterNames.get(origin) : null;
+        if (names != null && names.length > 0 && origin.endsWith(SUSPEND_END)) {
+            names = Arrays.copyOf(names, names.length - 1);   // a suspend function's $completion is no argument
+        }
         int paren = origin.indexOf('(');
         // the origin ends with the method's descriptor; a future that can hold text takes a substitute text too (trial30 03)
         return new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names,
@@ -1246,6 +1263,121 @@ public final class ConfiguredMethods {
             return new Ruling(thrown ? Ruling.THROW : Ruling.SUBSTITUTE, ruling.text, null, null, null);
         }
         return ruling;
+    }
+
+    /**
+     * The first entry of a configured Kotlin {@code suspend} method ({@link Site#suspend}) of class {@code owner}: one call
+     * for the whole function, whichever threads it suspends and resumes on. The event is that of its parameters without
+     * the trailing continuation ({@link #onCall}). A tool call or a consent's grant that goes on runs with a continuation
+     * of the agent's in place of the caller's ({@link Continuations}): the function's value reaches the caller through it,
+     * so the RETURN (or a grant) is reported and checked when the value arrives, an exception is an error RETURN (and no
+     * grant), and the caller gets the value, its notice, or TracegateViolation. The session and arguments are those of this
+     * entry for the whole call. An erasure and a withdrawal count at once, as from any method; a re-entry of the function's
+     * state machine at a resume is no call at all (the advice asks {@link Dispatcher#resumed} first).
+     */
+    public Ruling onSuspendCall(String origin, Class<?> owner, Object[] arguments, String callId, SupervisorBridge bridge) {
+        Site site = site(origin);
+        if (site == null) {
+            return null;
+        }
+        int n = arguments.length;
+        if (!site.suspend || n == 0) return onCall(origin, arguments, callId, bridge);
+        Continuations.Maker maker = site.rule.kind == MethodRule.Kind.ERASURE ? null : Continuations.of(owner);   // before any event
+        Object[] own = Arrays.copyOf(arguments, n - 1);
+        Ruling ruling = onCall(origin, own, callId, bridge);
+        if (maker == null) return ruling;
+        if (site.rule.kind == MethodRule.Kind.CONSENT && ruling != Ruling.AT_RETURN) return ruling;   // a withdrawal, a dropped one
+        if (ruling != null && ruling.kind != Ruling.REWRITE) return ruling;   // refused, or unsupervised
+        Object[] values = ruling != null && ruling.values != null ? ruling.values : own;
+        Consent grant = site.rule.kind == MethodRule.Kind.CONSENT ? consent(site, own, true, bridge, 1) : null;   // this entry's conversation
+        Object check;
+        try {
+            check = maker.wrap(arguments[n - 1], new SuspendCheck(this, origin, values, callId, bridge, maker, grant));
+        } catch (Throwable e) {
+            throw new IllegalStateException("cannot wrap the continuation of " + method(origin), e);
+        }
+        Object[] run = Arrays.copyOf(values, n);
+        run[n - 1] = check;
+        return new Ruling(Ruling.REWRITE, null, null, ruling == null ? null : ruling.arguments, run);
+    }
+
+    /**
+     * What the caller of a configured suspend method gets for its value {@code result} (returned at once, or handed to its
+     * continuation later): the RETURN is reported and checked ({@link #onResult}); a withheld value becomes the notice when
+     * the function returns String ({@link Site#textResult}: {@code Continuation<? super String>}), else the caller gets a
+     * {@code TracegateViolation} (returned, for the advice or the continuation to throw), as from a plain method.
+     */
+    public Object suspendOutcome(String origin, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
+        Object out = onResult(origin, arguments, result, callId, bridge);
+        if (out == null) return result;
+        if (out instanceof Throwable) return out;
+        if (out instanceof String notice) {
+            Site site = site(origin);
+            return site != null && site.textResult && (result == null || result instanceof String) ? notice
+                    : new dev.tracegate.agent.bootstrap.TracegateViolation(notice);
+        }
+        return out;
+    }
+
+    /**
+     * The check a configured suspend call's continuation ({@link Continuations}) runs when the call's outcome arrives, on
+     * the thread that resumes the caller: a failure is the call's error RETURN (and no grant) and goes on to the caller; a
+     * value is the RETURN, checked ({@link #suspendOutcome}), or a consent's grant (in the conversation of the call's
+     * entry). The agent's own failure here follows the fail policy: closed gives the caller TracegateViolation, open the
+     * outcome as it was.
+     */
+    static final class SuspendCheck implements java.util.function.Function<Object, Object> {
+        private final ConfiguredMethods methods;
+        private final String origin;
+        private final Object[] arguments;
+        private final String callId;
+        private final SupervisorBridge bridge;
+        private final Continuations.Maker maker;
+        private final Consent grant;
+
+        SuspendCheck(ConfiguredMethods methods, String origin, Object[] arguments, String callId, SupervisorBridge bridge,
+                     Continuations.Maker maker, Consent grant) {
+            this.methods = methods;
+            this.origin = origin;
+            this.arguments = arguments;
+            this.callId = callId;
+            this.bridge = bridge;
+            this.maker = maker;
+            this.grant = grant;
+        }
+
+        @Override
+        public Object apply(Object outcome) {
+            Throwable failure;
+            Object out;
+            try {
+                failure = maker.failureOf(outcome);
+                if (failure != null) {
+                    methods.onThrown(origin, arguments, failure, callId, bridge);
+                    out = null;
+                } else if (grant != null) {
+                    bridge.supervisor().onConsent(grant);   // the function completed normally: the host stored the consent
+                    AgentLog.debug("CONSENT at " + method(origin));
+                    out = outcome;
+                } else {
+                    out = methods.suspendOutcome(origin, arguments, outcome, callId, bridge);
+                }
+            } catch (Throwable e) {
+                Ruling refusal = bridge.onInternalError("the result of " + method(origin), e);
+                if (refusal != null) throw refusal.violation();
+                failure = null;
+                try {
+                    failure = maker.failureOf(outcome);
+                } catch (Throwable ignored) {
+                    // passed on as it is
+                }
+                if (failure == null) return outcome;
+                out = null;
+            }
+            if (failure != null) throw Continuations.rethrow(failure);
+            if (out instanceof dev.tracegate.agent.bootstrap.TracegateViolation v) throw v;
+            return out;
+        }
     }
 
     /** The method returned: report the RETURN (of a call without an id); see {@link #onResult(String, Object[], Object, String, SupervisorBridge)}. */

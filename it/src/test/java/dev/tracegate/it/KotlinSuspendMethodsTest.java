@@ -1,0 +1,167 @@
+package dev.tracegate.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Configured Kotlin {@code suspend fun} methods (trial33 01-04, 09): the JVM method is {@code name(params...,
+ * Continuation): Object}; when it suspends it returns the marker {@code COROUTINE_SUSPENDED}, and a function with a state
+ * machine is re-entered at each resume as {@code name(null, ..., itsOwnContinuation)}. A call is ONE call however often
+ * it suspends: one CALL with the parameters (the continuation left out) in the session of its entry, one RETURN with the
+ * value the caller gets, checked when it arrives; a consent counts only when the function completes normally. The app
+ * (it/src/test/kotlin/demoapp/ksuspend, Kotlin 2.4.21, kotlinx-coroutines 1.11.0) runs under the real agent jar.
+ */
+class KotlinSuspendMethodsTest {
+    private static final String APP = "demoapp.ksuspend.SuspendAppKt";
+
+    @TempDir Path dir;
+
+    private ForkedJvm.Result run(String entries, String libraries, String... args) throws IOException {
+        Path config = Files.writeString(dir.resolve("tracegate.yaml"), """
+                libraries: [%s]
+                audit: {path: %s}
+                audit.personal-data: clear
+                configured-methods:
+                %s
+                """.formatted(libraries, dir.resolve("audit.jsonl"), entries.indent(2)));
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("config=" + config)), KotlinApps.classpath("ksuspend"), APP, args);
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stderr()).as("no ERROR (a resume is no call with null arguments): " + r).doesNotContain("ERROR");
+        return r;
+    }
+
+    private Path library(String name, String text) throws IOException {
+        return Files.writeString(dir.resolve(name), text);
+    }
+
+    private List<String> events(String kind) throws IOException {
+        return Files.readAllLines(dir.resolve("audit.jsonl")).stream()
+                .filter(l -> l.contains("\"rec\":\"event\"") && l.contains("\"kind\":\"" + kind + "\"")).collect(Collectors.toList());
+    }
+
+    private void noMarkerNoDefault() throws IOException {
+        String audit = Files.readString(dir.resolve("audit.jsonl"));
+        assertThat(audit).as("COROUTINE_SUSPENDED is never a result").doesNotContain("COROUTINE_SUSPENDED");
+        assertThat(audit).as("no resume is a call of the session default").doesNotContain("\"session\":\"default\"");
+    }
+
+    private Path countLibrary() throws IOException {
+        return library("count.yaml", """
+                library: ks
+                contracts:
+                  - {id: ks.one-profile, guarantee: "G(count(fetchProfile) <= 1)", message: One profile per conversation.}
+                """);
+    }
+
+    @Test
+    void aToolThatSuspendsOnTheCallersThreadIsOneCallWithItsValue() throws IOException {
+        ForkedJvm.Result r = run("- {class: demoapp.ksuspend.Tools, method: fetchProfile, kind: tool, session-param: 0, args-param: 1}",
+                countLibrary().toString(), "one");
+        assertThat(r.stdout()).as(r.toString()).contains("app: resumed on main").contains("app: fetchProfile(s1, ada) -> value=profile of ada");
+        List<String> calls = events("call");
+        List<String> returns = events("return");
+        assertThat(calls).as("one CALL").hasSize(1);
+        assertThat(calls.get(0)).contains("\"session\":\"s1\"").contains("\"args\":{\"value\":\"ada\"}");
+        assertThat(returns).as("one RETURN, with the value the caller got").hasSize(1);
+        assertThat(returns.get(0)).contains("\"session\":\"s1\"").contains("\"result\":\"profile of ada\"").contains("\"decision\":\"pass\"");
+        noMarkerNoDefault();
+    }
+
+    @Test
+    void fiveConversationsOnDispatchersDefaultAreFiveCalls() throws IOException {
+        ForkedJvm.Result r = run("- {class: demoapp.ksuspend.Tools, method: fetchProfile, kind: tool, session-param: 0, args-param: 1}",
+                countLibrary().toString(), "many");
+        for (int i = 1; i <= 5; i++) {
+            assertThat(r.stdout()).as(r.toString()).contains("app: fetchProfile(c" + i + ", user" + i + ") -> value=profile of user" + i);
+        }
+        assertThat(events("call").stream().map(l -> l.replaceAll(".*\"session\":\"([^\"]*)\".*", "$1")).sorted())
+                .containsExactly("c1", "c2", "c3", "c4", "c5");
+        assertThat(events("return")).hasSize(5).allMatch(l -> l.contains("\"result\":\"profile of user") && l.contains("\"decision\":\"pass\""));
+        noMarkerNoDefault();
+    }
+
+    @Test
+    void theContinuationIsNoArgument() throws IOException {
+        ForkedJvm.Result r = run("- {class: demoapp.ksuspend.Tools, method: lookup, kind: tool, session-param: 0}",
+                library("named.yaml", """
+                        library: ks
+                        contracts:
+                          - {id: ks.named, guarantee: "G(call(lookup) -> arg(lookup, customer) != \\"mallory\\")", message: Not that one.}
+                        """).toString(), "lookup");
+        assertThat(r.stdout()).as(r.toString()).contains("app: lookup(s1, ada) -> value=customer ada: gold");
+        assertThat(events("call")).hasSize(1).allMatch(l -> l.contains("\"args\":{\"customer\":\"ada\"}"));
+        assertThat(events("return")).hasSize(1).allMatch(l -> l.contains("\"result\":\"customer ada: gold\""));
+    }
+
+    @Test
+    void aTailCallResumedOnAnotherThreadResumesTheCallerOnItsDispatcher() throws IOException {
+        ForkedJvm.Result r = run("- {class: demoapp.ksuspend.Tools, method: remote, kind: tool, session-param: 0, args-param: 1}",
+                countLibrary().toString(), "remote");
+        assertThat(r.stdout()).as("the caller's dispatcher still runs it after the call: " + r)
+                .contains("app: resumed on agent-loop").contains("app: remote(s1, weather) -> value=answer to weather");
+        assertThat(events("call")).hasSize(1);
+        assertThat(events("return")).hasSize(1).allMatch(l -> l.contains("\"result\":\"answer to weather\""));
+        noMarkerNoDefault();
+    }
+
+    private Path gdprPolicy() throws IOException {
+        return library("policy.yaml", """
+                library: kspolicy
+                gdpr:
+                  purposes:
+                    support: [email]
+                    marketing: [email]
+                  consent-purposes: [marketing]
+                  subject-fields: [id, email]
+                  tools:
+                    profileById: [support]
+                    newsletter: [marketing]
+                """);
+    }
+
+    @Test
+    void aSuspendDispatchersValueIsCheckedWhenItArrives() throws IOException {
+        ForkedJvm.Result r = run("""
+                - {class: demoapp.ksuspend.ToolRegistry, method: dispatch, kind: tool, tool-name: 0, args-param: 1, session-param: 2}
+                - {class: demoapp.ksuspend.Privacy, method: erase, kind: erasure, subject-param: 1, session-param: 0}
+                """, "gdpr, " + gdprPolicy(), "dispatch");
+        assertThat(r.stdout()).as("P4 withholds the erased person's data: " + r)
+                .contains("app: erased bob@example.com")
+                .contains("app: dispatch(profileById, C2) -> threw TracegateViolation")
+                .doesNotContain("tier gold");
+        assertThat(events("erasure")).as("one erasure").hasSize(1).allMatch(l -> l.contains("\"subject\":\"bob@example.com\"") && l.contains("\"session\":\"s1\""));
+        assertThat(events("return")).hasSize(1)
+                .allMatch(l -> l.contains("\"result\":\"profile C2: email bob@example.com, tier gold\"") && l.contains("\"decision\":\"suppress\""));
+        noMarkerNoDefault();
+    }
+
+    private ForkedJvm.Result consent(String outcome) throws IOException {
+        return run("""
+                - {class: demoapp.ksuspend.Tools, method: newsletter, kind: tool, session-param: 0}
+                - {class: demoapp.ksuspend.Privacy, method: "grant*", kind: consent, subject-param: 1, purpose-param: 2, session-param: 0}
+                """, "gdpr, " + gdprPolicy(), "consent", outcome);
+    }
+
+    @Test
+    void aSuspendConsentThatFailsAfterSuspendingRecordsNoConsent() throws IOException {
+        ForkedJvm.Result r = consent("fail");
+        assertThat(r.stdout()).as(r.toString()).contains("app: grant -> threw IllegalStateException: form not signed")
+                .contains("app: tracegate blocked the call to newsletter (contract gdpr.P1-consent)").doesNotContain("app: sent to");
+        assertThat(events("consent")).isEmpty();
+    }
+
+    @Test
+    void aSuspendConsentThatCompletesCountsOnce() throws IOException {
+        ForkedJvm.Result r = consent("ok");
+        assertThat(r.stdout()).as(r.toString()).contains("app: grant -> value=kotlin.Unit").contains("app: sent to ada@example.com");
+        assertThat(events("consent")).hasSize(1).allMatch(l -> l.contains("\"subject\":\"ada@example.com\"") && l.contains("\"session\":\"s1\""));
+    }
+}
