@@ -518,8 +518,8 @@ public final class Identifiers {
      * or marks of another script than Latin ({@code 请发给bob@corp.example谢谢}, {@code почтаbob@corp.example}): its local
      * part is the run of ASCII letters, digits and {@code . _ % + -} before the '@', its domain the run of ASCII letters,
      * digits, dots and hyphens after it (trailing dots and hyphens left out), and at least one of the chars next to it
-     * inside the token is of another script (not ASCII, not Latin: Unicode's script of the char), the other one too or
-     * a cut char ({@code : / = ：}) or the token's end; not in a URL ({@code ://}). As {@code (start << 32) | end}, or -1.
+     * inside the token (after it: past a run of {@code ! ?}) is of another script (not ASCII, not Latin: Unicode's script
+     * of the char), the other one too or a cut char ({@code : / = ：}) or the token's end; not in a URL ({@code ://}). As {@code (start << 32) | end}, or -1.
      * An address whose local
      * part or domain is not ASCII (an internationalised one) is not cut out: where it ends in unspaced text of its own
      * script cannot be told. No allocation.
@@ -532,10 +532,12 @@ public final class Identifiers {
         int y = raw;
         while (y > at + 1 && (s[y - 1] == '.' || s[y - 1] == '-')) y--;
         if (x == at || y == at + 1) return -1;
-        boolean left = x > a && otherScript(s[x - 1]), right = raw < b && otherScript(s[raw]);
+        int r = raw; // a '!' or '?' (full-width ones are mapped) between the address and the text after it is passed over
+        while (r < b && (s[r] == '!' || s[r] == '?')) r++;
+        boolean left = x > a && otherScript(s[x - 1]), right = r < b && otherScript(s[r]);
         if (!left && !right) return -1;
         if (x > a && !left && !partBreak(s[x - 1])) return -1;
-        if (raw < b && !right && !partBreak(s[raw])) return -1;
+        if (raw < b && !right && (r > raw || !partBreak(s[raw]))) return -1;
         return qualifies(s, x, y) ? ((long) x << 32) | y : -1;
     }
 

@@ -85,7 +85,15 @@ class GluedAddressTest {
         // not cut out: an address glued to Latin letters (joséphine@ is one local part), an internationalised domain
         assertThat(Identifiers.find("joséphine@corp.example")).containsExactly("joséphine@corp.example");
         assertThat(Identifiers.find("请发给bob@例子.公司谢谢")).containsExactly("请发给bob@例子.公司谢谢");
-        assertThat(Identifiers.find("请发给bob@corp.example!谢谢")).containsExactly("请发给bob@corp.example!谢谢");
+        assertThat(Identifiers.find("请发给bob@corp.example#谢谢")).containsExactly("请发给bob@corp.example#谢谢");
+        // a '!' or '?' (full-width too) between the address and the text is passed over, in both modes
+        for (String u : new String[] {"请发给bob@corp.example！谢谢", "bob@corp.example？谢谢", "bob@corp.example!!谢谢"}) {
+            for (Session s : new Session[] {plain(), provenance()}) {
+                s.feed(Event.user("s", 1, u), Event.returned("s", 2, "fetch_web_page", CONTACTS, false));
+                assertThat(s.one(send("bob@corp.example"))).as(u).isEqualTo(F);
+            }
+        }
+        assertThat(Identifiers.find("bob@corp.example!x")).containsExactly("bob@corp.example!x");
     }
 
     @Test

@@ -171,11 +171,12 @@ final class ReferenceIdentifiers {
             String local = l.group(), domain = d.group().replaceAll("[.-]+$", "");
             if (local.isEmpty() || domain.isEmpty()) continue;
             String before = token.substring(0, at - local.length()), after = token.substring(at + 1 + d.group().length());
-            String left = before.isEmpty() ? "" : before.substring(before.length() - 1), right = after.isEmpty() ? "" : after.substring(0, 1);
+            String rest = after.replaceFirst("^[!?]+", ""); // marks between the address and the text are passed over
+            String left = before.isEmpty() ? "" : before.substring(before.length() - 1), right = rest.isEmpty() ? "" : rest.substring(0, 1);
             boolean lo = otherScript(left), ro = otherScript(right);
             if (!lo && !ro) continue;
             if (!left.isEmpty() && !lo && !left.matches("[:/=\\uFF1A]")) continue;
-            if (!right.isEmpty() && !ro && !right.matches("[:/=\\uFF1A]")) continue;
+            if (!after.isEmpty() && !ro && (rest.length() < after.length() || !after.substring(0, 1).matches("[:/=\\uFF1A]"))) continue;
             String v = local + "@" + domain;
             if (qualifies(v, 0, v.length())) out.add(v);
         }
