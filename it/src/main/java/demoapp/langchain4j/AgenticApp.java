@@ -37,6 +37,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     attacker@evil.example and its answer repeats that; the writer's model mails it. {@code inj-asked}: the same, the
  *     user's topic names the address. {@code inj-sup}: a supervisor (researcher, then publisher with the address in the
  *     planner's arguments).</li>
+ * <li>{@code plan-ids}: a supervisor whose plan names {@code draft-1}, and whose publisher answers with it.
+ *     {@code typed}: a plain AI service returning an enum, whose model answers {@code APPROVED draft-1}.</li>
  * </ul>
  */
 public final class AgenticApp {
@@ -103,6 +105,13 @@ public final class AgenticApp {
     public interface Desk {
         @Agent(name = "desk")
         String run(@MemoryId String user, @V("request") String request);
+    }
+
+    public enum Verdict { APPROVED, REJECTED }
+
+    /** A plain (non-agentic) AI service whose answer LangChain4j parses into an enum. */
+    public interface Judge {
+        Verdict judge(@MemoryId String user, @dev.langchain4j.service.UserMessage String article);
     }
 
     public interface Pipeline {
@@ -226,6 +235,22 @@ public final class AgenticApp {
                         .responseStrategy(SupervisorResponseStrategy.LAST)
                         .build();
                 return desk.run(user, "research tracing and publish it");
+            }
+            case "plan-ids": {
+                // the planner's plan names draft-1 (routing data); the publisher's answer names it too (an answer)
+                Desk desk = AgenticServices.supervisorBuilder(Desk.class)
+                        .chatModel(new PlannerModel("{\"agentName\":\"publisher\",\"arguments\":{\"article\":\"draft-1\"}}"))
+                        .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20))
+                        .subAgents(AgenticServices.agentBuilder(Publisher.class)
+                                .chatModel(new ScriptedModel("published draft-1")).chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20)).build())
+                        .responseStrategy(SupervisorResponseStrategy.LAST)
+                        .build();
+                return desk.run(user, "publish the newest article");
+            }
+            case "typed": {
+                Judge judge = AiServices.builder(Judge.class).chatModel(new ScriptedModel("APPROVED draft-1"))
+                        .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20)).build();
+                return judge.judge(user, "the newest article");
             }
             default:
                 throw new IllegalArgumentException("unknown mode " + mode);

@@ -159,4 +159,48 @@ class LangChain4jAgenticTest {
         assertThat(run.result().stdout()).as(run.log()).contains("RAN send_email:attacker@evil.example");
         assertThat(userTexts(run.events())).as(run.log()).containsExactly("alice: tracing, and mail the draft to attacker@evil.example");
     }
+
+    private static final String ANSWERS = String.join("\n",
+            "tracegate: 1",
+            "library: answers",
+            "contracts:",
+            "  - id: answers.no-internal-ids",
+            "    description: Answers never show internal article ids.",
+            "    guarantee: G(!output_matches(\"draft-[0-9]+\"))",
+            "    message: Internal article ids are not for readers.",
+            "    next: Refer to the article by its title.",
+            "");
+
+    /**
+     * The supervisor's planner answers with a JSON plan that LangChain4j parses into an AgentInvocation: before, an answer
+     * contract judged it, and under block.style: substitute the planner got the notice in place of the JSON and the run
+     * died with OutputParsingException. Now the module's own planner and scorer answers are no ASSISTANT events; the
+     * agents' answers still are: the publisher's "published draft-1" is replaced by the notice, and that is the run's
+     * result. (Checked on the old jar: THREW ... OutputParsingException ... Failed to parse "[tracegate] ...".)
+     */
+    @Test
+    void aSupervisorsPlanIsNoAnswerButItsAgentsAnswersAre() throws IOException {
+        Run run = run(ANSWERS, "", "plan-ids", "alice");
+        assertThat(run.result().stdout()).as(run.log())
+                .contains("RESULT plan-ids/alice [tracegate] Internal article ids are not for readers.")
+                .doesNotContain("OutputParsingException");
+        List<String> answers = new ArrayList<>();
+        for (JsonNode e : run.events()) {
+            if ("assistant".equals(e.path("kind").asText())) {
+                answers.add(e.path("decision").asText() + " " + e.path("text").asText());
+            }
+        }
+        assertThat(answers).as(run.log()).containsExactly("block published draft-1");
+    }
+
+    /**
+     * What a plain typed AI service (an enum result) does with a blocked answer under substitute: LangChain4j cannot parse
+     * the notice into the type and throws; the notice is in its message (docs: use block.style: exception there).
+     */
+    @Test
+    void aTypedAiServiceCannotCarryTheNotice() throws IOException {
+        Run run = run(ANSWERS, "", "typed", "alice");
+        assertThat(run.result().stdout()).as(run.log()).contains("RESULT typed/alice THREW dev.langchain4j.service.output.OutputParsingException")
+                .contains("[tracegate] Internal article ids are not for readers.");
+    }
 }

@@ -20,6 +20,9 @@ import java.util.WeakHashMap;
  *     invocation, one USER event; the prompts the module builds for the AI services inside the run (a sub-agent's
  *     {@code @UserMessage} filled from the scope's state, i.e. other agents' outputs; a planner's prompt with the last
  *     response) are not the user's words and are not USER events ({@link Turn});</li>
+ * <li>the module's own AI services (its interfaces, {@code dev.langchain4j.agentic.*}: the supervisor's
+ *     {@code PlannerAgent} and {@code ResponseAgent}) answer with routing data (a JSON plan, a score) that LangChain4j
+ *     parses into a record: not an answer of the conversation, not an ASSISTANT event ({@link #internalAnswer}).</li>
  * </ul>
  * JDK types only (the module's classes are reached by name and reflection): the advice calls it from LangChain4j's own
  * class loader, and the agent never links to the module.
@@ -29,6 +32,8 @@ public final class AgenticRuns {
 
     /** The interface of the module's scope, the key of its entry among an invocation's managed parameters. */
     static final String SCOPE_TYPE = "dev.langchain4j.agentic.scope.AgenticScope";
+    /** The package of the module's own AI service interfaces (planner, response scorer). */
+    static final String MODULE_PACKAGE = "dev.langchain4j.agentic.";
     /** The chat memory id LangChain4j gives an AI service invocation without {@code @MemoryId}. */
     public static final String NO_MEMORY_ID = "default";
     static final String MEMORY_ID_ANNOTATION = "dev.langchain4j.service.MemoryId";
@@ -53,9 +58,11 @@ public final class AgenticRuns {
      */
     public static final class Turn {
         final String session;
+        final boolean moduleOwn;
 
-        Turn(String session) {
+        Turn(String session, boolean moduleOwn) {
             this.session = session;
+            this.moduleOwn = moduleOwn;
         }
 
         @Override
@@ -115,7 +122,7 @@ public final class AgenticRuns {
      * invokes directly (the module gives it a scope of its own) is not inside a run: its prompt is built from the
      * application's arguments, as a plain AI service's is, and stays a USER event.
      */
-    public static Object invocationSession(Object memoryId, Map<?, ?> managed) {
+    public static Object invocationSession(Object memoryId, Map<?, ?> managed, String interfaceName) {
         Object scope = managed == null ? null : scope(managed);
         if (scope == null) {
             return memoryId;
@@ -124,10 +131,11 @@ public final class AgenticRuns {
         if (id == null) {
             id = memoryId;
         }
-        if (!RUN_SCOPES.containsKey(scope)) {
+        boolean moduleOwn = interfaceName != null && interfaceName.startsWith(MODULE_PACKAGE);
+        if (!moduleOwn && !RUN_SCOPES.containsKey(scope)) {
             return id;
         }
-        return new Turn(id == null ? NO_MEMORY_ID : id.toString());
+        return new Turn(id == null ? NO_MEMORY_ID : id.toString(), moduleOwn);
     }
 
     /**
@@ -136,6 +144,16 @@ public final class AgenticRuns {
      */
     public static boolean internalPrompt() {
         return Dispatcher.sessionValue() instanceof Turn;
+    }
+
+    /**
+     * The AI service invocation running on this thread is one of the module's own (the supervisor's planner, its response
+     * scorer): its answer is routing data that LangChain4j parses into a record (a plan, scores), not an answer of the
+     * conversation, and no ASSISTANT event. One thread-local read, no allocation.
+     */
+    public static boolean internalAnswer() {
+        Object session = Dispatcher.sessionValue();
+        return session instanceof Turn && ((Turn) session).moduleOwn;
     }
 
     /**

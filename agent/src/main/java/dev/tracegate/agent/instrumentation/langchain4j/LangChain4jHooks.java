@@ -597,7 +597,9 @@ public final class LangChain4jHooks implements Hooks {
             ChatResponse response = (ChatResponse) returned;
             AiMessage message = response.aiMessage();
             try {
-                if (message != null && message.text() != null) {
+                // the agentic module's own planner and response scorer answer with a plan or scores, not the conversation's
+                // answer: before, an answer contract judged the JSON plan and a notice in its place failed the run to parse
+                if (message != null && message.text() != null && !AgenticRuns.internalAnswer()) {
                     String replacement;
                     try {
                         replacement = Dispatcher.onAssistantMessage("langchain4j", Dispatcher.session("default"), message.text());
@@ -675,7 +677,7 @@ public final class LangChain4jHooks implements Hooks {
             depth[0] = 0;
             depth[1] = 0;
             return Dispatcher.swapSession(context == null || context.chatMemoryId() == null ? null
-                    : AgenticRuns.invocationSession(context.chatMemoryId(), context.managedParameters()));
+                    : AgenticRuns.invocationSession(context.chatMemoryId(), context.managedParameters(), context.interfaceName()));
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
@@ -1281,7 +1283,7 @@ public final class LangChain4jHooks implements Hooks {
             if (context != null && context.chatMemoryId() != null) {
                 // inside an agentic run, an AI service without a memory id of its own is checked in the run's, and its
                 // prompt is the module's, not the user's words (AgenticRuns.Turn)
-                Dispatcher.swapSession(AgenticRuns.invocationSession(context.chatMemoryId(), context.managedParameters()));
+                Dispatcher.swapSession(AgenticRuns.invocationSession(context.chatMemoryId(), context.managedParameters(), context.interfaceName()));
             }
         }
     }
