@@ -39,6 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     planner's arguments).</li>
  * <li>{@code plan-ids}: a supervisor whose plan names {@code draft-1}, and whose publisher answers with it.
  *     {@code typed}: a plain AI service returning an enum, whose model answers {@code APPROVED draft-1}.</li>
+ * <li>{@code unused}: a researcher offered {@code web_search} and {@code send_email} calls only {@code web_search}.</li>
  * </ul>
  */
 public final class AgenticApp {
@@ -246,6 +247,14 @@ public final class AgenticApp {
                         .responseStrategy(SupervisorResponseStrategy.LAST)
                         .build();
                 return desk.run(user, "publish the newest article");
+            }
+            case "unused": {
+                // the researcher is offered web_search and send_email and calls only web_search
+                Researcher researcher = AgenticServices.agentBuilder(Researcher.class)
+                        .chatModel(new ScriptedModel("research done", call("web_search", "query", "u"))).tools(new Web(), new Mail())
+                        .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20)).build();
+                Pipeline pipeline = AgenticServices.sequenceBuilder(Pipeline.class).subAgents(researcher).outputKey("research").build();
+                return pipeline.run(user, "tracing");
             }
             case "typed": {
                 Judge judge = AiServices.builder(Judge.class).chatModel(new ScriptedModel("APPROVED draft-1"))

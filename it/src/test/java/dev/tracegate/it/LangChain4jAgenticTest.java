@@ -203,4 +203,33 @@ class LangChain4jAgenticTest {
         assertThat(run.result().stdout()).as(run.log()).contains("RESULT typed/alice THREW dev.langchain4j.service.output.OutputParsingException")
                 .contains("[tracegate] Internal article ids are not for readers.");
     }
+
+    private static final String NEWSROOM = String.join("\n",
+            "tracegate: 1",
+            "library: newsroom",
+            "contracts:",
+            "  - id: newsroom.mail-after-research",
+            "    guarantee: G(call(send_email) -> O returned(web_search))",
+            "  - id: newsroom.review-before-publish",
+            "    guarantee: G(call(publish_article) -> O returned(review_article))",
+            "");
+
+    /**
+     * The exit WARN about contract tools that no event had: a tool the model was offered (send_email, registered on the
+     * researcher, unused in this run) is the application's and is not named; a tool nothing registered (publish_article,
+     * review_article) still is; and an application without configured methods is not sent to them for a cause (before,
+     * both: send_email was named and the hint blamed "a configured method's tool-name"; checked on the old jar).
+     */
+    @Test
+    void theExitWarnLeavesOfferedToolsOutAndBlamesNoConfiguredMethodsWhereThereAreNone() throws IOException {
+        Run run = run(NEWSROOM, "", "unused", "alice");
+        String warn = null;
+        for (String line : run.result().stderr().split("\n")) {
+            if (line.contains("WARN") && line.contains("no tool event of this run had")) {
+                warn = line;
+            }
+        }
+        assertThat(warn).as(run.log()).isNotNull().contains("publish_article").contains("review_article")
+                .doesNotContain("send_email").doesNotContain("configured method");
+    }
 }

@@ -311,6 +311,27 @@ public final class Dispatcher {
         SCOPE.get()[0] = previous;
     }
 
+    /** The tools frameworks registered with AI services in this run ({@link #toolsOffered}), at most {@link #MAX_OFFERED}. */
+    private static final java.util.Set<String> OFFERED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final int MAX_OFFERED = 4096;
+
+    /**
+     * A framework registered these tools with an AI service (LangChain4j: when the service is built, not per call): the
+     * model is offered them, so the application has them. Read at shutdown by the WARN about contract tools that never
+     * came, which leaves them out (a tool registered but unused is no misspelling).
+     */
+    public static void toolsOffered(java.util.Collection<String> names) {
+        for (String name : names) {
+            if (OFFERED.size() >= MAX_OFFERED) return;
+            if (name != null) OFFERED.add(name);
+        }
+    }
+
+    /** The tools {@link #toolsOffered} noted. */
+    public static java.util.Set<String> offeredTools() {
+        return java.util.Collections.unmodifiableSet(OFFERED);
+    }
+
     /** This thread's conversation id as it was set (an {@link AgenticRuns.Turn} inside an agentic run), or null. */
     static Object sessionValue() {
         return SCOPE.get()[0];

@@ -1667,7 +1667,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (!toolsNeverSeenSaid.compareAndSet(false, true)) return;
         java.util.Set<String> seen = new java.util.HashSet<>(audit.toolsWritten());
         seen.addAll(redirectedFrom);
-        for (String line : UnseenTools.lines(current.library, seen)) AgentLog.warn(line);
+        // tools registered with an AI service are the application's (only unused); the configured-method cause only with some
+        for (String line : UnseenTools.lines(current.library, seen, dev.tracegate.agent.bootstrap.Dispatcher.offeredTools(),
+                !config.configuredMethods().isEmpty())) AgentLog.warn(line);
     }
 
     @Override

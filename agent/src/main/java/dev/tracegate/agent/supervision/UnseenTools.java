@@ -39,6 +39,16 @@ final class UnseenTools {
      * none when {@code seen} is empty (no tool event at all says nothing about the names).
      */
     static List<String> lines(Library lib, Collection<String> seen) {
+        return lines(lib, seen, List.of(), true);
+    }
+
+    /**
+     * {@link #lines(Library, Collection)}, less the tools in {@code offered} (tools a framework registered with an AI service
+     * in this run, the model offered them: the application has them, so their names are not misspelt, only unused), and
+     * naming the configured-method cause of a foreign tool name only when {@code configuredMethods} (the application
+     * configures some; before, an application without any was sent to agent/CONFIG.md for them, trial32 04).
+     */
+    static List<String> lines(Library lib, Collection<String> seen, Collection<String> offered, boolean configuredMethods) {
         List<String> out = new ArrayList<>();
         if (seen.isEmpty()) return out;
         Map<String, String> seenFolded = new LinkedHashMap<>();   // folded name (and bare MCP name) -> the name as it came
@@ -49,13 +59,18 @@ final class UnseenTools {
             seenFolded.putIfAbsent(ToolName.bare(f), s);
         }
         if (seenFolded.isEmpty()) return out;
+        java.util.Set<String> offeredFolded = new java.util.HashSet<>();
+        for (String o : offered) {
+            String f = ToolName.fold(o);
+            if (f != null && !f.isEmpty()) offeredFolded.add(f);
+        }
         for (LibrarySpec spec : lib.specs()) {
             if (spec.file() == null || spec.file().startsWith("builtin:")) continue;
             Map<String, Named> named = toolsNamed(spec);   // folded tool -> as first written, and that line (0: unknown)
             Map<String, List<List<String>>> alternatives = alternatives(spec);
             List<String> unseen = new ArrayList<>();
             for (Map.Entry<String, Named> t : named.entrySet()) {
-                if (seenFolded.containsKey(t.getKey())) continue;
+                if (seenFolded.containsKey(t.getKey()) || offeredFolded.contains(t.getKey())) continue;
                 if (anAlternativeCame(alternatives.get(t.getKey()), seenFolded)) continue;
                 Named n = t.getValue();
                 unseen.add(n.written() + " (" + (n.line() > 0 ? "line " + n.line() + "; " : "") + nearest(t.getKey(), seenFolded) + ")");
@@ -67,7 +82,7 @@ final class UnseenTools {
                     + String.join(", ", shown) + (unseen.size() > shown.size() ? " and " + (unseen.size() - shown.size()) + " more" : "")
                     + ". Tool names are compared ignoring case, otherwise letter for letter, so a misspelt one never matches and its contract never acts:"
                     + " correct it in the library (a hot reload takes it). A tool the application has but did not call in this run"
-                    + " needs nothing (docs/LIBRARY.md, \"Errors\")" + cameInstead(spec, seen, seenFolded));
+                    + " needs nothing (docs/LIBRARY.md, \"Errors\")" + cameInstead(spec, seen, seenFolded, configuredMethods));
         }
         return out;
     }
@@ -81,7 +96,7 @@ final class UnseenTools {
      * took the wrong parameter produced {@code com.vendor.Ctx@63b1d4fa} for {@code transfer}, and the WARN only said that
      * no tool that came was near). Empty when each contract has one of its tools come.
      */
-    private static String cameInstead(LibrarySpec spec, Collection<String> seen, Map<String, String> seenFolded) {
+    private static String cameInstead(LibrarySpec spec, Collection<String> seen, Map<String, String> seenFolded, boolean configuredMethods) {
         List<String> ids = new ArrayList<>();
         for (LibrarySpec.ContractSpec c : spec.contracts()) {
             Map<String, List<List<String>>> places = new LinkedHashMap<>();
@@ -104,8 +119,8 @@ final class UnseenTools {
         return ". None of the tools that " + String.join(", ", idsShown) + (ids.size() > idsShown.size() ? " and " + (ids.size() - idsShown.size()) + " more" : "")
                 + (ids.size() == 1 ? " names" : " name") + " came; the tools that came: " + String.join(", ", shown)
                 + (all.size() > shown.size() ? " and " + (all.size() - shown.size()) + " more" : "")
-                + " (a name here that is not your tool's, such as Ctx@1b6d3586 or an argument's text, is a configured method's"
-                + " tool-name taken from the wrong parameter: agent/CONFIG.md, \"Configured methods\")";
+                + (configuredMethods ? " (a name here that is not your tool's, such as Ctx@1b6d3586 or an argument's text, is a configured method's"
+                + " tool-name taken from the wrong parameter: agent/CONFIG.md, \"Configured methods\")" : "");
     }
 
     /** The nearest names that came, by edit distance, when within a few edits of {@code tool}; else says there is none. */

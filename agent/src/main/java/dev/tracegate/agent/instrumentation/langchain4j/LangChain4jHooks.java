@@ -107,6 +107,11 @@ public final class LangChain4jHooks implements Hooks {
                 new HookPoint(named(TOOL_SERVICE),
                         named("executeWithErrorHandling").and(isStatic()).and(takesArguments(5)),
                         self + "$ExecuteAdvice").role("the tool calls of AI services"),
+                // the tools an AI service offers its model, once when it is built: known to the exit WARN about unseen tools
+                new HookPoint(named(TOOL_SERVICE).and(declaresField(named("toolSpecifications"))),
+                        named("tools").and(takesArgument(0, named("java.util.Map")).or(takesArgument(0, named("java.util.Collection")))
+                                .or(takesArgument(0, named("java.util.List")))),
+                        self + "$ToolsOfferedAdvice"),
                 // langchain4j-agentic: what the application passed to the outermost workflow or supervisor, the run's USER
                 new HookPoint(named(AGENTIC_HANDLER),
                         named("currentAgenticScope").and(takesArguments(3)).and(takesArgument(1, named("java.lang.reflect.Method")))
@@ -437,6 +442,29 @@ public final class LangChain4jHooks implements Hooks {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * The tools registered with an AI service ({@code ToolService#tools}, when the service is built; not per call): the
+     * application has them, so the exit WARN about contract tools that never came leaves them out (trial32 04: a tool
+     * registered but unused in a run was named as if it might be misspelt). A {@code ToolProvider}'s tools, given per
+     * request, are not seen here.
+     */
+    public static final class ToolsOfferedAdvice {
+
+        @Advice.OnMethodExit(suppress = Throwable.class)
+        static void exit(@Advice.FieldValue("toolSpecifications") List<?> specifications) {
+            if (specifications == null || specifications.isEmpty()) {
+                return;
+            }
+            List<String> names = new ArrayList<String>(specifications.size());
+            for (Object specification : specifications) {
+                if (specification instanceof dev.langchain4j.agent.tool.ToolSpecification) {
+                    names.add(((dev.langchain4j.agent.tool.ToolSpecification) specification).name());
+                }
+            }
+            Dispatcher.toolsOffered(names);
         }
     }
 
