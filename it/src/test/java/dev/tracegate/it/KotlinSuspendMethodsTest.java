@@ -112,6 +112,40 @@ class KotlinSuspendMethodsTest {
         noMarkerNoDefault();
     }
 
+    private ForkedJvm.Result blockedTwice(String entryStyle) throws IOException {
+        Path config = Files.writeString(dir.resolve("tracegate.yaml"), """
+                libraries: [%s]
+                audit: {path: %s}
+                block.style: substitute
+                configured-methods:
+                  - {class: demoapp.ksuspend.Tools, method: lookup, kind: tool, session-param: 0, args-param: 1%s}
+                """.formatted(library("once.yaml", """
+                        library: ks
+                        contracts:
+                          - {id: ks.one-lookup, guarantee: "G(count(lookup) <= 1)", message: One lookup per conversation., next: Use the one you have.}
+                        """), dir.resolve("audit.jsonl"), entryStyle));
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("config=" + config)), KotlinApps.classpath("ksuspend"), APP, "twice");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString()).contains("app: lookup(s1, ada) -> value=customer ada: gold");
+        return r;
+    }
+
+    @Test
+    void underSubstituteABlockedSuspendStringFunctionReturnsTheRefusalText() throws IOException {
+        ForkedJvm.Result r = blockedTwice("");
+        assertThat(r.stdout()).as("the String value the loop hands back to the model: " + r)
+                .contains("app: lookup(s1, bob) -> value=tracegate blocked the call to lookup (contract ks.one-lookup): One lookup per conversation. Instead: Use the one you have.");
+        assertThat(r.stderr()).as(r.toString()).contains("BLOCK configured session=s1 tool=lookup contract=ks.one-lookup (substitute)");
+    }
+
+    @Test
+    void anEntrysBlockStyleExceptionThrowsIntoTheCoroutine() throws IOException {
+        ForkedJvm.Result r = blockedTwice(", block-style: exception");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("app: lookup(s1, bob) -> threw TracegateViolation: tracegate blocked the call to lookup (contract ks.one-lookup)");
+        assertThat(r.stderr()).as(r.toString()).contains("BLOCK configured session=s1 tool=lookup contract=ks.one-lookup (throw)");
+    }
+
     private Path gdprPolicy() throws IOException {
         return library("policy.yaml", """
                 library: kspolicy
@@ -140,6 +174,19 @@ class KotlinSuspendMethodsTest {
         assertThat(events("erasure")).as("one erasure").hasSize(1).allMatch(l -> l.contains("\"subject\":\"bob@example.com\"") && l.contains("\"session\":\"s1\""));
         assertThat(events("return")).hasSize(1)
                 .allMatch(l -> l.contains("\"result\":\"profile C2: email bob@example.com, tier gold\"") && l.contains("\"decision\":\"suppress\""));
+        noMarkerNoDefault();
+    }
+
+    @Test
+    void aWithheldValueOfASuspendStringFunctionIsTheNotice() throws IOException {
+        ForkedJvm.Result r = run("""
+                - {class: demoapp.ksuspend.Tools, method: profileById, kind: tool, session-param: 0, args-param: 1}
+                - {class: demoapp.ksuspend.Privacy, method: erase, kind: erasure, subject-param: 1, session-param: 0}
+                """, "gdpr, " + gdprPolicy(), "dispatch");
+        assertThat(r.stdout()).as("the String function's value is the notice, after it suspended: " + r)
+                .contains("app: dispatch(profileById, C2) -> value=[tracegate] This tool result was withheld (gdpr.P4-erasure)")
+                .doesNotContain("tier gold");
+        assertThat(events("return")).hasSize(1).allMatch(l -> l.contains("\"decision\":\"suppress\""));
         noMarkerNoDefault();
     }
 

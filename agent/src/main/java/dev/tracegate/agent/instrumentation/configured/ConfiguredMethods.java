@@ -581,7 +581,8 @@ public final class ConfiguredMethods {
      * The configured methods ({@code class.method(descriptor)}, as the advice's origin) that declare a
      * {@code CompletableFuture}, {@code CompletionStage} or {@code Future} of a type a {@code String} is (its type argument
      * {@code String}, {@code CharSequence}, {@code Object}, {@code ?}, {@code ? super String}): a blocked call under
-     * {@code block.style: substitute} returns a future completed with the refusal text ({@link Dispatcher#refusedFuture}).
+     * {@code block.style: substitute} returns a future completed with the refusal text ({@link Dispatcher#refusedFuture});
+     * and the Kotlin {@code suspend fun ...: String} methods ({@link #suspendOfText}), whose refusal is the text itself.
      * Learnt when the method is woven, from its generic signature; bounded by the woven methods.
      */
     private final java.util.Set<String> textFutures = ConcurrentHashMap.newKeySet();
@@ -601,7 +602,7 @@ public final class ConfiguredMethods {
     /** Notes whether a woven configured method's future can hold text (see {@link #textFutures}). Weave time only. */
     void learnFutureValue(String className, net.bytebuddy.description.method.MethodDescription m) {
         try {
-            if (futureOfText(m.getReturnType())) textFutures.add(className + "." + m.getInternalName() + m.getDescriptor());
+            if (futureOfText(m.getReturnType()) || suspendOfText(m)) textFutures.add(className + "." + m.getInternalName() + m.getDescriptor());
         } catch (RuntimeException unresolved) {
             AgentLog.debug("cannot read the result type of " + className + "#" + m.getName() + ": " + unresolved);
         }
@@ -631,6 +632,23 @@ public final class ConfiguredMethods {
             default:
                 return false;
         }
+    }
+
+    /**
+     * Whether {@code m} is a Kotlin {@code suspend fun ...: String}: its last parameter is {@code Continuation<? super String>}
+     * (how the compiler writes the function's result type), so that a refusal or a withheld value can be the function's
+     * value, as for a method that returns String. Any other result type ({@code Any?}, a data class), and a class file
+     * without generic signatures, is not.
+     */
+    static boolean suspendOfText(net.bytebuddy.description.method.MethodDescription m) {
+        if (!m.getDescriptor().endsWith(SUSPEND_END) || m.getParameters().isEmpty()) return false;
+        net.bytebuddy.description.type.TypeDescription.Generic k = m.getParameters().get(m.getParameters().size() - 1).getType();
+        if (k.getSort() != net.bytebuddy.description.type.TypeDefinition.Sort.PARAMETERIZED) return false;
+        net.bytebuddy.description.type.TypeDescription.Generic value = k.getTypeArguments().get(0);
+        if (value.getSort() == net.bytebuddy.description.type.TypeDefinition.Sort.WILDCARD) {
+            return !value.getLowerBounds().isEmpty() && value.getLowerBounds().get(0).asErasure().represents(String.class);
+        }
+        return value.getSort() == net.bytebuddy.description.type.TypeDefinition.Sort.NON_GENERIC && value.asErasure().represents(String.class);
     }
 
     /**
