@@ -243,6 +243,17 @@ public final class AuditWriter implements AutoCloseable {
     private OutputStream out;
     private WritableByteChannel channel;   // under out, written directly; null: write out
     private boolean headerWritten;
+    /**
+     * The header of this writer's first segment waits for its first record: the file already held a log when it was
+     * opened, and a JVM that records nothing (jps under JAVA_TOOL_OPTIONS while the service is down) must not add a
+     * segment of nothing to the service's log (trial31). Writer thread only, after start.
+     */
+    private boolean headerDue;
+    /** When the sink was first opened: the {@code created} of a header written later ({@link #headerDue}). */
+    private long openedMillis;
+    /** The batch holds a header not yet written to the sink. */
+    private boolean headerInBatch;
+    private boolean everOpened;
     // lines encoded but not yet known to be in the file, each with what it stands for, so that a
     // failed write can tell exactly which events were lost and give a lost note's counts back
     // off-heap, so that a file channel takes it as it is (a heap array goes through a copy into a temporary
@@ -851,6 +862,7 @@ public final class AuditWriter implements AutoCloseable {
             noteDrops();
             String[] u = unsupervisedNote;
             if (u != null) {
+                headerFirst();
                 lines.unsupervised(System.currentTimeMillis(), u[0], u[1]);
                 appendLine(META, null);
             }
@@ -903,6 +915,7 @@ public final class AuditWriter implements AutoCloseable {
             loseInHand();
             return;
         }
+        headerFirst();
         if (r.table != null && lines.libraryNumber(r.table) == 0) {
             // format 3: the table the record's compact atoms and verdicts index, once per library and chain start
             lines.library(r.table);
@@ -954,11 +967,13 @@ public final class AuditWriter implements AutoCloseable {
         if (!healthy) return;
         long d = droppedToNote.sumThenReset();
         if (d > 0) {
+            headerFirst();
             lines.dropped(System.currentTimeMillis(), d, "queue-full", 0);
             appendLine(NOTE, new long[] {d, 0, 0, 0, 0});
         }
         long r = droppedRefusedToNote.sumThenReset();
         if (r > 0) {
+            headerFirst();
             lines.dropped(System.currentTimeMillis(), r, QUEUE_FULL_REFUSED_REASON, 0);
             appendLine(NOTE, new long[] {0, 0, 0, 0, r});
         }
@@ -973,11 +988,13 @@ public final class AuditWriter implements AutoCloseable {
         truncatedToNote = 0;
         // records whose events went on, and tool calls that did not run, each with its reason (trial20 03)
         if (lostNow > 0 || (cut > 0 && refusedNow == 0)) {
+            headerFirst();
             lines.dropped(System.currentTimeMillis(), lostNow, lostNow == 0 ? "partial-line-removed" : "io-error", cut);
             appendLine(NOTE, new long[] {0, lostNow, 0, cut, 0});
             cut = 0;
         }
         if (refusedNow > 0) {
+            headerFirst();
             lines.dropped(System.currentTimeMillis(), refusedNow, IO_ERROR_REFUSED_REASON, cut);
             appendLine(NOTE, new long[] {0, 0, refusedNow, cut, 0});
         }
@@ -1054,6 +1071,11 @@ public final class AuditWriter implements AutoCloseable {
             return false;
         }
         if (stalled.get()) stallEnds(true);
+        if (headerInBatch) {
+            headerInBatch = false;
+            headerWritten = true;
+            continuesFrom = null;
+        }
         int events = 0;
         for (int i = 0; i < lineCount; i++) if (isEvent(lineKind[i])) events++;
         written.add(events);
@@ -1078,7 +1100,13 @@ public final class AuditWriter implements AutoCloseable {
         if (batchFailed) reconcile(o.lastLine);
         lines.chainFrom(o.lastLine);
         boolean header = !headerWritten || o.lastLine == null || continuesFrom != null;
-        if (header) writeHeader();
+        boolean first = !everOpened;
+        everOpened = true;
+        if (first) openedMillis = System.currentTimeMillis();
+        // the first opening of a file that holds a log already, with nothing to note: the header comes with the first record
+        headerDue = header && first && o.lastLine != null && continuesFrom == null && lineCount == 0 && truncatedToNote == 0
+                && lostToNote.sum() == 0 && refusedToNote.sum() == 0 && droppedToNote.sum() == 0 && droppedRefusedToNote.sum() == 0;
+        if (header && !headerDue) writeHeader(System.currentTimeMillis());
         long missing = noteLosses();
         if (flushBatch()) {
             if (header) {
@@ -1095,7 +1123,14 @@ public final class AuditWriter implements AutoCloseable {
         }
     }
 
-    private void writeHeader() {
+    /** Before the first record of a writer whose header waits ({@link #headerDue}): the header. */
+    private void headerFirst() {
+        if (!headerDue) return;
+        headerDue = false;
+        writeHeader(openedMillis);   // when this run opened the log, as the header written then would say
+    }
+
+    private void writeHeader(long createdMillis) {
         byte[] salt = null;
         byte[] key = null;
         if (settings.personalData == PersonalData.HASHED) {
@@ -1110,8 +1145,9 @@ public final class AuditWriter implements AutoCloseable {
                 salt = segmentSalt;
             }
         }
-        lines.header(System.currentTimeMillis(), salt, key, continuesFrom);
+        lines.header(createdMillis, salt, key, continuesFrom);
         appendLine(META, null);
+        headerInBatch = true;
     }
 
     /** After a failed write: lines of the batch up to the file's last line reached it; the rest are given back. */
@@ -1137,6 +1173,7 @@ public final class AuditWriter implements AutoCloseable {
         batchLen = 0;
         lineCount = 0;
         batchFailed = false;
+        headerInBatch = false;   // a header of the batch that did not reach the file: the reopen writes one
     }
 
     private void onIoError(String what, Throwable e) {
