@@ -79,4 +79,28 @@ class KotlinGlobsTest {
             assertThat(r.stderr()).as(why).doesNotContain("beyond its").doesNotContain(".main");
         }
     }
+
+    /**
+     * Trial33 08: a package glob wove a Kotlin data class's getters, {@code component1()}, {@code component2()} and
+     * {@code copy()} as tools (records' accessors were already left out): each read of a property by the loop was a tool
+     * call in the session "0" ({@code {"value":"1"}}), {@code copy("ada", 1000)} one in the session "ada" (a customer's
+     * name as a conversation id), each with a WARN at start. A data class's componentN() and copy() and a Kotlin
+     * property's accessors (a val, a var's setter, an {@code isX} val, a companion object's val) are now left out: the
+     * tools are the only calls, and no WARN names the data class.
+     */
+    @Test
+    void aGlobLeavesOutADataClassesMembersAndKotlinPropertyAccessors() throws IOException {
+        Path audit = dir.resolve("audit.jsonl");
+        ForkedJvm.Result r = run(config(audit, "{class: \"demoapp.globs.tools.*\", method: \"*\", kind: tool, session-param: 0}"),
+                "demoapp.globs.DataAppKt");
+        String why = r.toString();
+        assertThat(r.exit()).as(why).isZero();
+        assertThat(r.stdout()).as(why).contains("app: loop reads ada 500", "app: refunded 500 to ada",
+                "tracegate blocked the call to refund (contract kt.cap)", "app: ledger of bea open true in EUR up to 900", "app: booked 100 for bea");
+        assertThat(calls(audit)).as(why).containsExactly(
+                "s1 refund {\"customer\":\"ada\",\"amount\":500} pass",
+                "s1 refund {\"customer\":\"ada\",\"amount\":1000} block",
+                "s1 book {\"amount\":100} pass");
+        assertThat(r.stderr()).as(why).doesNotContain("RefundReq", "#getOwner", "#getLimit", "#setLimit", "#isOpen", "#getCurrency");
+    }
 }

@@ -380,6 +380,85 @@ public final class ConfiguredHooks implements Hooks {
                     }
                 }
             }
+            return isKotlinGenerated(m);
+        }
+
+        /**
+         * What kotlinc generates for a Kotlin class (one annotated {@code kotlin.Metadata}): a data class's
+         * {@code componentN()} and {@code copy(...)} (a data class is recognised by the {@code copy$default} kotlinc always
+         * writes beside its {@code copy}, static and returning the class: a Kotlin class can declare neither by hand), and a
+         * property's accessors, {@code getX()}/{@code isX()} and {@code setX(v)}, for a property with a backing field of
+         * that name and type in the class (or, for a companion object's property, in the class around it). In Kotlin's
+         * source these are no functions: {@code req.customer} reads a property, {@code val (who, amount) = req}
+         * destructures; woven by a glob, every such read was a tool call in the session of its first argument (trial33
+         * 08), as a record's accessors would be. A property with a getter of its own and no backing field (a computed
+         * {@code val total get() = ...}) is code the source writes, and stays woven. Weave time only.
+         */
+        static boolean isKotlinGenerated(MethodDescription m) {
+            String name = m.getName();
+            int params = m.getParameters().size();
+            boolean getter = params == 0 && !m.getReturnType().represents(void.class)
+                    && (accessorOf(name, "get") != null || accessorOf(name, "is") != null);
+            boolean setter = params == 1 && m.getReturnType().represents(void.class) && accessorOf(name, "set") != null;
+            boolean dataMember = !m.isStatic() && (name.equals("copy") || (params == 0 && name.startsWith("component")
+                    && name.length() > 9 && name.chars().skip(9).allMatch(c -> c >= '0' && c <= '9')));
+            if (!getter && !setter && !dataMember) return false;
+            try {
+                TypeDescription owner = m.getDeclaringType().asErasure();
+                if (!isKotlinClass(owner)) return false;
+                if (dataMember && isDataClass(owner)
+                        && (!name.equals("copy") || m.getReturnType().asErasure().equals(owner))) return true;
+                if (!getter && !setter) return false;
+                TypeDescription type = (getter ? m.getReturnType() : m.getParameters().get(0).getType()).asErasure();
+                String rest = name.startsWith("is") ? null : accessorOf(name, name.startsWith("get") ? "get" : "set");
+                // getX(): field x (or X: `val URL` is getURL()); isX(): field isX; setX(v): field x or isX
+                List<String> fields = new java.util.ArrayList<>(3);
+                if (rest == null) fields.add(name);
+                else {
+                    fields.add(Character.toLowerCase(rest.charAt(0)) + rest.substring(1));
+                    fields.add(rest);
+                    if (name.startsWith("set")) fields.add("is" + rest);
+                }
+                if (hasField(owner, fields, type)) return true;
+                // a companion object's property: its backing field is a static field of the class around it
+                TypeDescription outer = owner.getDeclaringType();
+                if (outer != null) {
+                    for (net.bytebuddy.description.field.FieldDescription.InDefinedShape f : outer.getDeclaredFields()) {
+                        if (f.isStatic() && f.getType().asErasure().equals(owner)) return isKotlinClass(outer) && hasField(outer, fields, type);
+                    }
+                }
+                return false;
+            } catch (RuntimeException e) {
+                return false;   // a type the pool cannot describe: woven as before
+            }
+        }
+
+        /** The part of {@code name} after an accessor prefix ({@code get}, {@code is}, {@code set}) that starts a capital, or null. */
+        private static String accessorOf(String name, String prefix) {
+            return name.length() > prefix.length() && name.startsWith(prefix) && Character.isUpperCase(name.charAt(prefix.length()))
+                    ? name.substring(prefix.length()) : null;
+        }
+
+        private static boolean hasField(TypeDescription owner, List<String> names, TypeDescription type) {
+            for (net.bytebuddy.description.field.FieldDescription.InDefinedShape f : owner.getDeclaredFields()) {
+                if (names.contains(f.getName()) && f.getType().asErasure().equals(type)) return true;
+            }
+            return false;
+        }
+
+        /** A class kotlinc compiled: annotated {@code kotlin.Metadata} (read by name; no Kotlin class is loaded). */
+        static boolean isKotlinClass(TypeDescription type) {
+            for (net.bytebuddy.description.annotation.AnnotationDescription a : type.getDeclaredAnnotations()) {
+                if (a.getAnnotationType().getName().equals("kotlin.Metadata")) return true;
+            }
+            return false;
+        }
+
+        /** A Kotlin data class: it declares the static {@code copy$default(Owner, ..., int, Object)} kotlinc writes for {@code copy}. */
+        private static boolean isDataClass(TypeDescription owner) {
+            for (MethodDescription.InDefinedShape d : owner.getDeclaredMethods()) {
+                if (d.isStatic() && d.getName().equals("copy$default") && d.getReturnType().asErasure().equals(owner)) return true;
+            }
             return false;
         }
 

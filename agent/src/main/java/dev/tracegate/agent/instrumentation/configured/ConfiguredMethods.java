@@ -332,8 +332,8 @@ public final class ConfiguredMethods {
         } else {
             b.append(classGlob ? " " + className + ", a class its pattern matched, now loaded: it" : ": its class " + className + " is loaded and")
                     .append(" declares no method ").append(methodGlob ? "matching " : "").append(rule.methodPattern);
-            if (leftOut) b.append(" that a glob weaves (a static main, equals, hashCode, toString, a record's accessors and compiler-generated"
-                    + " methods are woven only under an entry that names them)");
+            if (leftOut) b.append(" that a glob weaves (a static main, equals, hashCode, toString, a record's accessors, a Kotlin data class's"
+                    + " componentN() and copy, Kotlin property accessors and compiler-generated methods are woven only under an entry that names them)");
             if (near != null) b.append(" (did you mean '").append(near).append("'?)");
             if (others.isEmpty()) {
                 b.append("; it declares no other method");
