@@ -22,6 +22,12 @@ import dev.langchain4j.service.V;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -40,7 +46,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>{@code plan-ids}: a supervisor whose plan names {@code draft-1}, and whose publisher answers with it.
  *     {@code typed}: a plain AI service returning an enum, whose model answers {@code APPROVED draft-1}.</li>
  * <li>{@code unused}: a researcher offered {@code web_search} and {@code send_email} calls only {@code web_search}.</li>
+ * <li>{@code par-users}: the users' runs at once, each on its own thread: a parallel workflow on an executor, news and
+ *     papers researchers without a memory id, {@code run(@MemoryId user, topic)}; alice's make 2 + 2 searches, any other
+ *     user's 1 + 1; no search runs before every user's run has reached a search (so the runs overlap).</li>
+ * <li>{@code loop}: a loop workflow (3 iterations), its researcher without a memory id makes 2 searches per iteration.</li>
+ * <li>{@code par-mail}: a parallel workflow on an executor: the news researcher searches, then mails {@code desk@corp.example}
+ *     in the same round; the papers researcher searches and answers; the news search waits for the papers search.</li>
+ * <li>{@code async}: a sequence of two async agents without a memory id (researcher, writer), 2 searches each.</li>
  * </ul>
+ * With a mode in {@link #CONCURRENT} the users' runs are started together, one thread each.
  */
 public final class AgenticApp {
 
@@ -115,10 +129,67 @@ public final class AgenticApp {
         Verdict judge(@MemoryId String user, @dev.langchain4j.service.UserMessage String article);
     }
 
+    public interface NewsResearcher {
+        @dev.langchain4j.service.UserMessage("Research the news on {{topic}}")
+        @Agent(name = "news", description = "researches the news", outputKey = "news")
+        String research(@V("topic") String topic);
+    }
+
+    public interface PaperResearcher {
+        @dev.langchain4j.service.UserMessage("Research the papers on {{topic}}")
+        @Agent(name = "papers", description = "researches the papers", outputKey = "papers")
+        String research(@V("topic") String topic);
+    }
+
+    public interface Survey {
+        @Agent(name = "survey")
+        String run(@MemoryId String user, @V("topic") String topic);
+    }
+
     public interface Pipeline {
         @Agent(name = "pipeline", outputKey = "article")
         String run(@MemoryId String user, @V("topic") String topic);
     }
+
+    /** A search that waits (at most 20 s) until every user's run has reached a search: the runs overlap. */
+    public static final class GatedWeb {
+        final String user;
+
+        GatedWeb(String user) {
+            this.user = user;
+        }
+
+        @Tool(name = "web_search", value = "search the web")
+        public String webSearch(String query) throws InterruptedException {
+            if (ARRIVED.add(user)) {
+                ALL_USERS.countDown();
+            }
+            ALL_USERS.await(20, TimeUnit.SECONDS);
+            Console.line("RAN web_search:" + query);
+            return "results for " + query;
+        }
+    }
+
+    /** The papers search runs first; the news search waits for it (at most 20 s). */
+    public static final class OrderedWeb {
+        @Tool(name = "web_search", value = "search the web")
+        public String webSearch(String query) throws InterruptedException {
+            if (query.startsWith("news")) {
+                PAPERS_SEARCHED.await(20, TimeUnit.SECONDS);
+            }
+            Console.line("RAN web_search:" + query);
+            if (query.startsWith("papers")) {
+                PAPERS_SEARCHED.countDown();
+            }
+            return "results for " + query;
+        }
+    }
+
+    static final Set<String> ARRIVED = ConcurrentHashMap.newKeySet();
+    static volatile CountDownLatch ALL_USERS = new CountDownLatch(1);
+    static final CountDownLatch PAPERS_SEARCHED = new CountDownLatch(1);
+    static final ExecutorService POOL = Executors.newFixedThreadPool(4);
+    static final Set<String> CONCURRENT = Set.of("par-users");
 
     // ---- models ----
 
@@ -256,6 +327,59 @@ public final class AgenticApp {
                 Pipeline pipeline = AgenticServices.sequenceBuilder(Pipeline.class).subAgents(researcher).outputKey("research").build();
                 return pipeline.run(user, "tracing");
             }
+            case "par-users": {
+                int each = user.equals("alice") ? 2 : 1;
+                String[][] news = new String[each][];
+                String[][] papers = new String[each][];
+                for (int i = 0; i < each; i++) {
+                    news[i] = call("web_search", "query", user + "-news-" + i);
+                    papers[i] = call("web_search", "query", user + "-papers-" + i);
+                }
+                Survey survey = AgenticServices.parallelBuilder(Survey.class).subAgents(
+                                AgenticServices.agentBuilder(NewsResearcher.class).chatModel(new ScriptedModel("news done", news))
+                                        .tools(new GatedWeb(user)).build(),
+                                AgenticServices.agentBuilder(PaperResearcher.class).chatModel(new ScriptedModel("papers done", papers))
+                                        .tools(new GatedWeb(user)).build())
+                        .executor(POOL)
+                        .output(scope -> scope.readState("news") + " / " + scope.readState("papers"))
+                        .build();
+                return survey.run(user, "tracing");
+            }
+            case "loop": {
+                Pipeline loop = AgenticServices.loopBuilder(Pipeline.class).subAgents(
+                                AgenticServices.agentBuilder(PlainResearcher.class)
+                                        .chatModel(new ScriptedModel("research done", call("web_search", "query", "a"), call("web_search", "query", "b")))
+                                        .tools(new Web()).build())
+                        .maxIterations(3)
+                        .outputKey("research")
+                        .build();
+                return loop.run(user, "tracing");
+            }
+            case "par-mail": {
+                Survey survey = AgenticServices.parallelBuilder(Survey.class).subAgents(
+                                AgenticServices.agentBuilder(NewsResearcher.class)
+                                        .chatModel(new ScriptedModel("news done", call("web_search", "query", "news"),
+                                                call("send_email", "to", "desk@corp.example")))
+                                        .tools(new OrderedWeb(), new Mail()).build(),
+                                AgenticServices.agentBuilder(PaperResearcher.class)
+                                        .chatModel(new ScriptedModel("papers done", call("web_search", "query", "papers")))
+                                        .tools(new OrderedWeb()).build())
+                        .executor(POOL)
+                        .output(scope -> scope.readState("news") + " / " + scope.readState("papers"))
+                        .build();
+                return survey.run(user, "tracing");
+            }
+            case "async": {
+                Pipeline pipeline = AgenticServices.sequenceBuilder(Pipeline.class).subAgents(
+                                AgenticServices.agentBuilder(PlainResearcher.class).async(true)
+                                        .chatModel(new ScriptedModel("research done", call("web_search", "query", "a"), call("web_search", "query", "b")))
+                                        .tools(new Web()).build(),
+                                AgenticServices.agentBuilder(Writer.class).async(true)
+                                        .chatModel(new ScriptedModel("article text", call("web_search", "query", "c"), call("web_search", "query", "d")))
+                                        .tools(new Web()).build())
+                        .outputKey("article").build();
+                return pipeline.run(user, "tracing");
+            }
             case "typed": {
                 Judge judge = AiServices.builder(Judge.class).chatModel(new ScriptedModel("APPROVED draft-1"))
                         .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20)).build();
@@ -269,20 +393,41 @@ public final class AgenticApp {
     public static void main(String[] args) {
         String mode = args[0];
         String[] users = args.length > 1 ? args[1].split(",") : new String[] {"alice"};
-        for (String user : users) {
-            Object out;
-            try {
-                out = run(mode, user);
-            } catch (Throwable e) {
-                StringBuilder chain = new StringBuilder("THREW " + e.getClass().getName() + ": " + e.getMessage());
-                for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
-                    chain.append(" | cause ").append(c.getClass().getName()).append(": ").append(c.getMessage());
-                }
-                out = chain;
+        if (CONCURRENT.contains(mode)) {
+            ALL_USERS = new CountDownLatch(users.length);
+            List<Thread> threads = new ArrayList<>();
+            for (String user : users) {
+                Thread t = new Thread(() -> runAndPrint(mode, user), "run-" + user);
+                threads.add(t);
+                t.start();
             }
-            Console.line("RESULT " + mode + "/" + user + " " + out);
+            for (Thread t : threads) {
+                try {
+                    t.join(60_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        } else {
+            for (String user : users) {
+                runAndPrint(mode, user);
+            }
         }
         // the module's executor threads are not daemons
         System.exit(0);
+    }
+
+    static void runAndPrint(String mode, String user) {
+        Object out;
+        try {
+            out = run(mode, user);
+        } catch (Throwable e) {
+            StringBuilder chain = new StringBuilder("THREW " + e.getClass().getName() + ": " + e.getMessage());
+            for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+                chain.append(" | cause ").append(c.getClass().getName()).append(": ").append(c.getMessage());
+            }
+            out = chain;
+        }
+        Console.line("RESULT " + mode + "/" + user + " " + out);
     }
 }

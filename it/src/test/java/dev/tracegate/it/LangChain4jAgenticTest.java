@@ -232,4 +232,96 @@ class LangChain4jAgenticTest {
         assertThat(warn).as(run.log()).isNotNull().contains("publish_article").contains("review_article")
                 .doesNotContain("send_email").doesNotContain("configured method");
     }
+
+    private static List<String> searches(List<JsonNode> events) {
+        List<String> sessions = new ArrayList<>();
+        for (JsonNode e : events) {
+            if ("call".equals(e.path("kind").asText()) && "web_search".equals(e.path("tool").asText())) {
+                sessions.add(e.path("session").asText());
+            }
+        }
+        return sessions;
+    }
+
+    /**
+     * Two users' runs at once, each a parallel workflow whose two researchers (no memory id of their own) run on the
+     * application's executor: each run is its memory id's session, so the search budget blocks alice's fourth search and
+     * none of bob's two, though all six calls were in flight together (every search waits until both runs reached one).
+     */
+    @Test
+    void twoUsersParallelRunsAtOnceAreEachTheirOwnSession() throws IOException {
+        Run run = run(BUDGET, "", "par-users", "alice,bob");
+        assertThat(blocks(run.events(), "web_search")).as(run.log()).containsExactly("alice");
+        assertThat(searches(run.events())).as(run.log()).containsExactlyInAnyOrder("alice", "alice", "alice", "alice", "bob", "bob");
+        assertThat(run.events()).as(run.log()).allSatisfy(e -> assertThat(e.path("session").asText()).isIn("alice", "bob"));
+        assertThat(ForkedJvm.count(run.result().stdout(), "RAN web_search:alice-")).as(run.log()).isEqualTo(3);
+        assertThat(ForkedJvm.count(run.result().stdout(), "RAN web_search:bob-")).as(run.log()).isEqualTo(2);
+        assertThat(run.result().stdout()).as(run.log()).contains("RESULT par-users/bob news done / papers done");
+    }
+
+    /**
+     * A loop workflow (3 iterations of a researcher without a memory id, 2 searches each): every iteration's calls are
+     * the run's, so the budget of 3 holds across iterations, per user (alice, then bob, each their own count).
+     */
+    @Test
+    void aLoopsToolCallsAreInTheRunsSession() throws IOException {
+        Run run = run(BUDGET, "", "loop", "alice,bob");
+        assertThat(searches(run.events())).as(run.log()).containsExactly("alice", "alice", "alice", "alice", "alice", "alice",
+                "bob", "bob", "bob", "bob", "bob", "bob");
+        assertThat(blocks(run.events(), "web_search")).as(run.log()).containsExactly("alice", "alice", "alice", "bob", "bob", "bob");
+        assertThat(ForkedJvm.count(run.result().stdout(), "RAN web_search:")).as(run.log()).isEqualTo(6);
+    }
+
+    private static final String NO_MAIL = String.join("\n",
+            "tracegate: 1",
+            "library: desk",
+            "contracts:",
+            "  - id: desk.no-mail",
+            "    description: Researchers never send mail.",
+            "    guarantee: G(!call(send_email))",
+            "    message: Researchers do not send mail.",
+            "");
+
+    private static ForkedJvm.Result cli(String... args) {
+        List<String> command = new ArrayList<>(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString()));
+        command.addAll(List.of(args));
+        return ForkedJvm.exec(command);
+    }
+
+    /**
+     * block.style: exception inside one branch of a parallel workflow: the application gets the module's
+     * AgentInvocationException with the TracegateViolation four causes deep (README, block.style); the sibling branch,
+     * already running, finishes its turn (the module waits for every branch); the audit log holds
+     * every call of both branches (the news search and its result, the blocked mail, the papers search, its result and
+     * answer) and its chain verifies.
+     */
+    @Test
+    void anExceptionBlockInAParallelBranchReachesTheApplicationAndTheLogIsComplete() throws IOException {
+        Run run = run(NO_MAIL, "block.style=exception", "par-mail", "alice");
+        assertThat(run.result().stdout()).as(run.log()).contains("RESULT par-mail/alice THREW dev.langchain4j.agentic.agent.AgentInvocationException")
+                .contains("dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to send_email (contract desk.no-mail)")
+                .contains("RAN web_search:papers", "RAN web_search:news").doesNotContain("RAN send_email");
+        List<String> kinds = new ArrayList<>();
+        for (JsonNode e : run.events()) {
+            kinds.add(e.path("session").asText() + " " + e.path("kind").asText() + " " + e.path("tool").asText()
+                    + " " + e.path("decision").asText());
+        }
+        assertThat(kinds).as(run.log()).contains("alice call send_email block")
+                .containsSubsequence("alice call web_search pass", "alice return web_search pass", "alice call send_email block")
+                .anySatisfy(k -> assertThat(k).startsWith("alice assistant"));
+        assertThat(kinds.stream().filter(k -> k.startsWith("alice call web_search"))).as(run.log()).hasSize(2);
+        assertThat(kinds.stream().filter(k -> k.startsWith("alice return web_search"))).as(run.log()).hasSize(2);
+        ForkedJvm.Result verify = cli("audit", "verify", dir.resolve("par-mail.jsonl").toString());
+        assertThat(verify.exit()).as(verify.toString()).isZero();
+        assertThat(verify.stdout()).as(verify.toString()).contains("chain intact");
+    }
+
+    /** Async agents (run on the module's executor): their tool calls are the run's, so the budget holds across both. */
+    @Test
+    void asyncAgentsToolCallsAreInTheRunsSession() throws IOException {
+        Run run = run(BUDGET, "", "async", "alice,bob");
+        assertThat(searches(run.events())).as(run.log()).containsExactly("alice", "alice", "alice", "alice", "bob", "bob", "bob", "bob");
+        assertThat(blocks(run.events(), "web_search")).as(run.log()).containsExactly("alice", "bob");
+        assertThat(run.events()).as(run.log()).allSatisfy(e -> assertThat(e.path("session").asText()).isIn("alice", "bob"));
+    }
 }
