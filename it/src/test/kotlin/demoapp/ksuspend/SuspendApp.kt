@@ -27,6 +27,15 @@ object Tools {
         return "profile $id: email bob@example.com, tier gold"
     }
 
+    val slowStarted = CompletableDeferred<Unit>()
+
+    // a slow backend: the caller cancels it while it is suspended
+    suspend fun slow(sessionId: String, query: String): String {
+        slowStarted.complete(Unit)
+        delay(60_000)
+        return "late answer to $query"
+    }
+
     fun newsletter(sessionId: String, email: String): String = "sent to $email"
 }
 
@@ -89,6 +98,13 @@ fun main(args: Array<String>) {
         "dispatch" -> {
             runBlocking { Privacy.erase("s1", "bob@example.com") }
             show("dispatch(profileById, C2)", runCatching { runBlocking { ToolRegistry.dispatch("profileById", mapOf("id" to "C2"), "s1") } })
+        }
+        // the call is cancelled once it has suspended (the caller's event loop runs again only then)
+        "cancel" -> runBlocking {
+            val call = async { Tools.slow("s1", "q") }
+            Tools.slowStarted.await()
+            call.cancel()
+            show("slow(s1, q)", runCatching { call.await() })
         }
         "twice" -> for (c in listOf("ada", "bob")) {
             show("lookup(s1, $c)", runCatching { runBlocking(Dispatchers.Default) { Tools.lookup("s1", c) } })

@@ -146,6 +146,18 @@ class KotlinSuspendMethodsTest {
         assertThat(r.stderr()).as(r.toString()).contains("BLOCK configured session=s1 tool=lookup contract=ks.one-lookup (throw)");
     }
 
+    @Test
+    void aCallCancelledWhileSuspendedIsAnErrorReturnAndTheCancellationReachesTheCaller() throws IOException {
+        ForkedJvm.Result r = run("- {class: demoapp.ksuspend.Tools, method: slow, kind: tool, session-param: 0, args-param: 1}",
+                countLibrary().toString(), "cancel");
+        assertThat(r.stdout()).as("cancelling the caller's job cancels the suspended call as without the agent: " + r)
+                .contains("app: slow(s1, q) -> threw JobCancellationException: DeferredCoroutine was cancelled");
+        assertThat(events("call")).hasSize(1).allMatch(l -> l.contains("\"session\":\"s1\""));
+        assertThat(events("return")).as("one error RETURN, in the session of the call").hasSize(1)
+                .allMatch(l -> l.contains("\"session\":\"s1\"") && l.contains("\"error\":true") && l.contains("CancellationException"));
+        noMarkerNoDefault();
+    }
+
     private Path gdprPolicy() throws IOException {
         return library("policy.yaml", """
                 library: kspolicy
