@@ -476,36 +476,62 @@ public final class Dispatcher {
         return SCOPE.get()[8];
     }
 
+    /**
+     * The pending marks and answer decisions below are kept by identity in fixed tables of 64 slots: a slot is free again
+     * once its entry is taken, and a new entry takes a free slot; only when all 64 hold entries not yet taken is the oldest
+     * one given up. Before (session 17 review), each table was a ring that overwrote its next slot, taken or not, so an
+     * entry still waiting was lost after 64 more were noted by any thread, even with only one or two waiting at a time (a
+     * listener's ToolExecutedEvent then got an immediate tool's result unchecked). {@code live} counts the entries held, so
+     * that a look-up with none held is one volatile read.
+     */
+    private static int slotFor(Object[] keys, long[] ages) {
+        int oldest = 0;
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] == null) {
+                return i;
+            }
+            if (ages[i] < ages[oldest]) {
+                oldest = i;
+            }
+        }
+        return oldest;
+    }
+
     private static final Object[] IMMEDIATE_REQUESTS = new Object[64];
-    private static int immediateNext;
-    private static volatile boolean immediateAny;
+    private static final long[] IMMEDIATE_AGES = new long[64];
+    private static long immediateNoted;
+    private static volatile int immediateLive;
 
     /**
      * Marks a tool request (a framework object, by identity) as one whose result is the turn's answer, where only the
      * tool loop knows it (a tool provider's immediate tool) and the thread that runs the tool may be another (tools run
-     * concurrently); {@link #takeImmediateRequest} finds it there. The last 64 are kept.
+     * concurrently); {@link #takeImmediateRequest} finds it there. 64 marks not yet taken are kept; past that the oldest
+     * is given up.
      */
     public static void markImmediateRequest(Object request) {
         if (request == null) {
             return;
         }
         synchronized (IMMEDIATE_REQUESTS) {
-            int slot = immediateNext;
-            immediateNext = (slot + 1) % IMMEDIATE_REQUESTS.length;
+            int slot = slotFor(IMMEDIATE_REQUESTS, IMMEDIATE_AGES);
+            if (IMMEDIATE_REQUESTS[slot] == null) {
+                immediateLive++;
+            }
             IMMEDIATE_REQUESTS[slot] = request;
-            immediateAny = true;
+            IMMEDIATE_AGES[slot] = ++immediateNoted;
         }
     }
 
-    /** Whether {@code request} was marked by {@link #markImmediateRequest}; forgets it. One volatile read until a first mark. */
+    /** Whether {@code request} was marked by {@link #markImmediateRequest}; forgets it. One volatile read while no mark is held. */
     public static boolean takeImmediateRequest(Object request) {
-        if (!immediateAny || request == null) {
+        if (immediateLive == 0 || request == null) {
             return false;
         }
         synchronized (IMMEDIATE_REQUESTS) {
             for (int i = 0; i < IMMEDIATE_REQUESTS.length; i++) {
                 if (IMMEDIATE_REQUESTS[i] == request) {
                     IMMEDIATE_REQUESTS[i] = null;
+                    immediateLive--;
                     return true;
                 }
             }
@@ -519,43 +545,68 @@ public final class Dispatcher {
     private static final int CHECKED_SLOTS = 64;
     private static final Object[] CHECKED_KEYS = new Object[CHECKED_SLOTS];
     private static final String[] CHECKED_TEXTS = new String[CHECKED_SLOTS];
-    private static int checkedNext;
-    private static volatile boolean checkedAny;
+    private static final boolean[] CHECKED_BY_EVENT = new boolean[CHECKED_SLOTS];
+    private static final long[] CHECKED_AGES = new long[CHECKED_SLOTS];
+    private static long checkedNoted;
+    private static volatile int checkedLive;
 
     /**
      * Notes that the result of the tool request {@code request} (a framework object, by identity) was checked as an
      * answer as the tool ended, and what the check left: {@code replacement}, or null when it kept the text. What the
      * framework hands on of that result later (a listener's event, the AI service's return) takes the same decision
-     * instead of a second check. The last 64 are kept.
+     * instead of a second check. {@code lastUseIsTheEvent}: nothing takes it after the listeners' event (a stream's), so
+     * {@link #checkedAnswerForEvent} forgets it; else the AI service's return takes it ({@link #checkedAnswer}). 64
+     * decisions not yet taken are kept; past that the oldest is given up.
      */
-    public static void answerChecked(Object request, String replacement) {
+    public static void answerChecked(Object request, String replacement, boolean lastUseIsTheEvent) {
         if (request == null) {
             return;
         }
         synchronized (CHECKED_KEYS) {
-            int slot = checkedNext;
-            checkedNext = (slot + 1) % CHECKED_SLOTS;
+            int slot = slotFor(CHECKED_KEYS, CHECKED_AGES);
+            if (CHECKED_KEYS[slot] == null) {
+                checkedLive++;
+            }
             CHECKED_KEYS[slot] = request;
             CHECKED_TEXTS[slot] = replacement == null ? KEPT : replacement;
-            checkedAny = true;
+            CHECKED_BY_EVENT[slot] = lastUseIsTheEvent;
+            CHECKED_AGES[slot] = ++checkedNoted;
         }
     }
 
     /**
      * What {@link #answerChecked} noted for {@code request}: the replacement, {@link #KEPT} (compare by identity), or
-     * null when its result was not checked; {@code take} forgets it. One volatile read until a first answer is noted.
+     * null when its result was not checked; {@code take} forgets it. One volatile read while no decision is held.
      */
     public static String checkedAnswer(Object request, boolean take) {
-        if (!checkedAny || request == null) {
+        return checkedAnswer(request, take, false);
+    }
+
+    /**
+     * {@link #checkedAnswer} for the listeners' event of the tool's result: forgets a decision whose last use that event
+     * is ({@link #answerChecked}'s {@code lastUseIsTheEvent}).
+     */
+    public static String checkedAnswerForEvent(Object request) {
+        return checkedAnswer(request, false, true);
+    }
+
+    /** Whether any decision {@link #answerChecked} noted is held (not yet taken); one volatile read. */
+    public static boolean anyCheckedAnswer() {
+        return checkedLive != 0;
+    }
+
+    private static String checkedAnswer(Object request, boolean take, boolean event) {
+        if (checkedLive == 0 || request == null) {
             return null;
         }
         synchronized (CHECKED_KEYS) {
             for (int i = 0; i < CHECKED_SLOTS; i++) {
                 if (CHECKED_KEYS[i] == request) {
                     String text = CHECKED_TEXTS[i];
-                    if (take) {
+                    if (take || event && CHECKED_BY_EVENT[i]) {
                         CHECKED_KEYS[i] = null;
                         CHECKED_TEXTS[i] = null;
+                        checkedLive--;
                     }
                     return text;
                 }

@@ -225,4 +225,67 @@ class DispatcherTest {
         assertThat(Dispatcher.jsonStringText("{\"a\":1}")).isNull();
         assertThat(Dispatcher.jsonStringText("\"a\" \"b\"")).isNull();
     }
+
+    /**
+     * An IMMEDIATE tool's result checked as the answer as the tool ended: the listeners' ToolExecutedEvent and the AI
+     * service's return take that decision later (after the round's other tools ran). Meanwhile other conversations'
+     * immediate tools are checked and their decisions taken; the decision waiting must still be there. Before, the table
+     * was a ring of 64 that overwrote its next slot whether taken or not: after 64 more decisions (here 100, only one
+     * waiting at a time) the listener found none and got the result unchecked.
+     */
+    @Test
+    void aDecisionWaitingForItsEventOutlivesOthersNotedAndTakenMeanwhile() {
+        Object waiting = new Object();
+        Dispatcher.answerChecked(waiting, "[tracegate] withheld", false);
+        for (int i = 0; i < 100; i++) {
+            Object other = new Object();
+            Dispatcher.answerChecked(other, i % 2 == 0 ? null : "notice " + i, i % 3 == 0);
+            assertThat(Dispatcher.checkedAnswerForEvent(other)).isNotNull();
+            Dispatcher.checkedAnswer(other, true);   // the blocking loop's return; a stream's event took it already
+        }
+        assertThat(Dispatcher.checkedAnswerForEvent(waiting)).as("the listeners' event").isEqualTo("[tracegate] withheld");
+        assertThat(Dispatcher.checkedAnswer(waiting, true)).as("the AI service's return").isEqualTo("[tracegate] withheld");
+        assertThat(Dispatcher.checkedAnswer(waiting, false)).as("taken").isNull();
+    }
+
+    /** A stream's decision is used last by its listeners' event: it is forgotten there, a blocking loop's is not. */
+    @Test
+    void aStreamsDecisionIsForgottenByItsEventABlockingOnesByTheReturn() {
+        Object streamed = new Object(), blocking = new Object();
+        Dispatcher.answerChecked(streamed, null, true);
+        Dispatcher.answerChecked(blocking, "notice", false);
+        assertThat(Dispatcher.checkedAnswerForEvent(streamed)).isSameAs(Dispatcher.KEPT);
+        assertThat(Dispatcher.checkedAnswerForEvent(streamed)).isNull();
+        assertThat(Dispatcher.checkedAnswerForEvent(blocking)).isEqualTo("notice");
+        assertThat(Dispatcher.checkedAnswer(blocking, true)).isEqualTo("notice");
+        assertThat(Dispatcher.checkedAnswer(blocking, true)).isNull();
+    }
+
+    /**
+     * A tool provider's immediate tool marked where its round starts is found where it runs, also after other rounds
+     * marked and ran 100 such tools meanwhile (before: the ring of 64 had overwritten the mark, and the tool's callbacks got
+     * its result unchecked). Past 64 marks waiting at once, the oldest is given up.
+     */
+    @Test
+    void aMarkWaitingForItsToolOutlivesOthersMarkedAndTakenMeanwhile() {
+        Object waiting = new Object();
+        Dispatcher.markImmediateRequest(waiting);
+        for (int i = 0; i < 100; i++) {
+            Object other = new Object();
+            Dispatcher.markImmediateRequest(other);
+            assertThat(Dispatcher.takeImmediateRequest(other)).isTrue();
+        }
+        assertThat(Dispatcher.takeImmediateRequest(waiting)).isTrue();
+        assertThat(Dispatcher.takeImmediateRequest(waiting)).as("taken").isFalse();
+
+        Object[] atOnce = new Object[65];
+        for (int i = 0; i < atOnce.length; i++) {
+            atOnce[i] = new Object();
+            Dispatcher.markImmediateRequest(atOnce[i]);
+        }
+        assertThat(Dispatcher.takeImmediateRequest(atOnce[0])).as("the oldest of 65 waiting at once").isFalse();
+        for (int i = 1; i < atOnce.length; i++) {
+            assertThat(Dispatcher.takeImmediateRequest(atOnce[i])).isTrue();
+        }
+    }
 }

@@ -847,8 +847,25 @@ public final class LangChain4jHooks implements Hooks {
         static void exit(@Advice.Argument(1) Object memoryId,
                          @Advice.Argument(6) InvocationContext context,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) ToolServiceResult result) {
-            if (result == null || !result.immediateToolReturn()) {
-                return;   // the loop ended with the model's answer, which ChatAdvice checked
+            if (result == null) {
+                return;
+            }
+            if (!result.immediateToolReturn()) {
+                // the loop ended with the model's answer, which ChatAdvice checked; a result checked as an answer as its
+                // tool ended in a round that went on to the model (IMMEDIATE_IF_LAST not last, beside other tools) is
+                // taken by no one now: its decision is forgotten, so that it does not hold one of the 64 slots
+                try {
+                    List<ToolExecution> done = result.toolExecutions();
+                    for (int i = 0; done != null && i < done.size() && Dispatcher.anyCheckedAnswer(); i++) {
+                        ToolExecution execution = done.get(i);
+                        if (execution != null) {
+                            Dispatcher.checkedAnswer(execution.request(), true);
+                        }
+                    }
+                } catch (Throwable failed) {
+                    Dispatcher.adviceFailed("langchain4j", "immediate tool answer", failed, null);   // counted; the answer was checked
+                }
+                return;
             }
             try {
                 Object id = context != null && context.chatMemoryId() != null ? context.chatMemoryId() : memoryId;
@@ -987,7 +1004,8 @@ public final class LangChain4jHooks implements Hooks {
                         throw refusal.violation();   // fail: closed: the answer is refused, as a model answer would be
                     }
                 }
-                Dispatcher.answerChecked(request, replacement);
+                // a stream's listeners' event is the decision's last use; a blocking loop's return takes it after the event
+                Dispatcher.answerChecked(request, replacement, "langchain4j-stream".equals(framework));
                 if (replacement != null) {
                     shown = ToolExecutionResult.builder().isError(false)
                             .result(result.result() instanceof CharSequence ? replacement : null)
@@ -1061,7 +1079,8 @@ public final class LangChain4jHooks implements Hooks {
                         throw refusal.violation();   // fail: closed: the answer is refused, as a model answer would be
                     }
                 }
-                Dispatcher.answerChecked(request, replacement);
+                // a stream's listeners' event is the decision's last use; a blocking loop's return takes it after the event
+                Dispatcher.answerChecked(request, replacement, "langchain4j-stream".equals(framework));
                 if (replacement != null) {
                     shown = ToolExecutionResult.builder().isError(result.isError())
                             .result(result.result() instanceof CharSequence ? replacement : null)
@@ -1077,7 +1096,7 @@ public final class LangChain4jHooks implements Hooks {
     /**
      * A listener's {@code ToolExecutedEvent} (both the blocking tool loop's and a streaming handler's, every line): the
      * event of a tool whose result {@link ImmediateCallbackAdvice} checked as an answer carries what the check left.
-     * Other events cost an instanceof; a tool's event costs one volatile read until an immediate result was checked.
+     * Other events cost an instanceof; a tool's event costs one volatile read while no immediate result's decision is held.
      */
     public static final class ToolExecutedEventAdvice {
 
@@ -1088,7 +1107,7 @@ public final class LangChain4jHooks implements Hooks {
             }
             try {
                 ToolExecutedEvent executed = (ToolExecutedEvent) event;
-                String replacement = Dispatcher.checkedAnswer(executed.request(), false);
+                String replacement = Dispatcher.checkedAnswerForEvent(executed.request());
                 if (replacement == null || replacement == Dispatcher.KEPT) {
                     return;
                 }
