@@ -392,14 +392,33 @@ public final class Dispatcher {
     public static String handlerSession() {
         Object session = SCOPE.get()[6];
         if (session instanceof HandlerScope.Frame) {
-            return ((HandlerScope.Frame) session).session;
+            return ((HandlerScope.Frame) session).toString();
         }
         return session == null ? null : session.toString();
     }
 
-    /** This thread's handler value as it is (a session or a {@link HandlerScope} frame), or null; for the schedule hook. */
-    static Object peekHandlerSession() {
-        return SCOPE.get()[6];
+    /** {@code SCOPE}'s slot of the thread's conversation id and of the MCP handler's session ({@link HandlerScope}). */
+    static final int CONVERSATION_SLOT = 0, HANDLER_SLOT = 6;
+
+    /** This thread's scope cells as they are; for {@link HandlerScope} (its schedule hook reads two with one look-up). */
+    static Object[] scope() {
+        return SCOPE.get();
+    }
+
+    /**
+     * The first source of the merge that subscribes a streamed Spring AI request's {@code Flux} in its conversation, or
+     * the runnable before a signal of it is delivered ({@link HandlerScope}): sets {@code session} as this thread's
+     * conversation, carried by the schedule hook to the Reactor tasks scheduled meanwhile; {@link
+     * HandlerScope#CONVERSATION_EXIT} puts back what it found.
+     */
+    public static HandlerScope conversationEnter(String session) {
+        return new HandlerScope(session, CONVERSATION_SLOT);
+    }
+
+    /** Whether this thread's conversation is a carried one ({@link #conversationEnter}) of {@code session}. */
+    public static boolean carriesConversation(String session) {
+        Object current = SCOPE.get()[CONVERSATION_SLOT];
+        return current instanceof HandlerScope.Frame && session != null && session.equals(((HandlerScope.Frame) current).session);
     }
 
     /**

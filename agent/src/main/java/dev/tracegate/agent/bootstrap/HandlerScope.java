@@ -21,8 +21,14 @@ import java.util.function.Function;
  *
  * <p>The thread's value ({@code Dispatcher}'s handler slot) is a {@link Frame} while a subscription is running, so that
  * nested subscriptions on one thread put back exactly what they found.
+ *
+ * <p>The same scope carries the conversation of a streamed Spring AI {@code ChatClient} request (trial28 02 case B): an
+ * instance made by {@link Dispatcher#conversationEnter} puts its frame in the thread's conversation slot (the one every
+ * framework's advice reads, {@code Dispatcher.session}) instead, {@link #CONVERSATION_EXIT} takes it out, and the one
+ * schedule hook carries either frame (a conversation only when it is such a frame, not a conversation an advice set on
+ * its own thread).
  */
-public final class HandlerScope implements Callable<Object> {
+public final class HandlerScope implements Callable<Object>, Runnable {
 
     /** The key of the schedule hook, one per Reactor ({@code Schedulers.onScheduleHook} replaces a hook of the same key). */
     public static final String HOOK_KEY = "dev.tracegate.mcp-handler-session";
@@ -37,26 +43,70 @@ public final class HandlerScope implements Callable<Object> {
         return Boolean.TRUE;
     };
 
-    /** The schedule hook: a task scheduled while a handler's session is set runs with it. */
+    /**
+     * Puts back what {@link #call} or {@link #run} of an instance of {@link Dispatcher#conversationEnter} found in the
+     * thread's conversation slot (a zip's or merge's last source, or the runnable after a signal was delivered).
+     */
+    public static final Exit CONVERSATION_EXIT = new Exit();
+
+    /** The schedule hook: a task scheduled while a handler's session or a carried conversation is set runs with it. */
     public static final Function<Runnable, Runnable> DECORATOR = task -> {
-        Object session = Dispatcher.peekHandlerSession();
-        return session == null || task == null ? task : new Task(session, task);
+        Object[] scope = Dispatcher.scope();
+        Object session = scope[Dispatcher.HANDLER_SLOT];
+        Object conversation = scope[Dispatcher.CONVERSATION_SLOT];
+        if (!(conversation instanceof Frame)) {
+            conversation = null;
+        }
+        return session == null && conversation == null || task == null ? task : new Task(session, conversation, task);
     };
 
     private static volatile java.lang.ref.WeakReference<Object> hooked = new java.lang.ref.WeakReference<Object>(null);
 
-    private final String session;
+    private final Object session;
+    private final int slot;
 
     HandlerScope(String session) {
+        this(session, Dispatcher.HANDLER_SLOT);
+    }
+
+    HandlerScope(Object session, int slot) {
         this.session = session;
+        this.slot = slot;
     }
 
     /** The zip's first source: sets the session on the subscribing thread. */
     @Override
     public Object call() {
-        Object previous = Dispatcher.swapHandlerSession(null);
-        Dispatcher.restoreHandlerSession(new Frame(session, previous));
+        Object[] scope = Dispatcher.scope();
+        scope[slot] = new Frame(session, scope[slot]);
         return Boolean.TRUE;
+    }
+
+    /** As {@link #call}, for an operator that takes a runnable (before a signal is delivered). */
+    @Override
+    public void run() {
+        call();
+    }
+
+    /** Takes a conversation frame out of the thread's conversation slot: what it found is put back. */
+    public static final class Exit implements Callable<Object>, Runnable {
+        private Exit() {
+        }
+
+        @Override
+        public Object call() {
+            Object[] scope = Dispatcher.scope();
+            Object current = scope[Dispatcher.CONVERSATION_SLOT];
+            if (current instanceof Frame) {
+                scope[Dispatcher.CONVERSATION_SLOT] = ((Frame) current).previous;
+            }
+            return Boolean.TRUE;
+        }
+
+        @Override
+        public void run() {
+            call();
+        }
     }
 
     /**
@@ -77,37 +127,56 @@ public final class HandlerScope implements Callable<Object> {
 
     /** The session a subscription set, over what it found there. */
     static final class Frame {
-        final String session;
+        /** A handler's session, or a streamed request's conversation id (read when the advice made the frame). */
+        final Object session;
         final Object previous;
 
-        Frame(String session, Object previous) {
+        Frame(Object session, Object previous) {
             this.session = session;
             this.previous = previous;
         }
 
         @Override
         public String toString() {
-            return session;
+            return session.toString();
         }
     }
 
-    /** A scheduled task of a handler's work: runs with the session of the thread that scheduled it. */
+    /**
+     * A scheduled task of a handler's work or of a carried conversation's: runs with the handler session and the
+     * conversation frame of the thread that scheduled it (each only when that thread had one), put back after.
+     */
     static final class Task implements Runnable {
         private final Object session;
+        private final Object conversation;
         private final Runnable task;
 
-        Task(Object session, Runnable task) {
+        Task(Object session, Object conversation, Runnable task) {
             this.session = session;
+            this.conversation = conversation;
             this.task = task;
         }
 
         @Override
         public void run() {
-            Object previous = Dispatcher.swapHandlerSession(session);
+            Object[] scope = Dispatcher.scope();
+            Object previousSession = scope[Dispatcher.HANDLER_SLOT];
+            Object previousConversation = scope[Dispatcher.CONVERSATION_SLOT];
+            if (session != null) {
+                scope[Dispatcher.HANDLER_SLOT] = session;
+            }
+            if (conversation != null) {
+                scope[Dispatcher.CONVERSATION_SLOT] = conversation;
+            }
             try {
                 task.run();
             } finally {
-                Dispatcher.restoreHandlerSession(previous);
+                if (session != null) {
+                    scope[Dispatcher.HANDLER_SLOT] = previousSession;
+                }
+                if (conversation != null) {
+                    scope[Dispatcher.CONVERSATION_SLOT] = previousConversation;
+                }
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.tracegate.agent.instrumentation.springai;
 
 import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.HandlerScope;
 import dev.tracegate.agent.bootstrap.ReplacedMessage;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.bootstrap.StreamCheck;
@@ -25,6 +26,7 @@ import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.execution.ToolExecutionException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
 
@@ -515,6 +517,29 @@ public final class SpringAiHooks implements Hooks {
             }
             if (conversation != null && stream != null) {
                 stream = stream.contextWrite(Context.of(CONVERSATION_ID, conversation));
+                String id;
+                try {
+                    id = conversation.toString();
+                } catch (Throwable unreadable) {
+                    return;   // not carried: an id that cannot be read fails, and is counted, where the events read it
+                }
+                // the thread that delivers the end of the rest of the chain (an HTTP client's event loop, a worker) has the
+                // conversation while the advisor's Flux goes on: what it subscribes next (concatWith(Mono.fromCallable(() ->
+                // model.call(...)).subscribeOn(...))) is scheduled in it, and the schedule hook carries it to that worker
+                try {
+                    if (HandlerScope.needsHook(Schedulers.class)) {
+                        Schedulers.onScheduleHook(HandlerScope.HOOK_KEY, HandlerScope.DECORATOR);
+                    }
+                    stream = stream.doOnTerminate(Dispatcher.conversationEnter(id))
+                            .doAfterTerminate(HandlerScope.CONVERSATION_EXIT);
+                } catch (Throwable failed) {
+                    // counted; fail: closed refuses the stream, as for any failure of these advices; open lets it go on
+                    // as before (model calls on threads of its own in session default)
+                    Ruling refusal = Dispatcher.adviceFailed("springai", "stream conversation", failed, null);
+                    if (refusal != null) {
+                        stream = Flux.error(refusal.violation());
+                    }
+                }
             }
         }
     }
@@ -526,7 +551,8 @@ public final class SpringAiHooks implements Hooks {
     public static final class StreamAdvisorScopeAdvice {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
-        static Object enter(@Advice.Argument(0) ChatClientRequest request) {
+        static Object enter(@Advice.Argument(0) ChatClientRequest request,
+                            @Advice.Local("tgConversation") Object conversationOut) {
             // the ToolContext's id first, as for the request's tool calls, else the advisor parameter
             Object options = request == null || request.prompt() == null ? null : request.prompt().getOptions();
             Object conversation = options instanceof ToolCallingChatOptions && ((ToolCallingChatOptions) options).getToolContext() != null
@@ -534,12 +560,50 @@ public final class SpringAiHooks implements Hooks {
             if (conversation == null && request != null && request.context() != null) {
                 conversation = request.context().get(CONVERSATION_ID);
             }
+            // the advisor's Flux is subscribed (right after this returns) in the conversation, unless the thread carries it
+            // already (an outer advisor's subscription, a worker that runs the request's work)
+            // (not carried: an id that cannot be read fails, and is counted, where the events read it)
+            String id = null;
+            if (conversation != null) {
+                try {
+                    id = conversation.toString();
+                } catch (Throwable unreadable) {
+                    id = null;
+                }
+            }
+            conversationOut = id == null || Dispatcher.carriesConversation(id) ? null : id;
             return Dispatcher.swapSession(conversation);
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-        static void exit(@Advice.Enter Object previous) {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        static void exit(@Advice.Enter Object previous,
+                         @Advice.Local("tgConversation") Object conversation,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned) {
             Dispatcher.restoreSession(previous);
+            if (conversation == null || !(returned instanceof Flux)) {
+                return;
+            }
+            // the work the advisor's Flux does when subscribed (Mono.fromCallable(() -> model.call(...)), with or without
+            // subscribeOn) is the request's conversation's: a merge subscribes its sources in order on one thread, so the
+            // conversation is set there while the Flux is subscribed and put back right after (delayError: also when the
+            // Flux fails while it is subscribed, e.g. a refused user message; its error then follows at once); tasks
+            // scheduled meanwhile run with it (the schedule hook HandlerScope shares with the MCP handlers), and so do the
+            // tasks they schedule
+            try {
+                if (HandlerScope.needsHook(Schedulers.class)) {
+                    Schedulers.onScheduleHook(HandlerScope.HOOK_KEY, HandlerScope.DECORATOR);
+                }
+                returned = Flux.mergeDelayError(32, Mono.fromCallable(Dispatcher.conversationEnter(conversation.toString())).then(),
+                        (Flux) returned, Mono.fromCallable(HandlerScope.CONVERSATION_EXIT).then());
+            } catch (Throwable failed) {
+                // counted; fail: closed refuses the stream, as for any failure of these advices; open lets the Flux go on
+                // unwrapped (model calls on threads of its own in session default)
+                Ruling refusal = Dispatcher.adviceFailed("springai", "stream conversation", failed, null);
+                if (refusal != null) {
+                    returned = Flux.error(refusal.violation());
+                }
+            }
         }
     }
 
