@@ -45,6 +45,8 @@ import java.util.concurrent.TimeUnit;
  * {@code direct}: a {@code String} method, the same tool (1.19.0);
  * {@code object}: an {@code OrderInfo} method, a tool that returns an {@code OrderInfo} (1.19.0);
  * {@code two}: {@code Result<String>}, the model asks for {@code orderStatus} and {@code trackingNote} in one round;
+ * {@code after-lookup}: {@code Result<String>}, the model asks for the ordinary {@code customerNote}, then, having read it,
+ * for {@code trackingNote};
  * {@code stream}: a streaming AI service ({@code TokenStream}) whose model asks for {@code orderStatus} from a thread of
  * its own; prints what {@code onToolExecuted}, {@code onCompleteResponse} or {@code onError} receive and the tool result
  * the chat memory kept; {@code stream-concurrent}: the same with the AI service's tools run concurrently.
@@ -90,6 +92,12 @@ public final class ImmediateToolApp {
             return "order " + id + " arrives on Friday";
         }
 
+        @Tool("The customer's note on an order (an ordinary tool: its result goes to the model)")
+        public String customerNote(String id) {
+            Console.line("TOOL customerNote ran id=" + id);
+            return "customer note on order " + id + ": courier token SECRET-TOKEN-42";
+        }
+
         @Tool(value = "An order as a record", returnBehavior = ReturnBehavior.IMMEDIATE)
         public OrderInfo orderInfo(String id) {
             Console.line("TOOL orderInfo ran id=" + id);
@@ -109,6 +117,11 @@ public final class ImmediateToolApp {
         public ChatResponse doChat(ChatRequest request) {
             List<ChatMessage> messages = request.messages();
             ChatMessage last = messages.get(messages.size() - 1);
+            if (last instanceof ToolExecutionResultMessage && "customerNote".equals(((ToolExecutionResultMessage) last).toolName())) {
+                // after-lookup: the ordinary tool's result read, the immediate tool ends the turn
+                Console.line("MODEL SAW LOOKUP RESULT " + ((ToolExecutionResultMessage) last).text());
+                return ChatResponse.builder().aiMessage(AiMessage.from(List.of(request("trackingNote")))).build();
+            }
             if (last instanceof ToolExecutionResultMessage) {
                 Console.line("MODEL SAW TOOL RESULT " + ((ToolExecutionResultMessage) last).text());
                 return ChatResponse.builder().aiMessage(AiMessage.from("done")).build();
@@ -127,6 +140,9 @@ public final class ImmediateToolApp {
                 case "two":
                     calls.add(request("orderStatus"));
                     calls.add(request("trackingNote"));
+                    break;
+                case "after-lookup":
+                    calls.add(request("customerNote"));
                     break;
                 default:
                     throw new IllegalArgumentException("unknown scenario " + scenario);

@@ -56,6 +56,29 @@ class LangChain4jImmediateToolTest {
         assertThat(passing.stderr()).as(passing.toString()).contains("ASSISTANT langchain4j session=bob -> KEEP");
     }
 
+    /**
+     * Result.toolExecutions() holds the executions of every round of the turn; only the last round's immediate results
+     * are its answer. Before (review17), an ordinary tool's result of an earlier round (read by the model) was checked
+     * as a second ASSISTANT event: an answer contract replaced it in toolExecutions() with the notice, and under
+     * block.style: exception the AI service threw although its answer was clean.
+     */
+    @Test
+    void anEarlierRoundsToolResultInTheExecutionsIsNoAnswer() {
+        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "after-lookup", "carol");
+        assertThat(r.stdout()).as(r.toString()).contains("MODEL SAW LOOKUP RESULT").contains("TOOL trackingNote ran id=7");
+        assertThat(line(r, "TOOL RESULT customerNote: ")).as(r.toString())
+                .isEqualTo("TOOL RESULT customerNote: customer note on order 7: courier token SECRET-TOKEN-42");
+        assertThat(line(r, "TOOL RESULT trackingNote: ")).as(r.toString())
+                .isEqualTo("TOOL RESULT trackingNote: order 7 arrives on Friday");
+        assertThat(ForkedJvm.count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
+        assertThat(r.stderr()).as(r.toString()).contains("ASSISTANT langchain4j session=carol -> KEEP")
+                .doesNotContain("BLOCK ASSISTANT");
+
+        ForkedJvm.Result thrown = run("blockOutput=SECRET,onBlock=throw", "after-lookup", "dave");
+        assertThat(thrown.stdout()).as(thrown.toString()).doesNotContain("EXCEPTION:")
+                .contains("TOOL RESULT trackingNote: order 7 arrives on Friday");
+    }
+
     @Test
     void aBlockedImmediateResultUnderExceptionStyleThrowsToTheCaller() {
         ForkedJvm.Result r = run("blockOutput=SECRET,onBlock=throw", "result");

@@ -871,11 +871,21 @@ public final class LangChain4jHooks implements Hooks {
                 Object id = context != null && context.chatMemoryId() != null ? context.chatMemoryId() : memoryId;
                 String session = AgenticRuns.conversation(id, context == null ? null : context.managedParameters());
                 List<ToolExecution> executions = result.toolExecutions();
+                // the executions are those of every round of the turn; the answer is the last round's (the requests of
+                // the final response): an earlier round's result went to the model, and is no answer (before, a lookup
+                // tool's result of the first round was checked as a second ASSISTANT event and could be blocked)
+                ChatResponse last = result.finalResponse();
+                List<ToolExecutionRequest> answering = last == null || last.aiMessage() == null || !last.aiMessage().hasToolExecutionRequests()
+                        ? null : last.aiMessage().toolExecutionRequests();
                 List<ToolExecution> checked = null;
                 for (int i = 0; executions != null && i < executions.size(); i++) {
                     ToolExecution execution = executions.get(i);
                     String text = execution == null ? null : execution.result();
                     if (text == null || text.isEmpty()) {
+                        continue;
+                    }
+                    if (answering != null && !answering.contains(execution.request())) {
+                        Dispatcher.checkedAnswer(execution.request(), true);   // forgets a decision of a round that went on
                         continue;
                     }
                     // checked as the tool ended, before its callbacks got it: that decision, not a second ASSISTANT event
