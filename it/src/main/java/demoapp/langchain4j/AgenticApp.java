@@ -53,6 +53,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>{@code par-mail}: a parallel workflow on an executor: the news researcher searches, then mails {@code desk@corp.example}
  *     in the same round; the papers researcher searches and answers; the news search waits for the papers search.</li>
  * <li>{@code async}: a sequence of two async agents without a memory id (researcher, writer), 2 searches each.</li>
+ * <li>{@code summary}: a supervisor ({@code SUMMARY}) whose publisher answers {@code published}, and whose planner's done
+ *     response, the run's result, names {@code draft-7}.</li>
  * </ul>
  * With a mode in {@link #CONCURRENT} the users' runs are started together, one thread each.
  */
@@ -379,6 +381,18 @@ public final class AgenticApp {
                                         .tools(new Web()).build())
                         .outputKey("article").build();
                 return pipeline.run(user, "tracing");
+            }
+            case "summary": {
+                // the run's result is the planner's done response (SUMMARY), not an agent's answer
+                Desk desk = AgenticServices.supervisorBuilder(Desk.class)
+                        .chatModel(new PlannerModel("{\"agentName\":\"publisher\",\"arguments\":{\"article\":\"the newest article\"}}",
+                                "{\"agentName\":\"done\",\"arguments\":{\"response\":\"Published the newest article as draft-7.\"}}"))
+                        .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20))
+                        .subAgents(AgenticServices.agentBuilder(Publisher.class)
+                                .chatModel(new ScriptedModel("published")).chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20)).build())
+                        .responseStrategy(SupervisorResponseStrategy.SUMMARY)
+                        .build();
+                return desk.run(user, "publish the newest article");
             }
             case "typed": {
                 Judge judge = AiServices.builder(Judge.class).chatModel(new ScriptedModel("APPROVED draft-1"))

@@ -324,4 +324,55 @@ class LangChain4jAgenticTest {
         assertThat(blocks(run.events(), "web_search")).as(run.log()).containsExactly("alice", "bob");
         assertThat(run.events()).as(run.log()).allSatisfy(e -> assertThat(e.path("session").asText()).isIn("alice", "bob"));
     }
+
+    private static List<String> answers(List<JsonNode> events) {
+        List<String> answers = new ArrayList<>();
+        for (JsonNode e : events) {
+            if ("assistant".equals(e.path("kind").asText())) {
+                answers.add(e.path("session").asText() + " " + e.path("decision").asText() + " " + e.path("text").asText());
+            }
+        }
+        return answers;
+    }
+
+    /**
+     * A supervisor with SupervisorResponseStrategy.SUMMARY answers the application with its planner's done response, which
+     * is no agent's answer and (d385eec) no ASSISTANT event of the planner: before, no answer contract saw what the
+     * application got, and it got "Published the newest article as draft-7." under G(!output_matches("draft-[0-9]+")).
+     * Now the outermost run's result, text no agent of the run answered, is checked as the run's answer in the run's
+     * session: the application gets the notice; the publisher's answer was checked once, when it gave it. (Checked on
+     * the previous jar: RESULT summary/alice Published the newest article as draft-7., one ASSISTANT, the publisher's.)
+     */
+    @Test
+    void aSummarySupervisorsAnswerIsCheckedAsTheRunsAnswer() throws IOException {
+        Run run = run(ANSWERS, "", "summary", "alice");
+        assertThat(run.result().stdout()).as(run.log())
+                .contains("RESULT summary/alice [tracegate] Internal article ids are not for readers.")
+                .doesNotContain("draft-7");
+        assertThat(answers(run.events())).as(run.log())
+                .containsExactly("alice pass published", "alice block Published the newest article as draft-7.");
+    }
+
+    /** The same under block.style: exception: the application's invocation throws the TracegateViolation itself. */
+    @Test
+    void aSummarySupervisorsBlockedAnswerThrowsToTheApplication() throws IOException {
+        Run run = run(ANSWERS, "block.style=exception", "summary", "alice");
+        assertThat(run.result().stdout()).as(run.log())
+                .contains("RESULT summary/alice THREW dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the answer (contract answers.no-internal-ids)")
+                .doesNotContain("RESULT summary/alice Published");
+    }
+
+    /**
+     * A workflow's result that its agents' answers were combined into (a parallel workflow's output function) is the run's
+     * answer too, one ASSISTANT after the agents' own; an agent's answer that is the run's result (a sequence's output key)
+     * is not recorded twice.
+     */
+    @Test
+    void aWorkflowsCombinedResultIsTheRunsAnswerAndAnAgentsIsNotRecordedTwice() throws IOException {
+        Run par = run(BUDGET, "", "par-users", "bob");
+        assertThat(answers(par.events())).as(par.log()).hasSize(3).endsWith("bob pass news done / papers done");
+        Run seq = run(BUDGET, "", "sessions", "alice");
+        assertThat(answers(seq.events())).as(seq.log()).hasSize(2).allSatisfy(a -> assertThat(a).startsWith("alice pass "))
+                .last().asString().startsWith("alice pass article text");
+    }
 }

@@ -2,6 +2,7 @@ package dev.tracegate.agent.bootstrap;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -23,6 +24,9 @@ import java.util.WeakHashMap;
  * <li>the module's own AI services (its interfaces, {@code dev.langchain4j.agentic.*}: the supervisor's
  *     {@code PlannerAgent} and {@code ResponseAgent}) answer with routing data (a JSON plan, a score) that LangChain4j
  *     parses into a record: not an answer of the conversation, not an ASSISTANT event ({@link #internalAnswer}).</li>
+ * <li>the run's answer ({@link #runEnds}): what the outermost invocation returns to the application, when it is text no
+ *     agent of the run answered (a supervisor's {@code SUMMARY}, a workflow's {@code output} function), is checked as
+ *     the run's ASSISTANT event; an agent's answer was checked when the agent gave it.</li>
  * </ul>
  * JDK types only (the module's classes are reached by name and reflection): the advice calls it from LangChain4j's own
  * class loader, and the agent never links to the module.
@@ -38,8 +42,38 @@ public final class AgenticRuns {
     public static final String NO_MEMORY_ID = "default";
     static final String MEMORY_ID_ANNOTATION = "dev.langchain4j.service.MemoryId";
 
-    /** The scopes of workflow and supervisor runs (identity: the module's scope does not override equals); weak keys. */
-    private static final Map<Object, Boolean> RUN_SCOPES = Collections.synchronizedMap(new WeakHashMap<Object, Boolean>());
+    /**
+     * The scopes of workflow and supervisor runs (identity: the module's scope does not override equals; weak keys), each
+     * with its current run (a scope of a memory id is kept by the module across that id's runs: a run per invocation).
+     */
+    private static final Map<Object, Run> RUN_SCOPES = Collections.synchronizedMap(new WeakHashMap<Object, Run>());
+
+    /** The scope of the outermost run this thread is in ({@link #enterRun}, {@link #runStarts}, {@link #exitRun}). */
+    private static final ThreadLocal<Object> CURRENT_RUN = new ThreadLocal<Object>();
+
+    /** How many answers of a run's agents a run keeps, the newest (what its result is read from comes last). */
+    static final int ANSWERS_KEPT = 64;
+
+    /** One invocation of a workflow or supervisor by the application: the answers its agents gave, as the application would get them. */
+    static final class Run {
+        private final ArrayDeque<String> answers = new ArrayDeque<String>();
+
+        synchronized void note(String text) {
+            if (answers.size() == ANSWERS_KEPT) {
+                answers.removeFirst();
+            }
+            answers.addLast(text);
+        }
+
+        synchronized boolean gave(Object text) {
+            for (String a : answers) {
+                if (a.equals(text)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
 
     private static final ClassValue<Method> MEMORY_ID = new ClassValue<Method>() {
         @Override
@@ -59,10 +93,13 @@ public final class AgenticRuns {
     public static final class Turn {
         final String session;
         final boolean moduleOwn;
+        /** The run it is part of, or null (the module's own service of an agent invoked directly). */
+        final Run run;
 
-        Turn(String session, boolean moduleOwn) {
+        Turn(String session, boolean moduleOwn, Run run) {
             this.session = session;
             this.moduleOwn = moduleOwn;
+            this.run = run;
         }
 
         @Override
@@ -132,10 +169,11 @@ public final class AgenticRuns {
             id = memoryId;
         }
         boolean moduleOwn = interfaceName != null && interfaceName.startsWith(MODULE_PACKAGE);
-        if (!moduleOwn && !RUN_SCOPES.containsKey(scope)) {
+        Run run = RUN_SCOPES.get(scope);
+        if (!moduleOwn && run == null) {
             return id;
         }
-        return new Turn(id == null ? NO_MEMORY_ID : id.toString(), moduleOwn);
+        return new Turn(id == null ? NO_MEMORY_ID : id.toString(), moduleOwn, run);
     }
 
     /**
@@ -152,8 +190,74 @@ public final class AgenticRuns {
      * conversation, and no ASSISTANT event. One thread-local read, no allocation.
      */
     public static boolean internalAnswer() {
-        Object session = Dispatcher.sessionValue();
+        return internalAnswer(Dispatcher.sessionValue());
+    }
+
+    /** This thread's session value (one thread-local read), for {@link #internalAnswer(Object)} and {@link #answered}. */
+    public static Object turn() {
+        return Dispatcher.sessionValue();
+    }
+
+    /** {@link #internalAnswer()} of a session value read before ({@link #turn}). */
+    public static boolean internalAnswer(Object session) {
         return session instanceof Turn && ((Turn) session).moduleOwn;
+    }
+
+    /**
+     * An agent of a run answered (its model's answer as the agent returns it: checked, or the checked answer's
+     * replacement): the run's result, when it is this text, was checked already ({@link #runEnds}). {@code session}: this
+     * thread's session value ({@link #turn}); nothing outside a run.
+     */
+    public static void answered(Object session, String text) {
+        if (session instanceof Turn && text != null) {
+            Run run = ((Turn) session).run;
+            if (run != null) {
+                run.note(text);
+            }
+        }
+    }
+
+    /**
+     * The application's invocation of a workflow or supervisor starts on this thread (the handler's
+     * {@code executeAgentMethod} without a scope of its own): returns the run this thread was in (a run invoked from a
+     * tool of another run's agent), for {@link #exitRun}.
+     */
+    public static Object enterRun() {
+        Object outer = CURRENT_RUN.get();
+        CURRENT_RUN.remove();
+        return outer;
+    }
+
+    /** That invocation ends: returns its run's scope (null: none started), and puts back the run this thread was in. */
+    public static Object exitRun(Object outer) {
+        Object scope = CURRENT_RUN.get();
+        if (outer == null) {
+            CURRENT_RUN.remove();
+        } else {
+            CURRENT_RUN.set(outer);
+        }
+        return scope;
+    }
+
+    /**
+     * The outermost invocation of a workflow or supervisor returns {@code result} to the application: the run's answer.
+     * Text that an agent of the run answered was checked when the agent gave it (and is not recorded twice); other text
+     * (a supervisor's {@code SUMMARY}, i.e. its planner's {@code done} response, or {@code SCORED} choosing it; a
+     * workflow's {@code output} function's text) is checked now as the run's ASSISTANT event, in the run's session.
+     * Returns the replacement (a block notice, a redacted text), or null; throws a {@code TracegateViolation} under
+     * {@code block.style: exception}. A result that is not a {@code String} (a typed agent's record,
+     * {@code ResultWithAgenticScope}) is not checked here.
+     */
+    public static String runEnds(Object scope, Object result) {
+        if (scope == null || !(result instanceof String)) {
+            return null;
+        }
+        Run run = RUN_SCOPES.get(scope);
+        if (run != null && run.gave(result)) {
+            return null;
+        }
+        Object id = memoryId(scope);
+        return Dispatcher.onAssistantMessage("langchain4j", id == null ? NO_MEMORY_ID : id.toString(), (String) result);
     }
 
     /**
@@ -167,7 +271,8 @@ public final class AgenticRuns {
         if (scope == null) {
             return;
         }
-        RUN_SCOPES.put(scope, Boolean.TRUE);
+        RUN_SCOPES.put(scope, new Run());
+        CURRENT_RUN.set(scope);
         if (args == null || args.length == 0) {
             return;
         }

@@ -117,6 +117,11 @@ public final class LangChain4jHooks implements Hooks {
                         named("currentAgenticScope").and(takesArguments(3)).and(takesArgument(1, named("java.lang.reflect.Method")))
                                 .and(takesArgument(2, Object[].class)),
                         self + "$AgenticRunAdvice").role("the user's words of a langchain4j-agentic run"),
+                // langchain4j-agentic: what the outermost workflow or supervisor returns to the application, the run's answer
+                new HookPoint(named(AGENTIC_HANDLER),
+                        named("executeAgentMethod").and(takesArguments(3)).and(takesArgument(1, named("java.lang.reflect.Method")))
+                                .and(takesArgument(2, Object[].class)),
+                        self + "$AgenticResultAdvice").role("the answer of a langchain4j-agentic run"),
                 new HookPoint(named(TOOL_SERVICE),
                         named("executeTool").or(named("internalExecuteTool")).and(takesArgument(1, named("java.util.Map"))),
                         self + "$ToolTableAdvice"),
@@ -627,10 +632,13 @@ public final class LangChain4jHooks implements Hooks {
             try {
                 // the agentic module's own planner and response scorer answer with a plan or scores, not the conversation's
                 // answer: before, an answer contract judged the JSON plan and a notice in its place failed the run to parse
-                if (message != null && message.text() != null && !AgenticRuns.internalAnswer()) {
+                Object turn = AgenticRuns.turn();
+                if (message != null && message.text() != null && !AgenticRuns.internalAnswer(turn)) {
                     String replacement;
                     try {
                         replacement = Dispatcher.onAssistantMessage("langchain4j", Dispatcher.session("default"), message.text());
+                        // an agent of an agentic run: the run's result, when it is this answer, was checked here
+                        AgenticRuns.answered(turn, replacement != null ? replacement : message.text());
                     } catch (TracegateViolation violation) {
                         throw violation;   // a block under block.style: exception (or fail: closed inside the dispatcher)
                     } catch (Throwable failed) {
@@ -1328,6 +1336,55 @@ public final class LangChain4jHooks implements Hooks {
                 if (refusal != null) {
                     throw refusal.violation();   // fail: closed: the run does not start unchecked
                 }
+            }
+        }
+    }
+
+    /**
+     * The outermost langchain4j-agentic invocation ({@code PlannerBasedInvocationHandler#executeAgentMethod} of a handler
+     * without a scope of its own) returns the run's result to the application: text no agent of the run answered (a
+     * {@code SUMMARY} supervisor's done response, a workflow's {@code output} function) is checked as the run's answer
+     * ({@link AgenticRuns#runEnds}); a replacement is what the application gets, a block under
+     * {@code block.style: exception} throws. Per run, not per call.
+     */
+    public static final class AgenticResultAdvice {
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static Object enter(@Advice.FieldValue("agenticScope") Object own) {
+            return own != null ? null : AgenticRuns.enterRun();
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.FieldValue("agenticScope") Object own,
+                         @Advice.Enter Object outer,
+                         @Advice.Thrown Throwable thrown,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result) {
+            if (own != null) {
+                return;
+            }
+            Object scope;
+            try {
+                scope = AgenticRuns.exitRun(outer);
+            } catch (Throwable failed) {
+                scope = null;
+            }
+            if (thrown != null || scope == null) {
+                return;
+            }
+            String replacement;
+            try {
+                replacement = AgenticRuns.runEnds(scope, result);
+            } catch (TracegateViolation violation) {
+                throw violation;   // a block under block.style: exception (or fail: closed inside the dispatcher)
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "agentic run's answer", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();   // fail: closed, as the dispatcher's own internal error on an answer
+                }
+                replacement = null;
+            }
+            if (replacement != null) {
+                result = replacement;
             }
         }
     }
