@@ -12,6 +12,16 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.internal.InternalStreamingChatResponseHandlerUtils;
+import dev.langchain4j.model.chat.StreamingChatModel;
+import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.service.TokenStream;
+import dev.langchain4j.service.tool.ToolExecutor;
+import dev.langchain4j.service.tool.ToolProvider;
+import dev.langchain4j.service.tool.ToolProviderResult;
+import java.util.concurrent.CompletableFuture;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
@@ -55,6 +65,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>{@code async}: a sequence of two async agents without a memory id (researcher, writer), 2 searches each.</li>
  * <li>{@code summary}: a supervisor ({@code SUMMARY}) whose publisher answers {@code published}, and whose planner's done
  *     response, the run's result, names {@code draft-7}.</li>
+ * <li>{@code cond}: a sequence of a researcher (2 searches) and a conditional workflow whose writer (2 searches) runs
+ *     when the scope has research, and whose mailer (never) when it has none; none has a memory id.</li>
+ * <li>{@code provider}: {@code sessions} with both agents' {@code web_search} from a {@code ToolProvider}.</li>
+ * <li>{@code stream}: {@code sessions} whose writer streams ({@code TokenStream}, a model answering on the calling
+ *     thread); the run returns the writer's stream, which the application consumes.</li>
  * </ul>
  * With a mode in {@link #CONCURRENT} the users' runs are started together, one thread each.
  */
@@ -146,6 +161,52 @@ public final class AgenticApp {
     public interface Survey {
         @Agent(name = "survey")
         String run(@MemoryId String user, @V("topic") String topic);
+    }
+
+    public interface StreamingWriter {
+        @dev.langchain4j.service.UserMessage("Write an article on {{topic}} from {{research}}")
+        @Agent(name = "writer", description = "writes an article", outputKey = "article")
+        TokenStream write(@V("topic") String topic, @V("research") String research);
+    }
+
+    public interface StreamingPipeline {
+        @Agent(name = "pipeline", outputKey = "article")
+        TokenStream run(@MemoryId String user, @V("topic") String topic);
+    }
+
+    public interface Mailer {
+        @dev.langchain4j.service.UserMessage("Mail the desk about {{topic}}")
+        @Agent(name = "mailer", description = "mails the desk", outputKey = "mailed")
+        String mail(@V("topic") String topic);
+    }
+
+    /** web_search from a ToolProvider (asked per request). */
+    static ToolProvider webProvider() {
+        ToolSpecification spec = ToolSpecification.builder().name("web_search").description("search the web")
+                .parameters(JsonObjectSchema.builder().addStringProperty("query").build()).build();
+        ToolExecutor executor = (request, memoryId) -> {
+            Console.line("RAN web_search:" + request.arguments());
+            return "results";
+        };
+        return request -> ToolProviderResult.builder().add(spec, executor).build();
+    }
+
+    /** {@link ScriptedModel}'s answers, streamed on the calling thread. */
+    static final class ScriptedStreamingModel implements StreamingChatModel {
+        final ScriptedModel script;
+
+        ScriptedStreamingModel(String answer, String[]... calls) {
+            this.script = new ScriptedModel(answer, calls);
+        }
+
+        @Override
+        public void doChat(ChatRequest request, StreamingChatResponseHandler handler) {
+            ChatResponse response = script.doChat(request);
+            if (response.aiMessage().text() != null) {
+                handler.onPartialResponse(response.aiMessage().text());
+            }
+            InternalStreamingChatResponseHandlerUtils.onCompleteResponse(handler, response);
+        }
     }
 
     public interface Pipeline {
@@ -393,6 +454,54 @@ public final class AgenticApp {
                         .responseStrategy(SupervisorResponseStrategy.SUMMARY)
                         .build();
                 return desk.run(user, "publish the newest article");
+            }
+            case "cond": {
+                Pipeline pipeline = AgenticServices.sequenceBuilder(Pipeline.class).subAgents(
+                                AgenticServices.agentBuilder(PlainResearcher.class)
+                                        .chatModel(new ScriptedModel("research done", call("web_search", "query", "a"), call("web_search", "query", "b")))
+                                        .tools(new Web()).build(),
+                                AgenticServices.conditionalBuilder()
+                                        .subAgents(scope -> scope.hasState("research"), AgenticServices.agentBuilder(Writer.class)
+                                                .chatModel(new ScriptedModel("article text", call("web_search", "query", "c"), call("web_search", "query", "d")))
+                                                .tools(new Web()).build())
+                                        .subAgents(scope -> !scope.hasState("research"), AgenticServices.agentBuilder(Mailer.class)
+                                                .chatModel(new ScriptedModel("mailed", call("send_email", "to", "desk@corp.example")))
+                                                .tools(new Mail()).build())
+                                        .build())
+                        .outputKey("article").build();
+                return pipeline.run(user, "tracing");
+            }
+            case "provider": {
+                Pipeline pipeline = AgenticServices.sequenceBuilder(Pipeline.class).subAgents(
+                                AgenticServices.agentBuilder(PlainResearcher.class)
+                                        .chatModel(new ScriptedModel("research done", call("web_search", "query", "a"), call("web_search", "query", "b")))
+                                        .toolProvider(webProvider()).build(),
+                                AgenticServices.agentBuilder(Writer.class)
+                                        .chatModel(new ScriptedModel("article text", call("web_search", "query", "c"), call("web_search", "query", "d")))
+                                        .toolProvider(webProvider()).build())
+                        .outputKey("article").build();
+                return pipeline.run(user, "tracing");
+            }
+            case "stream": {
+                StreamingPipeline pipeline = AgenticServices.sequenceBuilder(StreamingPipeline.class).subAgents(
+                                AgenticServices.agentBuilder(PlainResearcher.class)
+                                        .chatModel(new ScriptedModel("research done", call("web_search", "query", "a"), call("web_search", "query", "b")))
+                                        .tools(new Web()).build(),
+                                AgenticServices.agentBuilder(StreamingWriter.class)
+                                        .streamingChatModel(new ScriptedStreamingModel("article text", call("web_search", "query", "c"), call("web_search", "query", "d")))
+                                        .tools(new Web()).build())
+                        .outputKey("article").build();
+                CompletableFuture<String> done = new CompletableFuture<>();
+                pipeline.run(user, "tracing")
+                        .onPartialResponse(part -> { })
+                        .onCompleteResponse(r -> done.complete(r.aiMessage().text()))
+                        .onError(done::completeExceptionally)
+                        .start();
+                try {
+                    return done.get(20, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
             }
             case "typed": {
                 Judge judge = AiServices.builder(Judge.class).chatModel(new ScriptedModel("APPROVED draft-1"))

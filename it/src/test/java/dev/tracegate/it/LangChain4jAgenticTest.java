@@ -375,4 +375,40 @@ class LangChain4jAgenticTest {
         assertThat(answers(seq.events())).as(seq.log()).hasSize(2).allSatisfy(a -> assertThat(a).startsWith("alice pass "))
                 .last().asString().startsWith("alice pass article text");
     }
+
+    /**
+     * A conditional workflow inside a sequence: the branch taken (the writer) has its calls in the run's session, the
+     * budget holds across the researcher and it, per user; the branch not taken (the mailer) runs nothing.
+     */
+    @Test
+    void aConditionalBranchsToolCallsAreInTheRunsSession() throws IOException {
+        Run run = run(BUDGET, "", "cond", "alice,bob");
+        assertThat(searches(run.events())).as(run.log()).containsExactly("alice", "alice", "alice", "alice", "bob", "bob", "bob", "bob");
+        assertThat(blocks(run.events(), "web_search")).as(run.log()).containsExactly("alice", "bob");
+        assertThat(run.result().stdout()).as(run.log()).doesNotContain("RAN send_email");
+    }
+
+    /** Agents whose web_search comes from a ToolProvider (per request): their calls are the run's, each run its own count. */
+    @Test
+    void aToolProvidersToolCallsAreInTheRunsSession() throws IOException {
+        Run run = run(BUDGET, "", "provider", "alice,bob");
+        assertThat(searches(run.events())).as(run.log()).containsExactly("alice", "alice", "alice", "alice", "bob", "bob", "bob", "bob");
+        assertThat(blocks(run.events(), "web_search")).as(run.log()).containsExactly("alice", "bob");
+        assertThat(run.events()).as(run.log()).allSatisfy(e -> assertThat(e.path("session").asText()).isIn("alice", "bob"));
+        assertThat(ForkedJvm.count(run.result().stdout(), "RAN web_search:")).as(run.log()).isEqualTo(6);
+    }
+
+    /**
+     * A sequence whose last agent streams (TokenStream, no memory id): its tool calls and its streamed answer are the
+     * run's, in the run's session, and the budget holds across the researcher and it.
+     */
+    @Test
+    void aStreamingSubAgentsCallsAndAnswerAreInTheRunsSession() throws IOException {
+        Run run = run(BUDGET, "", "stream", "alice,bob");
+        assertThat(searches(run.events())).as(run.log()).containsExactly("alice", "alice", "alice", "alice", "bob", "bob", "bob", "bob");
+        assertThat(blocks(run.events(), "web_search")).as(run.log()).containsExactly("alice", "bob");
+        assertThat(run.events()).as(run.log()).allSatisfy(e -> assertThat(e.path("session").asText()).isIn("alice", "bob"));
+        assertThat(answers(run.events())).as(run.log()).anySatisfy(a -> assertThat(a).startsWith("alice pass article text"));
+        assertThat(run.result().stdout()).as(run.log()).contains("RESULT stream/alice article text");
+    }
 }
