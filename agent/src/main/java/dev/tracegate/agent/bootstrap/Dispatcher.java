@@ -49,8 +49,8 @@ public final class Dispatcher {
      * [0] = conversation id seen by a framework further up this thread's stack, [1] = the tool table, [2] = non-null
      * when [0] was adopted from a tool call rather than set by the invocation's own advice ({@link #adoptSession}),
      * [3] = the model's tool requests of the round a framework is running on this thread ({@link #swapRound}),
-     * [4] = the conversation of the latest configured tool call on this thread ({@link #noteCallSession}), [5] = non-null
-     * once this thread has run configured tool calls of more than one conversation, [6] = the conversation of the MCP
+     * [4] = the conversation of the latest configured tool call on this thread ({@link #noteCallSession}), [5] = unused
+     * (until session 17: set once the thread had run calls of several conversations), [6] = the conversation of the MCP
      * server tool call whose handler runs on this thread now ({@link #swapHandlerSession}; a {@link HandlerScope} frame
      * while the handler's Mono is subscribed), [7] = the framework name a streaming handler marks the tool it is about
      * to run with as an {@code IMMEDIATE} one ({@link #markImmediate}), [8] = the tool context of the AI service tool
@@ -140,7 +140,6 @@ public final class Dispatcher {
     }
 
     /** {@code SCOPE[5]}: the thread ran configured tool calls of several conversations (a pool's thread). */
-    private static final Object SEVERAL = "several conversations";
 
     /** How many call ids this JVM generated ({@link #newCallId}). */
     private static final AtomicLong CALL_IDS = new AtomicLong();
@@ -349,25 +348,29 @@ public final class Dispatcher {
      * thread's scope and one comparison per call; no allocation.
      */
     public static void noteCallSession(String session) {
-        Object[] scope = SCOPE.get();
-        Object last = scope[4];
-        if (last != session) {
-            if (last != null && !last.equals(session)) scope[5] = SEVERAL;
-            scope[4] = session;
-        }
+        SCOPE.get()[4] = session;
     }
 
     /**
-     * The conversation of this thread's configured tool calls ({@link #noteCallSession}) for a consent or erasure method
-     * called now: inside a call ({@code inCall}), the running call's; between calls, the one conversation this thread has
-     * run calls of, or null when it has run none or calls of several conversations (a server's pooled thread, whose last
-     * conversation says nothing about the next request).
+     * A configured suspend function resumes on this thread (its state machine re-entered, no call of its own): the
+     * conversation noted last is not the resumed call's (another conversation's coroutine may have run a call on this
+     * thread while it was suspended), so a consent or erasure its body makes now finds none ({@link #callSession}) rather
+     * than another's. One thread-local look-up per resume; no allocation.
      */
-    public static String callSession(boolean inCall) {
-        Object[] scope = SCOPE.get();
-        Object last = scope[4];
-        if (last == null || (!inCall && scope[5] != null)) return null;
-        return last.toString();
+    public static void forgetCallSession() {
+        SCOPE.get()[4] = null;
+    }
+
+    /**
+     * The conversation of the configured tool call running on this thread ({@link #noteCallSession}), for a consent or
+     * erasure method that such a call makes; null when none was noted. Asked only while a call runs: between calls the
+     * thread says nothing about the conversation (a coroutine dispatcher's thread and a pooled thread run several
+     * conversations' work in turn; until session 17 the one conversation a thread had run calls of was taken, and c2's
+     * erasure on a thread that had run only c1's calls went to c1, trial33 06).
+     */
+    public static String callSession() {
+        Object last = SCOPE.get()[4];
+        return last == null ? null : last.toString();
     }
 
     /**

@@ -649,7 +649,10 @@ public final class ConfiguredHooks implements Hooks {
             depth[0] = saved + 1;   // a resume holds the level too: what the function calls after it is nested as before it
             try {
                 if (Dispatcher.resumed(args[args.length - 1])) {
-                    return null;   // the state machine resumes a call that began before: no call (its value is checked on arrival)
+                    // the state machine resumes a call that began before: no call (its value is checked on arrival); the
+                    // conversation last noted on this thread may be another coroutine's, so its body's consent finds none
+                    Dispatcher.forgetCallSession();
+                    return null;
                 }
                 outer = saved == 0 || Dispatcher.supervisesNested(origin);
                 if (!outer) {

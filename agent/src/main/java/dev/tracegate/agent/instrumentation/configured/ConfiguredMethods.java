@@ -1654,8 +1654,9 @@ public final class ConfiguredMethods {
      * tool call's). Without one (agent/CONFIG.md's own examples), the conversation the thread is in: the one a framework's
      * invocation further up the stack names (an AI service, a chat client), else that of the MCP server tool call whose
      * handler runs on this thread (McpHooks), else that of the configured tool call running
-     * on this thread (the tool called the method), else, between calls, the one conversation this thread has run calls of
-     * if that session is still open (an agent loop that calls the method between two tool calls), else a session named
+     * on this thread (the tool called the method; not after a suspend tool's resume, Dispatcher#forgetCallSession), never
+     * the thread's between calls (a coroutine dispatcher's or a pool's thread runs several conversations' work in turn:
+     * c2's erasure went to c1, trial33 06), else a session named
      * {@code default} if one is open (a framework's conversation without an id). Otherwise null: the event belongs to no
      * conversation. It then reaches only the GDPR register (scope: global), no session's trace, so no {@code default}
      * session is made that its end would judge for obligations no conversation had (trial21 07 and 11); a WARN says so
@@ -1672,12 +1673,11 @@ public final class ConfiguredMethods {
             // an MCP server tool handler running on this thread: that tool call's conversation (trial26 01)
             session = Dispatcher.handlerSession();
         }
-        if (session == null) {
-            // the method's own advice counts one level while it runs ({@code ownLevels} 1), none once its exit put the
-            // nesting back (a grant reported at return): a level beyond that is a woven method further up this thread's stack
-            boolean inCall = Dispatcher.depthCell()[0] > ownLevels;
-            session = Dispatcher.callSession(inCall);
-            if (session != null && !inCall && !bridge.supervisor().sessionOpen(session)) session = null;
+        if (session == null && Dispatcher.depthCell()[0] > ownLevels) {
+            // a configured tool call running further up this thread's stack: the method's own advice counts one level
+            // while it runs ({@code ownLevels} 1), none once its exit put the nesting back (a grant reported at return).
+            // Between calls, none: the thread says nothing about whose coroutine or pooled task runs on it now (trial33 06)
+            session = Dispatcher.callSession();
         }
         if (session == null && bridge.supervisor().sessionOpen("default")) session = "default";
         if (session == null) noSession(site, bridge);
@@ -1694,8 +1694,9 @@ public final class ConfiguredMethods {
         if (readers.isEmpty() || !noSessionWarned.add(site.method)) return;
         String what = erasure ? "erasure" : "consent";
         AgentLog.warn("configured " + what + " method " + site.method + " (" + site.rule.where + ") has no session-param, and"
-                + " this call belongs to no conversation the agent can tell (no supervised call of one is running on its thread,"
-                + " and the thread has not run calls of exactly one open conversation; an MCP async server's tool handler counts only"
+                + " this call belongs to no conversation the agent can tell (no supervised call of one is running on its thread:"
+                + " between calls a thread says nothing about the conversation, since a coroutine dispatcher's or a pool's thread runs"
+                + " several conversations' work in turn; an MCP async server's tool handler counts only"
                 + " on its subscribing thread and Reactor's schedulers): its " + what + " reaches the GDPR"
                 + " register (scope: global) but no session's trace, so " + String.join(", ", readers) + (readers.size() == 1 ? " reads" : " read")
                 + " `" + what + "` as an event of the session and never " + (readers.size() == 1 ? "sees" : "see") + " it. Add session-param (the parameter holding the"
