@@ -96,8 +96,11 @@ class ConfiguredMethodsTest {
                 ForkedJvm.appClasspath(), APP, "run");
         assertThat(on.exit()).as(on.toString()).isZero();
         assertThat(on.stdout()).as(on.toString()).doesNotContain("METHOD charge ran").contains("RESULT: tracegate blocked the call to charge");
-        // an erasure method without session-param, called between two calls of the loop's one conversation, is in it
-        assertThat(on.stderr()).as(on.toString()).contains("ERASURE session=alice subject=alice");
+        // an erasure method without session-param, called between two calls of the loop's conversation, is recorded, but
+        // not in that conversation: between calls the thread says nothing about whose work runs on it (524895e, trial33 06;
+        // this rules-only supervisor, with no library, labels such an event `default`)
+        assertThat(on.stderr()).as(on.toString()).contains("ERASURE session=default subject=alice")
+                .doesNotContain("ERASURE session=alice");
 
         ForkedJvm.Result off = ForkedJvm.run(ForkedJvm.java(),
                 List.of(ForkedJvm.agent("config=" + yaml + ",block=charge,instrumentations.configured.enabled=false")),
