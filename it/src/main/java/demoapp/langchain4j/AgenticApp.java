@@ -70,6 +70,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>{@code provider}: {@code sessions} with both agents' {@code web_search} from a {@code ToolProvider}.</li>
  * <li>{@code stream}: {@code sessions} whose writer streams ({@code TokenStream}, a model answering on the calling
  *     thread); the run returns the writer's stream, which the application consumes.</li>
+ * <li>{@code same-id}: two runs of one sequence (one researcher without a memory id) with the SAME memory id
+ *     {@code shared}, on two threads: run 1's search waits until run 2 has started and reached its search, and run 2's
+ *     search waits until run 1 has returned; each run's researcher answers {@code article by run-N}, the run's result.</li>
  * </ul>
  * With a mode in {@link #CONCURRENT} the users' runs are started together, one thread each.
  */
@@ -246,6 +249,63 @@ public final class AgenticApp {
             }
             return "results for " + query;
         }
+    }
+
+    /** {@code same-id}: run 1's search waits for run 2's, run 2's for run 1's return (at most 20 s each). */
+    public static final class SameIdWeb {
+        @Tool(name = "web_search", value = "search the web")
+        public String webSearch(String query) throws InterruptedException {
+            if (RUN_NO.get() == 1) {
+                RUN1_SEARCHING.countDown();
+                RUN2_SEARCHING.await(20, TimeUnit.SECONDS);
+            } else {
+                RUN2_SEARCHING.countDown();
+                RUN1_DONE.await(20, TimeUnit.SECONDS);
+            }
+            Console.line("RAN web_search:" + query);
+            return "results for " + query;
+        }
+    }
+
+    /** {@code same-id}: the run's number on its thread (the sequence runs its agent on the caller's thread). */
+    static final ThreadLocal<Integer> RUN_NO = new ThreadLocal<>();
+
+    /** {@code same-id}: searches, then answers {@code article by run-N}. */
+    static final class SameIdModel implements ChatModel {
+        @Override
+        public ChatResponse doChat(ChatRequest request) {
+            int n = RUN_NO.get();
+            return new ScriptedModel("article by run-" + n, call("web_search", "query", "run-" + n)).doChat(request);
+        }
+    }
+
+    static final CountDownLatch RUN1_SEARCHING = new CountDownLatch(1);
+    static final CountDownLatch RUN2_SEARCHING = new CountDownLatch(1);
+    static final CountDownLatch RUN1_DONE = new CountDownLatch(1);
+
+    /** {@code same-id}: two runs of one workflow instance (its scopes are per memory id), the researcher's answer per run. */
+    static void sameMemoryId() throws InterruptedException {
+        Pipeline pipeline = AgenticServices.sequenceBuilder(Pipeline.class).subAgents(
+                        AgenticServices.agentBuilder(PlainResearcher.class).chatModel(new SameIdModel()).tools(new SameIdWeb()).build())
+                .outputKey("research").build();
+        Thread first = new Thread(() -> {
+            RUN_NO.set(1);
+            print("same-id/1", () -> pipeline.run("shared", "tracing"));
+            RUN1_DONE.countDown();
+        }, "run-1");
+        Thread second = new Thread(() -> {
+            RUN_NO.set(2);
+            try {
+                RUN1_SEARCHING.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            print("same-id/2", () -> pipeline.run("shared", "tracing"));
+        }, "run-2");
+        first.start();
+        second.start();
+        first.join(60_000);
+        second.join(60_000);
     }
 
     static final Set<String> ARRIVED = ConcurrentHashMap.newKeySet();
@@ -516,7 +576,13 @@ public final class AgenticApp {
     public static void main(String[] args) {
         String mode = args[0];
         String[] users = args.length > 1 ? args[1].split(",") : new String[] {"alice"};
-        if (CONCURRENT.contains(mode)) {
+        if (mode.equals("same-id")) {
+            try {
+                sameMemoryId();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else if (CONCURRENT.contains(mode)) {
             ALL_USERS = new CountDownLatch(users.length);
             List<Thread> threads = new ArrayList<>();
             for (String user : users) {
@@ -541,9 +607,13 @@ public final class AgenticApp {
     }
 
     static void runAndPrint(String mode, String user) {
+        print(mode + "/" + user, () -> run(mode, user));
+    }
+
+    static void print(String label, java.util.function.Supplier<Object> run) {
         Object out;
         try {
-            out = run(mode, user);
+            out = run.get();
         } catch (Throwable e) {
             StringBuilder chain = new StringBuilder("THREW " + e.getClass().getName() + ": " + e.getMessage());
             for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
@@ -551,6 +621,6 @@ public final class AgenticApp {
             }
             out = chain;
         }
-        Console.line("RESULT " + mode + "/" + user + " " + out);
+        Console.line("RESULT " + label + " " + out);
     }
 }

@@ -411,4 +411,21 @@ class LangChain4jAgenticTest {
         assertThat(answers(run.events())).as(run.log()).anySatisfy(a -> assertThat(a).startsWith("alice pass article text"));
         assertThat(run.result().stdout()).as(run.log()).contains("RESULT stream/alice article text");
     }
+
+    /**
+     * Two runs of one workflow with the SAME memory id at once (the module gives both the memory id's one scope), each
+     * answering differently: each run's answer is its agent's, checked once when the agent gave it. Before, the scope
+     * held one list of answers, the newest run's: run 1's result was looked up in run 2's list and recorded a second
+     * time (and a result of run 2 that run 1's agent had given would not have been checked as run 2's). Run 1's search
+     * waits until run 2 has started and reached its search, run 2's until run 1 has returned. (Checked on the old jar:
+     * "shared pass article by run-1" twice.)
+     */
+    @Test
+    void twoRunsAtOnceWithTheSameMemoryIdEachKeepTheirOwnAnswers() throws IOException {
+        Run run = run(BUDGET, "", "same-id", "x");
+        assertThat(run.result().stdout()).as(run.log())
+                .contains("RESULT same-id/1 article by run-1", "RESULT same-id/2 article by run-2");
+        assertThat(answers(run.events())).as(run.log())
+                .containsExactlyInAnyOrder("shared pass article by run-1", "shared pass article by run-2");
+    }
 }

@@ -3,6 +3,7 @@ package dev.tracegate.agent.bootstrap;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -43,20 +44,72 @@ public final class AgenticRuns {
     static final String MEMORY_ID_ANNOTATION = "dev.langchain4j.service.MemoryId";
 
     /**
-     * The scopes of workflow and supervisor runs (identity: the module's scope does not override equals; weak keys), each
-     * with its current run (a scope of a memory id is kept by the module across that id's runs: a run per invocation).
+     * The scopes of workflow and supervisor runs (identity: the module's scope does not override equals; weak keys: an
+     * entry goes when the module lets its scope go, and holds no reference to it), each with its runs. A scope of a memory
+     * id is kept by the module across that id's runs (a run per invocation), and two runs of one memory id at once share
+     * it: each run is its own {@link Run}.
      */
-    private static final Map<Object, Run> RUN_SCOPES = Collections.synchronizedMap(new WeakHashMap<Object, Run>());
+    private static final Map<Object, Runs> RUN_SCOPES = Collections.synchronizedMap(new WeakHashMap<Object, Runs>());
 
-    /** The scope of the outermost run this thread is in ({@link #enterRun}, {@link #runStarts}, {@link #exitRun}). */
-    private static final ThreadLocal<Object> CURRENT_RUN = new ThreadLocal<Object>();
+    /** The outermost run this thread is in ({@link #enterRun}, {@link #runStarts}, {@link #exitRun}). */
+    private static final ThreadLocal<Run> CURRENT_RUN = new ThreadLocal<Run>();
 
     /** How many answers of a run's agents a run keeps, the newest (what its result is read from comes last). */
     static final int ANSWERS_KEPT = 64;
 
+    /**
+     * The runs of one scope: those in flight (usually one; two runs of one memory id at once share the module's scope),
+     * and the newest, kept after it ended (AI services it started may still run: a streamed sub-agent the application
+     * consumes after the run returned). No reference to the scope.
+     */
+    static final class Runs {
+        private final ArrayList<Run> active = new ArrayList<Run>(2);
+        private Run last;
+
+        synchronized void started(Run run) {
+            active.add(run);
+            last = run;
+        }
+
+        synchronized void ended(Run run) {
+            for (int i = active.size() - 1; i >= 0; i--) {
+                if (active.get(i) == run) {
+                    active.remove(i);
+                }
+            }
+        }
+
+        /** The scope's one run (the one in flight, else the newest ended), or null while several are in flight. */
+        synchronized Run only() {
+            return active.isEmpty() ? last : active.size() == 1 ? active.get(0) : null;
+        }
+
+        /**
+         * An agent's answer whose run is not known (several runs of the scope in flight, the agent on a thread none of
+         * them runs on: a parallel or async agent): noted for each run in flight. They are one session (one memory id),
+         * and the text was checked in it.
+         */
+        synchronized void noteAll(String text) {
+            if (active.isEmpty() && last != null) {
+                last.note(text);
+            }
+            for (int i = 0; i < active.size(); i++) {
+                active.get(i).note(text);
+            }
+        }
+    }
+
     /** One invocation of a workflow or supervisor by the application: the answers its agents gave, as the application would get them. */
     static final class Run {
+        final Runs scope;
+        /** The run's session: its scope's memory id. */
+        final String session;
         private final ArrayDeque<String> answers = new ArrayDeque<String>();
+
+        Run(Runs scope, String session) {
+            this.scope = scope;
+            this.session = session;
+        }
 
         synchronized void note(String text) {
             if (answers.size() == ANSWERS_KEPT) {
@@ -93,13 +146,16 @@ public final class AgenticRuns {
     public static final class Turn {
         final String session;
         final boolean moduleOwn;
-        /** The run it is part of, or null (the module's own service of an agent invoked directly). */
+        /** The run it is part of, or null: not known ({@link #runs}), or none (the module's own service of an agent invoked directly). */
         final Run run;
+        /** The runs of its scope, when which of them it is part of is not known (several in flight), else null. */
+        final Runs runs;
 
-        Turn(String session, boolean moduleOwn, Run run) {
+        Turn(String session, boolean moduleOwn, Run run, Runs runs) {
             this.session = session;
             this.moduleOwn = moduleOwn;
             this.run = run;
+            this.runs = runs;
         }
 
         @Override
@@ -169,11 +225,15 @@ public final class AgenticRuns {
             id = memoryId;
         }
         boolean moduleOwn = interfaceName != null && interfaceName.startsWith(MODULE_PACKAGE);
-        Run run = RUN_SCOPES.get(scope);
-        if (!moduleOwn && run == null) {
+        Runs runs = RUN_SCOPES.get(scope);
+        if (!moduleOwn && runs == null) {
             return id;
         }
-        return new Turn(id == null ? NO_MEMORY_ID : id.toString(), moduleOwn, run);
+        // the run this thread is in, when it is one of this scope's (a sub-agent the run invokes on its own thread);
+        // else the scope's only run; else not known (several runs of one memory id at once, an agent on another thread)
+        Run own = runs == null ? null : CURRENT_RUN.get();
+        Run run = own != null && own.scope == runs ? own : runs == null ? null : runs.only();
+        return new Turn(id == null ? NO_MEMORY_ID : id.toString(), moduleOwn, run, run == null ? runs : null);
     }
 
     /**
@@ -210,9 +270,11 @@ public final class AgenticRuns {
      */
     public static void answered(Object session, String text) {
         if (session instanceof Turn && text != null) {
-            Run run = ((Turn) session).run;
-            if (run != null) {
-                run.note(text);
+            Turn turn = (Turn) session;
+            if (turn.run != null) {
+                turn.run.note(text);
+            } else if (turn.runs != null) {
+                turn.runs.noteAll(text);
             }
         }
     }
@@ -223,24 +285,31 @@ public final class AgenticRuns {
      * tool of another run's agent), for {@link #exitRun}.
      */
     public static Object enterRun() {
-        Object outer = CURRENT_RUN.get();
+        Run outer = CURRENT_RUN.get();
         CURRENT_RUN.remove();
         return outer;
     }
 
-    /** That invocation ends: returns its run's scope (null: none started), and puts back the run this thread was in. */
+    /**
+     * That invocation ends: returns its run (null: none started), no longer in flight, for {@link #runEnds}; and puts
+     * back the run this thread was in.
+     */
     public static Object exitRun(Object outer) {
-        Object scope = CURRENT_RUN.get();
-        if (outer == null) {
-            CURRENT_RUN.remove();
+        Run run = CURRENT_RUN.get();
+        if (outer instanceof Run) {
+            CURRENT_RUN.set((Run) outer);
         } else {
-            CURRENT_RUN.set(outer);
+            CURRENT_RUN.remove();
         }
-        return scope;
+        if (run != null) {
+            run.scope.ended(run);
+        }
+        return run;
     }
 
     /**
-     * The outermost invocation of a workflow or supervisor returns {@code result} to the application: the run's answer.
+     * The outermost invocation of a workflow or supervisor returns {@code result} to the application: the answer of
+     * {@code run} ({@link #exitRun}).
      * Text that an agent of the run answered was checked when the agent gave it (and is not recorded twice); other text
      * (a supervisor's {@code SUMMARY}, i.e. its planner's {@code done} response, or {@code SCORED} choosing it; a
      * workflow's {@code output} function's text) is checked now as the run's ASSISTANT event, in the run's session.
@@ -248,16 +317,14 @@ public final class AgenticRuns {
      * {@code block.style: exception}. A result that is not a {@code String} (a typed agent's record,
      * {@code ResultWithAgenticScope}) is not checked here.
      */
-    public static String runEnds(Object scope, Object result) {
-        if (scope == null || !(result instanceof String)) {
+    public static String runEnds(Object run, Object result) {
+        if (!(run instanceof Run) || !(result instanceof String)) {
             return null;
         }
-        Run run = RUN_SCOPES.get(scope);
-        if (run != null && run.gave(result)) {
+        if (((Run) run).gave(result)) {
             return null;
         }
-        Object id = memoryId(scope);
-        return Dispatcher.onAssistantMessage("langchain4j", id == null ? NO_MEMORY_ID : id.toString(), (String) result);
+        return Dispatcher.onAssistantMessage("langchain4j", ((Run) run).session, (String) result);
     }
 
     /**
@@ -271,8 +338,19 @@ public final class AgenticRuns {
         if (scope == null) {
             return;
         }
-        RUN_SCOPES.put(scope, new Run());
-        CURRENT_RUN.set(scope);
+        Object id = memoryId(scope);
+        String session = id == null ? NO_MEMORY_ID : id.toString();
+        Runs runs;
+        synchronized (RUN_SCOPES) {
+            runs = RUN_SCOPES.get(scope);
+            if (runs == null) {
+                runs = new Runs();
+                RUN_SCOPES.put(scope, runs);
+            }
+        }
+        Run run = new Run(runs, session);
+        runs.started(run);
+        CURRENT_RUN.set(run);
         if (args == null || args.length == 0) {
             return;
         }
@@ -296,8 +374,7 @@ public final class AgenticRuns {
         if (text.length() == 0) {
             return;
         }
-        Object id = memoryId(scope);
-        String replacement = Dispatcher.onUserMessage("langchain4j", id == null ? NO_MEMORY_ID : id.toString(), text.toString());
+        String replacement = Dispatcher.onUserMessage("langchain4j", session, text.toString());
         if (replacement == null) {
             return;
         }

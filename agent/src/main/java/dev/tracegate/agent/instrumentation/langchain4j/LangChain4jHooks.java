@@ -1362,18 +1362,18 @@ public final class LangChain4jHooks implements Hooks {
             if (own != null) {
                 return;
             }
-            Object scope;
+            Object run;
             try {
-                scope = AgenticRuns.exitRun(outer);
+                run = AgenticRuns.exitRun(outer);   // each run its own, also two of one memory id (one scope) at once
             } catch (Throwable failed) {
-                scope = null;
+                run = null;
             }
-            if (thrown != null || scope == null) {
+            if (thrown != null || run == null) {
                 return;
             }
             String replacement;
             try {
-                replacement = AgenticRuns.runEnds(scope, result);
+                replacement = AgenticRuns.runEnds(run, result);
             } catch (TracegateViolation violation) {
                 throw violation;   // a block under block.style: exception (or fail: closed inside the dispatcher)
             } catch (Throwable failed) {
