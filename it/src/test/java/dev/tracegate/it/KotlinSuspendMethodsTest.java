@@ -223,4 +223,54 @@ class KotlinSuspendMethodsTest {
         assertThat(r.stdout()).as(r.toString()).contains("app: grant -> value=kotlin.Unit").contains("app: sent to ada@example.com");
         assertThat(events("consent")).hasSize(1).allMatch(l -> l.contains("\"subject\":\"ada@example.com\"") && l.contains("\"session\":\"s1\""));
     }
+
+    /** The agent's run with these entries, whatever its exit. */
+    private ForkedJvm.Result runAnyway(String entries, String... args) throws IOException {
+        Path config = Files.writeString(dir.resolve("tracegate.yaml"), """
+                libraries: [%s]
+                audit: {path: %s}
+                audit.personal-data: clear
+                configured-methods:
+                %s
+                """.formatted("gdpr, " + gdprPolicy(), dir.resolve("audit.jsonl"), entries.indent(2)));
+        return ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("config=" + config)), KotlinApps.classpath("ksuspend"), APP, args);
+    }
+
+    @Test
+    void aParamIndexNamingTheContinuationStopsTheStart() throws IOException {
+        // erase(sessionId, subject) is erase(String, String, Continuation) on the JVM: index 2 is the continuation
+        ForkedJvm.Result r = runAnyway("- {class: demoapp.ksuspend.Privacy, method: erase, kind: erasure, subject-param: 1, session-param: 2}", "dispatch");
+        assertThat(r.exit()).as("refused before the application runs: " + r).isEqualTo(78);
+        assertThat(r.stdout()).as(r.toString()).doesNotContain("app:");
+        assertThat(r.stderr()).as("which entry and method, which key, why, the fix: " + r)
+                .contains("configured-methods entry", "(erasure, class demoapp.ksuspend.Privacy, method erase): session-param '2' names"
+                        + " parameter 2 of the Kotlin suspend fun demoapp.ksuspend.Privacy#erase, and that parameter is Kotlin's Continuation")
+                .contains("the source-level parameters are 0..1 (sessionId, subject): give session-param the index (or name) of the one that"
+                        + " holds the conversation id");
+        assertThat(dir.resolve("audit.jsonl")).as("no audit log opened").doesNotExist();
+    }
+
+    @Test
+    void theContinuationsNameStopsTheStart() throws IOException {
+        ForkedJvm.Result r = runAnyway("- {class: demoapp.ksuspend.Privacy, method: erase, kind: erasure, subject-param: $completion, session-param: 0}",
+                "dispatch");
+        assertThat(r.exit()).as(r.toString()).isEqualTo(78);
+        assertThat(r.stderr()).as(r.toString()).contains("subject-param '$completion' names the parameter kotlinc adds last to a Kotlin"
+                + " suspend fun, its Continuation ($completion)");
+    }
+
+    @Test
+    void aClassGlobsParamNamingTheContinuationIsAnErrorWhenWoven() throws IOException {
+        // a class glob: not checked at start-up, said as the class is woven
+        ForkedJvm.Result r = runAnyway("""
+                - {class: "demoapp.ksuspend.Priv*", method: erase, kind: erasure, subject-param: 1, session-param: 2}
+                """, "dispatch");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stderr()).as(r.toString())
+                .contains("ERROR configured-methods entry", "session-param '2' names parameter 2 of the Kotlin suspend fun"
+                        + " demoapp.ksuspend.Privacy#erase, and that parameter is Kotlin's Continuation")
+                .contains("reads the setting as the literal text it is for each call of the method: correct the entry and restart")
+                .doesNotContain("is a kotlin.coroutines.Continuation");
+        assertThat(events("erasure")).as("the literal session the ERROR announced").hasSize(1).allMatch(l -> l.contains("\"session\":\"2\""));
+    }
 }

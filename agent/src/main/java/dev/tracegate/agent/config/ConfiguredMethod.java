@@ -109,6 +109,13 @@ public final class ConfiguredMethod {
                     + " com.acme.tools.WeatherTool), and a literal tool name cannot start with $. Write e.g. " + field
                     + (field.equals("name") ? "=" : ": ") + "$class.";
         }
+        if (value.equals("$completion") || value.startsWith("$completion.")) {
+            // the name kotlinc gives a suspend fun's trailing Continuation: by name it would be that parameter (trial33)
+            return field + " '" + value + "' names the parameter kotlinc adds last to a Kotlin suspend fun, its Continuation"
+                    + " ($completion): it holds the coroutine, never a value of the call. The function's own parameters are counted from"
+                    + " 0 without it (" + field + (field.endsWith("param") ? ": " : "=") + "0 is the first): give the index or name of the"
+                    + " one that holds it (CONFIG.md, \"Kotlin suspend functions\").";
+        }
         boolean negative = value.length() > 1 && value.charAt(0) == '-' && value.substring(1).chars().allMatch(Character::isDigit);
         if (negative) {
             return field + " '" + value + "' is a negative number, which names no parameter: parameters are counted from 0 (" + field

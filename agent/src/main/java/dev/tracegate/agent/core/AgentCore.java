@@ -170,6 +170,8 @@ public final class AgentCore {
             }
             methods = (methodsFile == null ? ConfiguredMethods.none() : ConfiguredMethods.load(Path.of(methodsFile)))
                     .plus(ConfiguredMethods.from(config.configuredMethods()));
+            // a Kotlin suspend fun's *-param that names its Continuation: a mistake, said before the audit log opens
+            methods.checkSuspendParameters(ClassLoader.getSystemClassLoader());
             bridgeOptions = bridgeOptions(arguments, options, config);
             methods.blockStyleThrows("throw".equals(bridgeOptions.get("onBlock", "substitute")));   // for its weave-time warnings
             if (!attached && pending == null) {

@@ -377,7 +377,92 @@ public final class ConfiguredMethods {
             MethodRule rule = find(className, method);
             if (rule != null) {
                 parameterNames.put(className + "." + e.getKey(), e.getValue());
-                warnAboutParameters(rule, className + "#" + method, e.getValue(), false);
+                if (e.getKey().endsWith(SUSPEND_END) && e.getValue().length > 0) {
+                    // a Kotlin suspend fun: its settings count the source's parameters, the trailing continuation left out
+                    String problem = continuationProblem(rule, className + "#" + method, e.getValue());
+                    if (problem != null && warned.add("continuation " + className + "#" + method)) {
+                        AgentLog.error(problem + ". The agent could not check this when it started (a class glob, or a class not on"
+                                + " the application's class path), so it says so now, as the class is woven, and reads the setting as the"
+                                + " literal text it is for each call of the method: correct the entry and restart", null);
+                    }
+                    warnAboutParameters(rule, className + "#" + method, Arrays.copyOf(e.getValue(), e.getValue().length - 1), false, problem != null);
+                } else {
+                    warnAboutParameters(rule, className + "#" + method, e.getValue(), false);
+                }
+            }
+        }
+    }
+
+    /** What each {@code *-param} and {@code tool-name} setting should hold, for the message that says it names no value. */
+    private static String holds(String key) {
+        return switch (key) {
+            case "session" -> "the conversation id";
+            case "subject" -> "the data subject";
+            case "purpose" -> "the purpose";
+            case "granted" -> "whether consent is granted";
+            case "args" -> "the arguments";
+            default -> "the tool's name";
+        };
+    }
+
+    /**
+     * For a Kotlin {@code suspend} method of entry {@code rule} ({@code names}: its JVM parameters' names, the trailing
+     * {@code Continuation} last): the first {@code *-param} or {@code tool-name} setting that names that continuation (its
+     * index, one past the source's parameters, or the start of a {@code session-param} field path), with which method, which
+     * key, why and the fix; null when none does. Read as an index among the call's own parameters, such a setting would be
+     * a literal text for every call (the session "2", a consent for the subject "3"), silently (trial33).
+     */
+    static String continuationProblem(MethodRule rule, String method, String[] names) {
+        int own = names.length - 1;   // the source's parameters; names[own] is kotlinc's $completion
+        Map<String, String> specs = byIndex(rule, names);
+        for (String key : PARAMETER_SETTINGS) {
+            String spec = specs.get(key);
+            if (spec == null) continue;
+            int at = index(spec);
+            String[] path = at < 0 && key.equals("session") ? fieldPath(spec) : null;
+            if (path != null) at = index(path[0]);
+            if (at != own) continue;
+            String setting = key.equals("name") ? "tool-name" : key + "-param";
+            return "configured-methods entry " + rule.where + " (" + rule.kind.name().toLowerCase(Locale.ROOT) + ", class " + rule.classPattern
+                    + ", method " + rule.methodPattern + "): " + setting + " '" + rule.field(key) + "' names parameter " + own + " of the Kotlin"
+                    + " suspend fun " + method + ", and that parameter is Kotlin's Continuation (" + names[own] + ", which kotlinc adds after"
+                    + " the function's own parameters: it holds the coroutine, never a value of the call); "
+                    + (own == 0 ? "the function has no source-level parameters, so no parameter can hold " + holds(key)
+                    : "the source-level parameters are 0.." + (own - 1) + " (" + String.join(", ", Arrays.copyOf(names, own)) + "): give "
+                    + setting + " the index (or name) of the one that holds " + holds(key))
+                    + " (CONFIG.md, \"Kotlin suspend functions\")";
+        }
+        return null;
+    }
+
+    /**
+     * Start-up: an entry that names its class exactly, whose class file {@code loader} finds (the class path's classes;
+     * nothing is loaded), and whose Kotlin {@code suspend} method has a {@code *-param} or {@code tool-name} naming its
+     * trailing continuation ({@link #continuationProblem}) stops the start with that message, before any call is made. A
+     * class found only later (a class glob, another loader) is said with an ERROR when it is woven.
+     */
+    public void checkSuspendParameters(ClassLoader loader) {
+        if (loader == null) return;
+        for (MethodRule rule : rules) {
+            if (rule.classPattern.indexOf('*') >= 0) continue;
+            byte[] classFile;
+            try (java.io.InputStream in = loader.getResourceAsStream(rule.classPattern.replace('.', '/') + ".class")) {
+                if (in == null) continue;
+                classFile = in.readAllBytes();
+            } catch (IOException | RuntimeException e) {
+                continue;   // said, if at all, when the class is woven
+            }
+            Map<String, String[]> byMethod;
+            try {
+                byMethod = ParameterNames.read(classFile);
+            } catch (RuntimeException e) {
+                continue;
+            }
+            for (Map.Entry<String, String[]> e : new java.util.TreeMap<>(byMethod).entrySet()) {
+                String method = e.getKey().substring(0, e.getKey().indexOf('('));
+                if (!e.getKey().endsWith(SUSPEND_END) || e.getValue().length == 0 || find(rule.classPattern, method) != rule) continue;
+                String problem = continuationProblem(rule, rule.classPattern + "#" + method, e.getValue());
+                if (problem != null) throw new IllegalArgumentException("tracegate: " + problem + ".");
             }
         }
     }
@@ -403,12 +488,20 @@ public final class ConfiguredMethods {
      * has started.
      */
     private void warnAboutParameters(MethodRule rule, String method, String[] names, boolean noClassFile) {
+        warnAboutParameters(rule, method, names, noClassFile, false);
+    }
+
+    /**
+     * As above; {@code names} of a Kotlin suspend method are its source's parameters (the continuation left out), and
+     * {@code continuationSaid} leaves out a setting that names the continuation, said already with an ERROR.
+     */
+    private void warnAboutParameters(MethodRule rule, String method, String[] names, boolean noClassFile, boolean continuationSaid) {
         int count = names.length;
         StringBuilder problems = new StringBuilder();
         for (String key : new String[] {"session", "subject", "purpose", "granted", "args", "name"}) {
             String spec = rule.field(key);
             int index = spec == null ? -1 : index(spec);
-            if (index >= count) {
+            if (index >= count && !(continuationSaid && index == count)) {
                 problems.append(problems.length() == 0 ? "" : "; ").append(key.equals("name") ? "tool-name" : key + "-param")
                         .append(' ').append(index).append(" is beyond its ").append(count).append(count == 1 ? " parameter" : " parameters")
                         .append(count == 0 ? "" : " (indexes 0 to " + (count - 1) + ")")
@@ -417,7 +510,7 @@ public final class ConfiguredMethods {
         }
         String sessionSpec = rule.field("session");
         String[] path = sessionSpec == null ? null : fieldPath(sessionSpec);
-        if (path != null && (index(path[0]) >= count || (index(path[0]) < 0 && !Arrays.asList(names).contains(path[0])))) {
+        if (path != null && !(continuationSaid && index(path[0]) == count) && (index(path[0]) >= count || (index(path[0]) < 0 && !Arrays.asList(names).contains(path[0])))) {
             boolean noNamesHere = count > 0 && Arrays.equals(names, ParameterNames.positional(count));
             problems.append(problems.length() == 0 ? "" : "; ").append("session-param '").append(sessionSpec).append("' reads as a field path,")
                     .append(index(path[0]) >= 0 ? " but the method has " + count + (count == 1 ? " parameter" : " parameters")
@@ -520,7 +613,8 @@ public final class ConfiguredMethods {
         StringBuilder problems = new StringBuilder();
         try {
             Map<String, String> specs = byIndex(rule, parameterNames.get(className + "." + m.getInternalName() + m.getDescriptor()));
-            int count = m.getParameters().size();
+            // a suspend fun's continuation is no parameter a setting can name (said with an ERROR: continuationProblem)
+            int count = m.getParameters().size() - (m.getDescriptor().endsWith(SUSPEND_END) ? 1 : 0);
             String subject = rule.kind == MethodRule.Kind.TOOL ? null : specs.get("subject");
             int s = subject == null ? -1 : index(subject);
             if (s >= 0 && s < count) {
