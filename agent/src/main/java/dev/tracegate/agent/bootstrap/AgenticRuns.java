@@ -1,6 +1,7 @@
 package dev.tracegate.agent.bootstrap;
 
 import java.lang.annotation.Annotation;
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Method;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -44,12 +45,18 @@ public final class AgenticRuns {
     static final String MEMORY_ID_ANNOTATION = "dev.langchain4j.service.MemoryId";
 
     /**
-     * The scopes of workflow and supervisor runs (identity: the module's scope does not override equals; weak keys: an
-     * entry goes when the module lets its scope go, and holds no reference to it), each with its runs. A scope of a memory
-     * id is kept by the module across that id's runs (a run per invocation), and two runs of one memory id at once share
-     * it: each run is its own {@link Run}.
+     * The scopes the agent has seen (identity: the module's scope does not override equals; weak keys: an entry goes when
+     * the module lets its scope go, and holds no reference to it), each with its memory id's text (read once) and its runs.
+     * A scope of a memory id is kept by the module across that id's runs (a run per invocation), and two runs of one memory
+     * id at once share it: each run is its own {@link Run}.
      */
-    private static final Map<Object, Runs> RUN_SCOPES = Collections.synchronizedMap(new WeakHashMap<Object, Runs>());
+    private static final Map<Object, Runs> SCOPES = Collections.synchronizedMap(new WeakHashMap<Object, Runs>());
+
+    /**
+     * The key of the scope among managed parameters, as last found ({@link #scope}): a look-up by it allocates nothing
+     * (a scan of the map's entries allocates an iterator). Weak: the class does not keep the module's class loader.
+     */
+    private static volatile WeakReference<Class<?>> scopeKey = new WeakReference<Class<?>>(null);
 
     /** The outermost run this thread is in ({@link #enterRun}, {@link #runStarts}, {@link #exitRun}). */
     private static final ThreadLocal<Run> CURRENT_RUN = new ThreadLocal<Run>();
@@ -58,13 +65,25 @@ public final class AgenticRuns {
     static final int ANSWERS_KEPT = 64;
 
     /**
-     * The runs of one scope: those in flight (usually one; two runs of one memory id at once share the module's scope),
-     * and the newest, kept after it ended (AI services it started may still run: a streamed sub-agent the application
-     * consumes after the run returned). No reference to the scope.
+     * What the agent keeps of one scope: its memory id's text, read once (the module's scope holds it in a final field);
+     * its runs in flight (usually one; two runs of one memory id at once share the module's scope), and the newest, kept
+     * after it ended (AI services it started may still run: a streamed sub-agent the application consumes after the run
+     * returned). No reference to the scope.
      */
     static final class Runs {
+        /** The scope's memory id as text, or null (unreadable). */
+        final String session;
         private final ArrayList<Run> active = new ArrayList<Run>(2);
         private Run last;
+
+        Runs(String session) {
+            this.session = session;
+        }
+
+        /** Some run of this scope has started: an AI service of it is inside a run. */
+        synchronized boolean hadRun() {
+            return last != null;
+        }
 
         synchronized void started(Run run) {
             active.add(run);
@@ -164,15 +183,27 @@ public final class AgenticRuns {
         }
     }
 
-    /** The agentic scope among an invocation's managed parameters, or null (a plain AI service's are null or empty). */
+    /**
+     * The agentic scope among an invocation's managed parameters, or null (a plain AI service's are null or empty). A
+     * look-up by the key found before; the entries are scanned only when that finds nothing (the first time, another
+     * class loader's module, a map without a scope).
+     */
     static Object scope(Map<?, ?> managed) {
         if (managed == null || managed.isEmpty()) {
             return null;
         }
         try {
+            Class<?> known = scopeKey.get();
+            Object found = known == null ? null : managed.get(known);
+            if (found != null) {
+                return found;
+            }
             for (Map.Entry<?, ?> entry : managed.entrySet()) {
                 Object key = entry.getKey();
                 if (key instanceof Class && SCOPE_TYPE.equals(((Class<?>) key).getName())) {
+                    if (key != known) {
+                        scopeKey = new WeakReference<Class<?>>((Class<?>) key);
+                    }
                     return entry.getValue();
                 }
             }
@@ -180,6 +211,32 @@ public final class AgenticRuns {
             // a map the framework changes while it is read: no scope
         }
         return null;
+    }
+
+    /**
+     * What the agent keeps of {@code scope}, made (its memory id read) the first time the scope is seen. No allocation
+     * for a scope seen before: a weak-map look-up.
+     */
+    static Runs runs(Object scope) {
+        Runs runs = SCOPES.get(scope);
+        if (runs != null) {
+            return runs;
+        }
+        Object id = memoryId(scope);
+        Runs made = new Runs(id == null ? null : id.toString());
+        synchronized (SCOPES) {
+            runs = SCOPES.get(scope);
+            if (runs == null) {
+                SCOPES.put(scope, made);
+                runs = made;
+            }
+        }
+        return runs;
+    }
+
+    /** How many scopes the agent holds an entry for (tests: none left once the module let them go). */
+    static int scopesHeld() {
+        return SCOPES.size();
     }
 
     /** The scope's memory id ({@code AgenticScope#memoryId}: the workflow's {@code @MemoryId}, else a UUID per invocation), or null. */
@@ -198,14 +255,16 @@ public final class AgenticRuns {
     /**
      * The session of an AI service invocation's tool call or answer: its chat memory id; without one of its own
      * ({@code "default"}) inside an agentic run, the run's scope's memory id. No allocation and no look-up for an invocation
-     * with a chat memory id of its own, one null check for a plain one without.
+     * with a chat memory id of its own, one null check for a plain one without; inside a run two map look-ups (the scope
+     * among the managed parameters, the scope's memory id as read the first time it was seen), no allocation.
      */
     public static String conversation(Object memoryId, Map<?, ?> managed) {
         if (memoryId != null && !NO_MEMORY_ID.equals(memoryId)) {
             return memoryId.toString();
         }
-        Object id = managed == null ? null : memoryId(scope(managed));
-        return id != null ? id.toString() : memoryId == null ? NO_MEMORY_ID : memoryId.toString();
+        Object scope = managed == null ? null : scope(managed);
+        String id = scope == null ? null : runs(scope).session;
+        return id != null ? id : memoryId == null ? NO_MEMORY_ID : memoryId.toString();
     }
 
     /**
@@ -220,14 +279,17 @@ public final class AgenticRuns {
         if (scope == null) {
             return memoryId;
         }
-        Object id = memoryId != null && !NO_MEMORY_ID.equals(memoryId) ? memoryId : memoryId(scope);
+        Runs runs = runs(scope);
+        Object id = memoryId != null && !NO_MEMORY_ID.equals(memoryId) ? memoryId : runs.session;
         if (id == null) {
             id = memoryId;
         }
         boolean moduleOwn = interfaceName != null && interfaceName.startsWith(MODULE_PACKAGE);
-        Runs runs = RUN_SCOPES.get(scope);
-        if (!moduleOwn && runs == null) {
-            return id;
+        if (!runs.hadRun()) {
+            if (!moduleOwn) {
+                return id;
+            }
+            runs = null;   // the module's own service of an agent invoked directly: no run
         }
         // the run this thread is in, when it is one of this scope's (a sub-agent the run invokes on its own thread);
         // else the scope's only run; else not known (several runs of one memory id at once, an agent on another thread)
@@ -338,16 +400,8 @@ public final class AgenticRuns {
         if (scope == null) {
             return;
         }
-        Object id = memoryId(scope);
-        String session = id == null ? NO_MEMORY_ID : id.toString();
-        Runs runs;
-        synchronized (RUN_SCOPES) {
-            runs = RUN_SCOPES.get(scope);
-            if (runs == null) {
-                runs = new Runs();
-                RUN_SCOPES.put(scope, runs);
-            }
-        }
+        Runs runs = runs(scope);
+        String session = runs.session == null ? NO_MEMORY_ID : runs.session;
         Run run = new Run(runs, session);
         runs.started(run);
         CURRENT_RUN.set(run);
