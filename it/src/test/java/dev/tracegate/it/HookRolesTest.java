@@ -19,6 +19,7 @@ class HookRolesTest {
         "dev.langchain4j.service.AiServiceStreamingResponseHandler",
         "org.springframework.ai.model.tool.DefaultToolCallingManager",
         "org.springframework.ai.chat.client.advisor.DefaultAroundAdvisorChain",
+        "org.springframework.ai.chat.client.advisor.ChatModelCallAdvisor",
         "io.modelcontextprotocol.server.McpAsyncServer",
         "io.modelcontextprotocol.server.McpStatelessAsyncServer",
         "io.modelcontextprotocol.client.McpAsyncClient",

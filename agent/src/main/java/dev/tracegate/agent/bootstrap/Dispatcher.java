@@ -99,21 +99,41 @@ public final class Dispatcher {
     }
 
     /**
-     * The text of the user message a retrieval augmentor returned on this thread ([0]) and the user's own text it was made
-     * from ([1]): the USER event is the user's own text, not the retrieved content ({@link #augmented}).
+     * The text of the user message a retrieval augmentor returned on this thread ([0]), the user's own text it was made
+     * from ([1]) and what of the augmented text a replacement of the user's text keeps ([2], or null: nothing): the USER
+     * event is the user's own text, not the retrieved content ({@link #augmented}).
      */
     private static final ThreadLocal<String[]> AUGMENTED = new ThreadLocal<String[]>() {
         @Override
         protected String[] initialValue() {
-            return new String[2];
+            return new String[3];
         }
     };
 
     /** A framework's retrieval augmentor turned the user's text {@code own} into {@code augmented} on this thread. */
     public static void augmented(String augmented, String own) {
+        augmented(augmented, own, null);
+    }
+
+    /**
+     * A framework turned the user's text {@code own} into {@code augmented} on this thread, and a replacement of the user's
+     * text (a refused or masked user message) is to be followed by {@code kept} (a structured output's format instructions,
+     * which the application's parser needs; null: the replacement goes alone, as for retrieved documents).
+     */
+    public static void augmented(String augmented, String own, String kept) {
         String[] cell = AUGMENTED.get();
         cell[0] = augmented;
         cell[1] = own;
+        cell[2] = kept;
+    }
+
+    /**
+     * What a replacement of the user's text keeps of the augmented text noted on this thread ({@link #augmented}), or null;
+     * read before {@link #ownUserText}, which forgets the note. Only for a text that {@link #ownUserText} changed.
+     */
+    public static String augmentedKept() {
+        String[] cell = AUGMENTED.get();
+        return cell[0] == null ? null : cell[2];
     }
 
     /**
@@ -129,6 +149,7 @@ public final class Dispatcher {
         }
         cell[0] = null;
         cell[1] = null;
+        cell[2] = null;
         return text == null || own == null || !text.contains(aug) ? text : text.replace(aug, own);
     }
 

@@ -36,6 +36,7 @@ import java.util.List;
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.isInterface;
+import static net.bytebuddy.matcher.ElementMatchers.isStatic;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
@@ -133,6 +134,14 @@ public final class SpringAiHooks implements Hooks {
                                 .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest")))
                                 .and(returns(named("org.springframework.ai.chat.client.ChatClientRequest"))),
                         self + "$AugmentAdvice").role("the user's own text before an advisor augmented it (RAG)"),
+                // the user's own text before ChatModelCallAdvisor appended a structured output's format instructions
+                // (.entity(...)): the USER event is that text, not the JSON schema (augmentWithFormatInstructions, private
+                // static in 1.0.x to 2.0.x; matched by its shape)
+                new HookPoint(named("org.springframework.ai.chat.client.advisor.ChatModelCallAdvisor"),
+                        isStatic().and(takesArguments(1))
+                                .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest")))
+                                .and(returns(named("org.springframework.ai.chat.client.ChatClientRequest"))),
+                        self + "$FormatAdvice").role("the user's own text before the structured output format was appended"),
                 // call(Prompt) and stream(Prompt): the same USER check before; ASSISTANT after call, and for stream a
                 // check of the complete answer wired into the returned Flux
                 new HookPoint(hasSuperType(named(CHAT_MODEL)),
@@ -631,6 +640,31 @@ public final class SpringAiHooks implements Hooks {
     }
 
     /**
+     * {@code ChatModelCallAdvisor} appended a structured output's format instructions ({@code .entity(SomeRecord.class)}:
+     * a line separator and the converter's format, a JSON schema with its field names, descriptions and enum values) to
+     * the request's user message: notes on this thread the text it returns and the user's own text (before any advisor
+     * augmented it), for the model call that follows at once on this thread, and the instructions themselves, which a
+     * replacement of the user's text keeps (the application's parser needs them). Before session 18 the schema was part
+     * of the USER event, so every value it names counted as written by the user.
+     */
+    public static final class FormatAdvice {
+
+        @Advice.OnMethodExit(suppress = Throwable.class)
+        static void exit(@Advice.Argument(0) ChatClientRequest request, @Advice.Return ChatClientRequest result) {
+            if (request == null || result == null || request == result || request.prompt() == null || result.prompt() == null) {
+                return;
+            }
+            String before = request.prompt().getUserMessage().getText();
+            String after = result.prompt().getUserMessage().getText();
+            if (before == null || after == null || before == after || after.isEmpty() || before.equals(after)) {
+                return;   // nothing appended (no format, or native structured output: the schema goes in the options)
+            }
+            Dispatcher.augmented(after, Dispatcher.ownUserText(before),
+                    after.startsWith(before) ? after.substring(before.length()) : null);
+        }
+    }
+
+    /**
      * USER (when the newest instruction is the user's) before the model call, ASSISTANT text after it (each generation's
      * apart, also the text beside the tool calls of a round that asks for tools, the tool calls kept); on
      * {@code stream(Prompt)} the same USER check while the stream is assembled, and the returned Flux wired to a
@@ -689,8 +723,13 @@ public final class SpringAiHooks implements Hooks {
                         text = last.getText();
                         // the user's own words: with a RAG advisor, the text before it added the retrieved documents (the
                         // model still gets them; a replacement reaches it alone, the documents were found for the replaced text)
+                        // (a structured output's format instructions are not the user's either; a replacement keeps them)
+                        String kept = Dispatcher.augmentedKept();
                         String own = Dispatcher.ownUserText(text);
                         replacement = own == null ? null : Dispatcher.onUserMessage("springai", session, own);
+                        if (replacement != null && kept != null && own != text) {
+                            replacement = replacement + kept;
+                        }
                     } catch (Throwable failed) {
                         // this advice's own failure (e.g. a conversation id that cannot be read) follows the failure policy:
                         // fail: closed replaces the message as the dispatcher's own internal error does, open passes it
