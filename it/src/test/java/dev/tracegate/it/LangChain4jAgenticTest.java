@@ -428,4 +428,20 @@ class LangChain4jAgenticTest {
         assertThat(answers(run.events())).as(run.log())
                 .containsExactlyInAnyOrder("shared pass article by run-1", "shared pass article by run-2");
     }
+
+    /**
+     * An agent whose IMMEDIATE tool ends its turn answers with the tool's result (LangChain4j returns it as the agent's
+     * String), which is the run's result here: checked once, as the tool ended, and not again as the run's answer. Before,
+     * the run's end did not know it as an agent's answer and recorded it a second time: bob's "published" twice, and for
+     * alice the notice that replaced "published as draft-3" as one more answer. (Checked on the old jar.)
+     */
+    @Test
+    void anImmediateToolsAnswerThatIsTheRunsResultIsRecordedOnce() throws IOException {
+        Run run = run(ANSWERS, "", "immediate", "alice,bob");
+        assertThat(run.result().stdout()).as(run.log()).contains("RAN publish:alice-article", "RAN publish:bob-article")
+                .contains("RESULT immediate/alice [tracegate] Internal article ids are not for readers.")
+                .contains("RESULT immediate/bob published").doesNotContain("draft-3");
+        assertThat(answers(run.events())).as(run.log())
+                .containsExactly("alice block published as draft-3", "bob pass published");
+    }
 }

@@ -886,6 +886,9 @@ public final class LangChain4jHooks implements Hooks {
                 List<ToolExecutionRequest> answering = last == null || last.aiMessage() == null || !last.aiMessage().hasToolExecutionRequests()
                         ? null : last.aiMessage().toolExecutionRequests();
                 List<ToolExecution> checked = null;
+                // an agent of an agentic run: its answer is the tool's result as checked, which the module may return
+                // as the run's result (not to be recorded again there)
+                Object turn = AgenticRuns.turn();
                 for (int i = 0; executions != null && i < executions.size(); i++) {
                     ToolExecution execution = executions.get(i);
                     String text = execution == null ? null : execution.result();
@@ -903,6 +906,7 @@ public final class LangChain4jHooks implements Hooks {
                     } else if (replacement == Dispatcher.KEPT) {
                         replacement = null;
                     }
+                    AgenticRuns.answered(turn, replacement != null ? replacement : text);
                     if (replacement == null) {
                         continue;
                     }
