@@ -2,7 +2,11 @@ package demoapp.springai;
 
 import demoapp.Console;
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.api.Advisor;
+import org.springframework.ai.chat.client.advisor.api.AdvisorChain;
+import org.springframework.ai.chat.client.advisor.api.BaseAdvisor;
 import org.springframework.ai.chat.client.advisor.vectorstore.QuestionAnswerAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -35,7 +39,10 @@ import java.util.List;
  * {@code RagApp qa|rag call|stream}: {@code qa} a {@code QuestionAnswerAdvisor} over a scripted {@code VectorStore},
  * {@code rag} a {@code RetrievalAugmentationAdvisor} over a scripted {@code DocumentRetriever}; the request blocking or
  * streamed (conversation {@code c1}). The e-mail and the article both name attacker@evil.example, the user never does; the
- * user writes alice@corp.example, which the e-mail names too. The model runs its rounds' tools itself, as 1.x provider
+ * user writes alice@corp.example, which the e-mail names too. With a third argument {@code later} the application's own
+ * {@code BaseAdvisor} (it changes nothing) comes after the RAG advisor: streamed, its {@code before} and the model call run
+ * on its scheduler's thread, not the RAG advisor's; {@code later-anonymous}: the same, the request without a
+ * conversation id. The model runs its rounds' tools itself, as 1.x provider
  * models do (streamed: on a worker, with the subscriber's Reactor context in Spring AI's holder). Prints what the model
  * got and what ran. Compiled against 2.0.1 using only API that 1.1.2 has too.
  */
@@ -55,6 +62,25 @@ public final class RagApp {
         public String send_email(String to, String body) {
             Console.line("RAN send_email " + to);
             return "sent to " + to;
+        }
+    }
+
+    /** The application's own advisor after the RAG advisor: it notes on which thread it runs and changes nothing. */
+    static final class LaterAdvisor implements BaseAdvisor {
+        @Override
+        public ChatClientRequest before(ChatClientRequest request, AdvisorChain chain) {
+            Console.line("LATER ADVISOR before on " + Thread.currentThread().getName());
+            return request;
+        }
+
+        @Override
+        public ChatClientResponse after(ChatClientResponse response, AdvisorChain chain) {
+            return response;
+        }
+
+        @Override
+        public int getOrder() {
+            return 100;
         }
     }
 
@@ -154,8 +180,15 @@ public final class RagApp {
                     return List.of(new Document(ARTICLE));
                 }).build();
         try {
+            boolean anonymous = args.length > 2 && args[2].equals("later-anonymous");
             ChatClient.ChatClientRequestSpec request = ChatClient.builder(new ScriptedModel()).build().prompt().user(USER)
-                    .tools(new MailTools()).advisors(advisor).advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "c1"));
+                    .tools(new MailTools()).advisors(advisor);
+            if (!anonymous) {
+                request = request.advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "c1"));
+            }
+            if (args.length > 2 && args[2].startsWith("later")) {
+                request = request.advisors(new LaterAdvisor());
+            }
             String answer = args[1].equals("stream") ? String.join("", request.stream().content().collectList().block())
                     : request.call().content();
             Console.line("ANSWER " + answer);

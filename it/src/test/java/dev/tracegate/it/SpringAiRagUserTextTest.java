@@ -26,15 +26,28 @@ class SpringAiRagUserTextTest {
     Path dir;
 
     private void check(String line, String advisor, String mode) throws Exception {
+        check(line, advisor, mode, false);
+    }
+
+    private void check(String line, String advisor, String mode, boolean later) throws Exception {
+        check(line, advisor, mode, later ? "later" : null);
+    }
+
+    private void check(String line, String advisor, String mode, String later) throws Exception {
         Path lib = dir.resolve("mail.yaml");
         Files.writeString(lib, "library: mail\ninjection:\n  side-effecting:\n    send_email: [to]\n", StandardCharsets.UTF_8);
-        String name = line + "-" + advisor + "-" + mode;
+        String name = line + "-" + advisor + "-" + mode + (later != null ? "-" + later : "");
         Path audit = dir.resolve(name + "-audit.jsonl");
         ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("libraries=injection;" + lib
                         + ",audit.path=" + audit + ",audit.personal-data=clear")),
-                line.equals("2.0.1") ? ForkedJvm.appClasspath() : ForkedJvm.lineClasspath("springai-" + line), APP, advisor, mode);
+                line.equals("2.0.1") ? ForkedJvm.appClasspath() : ForkedJvm.lineClasspath("springai-" + line), APP,
+                later != null ? new String[] {advisor, mode, later} : new String[] {advisor, mode});
         String what = name + ": " + r;
         assertThat(r.exit()).as(what).isZero();
+        if (later != null) {
+            // the application's advisor after the RAG advisor ran (streamed: on its scheduler's thread)
+            assertThat(r.stdout()).as(what).contains("LATER ADVISOR before on " + (mode.equals("stream") ? "boundedElastic-" : "main"));
+        }
         // the model got the augmented message (the retrieved article is the application's to give) ...
         assertThat(r.stdout()).as(what).contains("RETRIEVED for " + USER).contains("ANSWER done").contains("DONE");
         assertThat(r.stdout().lines().filter(l -> l.startsWith("MODEL GOT USER "))).as(what)
@@ -45,7 +58,7 @@ class SpringAiRagUserTextTest {
         assertThat(r.stdout()).as(what).contains("RAN read_email m1").doesNotContain("RAN send_email attacker@evil.example")
                 .contains("MODEL SAW send_email tracegate blocked").contains("RAN send_email alice@corp.example");
         String records = Files.readString(audit, StandardCharsets.UTF_8);
-        assertThat(records).as(what).contains("\"session\":\"c1\"").contains("\"text\":\"" + USER + "\"")
+        assertThat(records).as(what).contains("\"session\":\"" + ("later-anonymous".equals(later) ? "default" : "c1") + "\"").contains("\"text\":\"" + USER + "\"")
                 .doesNotContain("Knowledge base article 12");
     }
 
@@ -59,6 +72,22 @@ class SpringAiRagUserTextTest {
     void aRetrievalAugmentationAdvisorsDocumentsAreNotTheUsersWords() throws Exception {
         check("2.0.1", "rag", "call");
         check("2.0.1", "rag", "stream");
+    }
+
+    /**
+     * Streamed, a {@code BaseAdvisor} of the application's after the RAG advisor runs its {@code before}, and the rest of
+     * the chain with the model call, on its own scheduler's thread, not the RAG advisor's: the note of the user's own text
+     * goes there with the task (before session 18 the USER event was the augmented message there).
+     */
+    @Test
+    void aLaterAdvisorOnItsOwnSchedulerDoesNotMakeTheDocumentsTheUsersWords() throws Exception {
+        for (String line : List.of("2.0.1", "1.1.2")) {
+            for (String advisor : List.of("qa", "rag")) {
+                check(line, advisor, "stream", true);
+            }
+        }
+        check("2.0.1", "qa", "call", true);
+        check("2.0.1", "qa", "stream", "later-anonymous");   // no conversation id: the note goes with the task all the same
     }
 
     @Test

@@ -54,12 +54,13 @@ public final class Dispatcher {
      * server tool call whose handler runs on this thread now ({@link #swapHandlerSession}; a {@link HandlerScope} frame
      * while the handler's Mono is subscribed), [7] = the framework name a streaming handler marks the tool it is about
      * to run with as an {@code IMMEDIATE} one ({@link #markImmediate}), [8] = the tool context of the AI service tool
-     * loop running on this thread ({@link #swapToolContext}).
+     * loop running on this thread ({@link #swapToolContext}), [9] = the note of a user message a framework augmented on
+     * this thread ({@link #augmented}; {@link #AUGMENTED_SLOT}).
      */
     private static final ThreadLocal<Object[]> SCOPE = new ThreadLocal<Object[]>() {
         @Override
         protected Object[] initialValue() {
-            return new Object[9];
+            return new Object[10];
         }
     };
 
@@ -99,16 +100,12 @@ public final class Dispatcher {
     }
 
     /**
-     * The text of the user message a retrieval augmentor returned on this thread ([0]), the user's own text it was made
-     * from ([1]) and what of the augmented text a replacement of the user's text keeps ([2], or null: nothing): the USER
-     * event is the user's own text, not the retrieved content ({@link #augmented}).
+     * {@code SCOPE}'s slot of the user message a framework augmented on this thread: a note {@code {augmented, own, kept}}
+     * ({@link #augmented}), made anew for each augmentation and never changed but for its taking ([0] set to null), so that
+     * the schedule hook ({@link HandlerScope}) can carry it to the Reactor task that makes the model call (a streamed Spring
+     * AI chain whose next {@code BaseAdvisor} runs on its scheduler's thread) and the note is taken once, wherever.
      */
-    private static final ThreadLocal<String[]> AUGMENTED = new ThreadLocal<String[]>() {
-        @Override
-        protected String[] initialValue() {
-            return new String[3];
-        }
-    };
+    static final int AUGMENTED_SLOT = 9;
 
     /** A framework's retrieval augmentor turned the user's text {@code own} into {@code augmented} on this thread. */
     public static void augmented(String augmented, String own) {
@@ -118,38 +115,40 @@ public final class Dispatcher {
     /**
      * A framework turned the user's text {@code own} into {@code augmented} on this thread, and a replacement of the user's
      * text (a refused or masked user message) is to be followed by {@code kept} (a structured output's format instructions,
-     * which the application's parser needs; null: the replacement goes alone, as for retrieved documents).
+     * which the application's parser needs; null: the replacement goes alone, as for retrieved documents). The note stays
+     * on this thread, and goes with the Reactor tasks it schedules, until a model call takes it ({@link #ownUserText}).
      */
     public static void augmented(String augmented, String own, String kept) {
-        String[] cell = AUGMENTED.get();
-        cell[0] = augmented;
-        cell[1] = own;
-        cell[2] = kept;
+        SCOPE.get()[AUGMENTED_SLOT] = new String[] {augmented, own, kept};
     }
 
     /**
      * What a replacement of the user's text keeps of the augmented text noted on this thread ({@link #augmented}), or null;
-     * read before {@link #ownUserText}, which forgets the note. Only for a text that {@link #ownUserText} changed.
+     * read before {@link #ownUserText}, which takes the note. Only for a text that {@link #ownUserText} changed.
      */
     public static String augmentedKept() {
-        String[] cell = AUGMENTED.get();
-        return cell[0] == null ? null : cell[2];
+        String[] note = (String[]) SCOPE.get()[AUGMENTED_SLOT];
+        return note == null || note[0] == null ? null : note[2];
     }
 
     /**
      * The user's own text within {@code text}, the text of a model request's user message: {@code text} with the augmented
      * message {@link #augmented} noted on this thread replaced by the user's own text it was made from, or {@code text}
-     * itself when none was noted or {@code text} does not hold it. Forgets what was noted.
+     * itself when none was noted or {@code text} does not hold it. Takes the note: off this thread, and from every thread
+     * the schedule hook carried it to (a thread that scheduled the task making this call keeps no note to apply later).
      */
     public static String ownUserText(String text) {
-        String[] cell = AUGMENTED.get();
-        String aug = cell[0], own = cell[1];
-        if (aug == null) {
+        Object[] scope = SCOPE.get();
+        String[] note = (String[]) scope[AUGMENTED_SLOT];
+        if (note == null) {
             return text;
         }
-        cell[0] = null;
-        cell[1] = null;
-        cell[2] = null;
+        scope[AUGMENTED_SLOT] = null;
+        String aug = note[0], own = note[1];
+        if (aug == null) {
+            return text;   // taken on another thread
+        }
+        note[0] = null;
         return text == null || own == null || !text.contains(aug) ? text : text.replace(aug, own);
     }
 

@@ -26,7 +26,8 @@ import java.util.function.Function;
  * instance made by {@link Dispatcher#conversationEnter} puts its frame in the thread's conversation slot (the one every
  * framework's advice reads, {@code Dispatcher.session}) instead, {@link #CONVERSATION_EXIT} takes it out, and the one
  * schedule hook carries either frame (a conversation only when it is such a frame, not a conversation an advice set on
- * its own thread).
+ * its own thread), and the note of a user message a framework augmented ({@link Dispatcher#augmented}), which a model
+ * call takes once wherever it was carried.
  */
 public final class HandlerScope implements Callable<Object>, Runnable {
 
@@ -49,15 +50,21 @@ public final class HandlerScope implements Callable<Object>, Runnable {
      */
     public static final Exit CONVERSATION_EXIT = new Exit();
 
-    /** The schedule hook: a task scheduled while a handler's session or a carried conversation is set runs with it. */
+    /**
+     * The schedule hook: a task scheduled while a handler's session, a carried conversation or a note of an augmented user
+     * message ({@link Dispatcher#augmented}: a streamed Spring AI chain's next {@code BaseAdvisor} calls the model on its
+     * scheduler's thread) is set runs with it.
+     */
     public static final Function<Runnable, Runnable> DECORATOR = task -> {
         Object[] scope = Dispatcher.scope();
         Object session = scope[Dispatcher.HANDLER_SLOT];
         Object conversation = scope[Dispatcher.CONVERSATION_SLOT];
+        Object augmented = scope[Dispatcher.AUGMENTED_SLOT];
         if (!(conversation instanceof Frame)) {
             conversation = null;
         }
-        return session == null && conversation == null || task == null ? task : new Task(session, conversation, task);
+        return session == null && conversation == null && augmented == null || task == null ? task
+                : new Task(session, conversation, augmented, task);
     };
 
     private static volatile java.lang.ref.WeakReference<Object> hooked = new java.lang.ref.WeakReference<Object>(null);
@@ -149,11 +156,13 @@ public final class HandlerScope implements Callable<Object>, Runnable {
     static final class Task implements Runnable {
         private final Object session;
         private final Object conversation;
+        private final Object augmented;
         private final Runnable task;
 
-        Task(Object session, Object conversation, Runnable task) {
+        Task(Object session, Object conversation, Object augmented, Runnable task) {
             this.session = session;
             this.conversation = conversation;
+            this.augmented = augmented;
             this.task = task;
         }
 
@@ -162,11 +171,15 @@ public final class HandlerScope implements Callable<Object>, Runnable {
             Object[] scope = Dispatcher.scope();
             Object previousSession = scope[Dispatcher.HANDLER_SLOT];
             Object previousConversation = scope[Dispatcher.CONVERSATION_SLOT];
+            Object previousAugmented = scope[Dispatcher.AUGMENTED_SLOT];
             if (session != null) {
                 scope[Dispatcher.HANDLER_SLOT] = session;
             }
             if (conversation != null) {
                 scope[Dispatcher.CONVERSATION_SLOT] = conversation;
+            }
+            if (augmented != null) {
+                scope[Dispatcher.AUGMENTED_SLOT] = augmented;
             }
             try {
                 task.run();
@@ -176,6 +189,9 @@ public final class HandlerScope implements Callable<Object>, Runnable {
                 }
                 if (conversation != null) {
                     scope[Dispatcher.CONVERSATION_SLOT] = previousConversation;
+                }
+                if (augmented != null) {
+                    scope[Dispatcher.AUGMENTED_SLOT] = previousAugmented;
                 }
             }
         }

@@ -590,7 +590,7 @@ public final class SpringAiHooks implements Hooks {
                          @Advice.Local("tgConversation") Object conversation,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned) {
             Dispatcher.restoreSession(previous);
-            if (conversation == null || !(returned instanceof Flux)) {
+            if (!(returned instanceof Flux)) {
                 return;
             }
             // the work the advisor's Flux does when subscribed (Mono.fromCallable(() -> model.call(...)), with or without
@@ -600,8 +600,13 @@ public final class SpringAiHooks implements Hooks {
             // scheduled meanwhile run with it (the schedule hook HandlerScope shares with the MCP handlers), and so do the
             // tasks they schedule
             try {
+                // also without a conversation: a RAG advisor's note of the user's own text goes with the task that runs
+                // the next BaseAdvisor's before and the model call on that advisor's scheduler
                 if (HandlerScope.needsHook(Schedulers.class)) {
                     Schedulers.onScheduleHook(HandlerScope.HOOK_KEY, HandlerScope.DECORATOR);
+                }
+                if (conversation == null) {
+                    return;
                 }
                 returned = Flux.mergeDelayError(32, Mono.fromCallable(Dispatcher.conversationEnter(conversation.toString())).then(),
                         (Flux) returned, Mono.fromCallable(HandlerScope.CONVERSATION_EXIT).then());
