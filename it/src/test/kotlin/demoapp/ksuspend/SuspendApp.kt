@@ -1,6 +1,7 @@
 package demoapp.ksuspend
 
 import kotlinx.coroutines.*
+import kotlinx.coroutines.flow.*
 import kotlin.coroutines.resume
 
 // A Kotlin agent loop whose tools, consent and erasure methods are `suspend fun`s (compiled as
@@ -64,6 +65,22 @@ object Privacy {
     }
 }
 
+// what a Kotlin agent loop may hand its tools as instead of named suspend funs
+object Streams {
+    // a cold flow: the call returns at once, the elements come when it is collected
+    fun results(sessionId: String, query: String): Flow<String> = flow {
+        delay(1)
+        emit("first result for $query")
+        emit("second result for $query")
+    }
+
+    // a suspend lambda: kotlinc compiles it to the class Streams$lookupLambda$1 (a SuspendLambda)
+    val lookupLambda: suspend (String, String) -> String = { sessionId, customer ->
+        delay(1)
+        "customer $customer: gold"
+    }
+}
+
 fun show(what: String, r: Result<Any?>) =
     println("app: $what -> " + r.fold({ "value=$it" }, { "threw ${it.javaClass.simpleName}: ${it.message}" }))
 
@@ -109,6 +126,8 @@ fun main(args: Array<String>) {
         "twice" -> for (c in listOf("ada", "bob")) {
             show("lookup(s1, $c)", runCatching { runBlocking(Dispatchers.Default) { Tools.lookup("s1", c) } })
         }
+        "flow" -> show("results(s1, weather)", runCatching { runBlocking { Streams.results("s1", "weather").toList() } })
+        "lambda" -> show("lookupLambda(s1, ada)", runCatching { runBlocking { Streams.lookupLambda("s1", "ada") } })
         "consent" -> {
             val r = runCatching { runBlocking { if (args[1] == "ok") Privacy.grantOk("s1", "ada@example.com", "marketing") else Privacy.grantFails("s1", "ada@example.com", "marketing") } }
             show("grant", r)

@@ -273,4 +273,43 @@ class KotlinSuspendMethodsTest {
                 .doesNotContain("is a kotlin.coroutines.Continuation");
         assertThat(events("erasure")).as("the literal session the ERROR announced").hasSize(1).allMatch(l -> l.contains("\"session\":\"2\""));
     }
+
+    @Test
+    void aSuspendLambdasInvokeIsOneCall() throws IOException {
+        // kotlinc's class for `val lookupLambda: suspend (String, String) -> String = { ... }`, named as javap shows it
+        ForkedJvm.Result r = run("- {class: \"demoapp.ksuspend.Streams$lookupLambda$1\", method: invoke, kind: tool, tool-name: lookupLambda, session-param: 0}",
+                countLibrary().toString(), "lambda");
+        assertThat(r.stdout()).as(r.toString()).contains("app: lookupLambda(s1, ada) -> value=customer ada: gold");
+        assertThat(events("call")).as("one CALL, its parameters as kotlinc names them").hasSize(1)
+                .allMatch(l -> l.contains("\"tool\":\"lookupLambda\"") && l.contains("\"session\":\"s1\"") && l.contains("\"args\":{\"p2\":\"ada\"}"));
+        assertThat(events("return")).hasSize(1).allMatch(l -> l.contains("\"result\":\"customer ada: gold\""));
+        noMarkerNoDefault();
+    }
+
+    @Test
+    void aSuspendLambdasStateMachineIsNeverWovenAndTheEntrySaysSo() throws IOException {
+        ForkedJvm.Result r = run("- {class: \"demoapp.ksuspend.Streams$lookupLambda$1\", method: invokeSuspend, kind: tool, tool-name: lookupLambda}",
+                countLibrary().toString(), "lambda");
+        assertThat(r.stdout()).as("the lambda runs as without the agent: " + r).contains("app: lookupLambda(s1, ada) -> value=customer ada: gold");
+        assertThat(r.stderr()).as("said when its class is woven, with what to configure instead: " + r)
+                .contains("WARN configured-methods entry", "(tool, class demoapp.ksuspend.Streams$lookupLambda$1, method invokeSuspend) can never"
+                        + " match: demoapp.ksuspend.Streams$lookupLambda$1 is a class kotlinc generates for a suspend lambda")
+                .contains("So its calls are NOT supervised")
+                .contains("Name method: invoke, one call of the lambda");
+        assertThat(events("call")).as("no call per resume (before: two, the first with the result COROUTINE_SUSPENDED)").isEmpty();
+        assertThat(Files.readString(dir.resolve("audit.jsonl"))).doesNotContain("COROUTINE_SUSPENDED");
+    }
+
+    @Test
+    void aToolReturningAFlowIsSaidToLeaveItsElementsUnsupervised() throws IOException {
+        ForkedJvm.Result r = run("- {class: demoapp.ksuspend.Streams, method: results, kind: tool, session-param: 0, args-param: 1}",
+                countLibrary().toString(), "flow");
+        assertThat(r.stdout()).as(r.toString()).contains("app: results(s1, weather) -> value=[first result for weather, second result for weather]");
+        assertThat(r.stderr()).as("said when the method is woven: " + r)
+                .contains("WARN configured method demoapp.ksuspend.Streams#results (")
+                .contains("returns a kotlinx.coroutines.flow.Flow: a call makes the flow and returns it before any element exists")
+                .contains("the elements its collector receives later are NOT supervised")
+                .contains("Configure the suspend fun that produces each element");
+        assertThat(events("call")).as("the call itself is checked").hasSize(1).allMatch(l -> l.contains("\"args\":{\"value\":\"weather\"}"));
+    }
 }

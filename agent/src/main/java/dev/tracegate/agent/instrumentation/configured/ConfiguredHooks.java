@@ -134,6 +134,7 @@ public final class ConfiguredHooks implements Hooks {
                     methods.warnAboutParameterTypes(name, m);
                     methods.warnAboutCaching(name, m, type);
                     methods.learnFutureValue(name, m);
+                    methods.warnAboutFlow(name, m);
                     methods.debugWoven(name, m);
                 }
             }
@@ -180,10 +181,11 @@ public final class ConfiguredHooks implements Hooks {
                 if (declared == null) declared = declaredNames(type);
                 boolean glob = rule.methodPattern.indexOf('*') >= 0;
                 boolean fits = false, leftOut = false;
+                boolean machinery = NamedMethod.isSuspendMachinery(type);   // never woven: said at once (missHint)
                 for (MethodDescription.InDefinedShape m : type.getDeclaredMethods()) {
                     if (m.isConstructor() || m.isTypeInitializer() || m.isBridge() || !rule.matchesMethod(m.getName())) continue;
                     if (glob && NamedMethod.notMeantByGlob(m)) leftOut = true;
-                    else if (!m.isAbstract()) fits = true;
+                    else if (!m.isAbstract() && (!machinery || NamedMethod.isSuspendLambdaInvoke(m))) fits = true;
                 }
                 methods.noteNeverMatches(rule, type.getName(), declared, fits, leftOut, hint,
                         () -> elsewhere(rule, type.getName(), loader, domain, locator));
@@ -296,6 +298,18 @@ public final class ConfiguredHooks implements Hooks {
         }
 
         static String missHint(MethodRule rule, TypeDescription type) {
+            if (NamedMethod.isSuspendMachinery(type)) {
+                String base = type.getSuperClass().asErasure().getName();
+                boolean lambda = base.endsWith("SuspendLambda");
+                return type.getName() + " is a class kotlinc generates for " + (lambda ? "a suspend lambda" : "a suspend function's continuation")
+                        + " (a subclass of " + base + "): its invokeSuspend" + (lambda ? " and create run" : " runs") + " the coroutine's state"
+                        + " machine, which the runtime enters again at each resume, so the agent never weaves " + (lambda ? "them" : "it")
+                        + " (woven before, each resume was a call in the session default whose result was COROUTINE_SUSPENDED). "
+                        + (lambda ? "Name method: invoke, one call of the lambda (its parameters named p1, p2, ... as kotlinc names them), or"
+                        + " better make the lambda's body a named suspend fun and configure that (a lambda's class name changes when"
+                        + " lambdas are added before it)" : "Configure the suspend fun itself (its class, method: its name)")
+                        + " (CONFIG.md, \"Kotlin suspend functions\")";
+            }
             for (MethodDescription.InDefinedShape m : type.getDeclaredMethods()) {
                 if (m.isAbstract() && rule.matchesMethod(m.getName())) {
                     return type.getName() + "#" + m.getName() + " is abstract" + (type.isInterface() ? " (an interface method)" : "")
@@ -353,6 +367,8 @@ public final class ConfiguredHooks implements Hooks {
             // a bridge only calls the method it bridges, which is woven in its place: woven too, it would be the supervised
             // call with parameters the class file does not name (trial17: a spurious "no parameter names" warning)
             if (target.isBridge()) return false;
+            // a suspend lambda's (or a continuation's) state machine: never woven, even when named (said: missHint)
+            if (isSuspendMachinery(target.getDeclaringType().asErasure()) && !isSuspendLambdaInvoke(target)) return false;
             return methods.findToWeave(target.getDeclaringType().asErasure().getName(), target.getName(), notMeantByGlob(target)) != null;
         }
 
@@ -476,6 +492,42 @@ public final class ConfiguredHooks implements Hooks {
          * with every tool call in it nested, so unsupervised ({@code suspend fun main()}: the refund over the cap ran,
          * trial33 07). Recognised by the superclass's name, which needs no Kotlin class loaded.
          */
+        /**
+         * A class kotlinc generates for a suspend lambda or a suspend function's state machine (a subclass of kotlin-stdlib's
+         * {@code SuspendLambda}, {@code ContinuationImpl} or their bases): its {@code invokeSuspend} (and {@code create}) are
+         * not one call each (the runtime re-enters {@code invokeSuspend} at every resume: a CALL per resume in the session
+         * default with COROUTINE_SUSPENDED as its result, before), so they are never woven, even under an entry that names
+         * the class; a suspend lambda's typed {@code invoke} is ({@link #isSuspendLambdaInvoke}). A plain (non-suspend)
+         * lambda's {@code kotlin.jvm.internal.Lambda} class is not one.
+         */
+        static boolean isSuspendMachinery(TypeDescription owner) {
+            try {
+                TypeDescription.Generic sup = owner.getSuperClass();
+                return sup != null && SUSPEND_BASES.contains(sup.asErasure().getName());
+            } catch (RuntimeException e) {
+                return false;
+            }
+        }
+
+        /**
+         * A suspend lambda's typed {@code invoke(p1, ..., Continuation): Object}: one call of the lambda (it makes the lambda's
+         * state machine with the caller's continuation and runs it), woven as a suspend function.
+         */
+        static boolean isSuspendLambdaInvoke(MethodDescription m) {
+            if (!m.getName().equals("invoke") || !m.getDescriptor().endsWith(ConfiguredMethods.SUSPEND_END)) return false;
+            try {
+                TypeDescription.Generic sup = m.getDeclaringType().asErasure().getSuperClass();
+                return sup != null && sup.asErasure().getName().endsWith("SuspendLambda");
+            } catch (RuntimeException e) {
+                return false;
+            }
+        }
+
+        private static final java.util.Set<String> SUSPEND_BASES = java.util.Set.of(
+                "kotlin.coroutines.jvm.internal.ContinuationImpl", "kotlin.coroutines.jvm.internal.RestrictedContinuationImpl",
+                "kotlin.coroutines.jvm.internal.BaseContinuationImpl", "kotlin.coroutines.jvm.internal.SuspendLambda",
+                "kotlin.coroutines.jvm.internal.RestrictedSuspendLambda");
+
         static boolean isKotlinLambdaOrContinuation(TypeDescription owner) {
             try {
                 TypeDescription.Generic sup = owner.getSuperClass();

@@ -694,6 +694,29 @@ public final class ConfiguredMethods {
     }
 
     /** Notes whether a woven configured method's future can hold text (see {@link #textFutures}). Weave time only. */
+    /**
+     * Says once, when a configured tool method that returns a Kotlin {@code Flow} (any type of kotlinx.coroutines.flow, by
+     * name) is woven, that the flow's elements are not supervised: the call makes a cold flow and returns at once, so its
+     * RETURN is the Flow object, and the elements its collector receives later reach no contract (trial33: silent).
+     */
+    void warnAboutFlow(String className, net.bytebuddy.description.method.MethodDescription m) {
+        MethodRule rule = find(className, m.getName());
+        if (rule == null || rule.kind != MethodRule.Kind.TOOL) return;
+        String type;
+        try {
+            type = m.getReturnType().asErasure().getName();
+        } catch (RuntimeException unresolved) {
+            return;
+        }
+        if (!type.startsWith("kotlinx.coroutines.flow.") || !warned.add("flow " + className + "#" + m.getName())) return;
+        AgentLog.warn("configured method " + className + "#" + m.getName() + " (" + rule.where + ") returns a " + type + ": a call makes"
+                + " the flow and returns it before any element exists, so its CALL is checked but its RETURN is the " + type.substring(type.lastIndexOf('.') + 1)
+                + " object, and the elements its collector receives later are NOT supervised (no result contract and no gdpr.P4-erasure"
+                + " sees them, nothing withholds one). Configure the suspend fun that produces each element (the one the flow's block"
+                + " calls before each emit), or one that collects the flow and returns its elements (flow.toList()), as a tool"
+                + " (CONFIG.md, \"Kotlin suspend functions\")");
+    }
+
     void learnFutureValue(String className, net.bytebuddy.description.method.MethodDescription m) {
         try {
             if (futureOfText(m.getReturnType()) || suspendOfText(m)) textFutures.add(className + "." + m.getInternalName() + m.getDescriptor());
