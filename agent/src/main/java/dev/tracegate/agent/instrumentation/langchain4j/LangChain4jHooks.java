@@ -458,18 +458,23 @@ public final class LangChain4jHooks implements Hooks {
      */
     public static final class ToolsOfferedAdvice {
 
-        @Advice.OnMethodExit(suppress = Throwable.class)
+        @Advice.OnMethodExit
         static void exit(@Advice.FieldValue("toolSpecifications") List<?> specifications) {
-            if (specifications == null || specifications.isEmpty()) {
-                return;
-            }
-            List<String> names = new ArrayList<String>(specifications.size());
-            for (Object specification : specifications) {
-                if (specification instanceof dev.langchain4j.agent.tool.ToolSpecification) {
-                    names.add(((dev.langchain4j.agent.tool.ToolSpecification) specification).name());
+            try {
+                if (specifications == null || specifications.isEmpty()) {
+                    return;
                 }
+                List<String> names = new ArrayList<String>(specifications.size());
+                for (Object specification : specifications) {
+                    if (specification instanceof dev.langchain4j.agent.tool.ToolSpecification) {
+                        names.add(((dev.langchain4j.agent.tool.ToolSpecification) specification).name());
+                    }
+                }
+                Dispatcher.toolsOffered(names);
+            } catch (Throwable failed) {
+                // counted, logged once; only the exit WARN about unseen tools may name these tools: nothing to refuse
+                Dispatcher.adviceFailed("langchain4j", "tools offered", failed, null);
             }
-            Dispatcher.toolsOffered(names);
         }
     }
 
@@ -665,10 +670,18 @@ public final class LangChain4jHooks implements Hooks {
     /** The user message a chat memory stores on this thread ({@link Dispatcher#userMessageStored}); its other messages cost an instanceof. */
     public static final class MemoryAddAdvice {
 
-        @Advice.OnMethodEnter(suppress = Throwable.class)
+        @Advice.OnMethodEnter
         static void enter(@Advice.This Object memory, @Advice.Argument(0) Object message) {
             if (message instanceof UserMessage) {
-                Dispatcher.userMessageStored(memory, message);
+                try {
+                    Dispatcher.userMessageStored(memory, message);
+                } catch (Throwable failed) {
+                    // counted, logged once; closed: not stored unmarked (a replaced message would stay in the memory)
+                    Ruling refusal = Dispatcher.adviceFailed("langchain4j", "chat memory", failed, null);
+                    if (refusal != null) {
+                        throw refusal.violation();
+                    }
+                }
             }
         }
     }
@@ -680,17 +693,23 @@ public final class LangChain4jHooks implements Hooks {
      */
     public static final class AugmentAdvice {
 
-        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Argument(0) dev.langchain4j.rag.AugmentationRequest request,
                          @Advice.Return dev.langchain4j.rag.AugmentationResult result) {
-            if (request == null || result == null || !(request.chatMessage() instanceof UserMessage)
-                    || !(result.chatMessage() instanceof UserMessage)) {
-                return;
-            }
-            UserMessage before = (UserMessage) request.chatMessage();
-            UserMessage after = (UserMessage) result.chatMessage();
-            if (before != after && before.hasSingleText() && after.hasSingleText()) {
-                Dispatcher.augmented(after.singleText(), before.singleText());
+            try {
+                if (request == null || result == null || !(request.chatMessage() instanceof UserMessage)
+                        || !(result.chatMessage() instanceof UserMessage)) {
+                    return;
+                }
+                UserMessage before = (UserMessage) request.chatMessage();
+                UserMessage after = (UserMessage) result.chatMessage();
+                if (before != after && before.hasSingleText() && after.hasSingleText()) {
+                    Dispatcher.augmented(after.singleText(), before.singleText());
+                }
+            } catch (Throwable failed) {
+                // counted, logged once; unnoted, the USER event is the augmented text (the retrieved content with it):
+                // checked all the same, more strictly, so nothing to refuse
+                Dispatcher.adviceFailed("langchain4j", "retrieval augmentation", failed, null);
             }
         }
     }
@@ -1157,24 +1176,45 @@ public final class LangChain4jHooks implements Hooks {
      */
     public static final class ToolContextScopeAdvice {
 
-        @Advice.OnMethodEnter(suppress = Throwable.class)
+        @Advice.OnMethodEnter
         static Object enter(@Advice.Argument(7) Object tools) {
-            return Dispatcher.swapToolContext(tools);
+            try {
+                return Dispatcher.swapToolContext(tools);
+            } catch (Throwable failed) {
+                // counted, logged once; closed: the loop does not run with its provider's immediate tools unmarked
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "immediate tool mark", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
+                }
+                return null;
+            }
         }
 
-        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter Object previous) {
-            Dispatcher.swapToolContext(previous);
+            try {
+                Dispatcher.swapToolContext(previous);
+            } catch (Throwable failed) {
+                Dispatcher.adviceFailed("langchain4j", "immediate tool mark", failed, null);   // counted; the loop has ended
+            }
         }
     }
 
     /** 1.19.0's loop refreshes its tool context from dynamic tool providers at each round: the refreshed one is the loop's. */
     public static final class ToolContextRefreshAdvice {
 
-        @Advice.OnMethodExit(suppress = Throwable.class)
+        @Advice.OnMethodExit
         static void exit(@Advice.Argument(0) Object before, @Advice.Return Object refreshed) {
-            if (refreshed != before && Dispatcher.toolContext() == before) {
-                Dispatcher.swapToolContext(refreshed);
+            try {
+                if (refreshed != before && Dispatcher.toolContext() == before) {
+                    Dispatcher.swapToolContext(refreshed);
+                }
+            } catch (Throwable failed) {
+                // counted, logged once; closed: the round does not run with a refreshed provider's immediate tools unmarked
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "immediate tool mark", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
+                }
             }
         }
     }
@@ -1188,25 +1228,38 @@ public final class LangChain4jHooks implements Hooks {
      */
     public static final class RoundImmediateAdvice {
 
-        @Advice.OnMethodEnter(suppress = Throwable.class)
+        /**
+         * Its own failure (reading the round's requests or the return behaviours) is counted as an internal error, logged
+         * once, and follows {@code fail:}: closed refuses the round (the AI service throws the refusal's
+         * {@code TracegateViolation}: an unmarked immediate tool's result would reach its callbacks unchecked); open lets
+         * the round run unmarked.
+         */
+        @Advice.OnMethodEnter
         static void enter(@Advice.This ToolService service, @Advice.Argument(0) List<ToolExecutionRequest> requests) {
-            Object context = Dispatcher.toolContext();
-            if (!(context instanceof ToolServiceContext) || requests == null) {
-                return;
-            }
-            ToolServiceContext tools = (ToolServiceContext) context;
-            for (int i = 0; i < requests.size(); i++) {
-                ToolExecutionRequest request = requests.get(i);
-                String name = request == null ? null : request.name();
-                if (name == null) {
-                    continue;
+            try {
+                Object context = Dispatcher.toolContext();
+                if (!(context instanceof ToolServiceContext) || requests == null) {
+                    return;
                 }
-                ReturnBehavior behaviour = tools.returnBehavior(name);
-                if (behaviour == ReturnBehavior.IMMEDIATE || behaviour == ReturnBehavior.IMMEDIATE_IF_LAST) {
-                    ReturnBehavior own = service.returnBehavior(name);
-                    if (own != ReturnBehavior.IMMEDIATE && own != ReturnBehavior.IMMEDIATE_IF_LAST) {
-                        Dispatcher.markImmediateRequest(request);
+                ToolServiceContext tools = (ToolServiceContext) context;
+                for (int i = 0; i < requests.size(); i++) {
+                    ToolExecutionRequest request = requests.get(i);
+                    String name = request == null ? null : request.name();
+                    if (name == null) {
+                        continue;
                     }
+                    ReturnBehavior behaviour = tools.returnBehavior(name);
+                    if (behaviour == ReturnBehavior.IMMEDIATE || behaviour == ReturnBehavior.IMMEDIATE_IF_LAST) {
+                        ReturnBehavior own = service.returnBehavior(name);
+                        if (own != ReturnBehavior.IMMEDIATE && own != ReturnBehavior.IMMEDIATE_IF_LAST) {
+                            Dispatcher.markImmediateRequest(request);
+                        }
+                    }
+                }
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "immediate tool mark", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
                 }
             }
         }
@@ -1215,21 +1268,29 @@ public final class LangChain4jHooks implements Hooks {
     /** {@link RoundImmediateAdvice} for lines whose tool context lists its immediate tools by name (1.11.0). */
     public static final class OlderRoundImmediateAdvice {
 
-        @Advice.OnMethodEnter(suppress = Throwable.class)
+        /** Its own failure: as {@link RoundImmediateAdvice}'s (counted, logged once, closed refuses the round). */
+        @Advice.OnMethodEnter
         static void enter(@Advice.This ToolService service, @Advice.Argument(0) List<ToolExecutionRequest> requests) {
-            Object context = Dispatcher.toolContext();
-            if (!(context instanceof ToolServiceContext) || requests == null) {
-                return;
-            }
-            java.util.Set<String> immediate = ((ToolServiceContext) context).immediateReturnTools();
-            if (immediate == null || immediate.isEmpty()) {
-                return;
-            }
-            for (int i = 0; i < requests.size(); i++) {
-                ToolExecutionRequest request = requests.get(i);
-                String name = request == null ? null : request.name();
-                if (name != null && immediate.contains(name) && !service.isImmediateTool(name)) {
-                    Dispatcher.markImmediateRequest(request);
+            try {
+                Object context = Dispatcher.toolContext();
+                if (!(context instanceof ToolServiceContext) || requests == null) {
+                    return;
+                }
+                java.util.Set<String> immediate = ((ToolServiceContext) context).immediateReturnTools();
+                if (immediate == null || immediate.isEmpty()) {
+                    return;
+                }
+                for (int i = 0; i < requests.size(); i++) {
+                    ToolExecutionRequest request = requests.get(i);
+                    String name = request == null ? null : request.name();
+                    if (name != null && immediate.contains(name) && !service.isImmediateTool(name)) {
+                        Dispatcher.markImmediateRequest(request);
+                    }
+                }
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "immediate tool mark", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
                 }
             }
         }
@@ -1244,18 +1305,34 @@ public final class LangChain4jHooks implements Hooks {
      */
     public static final class StreamImmediateAdvice {
 
-        @Advice.OnMethodEnter(suppress = Throwable.class)
+        /**
+         * Its own failure is counted, logged once, and follows {@code fail:}: closed refuses the tool (its execution
+         * throws the refusal's {@code TracegateViolation}, which ends the stream with {@code onError}); open runs it
+         * unmarked.
+         */
+        @Advice.OnMethodEnter
         static void enter(@Advice.Argument(0) ToolExecutionRequest request,
                           @Advice.FieldValue("toolServiceContext") ToolServiceContext tools) {
-            ReturnBehavior behaviour = tools == null || request == null ? null : tools.returnBehavior(request.name());
-            if (behaviour == ReturnBehavior.IMMEDIATE || behaviour == ReturnBehavior.IMMEDIATE_IF_LAST) {
-                Dispatcher.markImmediate("langchain4j-stream");
+            try {
+                ReturnBehavior behaviour = tools == null || request == null ? null : tools.returnBehavior(request.name());
+                if (behaviour == ReturnBehavior.IMMEDIATE || behaviour == ReturnBehavior.IMMEDIATE_IF_LAST) {
+                    Dispatcher.markImmediate("langchain4j-stream");
+                }
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "immediate tool mark", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
+                }
             }
         }
 
-        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit() {
-            Dispatcher.markImmediate(null);
+            try {
+                Dispatcher.markImmediate(null);
+            } catch (Throwable failed) {
+                Dispatcher.adviceFailed("langchain4j-stream", "immediate tool mark", failed, null);   // counted; the tool has run
+            }
         }
     }
 
@@ -1266,17 +1343,29 @@ public final class LangChain4jHooks implements Hooks {
      */
     public static final class OlderStreamImmediateAdvice {
 
-        @Advice.OnMethodEnter(suppress = Throwable.class)
+        /** Its own failure: as {@link StreamImmediateAdvice}'s (counted, logged once, closed refuses the tool). */
+        @Advice.OnMethodEnter
         static void enter(@Advice.Argument(0) ToolExecutionRequest request,
                           @Advice.FieldValue("context") AiServiceContext service) {
-            if (request != null && service != null && service.toolService != null && service.toolService.isImmediateTool(request.name())) {
-                Dispatcher.markImmediate("langchain4j-stream");
+            try {
+                if (request != null && service != null && service.toolService != null && service.toolService.isImmediateTool(request.name())) {
+                    Dispatcher.markImmediate("langchain4j-stream");
+                }
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "immediate tool mark", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
+                }
             }
         }
 
-        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit() {
-            Dispatcher.markImmediate(null);
+            try {
+                Dispatcher.markImmediate(null);
+            } catch (Throwable failed) {
+                Dispatcher.adviceFailed("langchain4j-stream", "immediate tool mark", failed, null);   // counted; the tool has run
+            }
         }
     }
 
@@ -1353,9 +1442,18 @@ public final class LangChain4jHooks implements Hooks {
      */
     public static final class AgenticResultAdvice {
 
-        @Advice.OnMethodEnter(suppress = Throwable.class)
+        @Advice.OnMethodEnter
         static Object enter(@Advice.FieldValue("agenticScope") Object own) {
-            return own != null ? null : AgenticRuns.enterRun();
+            try {
+                return own != null ? null : AgenticRuns.enterRun();
+            } catch (Throwable failed) {
+                // counted, logged once; closed: the run does not start with its answer unchecked
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "agentic run's answer", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
+                }
+                return null;
+            }
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
@@ -1370,6 +1468,11 @@ public final class LangChain4jHooks implements Hooks {
             try {
                 run = AgenticRuns.exitRun(outer);   // each run its own, also two of one memory id (one scope) at once
             } catch (Throwable failed) {
+                // counted, logged once; closed: the result is refused, as the dispatcher's own internal error on an answer
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "agentic run's answer", failed, null);
+                if (refusal != null && thrown == null) {
+                    throw refusal.violation();
+                }
                 run = null;
             }
             if (thrown != null || run == null) {
@@ -1396,12 +1499,20 @@ public final class LangChain4jHooks implements Hooks {
     /** Learns the chat memory id of the running AI service invocation, for model-call events. */
     public static final class SessionAdvice {
 
-        @Advice.OnMethodEnter(suppress = Throwable.class)
+        @Advice.OnMethodEnter
         static void enter(@Advice.Argument(0) InvocationContext context) {
-            if (context != null && context.chatMemoryId() != null) {
-                // inside an agentic run, an AI service without a memory id of its own is checked in the run's, and its
-                // prompt is the module's, not the user's words (AgenticRuns.Turn)
-                Dispatcher.swapSession(AgenticRuns.invocationSession(context.chatMemoryId(), context.managedParameters(), context.interfaceName()));
+            try {
+                if (context != null && context.chatMemoryId() != null) {
+                    // inside an agentic run, an AI service without a memory id of its own is checked in the run's, and its
+                    // prompt is the module's, not the user's words (AgenticRuns.Turn)
+                    Dispatcher.swapSession(AgenticRuns.invocationSession(context.chatMemoryId(), context.managedParameters(), context.interfaceName()));
+                }
+            } catch (Throwable failed) {
+                // counted, logged once; closed: the invocation does not run with its events in another conversation
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "session", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
+                }
             }
         }
     }
@@ -1409,9 +1520,17 @@ public final class LangChain4jHooks implements Hooks {
     /** {@link SessionAdvice} for lines whose {@code prepareSystemMessage} is given the chat memory id ("default" without {@code @MemoryId}). */
     public static final class MemoryIdSessionAdvice {
 
-        @Advice.OnMethodEnter(suppress = Throwable.class)
+        @Advice.OnMethodEnter
         static void enter(@Advice.Argument(0) Object memoryId) {
-            Dispatcher.swapSession(memoryId);
+            try {
+                Dispatcher.swapSession(memoryId);
+            } catch (Throwable failed) {
+                // counted, logged once; closed: the invocation does not run with its events in another conversation
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "session", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
+                }
+            }
         }
     }
 }

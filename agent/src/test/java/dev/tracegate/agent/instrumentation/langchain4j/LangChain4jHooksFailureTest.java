@@ -1,0 +1,165 @@
+package dev.tracegate.agent.instrumentation.langchain4j;
+
+import dev.langchain4j.agent.tool.ReturnBehavior;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.service.tool.ToolService;
+import dev.langchain4j.service.tool.ToolServiceContext;
+import dev.tracegate.agent.bootstrap.DispatchTarget;
+import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.bootstrap.TracegateViolation;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.AbstractList;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The LangChain4j marking advices' own failures (review of 9c9b506/106b8d5: they were swallowed by Byte Buddy's
+ * suppress handler, printed each time and never counted). Induced by handing the advice methods, called directly as
+ * the woven code calls them, framework objects that throw: a round's request list whose get() throws, a tool context
+ * whose returnBehavior() throws, managed parameters whose isEmpty() throws.
+ */
+class LangChain4jHooksFailureTest {
+
+    /** Records what the dispatcher asks of the failure policy; returns {@code policy} (null: fail open). */
+    static final class Policy implements DispatchTarget {
+        final Ruling policy;
+        final List<String> asked = new ArrayList<>();
+
+        Policy(Ruling policy) {
+            this.policy = policy;
+        }
+
+        public Ruling onToolCall(String f, String s, String t, String a, String c) { return null; }
+        public String onToolResult(String f, String s, String t, String c, String r, boolean e) { return null; }
+        public Object onToolResultObject(String f, String s, String t, String c, Object r) { return null; }
+        public String onUserMessage(String f, String s, String t) { return null; }
+        public String onAssistantMessage(String f, String s, String t) { return null; }
+        public Ruling onMethodCall(String o, Object[] a, String id) { return null; }
+        public Object onMethodResult(String o, Object[] a, Object r, String id) { return null; }
+        public String toJson(Object v) { return "{}"; }
+        public Object fromJson(String j) { return null; }
+        public Ruling onInternalError(String where, Throwable error) { return policy; }
+
+        @Override
+        public Ruling onAdviceFailure(String where, Throwable error, boolean repeated) {
+            asked.add(where + (repeated ? " (repeated)" : "") + ": " + error.getMessage());
+            return policy;
+        }
+    }
+
+    private Object savedContext;
+
+    @AfterEach
+    void restore() {
+        Dispatcher.install(null);
+        Dispatcher.swapToolContext(savedContext);
+    }
+
+    /** A round whose requests cannot be read (its list throws). */
+    private static List<ToolExecutionRequest> unreadable() {
+        return new AbstractList<ToolExecutionRequest>() {
+            @Override
+            public ToolExecutionRequest get(int index) {
+                throw new IllegalStateException("induced: request " + index);
+            }
+
+            @Override
+            public int size() {
+                return 1;
+            }
+        };
+    }
+
+    @Test
+    void aRoundMarksFailureIsCountedLoggedOnceAndLetsTheRoundRunUnderFailOpen() {
+        Policy open = new Policy(null);
+        Dispatcher.install(open);
+        savedContext = Dispatcher.swapToolContext(new ToolServiceContext(List.of(), Map.of()));
+        long before = Dispatcher.internalErrors();
+        LangChain4jHooks.RoundImmediateAdvice.enter(new ToolService(), unreadable());
+        LangChain4jHooks.RoundImmediateAdvice.enter(new ToolService(), unreadable());
+        assertThat(Dispatcher.internalErrors() - before).as("internal errors counted").isEqualTo(2);
+        assertThat(open.asked).containsExactly("langchain4j immediate tool mark: induced: request 0",
+                "langchain4j immediate tool mark (repeated): induced: request 0");
+    }
+
+    @Test
+    void aRoundMarksFailureRefusesTheRoundUnderFailClosed() {
+        Dispatcher.install(new Policy(Ruling.substitute("refused: internal error")));
+        savedContext = Dispatcher.swapToolContext(new ToolServiceContext(List.of(), Map.of()));
+        long before = Dispatcher.internalErrors();
+        assertThatThrownBy(() -> LangChain4jHooks.RoundImmediateAdvice.enter(new ToolService(), unreadable()))
+                .isInstanceOf(TracegateViolation.class).hasMessageContaining("refused: internal error");
+        // 1.11.0's advice reads the requests once the context names an immediate tool
+        Dispatcher.swapToolContext(new ToolServiceContext(List.of(), Map.of()) {
+            @Override
+            public Set<String> immediateReturnTools() {
+                return Set.of("order_status");
+            }
+        });
+        assertThatThrownBy(() -> LangChain4jHooks.OlderRoundImmediateAdvice.enter(new ToolService(), unreadable()))
+                .isInstanceOf(TracegateViolation.class);
+        assertThat(Dispatcher.internalErrors() - before).isEqualTo(2);
+    }
+
+    @Test
+    void aStreamMarksFailureIsCountedAndFollowsThePolicy() {
+        ToolServiceContext broken = new ToolServiceContext(List.of(), Map.of()) {
+            @Override
+            public ReturnBehavior returnBehavior(String name) {
+                throw new IllegalStateException("induced: return behaviour of " + name);
+            }
+        };
+        ToolExecutionRequest request = ToolExecutionRequest.builder().id("c1").name("order_status").arguments("{}").build();
+        Policy open = new Policy(null);
+        Dispatcher.install(open);
+        long before = Dispatcher.internalErrors();
+        LangChain4jHooks.StreamImmediateAdvice.enter(request, broken);
+        assertThat(Dispatcher.takeImmediateMark()).as("no mark").isNull();
+        assertThat(Dispatcher.internalErrors() - before).isEqualTo(1);
+        assertThat(open.asked).containsExactly("langchain4j-stream immediate tool mark: induced: return behaviour of order_status");
+        Dispatcher.install(new Policy(Ruling.substitute("refused: internal error")));
+        assertThatThrownBy(() -> LangChain4jHooks.StreamImmediateAdvice.enter(request, broken)).isInstanceOf(TracegateViolation.class);
+        assertThat(Dispatcher.internalErrors() - before).isEqualTo(2);
+    }
+
+    @Test
+    void aSessionThatCannotBeReadIsCountedAndFollowsThePolicy() {
+        Map<Class<? extends dev.langchain4j.invocation.LangChain4jManaged>, dev.langchain4j.invocation.LangChain4jManaged> broken =
+                new AbstractMap<>() {
+                    @Override
+                    public boolean isEmpty() {
+                        throw new IllegalStateException("induced: managed parameters");
+                    }
+
+                    @Override
+                    public Set<Entry<Class<? extends dev.langchain4j.invocation.LangChain4jManaged>, dev.langchain4j.invocation.LangChain4jManaged>> entrySet() {
+                        throw new IllegalStateException("induced: managed parameters");
+                    }
+                };
+        InvocationContext context = InvocationContext.builder().chatMemoryId("default").managedParameters(broken).build();
+        Policy open = new Policy(null);
+        Dispatcher.install(open);
+        long before = Dispatcher.internalErrors();
+        Object previous = Dispatcher.swapSession(null);
+        try {
+            LangChain4jHooks.SessionAdvice.enter(context);
+            assertThat(Dispatcher.internalErrors() - before).isEqualTo(1);
+            assertThat(open.asked).containsExactly("langchain4j session: induced: managed parameters");
+            Dispatcher.install(new Policy(Ruling.substitute("refused: internal error")));
+            assertThatThrownBy(() -> LangChain4jHooks.SessionAdvice.enter(context)).isInstanceOf(TracegateViolation.class);
+        } finally {
+            Dispatcher.restoreSession(previous);
+        }
+    }
+}
