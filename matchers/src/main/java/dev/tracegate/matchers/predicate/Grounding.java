@@ -434,13 +434,13 @@ public final class Grounding implements Grounder<Event> {
             long w = words[word[i]];
             double x;
             if (source[i] == COUNTER_SUM) {
-                x = Double.longBitsToDouble(w);
-                if (Double.isNaN(x) || Double.isInfinite(x)) {   // a sum that left the double range: no number
+                if (w == Nodes.OUT_OF_RANGE) {   // a sum beyond its exact range: no number
                     unev++;
                     int g = atom[i];
                     if (unevaluable != null) unevaluable[g >>> 6] |= 1L << g;
                     continue;
                 }
+                x = w / 1e6;   // millionths, as Sum computes it
             } else {
                 x = source[i] == COUNTER_RUN && isCall ? 0 : w;   // a call of another tool ends the run
             }
@@ -546,8 +546,8 @@ public final class Grounding implements Grounder<Event> {
             for (int i = 0; i < runTool.length; i++) w[runWord[i]] = f.tool(runTool[i]) ? w[runWord[i]] + 1 : 0;
             for (int i = 0; i < sumTool.length; i++) {
                 if (!f.tool(sumTool[i])) continue;
-                double v = Nodes.number(e.args().get(sumPath[i]));
-                if (!Double.isNaN(v)) w[sumWord[i]] = Double.doubleToRawLongBits(Double.longBitsToDouble(w[sumWord[i]]) + v);
+                long m = Nodes.micros(e.args().get(sumPath[i]));
+                if (m != Nodes.NOT_AMOUNT) w[sumWord[i]] = Nodes.addMicros(w[sumWord[i]], m);
             }
         }
         for (int i = 0; i < counterWhich.length; i++) w[counterWord[i]] += Counter.contribution(e, counterWhich[i]);

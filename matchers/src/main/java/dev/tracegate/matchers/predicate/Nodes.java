@@ -50,6 +50,49 @@ final class Nodes {
         return Double.isInfinite(v) ? Double.NaN : v;
     }
 
+    /*
+     * sum(T, f) adds in millionths, exactly (a long per sum in the session words), so decimal amounts add up as written:
+     * 1.10 + 2.20 is 3.30, not binary floating point's 3.3000000000000003. An amount counts as the decimal with at most
+     * six digits after the point whose nearest double it reads as (exact below 2^33 = 8,589,934,592 in magnitude, any
+     * whole number up to MAX_WHOLE); one with more digits is rounded to the nearest millionth. A whole amount or total
+     * beyond +-MAX_WHOLE is OUT_OF_RANGE: no number, unevaluable, for good (as a sum beyond the double range was).
+     */
+    static final long MICROS = 1_000_000L;
+    static final long MAX_WHOLE = Long.MAX_VALUE / MICROS;   // 9,223,372,036,854
+    /** Not a number (nor an amount). */
+    static final long NOT_AMOUNT = Long.MIN_VALUE;
+    /** An amount or a total beyond +-MAX_WHOLE; the state word of such a sum keeps it. */
+    static final long OUT_OF_RANGE = Long.MIN_VALUE + 1;
+
+    /** An argument as millionths for a sum: NOT_AMOUNT when it is not a number, OUT_OF_RANGE beyond MAX_WHOLE. */
+    static long micros(JsonNode n) {
+        if (n != null && n.isIntegralNumber() && n.canConvertToLong()) return wholeMicros(n.longValue());
+        double v = number(n);
+        return Double.isNaN(v) ? NOT_AMOUNT : micros(v);
+    }
+
+    static long micros(double v) {
+        if (v == Math.rint(v)) return Math.abs(v) > MAX_WHOLE ? OUT_OF_RANGE : (long) v * MICROS;
+        if (Math.abs(v) > MAX_WHOLE) return OUT_OF_RANGE;
+        long n = Math.round(v * 1e6);
+        if (n / 1e6 == v) return n;                 // the decimal n / 10^6 reads as v: that is the amount
+        if ((n - 1) / 1e6 == v) return n - 1;       // v * 1e6 rounded off by one
+        if ((n + 1) / 1e6 == v) return n + 1;
+        return n;                                   // more than six decimals: the nearest millionth
+    }
+
+    private static long wholeMicros(long v) {
+        return v > MAX_WHOLE || v < -MAX_WHOLE ? OUT_OF_RANGE : v * MICROS;
+    }
+
+    /** A running total plus an amount in millionths (neither NOT_AMOUNT), OUT_OF_RANGE beyond +-MAX_WHOLE. */
+    static long addMicros(long total, long amount) {
+        if (total == OUT_OF_RANGE || amount == OUT_OF_RANGE) return OUT_OF_RANGE;
+        long r = total + amount;
+        if (((total ^ r) & (amount ^ r)) < 0) return OUT_OF_RANGE;   // wrapped around
+        return r > MAX_WHOLE * MICROS || r < -MAX_WHOLE * MICROS ? OUT_OF_RANGE : r;
+    }
+
     /** Text of a JSON value; allocates only for non-text scalars and containers. */
     static CharSequence text(JsonNode n) {
         if (n == null) return null;
@@ -422,14 +465,14 @@ final class Nodes {
         final int word;
         Sum(int tool, Args.Path path, int word) { this.tool = tool; this.path = path; this.word = word; }
         @Override int compute(Frame f) {
-            double base = Double.longBitsToDouble(f.st.words[word]);
+            long base = f.st.words[word];
             if (f.isCall && f.tool(tool)) {
-                double v = number(f.e.args().get(path));
-                if (Double.isNaN(v)) return UNEV;
-                base += v;
+                long m = micros(f.e.args().get(path));
+                if (m == NOT_AMOUNT) return UNEV;
+                base = addMicros(base, m);
             }
-            if (Double.isInfinite(base)) return UNEV;   // finite amounts whose sum leaves the double range: no number either
-            f.num = base;
+            if (base == OUT_OF_RANGE) return UNEV;   // an amount or a total beyond the exact range: no number
+            f.num = base / 1e6;   // exact order: the nearest double of each total, distinct for distinct totals below 2^33
             return OK;
         }
     }

@@ -42,9 +42,12 @@ class NonFiniteNumberTest {
         assertThat(s.step(pay("-1e400"))[0]).isEqualTo(U);   // applied (shadow mode, or unevaluable: allow): adds nothing
         assertThat(s.step(pay("900"))[0]).isEqualTo(T);
         assertThat(s.step(pay("900"))[0]).as("900 + 900").isEqualTo(F);
-        assertThat(s.step(pay("1e308"))[0]).isEqualTo(F);
-        assertThat(s.at(pay("1e308"))[0]).as("1800 + 1e308 + 1e308 is no double").isEqualTo(U);
-        assertThat(s.at(pay("-1e308"))[0]).as("back inside the range").isEqualTo(T);
+        assertThat(s.at(pay("9223372036854")).length).isEqualTo(1);
+        assertThat(s.at(pay("9223372034854"))[0]).as("1800 + 9,223,372,034,854: at the top of the exact range").isEqualTo(F);
+        assertThat(s.at(pay("9223372036854"))[0]).as("a total beyond 9,223,372,036,854 is no number").isEqualTo(U);
+        assertThat(s.step(pay("1e308"))[0]).as("an amount beyond the exact range").isEqualTo(U);
+        assertThat(s.at(pay("-1e308"))[0]).as("for good").isEqualTo(U);
+        assertThat(s.at(pay("1"))[0]).as("for good").isEqualTo(U);
     }
 
     /** Oracle: the literal read exactly (BigDecimal) is a number when inside the double range, and then compared exactly. */
