@@ -154,6 +154,35 @@ class EnvironmentFailuresTest {
                 .satisfies(f -> assertThat(f.ownResultOf()).isEqualTo("mcp__s__a"));
     }
 
+    /**
+     * trial36 (09): with an unrelated contract beside it, the recommended G(call(prepare) -> X X call(commit)) was noted
+     * as failing "in every session in which that call runs", from two calls of prepare in a row (and, in a library that
+     * also named call(a), by "the result of a"): a path no session takes, since the next event after a call is its own
+     * result. The note must be true of the contract: replay keeps it on call, result, commit.
+     */
+    @Test
+    void anOwnResultNoteComesOnlyFromSessionsWhereEachCallIsFollowedByItsResult() {
+        String commit = "  - id: pc.commit\n    guarantee: G(call(prepare) -> X X call(commit))\n    message: m\n";
+        Library lib = lib("library: pc\ncontracts:\n" + commit
+                + "  - id: pc.search-cap\n    guarantee: G(count(search) <= 3)\n    message: m\n");
+        assertThat(EnvironmentFailures.find(lib)).allSatisfy(f -> assertThat(f.ownResultOf()).as(f.toString()).isNull());
+        assertThat(EnvironmentFailures.notes(lib)).noneMatch(n -> n.contains("whatever that result holds"));
+        Replay<Event> replay = lib.replay("s");
+        replay.next(Event.user("s", 1, "go"), false, true);
+        replay.next(Event.call("s", 2, "prepare", "{}"), true, true);
+        replay.next(Event.returned("s", 3, "prepare", "ok", false), false, true);
+        assertThat(replay.next(Event.call("s", 4, "commit", "{}"), true, true).decision()).isEqualTo(Decision.Kind.PASS);
+        Library other = lib("library: pc\ncontracts:\n  - id: pc.cd\n    guarantee: G(call(c) -> X X call(d))\n    message: m\n"
+                + "  - id: pc.a\n    guarantee: G(call(a) -> count(a) <= 5)\n    message: m\n");
+        assertThat(EnvironmentFailures.find(other)).allSatisfy(f -> assertThat(f.ownResultOf()).as(f.toString()).isNull());
+        // the note it keeps is still given, and its claim is about the session that reaches the call so
+        Library x = lib("library: tx\ncontracts:\n  - id: tx.c\n    guarantee: G(call(prepare) -> X call(commit))\n    message: m\n"
+                + "  - id: tx.cap\n    guarantee: G(count(search) <= 3)\n    message: m\n");
+        assertThat(EnvironmentFailures.notes(x)).singleElement().asString()
+                .contains("by the result of prepare after [call(prepare)").contains("a session that calls prepare violates")
+                .doesNotContain("every session in which");
+    }
+
     /** The agent's warning: the advice fits the guarantee (trial21 04: it advised an argument guard for an X after a call). */
     @Test
     void theWarningsAdviceFitsTheGuarantee() {
