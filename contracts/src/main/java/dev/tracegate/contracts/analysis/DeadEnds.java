@@ -32,8 +32,13 @@ import java.util.Set;
 final class DeadEnds {
     /** A letter is one long: more atoms than this in all contracts make the check too large. */
     static final int MAX_ATOMS = 63;
-    /** One automaton's letters are enumerated: more atoms than this in one formula make the check too large. */
+    /**
+     * One automaton's letters are enumerated, those that one event can produce (no two calls of different tools, ...):
+     * more than 2^16 of them for one formula make the check too large. A tool allow-list G(call -> (call(t0) | ... |
+     * call(tN))) has 2(N + 2) such letters, however many tools it lists (trial36 04: 16 tools were too many).
+     */
     static final int MAX_LOCAL_ATOMS = 16;
+    static final int MAX_LOCAL_LETTERS = 1 << MAX_LOCAL_ATOMS;
     /** Enumeration steps allowed per product state of the bound (so the search ends like the other checks). */
     private static final long STEPS_PER_STATE = 4096;
 
@@ -59,7 +64,7 @@ final class DeadEnds {
                                        // (an event atom that clashes with none needs no tracking)
     private final long[] later;        // later[i]: atoms that some component after i reads
     private final int[][][] table;     // table[i][s]: component i's successor of state s per local letter, built lazily
-    private final int[][] byWeight;    // byWeight[k]: local letters of k atoms, fewest atoms first
+    private final long[][] letters;    // letters[i]: component i's local letters one event can produce, fewest atoms first
     private final int maxStates;
 
     DeadEnds(List<Contract> contracts, DfaCompiler compiler) throws TooLarge {
@@ -78,28 +83,26 @@ final class DeadEnds {
             throw new TooLarge("dead-end check skipped: the contracts read " + atoms.size() + " atoms, more than the "
                     + MAX_ATOMS + " this check handles", false);
         }
-        localAtom = new int[comp.length][];
-        byWeight = new int[MAX_LOCAL_ATOMS + 1][];
-        table = new int[comp.length][][];
-        for (int i = 0; i < comp.length; i++) {
-            int k = comp[i].atoms().size();
-            if (k > MAX_LOCAL_ATOMS) {
-                throw new TooLarge("dead-end check skipped: a formula of '" + contracts.get(i / 2).id() + "' reads "
-                        + k + " atoms, more than the " + MAX_LOCAL_ATOMS + " this check enumerates events over", false);
-            }
-            localAtom[i] = new int[k];
-            for (int j = 0; j < k; j++) localAtom[i][j] = atoms.indexOf(comp[i].atoms().get(j));
-            if (byWeight[k] == null) {
-                byWeight[k] = java.util.stream.IntStream.range(0, 1 << k).boxed()
-                        .sorted(java.util.Comparator.comparingInt(Integer::bitCount)).mapToInt(Integer::intValue).toArray();
-            }
-            table[i] = new int[comp[i].stateCount()][];
-        }
         clash = new long[atoms.size()];
         for (int g = 0; g < atoms.size(); g++) {
             for (int h = 0; h < atoms.size(); h++) {
                 if (!LibraryAnalysis.together(atoms.get(g), atoms.get(h))) clash[g] |= 1L << h;
             }
+        }
+        localAtom = new int[comp.length][];
+        letters = new long[comp.length][];
+        table = new int[comp.length][][];
+        for (int i = 0; i < comp.length; i++) {
+            int k = comp[i].atoms().size();
+            localAtom[i] = new int[k];
+            for (int j = 0; j < k; j++) localAtom[i][j] = atoms.indexOf(comp[i].atoms().get(j));
+            letters[i] = possibleLetters(localAtom[i]);
+            if (letters[i] == null) {
+                throw new TooLarge("dead-end check skipped: a formula of '" + contracts.get(i / 2).id() + "' reads "
+                        + k + " atoms that one event can make true in more than " + MAX_LOCAL_LETTERS + " ways (about "
+                        + MAX_LOCAL_ATOMS + " atoms that can hold together), more than this check enumerates events over", false);
+            }
+            table[i] = new int[comp[i].stateCount()][];
         }
         later = new long[comp.length];
         for (int i = comp.length - 2; i >= 0; i--) {
@@ -109,14 +112,36 @@ final class DeadEnds {
         }
     }
 
+    /**
+     * The local letters (bit j: atom {@code local[j]}) in which no two atoms exclude each other (two calls of different
+     * tools, a call and a result...: {@link LibraryAnalysis#together}), fewest atoms first; null when more than
+     * {@link #MAX_LOCAL_LETTERS}. A letter left out is one no event produces, which the join below refuses anyway.
+     */
+    private long[] possibleLetters(int[] local) {
+        List<Long> out = new ArrayList<>();
+        out.add(0L);
+        for (int j = 0; j < local.length; j++) {
+            int size = out.size();
+            for (int x = 0; x < size; x++) {
+                long l = out.get(x);
+                boolean ok = true;
+                for (long m = l; m != 0 && ok; m &= m - 1) ok = (clash[local[Long.numberOfTrailingZeros(m)]] >>> local[j] & 1L) == 0;
+                if (!ok) continue;
+                out.add(l | 1L << j);
+                if (out.size() > MAX_LOCAL_LETTERS) return null;
+            }
+        }
+        return out.stream().sorted(java.util.Comparator.comparingInt(Long::bitCount)).mapToLong(Long::longValue).toArray();
+    }
+
     /** Component {@code i}'s successor of state {@code s} per local letter, or a single target when no letter matters. */
     private int[] table(int i, int s) {
         int[] t = table[i][s];
         if (t == null) {
-            t = new int[1 << localAtom[i].length];
+            t = new int[letters[i].length];
             boolean constant = true;
             for (int l = 0; l < t.length; l++) {
-                t[l] = comp[i].next(s, l);
+                t[l] = comp[i].next(s, letters[i][l]);
                 constant &= t[l] == t[0];
             }
             if (constant) t = new int[] {t[0]};
@@ -151,7 +176,8 @@ final class DeadEnds {
                 }
                 steps[0] += tab.length;
                 if (steps[0] > budget) throw tooLarge();
-                for (int l : byWeight[localAtom[i].length]) {
+                for (int li = 0; li < tab.length; li++) {
+                    long l = letters[i][li];
                     long mask = p.mask(), values = p.values(), letter = p.letter();
                     long events = p.events();
                     boolean ok = true;
@@ -171,7 +197,7 @@ final class DeadEnds {
                     }
                     if (!ok) continue;
                     int[] n = p.next().clone();
-                    n[i] = tab[l];
+                    n[i] = tab[li];
                     Partial q = new Partial(n, mask & later[i], values & later[i], events, letter);
                     out.putIfAbsent(new PartialKey(n, q.mask(), q.values(), q.events()), q);
                 }
@@ -291,6 +317,14 @@ final class DeadEnds {
     }
 
     /** The shortest dead end, or null when there is none. */
+    /** Every state of {@code guarantee} that is not violated for good is accepting: a prefix that keeps it can end. */
+    static boolean endsAnywhere(Dfa guarantee) {
+        for (int q = 0; q < guarantee.stateCount(); q++) {
+            if (guarantee.verdict(q) != RvVerdict.PERMANENTLY_VIOLATED && !guarantee.accepting(q)) return false;
+        }
+        return true;
+    }
+
     DeadEnd search() throws TooLarge {
         Graph g = new Graph(initial(), false);
         int n = g.states.size();
