@@ -21,11 +21,14 @@ public final class Scratch<T> {
     private final Supplier<T> make;
     private final ThreadLocal<T> local;
     private final AtomicReferenceArray<T> pool = new AtomicReferenceArray<>(SLOTS);
-    /** Whether the current thread borrows from the pool: a virtual one (tests lend on platform threads too). */
+    /**
+     * Whether the current thread borrows from the pool, when a test says (it lends on platform threads too); null: a
+     * virtual thread borrows ({@link #virtual}, a static call: no lambda object for a cold event to read, session 18).
+     */
     private final java.util.function.BooleanSupplier lends;
 
     public Scratch(Supplier<T> make) {
-        this(make, Scratch::virtual);
+        this(make, null);
     }
 
     Scratch(Supplier<T> make, java.util.function.BooleanSupplier lends) {
@@ -36,7 +39,7 @@ public final class Scratch<T> {
 
     /** This thread's object; on a virtual thread one from the pool, or a new one when the pool has none to lend. */
     public T take() {
-        if (!lends.getAsBoolean()) return local.get();
+        if (!lends()) return local.get();
         int start = (int) Thread.currentThread().getId();
         for (int i = 0; i < SLOTS; i++) {
             int k = (start + i) & (SLOTS - 1);
@@ -48,12 +51,16 @@ public final class Scratch<T> {
 
     /** Gives back what {@link #take} lent this thread (nothing to do on a platform thread); dropped when the pool is full. */
     public void give(T t) {
-        if (t == null || !lends.getAsBoolean()) return;
+        if (t == null || !lends()) return;
         int start = (int) Thread.currentThread().getId();
         for (int i = 0; i < SLOTS; i++) {
             int k = (start + i) & (SLOTS - 1);
             if (pool.get(k) == null && pool.compareAndSet(k, null, t)) return;
         }
+    }
+
+    private boolean lends() {
+        return lends == null ? virtual() : lends.getAsBoolean();
     }
 
     /** Whether the current thread is virtual. */
