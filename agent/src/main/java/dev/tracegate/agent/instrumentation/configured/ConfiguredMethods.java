@@ -1003,6 +1003,8 @@ public final class ConfiguredMethods {
         final String methodName;
         /** What was said once (shared with the methods' warnings): a tool-name parameter that held no tool name. */
         private final java.util.Set<String> said;
+        /** The origin string this site was resolved from (set before the map publishes it), for {@link #site}'s identity check. */
+        String origin;
 
         Site(MethodRule rule, String method, String toolName, String toolSpec, int toolIndex, String sessionSpec, int sessionIndex,
              String argsField, String[] names, boolean textResult, String descriptor, Map<String, String> specs, java.util.Set<String> said) {
@@ -1211,10 +1213,28 @@ public final class ConfiguredMethods {
         }
     }
 
+    /**
+     * The two sites {@link #site} found last, each compared by the identity of the origin it was resolved from: the advice
+     * passes its own string constant, so a repeated call reads these fields and the site it needs, not the origin's text
+     * and the map's table and node, each on a page of its own that a cold call walks to (session 18). Written only when a
+     * lookup misses them; a stale or racing read is a miss that goes to the map.
+     */
+    private Site last, previous;
+
     private Site site(String origin) {
-        Site s = byOrigin.get(origin);
-        if (s == null) {
-            s = byOrigin.computeIfAbsent(origin, this::resolve);
+        Site s = last;
+        if (s == null || s.origin != origin) {
+            s = previous;
+            if (s == null || s.origin != origin) {
+                s = byOrigin.get(origin);
+                if (s == null) {
+                    s = byOrigin.computeIfAbsent(origin, this::resolve);
+                }
+                if (s.origin == origin) {
+                    previous = last;
+                    last = s;
+                }
+            }
         }
         return s.rule == null ? null : s;
     }
@@ -1241,9 +1261,11 @@ public final class ConfiguredMethods {
         }
         int paren = origin.indexOf('(');
         // the origin ends with the method's descriptor; a future that can hold text takes a substitute text too (trial30 03)
-        return new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names,
+        Site site = new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names,
                 (origin.endsWith(")Ljava/lang/String;") || textFutures.contains(origin)) && !rule.blockThrows,
                 paren < 0 ? null : origin.substring(paren), specs, warned);
+        site.origin = origin;   // before the map publishes it
+        return site;
     }
 
     /**
