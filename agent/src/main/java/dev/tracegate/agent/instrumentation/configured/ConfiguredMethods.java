@@ -1324,31 +1324,30 @@ public final class ConfiguredMethods {
             return null;
         }
         MethodRule rule = site.rule;
-        switch (rule.kind) {
-            case CONSENT: {
-                String unusable = unusableSubject(site, arguments);
-                if (unusable != null) return dropEvent(origin, site, arguments, unusable);
-                if (granted(site, arguments)) {
-                    // a grant counts once the method returned normally (onResult): a method that throws stored no consent
-                    return Ruling.AT_RETURN;
-                }
-                // a withdrawal counts at once, whatever the method does: processing stops when the person asked
-                bridge.supervisor().onConsent(consent(site, arguments, false, bridge, 1));
-                AgentLog.debug("CONSENT (withdrawn) at " + method(origin));
-                return null;
+        // reference comparisons, not a switch on the kind: a switch reads the constant's ordinal and the class's switch
+        // table, two objects on pages of their own that a cold call would walk to (session 18)
+        if (rule.kind == MethodRule.Kind.CONSENT) {
+            String unusable = unusableSubject(site, arguments);
+            if (unusable != null) return dropEvent(origin, site, arguments, unusable);
+            if (granted(site, arguments)) {
+                // a grant counts once the method returned normally (onResult): a method that throws stored no consent
+                return Ruling.AT_RETURN;
             }
-            case ERASURE: {
-                String unusable = unusableSubject(site, arguments);
-                if (unusable != null) return dropEvent(origin, site, arguments, unusable);
-                // an erasure counts at once, whatever the method does (a method that throws errs on the safe side)
-                bridge.supervisor().onErasure(new Erasure(conversationOf(site, arguments, bridge, 1),
-                        subjectText(read(site.spec("subject"), arguments, null))));
-                AgentLog.debug("ERASURE at " + method(origin));
-                return null;
-            }
-            default:
-                return onToolCall(site, origin, arguments, callId, bridge);
+            // a withdrawal counts at once, whatever the method does: processing stops when the person asked
+            bridge.supervisor().onConsent(consent(site, arguments, false, bridge, 1));
+            AgentLog.debug("CONSENT (withdrawn) at " + method(origin));
+            return null;
         }
+        if (rule.kind == MethodRule.Kind.ERASURE) {
+            String unusable = unusableSubject(site, arguments);
+            if (unusable != null) return dropEvent(origin, site, arguments, unusable);
+            // an erasure counts at once, whatever the method does (a method that throws errs on the safe side)
+            bridge.supervisor().onErasure(new Erasure(conversationOf(site, arguments, bridge, 1),
+                    subjectText(read(site.spec("subject"), arguments, null))));
+            AgentLog.debug("ERASURE at " + method(origin));
+            return null;
+        }
+        return onToolCall(site, origin, arguments, callId, bridge);
     }
 
     private Ruling onToolCall(Site site, String origin, Object[] arguments, String callId, SupervisorBridge bridge) {
