@@ -363,6 +363,16 @@ public final class Grounding implements Grounder<Event> {
         return ground(event, state, valuation, unevaluable, false);
     }
 
+    private static final int CALL_INDEX = EventKind.CALL.ordinal(), RETURN_INDEX = EventKind.RETURN.ordinal();
+
+    /**
+     * {@code kind.ordinal()}, a call's and a result's by reference: constants, so grounding them does not read the enum
+     * constant, an object on a page of its own that a cold call would walk to (session 18).
+     */
+    static int kindIndex(EventKind kind) {
+        return kind == EventKind.CALL ? CALL_INDEX : kind == EventKind.RETURN ? RETURN_INDEX : kind.ordinal();
+    }
+
     private int ground(Event event, SessionState state, long[] valuation, long[] unevaluable, boolean everyAtom) {
         Frame f = frames.take();
         f.prepare(event, state);
@@ -376,7 +386,7 @@ public final class Grounding implements Grounder<Event> {
                 if (tool == -2) {
                     unev = groundAtoms(this.everyAtom, f, valuation, unevaluable);
                 } else {
-                    int k = f.kind.ordinal();
+                    int k = kindIndex(f.kind);
                     or(kindTrue[k], valuation);
                     unev = groundAtoms(kindAtoms[k], f, valuation, unevaluable);
                     // a tool id from toolCount on was added after the atoms (a latch's tool): no atom names it

@@ -97,7 +97,9 @@ final class Nodes {
     static CharSequence text(JsonNode n) {
         if (n == null) return null;
         if (n.isTextual()) return n.textValue();
-        if (n.isValueNode()) return n.asText();
+        // a value node is neither a container nor missing: isValueNode() would read the node type's ordinal and Jackson's
+        // switch table, two objects on pages of their own that a cold call would walk to (session 18)
+        if (!n.isContainerNode() && !n.isMissingNode()) return n.asText();
         return n.toString();
     }
 
