@@ -731,8 +731,16 @@ public final class LangChain4jHooks implements Hooks {
             savedModel = depth[1];
             depth[0] = 0;
             depth[1] = 0;
-            return Dispatcher.swapSession(context == null || context.chatMemoryId() == null ? null
-                    : AgenticRuns.invocationSession(context.chatMemoryId(), context.managedParameters(), context.interfaceName()));
+            Object session = null;
+            try {
+                session = context == null || context.chatMemoryId() == null ? null
+                        : AgenticRuns.invocationSession(context.chatMemoryId(), context.managedParameters(), context.interfaceName());
+            } catch (Throwable failed) {
+                // counted, logged once; the stream runs in the thread's session (this advice keeps suppress for its
+                // nesting guard, so it cannot refuse: the stream's events are still checked, in that session)
+                Dispatcher.adviceFailed("langchain4j-stream", "session", failed, null);
+            }
+            return Dispatcher.swapSession(session);
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)

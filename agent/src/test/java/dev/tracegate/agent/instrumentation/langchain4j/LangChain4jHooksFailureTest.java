@@ -158,6 +158,13 @@ class LangChain4jHooksFailureTest {
             assertThat(open.asked).containsExactly("langchain4j session: induced: managed parameters");
             Dispatcher.install(new Policy(Ruling.substitute("refused: internal error")));
             assertThatThrownBy(() -> LangChain4jHooks.SessionAdvice.enter(context)).isInstanceOf(TracegateViolation.class);
+            // a TokenStream's start (its nesting guard keeps Byte Buddy's suppress): counted, the stream goes on
+            int[] depth = Dispatcher.depthCell();
+            int tool = depth[0], model = depth[1];
+            long counted = Dispatcher.internalErrors();
+            Object outer = LangChain4jHooks.TokenStreamScopeAdvice.enter(context, null, 0, 0);
+            LangChain4jHooks.TokenStreamScopeAdvice.exit(outer, depth, tool, model);
+            assertThat(Dispatcher.internalErrors() - counted).isEqualTo(1);
         } finally {
             Dispatcher.restoreSession(previous);
         }
