@@ -63,6 +63,30 @@ object Privacy {
         delay(2)
         throw IllegalStateException("form not signed")
     }
+
+    // the consent store is down: fails after suspending
+    suspend fun eraseFails(sessionId: String, subject: String) {
+        delay(2)
+        throw IllegalStateException("store down")
+    }
+
+    suspend fun withdrawFails(sessionId: String, subject: String, purpose: String) {
+        delay(2)
+        throw IllegalStateException("store down")
+    }
+
+    val slowStarted = CompletableDeferred<Unit>()
+
+    // a slow store: the caller cancels the call while it is suspended
+    suspend fun eraseSlow(sessionId: String, subject: String) {
+        slowStarted.complete(Unit)
+        delay(60_000)
+    }
+
+    suspend fun grantSlow(sessionId: String, subject: String, purpose: String) {
+        slowStarted.complete(Unit)
+        delay(60_000)
+    }
 }
 
 // what a Kotlin agent loop may hand its tools as instead of named suspend funs
@@ -79,6 +103,14 @@ object Streams {
         delay(1)
         "customer $customer: gold"
     }
+}
+
+// cancels what `call` starts once it has suspended (started completes), and shows what the caller gets
+fun cancelled(what: String, started: CompletableDeferred<Unit>, call: suspend () -> Unit) = runBlocking {
+    val job = async { call() }
+    started.await()
+    job.cancel()
+    show(what, runCatching { job.await() })
 }
 
 fun show(what: String, r: Result<Any?>) =
@@ -125,6 +157,23 @@ fun main(args: Array<String>) {
         }
         "twice" -> for (c in listOf("ada", "bob")) {
             show("lookup(s1, $c)", runCatching { runBlocking(Dispatchers.Default) { Tools.lookup("s1", c) } })
+        }
+        "erase-fails" -> {
+            show("eraseFails", runCatching { runBlocking { Privacy.eraseFails("s1", "bob@example.com") } })
+            show("profileById(s1, C2)", runCatching { runBlocking { Tools.profileById("s1", "C2") } })
+        }
+        "erase-cancel" -> {
+            cancelled("eraseSlow", Privacy.slowStarted) { Privacy.eraseSlow("s1", "bob@example.com") }
+            show("profileById(s1, C2)", runCatching { runBlocking { Tools.profileById("s1", "C2") } })
+        }
+        "grant-cancel" -> {
+            cancelled("grantSlow", Privacy.slowStarted) { Privacy.grantSlow("s1", "ada@example.com", "marketing") }
+            println("app: " + Tools.newsletter("s1", "ada@example.com"))
+        }
+        "withdraw-fails" -> {
+            show("grantOk", runCatching { runBlocking { Privacy.grantOk("s1", "ada@example.com", "marketing") } })
+            show("withdrawFails", runCatching { runBlocking { Privacy.withdrawFails("s1", "ada@example.com", "marketing") } })
+            println("app: " + Tools.newsletter("s1", "ada@example.com"))
         }
         "flow" -> show("results(s1, weather)", runCatching { runBlocking { Streams.results("s1", "weather").toList() } })
         "lambda" -> show("lookupLambda(s1, ada)", runCatching { runBlocking { Streams.lookupLambda("s1", "ada") } })

@@ -312,4 +312,56 @@ class KotlinSuspendMethodsTest {
                 .contains("Configure the suspend fun that produces each element");
         assertThat(events("call")).as("the call itself is checked").hasSize(1).allMatch(l -> l.contains("\"args\":{\"value\":\"weather\"}"));
     }
+
+    private ForkedJvm.Result erasureThenProfile(String mode) throws IOException {
+        return run("""
+                - {class: demoapp.ksuspend.Tools, method: profileById, kind: tool, session-param: 0, args-param: 1}
+                - {class: demoapp.ksuspend.Privacy, method: "erase*", kind: erasure, subject-param: 1, session-param: 0}
+                """, "gdpr, " + gdprPolicy(), mode);
+    }
+
+    @Test
+    void aSuspendErasureThatFailsAfterSuspendingCountsAtItsCall() throws IOException {
+        ForkedJvm.Result r = erasureThenProfile("erase-fails");
+        assertThat(r.stdout()).as("as from a plain method that throws: the erasure counts, P4 withholds: " + r)
+                .contains("app: eraseFails -> threw IllegalStateException: store down")
+                .contains("app: profileById(s1, C2) -> value=[tracegate] This tool result was withheld (gdpr.P4-erasure)")
+                .doesNotContain("tier gold");
+        assertThat(events("erasure")).hasSize(1).allMatch(l -> l.contains("\"subject\":\"bob@example.com\"") && l.contains("\"session\":\"s1\""));
+    }
+
+    @Test
+    void aSuspendErasureCancelledWhileSuspendedCountsAtItsCall() throws IOException {
+        ForkedJvm.Result r = erasureThenProfile("erase-cancel");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("app: eraseSlow -> threw JobCancellationException")
+                .contains("app: profileById(s1, C2) -> value=[tracegate] This tool result was withheld (gdpr.P4-erasure)")
+                .doesNotContain("tier gold");
+        assertThat(events("erasure")).hasSize(1).allMatch(l -> l.contains("\"subject\":\"bob@example.com\""));
+    }
+
+    @Test
+    void aSuspendGrantCancelledWhileSuspendedRecordsNoConsent() throws IOException {
+        ForkedJvm.Result r = run("""
+                - {class: demoapp.ksuspend.Tools, method: newsletter, kind: tool, session-param: 0}
+                - {class: demoapp.ksuspend.Privacy, method: "grant*", kind: consent, subject-param: 1, purpose-param: 2, session-param: 0}
+                """, "gdpr, " + gdprPolicy(), "grant-cancel");
+        assertThat(r.stdout()).as(r.toString()).contains("app: grantSlow -> threw JobCancellationException")
+                .contains("app: tracegate blocked the call to newsletter (contract gdpr.P1-consent)").doesNotContain("app: sent to");
+        assertThat(events("consent")).isEmpty();
+    }
+
+    @Test
+    void aSuspendWithdrawalThatFailsAfterSuspendingCountsAtItsCall() throws IOException {
+        ForkedJvm.Result r = run("""
+                - {class: demoapp.ksuspend.Tools, method: newsletter, kind: tool, session-param: 0}
+                - {class: demoapp.ksuspend.Privacy, method: grantOk, kind: consent, subject-param: 1, purpose-param: 2, session-param: 0}
+                - {class: demoapp.ksuspend.Privacy, method: withdrawFails, kind: consent, subject-param: 1, purpose-param: 2, session-param: 0, granted-param: false}
+                """, "gdpr, " + gdprPolicy(), "withdraw-fails");
+        assertThat(r.stdout()).as("as from a plain method that throws: the withdrawal counts: " + r)
+                .contains("app: grantOk -> value=kotlin.Unit")
+                .contains("app: withdrawFails -> threw IllegalStateException: store down")
+                .contains("app: tracegate blocked the call to newsletter (contract gdpr.P1-consent)").doesNotContain("app: sent to");
+        assertThat(events("consent")).as("the grant, then the withdrawal").hasSize(2);
+    }
 }
