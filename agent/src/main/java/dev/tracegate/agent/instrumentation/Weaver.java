@@ -138,6 +138,10 @@ public final class Weaver {
                 // again there cost seconds of start-up (POOL_FIRST: 2-3 s, HYBRID: 0.1-0.3 s on a loaded 2-core box)
                 .with(AgentBuilder.DescriptionStrategy.Default.HYBRID)
                 .with(types)
+                // the class file locator ends up in every cached type description (through its type pool): a strong
+                // one would make the cache's values hold their own weak key, the loader, so no web app's loader
+                // would ever be collected after undeploy (trial35)
+                .with(AgentBuilder.LocationStrategy.ForClassLoader.WEAK)
                 .with(new ErrorListener(errors))
                 // by name before isSynthetic, which reads the class file
                 .ignore(ignoredNames().or(new ElementMatcher.Junction.AbstractBase<TypeDescription>() {
@@ -224,8 +228,9 @@ public final class Weaver {
                     continue;
                 }
                 if (type == null) {
+                    // weakly: the cached descriptions keep the locator (see LoaderTypeCache)
                     ClassFileLocator locator = new ClassFileLocator.Compound(ClassFileLocator.Simple.of(className, bytes),
-                            ClassFileLocator.ForClassLoader.of(loader));
+                            ClassFileLocator.ForClassLoader.WeaklyReferenced.of(loader));
                     type = types.typePool(locator, loader, className).describe(className).resolve();
                 }
                 if (t.types().matches(type)) {
@@ -639,7 +644,10 @@ public final class Weaver {
     /**
      * Type descriptions cached per class loader (weakly held), so that matching a class against
      * "implements ToolCallback / ChatModel" does not re-read the class files of all its super types
-     * each time a class loads. Thread-safe.
+     * each time a class loads. Thread-safe. A cached description keeps the type pool that made it and so its
+     * class file locator: every locator handed to {@code typePool} must hold the loader weakly
+     * ({@code ClassFileLocator.ForClassLoader.WeaklyReferenced}, {@code LocationStrategy.ForClassLoader.WEAK}), or the
+     * value reaches its own key and the loader of an undeployed web app is never collected (trial35).
      */
     static final class LoaderTypeCache extends AgentBuilder.PoolStrategy.WithTypePoolCache {
         private final Map<ClassLoader, TypePool.CacheProvider> caches = Collections.synchronizedMap(new WeakHashMap<>());

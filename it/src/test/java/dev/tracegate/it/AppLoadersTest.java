@@ -1,0 +1,94 @@
+package dev.tracegate.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Web apps of an application server, each with its own copy of LangChain4j in its own class loader
+ * ({@code demoapp.plain.AppLoaders}: a URLClassLoader per app, parent the platform loader, as a WEB-INF/lib copy),
+ * under the built agent jar (trial35).
+ */
+class AppLoadersTest {
+
+    private static final String LAUNCHER = "demoapp.plain.AppLoaders";
+
+    @TempDir
+    Path dir;
+
+    /** Agent options: trace lines and a library with one contract on the app's tool (an attach needs a library). */
+    private String options() throws java.io.IOException {
+        Path library = Files.writeString(dir.resolve("desk.yaml"), String.join("\n",
+                "tracegate: 1",
+                "library: desk",
+                "contracts:",
+                "  - id: desk.no-root",
+                "    guarantee: G !arg_matches(lookupCustomer, name, \"^root$\")",
+                "    message: Root is not a customer.",
+                ""));
+        return "trace=true,libraries=" + library + ",audit.path=" + dir.resolve("audit.jsonl");
+    }
+
+    private static String classes() {
+        return Path.of(System.getProperty("tracegate.app.classes", "target/classes")).toAbsolutePath().toString();
+    }
+
+    private static String jars111() {
+        return Path.of(classes()).resolveSibling("langchain4j-1.11.0").toString();
+    }
+
+    /** Soft references cleared at every GC: only strong paths keep a loader (LangChain4j's soft caches do too, for a while). */
+    private static final String SOFT = "-XX:SoftRefLRUPolicyMSPerMB=0";
+
+    @Test
+    void anUndeployedAppsLoaderIsCollectedUnderTheAgent() throws Exception {
+        // the launcher's own class path has no framework: only the app's loader sees LangChain4j
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(SOFT, ForkedJvm.agent(options())), classes(), LAUNCHER,
+                "drop", classes(), jars111());
+        assertThat(r.exit()).as(r.toString()).isZero();
+        // the call was supervised in the app's copy of the framework
+        assertThat(r.stderr()).as(r.toString()).contains("CALL langchain4j session=alice tool=lookupCustomer");
+        assertThat(r.stdout()).as(r.toString()).contains("LOADER COLLECTED: true");
+    }
+
+    @Test
+    void anAppDeployedAfterAnAttachIsCollectedAtUndeploy() throws Exception {
+        Path err = Files.createTempFile("apploaders-err", ".txt");
+        Process app = new ProcessBuilder(ForkedJvm.java(), SOFT, "-cp", classes(), LAUNCHER, "drop", classes(), jars111(), "wait")
+                .redirectError(err.toFile()).start();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(app.getInputStream(), StandardCharsets.UTF_8));
+             Writer in = new OutputStreamWriter(app.getOutputStream(), StandardCharsets.UTF_8)) {
+            String ready = out.readLine();
+            assertThat(ready).startsWith("READY pid=");
+            List<String> attach = new ArrayList<>(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(),
+                    "attach", ready.substring("READY pid=".length()), options()));
+            ForkedJvm.Result attached = ForkedJvm.exec(attach);
+            assertThat(attached.exit()).as(attached.toString()).isZero();
+            in.write("go\n");
+            in.flush();
+            StringBuilder rest = new StringBuilder();
+            for (String line; (line = out.readLine()) != null; ) {
+                rest.append(line).append('\n');
+            }
+            assertThat(app.waitFor(120, TimeUnit.SECONDS)).isTrue();
+            String stderr = Files.readString(err);
+            assertThat(stderr).as(rest + stderr).contains("CALL langchain4j session=alice tool=lookupCustomer");
+            assertThat(rest.toString()).as(rest + stderr).contains("LOADER COLLECTED: true");
+        } finally {
+            app.destroyForcibly();
+            Files.deleteIfExists(err);
+        }
+    }
+}
