@@ -228,7 +228,19 @@ public final class LangChain4jHooks implements Hooks {
                 new HookPoint(named(SERVICE_STREAM_HANDLER).and(not(declaresField(named("toolServiceContext")))),
                         named("execute").and(takesArguments(1)).and(takesArgument(0, named(TOOL_REQUEST)))
                                 .and(returns(named(TOOL_RESULT))),
-                        self + "$OlderStreamImmediateAdvice").role("the answer an IMMEDIATE tool hands to a streaming application"));
+                        self + "$OlderStreamImmediateAdvice").role("the answer an IMMEDIATE tool hands to a streaming application"),
+                // quarkus-langchain4j (@RegisterAiService, generated at build time) runs its own AI services: its tool
+                // calls, blocking and streamed, take the choke point's arguments and get its advice (QuarkusAdvice)
+                new HookPoint(named(QuarkusAdvice.SUPPORT).or(named(QuarkusAdvice.STREAM_HANDLER)),
+                        named("executeTool").and(takesArgument(0, named(TOOL_REQUEST)))
+                                .and(takesArgument(1, named("dev.langchain4j.service.tool.ToolExecutor")))
+                                .and(takesArgument(2, named("dev.langchain4j.invocation.InvocationContext")))
+                                .and(returns(named(TOOL_RESULT))),
+                        self + "$ExecuteAdvice").role("the tool calls of quarkus-langchain4j AI services"),
+                new HookPoint(named(QuarkusAdvice.SUPPORT),
+                        named("doImplement0").and(isStatic()).and(takesArguments(3))
+                                .and(takesArgument(1, named("dev.langchain4j.invocation.InvocationContext"))),
+                        QuarkusAdvice.class.getName() + "$InvocationAdvice"));
     }
 
     /** The tool-call choke point: CALL before, RETURN after; block, redirect, redact, suppress. */

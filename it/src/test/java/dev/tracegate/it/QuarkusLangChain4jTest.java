@@ -1,0 +1,88 @@
+package dev.tracegate.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * quarkus-langchain4j 1.10.0 on Quarkus 3.33.2, as a prod fast-jar ({@code java -jar quarkus-app/quarkus-run.jar}, built
+ * from it/src/test/quarkus-app by {@link QuarkusApp}): an {@code @RegisterAiService} with {@code @Tool}s of an
+ * {@code @ApplicationScoped} bean, {@code @MemoryId} per user, a scripted model (trial34). The app imports nothing of
+ * tracegate; it reads commands on standard input ({@code demoquarkus.Main}).
+ */
+class QuarkusLangChain4jTest {
+
+    private static final String NO_DELETE = String.join("\n",
+            "library: shop",
+            "contracts:",
+            "  - id: shop.no-delete",
+            "    guarantee: G !call(deleteAccount)",
+            "    message: Accounts are not deleted by the assistant.",
+            "    next: Tell the user to contact support.", "");
+
+    @TempDir
+    Path dir;
+
+    private ForkedJvm.Result run(String library, String config, String... commands) throws IOException {
+        Files.writeString(dir.resolve("shop.yaml"), library);
+        Files.writeString(dir.resolve("tracegate.yaml"), "libraries: [shop.yaml]\naudit.path: audit.jsonl\naudit.personal-data: clear\n" + config);
+        ForkedJvm.Result r = QuarkusApp.run(dir, List.of(ForkedJvm.agent("config=tracegate.yaml")), commands);
+        assertThat(r.exit()).as(r.toString()).isZero();
+        return r;
+    }
+
+    private String audit() throws IOException {
+        return Files.readString(dir.resolve("audit.jsonl"));
+    }
+
+    /**
+     * trial34 01: quarkus-langchain4j runs an AI service's tools itself (AiServiceMethodImplementationSupport#executeTool,
+     * build-time generated invokers), never through LangChain4j's ToolService, so before, a {@code @Tool} call ran with no
+     * CALL event and {@code G !call(deleteAccount)} did not stop it. Now it is blocked (substitute), once.
+     */
+    @Test
+    void aToolCallOfARegisteredAiServiceIsBlockedAndCountedOnce() throws IOException {
+        ForkedJvm.Result r = run(NO_DELETE, "", "chat alice delete alice", "chat alice lookup 7", "runs");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("ANSWER Done: [deleteAccount -> tracegate blocked the call to deleteAccount (contract shop.no-delete)")
+                .contains("ANSWER Done: [lookupOrder -> \"order 7: shipped\"]")
+                .contains("RUNS {lookupOrder=1}");
+        assertThat(ForkedJvm.count(r.stderr(), "BLOCK langchain4j session=alice tool=deleteAccount contract=shop.no-delete")).as(r.toString()).isEqualTo(1);
+        assertThat(r.stderr()).as(r.toString()).doesNotContain("none of the methods");
+        String audit = audit();
+        assertThat(ForkedJvm.count(audit, "\"kind\":\"call\"")).as(audit).isEqualTo(2);
+        assertThat(ForkedJvm.count(audit, "\"kind\":\"return\"")).as(audit).isEqualTo(1);
+    }
+
+    /** The same under {@code block.style: exception}: the AI service method throws, the tool does not run. */
+    @Test
+    void underBlockStyleExceptionTheAiServiceMethodThrowsAndTheToolDoesNotRun() throws IOException {
+        ForkedJvm.Result r = run(NO_DELETE, "block.style: exception\n", "chat alice delete alice", "runs");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("ERROR dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to deleteAccount (contract shop.no-delete)")
+                .contains("RUNS {}");
+    }
+
+    /** A redirect runs the safe tool of the same AI service instead, with the call's arguments. */
+    @Test
+    void aRedirectRunsTheOtherToolOfTheAiService() throws IOException {
+        ForkedJvm.Result r = run(String.join("\n",
+                "library: shop",
+                "contracts:",
+                "  - id: shop.deactivate",
+                "    guarantee: G !call(deleteAccount)",
+                "    strategy: redirect",
+                "    redirect-to: deactivateAccount",
+                "    message: Accounts are deactivated, not deleted.", ""), "", "chat alice delete alice", "runs");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("ANSWER Done: [deleteAccount -> \"deactivated alice\"]")
+                .contains("RUNS {deactivateAccount=1}");
+        assertThat(r.stderr()).as(r.toString()).contains("REDIRECT langchain4j session=alice tool=deleteAccount");
+    }
+}
