@@ -85,4 +85,30 @@ class QuarkusLangChain4jTest {
                 .contains("RUNS {deactivateAccount=1}");
         assertThat(r.stderr()).as(r.toString()).contains("REDIRECT langchain4j session=alice tool=deleteAccount");
     }
+
+    /**
+     * trial34 02: the USER and ASSISTANT events of a quarkus-langchain4j AI service are in the session of its
+     * {@code @MemoryId} (before, all in {@code default}: Alice's "unlock" let Bob have the secret). Alice and Bob talk at
+     * once (both in the model together): Bob, who never unlocked, is refused; the tool call is in Alice's session.
+     */
+    @Test
+    void eachUsersEventsAreInTheSessionOfHisMemoryIdAlsoTwoAtOnce() throws IOException {
+        ForkedJvm.Result r = run(String.join("\n",
+                "library: shop",
+                "contracts:",
+                "  - id: shop.no-secret",
+                "    guarantee: G(output_matches(\"SECRET\") -> O user_matches(\"^sync unlock\"))",
+                "    message: Secrets only after this user unlocked them.", ""), "",
+                "together alice sync unlock | bob sync secret", "chat alice delete alice");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("ANSWER You said: unlock")
+                .contains("ANSWER [tracegate] Secrets only after this user unlocked them.")
+                .doesNotContain("SECRET-42");
+        String audit = audit();
+        assertThat(audit).as(audit)
+                .contains("\"session\":\"alice\"")
+                .contains("\"session\":\"bob\"")
+                .doesNotContain("\"session\":\"default\"");
+        assertThat(r.stderr()).as(r.toString()).doesNotContain("none of the methods");
+    }
 }

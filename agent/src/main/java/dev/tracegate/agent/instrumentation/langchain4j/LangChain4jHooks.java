@@ -240,7 +240,8 @@ public final class LangChain4jHooks implements Hooks {
                 new HookPoint(named(QuarkusAdvice.SUPPORT),
                         named("doImplement0").and(isStatic()).and(takesArguments(3))
                                 .and(takesArgument(1, named("dev.langchain4j.invocation.InvocationContext"))),
-                        QuarkusAdvice.class.getName() + "$InvocationAdvice"));
+                        QuarkusAdvice.class.getName() + "$InvocationAdvice")
+                        .role("the chat memory id (the session) of quarkus-langchain4j AI services"));
     }
 
     /** The tool-call choke point: CALL before, RETURN after; block, redirect, redact, suppress. */

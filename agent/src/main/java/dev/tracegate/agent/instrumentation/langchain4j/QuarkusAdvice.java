@@ -3,6 +3,7 @@ package dev.tracegate.agent.instrumentation.langchain4j;
 import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.service.AiServiceContext;
 import dev.langchain4j.service.tool.ToolExecutor;
+import dev.tracegate.agent.bootstrap.AgenticRuns;
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import io.quarkiverse.langchain4j.runtime.aiservice.AiServiceMethodCreateInfo;
 import net.bytebuddy.asm.Advice;
@@ -32,7 +33,8 @@ public final class QuarkusAdvice {
 
     /**
      * One invocation of an AI service method ({@code doImplement0(createInfo, invocationContext, context)}, on the
-     * thread that runs its blocking turn): the invocation's tool table (name -> executor: the method's tools,
+     * thread that runs its blocking turn): the invocation context's chat memory id ({@code @MemoryId}) is this thread's
+     * session for the model events (USER, ASSISTANT), the invocation's tool table (name -> executor: the method's tools,
      * else the service's) is there for redirects, and a new nesting scope begins (as {@code DefaultAiServices}' invocation
      * handler's, {@link LangChain4jHooks.InvocationScopeAdvice}). All put back on exit, also when it throws. Per
      * invocation, not per event.
@@ -58,7 +60,9 @@ public final class QuarkusAdvice {
                 table = service.toolService.toolExecutors();
             }
             tools = Dispatcher.swapTools(table);
-            return Dispatcher.swapSession(null);
+            Object memoryId = context == null ? null : context.chatMemoryId();
+            return Dispatcher.swapSession(memoryId == null ? null
+                    : AgenticRuns.invocationSession(memoryId, context.managedParameters(), context.interfaceName()));
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
