@@ -153,11 +153,27 @@ public final class English {
         };
     }
 
-    /** Brackets a nested connective unless it is the same associative one (a and b and c). */
+    /**
+     * Brackets a nested connective unless it is the same associative one (a and b and c), and a prefix operator
+     * (G, F, X, WX, H, Y, a negated one) whose reading ("whenever a, ...", "at every event, ...") would run on into the
+     * other side: G(a -> X b) & F user is "(whenever a, ...) and eventually ...", not G(a -> X b & F user) (trial36 01).
+     */
     private static String group(Formula f, String s, Formula.BinOp parent) {
+        if (runsOn(f)) return "(" + s + ")";
         if (!(f instanceof Formula.Binary b)) return s;
         boolean connective = b.op() == Formula.BinOp.AND || b.op() == Formula.BinOp.OR || b.op() == Formula.BinOp.IMPLIES;
         return connective && b.op() != parent ? "(" + s + ")" : s;
+    }
+
+    /** A prefix reading whose scope would run to the end of the sentence: a temporal prefix operator or a negated formula. */
+    private static boolean runsOn(Formula f) {
+        if (!(f instanceof Formula.Unary u)) return false;
+        if (u.op() == Formula.UnOp.NOT) return !(u.arg() instanceof Atom) && !(u.arg() instanceof Formula.Const);
+        // G !a is the closed clause "the agent never calls a"; O is said after its operand, bracketed there
+        if (u.op() == Formula.UnOp.ALWAYS && u.arg() instanceof Formula.Unary n && n.op() == Formula.UnOp.NOT && n.arg() instanceof Atom) {
+            return false;
+        }
+        return u.op() != Formula.UnOp.ONCE;
     }
 
     /** Subject + verb: "the agent calls refund", "the agent does not call refund", "the agent never calls refund". */

@@ -58,8 +58,8 @@ class EnglishTest {
                 "temporal.history: Whenever the agent calls send_external_email, at every event so far, the tool read_confidential_file "
                         + "does not return a result.",
                 "temporal.count-bound: At every event, the number of calls to web_search so far is at most 3.",
-                "temporal.reconfirm-after-untrusted: Whenever the agent calls transfer_funds, at every event so far, the tool fetch_web_page "
-                        + "does not return a result or since the last time the user writes something matching "
+                "temporal.reconfirm-after-untrusted: Whenever the agent calls transfer_funds, (at every event so far, the tool fetch_web_page "
+                        + "does not return a result) or since the last time the user writes something matching "
                         + "/(?i)\\b(yes|confirm(ed)?|go ahead|approved?)\\b/ (which must have happened), the tool fetch_web_page does not return a result.");
     }
 
@@ -205,5 +205,64 @@ class EnglishTest {
             }
         }
         assertThat(compared).as("some formulas do read the same (a and b and c)").isPositive();
+    }
+
+    /**
+     * trial36 (01): G(call(a) -> X call(b)) & F user and G(call(a) -> X call(b) & F user) read the same ("Whenever the
+     * agent calls a, at the next event ..., the agent calls b and eventually the user sends a message"), as did
+     * G(count(a) <= 2) & F user and G(count(a) <= 2 & F user): the G's scope ran on into the conjunct after it. Now a
+     * prefix operator beside a connective is bracketed. Brute force: a prefix operator over a connective, or beside it
+     * on either side, with operands that are themselves implications, temporal or plain: any two formulas that read the
+     * same agree on every trace of up to three events (the engine's reference semantics).
+     */
+    @Test
+    void theScopeOfAPrefixOperatorBesideAConnectiveIsVisible() {
+        assertThat(English.of(Parser.parse("G(call(a) -> X call(b)) & F user")))
+                .isEqualTo("(Whenever the agent calls a, at the next event (which must exist), the agent calls b) and (eventually"
+                        + " the user sends a message).");
+        assertThat(English.of(Parser.parse("G(call(a) -> X call(b) & F user)")))
+                .isEqualTo("Whenever the agent calls a, (at the next event (which must exist), the agent calls b) and (eventually"
+                        + " the user sends a message).");
+        assertThat(English.of(Parser.parse("G(count(a) <= 2) & F user")))
+                .isNotEqualTo(English.of(Parser.parse("G(count(a) <= 2 & F user)")));
+        List<Formula> inner = List.of(Parser.parse("call(a)"), Parser.parse("call(a) -> X call(b)"), Parser.parse("call(a) & call(b)"),
+                Parser.parse("!call(a)"), Parser.parse("F call(b)"), Parser.parse("G call(b)"), Parser.parse("!F call(b)"),
+                Parser.parse("X call(b)"));
+        List<Formula> other = List.of(Parser.parse("call(c)"), Parser.parse("F call(c)"), Parser.parse("G call(c)"),
+                Parser.parse("X call(c)"), Parser.parse("!G call(c)"));
+        Formula.BinOp[] connectives = {Formula.BinOp.AND, Formula.BinOp.OR, Formula.BinOp.IMPLIES};
+        List<Formula> all = new ArrayList<>();
+        for (Formula.UnOp u : Formula.UnOp.values()) {
+            for (Formula.BinOp op : connectives) {
+                for (Formula x : inner) {
+                    for (Formula y : other) {
+                        all.add(Formulas.unary(u, Formulas.binary(op, x, y)));
+                        all.add(Formulas.binary(op, Formulas.unary(u, x), y));
+                        all.add(Formulas.binary(op, y, Formulas.unary(u, x)));
+                        all.add(Formulas.binary(op, Formulas.binary(op, Formulas.unary(u, x), y), x));
+                        all.add(Formulas.binary(op, Formulas.unary(u, Formulas.binary(op, x, y)), x));
+                    }
+                }
+            }
+        }
+        List<Atom> atoms = Formulas.atoms(Parser.parse("call(a) & call(b) & call(c)"));
+        List<long[]> traces = new ArrayList<>();
+        for (int n = 1; n <= 3; n++) {
+            for (int code = 0; code < 1 << (3 * n); code++) {
+                long[] t = new long[n];
+                for (int i = 0; i < n; i++) t[i] = code >>> (3 * i) & 7;
+                traces.add(t);
+            }
+        }
+        java.util.Map<String, Formula> byEnglish = new java.util.HashMap<>();
+        for (Formula f : all) {
+            Formula seen = byEnglish.putIfAbsent(English.of(f), f);
+            if (seen == null || seen.equals(f)) continue;
+            for (long[] t : traces) {
+                assertThat(Semantics.holds(f, atoms, t)).as("%s and %s both read '%s'; trace %s", Formulas.print(f),
+                        Formulas.print(seen), English.of(f), java.util.Arrays.toString(t)).isEqualTo(Semantics.holds(seen, atoms, t));
+            }
+        }
+        assertThat(all).hasSizeGreaterThan(1000);
     }
 }
