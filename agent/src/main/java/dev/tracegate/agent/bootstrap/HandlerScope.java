@@ -60,6 +60,12 @@ public final class HandlerScope implements Callable<Object>, Runnable {
         Object session = scope[Dispatcher.HANDLER_SLOT];
         Object conversation = scope[Dispatcher.CONVERSATION_SLOT];
         Object augmented = scope[Dispatcher.AUGMENTED_SLOT];
+        if (augmented instanceof String[] && ((String[]) augmented)[0] == null) {
+            // taken by the model call it was carried to: nothing to carry, and nothing to keep here (the scheduling worker
+            // may never make a model call of its own to clear it)
+            scope[Dispatcher.AUGMENTED_SLOT] = null;
+            augmented = null;
+        }
         if (!(conversation instanceof Frame)) {
             conversation = null;
         }
