@@ -24,6 +24,12 @@ public final class English {
     private static String top(Formula f) {
         if (f instanceof Formula.Const) return say(f);
         if (propositional(f)) return "at the first event, " + say(f);
+        // O b, H !a at the top: nothing comes before the first event, so they read only it (trial36 03: "at some point
+        // so far" read as "by now", yet O call(b) is violated by a first event that is not b)
+        if (past(f)) {
+            return "at the first event, " + say(atFirst(f)) + " (a past operator outside every future one reads only the first"
+                    + " event; for \"by then\" put it under G: G(... -> " + firstPast(f) + "))";
+        }
         if (f instanceof Formula.Binary b && b.op() != Formula.BinOp.UNTIL && b.op() != Formula.BinOp.WEAK_UNTIL
                 && b.op() != Formula.BinOp.RELEASE && b.op() != Formula.BinOp.SINCE) {
             String l = top(b.left());
@@ -36,6 +42,53 @@ public final class English {
             };
         }
         return say(f);
+    }
+
+    /** True when {@code f} has past operators and no future one (its truth on a trace is its truth at the first event). */
+    private static boolean past(Formula f) {
+        if (f instanceof Formula.Const || f instanceof Atom) return false;
+        if (f instanceof Formula.Unary u) {
+            return switch (u.op()) {
+                case ONCE, HISTORICALLY, YESTERDAY -> pastOrPlain(u.arg());
+                case NOT -> past(u.arg());
+                default -> false;
+            };
+        }
+        Formula.Binary b = (Formula.Binary) f;
+        return switch (b.op()) {
+            case SINCE -> pastOrPlain(b.left()) && pastOrPlain(b.right());
+            case AND, OR, IMPLIES, IFF -> pastOrPlain(b.left()) && pastOrPlain(b.right()) && (past(b.left()) || past(b.right()));
+            default -> false;
+        };
+    }
+
+    private static boolean pastOrPlain(Formula f) { return propositional(f) || past(f); }
+
+    /** A past-only formula at the first event: O x and H x are x there, Y x is false, x S y is y. */
+    private static Formula atFirst(Formula f) {
+        if (f instanceof Formula.Unary u) {
+            return switch (u.op()) {
+                case ONCE, HISTORICALLY -> atFirst(u.arg());
+                case YESTERDAY -> Formula.Const.FALSE;
+                default -> dev.tracegate.engine.ltl.Formulas.unary(u.op(), atFirst(u.arg()));
+            };
+        }
+        if (f instanceof Formula.Binary b) {
+            if (b.op() == Formula.BinOp.SINCE) return atFirst(b.right());
+            return dev.tracegate.engine.ltl.Formulas.binary(b.op(), atFirst(b.left()), atFirst(b.right()));
+        }
+        return f;
+    }
+
+    /** The first past operator of {@code f}, as written, for the advice. */
+    private static String firstPast(Formula f) {
+        if (f instanceof Formula.Unary u && u.op() != Formula.UnOp.NOT) return f.toString();
+        if (f instanceof Formula.Unary u) return firstPast(u.arg());
+        if (f instanceof Formula.Binary b) {
+            if (b.op() == Formula.BinOp.SINCE) return f.toString();
+            return past(b.left()) ? firstPast(b.left()) : firstPast(b.right());
+        }
+        return f.toString();
     }
 
     /** True when no temporal operator occurs in {@code f} (its truth on a trace is its truth at the first event). */

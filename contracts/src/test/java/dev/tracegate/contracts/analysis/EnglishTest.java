@@ -265,4 +265,36 @@ class EnglishTest {
         }
         assertThat(all).hasSizeGreaterThan(1000);
     }
+
+    /**
+     * trial36 (03): O call(b) read "The agent calls b at some point so far." and H !call(a) "At every event so far, ...",
+     * yet at the top of a formula they read only the first event (a trace satisfies a formula at position 0), so O
+     * call(b) is violated by a first event that is not b, as the bare call(b) is, which reads "At the first event".
+     */
+    @Test
+    void aPastOperatorAtTheTopIsReadAtTheFirstEvent() {
+        assertThat(English.of(Parser.parse("O call(b)"))).isEqualTo("At the first event, the agent calls b (a past operator outside"
+                + " every future one reads only the first event; for \"by then\" put it under G: G(... -> O call(b))).");
+        assertThat(English.of(Parser.parse("H !call(a)"))).startsWith("At the first event, the agent does not call a (");
+        assertThat(English.of(Parser.parse("Y call(a)"))).startsWith("At the first event, false (");
+        assertThat(English.of(Parser.parse("call(a) S call(b)"))).startsWith("At the first event, the agent calls b (");
+        // under a future operator the past keeps its reading
+        assertThat(English.of(Parser.parse("G(call(refund) -> O returned(approve))")))
+                .isEqualTo("Whenever the agent calls refund, the tool approve returns a result at some point so far.");
+        List<Atom> atoms = Formulas.atoms(Parser.parse("call(a) & call(b)"));
+        for (String text : List.of("O call(b)", "H !call(a)", "call(a) S call(b)", "O call(a) -> H call(b)")) {
+            Formula past = Parser.parse(text);
+            String english = English.of(past);
+            for (int n = 1; n <= 3; n++) {
+                for (int code = 0; code < 1 << (2 * n); code++) {
+                    long[] t = new long[n];
+                    for (int i = 0; i < n; i++) t[i] = code >>> (2 * i) & 3;
+                    // what it says at the first event is what it holds on the whole trace
+                    boolean first = Semantics.holds(past, atoms, new long[] {t[0]});
+                    assertThat(Semantics.holds(past, atoms, t)).as(text + " on " + java.util.Arrays.toString(t) + ": " + english)
+                            .isEqualTo(first);
+                }
+            }
+        }
+    }
 }
