@@ -28,6 +28,8 @@ class InfiniteBoundTest {
                 + " (about ±1.8e308), where an event's value that large is not a number either (unevaluable)");
         assertThat(refusal("G(sum(pay, amount) <= 1" + "0".repeat(400) + ")")).isNotNull();
         assertThat(refusal("G !arg_in(pay, amount, [1, \"-1e999\"])")).isNotNull();
+        // an exponent without quotes (trial36 02) is a number too, and refused the same beyond the range
+        assertThat(refusal("G(call(pay) -> arg(pay, amount) <= 1e400)").problem()).contains("is outside the range of numbers");
     }
 
     @Test
@@ -35,6 +37,9 @@ class InfiniteBoundTest {
         assertThatCode(() -> Library.compile(List.of(LibraryReader.read("lib.yaml",
                 "library: b\ncontracts:\n  - id: b.c\n    guarantee: 'G(arg(pay, amount) <= \"1e300\" & sum(pay, amount) < 1" + "0".repeat(300) + ")'\n"))))
                 .doesNotThrowAnyException();
+        assertThatCode(() -> Library.compile(List.of(LibraryReader.read("lib.yaml",
+                "library: b\ncontracts:\n  - id: b.c\n    guarantee: 'G(call(pay) -> arg(pay, amount) <= 1e3 & arg(pay, fee) < 1.5e2"
+                        + " & sum(pay, amount) < 1e300)'\n")))).doesNotThrowAnyException();
         // a pattern that reads like a huge number is a pattern
         assertThatCode(() -> Library.compile(List.of(LibraryReader.read("lib.yaml",
                 "library: b\ncontracts:\n  - id: b.c\n    guarantee: 'G !call(send, \"1e999\") & G !arg_matches(code, \"1e999\")'\n"))))

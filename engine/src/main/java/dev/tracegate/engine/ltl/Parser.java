@@ -617,11 +617,20 @@ public final class Parser {
                     i += 2;
                     while (i < n && digit(s.charAt(i))) i++;
                 }
+                // an exponent, as JSON and the event values write numbers: 1e3, 1.5E-2 (trial36 02)
+                if (i + 1 < n && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
+                    int e = i + 1;
+                    if (e + 1 < n && (s.charAt(e) == '-' || s.charAt(e) == '+')) e++;
+                    if (e < n && digit(s.charAt(e))) {
+                        i = e;
+                        while (i < n && digit(s.charAt(i))) i++;
+                    }
+                }
                 if (i < n && (s.charAt(i) == '.' || identPart(s.charAt(i)))) {
                     while (i < n && (s.charAt(i) == '.' || identPart(s.charAt(i)))) i++;
                     String text = s.substring(start, i);
                     out.add(new Token(Kind.BAD, text, "malformed number '" + text + "'",
-                            "a number such as 12 or -2.5", start, line, col));
+                            "a number such as 12, -2.5 or 1e3", start, line, col));
                     break;
                 }
                 kind = Kind.NUMBER;

@@ -106,6 +106,10 @@ class ParserTest {
         assertThat(((Atom) p("x == 5")).comparison()).isEqualTo("==");
         assertThat(((Atom) p("x < 5")).comparison()).isEqualTo("<");
         assertThat(((Atom) p("x<-5")).bound()).isEqualTo(new Term.Num("-5"));
+        // trial36 02: an exponent, as JSON writes numbers (it was "malformed number '1e3'")
+        assertThat(((Atom) p("arg(pay, amount) <= 1e3")).bound()).isEqualTo(new Term.Num("1e3"));
+        assertThat(((Term.Num) ((Atom) p("x <= 1.5E-2")).bound()).value()).isEqualTo(0.015);
+        assertThat(((Term.Num) ((Atom) p("x > -2e+2")).bound()).value()).isEqualTo(-200.0);
     }
 
     @Test
