@@ -111,4 +111,39 @@ class QuarkusLangChain4jTest {
                 .doesNotContain("\"session\":\"default\"");
         assertThat(r.stderr()).as(r.toString()).doesNotContain("none of the methods");
     }
+
+    private static final String NO_SECRET = String.join("\n",
+            "library: shop",
+            "contracts:",
+            "  - id: shop.no-secret",
+            "    guarantee: G(assistant -> !output_matches(\"SECRET\"))",
+            "    message: Never tell secrets.",
+            "    next: Say you cannot help with that.", "");
+
+    /**
+     * trial34 06: a {@code Multi<String>} streamed answer under {@code block.style: substitute}. quarkus-langchain4j hands
+     * the subscriber the partial responses only, so before, the notice put in the complete response was never seen: the
+     * subscriber got the secret and completed, while the audit record said {@code shown-then-notice}. Now the notice
+     * follows the chunks as one more item, as the record says, in the user's session.
+     */
+    @Test
+    void aBlockedMultiStreamGetsTheNoticeAfterTheChunksAsTheRecordSays() throws IOException {
+        ForkedJvm.Result r = run(NO_SECRET, "", "stream alice secret", "stream bob hello");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("STREAM The admin password is SECRET-42.[tracegate] Never tell secrets. Say you cannot help with that.")
+                .contains("STREAM You said: hello");
+        String audit = audit();
+        assertThat(ForkedJvm.count(audit, "\"streamed\":\"shown-then-notice\"")).as(audit).isEqualTo(1);
+        assertThat(audit).as(audit).contains("\"session\":\"alice\"").contains("\"session\":\"bob\"")
+                .doesNotContain("\"session\":\"default\"");
+        assertThat(ForkedJvm.count(r.stderr(), "REPLACE ASSISTANT langchain4j-stream session=alice")).as(r.toString()).isEqualTo(1);
+    }
+
+    /** The same under {@code block.style: exception}: the {@code Multi} fails with the violation, recorded {@code shown-then-error}. */
+    @Test
+    void underBlockStyleExceptionTheMultiFailsWithTheViolation() throws IOException {
+        ForkedJvm.Result r = run(NO_SECRET, "block.style: exception\n", "stream alice secret");
+        assertThat(r.stdout()).as(r.toString()).contains("ERROR dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the answer");
+        assertThat(audit()).contains("\"streamed\":\"shown-then-error\"");
+    }
 }

@@ -241,7 +241,16 @@ public final class LangChain4jHooks implements Hooks {
                         named("doImplement0").and(isStatic()).and(takesArguments(3))
                                 .and(takesArgument(1, named("dev.langchain4j.invocation.InvocationContext"))),
                         QuarkusAdvice.class.getName() + "$InvocationAdvice")
-                        .role("the chat memory id (the session) of quarkus-langchain4j AI services"));
+                        .role("the chat memory id (the session) of quarkus-langchain4j AI services"),
+                // its streamed methods (Multi, TokenStream): the stream starts in the invocation's chat memory id, and
+                // the complete response is checked where its handler gets it (a Multi<String> gets a replacement as a chunk)
+                new HookPoint(named(QuarkusAdvice.TOKEN_STREAM), named("start").and(takesArguments(0)),
+                        self + "$TokenStreamScopeAdvice"),
+                new HookPoint(named(QuarkusAdvice.STREAM_HANDLER),
+                        named("onCompleteResponse").and(takesArguments(1))
+                                .and(takesArgument(0, named("dev.langchain4j.model.chat.response.ChatResponse"))),
+                        QuarkusAdvice.class.getName() + "$StreamCompletionAdvice")
+                        .role("the streamed answers of quarkus-langchain4j AI services"));
     }
 
     /** The tool-call choke point: CALL before, RETURN after; block, redirect, redact, suppress. */
@@ -845,7 +854,8 @@ public final class LangChain4jHooks implements Hooks {
         static boolean enter(@Advice.This StreamingChatResponseHandler self,
                              @Advice.FieldValue("val$handler") Object delegate,
                              @Advice.Argument(value = 0, readOnly = false) ChatResponse response) {
-            if (delegate == null || delegate.getClass().getName().equals(SERVICE_STREAM_HANDLER)) {
+            if (delegate == null || delegate.getClass().getName().equals(SERVICE_STREAM_HANDLER)
+                    || delegate.getClass().getName().equals(QuarkusAdvice.STREAM_HANDLER)) {   // checked by its own advice
                 return false;
             }
             AiMessage message = response == null ? null : response.aiMessage();

@@ -1,10 +1,15 @@
 package dev.tracegate.agent.instrumentation.langchain4j;
 
+import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.service.AiServiceContext;
 import dev.langchain4j.service.tool.ToolExecutor;
 import dev.tracegate.agent.bootstrap.AgenticRuns;
 import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.bootstrap.TracegateViolation;
 import io.quarkiverse.langchain4j.runtime.aiservice.AiServiceMethodCreateInfo;
 import net.bytebuddy.asm.Advice;
 
@@ -77,6 +82,71 @@ public final class QuarkusAdvice {
             }
             Dispatcher.swapTools(tools);
             Dispatcher.restoreSession(previous);
+        }
+    }
+
+    /**
+     * ASSISTANT of a streamed quarkus-langchain4j AI service: the complete response where its handler receives it
+     * ({@code QuarkusAiServiceStreamingResponseHandler#onCompleteResponse}), once, in the invocation's chat memory id,
+     * before it is stored or handed on. A {@code Multi<String>} method's subscriber gets only the partial responses
+     * (quarkus-langchain4j drops the complete one), so a replacement (the notice, the masked copy) is handed to the
+     * handler as one more partial response first, then becomes the complete response (what the chat memory keeps, what a
+     * {@code TokenStream}'s {@code onCompleteResponse} gets): the subscriber sees the chunks already shown, then the
+     * notice, as the record's {@code streamed} says. A {@code TracegateViolation} ({@code block.style: exception}) goes to
+     * the handler's {@code onError} and the response is dropped (the {@code Multi} fails with it). Per streamed response.
+     */
+    public static final class StreamCompletionAdvice {
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        static boolean enter(@Advice.This StreamingChatResponseHandler self,
+                             @Advice.FieldValue("invocationContext") InvocationContext context,
+                             @Advice.FieldValue("memoryId") Object memoryId,
+                             @Advice.Argument(value = 0, readOnly = false) ChatResponse response) {
+            AiMessage message = response == null ? null : response.aiMessage();
+            if (message == null || message.text() == null || message.text().isEmpty()) {
+                return false;
+            }
+            String replacement;
+            try {
+                Object id = context != null && context.chatMemoryId() != null ? context.chatMemoryId() : memoryId;
+                replacement = Dispatcher.onAssistantMessage("langchain4j-stream",
+                        AgenticRuns.conversation(id, context == null ? null : context.managedParameters()), message.text());
+            } catch (Throwable failed) {
+                TracegateViolation violation = failed instanceof TracegateViolation ? (TracegateViolation) failed : null;
+                if (violation == null) {
+                    Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "assistant message", failed, null);
+                    if (refusal == null) {
+                        return false;
+                    }
+                    violation = refusal.violation();
+                }
+                try {
+                    self.onError(violation);
+                } catch (RuntimeException ignored) {
+                    // the application's error handler failed; the response is dropped all the same
+                }
+                return true;
+            }
+            if (replacement != null) {
+                self.onPartialResponse(replacement);   // a Multi<String>'s subscriber gets partial responses only
+                response = response.toBuilder().aiMessage(message.withText(replacement)).build();
+            }
+            return false;
+        }
+
+        /** A tool of the response blocked under {@code block.style: exception} ends the stream with {@code onError}, as in LangChain4j's handler. */
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        static void exit(@Advice.This StreamingChatResponseHandler self,
+                         @Advice.Thrown(readOnly = false) Throwable thrown) {
+            if (thrown instanceof TracegateViolation) {
+                Throwable violation = thrown;
+                thrown = null;
+                try {
+                    self.onError(violation);
+                } catch (RuntimeException ignored) {
+                    // the application's error handler failed; the stream has ended with the violation all the same
+                }
+            }
         }
     }
 }
