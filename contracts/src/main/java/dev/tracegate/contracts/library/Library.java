@@ -158,6 +158,18 @@ public final class Library {
         }
     }
 
+    /** One library file under two spellings (d.yaml, ./d.yaml, its absolute path, a link): trial36 07. */
+    private static boolean sameFile(String a, String b) {
+        if (a == null || b == null) return a == b;
+        if (a.equals(b)) return true;
+        try {
+            java.nio.file.Path pa = java.nio.file.Path.of(a), pb = java.nio.file.Path.of(b);
+            return java.nio.file.Files.isRegularFile(pa) && java.nio.file.Files.isRegularFile(pb) && java.nio.file.Files.isSameFile(pa, pb);
+        } catch (java.io.IOException | java.nio.file.InvalidPathException e) {
+            return false;   // a built-in's name, or a file gone since it was read: not the same file
+        }
+    }
+
     /** Compiles libraries together; contract ids must be unique across them. */
     public static Library compile(List<LibrarySpec> specs) {
         if (specs.isEmpty()) throw new LibraryException(null, 0, 0, "no library given", "name at least one library file or built-in");
@@ -173,8 +185,9 @@ public final class Library {
             spec.atomPositions().forEach(positions::putIfAbsent);
             for (LibrarySpec.ContractSpec c : spec.contracts()) {
                 ContractInfo prev = byId.get(c.id());
-                if (prev != null && prev.file().equals(spec.file())) {   // not two contracts: one library named twice
-                    throw new LibraryException(spec.file(), 1, 1, "library " + spec.file() + " is loaded twice (its contract '" + c.id()
+                if (prev != null && sameFile(prev.file(), spec.file())) {   // not two contracts: one library named twice
+                    throw new LibraryException(spec.file(), 1, 1, "library " + spec.file() + " is loaded twice ("
+                            + (prev.file().equals(spec.file()) ? "" : "also as " + prev.file() + "; ") + "its contract '" + c.id()
                             + "' comes again)", "name each library once");
                 }
                 if (prev != null) {

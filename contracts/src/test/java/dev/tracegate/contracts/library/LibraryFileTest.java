@@ -92,4 +92,24 @@ class LibraryFileTest {
         Files.writeString(f, text + "#");
         assertThatThrownBy(() -> Library.read(f.toString(), null)).hasMessageContaining("3,145,729 characters long");
     }
+
+    /**
+     * trial36 07: check d.yaml ./d.yaml (or its absolute path) said "contract id 'd.1' is already defined in d.yaml:3 ...
+     * rename one", the wrong fix (renamed ids would load every contract twice); the same file under any spelling is
+     * "loaded twice". Two files that share an id still get the rename advice.
+     */
+    @Test
+    void oneFileUnderTwoSpellingsIsLoadedTwice(@TempDir Path dir) throws Exception {
+        Path d = Files.writeString(dir.resolve("d.yaml"), "library: d\ncontracts:\n  - id: d.1\n    guarantee: G !call(x)\n");
+        for (String other : new String[] {dir.resolve(".").resolve("d.yaml").toString(), dir.resolve("sub").resolve("..").resolve("d.yaml").toString()}) {
+            Files.createDirectories(dir.resolve("sub"));
+            assertThatThrownBy(() -> Library.compile(java.util.List.of(Library.read(d.toString(), null), Library.read(other, null))))
+                    .isInstanceOf(LibraryException.class).as(other)
+                    .hasMessageContaining("is loaded twice (also as " + d + "; its contract 'd.1' comes again)")
+                    .hasMessageContaining("name each library once").hasMessageNotContaining("rename one");
+        }
+        Path copy = Files.copy(d, dir.resolve("copy.yaml"));
+        assertThatThrownBy(() -> Library.compile(java.util.List.of(Library.read(d.toString(), null), Library.read(copy.toString(), null))))
+                .isInstanceOf(LibraryException.class).hasMessageContaining("is already defined in").hasMessageContaining("rename one");
+    }
 }
