@@ -146,4 +146,21 @@ class QuarkusLangChain4jTest {
         assertThat(r.stdout()).as(r.toString()).contains("ERROR dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the answer");
         assertThat(audit()).contains("\"streamed\":\"shown-then-error\"");
     }
+
+    /**
+     * trial34 05: the model asks for a tool in a response the agent saw, the tool runs, and no tool event ever comes (here
+     * the application's own tool loop around a model it calls itself; in trial34, quarkus-langchain4j's tool path before
+     * this session). Before, not one line said so and the operator believed {@code G !call(deleteAccount)} enforced; now
+     * one WARN at exit names the tool, the likely cause and the configured-methods workaround.
+     */
+    @Test
+    void aToolTheModelAskedForWhoseCallNeverCameIsSaidOnceAtExit() throws IOException {
+        ForkedJvm.Result r = run(NO_DELETE, "", "ownloop alice delete alice", "ownloop bob delete bob", "chat carol lookup 9", "runs");
+        assertThat(r.stdout()).as(r.toString()).contains("OWN deleteAccount -> deleted alice").contains("RUNS {deleteAccount=2, lookupOrder=1}");
+        assertThat(ForkedJvm.count(r.stderr(), "the model asked for a tool that never reached tracegate: deleteAccount (asked for 2 times)"))
+                .as(r.toString()).isEqualTo(1);
+        assertThat(r.stderr()).as(r.toString())
+                .contains("configured-methods: [{class: <the class that declares deleteAccount>, method: deleteAccount, kind: tool}]")
+                .doesNotContain("lookupOrder (asked for");
+    }
 }

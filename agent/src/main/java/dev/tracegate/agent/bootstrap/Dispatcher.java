@@ -346,6 +346,31 @@ public final class Dispatcher {
         }
     }
 
+    /** The tools models asked for in a response the agent saw ({@link #toolRequested}), with how often; at most {@link #MAX_OFFERED}. */
+    private static final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> REQUESTED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * A model response the agent saw asks for the tool {@code name} (LangChain4j: a {@code ToolExecutionRequest} of the
+     * response {@code ChatModel#chat} returns). Read at shutdown: a tool asked for whose call never reached the agent runs
+     * on a path it does not intercept, and is said once. Per requested tool: a map look-up and an increment (the first
+     * request of a name adds it).
+     */
+    public static void toolRequested(String name) {
+        if (name == null) return;
+        java.util.concurrent.atomic.AtomicLong n = REQUESTED.get(name);
+        if (n == null) {
+            if (REQUESTED.size() >= MAX_OFFERED) return;
+            n = REQUESTED.computeIfAbsent(name, k -> new java.util.concurrent.atomic.AtomicLong());
+        }
+        n.incrementAndGet();
+    }
+
+    /** The tools {@link #toolRequested} noted, with how often each was asked for. */
+    public static java.util.Map<String, java.util.concurrent.atomic.AtomicLong> requestedTools() {
+        return java.util.Collections.unmodifiableMap(REQUESTED);
+    }
+
     /** The tools {@link #toolsOffered} noted. */
     public static java.util.Set<String> offeredTools() {
         return java.util.Collections.unmodifiableSet(OFFERED);

@@ -1670,6 +1670,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         // tools registered with an AI service are the application's (only unused); the configured-method cause only with some
         for (String line : UnseenTools.lines(current.library, seen, dev.tracegate.agent.bootstrap.Dispatcher.offeredTools(),
                 !config.configuredMethods().isEmpty())) AgentLog.warn(line);
+        String unseen = UnseenTools.requestedNeverCame(dev.tracegate.agent.bootstrap.Dispatcher.requestedTools(), seen);
+        if (unseen != null) AgentLog.warn(unseen);
     }
 
     @Override

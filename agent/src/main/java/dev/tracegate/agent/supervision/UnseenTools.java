@@ -287,4 +287,41 @@ final class UnseenTools {
     private static String count(int n, String what) {
         return n + " " + what + (n == 1 ? "" : "s");
     }
+
+    /**
+     * The line said at shutdown for tools a model asked for in a response the agent saw ({@code requested}: name -> how
+     * often) of which no tool event came ({@code seen}: the run's tool names, compared folded), or null when every such
+     * tool came: the framework ran them on a path the agent does not intercept, so no contract saw them (trial34 05: a
+     * framework's own tool path, quarkus-langchain4j's before session 18, the application's own tool loop around a model
+     * it calls itself). Names the tools (ten at most) and the workaround.
+     */
+    static String requestedNeverCame(Map<String, ? extends Number> requested, Collection<String> seen) {
+        if (requested == null || requested.isEmpty()) return null;
+        java.util.Set<String> seenFolded = new java.util.HashSet<>();
+        for (String s : seen) {
+            String f = ToolName.fold(s);
+            if (f != null) {
+                seenFolded.add(f);
+                seenFolded.add(ToolName.bare(f));
+            }
+        }
+        List<String> never = new ArrayList<>();
+        for (Map.Entry<String, ? extends Number> e : new java.util.TreeMap<String, Number>(requested).entrySet()) {
+            String f = ToolName.fold(e.getKey());
+            if (f == null || f.isEmpty() || seenFolded.contains(f) || seenFolded.contains(ToolName.bare(f))) continue;
+            long n = e.getValue().longValue();
+            never.add(e.getKey() + " (asked for " + n + (n == 1 ? " time)" : " times)"));
+        }
+        if (never.isEmpty()) return null;
+        List<String> shown = never.size() > SHOWN ? never.subList(0, SHOWN) : never;
+        String first = never.get(0).substring(0, never.get(0).indexOf(" ("));
+        return "the model asked for " + (never.size() == 1 ? "a tool" : never.size() + " tools") + " that never reached tracegate: "
+                + String.join(", ", shown) + (never.size() > shown.size() ? " and " + (never.size() - shown.size()) + " more" : "")
+                + ". No contract saw or stopped " + (never.size() == 1 ? "it" : "them") + ": the application or its framework runs "
+                + (never.size() == 1 ? "that tool" : "these tools") + " on a path the agent does not intercept (its own tool loop around"
+                + " a model it calls, or a framework or version outside the support matrix, agent/README.md), or the model named a tool"
+                + " the application does not have. Supervise "
+                + (never.size() == 1 ? "it" : "them") + " as configured methods: configured-methods: [{class: <the class that declares "
+                + first + ">, method: " + first + ", kind: tool}] (agent/CONFIG.md, \"Configured methods\").";
+    }
 }

@@ -17,12 +17,15 @@ import java.util.concurrent.Executors;
  * {@code chat USER MESSAGE} -> {@code ANSWER text} (or {@code ERROR class: message});
  * {@code stream USER MESSAGE} -> {@code STREAM the items joined} (or {@code ERROR ...});
  * {@code together USER1 MESSAGE1 | USER2 MESSAGE2} -> both chats at once, {@code ANSWER} for each in that order;
+ * {@code ownloop USER MESSAGE} -> the application's own tool loop: it calls the model itself and runs the tools it asks
+ * for ({@code OWN tool -> result}, then {@code ANSWER text});
  * {@code runs} -> {@code RUNS {tool=times}}; {@code quit} ends. Starts with {@code READY pid=PID}.
  */
 @QuarkusMain
 public class Main implements QuarkusApplication {
     @Inject Assistant assistant;
     @Inject StreamAssistant streamAssistant;
+    @Inject ShopTools tools;
 
     @Override
     public int run(String... args) throws Exception {
@@ -39,6 +42,9 @@ public class Main implements QuarkusApplication {
             } else if (line.startsWith("chat ")) {
                 String[] p = line.substring(5).split(" ", 2);
                 System.out.println(chat(p[0], p[1]));
+            } else if (line.startsWith("ownloop ")) {
+                String[] p = line.substring(8).split(" ", 2);
+                ownLoop(p[1]);
             } else if (line.startsWith("stream ")) {
                 String[] p = line.substring(7).split(" ", 2);
                 try {
@@ -71,5 +77,24 @@ public class Main implements QuarkusApplication {
         } catch (RuntimeException e) {
             return "ERROR " + e.getClass().getName() + ": " + e.getMessage();
         }
+    }
+
+    /** One round of a tool loop the application runs itself around a model it calls directly (no AI service). */
+    private void ownLoop(String message) {
+        List<dev.langchain4j.data.message.ChatMessage> messages = new ArrayList<>();
+        messages.add(dev.langchain4j.data.message.UserMessage.from(message));
+        dev.langchain4j.data.message.AiMessage ai = ScriptedModel.INSTANCE.chat(
+                dev.langchain4j.model.chat.request.ChatRequest.builder().messages(messages).build()).aiMessage();
+        messages.add(ai);
+        if (ai.hasToolExecutionRequests()) {
+            for (dev.langchain4j.agent.tool.ToolExecutionRequest r : ai.toolExecutionRequests()) {
+                String user = r.arguments().replaceAll(".*\"user\":\"([^\"]*)\".*", "$1");
+                String result = r.name().equals("deleteAccount") ? tools.deleteAccount(user) : "no such tool";
+                System.out.println("OWN " + r.name() + " -> " + result);
+                messages.add(dev.langchain4j.data.message.ToolExecutionResultMessage.from(r, result));
+            }
+            ai = ScriptedModel.INSTANCE.chat(dev.langchain4j.model.chat.request.ChatRequest.builder().messages(messages).build()).aiMessage();
+        }
+        System.out.println("ANSWER " + ai.text());
     }
 }

@@ -682,6 +682,10 @@ public final class LangChain4jHooks implements Hooks {
             } finally {
                 if (message != null && message.hasToolExecutionRequests()) {
                     Dispatcher.awaitTools();   // without a conversation id here (a turn in flight at the attach), its tools tell it
+                    List<ToolExecutionRequest> asked = message.toolExecutionRequests();
+                    for (int i = 0; i < asked.size(); i++) {
+                        Dispatcher.toolRequested(asked.get(i).name());   // a tool asked for whose call never comes is said at exit
+                    }
                 } else {
                     Dispatcher.dropAdoptedSession();   // the turn's final answer (or a refused one): a session adopted for it ends here
                 }
