@@ -134,9 +134,16 @@ class DecidedAtomsPropertyTest {
         return r;
     }
 
-    /** The amounts of the calls of {@code tool} that had one; NaN when the last event is such a call without one. */
+    /** Whole units beyond which a sum is no number for good (matchers/README.md, "Sums are exact decimals"). */
+    private static final java.math.BigDecimal SUM_LIMIT = java.math.BigDecimal.valueOf(9_223_372_036_854L);
+
+    /**
+     * The amounts of the calls of {@code tool} that had one, added exactly (BigDecimal); NaN when the last event is such a
+     * call without one, or once an amount or the running total went beyond +-9,223,372,036,854 (unevaluable for good).
+     */
     private static double sum(List<Event> p, String tool) {
-        double s = 0;
+        java.math.BigDecimal s = java.math.BigDecimal.ZERO;
+        boolean out = false;
         for (Event e : p) {
             if (!callOf(e, tool)) continue;
             double v = amount(e.args().root().get("amount"));
@@ -144,9 +151,11 @@ class DecidedAtomsPropertyTest {
                 if (e == last(p)) return Double.NaN;
                 continue;
             }
-            s += v;
+            java.math.BigDecimal a = new java.math.BigDecimal(v);
+            s = s.add(a);
+            if (a.abs().compareTo(SUM_LIMIT) > 0 || s.abs().compareTo(SUM_LIMIT) > 0) out = true;
         }
-        return s;
+        return out ? Double.NaN : s.doubleValue();
     }
 
     private static double amount(com.fasterxml.jackson.databind.JsonNode n) {
