@@ -28,7 +28,7 @@ class ReplayMemoryTest {
         Path trace = sessions(100_000, true);
         Run r = replay("-Xmx32m", trace);
         assertThat(r.code).as(r.err).isZero();
-        assertThat(r.out).contains("200000 events in 100000 sessions").contains("session s99999: every contract kept");
+        assertThat(r.out).contains("100000 events in 100000 sessions").contains("session s99999: every contract kept");
     }
 
     /**
@@ -43,7 +43,7 @@ class ReplayMemoryTest {
         com.fasterxml.jackson.databind.JsonNode report = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out);
         assertThat(report.path("sessions").size()).isEqualTo(100_000);
         assertThat(report.path("sessions").get(99_999).path("session").asText()).isEqualTo("s99999");
-        assertThat(report.path("summary").path("events").asLong()).isEqualTo(200_000);
+        assertThat(report.path("summary").path("events").asLong()).as("end lines are no events").isEqualTo(100_000);
     }
 
     @Test

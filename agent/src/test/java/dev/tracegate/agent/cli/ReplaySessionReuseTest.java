@@ -48,7 +48,7 @@ class ReplaySessionReuseTest {
         assertThat(r.code()).as(r.out() + r.err()).isEqualTo(1);
         assertThat(r.out()).contains("session s:\n  close.tickets: FAIL at end\n  close.tickets: unmet obligation at end")
                 .contains("session s: every contract kept")
-                .contains("4 events in 2 sessions");
+                .contains("2 events in 2 sessions");   // end lines are no events (trial36 05)
         assertThat(r.out().lines().filter(l -> l.startsWith("close.tickets")).findFirst().orElseThrow())
                 .as("one session left it unmet").matches("close\\.tickets\\s+0\\s+0\\s+1");
     }
@@ -92,5 +92,20 @@ class ReplaySessionReuseTest {
             if (line.equals(END)) nth.merge("s", 1, Integer::sum);
         }
         return out;
+    }
+
+    /**
+     * trial36 05: one user message and its end line were "2 events in 1 sessions" (JSON "events": 2): an end line closes
+     * the session and is no position of it (docs/FORMULAS.md), so it is not an event of the summary.
+     */
+    @Test
+    void anEndLineIsNotCountedAsAnEvent() throws Exception {
+        Path lib = Files.writeString(dir.resolve("close.yaml"), LIBRARY);
+        Path trace = Files.writeString(dir.resolve("one.jsonl"), String.join("\n", HI, END) + "\n");
+        CliRun r = CliRun.of("replay", lib.toString(), trace.toString(), "--no-progress");
+        assertThat(r.code()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("\n1 events in 1 sessions, 0 malformed lines skipped");
+        CliRun json = CliRun.of("replay", lib.toString(), trace.toString(), "--no-progress", "--format", "json");
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.out()).get("summary").get("events").asInt()).isEqualTo(1);
     }
 }
