@@ -997,8 +997,12 @@ public final class ConfiguredMethods {
         /** For {@code session-param: 0.sessionId}: the parameter the path starts at, and its field names; else -1 and null. */
         final int pathIndex;
         final String[] sessionPath;
-        /** How each step of {@link #sessionPath} is read from the class last seen there (written at a new class, kept). */
-        private final PathStep[] steps;
+        /**
+         * How each step of {@link #sessionPath} is read from a class, per class: a {@code ClassValue}, whose value the class
+         * holds, not the agent, so that an undeployed web app's loader is collected (before, the step of the class last
+         * seen was kept here, with its class, for good: review18), and two apps' classes each keep their own.
+         */
+        private final ClassValue<PathStep>[] steps;
         /** The method's own name: the tool's name when its {@code tool-name} parameter holds no tool name. */
         final String methodName;
         /** What was said once (shared with the methods' warnings): a tool-name parameter that held no tool name. */
@@ -1014,7 +1018,7 @@ public final class ConfiguredMethods {
             String[] path = sessionIndex < 0 && sessionSpec != null ? fieldPath(sessionSpec) : null;
             this.pathIndex = path == null ? -1 : index(path[0]);
             this.sessionPath = path == null || pathIndex < 0 ? null : Arrays.copyOfRange(path, 1, path.length);
-            this.steps = sessionPath == null ? null : new PathStep[sessionPath.length];
+            this.steps = sessionPath == null ? null : PathStep.perClass(sessionPath);
             this.said = said;
             this.toolName = toolName;
             this.toolSpec = toolSpec;
@@ -1055,8 +1059,7 @@ public final class ConfiguredMethods {
         private String pathSession(Object value) {
             for (int i = 0; i < sessionPath.length && value != null; i++) {
                 Class<?> c = value.getClass();
-                PathStep step = steps[i];
-                if (step == null || step.owner != c) steps[i] = step = PathStep.of(c, sessionPath[i]);
+                PathStep step = steps[i].get(c);
                 if (step.problem != null) {
                     unreadable(step.problem);
                     return "default";
@@ -1164,6 +1167,22 @@ public final class ConfiguredMethods {
 
         Object read(Object value) throws ReflectiveOperationException {
             return field != null ? field.get(value) : getter.invoke(value, (Object[]) null);
+        }
+
+        /** Each step of {@code path}, looked up once per class it is read from ({@link #of}). */
+        @SuppressWarnings("unchecked")
+        static ClassValue<PathStep>[] perClass(String[] path) {
+            ClassValue<PathStep>[] steps = new ClassValue[path.length];
+            for (int i = 0; i < path.length; i++) {
+                String name = path[i];
+                steps[i] = new ClassValue<PathStep>() {
+                    @Override
+                    protected PathStep computeValue(Class<?> c) {
+                        return of(c, name);
+                    }
+                };
+            }
+            return steps;
         }
 
         /** How to read {@code name} from a {@code c}: its (or a superclass's) instance field, else name(), getName(), isName(). */
