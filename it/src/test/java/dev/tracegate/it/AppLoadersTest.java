@@ -91,4 +91,41 @@ class AppLoadersTest {
             Files.deleteIfExists(err);
         }
     }
+
+    /**
+     * Two apps, each with its own LangChain4j copy (appa: 1.19.0, appb: 1.11.0), whose users share the memory id
+     * alice: appb's conversation and appa's are two sessions, each checked against its own history (trial35 repro 02).
+     * alice asks appb once, then appa twice, one lookupCustomer each; a cap of two lookups per conversation lets all
+     * three run (one session held them all before, and refused appa's second).
+     */
+    @Test
+    void twoAppsWithTheSameMemoryIdAreTwoSessions() throws Exception {
+        Path library = Files.writeString(dir.resolve("cap.yaml"), String.join("\n",
+                "tracegate: 1",
+                "library: cap",
+                "contracts:",
+                "  - id: cap.two-lookups",
+                "    guarantee: G(count(lookupCustomer) <= 2)",
+                "    message: At most two lookups per conversation.",
+                ""));
+        Path audit = dir.resolve("audit.jsonl");
+        String a119 = Files.readString(Path.of("target/app-classpath.txt")).strip();
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(),
+                List.of(ForkedJvm.agent("trace=true,libraries=" + library + ",audit.path=" + audit)), classes(), LAUNCHER,
+                "two", classes(), a119, jars111());
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString()).contains("DONE").doesNotContain("tracegate blocked");
+        assertThat(ForkedJvm.count(r.stdout(), "TOOL lookupCustomer ran")).as(r.toString()).isEqualTo(3);
+        // appb used the framework first: its sessions keep their ids; appa's carry its name
+        assertThat(ForkedJvm.count(r.stderr(), "CALL langchain4j session=alice tool=lookupCustomer")).as(r.toString()).isEqualTo(1);
+        assertThat(ForkedJvm.count(r.stderr(), "CALL langchain4j session=appa/alice tool=lookupCustomer")).as(r.toString()).isEqualTo(2);
+        // the audit log names the application in the session of each record: replay checks them apart
+        String log = Files.readString(audit);
+        assertThat(log).contains("\"session\":\"appa/alice\"").contains("\"session\":\"alice\"");
+        ForkedJvm.Result replay = ForkedJvm.exec(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(),
+                "replay", library.toString(), audit.toString()));
+        // exit 0: no contract fails offline either (one session of three lookups would fail the cap)
+        assertThat(replay.exit()).as(replay.toString()).isZero();
+        assertThat(replay.stdout()).as(replay.toString()).contains("appa/alice");
+    }
 }

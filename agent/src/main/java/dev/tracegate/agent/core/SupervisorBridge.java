@@ -117,7 +117,7 @@ public final class SupervisorBridge implements DispatchTarget {
     /** As above, from a call site that can carry out only what {@code reach} says (a configured method: no redirect, no primitive removed). */
     public Ruling onToolCall(String framework, String session, String tool, Args arguments, String callId, boolean textResult, CallReach reach) {
         if (duplicate(framework, tool, callId)) return null;
-        return decide(new ToolCall(framework, session, tool, null, callId, arguments, reach), textResult);
+        return decide(new ToolCall(framework, Applications.session(session), tool, null, callId, arguments, reach), textResult);
     }
 
     /** As {@link #onToolCall(String, String, String, String, String)}, for a method that may not return text (see above). */
@@ -128,7 +128,7 @@ public final class SupervisorBridge implements DispatchTarget {
     /** As above, from a call site that can carry out only what {@code reach} says. */
     public Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId, boolean textResult, CallReach reach) {
         if (duplicate(framework, tool, callId)) return null;
-        return decide(new ToolCall(framework, session, tool, argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson, callId,
+        return decide(new ToolCall(framework, Applications.session(session), tool, argumentsJson == null || argumentsJson.isBlank() ? "{}" : argumentsJson, callId,
                 null, reach), textResult);
     }
 
@@ -223,7 +223,7 @@ public final class SupervisorBridge implements DispatchTarget {
      * contract that would withhold it is then only logged, and its audit record says that the result went through.
      */
     public String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error, String cannotWithhold) {
-        return onToolResult(new ToolResult(framework, session, tool, callId, resultText, error, cannotWithhold, null));
+        return onToolResult(new ToolResult(framework, Applications.session(session), tool, callId, resultText, error, cannotWithhold, null));
     }
 
     /**
@@ -231,7 +231,7 @@ public final class SupervisorBridge implements DispatchTarget {
      * checked and recorded as withheld; the notice of a contract that withholds it too, or null.
      */
     public String onWithheldToolResult(String framework, String session, String tool, String callId, String resultText, String withheld) {
-        return onToolResult(new ToolResult(framework, session, tool, callId, resultText, false, null, withheld));
+        return onToolResult(new ToolResult(framework, Applications.session(session), tool, callId, resultText, false, null, withheld));
     }
 
     private String onToolResult(ToolResult result) {
@@ -280,7 +280,7 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public String onUserMessage(String framework, String session, String text) {
-        MessageDecision decision = supervisor.onUserMessage(new Message(framework, session, text));
+        MessageDecision decision = supervisor.onUserMessage(new Message(framework, session = Applications.session(session), text));
         if (decision == null || decision.kind() == MessageDecision.Kind.KEEP) {
             if (trace) {
                 AgentLog.info("USER " + framework + " session=" + session + " -> KEEP");
@@ -298,7 +298,7 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public String onAssistantMessage(String framework, String session, String text) {
-        MessageDecision decision = supervisor.onAssistantMessage(new Message(framework, session, text));
+        MessageDecision decision = supervisor.onAssistantMessage(new Message(framework, session = Applications.session(session), text));
         if (decision == null || decision.kind() == MessageDecision.Kind.KEEP) {
             if (trace) {
                 AgentLog.info("ASSISTANT " + framework + " session=" + session + " -> KEEP");

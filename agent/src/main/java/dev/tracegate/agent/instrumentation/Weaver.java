@@ -60,6 +60,7 @@ public final class Weaver {
     private static final String FRAMEWORK_UNDER_INFRASTRUCTURE = "org.springframework.ai.";
     /** The marker of hooks that depend on no framework: every class loader can see it. */
     private static final String ANY_LOADER = "java.lang.Object";
+    private static final String ANY_LOADER_RESOURCE = "java/lang/Object.class";
 
     private final List<Hooks> hooks;
     private final Map<String, AtomicLong> matched = new java.util.LinkedHashMap<>();
@@ -625,6 +626,9 @@ public final class Weaver {
                 if (known && source == null) {
                     source = sourceOf(url.toString());
                 }
+                if (known && !resource.equals(ANY_LOADER_RESOURCE)) {
+                    dev.tracegate.agent.core.Applications.noteFrameworkLoader(loader, resource); // sessions per application
+                }
                 cache.put(loader, known);
             }
             return known;
@@ -784,7 +788,8 @@ public final class Weaver {
 
         @Override
         public void onTransformation(TypeDescription type, ClassLoader classLoader, JavaModule module, boolean loaded, DynamicType dynamicType) {
-            AgentLog.debug("transformed " + type.getName() + (loaded ? " (retransformed)" : ""));
+            AgentLog.debug("transformed " + type.getName() + (loaded ? " (retransformed)" : "") + " in loader "
+                    + dev.tracegate.agent.core.Applications.describe(classLoader));
         }
     }
 
