@@ -152,6 +152,63 @@ public final class Dispatcher {
         return text == null || own == null || !text.contains(aug) ? text : text.replace(aug, own);
     }
 
+    /**
+     * User messages replaced (withheld, masked) in a model request, as {session, text, replacement} triples, the newest 64
+     * (a ring; a text replaced again in its session updates its entry): a framework that sends the request's own messages
+     * again in a later round (Spring AI 2.0.1's {@code ToolCallingAdvisor} rebuilds each round of its tool loop from them)
+     * or in a later turn (a chat memory that stored the original) would otherwise give the model what was withheld.
+     * {@code replacedUsers} counts the entries, so that a look-up with none is one volatile read.
+     */
+    private static final String[] REPLACED_USERS = new String[3 * 64];
+    private static int replacedNext;
+    private static volatile int replacedUsers;
+
+    /** The user message {@code text} of {@code session} reached the model as {@code replacement}. */
+    public static void userReplaced(String session, String text, String replacement) {
+        if (session == null || text == null || replacement == null) {
+            return;
+        }
+        synchronized (REPLACED_USERS) {
+            int at = -1;
+            for (int i = 0; i < REPLACED_USERS.length; i += 3) {
+                if (text.equals(REPLACED_USERS[i + 1]) && session.equals(REPLACED_USERS[i])) {
+                    at = i;
+                    break;
+                }
+            }
+            if (at < 0) {
+                at = replacedNext * 3;
+                replacedNext = (replacedNext + 1) % 64;
+                if (replacedUsers < 64) {
+                    replacedUsers = replacedUsers + 1;
+                }
+            }
+            REPLACED_USERS[at] = session;
+            REPLACED_USERS[at + 1] = text;
+            REPLACED_USERS[at + 2] = replacement;
+        }
+    }
+
+    /** Whether any user message was replaced ({@link #userReplaced}); one volatile read. */
+    public static boolean anyUserReplaced() {
+        return replacedUsers > 0;
+    }
+
+    /** What the user message {@code text} of {@code session} was replaced by ({@link #userReplaced}), or null. */
+    public static String replacedUser(String session, String text) {
+        if (replacedUsers == 0 || session == null || text == null) {
+            return null;
+        }
+        synchronized (REPLACED_USERS) {
+            for (int i = 0; i < REPLACED_USERS.length; i += 3) {
+                if (text.equals(REPLACED_USERS[i + 1]) && session.equals(REPLACED_USERS[i])) {
+                    return REPLACED_USERS[i + 2];
+                }
+            }
+        }
+        return null;
+    }
+
     /** Forgets what {@link #userMessageStored} noted on this thread (a message checked and kept); no allocation. */
     public static void forgetStoredUserMessage() {
         Object[] cell = STORED_USER.get();

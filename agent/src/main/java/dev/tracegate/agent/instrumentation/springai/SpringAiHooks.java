@@ -718,6 +718,27 @@ public final class SpringAiHooks implements Hooks {
                     return;
                 }
                 Message last = messages.get(messages.size() - 1);
+                if (Dispatcher.anyUserReplaced()) {
+                    // a user message replaced before, sent again (a 2.0.1 ToolCallingAdvisor's later round, built from the
+                    // request's own messages; a chat memory's history): replaced again, the model never gets the original
+                    List<Message> copy = null;
+                    int end = last instanceof UserMessage ? messages.size() - 1 : messages.size();
+                    for (int i = 0; i < end; i++) {
+                        Message earlier = messages.get(i);
+                        String was = earlier instanceof UserMessage ? Dispatcher.replacedUser(session, earlier.getText()) : null;
+                        if (was != null) {
+                            if (copy == null) {
+                                copy = new ArrayList<Message>(messages);
+                            }
+                            copy.set(i, UserMessage.builder().text(was).media(((UserMessage) earlier).getMedia())
+                                    .metadata(ReplacedMessage.metadata(earlier.getMetadata(), earlier.getText())).build());
+                        }
+                    }
+                    if (copy != null) {
+                        messages = copy;
+                        prompt = new Prompt(copy, prompt.getOptions());
+                    }
+                }
                 if (last instanceof UserMessage) {
                     String replacement;
                     String text = null;
@@ -749,6 +770,7 @@ public final class SpringAiHooks implements Hooks {
                         copy.set(copy.size() - 1, UserMessage.builder().text(replacement).media(original.getMedia())
                                 .metadata(ReplacedMessage.metadata(original.getMetadata(), text)).build());
                         prompt = new Prompt(copy, prompt.getOptions());
+                        Dispatcher.userReplaced(session, text, replacement);
                     }
                 }
             } catch (Throwable failed) {
