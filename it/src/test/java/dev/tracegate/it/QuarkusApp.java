@@ -109,4 +109,52 @@ final class QuarkusApp {
             throw new IllegalStateException(e);
         }
     }
+
+    /**
+     * Starts the app in {@code dir} without the agent, attaches it once the app is ready ({@code tracegate attach PID
+     * options}, before any command), then gives it {@code commands} and {@code quit}. Returns the app's output, its
+     * standard error after the attach's own output (the attach command's, headed {@code --- attach ---}).
+     */
+    static ForkedJvm.Result runAttached(Path dir, String options, String... commands) {
+        List<String> command = List.of(ForkedJvm.java(), "-jar", jar().toString());
+        try {
+            Path err = dir.resolve("app-err.txt");
+            Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectError(err.toFile()).start();
+            StringBuilder out = new StringBuilder();
+            try (java.io.BufferedReader reader = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                 OutputStream in = process.getOutputStream()) {
+                String ready = reader.readLine();
+                if (ready == null || !ready.startsWith("READY pid=")) {
+                    process.destroyForcibly();
+                    throw new AssertionError("the Quarkus app did not start: " + ready + "\n" + Files.readString(err));
+                }
+                out.append(ready).append('\n');
+                ForkedJvm.Result attach = ForkedJvm.exec(List.of(ForkedJvm.java(), "-jar", ForkedJvm.agentJar().toString(),
+                        "attach", ready.substring("READY pid=".length()), options), java.util.Map.of(), dir);
+                if (attach.exit() != 0) {
+                    process.destroyForcibly();
+                    throw new AssertionError("attach failed: " + attach);
+                }
+                for (String c : commands) {
+                    in.write((c + "\n").getBytes(StandardCharsets.UTF_8));
+                }
+                in.write("quit\n".getBytes(StandardCharsets.UTF_8));
+                in.flush();
+                for (String line; (line = reader.readLine()) != null; ) {
+                    out.append(line).append('\n');
+                }
+                if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    throw new AssertionError("the Quarkus app did not finish: " + out + "\n" + Files.readString(err));
+                }
+                return new ForkedJvm.Result(process.exitValue(), out.toString(),
+                        "--- attach ---\n" + attach.all() + "--- app ---\n" + Files.readString(err), command);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + command, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
 }

@@ -163,4 +163,18 @@ class QuarkusLangChain4jTest {
                 .contains("configured-methods: [{class: <the class that declares deleteAccount>, method: deleteAccount, kind: tool}]")
                 .doesNotContain("lookupOrder (asked for");
     }
+
+    /**
+     * trial34 03: attached before the first turn (Quarkus loads LangChain4j's classes at the first AI request), the agent
+     * said "instrumentation langchain4j matched nothing" and then supervised LangChain4j. Now the attach notes that it
+     * has matched nothing yet; the turn is supervised; no "matched nothing" WARN for langchain4j, at the attach or at exit.
+     */
+    @Test
+    void anAttachBeforeTheFirstTurnDoesNotSayLangChain4jMatchedNothing() throws IOException {
+        Files.writeString(dir.resolve("shop.yaml"), NO_SECRET);
+        ForkedJvm.Result r = QuarkusApp.runAttached(dir, "libraries=" + dir.resolve("shop.yaml") + ",audit.path=" + dir.resolve("audit.jsonl"),
+                "chat alice secret");
+        assertThat(r.stdout()).as(r.toString()).contains("ANSWER [tracegate] Never tell secrets. Say you cannot help with that.");
+        assertThat(r.stderr()).as(r.toString()).doesNotContain("instrumentation langchain4j matched nothing");
+    }
 }

@@ -134,6 +134,10 @@ public final class Weaver {
                 .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                // after an attach's sweep, again over the classes the sweep itself loaded (a retransformed class's
+                // verification loads the types it names: quarkus-langchain4j's AiServiceMethodImplementationSupport
+                // loaded ChatModel, which then stayed unwoven, and the next turn's answer went unchecked), until none is new
+                .with(AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Reiterating.INSTANCE)
                 // classes being defined are described from bytes (no class loading); classes already loaded
                 // (the retransformation sweep at install) by reflection: reading thousands of class files
                 // again there cost seconds of start-up (POOL_FIRST: 2-3 s, HYBRID: 0.1-0.3 s on a loaded 2-core box)
@@ -514,6 +518,9 @@ public final class Weaver {
                 .advice(new Counting(point.methods(), count, seen), point.advice());
     }
 
+    /** Instrumentations whose framework was not loaded yet when an attach reported: said once, then judged at exit. */
+    private final java.util.Set<String> notedNotYet = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /** Instrumentations already warned about: an attach reports right away and again at shutdown, but says each once. */
     private final java.util.Set<String> warnedUnmatched = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -542,6 +549,15 @@ public final class Weaver {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing although " + h.marker()
                         + " was loaded: the framework version may have moved its methods; its calls were NOT supervised"
                         + " (" + h.marker() + " from " + presence.get(h.name()).source + ")");
+            } else if (classesMayLoadLater) {
+                // right after an attach the application may not have loaded the framework yet (Quarkus, a service whose
+                // first AI request comes later): it is woven when it loads, so no warning yet (trial34 03: attach said
+                // "langchain4j matched nothing", and the next turn was supervised); the exit judges it with the run known
+                if (notedNotYet.add(h.name())) {
+                    AgentLog.info("instrumentation " + h.name() + " has matched nothing yet (" + h.marker() + " is not loaded so far):"
+                            + " it weaves the framework's classes when the application loads them; a WARN at exit if it never did");
+                }
+                continue;
             } else {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing (" + h.marker() + " was never loaded)");
             }

@@ -394,6 +394,35 @@ class WeaverTest {
     }
 
     /**
+     * Right after an attach, an instrumentation whose framework is not loaded yet is no "matched nothing" WARN (trial34 03:
+     * a Quarkus service attached before its first AI request was told langchain4j matched nothing, and the next turn was
+     * supervised): a note says it has matched nothing yet; the exit warns if it still matched nothing, once.
+     */
+    @Test
+    void afterAnAttachAFrameworkNotLoadedYetIsANoteAndTheExitWarns() {
+        Weaver weaver = new Weaver(List.of(FRAMEWORK));
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        String atAttach;
+        try {
+            weaver.reportUnmatched(true);
+            weaver.reportUnmatched(true);
+            atAttach = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+            weaver.reportUnmatched();
+            weaver.reportUnmatched();
+        } finally {
+            dev.tracegate.agent.core.AgentLog.captureForTest(null);
+        }
+        String out = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(atAttach).doesNotContain("matched nothing (")
+                .contains("instrumentation framework has matched nothing yet (" + FRAMEWORK_MARKER + " is not loaded so far)");
+        assertThat(atAttach.indexOf("matched nothing yet")).as(atAttach).isEqualTo(atAttach.lastIndexOf("matched nothing yet"));
+        String atExit = out.substring(atAttach.length());
+        assertThat(atExit).contains("WARN instrumentation framework matched nothing (" + FRAMEWORK_MARKER + " was never loaded)");
+        assertThat(atExit.indexOf("matched nothing (")).as(atExit).isEqualTo(atExit.lastIndexOf("matched nothing ("));
+    }
+
+    /**
      * A point with a role whose class is woven but whose method is not there (a version that moved it) is warned about by
      * its role once the instrumentation matched something else (lc4j7: on LangChain4j 1.11.0 the session point missed
      * silently and model events fell into session default).
