@@ -39,6 +39,13 @@ public final class LibraryNotes {
                 // e.g. G(call(pay) -> O returned(verify) | true): a typo that turns a contract into one that never acts
                 notes.add(info.file() + ":" + info.line() + ": contract " + info.id() + "'s guarantee holds on every trace,"
                         + " so the contract never acts; check the formula (" + dev.tracegate.engine.ltl.Formulas.print(lib.contracts().contracts().get(c).guarantee()) + ")");
+            } else if (!literalTrue && neverFails(lib, c)) {
+                // trial36 06: G !(call(a) & call(b)) (one event is one call of one tool), assume F user / guarantee F user
+                notes.add(info.file() + ":" + info.line() + ": contract " + info.id() + " can never fail: its guarantee ("
+                        + dev.tracegate.engine.ltl.Formulas.print(lib.contracts().contracts().get(c).guarantee()) + ") holds on every"
+                        + " trace " + (info.assumeText().strip().equals("true") ? "" : "that keeps its assumption ")
+                        + "where one event is one call of one tool (or one result, one user message...), so the contract never"
+                        + " acts; check the formula");
             }
             if (!valid && info.message().isBlank()) {
                 notes.add(info.file() + ":" + info.line() + ": contract " + info.id() + " has no message, so a refused agent"
@@ -307,6 +314,24 @@ public final class LibraryNotes {
      * broken at all (the note then says so, with the assumption). Else it acts as though the atom were false. A contract
      * that holds the atom only in its assumption: every call of T breaks the assumption, or it reads the atom as false.
      */
+    /**
+     * Whether no non-empty trace where one event is one event (the analysis's axioms) keeps contract {@code c}'s
+     * assumption and breaks its guarantee: then no prefix is FAIL (a guarantee violated for good with the assumption
+     * still keepable would extend to such a trace). False when the automaton is beyond the library's bound.
+     */
+    static boolean neverFails(Library lib, int c) {
+        int maxStates = dev.tracegate.contracts.library.LibrarySpec.Settings.DEFAULT.maxStates();
+        for (var spec : lib.specs()) maxStates = Math.max(maxStates, spec.settings().maxStates());
+        var contract = lib.contracts().contracts().get(c);
+        Formula f = dev.tracegate.engine.ltl.Formulas.and(LibraryAnalysis.axioms(List.of(contract)),
+                dev.tracegate.engine.ltl.Formulas.and(contract.assume(), dev.tracegate.engine.ltl.Formulas.not(contract.guarantee())));
+        try {
+            return LibraryAnalysis.emptyNonEmptyTraces(new dev.tracegate.engine.automaton.DfaCompiler(maxStates).compile(f));
+        } catch (dev.tracegate.engine.automaton.CompileException e) {
+            return false;   // beyond the bound: not judged
+        }
+    }
+
     static String effectWhenFalse(Library lib, Atom atom) {
         int maxStates = dev.tracegate.contracts.library.LibrarySpec.Settings.DEFAULT.maxStates();
         for (var spec : lib.specs()) maxStates = Math.max(maxStates, spec.settings().maxStates());
