@@ -682,9 +682,17 @@ public final class LangChain4jHooks implements Hooks {
             } finally {
                 if (message != null && message.hasToolExecutionRequests()) {
                     Dispatcher.awaitTools();   // without a conversation id here (a turn in flight at the attach), its tools tell it
-                    List<ToolExecutionRequest> asked = message.toolExecutionRequests();
-                    for (int i = 0; i < asked.size(); i++) {
-                        Dispatcher.toolRequested(asked.get(i).name());   // a tool asked for whose call never comes is said at exit
+                    try {
+                        List<ToolExecutionRequest> asked = message.toolExecutionRequests();
+                        for (int i = 0; i < asked.size(); i++) {
+                            ToolExecutionRequest request = asked.get(i);   // AiMessage keeps a null element as it came
+                            if (request != null) {
+                                Dispatcher.toolRequested(request.name());   // a tool asked for whose call never comes is said at exit
+                            }
+                        }
+                    } catch (Throwable failed) {
+                        // only a note for the exit's WARN: counted and logged once, nothing to refuse, never into the host
+                        Dispatcher.adviceFailed("langchain4j", "tools the model asked for", failed, null);
                     }
                 } else {
                     Dispatcher.dropAdoptedSession();   // the turn's final answer (or a refused one): a session adopted for it ends here

@@ -169,4 +169,26 @@ class LangChain4jHooksFailureTest {
             Dispatcher.restoreSession(previous);
         }
     }
+
+    /**
+     * A model response whose tool requests hold a null element (AiMessage keeps it as it came): the chat advice's exit,
+     * noting which tools the model asked for (8aae62e), threw a NullPointerException into the host (review18). Now the
+     * null is skipped and the answer returned as it was.
+     */
+    @Test
+    void aNullToolRequestInAModelResponseNeverThrowsIntoTheHost() {
+        Dispatcher.install(new Policy(null));
+        List<ToolExecutionRequest> asked = new ArrayList<>();
+        asked.add(null);
+        asked.add(ToolExecutionRequest.builder().id("c1").name("lookup").arguments("{}").build());
+        dev.langchain4j.model.chat.response.ChatResponse response = dev.langchain4j.model.chat.response.ChatResponse.builder()
+                .aiMessage(dev.langchain4j.data.message.AiMessage.builder().toolExecutionRequests(asked).build()).build();
+        long before = Dispatcher.internalErrors();
+        long lookups = Dispatcher.requestedTools().containsKey("lookup") ? Dispatcher.requestedTools().get("lookup").get() : 0;
+
+        LangChain4jHooks.ChatAdvice.exit(true, response, null, 0);
+
+        assertThat(Dispatcher.requestedTools().get("lookup").get()).as("the named request still noted").isEqualTo(lookups + 1);
+        assertThat(Dispatcher.internalErrors() - before).as("a null request is no failure").isZero();
+    }
 }
