@@ -32,4 +32,9 @@ public final class TwoConversationsApp {
             Console.exception(e);
         }
     }
+
+    /** The application's erasure job: a person asked conversation {@code user}'s service to forget them (a configured erasure method). */
+    static void forget(String user, String subject) {
+        Console.line("FORGOT " + subject + " in " + user);
+    }
 }

@@ -22,6 +22,9 @@ import java.util.List;
  * <li>{@code AppLoaders two <app classes> <jars dir A> <jars dir B>}: deploys apps {@code appa} and {@code appb},
  * each with its own framework copy; alice talks once to appb, then twice to appa, each time a lookupCustomer
  * call; prints each conversation's answer or exception.</li>
+ * <li>{@code AppLoaders two-forget <app classes> <jars dir A> <jars dir B>}: the same two apps; alice talks to appa,
+ * then appb's erasure job forgets alice's subject in appb's conversation alice, then alice talks to appa again and to
+ * appb, each time a lookupCustomer call.</li>
  * </ul>
  * The app code it runs is {@code demoapp.langchain4j.TwoConversationsApp#converse}, through reflection, with the
  * thread's context class loader set to the app's loader (as a servlet container does during a request).
@@ -66,7 +69,17 @@ public final class AppLoaders {
                 }
                 System.out.println("DONE");
             }
-            default -> throw new IllegalArgumentException("usage: AppLoaders drop|two ...");
+            case "two-forget" -> {
+                try (URLClassLoader a = new URLClassLoader("appa", urls(args[1], args[2]), ClassLoader.getPlatformClassLoader());
+                     URLClassLoader b = new URLClassLoader("appb", urls(args[1], args[3]), ClassLoader.getPlatformClassLoader())) {
+                    converse(a, "alice");
+                    forget(b, "alice", "alice@example.com");
+                    converse(a, "alice");
+                    converse(b, "alice");
+                }
+                System.out.println("DONE");
+            }
+            default -> throw new IllegalArgumentException("usage: AppLoaders drop|two|two-forget ...");
         }
         System.exit(0);
     }
@@ -102,6 +115,21 @@ public final class AppLoaders {
             converse.setAccessible(true);
             System.out.println("APP " + app.getName() + " USER " + user);
             converse.invoke(null, user, "lookup", "who is Alice?");
+        } finally {
+            thread.setContextClassLoader(before);
+        }
+    }
+
+    /** App {@code app}'s erasure job (as a request of that web app: its loader as the thread's context loader). */
+    private static void forget(ClassLoader app, String user, String subject) throws Exception {
+        Thread thread = Thread.currentThread();
+        ClassLoader before = thread.getContextClassLoader();
+        thread.setContextClassLoader(app);
+        try {
+            Class<?> c = Class.forName("demoapp.langchain4j.TwoConversationsApp", true, app);
+            Method forget = c.getDeclaredMethod("forget", String.class, String.class);
+            forget.setAccessible(true);
+            forget.invoke(null, user, subject);
         } finally {
             thread.setContextClassLoader(before);
         }

@@ -128,4 +128,41 @@ class AppLoadersTest {
         assertThat(replay.exit()).as(replay.toString()).isZero();
         assertThat(replay.stdout()).as(replay.toString()).contains("appa/alice");
     }
+
+    /**
+     * A configured erasure method called by appb (its loader the thread's context loader) belongs to appb's conversation
+     * alice, not to appa's conversation of the same id (review18 of 8d66249: consent and erasure methods named their
+     * session without the application, so appb's erasure landed in appa's alice and appb's own conversation never saw it).
+     * appa talks first (its sessions keep their ids); under "after an erasure, no more lookups in that conversation",
+     * appa's second lookup runs and appb's is refused.
+     */
+    @Test
+    void anAppsErasureMethodBelongsToItsOwnConversation() throws Exception {
+        Path library = Files.writeString(dir.resolve("forget.yaml"), String.join("\n",
+                "tracegate: 1",
+                "library: forget",
+                "contracts:",
+                "  - id: forget.no-lookup-after-erasure",
+                "    guarantee: G(erasure -> G !call(lookupCustomer))",
+                "    message: This conversation's person asked to be forgotten.",
+                ""));
+        Path yaml = Files.writeString(dir.resolve("tg.yaml"), String.join("\n",
+                "libraries: [" + library + "]",
+                "audit: {path: " + dir.resolve("audit.jsonl") + "}",
+                "configured-methods:",
+                "  - {class: demoapp.langchain4j.TwoConversationsApp, method: forget, kind: erasure, session-param: 0, subject-param: 1}",
+                ""));
+        String a119 = Files.readString(Path.of("target/app-classpath.txt")).strip();
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("config=" + yaml + ",trace=true")), classes(),
+                LAUNCHER, "two-forget", classes(), a119, jars111());
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString()).contains("FORGOT alice@example.com in alice").contains("DONE");
+        // appa's alice was never erased: both of her lookups ran; appb's alice was: hers was refused
+        assertThat(ForkedJvm.count(r.stdout(), "TOOL lookupCustomer ran")).as(r.toString()).isEqualTo(2);
+        assertThat(ForkedJvm.count(r.stdout(), "MODEL SAW TOOL RESULT lookupCustomer: tracegate blocked")).as(r.toString()).isEqualTo(1);
+        assertThat(ForkedJvm.count(r.stderr(), "CALL langchain4j session=alice tool=lookupCustomer")).as(r.toString()).isEqualTo(2);
+        assertThat(ForkedJvm.count(r.stderr(), "BLOCK langchain4j session=appb/alice tool=lookupCustomer contract=forget.no-lookup-after-erasure"))
+                .as(r.toString()).isEqualTo(1);
+        assertThat(r.stderr()).as(r.toString()).doesNotContain("BLOCK langchain4j session=alice ");
+    }
 }

@@ -2,6 +2,7 @@ package dev.tracegate.agent.instrumentation.configured;
 
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.Ruling;
+import dev.tracegate.agent.core.Applications;
 import dev.tracegate.agent.core.AgentLog;
 import dev.tracegate.agent.core.Consent;
 import dev.tracegate.agent.core.Erasure;
@@ -1821,9 +1822,12 @@ public final class ConfiguredMethods {
      * the nesting levels the method's own advice holds now (1 during the call, 0 at its return).
      */
     private String conversationOf(Site site, Object[] arguments, SupervisorBridge bridge, int ownLevels) {
+        // every id below is the application's own (a memory id, a session-param value); the supervisor's are
+        // Applications.session of it, as for the tool calls of that application (trial35, review18 of 8d66249)
         String spec = site.spec("session");
         if (spec != null) {
-            return site.session(arguments);   // a parameter (a field path in it too) or a literal; a null value: "default"
+            // a parameter (a field path in it too) or a literal; a null value: "default"
+            return Applications.session(site.session(arguments));
         }
         String session = Dispatcher.session(null);
         if (session == null) {
@@ -1836,9 +1840,9 @@ public final class ConfiguredMethods {
             // Between calls, none: the thread says nothing about whose coroutine or pooled task runs on it now (trial33 06)
             session = Dispatcher.callSession();
         }
-        if (session == null && bridge.supervisor().sessionOpen("default")) session = "default";
+        if (session == null && bridge.supervisor().sessionOpen(Applications.session("default"))) session = "default";
         if (session == null) noSession(site, bridge);
-        return session;
+        return Applications.session(session);
     }
 
     /** The methods whose consent or erasure found no conversation and that were warned about (once each). */
