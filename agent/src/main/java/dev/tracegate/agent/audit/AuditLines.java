@@ -166,6 +166,10 @@ final class AuditLines {
     private byte[] libField;
     private int lastLibraryNumber;
     private int librariesWritten;
+    // the number each table got when its first library record was written: a table keeps it for the writer's run, so
+    // that the record written again after a reopen (chainFrom) carries the same number and a new number always means
+    // another library version (trial38 02: after an outage the same library came back as lib 2)
+    private final java.util.IdentityHashMap<LibraryTable, Integer> numbers = new java.util.IdentityHashMap<>();
 
     AuditLines() {
         try {
@@ -278,10 +282,14 @@ final class AuditLines {
 
     /**
      * A library record: the contract ids and atom keys that the compact {@code verdicts} and {@code atoms}
-     * of the event records after it index, under a number ({@code lib}) unique in this writer's run.
+     * of the event records after it index, under a number ({@code lib}) that stands for {@code table} for the whole of
+     * this writer's run: 1, 2, ... in the order the tables were first written, and the same number when the record is
+     * written again after the chain was restarted (a reopen after an I/O error).
      */
     void library(LibraryTable table) {
-        int n = ++librariesWritten;
+        Integer known = numbers.get(table);
+        int n = known != null ? known : ++librariesWritten;
+        if (known == null) numbers.put(table, n);
         begin("library");
         key("lib"); num(n);
         key("contracts"); strings(table.contracts);

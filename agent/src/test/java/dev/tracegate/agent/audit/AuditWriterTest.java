@@ -484,6 +484,45 @@ class AuditWriterTest {
     }
 
     /**
+     * After an outage the reopened file gets the library record again, under the number the library had: a new
+     * number means a new library version to whoever cuts the log by {@code lib} (README, "Command line"). Before
+     * trial38 02 the same library came back as {@code "lib":2}, read as a hot reload.
+     */
+    @Test
+    void aLibraryWrittenAgainAfterAnOutageKeepsItsNumberAndANewLibraryStillGetsTheNext() throws Exception {
+        Path p = dir.resolve("relib.jsonl");
+        SmallDisk disk = new SmallDisk(4000);
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, disk::wrap), fastRetry(FailPolicy.OPEN));
+        LibraryTable v1 = new LibraryTable(new String[] {"c1"}, new String[] {"call(a)", "call(b)"});
+        LibraryTable v2 = new LibraryTable(new String[] {"c1", "c2"}, new String[] {"call(a)", "call(b)", "call(c)"});
+        long seq = 0;
+        while (w.isHealthy()) {
+            w.append(AuditRecord.of("s", seq++, "CALL", Decision.PASS).tool("t").atoms(v1, new long[] {1}));
+            if (seq % 8 == 0) Thread.sleep(1);
+        }
+        disk.budget.set(Long.MAX_VALUE);
+        await(w::isHealthy);
+        for (int i = 0; i < 5; i++) w.append(AuditRecord.of("s", seq++, "CALL", Decision.PASS).tool("t").atoms(v1, new long[] {2}));
+        w.append(AuditRecord.of("u", 1, "CALL", Decision.PASS).tool("t").atoms(v2, new long[] {4}));
+        w.append(AuditRecord.of("s", seq++, "CALL", Decision.PASS).tool("t").atoms(v1, new long[] {1}));
+        assertThat(w.close(30, TimeUnit.SECONDS)).isTrue();
+
+        AuditVerification v = AuditVerifier.verify(p);
+        assertThat(v.status()).as(v.describe()).isEqualTo(AuditVerification.Status.OK);
+        assertThat(LogFiles.ofType(p, "dropped")).isNotEmpty();   // there was an outage
+        List<JsonNode> libraries = LogFiles.ofType(p, "library");
+        List<Integer> v1Numbers = new ArrayList<>(), v2Numbers = new ArrayList<>();
+        for (JsonNode lib : libraries) {
+            (lib.get("contracts").size() == 1 ? v1Numbers : v2Numbers).add(lib.get("lib").asInt());
+        }
+        assertThat(v1Numbers).hasSizeGreaterThanOrEqualTo(2).containsOnly(1);   // before and after the outage
+        assertThat(v2Numbers).containsExactly(2);
+        for (JsonNode e : LogFiles.ofType(p, "event")) {
+            assertThat(e.get("lib").asInt()).isEqualTo(e.get("session").asText().equals("u") ? 2 : 1);
+        }
+    }
+
+    /**
      * A producer that never lowered its in-append count (a StackOverflowError in append's finally) must not hold the
      * log's close for close()'s whole timeout, nor keep what was accepted out of the file: before 909cc0b close(60 s)
      * returned false after 60 s with the batch unflushed.
