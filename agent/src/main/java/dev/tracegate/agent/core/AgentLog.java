@@ -63,6 +63,15 @@ public final class AgentLog {
         print("[tracegate] " + line);
     }
 
+    /**
+     * A decision line ({@code BLOCK ...}, {@code REDIRECT ...}, {@code SUPPRESS ...}): printed like {@link #info}, but
+     * never part of an attached start's report ({@link #beginTranscript}): what the application decided while the
+     * agent was starting is not a start-up line, and under load it buried them (trial38 01).
+     */
+    public static void decision(String line) {
+        line("[tracegate] " + line);
+    }
+
     public static void warn(String line) {
         print("[tracegate] WARN " + line);
     }

@@ -156,7 +156,7 @@ public final class SupervisorBridge implements DispatchTarget {
                 + " tool=" + call.tool() + " contract=" + decision.contract();
         switch (decision.kind()) {
             case BLOCK: {
-                if (decisionLines) AgentLog.info(prefix + (shadow ? "" : throwing ? " (throw)" : " (substitute)") + " reason=" + decision.reason());
+                if (decisionLines) AgentLog.decision(prefix + (shadow ? "" : throwing ? " (throw)" : " (substitute)") + " reason=" + decision.reason());
                 if (shadow) {
                     counts.incrementAndGet(SHADOWED);
                     return null;
@@ -166,7 +166,7 @@ public final class SupervisorBridge implements DispatchTarget {
                 return new Ruling(throwing ? Ruling.THROW : Ruling.SUBSTITUTE, text, null, null, null);
             }
             case REDIRECT: {
-                if (decisionLines) AgentLog.info(prefix + " target=" + decision.targetTool());   // no argument values on stderr: they may be personal data
+                if (decisionLines) AgentLog.decision(prefix + " target=" + decision.targetTool());   // no argument values on stderr: they may be personal data
                 if (shadow) {
                     counts.incrementAndGet(SHADOWED);
                     return null;
@@ -178,7 +178,7 @@ public final class SupervisorBridge implements DispatchTarget {
                 return new Ruling(Ruling.REDIRECT, fallback, decision.targetTool(), decision.argumentsJson(), null);
             }
             case REDACT: {
-                if (decisionLines) AgentLog.info(prefix + " " + redactedFields(call.argumentsJson(), decision.argumentsJson()));
+                if (decisionLines) AgentLog.decision(prefix + " " + redactedFields(call.argumentsJson(), decision.argumentsJson()));
                 if (shadow) {
                     counts.incrementAndGet(SHADOWED);
                     return null;
@@ -244,11 +244,11 @@ public final class SupervisorBridge implements DispatchTarget {
             return null;
         }
         if (cannotWithhold != null) {
-            if (decisionLines) AgentLog.info("contract " + decision.contract() + " would withhold the result of " + tool + " (session=" + session
+            if (decisionLines) AgentLog.decision("contract " + decision.contract() + " would withhold the result of " + tool + " (session=" + session
                     + "), but " + cannotWithhold);
             return null;
         }
-        if (decisionLines) AgentLog.info((shadow ? "SHADOW would " : "") + "SUPPRESS " + framework + " session=" + session + " tool=" + tool
+        if (decisionLines) AgentLog.decision((shadow ? "SHADOW would " : "") + "SUPPRESS " + framework + " session=" + session + " tool=" + tool
                 + " contract=" + decision.contract());
         if (shadow) {
             counts.incrementAndGet(SHADOWED);
@@ -287,7 +287,7 @@ public final class SupervisorBridge implements DispatchTarget {
             }
             return null;
         }
-        if (decisionLines) AgentLog.info((shadow ? "SHADOW would " : "") + "SUPPRESS USER " + framework + " session=" + session + " contract=" + decision.contract());
+        if (decisionLines) AgentLog.decision((shadow ? "SHADOW would " : "") + "SUPPRESS USER " + framework + " session=" + session + " contract=" + decision.contract());
         if (shadow) {
             counts.incrementAndGet(SHADOWED);
             return null;
@@ -305,7 +305,7 @@ public final class SupervisorBridge implements DispatchTarget {
             }
             return null;
         }
-        if (decisionLines) AgentLog.info((shadow ? "SHADOW would " : "") + decision.kind() + " ASSISTANT " + framework + " session=" + session
+        if (decisionLines) AgentLog.decision((shadow ? "SHADOW would " : "") + decision.kind() + " ASSISTANT " + framework + " session=" + session
                 + " contract=" + decision.contract());
         if (shadow) {
             counts.incrementAndGet(SHADOWED);

@@ -33,6 +33,34 @@ class AttachReportTest {
         }
     }
 
+    /**
+     * The application's decisions while an attached agent starts go to its standard error as always, but not into the
+     * start's report: under load they buried the start-up lines the attach command prints (trial38 01: 217 of 225).
+     */
+    @Test
+    void decisionLinesPrintedDuringAnAttachedStartAreNotInItsReport() {
+        AgentArguments args = AgentArguments.parse("block=sendEmail,suppress=lookup");
+        JsonCodec json = new JsonCodec();
+        SupervisorBridge b = new SupervisorBridge(new dev.tracegate.agent.rules.RuleSupervisor(args, json), args, json,
+                dev.tracegate.agent.instrumentation.configured.ConfiguredMethods.none());
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        AgentLog.captureForTest(new PrintStream(console, true, StandardCharsets.UTF_8));
+        String lines;
+        try {
+            AgentLog.beginTranscript();
+            AgentLog.info("contracts loaded: shop");
+            b.onToolCall("lc", "s", "sendEmail", "{}", null);
+            b.onToolResult("lc", "s", "lookup", null, "text", false);
+            AgentLog.warn("something to mind");
+            lines = AgentLog.endTranscript();
+        } finally {
+            AgentLog.captureForTest(null);
+        }
+        assertThat(lines).isEqualTo("[tracegate] contracts loaded: shop\n[tracegate] WARN something to mind\n");
+        assertThat(console.toString(StandardCharsets.UTF_8)).contains("[tracegate] BLOCK lc session=s tool=sendEmail")
+                .contains("SUPPRESS lc session=s tool=lookup");
+    }
+
     @Test
     void aStartIsDegradedWhenItPrintedAnErrorOrChecksNothing() {
         String fine = "[tracegate] contracts loaded: shop\n[tracegate] WARN instrumentation mcp-server matched nothing\n";
