@@ -178,7 +178,7 @@ public final class SupervisorBridge implements DispatchTarget {
                 return new Ruling(Ruling.REDIRECT, fallback, decision.targetTool(), decision.argumentsJson(), null);
             }
             case REDACT: {
-                if (decisionLines) AgentLog.decision(prefix + " " + redactedFields(call.argumentsJson(), decision.argumentsJson()));
+                if (decisionLines) AgentLog.decision(prefix + " " + redactedFields(call.argumentsJson(), decision.argumentsJson()) + " reason=" + decision.reason());
                 if (shadow) {
                     counts.incrementAndGet(SHADOWED);
                     return null;

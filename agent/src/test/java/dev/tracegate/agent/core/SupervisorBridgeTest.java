@@ -146,6 +146,25 @@ class SupervisorBridgeTest {
         assertThat(redirect.arguments).isEqualTo("{\"to\":\"b\"}");
     }
 
+    /**
+     * The REDACT line gives the decision's reason, as the BLOCK line does, so every contract that acted is named on
+     * standard error (their {@code id: message} pairs), not only the first (trial37 02: the audit record's {@code fired}
+     * had two contracts, the line one).
+     */
+    @Test
+    void theRedactLineGivesTheReasonThatNamesEveryContractThatActed() {
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        AgentLog.captureForTest(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            bridge("redact=card").onToolCall("lc", "s", "pay", "{\"amount\":3,\"card\":\"4111\"}", null);
+        } finally {
+            AgentLog.captureForTest(null);
+        }
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .contains("[tracegate] REDACT lc session=s tool=pay contract=rule.redact removed=[card] masked=[] reason=fields [card] are not needed")
+                .doesNotContain("4111");
+    }
+
     @Test
     void aCallIdSeenThroughAnotherFrameworkIsNotSupervisedTwiceButARepeatedIdInOneFrameworkIs() {
         SupervisorBridge b = bridge("block=sendEmail");
