@@ -82,7 +82,8 @@ class SessionByteFormTest {
         byte[] nowRefs = refsBytes(lib, refs);
         List<Object> without = new ArrayList<>(Arrays.asList(refs));
         assertThat(without.remove(slot)).as("no call in flight when it was stored").isNull();
-        byte[] old = concat(Arrays.copyOf(now, now.length - nowRefs.length), refsBytes(lib, without.toArray()));
+        // (and without the version mark, which came later)
+        byte[] old = concat(Arrays.copyOfRange(now, 2, now.length - nowRefs.length), refsBytes(lib, without.toArray()));
 
         SessionMonitor<Event> other = lib.newMonitor(SessionMonitor.Options.DEFAULT, r -> {});
         Worker ow = other.newWorker();
@@ -130,6 +131,89 @@ class SessionByteFormTest {
         // cut bytes
         assertThatThrownBy(() -> m.fromBytes("t", Arrays.copyOf(bytes, bytes.length - 3))).isInstanceOf(IOException.class)
                 .hasMessage("the session's byte form ends early (" + (bytes.length - 3) + " bytes): it was cut, or is not a session's byte form");
+    }
+
+    private static final String BUDGET = """
+            library: pay
+            contracts:
+              - id: pay.budget
+                guarantee: G(sum(pay, amount) <= 3.30)
+            """;
+
+    private static Event pay(String amount) {
+        return Event.call("s", 0, "pay", "{\"amount\":" + amount + "}");
+    }
+
+    /** The byte form as it was before the version mark: the same fields, without the mark, with {@code words}. */
+    private static byte[] unmarked(Library lib, SessionMonitor<Event> m, Session s, long[] words) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(b);
+        int[] states = m.snapshot(s).states;
+        out.writeInt(states.length);
+        for (int st : states) out.writeByte(st);   // a varint of one byte: these automata have fewer than 128 states
+        out.writeInt(words.length);
+        for (long w : words) out.writeLong(w);
+        lib.grounding().writeRefs(m.snapshot(s).refs, out);
+        out.flush();
+        return b.toByteArray();
+    }
+
+    /**
+     * Before e86bd60 a sum's session word held the bits of a double (1.10 + 2.20 = 3.3000000000000003), and the byte form
+     * had no version: read as millionths, such a word was a total of about 4.6 trillion, and the next payment of 0 over
+     * a 3.30 budget was refused. The unmarked form is read with its sums converted; the millionths that builds from
+     * e86bd60 until the mark wrote unmarked are told apart and read as they are.
+     */
+    @Test
+    void aSessionStoredBeforeExactSumsIsReadWithItsDoubleSumConverted() throws IOException {
+        Library lib = load(BUDGET);
+        SessionMonitor<Event> m = lib.newMonitor(SessionMonitor.Options.DEFAULT, r -> {});
+        Worker w = m.newWorker();
+        Session s = m.session("s");
+        assertThat(step(m, s, w, pay("1.10"))).isEqualTo(Decision.Kind.PASS);
+        assertThat(step(m, s, w, pay("2.20"))).isEqualTo(Decision.Kind.PASS);
+        long[] words = m.snapshot(s).words.clone();
+        int sum = -1;
+        for (int i = 0; i < words.length; i++) if (words[i] == 3_300_000L) sum = i;
+        assertThat(sum).as("the sum's word, in millionths: %s", Arrays.toString(words)).isNotNegative();
+
+        long[] old = words.clone();
+        old[sum] = Double.doubleToRawLongBits(1.10 + 2.20);   // what the code before e86bd60 kept
+        for (long[] stored : List.of(old, words)) {
+            SessionMonitor<Event> other = lib.newMonitor(SessionMonitor.Options.DEFAULT, r -> {});
+            Worker ow = other.newWorker();
+            Session t = other.fromBytes("s", unmarked(lib, m, s, stored));
+            assertThat(other.snapshot(t).words[sum]).as("the total of 1.10 and 2.20 in millionths").isEqualTo(3_300_000L);
+            assertThat(step(other, t, ow, pay("0"))).as("3.30 is within the budget").isEqualTo(Decision.Kind.PASS);
+            assertThat(step(other, t, ow, pay("0.01"))).isEqualTo(Decision.Kind.BLOCK);
+        }
+
+        // today's form carries its version and round-trips
+        byte[] now = m.toBytes(s);
+        assertThat(now[0] & 0xFF).isEqualTo(0xF7);
+        assertThat((int) now[1]).isEqualTo(SessionMonitor.BYTES_VERSION);
+        SessionMonitor<Event> third = lib.newMonitor(SessionMonitor.Options.DEFAULT, r -> {});
+        assertThat(third.snapshot(third.fromBytes("s", now)).words).containsExactly(words);
+    }
+
+    @Test
+    void aByteFormOfAnotherVersionOrNoneIsRefusedWithWhatToDo() throws IOException {
+        Library lib = load(BUDGET);
+        SessionMonitor<Event> m = lib.newMonitor(SessionMonitor.Options.DEFAULT, r -> {});
+        Session s = m.session("s");
+        m.step(s, pay("1"), true, true, m.newWorker());
+        byte[] newer = m.toBytes(s);
+        newer[1] = (byte) (SessionMonitor.BYTES_VERSION + 1);
+        assertThatThrownBy(() -> m.fromBytes("t", newer)).isInstanceOf(IOException.class)
+                .hasMessageStartingWith("the session's byte form is version " + (SessionMonitor.BYTES_VERSION + 1)
+                        + " and this tracegate reads versions 0 to " + SessionMonitor.BYTES_VERSION + ", so it was written by a newer tracegate")
+                .hasMessageContaining("start the session anew");
+        byte[] other = m.toBytes(s);
+        other[0] = (byte) 0x9C;
+        assertThatThrownBy(() -> m.fromBytes("t", other)).isInstanceOf(IOException.class)
+                .hasMessageStartingWith("the session's byte form starts with byte 0x9c, which no version of tracegate writes first")
+                .hasMessageContaining("start the session anew");
+        assertThat(m.sessionCount()).as("only the session it had").isEqualTo(1);
     }
 
     private static byte[] refsBytes(Library lib, Object[] refs) throws IOException {

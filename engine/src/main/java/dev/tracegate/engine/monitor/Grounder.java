@@ -46,6 +46,13 @@ public interface Grounder<E> {
         }
     }
 
+    /**
+     * Converts the counters of a session's byte form of an older {@code version} (below
+     * {@link SessionMonitor#BYTES_VERSION}) in place into what this grounder keeps in {@link SessionState#words} now;
+     * throws when they cannot be converted (say why and what to do). Nothing by default: words whose meaning never changed.
+     */
+    default void readWords(int version, long[] words) throws IOException {}
+
     /** Reads what {@link #writeRefs} wrote into {@code refs}. */
     default void readRefs(DataInput in, Object[] refs) throws IOException {}
 }

@@ -681,12 +681,28 @@ public final class SessionMonitor<E> {
         }
     }
 
-    /** The session's state in a compact byte form (automaton states, counters, context). */
+    /**
+     * The first byte of a session's byte form since version 1. The form before it (version 0) began with the number of
+     * automata as a big-endian int, whose first byte is below 0x80 for any number of automata a monitor can have, so a
+     * first byte of 0x80 or more tells the two apart.
+     */
+    private static final int BYTES_MARK = 0xF7;
+    /**
+     * The version of the session's byte form that {@link #toBytes} writes, the byte after {@link #BYTES_MARK}. Version 0
+     * (no mark) is the form before e86bd60 (session 18), whose counters kept a {@code sum(T, f)} as the bits of a double;
+     * version 1 keeps it in millionths. {@link #fromBytes} reads both (the grounder converts the older counters:
+     * {@link Grounder#readWords}).
+     */
+    public static final int BYTES_VERSION = 1;
+
+    /** The session's state in a compact byte form (a version, automaton states, counters, context). */
     public byte[] toBytes(Session session) throws IOException {
         SessionState st = snapshot(session);
         if (st == null) throw new IllegalStateException("session " + session.id() + " has ended");
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         DataOutputStream out = new DataOutputStream(bytes);
+        out.writeByte(BYTES_MARK);
+        out.writeByte(BYTES_VERSION);
         out.writeInt(st.states.length);
         for (int s : st.states) writeVarInt(out, s);
         out.writeInt(st.words.length);
@@ -717,6 +733,22 @@ public final class SessionMonitor<E> {
 
     private Session restore(String id, byte[] data) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+        int version = 0;   // no mark: the form before versions, which starts with the number of automata
+        if (data.length > 0 && (data[0] & 0x80) != 0) {
+            if ((data[0] & 0xFF) != BYTES_MARK) {
+                throw new IOException("the session's byte form starts with byte 0x" + Integer.toHexString(data[0] & 0xFF)
+                        + ", which no version of tracegate writes first: it is not a session's byte form (or was damaged);"
+                        + " start the session anew, or replay its trace or audit log with these contracts to rebuild it");
+            }
+            in.readUnsignedByte();
+            version = in.readUnsignedByte();
+            if (version < 1 || version > BYTES_VERSION) {
+                throw new IOException("the session's byte form is version " + version + " and this tracegate reads versions 0 to "
+                        + BYTES_VERSION + (version > BYTES_VERSION ? ", so it was written by a newer tracegate" : "")
+                        + "; move sessions only between replicas of the same tracegate version (or upgrade this one), or start"
+                        + " the session anew, or replay its trace or audit log with these contracts to rebuild it");
+            }
+        }
         int nf = in.readInt();
         if (nf != dfas.length) throw new IOException("the session's state has " + nf + " automata and these contracts have " + dfas.length + OTHER_CONTRACTS);
         int[] states = new int[nf];
@@ -729,6 +761,7 @@ public final class SessionMonitor<E> {
         if (nw != words) throw new IOException("the session's state has " + nw + " counters and these contracts keep " + words + OTHER_CONTRACTS);
         long[] counters = new long[nw];
         for (int i = 0; i < nw; i++) counters[i] = in.readLong();
+        if (version < BYTES_VERSION) grounder.readWords(version, counters);
         Object[] context = new Object[refs];
         grounder.readRefs(in, context);
         // Read everything before taking a state, so that malformed input leaves the arena as it was.

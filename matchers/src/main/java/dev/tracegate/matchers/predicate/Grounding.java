@@ -1681,6 +1681,25 @@ public final class Grounding implements Grounder<Event> {
     }
 
     /**
+     * The byte form without a version (0) was written by two layouts of a {@code sum(T, f)} word: before e86bd60
+     * (session 18) the bits of a double, from then until the version mark millionths. They are told apart by size: a
+     * word below 2^53 in magnitude (a total within +-9,007,199,254), or OUT_OF_RANGE, is millionths, since as a double it
+     * would be a total below 2^-1021 or beyond 10^308 or NaN, which no sum of amounts reached before; any other word is a
+     * double, read as the decimal of at most six places nearest to it (as an amount is: {@code 3.3000000000000003}
+     * becomes 3.30), and one beyond the range as beyond it (unevaluable, as NaN and infinity were). Millionths of a
+     * total beyond +-9,007,199,254 written without the mark cannot be told from a double and are read as one.
+     */
+    @Override public void readWords(int version, long[] words) {
+        if (version != 0) return;
+        for (int i : sumWord) {
+            long w = words[i];
+            if (w == Nodes.OUT_OF_RANGE || w != Long.MIN_VALUE && Math.abs(w) < 1L << 53) continue;
+            double total = Double.longBitsToDouble(w);
+            words[i] = Double.isNaN(total) || Double.isInfinite(total) ? Nodes.OUT_OF_RANGE : Nodes.micros(total);
+        }
+    }
+
+    /**
      * Reads {@link #writeRefs}'s form. A session written before a consent tool's grant counted at its RETURN (7b2ca5f,
      * session 15) has no slot for the consent tools' calls in flight: with a library that has consent tools, a context
      * one slot short is read in that layout, with no call in flight (such a tool's grant was recorded at its call then, so
