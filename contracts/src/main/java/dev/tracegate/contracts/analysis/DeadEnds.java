@@ -60,9 +60,11 @@ final class DeadEnds {
     private final Dfa[] comp;          // 2c = assumption of contract c, 2c+1 = its guarantee
     private final List<Atom> atoms;    // all atoms of all components; letter bit g = atoms.get(g)
     private final int[][] localAtom;   // localAtom[i][j] = global index of component i's atom j
-    private final long[] clash;        // clash[g]: the event atoms that no event makes true together with atom g
-                                       // (an event atom that clashes with none needs no tracking)
-    private final long[] later;        // later[i]: atoms that some component after i reads
+    private final long[] clash;        // clash[g]: the atoms that no event makes true together with atom g
+    private final long[] need;         // need[g]: the atoms that every event making atom g true makes true
+    private final long[] neededBy;     // neededBy[g]: the atoms whose need holds g
+    private final long[] later;        // later[i]: atoms that some component after i reads, and every atom of a
+                                       // clash or a need (a join checks them against all atoms assigned so far)
     private final int[][][] table;     // table[i][s]: component i's successor of state s per local letter, built lazily
     private final long[][] letters;    // letters[i]: component i's local letters one event can produce, fewest atoms first
     private final int maxStates;
@@ -83,11 +85,14 @@ final class DeadEnds {
             throw new TooLarge("dead-end check skipped: the contracts read " + atoms.size() + " atoms, more than the "
                     + MAX_ATOMS + " this check handles", false);
         }
-        clash = new long[atoms.size()];
+        LibraryAnalysis.Letters relations = new LibraryAnalysis.Letters(atoms);
+        clash = relations.clash;
+        need = relations.need;
+        neededBy = new long[atoms.size()];
+        long related = 0;
         for (int g = 0; g < atoms.size(); g++) {
-            for (int h = 0; h < atoms.size(); h++) {
-                if (!LibraryAnalysis.together(atoms.get(g), atoms.get(h))) clash[g] |= 1L << h;
-            }
+            for (long m = need[g]; m != 0; m &= m - 1) neededBy[Long.numberOfTrailingZeros(m)] |= 1L << g;
+            if (clash[g] != 0 || need[g] != 0) related |= 1L << g | clash[g] | need[g];
         }
         localAtom = new int[comp.length][];
         letters = new long[comp.length][];
@@ -105,6 +110,7 @@ final class DeadEnds {
             table[i] = new int[comp[i].stateCount()][];
         }
         later = new long[comp.length];
+        if (comp.length > 0) later[comp.length - 1] = related;   // none: the empty subset a minimal core tries
         for (int i = comp.length - 2; i >= 0; i--) {
             long m = later[i + 1];
             for (int g : localAtom[i + 1]) m |= 1L << g;
@@ -114,8 +120,9 @@ final class DeadEnds {
 
     /**
      * The local letters (bit j: atom {@code local[j]}) in which no two atoms exclude each other (two calls of different
-     * tools, a call and a result...: {@link LibraryAnalysis#together}), fewest atoms first; null when more than
-     * {@link #MAX_LOCAL_LETTERS}. A letter left out is one no event produces, which the join below refuses anyway.
+     * tools, a call and a result...: {@link AtomRelations#excludes}) and no atom lacks one it implies among them, fewest
+     * atoms first; null when more than {@link #MAX_LOCAL_LETTERS}. A letter left out is one no event produces, which the
+     * join below refuses anyway.
      */
     private long[] possibleLetters(int[] local) {
         List<Long> out = new ArrayList<>();
@@ -131,7 +138,19 @@ final class DeadEnds {
                 if (out.size() > MAX_LOCAL_LETTERS) return null;
             }
         }
-        return out.stream().sorted(java.util.Comparator.comparingInt(Long::bitCount)).mapToLong(Long::longValue).toArray();
+        return out.stream().filter(l -> impliedPresent(l, local)).sorted(java.util.Comparator.comparingInt(Long::bitCount))
+                .mapToLong(Long::longValue).toArray();
+    }
+
+    /** Every atom of {@code local} that an atom of the local letter implies is in the letter too. */
+    private boolean impliedPresent(long l, int[] local) {
+        long global = 0, all = 0;
+        for (int j = 0; j < local.length; j++) {
+            all |= 1L << local[j];
+            if ((l >>> j & 1L) != 0) global |= 1L << local[j];
+        }
+        for (long m = global; m != 0; m &= m - 1) if ((need[Long.numberOfTrailingZeros(m)] & all & ~global) != 0) return false;
+        return true;
     }
 
     /** Component {@code i}'s successor of state {@code s} per local letter, or a single target when no letter matters. */
@@ -157,11 +176,11 @@ final class DeadEnds {
      * (so letters of many atoms are never enumerated whole).
      */
     private Map<Key, Long> successors(int[] t, long[] steps) throws TooLarge {
-        // a partial: successor states of components 0..i-1, assigned atoms (mask, values), the event atoms it makes
-        // true (only atoms that can hold together), witness letter
-        record Partial(int[] next, long mask, long values, long events, long letter) {}
+        // a partial: successor states of components 0..i-1, assigned atoms (mask, values: those a later component reads,
+        // and every atom of a clash or a need, so that an assignment is checked against all of them), witness letter
+        record Partial(int[] next, long mask, long values, long letter) {}
         List<Partial> cur = new ArrayList<>();
-        cur.add(new Partial(new int[t.length], 0, 0, 0, 0));
+        cur.add(new Partial(new int[t.length], 0, 0, 0));
         long budget = (long) maxStates * STEPS_PER_STATE;
         for (int i = 0; i < t.length; i++) {
             int[] tab = t[i] < 0 ? new int[] {-1} : table(i, t[i]);
@@ -170,8 +189,8 @@ final class DeadEnds {
                 if (tab.length == 1) {
                     int[] n = p.next().clone();
                     n[i] = tab[0];
-                    Partial q = new Partial(n, p.mask() & later[i], p.values() & later[i], p.events(), p.letter());
-                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values(), q.events()), q);
+                    Partial q = new Partial(n, p.mask() & later[i], p.values() & later[i], p.letter());
+                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values()), q);
                     continue;
                 }
                 steps[0] += tab.length;
@@ -179,7 +198,6 @@ final class DeadEnds {
                 for (int li = 0; li < tab.length; li++) {
                     long l = letters[i][li];
                     long mask = p.mask(), values = p.values(), letter = p.letter();
-                    long events = p.events();
                     boolean ok = true;
                     for (int j = 0; j < localAtom[i].length && ok; j++) {
                         int g = localAtom[i][j];
@@ -188,18 +206,21 @@ final class DeadEnds {
                             ok = (values >>> g & 1L) == bit;
                             continue;
                         }
+                        if (bit == 0) {
+                            ok = (values & neededBy[g]) == 0;   // no atom assigned true implies it
+                            mask |= 1L << g;
+                            continue;
+                        }
+                        ok = (values & clash[g]) == 0 && (need[g] & mask & ~values) == 0;
                         mask |= 1L << g;
-                        if (bit == 0) continue;
                         values |= 1L << g;
                         letter |= 1L << g;
-                        ok = (events & clash[g]) == 0;
-                        events |= clash[g] == 0 ? 0 : 1L << g;
                     }
                     if (!ok) continue;
                     int[] n = p.next().clone();
                     n[i] = tab[li];
-                    Partial q = new Partial(n, mask & later[i], values & later[i], events, letter);
-                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values(), q.events()), q);
+                    Partial q = new Partial(n, mask & later[i], values & later[i], letter);
+                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values()), q);
                 }
             }
             cur = new ArrayList<>(out.values());
@@ -210,11 +231,11 @@ final class DeadEnds {
     }
 
     /** A partial successor as a hash key (all partials of one join step fill the same components). */
-    private record PartialKey(int[] next, long mask, long values, long events) {
+    private record PartialKey(int[] next, long mask, long values) {
         @Override public boolean equals(Object o) {
-            return o instanceof PartialKey k && mask == k.mask && values == k.values && events == k.events && Arrays.equals(next, k.next);
+            return o instanceof PartialKey k && mask == k.mask && values == k.values && Arrays.equals(next, k.next);
         }
-        @Override public int hashCode() { return Arrays.hashCode(next) * 31 + Long.hashCode(mask * 31 + values + events); }
+        @Override public int hashCode() { return Arrays.hashCode(next) * 31 + Long.hashCode(mask * 31 + values); }
     }
 
     private TooLarge tooLarge() {

@@ -27,9 +27,11 @@ import java.util.Set;
  * {@link DeadEnds}; with a shortest witness and a minimal trapped subset).
  *
  * <p>Atoms are independent propositions to the automata, but events are not: one event is one call
- * of one tool. The analysis adds that knowledge as axioms (two {@code call}/{@code returned} atoms
- * naming different tools or kinds never hold together), so it does not report conflicts that no
- * real trace could show. Tool names are compared as events compare them ({@link ToolName}): the
+ * of one tool. The analysis adds what it knows of that as axioms ({@link AtomRelations}: two atoms
+ * of different tools or event kinds never hold together, {@code call(audit)} implies {@code call},
+ * {@code arg(limit) > 50} implies {@code arg(limit) > 10}), so it does not report conflicts that no
+ * real trace could show, nor miss those that every real trace shows. Tool names are compared as
+ * events compare them ({@link ToolName}): the
  * contracts' {@code call(A)} and {@code call(a)} are one atom here, and {@code call(mcp__s__a)}
  * and {@code call(a)} may hold together (a call of {@code mcp__s__a} answers to both).
  */
@@ -71,15 +73,17 @@ public final class LibraryAnalysis {
     private static final int PART_MAX_STATES = 20_000;
 
     /**
-     * The contracts split into parts that share no atom, when each part can wait: from every state its automata reach,
-     * some event that names none of its tools or event kinds (its other atoms, such as counts or argument bounds, as
-     * they may be at another part's event) leaves every automaton of the part where it is. Then any trace of one part
-     * interleaves with any of another's (each sees the other's events as such a waiting event), so the parts have a
+     * The contracts split into parts that share no atom nor any two {@link AtomRelations#related related} atoms, when
+     * each part can wait: from every state its automata reach, some event at which none of its atoms that hold only at
+     * some event kinds or tools holds (its other atoms, such as counts, as they may be at another part's event) leaves
+     * every automaton of the part where it is. Then any trace of one part interleaves with any of another's (each sees
+     * the other's events as such a waiting event: no atom of one forces an atom of the other), so the parts have a
      * conflict, an incompatibility or a dead end together only if one of them has it alone; otherwise, or when a part
      * is too large to examine, the one part of all contracts.
      */
     List<List<Contract>> independentParts(List<Contract> cs) {
         int n = cs.size();
+        if (n < 2) return List.of(cs);
         int[] parent = new int[n];
         for (int i = 0; i < n; i++) parent[i] = i;
         Map<Atom, Integer> firstReader = new java.util.LinkedHashMap<>();
@@ -89,15 +93,14 @@ public final class LibraryAnalysis {
                 if (j != null) parent[root(parent, i)] = root(parent, j);
             }
         }
-        // two event atoms that one event can make true together (call(mcp__s__a), call(a)) tie their readers too:
-        // an event of one part would not be a waiting event of the other
+        // two atoms that one event can relate tie their readers too (call(audit) implies call, arg(limit) > 50 implies
+        // arg(limit) > 10, call(mcp__s__a) and call(a) may hold together, a call of t changes count(t)...: see
+        // AtomRelations.related): an event of one part would not be a waiting event of the other
         List<Atom> read = new ArrayList<>(firstReader.keySet());
         for (int x = 0; x < read.size(); x++) {
             for (int y = x + 1; y < read.size(); y++) {
                 Atom a = read.get(x), b = read.get(y);
-                if (eventKey(a) != null && eventKey(b) != null && together(a, b)) {
-                    parent[root(parent, firstReader.get(a))] = root(parent, firstReader.get(b));
-                }
+                if (AtomRelations.related(a, b)) parent[root(parent, firstReader.get(a))] = root(parent, firstReader.get(b));
             }
         }
         Map<Integer, List<Contract>> byRoot = new java.util.LinkedHashMap<>();
@@ -130,8 +133,10 @@ public final class LibraryAnalysis {
             return false;
         }
         if (atoms.size() > PART_MAX_ATOMS) return false;
+        // the atoms that hold only at some kinds or tools of events: false at an event of another part
         long eventAtoms = 0;
-        for (int g = 0; g < atoms.size(); g++) if (eventKey(atoms.get(g)) != null) eventAtoms |= 1L << g;
+        for (int g = 0; g < atoms.size(); g++) if (AtomRelations.kinds(atoms.get(g)) != AtomRelations.ANY) eventAtoms |= 1L << g;
+        Letters possible = new Letters(atoms);
         int[][] local = new int[dfas.size()][];   // local[i][j]: the part's bit of automaton i's atom j
         for (int i = 0; i < dfas.size(); i++) {
             local[i] = new int[dfas.get(i).atoms().size()];
@@ -147,6 +152,7 @@ public final class LibraryAnalysis {
             int[] at = todo.poll();
             boolean waits = false;
             for (long letter = 0; letter < 1L << atoms.size(); letter++) {
+                if (!possible.test(letter)) continue;   // no event makes it
                 int[] next = new int[at.length];
                 boolean stays = true;
                 for (int i = 0; i < at.length; i++) {
@@ -164,6 +170,34 @@ public final class LibraryAnalysis {
             if (!waits) return false;
         }
         return true;
+    }
+
+    /** Which letters over {@code atoms} (bit g: atom g holds) some event makes, as far as {@link AtomRelations} knows. */
+    static final class Letters {
+        final long[] clash;   // clash[g]: the atoms that cannot hold with atom g
+        final long[] need;    // need[g]: the atoms that hold whenever atom g does
+
+        Letters(List<Atom> atoms) {
+            int n = atoms.size();
+            clash = new long[n];
+            need = new long[n];
+            for (int g = 0; g < n; g++) {
+                for (int h = 0; h < n; h++) {
+                    if (g == h) continue;
+                    if (AtomRelations.excludes(atoms.get(g), atoms.get(h))) clash[g] |= 1L << h;
+                    if (AtomRelations.implies(atoms.get(g), atoms.get(h))) need[g] |= 1L << h;
+                }
+            }
+        }
+
+        /** Whether the letter breaks none of the pairwise exclusions and implications. */
+        boolean test(long letter) {
+            for (long m = letter; m != 0; m &= m - 1) {
+                int g = Long.numberOfTrailingZeros(m);
+                if ((letter & clash[g]) != 0 || (need[g] & ~letter) != 0) return false;
+            }
+            return true;
+        }
     }
 
     private static List<Integer> asList(int[] t) {
@@ -373,12 +407,15 @@ public final class LibraryAnalysis {
         return true;
     }
 
-    /** {@code G !(a & b)} for every two event atoms that no event makes true together (see {@link #together}), as one G. */
+    /**
+     * {@code G !(a & b)} for every two atoms that no event makes true together, and {@code G(a -> b)} for every atom that
+     * another implies ({@link AtomRelations}), as one G.
+     */
     static Formula axioms(List<Contract> contracts) {
         List<Atom> events = new ArrayList<>();
         for (Contract c : contracts) {
             for (Atom a : Formulas.atoms(Formulas.and(c.assume(), c.guarantee()))) {
-                if (eventKey(a) != null && !events.contains(a)) events.add(a);
+                if (!events.contains(a)) events.add(a);
             }
         }
         // one G over !(e_i & (e_j | e_k | ...)) for each event atom, the e_j those after it that cannot hold with it: the
@@ -387,9 +424,15 @@ public final class LibraryAnalysis {
         // 60 tools was skipped as needing more than 20000 states); balanced, so 500 atoms nest about 20 deep, not 125,000
         List<Formula> parts = new ArrayList<>();
         for (int i = 0; i < events.size(); i++) {
-            List<Formula> apart = new ArrayList<>();
-            for (int j = i + 1; j < events.size(); j++) if (!together(events.get(i), events.get(j))) apart.add(events.get(j));
+            List<Formula> apart = new ArrayList<>(), implied = new ArrayList<>();
+            for (int j = 0; j < events.size(); j++) {
+                if (j > i && AtomRelations.excludes(events.get(i), events.get(j))) apart.add(events.get(j));
+                if (j != i && AtomRelations.implies(events.get(i), events.get(j))) implied.add(events.get(j));
+            }
             if (!apart.isEmpty()) parts.add(Formulas.not(Formulas.and(events.get(i), balanced(apart, false, 0, apart.size()))));
+            if (!implied.isEmpty()) {
+                parts.add(Formulas.binary(Formula.BinOp.IMPLIES, events.get(i), balanced(implied, true, 0, implied.size())));
+            }
         }
         return parts.isEmpty() ? Formula.Const.TRUE : Formulas.unary(Formula.UnOp.ALWAYS, balanced(parts, true, 0, parts.size()));
     }
@@ -400,41 +443,6 @@ public final class LibraryAnalysis {
         int mid = (lo + hi) >>> 1;
         Formula l = balanced(fs, and, lo, mid), r = balanced(fs, and, mid, hi);
         return and ? Formulas.and(l, r) : Formulas.or(l, r);
-    }
-
-    /** "kind/tool" for a plain event atom ({@code call(T)}, {@code returned(T)}, {@code user}...), else null. */
-    static String eventKey(Atom a) {
-        if (a.comparison() != null) return null;
-        switch (a.name()) {
-            case "call", "returned" -> {
-                if (a.args().size() != 1 || !(a.args().get(0) instanceof Term.Name n)) return null;
-                return a.name() + "/" + ToolName.fold(n.value());
-            }
-            case "user", "assistant", "consent_event", "erasure" -> {
-                return a.args().isEmpty() ? a.name() : null;
-            }
-            default -> {
-                return null;
-            }
-        }
-    }
-
-    /**
-     * Whether two event atoms can hold at one event: the same kind and tool, {@code erasure} and any {@code call(T)}
-     * (a call of an erasure tool is an erasure), or {@code call(T)} and {@code call(U)}
-     * (or two {@code returned}) where one name is the other with an {@code mcp__server__} prefix, since an event tool
-     * answers to its folded name and to that name without the prefix. (No implication is added: {@code call(mcp__s__a)}
-     * also holds without {@code call(a)}, for a tool {@code mcp__t__mcp__s__a}.)
-     */
-    static boolean together(Atom a, Atom b) {
-        String ka = eventKey(a), kb = eventKey(b);
-        if (ka == null || kb == null || ka.equals(kb)) return true;
-        // erasure holds on a call of an erasure tool too; which tools those are is the policy's, not the contracts'
-        if (ka.equals("erasure") && kb.startsWith("call/") || kb.equals("erasure") && ka.startsWith("call/")) return true;
-        int sa = ka.indexOf('/'), sb = kb.indexOf('/');
-        if (sa < 0 || sb < 0 || !ka.substring(0, sa).equals(kb.substring(0, sb))) return false;
-        String ta = ka.substring(sa + 1), tb = kb.substring(sb + 1);
-        return ToolName.bare(ta).equals(tb) || ToolName.bare(tb).equals(ta);
     }
 
     /** The contracts with each tool name of {@code call}, {@code returned} and {@code failed} folded as events fold theirs. */
