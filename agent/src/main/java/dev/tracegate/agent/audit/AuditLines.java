@@ -337,8 +337,9 @@ final class AuditLines {
     }
 
     void event(AuditRecord r) {
-        if (r.registerRead != null) {   // not an event: the register the agent started with (AuditRecord.registerRead)
-            register(r.registerRead[0], Long.parseLong(r.registerRead[1]), r.registerRead[2]);
+        AuditRecord.Rare x = r.rareOrNone();   // the fields a passed event's record leaves unset
+        if (x.registerRead != null) {   // not an event: the register the agent started with (AuditRecord.registerRead)
+            register(x.registerRead[0], Long.parseLong(x.registerRead[1]), x.registerRead[2]);
             return;
         }
         len = 0;
@@ -354,9 +355,9 @@ final class AuditLines {
         if (r.ts != Long.MIN_VALUE) tsField(r.ts);
         kind(r.kind);
         Event e = r.event;
-        subjects = r.subjectFields;
-        if (e != null) eventFields(e, r.clearFields);
-        else partFields(r.partOrNone(), r.clearFields);
+        subjects = x.subjectFields;
+        if (e != null) eventFields(e, x.clearFields);
+        else partFields(r.partOrNone(), x.clearFields);
         // what the supervisor saw and did
         if (r.table != null) {
             compact(r);
@@ -364,12 +365,12 @@ final class AuditLines {
             spelledOut(r);
         }
         putc(DECISION_FIELDS[r.decision.ordinal()]);
-        if (r.fired != null) { putc(K_FIRED); strings(r.fired); }
-        if (r.approved) { putc(K_APPROVED); putc(TRUE); }
-        if (r.message != null) { putc(K_MESSAGE); str(r.message); }
-        if (r.streamed != null) putc(STREAMED_FIELDS[r.streamed.ordinal()]);
+        if (x.fired != null) { putc(K_FIRED); strings(x.fired); }
+        if (x.approved) { putc(K_APPROVED); putc(TRUE); }
+        if (x.message != null) { putc(K_MESSAGE); str(x.message); }
+        if (x.streamed != null) putc(STREAMED_FIELDS[x.streamed.ordinal()]);
         if (r.latencyNs >= 0) { putc(K_LATENCY); numc(r.latencyNs); }
-        if (r.unmet != null) { putc(K_UNMET); strings(r.unmet); }
+        if (x.unmet != null) { putc(K_UNMET); strings(x.unmet); }
         end();
     }
 
@@ -453,7 +454,7 @@ final class AuditLines {
         putc(libField);
         int atoms = t.atoms.length;
         ensure(3 + (atoms + 3) / 4);
-        if (r.atomBits == null && atoms <= 64) {
+        if (r.rareOrNone().atomBits == null && atoms <= 64) {
             // one word: its digits up to the highest non-zero one (bits past the table are not atoms)
             long word = atoms == 64 ? r.atomWord : r.atomWord & ((1L << atoms) - 1);
             int digits = (67 - Long.numberOfLeadingZeros(word)) >>> 2;
@@ -461,7 +462,7 @@ final class AuditLines {
         } else {
             hexAtoms(r, atoms);
         }
-        if (r.verdictIds != null && r.verdictCodes == null) {
+        if (r.verdictIds != null && r.rareOrNone().verdictCodes == null) {
             put(verdictLetters(t, r.verdictWord));   // with the atoms' closing quote and the key
         } else {
             buf[len++] = '"';
@@ -505,7 +506,7 @@ final class AuditLines {
     private void hexAtoms(AuditRecord r, int atoms) {
         int end = len;   // after the last non-zero digit
         for (int k = 0, digits = (atoms + 3) / 4; k < digits; k++) {
-            long word = r.atomBits == null ? (k < 16 ? r.atomWord : 0) : (k >> 4 < r.atomBits.length ? r.atomBits[k >> 4] : 0);
+            long word = r.rareOrNone().atomBits == null ? (k < 16 ? r.atomWord : 0) : (k >> 4 < r.rareOrNone().atomBits.length ? r.rareOrNone().atomBits[k >> 4] : 0);
             int d = (int) (word >>> ((k & 15) << 2)) & 15;
             if (4 * k + 4 > atoms) d &= (1 << (atoms - 4 * k)) - 1;   // bits past the table are not atoms
             buf[len++] = HEX[d];
@@ -529,15 +530,15 @@ final class AuditLines {
     /** Format 2's atoms and verdicts, for a record given without a library table: held keys, and an object of verdicts by contract id. */
     private void spelledOut(AuditRecord r) {
         put(K_ATOMS);
-        if (r.atomList != null) {
-            strings(r.atomList);
+        if (r.rareOrNone().atomList != null) {
+            strings(r.rareOrNone().atomList);
         } else {
             put('[');
             if (r.atomTable != null) {
                 byte[][] names = atomText(r.atomTable);
                 boolean first = true;
                 for (int i = 0; i < names.length; i++) {
-                    long word = r.atomBits == null ? (i < 64 ? r.atomWord : 0) : i >> 6 < r.atomBits.length ? r.atomBits[i >> 6] : 0;
+                    long word = r.rareOrNone().atomBits == null ? (i < 64 ? r.atomWord : 0) : i >> 6 < r.rareOrNone().atomBits.length ? r.rareOrNone().atomBits[i >> 6] : 0;
                     if ((word & (1L << i)) != 0) {
                         if (!first) put(',');
                         put(names[i]);

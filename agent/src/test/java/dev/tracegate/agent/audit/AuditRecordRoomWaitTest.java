@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The wait for room that a record carries back to its producer (the MBean latency adds it, trial22 01) is kept as a
- * 16-bit float so that the record stays 136 bytes: it must read back what was set to three significant digits (the
+ * 16-bit float so that the record stays small (96 bytes since session 19, 136 before): it must read back what was set to three significant digits (the
  * latency histogram's precision), never less than was set (a wait past audit.max-block must read as past it), exactly
  * below 2,048 ns, and monotonically.
  */

@@ -147,7 +147,7 @@ final class ReferenceAuditLines {
         if (part.id != null) { key("id"); str(part.id); }
         if (part.args != null) {
             key("args");
-            if (r.clearFields != null && part.args instanceof com.fasterxml.jackson.databind.node.ObjectNode o) {
+            if (r.rareOrNone().clearFields != null && part.args instanceof com.fasterxml.jackson.databind.node.ObjectNode o) {
                 // a consent tool's purpose and grant fields stay in clear, every other top-level field is personal data
                 put('{');
                 boolean first = true;
@@ -155,7 +155,7 @@ final class ReferenceAuditLines {
                     if (!first) put(',');
                     str(f.getKey());
                     put(':');
-                    node(f.getValue(), !Arrays.asList(r.clearFields).contains(f.getKey()), 1);
+                    node(f.getValue(), !Arrays.asList(r.rareOrNone().clearFields).contains(f.getKey()), 1);
                     first = false;
                 }
                 put('}');
@@ -186,7 +186,7 @@ final class ReferenceAuditLines {
             StringBuilder letters = new StringBuilder();
             if (r.verdictIds != null) {
                 for (int i = 0; i < r.table.contracts.length; i++) {
-                    int c = r.verdictCodes != null ? r.verdictCodes[i] : (int) (r.verdictWord >>> (2 * i) & 3);
+                    int c = r.rareOrNone().verdictCodes != null ? r.rareOrNone().verdictCodes[i] : (int) (r.verdictWord >>> (2 * i) & 3);
                     letters.append(c >= 0 && c < 3 ? "IAF".charAt(c) : '?');
                 }
             }
@@ -195,24 +195,24 @@ final class ReferenceAuditLines {
             spelledOut(r);
         }
         key("decision"); str(r.decision.wire());
-        if (r.fired != null) { key("fired"); strings(r.fired); }
-        if (r.approved) { key("approved"); raw("true"); }
-        if (r.message != null) { key("message"); str(r.message); }
-        if (r.streamed != null) { key("streamed"); str(r.streamed.wire()); }
+        if (r.rareOrNone().fired != null) { key("fired"); strings(r.rareOrNone().fired); }
+        if (r.rareOrNone().approved) { key("approved"); raw("true"); }
+        if (r.rareOrNone().message != null) { key("message"); str(r.rareOrNone().message); }
+        if (r.rareOrNone().streamed != null) { key("streamed"); str(r.rareOrNone().streamed.wire()); }
         if (r.latencyNs >= 0) { key("latencyNs"); num(r.latencyNs); }
-        if (r.unmet != null) { key("unmet"); strings(r.unmet); }
+        if (r.rareOrNone().unmet != null) { key("unmet"); strings(r.rareOrNone().unmet); }
         end();
     }
 
     private static boolean held(AuditRecord r, int i) {
-        long word = r.atomBits != null ? (i / 64 < r.atomBits.length ? r.atomBits[i / 64] : 0) : i < 64 ? r.atomWord : 0;
+        long word = r.rareOrNone().atomBits != null ? (i / 64 < r.rareOrNone().atomBits.length ? r.rareOrNone().atomBits[i / 64] : 0) : i < 64 ? r.atomWord : 0;
         return (word >>> (i % 64) & 1) != 0;
     }
 
     private void spelledOut(AuditRecord r) {
         key("atoms");
-        if (r.atomList != null) {
-            strings(r.atomList);
+        if (r.rareOrNone().atomList != null) {
+            strings(r.rareOrNone().atomList);
         } else {
             put('[');
             boolean first = true;
@@ -233,7 +233,7 @@ final class ReferenceAuditLines {
                 if (i > 0) put(',');
                 str(r.verdictIds[i]);
                 put(':');
-                byte c = r.verdictCodes != null ? r.verdictCodes[i] : (byte) (r.verdictWord >>> (2 * i) & 3);
+                byte c = r.rareOrNone().verdictCodes != null ? r.rareOrNone().verdictCodes[i] : (byte) (r.verdictWord >>> (2 * i) & 3);
                 str(c >= 0 && c < AuditRecord.VERDICT_NAMES.length ? AuditRecord.VERDICT_NAMES[c] : "UNKNOWN(" + c + ")");
             }
         }
