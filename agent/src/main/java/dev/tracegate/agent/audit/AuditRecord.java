@@ -139,7 +139,11 @@ public final class AuditRecord {
      * immutable), written as {@link dev.tracegate.matchers.trace.TraceWriter} would write the event.
      */
     public static AuditRecord of(Event e, Decision decision) {
-        AuditRecord r = new AuditRecord(e.session(), e.seq(), e.kind().name(), decision);
+        EventKind k = e.kind();
+        // CALL and RETURN (every intercepted call's two records) by reference: the kind's name() reads the enum constant,
+        // an object on a page of its own that a cold call would walk to (session 19); the literals are those very names
+        String kind = k == EventKind.CALL ? "CALL" : k == EventKind.RETURN ? "RETURN" : k.name();
+        AuditRecord r = new AuditRecord(e.session(), e.seq(), kind, decision);
         if (e.ts() != 0) r.ts = e.ts();
         r.event = e;   // the writer thread encodes the rest from the event: the producer only hands the event over
         return r;

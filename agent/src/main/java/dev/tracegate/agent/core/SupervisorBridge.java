@@ -134,7 +134,8 @@ public final class SupervisorBridge implements DispatchTarget {
 
     private Ruling decide(ToolCall call, boolean textResult) {
         ToolDecision decision = supervisor.onToolCall(call);
-        if (decision == null || decision.kind() == ToolDecision.Kind.PROCEED) {
+        // the shared PROCEED by reference first: reading its kind walks to the page it was made on at start-up (session 19)
+        if (decision == null || decision == ToolDecision.proceed() || decision.kind() == ToolDecision.Kind.PROCEED) {
             if (trace) {
                 AgentLog.info("CALL " + call.framework() + " session=" + call.session() + " tool=" + call.tool() + " args="
                         + call.argumentsJson() + " -> PROCEED");
@@ -237,7 +238,7 @@ public final class SupervisorBridge implements DispatchTarget {
     private String onToolResult(ToolResult result) {
         String framework = result.framework(), session = result.session(), tool = result.tool(), cannotWithhold = result.cannotWithhold();
         ResultDecision decision = supervisor.onToolResult(result);
-        if (decision == null || !decision.suppressed()) {
+        if (decision == null || decision == ResultDecision.keep() || !decision.suppressed()) {   // KEEP by reference, as PROCEED
             if (trace) {
                 AgentLog.info("RETURN " + framework + " session=" + session + " tool=" + tool + " -> KEEP");
             }

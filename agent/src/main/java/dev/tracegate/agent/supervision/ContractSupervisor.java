@@ -355,7 +355,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         // 2.5 s tool under a 1 s timeout split the turn into two sessions); a field of the session, under
                         // its monitor, so no map and no identity hash (which would inflate the session's lock); named by the
                         // call's id, so that only this call's RETURN releases it
-                        if (decided.kind() != ToolDecision.Kind.BLOCK) s.hold(call.callId());
+                        if (decided == ToolDecision.proceed() || decided.kind() != ToolDecision.Kind.BLOCK) s.hold(call.callId());
                         return decided;
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
@@ -405,7 +405,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             }
         }
         Decision d = rt.step(s, e, true, enforce, w);
-        if (!d.refused()) {
+        // a pass by reference first: the shared PASS object sits on a page of its own that a cold call would walk to (session 19)
+        if (d == Decision.PASS || !d.refused()) {
             if (record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0)) return ToolDecision.proceed();
             return refusedByLog(rt, s, w, d);
         }
@@ -655,6 +656,10 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                         // (made before the attach, or seen only at its exit) releases nothing, not another call's hold
                         s.release(result.callId());
                         Decision d = rt.step(s, e, false, enforce, w);
+                        if (d == Decision.PASS && result.withheld() == null) {   // by reference: see decideCall
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
+                            return ResultDecision.keep();
+                        }
                         if (d.kind() == Decision.Kind.SUPPRESS) {
                             Library.ContractInfo c = rt.library.info().get(d.contract(0));
                             if (!enforce) {
@@ -1503,7 +1508,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                            String message, long t0, int[] excused, Streamed streamed) {
         long latency = System.nanoTime() - t0;
         if (excused != null) for (int x : excused) metrics.onFire(x);
-        else if (d != null) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
+        else if (d != null && d != Decision.PASS) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
         AuditRecord r = AuditRecord.of(e, kind).time(e.ts()).latencyNs(latency);
         if (e.kind() == EventKind.CALL) {
             String[] clear = rt.clearArgsOf(e);
@@ -1513,7 +1518,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (d != null) {
             r.atoms(rt.auditTable, w.valuation());   // copied into the record (one long up to 64 atoms)
             rt.verdicts(r, w, d);
-            int n = excused != null ? excused.length : d.contractCount();
+            int n = excused != null ? excused.length : d == Decision.PASS ? 0 : d.contractCount();
             if (n > 0) {
                 String[] fired = new String[n];
                 for (int i = 0; i < n; i++) fired[i] = rt.contractIds[excused != null ? excused[i] : d.contract(i)];
@@ -1534,7 +1539,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         // the caller's cost includes its wait for room in the audit queue (block; 0 without one), which the record's own
         // latencyNs, set before the append, cannot (trial22 01)
         metrics.onDecision(refusedCall ? dev.tracegate.agent.audit.Decision.BLOCK : kind, latency + r.roomWaitNanos());   // also counts the event
-        if (d != null && d.kind() == Decision.Kind.VIOLATION) warnViolation(rt, s, e, d);
+        if (d != null && d != Decision.PASS && d.kind() == Decision.Kind.VIOLATION) warnViolation(rt, s, e, d);
         if (view != null) {
             try {
                 view.event(e, kind, contract, message, latency);

@@ -54,7 +54,7 @@ final class Runtime {
      */
     Decision step(Session s, Event e, boolean agent, boolean enforce, Worker w) {
         Decision d = monitor.step(s, e, agent, enforce, w);
-        if (d.kind() == Decision.Kind.CLOSED) throw closedUnderItsMonitor(s);
+        if (d != Decision.PASS && d.kind() == Decision.Kind.CLOSED) throw closedUnderItsMonitor(s);   // PASS by reference: see Worker#packedAfter
         return d;
     }
 

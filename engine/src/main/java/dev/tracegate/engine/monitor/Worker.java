@@ -62,8 +62,8 @@ public final class Worker {
      * The automaton states of the session right after the last step, packed (the monitor's layout; equal arrays mean
      * equal states, for one contract set): the states after the event if it was applied, else before it. Do not modify.
      */
-    public long[] packedAfter(Decision d) { return d.applied() ? packedNext : packedBefore; }
+    public long[] packedAfter(Decision d) { return d == Decision.PASS || d.applied() ? packedNext : packedBefore; }
 
     /** The automaton states of the session right after the last step: {@link #nextStates()} if it was applied, else {@link #statesBefore()}. */
-    public int[] statesAfter(Decision d) { return d.applied() ? nextStates() : statesBefore(); }
+    public int[] statesAfter(Decision d) { return d == Decision.PASS || d.applied() ? nextStates() : statesBefore(); }
 }
