@@ -272,7 +272,7 @@ public final class AuditRecord {
         this.table = table;
         Rare x = rare;   // the usual record has none: nothing to clear, and none made
         if (x != null) x.atomList = null;
-        if (table.atoms.length <= 64) {
+        if (table.atomCount <= 64) {
             this.atomWord = valuation.length == 0 ? 0 : valuation[0];
             if (x != null) x.atomBits = null;
         } else {
@@ -288,7 +288,7 @@ public final class AuditRecord {
      * {@link #pack}.
      */
     public AuditRecord verdicts(LibraryTable table, long packed) {
-        if (table.contracts.length > 32) {
+        if (table.contractCount > 32) {
             throw new IllegalArgumentException("verdicts: a packed word holds 32 contracts, the table has " + table.contracts.length);
         }
         this.table = table;

@@ -12,6 +12,11 @@ public final class LibraryTable {
     final String[] atoms;
     /** A digest of the libraries' definitions (Library#digest), or null: written in the library record when given. */
     final String digest;
+    /**
+     * The tables' lengths, read by each event's record ({@link AuditRecord#atoms(LibraryTable, long[])}, {@link
+     * AuditRecord#verdicts(LibraryTable, long)}) from this object, so that a record does not read the two arrays themselves.
+     */
+    final int contractCount, atomCount;
 
     /**
      * @param contractIds the library's contract ids, in the order verdicts are given
@@ -29,11 +34,13 @@ public final class LibraryTable {
         this.contracts = Objects.requireNonNull(contractIds, "contractIds").clone();
         this.atoms = Objects.requireNonNull(atomKeys, "atomKeys").clone();
         this.digest = digest;
+        this.contractCount = contracts.length;
+        this.atomCount = atoms.length;
     }
 
     /** Number of contracts. */
-    public int contractCount() { return contracts.length; }
+    public int contractCount() { return contractCount; }
 
     /** Number of atoms. */
-    public int atomCount() { return atoms.length; }
+    public int atomCount() { return atomCount; }
 }

@@ -327,7 +327,9 @@ public final class Dispatcher {
 
     /** True for an id {@link #newCallId} made (one invocation's own: no other hook can see the same call by it). */
     public static boolean generatedId(String callId) {
-        return callId != null && callId.startsWith(GENERATED_ID);
+        // by its characters, not startsWith(GENERATED_ID): the literal is an object on a start-up page that a cold call
+        // would walk to for every call (session 19)
+        return callId != null && callId.length() >= 3 && callId.charAt(0) == 't' && callId.charAt(1) == 'g' && callId.charAt(2) == '-';
     }
 
     // ---- per-thread scope a framework sets further up the stack ----

@@ -29,6 +29,8 @@ final class Runtime {
     final SessionMonitor<Event> monitor;
     final int version;
     final String[] contractIds;
+    /** {@code contractIds.length}, read by every record's {@link #verdicts} from the runtime itself, not from the array. */
+    private final int contractCount;
     final String[] atomKeys;
     /** The contract ids and atom keys as the audit log's compact records index them. */
     final dev.tracegate.agent.audit.LibraryTable auditTable;
@@ -80,6 +82,7 @@ final class Runtime {
         this.monitor = library.newMonitor(new SessionMonitor.Options(maxSessions, true), onEvict);
         this.workers = new dev.tracegate.engine.monitor.Scratch<>(monitor::newWorker);
         this.contractIds = library.info().stream().map(Library.ContractInfo::id).toArray(String[]::new);
+        this.contractCount = contractIds.length;
         this.violatedByEnvironment = new java.util.concurrent.atomic.AtomicIntegerArray(contractIds.length);
         this.atomKeys = library.contracts().atoms().stream().map(a -> a.key()).toArray(String[]::new);
         this.auditTable = new dev.tracegate.agent.audit.LibraryTable(contractIds, atomKeys, library.digest());
@@ -154,7 +157,7 @@ final class Runtime {
 
     /** Each contract's verdict after worker {@code w}'s last step ({@code d}) into the record: packed in one long (no allocation) up to 32 contracts. */
     void verdicts(AuditRecord r, Worker w, Decision d) {
-        int n = contractIds.length;
+        int n = contractCount;
         if (n > 32) {
             int[] states = w.statesAfter(d);
             byte[] out = new byte[n];

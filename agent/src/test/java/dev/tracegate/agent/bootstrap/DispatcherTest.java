@@ -215,6 +215,14 @@ class DispatcherTest {
         assertThat(Long.parseLong(b.substring(3))).isEqualTo(Long.parseLong(a.substring(3)) + 1);
     }
 
+    /** A generated id is told by its first three characters, as startsWith(GENERATED_ID) tells it (null, short, other case, UTF-16). */
+    @Test
+    void aGeneratedIdIsToldByItsPrefixAlone() {
+        for (String id : new String[] {null, "", "t", "tg", "tg-", "tg-1", "tg-42", "Tg-1", "tg_1", "xtg-1", "call_1", "tg\u20141", "tg-\u20ac", "\u20actg-1"}) {
+            assertThat(Dispatcher.generatedId(id)).as(String.valueOf(id)).isEqualTo(id != null && id.startsWith(Dispatcher.GENERATED_ID));
+        }
+    }
+
     @Test
     void aJsonStringResultIsReadAsTheTextItEncodesAndOnlyAWellFormedOne() {
         assertThat(Dispatcher.jsonStringText("\"flights ZRH-LIS\"")).isEqualTo("flights ZRH-LIS");
