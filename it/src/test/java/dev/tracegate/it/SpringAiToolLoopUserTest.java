@@ -33,4 +33,22 @@ class SpringAiToolLoopUserTest {
             }
         }
     }
+
+    /**
+     * Review of 11937e2: the agent kept the newest 64 replaced user messages of the whole JVM, so that once more than 64
+     * conversations had a message replaced between a conversation's rounds, its second round got the original. Here 70
+     * other conversations run their loop while c1's tool runs: c1's second round still gets the notice.
+     */
+    @Test
+    void aWithheldUserMessageStaysWithheldAfterMoreThan64OtherConversationsHadTheirsWithheld() {
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent("suppressUser=password")),
+                ForkedJvm.appClasspath(), APP, "call", "many");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString()).contains("OTHERS DONE").contains("DONE").doesNotContain("hunter2")
+                .contains("ROUND 2 USER [withheld by tracegate");
+        // c1's second round is the last one printed: after the 70 others
+        List<String> rounds = r.stdout().lines().filter(l -> l.startsWith("ROUND ")).toList();
+        assertThat(rounds).as(r.toString()).hasSize(2 * 71);
+        assertThat(rounds.get(rounds.size() - 1)).startsWith("ROUND 2 USER [withheld by tracegate");
+    }
 }

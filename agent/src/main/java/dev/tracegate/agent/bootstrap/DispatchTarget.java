@@ -83,6 +83,15 @@ public interface DispatchTarget {
     default void onMethodThrown(String origin, Object[] arguments, Throwable thrown, String callId) {
     }
 
+    /**
+     * The session id the core gives a framework's conversation {@code session} on this thread (in a JVM of several
+     * applications, the application's: {@code core.Applications#session}); by default {@code session} itself. Must not
+     * allocate on a steady path: a model call asks it.
+     */
+    default String sessionId(String session) {
+        return session;
+    }
+
     /** Serialises a JDK value (maps, lists, strings, numbers, booleans) to JSON. */
     String toJson(Object value);
 

@@ -153,60 +153,121 @@ public final class Dispatcher {
     }
 
     /**
-     * User messages replaced (withheld, masked) in a model request, as {session, text, replacement} triples, the newest 64
-     * (a ring; a text replaced again in its session updates its entry): a framework that sends the request's own messages
-     * again in a later round (Spring AI 2.0.1's {@code ToolCallingAdvisor} rebuilds each round of its tool loop from them)
-     * or in a later turn (a chat memory that stored the original) would otherwise give the model what was withheld.
-     * {@code replacedUsers} counts the entries, so that a look-up with none is one volatile read.
+     * User messages replaced (withheld, masked) in a model request, by conversation (the session id the core gives it,
+     * {@link DispatchTarget#sessionId}): each conversation's {text, replacement} pairs, the newest
+     * {@value #REPLACED_PER_SESSION} (a copy-on-write array, oldest first; a text replaced again moves to the end with its
+     * new replacement). A framework that sends the request's own messages again in a later round (Spring AI 2.0.1's
+     * {@code ToolCallingAdvisor} rebuilds each round of its tool loop from them) or in a later turn (a chat memory that
+     * stored the original) would otherwise give the model what was withheld. An entry goes when its session ends
+     * ({@link #sessionEnded}: explicitly, by sessions.idle-timeout or sessions.max, at shutdown). Until session 19 a
+     * JVM-wide ring of the newest 64 under one lock: a 65th conversation's replacement made an earlier one's next round
+     * send the original, and every model call took the lock once any message had been replaced.
+     * <p>Any thread may call {@link #userReplaced}, {@link #replacedUsers}, {@link #replacedUser} and
+     * {@link #sessionEnded}; a look-up takes no lock and allocates nothing (a map read and a scan of at most
+     * {@value #REPLACED_PER_SESSION} pairs).
      */
-    private static final String[] REPLACED_USERS = new String[3 * 64];
-    private static int replacedNext;
-    private static volatile int replacedUsers;
+    private static final java.util.concurrent.ConcurrentHashMap<String, String[]> REPLACED_USERS =
+            new java.util.concurrent.ConcurrentHashMap<String, String[]>();
+    /** How many replaced user messages one conversation keeps (a chat memory's window of the turns sent again). */
+    static final int REPLACED_PER_SESSION = 32;
 
-    /** The user message {@code text} of {@code session} reached the model as {@code replacement}. */
+    /** The user message {@code text} of {@code session} (a framework's conversation id) reached the model as {@code replacement}. */
     public static void userReplaced(String session, String text, String replacement) {
         if (session == null || text == null || replacement == null) {
             return;
         }
-        synchronized (REPLACED_USERS) {
-            int at = -1;
-            for (int i = 0; i < REPLACED_USERS.length; i += 3) {
-                if (text.equals(REPLACED_USERS[i + 1]) && session.equals(REPLACED_USERS[i])) {
-                    at = i;
-                    break;
-                }
+        String key = sessionId(session);
+        if (key == null) {
+            return;
+        }
+        for (;;) {   // copy on write: rare (a refused or masked user message), readers never lock
+            String[] was = REPLACED_USERS.get(key);
+            String[] now = withReplaced(was, text, replacement);
+            if (was == null ? REPLACED_USERS.putIfAbsent(key, now) == null : REPLACED_USERS.replace(key, was, now)) {
+                return;
             }
-            if (at < 0) {
-                at = replacedNext * 3;
-                replacedNext = (replacedNext + 1) % 64;
-                if (replacedUsers < 64) {
-                    replacedUsers = replacedUsers + 1;
-                }
-            }
-            REPLACED_USERS[at] = session;
-            REPLACED_USERS[at + 1] = text;
-            REPLACED_USERS[at + 2] = replacement;
         }
     }
 
-    /** Whether any user message was replaced ({@link #userReplaced}); one volatile read. */
-    public static boolean anyUserReplaced() {
-        return replacedUsers > 0;
+    /** {@code pairs} with {@code text -> replacement} as its newest pair (an older one of {@code text} left out), at most {@link #REPLACED_PER_SESSION} pairs. */
+    private static String[] withReplaced(String[] pairs, String text, String replacement) {
+        int n = pairs == null ? 0 : pairs.length;
+        String[] out = new String[Math.min(n + 2, 2 * REPLACED_PER_SESSION)];
+        int at = out.length;
+        out[--at] = replacement;
+        out[--at] = text;
+        for (int i = n - 2; i >= 0 && at > 0; i -= 2) {   // newest first, until full
+            if (!text.equals(pairs[i])) {
+                out[--at] = pairs[i + 1];
+                out[--at] = pairs[i];
+            }
+        }
+        if (at == 0) {
+            return out;
+        }
+        String[] fit = new String[out.length - at];   // a pair of text was dropped: one pair shorter
+        System.arraycopy(out, at, fit, 0, fit.length);
+        return fit;
+    }
+
+    /**
+     * The user messages of {@code session} (a framework's conversation id) that were replaced, for {@link #replacedUser},
+     * or null: none (then nothing else needs asking). Once per model request; with none replaced in the JVM, no map read;
+     * never a lock or an allocation (the core's session id of the conversation is found without one).
+     */
+    public static Object replacedUsers(String session) {
+        if (session == null || REPLACED_USERS.isEmpty()) {
+            return null;
+        }
+        String key = sessionId(session);
+        return key == null ? null : REPLACED_USERS.get(key);
+    }
+
+    /** What the user message {@code text} was replaced by, among {@code replaced} ({@link #replacedUsers}), or null. */
+    public static String replacedUser(Object replaced, String text) {
+        if (!(replaced instanceof String[]) || text == null) {
+            return null;
+        }
+        String[] pairs = (String[]) replaced;
+        for (int i = pairs.length - 2; i >= 0; i -= 2) {
+            if (text.equals(pairs[i])) {
+                return pairs[i + 1];
+            }
+        }
+        return null;
     }
 
     /** What the user message {@code text} of {@code session} was replaced by ({@link #userReplaced}), or null. */
     public static String replacedUser(String session, String text) {
-        if (replacedUsers == 0 || session == null || text == null) {
-            return null;
+        return replacedUser(replacedUsers(session), text);
+    }
+
+    /**
+     * The core ended the session {@code sessionId} (its END record; explicitly, by sessions.idle-timeout or sessions.max,
+     * at shutdown): what was noted for it goes ({@link #userReplaced}). A later session of the same id starts with none.
+     */
+    public static void sessionEnded(String sessionId) {
+        if (sessionId != null) {
+            REPLACED_USERS.remove(sessionId);
         }
-        synchronized (REPLACED_USERS) {
-            for (int i = 0; i < REPLACED_USERS.length; i += 3) {
-                if (text.equals(REPLACED_USERS[i + 1]) && session.equals(REPLACED_USERS[i])) {
-                    return REPLACED_USERS[i + 2];
-                }
-            }
+    }
+
+    /** How many conversations have replaced user messages noted (tests, the bench). */
+    static int sessionsWithReplacedUsers() {
+        return REPLACED_USERS.size();
+    }
+
+    /** The core's session id of the framework's conversation {@code session} on this thread ({@link DispatchTarget#sessionId}). */
+    private static String sessionId(String session) {
+        DispatchTarget t = target;
+        if (t == null) {
+            return session;
         }
-        return null;
+        try {
+            return t.sessionId(session);
+        } catch (Throwable e) {
+            return session;
+        }
     }
 
     /** Forgets what {@link #userMessageStored} noted on this thread (a message checked and kept); no allocation. */

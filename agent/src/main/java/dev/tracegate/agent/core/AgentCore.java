@@ -779,6 +779,11 @@ public final class AgentCore {
         }
 
         @Override
+        public String sessionId(String session) {
+            return ready().sessionId(session);
+        }
+
+        @Override
         public String onAssistantMessage(String framework, String session, String text) {
             return ready().onAssistantMessage(framework, session, text);
         }

@@ -280,6 +280,11 @@ public final class SupervisorBridge implements DispatchTarget {
     }
 
     @Override
+    public String sessionId(String session) {
+        return Applications.session(session);
+    }
+
+    @Override
     public String onUserMessage(String framework, String session, String text) {
         MessageDecision decision = supervisor.onUserMessage(new Message(framework, session = Applications.session(session), text));
         if (decision == null || decision.kind() == MessageDecision.Kind.KEEP) {

@@ -1591,6 +1591,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 .time(now).ts(now).verdicts(rt.auditTable, codes)
                 .unmet(unmet.toArray(new String[0]));
         if (why != null) r.message(why);
+        dev.tracegate.agent.bootstrap.Dispatcher.sessionEnded(report.sessionId());   // what the session withheld from later rounds
         metrics.onSessionEnd();
         if (!report.unmet().isEmpty()) {
             List<String> unmetIds = new ArrayList<>(report.unmet().size());

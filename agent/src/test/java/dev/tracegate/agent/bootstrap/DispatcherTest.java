@@ -296,4 +296,113 @@ class DispatcherTest {
             assertThat(Dispatcher.takeImmediateRequest(atOnce[i])).isTrue();
         }
     }
+
+    /**
+     * Review of 11937e2: the replaced user messages were a JVM-wide ring of the newest 64, so that with more than 64
+     * conversations whose user message was replaced, an early conversation's next tool round (or chat memory turn) sent the
+     * withheld text to the model again. Now they are kept per conversation until its session ends.
+     */
+    @Test
+    void aReplacedUserMessageStaysReplacedWhateverOtherConversationsReplacedUntilItsSessionEnds() {
+        int conversations = 200;
+        try {
+            for (int i = 0; i < conversations; i++) {
+                Dispatcher.userReplaced("ring-" + i, "my password is hunter" + i, "[withheld " + i + "]");
+            }
+            for (int i = 0; i < conversations; i++) {
+                assertThat(Dispatcher.replacedUser("ring-" + i, "my password is hunter" + i)).as("conversation " + i)
+                        .isEqualTo("[withheld " + i + "]");
+            }
+            assertThat(Dispatcher.replacedUser("ring-1", "my password is hunter0")).as("another conversation's text").isNull();
+            assertThat(Dispatcher.replacedUsers("ring-none")).as("a conversation with none: nothing to scan").isNull();
+            Dispatcher.sessionEnded("ring-0");
+            assertThat(Dispatcher.replacedUser("ring-0", "my password is hunter0")).as("its session ended").isNull();
+            assertThat(Dispatcher.replacedUser("ring-1", "my password is hunter1")).isEqualTo("[withheld 1]");
+        } finally {
+            for (int i = 0; i < conversations; i++) {
+                Dispatcher.sessionEnded("ring-" + i);
+            }
+        }
+        assertThat(Dispatcher.replacedUser("ring-7", "my password is hunter7")).isNull();
+    }
+
+    /** One conversation keeps its newest {@value Dispatcher#REPLACED_PER_SESSION}; a text replaced again takes its newest replacement. */
+    @Test
+    void aConversationKeepsItsNewestReplacedUserMessages() {
+        int n = Dispatcher.REPLACED_PER_SESSION + 8;
+        try {
+            for (int i = 0; i < n; i++) {
+                Dispatcher.userReplaced("one", "text " + i, "[withheld " + i + "]");
+            }
+            for (int i = 0; i < n; i++) {
+                assertThat(Dispatcher.replacedUser("one", "text " + i)).as("text " + i)
+                        .isEqualTo(i < 8 ? null : "[withheld " + i + "]");
+            }
+            Dispatcher.userReplaced("one", "text 8", "[masked 8]");   // the oldest kept, replaced again: now the newest
+            Dispatcher.userReplaced("one", "text 40", "[withheld 40]");   // one more: text 9 goes, text 8 stays
+            assertThat(Dispatcher.replacedUser("one", "text 8")).isEqualTo("[masked 8]");
+            assertThat(Dispatcher.replacedUser("one", "text 9")).isNull();
+            assertThat(Dispatcher.replacedUser("one", "text 40")).isEqualTo("[withheld 40]");
+            assertThat(Dispatcher.replacedUser("one", "text 39")).isEqualTo("[withheld 39]");
+        } finally {
+            Dispatcher.sessionEnded("one");
+        }
+    }
+
+    /**
+     * The entries are the core's sessions' (in a JVM of several applications "appb/alice"): the END of that session drops
+     * what a framework noted under its conversation id there, and another application's "alice" is another conversation.
+     */
+    @Test
+    void replacedUserMessagesAreKeptUnderTheCoresSessionId() {
+        String[] app = {"appb/"};
+        Dispatcher.install(new Failing(null) {
+            @Override
+            public String sessionId(String session) {
+                return app[0] + session;
+            }
+        });
+        try {
+            Dispatcher.userReplaced("alice", "my password is hunter2", "[withheld]");
+            assertThat(Dispatcher.replacedUser("alice", "my password is hunter2")).isEqualTo("[withheld]");
+            app[0] = "appa/";
+            assertThat(Dispatcher.replacedUser("alice", "my password is hunter2")).as("another application's alice").isNull();
+            Dispatcher.sessionEnded("appb/alice");
+            app[0] = "appb/";
+            assertThat(Dispatcher.replacedUser("alice", "my password is hunter2")).as("appb/alice ended").isNull();
+        } finally {
+            Dispatcher.sessionEnded("appb/alice");
+            Dispatcher.install(null);
+        }
+    }
+
+    /** A model call's look-up takes no lock and allocates nothing, with replaced messages in its conversation or not. */
+    @Test
+    void lookingUpReplacedUserMessagesAllocatesNothing() {
+        try {
+            for (int i = 0; i < 100; i++) {
+                Dispatcher.userReplaced("alloc-" + i, "my password is hunter" + i, "[withheld]");
+            }
+            com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            long thread = Thread.currentThread().getId();
+            String text = new String("my password is hunter7");   // equal, not the same object
+            Runnable work = () -> {
+                for (int i = 0; i < 100_000; i++) {
+                    if (Dispatcher.replacedUser(Dispatcher.replacedUsers("alloc-7"), text) == null
+                            || Dispatcher.replacedUsers("alloc-none") != null) {
+                        throw new AssertionError();
+                    }
+                }
+            };
+            work.run();
+            long before = threads.getThreadAllocatedBytes(thread);
+            work.run();
+            assertThat(threads.getThreadAllocatedBytes(thread) - before).as("bytes allocated by 100000 model calls' look-ups")
+                    .isLessThan(64 * 1024);
+        } finally {
+            for (int i = 0; i < 100; i++) {
+                Dispatcher.sessionEnded("alloc-" + i);
+            }
+        }
+    }
 }

@@ -4,6 +4,7 @@ import dev.tracegate.agent.audit.AuditVerifier;
 import dev.tracegate.agent.audit.AuditTrace;
 import dev.tracegate.agent.audit.AuditVerification;
 import dev.tracegate.agent.audit.AuditWriter;
+import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.config.AgentConfig;
 import dev.tracegate.agent.core.Message;
 import dev.tracegate.agent.core.ToolCall;
@@ -59,6 +60,35 @@ class ContractSupervisorTest {
         assertThat(endRecords).isGreaterThanOrEqualTo(2);
         assertThat(metrics.getDecisions().get("end")).isEqualTo(endRecords);
         assertThat(metrics.getLatencyCount()).isEqualTo(metrics.getEvents());   // an end is no decided event: no latency
+    }
+
+    /**
+     * Session 19: the user messages a framework replaced in a conversation (kept so that its later rounds and turns send
+     * the replacement again, Dispatcher#userReplaced) go when the session ends, however it ends: sessions.max, an explicit
+     * end, the JVM's exit. A later session of the id starts with none.
+     */
+    @Test
+    void whatASessionWithheldFromItsLaterRoundsGoesWhenTheSessionEnds() throws Exception {
+        Running r = start("libraries=sop-refund,sessions.max=1");
+        ContractSupervisor s = r.supervisor();
+        try {
+            for (String id : List.of("end-a", "end-b", "end-c")) {
+                s.onUserMessage(new Message("springai", id, "hello"));   // end-b evicts end-a (sessions.max = 1), end-c end-b
+                Dispatcher.userReplaced(id, "my password is hunter2", "[withheld]");
+            }
+            assertThat(Dispatcher.replacedUser("end-a", "my password is hunter2")).as("evicted").isNull();
+            assertThat(Dispatcher.replacedUser("end-b", "my password is hunter2")).as("evicted").isNull();
+            assertThat(Dispatcher.replacedUser("end-c", "my password is hunter2")).as("open").isEqualTo("[withheld]");
+            s.endSession("end-c");
+            assertThat(Dispatcher.replacedUser("end-c", "my password is hunter2")).as("ended explicitly").isNull();
+            s.onUserMessage(new Message("springai", "end-d", "hello"));
+            Dispatcher.userReplaced("end-d", "my password is hunter2", "[withheld]");
+            s.close();
+            assertThat(Dispatcher.replacedUser("end-d", "my password is hunter2")).as("ended at the JVM's exit").isNull();
+        } finally {
+            for (String id : List.of("end-a", "end-b", "end-c", "end-d")) Dispatcher.sessionEnded(id);
+            r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
     }
 
     /**

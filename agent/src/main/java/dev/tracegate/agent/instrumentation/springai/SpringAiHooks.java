@@ -718,14 +718,15 @@ public final class SpringAiHooks implements Hooks {
                     return;
                 }
                 Message last = messages.get(messages.size() - 1);
-                if (Dispatcher.anyUserReplaced()) {
+                Object replaced = Dispatcher.replacedUsers(session);   // null (no look-up at all): none in this conversation
+                if (replaced != null) {
                     // a user message replaced before, sent again (a 2.0.1 ToolCallingAdvisor's later round, built from the
                     // request's own messages; a chat memory's history): replaced again, the model never gets the original
                     List<Message> copy = null;
                     int end = last instanceof UserMessage ? messages.size() - 1 : messages.size();
                     for (int i = 0; i < end; i++) {
                         Message earlier = messages.get(i);
-                        String was = earlier instanceof UserMessage ? Dispatcher.replacedUser(session, earlier.getText()) : null;
+                        String was = earlier instanceof UserMessage ? Dispatcher.replacedUser(replaced, earlier.getText()) : null;
                         if (was != null) {
                             if (copy == null) {
                                 copy = new ArrayList<Message>(messages);
