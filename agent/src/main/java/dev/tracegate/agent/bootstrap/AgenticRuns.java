@@ -5,10 +5,8 @@ import java.lang.ref.WeakReference;
 import java.lang.reflect.Method;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.WeakHashMap;
 
 /**
  * LangChain4j's agentic module ({@code langchain4j-agentic}) as the LangChain4j advice sees it. The module runs each
@@ -48,9 +46,10 @@ public final class AgenticRuns {
      * The scopes the agent has seen (identity: the module's scope does not override equals; weak keys: an entry goes when
      * the module lets its scope go, and holds no reference to it), each with its memory id's text (read once) and its runs.
      * A scope of a memory id is kept by the module across that id's runs (a run per invocation), and two runs of one memory
-     * id at once share it: each run is its own {@link Run}.
+     * id at once share it: each run is its own {@link Run}. Read on every event inside a run: no lock (until session 19 a
+     * synchronized {@code WeakHashMap}, one JVM-wide lock per event, the scope's own hashCode called under it).
      */
-    private static final Map<Object, Runs> SCOPES = Collections.synchronizedMap(new WeakHashMap<Object, Runs>());
+    private static final WeakIdentityMap<Object, Runs> SCOPES = new WeakIdentityMap<Object, Runs>();
 
     /**
      * The key of the scope among managed parameters, as last found ({@link #scope}): a look-up by it allocates nothing
@@ -215,23 +214,19 @@ public final class AgenticRuns {
 
     /**
      * What the agent keeps of {@code scope}, made (its memory id read) the first time the scope is seen. No allocation
-     * for a scope seen before: a weak-map look-up.
+     * and no lock for a scope seen before: a weak-map look-up by identity.
      */
     static Runs runs(Object scope) {
         Runs runs = SCOPES.get(scope);
-        if (runs != null) {
-            return runs;
-        }
+        return runs != null ? runs : firstSeen(scope);
+    }
+
+    /** {@link #runs} of a scope not seen before (two threads at once: one entry wins, both use it). */
+    private static Runs firstSeen(Object scope) {
         Object id = memoryId(scope);
         Runs made = new Runs(id == null ? null : id.toString());
-        synchronized (SCOPES) {
-            runs = SCOPES.get(scope);
-            if (runs == null) {
-                SCOPES.put(scope, made);
-                runs = made;
-            }
-        }
-        return runs;
+        Runs won = SCOPES.putIfAbsent(scope, made);
+        return won != null ? won : made;
     }
 
     /** How many scopes the agent holds an entry for (tests: none left once the module let them go). */

@@ -113,4 +113,109 @@ class AgenticRunsTest {
         assertThat(sentinel.get()).as("a collection ran").isNull();
         assertThat(AgenticRuns.scopesHeld()).isLessThanOrEqualTo(before);
     }
+
+    /** A scope whose hashCode, once armed, waits: a look-up that calls it under a lock holds that lock. */
+    public static final class StuckScope implements AgenticScope {
+        final java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        volatile boolean armed;
+
+        @Override
+        public Object memoryId() {
+            return "stuck";
+        }
+
+        @Override
+        public int hashCode() {
+            if (armed) {
+                inside.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return super.hashCode();
+        }
+    }
+
+    /**
+     * Review of 521efb0: every event inside an agentic run looked its scope up in a synchronized WeakHashMap: one JVM-wide
+     * lock per event (and the scope's own hashCode called under it). Now the look-up takes no lock: a run's event goes on
+     * while another thread is inside the look-up of another scope (here stuck in that scope's hashCode, which the map no
+     * longer calls at all).
+     */
+    @Test
+    void aRunsEventTakesNoLockThatAnotherRunsLookUpHolds() throws InterruptedException {
+        Scope running = new Scope("user-running");
+        Map<Object, Object> runningManaged = managed(running);
+        assertThat(AgenticRuns.conversation(AgenticRuns.NO_MEMORY_ID, runningManaged)).isEqualTo("user-running");
+        StuckScope stuck = new StuckScope();
+        Map<Object, Object> stuckManaged = new HashMap<>();
+        stuckManaged.put(AgenticScope.class, stuck);
+        stuck.armed = true;
+        Thread other = new Thread(() -> AgenticRuns.conversation(AgenticRuns.NO_MEMORY_ID, stuckManaged));
+        other.setDaemon(true);
+        other.start();
+        String[] seen = new String[1];
+        Thread event = new Thread(() -> seen[0] = AgenticRuns.conversation(AgenticRuns.NO_MEMORY_ID, runningManaged));
+        event.setDaemon(true);
+        try {
+            // the new map never calls the scope's hashCode: the other look-up finishes on its own; the old one waits inside it
+            boolean entered = false;
+            for (int i = 0; i < 200 && !entered && other.isAlive(); i++) {
+                entered = stuck.inside.await(10, java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+            event.start();
+            event.join(20_000);   // a bound for the failure (the old map waits for good), no timing
+            assertThat(event.isAlive()).as("the run's event waits for another scope's look-up").isFalse();
+            assertThat(seen[0]).isEqualTo("user-running");
+        } finally {
+            stuck.armed = false;
+            stuck.release.countDown();
+            other.join();
+            event.join();
+        }
+        assertThat(AgenticRuns.conversation(AgenticRuns.NO_MEMORY_ID, stuckManaged)).isEqualTo("stuck");
+    }
+
+    /** Scopes seen from many threads at once: each gets one entry, its memory id read once, and every thread the same. */
+    @Test
+    void scopesSeenFromManyThreadsAtOnceHaveOneEntryEach() throws Exception {
+        int threads = 4, scopes = 2000;
+        java.util.List<Scope> all = new java.util.ArrayList<>();
+        for (int i = 0; i < scopes; i++) {
+            all.add(new Scope("many-" + i));
+        }
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+        java.util.List<Thread> workers = new java.util.ArrayList<>();
+        java.util.concurrent.ConcurrentLinkedQueue<String> wrong = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        for (int t = 0; t < threads; t++) {
+            Thread w = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                for (int round = 0; round < 3; round++) {
+                    for (Scope scope : all) {
+                        String id = AgenticRuns.conversation(AgenticRuns.NO_MEMORY_ID, managed(scope));
+                        if (!id.equals(scope.id)) {
+                            wrong.add(id + " for " + scope.id);
+                        }
+                    }
+                }
+            });
+            w.start();
+            workers.add(w);
+        }
+        for (Thread w : workers) {
+            w.join();
+        }
+        assertThat(wrong).isEmpty();
+        for (Scope scope : all) {
+            assertThat(scope.reads.get()).as("memoryId() calls of " + scope.id).isBetween(1, threads);
+            assertThat(AgenticRuns.runs(scope)).as("one entry").isSameAs(AgenticRuns.runs(scope));
+        }
+    }
 }
