@@ -5,6 +5,8 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
 
+import dev.tracegate.agent.bootstrap.WeakIdentityMap;
+
 /**
  * The applications of the JVM, for sessions: an application is a class loader that defines its own copy of a
  * supervised framework (it sees the framework's marker class and its parent does not: a web app with the framework
@@ -22,8 +24,25 @@ import java.util.WeakHashMap;
  */
 public final class Applications {
     private static final Map<ClassLoader, String> NAMES = Collections.synchronizedMap(new WeakHashMap<>());
-    /** What a thread's context loader maps to: the application's name, or "" for the first application or none. */
-    private static final Map<ClassLoader, String> CONTEXTS = Collections.synchronizedMap(new WeakHashMap<>());
+    /**
+     * What a thread's context loader maps to: the application's name, or "" for the first application or none. Read on
+     * every event of a JVM of several applications: by identity, no lock, no allocation (until session 19 a synchronized
+     * WeakHashMap: one JVM-wide lock per event, the loader's own hashCode called under it). Loaders held weakly.
+     */
+    private static final WeakIdentityMap<ClassLoader, String> CONTEXTS = new WeakIdentityMap<>();
+    /** Changed (under the class's lock) whenever an application appears, before {@code CONTEXTS} is cleared: a look-up begun before it is not kept. */
+    private static volatile int generation;
+    /**
+     * Per thread, the newest session id made of an application's name and a conversation id: {application (the
+     * {@code CONTEXTS} value, compared by identity), conversation id, "application/conversation id"}, so that the events of
+     * a request (one application, one conversation) build the text once, not per event. Strings only: no loader kept.
+     */
+    private static final ThreadLocal<String[]> LAST = new ThreadLocal<String[]>() {
+        @Override
+        protected String[] initialValue() {
+            return new String[3];
+        }
+    };
     private static volatile boolean several;
     private static volatile String firstName;
     private static WeakReference<ClassLoader> first;
@@ -59,6 +78,9 @@ public final class Applications {
                 several = true;
                 AgentLog.debug("application " + name + " (" + loader.getClass().getName() + "): another with its own framework copy; its sessions are " + name + "/<id>");
             }
+            // first the count, then the clear: a look-up that read the count before it may have read NAMES before this
+            // application; it finds the count changed, or its entry is cleared here after it went in
+            generation++;
             CONTEXTS.clear();
         }
     }
@@ -74,10 +96,29 @@ public final class Applications {
      */
     public static String session(String session) {
         if (!several || session == null) {
+            return session;   // one application: one volatile read
+        }
+        return ofApplication(session);
+    }
+
+    /**
+     * {@link #session} in a JVM of several applications: no lock; no allocation for the events of a thread whose context
+     * loader was seen before and whose previous event was of the same application and conversation (a request's).
+     */
+    private static String ofApplication(String session) {
+        String app = application(Thread.currentThread().getContextClassLoader());
+        if (app.isEmpty()) {
             return session;
         }
-        String app = application(Thread.currentThread().getContextClassLoader());
-        return app.isEmpty() ? session : app + "/" + session;
+        String[] last = LAST.get();
+        if (last[0] == app && (last[1] == session || session.equals(last[1]))) {
+            return last[2];
+        }
+        String id = app + "/" + session;
+        last[0] = app;
+        last[1] = session;
+        last[2] = id;
+        return id;
     }
 
     /** The application a context loader belongs to: its name, or "" (the first application, or none). */
@@ -86,9 +127,12 @@ public final class Applications {
             return "";
         }
         String known = CONTEXTS.get(context);
-        if (known != null) {
-            return known;
-        }
+        return known != null ? known : applicationFirstSeen(context);
+    }
+
+    /** {@link #application} of a context loader not in {@code CONTEXTS} (new, or since an application appeared). */
+    private static String applicationFirstSeen(ClassLoader context) {
+        int seen = generation;
         String app = "";
         for (ClassLoader l = context; l != null; l = l.getParent()) {
             String name = NAMES.get(l);
@@ -97,7 +141,10 @@ public final class Applications {
                 break;
             }
         }
-        CONTEXTS.put(context, app);
+        CONTEXTS.putIfAbsent(context, app);
+        if (generation != seen) {
+            CONTEXTS.remove(context, app);   // an application appeared meanwhile: its answer may differ, asked again next time
+        }
         return app;
     }
 
