@@ -46,7 +46,14 @@ public final class QuarkusAdvice {
      */
     public static final class InvocationAdvice {
 
-        @Advice.OnMethodEnter(suppress = Throwable.class)
+        /**
+         * Its own failure (reading the method's or the service's tools, the chat memory id, the managed parameters) is
+         * counted as an internal error, logged once, and follows {@code fail:}: closed refuses the invocation (the AI
+         * service method throws the refusal's {@code TracegateViolation}; nothing on the thread was changed yet, and the
+         * exit does not run); open runs it with what could be read (no tool table for redirects, the session of an
+         * invocation without a memory id). Before, Byte Buddy's suppress dropped it, uncounted, whatever {@code fail:} said.
+         */
+        @Advice.OnMethodEnter
         static Object enter(@Advice.Argument(0) AiServiceMethodCreateInfo method,
                             @Advice.Argument(1) InvocationContext context,
                             @Advice.Argument(2) AiServiceContext service,
@@ -54,23 +61,38 @@ public final class QuarkusAdvice {
                             @Advice.Local("tgSavedTool") int savedTool,
                             @Advice.Local("tgSavedModel") int savedModel,
                             @Advice.Local("tgTools") Object tools) {
+            // what the framework holds is read first: a failure there has changed nothing on this thread
+            Map<String, ToolExecutor> table = null;
+            Object session = null;
+            try {
+                table = method == null ? null : method.getToolExecutors();
+                if ((table == null || table.isEmpty()) && service != null && service.toolService != null) {
+                    table = service.toolService.toolExecutors();
+                }
+                Object memoryId = context == null ? null : context.chatMemoryId();
+                session = memoryId == null ? null
+                        : AgenticRuns.invocationSession(memoryId, context.managedParameters(), context.interfaceName());
+            } catch (Throwable failed) {
+                // counted, logged once; closed: the invocation does not run with its events in another conversation
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "quarkus invocation", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
+                }
+                session = null;
+            }
+            // the nesting scope and the thread's tools and session: the dispatcher's thread-locals only (what can fail
+            // here is a stack or heap that ran out, as in the nesting-scope advices; the host's own call fails next)
             depth = Dispatcher.depthCell();
             savedTool = depth[0];
             savedModel = depth[1];
             depth[0] = 0;
             depth[1] = 0;
             Dispatcher.dropAdoptedSession();
-            Map<String, ToolExecutor> table = method == null ? null : method.getToolExecutors();
-            if ((table == null || table.isEmpty()) && service != null && service.toolService != null) {
-                table = service.toolService.toolExecutors();
-            }
             tools = Dispatcher.swapTools(table);
-            Object memoryId = context == null ? null : context.chatMemoryId();
-            return Dispatcher.swapSession(memoryId == null ? null
-                    : AgenticRuns.invocationSession(memoryId, context.managedParameters(), context.interfaceName()));
+            return Dispatcher.swapSession(session);
         }
 
-        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter Object previous,
                          @Advice.Local("tgDepth") int[] depth,
                          @Advice.Local("tgSavedTool") int savedTool,
@@ -80,8 +102,12 @@ public final class QuarkusAdvice {
                 depth[0] = savedTool;   // first, and with no call: cannot overflow the stack, whatever unwinds the method
                 depth[1] = savedModel;
             }
-            Dispatcher.swapTools(tools);
-            Dispatcher.restoreSession(previous);
+            try {
+                Dispatcher.swapTools(tools);
+                Dispatcher.restoreSession(previous);
+            } catch (Throwable failed) {
+                Dispatcher.adviceFailed("langchain4j", "quarkus invocation", failed, null);   // counted; the invocation has ended
+            }
         }
     }
 
@@ -97,45 +123,62 @@ public final class QuarkusAdvice {
      */
     public static final class StreamCompletionAdvice {
 
-        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        /**
+         * Its own failure follows {@code fail:} and is counted, logged once: one reading the response or the chat memory
+         * id leaves the answer unchecked, so closed refuses it ({@code onError}, the response dropped) and open lets it
+         * through; one handing on a replacement (the notice, the masked copy) is refused under either policy, as any
+         * decision the advice fails to carry out (the original text never goes out in its place). Before, Byte Buddy's
+         * suppress let the response through unchecked, uncounted, whatever {@code fail:} said.
+         */
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
         static boolean enter(@Advice.This StreamingChatResponseHandler self,
                              @Advice.FieldValue("invocationContext") InvocationContext context,
                              @Advice.FieldValue("memoryId") Object memoryId,
                              @Advice.Argument(value = 0, readOnly = false) ChatResponse response) {
-            AiMessage message = response == null ? null : response.aiMessage();
-            if (message == null || message.text() == null || message.text().isEmpty()) {
-                return false;
-            }
-            String replacement;
+            AiMessage message = null;
+            String text = null;
+            String replacement = null;
+            TracegateViolation violation = null;
             try {
+                message = response == null ? null : response.aiMessage();
+                text = message == null ? null : message.text();
+                if (text == null || text.isEmpty()) {
+                    return false;
+                }
                 Object id = context != null && context.chatMemoryId() != null ? context.chatMemoryId() : memoryId;
                 replacement = Dispatcher.onAssistantMessage("langchain4j-stream",
-                        AgenticRuns.conversation(id, context == null ? null : context.managedParameters()), message.text());
+                        AgenticRuns.conversation(id, context == null ? null : context.managedParameters()), text);
+                if (replacement != null) {
+                    ChatResponse replaced = response.toBuilder().aiMessage(message.withText(replacement)).build();
+                    self.onPartialResponse(replacement);   // a Multi<String>'s subscriber gets partial responses only
+                    response = replaced;
+                }
+                return false;
+            } catch (TracegateViolation refused) {
+                violation = refused;   // a block under block.style: exception (or fail: closed inside the dispatcher)
             } catch (Throwable failed) {
-                TracegateViolation violation = failed instanceof TracegateViolation ? (TracegateViolation) failed : null;
-                if (violation == null) {
-                    Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "assistant message", failed, null);
-                    if (refusal == null) {
-                        return false;
-                    }
-                    violation = refusal.violation();
+                // decided but not handed on: refused whatever fail: says (the decision's text is the refusal's)
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j-stream", "assistant message", failed,
+                        replacement != null ? Ruling.substitute(replacement) : null);
+                if (refusal == null) {
+                    return false;   // open: the answer goes on unchecked
                 }
-                try {
-                    self.onError(violation);
-                } catch (RuntimeException ignored) {
-                    // the application's error handler failed; the response is dropped all the same
-                }
-                return true;
+                violation = refusal.violation();
             }
-            if (replacement != null) {
-                self.onPartialResponse(replacement);   // a Multi<String>'s subscriber gets partial responses only
-                response = response.toBuilder().aiMessage(message.withText(replacement)).build();
+            try {
+                self.onError(violation);
+            } catch (RuntimeException ignored) {
+                // the application's error handler failed; the response is dropped all the same
             }
-            return false;
+            return true;
         }
 
-        /** A tool of the response blocked under {@code block.style: exception} ends the stream with {@code onError}, as in LangChain4j's handler. */
-        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        /**
+         * A tool of the response blocked under {@code block.style: exception} ends the stream with {@code onError}, as in
+         * LangChain4j's handler. Nothing of the agent's own can fail here (an error of the application's handler other
+         * than a {@code RuntimeException} goes on as the framework lets it, no longer dropped by Byte Buddy's suppress).
+         */
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.This StreamingChatResponseHandler self,
                          @Advice.Thrown(readOnly = false) Throwable thrown) {
             if (thrown instanceof TracegateViolation) {

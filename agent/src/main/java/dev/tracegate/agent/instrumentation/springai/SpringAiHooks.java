@@ -630,17 +630,25 @@ public final class SpringAiHooks implements Hooks {
      */
     public static final class AugmentAdvice {
 
-        @Advice.OnMethodExit(suppress = Throwable.class)
+        /**
+         * Its own failure (a request whose prompt or user message cannot be read) is counted and logged once, as
+         * LangChain4j's retrieval augmentation's: unnoted, the USER event is the augmented text, checked all the same.
+         */
+        @Advice.OnMethodExit
         static void exit(@Advice.Argument(0) ChatClientRequest request, @Advice.Return ChatClientRequest result) {
-            if (request == null || result == null || request == result || request.prompt() == null || result.prompt() == null) {
-                return;
+            try {
+                if (request == null || result == null || request == result || request.prompt() == null || result.prompt() == null) {
+                    return;
+                }
+                String own = request.prompt().getUserMessage().getText();
+                String augmented = result.prompt().getUserMessage().getText();
+                if (own == null || augmented == null || own == augmented || augmented.isEmpty() || own.equals(augmented)) {
+                    return;
+                }
+                Dispatcher.augmented(augmented, Dispatcher.ownUserText(own));
+            } catch (Throwable failed) {
+                Dispatcher.adviceFailed("springai", "retrieval augmentation", failed, null);   // counted; nothing to refuse
             }
-            String own = request.prompt().getUserMessage().getText();
-            String augmented = result.prompt().getUserMessage().getText();
-            if (own == null || augmented == null || own == augmented || augmented.isEmpty() || own.equals(augmented)) {
-                return;
-            }
-            Dispatcher.augmented(augmented, Dispatcher.ownUserText(own));
         }
     }
 
@@ -654,18 +662,32 @@ public final class SpringAiHooks implements Hooks {
      */
     public static final class FormatAdvice {
 
-        @Advice.OnMethodExit(suppress = Throwable.class)
+        /**
+         * Its own failure (a request whose prompt or user message cannot be read) is counted as an internal error, logged
+         * once, and follows {@code fail:}: unnoted, the USER event would be the text with the schema, every value it names
+         * then counted as written by the user, so closed refuses the request (the {@code ChatClient} call throws the
+         * refusal's {@code TracegateViolation}; the model is not called); open goes on unnoted. Before, Byte Buddy's
+         * suppress dropped it, uncounted, whatever {@code fail:} said.
+         */
+        @Advice.OnMethodExit
         static void exit(@Advice.Argument(0) ChatClientRequest request, @Advice.Return ChatClientRequest result) {
-            if (request == null || result == null || request == result || request.prompt() == null || result.prompt() == null) {
-                return;
+            try {
+                if (request == null || result == null || request == result || request.prompt() == null || result.prompt() == null) {
+                    return;
+                }
+                String before = request.prompt().getUserMessage().getText();
+                String after = result.prompt().getUserMessage().getText();
+                if (before == null || after == null || before == after || after.isEmpty() || before.equals(after)) {
+                    return;   // nothing appended (no format, or native structured output: the schema goes in the options)
+                }
+                Dispatcher.augmented(after, Dispatcher.ownUserText(before),
+                        after.startsWith(before) ? after.substring(before.length()) : null);
+            } catch (Throwable failed) {
+                Ruling refusal = Dispatcher.adviceFailed("springai", "structured output format", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
+                }
             }
-            String before = request.prompt().getUserMessage().getText();
-            String after = result.prompt().getUserMessage().getText();
-            if (before == null || after == null || before == after || after.isEmpty() || before.equals(after)) {
-                return;   // nothing appended (no format, or native structured output: the schema goes in the options)
-            }
-            Dispatcher.augmented(after, Dispatcher.ownUserText(before),
-                    after.startsWith(before) ? after.substring(before.length()) : null);
         }
     }
 

@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class LangChain4jHooksFailureTest {
 
     /** Records what the dispatcher asks of the failure policy; returns {@code policy} (null: fail open). */
-    static final class Policy implements DispatchTarget {
+    static class Policy implements DispatchTarget {
         final Ruling policy;
         final List<String> asked = new ArrayList<>();
 
