@@ -101,6 +101,47 @@ class AttachTest {
         assertThat(warmedUp).as(err).isLessThan(woven).isLessThan(started);
     }
 
+    /**
+     * An attach to a JVM that defines classes all the time (two threads, each a new class in a new loader, again and
+     * again): Byte Buddy's reiterating sweep (d8c0e00) went over the classes loaded since its previous pass until one found
+     * none, which in such a JVM never came, and the attach with it (checked with 915ed57's jar: the attach had not ended
+     * after 180 s). Now the sweep goes over again only what its own thread loaded, at most 10 passes, and says what it
+     * did; the attach ends, and the application's configured methods are supervised.
+     */
+    @Test
+    void anAttachToAJvmThatDefinesClassesAllTheTimeEndsAndSupervises() throws Exception {
+        Path audit = dir.resolve("churn.jsonl");
+        Path err = dir.resolve("churn-err.txt");
+        Process app = new ProcessBuilder(ForkedJvm.java(), "-cp", ForkedJvm.appClasspath(), "demoapp.plain.ChurnApp")
+                .redirectError(err.toFile()).start();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(app.getInputStream(), StandardCharsets.UTF_8));
+             Writer in = new OutputStreamWriter(app.getOutputStream(), StandardCharsets.UTF_8)) {
+            assertThat(out.readLine()).isEqualTo("CHURNING");
+            String ready = out.readLine();
+            assertThat(ready).startsWith("READY pid=");
+            // ForkedJvm.exec fails the test if the attach does not end (its bound: minutes, not a timing)
+            ForkedJvm.Result attach = ForkedJvm.exec(cli("attach", ready.substring("READY pid=".length()), options(audit, "")));
+            assertThat(attach.exit()).as(attach.toString()).isZero();
+            in.write("go\n");
+            in.flush();
+            StringBuilder after = new StringBuilder();
+            for (String line; (line = out.readLine()) != null && !line.equals("DONE"); ) {
+                after.append(line).append('\n');
+            }
+            assertThat(after.toString()).contains("RESULT: charged alice");
+            in.write("quit\n");
+            in.flush();
+            assertThat(app.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            app.destroyForcibly();
+        }
+        String log = Files.readString(err);
+        // the classes the churning threads define are woven as they load: the sweep does not go over them again
+        assertThat(log).as(log).containsPattern("\\[tracegate\\] retransformation sweep: \\d+ pass(es)? over \\d+ loaded classes")
+                .doesNotContain("then stopped");
+        assertThat(Files.readString(audit)).as("the charge was supervised").contains("\"tool\":\"charge\"");
+    }
+
     private static int indexOf(List<String> lines, String part) {
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).contains(part)) return i;

@@ -71,6 +71,14 @@ public final class Weaver {
      */
     private final Map<String, List<HookPoint>> earlyPoints = new java.util.LinkedHashMap<>();
     private final AtomicLong errors = new AtomicLong();
+    /** How the retransformation sweep finds the loaded classes (on attach, or at premain when a hooked class is loaded). */
+    private final BoundedSweep sweep = new BoundedSweep(SWEEP_PASSES);
+    /**
+     * Passes over the loaded classes at most in one retransformation sweep: the first goes over all, each next one over
+     * those loaded since (quarkus-langchain4j's needs two; a chain of verifications that loads classes for more passes
+     * than this is not known).
+     */
+    static final int SWEEP_PASSES = 10;
     /** Set once Byte Buddy's transformer exists (at install, or when the start-up gate first needs it). */
     private volatile boolean built;
     /**
@@ -106,9 +114,19 @@ public final class Weaver {
     public void install(Instrumentation instrumentation, ClassLoader agentLoader, boolean attached) {
         if (attached || loadedClassCouldMatch(instrumentation, agentLoader)) {
             long started = System.nanoTime();
-            builder(agentLoader).with(new QuickRejection.Decorator(agentLoader, this::passedOverByName)).installOn(instrumentation);
+            try {
+                builder(agentLoader).with(new QuickRejection.Decorator(agentLoader, this::passedOverByName, sweep)).installOn(instrumentation);
+            } finally {
+                sweep.ended();
+            }
             built = true;
             AgentLog.debug("start-up: agent builder installed in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+            String swept = sweep.summary();
+            if (swept != null && (attached || sweep.stopped())) {
+                AgentLog.info(swept);
+            } else if (swept != null) {
+                AgentLog.debug(swept);
+            }
         } else {
             StartupGate gate = new StartupGate(this, agentLoader);
             if (wakes(ClassLoader.getSystemClassLoader(), null)) {
@@ -136,8 +154,10 @@ public final class Weaver {
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
                 // after an attach's sweep, again over the classes the sweep itself loaded (a retransformed class's
                 // verification loads the types it names: quarkus-langchain4j's AiServiceMethodImplementationSupport
-                // loaded ChatModel, which then stayed unwoven, and the next turn's answer went unchecked), until none is new
-                .with(AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Reiterating.INSTANCE)
+                // loaded ChatModel, which then stayed unwoven, and the next turn's answer went unchecked), until none is
+                // new or for SWEEP_PASSES passes at most: an application that defines classes all the time would keep it
+                // going for ever (Byte Buddy's Reiterating), and the attach with it
+                .with(sweep)
                 // classes being defined are described from bytes (no class loading); classes already loaded
                 // (the retransformation sweep at install) by reflection: reading thousands of class files
                 // again there cost seconds of start-up (POOL_FIRST: 2-3 s, HYBRID: 0.1-0.3 s on a loaded 2-core box)
@@ -708,6 +728,134 @@ public final class Weaver {
     }
 
     /**
+     * The retransformation sweep's discovery of loaded classes: first all of them, then those new since, then, pass after
+     * pass, the classes the sweep's own thread loaded since (a retransformed class's verification loads the types it names, and Byte Buddy's
+     * transformer passes over what is defined on the thread that holds its lock for the sweep: quarkus-langchain4j's
+     * {@code AiServiceMethodImplementationSupport} loaded {@code ChatModel} so, d8c0e00), until a pass finds none or
+     * {@code maxPasses} passes have run. Classes the application's other threads define meanwhile went through the
+     * installed transformer as they were defined, as every class defined after the sweep does, so they are not gone over
+     * again: Byte Buddy's {@code Reiterating}, which went over every class new since its last pass until a pass found none,
+     * never ended in an application that defines classes all the time (a script engine, proxies or lambdas made per
+     * request), and the attach with it. {@link QuickRejection} notes the definitions it sees ({@link #noteDefined}). One
+     * sweep per instance; {@link #summary} is read after it, on the same thread.
+     */
+    static final class BoundedSweep implements AgentBuilder.RedefinitionStrategy.DiscoveryStrategy {
+        private final int maxPasses;
+        /** The thread running the sweep, while it runs; null before and after. */
+        private volatile Thread sweeping;
+        /** Binary names of the classes defined on the sweeping thread during the sweep (its passes' retransformations loaded them). */
+        private final java.util.Set<String> definedBySweep = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private int passes;
+        private long firstPass;
+        private long later;
+        /** Classes the sweep loaded during its last pass, not gone over; -1 while none was left (it settled, or never ran). */
+        private int leftOver = -1;
+
+        BoundedSweep(int maxPasses) {
+            this.maxPasses = maxPasses;
+        }
+
+        @Override
+        public Iterable<Iterable<Class<?>>> resolve(Instrumentation instrumentation) {
+            return () -> new Passes(instrumentation);
+        }
+
+        /** A class being defined (internal or binary name): noted if the sweep's own thread defines it while the sweep runs. */
+        void noteDefined(String name) {
+            if (sweeping == Thread.currentThread() && name != null) {
+                definedBySweep.add(name.replace('/', '.'));
+            }
+        }
+
+        /** The sweep is over (also when it failed): definitions are no longer noted. */
+        void ended() {
+            sweeping = null;
+            definedBySweep.clear();
+        }
+
+        /** Whether the bound stopped the sweep with classes it loaded during its last pass not gone over. */
+        boolean stopped() {
+            return leftOver >= 0;
+        }
+
+        int passes() {
+            return passes;
+        }
+
+        /** What the sweep did, for the log; null if it never ran. */
+        String summary() {
+            if (passes == 0) {
+                return null;
+            }
+            String done = "retransformation sweep: " + passes + (passes == 1 ? " pass" : " passes") + " over " + firstPass
+                    + " loaded classes" + (passes == 1 ? "" : " and " + later + " loaded during the sweep");
+            if (!stopped()) {
+                return done + " (classes the application loads meanwhile and later are woven as they load)";
+            }
+            return done + ", then stopped with " + leftOver + " more that its last pass loaded not gone over: a chain of"
+                    + " retransformations that loads classes for more than " + maxPasses + " passes is not expected; those classes"
+                    + " are not woven";
+        }
+
+        /** The passes of one sweep. */
+        private final class Passes implements java.util.Iterator<Iterable<Class<?>>> {
+            private final Instrumentation instrumentation;
+            private final java.util.Set<Class<?>> seen = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            private List<Class<?>> next;
+            private boolean over;
+
+            Passes(Instrumentation instrumentation) {
+                this.instrumentation = instrumentation;
+            }
+
+            @Override
+            public boolean hasNext() {
+                if (next != null) {
+                    return true;
+                }
+                if (over) {
+                    return false;
+                }
+                if (passes == 0) {
+                    sweeping = Thread.currentThread();
+                }
+                List<Class<?>> fresh = new ArrayList<>();
+                for (Class<?> type : instrumentation.getAllLoadedClasses()) {
+                    // the second pass goes over every class new since the first (however the first's retransformations
+                    // loaded theirs: with only the noted ones, quarkus-langchain4j's ChatModel stayed unwoven); the later
+                    // ones over what the sweep's own thread defined
+                    if (type != null && (passes <= 1 || definedBySweep.contains(type.getName())) && seen.add(type)) {
+                        fresh.add(type);
+                    }
+                }
+                if (fresh.isEmpty() || passes >= maxPasses) {
+                    over = true;
+                    leftOver = fresh.isEmpty() ? -1 : fresh.size();
+                    ended();
+                    return false;
+                }
+                if (passes++ == 0) {
+                    firstPass = fresh.size();
+                } else {
+                    later += fresh.size();
+                }
+                next = fresh;
+                return true;
+            }
+
+            @Override
+            public Iterable<Class<?>> next() {
+                if (!hasNext()) {
+                    throw new java.util.NoSuchElementException();
+                }
+                List<Class<?>> pass = next;
+                next = null;
+                return pass;
+            }
+        }
+    }
+
+    /**
      * Hands Byte Buddy only the classes a hook could match: a class defined by the bootstrap loader (every
      * hook's loader matcher refuses it) or by the agent's own loader (all in the ignored {@code dev.tracegate.}
      * packages), or one Byte Buddy's ignore matcher refuses by its name ({@link #passedOverByName}), is passed over
@@ -716,15 +864,22 @@ public final class Weaver {
     static final class QuickRejection extends ResettableClassFileTransformer.WithDelegation {
         private final ClassLoader agentLoader;
         private final Predicate<String> passedOverByName;
+        /** The install's retransformation sweep, told of each class defined, which it notes while its own thread defines it. */
+        private final BoundedSweep sweep;
 
-        QuickRejection(ResettableClassFileTransformer delegate, ClassLoader agentLoader, Predicate<String> passedOverByName) {
+        QuickRejection(ResettableClassFileTransformer delegate, ClassLoader agentLoader, Predicate<String> passedOverByName, BoundedSweep sweep) {
             super(delegate);
             this.agentLoader = agentLoader;
             this.passedOverByName = passedOverByName;
+            this.sweep = sweep;
         }
 
         private boolean passedOver(ClassLoader loader, String name) {
-            return loader == null || loader == agentLoader || (name != null && passedOverByName.test(name));
+            if (loader == null || loader == agentLoader || (name != null && passedOverByName.test(name))) {
+                return true;
+            }
+            sweep.noteDefined(name);   // one volatile read, but on the sweep's own thread while it runs
+            return false;
         }
 
         @Override
@@ -740,10 +895,10 @@ public final class Weaver {
         }
 
         /** Wraps the agent builder's transformer. */
-        record Decorator(ClassLoader agentLoader, Predicate<String> passedOverByName) implements AgentBuilder.TransformerDecorator {
+        record Decorator(ClassLoader agentLoader, Predicate<String> passedOverByName, BoundedSweep sweep) implements AgentBuilder.TransformerDecorator {
             @Override
             public ResettableClassFileTransformer decorate(ResettableClassFileTransformer transformer) {
-                return new QuickRejection(transformer, agentLoader, passedOverByName);
+                return new QuickRejection(transformer, agentLoader, passedOverByName, sweep);
             }
         }
     }
