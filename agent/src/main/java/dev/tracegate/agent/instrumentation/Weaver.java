@@ -168,13 +168,20 @@ public final class Weaver {
                 // would ever be collected after undeploy (trial35)
                 .with(AgentBuilder.LocationStrategy.ForClassLoader.WEAK)
                 .with(new ErrorListener(errors))
-                // by name before isSynthetic, which reads the class file
+                // by name before isSynthetic, which reads the class file; a synthetic class is ignored unless a configured
+                // method's entry names it (Quarkus ArC's and quarkus-langchain4j's generated classes are ACC_SYNTHETIC:
+                // an entry naming one exactly was never woven, and a glob over one never said it left it out)
                 .ignore(ignoredNames().or(new ElementMatcher.Junction.AbstractBase<TypeDescription>() {
                     @Override
                     public boolean matches(TypeDescription type) {
                         return passedOver(type.getName());
                     }
-                }).or(isSynthetic()));
+                }).or(isSynthetic().and(new ElementMatcher.Junction.AbstractBase<TypeDescription>() {
+                    @Override
+                    public boolean matches(TypeDescription type) {
+                        return !namedByConfiguration(type.getName());
+                    }
+                })));
         for (Target t : all) {
             AgentBuilder.Identified.Narrowable typed = builder.type(t.types(), t.presence());
             builder = t.point().prelude() == null
@@ -283,6 +290,20 @@ public final class Weaver {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether a hook that matches classes by name (configured methods) names this class (binary name); asking also lets
+     * it say that an entry leaves the class out ({@code ConfiguredMethods#namesClass}). Weave time only.
+     */
+    boolean namedByConfiguration(String className) {
+        for (Hooks h : hooks) {
+            Predicate<String> names = h.classNames();
+            if (names != null && names.test(className)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Classes the start-up gate handed to Byte Buddy's transformer once it was in use (none of those {@link #passedOverByName} refuses). */

@@ -201,8 +201,39 @@ public final class ConfiguredMethods {
             if (leaving == null && rule.leavesOut(className)) leaving = rule;
         }
         if (leaving != null) noteLeftOut(leaving, className);
+        else noteProxyOfNamed(className);
         for (MethodRule rule : rules) rule.noteNear(className);   // an exact class with a typo: the loaded class it likely means
         return false;
+    }
+
+    /**
+     * Says that a class a library generated around a class an entry names ({@link MethodRule#generatedBy}: ArC's
+     * {@code Tools_ClientProxy}, a CGLIB or Hibernate proxy), which no entry names itself, is not woven, and where a call
+     * through it is seen: at the named class's method, which the proxy's method calls (session 19: a rule naming the bean
+     * exactly said nothing of its proxy, and a user could not tell whether calls through it were supervised, or twice).
+     * As {@link #noteLeftOut}: INFO for an entry's first, then DEBUG. Weave time only; null when nothing is said.
+     */
+    String noteProxyOfNamed(String className) {
+        String[] by = MethodRule.generatedBy(className);
+        if (by == null) return null;
+        String base = MethodRule.generatedFrom(className, by[0]);
+        if (base == null) return null;
+        MethodRule naming = null;
+        for (MethodRule rule : rules) {
+            if (rule.matchesClass(base)) {
+                naming = rule;
+                break;
+            }
+        }
+        if (naming == null || leftOut.size() >= 4096 || !leftOut.add(className)) return null;
+        String line = "configured-methods entry " + naming.where + " (class " + naming.classPattern + ") does not weave " + className
+                + ", generated " + (by.length > 2 ? by[2] : "at run time") + " from " + base + " by " + by[1] + ": a call through it"
+                + " is seen once, at " + base + "'s method (the proxy's method calls it), with its parameter names (a call the"
+                + " proxy answers itself, such as a cache hit, is no tool call). To see calls at the proxy instead, name it in an entry"
+                + " (class: \"" + className + "\")";
+        if (leftOutSaid.add(naming)) AgentLog.info(line);
+        else AgentLog.debug(line);
+        return line;
     }
 
     private boolean namedByAnEntry(String className) {

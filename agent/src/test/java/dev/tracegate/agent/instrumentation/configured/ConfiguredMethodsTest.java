@@ -109,6 +109,33 @@ class ConfiguredMethodsTest {
     }
 
     /**
+     * An entry that names the bean exactly does not name its proxies (trial34 04): asked about one, it says where a call
+     * through it is seen (at the bean's method), once per proxy; a proxy whose bean no entry names, one that an entry
+     * names itself, a JDK proxy (whose name says no bean) and a class of the application's own are said nothing of.
+     */
+    @Test
+    void anEntryThatNamesTheBeanSaysWhereACallThroughItsProxyIsSeen() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool demo.AccountService#lookup session=0",
+                "tool demo.Ledger_ClientProxy#post session=0"));
+        assertThat(m.namesClass("demo.AccountService_ClientProxy")).isFalse();
+        m = ConfiguredMethods.parse("m.txt", List.of("tool demo.AccountService#lookup session=0",
+                "tool demo.Ledger_ClientProxy#post session=0"));
+        assertThat(m.noteProxyOfNamed("demo.AccountService_ClientProxy")).isEqualTo("configured-methods entry m.txt:1 (class"
+                + " demo.AccountService) does not weave demo.AccountService_ClientProxy, generated at build time from demo.AccountService"
+                + " by Quarkus ArC (the client proxy of a normal-scoped bean: @ApplicationScoped, @RequestScoped, ...): a call through"
+                + " it is seen once, at demo.AccountService's method (the proxy's method calls it), with its parameter names (a call"
+                + " the proxy answers itself, such as a cache hit, is no tool call). To see calls at the proxy instead, name it in an"
+                + " entry (class: \"demo.AccountService_ClientProxy\")");
+        assertThat(m.noteProxyOfNamed("demo.AccountService_ClientProxy")).as("once").isNull();
+        assertThat(m.noteProxyOfNamed("demo.AccountService$$SpringCGLIB$$0")).contains("does not weave demo.AccountService$$SpringCGLIB$$0,"
+                + " generated at run time from demo.AccountService by Spring's CGLIB");
+        assertThat(m.noteProxyOfNamed("demo.Other_ClientProxy")).as("no entry names the bean").isNull();
+        assertThat(m.namesClass("demo.Ledger_ClientProxy")).as("named itself").isTrue();
+        assertThat(m.noteProxyOfNamed("jdk.proxy1.$Proxy12")).isNull();
+        assertThat(m.noteProxyOfNamed("demo.AccountServiceTest")).isNull();
+    }
+
+    /**
      * What a configured method's advice can carry out, read from its descriptor (trial7 findings 1 and 2): no redirect;
      * with args=* every parameter but a primitive can be removed; with args=N only JSON text or a Map can be rewritten.
      */
