@@ -6,6 +6,7 @@ import net.bytebuddy.description.modifier.Visibility;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.ClassFileLocator;
 import net.bytebuddy.implementation.FixedValue;
+import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.pool.TypePool;
 import org.junit.jupiter.api.Test;
 
@@ -247,6 +248,64 @@ class WeaverTest {
         assertThat(call(other.define(TARGET, gate.transform(other, internal(TARGET), null, null, target())))).isEqualTo("woven");
     }
 
+    /**
+     * perf19a: a class is handed to Byte Buddy's type matching only if its name, or the name of one of its super types read
+     * from class files, is one a framework point names ({@link TypeMatch}); in bench/boot's Spring Boot start Byte Buddy
+     * described about 170 classes to weave 10, and its type pool was the largest part of the Byte Buddy code the JIT compiled.
+     * A class whose super type cannot be read still goes to Byte Buddy.
+     */
+    @Test
+    void onlyClassesUnderAFrameworkTypeByTheirSuperTypesNamesAreHandedToByteBuddy() throws Exception {
+        Hooks framework = hooks("framework", FRAMEWORK_MARKER,
+                List.of(new HookPoint(TypeMatch.subTypeOf(API), named("call"), WeaverTest.class.getName() + "$Woven")));
+        Weaver weaver = new Weaver(List.of(framework));
+        Weaver.StartupGate gate = new Weaver.StartupGate(weaver, agentLoader());
+        AppLoader app = new AppLoader(true);
+        app.serve(API, api());
+        String middle = "org.example.app.Middle";
+        String leaf = "org.example.app.Leaf";
+        app.serve(middle, implementation(middle)); // on the class path, not defined yet: its subclass is defined first
+
+        assertThat(gate.transform(app, "org/example/app/Main", null, null, plain("org.example.app.Main"))).isNull();
+        assertThat(weaver.mayMatchRefused.get()).as("judged by names before the agent builder exists").isEqualTo(1);
+        assertThat(weaver.built()).isFalse();
+
+        byte[] woven = gate.transform(app, internal(leaf), null, null, subclassOf(middle, leaf));
+        assertThat(weaver.built()).as("an Api through its super class, whose class file says so").isTrue();
+        app.define(API, api());
+        app.define(middle, implementation(middle));
+        assertThat(call(app.define(leaf, woven))).isEqualTo("woven");
+
+        long handed = weaver.handedToByteBuddy.get();
+        assertThat(gate.transform(app, "org/example/app/Other", null, null, plain("org.example.app.Other"))).isNull();
+        assertThat(gate.transform(app, "org/example/app/Sibling", null, null, subclassOf(middle, "org.example.app.Sibling"))).isNotNull();
+        assertThat(weaver.handedToByteBuddy.get()).as("Other is no Api: not handed to Byte Buddy; Sibling is").isEqualTo(handed + 1);
+
+        // a class whose super class has no class file: whether it is an Api cannot be told by names, so Byte Buddy decides
+        String orphan = "org.example.app.Orphan";
+        catchThrowable(() -> gate.transform(app, internal(orphan), null, null, subclassOf("org.example.app.Missing", orphan)));
+        assertThat(weaver.handedToByteBuddy.get()).isEqualTo(handed + 2);
+    }
+
+    /** A type matcher by names keeps them through a conjunction, and a disjunction of two keeps both; it matches as Byte Buddy's. */
+    @Test
+    void aTypeMatchKeepsItsNamesThroughConjunctionsAndDisjunctions() {
+        TypeMatch named = TypeMatch.typeNamed(TARGET);
+        assertThat(named.and(net.bytebuddy.matcher.ElementMatchers.isInterface())).isInstanceOf(TypeMatch.class);
+        ElementMatcher<?> either = TypeMatch.typeNamed(TARGET).or(TypeMatch.subTypeOf(API));
+        assertThat(either).isInstanceOf(TypeMatch.class);
+        assertThat(((TypeMatch) either).mayAcceptName(TARGET)).isTrue();
+        assertThat(((TypeMatch) either).mayAcceptName(API)).isTrue();
+        assertThat(((TypeMatch) either).supers).containsExactly(API);
+        assertThat(TypeMatch.typeNamed(TARGET).or(named(API))).as("the other part says nothing by names").isNotInstanceOf(TypeMatch.class);
+        assertThat(TypeMatch.typeNameStartsWith("org.example.").mayAcceptName(TARGET)).isTrue();
+        assertThat(catchThrowable(() -> TypeMatch.subTypeOf("java.lang.Runnable"))).isInstanceOf(IllegalArgumentException.class);
+
+        TypeDescription target = TypeDescription.ForLoadedType.of(String.class);
+        assertThat(TypeMatch.typeNamed("java.lang.String").matches(target)).isTrue();
+        assertThat(TypeMatch.typeNamed("java.lang.String").and(net.bytebuddy.matcher.ElementMatchers.isInterface()).matches(target)).isFalse();
+    }
+
     /** A configured method whose pattern names a class in one of those packages is woven there as written. */
     @Test
     void aConfiguredMethodInALibraryPackageIsStillWoven() throws Exception {
@@ -343,6 +402,16 @@ class WeaverTest {
         TypeDescription api = TypePool.Default.of(new ClassFileLocator.Compound(ClassFileLocator.Simple.of(API, api()),
                 ClassFileLocator.ForClassLoader.ofSystemLoader())).describe(API).resolve();
         return new ByteBuddy().subclass(Object.class).name(name).implement(api)
+                .defineMethod("call", String.class, Visibility.PUBLIC).intercept(FixedValue.value("plain"))
+                .make().getBytes();
+    }
+
+    /** A class extending {@code superName} (an {@link #implementation} of that name) whose {@code call()} returns "plain". */
+    private static byte[] subclassOf(String superName, String name) {
+        TypeDescription type = TypePool.Default.of(new ClassFileLocator.Compound(ClassFileLocator.Simple.of(API, api()),
+                ClassFileLocator.Simple.of(superName, implementation(superName)), ClassFileLocator.ForClassLoader.ofSystemLoader()))
+                .describe(superName).resolve();
+        return new ByteBuddy().subclass(type).name(name)
                 .defineMethod("call", String.class, Visibility.PUBLIC).intercept(FixedValue.value("plain"))
                 .make().getBytes();
     }

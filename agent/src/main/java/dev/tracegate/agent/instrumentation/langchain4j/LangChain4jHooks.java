@@ -36,6 +36,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import static dev.tracegate.agent.instrumentation.TypeMatch.subTypeOf;
+import static dev.tracegate.agent.instrumentation.TypeMatch.typeNameStartsWith;
+import static dev.tracegate.agent.instrumentation.TypeMatch.typeNamed;
 import static net.bytebuddy.matcher.ElementMatchers.declaresField;
 import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
@@ -104,82 +107,82 @@ public final class LangChain4jHooks implements Hooks {
     public List<HookPoint> points() {
         String self = LangChain4jHooks.class.getName();
         return List.of(
-                new HookPoint(named(TOOL_SERVICE),
+                new HookPoint(typeNamed(TOOL_SERVICE),
                         named("executeWithErrorHandling").and(isStatic()).and(takesArguments(5)),
                         self + "$ExecuteAdvice").role("the tool calls of AI services"),
                 // the tools an AI service offers its model, once when it is built: known to the exit WARN about unseen tools
-                new HookPoint(named(TOOL_SERVICE).and(declaresField(named("toolSpecifications"))),
+                new HookPoint(typeNamed(TOOL_SERVICE).and(declaresField(named("toolSpecifications"))),
                         named("tools").and(takesArgument(0, named("java.util.Map")).or(takesArgument(0, named("java.util.Collection")))
                                 .or(takesArgument(0, named("java.util.List")))),
                         self + "$ToolsOfferedAdvice"),
                 // langchain4j-agentic: what the application passed to the outermost workflow or supervisor, the run's USER
-                new HookPoint(named(AGENTIC_HANDLER),
+                new HookPoint(typeNamed(AGENTIC_HANDLER),
                         named("currentAgenticScope").and(takesArguments(3)).and(takesArgument(1, named("java.lang.reflect.Method")))
                                 .and(takesArgument(2, Object[].class)),
                         self + "$AgenticRunAdvice").role("the user's words of a langchain4j-agentic run"),
                 // langchain4j-agentic: what the outermost workflow or supervisor returns to the application, the run's answer
-                new HookPoint(named(AGENTIC_HANDLER),
+                new HookPoint(typeNamed(AGENTIC_HANDLER),
                         named("executeAgentMethod").and(takesArguments(3)).and(takesArgument(1, named("java.lang.reflect.Method")))
                                 .and(takesArgument(2, Object[].class)),
                         self + "$AgenticResultAdvice").role("the answer of a langchain4j-agentic run"),
-                new HookPoint(named(TOOL_SERVICE),
+                new HookPoint(typeNamed(TOOL_SERVICE),
                         named("executeTool").or(named("internalExecuteTool")).and(takesArgument(1, named("java.util.Map"))),
                         self + "$ToolTableAdvice"),
-                new HookPoint(hasSuperType(named(CHAT_MODEL)),
+                new HookPoint(subTypeOf(CHAT_MODEL),
                         named("chat").and(not(isAbstract())).and(takesArgument(0, named(CHAT_REQUEST))),
                         self + "$ChatAdvice"),
-                new HookPoint(nameStartsWith("dev.langchain4j.service.DefaultAiServices$").and(hasSuperType(named("java.lang.reflect.InvocationHandler"))),
+                new HookPoint(typeNameStartsWith("dev.langchain4j.service.DefaultAiServices$").and(hasSuperType(named("java.lang.reflect.InvocationHandler"))),
                         named("invoke").and(takesArguments(3)),
                         self + "$InvocationScopeAdvice"),
-                new HookPoint(hasSuperType(named(MCP_CLIENT)),
+                new HookPoint(subTypeOf(MCP_CLIENT),
                         named("executeTool").and(not(isAbstract())).and(takesArgument(0, named("dev.langchain4j.agent.tool.ToolExecutionRequest")))
                                 .and(returns(named("dev.langchain4j.service.tool.ToolExecutionResult"))),
                         self + "$McpClientAdvice"),
-                new HookPoint(named("dev.langchain4j.service.DefaultAiServices"),
+                new HookPoint(typeNamed("dev.langchain4j.service.DefaultAiServices"),
                         named("prepareSystemMessage").and(takesArgument(0, named("dev.langchain4j.invocation.InvocationContext"))),
                         self + "$SessionAdvice").role("the chat memory id (the session) of model events"),
                 // the same call in older lines (1.11.0): it takes the chat memory id itself, not the invocation context
-                new HookPoint(named("dev.langchain4j.service.DefaultAiServices"),
+                new HookPoint(typeNamed("dev.langchain4j.service.DefaultAiServices"),
                         named("prepareSystemMessage").and(takesArguments(3)).and(takesArgument(0, named("java.lang.Object")))
                                 .and(takesArgument(1, named("java.lang.reflect.Method"))),
                         self + "$MemoryIdSessionAdvice").role("the chat memory id (the session) of model events"),
-                new HookPoint(hasSuperType(named(STREAMING_CHAT_MODEL)),
+                new HookPoint(subTypeOf(STREAMING_CHAT_MODEL),
                         named("chat").and(not(isAbstract())).and(takesArgument(0, named(CHAT_REQUEST)))
                                 .and(takesArguments(2).and(takesArgument(1, named(STREAMING_HANDLER)))
                                         .or(takesArguments(3).and(takesArgument(2, named(STREAMING_HANDLER))))),
                         self + "$ChatAdvice"),
                 // the user message an AI service stores before it calls the model: replaced there too when the model's
                 // request gets a replacement (ChatAdvice), so that later turns do not send the original back
-                new HookPoint(hasSuperType(named(CHAT_MEMORY)).and(not(isInterface())),
+                new HookPoint(subTypeOf(CHAT_MEMORY).and(not(isInterface())),
                         named("add").and(not(isAbstract())).and(takesArguments(1)).and(takesArgument(0, named(CHAT_MESSAGE))),
                         self + "$MemoryAddAdvice"),
                 // the user's own text before retrieval augmentation: the USER event is it, not the retrieved content
-                new HookPoint(hasSuperType(named("dev.langchain4j.rag.RetrievalAugmentor")).and(not(isInterface())),
+                new HookPoint(subTypeOf("dev.langchain4j.rag.RetrievalAugmentor").and(not(isInterface())),
                         named("augment").and(not(isAbstract())).and(takesArguments(1))
                                 .and(takesArgument(0, named("dev.langchain4j.rag.AugmentationRequest"))),
                         self + "$AugmentAdvice"),
-                new HookPoint(named("dev.langchain4j.service.AiServiceTokenStream"),
+                new HookPoint(typeNamed("dev.langchain4j.service.AiServiceTokenStream"),
                         named("start").and(takesArguments(0)),
                         self + "$TokenStreamScopeAdvice"),
-                new HookPoint(named(SERVICE_STREAM_HANDLER),
+                new HookPoint(typeNamed(SERVICE_STREAM_HANDLER),
                         named("onCompleteResponse").and(takesArguments(1))
                                 .and(takesArgument(0, named("dev.langchain4j.model.chat.response.ChatResponse"))),
                         self + "$StreamCompletionAdvice"),
                 // the handler StreamingChatModel#chat wraps around the caller's (listeners): every streamed response of a
                 // model called directly passes it; an AI service's handler is left to StreamCompletionAdvice
-                new HookPoint(nameStartsWith(STREAMING_CHAT_MODEL + "$").and(hasSuperType(named(STREAMING_HANDLER)))
+                new HookPoint(typeNameStartsWith(STREAMING_CHAT_MODEL + "$").and(hasSuperType(named(STREAMING_HANDLER)))
                                 .and(declaresField(named("val$handler"))),
                         named("onCompleteResponse").and(takesArguments(1))
                                 .and(takesArgument(0, named("dev.langchain4j.model.chat.response.ChatResponse"))),
                         self + "$DirectStreamCompletionAdvice"),
                 // the results of IMMEDIATE tools, which end the turn as what the application gets: 1.19.0's loop (the
                 // overload with the model call as a Function; the boolean one delegates to it), else 1.11.0's only one
-                new HookPoint(named(TOOL_SERVICE),
+                new HookPoint(typeNamed(TOOL_SERVICE),
                         named("executeInferenceAndToolsLoop").and(takesArguments(9))
                                 .and(takesArgument(8, named("java.util.function.Function")))
                                 .and(returns(named(TOOL_SERVICE_RESULT))),
                         self + "$ImmediateReturnAdvice").role("the answer an IMMEDIATE tool hands to the application"),
-                new HookPoint(named(TOOL_SERVICE).and(not(declaresMethod(named("executeInferenceAndToolsLoop")
+                new HookPoint(typeNamed(TOOL_SERVICE).and(not(declaresMethod(named("executeInferenceAndToolsLoop")
                                 .and(takesArguments(9)).and(takesArgument(8, named("java.util.function.Function")))))),
                         named("executeInferenceAndToolsLoop").and(takesArguments(9))
                                 .and(takesArgument(8, boolean.class))
@@ -188,65 +191,65 @@ public final class LangChain4jHooks implements Hooks {
                 // the tool service runs each tool here and hands its result to the callbacks (afterToolExecution, a
                 // stream's onToolExecuted): an IMMEDIATE tool's result is checked as the answer first (1.19.0: its
                 // return behaviours; 1.11.0: its set of immediate tools, and a failed result is checked too)
-                new HookPoint(named(TOOL_SERVICE).and(declaresField(named("returnBehaviors"))),
+                new HookPoint(typeNamed(TOOL_SERVICE).and(declaresField(named("returnBehaviors"))),
                         named("internalExecuteTool").and(takesArguments(5)).and(takesArgument(2, named(TOOL_REQUEST)))
                                 .and(returns(named(TOOL_RESULT))),
                         self + "$ImmediateCallbackAdvice").role("the callbacks an IMMEDIATE tool's result reaches"),
-                new HookPoint(named(TOOL_SERVICE).and(not(declaresField(named("returnBehaviors")))),
+                new HookPoint(typeNamed(TOOL_SERVICE).and(not(declaresField(named("returnBehaviors")))),
                         named("internalExecuteTool").and(takesArguments(5)).and(takesArgument(2, named(TOOL_REQUEST)))
                                 .and(returns(named(TOOL_RESULT))),
                         self + "$OlderImmediateCallbackAdvice").role("the callbacks an IMMEDIATE tool's result reaches"),
                 // a tool provider's immediate tools are known to the loop's tool context only: it is kept on the loop's
                 // thread (1.19.0: refreshed each round from dynamic providers), and each round marks those tools' requests
-                new HookPoint(named(TOOL_SERVICE),
+                new HookPoint(typeNamed(TOOL_SERVICE),
                         named("executeInferenceAndToolsLoop").and(takesArguments(9))
                                 .and(takesArgument(7, named("dev.langchain4j.service.tool.ToolServiceContext"))),
                         self + "$ToolContextScopeAdvice"),
-                new HookPoint(named(TOOL_SERVICE),
+                new HookPoint(typeNamed(TOOL_SERVICE),
                         named("refreshDynamicProviders").and(isStatic()).and(takesArguments(3))
                                 .and(takesArgument(0, named("dev.langchain4j.service.tool.ToolServiceContext"))),
                         self + "$ToolContextRefreshAdvice"),
-                new HookPoint(named(TOOL_SERVICE).and(declaresField(named("returnBehaviors"))),
+                new HookPoint(typeNamed(TOOL_SERVICE).and(declaresField(named("returnBehaviors"))),
                         named("execute").and(takesArguments(3)).and(takesArgument(0, named("java.util.List")))
                                 .and(takesArgument(1, named("java.util.Map"))),
                         self + "$RoundImmediateAdvice"),
-                new HookPoint(named(TOOL_SERVICE).and(not(declaresField(named("returnBehaviors")))),
+                new HookPoint(typeNamed(TOOL_SERVICE).and(not(declaresField(named("returnBehaviors")))),
                         named("execute").and(takesArguments(3)).and(takesArgument(0, named("java.util.List")))
                                 .and(takesArgument(1, named("java.util.Map"))),
                         self + "$OlderRoundImmediateAdvice"),
                 // the listeners' ToolExecutedEvent of a tool whose result was checked as an answer carries what the check left
-                new HookPoint(hasSuperType(named("dev.langchain4j.observability.api.AiServiceListenerRegistrar")).and(not(isInterface())),
+                new HookPoint(subTypeOf("dev.langchain4j.observability.api.AiServiceListenerRegistrar").and(not(isInterface())),
                         named("fireEvent").and(not(isAbstract())).and(takesArguments(1)),
                         self + "$ToolExecutedEventAdvice"),
                 // a streaming AI service runs each tool here: an IMMEDIATE tool is marked for ImmediateCallbackAdvice;
                 // 1.19.0 knows a tool's return behaviour from the handler's tool context (also a ToolProvider's
                 // tools), 1.11.0 from the AI service's ToolService
-                new HookPoint(named(SERVICE_STREAM_HANDLER).and(declaresField(named("toolServiceContext"))),
+                new HookPoint(typeNamed(SERVICE_STREAM_HANDLER).and(declaresField(named("toolServiceContext"))),
                         named("execute").and(takesArguments(1)).and(takesArgument(0, named(TOOL_REQUEST)))
                                 .and(returns(named(TOOL_RESULT))),
                         self + "$StreamImmediateAdvice").role("the answer an IMMEDIATE tool hands to a streaming application"),
-                new HookPoint(named(SERVICE_STREAM_HANDLER).and(not(declaresField(named("toolServiceContext")))),
+                new HookPoint(typeNamed(SERVICE_STREAM_HANDLER).and(not(declaresField(named("toolServiceContext")))),
                         named("execute").and(takesArguments(1)).and(takesArgument(0, named(TOOL_REQUEST)))
                                 .and(returns(named(TOOL_RESULT))),
                         self + "$OlderStreamImmediateAdvice").role("the answer an IMMEDIATE tool hands to a streaming application"),
                 // quarkus-langchain4j (@RegisterAiService, generated at build time) runs its own AI services: its tool
                 // calls, blocking and streamed, take the choke point's arguments and get its advice (QuarkusAdvice)
-                new HookPoint(named(QuarkusAdvice.SUPPORT).or(named(QuarkusAdvice.STREAM_HANDLER)),
+                new HookPoint(typeNamed(QuarkusAdvice.SUPPORT).or(typeNamed(QuarkusAdvice.STREAM_HANDLER)),
                         named("executeTool").and(takesArgument(0, named(TOOL_REQUEST)))
                                 .and(takesArgument(1, named("dev.langchain4j.service.tool.ToolExecutor")))
                                 .and(takesArgument(2, named("dev.langchain4j.invocation.InvocationContext")))
                                 .and(returns(named(TOOL_RESULT))),
                         self + "$ExecuteAdvice").role("the tool calls of quarkus-langchain4j AI services"),
-                new HookPoint(named(QuarkusAdvice.SUPPORT),
+                new HookPoint(typeNamed(QuarkusAdvice.SUPPORT),
                         named("doImplement0").and(isStatic()).and(takesArguments(3))
                                 .and(takesArgument(1, named("dev.langchain4j.invocation.InvocationContext"))),
                         QuarkusAdvice.class.getName() + "$InvocationAdvice")
                         .role("the chat memory id (the session) of quarkus-langchain4j AI services"),
                 // its streamed methods (Multi, TokenStream): the stream starts in the invocation's chat memory id, and
                 // the complete response is checked where its handler gets it (a Multi<String> gets a replacement as a chunk)
-                new HookPoint(named(QuarkusAdvice.TOKEN_STREAM), named("start").and(takesArguments(0)),
+                new HookPoint(typeNamed(QuarkusAdvice.TOKEN_STREAM), named("start").and(takesArguments(0)),
                         self + "$TokenStreamScopeAdvice"),
-                new HookPoint(named(QuarkusAdvice.STREAM_HANDLER),
+                new HookPoint(typeNamed(QuarkusAdvice.STREAM_HANDLER),
                         named("onCompleteResponse").and(takesArguments(1))
                                 .and(takesArgument(0, named("dev.langchain4j.model.chat.response.ChatResponse"))),
                         QuarkusAdvice.class.getName() + "$StreamCompletionAdvice")

@@ -18,6 +18,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import static dev.tracegate.agent.instrumentation.TypeMatch.subTypeOf;
+import static dev.tracegate.agent.instrumentation.TypeMatch.typeNameStartsWith;
+import static dev.tracegate.agent.instrumentation.TypeMatch.typeNamed;
 import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
@@ -72,24 +75,24 @@ public final class McpHooks {
         public List<HookPoint> points() {
             String self = McpHooks.class.getName();
             return List.of(
-                    new HookPoint(named("io.modelcontextprotocol.server.McpAsyncServer"),
+                    new HookPoint(typeNamed("io.modelcontextprotocol.server.McpAsyncServer"),
                             nameStartsWith("lambda$toolsCallRequestHandler$").and(takesArguments(2))
                                     .and(takesArgument(0, named("io.modelcontextprotocol.server.McpAsyncServerExchange")))
                                     .and(takesArgument(1, Object.class)),
                             self + "$ServerCallAdvice").role("the tool calls of MCP servers"),
-                    new HookPoint(named("io.modelcontextprotocol.server.McpStatelessAsyncServer"),
+                    new HookPoint(typeNamed("io.modelcontextprotocol.server.McpStatelessAsyncServer"),
                             nameStartsWith("lambda$toolsCallRequestHandler$").and(takesArguments(2))
                                     .and(takesArgument(0, named("io.modelcontextprotocol.common.McpTransportContext")))
                                     .and(takesArgument(1, Object.class)),
                             self + "$StatelessServerCallAdvice").role("the tool calls of stateless MCP servers"),
                     // a sync server's handler runs later, out of the call's advice (on the transport's thread with
                     // immediateExecution, else on a bounded elastic one): the synthetic body that calls it notes its conversation
-                    new HookPoint(named("io.modelcontextprotocol.server.McpServerFeatures$AsyncToolSpecification"),
+                    new HookPoint(typeNamed("io.modelcontextprotocol.server.McpServerFeatures$AsyncToolSpecification"),
                             nameStartsWith("lambda$fromSync$").and(takesArguments(3))
                                     .and(takesArgument(1, named("io.modelcontextprotocol.server.McpAsyncServerExchange")))
                                     .and(takesArgument(2, named("io.modelcontextprotocol.spec.McpSchema$CallToolRequest"))),
                             self + "$SyncHandlerAdvice").role("the conversation of consents and erasures in MCP sync tool handlers"),
-                    new HookPoint(named("io.modelcontextprotocol.server.McpStatelessServerFeatures$AsyncToolSpecification"),
+                    new HookPoint(typeNamed("io.modelcontextprotocol.server.McpStatelessServerFeatures$AsyncToolSpecification"),
                             nameStartsWith("lambda$fromSync$").and(takesArguments(3))
                                     .and(takesArgument(1, named("io.modelcontextprotocol.common.McpTransportContext")))
                                     .and(takesArgument(2, named("io.modelcontextprotocol.spec.McpSchema$CallToolRequest"))),
@@ -111,7 +114,7 @@ public final class McpHooks {
 
         @Override
         public List<HookPoint> points() {
-            return List.of(new HookPoint(named("io.modelcontextprotocol.client.McpAsyncClient"),
+            return List.of(new HookPoint(typeNamed("io.modelcontextprotocol.client.McpAsyncClient"),
                     named("callTool").and(takesArguments(1)).and(takesArgument(0, named("io.modelcontextprotocol.spec.McpSchema$CallToolRequest"))),
                     McpHooks.class.getName() + "$ClientCallAdvice").role("the tool calls of MCP clients"));
         }

@@ -33,6 +33,9 @@ import reactor.util.context.ContextView;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.tracegate.agent.instrumentation.TypeMatch.subTypeOf;
+import static dev.tracegate.agent.instrumentation.TypeMatch.typeNameStartsWith;
+import static dev.tracegate.agent.instrumentation.TypeMatch.typeNamed;
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.isInterface;
@@ -106,30 +109,30 @@ public final class SpringAiHooks implements Hooks {
         // the advice that checks streamed answers reads their chunks through this (it runs only once these points are woven)
         Dispatcher.installChunks(STREAM, new ChatResponseChunks());
         return List.of(
-                new HookPoint(hasSuperType(named(TOOL_CALLBACK)),
+                new HookPoint(subTypeOf(TOOL_CALLBACK),
                         named("call").and(not(isAbstract())).and(returns(String.class))
                                 .and(takesArguments(1).or(takesArguments(2).and(takesArgument(1, named("org.springframework.ai.chat.model.ToolContext")))))
                                 .and(takesArgument(0, String.class)),
                         self + "$ToolCallAdvice"),
-                new HookPoint(named("org.springframework.ai.model.tool.DefaultToolCallingManager"),
+                new HookPoint(typeNamed("org.springframework.ai.model.tool.DefaultToolCallingManager"),
                         named("executeToolCall").and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
                         self + "$ToolTableAdvice").role("the tool table a redirect runs its target from"),
-                new HookPoint(named("org.springframework.ai.model.tool.DefaultToolCallingManager"),
+                new HookPoint(typeNamed("org.springframework.ai.model.tool.DefaultToolCallingManager"),
                         named("executeToolCalls").and(takesArguments(2)).and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
                         self + "$ReturnDirectAdvice").role("the answer a returnDirect tool hands to the application"),
-                new HookPoint(named("org.springframework.ai.chat.client.advisor.DefaultAroundAdvisorChain"),
+                new HookPoint(typeNamed("org.springframework.ai.chat.client.advisor.DefaultAroundAdvisorChain"),
                         named("nextCall").and(takesArguments(1)).and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
                         self + "$ConversationAdvice").role("the conversation id (the session) of ChatClient calls"),
-                new HookPoint(named("org.springframework.ai.chat.client.advisor.DefaultAroundAdvisorChain"),
+                new HookPoint(typeNamed("org.springframework.ai.chat.client.advisor.DefaultAroundAdvisorChain"),
                         named("nextStream").and(takesArguments(1)).and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
                         self + "$StreamConversationAdvice").role("the conversation id (the session) of streamed ChatClient calls"),
-                new HookPoint(hasSuperType(named("org.springframework.ai.chat.client.advisor.api.StreamAdvisor")),
+                new HookPoint(subTypeOf("org.springframework.ai.chat.client.advisor.api.StreamAdvisor"),
                         named("adviseStream").and(not(isAbstract())).and(takesArguments(2))
                                 .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest"))),
                         self + "$StreamAdvisorScopeAdvice"),
                 // the user's own text before an advisor (QuestionAnswerAdvisor, RetrievalAugmentationAdvisor, the
                 // application's own) added to it: the USER event is that text, not the retrieved documents
-                new HookPoint(hasSuperType(named("org.springframework.ai.chat.client.advisor.api.BaseAdvisor")).and(not(isInterface())),
+                new HookPoint(subTypeOf("org.springframework.ai.chat.client.advisor.api.BaseAdvisor").and(not(isInterface())),
                         named("before").and(not(isAbstract())).and(takesArguments(2))
                                 .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest")))
                                 .and(returns(named("org.springframework.ai.chat.client.ChatClientRequest"))),
@@ -137,14 +140,14 @@ public final class SpringAiHooks implements Hooks {
                 // the user's own text before ChatModelCallAdvisor appended a structured output's format instructions
                 // (.entity(...)): the USER event is that text, not the JSON schema (augmentWithFormatInstructions, private
                 // static in 1.0.x to 2.0.x; matched by its shape)
-                new HookPoint(named("org.springframework.ai.chat.client.advisor.ChatModelCallAdvisor"),
+                new HookPoint(typeNamed("org.springframework.ai.chat.client.advisor.ChatModelCallAdvisor"),
                         isStatic().and(takesArguments(1))
                                 .and(takesArgument(0, named("org.springframework.ai.chat.client.ChatClientRequest")))
                                 .and(returns(named("org.springframework.ai.chat.client.ChatClientRequest"))),
                         self + "$FormatAdvice").role("the user's own text before the structured output format was appended"),
                 // call(Prompt) and stream(Prompt): the same USER check before; ASSISTANT after call, and for stream a
                 // check of the complete answer wired into the returned Flux
-                new HookPoint(hasSuperType(named(CHAT_MODEL)),
+                new HookPoint(subTypeOf(CHAT_MODEL),
                         named("call").or(named("stream")).and(not(isAbstract())).and(takesArguments(1))
                                 .and(takesArgument(0, named("org.springframework.ai.chat.prompt.Prompt"))),
                         self + "$ChatAdvice"));
