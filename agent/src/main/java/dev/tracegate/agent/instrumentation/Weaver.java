@@ -9,6 +9,7 @@ import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.ClassFileLocator;
 import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.dynamic.scaffold.MethodGraph;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.pool.TypePool;
 import net.bytebuddy.utility.JavaModule;
@@ -153,10 +154,16 @@ public final class Weaver {
     /** The agent builder with every hook point; building it loads most of the Byte Buddy classes the agent uses. */
     private AgentBuilder builder(ClassLoader agentLoader) {
         List<Target> all = targets();
-        AgentBuilder builder = withoutNexus(() -> new AgentBuilder.Default(new ByteBuddy().ignore(isDefaultFinalizer())))
+        // advice goes into declared methods only: the method graph of the whole hierarchy (every super type's methods with
+        // their generic signatures resolved) that a redefinition computes is not needed, and a decoration rewrites the class
+        // file's declared methods in place (bench/boot: 10 woven classes, 17 ms of the loading thread each, much of it
+        // describing super types)
+        AgentBuilder builder = withoutNexus(() -> new AgentBuilder.Default(new ByteBuddy().ignore(isDefaultFinalizer())
+                        .with(MethodGraph.Compiler.ForDeclaredMethods.INSTANCE)))
                 // inlined advice leaves no initializer to run: no Nexus class in the host's loaders is ever needed
                 .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
                 .disableClassFormatChanges()
+                .with(AgentBuilder.TypeStrategy.Default.DECORATE)
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
                 // after an attach's sweep, again over the classes the sweep itself loaded (a retransformed class's
                 // verification loads the types it names: quarkus-langchain4j's AiServiceMethodImplementationSupport
