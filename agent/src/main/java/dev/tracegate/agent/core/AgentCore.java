@@ -82,6 +82,7 @@ public final class AgentCore {
         System.clearProperty(REPORT);
         System.clearProperty(DEGRADED);
         supervisesNothing = false;
+        relocatedOnly = null;
         AgentLog.beginTranscript();
         try {
             startNow(arguments, instrumentation, true);
@@ -89,6 +90,7 @@ public final class AgentCore {
             String lines = AgentLog.endTranscript();
             System.setProperty(REPORT, lines);
             String degraded = degraded(lines, supervisesNothing);
+            if (degraded == null) degraded = relocatedOnly;
             if (degraded != null && System.getProperty(FAILED) == null) System.setProperty(DEGRADED, degraded);
         }
     }
@@ -108,6 +110,12 @@ public final class AgentCore {
 
     /** Set by a start that checks nothing: no libraries, and no rule of the development supervisor ({@code block=...}). */
     private static volatile boolean supervisesNothing;
+
+    /**
+     * Set by an attached start that found only a relocated (shaded) copy of a framework and no configured methods: then
+     * no tool call of the application is supervised (trial40 02), and the {@code attach} command exits 1 with this reason.
+     */
+    private static volatile String relocatedOnly;
 
     /** Why a start whose lines were {@code lines} is degraded, or null. */
     static String degraded(String lines, boolean supervisesNothing) {
@@ -225,6 +233,12 @@ public final class AgentCore {
             AgentLog.debug("start-up: agent ready after " + millisSince(started) + " ms");
             if (attached) {
                 installed.reportUnmatched(true);
+                java.util.Map<String, String> relocated = installed.relocatedOnly();
+                if (!relocated.isEmpty() && methods.isEmpty()) {
+                    relocatedOnly = "the application carries only a relocated (shaded) copy of " + String.join(" and ", relocated.keySet())
+                            + " (" + String.join(", ", relocated.values()) + "), which tracegate does not weave, and no configured"
+                            + " methods: its tool calls run unsupervised (see the WARN above for what to configure)";
+                }
             }
             if (warmup && supervisorName.equals("contracts")) warmUp(config, json, started);
         } catch (RuntimeException | LinkageError e) {

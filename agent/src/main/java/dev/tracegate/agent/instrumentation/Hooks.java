@@ -40,6 +40,23 @@ public interface Hooks {
         return unmatchedParts();
     }
 
+    /**
+     * The framework's own package ({@code dev.langchain4j}), or null for hooks that depend on no framework: a class
+     * of {@link #chokePoints} found under another package is a relocated (shaded) copy, which these hooks do not match.
+     */
+    default String frameworkPackage() {
+        return null;
+    }
+
+    /**
+     * Classes under {@link #frameworkPackage} that every application of the framework loads and the hook points match
+     * by name (LangChain4j's ToolService): a class whose name ends like one of them, outside that package, tells that
+     * the application carries a relocated copy ({@link RelocatedFrameworks}).
+     */
+    default List<String> chokePoints() {
+        return List.of();
+    }
+
     /** These hooks, saying that their points match only classes named as {@code classNames} accepts. */
     static Hooks matchingNames(Hooks hooks, Predicate<String> classNames) {
         return new Hooks() {
@@ -61,6 +78,16 @@ public interface Hooks {
             @Override
             public Predicate<String> classNames() {
                 return classNames;
+            }
+
+            @Override
+            public String frameworkPackage() {
+                return hooks.frameworkPackage();
+            }
+
+            @Override
+            public List<String> chokePoints() {
+                return hooks.chokePoints();
             }
 
             @Override

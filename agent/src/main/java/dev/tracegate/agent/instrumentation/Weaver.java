@@ -96,8 +96,12 @@ public final class Weaver {
     final AtomicLong mayMatchPassed = new AtomicLong();
     final AtomicLong mayMatchRefused = new AtomicLong();
 
+    /** Relocated (shaded) copies of the frameworks, which no hook point matches: warned about when they load. */
+    private final RelocatedFrameworks relocations;
+
     public Weaver(List<Hooks> hooks) {
         this.hooks = hooks;
+        this.relocations = new RelocatedFrameworks(hooks);
         for (Hooks h : hooks) {
             matched.put(h.name(), new AtomicLong());
             presence.put(h.name(), new FrameworkPresence(h.marker()));
@@ -119,6 +123,11 @@ public final class Weaver {
      * class a hook matches is woven before it is first used.
      */
     public void install(Instrumentation instrumentation, ClassLoader agentLoader, boolean attached) {
+        if (relocations.watches()) {
+            // a transformer of its own, which only reads names: the weaver's pre-filter stays as it is
+            instrumentation.addTransformer(relocations, false);
+            if (attached) relocations.scanAtAttach(instrumentation);
+        }
         if (attached || loadedClassCouldMatch(instrumentation, agentLoader)) {
             long started = System.nanoTime();
             try {
@@ -676,6 +685,9 @@ public final class Weaver {
                 AgentLog.warn("instrumentation " + h.name() + " matched nothing although " + h.marker()
                         + " was loaded: the framework version may have moved its methods; its calls were NOT supervised"
                         + " (" + h.marker() + " from " + presence.get(h.name()).source + ")");
+            } else if (classesMayLoadLater && relocations.relocated(h.name()) != null) {
+                // a relocated copy was found (its WARN is above): promising to weave the framework when it loads would be false
+                continue;
             } else if (classesMayLoadLater) {
                 // right after an attach the application may not have loaded the framework yet (Quarkus, a service whose
                 // first AI request comes later): it is woven when it loads, so no warning yet (trial34 03: attach said
@@ -686,7 +698,9 @@ public final class Weaver {
                 }
                 continue;
             } else {
-                AgentLog.warn("instrumentation " + h.name() + " matched nothing (" + h.marker() + " was never loaded)");
+                String copy = relocations.relocated(h.name());
+                AgentLog.warn("instrumentation " + h.name() + " matched nothing (" + h.marker() + " was never loaded"
+                        + (copy == null ? ")" : "; the relocated copy " + copy + " was, and its calls were NOT supervised: see the WARN about it)"));
             }
             warnedUnmatched.add(h.name());
         }
@@ -728,6 +742,29 @@ public final class Weaver {
                     + group.get(0).point().role() + " from: the framework version may have moved them, so that is missing"
                     + (source == null ? "" : " (" + source + ")"));
         }
+    }
+
+    /**
+     * The instrumentations that found only a relocated copy of their framework (the copy's class by instrumentation): they
+     * matched nothing and their framework's own marker was not loaded.
+     */
+    public Map<String, String> relocatedOnly() {
+        Map<String, String> only = new java.util.LinkedHashMap<>();
+        relocations.relocated().forEach((hook, copy) -> {
+            if (matched.get(hook).get() == 0 && !presence.get(hook).loaded) only.put(hook, copy);
+        });
+        return only;
+    }
+
+    /** Whether configured methods were woven and no framework's hook point matched anything (so no model call was seen). */
+    public boolean onlyConfiguredMatched() {
+        boolean configured = false;
+        for (Hooks h : hooks) {
+            long n = matched.get(h.name()).get();
+            if (h.marker().equals(ANY_LOADER)) configured |= n > 0;
+            else if (n > 0) return false;
+        }
+        return configured;
     }
 
     /** Whether Byte Buddy's transformer has been built (at install, or by the start-up gate). */

@@ -99,6 +99,16 @@ public final class LangChain4jHooks implements Hooks {
     }
 
     @Override
+    public String frameworkPackage() {
+        return "dev.langchain4j";
+    }
+
+    @Override
+    public List<String> chokePoints() {
+        return List.of(TOOL_SERVICE);
+    }
+
+    @Override
     public String marker() {
         return TOOL_SERVICE;
     }

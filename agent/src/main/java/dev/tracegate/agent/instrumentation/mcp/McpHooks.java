@@ -67,6 +67,16 @@ public final class McpHooks {
         }
 
         @Override
+        public String frameworkPackage() {
+            return "io.modelcontextprotocol";
+        }
+
+        @Override
+        public List<String> chokePoints() {
+            return List.of("io.modelcontextprotocol.server.McpAsyncServer", "io.modelcontextprotocol.server.McpStatelessAsyncServer");
+        }
+
+        @Override
         public String marker() {
             return "io.modelcontextprotocol.server.McpAsyncServer";
         }
@@ -105,6 +115,16 @@ public final class McpHooks {
         @Override
         public String name() {
             return "mcp-client";
+        }
+
+        @Override
+        public String frameworkPackage() {
+            return "io.modelcontextprotocol";
+        }
+
+        @Override
+        public List<String> chokePoints() {
+            return List.of("io.modelcontextprotocol.client.McpAsyncClient");
         }
 
         @Override

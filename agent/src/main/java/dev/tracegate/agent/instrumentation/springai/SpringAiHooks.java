@@ -99,6 +99,16 @@ public final class SpringAiHooks implements Hooks {
     }
 
     @Override
+    public String frameworkPackage() {
+        return "org.springframework.ai";
+    }
+
+    @Override
+    public List<String> chokePoints() {
+        return List.of(TOOL_CALLBACK, "org.springframework.ai.model.tool.DefaultToolCallingManager");
+    }
+
+    @Override
     public String marker() {
         return TOOL_CALLBACK;
     }
