@@ -151,6 +151,10 @@ public final class AgentCore {
         }
         AgentLog.debug(config.debug() || options.flag("debug", false));
         for (String ignored : config.ignoredEnvironment()) AgentLog.warn(ignored);
+        // a jlink'd image without java.management: no MBean, said once; everything else runs (trial40 03)
+        if (config.metricsJmx() && !dev.tracegate.agent.metrics.SupervisorMetrics.jmxAvailable()) {
+            AgentLog.warn(dev.tracegate.agent.metrics.SupervisorMetrics.NO_JMX);
+        }
         if (config.debug()) AgentLog.info(config.describe().stripTrailing());   // its first line is the header CONFIG.md shows
         AgentLog.debug("start-up: configuration read in " + millisSince(started) + " ms");
         FutureTask<Started> pending = null;

@@ -90,8 +90,7 @@ final class Warmup implements Supervisor, Runnable {
 
     @Override
     public void run() {
-        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
-        long cpu0 = cpu.isCurrentThreadCpuTimeSupported() ? cpu.getCurrentThreadCpuTime() : 0;
+        long cpu0 = dev.tracegate.agent.metrics.SupervisorMetrics.threadCpuNanos();
         String outcome = "done";
         try {
             warm();
@@ -101,7 +100,7 @@ final class Warmup implements Supervisor, Runnable {
             AuditWriter a = audit;
             if (a != null) a.close();
         }
-        long cpuNanos = cpu.isCurrentThreadCpuTimeSupported() ? cpu.getCurrentThreadCpuTime() - cpu0 : 0;
+        long cpuNanos = dev.tracegate.agent.metrics.SupervisorMetrics.threadCpuNanos() - cpu0;
         AgentLog.debug("start-up: first-event warm-up " + outcome + " at " + (System.nanoTime() - started) / 1_000_000 + " ms ("
                 + stepped + " synthetic events, " + cpuNanos / 1_000_000 + " ms CPU; nothing audited or counted)");
         if (then != null) then.run();

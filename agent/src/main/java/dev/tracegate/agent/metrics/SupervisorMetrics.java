@@ -3,7 +3,6 @@ package dev.tracegate.agent.metrics;
 import dev.tracegate.agent.audit.AuditWriter;
 import dev.tracegate.agent.audit.Decision;
 import dev.tracegate.agent.config.FailPolicy;
-import java.lang.management.ManagementFactory;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -11,12 +10,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
-import javax.management.InstanceAlreadyExistsException;
-import javax.management.InstanceNotFoundException;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.MalformedObjectNameException;
-import javax.management.ObjectName;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -65,7 +58,8 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     private boolean anyInterval;
     private long snapshotAt;
 
-    private ObjectName registeredAs;
+    /** The {@code javax.management.ObjectName} registered under, else null: held as Object so that this class needs no java.management ({@link Jmx}). */
+    private Object registeredAs;
     /** The instance of this class loader now registered under {@link #OBJECT_NAME}; guarded by the class. */
     private static SupervisorMetrics registered;
 
@@ -173,32 +167,37 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
     /** Where the number of open sessions comes from. */
     public void sessions(LongSupplier openSessions) { this.sessions = openSessions; }
 
-    /** Registers the MBean with the platform MBean server, replacing one left by an earlier agent instance. */
-    public void register() {
-        synchronized (SupervisorMetrics.class) {
-            if (registered != null && registered != this) registered.registeredAs = null; // replaced: must not unregister us
-            registerWithServer();
-            registered = this;
-        }
+    /**
+     * Whether the runtime has the java.management module: a jlink'd image may leave it out (trial40 03). Without it there
+     * is no MBean server, and this class must not touch one: every use of javax.management is in {@link Jmx}, so that
+     * loading this class (which the supervisor needs) does not fail on such an image.
+     */
+    public static boolean jmxAvailable() {
+        return ModuleLayer.boot().findModule("java.management").isPresent();
     }
 
-    private void registerWithServer() {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        try {
-            ObjectName name = new ObjectName(OBJECT_NAME);
-            try {
-                server.registerMBean(this, name);
-            } catch (InstanceAlreadyExistsException e) {
-                server.unregisterMBean(name);
-                server.registerMBean(this, name);
-            }
-            registeredAs = name;
-        } catch (MalformedObjectNameException e) {
-            throw new IllegalStateException(e);
-        } catch (JMException e) {
-            throw new IllegalStateException("cannot register the JMX MBean " + OBJECT_NAME + ": " + e
-                    + "; set metrics.jmx: false to run without it", e);
+    /** The current thread's CPU time in ns (for debug lines), 0 where it cannot be read or the runtime has no java.management. */
+    public static long threadCpuNanos() {
+        return jmxAvailable() ? Jmx.threadCpuNanos() : 0;
+    }
+
+    /** The WARN for a runtime without java.management when the MBean is asked for (metrics.jmx: true, the default). */
+    public static final String NO_JMX = "the runtime has no java.management module (a jlink'd image without it), so the JMX MBean "
+            + OBJECT_NAME + " is not registered: supervision is unaffected. To have the MBean, build the image with"
+            + " jlink --add-modules ...,java.management; to silence this, set metrics.jmx: false";
+
+    /**
+     * Registers the MBean with the platform MBean server, replacing one left by an earlier agent instance; returns false
+     * (and registers nothing) on a runtime without java.management ({@link #jmxAvailable}).
+     */
+    public boolean register() {
+        if (!jmxAvailable()) return false;
+        synchronized (SupervisorMetrics.class) {
+            if (registered != null && registered != this) registered.registeredAs = null; // replaced: must not unregister us
+            registeredAs = Jmx.register(this, OBJECT_NAME);
+            registered = this;
         }
+        return true;
     }
 
     /** Removes the MBean if this instance is the one registered. */
@@ -206,19 +205,9 @@ public final class SupervisorMetrics implements SupervisorMetricsMXBean {
         synchronized (SupervisorMetrics.class) {
             if (registeredAs == null) return;
             if (registered == this) registered = null;
-            unregisterFromServer();
+            Jmx.unregister(registeredAs);
+            registeredAs = null;
         }
-    }
-
-    private void unregisterFromServer() {
-        try {
-            ManagementFactory.getPlatformMBeanServer().unregisterMBean(registeredAs);
-        } catch (InstanceNotFoundException e) {
-            // already gone (someone else unregistered it): nothing to do
-        } catch (JMException e) {
-            throw new IllegalStateException(e);
-        }
-        registeredAs = null;
     }
 
     // ------------------------------------------------------------------ reading (JMX threads)
