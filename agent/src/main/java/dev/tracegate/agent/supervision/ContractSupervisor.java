@@ -396,6 +396,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     private ToolDecision decideCall(Runtime rt, Session s, Event e, ToolCall call, long t0, Worker w) {
         if (!audit.isHealthy()) {   // the one volatile read a healthy log costs; the rest is off the hot path
+            // it reached tracegate though its record may never be written: the exit must not say it never did (trial40 05)
+            if (decidedUnaudited.size() < 1_000) decidedUnaudited.add(call.tool());
             if (shutDown) {
                 ToolDecision refused = afterShutdown(call);
                 if (refused != null) return refused;
@@ -1664,6 +1666,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         return closed ? ToolDecision.block(INTERNAL, SHUTDOWN_REFUSAL, "Retry the request on a running instance.") : null;
     }
 
+    /** Tools whose calls came while the audit log was unhealthy (refused, or let through unaudited): they reached tracegate. */
+    private final java.util.Set<String> decidedUnaudited = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /**
      * At shutdown, once the audit log has taken the run's records: one WARN per library file whose contracts name a tool
      * that no tool event of the run had while others did (a misspelt tool name never matches; supervision.UnseenTools).
@@ -1673,6 +1678,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (!toolsNeverSeenSaid.compareAndSet(false, true)) return;
         java.util.Set<String> seen = new java.util.HashSet<>(audit.toolsWritten());
         seen.addAll(redirectedFrom);
+        seen.addAll(decidedUnaudited);
         // tools registered with an AI service are the application's (only unused); the configured-method cause only with some
         for (String line : UnseenTools.lines(current.library, seen, dev.tracegate.agent.bootstrap.Dispatcher.offeredTools(),
                 !config.configuredMethods().isEmpty())) AgentLog.warn(line);

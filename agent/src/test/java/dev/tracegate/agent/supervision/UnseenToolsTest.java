@@ -74,6 +74,27 @@ class UnseenToolsTest {
         return err.toString(StandardCharsets.UTF_8);
     }
 
+    /** trial40 05: tools refused because the audit log could not be opened (fail: closed) did reach tracegate. */
+    @Test
+    void toolsRefusedDuringAnAuditOutageAreNotSaidToHaveNeverReachedTracegate() throws Exception {
+        Path lib = Files.writeString(dir.resolve("accounts.yaml"), LIBRARY);
+        Path blocker = Files.writeString(dir.resolve("not-a-directory"), "");
+        Path log = blocker.resolve("audit.jsonl");   // under a file: it can never be opened
+        Path config = Files.writeString(dir.resolve("tracegate.yaml"), "libraries: [" + lib + "]\n"
+                + "audit.path: " + log + "\nfail: closed\nwarmup: false\n");
+        AgentConfig c = AgentConfig.load("config=" + config, Map.of(), Map.of(), Set.of());
+        AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(c));
+        ContractSupervisor s = new ContractSupervisor(c, audit, new SupervisorMetrics(), null);
+        dev.tracegate.agent.bootstrap.Dispatcher.toolRequested("outage_pay");
+        ToolDecision d = s.onToolCall(new ToolCall("lc4j", "s1", "outage_pay", "{\"amount\":50}", "t0"));
+        assertThat(d.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        s.close();
+        audit.close(10, TimeUnit.SECONDS);
+        s.sayToolsNeverSeen();
+        assertThat(err.toString(StandardCharsets.UTF_8)).doesNotContain("never reached tracegate");
+    }
+
     @Test
     void aToolAContractNamesThatNeverCameIsSaidAtShutdownWithTheNearestToolThatDid() throws Exception {
         String said = run("reset_password", "wire_money", "lookup_account", "delete_account");
