@@ -642,6 +642,25 @@ public final class AgentCore {
         return supervisor;
     }
 
+    /**
+     * The exit's line when only configured methods were woven (no framework's model calls, so no assistant events) and
+     * contracts on the model's answers ({@code assistant}) are loaded: those can never act in this configuration
+     * (trial40 06, a shaded framework supervised through its tool methods), so they are named. Null when there are none.
+     */
+    static String answersWithoutSource(List<dev.tracegate.contracts.library.Library.ContractInfo> contracts) {
+        java.util.regex.Pattern assistant = java.util.regex.Pattern.compile("\\bassistant\\b");
+        List<String> ids = new java.util.ArrayList<>();
+        for (dev.tracegate.contracts.library.Library.ContractInfo c : contracts) {
+            String text = (c.guaranteeText() == null ? "" : c.guaranteeText()) + " " + (c.assumeText() == null ? "" : c.assumeText());
+            if (assistant.matcher(text).find()) ids.add(c.id());
+        }
+        if (ids.isEmpty()) return null;
+        return (ids.size() == 1 ? "contract " + ids.get(0) + " is" : "contracts " + String.join(", ", ids) + " are")
+                + " about the model's answers (assistant) and never acted: only configured methods were woven, and they give"
+                + " tool events, no answers; the model's answers were NOT supervised. Answer contracts need a framework the agent"
+                + " weaves (LangChain4j, Spring AI), not a relocated copy of one";
+    }
+
     private static final List<Runnable> closers = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Run first at shutdown, before the open sessions end (the audit writer's one shared wait for room). */
     private static final List<Runnable> shutdownStarts = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -672,6 +691,10 @@ public final class AgentCore {
         Weaver w = weaver;
         if (w != null) {
             w.reportUnmatched();
+            if (b != null && w.onlyConfiguredMatched() && b.supervisor() instanceof ContractSupervisor contracts) {
+                String line = answersWithoutSource(contracts.library().info());
+                if (line != null) AgentLog.warn(line);
+            }
         }
         AgentLog.flush(AgentLog.FLUSH_MILLIS);   // the lines of the run and of the shutdown; bounded, so the exit never hangs on stderr
     }
