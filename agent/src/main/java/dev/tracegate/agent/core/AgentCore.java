@@ -129,6 +129,7 @@ public final class AgentCore {
 
     private static void startNow(String arguments, Instrumentation instrumentation, boolean attached) {
         long started = System.nanoTime();
+        ValueText.openWith(instrumentation);   // so that it can read the record arguments of a module that opens nothing
         AgentStart.record(attached);   // the audit log's segment headers say so
         AgentArguments options;
         AgentConfig config;

@@ -320,6 +320,7 @@ public final class ValueText {
         Module agent = ValueText.class.getModule();
         List<Field> fields = new ArrayList<>();
         if (type.isRecord()) {
+            openToAgent(type, agent);
             for (RecordComponent c : type.getRecordComponents()) {
                 try {
                     Field f = type.getDeclaredField(c.getName());
@@ -334,7 +335,7 @@ public final class ValueText {
         List<Class<?>> chain = new ArrayList<>();
         for (Class<?> c = type; c != null && c != Object.class && !jdk(c); c = c.getSuperclass()) chain.add(0, c);
         for (Class<?> c : chain) {
-            if (!c.getModule().isOpen(c.getPackageName(), agent)) {
+            if (!c.getModule().isOpen(c.getPackageName(), agent) && !openToAgent(c, agent)) {
                 if (c == type) return UNREADABLE;
                 continue;
             }
@@ -349,6 +350,49 @@ public final class ValueText {
             }
         }
         return fields.toArray(new Field[0]);
+    }
+
+    /** What opens a named module's package to the agent ({@link #openToAgent}); set at the agent's start, else null. */
+    private static volatile java.lang.instrument.Instrumentation opener;
+    /** Packages already warned about (the module could not be opened), "module/package". */
+    private static final java.util.Set<String> closedSaid = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** Lets the agent open the packages of the arguments it reads (trial40 07); called at start. */
+    public static void openWith(java.lang.instrument.Instrumentation instrumentation) {
+        opener = instrumentation;
+    }
+
+    /**
+     * Whether {@code type}'s package is open to the agent's module, opening it if not: an application in a named module
+     * that opens nothing (a JPMS app on the module path) would else have every record or object argument of a configured
+     * method read as "[not read]", and so every call refused as uncheckable (trial40 07), where the class path reads them.
+     * An agent may open a package to itself ({@code Instrumentation.redefineModule}); it opens it to the agent's module
+     * only, once per package (the module then is open to it). Where it cannot, one WARN names the module, the package and
+     * the JVM option that does it.
+     */
+    static boolean openToAgent(Class<?> type, Module agent) {
+        Module module = type.getModule();
+        String pkg = type.getPackageName();
+        if (!module.isNamed() || module.isOpen(pkg, agent)) return true;
+        java.lang.instrument.Instrumentation inst = opener;
+        if (inst != null && inst.isModifiableModule(module)) {
+            try {
+                inst.redefineModule(module, java.util.Set.of(), java.util.Map.of(), java.util.Map.of(pkg, java.util.Set.of(agent)),
+                        java.util.Set.of(), java.util.Map.of());
+                if (module.isOpen(pkg, agent)) {
+                    AgentLog.debug("opened package " + pkg + " of module " + module.getName() + " to the agent, to read " + type.getName());
+                    return true;
+                }
+            } catch (RuntimeException e) {
+                AgentLog.debug("could not open package " + pkg + " of module " + module.getName() + ": " + e);
+            }
+        }
+        if (closedSaid.add(module.getName() + "/" + pkg)) {
+            AgentLog.warn("module " + module.getName() + " does not open package " + pkg + " to tracegate, which therefore cannot read "
+                    + type.getName() + " (arguments of this type are recorded as [not read], and a contract that needs their fields"
+                    + " cannot check them): run the JVM with --add-opens " + module.getName() + "/" + pkg + "=ALL-UNNAMED");
+        }
+        return false;
     }
 
     /** A JDK class (its code is the platform's, not the host's). */
