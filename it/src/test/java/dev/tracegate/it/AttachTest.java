@@ -142,6 +142,36 @@ class AttachTest {
         assertThat(Files.readString(audit)).as("the charge was supervised").contains("\"tool\":\"charge\"");
     }
 
+    /**
+     * trial40 02: an attach into a JVM whose only LangChain4j is a relocated (shaded) copy said "agent attached" and exit 0,
+     * and every tool ran unsupervised. It now names the copy with the fix and exits 1 ("cannot do its work").
+     */
+    @Test
+    void anAttachIntoAJvmWithOnlyARelocatedLangChain4jNamesItAndExitsOne() throws Exception {
+        Process app = new ProcessBuilder(ForkedJvm.java(), "-cp", ForkedJvm.appClasspath(), "demoapp.shaded.ShadedApp")
+                .redirectError(dir.resolve("app-err.txt").toFile()).start();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(app.getInputStream(), StandardCharsets.UTF_8));
+             Writer in = new OutputStreamWriter(app.getOutputStream(), StandardCharsets.UTF_8)) {
+            assertThat(out.readLine()).isEqualTo("ran pay");
+            String ready = out.readLine();
+            assertThat(ready).startsWith("READY pid=");
+            Path library = Files.writeString(dir.resolve("shop.yaml"), LIBRARY);
+            ForkedJvm.Result attach = ForkedJvm.exec(cli("attach", ready.substring("READY pid=".length()),
+                    "libraries=" + library + ",audit.path=" + dir.resolve("audit.jsonl")));
+            assertThat(attach.exit()).as(attach.toString()).isEqualTo(1);
+            assertThat(attach.stderr()).as(attach.toString())
+                    .contains("demoapp.shaded.lc4j.service.tool.ToolService was loaded: it is a relocated (shaded) copy of"
+                            + " dev.langchain4j.service.tool.ToolService")
+                    .contains("configured-methods:")
+                    .contains("cannot do its work: the application carries only a relocated (shaded) copy of langchain4j");
+            in.write("quit\n");
+            in.flush();
+            assertThat(app.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            app.destroyForcibly();
+        }
+    }
+
     private static int indexOf(List<String> lines, String part) {
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).contains(part)) return i;
