@@ -736,7 +736,11 @@ public final class LangChain4jHooks implements Hooks {
     /**
      * A retrieval augmentor's result: the text of the augmented user message and the user's own text it was made from, for
      * the model call that follows on this thread ({@link Dispatcher#ownUserText}). A nested augmentor's note is overwritten
-     * by the outer one's, whose request is the user's message.
+     * by the outer one's, whose request is the user's message. Its own failure is counted as an internal error, logged
+     * once, and follows {@code fail:}: unnoted, the USER event would be the augmented text, the retrieved content then
+     * counted as the user's own words (which the injection library treats more permissively than text from elsewhere),
+     * so closed refuses the request (the AI service call throws the refusal's {@code TracegateViolation}; the model is
+     * not called); open goes on unnoted. Before session 20 it was counted only, whatever {@code fail:} said.
      */
     public static final class AugmentAdvice {
 
@@ -754,9 +758,10 @@ public final class LangChain4jHooks implements Hooks {
                     Dispatcher.augmented(after.singleText(), before.singleText());
                 }
             } catch (Throwable failed) {
-                // counted, logged once; unnoted, the USER event is the augmented text (the retrieved content with it):
-                // checked all the same, more strictly, so nothing to refuse
-                Dispatcher.adviceFailed("langchain4j", "retrieval augmentation", failed, null);
+                Ruling refusal = Dispatcher.adviceFailed("langchain4j", "retrieval augmentation", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();   // fail: closed: the retrieved content must not pass as the user's words
+                }
             }
         }
     }

@@ -644,8 +644,12 @@ public final class SpringAiHooks implements Hooks {
     public static final class AugmentAdvice {
 
         /**
-         * Its own failure (a request whose prompt or user message cannot be read) is counted and logged once, as
-         * LangChain4j's retrieval augmentation's: unnoted, the USER event is the augmented text, checked all the same.
+         * Its own failure (a request whose prompt or user message cannot be read) is counted as an internal error, logged
+         * once, and follows {@code fail:}, as LangChain4j's retrieval augmentation's: unnoted, the USER event would be the
+         * augmented text, the retrieved documents then counted as the user's own words (which the injection library
+         * treats more permissively than text from elsewhere), so closed refuses the request (the advisor chain fails with
+         * the refusal's {@code TracegateViolation}; the model is not called); open goes on unnoted. Before session 20 it
+         * was counted only, whatever {@code fail:} said.
          */
         @Advice.OnMethodExit
         static void exit(@Advice.Argument(0) ChatClientRequest request, @Advice.Return ChatClientRequest result) {
@@ -660,7 +664,10 @@ public final class SpringAiHooks implements Hooks {
                 }
                 Dispatcher.augmented(augmented, Dispatcher.ownUserText(own));
             } catch (Throwable failed) {
-                Dispatcher.adviceFailed("springai", "retrieval augmentation", failed, null);   // counted; nothing to refuse
+                Ruling refusal = Dispatcher.adviceFailed("springai", "retrieval augmentation", failed, null);
+                if (refusal != null) {
+                    throw refusal.violation();
+                }
             }
         }
     }

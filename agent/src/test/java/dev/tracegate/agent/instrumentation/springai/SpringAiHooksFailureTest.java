@@ -97,14 +97,30 @@ class SpringAiHooksFailureTest {
         assertThat(Dispatcher.internalErrors() - before).isEqualTo(1);
     }
 
-    /** A retrieval augmentation's note: counted, nothing to refuse (the USER event is then the augmented text). */
+    /**
+     * A retrieval augmentation's note follows fail: as the format note does: unnoted, the retrieved documents would count
+     * as the user's own words (session 19: counted only, so closed let the request through).
+     */
     @Test
-    void anAugmentationNoteThatFailsIsCountedOnlyUnderEitherPolicy() {
+    void anAugmentationNoteThatFailsRefusesTheRequestUnderFailClosed() {
         Policy closed = new Policy(Ruling.substitute("refused: internal error"));
         Dispatcher.install(closed);
         long before = Dispatcher.internalErrors();
-        SpringAiHooks.AugmentAdvice.exit(unreadable(), readable());
+        assertThatThrownBy(() -> SpringAiHooks.AugmentAdvice.exit(unreadable(), readable()))
+                .isInstanceOf(TracegateViolation.class).hasMessageContaining("refused: internal error");
         assertThat(Dispatcher.internalErrors() - before).isEqualTo(1);
         assertThat(closed.asked).containsExactly("springai retrieval augmentation: induced: user message");
+    }
+
+    @Test
+    void anAugmentationNoteThatFailsIsCountedAndGoesOnUnderFailOpen() {
+        Policy open = new Policy(null);
+        Dispatcher.install(open);
+        long before = Dispatcher.internalErrors();
+        SpringAiHooks.AugmentAdvice.exit(unreadable(new ArithmeticException("induced: augmentation")), readable());
+        assertThat(Dispatcher.internalErrors() - before).isEqualTo(1);
+        assertThat(open.asked).containsExactly("springai retrieval augmentation: induced: augmentation");
+        assertThat(Dispatcher.ownUserText("What is the order status?\nYour response should be in JSON format."))
+                .as("nothing noted").isEqualTo("What is the order status?\nYour response should be in JSON format.");
     }
 }
