@@ -62,8 +62,13 @@ class AttachOutcomeTest {
 
         /** In {@code directory} (null: this JVM's working directory). */
         Shop(List<String> jvmArgs, Path directory) throws IOException {
+            this(ForkedJvm.java(), jvmArgs, directory);
+        }
+
+        /** Run by the {@code java} launcher {@code java}. */
+        Shop(String java, List<String> jvmArgs, Path directory) throws IOException {
             err = dir.resolve("app-err-" + System.nanoTime() + ".txt");
-            List<String> command = new ArrayList<>(List.of(ForkedJvm.java()));
+            List<String> command = new ArrayList<>(List.of(java));
             command.addAll(jvmArgs);
             command.addAll(List.of("-cp", absoluteClasspath(), APP, "wait"));
             ProcessBuilder builder = new ProcessBuilder(command).redirectError(err.toFile());
@@ -108,6 +113,43 @@ class AttachOutcomeTest {
         List<String> entries = new ArrayList<>();
         for (String e : ForkedJvm.appClasspath().split(java.io.File.pathSeparator)) entries.add(Path.of(e).toAbsolutePath().toString());
         return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    /**
+     * A service on a jlink image without {@code java.instrument} cannot take any agent. Before session 20 attach said
+     * "the agent failed to start ... (the reason is on that process's standard error ...)", where nothing was. It now
+     * says what is missing and how to fix it, whether the image's release file lists its modules (jlink writes them:
+     * attach does not even try) or not (a runtime that lists none: the attach API's failure tells), exit 2.
+     */
+    @Test
+    void anAttachToARuntimeWithoutJavaInstrumentSaysSoAndHowToFixIt() throws Exception {
+        Path jlink = Path.of(System.getProperty("java.home"), "bin", "jlink");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(jlink)
+                && Files.isDirectory(Path.of(System.getProperty("java.home"), "jmods")), "no jlink with jmods in this JDK");
+        Path image = dir.resolve("image");
+        ForkedJvm.Result built = ForkedJvm.exec(List.of(jlink.toString(), "--add-modules", "java.base", "--output", image.toString()));
+        assertThat(built.exit()).as(built.toString()).isZero();
+        String java = image.resolve("bin").resolve("java").toString();
+        Path library = Files.writeString(dir.resolve("shop.yaml"), NO_CHARGES);
+        Path rules = Files.writeString(dir.resolve("methods.txt"), RULES);
+        String options = "libraries=" + library + ",methods=" + rules + ",audit.path=" + dir.resolve("audit.jsonl");
+        for (boolean listed : new boolean[] {true, false}) {
+            if (!listed) {
+                Path release = image.resolve("release");
+                Files.writeString(release, Files.readString(release).replaceAll("(?m)^MODULES=.*\\R", ""));
+            }
+            try (Shop shop = new Shop(java, List.of(), null)) {
+                ForkedJvm.Result attach = ForkedJvm.exec(cli("attach", shop.pid, options));
+                assertThat(attach.exit()).as(attach.toString()).isEqualTo(2);
+                assertThat(attach.stderr()).as(attach.toString())
+                        .contains("tracegate attach: process " + shop.pid + " runs on a Java runtime without the java.instrument module")
+                        .contains("not by -javaagent either")
+                        .contains("jlink --add-modules ...,java.instrument")
+                        .doesNotContain("the reason is on that process's standard error");
+                assertThat(shop.go()).as("the service runs on, unsupervised").contains("METHOD charge ran");
+                assertThat(shop.stderr()).doesNotContain("tracegate");
+            }
+        }
     }
 
     /**

@@ -73,8 +73,9 @@ final class AttachCommand implements Callable<Integer> {
                     + " uses the target's temporary directory, /tmp on Linux, which must be writable and shared with this command)");
             return 2;
         }
+        Properties target = null;
         try {
-            Properties target = vm.getSystemProperties();
+            target = vm.getSystemProperties();
             String running = target.getProperty(STARTED);
             if (running != null) {
                 String unsupervised = target.getProperty(UNSUPERVISED);
@@ -111,6 +112,10 @@ final class AttachCommand implements Callable<Integer> {
                 System.err.println("tracegate attach: the agent jar was not found at " + jar + "; run it as java -jar tracegate-agent.jar attach PID");
                 return 2;
             }
+            if (lacksInstrument(null, target, pid)) {
+                System.err.println(noInstrument(pid, target));
+                return 2;
+            }
             vm.loadAgent(jar.getAbsolutePath(), agentOptions);
             // an agent that refuses to start returns normally (no trace in the target) and leaves its reason in a property
             Properties after = vm.getSystemProperties();
@@ -135,6 +140,11 @@ final class AttachCommand implements Callable<Integer> {
             return 0;
         } catch (AgentLoadException | AgentInitializationException | IOException e) {
             boolean alive = ProcessHandle.of(Long.parseLong(pid)).map(ProcessHandle::isAlive).orElse(false);
+            if (alive && lacksInstrument(e, target, pid)) {
+                // the JVM could not even load the agent library: nothing is on its standard error
+                System.err.println(noInstrument(pid, target));
+                return 2;
+            }
             System.err.println(alive
                     ? "tracegate attach: the agent failed to start in process " + pid + ": " + e.getMessage()
                             + " (the reason is on that process's standard error; the process runs on, unsupervised)"
@@ -148,6 +158,55 @@ final class AttachCommand implements Callable<Integer> {
                 // the agent is loaded; a failed detach changes nothing
             }
         }
+    }
+
+    /**
+     * Whether the target JVM runs on a runtime without the {@code java.instrument} module (a jlink image built without
+     * it), where no Java agent can be loaded: the attach API's failure says so ({@code Failed to load agent library:
+     * java.lang.module.FindException: Module java.instrument not found} on JDK 17), or, before loading, the runtime's
+     * {@code release} file lists its modules without it (a jlink image writes {@code MODULES="..."}; a JDK package may
+     * write none, and then only the failure tells). The file is read through {@code /proc/PID/root} where that exists, so
+     * a process in a container of its own is read in its own file system.
+     */
+    static boolean lacksInstrument(Throwable failure, Properties target, String pid) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String message = t.getMessage();
+            if (message != null && message.contains("java.instrument") && message.contains("not found")) return true;
+        }
+        String home = target == null ? null : target.getProperty("java.home");
+        if (home == null || home.isEmpty()) return false;
+        String modules = releaseModules(home, pid);
+        return modules != null && !List.of(modules.trim().split("\\s+")).contains("java.instrument");
+    }
+
+    /** The {@code MODULES} line of the target runtime's {@code release} file (without quotes), or null when none was read. */
+    private static String releaseModules(String javaHome, String pid) {
+        Path[] candidates = {Path.of("/proc", pid, "root").resolve(javaHome.replaceFirst("^/+", "")).resolve("release"),
+                Path.of(javaHome, "release")};
+        for (Path release : candidates) {
+            try {
+                if (!Files.isRegularFile(release)) continue;
+                for (String line : Files.readAllLines(release, java.nio.charset.StandardCharsets.UTF_8)) {
+                    if (line.startsWith("MODULES=")) return line.substring("MODULES=".length()).replace("\"", "");
+                }
+                return null;   // a release file without a module list: unknown
+            } catch (IOException | RuntimeException unreadable) {
+                // not ours to read (another user's /proc entry): try the next, else unknown
+            }
+        }
+        return null;
+    }
+
+    /** What attach says about a target runtime without {@code java.instrument}. */
+    static String noInstrument(String pid, Properties target) {
+        String home = target == null ? null : target.getProperty("java.home");
+        return "tracegate attach: process " + pid + " runs on a Java runtime without the java.instrument module"
+                + (home == null ? "" : " (" + home + ", a jlink image built without it; " + home + "/bin/java --list-modules lists what it has)")
+                + ", so no Java agent can be loaded into it: not by attach, and not by -javaagent either (that runtime refuses"
+                + " -javaagent at start). Nothing was attached; the process runs on, unsupervised, and its standard error says"
+                + " nothing about it. To supervise it, build the image with the module (jlink --add-modules ...,java.instrument,"
+                + " and java.management for the JMX MBean), restart the application on it, and attach again or start it with"
+                + " -javaagent:tracegate-agent.jar";
     }
 
     /** The system property the agent sets in a JVM where it started ({@code AgentLauncher}). */
