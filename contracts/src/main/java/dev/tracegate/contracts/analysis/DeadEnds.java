@@ -41,6 +41,14 @@ final class DeadEnds {
     static final int MAX_LOCAL_LETTERS = 1 << MAX_LOCAL_ATOMS;
     /** Enumeration steps allowed per product state of the bound (so the search ends like the other checks). */
     private static final long STEPS_PER_STATE = 4096;
+    /**
+     * Working memory allowed per product state of the bound, in bytes: the reachable states and their edges, and the
+     * partial successors one state's join keeps (each holds a state tuple), are counted against {@code maxStates} times
+     * this, so the search needs at most that much heap whatever the library (the engine's default bound of 10,000 states:
+     * 20 MB; check's 20,000: 40 MB). Session 20: the partials of one join were not counted, and a library of 50
+     * invariants over related atoms needed more than 6 GB.
+     */
+    static final long BYTES_PER_STATE = 2048;
 
     /** The search could not finish within the bound. */
     static final class TooLarge extends Exception {
@@ -68,10 +76,14 @@ final class DeadEnds {
     private final int[][][] table;     // table[i][s]: component i's successor of state s per local letter, built lazily
     private final long[][] letters;    // letters[i]: component i's local letters one event can produce, fewest atoms first
     private final int maxStates;
+    private final long maxBytes;
+    /** What the search did, counted (tests bound the work by these, not by time). */
+    long partialsMade, peakPartials, statesMade, edgesMade, peakBytes;
 
     DeadEnds(List<Contract> contracts, DfaCompiler compiler) throws TooLarge {
         this.contracts = List.copyOf(contracts);
         this.maxStates = compiler.maxStates();
+        this.maxBytes = (long) maxStates * BYTES_PER_STATE;
         comp = new Dfa[2 * contracts.size()];
         Set<Atom> all = new LinkedHashSet<>();
         for (int c = 0; c < contracts.size(); c++) {
@@ -89,10 +101,9 @@ final class DeadEnds {
         clash = relations.clash;
         need = relations.need;
         neededBy = new long[atoms.size()];
-        long related = 0;
         for (int g = 0; g < atoms.size(); g++) {
             for (long m = need[g]; m != 0; m &= m - 1) neededBy[Long.numberOfTrailingZeros(m)] |= 1L << g;
-            if (clash[g] != 0 || need[g] != 0) related |= 1L << g | clash[g] | need[g];
+            for (long m = clash[g]; m != 0; m &= m - 1) clash[Long.numberOfTrailingZeros(m)] |= 1L << g;   // both ways
         }
         localAtom = new int[comp.length][];
         letters = new long[comp.length][];
@@ -109,11 +120,15 @@ final class DeadEnds {
             }
             table[i] = new int[comp[i].stateCount()][];
         }
+        // an assigned atom is kept while a later component reads it, or reads an atom whose assignment is checked against
+        // it (a clash or an implication either way); no longer: no later assignment can contradict it (session 20: every
+        // atom of a relation was kept to the end, and the partials doubled per such atom)
+        long[] touch = new long[atoms.size()];
+        for (int g = 0; g < atoms.size(); g++) touch[g] = 1L << g | clash[g] | need[g] | neededBy[g];
         later = new long[comp.length];
-        if (comp.length > 0) later[comp.length - 1] = related;   // none: the empty subset a minimal core tries
         for (int i = comp.length - 2; i >= 0; i--) {
             long m = later[i + 1];
-            for (int g : localAtom[i + 1]) m |= 1L << g;
+            for (int g : localAtom[i + 1]) m |= touch[g];
             later[i] = m;
         }
     }
@@ -169,33 +184,52 @@ final class DeadEnds {
         return t;
     }
 
+    /** Bytes one partial successor takes besides its tuple (the record, its key, the map entry and list slot). */
+    private static final long PARTIAL_BYTES = 160;
+    /** Bytes one reachable state takes besides its tuple (its key, index entry, boxed index, list slots, edge arrays). */
+    private static final long STATE_BYTES = 160;
+    /** Bytes one edge takes (its target and its letter). */
+    private static final long EDGE_BYTES = 12;
+
     /**
      * The distinct successors of product state {@code t}, each with one letter (global atom bits) that
      * takes it there. Components are joined one at a time, keeping per partial successor only the
-     * values of atoms a later component reads and which event kind/tool the letter already names
-     * (so letters of many atoms are never enumerated whole).
+     * values of atoms a later component reads, or checks its own against (so letters of many atoms are
+     * never enumerated whole). A successor in which some contract can no longer be kept (its guarantee
+     * violated for good while its assumption holds for good: no continuation keeps it, and the monitor
+     * has failed it) is left out as soon as its contract is joined: the search goes through no such
+     * state, and no state reaches a way out through it.
      */
-    private Map<Key, Long> successors(int[] t, long[] steps) throws TooLarge {
-        // a partial: successor states of components 0..i-1, assigned atoms (mask, values: those a later component reads,
-        // and every atom of a clash or a need, so that an assignment is checked against all of them), witness letter
-        record Partial(int[] next, long mask, long values, long letter) {}
+    private Map<Key, Long> successors(int[] t, long[] steps, long graphBytes) throws TooLarge {
         List<Partial> cur = new ArrayList<>();
         cur.add(new Partial(new int[t.length], 0, 0, 0));
         long budget = (long) maxStates * STEPS_PER_STATE;
+        long partialBytes = PARTIAL_BYTES + 16 + 4L * t.length;
         for (int i = 0; i < t.length; i++) {
+            boolean guarantee = (i & 1) == 1;
             int[] tab = t[i] < 0 ? new int[] {-1} : table(i, t[i]);
             Map<PartialKey, Partial> out = new LinkedHashMap<>();
             for (Partial p : cur) {
-                if (tab.length == 1) {
+                int[] ptab = tab;
+                RvVerdict assumed = null;
+                if (guarantee) {
+                    int a = p.next()[i - 1];
+                    assumed = a < 0 ? RvVerdict.PERMANENTLY_VIOLATED : comp[i - 1].verdict(a);
+                    // the assumption is broken for good: the contract is IDLE whatever its guarantee reads
+                    if (assumed == RvVerdict.PERMANENTLY_VIOLATED) ptab = new int[] {-1};
+                }
+                if (ptab.length == 1) {
+                    if (doomed(i, assumed, ptab[0])) continue;
                     int[] n = p.next().clone();
-                    n[i] = tab[0];
+                    n[i] = ptab[0];
                     Partial q = new Partial(n, p.mask() & later[i], p.values() & later[i], p.letter());
-                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values()), q);
+                    put(out, q, cur.size(), partialBytes, graphBytes);
                     continue;
                 }
-                steps[0] += tab.length;
+                steps[0] += ptab.length;
                 if (steps[0] > budget) throw tooLarge();
-                for (int li = 0; li < tab.length; li++) {
+                for (int li = 0; li < ptab.length; li++) {
+                    if (doomed(i, assumed, ptab[li])) continue;
                     long l = letters[i][li];
                     long mask = p.mask(), values = p.values(), letter = p.letter();
                     boolean ok = true;
@@ -218,9 +252,8 @@ final class DeadEnds {
                     }
                     if (!ok) continue;
                     int[] n = p.next().clone();
-                    n[i] = tab[li];
-                    Partial q = new Partial(n, mask & later[i], values & later[i], letter);
-                    out.putIfAbsent(new PartialKey(n, q.mask(), q.values()), q);
+                    n[i] = ptab[li];
+                    put(out, new Partial(n, mask & later[i], values & later[i], letter), cur.size(), partialBytes, graphBytes);
                 }
             }
             cur = new ArrayList<>(out.values());
@@ -228,6 +261,38 @@ final class DeadEnds {
         Map<Key, Long> succ = new LinkedHashMap<>();
         for (Partial p : cur) succ.putIfAbsent(new Key(normalise(p.next())), p.letter());
         return succ;
+    }
+
+    /** Component {@code i}, a guarantee whose assumption holds for good ({@code assumed}), is violated for good in {@code s}. */
+    private boolean doomed(int i, RvVerdict assumed, int s) {
+        return assumed == RvVerdict.PERMANENTLY_SATISFIED && s >= 0 && comp[i].verdict(s) == RvVerdict.PERMANENTLY_VIOLATED;
+    }
+
+    /**
+     * A partial successor: successor states of components 0..i-1, assigned atoms (mask, values: those a later component
+     * reads, or that a later component's atom clashes with, implies or is implied by), witness letter.
+     */
+    private record Partial(int[] next, long mask, long values, long letter) {}
+
+    /** Adds a partial to this join step's, counting it with those of the step before and the graph against the bound. */
+    private void put(Map<PartialKey, Partial> out, Partial q, int before, long partialBytes, long graphBytes) throws TooLarge {
+        if (out.putIfAbsent(new PartialKey(q.next(), q.mask(), q.values()), q) != null) return;
+        partialsMade++;
+        long live = before + out.size();
+        if (live > peakPartials) peakPartials = live;
+        long bytes = graphBytes + live * partialBytes;
+        if (bytes > peakBytes) peakBytes = bytes;
+        if (bytes > maxBytes) throw tooMuchMemory();
+    }
+
+    private TooLarge tooMuchMemory() {
+        return new TooLarge("dead-end check skipped: the product of " + contracts.size() + " contracts over " + atoms.size()
+                + " atoms needs more than the " + size(maxBytes) + " of working memory that the bound of " + maxStates
+                + " states allows (" + size(BYTES_PER_STATE) + " a state); " + DfaCompiler.RAISE_BOUND, true);
+    }
+
+    private static String size(long bytes) {
+        return bytes >= 1L << 20 ? (bytes >> 20) + " MB" : (bytes >> 10) + " KB";
     }
 
     /** A partial successor as a hash key (all partials of one join step fill the same components). */
@@ -307,13 +372,16 @@ final class DeadEnds {
         final List<long[]> succLetter = new ArrayList<>();
         private final Map<Key, Integer> index = new HashMap<>();
         private final long[] steps = new long[1];
+        private long bytes;
 
         Graph(int[] start, boolean stopAtAccepting) throws TooLarge {
             add(start);
             for (int s = 0; s < states.size(); s++) {
                 int[] t = states.get(s);
                 if (stopAtAccepting && accepting(t)) return;
-                Map<Key, Long> next = successors(t, steps);
+                Map<Key, Long> next = successors(t, steps, bytes);
+                bytes += 32 + EDGE_BYTES * next.size();
+                edgesMade += next.size();
                 int[] out = new int[next.size()];
                 long[] via = new long[next.size()];
                 int n = 0;
@@ -331,6 +399,10 @@ final class DeadEnds {
             Integer i = index.get(k);
             if (i != null) return i;
             if (states.size() >= maxStates) throw tooLarge();
+            bytes += STATE_BYTES + 16 + 4L * t.length;
+            if (bytes > peakBytes) peakBytes = bytes;
+            if (bytes > maxBytes) throw tooMuchMemory();
+            statesMade++;
             index.put(k, states.size());
             states.add(t);
             return states.size() - 1;
