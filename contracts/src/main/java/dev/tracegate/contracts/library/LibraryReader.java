@@ -382,9 +382,17 @@ public final class LibraryReader {
             int[] at = inFile(n, Math.max(e.line(), 1), Math.max(e.column(), 1));
             LibraryException cut = cutByComment(n, text, e);
             if (cut != null) throw cut;
-            throw new LibraryException(n.file(), at[0], at[1], "in formula '" + text.strip() + "': " + e.reason(),
+            int[] open = e.openedAt();
+            String reason = open == null ? e.reason() : reasonOpenedInFile(n, e, open);
+            throw new LibraryException(n.file(), at[0], at[1], "in formula '" + text.strip() + "': " + reason,
                     boundFirst(text, e.line(), e.column()) + escapeInYaml(n, e) + quotesInYaml(n, e) + "the formula syntax is in docs/FORMULAS.md");
         }
+    }
+
+    /** The parser's reason with the unclosed bracket placed in the file as line:column (trial42 03: it said 1:2). */
+    private static String reasonOpenedInFile(Node n, ParseException e, int[] open) {
+        int[] at = inFile(n, open[0], open[1]);
+        return e.reasonWithOpening(at[0], at[1]);
     }
 
     /**

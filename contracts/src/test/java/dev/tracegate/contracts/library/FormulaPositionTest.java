@@ -42,6 +42,19 @@ class FormulaPositionTest {
                 + "      -> O returned(approve_refund) &&& x)\n    message: m\n")).startsWith("lib.yaml:5:39: ");
     }
 
+    /** trial42 03: the bracket an error at the end asks to close was placed inside the formula ("at 1:2"), not in the file. */
+    @Test
+    void anUnclosedBracketIsPlacedInTheFile() {
+        String yaml = "library: b\ncontracts:\n  - id: b.c\n    guarantee: 'G(call(a) -> F call(b)'\n    message: m\n";
+        LibraryException e = catchThrowableOfType(LibraryException.class, () -> LibraryReader.read("lib.yaml", yaml));
+        assertThat(e.problem()).endsWith("to close '(' at 4:18");
+        assertThat(charAt(yaml, 4, 18)).isEqualTo("(");
+        String folded = "library: b\ncontracts:\n  - id: b.c\n    guarantee: >-\n      G(call(a)\n        -> F (call(b)\n    message: m\n";
+        LibraryException f = catchThrowableOfType(LibraryException.class, () -> LibraryReader.read("lib.yaml", folded));
+        assertThat(f.problem()).endsWith("to close '(' at 6:14");
+        assertThat(charAt(folded, 6, 14)).isEqualTo("(");
+    }
+
     @Property(tries = 300)
     void aSyntaxErrorIsReportedWhereItIsWritten(@ForAll("broken") Written w) {
         LibraryException e = catchThrowableOfType(LibraryException.class, () -> LibraryReader.read("lib.yaml", w.yaml()));

@@ -12,13 +12,38 @@ public final class ParseException extends RuntimeException {
     private final String expected;
     private final String reason;
 
+    private final int openLine;
+    private final int openColumn;
+
     ParseException(int line, int column, String token, String tokenDescription, String expected, String sourceLine) {
+        this(line, column, token, tokenDescription, expected, sourceLine, 0, 0);
+    }
+
+    ParseException(int line, int column, String token, String tokenDescription, String expected, String sourceLine,
+                   int openLine, int openColumn) {
         super(render(line, column, tokenDescription, expected, sourceLine));
         this.line = line;
         this.column = column;
         this.token = token;
         this.expected = expected;
         this.reason = "unexpected " + tokenDescription + ", expected " + expected;
+        this.openLine = openLine;
+        this.openColumn = openColumn;
+    }
+
+    /**
+     * For a formula that ends with a bracket open ({@code expected ... to close '(' at L:C}): that bracket's 1-based
+     * line and column in the formula, else null. A caller that places the formula in a file maps it as it maps
+     * {@link #line()} and {@link #column()}, and says it with {@link #reasonWithOpening(int, int)}.
+     */
+    public int[] openedAt() { return openLine == 0 ? null : new int[] {openLine, openColumn}; }
+
+    /** {@link #reason()} with the unclosed bracket's place given as {@code line:column} (e.g. in the file). */
+    public String reasonWithOpening(int line, int column) {
+        if (openLine == 0) return reason;
+        String at = "' at " + openLine + ":" + openColumn;
+        int i = reason.lastIndexOf(at);
+        return i < 0 ? reason : reason.substring(0, i) + "' at " + line + ":" + column + reason.substring(i + at.length());
     }
 
     /** 1-based line of the offending token. */

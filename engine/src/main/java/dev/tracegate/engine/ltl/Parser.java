@@ -254,7 +254,12 @@ public final class Parser {
         String comparison = null;
         Term bound = null;
         if (peek().kind == Kind.CMP) {
-            Token cmp = next();
+            Token cmp = peek();
+            // '<=>' is MONA's, NuSMV's and LTLf2DFA's equivalence, read here as '<=' and a stray '>'
+            if (cmp.text.equals("<=") && cmp.offset + 2 < source.length() && source.charAt(cmp.offset + 2) == '>') {
+                fail("an operator ('<=>' is no operator here: write <-> for equivalence)");
+            }
+            next();
             comparison = cmp.text;
             bound = term("a value after '" + cmp.text + "'");
         }
@@ -326,7 +331,11 @@ public final class Parser {
     private String afterOperand(String base) {
         Token t = peek();
         if (t.kind == Kind.CMP) return base + " (a comparison relates one atom to one value; write a < b & b < c)";
-        if (t.kind == Kind.ILLEGAL && t.text.equals("=")) return base + " (compare with '==')";
+        if (t.kind == Kind.ILLEGAL && t.text.equals("=")) {
+            // '=>' is MONA's, NuSMV's and LTLf2DFA's implication
+            if (t.offset + 1 < source.length() && source.charAt(t.offset + 1) == '>') return base + " ('=>' is no operator here: write -> for implication)";
+            return base + " (compare with '==')";
+        }
         // Z φ, B φ, P φ: another tool's past operator, read here as an atom's name followed by a formula
         Token last = pos > 0 ? tokens.get(pos - 1) : null;
         boolean bound = pos > 1 && tokens.get(pos - 2).kind == Kind.CMP;
@@ -372,6 +381,9 @@ public final class Parser {
         if (after == null || t.kind != Kind.LBRACKET || after.kind != Kind.IDENT) return "";
         String op = after.text;
         if (!UNARY_WORDS.containsKey(op) && !BINARY_WORDS.containsKey(op)) return "";
+        if (op.equals("X") && source.startsWith("[!]", t.offset)) {
+            return " ('X[!]' is Spot's strong next: X is strong here already (false at the last event; WX is the weak one), so write X φ)";
+        }
         java.util.regex.Matcher m = INTERVAL.matcher(source).region(t.offset, source.length());
         String general = "; a bound counts events here (each call, result and message is one), not time, and is written with"
                 + " nested X (next) or Y (yesterday): F[0,2] φ is (φ | X φ | X X φ), G[0,2] φ is (φ & WX φ & WX WX φ)";
@@ -513,8 +525,8 @@ public final class Parser {
     }
 
     /**
-     * What to write instead of {@code word} when it is another tool's past operator ({@code Z}, {@code B}, {@code P}) that
-     * tracegate reads as an atom's name, or null; the loader adds it to an unknown atom {@code Z(...)}.
+     * What to write instead of {@code word} when it is another tool's past operator ({@code Z}, {@code B}, {@code P}) or
+     * weak next ({@code N}) that tracegate reads as an atom's name, or null; the loader adds it to an unknown atom {@code Z(...)}.
      */
     public static String foreignPastHint(String word) {
         return FOREIGN_PAST.get(word);
@@ -530,10 +542,16 @@ public final class Parser {
             "B", "'B' is no operator here, so it is read as an atom's name; the past operators are Y, O, H and S:"
                     + " write B φ (weak yesterday, 'before') as !Y !φ and weak since φ B ψ as (φ S ψ) | H φ",
             "P", "'P' is no operator here, so it is read as an atom's name; the past operators are Y, O, H and S:"
-                    + " write P φ (previous) as Y φ, or as O φ if it means 'at some earlier time'");
+                    + " write P φ (previous) as Y φ, or as O φ if it means 'at some earlier time'",
+            "N", "'N' is no operator here, so it is read as an atom's name; weak next (true at the last event) is written"
+                    + " WX φ, strong next X φ");
+
+    /** The brackets a message asked to close (at most a few: only at the end of input). */
+    private final List<Token> opened = new ArrayList<>(2);
 
     private String closing(String expected, Token open) {
         if (peek().kind != Kind.EOF) return expected;
+        opened.add(open);
         return expected + " to close '" + open.text + "' at " + open.line + ":" + open.column;
     }
 
@@ -549,7 +567,12 @@ public final class Parser {
 
     private ParseException error(Token t, String description, String expected) {
         String tokenText = t.kind == Kind.EOF ? "end of input" : t.text;
-        return new ParseException(t.line, t.column, tokenText, description, expected, sourceLine(t.line));
+        // the bracket an error at the end asks to close, named by its place in the formula: a caller that places the
+        // formula in a file maps that place too (ParseException.openedAt)
+        Token open = null;
+        for (Token c : opened) if (expected != null && expected.contains(" to close '" + c.text + "' at " + c.line + ":" + c.column)) open = c;
+        return open == null ? new ParseException(t.line, t.column, tokenText, description, expected, sourceLine(t.line))
+                : new ParseException(t.line, t.column, tokenText, description, expected, sourceLine(t.line), open.line, open.column);
     }
 
     private static String describe(Token t) {

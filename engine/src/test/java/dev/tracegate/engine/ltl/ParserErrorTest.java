@@ -116,7 +116,18 @@ class ParserErrorTest {
                 bad("error on a later line", "G (a ->\n   F)",
                         "line 2:5: unexpected ')', expected a formula after 'F'", "   F)"),
                 bad("end of input after a comment points after the last token", "p & # to be continued\n\n",
-                        "line 1:4: unexpected end of input, expected a formula after '&'", "p & # to be continued"));
+                        "line 1:4: unexpected end of input, expected a formula after '&'", "p & # to be continued"),
+                // other tools' spellings (trial42 02, 04): the hint names what to write here
+                bad("MONA's implication in parentheses", "G(a => F b)",
+                        "line 1:5: unexpected character '=', expected an operator or ')' ('=>' is no operator here: write -> for implication)", "G(a => F b)"),
+                bad("MONA's implication at the top", "a => b",
+                        "line 1:3: unexpected character '=', expected an operator or end of input ('=>' is no operator here: write -> for implication)", "a => b"),
+                bad("MONA's equivalence", "G(a <=> F b)",
+                        "line 1:5: unexpected '<=', expected an operator ('<=>' is no operator here: write <-> for equivalence)", "G(a <=> F b)"),
+                bad("Spot's strong next", "X[!] a",
+                        "line 1:2: unexpected '[', expected a formula after 'X' ('X[!]' is Spot's strong next: X is strong here already (false at the last event; WX is the weak one), so write X φ)", "X[!] a"),
+                bad("weak next written N", "G(a -> N b)",
+                        "line 1:10: unexpected 'b', expected an operator or ')' ('N' is no operator here, so it is read as an atom's name; weak next (true at the last event) is written WX φ, strong next X φ)", "G(a -> N b)"));
     }
 
     private static Arguments bad(String what, String input, String first, String sourceLine) {
@@ -144,6 +155,16 @@ class ParserErrorTest {
 
         ParseException end = catchThrowableOfType(ParseException.class, () -> Parser.parse("a U"));
         assertThat(end.token()).isEqualTo("end of input");
+    }
+
+    @Test
+    void anUnclosedBracketsPlaceIsGivenForACallerToMap() {
+        ParseException e = catchThrowableOfType(ParseException.class, () -> Parser.parse("G(a ->\n  F (b"));
+        assertThat(e.openedAt()).containsExactly(2, 5);
+        assertThat(e.reasonWithOpening(14, 20)).isEqualTo("unexpected end of input, expected an operator or ')' to close '(' at 14:20");
+        ParseException closed = catchThrowableOfType(ParseException.class, () -> Parser.parse("a & & b"));
+        assertThat(closed.openedAt()).isNull();
+        assertThat(closed.reasonWithOpening(3, 4)).isEqualTo(closed.reason());
     }
 
     @Test
