@@ -104,9 +104,35 @@ class AgentDojoReplayOracleTest {
         });
         assertThat(runs[0]).isEqualTo(753);
         assertThat(replayed).hasSize(753);
+        documentedReplayAgrees(replayed, notApplied[0]);
         assertThat(differences).as("%d runs, %d results not applied", runs[0], notApplied[0]).isEmpty();
         // the comparison covers refused calls whose recorded results replay left out, and the blocks after them
         assertThat(runsWithNotApplied[0]).as("runs with results of refused calls not applied").isGreaterThan(100);
         assertThat(fired[0]).isGreaterThan(500);
+    }
+
+    /**
+     * docs/agentdojo/README.md, "Running it", shows this replay's output: the slack runs without an attack that a
+     * contract fails (its jq line) and the results left out in all. trial42 01: it still said three runs and 408 after
+     * the replay's rule changed (four and 412).
+     */
+    private static void documentedReplayAgrees(Map<String, JsonNode> replayed, int notApplied) throws Exception {
+        String readme = java.nio.file.Files.readString(Path.of("..", "docs", "agentdojo", "README.md"));
+        java.util.regex.Matcher block = java.util.regex.Pattern.compile(
+                "\\$ jq -r '[^\n]*' slack\\.json \\| grep none/none\\n(.*?)\\n```", java.util.regex.Pattern.DOTALL).matcher(readme);
+        assertThat(block.find()).as("the README's jq example for slack").isTrue();
+        List<String> blocked = new ArrayList<>();
+        for (JsonNode s : replayed.values()) {
+            String id = s.get("session").asText();
+            if (!id.startsWith("slack/") || !id.contains("none/none")) continue;
+            for (JsonNode c : s.get("contracts")) if (!c.get("firstViolation").isNull()) { blocked.add(id); break; }
+        }
+        java.util.Collections.sort(blocked);
+        List<String> documented = new ArrayList<>(List.of(block.group(1).strip().split("\\n")));
+        java.util.Collections.sort(documented);
+        assertThat(documented).as("slack runs without an attack that a contract fails, as docs/agentdojo/README.md lists them").isEqualTo(blocked);
+        java.util.regex.Matcher total = java.util.regex.Pattern.compile("`resultsNotApplied`; (\\d+) in all").matcher(readme);
+        assertThat(total.find()).as("the README's total of results left out").isTrue();
+        assertThat(Integer.parseInt(total.group(1))).as("results left out in all, as docs/agentdojo/README.md says").isEqualTo(notApplied);
     }
 }
