@@ -96,7 +96,7 @@ public final class Vocabulary {
         new Form("excess_data", 0, "excess_data", Type.CONDITION, Reads.CONTENT, "the event has purposes and carries a category none of them needs (minimisation)"),
         new Form("purpose", 1, "purpose(p)", Type.CONDITION, Reads.STRUCTURE, "the event is for purpose p (declared, or bound to its tool)"),
         new Form("consent", 1, "consent(p)", Type.CONDITION, Reads.STRUCTURE, "the event's subject (or the session, for subject-less consent) has consent for purpose p"),
-        new Form("consented", 0, "consented", Type.CONDITION, Reads.STRUCTURE, "every purpose of the event that rests on consent has the subject's consent (true when it has none)"),
+        new Form("consented", 0, "consented", Type.CONDITION, Reads.STRUCTURE, "every purpose of the event that rests on consent has the subject's consent (true when it has none: a user message or a reply has no purpose, so `G(assistant & personal_data -> consented)` never fails; for \"no personal data in a reply before the user consented to p\" write `consent(p)`)"),
         new Form("undeclared_purpose", 0, "undeclared_purpose", Type.CONDITION, Reads.STRUCTURE, "the event serves a purpose the policy does not declare, or no purpose although the policy declares some"),
         new Form("mentions_erased", 0, "mentions_erased", Type.CONDITION, Reads.CONTENT, "the event's subject, an argument, its text or result names a subject that asked for erasure (not an erasure tool's subject argument at its call, nor its result)"),
         new Form("count", 1, "count(T) <op> n", Type.NUMBER, Reads.STRUCTURE, "CALLs of T in the session, the current one included; refused calls are not counted (below, Counters)"),
