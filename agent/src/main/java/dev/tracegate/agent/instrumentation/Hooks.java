@@ -57,6 +57,16 @@ public interface Hooks {
         return List.of();
     }
 
+    /**
+     * Other classes under {@link #frameworkPackage} that ship in the same artifact as the {@link #chokePoints} (LangChain4j's
+     * AiServices beside ToolService): a class named like a choke point outside the package is taken for a relocated copy
+     * only when these are there too under the same relocated prefix, so an application's own {@code com.acme.tool.ToolCallback}
+     * is not.
+     */
+    default List<String> chokePointSiblings() {
+        return List.of();
+    }
+
     /** These hooks, saying that their points match only classes named as {@code classNames} accepts. */
     static Hooks matchingNames(Hooks hooks, Predicate<String> classNames) {
         return new Hooks() {
@@ -88,6 +98,11 @@ public interface Hooks {
             @Override
             public List<String> chokePoints() {
                 return hooks.chokePoints();
+            }
+
+            @Override
+            public List<String> chokePointSiblings() {
+                return hooks.chokePointSiblings();
             }
 
             @Override

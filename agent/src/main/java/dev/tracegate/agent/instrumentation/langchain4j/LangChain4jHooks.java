@@ -109,6 +109,11 @@ public final class LangChain4jHooks implements Hooks {
     }
 
     @Override
+    public List<String> chokePointSiblings() {
+        return List.of("dev.langchain4j.service.AiServices");   // the langchain4j artifact, as ToolService (1.11.0 to 1.19.0)
+    }
+
+    @Override
     public String marker() {
         return TOOL_SERVICE;
     }

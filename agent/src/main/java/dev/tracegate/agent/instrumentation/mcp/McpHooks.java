@@ -77,6 +77,11 @@ public final class McpHooks {
         }
 
         @Override
+        public List<String> chokePointSiblings() {
+            return List.of("io.modelcontextprotocol.spec.McpSchema");   // mcp-core, as the servers (1.1.5, 2.1.0)
+        }
+
+        @Override
         public String marker() {
             return "io.modelcontextprotocol.server.McpAsyncServer";
         }
@@ -125,6 +130,11 @@ public final class McpHooks {
         @Override
         public List<String> chokePoints() {
             return List.of("io.modelcontextprotocol.client.McpAsyncClient");
+        }
+
+        @Override
+        public List<String> chokePointSiblings() {
+            return List.of("io.modelcontextprotocol.spec.McpSchema");   // mcp-core, as the client (1.1.5, 2.1.0)
         }
 
         @Override

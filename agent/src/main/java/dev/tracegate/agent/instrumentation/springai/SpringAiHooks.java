@@ -109,6 +109,12 @@ public final class SpringAiHooks implements Hooks {
     }
 
     @Override
+    public List<String> chokePointSiblings() {
+        // spring-ai-model, as both choke points (1.0.3 to 2.0.1)
+        return List.of("org.springframework.ai.tool.definition.ToolDefinition", "org.springframework.ai.model.tool.ToolCallingManager");
+    }
+
+    @Override
     public String marker() {
         return TOOL_CALLBACK;
     }
