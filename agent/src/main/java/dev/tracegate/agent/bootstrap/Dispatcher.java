@@ -158,8 +158,9 @@ public final class Dispatcher {
      * {@value #REPLACED_PER_SESSION} (a copy-on-write array, oldest first; a text replaced again moves to the end with its
      * new replacement). A framework that sends the request's own messages again in a later round (Spring AI 2.0.1's
      * {@code ToolCallingAdvisor} rebuilds each round of its tool loop from them) or in a later turn (a chat memory that
-     * stored the original) would otherwise give the model what was withheld. An entry goes when its session ends
-     * ({@link #sessionEnded}: explicitly, by sessions.idle-timeout or sessions.max, at shutdown). Until session 19 a
+     * stored the original) would otherwise give the model what was withheld. When its session ends ({@link #sessionEnded}:
+     * explicitly, by sessions.idle-timeout or sessions.max, at shutdown) an entry moves to {@link #ENDED_USERS}, so that a
+     * conversation resumed under the same id (a chat memory that kept the original) gets the same replacement. Until session 19 a
      * JVM-wide ring of the newest 64 under one lock: a 65th conversation's replacement made an earlier one's next round
      * send the original, and every model call took the lock once any message had been replaced.
      * <p>Any thread may call {@link #userReplaced}, {@link #replacedUsers}, {@link #replacedUser} and
@@ -171,6 +172,25 @@ public final class Dispatcher {
     /** How many replaced user messages one conversation keeps (a chat memory's window of the turns sent again). */
     static final int REPLACED_PER_SESSION = 32;
 
+    /**
+     * The replaced user messages of conversations whose session ended ({@link #sessionEnded}), by the same key, for a
+     * conversation resumed after its end (a chat memory that outlives sessions.idle-timeout sends its stored original
+     * again, in the new session). Looked up only when {@link #REPLACED_USERS} has no entry of the conversation; moved back
+     * there when the resumed conversation has a message replaced again ({@link #userReplaced}). Bounded: the newest
+     * {@value #ENDED_MAX} ended conversations, at most {@value #ENDED_CHARS} characters of texts and replacements in all;
+     * the oldest ended go first ({@link #ENDED_ORDER}). Before session 20 an entry went at its session's end.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<String, String[]> ENDED_USERS =
+            new java.util.concurrent.ConcurrentHashMap<String, String[]>();
+    /** The ended conversations of {@link #ENDED_USERS}, oldest end first, with their characters; guarded by itself. */
+    private static final java.util.LinkedHashMap<String, Integer> ENDED_ORDER = new java.util.LinkedHashMap<String, Integer>();
+    /** The characters of {@link #ENDED_ORDER}'s entries; guarded by {@link #ENDED_ORDER}. */
+    private static long endedChars;
+    /** How many ended conversations keep their replaced user messages. */
+    static final int ENDED_MAX = 4096;
+    /** How many characters (texts and replacements) the ended conversations keep in all (16 MB of chars). */
+    static final long ENDED_CHARS = 8L << 20;
+
     /** The user message {@code text} of {@code session} (a framework's conversation id) reached the model as {@code replacement}. */
     public static void userReplaced(String session, String text, String replacement) {
         if (session == null || text == null || replacement == null) {
@@ -179,6 +199,9 @@ public final class Dispatcher {
         String key = sessionId(session);
         if (key == null) {
             return;
+        }
+        if (!ENDED_USERS.isEmpty() && !REPLACED_USERS.containsKey(key)) {
+            resumed(key);   // a conversation resumed after its session ended: its earlier replacements come back first
         }
         for (;;) {   // copy on write: rare (a refused or masked user message), readers never lock
             String[] was = REPLACED_USERS.get(key);
@@ -216,11 +239,15 @@ public final class Dispatcher {
      * never a lock or an allocation (the core's session id of the conversation is found without one).
      */
     public static Object replacedUsers(String session) {
-        if (session == null || REPLACED_USERS.isEmpty()) {
+        if (session == null || REPLACED_USERS.isEmpty() && ENDED_USERS.isEmpty()) {
             return null;
         }
         String key = sessionId(session);
-        return key == null ? null : REPLACED_USERS.get(key);
+        if (key == null) {
+            return null;
+        }
+        String[] live = REPLACED_USERS.get(key);
+        return live != null || ENDED_USERS.isEmpty() ? live : ENDED_USERS.get(key);   // a resumed conversation: its ended session's
     }
 
     /** What the user message {@code text} was replaced by, among {@code replaced} ({@link #replacedUsers}), or null. */
@@ -244,17 +271,100 @@ public final class Dispatcher {
 
     /**
      * The core ended the session {@code sessionId} (its END record; explicitly, by sessions.idle-timeout or sessions.max,
-     * at shutdown): what was noted for it goes ({@link #userReplaced}). A later session of the same id starts with none.
+     * at shutdown): what was noted for it ({@link #userReplaced}) moves to {@link #ENDED_USERS}, so that a later session of
+     * the same id (a conversation resumed, its chat memory holding the original) replaces those messages the same way,
+     * while the bound keeps it. Once per session end that replaced a message: a lock of its own, never taken by a look-up.
      */
     public static void sessionEnded(String sessionId) {
-        if (sessionId != null) {
-            REPLACED_USERS.remove(sessionId);
+        if (sessionId == null) {
+            return;
+        }
+        String[] pairs = REPLACED_USERS.remove(sessionId);
+        if (pairs == null) {
+            return;
+        }
+        synchronized (ENDED_ORDER) {
+            String[] earlier = ENDED_USERS.get(sessionId);   // ended before and resumed without a replacement of its own since
+            String[] all = pairs;
+            if (earlier != null) {
+                for (int i = 0; i < earlier.length; i += 2) {
+                    if (replacedUser(pairs, earlier[i]) == null) {
+                        all = withOlder(all, earlier[i], earlier[i + 1]);
+                    }
+                }
+            }
+            int chars = 0;
+            for (String t : all) {
+                chars += t.length();
+            }
+            Integer was = ENDED_ORDER.remove(sessionId);
+            if (was != null) {
+                endedChars -= was;
+            }
+            ENDED_USERS.put(sessionId, all);
+            ENDED_ORDER.put(sessionId, chars);
+            endedChars += chars;
+            java.util.Iterator<java.util.Map.Entry<String, Integer>> oldest = ENDED_ORDER.entrySet().iterator();
+            while ((ENDED_ORDER.size() > ENDED_MAX || endedChars > ENDED_CHARS) && oldest.hasNext()) {
+                java.util.Map.Entry<String, Integer> gone = oldest.next();
+                endedChars -= gone.getValue();
+                ENDED_USERS.remove(gone.getKey());
+                oldest.remove();
+            }
+        }
+    }
+
+    /** {@code pairs} with {@code text -> replacement} added as its oldest pair, if there is room. */
+    private static String[] withOlder(String[] pairs, String text, String replacement) {
+        if (pairs.length >= 2 * REPLACED_PER_SESSION) {
+            return pairs;
+        }
+        String[] out = new String[pairs.length + 2];
+        out[0] = text;
+        out[1] = replacement;
+        System.arraycopy(pairs, 0, out, 2, pairs.length);
+        return out;
+    }
+
+    /** A conversation whose session ended replaces a message again: its ended entry becomes its live one (rare). */
+    private static void resumed(String key) {
+        synchronized (ENDED_ORDER) {
+            String[] ended = ENDED_USERS.remove(key);
+            Integer chars = ENDED_ORDER.remove(key);
+            if (chars != null) {
+                endedChars -= chars;
+            }
+            if (ended != null) {
+                REPLACED_USERS.putIfAbsent(key, ended);
+            }
+        }
+    }
+
+    /** Forgets what was noted for {@code sessionId}, live or ended (tests). */
+    static void forgetReplacedUsers(String sessionId) {
+        REPLACED_USERS.remove(sessionId);
+        synchronized (ENDED_ORDER) {
+            ENDED_USERS.remove(sessionId);
+            Integer chars = ENDED_ORDER.remove(sessionId);
+            if (chars != null) {
+                endedChars -= chars;
+            }
         }
     }
 
     /** How many conversations have replaced user messages noted (tests, the bench). */
     static int sessionsWithReplacedUsers() {
         return REPLACED_USERS.size();
+    }
+
+    /** Whether the session {@code sessionId} ended with replaced user messages that a resumption would get (tests). */
+    public static boolean endedWithReplacedUsers(String sessionId) {
+        return sessionId != null && ENDED_USERS.containsKey(sessionId) && !REPLACED_USERS.containsKey(sessionId);
+    }
+
+    /** How many ended conversations keep replaced user messages (tests). */
+    static int endedSessionsWithReplacedUsers() {
+        return ENDED_USERS.size();
     }
 
     /** The core's session id of the framework's conversation {@code session} on this thread ({@link DispatchTarget#sessionId}). */

@@ -316,11 +316,12 @@ class DispatcherTest {
             assertThat(Dispatcher.replacedUser("ring-1", "my password is hunter0")).as("another conversation's text").isNull();
             assertThat(Dispatcher.replacedUsers("ring-none")).as("a conversation with none: nothing to scan").isNull();
             Dispatcher.sessionEnded("ring-0");
-            assertThat(Dispatcher.replacedUser("ring-0", "my password is hunter0")).as("its session ended").isNull();
+            assertThat(Dispatcher.replacedUser("ring-0", "my password is hunter0")).as("its session ended: kept for a resumption")
+                    .isEqualTo("[withheld 0]");
             assertThat(Dispatcher.replacedUser("ring-1", "my password is hunter1")).isEqualTo("[withheld 1]");
         } finally {
             for (int i = 0; i < conversations; i++) {
-                Dispatcher.sessionEnded("ring-" + i);
+                Dispatcher.forgetReplacedUsers("ring-" + i);
             }
         }
         assertThat(Dispatcher.replacedUser("ring-7", "my password is hunter7")).isNull();
@@ -345,7 +346,7 @@ class DispatcherTest {
             assertThat(Dispatcher.replacedUser("one", "text 40")).isEqualTo("[withheld 40]");
             assertThat(Dispatcher.replacedUser("one", "text 39")).isEqualTo("[withheld 39]");
         } finally {
-            Dispatcher.sessionEnded("one");
+            Dispatcher.forgetReplacedUsers("one");
         }
     }
 
@@ -368,11 +369,67 @@ class DispatcherTest {
             app[0] = "appa/";
             assertThat(Dispatcher.replacedUser("alice", "my password is hunter2")).as("another application's alice").isNull();
             Dispatcher.sessionEnded("appb/alice");
+            assertThat(Dispatcher.replacedUser("alice", "my password is hunter2")).as("appa/alice, after appb/alice ended").isNull();
             app[0] = "appb/";
-            assertThat(Dispatcher.replacedUser("alice", "my password is hunter2")).as("appb/alice ended").isNull();
+            assertThat(Dispatcher.replacedUser("alice", "my password is hunter2")).as("appb/alice resumed").isEqualTo("[withheld]");
         } finally {
-            Dispatcher.sessionEnded("appb/alice");
+            Dispatcher.forgetReplacedUsers("appb/alice");
             Dispatcher.install(null);
+        }
+    }
+
+    /**
+     * A conversation resumed after its session ended (sessions.idle-timeout) whose chat memory kept the original user
+     * message gets the replacement it got before (before session 20 the END dropped it, and the resumed conversation's
+     * next request sent the withheld text to the model). A replacement in the resumed session adds to the earlier ones;
+     * ending it again keeps both.
+     */
+    @Test
+    void aConversationResumedAfterItsSessionEndedKeepsItsReplacements() {
+        try {
+            Dispatcher.userReplaced("resumed", "my password is hunter2", "[withheld]");
+            Dispatcher.sessionEnded("resumed");
+            assertThat(Dispatcher.endedSessionsWithReplacedUsers()).isGreaterThanOrEqualTo(1);
+            assertThat(Dispatcher.replacedUser("resumed", "my password is hunter2")).isEqualTo("[withheld]");
+            Dispatcher.userReplaced("resumed", "my card is 4111 1111 1111 1111", "[masked]");
+            assertThat(Dispatcher.replacedUser("resumed", "my password is hunter2")).isEqualTo("[withheld]");
+            assertThat(Dispatcher.replacedUser("resumed", "my card is 4111 1111 1111 1111")).isEqualTo("[masked]");
+            Dispatcher.sessionEnded("resumed");
+            Dispatcher.sessionEnded("resumed");   // a resumed session that replaced nothing: what it had stays
+            assertThat(Dispatcher.replacedUser("resumed", "my password is hunter2")).isEqualTo("[withheld]");
+            assertThat(Dispatcher.replacedUser("resumed", "my card is 4111 1111 1111 1111")).isEqualTo("[masked]");
+            assertThat(Dispatcher.replacedUser("another", "my password is hunter2")).isNull();
+        } finally {
+            Dispatcher.forgetReplacedUsers("resumed");
+        }
+    }
+
+    /** The ended conversations' replacements are bounded: the newest {@value Dispatcher#ENDED_MAX} ended, oldest end first out. */
+    @Test
+    void endedConversationsAreKeptWithinABound() {
+        int n = Dispatcher.ENDED_MAX + 10;
+        try {
+            for (int i = 0; i < n; i++) {
+                Dispatcher.userReplaced("ended-" + i, "secret " + i, "[withheld]");
+                Dispatcher.sessionEnded("ended-" + i);
+            }
+            assertThat(Dispatcher.endedSessionsWithReplacedUsers()).isLessThanOrEqualTo(Dispatcher.ENDED_MAX);
+            assertThat(Dispatcher.replacedUser("ended-0", "secret 0")).as("the oldest ended").isNull();
+            assertThat(Dispatcher.replacedUser("ended-" + (n - 1), "secret " + (n - 1))).isEqualTo("[withheld]");
+            // by characters too: one conversation's long texts push out the oldest ended
+            String big = "x".repeat((int) (Dispatcher.ENDED_CHARS / 2));
+            Dispatcher.userReplaced("big-1", big + 1, "[withheld]");
+            Dispatcher.sessionEnded("big-1");
+            Dispatcher.userReplaced("big-2", big + 2, "[withheld]");
+            Dispatcher.sessionEnded("big-2");
+            assertThat(Dispatcher.replacedUser("big-1", big + 1)).as("over the character bound").isNull();
+            assertThat(Dispatcher.replacedUser("big-2", big + 2)).isEqualTo("[withheld]");
+        } finally {
+            for (int i = 0; i < n; i++) {
+                Dispatcher.forgetReplacedUsers("ended-" + i);
+            }
+            Dispatcher.forgetReplacedUsers("big-1");
+            Dispatcher.forgetReplacedUsers("big-2");
         }
     }
 
@@ -401,7 +458,7 @@ class DispatcherTest {
                     .isLessThan(64 * 1024);
         } finally {
             for (int i = 0; i < 100; i++) {
-                Dispatcher.sessionEnded("alloc-" + i);
+                Dispatcher.forgetReplacedUsers("alloc-" + i);
             }
         }
     }

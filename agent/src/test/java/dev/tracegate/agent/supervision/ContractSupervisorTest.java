@@ -64,11 +64,12 @@ class ContractSupervisorTest {
 
     /**
      * Session 19: the user messages a framework replaced in a conversation (kept so that its later rounds and turns send
-     * the replacement again, Dispatcher#userReplaced) go when the session ends, however it ends: sessions.max, an explicit
-     * end, the JVM's exit. A later session of the id starts with none.
+     * the replacement again, Dispatcher#userReplaced) are handed over when the session ends, however it ends:
+     * sessions.max, an explicit end, the JVM's exit. Session 20: they are kept as the ended session's (bounded), so a
+     * later session of the id, a conversation resumed with its chat memory, gets the same replacements.
      */
     @Test
-    void whatASessionWithheldFromItsLaterRoundsGoesWhenTheSessionEnds() throws Exception {
+    void whatASessionWithheldIsKeptForItsResumptionWhenTheSessionEnds() throws Exception {
         Running r = start("libraries=sop-refund,sessions.max=1");
         ContractSupervisor s = r.supervisor();
         try {
@@ -76,15 +77,18 @@ class ContractSupervisorTest {
                 s.onUserMessage(new Message("springai", id, "hello"));   // end-b evicts end-a (sessions.max = 1), end-c end-b
                 Dispatcher.userReplaced(id, "my password is hunter2", "[withheld]");
             }
-            assertThat(Dispatcher.replacedUser("end-a", "my password is hunter2")).as("evicted").isNull();
-            assertThat(Dispatcher.replacedUser("end-b", "my password is hunter2")).as("evicted").isNull();
+            assertThat(Dispatcher.endedWithReplacedUsers("end-a")).as("evicted").isTrue();
+            assertThat(Dispatcher.endedWithReplacedUsers("end-b")).as("evicted").isTrue();
+            assertThat(Dispatcher.endedWithReplacedUsers("end-c")).as("open").isFalse();
+            assertThat(Dispatcher.replacedUser("end-a", "my password is hunter2")).as("resumed after eviction").isEqualTo("[withheld]");
             assertThat(Dispatcher.replacedUser("end-c", "my password is hunter2")).as("open").isEqualTo("[withheld]");
             s.endSession("end-c");
-            assertThat(Dispatcher.replacedUser("end-c", "my password is hunter2")).as("ended explicitly").isNull();
+            assertThat(Dispatcher.endedWithReplacedUsers("end-c")).as("ended explicitly").isTrue();
+            assertThat(Dispatcher.replacedUser("end-c", "my password is hunter2")).isEqualTo("[withheld]");
             s.onUserMessage(new Message("springai", "end-d", "hello"));
             Dispatcher.userReplaced("end-d", "my password is hunter2", "[withheld]");
             s.close();
-            assertThat(Dispatcher.replacedUser("end-d", "my password is hunter2")).as("ended at the JVM's exit").isNull();
+            assertThat(Dispatcher.endedWithReplacedUsers("end-d")).as("ended at the JVM's exit").isTrue();
         } finally {
             for (String id : List.of("end-a", "end-b", "end-c", "end-d")) Dispatcher.sessionEnded(id);
             r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
