@@ -26,7 +26,7 @@ class McpAsyncTest {
             "library: failures",
             "contracts:",
             "  - id: mcp.no-lookup-after-failure",
-            "    guarantee: G(call(lookupCustomer) -> !O (failed(flakyLookup) | failed(failingLookup)))",
+            "    guarantee: G(call(lookupCustomer) -> !O (failed(flakyLookup) | failed(failingLookup) | failed(executorLookup)))",
             "    message: The backend failed; do not look customers up now.",
             "  - id: mcp.no-injected-results",
             "    assume: G !result_matches(\"(?i)ignore previous instructions\")",
@@ -83,6 +83,39 @@ class McpAsyncTest {
         assertThat(returns.get(0).path("error").asBoolean()).isTrue();
         assertThat(returns.get(0).path("result").asText()).isEqualTo("java.lang.IllegalStateException: backend down for C1");
         assertThat(returns.get(0).path("decision").asText()).isEqualTo("pass");
+    }
+
+    /**
+     * A handler whose work runs on the application's own executor (its Mono completed from a CompletableFuture, on no
+     * Reactor thread): each call is supervised once, in the client's session, its result checked before the client gets
+     * it (an instruction withheld) and its failure an error RETURN that a later call's contract sees.
+     */
+    @Test
+    void anAsyncHandlerWorkingOnItsOwnExecutorIsSupervisedOnceInItsSession(@TempDir Path dir) throws IOException {
+        Path audit = dir.resolve("server.jsonl");
+        ForkedJvm.Result r = calls(dir, audit, true, List.of(), "executorLookup", "{\"name\":\"C7\"}",
+                "executorLookup", "{\"name\":\"C666\"}", "executorLookup", "{\"name\":\"BAD1\"}",
+                "lookupCustomer", "{\"name\":\"Alice\"}");
+        assertThat(r.stdout()).as(r.toString())
+                .contains("SERVER: TOOL executorLookup ran name=C7 on app-worker-")
+                .contains("RESULT isError=false: customer C7: Alice")
+                .contains("SERVER: TOOL executorLookup ran name=C666 on app-worker-")
+                .contains("SERVER: TOOL executorLookup ran name=BAD1 on app-worker-")
+                .doesNotContain("TOOL lookupCustomer ran")
+                .contains("RESULT isError=true: tracegate blocked the call to lookupCustomer (contract mcp.no-lookup-after-failure)");
+        assertThat(r.stdout().lines().filter(l -> l.startsWith("EXCEPTION") || l.startsWith("RESULT")))
+                .as(r.toString()).noneMatch(l -> l.toLowerCase(java.util.Locale.ROOT).contains("ignore previous instructions"));
+        List<JsonNode> callRecords = audited(audit, "call", "executorLookup");
+        List<JsonNode> returns = audited(audit, "return", "executorLookup");
+        assertThat(callRecords).as(Files.readString(audit)).hasSize(3);
+        assertThat(returns).as(Files.readString(audit)).hasSize(3);
+        assertThat(returns).extracting(n -> n.path("error").asBoolean() + " " + n.path("decision").asText())
+                .containsExactly("false pass", "false suppress", "true pass");
+        String session = callRecords.get(0).path("session").asText();
+        assertThat(session).isNotEmpty();
+        assertThat(callRecords).extracting(n -> n.path("session").asText()).containsOnly(session);
+        assertThat(returns).extracting(n -> n.path("session").asText()).containsOnly(session);
+        assertThat(audited(audit, "call", "lookupCustomer")).extracting(n -> n.path("session").asText()).containsOnly(session);
     }
 
     @Test
