@@ -304,12 +304,20 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      */
     private volatile Thread analysis;
 
+    /**
+     * The background analysis (a seam: tests put one that throws). It runs under {@code engine.max-states}, which bounds
+     * its automata's states and, since session 20, its dead-end search's working memory (2 KB a state: 20 MB at the
+     * default 10000).
+     */
+    static volatile java.util.function.BiFunction<Integer, List<dev.tracegate.engine.monitor.Contract>, List<LibraryAnalysis.Finding>> analyser =
+            (maxStates, contracts) -> new LibraryAnalysis(new DfaCompiler(maxStates)).analyse(contracts);
+
     private void analyseLater(Library lib) {
         dev.tracegate.contracts.analysis.PolicySections.unread(lib).forEach(AgentLog::warn);   // cheap: one pass over the atoms
         dev.tracegate.contracts.analysis.AgentAssumptions.notes(lib).forEach(AgentLog::warn);   // cheap: the assumptions' small automata
         Thread t = new Thread(() -> {
             try {
-                for (LibraryAnalysis.Finding f : new LibraryAnalysis(new DfaCompiler(config.engineMaxStates())).analyse(lib.contracts().contracts())) {
+                for (LibraryAnalysis.Finding f : analyser.apply(config.engineMaxStates(), lib.contracts().contracts())) {
                     AgentLog.warn("library analysis: " + f.kind() + " " + f.contracts() + ": " + f.explanation()
                             + (f.witness().isEmpty() ? "" : " witness " + f.witness()));
                 }
@@ -321,14 +329,29 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 for (String note : dev.tracegate.contracts.analysis.LibraryNotes.notes(lib)) {
                     if (!said.contains(note)) AgentLog.warn("library analysis: " + note);
                 }
-            } catch (RuntimeException e) {
-                AgentLog.error("library analysis failed", e);
+            } catch (OutOfMemoryError | StackOverflowError e) {
+                // the analysis is the operator's, not the host's: what it held is garbage once it is dropped here, and no
+                // thread of the application sees the error (session 20: an analysis of 50 contracts ran the agent's test
+                // JVM out of heap in the audit writer). Supervision does not depend on it; check runs it offline.
+                metrics.onInternalError(FailPolicy.OPEN);
+                AgentLog.warn("library analysis dropped: it ran out of " + (e instanceof OutOfMemoryError ? "heap" : "stack")
+                        + " (" + e.getClass().getName() + "); supervision goes on without its findings. Run it offline with"
+                        + " `java -jar tracegate-agent.jar check " + checkArguments() + "` (--max-states N bounds it)");
+            } catch (Throwable e) {
+                metrics.onInternalError(FailPolicy.OPEN);
+                AgentLog.error("library analysis failed; supervision goes on without its findings (run `tracegate check` on the"
+                        + " libraries offline for them)", e);
             }
         }, "tracegate-analysis");
         t.setDaemon(true);
         t.setPriority(Thread.MIN_PRIORITY);
         analysis = t;
         t.start();
+    }
+
+    /** What {@code check} takes for these libraries: the configuration file, which stands for them, or their list. */
+    private String checkArguments() {
+        return config.configFile() != null ? config.configFile().toString() : String.join(" ", config.libraries());
     }
 
     /** The thread of the last start's or reload's background analysis (tests wait for its warnings). */
