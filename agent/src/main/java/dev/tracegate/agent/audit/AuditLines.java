@@ -349,12 +349,13 @@ final class AuditLines {
         len += 64;
         putc(REC_EVENT);
         // format 3 leaves out a decision time equal to the event's own ts (the supervisor decides at ts)
-        if (r.timeMillis != r.ts) { putc(K_TIME); time(r.timeMillis); }
+        long ts = r.ts();
+        if (r.timeMillis != ts) { putc(K_TIME); time(r.timeMillis); }
         // the event part, in the shape of a trace line
-        put(sessionText(r.session)); numc(r.seq);   // ,"session":"<id>","seq":<n>
-        if (r.ts != Long.MIN_VALUE) tsField(r.ts);
-        kind(r.kind);
-        Event e = r.event;
+        put(sessionText(r.session())); numc(r.seq());   // ,"session":"<id>","seq":<n>
+        if (ts != Long.MIN_VALUE) tsField(ts);
+        kind(r.kind());
+        Event e = r.eventToEncode();
         subjects = x.subjectFields;
         if (e != null) eventFields(e, x.clearFields);
         else partFields(r.partOrNone(), x.clearFields);
@@ -462,7 +463,7 @@ final class AuditLines {
         } else {
             hexAtoms(r, atoms);
         }
-        if (r.verdictIds != null && r.rareOrNone().verdictCodes == null) {
+        if (r.verdictIds() != null && r.rareOrNone().verdictCodes == null) {
             put(verdictLetters(t, r.verdictWord));   // with the atoms' closing quote and the key
         } else {
             buf[len++] = '"';
@@ -517,7 +518,7 @@ final class AuditLines {
 
     /** The verdict letters given as one code per contract, or none. */
     private void verdictLetters(AuditRecord r, LibraryTable t) {
-        int contracts = r.verdictIds == null ? 0 : t.contracts.length;
+        int contracts = r.verdictIds() == null ? 0 : t.contracts.length;
         ensure(2 + contracts);
         buf[len++] = '"';
         for (int i = 0; i < contracts; i++) {
@@ -534,8 +535,9 @@ final class AuditLines {
             strings(r.rareOrNone().atomList);
         } else {
             put('[');
-            if (r.atomTable != null) {
-                byte[][] names = atomText(r.atomTable);
+            String[] atomTable = r.atomTable();
+            if (atomTable != null) {
+                byte[][] names = atomText(atomTable);
                 boolean first = true;
                 for (int i = 0; i < names.length; i++) {
                     long word = r.rareOrNone().atomBits == null ? (i < 64 ? r.atomWord : 0) : i >> 6 < r.rareOrNone().atomBits.length ? r.rareOrNone().atomBits[i >> 6] : 0;
@@ -549,8 +551,9 @@ final class AuditLines {
             put(']');
         }
         put(K_VERDICTS); put('{');
-        if (r.verdictIds != null) {
-            byte[][] ids = verdictText(r.verdictIds);
+        String[] verdictIds = r.verdictIds();
+        if (verdictIds != null) {
+            byte[][] ids = verdictText(verdictIds);
             for (int i = 0; i < ids.length; i++) {
                 if (i > 0) put(',');
                 put(ids[i]);

@@ -29,11 +29,12 @@ public final class AuditRecord {
 
     // time (epoch ms) at which the decision was taken; 0 = "stamp it when appended"
     long timeMillis;
-    final String session;
-    final long seq;
-    final String kind;
-    long ts = Long.MIN_VALUE; // MIN_VALUE = absent
-    Event event;        // the event part, encoded from the event itself by the writer thread (null: none, or copied into part)
+    /**
+     * The event the record was made from: its session, seq, kind and ts are the record's (no copy of them in the record,
+     * 24 B less, session 20), and the writer thread encodes the event part from it unless {@link Rare#part} holds a copy.
+     * Null for a record built field by field, whose session, seq, kind and ts are in {@link Rare#head}.
+     */
+    final Event event;
     /**
      * The fields a passed event's record never sets, in an object of their own made on first use (null: all absent): the
      * record every intercepted call makes twice is 40 bytes smaller for it (136 B to 96 B, session 19).
@@ -43,6 +44,12 @@ public final class AuditRecord {
     /** The fields of {@link #rare}; {@link #NONE} stands for a record that set none of them. */
     static final class Rare {
         static final Rare NONE = new Rare();
+        /** Session, seq, kind and ts of a record built field by field, or given a ts of its own; null: the event's. */
+        Head head;
+        /** With atomBits or the record's atomWord, for atoms given without a library table (with one: the table's). */
+        String[] atomTable;
+        /** With verdictCodes, for verdicts given without a library table (with one: the table's contracts). */
+        String[] verdictIds;
         String[] clearFields;
         String[] subjectFields;
         Part part;          // the event part field by field (null: none, or still in event)
@@ -57,6 +64,20 @@ public final class AuditRecord {
         String[] unmet;
         /** A {@code register} record (path, lines, sha256) instead of an event; null for an event. */
         String[] registerRead;
+    }
+
+    /** The record's session, seq, kind and ts where they are not its event's. */
+    static final class Head {
+        final String session;
+        final long seq;
+        final String kind;
+        long ts = Long.MIN_VALUE; // MIN_VALUE = absent
+
+        Head(String session, long seq, String kind) {
+            this.session = Objects.requireNonNull(session, "session");
+            this.seq = seq;
+            this.kind = Objects.requireNonNull(kind, "kind");
+        }
     }
 
     /** The rare fields, made on first use. The producer's thread only, before the append. */
@@ -89,9 +110,8 @@ public final class AuditRecord {
         int depth;         // 0 absent
     }
 
-    String[] atomTable; // with atomBits (rare) or atomWord: atomTable[i] held iff bit i is set
-    String[] verdictIds;
-    // compact form against a library table (written as format 3's lib, atoms and verdicts strings)
+    // compact form against a library table (written as format 3's lib, atoms and verdicts strings); the atom table and
+    // the verdicts' contract ids are then the table's (ATOMS and VERDICTS say which were given), else those of Rare
     LibraryTable table;
     long atomWord;      // the valuation when the table has at most 64 atoms (else atomBits)
     long verdictWord;   // 2 bits per contract when the table has at most 32 contracts (else verdictCodes)
@@ -106,11 +126,19 @@ public final class AuditRecord {
      * bytes larger, 16 B more per passed call.
      */
     char roomWait;
+    /** {@link #ATOMS}, {@link #VERDICTS}: which of the atom table and the verdicts' ids are set (in the padding: no byte more). */
+    byte given;
+    static final byte ATOMS = 1, VERDICTS = 2;
 
     private AuditRecord(String session, long seq, String kind, Decision decision) {
-        this.session = Objects.requireNonNull(session, "session");
-        this.seq = seq;
-        this.kind = Objects.requireNonNull(kind, "kind");
+        this.event = null;
+        this.decision = Objects.requireNonNull(decision, "decision");
+        this.rare = new Rare();
+        this.rare.head = new Head(session, seq, kind);
+    }
+
+    private AuditRecord(Event e, Decision decision) {
+        this.event = Objects.requireNonNull(e, "event");
         this.decision = Objects.requireNonNull(decision, "decision");
     }
 
@@ -129,7 +157,7 @@ public final class AuditRecord {
      * event, so that {@code replay --register} can start from the same register.
      */
     public static AuditRecord registerRead(String path, long lines, String sha256) {
-        AuditRecord r = new AuditRecord("", 0, "REGISTER", Decision.PASS);
+        AuditRecord r = new AuditRecord("", 0, "REGISTER", Decision.PASS);   // (checks as before: session, kind and decision non-null)
         r.rare().registerRead = new String[] {path, Long.toString(lines), sha256};
         return r;
     }
@@ -139,21 +167,33 @@ public final class AuditRecord {
      * immutable), written as {@link dev.tracegate.matchers.trace.TraceWriter} would write the event.
      */
     public static AuditRecord of(Event e, Decision decision) {
+        // the writer thread encodes the record's session, seq, kind, ts and the rest from the event: the producer only
+        // hands the event over
+        return new AuditRecord(e, decision);
+    }
+
+    /** The session, seq, kind and ts of a record made from an event, copied so that a setter can override one of them. */
+    private Head head() {
+        Rare x = rare();
+        if (x.head == null) {
+            Head h = new Head(event.session(), event.seq(), kindOf(event));
+            if (event.ts() != 0) h.ts = event.ts();
+            x.head = h;
+        }
+        return x.head;
+    }
+
+    private static String kindOf(Event e) {
         EventKind k = e.kind();
         // CALL and RETURN (every intercepted call's two records) by reference: the kind's name() reads the enum constant,
         // an object on a page of its own that a cold call would walk to (session 19); the literals are those very names
-        String kind = k == EventKind.CALL ? "CALL" : k == EventKind.RETURN ? "RETURN" : k.name();
-        AuditRecord r = new AuditRecord(e.session(), e.seq(), kind, decision);
-        if (e.ts() != 0) r.ts = e.ts();
-        r.event = e;   // the writer thread encodes the rest from the event: the producer only hands the event over
-        return r;
+        return k == EventKind.CALL ? "CALL" : k == EventKind.RETURN ? "RETURN" : k.name();
     }
 
     /** Copies the event part from the event given to {@link #of(Event, Decision)}, before a setter overrides one of its fields. */
     void eventPart() {
         Event e = event;
-        if (e == null) return;
-        event = null;
+        if (e == null || rareOrNone().part != null) return;
         Part r = new Part();
         r.tool = e.tool();
         r.id = e.callId();
@@ -178,6 +218,9 @@ public final class AuditRecord {
         rare().part = r;
     }
 
+    /** The event whose fields the encoder writes as the event part: null when there is none or a setter changed one (then {@link #partOrNone}). */
+    Event eventToEncode() { return rareOrNone().part == null ? event : null; }
+
     /** The event part of a record that has no event (or whose event was copied), for the encoder. */
     Part partOrNone() { Part p = rareOrNone().part; return p != null ? p : Part.NONE; }
 
@@ -193,7 +236,15 @@ public final class AuditRecord {
     public AuditRecord time(long epochMillis) { this.timeMillis = epochMillis; return this; }
 
     /** The event's own timestamp (the trace's {@code ts}), epoch milliseconds. */
-    public AuditRecord ts(long epochMillis) { this.ts = epochMillis; return this; }
+    public AuditRecord ts(long epochMillis) { head().ts = epochMillis; return this; }
+
+    /** The event's own timestamp, {@code Long.MIN_VALUE} when absent. */
+    long ts() {
+        Rare x = rare;
+        if (x != null && x.head != null) return x.head.ts;
+        long ts = event.ts();
+        return ts != 0 ? ts : Long.MIN_VALUE;
+    }
 
     public AuditRecord tool(String tool) { part().tool = tool; return this; }
 
@@ -246,11 +297,13 @@ public final class AuditRecord {
     public AuditRecord depth(int depth) { part().depth = depth; return this; }
 
     /** The keys of the atoms that held at this event. */
-    public AuditRecord atoms(String... held) { Rare x = rare(); x.atomList = held; this.atomTable = null; x.atomBits = null; this.table = null; return this; }
+    public AuditRecord atoms(String... held) {
+        Rare x = rare(); x.atomList = held; x.atomTable = null; x.atomBits = null; given &= ~ATOMS; unTable(); return this;
+    }
 
     /** The atoms that held, as a bit set over a library's atom table: {@code table[i]} held iff bit i is set. */
     public AuditRecord atoms(String[] table, long[] bits) {
-        Rare x = rare(); this.atomTable = table; x.atomBits = bits; x.atomList = null; this.table = null; return this;
+        Rare x = rare(); x.atomTable = table; x.atomBits = bits; x.atomList = null; given |= ATOMS; unTable(); return this;
     }
 
     /**
@@ -261,7 +314,34 @@ public final class AuditRecord {
         if (ids.length != codes.length) {
             throw new IllegalArgumentException("verdicts: " + ids.length + " contract ids but " + codes.length + " codes");
         }
-        this.verdictIds = ids; rare().verdictCodes = codes; this.table = null; return this;
+        Rare x = rare(); x.verdictIds = ids; x.verdictCodes = codes; given |= VERDICTS; unTable(); return this;
+    }
+
+    /**
+     * Leaves the compact form: what was given against the table (its atom table, its contract ids) is kept in the rare
+     * fields, as the spelled-out form reads them.
+     */
+    private void unTable() {
+        LibraryTable t = table;
+        if (t == null) return;
+        Rare x = rare();
+        if ((given & ATOMS) != 0 && x.atomTable == null && x.atomList == null) x.atomTable = t.atoms;
+        if ((given & VERDICTS) != 0 && x.verdictIds == null) x.verdictIds = t.contracts;
+        table = null;
+    }
+
+    /** The atom table the atom bits index: the library table's, or the one given with {@link #atoms(String[], long[])}; null: none. */
+    String[] atomTable() {
+        if ((given & ATOMS) == 0) return null;
+        LibraryTable t = table;
+        return t != null ? t.atoms : rareOrNone().atomTable;
+    }
+
+    /** The contract ids the verdicts are given for: the library table's or those given with {@link #verdicts(String[], byte[])}; null: none. */
+    String[] verdictIds() {
+        if ((given & VERDICTS) == 0) return null;
+        LibraryTable t = table;
+        return t != null ? t.contracts : rareOrNone().verdictIds;
     }
 
     /**
@@ -278,7 +358,8 @@ public final class AuditRecord {
         } else {
             rare().atomBits = valuation.clone();
         }
-        this.atomTable = table.atoms;
+        if (x != null) x.atomTable = null;
+        given |= ATOMS;   // the table's atoms (no read of the table's array here: the caller's thread)
         return this;
     }
 
@@ -291,10 +372,11 @@ public final class AuditRecord {
         if (table.contractCount > 32) {
             throw new IllegalArgumentException("verdicts: a packed word holds 32 contracts, the table has " + table.contracts.length);
         }
+        if (this.table != table) unTable();
         this.table = table;
-        this.verdictIds = table.contracts;
         this.verdictWord = packed;
-        if (rare != null) rare.verdictCodes = null;
+        if (rare != null) { rare.verdictCodes = null; rare.verdictIds = null; }
+        given |= VERDICTS;
         return this;
     }
 
@@ -302,6 +384,7 @@ public final class AuditRecord {
     public AuditRecord verdicts(LibraryTable table, byte[] codes) {
         verdicts(table.contracts, codes);
         this.table = table;
+        rare.verdictIds = null;   // the table's
         return this;
     }
 
@@ -362,11 +445,11 @@ public final class AuditRecord {
     /** For END records: the ids (or descriptions) of obligations still waiting when the session ended. */
     public AuditRecord unmet(String... obligations) { if (obligations != null || rare != null) rare().unmet = obligations; return this; }
 
-    public String session() { return session; }
+    public String session() { Rare x = rare; return x != null && x.head != null ? x.head.session : event.session(); }
 
-    public long seq() { return seq; }
+    public long seq() { Rare x = rare; return x != null && x.head != null ? x.head.seq : event.seq(); }
 
-    public String kind() { return kind; }
+    public String kind() { Rare x = rare; return x != null && x.head != null ? x.head.kind : kindOf(event); }
 
     public Decision decision() { return decision; }
 
@@ -381,7 +464,7 @@ public final class AuditRecord {
     boolean refusedCall(boolean turnedAway) {
         boolean refusedAnyway = decision == Decision.BLOCK || (decision == Decision.ESCALATE && !rareOrNone().approved);
         if (!refusedAnyway && (!turnedAway || decision == Decision.SHADOW_WOULD_BLOCK)) return false;
-        return "CALL".equals(kind);
+        return "CALL".equals(kind());
     }
 
     public long timeMillis() { return timeMillis; }
@@ -391,6 +474,7 @@ public final class AuditRecord {
         String[] atomList = rareOrNone().atomList;
         long[] atomBits = rareOrNone().atomBits;
         if (atomList != null) return List.of(atomList);
+        String[] atomTable = atomTable();
         if (atomTable == null) return List.of();
         if (atomBits == null) {
             String[] out = new String[atomTable.length];
@@ -409,6 +493,6 @@ public final class AuditRecord {
     @Override public String toString() {
         Part part = rareOrNone().part;
         String tool = event != null ? event.tool() : part != null ? part.tool : null;
-        return "AuditRecord{" + session + "#" + seq + " " + kind + (tool == null ? "" : " " + tool) + " -> " + decision.wire() + "}";
+        return "AuditRecord{" + session() + "#" + seq() + " " + kind() + (tool == null ? "" : " " + tool) + " -> " + decision.wire() + "}";
     }
 }

@@ -95,7 +95,7 @@ class AuditWriterRoomTest {
             if (a != Admission.ACCEPTED) {
                 waited++;
                 assertThat(r.roomWaitNanos()).as("a record turned away after its wait carries it").isGreaterThan(maxBlock);
-                assertThat(a).isEqualTo(r.kind.equals("CALL") ? Admission.REFUSED : Admission.DROPPED);
+                assertThat(a).isEqualTo(r.kind().equals("CALL") ? Admission.REFUSED : Admission.DROPPED);
             }
         }
         assertThat(waited).as("records turned away after a wait").isPositive();

@@ -136,12 +136,12 @@ final class ReferenceAuditLines {
     void event(AuditRecord r) {
         r.eventPart();
         begin("event");
-        if (format < 3 || r.timeMillis != r.ts) { key("time"); str(Instant.ofEpochMilli(r.timeMillis).toString()); }
+        if (format < 3 || r.timeMillis != r.ts()) { key("time"); str(Instant.ofEpochMilli(r.timeMillis).toString()); }
         // the event part, in the shape of a trace line
-        key("session"); str(r.session);
-        key("seq"); num(r.seq);
-        if (r.ts != Long.MIN_VALUE) { key("ts"); num(r.ts); }
-        key("kind"); str(r.kind.toLowerCase(Locale.ROOT));
+        key("session"); str(r.session());
+        key("seq"); num(r.seq());
+        if (r.ts() != Long.MIN_VALUE) { key("ts"); num(r.ts()); }
+        key("kind"); str(r.kind().toLowerCase(Locale.ROOT));
         AuditRecord.Part part = r.partOrNone();
         if (part.tool != null) { key("tool"); str(part.tool); }
         if (part.id != null) { key("id"); str(part.id); }
@@ -184,7 +184,7 @@ final class ReferenceAuditLines {
             while (hex.length() > 0 && hex.charAt(hex.length() - 1) == '0') hex.setLength(hex.length() - 1);
             key("atoms"); str(hex.toString());
             StringBuilder letters = new StringBuilder();
-            if (r.verdictIds != null) {
+            if (r.verdictIds() != null) {
                 for (int i = 0; i < r.table.contracts.length; i++) {
                     int c = r.rareOrNone().verdictCodes != null ? r.rareOrNone().verdictCodes[i] : (int) (r.verdictWord >>> (2 * i) & 3);
                     letters.append(c >= 0 && c < 3 ? "IAF".charAt(c) : '?');
@@ -216,11 +216,11 @@ final class ReferenceAuditLines {
         } else {
             put('[');
             boolean first = true;
-            if (r.atomTable != null) {
-                for (int i = 0; i < r.atomTable.length; i++) {
+            if (r.atomTable() != null) {
+                for (int i = 0; i < r.atomTable().length; i++) {
                     if (held(r, i)) {
                         if (!first) put(',');
-                        str(r.atomTable[i]);
+                        str(r.atomTable()[i]);
                         first = false;
                     }
                 }
@@ -228,10 +228,10 @@ final class ReferenceAuditLines {
             put(']');
         }
         key("verdicts"); put('{');
-        if (r.verdictIds != null) {
-            for (int i = 0; i < r.verdictIds.length; i++) {
+        if (r.verdictIds() != null) {
+            for (int i = 0; i < r.verdictIds().length; i++) {
                 if (i > 0) put(',');
-                str(r.verdictIds[i]);
+                str(r.verdictIds()[i]);
                 put(':');
                 byte c = r.rareOrNone().verdictCodes != null ? r.rareOrNone().verdictCodes[i] : (byte) (r.verdictWord >>> (2 * i) & 3);
                 str(c >= 0 && c < AuditRecord.VERDICT_NAMES.length ? AuditRecord.VERDICT_NAMES[c] : "UNKNOWN(" + c + ")");
