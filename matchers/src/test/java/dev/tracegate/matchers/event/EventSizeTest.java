@@ -1,0 +1,60 @@
+package dev.tracegate.matchers.event;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every intercepted call makes two events (its CALL and its RETURN), so their size is part of what a passed call
+ * allocates (bench/README, session 20): a tool event has no text, subject, purposes, categories, consent, tokens or
+ * depth, and makes no room for them; an event that has them reads each back as given.
+ */
+class EventSizeTest {
+
+    @Test
+    void aToolEventIsAtMost88Bytes() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        Args args = Args.ofJson("{\"q\":\"x\"}");
+        int n = 20_000;
+        Event[] kept = new Event[n];   // kept, so that no event is scalar-replaced away
+        long id = Thread.currentThread().getId();
+        for (int i = 0; i < n; i++) kept[i] = Event.toolEvent(EventKind.CALL, "s", i, 1_000, "search_kb", "tg-1", args, null, false);
+        long before = threads.getThreadAllocatedBytes(id);
+        for (int i = 0; i < n; i++) kept[i] = Event.toolEvent(EventKind.CALL, "s", i, 1_000, "search_kb", "tg-1", args, null, false);
+        long perEvent = (threads.getThreadAllocatedBytes(id) - before) / n;
+        // 120 B before session 20 (the fields a tool event never has in the event itself); 88 B with compressed oops
+        assertThat(perEvent).as("bytes per tool event").isLessThanOrEqualTo(88);
+        assertThat(kept[n - 1].seq()).isEqualTo(n - 1);
+    }
+
+    @Test
+    void anEventsRareFieldsReadBackAsGiven() {
+        Event e = Event.builder(EventKind.CONSENT).session("s").seq(3).text("hello ann@example.org").subject(" ann ")
+                .purposes("Billing", "billing", "support").categories("EMAIL").granted(false).tokens(12).depth(2).build();
+        assertThat(e.text()).isEqualTo("hello ann@example.org");
+        assertThat(e.subject()).isEqualTo("ann");
+        assertThat(e.purposeCount()).isEqualTo(2);
+        assertThat(e.purpose(1)).isEqualTo("support");
+        assertThat(e.purposes()).containsExactly("billing", "support");
+        assertThat(e.categoryCount()).isEqualTo(1);
+        assertThat(e.category(0)).isEqualTo("email");
+        assertThat(e.granted()).isFalse();
+        assertThat(e.tokens()).isEqualTo(12);
+        assertThat(e.depth()).isEqualTo(2);
+        assertThat(e.textValues()).isNotEmpty().isSameAs(e.textValues());
+        for (Event other : List.of(Event.builder(EventKind.CONSENT).session("s").seq(3).text("hello ann@example.org").subject("ann")
+                .purposes("billing", "support").categories("email").granted(true).tokens(12).depth(2).build(),
+                Event.builder(EventKind.CONSENT).session("s").seq(3).text("hello ann@example.org").subject("ann")
+                .purposes("billing", "support").categories("email").granted(false).tokens(12).depth(1).build())) {
+            assertThat(other).isNotEqualTo(e);
+        }
+        Event plain = Event.builder(EventKind.USER).session("s").seq(4).build();
+        assertThat(plain.text()).isNull();
+        assertThat(plain.granted()).isTrue();
+        assertThat(plain.tokens()).isEqualTo(-1);
+        assertThat(plain.textValues()).isEmpty();
+        assertThat(plain.purposes()).isEmpty();
+    }
+}
