@@ -1,5 +1,6 @@
 package dev.tracegate.agent.instrumentation;
 
+import dev.tracegate.agent.bootstrap.WeakIdentityMap;
 import dev.tracegate.agent.core.AgentLog;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.builder.AgentBuilder;
@@ -785,7 +786,8 @@ public final class Weaver {
     static final class FrameworkPresence implements ElementMatcher<ClassLoader> {
         final String marker;
         private final String resource;
-        private final Map<ClassLoader, Boolean> cache = Collections.synchronizedMap(new WeakHashMap<>());
+        /** Per loader, whether it sees the marker; read on every class a loader defines, so without a lock. */
+        private final WeakIdentityMap<ClassLoader, Boolean> cache = new WeakIdentityMap<>();
         /** The marker class itself went past the type matchers (it was loaded, or retransformed on attach). */
         volatile boolean loaded;
         /** Where the first loader that sees the marker finds it: the jar (its name carries the framework version), else the URL. */
@@ -802,20 +804,59 @@ public final class Weaver {
                 return false;
             }
             Boolean known = cache.get(loader);
-            if (known == null) {
+            if (known != null) {
+                return known;
+            }
+            boolean sees;
+            if (source != null && seenThroughParent(loader)) {
+                // the parent's copy: no look-up, and not an application of its own (Applications would ask the parent again)
+                sees = true;
+            } else {
                 java.net.URL url = loader.getResource(resource);
-                known = url != null;
-                if (known && source == null) {
+                sees = url != null;
+                if (sees && source == null) {
                     source = sourceOf(url.toString());
                 }
-                if (known && !resource.equals(ANY_LOADER_RESOURCE)) {
+                if (sees && !resource.equals(ANY_LOADER_RESOURCE)) {
                     dev.tracegate.agent.core.Applications.noteFrameworkLoader(loader, resource); // sessions per application
                 }
-                cache.put(loader, known);
             }
-            return known;
+            cache.putIfAbsent(loader, sees);
+            return sees;
+        }
+
+        /**
+         * Whether {@code loader} sees the marker because its parent does, as already found: a loader whose class keeps
+         * {@code ClassLoader}'s own {@code getResource} asks its parent first and answers with the parent's resource, so
+         * the answer is the parent's, without a look-up (a host that makes a loader per script or per class paid five
+         * class path look-ups, and four more in {@link dev.tracegate.agent.core.Applications}, for each). A loader that
+         * overrides {@code getResource} (child-first, filtering) is asked itself.
+         */
+        private boolean seenThroughParent(ClassLoader loader) {
+            try {
+                ClassLoader parent = loader.getParent();
+                if (parent == null || !PARENT_FIRST_RESOURCES.get(loader.getClass())) {
+                    return false;
+                }
+                Boolean parentSees = cache.get(parent);
+                return parentSees != null && parentSees;
+            } catch (SecurityException e) {
+                return false;
+            }
         }
     }
+
+    /** Whether a loader class keeps {@code ClassLoader#getResource} (its parent first), by class. */
+    private static final ClassValue<Boolean> PARENT_FIRST_RESOURCES = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            try {
+                return type.getMethod("getResource", String.class).getDeclaringClass() == ClassLoader.class;
+            } catch (NoSuchMethodException | SecurityException e) {
+                return false;
+            }
+        }
+    };
 
     /** The jar a class resource URL points into ("langchain4j-1.11.0.jar", the innermost of nested jars), else the URL. */
     static String sourceOf(String url) {
