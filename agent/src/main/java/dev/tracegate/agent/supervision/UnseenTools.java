@@ -28,7 +28,7 @@ import java.util.Map;
  * tool name of an audit record (a call, a result, a refused call) and the tool of a call that was redirected (whose record
  * carries its target); a name is seen for a contract's tool as the contracts match names: folded, or its bare MCP name.
  */
-final class UnseenTools {
+public final class UnseenTools {
     private UnseenTools() {}
 
     /** At most this many tools named per line; the rest are counted. */
@@ -38,7 +38,7 @@ final class UnseenTools {
      * One line per library file of {@code lib} (built-ins left out) whose contracts name a tool none of {@code seen} is;
      * none when {@code seen} is empty (no tool event at all says nothing about the names).
      */
-    static List<String> lines(Library lib, Collection<String> seen) {
+    public static List<String> lines(Library lib, Collection<String> seen) {
         return lines(lib, seen, List.of(), true);
     }
 
