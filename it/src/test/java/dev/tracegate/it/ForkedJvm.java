@@ -119,6 +119,11 @@ final class ForkedJvm {
 
     /** Runs a command with these variables added to this JVM's environment, in {@code directory} (null: this JVM's). */
     static Result exec(List<String> command, java.util.Map<String, String> environment, Path directory) {
+        return exec(command, environment, directory, TIMEOUT_SECONDS);
+    }
+
+    /** {@link #exec(List, java.util.Map, Path)}, failing if the command takes longer than {@code timeoutSeconds}. */
+    static Result exec(List<String> command, java.util.Map<String, String> environment, Path directory, long timeoutSeconds) {
         try {
             Path out = Files.createTempFile("forked-out", ".txt");
             Path err = Files.createTempFile("forked-err", ".txt");
@@ -126,9 +131,9 @@ final class ForkedJvm {
             if (directory != null) builder.directory(directory.toFile());
             builder.environment().putAll(environment);
             Process process = builder.start();
-            if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
-                throw new AssertionError("forked JVM did not finish: " + command + "\nstdout:\n" + Files.readString(out) + "\nstderr:\n" + Files.readString(err));
+                throw new AssertionError("forked JVM did not finish in " + timeoutSeconds + " s: " + command + "\nstdout:\n" + Files.readString(out) + "\nstderr:\n" + Files.readString(err));
             }
             Result result = new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8), command);
             Files.deleteIfExists(out);
