@@ -69,8 +69,8 @@ final class CheckCommand implements Callable<Integer> {
         if (skipped > 0) {
             // the finding's own hint names the agent's bounds, which do not apply here
             System.out.println("analysis incomplete: " + skipped + (skipped == 1 ? " check was" : " checks were")
-                    + " skipped because a product automaton needs more than " + maxStates + " states (or more work to build"
-                    + " than that bound allows); raise the bound with"
+                    + " skipped because a product automaton needs more than " + maxStates + " states (or more work to build,"
+                    + " or more working memory, than that bound allows); raise the bound with"
                     + " --max-states N (this command's bound for the analysis), or split the contracts");
         }
         long wide = findings.stream().filter(f -> f.kind() == LibraryAnalysis.Kind.TOO_LARGE && !f.moreStates()).count();
