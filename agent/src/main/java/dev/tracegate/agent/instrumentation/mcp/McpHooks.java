@@ -2,6 +2,7 @@ package dev.tracegate.agent.instrumentation.mcp;
 
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.HandlerScope;
+import dev.tracegate.agent.bootstrap.McpMarks;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.bootstrap.TracegateViolation;
 import dev.tracegate.agent.instrumentation.HookPoint;
@@ -47,7 +48,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  */
 public final class McpHooks {
 
-    /** The {@code _meta} key a supervised client call carries; its value is this JVM's dispatcher instance. */
+    /** The {@code _meta} key a supervised client call carries; its value is a one-shot mark ({@link McpMarks}). */
     public static final String SEEN = "dev.tracegate/supervised";
 
     /** The transport-context key whose value is the session of a stateless server's call. */
@@ -178,7 +179,10 @@ public final class McpHooks {
             try {
                 Map<?, ?> p = (Map<?, ?>) params;
                 Object meta = p.get("_meta");
-                if (meta instanceof Map && Dispatcher.instance().equals(((Map<?, ?>) meta).get(SEEN))) {
+                // spared only for the live one-shot mark of this JVM's own client call of this tool with these
+                // arguments (McpMarks): nothing a remote peer sends switches supervision off
+                if (meta instanceof Map && ((Map<?, ?>) meta).get(SEEN) != null
+                        && McpMarks.take(((Map<?, ?>) meta).get(SEEN), String.valueOf(p.get("name")), Dispatcher.toJson(p.get("arguments")))) {
                     return null;
                 }
                 tool = String.valueOf(p.get("name"));
@@ -319,7 +323,10 @@ public final class McpHooks {
             try {
                 Map<?, ?> p = (Map<?, ?>) params;
                 Object meta = p.get("_meta");
-                if (meta instanceof Map && Dispatcher.instance().equals(((Map<?, ?>) meta).get(SEEN))) {
+                // spared only for the live one-shot mark of this JVM's own client call of this tool with these
+                // arguments (McpMarks): nothing a remote peer sends switches supervision off
+                if (meta instanceof Map && ((Map<?, ?>) meta).get(SEEN) != null
+                        && McpMarks.take(((Map<?, ?>) meta).get(SEEN), String.valueOf(p.get("name")), Dispatcher.toJson(p.get("arguments")))) {
                     return null;
                 }
                 tool = String.valueOf(p.get("name"));
@@ -444,7 +451,7 @@ public final class McpHooks {
                             @Advice.Argument(2) McpSchema.CallToolRequest request,
                             @Advice.Local("tgHandler") boolean handler) {
             Map<String, Object> meta = request == null ? null : request.meta();
-            if (meta != null && Dispatcher.instance().equals(meta.get(SEEN))) {
+            if (meta != null && McpMarks.taken(meta.get(SEEN))) {
                 return null;
             }
             Object previous = Dispatcher.swapHandlerSession(exchange == null || exchange.sessionId() == null ? "default" : exchange.sessionId());
@@ -468,7 +475,7 @@ public final class McpHooks {
                             @Advice.Argument(2) McpSchema.CallToolRequest request,
                             @Advice.Local("tgHandler") boolean handler) {
             Map<String, Object> meta = request == null ? null : request.meta();
-            if (meta != null && Dispatcher.instance().equals(meta.get(SEEN))) {
+            if (meta != null && McpMarks.taken(meta.get(SEEN))) {
                 return null;
             }
             Object named = context == null ? null : context.get(STATELESS_SESSION_KEY);
@@ -495,6 +502,7 @@ public final class McpHooks {
                             @Advice.Local("tgTool") String tool,
                             @Advice.Local("tgRedirect") String redirect,
                             @Advice.Local("tgId") String callId,
+                            @Advice.Local("tgMark") String mark,
                             @Advice.Local("tgDepth") int[] depth,
                             @Advice.Local("tgSaved") int saved) {
             // the nesting guard is this thread's cell; the exit writes back the value saved here first thing, with no
@@ -515,11 +523,6 @@ public final class McpHooks {
                 if (ruling != null && ruling.skips()) {
                     return ruling;
                 }
-                Map<String, Object> meta = new LinkedHashMap<String, Object>();
-                if (request.meta() != null) {
-                    meta.putAll(request.meta());
-                }
-                meta.put(SEEN, Dispatcher.instance());
                 Map<String, Object> arguments = request.arguments();
                 String name = tool;
                 if (ruling != null && (ruling.kind == Ruling.REWRITE || ruling.kind == Ruling.REDIRECT)) {
@@ -534,6 +537,17 @@ public final class McpHooks {
                         tool = ruling.tool;
                         redirect = ruling.text;
                     }
+                }
+                // a one-shot mark for this call, which a server in this JVM takes so as not to supervise it again
+                // (McpMarks); it ends when the call does (the exit)
+                Map<String, Object> meta = new LinkedHashMap<String, Object>();
+                if (request.meta() != null) {
+                    meta.putAll(request.meta());
+                }
+                meta.remove(SEEN);   // never forwarded: only a mark this call issues
+                mark = McpMarks.issue(name, Dispatcher.toJson(arguments));
+                if (mark != null) {
+                    meta.put(SEEN, mark);
                 }
                 request = new McpSchema.CallToolRequest(name, arguments, meta);
                 return null;
@@ -557,6 +571,7 @@ public final class McpHooks {
                          @Advice.Local("tgTool") String tool,
                          @Advice.Local("tgRedirect") String redirect,
                          @Advice.Local("tgId") String callId,
+                         @Advice.Local("tgMark") String mark,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Thrown(readOnly = false, typing = Assigner.Typing.DYNAMIC) Throwable thrown,
                          @Advice.Local("tgDepth") int[] depth,
@@ -574,6 +589,15 @@ public final class McpHooks {
                     result = Mono.just(McpSchema.CallToolResult.builder().addTextContent(skipped.text).isError(skipped.isError()).build());
                 }
                 return;
+            }
+            if (mark != null) {
+                // the mark lives while the call is in flight: ended when its Mono ends (completes, fails, is
+                // cancelled), or now when there is none
+                if (thrown == null && result instanceof Mono) {
+                    result = ((Mono) result).doFinally((java.util.function.Consumer) McpMarks.expiry(mark));
+                } else {
+                    McpMarks.expiry(mark).accept(null);
+                }
             }
             if (tool != null && session != null && thrown != null) {
                 // callTool threw before returning its Mono: the same error RETURN as an error signal gets

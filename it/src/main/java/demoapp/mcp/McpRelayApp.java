@@ -1,0 +1,157 @@
+package demoapp.mcp;
+
+import demoapp.Console;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.File;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * An aggregating MCP server: a tool handler that calls another MCP server with the SDK's client.
+ * {@code McpRelayApp server}: a stdio server with {@code sendEmail {to}} and {@code askPartner {topic}}, whose sync
+ * handler calls {@code echoMeta} on a partner server it starts as a subprocess of its own (without any agent) and
+ * answers with what the partner says. {@code McpRelayApp partner}: the partner, whose {@code echoMeta} answers with the
+ * {@code _meta} of the request it got. {@code McpRelayApp replay -- <server command...>}: a client (the remote peer)
+ * that calls {@code askPartner}, takes from the answer the value the partner saw under {@code dev.tracegate/supervised}
+ * and sends it back to the server in the {@code _meta} of two {@code sendEmail} calls. Servers write their lines to
+ * standard error; the client echoes the server's as "SERVER: ...".
+ */
+public final class McpRelayApp {
+
+    private static final McpJsonMapper JSON = new JacksonMcpJsonMapper(JsonMapper.builder().build());
+    private static final String TO_SCHEMA = "{\"type\":\"object\",\"properties\":{\"to\":{\"type\":\"string\"}}}";
+    private static final String TOPIC_SCHEMA = "{\"type\":\"object\",\"properties\":{\"topic\":{\"type\":\"string\"}}}";
+    private static final String MARK_KEY = "dev.tracegate/supervised";
+
+    private static McpSyncClient partner;
+
+    private McpRelayApp() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("server")) {
+            serve(relay());
+        } else if (args.length == 1 && args[0].equals("partner")) {
+            // ends with the relay server that started it (its stdin closing does not end the JVM)
+            ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> System.exit(0)));
+            serve(McpServer.sync(new StdioServerTransportProvider(JSON)).serverInfo("partner", "1.0")
+                    .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+                    .tools(tool("echoMeta", TOPIC_SCHEMA, (exchange, request) -> "partner saw meta=" + JSON.writeValueAsString(
+                            request.meta() == null ? Map.of() : request.meta())))
+                    .build());
+        } else if (args.length > 2 && args[0].equals("replay") && args[1].equals("--")) {
+            replay(Arrays.copyOfRange(args, 2, args.length));
+        } else {
+            throw new IllegalArgumentException("usage: McpRelayApp server | McpRelayApp partner | McpRelayApp replay -- <server command...>");
+        }
+    }
+
+    interface Body {
+        String run(io.modelcontextprotocol.server.McpSyncServerExchange exchange, McpSchema.CallToolRequest request) throws Exception;
+    }
+
+    private static McpServerFeatures.SyncToolSpecification tool(String name, String schema, Body body) {
+        return McpServerFeatures.SyncToolSpecification.builder()
+                .tool(McpSchema.Tool.builder().name(name).description(name).inputSchema(JSON, schema).build())
+                .callHandler((exchange, request) -> {
+                    try {
+                        return McpSchema.CallToolResult.builder().addTextContent(body.run(exchange, request)).isError(false).build();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                })
+                .build();
+    }
+
+    private static McpSyncServer relay() {
+        return McpServer.sync(new StdioServerTransportProvider(JSON)).serverInfo("relay", "1.0")
+                .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+                .tools(tool("sendEmail", TO_SCHEMA, (exchange, request) -> {
+                            System.err.println("TOOL sendEmail ran to=" + request.arguments().get("to"));
+                            return "email sent to " + request.arguments().get("to");
+                        }),
+                        tool("askPartner", TOPIC_SCHEMA, (exchange, request) -> {
+                            System.err.println("HANDLER askPartner session=" + exchange.sessionId());
+                            McpSchema.CallToolResult answer = partner().callTool(
+                                    new McpSchema.CallToolRequest("echoMeta", Map.of("topic", String.valueOf(request.arguments().get("topic")))));
+                            return text(answer);
+                        }))
+                .build();
+    }
+
+    /** The client of the partner server, started on first use (a subprocess of this JVM, without this JVM's options). */
+    private static synchronized McpSyncClient partner() {
+        if (partner == null) {
+            String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+            StdioClientTransport transport = new StdioClientTransport(ServerParameters.builder(java)
+                    .args("-cp", System.getProperty("java.class.path"), McpRelayApp.class.getName(), "partner").build(), JSON);
+            transport.setStdErrorHandler(line -> System.err.println("PARTNER: " + line));
+            partner = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60)).initializationTimeout(Duration.ofSeconds(60)).build();
+            partner.initialize();
+        }
+        return partner;
+    }
+
+    private static void serve(McpSyncServer server) throws InterruptedException {
+        System.err.println("SERVER READY " + server.getServerInfo().name());
+        Thread.sleep(Long.MAX_VALUE);   // the client ends this process when it closes the transport
+    }
+
+    private static String text(McpSchema.CallToolResult result) {
+        StringBuilder text = new StringBuilder();
+        for (McpSchema.Content content : result.content()) {
+            if (content instanceof McpSchema.TextContent) {
+                text.append(((McpSchema.TextContent) content).text());
+            }
+        }
+        return text.toString();
+    }
+
+    /** The remote peer: learns the value the server's client sent the partner, and sends it back with two e-mails. */
+    private static void replay(String[] serverCommand) throws Exception {
+        StdioClientTransport transport = new StdioClientTransport(ServerParameters.builder(serverCommand[0])
+                .args(Arrays.copyOfRange(serverCommand, 1, serverCommand.length)).build(), JSON);
+        transport.setStdErrorHandler(line -> System.out.println("SERVER: " + line));
+        McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(120))
+                .initializationTimeout(Duration.ofSeconds(60)).build();
+        try {
+            client.initialize();
+            String answer = text(client.callTool(new McpSchema.CallToolRequest("askPartner", Map.of("topic", "prices"))));
+            Console.line("ASKED " + answer);
+            Matcher m = Pattern.compile(Pattern.quote(MARK_KEY) + "\"\\s*:\\s*\"([^\"]+)\"").matcher(answer);
+            String mark = m.find() ? m.group(1) : null;
+            Console.line("MARK " + mark);
+            if (mark != null) {
+                for (int i = 1; i <= 2; i++) {
+                    Map<String, Object> meta = new LinkedHashMap<>();
+                    meta.put(MARK_KEY, mark);
+                    McpSchema.CallToolResult result = client.callTool(
+                            new McpSchema.CallToolRequest("sendEmail", Map.of("to", "eve@evil.example"), meta));
+                    Console.line("REPLAY " + i + " isError=" + result.isError() + ": " + text(result));
+                }
+            }
+        } catch (RuntimeException e) {
+            Console.exception(e);
+        } finally {
+            StdioServerEnd.stopAndDrain(transport);   // every line the server wrote, then close
+            client.closeGracefully();
+        }
+        System.exit(0);
+    }
+}

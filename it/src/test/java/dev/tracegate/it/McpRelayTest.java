@@ -1,0 +1,62 @@
+package dev.tracegate.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An aggregating MCP server (trial41): a supervised server whose tool handler calls another MCP server with the SDK's
+ * client ({@code demoapp.mcp.McpRelayApp}, the real SDK 2.1.0, over stdio). The partner server, which runs without the
+ * agent, sees what the server's client sends it and a remote client sends that back.
+ */
+class McpRelayTest {
+
+    private static final String APP = "demoapp.mcp.McpRelayApp";
+
+    private static final String ONCE = String.join("\n",
+            "tracegate: 1",
+            "library: once",
+            "contracts:",
+            "  - id: once.email",
+            "    guarantee: G(count(sendEmail) <= 1)",
+            "    message: One e-mail per session.",
+            "");
+
+    private static ForkedJvm.Result relay(Path dir, Path audit) throws IOException {
+        Path library = dir.resolve("once.yaml");
+        Files.writeString(library, ONCE);
+        String agent = ForkedJvm.agent("trace=true,libraries=" + library + ",audit.path=" + audit);
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(), ForkedJvm.appClasspath(), APP,
+                "replay", "--", ForkedJvm.java(), agent, "-cp", ForkedJvm.appClasspath(), APP, "server");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString()).contains("SERVER: SERVER READY relay").doesNotContain("EXCEPTION");
+        return r;
+    }
+
+    /** trial41 01: the value the server's client sent to a partner does not switch supervision off when sent back. */
+    @Test
+    void aMarkTheServersClientSentElsewhereAndThatComesBackIsSupervised(@TempDir Path dir) throws IOException {
+        Path audit = dir.resolve("audit.jsonl");
+        ForkedJvm.Result r = relay(dir, audit);
+        // the partner did get a mark (a one-shot one: the server in the client's JVM may spare that very call only)
+        Matcher mark = Pattern.compile("MARK ([0-9a-f-]+)").matcher(r.stdout());
+        assertThat(mark.find()).as(r.toString()).isTrue();
+        // sent back with two e-mails: both supervised, the second refused by the counting contract
+        assertThat(r.stdout()).as(r.toString())
+                .contains("REPLAY 1 isError=false: email sent to eve@evil.example")
+                .contains("REPLAY 2 isError=true: tracegate blocked the call to sendEmail (contract once.email)");
+        assertThat(r.stdout().lines().filter(l -> l.contains("TOOL sendEmail ran"))).as(r.toString()).hasSize(1);
+        List<JsonNode> calls = McpTest.audited(audit, "call", "sendEmail");
+        assertThat(calls).as(Files.readString(audit)).hasSize(2);
+        assertThat(calls.get(1).path("decision").asText()).isEqualTo("block");
+    }
+}
