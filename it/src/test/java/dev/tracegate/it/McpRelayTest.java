@@ -59,4 +59,24 @@ class McpRelayTest {
         assertThat(calls).as(Files.readString(audit)).hasSize(2);
         assertThat(calls.get(1).path("decision").asText()).isEqualTo("block");
     }
+
+    /**
+     * trial41 03: the call the handler makes is supervised in the session of the server tool call whose handler makes it
+     * (agent/README.md: the caller's conversation), not in {@code default} with every other connection's.
+     */
+    @Test
+    void aClientCallInAServerToolHandlerIsSupervisedInThatToolCallsSession(@TempDir Path dir) throws IOException {
+        Path audit = dir.resolve("audit.jsonl");
+        ForkedJvm.Result r = relay(dir, audit);
+        Matcher handler = Pattern.compile("HANDLER askPartner session=(\\S+)").matcher(r.stdout());
+        assertThat(handler.find()).as(r.toString()).isTrue();
+        String session = handler.group(1);
+        assertThat(r.stdout()).as(r.toString())
+                .contains("CALL mcp-server session=" + session + " tool=askPartner")
+                .contains("CALL mcp-client session=" + session + " tool=echoMeta")
+                .doesNotContain("session=default");
+        List<JsonNode> nested = McpTest.audited(audit, "call", "echoMeta");
+        assertThat(nested).as(Files.readString(audit)).hasSize(1);
+        assertThat(nested.get(0).path("session").asText()).isEqualTo(session);
+    }
 }

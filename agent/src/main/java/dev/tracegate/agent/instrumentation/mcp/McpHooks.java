@@ -517,7 +517,15 @@ public final class McpHooks {
             Ruling ruling = null;
             try {
                 tool = request.name();
-                session = Dispatcher.session("default");
+                // the caller's conversation; in an MCP server's tool handler (an aggregating server), that tool call's
+                // session (the handler advice and HandlerScope set it), so the nested call counts with its connection
+                session = Dispatcher.session(null);
+                if (session == null) {
+                    session = Dispatcher.handlerSession();
+                    if (session == null) {
+                        session = "default";
+                    }
+                }
                 callId = Dispatcher.newCallId();   // the SDK hands the handler no request id: this invocation's own, on its CALL and RETURN
                 ruling = Dispatcher.onToolCall("mcp-client", session, tool, Dispatcher.toJson(request.arguments()), callId);
                 if (ruling != null && ruling.skips()) {
