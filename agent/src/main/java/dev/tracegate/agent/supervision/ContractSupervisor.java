@@ -1411,6 +1411,9 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 // argument that holds each, never by value (the text also goes to stderr); the audit record holds the value
                 String missing = rt.library.missingConsent(d.contract(i), e, unread.state());
                 if (missing != null) b.append(rt.reasons[d.contract(i)].endsWith(".") ? " " : ". ").append("No consent: ").append(missing).append('.');
+                // a purpose-limitation refusal: which data (category, argument; never the value) and which declaration is missing
+                String undeclared = missing != null ? null : rt.library.undeclaredPurposeCause(d.contract(i), e);
+                if (undeclared != null) b.append(rt.reasons[d.contract(i)].endsWith(".") ? " " : ". ").append(undeclared).append('.');
             }
         }
         // Right after the step (every caller): an atom that could not be evaluated read as false, or (UNEVALUABLE)

@@ -885,6 +885,29 @@ class ContractSupervisorTest {
     }
 
     /**
+     * trial41 02: a P2 refusal said only "processes personal data for no declared purpose"; the operator had to read
+     * docs/LIBRARY.md to learn that the tool was missing from gdpr.tools. Now it names the data (category and argument,
+     * never the value: the reason also goes to stderr) and the missing declaration; a tool bound to a purpose passes.
+     */
+    @Test
+    void aPurposeLimitationRefusalNamesTheDataAndTheMissingGdprToolsEntryButNoValue() throws Exception {
+        Path lib = dir.resolve("pol.yaml");
+        Files.writeString(lib, "library: pol\ngdpr:\n  purposes:\n    crm: [email]\n  consent-purposes: none\n  tools:\n    update_crm: [crm]\n");
+        Running r = start("libraries=gdpr;" + lib);
+        ContractSupervisor s = r.supervisor();
+        ToolDecision pay = s.onToolCall(new ToolCall("mcp-server", "c1", "pay", "{\"invoice_id\":\"I-1\",\"iban\":\"DE89370400440532013000\"}", "t1"));
+        ToolDecision crm = s.onToolCall(new ToolCall("mcp-server", "c1", "update_crm", "{\"email\":\"ada@example.com\"}", "t2"));
+        assertThat(pay.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(pay.reason()).isEqualTo("gdpr.P2-purpose-limitation: This call processes personal data for no declared purpose."
+                + " pay carries iban (in iban) and gdpr.tools binds pay to no purpose (declared purposes: crm): bind it there to the"
+                + " purpose it serves, or leave the data out.");
+        assertThat(pay.reason()).doesNotContain("DE89");
+        assertThat(crm.kind()).isEqualTo(ToolDecision.Kind.PROCEED);
+        s.close();
+        r.audit().close(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    /**
      * A P1 refusal of a call that names several data subjects says which of them lacks consent for which purpose, by the
      * argument that holds each (never by value: the reason also goes to stderr), in the reason the model gets and in the
      * audit record (session 15 left: "the data subject has not consented" of send(email=ada, cc=bob) did not say that

@@ -541,6 +541,21 @@ public final class Library {
         return null;
     }
 
+    /**
+     * For a contract that reads {@code undeclared_purpose} (gdpr.P2-purpose-limitation), which personal data {@code event}
+     * carries (categories, arguments; never values) and that gdpr.tools binds its tool to no purpose
+     * ({@link Grounding#undeclaredPurposeCause}); null for another contract or when that is not why. For reports.
+     */
+    public String undeclaredPurposeCause(int contract, Event event) {
+        if (contract < 0 || contract >= contracts.contracts().size()) return null;
+        for (int f : new int[] {contracts.assumeOf(contract), contracts.guaranteeOf(contract)}) {
+            for (int atom : contracts.atomIndex(f)) {
+                if (grounding.isUndeclaredPurposeAtom(atom)) return grounding.undeclaredPurposeCause(event);
+            }
+        }
+        return null;
+    }
+
     /** The library files (as read: a path, or builtin:NAME) that declare {@code gdpr.subject-fields}; empty when none does. For the agent's log. */
     public List<String> subjectFieldsDeclaredIn() {
         List<String> files = new ArrayList<>();

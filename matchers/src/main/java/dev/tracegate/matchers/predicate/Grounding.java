@@ -1306,6 +1306,43 @@ public final class Grounding implements Grounder<Event> {
         return out;
     }
 
+    /** Whether {@code atom} is {@code undeclared_purpose} (gdpr.P2). */
+    public boolean isUndeclaredPurposeAtom(int atom) {
+        return atom >= 0 && atom < preds.length && preds[atom] instanceof Nodes.UndeclaredPurpose;
+    }
+
+    /**
+     * Why {@code event}, a call, serves no declared purpose although it carries personal data (gdpr.P2), by category and
+     * argument, never by value (the text goes to the model and to stderr): "pay carries iban (in iban) and gdpr.tools binds
+     * pay to no purpose; declared purposes: crm"; null when it has a declared purpose or carries none. For reports (a
+     * refusal's reason), never on the path of an event that passes (trial41 02: the refusal said only "for no declared
+     * purpose", and the operator had to read docs/LIBRARY.md to learn that gdpr.tools lacked the tool).
+     */
+    public String undeclaredPurposeCause(Event event) {
+        if (event == null || event.kind() != EventKind.CALL) return null;
+        Frame f = new Frame(this);
+        f.prepare(event, null);
+        if (!undeclaredPurpose(f)) return null;
+        long m = categoriesOf(f);
+        if (m == 0) return null;
+        Set<String> names = categories(event);
+        List<String> paths = new ArrayList<>();
+        Map<String, Long> mapped = new HashMap<>();
+        for (int id : new int[] {f.toolFull, f.toolBare}) {
+            if (id < 0 || toolFieldPaths[id] == null) continue;
+            for (int i = 0; i < toolFieldPaths[id].length; i++) mapped.merge(toolFieldPaths[id][i].toString(), toolFieldBits[id][i], (x, y) -> x | y);
+        }
+        collectPaths(event.args().root(), "", null, m, mapped, paths);
+        String data = (names.isEmpty() ? "personal data" : String.join(", ", names)) + (paths.isEmpty() ? "" : " (in " + String.join(", ", paths) + ")");
+        List<String> declared = new ArrayList<>(policy.purposes());
+        String known = declared.isEmpty() ? "the gdpr section declares no purpose" : "declared purposes: " + String.join(", ", declared);
+        if ((f.purposes() & OTHER_PURPOSE) != 0) {
+            return event.tool() + " carries " + data + " for a purpose the gdpr section does not declare (" + known + ")";
+        }
+        return event.tool() + " carries " + data + " and gdpr.tools binds " + event.tool() + " to no purpose (" + known
+                + "): bind it there to the purpose it serves, or leave the data out";
+    }
+
     /**
      * What to remove from {@code event} so that it keeps only the categories its purposes need (the
      * data behind {@code excess_data}); empty when the event has no purpose. Allocates: for the rare
