@@ -6,7 +6,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,63 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CheckMemoryBoundTest {
     @TempDir Path dir;
 
-    private static final List<String> ATOMS = List.of(
-            "user", "assistant", "call", "return", "consent", "erasure", "call(send_money)", "call(send_money, \"DE89\")",
-            "returned(read_invoice)", "failed(send_money)", "arg(amount) > 100", "arg(send_money, amount) <= 1000",
-            "arg_matches(recipient, \"DE\")", "arg_in(recipient, [\"DE89370400440532013000\"])", "path_within(path, [\"/srv/\"])",
-            "len(arg(email)) > 14", "result_matches(\"Pay to\")", "user_matches(\"invoice\")", "output_matches(\"wrote\")",
-            "ctx(approved)", "ctx(approved) > 100", "ctx(mode) == \"strict\"", "ctx(total)", "arg_eq_ctx(recipient, payee)",
-            "permission(admin)", "permission(read_orders)", "flow(recipient)", "untrusted(recipient)", "untrusted_target",
-            "side_effect", "named_link", "category(email)", "personal_data", "excess_data", "purpose(billing)",
-            "consent(billing)", "consented", "purpose(billing) & !consented", "undeclared_purpose", "mentions_erased", "count(send_money) >= 1",
-            "count(send_money) <= ctx(approved)", "count(send_money) <= ctx(limit)", "run(send_money) >= 1",
-            "sum(send_money, amount) > 10", "context_len > 100", "output_chars > 20", "tokens > 20",
-            "since(call(send_money)) > 2", "since(personal_data) > 2");
-
-    private static final String HEADER = """
-            library: probe
-            gdpr:
-              purposes: {billing: [email], ads: []}
-              subject-fields: [customer]
-              tools: {send_invoice: [billing], mail_ads: [ads]}
-              consent-tools:
-                give_consent: {subject: customer, purposes: purposes, granted: granted}
-              erasure-tools:
-                forget: {subject: customer}
-            injection:
-              side-effecting:
-                send_money: [recipient]
-                get_webpage: [url]
-              provenance:
-                fetch-tools: [get_webpage]
-            permissions: [read_orders]
-            context:
-              - on: {kind: CALL, tool: approve}
-                set: approved
-                value: arg(amount)
-              - on: {kind: CALL, tool: approve}
-                set: payee
-                value: "DE89370400440532013000"
-              - on: {kind: CALL, tool: login}
-                set: mode
-                value: "strict"
-              - on: {kind: CALL, tool: login}
-                set: limit
-                value: "3"
-              - on: {kind: CALL, tool: promote}
-                add: permissions
-                value: arg(role)
-              - on: {kind: RETURN, tool: quote}
-                set: total
-                value: result(total)
-            contracts:
-            """;
-
     @Test
     void fiftyInvariantsOverAtomsOfEveryKindPassCheckInA256MbHeap() throws Exception {
-        StringBuilder y = new StringBuilder(HEADER);
-        for (int i = 0; i < ATOMS.size(); i++) y.append("  - id: probe.a").append(i).append("\n    guarantee: 'G !(").append(ATOMS.get(i)).append(")'\n");
-        Path lib = Files.writeString(dir.resolve("probe50.yaml"), y);
+        Path lib = Files.writeString(dir.resolve("probe50.yaml"), HashedReplayOracleTest.probeLibrary(HashedReplayOracleTest.ATOMS));
         Path out = dir.resolve("out.txt");
         String java = ProcessHandle.current().info().command().orElse("java");
         Process p = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),

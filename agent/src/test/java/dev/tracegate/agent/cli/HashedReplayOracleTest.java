@@ -36,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HashedReplayOracleTest {
     @TempDir Path dir;
 
-    private static final List<String> ATOMS = List.of(
+    /** One atom of every kind of what an atom reads (CheckMemoryBoundTest checks the same fifty). */
+    static final List<String> ATOMS = List.of(
             "user", "assistant", "call", "return", "consent", "erasure", "call(send_money)", "call(send_money, \"DE89\")",
             "returned(read_invoice)", "failed(send_money)", "arg(amount) > 100", "arg(send_money, amount) <= 1000",
             "arg_matches(recipient, \"DE\")", "arg_in(recipient, [\"DE89370400440532013000\"])", "path_within(path, [\"/srv/\"])",
@@ -50,7 +51,7 @@ class HashedReplayOracleTest {
             "since(call(send_money)) > 2", "since(personal_data) > 2");
 
     /** The policy and latches every probe library shares. */
-    private static final String HEADER = """
+    static final String HEADER = """
             library: probe
             gdpr:
               purposes: {billing: [email], ads: []}
@@ -91,11 +92,16 @@ class HashedReplayOracleTest {
 
     /** The probe library: one contract {@code G !(atom)} per atom given. */
     private Path library(String name, List<String> atoms) throws Exception {
+        return Files.writeString(dir.resolve(name + ".yaml"), probeLibrary(atoms));
+    }
+
+    /** The probe library's text: one contract {@code G !(atom)} per atom given, after {@link #HEADER}. */
+    static String probeLibrary(List<String> atoms) {
         StringBuilder y = new StringBuilder(HEADER);
         for (int i = 0; i < atoms.size(); i++) {
             y.append("  - id: probe.a").append(i).append("\n    guarantee: 'G !(").append(atoms.get(i)).append(")'\n");
         }
-        return Files.writeString(dir.resolve(name + ".yaml"), y);
+        return y.toString();
     }
 
     /** The session, supervised in shadow mode (nothing refused, every event applied), logged with {@code personalData}. */
