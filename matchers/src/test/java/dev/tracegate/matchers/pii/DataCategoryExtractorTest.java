@@ -30,6 +30,28 @@ class DataCategoryExtractorTest {
         assertThat(x.categories("version +12 34 of the list")).doesNotContain(DataCategory.PHONE);
     }
 
+    /**
+     * "00" and a country code is how most of Europe writes the international prefix (trial43 02: `phone: 0044 7700
+     * 900123` and `tel 0049 30 12345678` were no phone while the same numbers with '+' were). Read like '+', but only
+     * with phone-like formatting or a phone word, as the prefix is a weaker signal than '+': zero-padded ids stay no
+     * phone.
+     */
+    @Test void theDoubleZeroInternationalPrefixReadsLikeAPlus() {
+        assertThat(x.categories("phone: 0044 7700 900123")).containsExactly(DataCategory.PHONE);
+        assertThat(x.categories("call me on 0044 7700 900123")).containsExactly(DataCategory.PHONE);
+        assertThat(x.categories("phone: 00447700900123")).containsExactly(DataCategory.PHONE);
+        assertThat(x.categories("tel 0049 30 12345678")).containsExactly(DataCategory.PHONE);
+        assertThat(x.categories("phone: 0033 1 42 68 53 00")).containsExactly(DataCategory.PHONE);
+        assertThat(x.categories("reach the desk at 0044 20 7946 0958 today")).containsExactly(DataCategory.PHONE);
+        List<CategorySpan> spans = x.spans("phone: 0044 7700 900123.");
+        assertThat(spans).extracting(sp -> sp.in("phone: 0044 7700 900123.")).containsExactly("0044 7700 900123");
+        // no formatting and no phone word: a zero-padded number is not read as a phone
+        assertThat(x.categories("id 00447700900123")).doesNotContain(DataCategory.PHONE);
+        // a country code no country has (+0..): not a number; fewer than seven digits after the prefix, as after a '+': not a number
+        assertThat(x.categories("phone: 0004 7700 900123")).doesNotContain(DataCategory.PHONE);
+        assertThat(x.categories("phone: 0044 12 34")).doesNotContain(DataCategory.PHONE);
+    }
+
     @Test void checksumsDecide() {
         assertThat(x.categories("4111 1111 1111 1111")).containsExactly(DataCategory.PAYMENT_CARD);
         assertThat(x.categories("4111 1111 1111 1112")).isEmpty();          // Luhn fails

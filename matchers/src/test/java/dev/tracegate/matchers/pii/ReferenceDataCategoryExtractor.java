@@ -644,6 +644,8 @@ final class ReferenceDataCategoryExtractor {
             }
             int j = i, digits = 0, seps = 0;
             boolean paren = false, plus = c == '+';
+            // "00" and a country code: the international prefix written in most of the world, read as '+'
+            boolean intl = c == '0' && i + 2 < len && s.charAt(i + 1) == '0' && s.charAt(i + 2) >= '1' && s.charAt(i + 2) <= '9';
             if (plus) j++;
             while (j < len) {
                 char d = s.charAt(j);
@@ -656,17 +658,26 @@ final class ReferenceDataCategoryExtractor {
                 j++;
             }
             int end = j;
-            if (digits >= 7 && digits <= 15 && boundaryAfter(s, end, len) && plausiblePhone(s, i, end, digits, seps, paren, plus, len)) {
+            if (digits >= (intl ? 9 : 7) && digits <= (intl ? 17 : 15) && boundaryAfter(s, end, len) && plausiblePhone(s, i, end, digits, seps, paren, plus, intl, len)) {
                 sink.add(i, end, DataCategory.PHONE);
             }
             i = Math.max(end, i + 1);
         }
     }
 
-    private static boolean plausiblePhone(CharSequence s, int a, int b, int digits, int seps, boolean paren, boolean plus, int len) {
+    private static boolean plausiblePhone(CharSequence s, int a, int b, int digits, int seps, boolean paren, boolean plus, boolean intl, int len) {
         if (dateShape(s, a, len, false) > 0) return false;
         if (near(s, a, NOT_PHONE_WORDS, 16) || partOfCode(s, a)) return false;
         if (dottedQuad(s, a, b)) return false;
+        if (intl) {
+            // as a '+' number, but the prefix is a weaker signal than '+': it needs phone-like formatting or a phone word
+            if (!(paren || seps >= 2 || near(s, a, PHONE_WORDS, 30))) return false;
+            try {
+                return PHONES.isPossibleNumber(PHONES.parse("+" + s.subSequence(a, b).toString().substring(2), "ZZ"));
+            } catch (NumberParseException e) {
+                return false;
+            }
+        }
         if (!plus && digits >= 13) return false; // card or account number
         boolean context = near(s, a, PHONE_WORDS, 30);
         if (!plus && !(paren || seps >= 2 || context)) return false;
