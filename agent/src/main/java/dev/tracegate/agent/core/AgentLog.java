@@ -69,7 +69,58 @@ public final class AgentLog {
      * agent was starting is not a start-up line, and under load it buried them (trial38 01).
      */
     public static void decision(String line) {
-        line("[tracegate] " + line);
+        line("[tracegate] " + oneLine(line));
+    }
+
+    /**
+     * A value that comes from outside (a session id, a tool name, a subject) as one field of a line: as it is when it is
+     * a plain word, else in double quotes with {@code "}, {@code \} and control characters escaped. A session id is
+     * whatever the application or the model chose (trial43 03: a memory id holding a line break and
+     * {@code tool=x contract=none} forged a decision line); an alert that keys on {@code contract=} must read the
+     * contract's field, not the session's text.
+     */
+    public static String field(String value) {
+        if (value == null) return "null";
+        int n = value.length();
+        boolean plain = n > 0;
+        for (int i = 0; i < n && plain; i++) {
+            char c = value.charAt(i);
+            plain = c > ' ' && c != '"' && c != '\\' && !control(c) && !Character.isSpaceChar(c);
+        }
+        if (plain) return value;
+        StringBuilder b = new StringBuilder(n + 8).append('"');
+        for (int i = 0; i < n; i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\') b.append('\\').append(c);
+            else escapeControl(b, c);
+        }
+        return b.append('"').toString();
+    }
+
+    /** {@code line} with its control characters (line breaks, escape sequences) written as escapes: one line stays one line. */
+    static String oneLine(String line) {
+        int n = line.length(), i = 0;
+        while (i < n && !control(line.charAt(i))) i++;
+        if (i == n) return line;
+        StringBuilder b = new StringBuilder(n + 16).append(line, 0, i);
+        for (; i < n; i++) escapeControl(b, line.charAt(i));
+        return b.toString();
+    }
+
+    private static boolean control(char c) {
+        // line and paragraph separators, and format characters such as the bidirectional overrides that reorder a line on screen
+        return Character.isISOControl(c) || c == '\u2028' || c == '\u2029' || Character.getType(c) == Character.FORMAT;
+    }
+
+    private static void escapeControl(StringBuilder b, char c) {
+        switch (c) {
+            case '\n': b.append("\\n"); break;
+            case '\r': b.append("\\r"); break;
+            case '\t': b.append("\\t"); break;
+            default:
+                if (control(c)) b.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+                else b.append(c);
+        }
     }
 
     public static void warn(String line) {

@@ -93,7 +93,7 @@ public final class SupervisorBridge implements DispatchTarget {
         // a generated id is one invocation's own: no other hook sees the call by it (and no map work per call)
         if (callId == null || Dispatcher.generatedId(callId) || !seenByAnother(framework, callId)) return false;
         counts.incrementAndGet(DUPLICATES);
-        AgentLog.debug("CALL " + framework + " tool=" + tool + " id=" + callId + " seen before: not supervised twice");
+        AgentLog.debug("CALL " + framework + " tool=" + AgentLog.field(tool) + " id=" + callId + " seen before: not supervised twice");
         return true;
     }
 
@@ -137,7 +137,7 @@ public final class SupervisorBridge implements DispatchTarget {
         // the shared PROCEED by reference first: reading its kind walks to the page it was made on at start-up (session 19)
         if (decision == null || decision == ToolDecision.proceed() || decision.kind() == ToolDecision.Kind.PROCEED) {
             if (trace) {
-                AgentLog.info("CALL " + call.framework() + " session=" + call.session() + " tool=" + call.tool() + " args="
+                AgentLog.info("CALL " + call.framework() + " session=" + AgentLog.field(call.session()) + " tool=" + AgentLog.field(call.tool()) + " args="
                         + call.argumentsJson() + " -> PROCEED");
             }
             return null;
@@ -153,8 +153,8 @@ public final class SupervisorBridge implements DispatchTarget {
     /** As above; {@code textResult} false: the call site cannot return a substitute text, so a block throws. */
     Ruling enforce(ToolCall call, ToolDecision decision, boolean textResult) {
         boolean throwing = throwOnBlock || !textResult;
-        String prefix = !decisionLines ? null : (shadow ? "SHADOW would " : "") + decision.kind() + " " + call.framework() + " session=" + call.session()
-                + " tool=" + call.tool() + " contract=" + decision.contract();
+        String prefix = !decisionLines ? null : (shadow ? "SHADOW would " : "") + decision.kind() + " " + call.framework() + " session=" + AgentLog.field(call.session())
+                + " tool=" + AgentLog.field(call.tool()) + " contract=" + decision.contract();
         switch (decision.kind()) {
             case BLOCK: {
                 if (decisionLines) AgentLog.decision(prefix + (shadow ? "" : throwing ? " (throw)" : " (substitute)") + " reason=" + decision.reason());
@@ -240,16 +240,16 @@ public final class SupervisorBridge implements DispatchTarget {
         ResultDecision decision = supervisor.onToolResult(result);
         if (decision == null || decision == ResultDecision.keep() || !decision.suppressed()) {   // KEEP by reference, as PROCEED
             if (trace) {
-                AgentLog.info("RETURN " + framework + " session=" + session + " tool=" + tool + " -> KEEP");
+                AgentLog.info("RETURN " + framework + " session=" + AgentLog.field(session) + " tool=" + AgentLog.field(tool) + " -> KEEP");
             }
             return null;
         }
         if (cannotWithhold != null) {
-            if (decisionLines) AgentLog.decision("contract " + decision.contract() + " would withhold the result of " + tool + " (session=" + session
+            if (decisionLines) AgentLog.decision("contract " + decision.contract() + " would withhold the result of " + AgentLog.field(tool) + " (session=" + session
                     + "), but " + cannotWithhold);
             return null;
         }
-        if (decisionLines) AgentLog.decision((shadow ? "SHADOW would " : "") + "SUPPRESS " + framework + " session=" + session + " tool=" + tool
+        if (decisionLines) AgentLog.decision((shadow ? "SHADOW would " : "") + "SUPPRESS " + framework + " session=" + AgentLog.field(session) + " tool=" + AgentLog.field(tool)
                 + " contract=" + decision.contract());
         if (shadow) {
             counts.incrementAndGet(SHADOWED);
@@ -289,11 +289,11 @@ public final class SupervisorBridge implements DispatchTarget {
         MessageDecision decision = supervisor.onUserMessage(new Message(framework, session = Applications.session(session), text));
         if (decision == null || decision.kind() == MessageDecision.Kind.KEEP) {
             if (trace) {
-                AgentLog.info("USER " + framework + " session=" + session + " -> KEEP");
+                AgentLog.info("USER " + framework + " session=" + AgentLog.field(session) + " -> KEEP");
             }
             return null;
         }
-        if (decisionLines) AgentLog.decision((shadow ? "SHADOW would " : "") + "SUPPRESS USER " + framework + " session=" + session + " contract=" + decision.contract());
+        if (decisionLines) AgentLog.decision((shadow ? "SHADOW would " : "") + "SUPPRESS USER " + framework + " session=" + AgentLog.field(session) + " contract=" + decision.contract());
         if (shadow) {
             counts.incrementAndGet(SHADOWED);
             return null;
@@ -307,11 +307,11 @@ public final class SupervisorBridge implements DispatchTarget {
         MessageDecision decision = supervisor.onAssistantMessage(new Message(framework, session = Applications.session(session), text));
         if (decision == null || decision.kind() == MessageDecision.Kind.KEEP) {
             if (trace) {
-                AgentLog.info("ASSISTANT " + framework + " session=" + session + " -> KEEP");
+                AgentLog.info("ASSISTANT " + framework + " session=" + AgentLog.field(session) + " -> KEEP");
             }
             return null;
         }
-        if (decisionLines) AgentLog.decision((shadow ? "SHADOW would " : "") + decision.kind() + " ASSISTANT " + framework + " session=" + session
+        if (decisionLines) AgentLog.decision((shadow ? "SHADOW would " : "") + decision.kind() + " ASSISTANT " + framework + " session=" + AgentLog.field(session)
                 + " contract=" + decision.contract());
         if (shadow) {
             counts.incrementAndGet(SHADOWED);

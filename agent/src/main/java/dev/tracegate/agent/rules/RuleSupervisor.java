@@ -130,13 +130,13 @@ public final class RuleSupervisor implements Supervisor {
 
     @Override
     public void onConsent(Consent consent) {
-        AgentLog.info("CONSENT session=" + (consent.session() == null ? "(none)" : consent.session()) + " subject=" + consent.subject() + " purpose=" + String.join(",", consent.purposes())
+        AgentLog.info("CONSENT session=" + (consent.session() == null ? "(none)" : AgentLog.field(consent.session())) + " subject=" + AgentLog.field(consent.subject()) + " purpose=" + String.join(",", consent.purposes())
                 + " granted=" + consent.granted());
     }
 
     @Override
     public void onErasure(Erasure erasure) {
-        AgentLog.info("ERASURE session=" + (erasure.session() == null ? "(none)" : erasure.session()) + " subject=" + erasure.subject());
+        AgentLog.info("ERASURE session=" + (erasure.session() == null ? "(none)" : AgentLog.field(erasure.session())) + " subject=" + AgentLog.field(erasure.subject()));
     }
 
     @Override

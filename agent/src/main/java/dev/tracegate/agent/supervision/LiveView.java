@@ -75,7 +75,7 @@ public final class LiveView {
             case END -> "end";
         };
         StringBuilder line = new StringBuilder();
-        line.append(c("2", String.format(java.util.Locale.ROOT, "[%s #%d]", e.session().isEmpty() ? "no conversation" : e.session(), e.seq()))).append(' ').append(what).append("  -> ").append(verdict);
+        line.append(c("2", String.format(java.util.Locale.ROOT, "[%s #%d]", e.session().isEmpty() ? "no conversation" : dev.tracegate.agent.core.AgentLog.field(e.session()), e.seq()))).append(' ').append(what).append("  -> ").append(verdict);
         if (contract != null && d != Decision.PASS) line.append(' ').append(c("1", contract));
         line.append(c("2", String.format(java.util.Locale.ROOT, "  (%.1f us)", latencyNs / 1000.0)));
         synchronized (out) {
