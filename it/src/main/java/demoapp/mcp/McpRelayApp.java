@@ -1,17 +1,21 @@
 package demoapp.mcp;
 
 import demoapp.Console;
+import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.File;
@@ -19,6 +23,10 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.BiFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,6 +39,14 @@ import java.util.regex.Pattern;
  * that calls {@code askPartner}, takes from the answer the value the partner saw under {@code dev.tracegate/supervised}
  * and sends it back to the server in the {@code _meta} of two {@code sendEmail} calls. Servers write their lines to
  * standard error; the client echoes the server's as "SERVER: ...".
+ *
+ * <p>{@code McpRelayApp async-server}: an async stdio server whose tools take {@code {tool, topic}} and call that tool
+ * (with {@code {topic}}) on the partner: {@code relayAsync} returns the SDK async client's {@code callTool} Mono made in
+ * the handler's own body ({@code return client.callTool(request).map(...)}, the obvious relay), {@code relaySync} calls
+ * the sync client in its own body before it returns its Mono, {@code relayOnExecutor} makes the sync client call on the
+ * application's own executor ({@code Mono.fromFuture(CompletableFuture.supplyAsync(..., executor))}, threads Reactor does
+ * not schedule). The partner's {@code wipe} answers {@code wiped} and says so on standard error. Drive it with
+ * {@code McpAsyncApp calls ... -- <this server's command>}.
  */
 public final class McpRelayApp {
 
@@ -40,6 +56,14 @@ public final class McpRelayApp {
     private static final String MARK_KEY = "dev.tracegate/supervised";
 
     private static McpSyncClient partner;
+    private static McpAsyncClient asyncPartner;
+
+    /** The application's own executor {@code relayOnExecutor} makes its client call on (threads "relay-worker-N"). */
+    private static final ExecutorService APP_EXECUTOR = Executors.newFixedThreadPool(2, r -> {
+        Thread t = new Thread(r, "relay-worker-" + System.nanoTime());
+        t.setDaemon(true);
+        return t;
+    });
 
     private McpRelayApp() {
     }
@@ -47,18 +71,24 @@ public final class McpRelayApp {
     public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals("server")) {
             serve(relay());
+        } else if (args.length == 1 && args[0].equals("async-server")) {
+            asyncRelay();
         } else if (args.length == 1 && args[0].equals("partner")) {
             // ends with the relay server that started it (its stdin closing does not end the JVM)
             ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> System.exit(0)));
             serve(McpServer.sync(new StdioServerTransportProvider(JSON)).serverInfo("partner", "1.0")
                     .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
                     .tools(tool("echoMeta", TOPIC_SCHEMA, (exchange, request) -> "partner saw meta=" + JSON.writeValueAsString(
-                            request.meta() == null ? Map.of() : request.meta())))
+                            request.meta() == null ? Map.of() : request.meta())),
+                            tool("wipe", TOPIC_SCHEMA, (exchange, request) -> {
+                                System.err.println("TOOL wipe ran topic=" + request.arguments().get("topic"));
+                                return "wiped " + request.arguments().get("topic");
+                            }))
                     .build());
         } else if (args.length > 2 && args[0].equals("replay") && args[1].equals("--")) {
             replay(Arrays.copyOfRange(args, 2, args.length));
         } else {
-            throw new IllegalArgumentException("usage: McpRelayApp server | McpRelayApp partner | McpRelayApp replay -- <server command...>");
+            throw new IllegalArgumentException("usage: McpRelayApp server | McpRelayApp async-server | McpRelayApp partner | McpRelayApp replay -- <server command...>");
         }
     }
 
@@ -93,6 +123,56 @@ public final class McpRelayApp {
                             return text(answer);
                         }))
                 .build();
+    }
+
+    private static McpServerFeatures.AsyncToolSpecification asyncTool(String name,
+            BiFunction<McpAsyncServerExchange, McpSchema.CallToolRequest, Mono<McpSchema.CallToolResult>> handler) {
+        return McpServerFeatures.AsyncToolSpecification.builder()
+                .tool(McpSchema.Tool.builder().name(name).description(name).inputSchema(JSON, RELAY_SCHEMA).build())
+                .callHandler((exchange, request) -> {
+                    System.err.println("HANDLER " + name + " session=" + exchange.sessionId() + " on " + Thread.currentThread().getName());
+                    return handler.apply(exchange, request);
+                })
+                .build();
+    }
+
+    private static final String RELAY_SCHEMA = "{\"type\":\"object\",\"properties\":{\"tool\":{\"type\":\"string\"},\"topic\":{\"type\":\"string\"}}}";
+
+    /** The partner's tool a relay call names, with its topic. */
+    private static McpSchema.CallToolRequest onward(McpSchema.CallToolRequest request) {
+        return new McpSchema.CallToolRequest(String.valueOf(request.arguments().get("tool")),
+                Map.of("topic", String.valueOf(request.arguments().get("topic"))));
+    }
+
+    private static McpSchema.CallToolResult says(McpSchema.CallToolResult answer) {
+        return McpSchema.CallToolResult.builder().addTextContent("partner says: " + text(answer)).isError(false).build();
+    }
+
+    private static void asyncRelay() throws InterruptedException {
+        McpAsyncServer server = McpServer.async(new StdioServerTransportProvider(JSON)).serverInfo("relay-async", "1.0")
+                .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+                .tools(asyncTool("relayAsync", (exchange, request) -> asyncPartner().callTool(onward(request)).map(McpRelayApp::says)),
+                        asyncTool("relaySync", (exchange, request) -> Mono.just(says(partner().callTool(onward(request))))),
+                        asyncTool("relayOnExecutor", (exchange, request) -> Mono.fromFuture(CompletableFuture.supplyAsync(() -> {
+                            System.err.println("RELAY on " + Thread.currentThread().getName());
+                            return says(partner().callTool(onward(request)));
+                        }, APP_EXECUTOR))))
+                .build();
+        System.err.println("SERVER READY " + server.getServerInfo().name());
+        Thread.sleep(Long.MAX_VALUE);   // the client ends this process when it closes the transport
+    }
+
+    /** The async client of a partner server of its own, started on first use (as {@link #partner()}). */
+    private static synchronized McpAsyncClient asyncPartner() {
+        if (asyncPartner == null) {
+            String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+            StdioClientTransport transport = new StdioClientTransport(ServerParameters.builder(java)
+                    .args("-cp", System.getProperty("java.class.path"), McpRelayApp.class.getName(), "partner").build(), JSON);
+            transport.setStdErrorHandler(line -> System.err.println("PARTNER: " + line));
+            asyncPartner = McpClient.async(transport).requestTimeout(Duration.ofSeconds(60)).initializationTimeout(Duration.ofSeconds(60)).build();
+            asyncPartner.initialize().block();
+        }
+        return asyncPartner;
     }
 
     /** The client of the partner server, started on first use (a subprocess of this JVM, without this JVM's options). */

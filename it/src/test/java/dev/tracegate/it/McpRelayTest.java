@@ -79,4 +79,87 @@ class McpRelayTest {
         assertThat(nested).as(Files.readString(audit)).hasSize(1);
         assertThat(nested.get(0).path("session").asText()).isEqualTo(session);
     }
+
+    private static final String NO_WIPE = String.join("\n",
+            "tracegate: 1",
+            "library: outbound",
+            "contracts:",
+            "  - id: outbound.no-wipe",
+            "    guarantee: G(!call(wipe))",
+            "    message: Nothing is wiped.",
+            "");
+
+    /**
+     * The async relay server ({@code McpRelayApp async-server}) under the agent on {@code classpath}, called by a client
+     * without it ({@code McpAsyncApp calls}) with the given calls in one session.
+     */
+    private static ForkedJvm.Result asyncRelay(String classpath, Path dir, Path audit, String... calls) throws IOException {
+        Path library = dir.resolve("outbound.yaml");
+        Files.writeString(library, NO_WIPE);
+        String agent = ForkedJvm.agent("trace=true,libraries=" + library + ",audit.path=" + audit);
+        List<String> args = new java.util.ArrayList<>(List.of("calls"));
+        args.addAll(List.of(calls));
+        args.addAll(List.of("--", ForkedJvm.java(), agent, "-cp", classpath, APP, "async-server"));
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(), ForkedJvm.appClasspath(), "demoapp.mcp.McpAsyncApp",
+                args.toArray(new String[0]));
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).as(r.toString()).contains("SERVER: SERVER READY relay-async").doesNotContain("EXCEPTION");
+        return r;
+    }
+
+    /**
+     * An async handler that makes its client call in its own body before it returns its Mono ({@code return
+     * client.callTool(request).map(...)}, or a sync client's call): the call is a different, outbound one, supervised once
+     * on the client side in the handler's session, with its own verdict (before session 21 the agent was still inside the
+     * server call then and let it go out unsupervised: the partner wiped, and the audit log had no record of it).
+     */
+    private static void clientCallsInAnAsyncHandlersOwnBody(String classpath, Path dir) throws IOException {
+        Path audit = dir.resolve("audit.jsonl");
+        ForkedJvm.Result r = asyncRelay(classpath, dir, audit,
+                "relayAsync", "{\"tool\":\"echoMeta\",\"topic\":\"a\"}",
+                "relaySync", "{\"tool\":\"echoMeta\",\"topic\":\"s\"}",
+                "relayAsync", "{\"tool\":\"wipe\",\"topic\":\"a\"}",
+                "relaySync", "{\"tool\":\"wipe\",\"topic\":\"s\"}");
+        Matcher handler = Pattern.compile("HANDLER relayAsync session=(\\S+)").matcher(r.stdout());
+        assertThat(handler.find()).as(r.toString()).isTrue();
+        String session = handler.group(1);
+        // each outbound call supervised once, by the client side, in the session of the server call whose handler made it
+        for (String topic : List.of("a", "s")) {
+            assertThat(r.stdout().lines().filter(l -> l.contains("CALL mcp-client session=" + session + " tool=echoMeta")
+                    && l.contains("\"topic\":\"" + topic + "\""))).as(r.toString()).hasSize(1);
+        }
+        assertThat(r.stdout()).as(r.toString()).doesNotContain("session=default");
+        // the contract that refuses the outbound tool refuses it, whichever client the handler used; the partner never ran it
+        assertThat(r.stdout().lines().filter(l -> l.startsWith("RESULT ")))
+                .as(r.toString())
+                .hasSize(4)
+                .filteredOn(l -> l.contains("tracegate blocked the call to wipe (contract outbound.no-wipe)")).hasSize(2);
+        assertThat(r.stdout()).as(r.toString()).doesNotContain("TOOL wipe ran");
+        // the audit log has every outbound call, in the handler's session, the wipes refused
+        List<JsonNode> echoes = McpTest.audited(audit, "call", "echoMeta");
+        List<JsonNode> wipes = McpTest.audited(audit, "call", "wipe");
+        assertThat(echoes).as(Files.readString(audit)).hasSize(2);
+        assertThat(wipes).as(Files.readString(audit)).hasSize(2);
+        for (JsonNode call : echoes) {
+            assertThat(call.path("session").asText()).isEqualTo(session);
+            assertThat(call.path("decision").asText()).isEqualTo("pass");
+        }
+        for (JsonNode call : wipes) {
+            assertThat(call.path("session").asText()).isEqualTo(session);
+            assertThat(call.path("decision").asText()).isEqualTo("block");
+        }
+        // the server calls themselves, once each
+        assertThat(McpTest.audited(audit, "call", "relayAsync")).hasSize(2);
+        assertThat(McpTest.audited(audit, "call", "relaySync")).hasSize(2);
+    }
+
+    @Test
+    void aClientCallAnAsyncHandlerMakesInItsOwnBodyIsSupervisedInItsSession(@TempDir Path dir) throws IOException {
+        clientCallsInAnAsyncHandlersOwnBody(ForkedJvm.appClasspath(), dir);
+    }
+
+    @Test
+    void mcp115AClientCallAnAsyncHandlerMakesInItsOwnBodyIsSupervisedInItsSession(@TempDir Path dir) throws IOException {
+        clientCallsInAnAsyncHandlersOwnBody(McpTest.mcp115Classpath(), dir);
+    }
 }

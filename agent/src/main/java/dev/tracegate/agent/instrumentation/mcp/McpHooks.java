@@ -203,6 +203,11 @@ public final class McpHooks {
                 // into the work the Mono does when subscribed
                 handlerPrevious = Dispatcher.swapHandlerSession(session);
                 handler = true;
+                // the rest of the method reads the request and calls the handler: the tool's own code, whose calls (an MCP
+                // client call to another server, `return client.callTool(request)`; a framework tool it runs) are other,
+                // outbound actions, each supervised once in this call's session; the guard held while the call was
+                // read and decided, and the framework calls those make nest under them as before (the exit puts it back)
+                depth[0] = saved;
                 return null;
             } catch (Throwable failed) {
                 // this advice's own failure (reading the request) follows the failure policy: suppressed, it would run
@@ -348,6 +353,11 @@ public final class McpHooks {
                 // into the work the Mono does when subscribed
                 handlerPrevious = Dispatcher.swapHandlerSession(session);
                 handler = true;
+                // the rest of the method reads the request and calls the handler: the tool's own code, whose calls (an MCP
+                // client call to another server, `return client.callTool(request)`; a framework tool it runs) are other,
+                // outbound actions, each supervised once in this call's session; the guard held while the call was
+                // read and decided, and the framework calls those make nest under them as before (the exit puts it back)
+                depth[0] = saved;
                 return null;
             } catch (Throwable failed) {
                 // this advice's own failure (reading the request) follows the failure policy: suppressed, it would run
