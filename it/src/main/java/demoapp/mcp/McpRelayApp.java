@@ -45,7 +45,8 @@ import java.util.regex.Pattern;
  * the handler's own body ({@code return client.callTool(request).map(...)}, the obvious relay), {@code relaySync} calls
  * the sync client in its own body before it returns its Mono, {@code relayOnExecutor} makes the sync client call on the
  * application's own executor ({@code Mono.fromFuture(CompletableFuture.supplyAsync(..., executor))}, threads Reactor does
- * not schedule). The partner's {@code wipe} answers {@code wiped} and says so on standard error. Drive it with
+ * not schedule), {@code relayOnScheduler} makes it on the same executor through a Reactor scheduler
+ * ({@code Mono.fromCallable(...).subscribeOn(Schedulers.fromExecutor(executor))}). The partner's {@code wipe} answers {@code wiped} and says so on standard error. Drive it with
  * {@code McpAsyncApp calls ... -- <this server's command>}.
  */
 public final class McpRelayApp {
@@ -156,7 +157,12 @@ public final class McpRelayApp {
                         asyncTool("relayOnExecutor", (exchange, request) -> Mono.fromFuture(CompletableFuture.supplyAsync(() -> {
                             System.err.println("RELAY on " + Thread.currentThread().getName());
                             return says(partner().callTool(onward(request)));
-                        }, APP_EXECUTOR))))
+                        }, APP_EXECUTOR))),
+                        // the same on the same executor, through a Reactor scheduler (the fix the agent's WARN names)
+                        asyncTool("relayOnScheduler", (exchange, request) -> Mono.fromCallable(() -> {
+                            System.err.println("RELAY on " + Thread.currentThread().getName());
+                            return says(partner().callTool(onward(request)));
+                        }).subscribeOn(reactor.core.scheduler.Schedulers.fromExecutor(APP_EXECUTOR))))
                 .build();
         System.err.println("SERVER READY " + server.getServerInfo().name());
         Thread.sleep(Long.MAX_VALUE);   // the client ends this process when it closes the transport

@@ -162,4 +162,43 @@ class McpRelayTest {
     void mcp115AClientCallAnAsyncHandlerMakesInItsOwnBodyIsSupervisedInItsSession(@TempDir Path dir) throws IOException {
         clientCallsInAnAsyncHandlersOwnBody(McpTest.mcp115Classpath(), dir);
     }
+
+    /**
+     * A client call a handler makes on the application's own executor ({@code CompletableFuture.supplyAsync(...,
+     * executor)}, threads Reactor does not schedule): nothing on that thread or in the SDK says whose call it is, so it is
+     * supervised in {@code default} (agent/README.md, "MCP client calls in a server's tool handler"), and the agent says
+     * so once per tool, with the fix, instead of silently (before session 21: nothing said). A call made in the handler's
+     * own body, or on the same executor through a Reactor scheduler (the fix), keeps the handler's session.
+     */
+    @Test
+    void aClientCallAHandlerMakesOnItsOwnExecutorIsInDefaultAndTheAgentSaysSoOnce(@TempDir Path dir) throws IOException {
+        Path audit = dir.resolve("audit.jsonl");
+        ForkedJvm.Result r = asyncRelay(ForkedJvm.appClasspath(), dir, audit,
+                "relayOnExecutor", "{\"tool\":\"echoMeta\",\"topic\":\"x\"}",
+                "relayOnExecutor", "{\"tool\":\"echoMeta\",\"topic\":\"y\"}",
+                "relaySync", "{\"tool\":\"echoMeta\",\"topic\":\"z\"}",
+                "relayOnScheduler", "{\"tool\":\"echoMeta\",\"topic\":\"w\"}");
+        Matcher handler = Pattern.compile("HANDLER relaySync session=(\\S+)").matcher(r.stdout());
+        assertThat(handler.find()).as(r.toString()).isTrue();
+        String session = handler.group(1);
+        assertThat(r.stdout()).as(r.toString()).contains("SERVER: RELAY on relay-worker-");
+        for (String topic : List.of("x", "y")) {
+            assertThat(r.stdout().lines().filter(l -> l.contains("CALL mcp-client session=default tool=echoMeta")
+                    && l.contains("\"topic\":\"" + topic + "\""))).as(r.toString()).hasSize(1);
+        }
+        // in the handler's body, and on the same executor through a Reactor scheduler (the fix the WARN names): the handler's session
+        for (String topic : List.of("z", "w")) {
+            assertThat(r.stdout().lines().filter(l -> l.contains("CALL mcp-client session=" + session + " tool=echoMeta")
+                    && l.contains("\"topic\":\"" + topic + "\""))).as(r.toString()).hasSize(1);
+        }
+        assertThat(r.stdout().lines().filter(l -> l.contains("SERVER: RELAY on relay-worker-"))).as(r.toString()).hasSize(3);
+        // said once for the tool, naming it and the fix
+        List<String> warnings = r.stdout().lines().filter(l -> l.contains("WARN mcp-client call of")).toList();
+        assertThat(warnings).as(r.toString()).hasSize(1);
+        assertThat(warnings.get(0)).contains("mcp-client call of echoMeta is supervised in session default")
+                .contains("Schedulers.fromExecutor(executor)")
+                .contains("\"MCP client calls in a server's tool handler\"");
+        assertThat(McpTest.audited(audit, "call", "echoMeta").stream().map(n -> n.path("session").asText()).toList())
+                .as(Files.readString(audit)).containsExactly("default", "default", session, session);
+    }
 }

@@ -92,6 +92,13 @@ public interface DispatchTarget {
         return session;
     }
 
+    /**
+     * A warning an instrumentation found worth saying, once, to the operator (its caller says each only once): written
+     * as the agent's {@code WARN} line.
+     */
+    default void onWarning(String text) {
+    }
+
     /** Serialises a JDK value (maps, lists, strings, numbers, booleans) to JSON. */
     String toJson(Object value);
 

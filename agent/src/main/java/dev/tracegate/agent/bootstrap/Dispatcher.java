@@ -1373,6 +1373,48 @@ public final class Dispatcher {
                 : "tracegate could not apply its decision on this call (" + framework + " " + where + "); the call did not run.");
     }
 
+    /** Whether an MCP server's call advice has supervised a tool call in this JVM ({@link #mcpClientCallInDefault}). */
+    private static volatile boolean mcpServing;
+
+    /** The MCP client tools {@link #mcpClientCallInDefault} has warned about (at most {@link #MAX_FAILURES_REMEMBERED}). */
+    private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> MCP_DEFAULT_WARNED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Notes that this JVM serves MCP tool calls the agent supervises: one volatile read per call after the first. */
+    public static void mcpServing() {
+        if (!mcpServing) {
+            mcpServing = true;
+        }
+    }
+
+    /**
+     * An MCP client call of {@code tool} goes to session {@code default}: made on a thread with no conversation and no MCP
+     * server tool handler's session. In a JVM that also serves MCP tools, that is what a handler's call made on a thread
+     * of the application's own (an executor, a {@code CompletableFuture}, an HTTP client's event loop) looks like, where
+     * every connection's such calls count together: said once per tool (WARN), with the fix, not silently.
+     */
+    public static void mcpClientCallInDefault(String tool) {
+        if (!mcpServing || MCP_DEFAULT_WARNED.size() >= MAX_FAILURES_REMEMBERED || MCP_DEFAULT_WARNED.putIfAbsent(String.valueOf(tool), Boolean.TRUE) != null) {
+            return;
+        }
+        DispatchTarget t = target;
+        if (t == null) {
+            return;
+        }
+        try {
+            t.onWarning("mcp-client call of " + tool + " is supervised in session default: it was made on a thread with no"
+                    + " conversation and no MCP server tool handler's session, and this JVM serves MCP tools. If a server tool"
+                    + " handler made it on a thread Reactor does not schedule (the application's own executor,"
+                    + " CompletableFuture.supplyAsync, an HTTP client's event loop), the agent cannot tell whose call it is, and such"
+                    + " calls of every connection count together in default. Make the call where the handler's session reaches:"
+                    + " in the handler's body or its Mono, on a Reactor scheduler (Mono.fromCallable(() -> client.callTool(request))"
+                    + ".subscribeOn(Schedulers.fromExecutor(executor)) in place of CompletableFuture.supplyAsync(..., executor));"
+                    + " agent/README.md, \"MCP client calls in a server's tool handler\". Said once per tool.");
+        } catch (Throwable ignored) {
+            // a warning that cannot be written changes nothing about the call
+        }
+    }
+
     /** An internal error outside a delegate call (a stream check's chunk reader): counted and mapped to the failure policy. */
     static Ruling internalError(String where, Throwable e) {
         DispatchTarget t = target;

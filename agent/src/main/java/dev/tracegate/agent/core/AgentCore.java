@@ -889,6 +889,11 @@ public final class AgentCore {
         public Ruling onAdviceFailure(String where, Throwable error, boolean repeated) {
             return ready().onAdviceFailure(where, error, repeated);
         }
+
+        @Override
+        public void onWarning(String text) {
+            ready().onWarning(text);
+        }
     }
 
     /** The running bridge (null before start). */

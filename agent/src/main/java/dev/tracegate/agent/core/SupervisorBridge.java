@@ -416,6 +416,11 @@ public final class SupervisorBridge implements DispatchTarget {
         return internalError(where, error, "");
     }
 
+    @Override
+    public void onWarning(String text) {
+        AgentLog.warn(text);
+    }
+
     /** As {@link #onInternalError}, logged only the first time a failure of this kind occurs (always counted). */
     @Override
     public Ruling onAdviceFailure(String where, Throwable error, boolean repeated) {

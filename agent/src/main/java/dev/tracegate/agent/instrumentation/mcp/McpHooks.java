@@ -201,6 +201,7 @@ public final class McpHooks {
                 // the method calls the tool's handler: what an async handler runs before it returns its Mono belongs to
                 // this call's conversation (a consent or erasure method it calls, agent/CONFIG.md); the exit carries it
                 // into the work the Mono does when subscribed
+                Dispatcher.mcpServing();
                 handlerPrevious = Dispatcher.swapHandlerSession(session);
                 handler = true;
                 // the rest of the method reads the request and calls the handler: the tool's own code, whose calls (an MCP
@@ -351,6 +352,7 @@ public final class McpHooks {
                 // the method calls the tool's handler: what an async handler runs before it returns its Mono belongs to
                 // this call's conversation (a consent or erasure method it calls, agent/CONFIG.md); the exit carries it
                 // into the work the Mono does when subscribed
+                Dispatcher.mcpServing();
                 handlerPrevious = Dispatcher.swapHandlerSession(session);
                 handler = true;
                 // the rest of the method reads the request and calls the handler: the tool's own code, whose calls (an MCP
@@ -534,6 +536,7 @@ public final class McpHooks {
                     session = Dispatcher.handlerSession();
                     if (session == null) {
                         session = "default";
+                        Dispatcher.mcpClientCallInDefault(tool);   // once per tool, in a JVM that serves MCP tools
                     }
                 }
                 callId = Dispatcher.newCallId();   // the SDK hands the handler no request id: this invocation's own, on its CALL and RETURN
