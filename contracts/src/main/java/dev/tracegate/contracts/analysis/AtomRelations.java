@@ -32,6 +32,12 @@ final class AtomRelations {
     // event kinds as bits
     static final int CALL = 1, RETURN = 2, USER = 4, ASSISTANT = 8, CONSENT = 16, ERASURE = 32, END = 64;
     static final int ANY = 127;
+    /**
+     * The kinds of events that carry purposes as the agent records them: a call and a result (their tool's purposes under
+     * gdpr {@code tools:}, and a call's purpose argument) and a consent (its own). A user message, a reply, an erasure and
+     * the end carry none (a trace line may declare {@code purposes} on any event, which the agent never writes).
+     */
+    static final int PURPOSES = CALL | RETURN | CONSENT;
 
     /** The event kinds at which {@code a} can hold (it is false at the others): as the grounding's guards say. */
     static int kinds(Atom a) {
@@ -47,11 +53,22 @@ final class AtomRelations {
             case "return", "returned", "failed", "result_matches" -> RETURN;
             case "end" -> END;
             case "consent" -> n == 0 ? CONSENT | CALL : ANY;   // a CONSENT event, or a call of a consent tool
+            case "purpose", "excess_data" -> PURPOSES;   // an event without purposes serves none and needs no category
             case "erasure" -> ERASURE | CALL;
             case "call", "arg_matches", "arg_in", "path_within", "arg_eq_ctx", "flow", "untrusted", "untrusted_target",
                  "side_effect", "named_link" -> CALL;
             default -> ANY;
         };
+    }
+
+    /**
+     * The event kinds at which {@code a} can be false (it is true at the others): as the grounding evaluates it.
+     * {@code consented} ("every purpose of the event that rests on consent has the subject's consent") is true at an event
+     * without purposes (see {@link #PURPOSES}), so {@code assistant}, {@code user} and {@code end} imply it.
+     */
+    static int falseKinds(Atom a) {
+        if (a.comparison() == null && a.args().isEmpty() && a.name().equals("consented")) return PURPOSES;
+        return ANY;
     }
 
     /** The folded tool whose events alone can make {@code a} hold (with {@link #kinds} CALL or RETURN), or null: any. */
@@ -224,6 +241,8 @@ final class AtomRelations {
     static boolean implies(Atom a, Atom b) {
         if (a.equals(b)) return true;
         int ka = kinds(a);
+        // b is true at every kind of event a holds at: user, assistant, end imply consented (no purposes there)
+        if ((ka & falseKinds(b)) == 0) return true;
         // b is the kind atom of every event a holds at: call(audit), arg(limit) > 50 -> call; user_matches(..) -> user
         if (b.comparison() == null && b.args().isEmpty() && ka != ANY) {
             int kb = switch (b.name()) {

@@ -35,10 +35,14 @@ public final class LibraryNotes {
             boolean literalTrue = lib.contracts().contracts().get(c).guarantee() instanceof Formula.Const k && k.value();
             var guarantee = lib.contracts().formulas().get(lib.contracts().guaranteeOf(c));
             boolean valid = guarantee.verdict(guarantee.initialState()) == dev.tracegate.engine.ltl.RvVerdict.PERMANENTLY_SATISFIED;
+            String consented;
             if (valid && !literalTrue) {
                 // e.g. G(call(pay) -> O returned(verify) | true): a typo that turns a contract into one that never acts
                 notes.add(info.file() + ":" + info.line() + ": contract " + info.id() + "'s guarantee holds on every trace,"
                         + " so the contract never acts; check the formula (" + dev.tracegate.engine.ltl.Formulas.print(lib.contracts().contracts().get(c).guarantee()) + ")");
+            } else if (!literalTrue && (consented = consentedNote(lib, c)) != null) {
+                // trial42 05: G(assistant & personal_data -> consented), where consented is true at every event it reads
+                notes.add(consented);
             } else if (!literalTrue && neverFails(lib, c)) {
                 // trial36 06: G !(call(a) & call(b)) (one event is one call of one tool), assume F user / guarantee F user
                 notes.add(info.file() + ":" + info.line() + ": contract " + info.id() + " can never fail: its guarantee ("
@@ -332,6 +336,111 @@ public final class LibraryNotes {
         }
     }
 
+    /** The atom {@code consented}: true at every event without purposes ({@link AtomRelations#falseKinds}). */
+    private static final Atom CONSENTED = Atom.of("consented");
+
+    /**
+     * The note for contract {@code c} when it reads {@code consented} only where it holds: its assumption and guarantee
+     * with {@code consented} replaced by true keep and break the same traces where one event is one event (the analysis's
+     * axioms, which know that a user message, a reply, an erasure and the end carry no purposes, so {@code consented} is
+     * true there); null otherwise, or when an automaton is beyond the library's bound. Decided on the automata, not on the
+     * spelling: {@code G(assistant -> consented)} and {@code G(user_matches("x") & personal_data -> consented)} are noted,
+     * {@code G(call(send) -> consented)} and {@code G((assistant | call(send)) -> consented)} are not (a call has purposes).
+     */
+    static String consentedNote(Library lib, int c) {
+        var contract = lib.contracts().contracts().get(c);
+        Formula assume = contract.assume() == null ? Formula.Const.TRUE : contract.assume();
+        Formula guarantee = contract.guarantee();
+        int inAssume = occurrences(assume, CONSENTED), inGuarantee = occurrences(guarantee, CONSENTED);
+        if (inAssume + inGuarantee == 0) return null;
+        int maxStates = dev.tracegate.contracts.library.LibrarySpec.Settings.DEFAULT.maxStates();
+        for (var spec : lib.specs()) maxStates = Math.max(maxStates, spec.settings().maxStates());
+        var compiler = new dev.tracegate.engine.automaton.DfaCompiler(maxStates);
+        Formula axioms = LibraryAnalysis.axioms(List.of(contract));
+        List<String> consentPurposes = new java.util.ArrayList<>();
+        for (String p : new java.util.TreeSet<>(lib.policy().purposes())) if (lib.policy().requiresConsent(p)) consentPurposes.add(p);
+        String p = consentPurposes.size() == 1 ? consentPurposes.get(0) : "p";
+        Formula consent = new Atom("consent", List.of(new Term.Name(p)), null, null, 0, 0);
+        // each use on its own: replaced by true, does the formula keep and break the same traces (one event one event)?
+        Formula assumeTrue = assume, guaranteeTrue = guarantee, assumeMeant = assume, guaranteeMeant = guarantee;
+        int vacuous = 0;
+        try {
+            // last to first, so the uses before one replaced keep their numbers; each tried beside those already replaced
+            for (int k = inAssume - 1; k >= 0; k--) {
+                Formula tried = replaceNth(assumeTrue, CONSENTED, Formula.Const.TRUE, k);
+                if (equivalent(compiler, axioms, assume, tried)) {
+                    assumeTrue = tried;
+                    assumeMeant = replaceNth(assumeMeant, CONSENTED, consent, k);
+                    vacuous++;
+                }
+            }
+            for (int k = inGuarantee - 1; k >= 0; k--) {
+                Formula tried = replaceNth(guaranteeTrue, CONSENTED, Formula.Const.TRUE, k);
+                if (equivalent(compiler, axioms, guarantee, tried)) {
+                    guaranteeTrue = tried;
+                    guaranteeMeant = replaceNth(guaranteeMeant, CONSENTED, consent, k);
+                    vacuous++;
+                }
+            }
+        } catch (dev.tracegate.engine.automaton.CompileException e) {
+            return null;   // beyond the bound: not judged
+        }
+        if (vacuous == 0) return null;
+        String effect;
+        try {
+            var fails = compiler.compile(dev.tracegate.engine.ltl.Formulas.and(axioms, dev.tracegate.engine.ltl.Formulas.and(assumeTrue,
+                    dev.tracegate.engine.ltl.Formulas.not(guaranteeTrue))));
+            effect = LibraryAnalysis.emptyNonEmptyTraces(fails) ? "so the contract can never fail and never acts"
+                    : "so the contract acts as though consented were true there";
+        } catch (dev.tracegate.engine.automaton.CompileException e) {
+            effect = "so the contract acts as though consented were true there";
+        }
+        Library.ContractInfo info = lib.info().get(c);
+        boolean guaranteeUse = guaranteeMeant != guarantee;
+        return info.file() + ":" + info.line() + ": contract " + info.id() + " reads consented where it is always true ("
+                + (guaranteeUse ? "" : "assume: ") + dev.tracegate.engine.ltl.Formulas.print(guaranteeUse ? guarantee : assume)
+                + "): consented (every purpose of the event that rests on consent has the subject's consent) is true at an event"
+                + " without purposes, and only calls, results and consent events carry purposes (a user message, a reply, an"
+                + " erasure and the end carry none), " + effect + "; for \"only after the data subject consented to " + p
+                + "\" write consent(" + p + "): " + (guaranteeUse ? "" : "assume: ")
+                + dev.tracegate.engine.ltl.Formulas.print(guaranteeUse ? guaranteeMeant : assumeMeant)
+                + (consentPurposes.size() > 1 ? " (p one of the purposes that rest on consent: " + String.join(", ", consentPurposes) + ")"
+                        : consentPurposes.isEmpty() ? " (p a purpose that gdpr.purposes declares)" : "")
+                + " (docs/LIBRARY.md, Analysis)";
+    }
+
+    /** How often {@code atom} occurs in {@code f}. */
+    private static int occurrences(Formula f, Atom atom) {
+        if (f instanceof Atom a) return a.equals(atom) ? 1 : 0;
+        if (f instanceof Formula.Unary u) return occurrences(u.arg(), atom);
+        if (f instanceof Formula.Binary b) return occurrences(b.left(), atom) + occurrences(b.right(), atom);
+        return 0;
+    }
+
+    /** {@code f} with occurrence {@code n} (from 0, left to right) of {@code atom} replaced by {@code by}. */
+    private static Formula replaceNth(Formula f, Atom atom, Formula by, int n) {
+        int[] left = {n};
+        return replaceNth(f, atom, by, left);
+    }
+
+    private static Formula replaceNth(Formula f, Atom atom, Formula by, int[] left) {
+        if (f instanceof Atom a) return a.equals(atom) && left[0]-- == 0 ? by : a;
+        if (f instanceof Formula.Unary u) return new Formula.Unary(u.op(), replaceNth(u.arg(), atom, by, left));
+        if (f instanceof Formula.Binary b) {
+            Formula l = replaceNth(b.left(), atom, by, left);
+            return new Formula.Binary(b.op(), l, replaceNth(b.right(), atom, by, left));
+        }
+        return f;
+    }
+
+    /** Whether {@code f} and {@code g} keep the same non-empty traces among those that keep {@code axioms}. */
+    private static boolean equivalent(dev.tracegate.engine.automaton.DfaCompiler compiler, Formula axioms, Formula f, Formula g) {
+        if (f.equals(g)) return true;
+        Formula differ = dev.tracegate.engine.ltl.Formulas.or(dev.tracegate.engine.ltl.Formulas.and(f, dev.tracegate.engine.ltl.Formulas.not(g)),
+                dev.tracegate.engine.ltl.Formulas.and(dev.tracegate.engine.ltl.Formulas.not(f), g));
+        return LibraryAnalysis.emptyNonEmptyTraces(compiler.compile(dev.tracegate.engine.ltl.Formulas.and(axioms, differ)));
+    }
+
     static String effectWhenFalse(Library lib, Atom atom) {
         int maxStates = dev.tracegate.contracts.library.LibrarySpec.Settings.DEFAULT.maxStates();
         for (var spec : lib.specs()) maxStates = Math.max(maxStates, spec.settings().maxStates());
@@ -422,9 +531,14 @@ public final class LibraryNotes {
 
     /** {@code f} with every occurrence of {@code atom} replaced by false. */
     private static Formula replace(Formula f, Atom atom) {
-        if (f instanceof Atom a) return a.equals(atom) ? Formula.Const.FALSE : a;
-        if (f instanceof Formula.Unary u) return new Formula.Unary(u.op(), replace(u.arg(), atom));
-        if (f instanceof Formula.Binary b) return new Formula.Binary(b.op(), replace(b.left(), atom), replace(b.right(), atom));
+        return replace(f, atom, Formula.Const.FALSE);
+    }
+
+    /** {@code f} with every occurrence of {@code atom} replaced by {@code by}. */
+    private static Formula replace(Formula f, Atom atom, Formula by) {
+        if (f instanceof Atom a) return a.equals(atom) ? by : a;
+        if (f instanceof Formula.Unary u) return new Formula.Unary(u.op(), replace(u.arg(), atom, by));
+        if (f instanceof Formula.Binary b) return new Formula.Binary(b.op(), replace(b.left(), atom, by), replace(b.right(), atom, by));
         return f;
     }
 
