@@ -293,6 +293,11 @@ final class AtomRelations {
             Atom x = inner(a.args().get(0));
             return x == null || x.equals(b) || implies(b, x) || implies(x, b) || related(x, b);
         }
+        // a result of t comes only after a call of t (the dead-end search knows it): what decides whether t may be called
+        // decides whether a result of t may come
+        if (kinds(a) == RETURN && (kinds(b) & CALL) != 0 && kinds(b) != ANY && sameToolPossible(tool(a), tool(b))) {
+            return true;
+        }
         boolean excl = excludes(a, b);
         // the event's kind and tool: one event may make both hold (call and call(t), call(mcp__s__t) and call(t))
         if (structural(a) && structural(b)) return !excl;

@@ -3,6 +3,9 @@ package dev.tracegate.contracts.analysis;
 import dev.tracegate.engine.automaton.Dfa;
 import dev.tracegate.engine.automaton.DfaCompiler;
 import dev.tracegate.engine.ltl.Atom;
+import dev.tracegate.engine.ltl.Formula;
+import dev.tracegate.engine.ltl.Formulas;
+import dev.tracegate.engine.ltl.Term;
 import dev.tracegate.engine.ltl.RvVerdict;
 import dev.tracegate.engine.monitor.Contract;
 
@@ -65,7 +68,16 @@ final class DeadEnds {
     record DeadEnd(List<Set<Atom>> trace, int[] tuple) {}
 
     final List<Contract> contracts;
-    private final Dfa[] comp;          // 2c = assumption of contract c, 2c+1 = its guarantee
+    /**
+     * The tools T whose results some contract reads ({@code returned(T)}, {@code failed(T)}, {@code result_matches(T, re)};
+     * "" for atoms of any tool's result, {@code return}, {@code result_matches(re)}): a result of T comes only after a call
+     * of T in the session, a fact of the past that no pairwise relation of atoms says (trial42 06), searched as one more
+     * automaton per tool, {@code G(results of T -> O call(T))} (for "": {@code O call}), after the
+     * contracts' (components 2c and 2c+1 for c from {@code contracts.size()} on: true, and the fact), whose
+     * violation, like a contract doomed, leaves the successor out.
+     */
+    final List<String> resultTools;
+    private final Dfa[] comp;          // 2c = assumption of contract c, 2c+1 = its guarantee (then the facts, as above)
     private final List<Atom> atoms;    // all atoms of all components; letter bit g = atoms.get(g)
     private final int[][] localAtom;   // localAtom[i][j] = global index of component i's atom j
     private final long[] clash;        // clash[g]: the atoms that no event makes true together with atom g
@@ -81,17 +93,42 @@ final class DeadEnds {
     long partialsMade, peakPartials, statesMade, edgesMade, peakBytes;
 
     DeadEnds(List<Contract> contracts, DfaCompiler compiler) throws TooLarge {
+        this(contracts, compiler, true);
+    }
+
+    /** {@code resultsAfterCalls}: whether the search knows that a result of a tool comes only after a call of it (above). */
+    DeadEnds(List<Contract> contracts, DfaCompiler compiler, boolean resultsAfterCalls) throws TooLarge {
         this.contracts = List.copyOf(contracts);
         this.maxStates = compiler.maxStates();
         this.maxBytes = (long) maxStates * BYTES_PER_STATE;
-        comp = new Dfa[2 * contracts.size()];
         Set<Atom> all = new LinkedHashSet<>();
-        for (int c = 0; c < contracts.size(); c++) {
-            comp[2 * c] = compiler.compile(contracts.get(c).assume());
-            comp[2 * c + 1] = compiler.compile(contracts.get(c).guarantee());
-            all.addAll(comp[2 * c].atoms());
-            all.addAll(comp[2 * c + 1].atoms());
+        List<Dfa> dfas = new ArrayList<>();
+        for (Contract contract : contracts) {
+            for (Formula f : List.of(contract.assume(), contract.guarantee())) {
+                Dfa d = compiler.compile(f);
+                dfas.add(d);
+                all.addAll(d.atoms());
+            }
         }
+        Map<String, Formula> results = new LinkedHashMap<>();   // tool -> the disjunction of the atoms of its results
+        if (resultsAfterCalls) {
+            for (Atom a : all) {
+                if (AtomRelations.kinds(a) != AtomRelations.RETURN) continue;
+                String tool = AtomRelations.tool(a);
+                results.merge(tool == null ? "" : tool, a, Formulas::or);   // "": a result of any tool, after some call
+            }
+        }
+        resultTools = List.copyOf(results.keySet());
+        for (Map.Entry<String, Formula> r : results.entrySet()) {
+            Atom call = r.getKey().isEmpty() ? Atom.of("call") : Atom.of("call", new Term.Name(r.getKey()));
+            Formula fact = Formulas.unary(Formula.UnOp.ALWAYS, Formulas.binary(Formula.BinOp.IMPLIES, r.getValue(),
+                    Formulas.unary(Formula.UnOp.ONCE, call)));
+            dfas.add(compiler.compile(Formula.Const.TRUE));
+            Dfa d = compiler.compile(fact);
+            dfas.add(d);
+            all.addAll(d.atoms());
+        }
+        comp = dfas.toArray(new Dfa[0]);
         atoms = List.copyOf(all);
         if (atoms.size() > MAX_ATOMS) {
             throw new TooLarge("dead-end check skipped: the contracts read " + atoms.size() + " atoms, more than the "
@@ -114,7 +151,7 @@ final class DeadEnds {
             for (int j = 0; j < k; j++) localAtom[i][j] = atoms.indexOf(comp[i].atoms().get(j));
             letters[i] = possibleLetters(localAtom[i]);
             if (letters[i] == null) {
-                throw new TooLarge("dead-end check skipped: a formula of '" + contracts.get(i / 2).id() + "' reads "
+                throw new TooLarge("dead-end check skipped: a formula of '" + name(i / 2) + "' reads "
                         + k + " atoms that one event can make true in more than " + MAX_LOCAL_LETTERS + " ways (about "
                         + MAX_LOCAL_ATOMS + " atoms that can hold together), more than this check enumerates events over", false);
             }
@@ -314,9 +351,16 @@ final class DeadEnds {
         return normalise(t);
     }
 
+    /** Contract {@code c}'s id, or the fact it stands for. */
+    private String name(int c) {
+        if (c < contracts.size()) return contracts.get(c).id();
+        String tool = resultTools.get(c - contracts.size());
+        return tool.isEmpty() ? "results after calls" : "the results of " + tool + " after its calls";
+    }
+
     /** An IDLE contract stays IDLE: both its states become -1, so prefixes that differ only there are one state. */
     private int[] normalise(int[] t) {
-        for (int c = 0; c < contracts.size(); c++) {
+        for (int c = 0; c < comp.length / 2; c++) {
             int a = t[2 * c];
             if (a < 0 || comp[2 * c].verdict(a) == RvVerdict.PERMANENTLY_VIOLATED) {
                 t[2 * c] = -1;
@@ -342,17 +386,17 @@ final class DeadEnds {
         return normalise(n);
     }
 
-    /** Some contract is FAIL: its assumption can still hold and its guarantee is permanently violated. */
+    /** Some contract is FAIL: its assumption can still hold and its guarantee is permanently violated (or a fact is). */
     boolean fails(int[] t) {
-        for (int c = 0; c < contracts.size(); c++) {
+        for (int c = 0; c < comp.length / 2; c++) {
             if (t[2 * c] >= 0 && comp[2 * c + 1].verdict(t[2 * c + 1]) == RvVerdict.PERMANENTLY_VIOLATED) return true;
         }
         return false;
     }
 
-    /** The trace ending here keeps every contract. */
+    /** The trace ending here keeps every contract (and fact). */
     boolean accepting(int[] t) {
-        for (int c = 0; c < contracts.size(); c++) {
+        for (int c = 0; c < comp.length / 2; c++) {
             if (t[2 * c] >= 0 && comp[2 * c].accepting(t[2 * c]) && !comp[2 * c + 1].accepting(t[2 * c + 1])) return false;
         }
         return true;

@@ -334,8 +334,32 @@ public final class LibraryAnalysis {
         }
         out.add(new Finding(Kind.DEAD_END, ids(core.contracts),
                 "after this trace no contract is violated yet, but no continuation (ending the session now included) keeps all "
-                        + "of these contracts" + (open.isEmpty() ? "" : "; ending now leaves unmet: " + String.join(", ", open)),
+                        + "of these contracts" + (open.isEmpty() ? "" : "; ending now leaves unmet: " + String.join(", ", open))
+                        + restsOnResultsAfterCalls(core, found.trace()),
                 witness));
+    }
+
+    /**
+     * When the dead end holds only because a result of a tool comes after a call of it in the session ({@link
+     * DeadEnds#resultTools}): a sentence that says so and when it is not so; else "". Trapped without that fact is judged as
+     * {@link #minimalDeadEnd} judges a subset (a check too large counts as not trapped, so the sentence comes).
+     */
+    private String restsOnResultsAfterCalls(DeadEnds core, List<Set<Atom>> trace) {
+        if (core.resultTools.isEmpty()) return "";
+        try {
+            DeadEnds without = new DeadEnds(core.contracts, compiler, false);
+            int[] t = without.initial();
+            for (Set<Atom> holds : trace) t = without.step(t, holds);
+            if (!without.canFinish(t)) return "";
+        } catch (StateLimitException | DeadEnds.TooLarge e) {
+            // not judged: say what the search assumed
+        }
+        List<String> named = new ArrayList<>();
+        for (String t : core.resultTools) named.add(t.isEmpty() ? "a tool" : t);
+        return "; this rests on a result of " + String.join(", ", named) + " coming only after a call of it in the session, as in every session"
+                + " the agent sees from its start (not one it attached to while such a call ran, nor one that sessions.max or"
+                + " sessions.in-flight-timeout opened with the result of a call made in the session it ended: agent/CONFIG.md;"
+                + " replay reads a result whose call its trace lacks as such a result)";
     }
 
     private boolean allEndAnywhere(List<Contract> cs) {

@@ -58,7 +58,8 @@ class RelatedAtomsDeadEndTest {
         List<LibraryAnalysis.Finding> found = new LibraryAnalysis(COMPILER).analyse(cs);
         assertThat(found).extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.DEAD_END);
         assertThat(found.get(0).contracts()).containsExactlyInAnyOrder("tools.allow", "audit.after-t0");
-        assertThat(found.get(0).witness()).containsExactly(List.of("returned(t0)"));
+        // a result of t0 comes after a call of t0 (trial42 06): the shortest way there is that call, then its result
+        assertThat(found.get(0).witness()).containsExactly(List.of("call", "call(t0)"), List.of("returned(t0)"));
         assertThat(oracleDeadEnd(cs)).as("brute force agrees").isTrue();
     }
 
@@ -93,6 +94,52 @@ class RelatedAtomsDeadEndTest {
         // unrelated: other tools, other literal texts
         assertThat(analysis.independentParts(List.of(c("a", "true", "G(call(t0) -> O returned(v0))"), c("b", "true", "!call(t1) W user_matches(\"ok1\")"),
                 c("c", "true", "!call(t2) W user_matches(\"ok2\")")))).hasSize(3);
+    }
+
+    /**
+     * trial42 06: the precedence pattern of docs/FORMULAS.md, G(call(pay) -> O returned(t0)), beside G !call(t0): every
+     * call of t1, which obliges a later pay, dooms the session, since no result of t0 can come without a call of t0. The
+     * analysis let returned(t0) hold without an earlier call(t0), analysed G !call(t0) apart (it shares no atom with the
+     * others) and said "no dead ends".
+     */
+    @Test
+    void aResultComesOnlyAfterItsCallSoForbiddingTheCallIsADeadEnd() {
+        List<Contract> cs = List.of(
+                c("de.receipt", "true", "G(call(t1) -> F call(pay))"),
+                c("de.pay-needs-t0", "true", "G(call(pay) -> O returned(t0))"),
+                c("de.no-t0", "true", "G !call(t0)"));
+        List<LibraryAnalysis.Finding> found = new LibraryAnalysis(COMPILER).analyse(cs);
+        assertThat(found).extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.DEAD_END);
+        assertThat(found.get(0).contracts()).containsExactlyInAnyOrder("de.receipt", "de.pay-needs-t0", "de.no-t0");
+        assertThat(found.get(0).witness()).containsExactly(List.of("call(t1)"));
+        assertThat(found.get(0).explanation()).contains("this rests on a result of t0 coming only after a call of it in the session")
+                .contains("attached").contains("sessions.max");
+        assertThat(oracleDeadEnd(cs)).as("brute force over sessions seen from their start agrees").isTrue();
+        assertThat(oracleDeadEnd(cs, false)).as("a result without its call (attached mid-session) is a way out").isFalse();
+        // with a failed result of t0 (failed(t0)) or one read by result_matches: the same
+        for (String result : List.of("failed(t0)", "result_matches(t0, \"ok\")")) {
+            List<Contract> other = List.of(cs.get(0), c("de.pay-needs-t0", "true", "G(call(pay) -> O " + result + ")"), cs.get(2));
+            assertThat(new LibraryAnalysis(COMPILER).analyse(other)).as(result).extracting(LibraryAnalysis.Finding::kind)
+                    .containsExactly(LibraryAnalysis.Kind.DEAD_END);
+        }
+        // where t0 may be called, or the dead end does not need the fact, there is no such sentence
+        assertThat(new LibraryAnalysis(COMPILER).analyse(cs.subList(0, 2))).isEmpty();
+        List<Contract> plain = List.of(c("a", "true", "G(returned(t0) -> X call(audit))"), c("b", "true", "G(call -> (call(t0) | call(t1)))"));
+        List<LibraryAnalysis.Finding> direct = new LibraryAnalysis(COMPILER).analyse(plain);
+        assertThat(direct).extracting(LibraryAnalysis.Finding::kind).containsExactly(LibraryAnalysis.Kind.DEAD_END);
+        assertThat(direct.get(0).explanation()).doesNotContain("rests on");
+        assertThat(direct.get(0).witness()).containsExactly(List.of("call", "call(t0)"), List.of("returned(t0)"));
+        assertThat(oracleDeadEnd(plain)).isTrue();
+    }
+
+    @Test
+    void aResultAndTheCallsOfItsToolKeepTheirContractsInOnePart() {
+        LibraryAnalysis analysis = new LibraryAnalysis(COMPILER);
+        assertThat(analysis.independentParts(List.of(c("a", "true", "G(call(pay) -> O returned(t0))"), c("b", "true", "G !call(t0)")))).hasSize(1);
+        assertThat(analysis.independentParts(List.of(c("a", "true", "F failed(t0)"), c("b", "true", "G !call")))).hasSize(1);
+        // another tool's calls: apart, as before
+        assertThat(analysis.independentParts(List.of(c("a", "true", "G(call(pay) -> O returned(t0))"),
+                c("b", "true", "!call(t1) W user_matches(\"ok1\")")))).hasSize(2);
     }
 
     private static Atom atom(String s) { return (Atom) Parser.parse(s); }
@@ -133,6 +180,9 @@ class RelatedAtomsDeadEndTest {
             "return", "arg(limit) > 50", "arg(limit) > 10", "user", "user_matches(\"ok\")");
     private static final List<Atom> ATOMS = POOL.stream().map(s -> (Atom) Parser.parse(s)).toList();
 
+    /** The tools whose results {@link #EVENTS} holds, each a bit of the oracle's state: called yet in the session. */
+    private static final List<String> RESULT_TOOLS = List.of("t0", "t1", "audit", "pay", "other");
+
     /** Every letter over the pool that some event makes: each tool (and another) with each size of limit, and the rest. */
     private static final List<Event> EVENTS = events();
 
@@ -143,8 +193,8 @@ class RelatedAtomsDeadEndTest {
                 out.add(Event.call("s", 0, tool, limit.isEmpty() ? "{}" : limit));
             }
         }
-        out.add(Event.returned("s", 0, "t0", "done", false));
-        out.add(Event.returned("s", 0, "audit", "done", false));
+        for (String tool : RESULT_TOOLS) out.add(Event.returned("s", 0, tool, "done", false));
+        out.add(Event.returned("s", 0, "t0", "boom", true));
         out.add(Event.user("s", 0, "ok"));
         out.add(Event.user("s", 0, "hi"));
         out.add(Event.assistant("s", 0, "x"));
@@ -173,31 +223,52 @@ class RelatedAtomsDeadEndTest {
         return out;
     }
 
+
+    /** For event e: the bit of its tool among {@link #RESULT_TOOLS} (0: none), and whether it is a result. */
+    private static int toolBit(Event e) {
+        int i = RESULT_TOOLS.indexOf(e.tool());
+        return i < 0 ? 0 : 1 << i;
+    }
+
     /**
      * Whether some non-empty sequence of {@link #EVENTS}, on which no contract is FAIL (its assumption not permanently
      * violated, its guarantee permanently violated) after any event, leads to where no continuation keeps every contract.
+     * A sequence is a session the agent saw from its start: a result of a tool comes only after a call of it.
      */
     static boolean oracleDeadEnd(List<Contract> cs) {
+        return oracleDeadEnd(cs, true);
+    }
+
+    /** As above; {@code resultsAfterCalls} false: a result may come without a call before it. */
+    static boolean oracleDeadEnd(List<Contract> cs, boolean resultsAfterCalls) {
         int n = cs.size();
         List<Formula> fs = new ArrayList<>();
         for (Contract c : cs) {
             fs.add(c.assume());
             fs.add(c.guarantee());
         }
-        List<Progression.Residual> start = new ArrayList<>();
+        // a state: the residuals, and last the tools of RESULT_TOOLS called so far (a bit mask)
+        List<Object> start = new ArrayList<>();
         for (Formula f : fs) start.add(Progression.start(f, ATOMS));
-        Map<List<Progression.Residual>, Integer> index = new HashMap<>();
-        List<List<Progression.Residual>> states = new ArrayList<>();
+        start.add(0);
+        Map<List<Object>, Integer> index = new HashMap<>();
+        List<List<Object>> states = new ArrayList<>();
         List<long[]> prefix = new ArrayList<>();
         List<int[]> succ = new ArrayList<>();
         index.put(start, 0);
         states.add(start);
         prefix.add(new long[0]);
         for (int s = 0; s < states.size(); s++) {
-            int[] out = new int[LETTERS.length];
+            List<Object> state = states.get(s);
+            int called = (Integer) state.get(fs.size());
+            List<Integer> out = new ArrayList<>();
             for (int e = 0; e < LETTERS.length; e++) {
-                List<Progression.Residual> next = new ArrayList<>();
-                for (Progression.Residual r : states.get(s)) next.add(Progression.step(r, LETTERS[e]));
+                Event event = EVENTS.get(e);
+                boolean result = event.kind() == dev.tracegate.matchers.event.EventKind.RETURN;
+                if (resultsAfterCalls && result && (called & toolBit(event)) == 0) continue;   // no call asked for it
+                List<Object> next = new ArrayList<>();
+                for (int f = 0; f < fs.size(); f++) next.add(Progression.step((Progression.Residual) state.get(f), LETTERS[e]));
+                next.add(event.kind() == dev.tracegate.matchers.event.EventKind.CALL ? called | toolBit(event) : called);
                 Integer at = index.get(next);
                 if (at == null) {
                     at = states.size();
@@ -207,9 +278,9 @@ class RelatedAtomsDeadEndTest {
                     p[p.length - 1] = LETTERS[e];
                     prefix.add(p);
                 }
-                out[e] = at;
+                out.add(at);
             }
-            succ.add(out);
+            succ.add(out.stream().mapToInt(Integer::intValue).toArray());
             assertThat(states.size()).as("the product stays small").isLessThan(20_000);
         }
         int total = states.size();
@@ -219,10 +290,11 @@ class RelatedAtomsDeadEndTest {
         ArrayDeque<Integer> q = new ArrayDeque<>();
         for (int s = 0; s < total; s++) {
             for (int t : succ.get(s)) pred.get(t).add(s);
-            List<Progression.Residual> rs = states.get(s);
+            List<Object> rs = states.get(s);
             boolean kept = true;
             for (int c = 0; c < n; c++) {
-                kept &= !Progression.acceptsAtEnd(rs.get(2 * c)) || Progression.acceptsAtEnd(rs.get(2 * c + 1));
+                kept &= !Progression.acceptsAtEnd((Progression.Residual) rs.get(2 * c))
+                        || Progression.acceptsAtEnd((Progression.Residual) rs.get(2 * c + 1));
                 if (s > 0 && Progression.verdict(fs.get(2 * c), ATOMS, prefix.get(s)) != RvVerdict.PERMANENTLY_VIOLATED
                         && Progression.verdict(fs.get(2 * c + 1), ATOMS, prefix.get(s)) == RvVerdict.PERMANENTLY_VIOLATED) {
                     fails[s] = true;
