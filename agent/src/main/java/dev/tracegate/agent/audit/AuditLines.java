@@ -210,6 +210,20 @@ final class AuditLines {
         }
     }
 
+    /** The hash the line after {@code line} (its exact bytes without LF) chains from, as {@link #chainFrom} takes it. */
+    static String headOf(byte[] line) {
+        int at = hashAt(line, line.length);
+        if (at >= 0) return new String(line, at, 64, StandardCharsets.US_ASCII);
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(line);
+            byte[] hex = new byte[64];
+            hexInto(d, hex, 0);
+            return new String(hex, StandardCharsets.US_ASCII);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Where the 64 lower-case hex digits of a line's closing {@code ,"hash":"<hex>"}} begin, or -1 when it does not end so. */
     static int hashAt(byte[] line, int len) {
         int at = len - 2 - 64;

@@ -30,6 +30,26 @@ public interface AuditSink {
         return false;
     }
 
+    /**
+     * Whether the file opened last is shorter than what was written to it, or begins with NUL bytes: it was truncated
+     * under the writer (logrotate's {@code copytruncate}), which would otherwise go on at its old offset behind a hole.
+     * {@code thorough} also reads the file's first byte (the hole left by a write that came just after the truncation);
+     * without it only sizes are compared (asked before every write). The next {@link #open} then starts the file at
+     * offset 0, cutting such a hole and what follows it ({@link Opened#truncatedBytes}). False for a sink that cannot tell.
+     */
+    default boolean truncated(boolean thorough) {
+        return false;
+    }
+
+    /**
+     * The last complete line (without LF) of the file opened last, read through the file as it is open, so also after it
+     * was moved away; null when unknown (not a file, no complete line, closed, or an error). Asked after a failed write,
+     * before the writer closes the file.
+     */
+    default byte[] tail() {
+        return null;
+    }
+
     /** An opened log: the stream to append to, and what was found at its end. */
     final class Opened {
         final OutputStream out;

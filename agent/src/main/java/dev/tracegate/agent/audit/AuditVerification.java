@@ -119,6 +119,11 @@ public final class AuditVerification {
             case AuditWriter.QUEUE_FULL_REFUSED_REASON:
                 return AuditWriter.QUEUE_FULL_REFUSED_REASON + ": records of tool calls refused under fail: closed, as the audit queue"
                         + " stayed full for longer than audit.max-block (or its writer was stuck): these calls did not run";
+            case AuditWriter.TRUNCATED_REASON:
+                return AuditWriter.TRUNCATED_REASON + ": the file was truncated under the running writer (logrotate copytruncate),"
+                        + " which started a new segment at its beginning; these records were not yet written then and chained from"
+                        + " lines the truncation removed (the events went on); records written between the copy and the truncation"
+                        + " are in neither file and counted nowhere";
             case "io-error":
                 return "io-error: lost while the log could not be written, the events went on unrecorded (records held when a write"
                         + " failed; under fail: closed the results, messages, answers and session ends of the outage; under fail: open"

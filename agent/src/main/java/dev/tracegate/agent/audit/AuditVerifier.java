@@ -77,6 +77,17 @@ public final class AuditVerifier {
             byte[] line = lines.buf;
             lineNo++;
             if (len == 0) return bad(lineNo, records, "empty line", head);
+            if (line[0] == 0) {
+                int nuls = 0;
+                while (nuls < len && line[nuls] == 0) nuls++;
+                return bad(lineNo, records, "the line starts with " + nuls + " NUL bytes" + (lineNo == 1
+                        ? ": the file was truncated under a running writer (copytruncate) that went on writing at its old offset, so"
+                          + " the records behind the NULs chain from lines the truncation removed and cannot be verified. Rotate in"
+                          + " logrotate's create mode, not copytruncate (an agent since session 21 notices a truncation and starts a"
+                          + " new segment at offset 0); the copy logrotate made verifies on its own up to the copy"
+                        : ": a hole in the file (a write at an offset past its end, as after a truncation under a running writer), not"
+                          + " a line the writer wrote"), head);
+            }
             if (line[len - 1] == '\r') {
                 // the writer ends every line with LF alone: CR LF means the file went through a tool that converted it
                 return bad(lineNo, records, "the line ends in CR LF, not LF: the file's line ends were converted (a Windows editor,"

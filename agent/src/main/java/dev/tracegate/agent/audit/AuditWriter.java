@@ -275,6 +275,9 @@ public final class AuditWriter implements AutoCloseable {
     private byte[] segmentSalt;         // the salt of this writer's headers (salted mode)
     private long nextMoveCheck;         // when followMove next asks the sink whether its file was moved away
     private String continuesFrom;       // the moved file's head, for the header of the file that continues it; null: none
+    private String fileHead;            // the hash of the last complete line known to be in the file opened last; null: none
+    private byte[] failedTail;          // after a failed write: the file's last complete line then (through the open file)
+    private boolean truncationLoss;     // the lost records to note were lost to a truncation under the writer (copytruncate)
 
     /** Closing: how long an empty queue waits for a producer still counted inside append() (see run()). */
     private static final long IN_FLIGHT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -300,6 +303,8 @@ public final class AuditWriter implements AutoCloseable {
     public static final String QUEUE_FULL_REFUSED_REASON = "queue-full (calls refused)";
     /** The {@code dropped} reason of tool calls' records an outage kept out under {@code fail: closed}: the calls did not run. */
     public static final String IO_ERROR_REFUSED_REASON = "io-error (calls refused)";
+    /** The {@code dropped} reason of records lost because the file was truncated under the writer (logrotate copytruncate). */
+    public static final String TRUNCATED_REASON = "copytruncate";
 
     /** Name of the writer thread of the agent's audit log (what a thread dump or a profiler shows). */
     public static final String THREAD_NAME = "tracegate-audit";
@@ -846,7 +851,10 @@ public final class AuditWriter implements AutoCloseable {
         long now = System.nanoTime();
         if (now - nextMoveCheck < 0) return;
         nextMoveCheck = now + MOVE_CHECK_NANOS;
-        if (!sink.moved()) return;
+        if (!sink.moved()) {
+            if (sink.truncated(true)) followTruncation();
+            return;
+        }
         if (batchLen > 0 && !flushBatch()) return;
         String head = lines.head();
         closeQuietly();
@@ -854,6 +862,27 @@ public final class AuditWriter implements AutoCloseable {
         openSink(now);   // producers keep enqueueing meanwhile: only this thread reads the queue
         if (healthy) AgentLog.info("the audit log " + sink.describe() + " was moved away; a new file there continues it (its header's"
                 + " continues field is the moved file's head " + head + ")");
+    }
+
+    /**
+     * The file was truncated under the writer (logrotate's {@code copytruncate}): rather than write on at its old offset
+     * behind a hole of NUL bytes, which {@code audit verify} cannot read past, start a new segment at offset 0 whose
+     * header continues the last line that reached the file. The lines of the batch not yet written chain from a line now
+     * gone, so they are counted in a {@code dropped} record (reason {@code copytruncate}), as are the bytes of a hole cut.
+     */
+    private void followTruncation() {
+        String head = flushedHead != null ? flushedHead : fileHead;
+        if (batchLen > 0) batchFailed = true;   // reconcile gives its lines back: none is in the file at the path
+        closeQuietly();
+        continuesFrom = head;
+        truncationLoss = true;
+        AgentLog.warn("the audit log " + sink.describe() + " was truncated under the writer (logrotate copytruncate?), which"
+                + " would go on at its old offset behind a hole of NUL bytes: a new segment starts at its beginning, whose header"
+                + " continues the last line written (" + head + "); records written between the copy and the truncation are in"
+                + " neither file, and those not yet written are counted in a dropped record (copytruncate). Rotate in logrotate's"
+                + " create mode (drop copytruncate): the agent follows a moved file within about a second and loses nothing");
+        openSink(System.nanoTime());
+        truncationLoss = false;
     }
 
     private void finish() {
@@ -989,7 +1018,8 @@ public final class AuditWriter implements AutoCloseable {
         // records whose events went on, and tool calls that did not run, each with its reason (trial20 03)
         if (lostNow > 0 || (cut > 0 && refusedNow == 0)) {
             headerFirst();
-            lines.dropped(System.currentTimeMillis(), lostNow, lostNow == 0 ? "partial-line-removed" : "io-error", cut);
+            lines.dropped(System.currentTimeMillis(), lostNow,
+                    truncationLoss ? TRUNCATED_REASON : lostNow == 0 ? "partial-line-removed" : "io-error", cut);
             appendLine(NOTE, new long[] {0, lostNow, 0, cut, 0});
             cut = 0;
         }
@@ -1047,8 +1077,21 @@ public final class AuditWriter implements AutoCloseable {
         }
     }
 
-    /** Hands the batch to the sink; on failure the writer becomes unhealthy and the batch is kept for {@link #reconcile}. */
+    /**
+     * Hands the batch to the sink; on failure the writer becomes unhealthy and the batch is kept for {@link #reconcile}.
+     * False also when the file was found truncated under the writer first ({@link #followTruncation}): the batch's lines
+     * are then counted, not written, and the writer goes on in a new segment.
+     */
     private boolean flushBatch() {
+        if (batchLen > 0 && sink.truncated(false)) {
+            followTruncation();
+            return false;
+        }
+        return writeBatch();
+    }
+
+    /** {@link #flushBatch} without the truncation check: a file just opened. */
+    private boolean writeBatch() {
         try {
             WritableByteChannel ch = channel;
             if (ch != null) {
@@ -1067,6 +1110,13 @@ public final class AuditWriter implements AutoCloseable {
             }
         } catch (IOException | RuntimeException | LinkageError | StackOverflowError e) {
             batchFailed = true;
+            // what reached the file before the error (a disk that filled mid-batch): a file moved away during the outage
+            // is continued from its real last line
+            byte[] tail = sink.tail();
+            if (tail != null) {
+                failedTail = tail;
+                fileHead = AuditLines.headOf(tail);
+            }
             onIoError("cannot write the audit log " + sink.describe(), e);
             return false;
         }
@@ -1080,6 +1130,7 @@ public final class AuditWriter implements AutoCloseable {
         for (int i = 0; i < lineCount; i++) if (isEvent(lineKind[i])) events++;
         written.add(events);
         flushedHead = lines.head();
+        fileHead = flushedHead;
         batchLen = 0;
         lineCount = 0;
         return true;
@@ -1087,6 +1138,8 @@ public final class AuditWriter implements AutoCloseable {
 
     /** Opens (or reopens) the sink, reconciles a failed batch with what reached the file, and writes the header. */
     private void openSink(long now) {
+        // an outage's reopen: the file it wrote may have been moved away meanwhile (to free the disk): continue it
+        String movedHead = everOpened && continuesFrom == null && !healthy && sink.moved() ? fileHead : null;
         AuditSink.Opened o;
         try {
             o = sink.open();
@@ -1097,8 +1150,12 @@ public final class AuditWriter implements AutoCloseable {
         out = o.out;
         channel = o.channel;
         truncatedToNote += o.truncatedBytes;
-        if (batchFailed) reconcile(o.lastLine);
+        boolean movedAway = movedHead != null && o.lastLine == null;
+        if (movedAway) continuesFrom = movedHead;
+        if (batchFailed) reconcile(movedAway ? failedTail : o.lastLine);
+        failedTail = null;
         lines.chainFrom(o.lastLine);
+        if (o.lastLine != null) fileHead = lines.head();
         boolean header = !headerWritten || o.lastLine == null || continuesFrom != null;
         boolean first = !everOpened;
         everOpened = true;
@@ -1108,7 +1165,11 @@ public final class AuditWriter implements AutoCloseable {
                 && lostToNote.sum() == 0 && refusedToNote.sum() == 0 && droppedToNote.sum() == 0 && droppedRefusedToNote.sum() == 0;
         if (header && !headerDue) writeHeader(System.currentTimeMillis());
         long missing = noteLosses();
-        if (flushBatch()) {
+        if (writeBatch()) {
+            if (movedAway) {
+                AgentLog.info("the audit log " + sink.describe() + " was moved away during the outage; a new file there continues it"
+                        + " (its header's continues field is the moved file's head " + movedHead + ")");
+            }
             if (header) {
                 headerWritten = true;
                 continuesFrom = null;

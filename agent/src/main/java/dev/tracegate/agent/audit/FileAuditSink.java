@@ -33,6 +33,10 @@ public final class FileAuditSink implements AuditSink {
     private Path current;
     /** The identity (inode) of the file opened last, to notice that it was moved away; null: unknown. */
     private Object openedKey;
+    /** The regular file opened last (writer thread only); null for a stream, or before the first opening. */
+    private FileChannel file;
+    /** {@link #truncated} found the file cut under the writer: the next opening cuts a leading hole of NUL bytes. */
+    private boolean shrank;
     private final UnaryOperator<OutputStream> wrap;
     /** No wrapping stream: the writer may write the file's channel directly. */
     private final boolean direct;
@@ -91,6 +95,38 @@ public final class FileAuditSink implements AuditSink {
             return !openedKey.equals(fileKey(current));
         } catch (RuntimeException e) {
             return false;
+        }
+    }
+
+    @Override public boolean truncated(boolean thorough) {
+        FileChannel ch = file;
+        if (ch == null) return false;
+        try {
+            long pos = ch.position();
+            if (pos == 0) return false;
+            long size = ch.size();
+            boolean cut = size < pos;
+            if (!cut && thorough) {
+                ByteBuffer b = ByteBuffer.allocate(1);
+                cut = ch.read(b, 0) == 1 && b.get(0) == 0;
+            }
+            if (cut) shrank = true;
+            return cut;
+        } catch (IOException | RuntimeException e) {
+            return false;   // a closed or failing file: the write says what is wrong
+        }
+    }
+
+    @Override public byte[] tail() {
+        FileChannel ch = file;
+        if (ch == null) return null;
+        try {
+            long lf = lastIndexOfLf(ch, ch.size());
+            if (lf < 0) return null;
+            long start = lastIndexOfLf(ch, lf) + 1;
+            return read(ch, start, (int) (lf - start));
+        } catch (IOException | RuntimeException e) {
+            return null;
         }
     }
 
@@ -170,6 +206,7 @@ public final class FileAuditSink implements AuditSink {
             // a named pipe or a device (a log shipper's FIFO): no tail to read, no position to seek; every
             // opening starts a new segment. READ+WRITE so that opening a FIFO does not wait for a reader.
             FileChannel stream = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            file = null;
             return new Opened(wrap.apply(Channels.newOutputStream(stream)), direct ? stream : null, null, 0);
         }
         FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
@@ -179,14 +216,25 @@ public final class FileAuditSink implements AuditSink {
                 return null;
             }
             long size = ch.size();
-            checkIsAuditLog(path, ch, size);
             long cut = 0;
+            if (shrank) {
+                // truncated under this writer (copytruncate): a write that came just after it left a hole of NUL bytes at
+                // the start, and lines behind it that chain from the copied file; the new segment starts at offset 0
+                shrank = false;
+                if (size > 0 && read(ch, 0, 1)[0] == 0) {
+                    cut = size;
+                    ch.truncate(0);
+                    ch.force(false);
+                    size = 0;
+                }
+            }
+            checkIsAuditLog(path, ch, size);
             byte[] last = null;
             if (size > 0) {
                 long lf = lastIndexOfLf(ch, size);      // -1 if none
                 long keep = lf + 1;
                 if (keep < size) {
-                    cut = size - keep;
+                    cut += size - keep;
                     ch.truncate(keep);
                     ch.force(false);
                 }
@@ -196,6 +244,7 @@ public final class FileAuditSink implements AuditSink {
                 }
             }
             ch.position(ch.size());
+            file = ch;
             return new Opened(wrap.apply(Channels.newOutputStream(ch)), direct ? ch : null, last, cut);
         } catch (IOException | RuntimeException e) {
             ch.close();
