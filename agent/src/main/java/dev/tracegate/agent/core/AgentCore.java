@@ -151,6 +151,11 @@ public final class AgentCore {
             return;
         }
         AgentLog.debug(config.debug() || options.flag("debug", false));
+        String appended = BootDispatcher.appendedBecause();
+        AgentLog.debug(appended == null
+                ? "start-up: dispatcher defined in the bootstrap loader (" + BootDispatcher.definedCount() + " classes), class data sharing unchanged"
+                : "start-up: dispatcher put on the bootstrap search path, so the JVM shares only the boot loader's classes from its"
+                        + " archive (defining it in the bootstrap loader failed: " + appended + ")");
         for (String ignored : config.ignoredEnvironment()) AgentLog.warn(ignored);
         // a jlink'd image without java.management: no MBean, said once; everything else runs (trial40 03)
         if (config.metricsJmx() && !dev.tracegate.agent.metrics.SupervisorMetrics.jmxAvailable()) {

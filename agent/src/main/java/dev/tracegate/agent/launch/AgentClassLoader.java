@@ -29,6 +29,11 @@ public final class AgentClassLoader extends ClassLoader {
     }
 
     private static final String PREFIX = "inst/";
+    /**
+     * The dispatcher's directory at the jar's root: its classes are defined in the bootstrap loader from bytes, so the
+     * bootstrap loader has no resource for them; this loader serves their class files (Byte Buddy reads them through it).
+     */
+    private static final String DISPATCHER = "dev/tracegate/agent/bootstrap/";
 
     private final JarFile jar;
     private final String jarUrl;
@@ -108,11 +113,12 @@ public final class AgentClassLoader extends ClassLoader {
 
     @Override
     protected URL findResource(String name) {
-        if (jar.getJarEntry(PREFIX + name) == null) {
+        String path = entryOf(name);
+        if (jar.getJarEntry(path) == null) {
             return null;
         }
         try {
-            return new URL(jarUrl + PREFIX + name);
+            return new URL(jarUrl + path);
         } catch (MalformedURLException e) {
             return null;
         }
@@ -126,7 +132,7 @@ public final class AgentClassLoader extends ClassLoader {
 
     @Override
     public InputStream getResourceAsStream(String name) {
-        JarEntry entry = jar.getJarEntry(PREFIX + name);
+        JarEntry entry = jar.getJarEntry(entryOf(name));
         if (entry != null) {
             try {
                 return jar.getInputStream(entry);
@@ -135,6 +141,11 @@ public final class AgentClassLoader extends ClassLoader {
             }
         }
         return super.getResourceAsStream(name);
+    }
+
+    /** The jar entry of a resource of this loader: under {@code inst/}, or the dispatcher's class files at the root. */
+    private static String entryOf(String name) {
+        return name.startsWith(DISPATCHER) ? name : PREFIX + name;
     }
 
     private static byte[] readAll(InputStream in) throws IOException {

@@ -9,15 +9,19 @@ import java.util.jar.JarFile;
 /**
  * Entry point of the agent jar: {@code -javaagent} (premain), attach (agentmain) and the command line (main).
  *
- * <p>It appends the jar to the bootstrap search path (only the launcher and the dispatcher sit at the
- * jar's root; everything else is under {@code inst/}, invisible to the host) and starts the agent core
- * in its own {@link AgentClassLoader}. It must stay a single class that touches no other agent type
- * before the append, so that the dispatcher is only ever defined by the bootstrap loader.
+ * <p>It puts the dispatcher (the package at the jar's root beside the launcher; everything else is under {@code inst/},
+ * invisible to the host) into the bootstrap loader and starts the agent core in its own {@link AgentClassLoader}. The
+ * dispatcher's classes are defined there one by one from the agent's loader ({@code BootDispatcher}), which keeps the
+ * JVM's class data sharing on for the platform and application loaders; only if that fails is the jar appended to the
+ * bootstrap search path, as before (the core says why in a DEBUG line). It must stay a class that touches no dispatcher
+ * type before either, so that the dispatcher is only ever defined by the bootstrap loader.
  */
 public final class AgentLauncher {
 
     private static final String CORE = "dev.tracegate.agent.core.AgentCore";
     private static final String CLI = "dev.tracegate.agent.cli.Main";
+    /** Defines the dispatcher in the bootstrap loader; in the agent's loader, whose module alone gets {@code jdk.internal.misc}. */
+    private static final String BOOT_DISPATCHER = "dev.tracegate.agent.core.BootDispatcher";
     private static final String STARTED = "tracegate.agent.started";
     /** Set by the agent core when an attached agent did not start (its reason); then the agent does not count as started. */
     private static final String FAILED = "tracegate.agent.failed";
@@ -61,8 +65,10 @@ public final class AgentLauncher {
                         + " is both its -javaagent and its -jar, e.g. through JAVA_TOOL_OPTIONS)");
                 return;
             }
-            instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar));
             ClassLoader loader = new AgentClassLoader(jar, ClassLoader.getSystemClassLoader());
+            if (!definedInBootstrap(loader, instrumentation, jar)) {
+                instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar));
+            }
             Class<?> core = Class.forName(CORE, true, loader);
             core.getMethod("start", String.class, Instrumentation.class, boolean.class, File.class)
                     .invoke(null, arguments, instrumentation, attached, jar);
@@ -73,6 +79,17 @@ public final class AgentLauncher {
             rethrowStartFailure(e.getCause());
         } catch (Exception | LinkageError e) {
             rethrowStartFailure(e);
+        }
+    }
+
+    /** Whether the agent's {@code BootDispatcher} defined the dispatcher in the bootstrap loader (else it kept why). */
+    private static boolean definedInBootstrap(ClassLoader loader, Instrumentation instrumentation, File jar) {
+        try {
+            Object refused = Class.forName(BOOT_DISPATCHER, true, loader).getMethod("define", Instrumentation.class, File.class)
+                    .invoke(null, instrumentation, jar);
+            return refused == null;
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return false;
         }
     }
 
