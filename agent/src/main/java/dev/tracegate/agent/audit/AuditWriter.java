@@ -738,6 +738,7 @@ public final class AuditWriter implements AutoCloseable {
         long idleInFlightSince = 0;   // closing: when the queue was first seen empty with a producer still inside append()
         try {
             while (true) {
+              try {
                 AuditRecord r = queue.poll();
                 if (r != null) {
                     if (roomWaiting.get() != 0) wakeRoomWaiters();   // a slot is free: a producer waiting for room takes it
@@ -801,6 +802,10 @@ public final class AuditWriter implements AutoCloseable {
                 napStart = System.nanoTime();
                 taken = 0;
                 LockSupport.parkNanos(nap);
+              } catch (OutOfMemoryError e) {
+                  onOutOfMemory();   // the heap comes back (trial44 03): an outage, not the writer's end
+                  empty = SPINS;
+              }
             }
             finish();
         } catch (Throwable t) {
@@ -1255,6 +1260,45 @@ public final class AuditWriter implements AutoCloseable {
             AgentLog.error(lastError, null);
         }
     }
+
+    /**
+     * The heap ran out while this thread encoded or wrote (the application's allocation, or the records queued): the JVM
+     * and the application usually survive it, so this is an outage like an I/O error, not the writer's end (before
+     * trial44 03 the thread stopped, and under {@code fail: closed} every later tool call was refused until a restart).
+     * The record in hand is counted lost (in the {@code dropped} record the reopen writes), the lines encoded before it
+     * are written, and the file is closed and reopened after the usual pause (which also writes the library records
+     * again: one whose encoding the error cut is not taken for written). Allocates nothing that it cannot do without.
+     */
+    private void onOutOfMemory() {
+        try {
+            if (inHand != null) loseInHand();   // lost, not an encoder's refusal (internalErrors): the heap, not the record
+            // the lines encoded before are whole: write them (a direct buffer, no allocation); a failure is an I/O outage
+            if (batchLen > 0 && !flushBatch()) return;
+            if (!healthy) return;
+            lastError = OUT_OF_MEMORY;
+            healthy = false;   // after lastError: whoever sees the writer unhealthy also sees why
+            closeQuietly();
+            nextRetryAt = System.nanoTime() + retryDelay;
+            retryDelay = Math.min(retryDelay * 2, settings.retryMaxNanos);
+            if (!outageLogged) {
+                outageLogged = true;
+                AgentLog.error(OUT_OF_MEMORY, null);
+            }
+        } catch (OutOfMemoryError again) {
+            // still no heap: an outage all the same, its line left out; the reopen counts what did not reach the file
+            if (batchLen > 0) batchFailed = true;
+            lastError = OUT_OF_MEMORY;
+            healthy = false;
+            closeQuietly();
+            nextRetryAt = System.nanoTime() + retryDelay;
+        }
+    }
+
+    private static final String OUT_OF_MEMORY = "the audit writer ran out of heap (java.lang.OutOfMemoryError): the JVM's heap was"
+            + " exhausted while it encoded or wrote records. Those it held are counted as lost, and it reopens the log after a"
+            + " pause, as after an I/O error (meanwhile tool calls are refused under fail: closed, and events pass unaudited"
+            + " under fail: open); a dropped record in the log counts what is missing. If this recurs, give the JVM more heap"
+            + " (-Xmx) or lower audit.queue-size (agent/CONFIG.md, \"What each failure looks like\")";
 
     private void closeQuietly() {
         OutputStream o = out;
