@@ -61,6 +61,24 @@ class AuditVerifyFilesTest {
         assertThat(swapped.out()).doesNotContain("link intact");
     }
 
+    /**
+     * trial44 02: a log moved away during a disk-full outage ends in the line the full disk cut; the file that continues
+     * it names its last complete line, and verify checks that link (before, a truncated file got no link check at all).
+     */
+    @Test
+    void aFileThatEndsInACutLineIsStillLinkedToTheFileThatContinuesIt() throws Exception {
+        Path[] f = rotated();
+        Path cut = dir.resolve("cut.jsonl");
+        Files.writeString(cut, Files.readString(f[1]) + "{\"prev\":\"0123");   // the full disk's cut line after the head
+        CliRun r = CliRun.of("audit", "verify", cut.toString(), f[2].toString());
+        assertThat(r.out()).as(r.out() + r.err()).contains(cut + ": clean prefix").contains("last line truncated")
+                .contains(f[2] + ": continues " + cut + " (link intact)");
+        assertThat(r.code()).as("the cut line is still reported").isEqualTo(1);
+
+        CliRun gap = CliRun.of("audit", "verify", f[0].toString() , f[2].toString());
+        assertThat(gap.out()).contains(f[2] + ": link broken");
+    }
+
     @Test
     void oneFileVerifiesAsBefore() throws Exception {
         Path[] f = rotated();
