@@ -117,7 +117,14 @@ public final class SupervisorBridge implements DispatchTarget {
     /** As above, from a call site that can carry out only what {@code reach} says (a configured method: no redirect, no primitive removed). */
     public Ruling onToolCall(String framework, String session, String tool, Args arguments, String callId, boolean textResult, CallReach reach) {
         if (duplicate(framework, tool, callId)) return null;
-        return decide(new ToolCall(framework, Applications.session(session), tool, null, callId, arguments, reach), textResult);
+        session = Applications.session(session);
+        // field by field: the ToolCall is made only when the decision acts or the trace asks (a passed call makes none)
+        ToolDecision decision = supervisor.onToolCall(framework, session, tool, callId, arguments, reach);
+        if (proceeds(decision)) {
+            if (trace) traceProceed(new ToolCall(framework, session, tool, null, callId, arguments, reach));
+            return null;
+        }
+        return enforce(new ToolCall(framework, session, tool, null, callId, arguments, reach), decision, textResult);
     }
 
     /** As {@link #onToolCall(String, String, String, String, String)}, for a method that may not return text (see above). */
@@ -134,15 +141,22 @@ public final class SupervisorBridge implements DispatchTarget {
 
     private Ruling decide(ToolCall call, boolean textResult) {
         ToolDecision decision = supervisor.onToolCall(call);
-        // the shared PROCEED by reference first: reading its kind walks to the page it was made on at start-up (session 19)
-        if (decision == null || decision == ToolDecision.proceed() || decision.kind() == ToolDecision.Kind.PROCEED) {
-            if (trace) {
-                AgentLog.info("CALL " + call.framework() + " session=" + AgentLog.field(call.session()) + " tool=" + AgentLog.field(call.tool()) + " args="
-                        + call.argumentsJson() + " -> PROCEED");
-            }
+        if (proceeds(decision)) {
+            if (trace) traceProceed(call);
             return null;
         }
         return enforce(call, decision, textResult);
+    }
+
+    /** Whether the call runs as it is. */
+    private static boolean proceeds(ToolDecision decision) {
+        // the shared PROCEED by reference first: reading its kind walks to the page it was made on at start-up (session 19)
+        return decision == null || decision == ToolDecision.proceed() || decision.kind() == ToolDecision.Kind.PROCEED;
+    }
+
+    private static void traceProceed(ToolCall call) {
+        AgentLog.info("CALL " + call.framework() + " session=" + AgentLog.field(call.session()) + " tool=" + AgentLog.field(call.tool()) + " args="
+                + call.argumentsJson() + " -> PROCEED");
     }
 
     /** The rare path: a decision that acts. Kept apart so the pass-through path stays small. */
@@ -224,7 +238,10 @@ public final class SupervisorBridge implements DispatchTarget {
      * contract that would withhold it is then only logged, and its audit record says that the result went through.
      */
     public String onToolResult(String framework, String session, String tool, String callId, String resultText, boolean error, String cannotWithhold) {
-        return onToolResult(new ToolResult(framework, Applications.session(session), tool, callId, resultText, error, cannotWithhold, null));
+        session = Applications.session(session);
+        // field by field: no ToolResult (48 B a passed call, session 21)
+        return onToolResult(framework, session, tool, cannotWithhold,
+                supervisor.onToolResult(framework, session, tool, callId, resultText, error, cannotWithhold));
     }
 
     /**
@@ -236,8 +253,11 @@ public final class SupervisorBridge implements DispatchTarget {
     }
 
     private String onToolResult(ToolResult result) {
-        String framework = result.framework(), session = result.session(), tool = result.tool(), cannotWithhold = result.cannotWithhold();
-        ResultDecision decision = supervisor.onToolResult(result);
+        return onToolResult(result.framework(), result.session(), result.tool(), result.cannotWithhold(), supervisor.onToolResult(result));
+    }
+
+    /** What the call site does with the supervisor's {@code decision} on a result. */
+    private String onToolResult(String framework, String session, String tool, String cannotWithhold, ResultDecision decision) {
         if (decision == null || decision == ResultDecision.keep() || !decision.suppressed()) {   // KEEP by reference, as PROCEED
             if (trace) {
                 AgentLog.info("RETURN " + framework + " session=" + AgentLog.field(session) + " tool=" + AgentLog.field(tool) + " -> KEEP");

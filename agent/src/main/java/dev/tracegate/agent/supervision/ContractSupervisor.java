@@ -8,6 +8,7 @@ import dev.tracegate.agent.config.BlockStyle;
 import dev.tracegate.agent.config.FailPolicy;
 import dev.tracegate.agent.config.Mode;
 import dev.tracegate.agent.core.AgentLog;
+import dev.tracegate.agent.core.CallReach;
 import dev.tracegate.agent.core.Consent;
 import dev.tracegate.agent.core.Erasure;
 import dev.tracegate.agent.core.Message;
@@ -361,24 +362,40 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     @Override
     public ToolDecision onToolCall(ToolCall call) {
+        return onToolCall(call, call.framework(), call.session(), call.tool(), call.callId(), null, call.reach());
+    }
+
+    /**
+     * A configured method's call, field by field: the {@link ToolCall} is made only on the paths that hand it on (a
+     * decision that acts, an unhealthy log), so a passed call makes none (40 B, session 21).
+     */
+    @Override
+    public ToolDecision onToolCall(String framework, String session, String tool, String callId, dev.tracegate.matchers.event.Args arguments,
+                                   CallReach reach) {
+        return onToolCall(null, framework, session, tool, callId, arguments, reach);
+    }
+
+    /** {@code given} the caller's call, or null: then {@code arguments} are the call's (as {@link ToolCall#args} gives them). */
+    private ToolDecision onToolCall(ToolCall given, String framework, String session, String tool, String callId,
+                                    dev.tracegate.matchers.event.Args arguments, CallReach reach) {
         long t0 = System.nanoTime();
         try {
             while (true) {
-                Runtime rt = runtimeFor(call.session());
-                Session s = sessionOf(rt, call.session());
+                Runtime rt = runtimeFor(session);
+                Session s = sessionOf(rt, session);
                 synchronized (s) { // within a session the audit order is the decision order, so the log replays exactly
                     long before = s.applied();
                     if (before < 0) continue;   // ended since sessionOf found it (evicted or ended): the event goes to its successor
                     Worker w = rt.worker(); // this thread's worker: the one step and record use (one lookup per event; given back at its end)
                     try {
-                        Event e = Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), call.tool(), call.callId(),
-                                call.args(), null, false);   // no builder: one object less per event
-                        ToolDecision decided = decideCall(rt, s, e, call, t0, w);
+                        Event e = Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), tool, callId,
+                                given != null ? given.args() : arguments, null, false);   // no builder: one object less per event
+                        ToolDecision decided = decideCall(rt, s, e, given, framework, session, arguments, reach, t0, w);
                         // a tool let run holds its session: the idle sweep does not end it while the tool runs (trial12: a
                         // 2.5 s tool under a 1 s timeout split the turn into two sessions); a field of the session, under
                         // its monitor, so no map and no identity hash (which would inflate the session's lock); named by the
                         // call's id, so that only this call's RETURN releases it
-                        if (decided == ToolDecision.proceed() || decided.kind() != ToolDecision.Kind.BLOCK) s.hold(call.callId());
+                        if (decided == ToolDecision.proceed() || decided.kind() != ToolDecision.Kind.BLOCK) s.hold(callId);
                         return decided;
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
@@ -389,7 +406,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 }
             }
         } catch (RuntimeException | LinkageError err) {
-            return internalError(err, call.session(), "CALL " + call.tool()) ? ToolDecision.block(INTERNAL,
+            return internalError(err, session, "CALL " + tool) ? ToolDecision.block(INTERNAL,
                     "tracegate could not check this call (" + err + ")", "Retry later or contact the operator.") : ToolDecision.proceed();
         }
     }
@@ -417,8 +434,14 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private static final String SHUTDOWN_REFUSAL = "the JVM is shutting down and tracegate has ended its sessions and closed its"
             + " audit log, so it refuses calls (fail: closed)";
 
-    private ToolDecision decideCall(Runtime rt, Session s, Event e, ToolCall call, long t0, Worker w) {
+    /**
+     * The decision on a call and its record; {@code given} is the caller's {@link ToolCall}, or null: then the paths that
+     * hand a call on make it from the other parameters, as the bridge made it before (a passed call makes none).
+     */
+    private ToolDecision decideCall(Runtime rt, Session s, Event e, ToolCall given, String framework, String session,
+                                    dev.tracegate.matchers.event.Args callArgs, CallReach reach, long t0, Worker w) {
         if (!audit.isHealthy()) {   // the one volatile read a healthy log costs; the rest is off the hot path
+            ToolCall call = given != null ? given : new ToolCall(framework, session, e.tool(), null, e.callId(), callArgs, reach);
             // it reached tracegate though its record may never be written: the exit must not say it never did (trial40 05)
             if (decidedUnaudited.size() < 1_000) decidedUnaudited.add(call.tool());
             if (shutDown) {
@@ -435,6 +458,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             if (record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0)) return ToolDecision.proceed();
             return refusedByLog(rt, s, w, d);
         }
+        ToolCall call = given != null ? given : new ToolCall(framework, session, e.tool(), null, e.callId(), callArgs, reach);
         Library.ContractInfo c = primary(rt, d);
         Unread unread = Unread.of(rt, w, d, e, s);
         String reason = reason(rt, w, d, e, unread);
@@ -665,23 +689,37 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     @Override
     public ResultDecision onToolResult(ToolResult result) {
+        return onToolResult(result.session(), result.tool(), result.callId(), result.text(), result.error(), result.cannotWithhold(),
+                result.withheld());
+    }
+
+    /** A result the contracts alone decide on, field by field: no {@link ToolResult} (48 B a passed call, session 21). */
+    @Override
+    public ResultDecision onToolResult(String framework, String session, String tool, String callId, String text, boolean error,
+                                       String cannotWithhold) {
+        return onToolResult(session, tool, callId, text, error, cannotWithhold, null);
+    }
+
+    /** The RETURN of {@link ToolResult}'s fields (the framework is not read). */
+    private ResultDecision onToolResult(String session, String tool, String callId, String text, boolean error, String cannotWithhold,
+                                        String withheld) {
         long t0 = System.nanoTime();
         try {
             while (true) {
-                Runtime rt = runtimeFor(result.session());
-                Session s = sessionOf(rt, result.session());
+                Runtime rt = runtimeFor(session);
+                Session s = sessionOf(rt, session);
                 synchronized (s) {
                     long before = s.applied();
                     if (before < 0) continue;   // ended since sessionOf found it (evicted or ended): the event goes to its successor
                     Worker w = rt.worker();
                     try {
-                        Event e = Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), result.tool(), result.callId(),
-                                null, result.text(), result.error());
+                        Event e = Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), tool, callId,
+                                null, text, error);
                         // the hold of the call this RETURN answers, by its id: a RETURN whose CALL this session never let run
                         // (made before the attach, or seen only at its exit) releases nothing, not another call's hold
-                        s.release(result.callId());
+                        s.release(callId);
                         Decision d = rt.step(s, e, false, enforce, w);
-                        if (d == Decision.PASS && result.withheld() == null) {   // by reference: see decideCall
+                        if (d == Decision.PASS && withheld == null) {   // by reference: see decideCall
                             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);
                             return ResultDecision.keep();
                         }
@@ -693,16 +731,16 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                             }
                             // not applied either way: a result the call site cannot replace still leaves the contract in force
                             // for the calls that follow, and the record says that it went through
-                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), result.cannotWithhold() == null ? reason(rt, w, d, e)
-                                    : reason(rt, w, d, e) + " It could not be withheld: " + result.cannotWithhold() + "; the contract treats it as withheld"
+                            record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, c.id(), cannotWithhold == null ? reason(rt, w, d, e)
+                                    : reason(rt, w, d, e) + " It could not be withheld: " + cannotWithhold + "; the contract treats it as withheld"
                                     + " and stays in force for the calls that follow.", t0);
                             return ResultDecision.suppress(c.id(), withheld(rt, c, "tool result"));
                         }
-                        if (result.withheld() != null) {
+                        if (withheld != null) {
                             // the call site withholds it all the same (the failure policy): the record says so. The contracts
                             // saw what could be read and the event is applied, as replay applies it
                             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.SUPPRESS, d.kind() == Decision.Kind.VIOLATION ? firstId(rt, d) : null,
-                                    INTERNAL + ": " + result.withheld() + (d.kind() == Decision.Kind.VIOLATION
+                                    INTERNAL + ": " + withheld + (d.kind() == Decision.Kind.VIOLATION
                                             ? " The result also violated: " + reason(rt, w, d, e) : ""), t0);
                             return ResultDecision.keep();
                         }
@@ -718,7 +756,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                 }
             }
         } catch (RuntimeException | LinkageError err) {
-            return internalError(err, result.session(), "RETURN " + result.tool())
+            return internalError(err, session, "RETURN " + tool)
                     ? ResultDecision.suppress(INTERNAL, "[tracegate] result withheld: the supervisor could not check it") : ResultDecision.keep();
         }
     }
