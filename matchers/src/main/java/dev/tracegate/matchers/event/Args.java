@@ -326,6 +326,21 @@ public final class Args {
     /** True when the arguments were not a JSON object and are kept raw. */
     public boolean malformed() { return fields < 0; }
 
+    /**
+     * True when the arguments the tool gets are not known: kept raw here ({@link #malformed()}), or read back from a
+     * record of such arguments, an object whose one field is {@value #RAW_FIELD} holding text (as the agent's audit log
+     * writes them), so that replay judges the call as the agent did. Atoms that read an argument of such a call are
+     * unevaluable, never false. Read on the cold path only (an argument was not found).
+     */
+    public boolean unreadable() {
+        if (malformed()) return true;
+        if (size() != 1) return false;
+        JsonNode raw = get(RAW_PATH);
+        return raw != null && raw.isTextual();
+    }
+
+    private static final Path RAW_PATH = Path.field(RAW_FIELD);
+
     /** Top-level field names in order. */
     public Iterator<String> fieldNames() { return root().fieldNames(); }
 

@@ -1166,7 +1166,11 @@ public final class Grounding implements Grounder<Event> {
                 : f.toolBare >= 0 ? sideEffectTargets[f.toolBare] : null;
         if (targets == null) return FALSE;
         if (!requireUntrusted) return TRUE;
-        if (provenance != null) return untrustedTarget(f, targets) ? TRUE : FALSE;
+        if (provenance != null) {
+            if (untrustedTarget(f, targets)) return TRUE;
+            // a call without targets is not untrusted, but one whose arguments could not be read may have any (trial43 01)
+            return f.e.args().unreadable() ? UNEV : FALSE;
+        }
         boolean any = false;
         for (Args.Path p : targets) {
             JsonNode v = f.e.args().get(p);

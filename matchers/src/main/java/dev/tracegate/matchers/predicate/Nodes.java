@@ -401,7 +401,9 @@ final class Nodes {
             if (!f.isCall) return NA;
             if (tool >= 0 && !f.tool(tool)) return NA;
             JsonNode v = f.e.args().get(path);
-            if (v == null) return tool >= 0 ? UNEV : NA;
+            // absent: the tool-scoped form names an argument its tool needs; the unscoped one applies to every tool and
+            // most do not have it (false), unless the call's arguments could not be read: then nobody knows (trial43 01)
+            if (v == null) return tool >= 0 || f.e.args().unreadable() ? UNEV : NA;
             f.node = v;
             f.text = v.isTextual() ? v.textValue() : null; // other scalars: text made only if compared as text
             return OK;
