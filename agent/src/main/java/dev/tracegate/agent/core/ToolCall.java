@@ -29,13 +29,14 @@ public record ToolCall(String framework, String session, String tool, String arg
 
     /**
      * The arguments as contracts read them: as given, else read from the JSON text (flat fields when the object holds
-     * only scalars, a tree otherwise; text that is not a JSON object is kept raw, see {@link Args#ofJson}).
+     * only scalars, a tree otherwise). Text that is not strict JSON is read as the framework reads it (LangChain4j
+     * repairs a trailing comma or a quoted object: {@link FrameworkArguments}), else kept raw, see {@link Args#ofJson}.
      */
     public Args args() {
         if (arguments != null) return arguments;
         String json = argumentsJson;
         Args read = json == null ? null : JsonText.readArgs(json);
-        return read != null ? read : Args.ofJson(json);
+        return read != null ? read : FrameworkArguments.read(framework, json);
     }
 
     /** The arguments as JSON text: as given, or the tree's compact text (written when asked: only the rare paths ask). */
