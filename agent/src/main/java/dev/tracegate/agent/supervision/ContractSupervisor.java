@@ -474,9 +474,13 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         String redactedJson = null;
         String note = "";
         if (!c.strategy().equals("block") && !c.strategy().equals("suppress") && refusedWith(rt, d, "redact")) {
-            Redaction.Arguments out = redaction.redact(rt.library, e, namedCategories(rt, d), call.reach()::whyPartsFixed);
-            String redacted = out.json();
-            String cannot = redacted == null ? "no argument carries a data category it could remove"
+            // arguments that could not be read (not a JSON object the tool's framework reads) have no field to remove:
+            // removing the raw text would run the tool with every parameter null (trial43 01, LOW)
+            boolean unreadable = e.args() != null && e.args().unreadable();
+            Redaction.Arguments out = unreadable ? null : redaction.redact(rt.library, e, namedCategories(rt, d), call.reach()::whyPartsFixed);
+            String redacted = out == null ? null : out.json();
+            String cannot = unreadable ? "its arguments could not be read as the tool's fields, so no field could be removed from them"
+                    : redacted == null ? "no argument carries a data category it could remove"
                     : out.cannot() != null ? out.cannot()
                     : call.reach().whyNotRemoved(e.args(), dev.tracegate.matchers.event.Args.ofJson(redacted));
             if (cannot == null) {

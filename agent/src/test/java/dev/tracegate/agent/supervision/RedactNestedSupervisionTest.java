@@ -33,6 +33,36 @@ class RedactNestedSupervisionTest {
 
     private static final String TRIAL_CALL = "{\"customer_id\":\"C1\",\"profile\":{\"id\":\"C1\",\"card\":\"4111 1111 1111 1111\",\"city\":\"Leeds\"}}";
 
+    /**
+     * A call whose arguments could not be read (kept as {@code _raw}) has no field a redaction can remove: before,
+     * the redaction removed {@code _raw} and the tool ran with every parameter null (trial43, the LOW beside 01). It is
+     * blocked, and the reason says why it could not be redacted.
+     */
+    @Test
+    void aCallWhoseArgumentsCouldNotBeReadIsBlockedNotRedactedToNothing() throws Exception {
+        Path lib = dir.resolve("mail.yaml");
+        Files.writeString(lib, """
+                library: mail
+                contracts:
+                  - id: mail.no-email
+                    guarantee: G(call(send) -> !category(email))
+                    strategy: redact
+                    message: No addresses in mails.
+                """);
+        Path log = dir.resolve("audit.jsonl");
+        AgentConfig config = AgentConfig.load("libraries=" + lib + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
+        ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+        ToolDecision readable = s.onToolCall(new ToolCall("x", "s1", "send", "{\"to\":\"ann@example.com\",\"body\":\"hi\"}", null));
+        assertThat(readable.kind()).as("a readable call is redacted as before").isEqualTo(ToolDecision.Kind.REDACT);
+        ToolDecision raw = s.onToolCall(new ToolCall("x", "s2", "send", "to ann@example.com: hi", null));
+        assertThat(raw.kind()).isEqualTo(ToolDecision.Kind.BLOCK);
+        assertThat(raw.reason()).contains("It could not be redacted: its arguments could not be read as the tool's fields");
+        s.close();
+        assertThat(audit.close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(Files.readString(log)).contains("\"decision\":\"redact\"").contains("\"decision\":\"block\"");
+    }
+
     @Test
     void theNestedFieldGoesAndTheAuditLogAndReasonSaySo() throws Exception {
         Path lib = dir.resolve("prof.yaml");
