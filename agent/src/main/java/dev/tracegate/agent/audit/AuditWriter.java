@@ -936,11 +936,27 @@ public final class AuditWriter implements AutoCloseable {
         if (held > 0) parts.append(parts.length() > 0 ? ", " : "").append(held)
                 .append(" accepted whose write failed (the file may hold the first of them, its last line cut)");
         AgentLog.error("the audit log " + sink.describe() + " could still not be written at exit (the outage said above): "
-                + (total == 0 ? "no record of this run is missing from it since the outage began, but its last line may be cut off"
+                + (total == 0 ? (neverCreated() ? "the file does not exist, so this run wrote nothing to it; no record of this run is missing"
+                        : "no record of this run is missing from it since the outage began, but its last line may be cut off")
                         : total + (total == 1 ? " record" : " records") + " of this run are not in it, and no dropped record in it"
                         + " counts them: " + parts)
                 + ". audit verify reports a last line cut mid-write as 'last line truncated': here that is the outage, not a crash."
-                + " Free disk space or fix the path's permissions before the next start", null);
+                + " Free disk space or fix the path's permissions" + runsAs() + " before the next start", null);
+    }
+
+    /** Whether the log's file is missing altogether (a directory that could never be made): nothing can be cut in it. */
+    private boolean neverCreated() {
+        try {
+            return sink instanceof FileAuditSink && !java.nio.file.Files.exists(((FileAuditSink) sink).path());
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Who the path's permissions must let write (a container's {@code runAsUser} is often not who the image expects). */
+    private static String runsAs() {
+        String user = System.getProperty("user.name");
+        return user == null || user.isEmpty() ? "" : " (the JVM runs as user " + user + ")";
     }
 
     private void write(AuditRecord r) {
@@ -1248,7 +1264,7 @@ public final class AuditWriter implements AutoCloseable {
         String fix = failClosed
                 ? "events are refused (fail: closed) until the log can be written again"
                 : "events pass unaudited (fail: open) and are counted as lost until the log can be written again";
-        lastError = what + ": " + e + ". Free disk space or fix the path's permissions (audit.path); " + fix
+        lastError = what + ": " + e + ". Free disk space or fix the path's permissions (audit.path" + (runsAs().isEmpty() ? ")" : ";" + runsAs().substring(1, runsAs().length() - 1) + ")") + "; " + fix
                 + "; retrying in " + TimeUnit.NANOSECONDS.toMillis(retryDelay) + " ms.";
         healthy = false;   // after lastError (volatile): whoever sees the writer unhealthy also sees why
         closeQuietly();

@@ -123,6 +123,30 @@ class AuditShortfallTest {
     }
 
     /**
+     * trial44 06: a log whose directory could never be made does not exist, so the exit line does not say its last line
+     * may be cut off; and the lines that tell the operator to fix the path's permissions name the user the JVM runs as
+     * (in a container whose runAsUser is not the image's user, the one fact needed).
+     */
+    @Test
+    void aLogThatWasNeverCreatedIsSaidSoAndThePermissionAdviceNamesTheUser() throws Exception {
+        Path blocker = Files.writeString(dir.resolve("blocker2"), "not a directory");
+        Path p = blocker.resolve("audit.jsonl");
+        AuditWriter w = AuditWriter.start(p, AuditWriter.Settings.defaults().fail(FailPolicy.OPEN).retry(1, 20, TimeUnit.MILLISECONDS));
+        assertThat(w.isHealthy()).isFalse();
+        AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            assertThat(w.close(30, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            AgentLog.captureForTest(null);
+        }
+        String stderr = err.toString(StandardCharsets.UTF_8);
+        assertThat(stderr).contains("could still not be written at exit")
+                .contains("the file does not exist, so this run wrote nothing to it")
+                .doesNotContain("its last line may be cut off")
+                .contains("fix the path's permissions (the JVM runs as user " + System.getProperty("user.name") + ")");
+    }
+
+    /**
      * trial20 03: during an outage under fail: closed the results, messages, answers and ends that went on were noted
      * "io-error (events refused) ... its tool calls did not run" and counted in AuditRefused; they are lost (io-error).
      */
