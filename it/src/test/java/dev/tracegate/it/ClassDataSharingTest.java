@@ -35,22 +35,7 @@ class ClassDataSharingTest {
 
     @BeforeEach
     void application() throws IOException {
-        Files.writeString(dir.resolve("bank.yaml"), String.join("\n",
-                "library: bank",
-                "contracts:",
-                "  - id: bank.no-transfer",
-                "    guarantee: G !call(transfer)",
-                "    message: transfers are not allowed",
-                ""));
-        config = Files.writeString(dir.resolve("tracegate.yaml"), String.join("\n",
-                "libraries: [bank.yaml]",
-                "audit.path: audit.jsonl",
-                "configured-methods:",
-                "  - {class: demoapp.plain.ShopApp$Bank, method: payBill, kind: tool, tool-name: payBill, session-param: 0}",
-                "  - {class: demoapp.plain.ShopApp$Bank, method: transfer, kind: tool, tool-name: transfer, session-param: 0, nested: true}",
-                "  - {class: demoapp.plain.ShopApp$Bank, method: closeAccount, kind: tool, tool-name: closeAccount, session-param: 0}",
-                "  - {class: demoapp.plain.ShopApp$Privacy, method: erase, kind: erasure, subject-param: 0, session-param: 0}",
-                ""));
+        config = Java25UnsafeTest.shopConfiguration(dir);
         // the JVM archives classes of jars only, not of directories
         appJar = dir.resolve("shop.jar");
         Path classes = Path.of(System.getProperty("tracegate.app.classes", "target/classes"));

@@ -28,6 +28,14 @@ class Java25UnsafeTest {
     @BeforeEach
     void configuration() throws IOException {
         Assumptions.assumeTrue(ForkedJvm.java25Present(), "no Java 25 at " + ForkedJvm.JAVA_25 + ": the JEP 471/498 checks need it");
+        config = shopConfiguration(dir);
+    }
+
+    /**
+     * The bank library ({@code G !call(transfer)}) and {@code demoapp.plain.ShopApp}'s configured methods, written to
+     * {@code dir}; returns the configuration file (also ClassDataSharingTest's).
+     */
+    static Path shopConfiguration(Path dir) throws IOException {
         Files.writeString(dir.resolve("bank.yaml"), String.join("\n",
                 "library: bank",
                 "contracts:",
@@ -35,7 +43,7 @@ class Java25UnsafeTest {
                 "    guarantee: G !call(transfer)",
                 "    message: transfers are not allowed",
                 ""));
-        config = Files.writeString(dir.resolve("tracegate.yaml"), String.join("\n",
+        return Files.writeString(dir.resolve("tracegate.yaml"), String.join("\n",
                 "libraries: [bank.yaml]",
                 "audit.path: audit.jsonl",
                 "configured-methods:",
