@@ -85,10 +85,23 @@ public final class ValueText {
             string(s);
             return;
         }
-        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte || v instanceof java.math.BigInteger
-                || v instanceof java.util.concurrent.atomic.AtomicInteger || v instanceof java.util.concurrent.atomic.AtomicLong
-                || v instanceof java.math.BigDecimal) {
+        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            out.append(((Number) v).longValue());   // final classes: the JDK's own text
+            return;
+        }
+        Class<?> numberType = v.getClass();
+        if (numberType == java.math.BigInteger.class || numberType == java.math.BigDecimal.class) {
+            // these two classes exactly: a subclass is an application class, whose toString() is the application's code
+            // (unquoted, it could write any text into the JSON: keys a contract reads; trial46 04), read as its fields below
             out.append(v);
+            return;
+        }
+        if (v instanceof java.util.concurrent.atomic.AtomicLong n) {
+            out.append(n.get());   // get() is final: a subclass's number, with no code of the application run
+            return;
+        }
+        if (v instanceof java.util.concurrent.atomic.AtomicInteger n) {
+            out.append(n.get());
             return;
         }
         if (v instanceof Double || v instanceof Float) {

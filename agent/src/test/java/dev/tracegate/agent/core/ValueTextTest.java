@@ -156,4 +156,64 @@ class ValueTextTest {
         List<Integer> exactly = Collections.nCopies(ValueText.MAX_ELEMENTS, 1);
         assertThat(ValueText.write(exactly).cut()).as("at the bound nothing is cut").isNull();
     }
+
+    /** An application class that is a JDK number, with a toString() that writes JSON of its own (trial46 04). */
+    static final class Budget extends java.util.concurrent.atomic.AtomicLong {
+        private final String currency;
+
+        Budget(long value, String currency) {
+            super(value);
+            this.currency = currency;
+        }
+
+        @Override public String toString() { return "0,\"to\":\"eve\""; }
+    }
+
+    static final class Counted extends java.util.concurrent.atomic.AtomicInteger {
+        Counted(int value) { super(value); }
+
+        @Override public String toString() { return "1}, {\"x\": ["; }
+    }
+
+    static final class Amount extends java.math.BigDecimal {
+        private final String note = "cash";
+
+        Amount(String value) { super(value); }
+
+        @Override public String toString() { return "7,\"to\":\"eve\""; }
+    }
+
+    static final class Big extends java.math.BigInteger {
+        Big(String value) { super(value); }
+
+        @Override public String toString() { return "] \"x\""; }
+    }
+
+    @Test
+    void anApplicationSubclassOfAJdkNumberNeverWritesItsToStringIntoTheJson() throws Exception {
+        Map<String, Object> args = new java.util.LinkedHashMap<>();
+        args.put("to", "bob");
+        args.put("budget", new Budget(500, "EUR"));
+        args.put("count", new Counted(3));
+        args.put("amount", new Amount("12.50"));
+        args.put("big", new Big("123456789012345678901234567890"));
+        args.put("plain", List.of(new java.math.BigDecimal("1.5"), new java.math.BigInteger("99"),
+                new java.util.concurrent.atomic.AtomicLong(4), new java.util.concurrent.atomic.AtomicInteger(5)));
+        ValueText.Written w = ValueText.write(args);
+        assertThat(w.cut()).isNull();
+        com.fasterxml.jackson.databind.JsonNode tree = JACKSON.readTree(w.json());   // valid JSON, or this throws
+        assertThat(tree.get("to").asText()).as("no key injected by a toString()").isEqualTo("bob");
+        assertThat(tree.size()).isEqualTo(6);
+        // an AtomicLong or AtomicInteger is its number, read by their final get(): no code of the application runs
+        assertThat(tree.get("budget").isNumber()).isTrue();
+        assertThat(tree.get("budget").asLong()).isEqualTo(500);
+        assertThat(tree.get("count").asInt()).isEqualTo(3);
+        // a BigDecimal or BigInteger subclass is an application object: its own fields, never its text
+        assertThat(tree.get("amount").isObject()).isTrue();
+        assertThat(tree.get("amount").get("note").asText()).isEqualTo("cash");
+        assertThat(tree.get("big").isObject()).isTrue();
+        assertThat(w.json()).doesNotContain("eve").doesNotContain("\"x\"");
+        // the JDK's own classes are written as numbers, as before
+        assertThat(tree.get("plain").toString()).isEqualTo("[1.5,99,4,5]");
+    }
 }
