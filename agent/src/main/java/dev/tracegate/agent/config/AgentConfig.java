@@ -728,7 +728,7 @@ public final class AgentConfig {
         // -------------------------------------------------------------- configured methods
 
         private static final List<String> METHOD_FIELDS = List.of("class", "method", "kind", "tool-name", "args-param",
-                "session-param", "subject-param", "purpose-param", "granted-param", "nested", "block-style");
+                "session-param", "subject-param", "purpose-param", "granted-param", "nested", "block-style", "exclude-params");
 
         private Setting methods(ConfigKey k, Raw r) {
             if (r.source.kind == Source.Kind.DEFAULT) return new Setting(List.of(), "[]", r.source);
@@ -747,6 +747,7 @@ public final class AgentConfig {
                             + ". Write e.g. '- {class: com.acme.Shop, method: checkout, kind: tool}'.");
                 }
                 Map<String, String> f = new LinkedHashMap<>();
+                List<String> exclude = new ArrayList<>();
                 for (Map.Entry<String, Raw> e : item.fields.entrySet()) {
                     String name = e.getKey();
                     Source at = item.keySources.get(name);
@@ -756,11 +757,35 @@ public final class AgentConfig {
                                 + (near != null ? " Did you mean '" + near + "'?" : "") + " The fields are " + String.join(", ", METHOD_FIELDS) + ".");
                     }
                     Raw v = e.getValue();
+                    if (name.equals("exclude-params") && v.items != null) {
+                        // a YAML list of parameters (exclude-params: [toolContext, 3]); one scalar is a list of one
+                        if (v.items.isEmpty()) {
+                            throw new ConfigException(v.source.text, k.name, "exclude-params of a configured method is an empty list, which"
+                                    + " leaves out nothing. Name the parameters that are no tool data (exclude-params: [toolContext]), or"
+                                    + " remove it.");
+                        }
+                        for (Raw item2 : v.items) {
+                            if (!item2.isScalar() || item2.text.isBlank()) {
+                                throw new ConfigException(item2.source.text, k.name, "each parameter in exclude-params must be a parameter's"
+                                        + " 0-based index or its name, got " + item2.shown() + ". Write e.g. 'exclude-params: [toolContext]'.");
+                            }
+                            String problem = ConfiguredMethod.paramProblem("exclude-params", item2.text.trim());
+                            if (problem != null) throw new ConfigException(item2.source.text, k.name, problem);
+                            exclude.add(item2.text.trim());
+                        }
+                        f.put(name, String.join(",", exclude));
+                        continue;
+                    }
                     if (!v.isScalar() || v.text.isBlank()) {
                         throw new ConfigException(v.source.text, k.name, "the field '" + name + "' of a configured method must be a text or a number, got "
                                 + v.shown() + ". Write e.g. '" + name + ": " + (name.endsWith("-param") ? "0" : "checkout") + "'.");
                     }
                     f.put(name, v.text.trim());
+                    if (name.equals("exclude-params")) {
+                        String problem = ConfiguredMethod.paramProblem("exclude-params", v.text.trim());
+                        if (problem != null) throw new ConfigException(v.source.text, k.name, problem);
+                        exclude.add(v.text.trim());
+                    }
                 }
                 for (String required : List.of("class", "method", "kind")) {
                     if (!f.containsKey(required)) {
@@ -809,9 +834,21 @@ public final class AgentConfig {
                             + " wrapper that stores the method's value never stores a refusal (CONFIG.md, \"A refusal and a cache\")."
                             + " Leave it out to follow block.style.");
                 }
+                if (!exclude.isEmpty() && kind != ConfiguredMethod.Kind.TOOL) {
+                    throw new ConfigException(item.keySources.get("exclude-params").text, k.name, "exclude-params applies to a tool method"
+                            + " only: a " + ConfigKey.wire(kind) + " method's event has no arguments to leave a parameter out of (it reads only"
+                            + " its subject-param, purpose-param, granted-param and session-param). Remove exclude-params.");
+                }
+                String args = f.get("args-param");
+                if (!exclude.isEmpty() && args != null && !args.equals("*")) {
+                    throw new ConfigException(item.keySources.get("exclude-params").text, k.name, "exclude-params leaves parameters out"
+                            + " of the arguments when they are all parameters by name (no args-param), but this entry says args-param: " + args
+                            + ", so its arguments are that one parameter's and the others are already left out. Remove exclude-params, or"
+                            + " remove args-param to have every parameter but the excluded ones as the arguments.");
+                }
                 out.add(new ConfiguredMethod(f.get("class"), f.get("method"), kind, f.get("tool-name"), f.get("args-param"),
                         f.get("session-param"), f.get("subject-param"), f.get("purpose-param"), f.get("granted-param"), item.source.text,
-                        nested.equals("true"), blockStyle != null));
+                        nested.equals("true"), blockStyle != null, exclude));
             }
             List<ConfiguredMethod> l = Collections.unmodifiableList(out);
             return new Setting(l, l.isEmpty() ? "[]" : l.toString(), r.source);

@@ -25,6 +25,7 @@ public final class ConfiguredMethod {
     private final String where;
     private final boolean nested;
     private final boolean blockThrows;
+    private final List<String> excludeParams;
 
     ConfiguredMethod(String className, String method, Kind kind, String toolName, String argsParam, String sessionParam,
                      String subjectParam, String purposeParam, String grantedParam, String where, boolean nested) {
@@ -33,7 +34,15 @@ public final class ConfiguredMethod {
 
     ConfiguredMethod(String className, String method, Kind kind, String toolName, String argsParam, String sessionParam,
                      String subjectParam, String purposeParam, String grantedParam, String where, boolean nested, boolean blockThrows) {
+        this(className, method, kind, toolName, argsParam, sessionParam, subjectParam, purposeParam, grantedParam, where, nested,
+                blockThrows, List.of());
+    }
+
+    ConfiguredMethod(String className, String method, Kind kind, String toolName, String argsParam, String sessionParam,
+                     String subjectParam, String purposeParam, String grantedParam, String where, boolean nested, boolean blockThrows,
+                     List<String> excludeParams) {
         this.blockThrows = blockThrows;
+        this.excludeParams = List.copyOf(excludeParams);
         this.className = Objects.requireNonNull(className);
         this.method = Objects.requireNonNull(method);
         this.kind = Objects.requireNonNull(kind);
@@ -91,6 +100,13 @@ public final class ConfiguredMethod {
      */
     public boolean blockThrows() { return blockThrows; }
 
+    /**
+     * {@code exclude-params} (TOOL, all parameters by name): the parameters, each a 0-based index or a name, that are no tool
+     * data (a framework's context, a callback, a stream): left out of the call's arguments as the session parameter is, and
+     * still readable by a {@code session-param} field path. Empty when not set.
+     */
+    public List<String> excludeParams() { return excludeParams; }
+
     /** Where it was configured (file:line:col). */
     public String where() { return where; }
 
@@ -139,6 +155,14 @@ public final class ConfiguredMethod {
                     + " 0-based index or name, or a literal. Configure a method that takes the value itself (e.g. the subject's"
                     + " e-mail address as text).";
         }
+        if (field.startsWith("exclude") && !value.chars().allMatch(Character::isDigit)
+                && !(Character.isJavaIdentifierStart(value.charAt(0)) && value.chars().allMatch(Character::isJavaIdentifierPart))) {
+            return field + " '" + value + "' is neither a parameter's 0-based index nor its name" + (dot > 0 ? " (a field of a parameter"
+                    + " cannot be left out: the arguments are whole parameters; leave out the whole parameter, " + value.substring(0, dot)
+                    + ", and a session-param field path still reads it)" : "") + ". Give each parameter that is no tool data (a"
+                    + " framework's context, a callback, a stream) by its index or name, e.g. exclude" + (field.endsWith("params") ? "-params: [" : "=")
+                    + (dot > 0 ? value.substring(0, dot) : "toolContext") + (field.endsWith("params") ? "]" : "") + ".";
+        }
         if (field.startsWith("args") && !value.equals("*") && !value.chars().allMatch(Character::isDigit)
                 && !(Character.isJavaIdentifierStart(value.charAt(0)) && value.chars().allMatch(Character::isJavaIdentifierPart))) {
             return field + " '" + value + "' is neither a parameter's 0-based index nor its name" + (dot > 0 ? " (a field of a parameter"
@@ -160,6 +184,7 @@ public final class ConfiguredMethod {
         if (grantedParam != null) b.append(" granted-param=").append(grantedParam);
         if (nested) b.append(" nested=true");
         if (blockThrows) b.append(" block-style=exception");
+        if (!excludeParams.isEmpty()) b.append(" exclude-params=").append(excludeParams);
         return b.toString();
     }
 }

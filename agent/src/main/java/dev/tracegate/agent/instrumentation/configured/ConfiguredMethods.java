@@ -103,6 +103,7 @@ public final class ConfiguredMethods {
             putIfSet(fields, "granted", m.grantedParam());
             if (m.nested()) fields.put("nested", "true");
             if (m.blockThrows()) fields.put("block-style", "exception");
+            if (!m.excludeParams().isEmpty()) fields.put("exclude", String.join(",", m.excludeParams()));
             rules.add(new MethodRule(MethodRule.Kind.valueOf(m.kind().name()), m.className(), m.method(), fields, m.where()));
         }
         return new ConfiguredMethods(rules);
@@ -156,6 +157,23 @@ public final class ConfiguredMethods {
             for (String key : new String[] {"name", "args", "session", "subject", "purpose", "granted"}) {
                 String problem = fields.containsKey(key) ? dev.tracegate.agent.config.ConfiguredMethod.paramProblem(key, fields.get(key)) : null;
                 if (problem != null) throw error(where, line, key + "=" + fields.get(key), problem);
+            }
+            String exclude = fields.get("exclude");
+            if (exclude != null) {
+                for (String one : exclude.split(",", -1)) {
+                    String problem = one.isEmpty() ? "exclude needs a parameter's 0-based index or name, e.g. exclude=toolContext (several:"
+                            + " exclude=toolContext,3)" : dev.tracegate.agent.config.ConfiguredMethod.paramProblem("exclude", one);
+                    if (problem != null) throw error(where, line, "exclude=" + exclude, problem);
+                }
+                if (kind != MethodRule.Kind.TOOL) {
+                    throw error(where, line, "exclude=" + exclude, "exclude applies to a tool method only: a " + kind.name().toLowerCase(Locale.ROOT)
+                            + " event has no arguments");
+                }
+                String args = fields.get("args");
+                if (args != null && !args.equals("*")) {
+                    throw error(where, line, "exclude=" + exclude, "exclude leaves parameters out of all parameters by name, but args=" + args
+                            + " makes the arguments that one parameter's: remove exclude, or remove args");
+                }
             }
             String nested = fields.get("nested");
             if (nested != null && !nested.equals("true") && !nested.equals("false")) {
@@ -569,6 +587,26 @@ public final class ConfiguredMethods {
                     .append(" 0-based index nor its name (").append(String.join(", ", names)).append("), so every call's arguments are")
                     .append(" the literal {\"value\":\"").append(args).append("\"}: give the parameter that holds the arguments, or leave")
                     .append(" args-param out to have all parameters by name");
+        }
+        String exclude = rule.kind == MethodRule.Kind.TOOL ? rule.field("exclude") : null;
+        if (exclude != null) {
+            // exclude-params that names no parameter leaves nothing out: the value it meant stays among the arguments
+            for (String one : exclude.split(",")) {
+                int i = index(one);
+                String what = null;
+                if (i >= count) {
+                    what = "exclude-params " + i + " is beyond its " + count + (count == 1 ? " parameter" : " parameters")
+                            + (count == 0 ? "" : " (indexes 0 to " + (count - 1) + ")");
+                } else if (i < 0 && !Arrays.asList(names).contains(one)) {
+                    what = noNames ? "its class file records no parameter names (compiled without -parameters or -g), so exclude-params '"
+                            + one + "' names no parameter" : "exclude-params '" + one + "' names no parameter of the method (its parameters"
+                            + " are " + String.join(", ", names) + ")";
+                }
+                if (what != null) {
+                    problems.append(problems.length() == 0 ? "" : "; ").append(what).append(", so it leaves nothing out of the arguments:"
+                            + " give the 0-based index").append(noNames ? "" : " or the name").append(" of the parameter that is no tool data");
+                }
+            }
         }
         // a tool's arguments only: a consent or erasure event has none
         boolean allByName = noNames && rule.kind == MethodRule.Kind.TOOL && "*".equals(rule.fields.getOrDefault("args", "*"));
@@ -1041,6 +1079,35 @@ public final class ConfiguredMethods {
         private final java.util.Set<String> said;
         /** The origin string this site was resolved from (set before the map publishes it), for {@link #site}'s identity check. */
         String origin;
+        /**
+         * {@code exclude-params}: the 0-based indexes of the parameters that are no tool data (a framework's context), left out
+         * of the arguments with the session parameter ({@link #kept}); null when the entry excludes none (or none it names is
+         * a parameter of this method), so that such a site's calls take the path they took before exclusions existed. Set
+         * before the map publishes the site.
+         */
+        int[] excluded;
+        /** {@link #kept} for the last parameter count asked: calls of one method all have the same. */
+        private volatile Kept keptCache;
+
+        private record Kept(int count, int[] at) { }
+
+        /**
+         * The indexes of the parameters, of {@code count}, that are the call's arguments: all but the {@link #excluded} ones and
+         * the session parameter. Only for a site with exclusions. The array is shared: not to be written.
+         */
+        int[] kept(int count) {
+            Kept cached = keptCache;
+            if (cached != null && cached.count == count) return cached.at;
+            int[] out = new int[count];
+            int n = 0;
+            for (int i = 0; i < count; i++) {
+                if (i == sessionIndex || Arrays.binarySearch(excluded, i) >= 0) continue;
+                out[n++] = i;
+            }
+            cached = new Kept(count, Arrays.copyOf(out, n));
+            keptCache = cached;
+            return cached.at;
+        }
 
         Site(MethodRule rule, String method, String toolName, String toolSpec, int toolIndex, String sessionSpec, int sessionIndex,
              String argsField, String[] names, boolean textResult, String descriptor, Map<String, String> specs, java.util.Set<String> said) {
@@ -1316,7 +1383,30 @@ public final class ConfiguredMethods {
                 (origin.endsWith(")Ljava/lang/String;") || textFutures.contains(origin)) && !rule.blockThrows,
                 paren < 0 ? null : origin.substring(paren), specs, warned);
         site.origin = origin;   // before the map publishes it
+        site.excluded = excluded(rule, parameterNames.get(origin), origin.endsWith(SUSPEND_END));
         return site;
+    }
+
+    /**
+     * The parameters a tool entry's {@code exclude-params} names on one method ({@code names}: its parameters' names as the
+     * class file records them, or null), as sorted 0-based indexes; null when it names none of them (the WARN at weave time
+     * says which setting names no parameter, {@link #warnAboutParameters}).
+     */
+    static int[] excluded(MethodRule rule, String[] names, boolean suspend) {
+        String spec = rule.field("exclude");
+        if (spec == null || rule.kind != MethodRule.Kind.TOOL) return null;
+        if (names != null && suspend && names.length > 0) names = Arrays.copyOf(names, names.length - 1);
+        java.util.TreeSet<Integer> at = new java.util.TreeSet<>();
+        for (String one : spec.split(",")) {
+            int i = index(one);
+            if (i < 0 && names != null) i = Arrays.asList(names).indexOf(one);
+            if (i >= 0 && (names == null || i < names.length)) at.add(i);
+        }
+        if (at.isEmpty()) return null;
+        int[] out = new int[at.size()];
+        int n = 0;
+        for (int i : at) out[n++] = i;
+        return out;
     }
 
     /**
@@ -1426,7 +1516,20 @@ public final class ConfiguredMethods {
         Args args = null;
         Object[] values = arguments;
         int skip = -1;
-        if (argsField.equals("*")) {
+        int[] kept = null;
+        if (argsField.equals("*") && site.excluded != null) {
+            // exclude-params (a framework's context object beside the tool's data, trial46 01): the arguments are the other
+            // parameters, copied here; a site without exclusions never comes this way
+            String[] all = site.names != null && site.names.length == arguments.length ? site.names : parameterNames(origin, arguments.length);
+            kept = site.kept(arguments.length);
+            names = new String[kept.length];
+            values = new Object[kept.length];
+            for (int i = 0; i < kept.length; i++) {
+                names[i] = all[kept[i]];
+                values[i] = arguments[kept[i]];
+            }
+            args = JsonText.args(names, values, -1);
+        } else if (argsField.equals("*")) {
             names = site.names != null && site.names.length == arguments.length ? site.names : parameterNames(origin, arguments.length);
             if (site.sessionIndex >= 0 && site.sessionIndex < arguments.length) {
                 // the session parameter is the conversation's key, not tool data: no contract judges it and no redaction
@@ -1444,7 +1547,8 @@ public final class ConfiguredMethods {
             if (skip >= 0) values = JsonText.without(arguments, skip);
             ValueText.Written written = argumentsJson(argsField, names, values, bridge);
             if (written.cut() != null) {
-                Ruling refusal = bridge.unreadValue(method(origin), "the arguments", written.cut());
+                String cut = argsField.equals("*") ? written.cut() + cutParameter(site, names, values, kept, skip, bridge) : written.cut();
+                Ruling refusal = bridge.unreadValue(method(origin), "the arguments", cut);
                 if (refusal != null) return refusal;
             }
             ruling = bridge.onToolCall(FRAMEWORK, session, tool, written.json(), callId, site.textResult, site.reach);
@@ -1457,6 +1561,12 @@ public final class ConfiguredMethods {
             if (skip >= 0 && values == arguments) values = JsonText.without(arguments, skip);
             Object[] rewritten = rewrite(argsField, names, values, ruling.arguments, bridge, site.reach::removable);
             if (rewritten != null && skip >= 0) rewritten = with(rewritten, skip, arguments[skip]);
+            if (rewritten != null && kept != null) {
+                // the excluded parameters (and the session's) go back unchanged, each in its place
+                Object[] whole = arguments.clone();
+                for (int i = 0; i < kept.length; i++) whole[kept[i]] = rewritten[i];
+                rewritten = whole;
+            }
             if (rewritten == null) {
                 return new Ruling(thrown ? Ruling.THROW : Ruling.SUBSTITUTE,
                         "tracegate: arguments of " + method(origin) + " must be redacted but are not JSON text or a Map; the call did not run", null, null, null);
@@ -1708,6 +1818,36 @@ public final class ConfiguredMethods {
         String message = thrown.getMessage();
         String text = message == null ? thrown.getClass().getName() : thrown.getClass().getName() + ": " + message;
         bridge.onToolThrown(FRAMEWORK, site.session(arguments), site.tool(arguments), callId, text);
+    }
+
+    /**
+     * For the ERROR of arguments (all parameters by name) that could not be read whole: which parameter's value was cut, and
+     * the fix: {@code exclude-params} when it is no tool data (a framework's context object, which holds a cycle through its
+     * services: trial46 01), else {@code args-param}. Each parameter is written again on its own: the failure path only.
+     * {@code names} and {@code values} are the arguments; {@code kept} maps them to the method's parameters (exclusions), else
+     * {@code skip} is the session parameter left out (or -1).
+     */
+    private static String cutParameter(Site site, String[] names, Object[] values, int[] kept, int skip, SupervisorBridge bridge) {
+        for (int i = 0; i < values.length; i++) {
+            Object value = values[i];
+            if (value == null) continue;
+            ValueText.Written one;
+            try {
+                one = bridge.written(value);
+            } catch (RuntimeException e) {
+                continue;
+            }
+            if (one.cut() == null) continue;
+            int parameter = kept != null ? kept[i] : skip >= 0 && i >= skip ? i + 1 : i;
+            String name = names[i];
+            boolean yaml = site.rule.where != null && site.rule.where.matches(".*:\\d+:\\d+");
+            String fix = yaml ? "exclude-params: [" + name + "]" : "exclude=" + name;
+            return ", in parameter " + parameter + " (" + name + ", a " + value.getClass().getName() + "). If " + name + " is no tool data"
+                    + " (a framework's context, a callback, a stream), add " + fix + " to the configured-methods entry " + site.rule.where
+                    + ": it is then left out of the arguments (a session-param field path still reads it); else name the parameter"
+                    + " that holds the tool's data with args-param (CONFIG.md, \"Configured methods\")";
+        }
+        return "";
     }
 
     private static ValueText.Written argumentsJson(String argsField, String[] names, Object[] arguments, SupervisorBridge bridge) {
