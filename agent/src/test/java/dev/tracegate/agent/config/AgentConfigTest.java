@@ -577,11 +577,49 @@ class AgentConfigTest {
         assertThat(m.get(2).subjectParam()).isEqualTo("0");
     }
 
+    /**
+     * trial46 01: exclude-params names the parameters of a tool method that are no tool data (ADK's ToolContext), as a YAML
+     * list or one value, by index or name; the debug printout of the entry shows it. Misuse stops the start at its place.
+     */
+    @Test
+    void excludeParamsIsAListOfParametersOfAToolEntryWithoutArgsParam() throws IOException {
+        AgentConfig c = fromFile(String.join("\n",
+                "configured-methods:",
+                "  - {class: t.Tools, method: send, kind: tool, session-param: \"toolContext.sessionId\", exclude-params: [toolContext, 3]}",
+                "  - class: t.Tools",
+                "    method: lookup",
+                "    kind: tool",
+                "    exclude-params: 1",
+                "  - {class: t.Tools, method: other, kind: tool}",
+                ""));
+        List<ConfiguredMethod> m = c.configuredMethods();
+        assertThat(m.get(0).excludeParams()).containsExactly("toolContext", "3");
+        assertThat(m.get(0).toString()).endsWith(" exclude-params=[toolContext, 3]");
+        assertThat(m.get(1).excludeParams()).containsExactly("1");
+        assertThat(m.get(2).excludeParams()).isEmpty();
+        assertThat(m.get(2).toString()).doesNotContain("exclude");
+
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, exclude-params: [ctx.session]}\n"))
+                .startsWith("F:2:56: exclude-params 'ctx.session' is neither a parameter's 0-based index nor its name (a field of a"
+                        + " parameter cannot be left out: the arguments are whole parameters; leave out the whole parameter, ctx,")
+                .endsWith("e.g. exclude-params: [ctx].");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, exclude-params: -1}\n"))
+                .startsWith("F:2:55: exclude-params '-1' is a negative number, which names no parameter");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, exclude-params: []}\n"))
+                .startsWith("F:2:55: exclude-params of a configured method is an empty list");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, args-param: 0, exclude-params: [ctx]}\n"))
+                .startsWith("F:2:54: exclude-params leaves parameters out of the arguments when they are all parameters by name (no"
+                        + " args-param), but this entry says args-param: 0")
+                .contains("Remove exclude-params, or remove args-param");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: erasure, subject-param: 0, exclude-params: [1]}\n"))
+                .startsWith("F:2:").contains("exclude-params applies to a tool method only: a erasure method's event has no arguments");
+    }
+
     @Test
     void configuredMethodMistakesAreNamedAtTheirLine() throws IOException {
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, arg-param: 1}\n")).isEqualTo(
                 "F:2:39: unknown field 'arg-param' in a configured method. Did you mean 'args-param'? The fields are class, method,"
-                        + " kind, tool-name, args-param, session-param, subject-param, purpose-param, granted-param, nested, block-style.");
+                        + " kind, tool-name, args-param, session-param, subject-param, purpose-param, granted-param, nested, block-style, exclude-params.");
         // trial25 03: the per-entry block style a cached method needs; only 'exception' means anything there
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, block-style: substitute}\n")).isEqualTo(
                 "F:2:52: block-style on a configured method can only be 'exception', got 'substitute': its blocked calls and withheld"

@@ -658,6 +658,100 @@ class ConfiguredMethodsTest {
                 + m.rules().get(0).missHint);
     }
 
+    /** A framework's context object, as ADK's ToolContext: the conversation id, and services whose graph holds a cycle. */
+    static final class Ctx {
+        final String sessionId;
+        final Object[] services = new Object[1];
+        Ctx(String sessionId) {
+            this.sessionId = sessionId;
+            services[0] = this;   // a cycle, as ADK's ObjectMapper holds
+        }
+    }
+
+    private static final String SEND = "r.Tools.send(Ljava/util/Map;ILr/Ctx;)Ljava/lang/String;";
+
+    /**
+     * trial46 01: a tool method whose last parameter is a framework's context (ADK's ToolContext), read by a session-param
+     * path. exclude-params leaves it out of the arguments (by name or index); the path still reads the conversation from it.
+     * Without it, the context is written as an argument, its cycle cuts the arguments, and under fail: closed every call is
+     * refused, with an ERROR that names the parameter and the fix.
+     */
+    @Test
+    void anExcludedParameterIsNoArgumentAndTheSessionPathStillReadsIt() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool r.Tools#send session=ctx.sessionId exclude=ctx",
+                "tool r.Tools#sendByIndex session=2.sessionId exclude=2"));
+        m.learnParameterNames("r.Tools", Map.of("send(Ljava/util/Map;ILr/Ctx;)Ljava/lang/String;", new String[] {"details", "amount", "ctx"}));
+        Recording r = new Recording();
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse("fail=closed"), new JsonCodec(), m);
+        Map<String, Object> details = new LinkedHashMap<>(Map.of("to", "bob"));
+        assertThat(m.onCall(SEND, new Object[] {details, 5, new Ctx("conv-A")}, bridge)).isNull();
+        assertThat(m.onCall("r.Tools.sendByIndex(Ljava/util/Map;ILr/Ctx;)Ljava/lang/String;", new Object[] {details, 6, new Ctx("conv-B")}, bridge))
+                .as("by index, on a class whose names the agent did not learn").isNull();
+        assertThat(r.calls).extracting(ToolCall::session).containsExactly("conv-A", "conv-B");
+        assertThat(r.calls).extracting(ToolCall::argumentsJson)
+                .containsExactly("{\"details\":{\"to\":\"bob\"},\"amount\":5}", "{\"arg0\":{\"to\":\"bob\"},\"arg1\":6}");
+
+        ConfiguredMethods without = ConfiguredMethods.parse("m.txt", List.of("tool r.Tools#send session=ctx.sessionId"));
+        without.learnParameterNames("r.Tools", Map.of("send(Ljava/util/Map;ILr/Ctx;)Ljava/lang/String;", new String[] {"details", "amount", "ctx"}));
+        Recording none = new Recording();
+        SupervisorBridge closed = new SupervisorBridge(none, AgentArguments.parse("fail=closed"), new JsonCodec(), without);
+        Ruling[] refused = new Ruling[1];
+        String log = SubjectParametersTest.captured(() -> refused[0] = without.onCall(SEND, new Object[] {details, 5, new Ctx("conv-A")}, closed));
+        assertThat(refused[0]).as("refused under fail: closed").isNotNull();
+        assertThat(refused[0].kind).isEqualTo(Ruling.SUBSTITUTE);
+        assertThat(log).as(log).contains("the arguments could not be read whole: a cycle")
+                .contains(", in parameter 2 (ctx, a " + Ctx.class.getName() + "). If ctx is no tool data (a framework's context, a"
+                        + " callback, a stream), add exclude=ctx to the configured-methods entry m.txt:1: it is then left out of the"
+                        + " arguments (a session-param field path still reads it); else name the parameter that holds the tool's data"
+                        + " with args-param");
+    }
+
+    /**
+     * A redaction that removes a field of a kept parameter gives the method that parameter redacted and the excluded one
+     * (the context object) back unchanged, in its place: the same object the host passed.
+     */
+    @Test
+    void aRedactedCallGetsTheExcludedParameterBackUnchanged() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool r.Tools#send session=ctx.sessionId exclude=ctx"));
+        m.learnParameterNames("r.Tools", Map.of("send(Ljava/util/Map;ILr/Ctx;)Ljava/lang/String;", new String[] {"details", "amount", "ctx"}));
+        Recording r = new Recording() {
+            @Override public ToolDecision onToolCall(ToolCall call) {
+                calls.add(call);
+                return ToolDecision.redact("c1", "the IBAN is not needed", "{\"details\":{\"to\":\"bob\"},\"amount\":5}");
+            }
+        };
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("to", "bob");
+        details.put("iban", "DE89 3704 0044 0532 0130 00");
+        Ctx ctx = new Ctx("conv-A");
+        Ruling ruling = m.onCall(SEND, new Object[] {details, 5, ctx}, bridge);
+        assertThat(ruling.kind).isEqualTo(Ruling.REWRITE);
+        assertThat(ruling.values).hasSize(3);
+        assertThat(ruling.values[0]).isEqualTo(Map.of("to", "bob"));
+        assertThat(ruling.values[1]).isEqualTo(5);
+        assertThat(ruling.values[2]).as("the excluded context, the host's own object").isSameAs(ctx);
+        assertThat(r.calls).singleElement().satisfies(c -> assertThat(c.argumentsJson()).doesNotContain("sessionId").contains("iban"));
+    }
+
+    /** An exclude that names no parameter of the woven method leaves nothing out: said when it is woven; misuse in the file stops the start. */
+    @Test
+    void anExcludeThatNamesNoParameterIsWarnedAboutAtWeaveTime() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool r.Tools#send exclude=toolContext,7"));
+        String log = SubjectParametersTest.captured(() -> m.learnParameterNames("r.Tools",
+                Map.of("send(Ljava/util/Map;ILr/Ctx;)Ljava/lang/String;", new String[] {"details", "amount", "ctx"})));
+        assertThat(log).as(log).contains("configured method r.Tools#send (m.txt:1): exclude-params 'toolContext' names no parameter of"
+                + " the method (its parameters are details, amount, ctx), so it leaves nothing out of the arguments: give the 0-based"
+                + " index or the name of the parameter that is no tool data; exclude-params 7 is beyond its 3 parameters (indexes 0 to 2),"
+                + " so it leaves nothing out");
+        assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("erasure r.P#forget subject=0 exclude=1")))
+                .hasMessageContaining("m.txt:1:30: exclude applies to a tool method only");
+        assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool r.T#send args=0 exclude=1")))
+                .hasMessageContaining("args=0 makes the arguments that one parameter's");
+        assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool r.T#send exclude=ctx.sessionId")))
+                .hasMessageContaining("exclude 'ctx.sessionId' is neither a parameter's 0-based index nor its name");
+    }
+
     private static class Recording implements Supervisor {
         final List<ToolCall> calls = new ArrayList<>();
         final List<ToolResult> results = new ArrayList<>();
