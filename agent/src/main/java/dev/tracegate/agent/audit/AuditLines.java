@@ -364,7 +364,8 @@ final class AuditLines {
         putc(REC_EVENT);
         // format 3 leaves out a decision time equal to the event's own ts (the supervisor decides at ts)
         long ts = r.ts();
-        if (r.timeMillis != ts) { putc(K_TIME); time(r.timeMillis); }
+        long time = r.timeMillis();
+        if (time != ts) { putc(K_TIME); time(time); }
         // the event part, in the shape of a trace line
         put(sessionText(r.session())); numc(r.seq());   // ,"session":"<id>","seq":<n>
         if (ts != Long.MIN_VALUE) tsField(ts);
@@ -379,12 +380,13 @@ final class AuditLines {
         } else {
             spelledOut(r);
         }
-        putc(DECISION_FIELDS[r.decision.ordinal()]);
+        putc(DECISION_FIELDS[r.decision]);
         if (x.fired != null) { putc(K_FIRED); strings(x.fired); }
         if (x.approved) { putc(K_APPROVED); putc(TRUE); }
         if (x.message != null) { putc(K_MESSAGE); str(x.message); }
         if (x.streamed != null) putc(STREAMED_FIELDS[x.streamed.ordinal()]);
-        if (r.latencyNs >= 0) { putc(K_LATENCY); numc(r.latencyNs); }
+        long latency = r.latencyNs();
+        if (latency >= 0) { putc(K_LATENCY); numc(latency); }
         if (x.unmet != null) { putc(K_UNMET); strings(x.unmet); }
         end();
     }

@@ -27,8 +27,6 @@ public final class AuditRecord {
 
     static final String[] VERDICT_NAMES = {"IDLE", "ACTIVE", "FAIL"};
 
-    // time (epoch ms) at which the decision was taken; 0 = "stamp it when appended"
-    long timeMillis;
     /**
      * The event the record was made from: its session, seq, kind and ts are the record's (no copy of them in the record,
      * 24 B less, session 20), and the writer thread encodes the event part from it unless {@link Rare#part} holds a copy.
@@ -64,6 +62,13 @@ public final class AuditRecord {
         String[] unmet;
         /** A {@code register} record (path, lines, sha256) instead of an event; null for an event. */
         String[] registerRead;
+        /**
+         * The time (epoch ms) at which the decision was taken, unless {@link #TIME_IS_TS} says it is the event's ts; 0 =
+         * "stamp it when appended".
+         */
+        long timeMillis;
+        /** The latency of a decision that took {@link #LATENCY_RARE} ns or longer (an approval's wait). */
+        long latencyNs;
     }
 
     /** The record's session, seq, kind and ts where they are not its event's. */
@@ -115,8 +120,18 @@ public final class AuditRecord {
     LibraryTable table;
     long atomWord;      // the valuation when the table has at most 64 atoms (else atomBits)
     long verdictWord;   // 2 bits per contract when the table has at most 32 contracts (else verdictCodes)
-    final Decision decision;
-    long latencyNs = -1;
+    /**
+     * The decision's ordinal ({@link #decision()}): a byte, not a reference, and with the latency as an int and the time
+     * read from the event, a passed event's record is 48 B instead of 64 (session 22).
+     */
+    final byte decision;
+    private static final Decision[] DECISIONS = Decision.values();
+    /**
+     * How long the decision took in nanoseconds, -1 absent; {@link #LATENCY_RARE}: longer than an int holds (2.1 s), in
+     * {@link Rare#latencyNs}.
+     */
+    int latencyNs = -1;
+    static final int LATENCY_RARE = Integer.MAX_VALUE;
     /**
      * How long the producer waited for room in the audit queue ({@code audit.on-full: block}), 0 if it did not: set by the
      * producer's own thread before the offer that accepted it (or before it was turned away), so that thread may read it
@@ -126,20 +141,23 @@ public final class AuditRecord {
      * bytes larger, 16 B more per passed call.
      */
     char roomWait;
-    /** {@link #ATOMS}, {@link #VERDICTS}: which of the atom table and the verdicts' ids are set (in the padding: no byte more). */
+    /**
+     * {@link #ATOMS}, {@link #VERDICTS}: which of the atom table and the verdicts' ids are set (in the padding: no byte
+     * more); {@link #TIME_IS_TS}: the decision time is the event's ts (as the supervisor sets it), not {@link Rare#timeMillis}.
+     */
     byte given;
-    static final byte ATOMS = 1, VERDICTS = 2;
+    static final byte ATOMS = 1, VERDICTS = 2, TIME_IS_TS = 4;
 
     private AuditRecord(String session, long seq, String kind, Decision decision) {
         this.event = null;
-        this.decision = Objects.requireNonNull(decision, "decision");
+        this.decision = (byte) Objects.requireNonNull(decision, "decision").ordinal();
         this.rare = new Rare();
         this.rare.head = new Head(session, seq, kind);
     }
 
     private AuditRecord(Event e, Decision decision) {
         this.event = Objects.requireNonNull(e, "event");
-        this.decision = Objects.requireNonNull(decision, "decision");
+        this.decision = (byte) Objects.requireNonNull(decision, "decision").ordinal();
     }
 
     /**
@@ -233,7 +251,16 @@ public final class AuditRecord {
     }
 
     /** The wall-clock time of the decision in epoch milliseconds (stamped on append when not set). */
-    public AuditRecord time(long epochMillis) { this.timeMillis = epochMillis; return this; }
+    public AuditRecord time(long epochMillis) {
+        if (epochMillis != 0 && event != null && epochMillis == event.ts()) {
+            given |= TIME_IS_TS;   // the supervisor's records: no field of their own (8 B)
+            if (rare != null) rare.timeMillis = 0;
+        } else {
+            given &= ~TIME_IS_TS;
+            if (epochMillis != 0 || rare != null) rare().timeMillis = epochMillis;
+        }
+        return this;
+    }
 
     /** The event's own timestamp (the trace's {@code ts}), epoch milliseconds. */
     public AuditRecord ts(long epochMillis) { head().ts = epochMillis; return this; }
@@ -418,7 +445,21 @@ public final class AuditRecord {
     public AuditRecord message(String message) { if (message != null || rare != null) rare().message = message; return this; }
 
     /** How long the decision took, in nanoseconds. */
-    public AuditRecord latencyNs(long nanos) { this.latencyNs = nanos; return this; }
+    public AuditRecord latencyNs(long nanos) {
+        if (nanos >= LATENCY_RARE) {
+            this.latencyNs = LATENCY_RARE;
+            rare().latencyNs = nanos;
+        } else {
+            this.latencyNs = nanos < 0 ? -1 : (int) nanos;
+        }
+        return this;
+    }
+
+    /** How long the decision took in nanoseconds; negative: absent. */
+    long latencyNs() {
+        int l = latencyNs;
+        return l == LATENCY_RARE ? rare.latencyNs : l;
+    }
 
     /** How long {@link AuditWriter#append} waited for room in the queue for this record (0: no wait). The appending thread only. */
     public long roomWaitNanos() { return (long) (roomWait & 0x7FF) << (roomWait >>> 11); }
@@ -451,7 +492,7 @@ public final class AuditRecord {
 
     public String kind() { Rare x = rare; return x != null && x.head != null ? x.head.kind : kindOf(event); }
 
-    public Decision decision() { return decision; }
+    public Decision decision() { return DECISIONS[decision]; }
 
     /**
      * Whether this is the record of a tool call that did not run when the log cannot take it: one a contract or the approver
@@ -462,12 +503,14 @@ public final class AuditRecord {
      * it ({@code turnedAway} false) of each record under {@code fail: closed}, where a passed record costs two comparisons.
      */
     boolean refusedCall(boolean turnedAway) {
+        Decision decision = decision();
         boolean refusedAnyway = decision == Decision.BLOCK || (decision == Decision.ESCALATE && !rareOrNone().approved);
         if (!refusedAnyway && (!turnedAway || decision == Decision.SHADOW_WOULD_BLOCK)) return false;
         return "CALL".equals(kind());
     }
 
-    public long timeMillis() { return timeMillis; }
+    /** The time (epoch ms) at which the decision was taken; 0 before the append stamps a record given none. */
+    public long timeMillis() { return (given & TIME_IS_TS) != 0 ? event.ts() : rareOrNone().timeMillis; }
 
     /** The held atom keys, whichever way they were given. */
     public List<String> heldAtoms() {
@@ -493,6 +536,6 @@ public final class AuditRecord {
     @Override public String toString() {
         Part part = rareOrNone().part;
         String tool = event != null ? event.tool() : part != null ? part.tool : null;
-        return "AuditRecord{" + session() + "#" + seq() + " " + kind() + (tool == null ? "" : " " + tool) + " -> " + decision.wire() + "}";
+        return "AuditRecord{" + session() + "#" + seq() + " " + kind() + (tool == null ? "" : " " + tool) + " -> " + decision().wire() + "}";
     }
 }

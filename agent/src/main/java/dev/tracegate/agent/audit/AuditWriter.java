@@ -351,7 +351,7 @@ public final class AuditWriter implements AutoCloseable {
      * Stamps the record's time if it has none. After this call the record belongs to the writer.
      */
     public Admission append(AuditRecord record) {
-        if (record.timeMillis == 0) record.timeMillis = System.currentTimeMillis();
+        if (record.timeMillis() == 0) record.time(System.currentTimeMillis());
         inFlight.getAndIncrement();   // the writer ends only when no producer is inside append(): see run()
         try {
             if (closing || !healthy) return notWritable(record);

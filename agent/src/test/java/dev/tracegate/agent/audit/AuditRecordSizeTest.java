@@ -25,7 +25,7 @@ class AuditRecordSizeTest {
     }
 
     @Test
-    void aPassedEventsRecordIsAtMost64Bytes() {
+    void aPassedEventsRecordIsAtMost48Bytes() {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         Event e = Event.toolEvent(EventKind.CALL, "s", 1, 1_000, "search_kb", "tg-1", Args.ofJson("{\"q\":\"x\"}"), null, false);
         int n = 20_000;
@@ -36,11 +36,32 @@ class AuditRecordSizeTest {
         for (int i = 0; i < n; i++) kept[i] = passed(e);
         long perRecord = (threads.getThreadAllocatedBytes(id) - before) / n;
         // 136 B before session 19 (the rare fields in the record itself), 96 B before session 20 (its copy of the event's session,
-        // seq, kind and ts, and the table's arrays); 64 B with compressed oops, as the JVM runs by default
-        assertThat(perRecord).as("bytes per passed event's record").isLessThanOrEqualTo(64);
+        // seq, kind and ts, and the table's arrays), 64 B before session 22 (a time equal to the event's ts, a long latency and
+        // a reference for the decision); 48 B with compressed oops, as the JVM runs by default
+        assertThat(perRecord).as("bytes per passed event's record").isLessThanOrEqualTo(48);
         assertThat(kept[n - 1].rare).as("no object for the rare fields").isNull();
         assertThat(kept[n - 1].heldAtoms()).containsExactly("a", "c");
         assertThat(kept[n - 1].verdictCode(1)).isEqualTo(AuditRecord.ACTIVE);
+        assertThat(kept[n - 1].timeMillis()).isEqualTo(1_000);
+        assertThat(kept[n - 1].latencyNs()).isEqualTo(700);
+        assertThat(kept[n - 1].decision()).isEqualTo(Decision.PASS);
+    }
+
+    @Test
+    void aTimeOtherThanTheEventsTsAndALatencyBeyondAnIntReadBackAsSet() {
+        Event e = Event.toolEvent(EventKind.CALL, "s", 1, 1_000, "refund", "tg-3", Args.ofJson("{}"), null, false);
+        AuditRecord r = AuditRecord.of(e, Decision.ESCALATE).time(1_000).latencyNs(5_000_000_000L);   // an approval's 5 s wait
+        assertThat(r.timeMillis()).isEqualTo(1_000);
+        assertThat(r.latencyNs()).isEqualTo(5_000_000_000L);
+        r.time(2_500).latencyNs(Integer.MAX_VALUE - 1L);
+        assertThat(r.timeMillis()).as("a decision later than its event").isEqualTo(2_500);
+        assertThat(r.latencyNs()).isEqualTo(Integer.MAX_VALUE - 1L);
+        r.time(1_000).latencyNs(-5);
+        assertThat(r.timeMillis()).isEqualTo(1_000);
+        assertThat(r.latencyNs()).as("a negative latency is absent").isEqualTo(-1);
+        assertThat(AuditRecord.of(e, Decision.PASS).timeMillis()).as("no time: stamped on append").isZero();
+        assertThat(AuditRecord.of("s", 2, "END", Decision.END).time(3_000).timeMillis()).isEqualTo(3_000);
+        assertThat(AuditRecord.of(e, Decision.SHADOW_WOULD_BLOCK).decision()).isEqualTo(Decision.SHADOW_WOULD_BLOCK);
     }
 
     @Test

@@ -136,7 +136,7 @@ final class ReferenceAuditLines {
     void event(AuditRecord r) {
         r.eventPart();
         begin("event");
-        if (format < 3 || r.timeMillis != r.ts()) { key("time"); str(Instant.ofEpochMilli(r.timeMillis).toString()); }
+        if (format < 3 || r.timeMillis() != r.ts()) { key("time"); str(Instant.ofEpochMilli(r.timeMillis()).toString()); }
         // the event part, in the shape of a trace line
         key("session"); str(r.session());
         key("seq"); num(r.seq());
@@ -194,12 +194,12 @@ final class ReferenceAuditLines {
         } else {
             spelledOut(r);
         }
-        key("decision"); str(r.decision.wire());
+        key("decision"); str(r.decision().wire());
         if (r.rareOrNone().fired != null) { key("fired"); strings(r.rareOrNone().fired); }
         if (r.rareOrNone().approved) { key("approved"); raw("true"); }
         if (r.rareOrNone().message != null) { key("message"); str(r.rareOrNone().message); }
         if (r.rareOrNone().streamed != null) { key("streamed"); str(r.rareOrNone().streamed.wire()); }
-        if (r.latencyNs >= 0) { key("latencyNs"); num(r.latencyNs); }
+        if (r.latencyNs() >= 0) { key("latencyNs"); num(r.latencyNs()); }
         if (r.rareOrNone().unmet != null) { key("unmet"); strings(r.rareOrNone().unmet); }
         end();
     }
