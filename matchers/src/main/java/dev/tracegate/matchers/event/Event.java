@@ -27,9 +27,17 @@ public final class Event {
     private final long seq;
     private final long ts;
     private final EventKind kind;
-    private final String tool;
-    private final String toolKey;
-    private final String toolBare;
+    /**
+     * The tool name as given, folded and bare ({@link #tool}, {@link #toolKey}, {@link #toolBare}): null for none; the
+     * name itself when all three are the same String (a folded name without an MCP prefix, as a configured tool's is);
+     * else a {@code String[3]} shared by the events of that name ({@link #NAMES}). One field instead of three: each of
+     * an intercepted call's two events is 8 B smaller for it (88 B to 80 B, session 22).
+     */
+    private final Object toolNames;
+    /** The {@link #toolNames} of the tool names seen that are not folded or have an MCP prefix, up to {@link #MAX_NAMES}. */
+    private static final java.util.concurrent.ConcurrentHashMap<String, String[]> NAMES = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Beyond this many such names (a model that invents them), an event makes its own array. */
+    static final int MAX_NAMES = 1024;
     private final String callId;
     private final Args args;
     private final String result;
@@ -75,9 +83,7 @@ public final class Event {
         this.seq = b.seq;
         this.ts = b.ts;
         this.kind = Objects.requireNonNull(b.kind, "kind");
-        this.tool = b.tool;
-        this.toolKey = ToolName.fold(b.tool);
-        this.toolBare = ToolName.bare(toolKey);
+        this.toolNames = toolNames(b.tool);
         this.callId = b.callId;
         this.args = b.args == null ? Args.NONE : b.args;
         this.result = b.result;
@@ -95,14 +101,27 @@ public final class Event {
         this.seq = seq;
         this.ts = ts;
         this.kind = Objects.requireNonNull(kind, "kind");
-        this.tool = tool;
-        this.toolKey = ToolName.fold(tool);
-        this.toolBare = ToolName.bare(toolKey);
+        this.toolNames = toolNames(tool);
         this.callId = callId;
         this.args = args == null ? Args.NONE : args;
         this.result = result;
         this.more = null;   // no text, subject, purposes, categories; granted, tokens -1, depth 0
         this.error = error;
+    }
+
+    /** {@link #toolNames} for a tool name as given. */
+    private static Object toolNames(String tool) {
+        if (tool == null) return null;
+        String key = ToolName.fold(tool);   // the name itself when it is folded: no allocation
+        if (key == tool && ToolName.bare(key) == key) return tool;
+        String[] names = NAMES.get(tool);
+        if (names != null) return names;
+        names = new String[] {tool, key, ToolName.bare(key)};
+        if (NAMES.size() < MAX_NAMES) {
+            String[] raced = NAMES.putIfAbsent(tool, names);
+            if (raced != null) names = raced;
+        }
+        return names;
     }
 
     /**
@@ -160,11 +179,17 @@ public final class Event {
     /** True for CALL and ASSISTANT, the events the agent controls. */
     public boolean controlledByAgent() { return kind.controlledByAgent(); }
     /** The tool name as given, or null. */
-    public String tool() { return tool; }
+    public String tool() { return name(0); }
     /** The tool name trimmed and lower-cased, or null. */
-    public String toolKey() { return toolKey; }
+    public String toolKey() { return name(1); }
     /** The folded tool name without an {@code mcp__server__} prefix, or null. */
-    public String toolBare() { return toolBare; }
+    public String toolBare() { return name(2); }
+
+    /** The tool name as given (0), folded (1) or bare (2). */
+    private String name(int which) {
+        Object n = toolNames;
+        return n == null || n instanceof String ? (String) n : ((String[]) n)[which];
+    }
     /** The framework's id of the call a RETURN answers, or null. */
     public String callId() { return callId; }
     /** The arguments; {@link Args#NONE} when the event has none. */
@@ -266,17 +291,17 @@ public final class Event {
     @Override public boolean equals(Object o) {
         return o instanceof Event e && e.seq == seq && e.ts == ts && e.kind == kind && e.granted() == granted()
                 && e.error == error && e.tokens() == tokens() && e.depth() == depth() && e.session.equals(session)
-                && Objects.equals(e.tool, tool) && Objects.equals(e.callId, callId) && e.args.equals(args)
+                && Objects.equals(e.tool(), tool()) && Objects.equals(e.callId, callId) && e.args.equals(args)
                 && Objects.equals(e.result, result) && Objects.equals(e.text(), text())
                 && Objects.equals(e.subject(), subject()) && Arrays.equals(e.purposeArray(), purposeArray())
                 && Arrays.equals(e.categoryArray(), categoryArray());
     }
 
-    @Override public int hashCode() { return Objects.hash(session, seq, kind, tool, args, result, text()); }
+    @Override public int hashCode() { return Objects.hash(session, seq, kind, tool(), args, result, text()); }
 
     @Override public String toString() {
         StringBuilder b = new StringBuilder().append(kind).append('#').append(seq).append('@').append(session);
-        if (tool != null) b.append(' ').append(tool);
+        if (tool() != null) b.append(' ').append(tool());
         if (args != Args.NONE) b.append(' ').append(args.json());
         if (result != null) b.append(" -> ").append(abbreviate(result));
         String text = text();

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class EventSizeTest {
 
     @Test
-    void aToolEventIsAtMost88Bytes() {
+    void aToolEventIsAtMost80Bytes() {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         Args args = Args.ofJson("{\"q\":\"x\"}");
         int n = 20_000;
@@ -24,9 +24,35 @@ class EventSizeTest {
         long before = threads.getThreadAllocatedBytes(id);
         for (int i = 0; i < n; i++) kept[i] = Event.toolEvent(EventKind.CALL, "s", i, 1_000, "search_kb", "tg-1", args, null, false);
         long perEvent = (threads.getThreadAllocatedBytes(id) - before) / n;
-        // 120 B before session 20 (the fields a tool event never has in the event itself); 88 B with compressed oops
-        assertThat(perEvent).as("bytes per tool event").isLessThanOrEqualTo(88);
+        // 120 B before session 20 (the fields a tool event never has in the event itself), 88 B before session 22 (the
+        // tool's folded and bare names in fields of their own); 80 B with compressed oops
+        assertThat(perEvent).as("bytes per tool event").isLessThanOrEqualTo(80);
         assertThat(kept[n - 1].seq()).isEqualTo(n - 1);
+        assertThat(kept[n - 1].toolKey()).isSameAs(kept[n - 1].tool()).isEqualTo("search_kb");
+    }
+
+    @Test
+    void aToolNameThatIsNotFoldedOrHasAnMcpPrefixReadsBackAsGivenFoldedAndBare() {
+        for (int round = 0; round < 2; round++) {   // the second round reads the names the first one kept
+            Event camel = Event.toolEvent(EventKind.CALL, "s", 1, 0, " searchKB ", "c1", Args.ofJson("{}"), null, false);
+            assertThat(camel.tool()).isEqualTo(" searchKB ");
+            assertThat(camel.toolKey()).isEqualTo("searchkb");
+            assertThat(camel.toolBare()).isEqualTo("searchkb");
+            Event mcp = Event.builder(EventKind.RETURN).session("s").seq(2).tool("mcp__Shop__Refund").result("ok").build();
+            assertThat(mcp.tool()).isEqualTo("mcp__Shop__Refund");
+            assertThat(mcp.toolKey()).isEqualTo("mcp__shop__refund");
+            assertThat(mcp.toolBare()).isEqualTo("refund");
+            Event folded = Event.toolEvent(EventKind.CALL, "s", 3, 0, "mcp__shop__refund", "c3", Args.ofJson("{}"), null, false);
+            assertThat(folded.toolKey()).isSameAs(folded.tool());
+            assertThat(folded.toolBare()).isEqualTo("refund");
+        }
+        Event none = Event.builder(EventKind.USER).session("s").seq(4).text("hi").build();
+        assertThat(none.tool()).isNull();
+        assertThat(none.toolKey()).isNull();
+        assertThat(none.toolBare()).isNull();
+        assertThat(Event.toolEvent(EventKind.CALL, "s", 1, 0, "searchKB", "c1", Args.ofJson("{}"), null, false))
+                .isEqualTo(Event.builder(EventKind.CALL).session("s").seq(1).tool("searchKB").callId("c1").args(Args.ofJson("{}")).build())
+                .isNotEqualTo(Event.toolEvent(EventKind.CALL, "s", 1, 0, "searchkb", "c1", Args.ofJson("{}"), null, false));
     }
 
     @Test
