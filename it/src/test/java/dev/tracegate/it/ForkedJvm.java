@@ -122,8 +122,13 @@ final class ForkedJvm {
         return exec(command, environment, directory, TIMEOUT_SECONDS);
     }
 
-    /** {@link #exec(List, java.util.Map, Path)}, failing if the command takes longer than {@code timeoutSeconds}. */
+    /**
+     * {@link #exec(List, java.util.Map, Path)}, failing if the command takes longer than {@code timeoutSeconds}. A JVM
+     * on the default application class path runs from the module's class-data sharing archive ({@link AppCds}); the
+     * result's command is the one that ran.
+     */
     static Result exec(List<String> command, java.util.Map<String, String> environment, Path directory, long timeoutSeconds) {
+        command = AppCds.apply(command);
         try {
             Path out = Files.createTempFile("forked-out", ".txt");
             Path err = Files.createTempFile("forked-err", ".txt");

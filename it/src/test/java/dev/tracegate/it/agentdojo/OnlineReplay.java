@@ -97,6 +97,7 @@ final class OnlineReplay {
                 "-javaagent:" + agentJar() + "=config=" + config, "-cp", appClasspath(), APP));
         command.addAll(appOptions);
         command.add("@" + list);
+        command = dev.tracegate.it.AppCds.apply(command);
         Path out = dir.resolve(suite + "-out.txt");
         Path err = dir.resolve(suite + "-err.txt");
         Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();

@@ -197,7 +197,7 @@ final class Evaluation {
         cmd.add(script.toString());
         try {
             Path out = log.resolveSibling(log.getFileName() + ".out");
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            Process p = new ProcessBuilder(dev.tracegate.it.AppCds.apply(cmd)).redirectErrorStream(true).redirectOutput(out.toFile()).start();
             if (!p.waitFor(300, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new AssertionError("case " + cs.name() + " did not finish: " + String.join(" ", cmd) + "\n" + Files.readString(out));

@@ -51,7 +51,7 @@ final class Forked {
         List<String> c = new ArrayList<>(List.of(java, "-javaagent:" + agentJar() + (agentOptions.isEmpty() ? "" : "=" + agentOptions),
                 "-cp", appClasspath(), mainClass));
         c.addAll(List.of(args));
-        return c;
+        return dev.tracegate.it.AppCds.apply(c);
     }
 
     /** Runs to completion and returns stdout + stderr; fails on a non-zero exit or a hang. */
