@@ -84,6 +84,8 @@ final class AuditLines {
     private static final byte[] K_LIB = keyText("lib");
     private static final byte[] K_APPROVED = keyText("approved");
     private static final byte[] K_STREAMED = keyText("streamed");
+    private static final byte[] K_TRACE_ID = keyText("trace_id");
+    private static final byte[] K_SPAN_ID = keyText("span_id");
     /** Format 3's one letter per contract verdict: IDLE, ACTIVE, FAIL. */
     static final byte[] VERDICT_LETTERS = ascii("IAF");
     private static final byte[] TRUE = ascii("true");
@@ -374,6 +376,8 @@ final class AuditLines {
         subjects = x.subjectFields;
         if (e != null) eventFields(e, x.clearFields);
         else partFields(r.partOrNone(), x.clearFields);
+        // the OpenTelemetry span current where the event was decided (optional: most records have none)
+        if (x.traceId != null) { putc(K_TRACE_ID); str(x.traceId); putc(K_SPAN_ID); str(x.spanId); }
         // what the supervisor saw and did
         if (r.table != null) {
             compact(r);

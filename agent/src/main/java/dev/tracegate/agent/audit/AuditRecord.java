@@ -69,6 +69,8 @@ public final class AuditRecord {
         long timeMillis;
         /** The latency of a decision that took {@link #LATENCY_RARE} ns or longer (an approval's wait). */
         long latencyNs;
+        /** The W3C ids of the OpenTelemetry span current where the record was made ({@link #trace}); both null: none. */
+        String traceId, spanId;
     }
 
     /** The record's session, seq, kind and ts where they are not its event's. */
@@ -443,6 +445,17 @@ public final class AuditRecord {
 
     /** The text given to the agent or the operator (the contract's message, the approver's answer). */
     public AuditRecord message(String message) { if (message != null || rare != null) rare().message = message; return this; }
+
+    /**
+     * The W3C trace id (32 hex digits) and span id (16) of the OpenTelemetry span that was current on the thread that made
+     * the record ({@link TraceIds}), written as {@code trace_id} and {@code span_id}; a record without them has neither.
+     */
+    public AuditRecord trace(String traceId, String spanId) {
+        Rare x = rare();
+        x.traceId = Objects.requireNonNull(traceId, "traceId");
+        x.spanId = Objects.requireNonNull(spanId, "spanId");
+        return this;
+    }
 
     /** How long the decision took, in nanoseconds. */
     public AuditRecord latencyNs(long nanos) {

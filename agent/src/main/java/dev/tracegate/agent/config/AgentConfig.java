@@ -101,6 +101,7 @@ public final class AgentConfig {
     private final OnFull auditOnFull;
     private final Duration auditMaxBlock;
     private final Duration auditMaxDelay;
+    private final boolean auditTraceIds;
     private final int sessionsMax;
     private final Duration sessionsIdleTimeout;
     private final Duration sessionsInFlightTimeout;
@@ -154,6 +155,7 @@ public final class AgentConfig {
         this.auditOnFull = (OnFull) s.get("audit.on-full").value;
         this.auditMaxBlock = (Duration) s.get("audit.max-block").value;
         this.auditMaxDelay = (Duration) s.get("audit.max-delay").value;
+        this.auditTraceIds = (Boolean) s.get("audit.trace-ids").value;
         this.sessionsMax = (int) (long) (Long) s.get("sessions.max").value;
         this.sessionsIdleTimeout = (Duration) s.get("sessions.idle-timeout").value;
         this.sessionsInFlightTimeout = (Duration) s.get("sessions.in-flight-timeout").value;
@@ -1028,6 +1030,12 @@ public final class AgentConfig {
 
     /** {@code stderr.decisions}: one line on standard error per decision that changes something (CONFIG.md, "Decisions on standard error"). */
     public boolean stderrDecisions() { return stderrDecisions; }
+
+    /**
+     * {@code audit.trace-ids}: an event's record carries the W3C trace and span id of the OpenTelemetry span current on
+     * the thread that made it, when there is one (CONFIG.md, "Joining a record to its trace").
+     */
+    public boolean auditTraceIds() { return auditTraceIds; }
 
     /** An extension key's value (one passed to {@link #load(String, Map, Map, Set)}), or null if not set. */
     public String extra(String key) { return extras.get(key); }

@@ -74,6 +74,7 @@ final class ConfigKey {
         add(m, new ConfigKey("audit.on-full", Type.CHOICE, "block", "drop", 0, 0, OnFull.values(), false));
         add(m, new ConfigKey("audit.max-block", Type.DURATION, "5s", "5s", 1_000_000L, 3600 * sec, null, false));
         add(m, new ConfigKey("audit.max-delay", Type.DURATION, "100ms", "20ms", 1_000_000L, sec, null, false));
+        add(m, new ConfigKey("audit.trace-ids", Type.SWITCH, "true", "false", 0, 0, null, false));
         add(m, new ConfigKey("register.path", Type.PATH, null, "/var/lib/tracegate/gdpr-register.jsonl", 0, 0, null, false));
         add(m, new ConfigKey("sessions.max", Type.COUNT, "100000", "100000", 1, Integer.MAX_VALUE, null, false));
         add(m, new ConfigKey("sessions.idle-timeout", Type.DURATION, "30m", "30m", sec, 365 * 86400 * sec, null, false));

@@ -54,6 +54,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private final Path base;
     private final boolean enforce;
     private final boolean substitute;
+    /** audit.trace-ids: records made on a thread with a current OpenTelemetry span carry its ids. */
+    private final boolean traceIds;
     private final FailPolicy fail;
     private final AuditWriter audit;
     private final SupervisorMetrics metrics;
@@ -110,6 +112,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         this.base = config.configFile() == null ? Path.of("") : config.configFile().toAbsolutePath().getParent();
         this.enforce = config.mode() == Mode.ENFORCE;
         this.substitute = style == BlockStyle.SUBSTITUTE;
+        this.traceIds = config.auditTraceIds();
         this.fail = config.fail();
         this.audit = audit;
         this.metrics = metrics;
@@ -1580,6 +1583,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (excused != null) for (int x : excused) metrics.onFire(x);
         else if (d != null && d != Decision.PASS) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
         AuditRecord r = AuditRecord.of(e, kind).time(e.ts()).latencyNs(latency);
+        if (traceIds) dev.tracegate.agent.audit.TraceIds.stamp(r);   // on the thread that decided: its current span, if any
         if (e.kind() == EventKind.CALL) {
             String[] clear = rt.clearArgsOf(e);
             if (clear != null) r.clearFields(clear);

@@ -333,7 +333,7 @@ class AgentConfigTest {
     @Test
     void structuralMistakesInTheFileAreNamedWhereTheyAre() throws IOException {
         assertThat(fileError("audit: true\n")).isEqualTo(
-                "F:1:8: 'audit' is a group of keys (path, personal-data, hmac-key, queue-size, on-full, max-block, max-delay), not a value,"
+                "F:1:8: 'audit' is a group of keys (path, personal-data, hmac-key, queue-size, on-full, max-block, max-delay, trace-ids), not a value,"
                         + " but it is given 'true'. Write its keys indented below it, e.g. 'audit:' and on the next line"
                         + " '  path: /var/log/tracegate/audit.jsonl'.");
         assertThat(fileError("mode: shadow\nmode: enforce\n")).isEqualTo(
