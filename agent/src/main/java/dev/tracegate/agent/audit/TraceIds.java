@@ -77,8 +77,27 @@ public final class TraceIds {
         }
     }
 
+    /**
+     * The last loader asked about and its answer: a service has one application loader, so a record finds it here with
+     * one reference comparison instead of the map's hash and probe (both weak: it keeps no loader alive). Racy by design:
+     * a thread that reads a stale pair only goes to the map.
+     */
+    private static Last last = new Last(null, NONE);
+
+    private static final class Last {
+        final WeakReference<ClassLoader> loader;
+        final WeakReference<Class<?>> span;
+
+        Last(ClassLoader loader, WeakReference<Class<?>> span) {
+            this.loader = new WeakReference<>(loader);
+            this.span = span;
+        }
+    }
+
     /** The {@code Span} class {@code loader} sees, looked up on its first record only; null: none. */
     static Class<?> spanClass(ClassLoader loader) {
+        Last l = last;   // final fields: a pair read whole, published by the plain write below
+        if (l.loader.get() == loader) return l.span.get();
         WeakReference<Class<?>> known = SPANS.get(loader);
         if (known == null) {
             Class<?> found = find(loader);
@@ -86,6 +105,7 @@ public final class TraceIds {
             known = SPANS.putIfAbsent(loader, mine);
             if (known == null) known = mine;
         }
+        last = new Last(loader, known);
         return known.get();
     }
 
