@@ -50,6 +50,11 @@ public interface AuditSink {
         return null;
     }
 
+    /** Whether the log is on disk (false for a file the sink makes only at its first write and has not made yet). */
+    default boolean created() {
+        return true;
+    }
+
     /** An opened log: the stream to append to, and what was found at its end. */
     final class Opened {
         final OutputStream out;
@@ -57,6 +62,8 @@ public interface AuditSink {
         final WritableByteChannel channel;
         final byte[] lastLine;
         final long truncatedBytes;
+        /** Nothing is on disk yet: the stream makes its file at its first byte, so the header may wait for the first record. */
+        final boolean deferred;
 
         /**
          * @param out the stream to append to (positioned at the end of the last complete line)
@@ -73,6 +80,12 @@ public interface AuditSink {
          * must close it.
          */
         Opened(OutputStream out, WritableByteChannel channel, byte[] lastLine, long truncatedBytes) {
+            this(out, channel, lastLine, truncatedBytes, false);
+        }
+
+        /** As above; {@code deferred}: the stream makes its file at its first byte (nothing is on disk before). */
+        Opened(OutputStream out, WritableByteChannel channel, byte[] lastLine, long truncatedBytes, boolean deferred) {
+            this.deferred = deferred;
             this.out = out;
             this.channel = channel;
             this.lastLine = lastLine;

@@ -935,21 +935,38 @@ public final class AuditWriter implements AutoCloseable {
         if (full > 0) parts.append(parts.length() > 0 ? ", " : "").append(full).append(" dropped for room in the queue");
         if (held > 0) parts.append(parts.length() > 0 ? ", " : "").append(held)
                 .append(" accepted whose write failed (the file may hold the first of them, its last line cut)");
+        boolean none = neverCreated();
         AgentLog.error("the audit log " + sink.describe() + " could still not be written at exit (the outage said above): "
-                + (total == 0 ? (neverCreated() ? "the file does not exist, so this run wrote nothing to it; no record of this run is missing"
+                + (total == 0 ? (none ? "the file does not exist, so this run wrote nothing to it; no record of this run is missing"
                         : "no record of this run is missing from it since the outage began, but its last line may be cut off")
+                        : none ? "the file does not exist, so " + total + (total == 1 ? " record" : " records")
+                        + " of this run are in no file: " + parts
                         : total + (total == 1 ? " record" : " records") + " of this run are not in it, and no dropped record in it"
                         + " counts them: " + parts)
-                + ". audit verify reports a last line cut mid-write as 'last line truncated': here that is the outage, not a crash."
+                + (none ? "" : ". audit verify reports a last line cut mid-write as 'last line truncated': here that is"
+                        + " the outage, not a crash")
+                + "."
                 + " Free disk space or fix the path's permissions" + runsAs() + " before the next start", null);
     }
 
-    /** Whether the log's file is missing altogether (a directory that could never be made): nothing can be cut in it. */
+    /**
+     * Whether the file this run writes is missing altogether (a directory that could never be made, or this process's
+     * own sibling file that its first write could not make): nothing can be cut in it.
+     */
     private boolean neverCreated() {
         try {
-            return sink instanceof FileAuditSink && !java.nio.file.Files.exists(((FileAuditSink) sink).path());
+            return !sink.created();
         } catch (RuntimeException e) {
             return false;
+        }
+    }
+
+    /** Whether the log's file is on disk: false while a file made only by the first record waits for it (nothing recorded). */
+    public boolean created() {
+        try {
+            return sink.created();
+        } catch (RuntimeException e) {
+            return true;
         }
     }
 
@@ -1181,8 +1198,10 @@ public final class AuditWriter implements AutoCloseable {
         boolean first = !everOpened;
         everOpened = true;
         if (first) openedMillis = System.currentTimeMillis();
-        // the first opening of a file that holds a log already, with nothing to note: the header comes with the first record
-        headerDue = header && first && o.lastLine != null && continuesFrom == null && lineCount == 0 && truncatedToNote == 0
+        // the first opening of a file that holds a log already, or of one the sink makes only at its first write (this
+        // process's own sibling of a path another holds, trial44 05), with nothing to note: the header comes with the
+        // first record, so a JVM that records nothing adds nothing to disk
+        headerDue = header && first && (o.lastLine != null || o.deferred) && continuesFrom == null && lineCount == 0 && truncatedToNote == 0
                 && lostToNote.sum() == 0 && refusedToNote.sum() == 0 && droppedToNote.sum() == 0 && droppedRefusedToNote.sum() == 0;
         if (header && !headerDue) writeHeader(System.currentTimeMillis());
         long missing = noteLosses();

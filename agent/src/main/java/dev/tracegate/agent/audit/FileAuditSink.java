@@ -18,7 +18,9 @@ import java.util.function.UnaryOperator;
  * <p>One process at a time: the file is locked while it is open ({@link FileChannel#tryLock}). A second process
  * configured with the same path (a child JVM that inherited {@code JAVA_TOOL_OPTIONS} and the configuration, such as
  * an MCP stdio server) would interleave its lines with the first one's and break both chains, so it writes to a
- * sibling of its own instead, {@code name.pid-N.jsonl}, and says so once. A file system without locks is written
+ * sibling of its own instead, {@code name.pid-N.jsonl}, and says so once. That file is made by the process's first
+ * write, not at its start, so a JVM that records nothing ({@code jcmd} or {@code jps} under {@code JAVA_TOOL_OPTIONS}
+ * naming the agent, while the service runs) leaves no file behind (trial44 05). A file system without locks is written
  * unlocked.
  *
  * <p>Moving the file away while the agent runs (rotation, {@code logrotate}'s default {@code create} mode) is noticed
@@ -40,6 +42,8 @@ public final class FileAuditSink implements AuditSink {
     private final UnaryOperator<OutputStream> wrap;
     /** No wrapping stream: the writer may write the file's channel directly. */
     private final boolean direct;
+    /** The WARN that this process writes its own sibling was said (once, when that file was made or first opened). */
+    private boolean siblingSaid;
 
     public FileAuditSink(Path path) {
         this.path = Objects.requireNonNull(path, "path");
@@ -74,19 +78,76 @@ public final class FileAuditSink implements AuditSink {
             }
         }
         Path own = sibling(path, ProcessHandle.current().pid());
+        if (!Files.exists(own, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            // made by the first write: a process that records nothing leaves no header-only file (trial44 05)
+            current = own;
+            openedKey = null;
+            file = null;
+            Deferred d = new Deferred(own);
+            return new Opened(wrap.apply(Channels.newOutputStream(d)), direct ? d : null, null, 0, true);
+        }
+        Opened o = openOwn(own);
+        current = own;
+        openedKey = fileKey(own);
+        return o;
+    }
+
+    /** Opens this process's sibling of the path (null never: both locked is an error) and says once that it writes there. */
+    private Opened openOwn(Path own) throws IOException {
         Opened o = open(own);
         if (o == null) {
             throw new IOException("audit.path " + path + " and this process's own " + own + " are both locked by other processes;"
                     + " give each process its own audit.path");
         }
-        if (!own.equals(current)) {
+        if (!siblingSaid) {
+            siblingSaid = true;
             dev.tracegate.agent.core.AgentLog.warn("the audit log " + path + " is being written by another process (it holds the"
                     + " file's lock), so this process writes its own chain to " + own + " instead of breaking that one's;"
                     + " give each process its own audit.path (a child JVM inherits -javaagent through JAVA_TOOL_OPTIONS)");
         }
-        current = own;
-        openedKey = fileKey(own);
         return o;
+    }
+
+    /**
+     * This process's sibling file, made at the first write that has bytes to write (the header with the first record):
+     * until then nothing is on disk. A file found there by then (it cannot be another process's: the name holds this
+     * process's id) is not appended to through this channel, whose lines chain from a new file's start: the write
+     * fails, and the writer's reopen continues that file as any other.
+     */
+    private final class Deferred implements java.nio.channels.WritableByteChannel {
+        private final Path own;
+        private FileChannel real;
+        private boolean closed;
+
+        Deferred(Path own) { this.own = own; }
+
+        @Override public int write(ByteBuffer src) throws IOException {
+            if (closed) throw new java.nio.channels.ClosedChannelException();
+            if (!src.hasRemaining()) return 0;
+            FileChannel ch = real;
+            if (ch == null) {
+                if (Files.exists(own, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    throw new IOException(own + " appeared after this process's start; it is reopened and continued");
+                }
+                openOwn(own);
+                ch = file;
+                openedKey = fileKey(own);
+                real = ch;
+            }
+            return ch.write(src);
+        }
+
+        @Override public boolean isOpen() { return !closed; }
+
+        @Override public void close() throws IOException {
+            closed = true;
+            if (real != null) real.close();
+        }
+    }
+
+    /** Whether the file this process writes is on disk: false while its own sibling waits for its first record. */
+    @Override public boolean created() {
+        return Files.exists(current, java.nio.file.LinkOption.NOFOLLOW_LINKS);
     }
 
     @Override public boolean moved() {

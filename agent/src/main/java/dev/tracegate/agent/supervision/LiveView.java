@@ -129,7 +129,8 @@ public final class LiveView {
         b.append(String.format(java.util.Locale.ROOT, "  %-48s %7.1f us%n", "latency p99", m.getLatencyP99() / 1000.0));
         b.append(String.format(java.util.Locale.ROOT, "  %-48s %7.1f us%n", "latency p99.9", m.getLatencyP999() / 1000.0));
         b.append(String.format(java.util.Locale.ROOT, "  %-48s %7.1f us%n", "latency max", m.getLatencyMax() / 1000.0));
-        b.append(String.format(java.util.Locale.ROOT, "  %-48s %s%n", "audit log", audit.describe()));
+        b.append(String.format(java.util.Locale.ROOT, "  %-48s %s%n", "audit log", audit.describe()
+                + (audit.created() ? "" : " (not created: this run recorded nothing)")));
         synchronized (out) {
             out.print(b);
             out.flush();

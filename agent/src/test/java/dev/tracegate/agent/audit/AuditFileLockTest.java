@@ -97,6 +97,55 @@ class AuditFileLockTest {
         assertThat(AuditVerifier.verify(log).records()).isEqualTo(101);
     }
 
+    /**
+     * trial44 05: jcmd, jps or mvn run where JAVA_TOOL_OPTIONS names the agent, while the service holds the log, each left a
+     * header-only audit.pid-N.jsonl in the audit volume for good. A second writer that records nothing now leaves no file and
+     * says nothing about one; a second writer that records makes its file with its first record, says so once, and its file
+     * verifies, as does the service's.
+     */
+    @Test
+    void aSecondWriterMakesItsOwnFileOnlyWithItsFirstRecord() throws Exception {
+        Path log = dir.resolve("audit.jsonl");
+        AuditWriter service = AuditWriter.start(log, AuditWriter.Settings.defaults());
+        service.append(AuditRecord.of("service", 0, "CALL", Decision.PASS).tool("t"));
+        Path own = FileAuditSink.sibling(log, ProcessHandle.current().pid());
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        dev.tracegate.agent.core.AgentLog.captureForTest(new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            FileAuditSink idleSink = new FileAuditSink(log);
+            AuditWriter idle = AuditWriter.start(idleSink, AuditWriter.Settings.defaults());
+            assertThat(idle.isHealthy()).as(idle.lastError()).isTrue();
+            assertThat(idleSink.current()).isEqualTo(own);
+            assertThat(idle.close(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(idle.created()).isFalse();
+            try (var files = Files.list(dir)) {
+                assertThat(files.map(p -> p.getFileName().toString())).containsExactly("audit.jsonl");
+            }
+            assertThat(err.toString(StandardCharsets.UTF_8)).doesNotContain("is being written by another process");
+
+            FileAuditSink sink = new FileAuditSink(log);
+            AuditWriter busy = AuditWriter.start(sink, AuditWriter.Settings.defaults());
+            assertThat(Files.exists(own)).isFalse();
+            for (int i = 0; i < 3; i++) busy.append(AuditRecord.of("busy", i, "CALL", Decision.PASS).tool("t"));
+            assertThat(busy.close(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(busy.created()).isTrue();
+            assertThat(sink.current()).isEqualTo(own);
+            AuditVerification v = AuditVerifier.verify(own);
+            assertThat(v.status()).as(v.describe()).isEqualTo(AuditVerification.Status.OK);
+            assertThat(v.records()).isEqualTo(3);
+            assertThat(LogFiles.lines(own).get(0)).contains("\"rec\":\"header\"");
+            String said = err.toString(StandardCharsets.UTF_8);
+            assertThat(said.split("is being written by another process", -1)).hasSize(2);
+            assertThat(said).contains(own.toString());
+        } finally {
+            dev.tracegate.agent.core.AgentLog.captureForTest(null);
+            service.close();
+        }
+        AuditVerification shared = AuditVerifier.verify(log);
+        assertThat(shared.status()).as(shared.describe()).isEqualTo(AuditVerification.Status.OK);
+        assertThat(shared.records()).isEqualTo(1);
+    }
+
     @Test
     void theSiblingKeepsTheExtensionLast() {
         assertThat(FileAuditSink.sibling(Path.of("/var/log/audit.jsonl"), 42)).isEqualTo(Path.of("/var/log/audit.pid-42.jsonl"));
