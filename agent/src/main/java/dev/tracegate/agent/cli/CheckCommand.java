@@ -54,7 +54,7 @@ final class CheckCommand implements Callable<Integer> {
             System.out.println("  automaton " + f + ": " + d.stateCount() + " states, " + d.atoms().size() + " atoms  "
                     + dev.tracegate.engine.ltl.Formulas.print(d.formula()));
         }
-        List<LibraryAnalysis.Finding> findings = new LibraryAnalysis(new DfaCompiler(maxStates)).analyse(lib.contracts().contracts());
+        List<LibraryAnalysis.Finding> findings = new LibraryAnalysis(new DfaCompiler(maxStates), lib.policy()).analyse(lib.contracts().contracts());
         if (findings.isEmpty()) {
             System.out.println("analysis: consistent, compatible, conflict-free, no dead ends");
         }

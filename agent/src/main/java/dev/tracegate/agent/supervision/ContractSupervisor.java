@@ -313,15 +313,15 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
      * its automata's states and, since session 20, its dead-end search's working memory (2 KB a state: 20 MB at the
      * default 10000).
      */
-    static volatile java.util.function.BiFunction<Integer, List<dev.tracegate.engine.monitor.Contract>, List<LibraryAnalysis.Finding>> analyser =
-            (maxStates, contracts) -> new LibraryAnalysis(new DfaCompiler(maxStates)).analyse(contracts);
+    static volatile java.util.function.BiFunction<Integer, Library, List<LibraryAnalysis.Finding>> analyser =
+            (maxStates, lib) -> new LibraryAnalysis(new DfaCompiler(maxStates), lib.policy()).analyse(lib.contracts().contracts());
 
     private void analyseLater(Library lib) {
         dev.tracegate.contracts.analysis.PolicySections.unread(lib).forEach(AgentLog::warn);   // cheap: one pass over the atoms
         dev.tracegate.contracts.analysis.AgentAssumptions.notes(lib).forEach(AgentLog::warn);   // cheap: the assumptions' small automata
         Thread t = new Thread(() -> {
             try {
-                for (LibraryAnalysis.Finding f : analyser.apply(config.engineMaxStates(), lib.contracts().contracts())) {
+                for (LibraryAnalysis.Finding f : analyser.apply(config.engineMaxStates(), lib)) {
                     AgentLog.warn("library analysis: " + f.kind() + " " + f.contracts() + ": " + f.explanation()
                             + (f.witness().isEmpty() ? "" : " witness " + f.witness()));
                 }

@@ -7,7 +7,6 @@ import dev.tracegate.agent.core.ToolCall;
 import dev.tracegate.agent.core.ToolDecision;
 import dev.tracegate.agent.metrics.SupervisorMetrics;
 import dev.tracegate.contracts.analysis.LibraryAnalysis;
-import dev.tracegate.engine.monitor.Contract;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -69,7 +68,7 @@ class AnalysisFailureTest {
     }
 
     /** Starts a supervisor whose analysis is {@code analyser}, waits for the analysis, runs {@code then}; returns stderr. */
-    private String startWithAnalysis(BiFunction<Integer, List<Contract>, List<LibraryAnalysis.Finding>> analyser, Then then) throws Exception {
+    private String startWithAnalysis(BiFunction<Integer, dev.tracegate.contracts.library.Library, List<LibraryAnalysis.Finding>> analyser, Then then) throws Exception {
         Path lib = Files.writeString(dir.resolve("wire.yaml"), """
                 library: wire
                 contracts:

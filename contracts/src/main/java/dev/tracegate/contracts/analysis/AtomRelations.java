@@ -207,6 +207,49 @@ final class AtomRelations {
         return a.name().equals("call") && a.args().size() == 1 && a.comparison() == null;
     }
 
+    // ------------------------------------------------------------------ undeclared_purpose, as the policy decides
+
+    /**
+     * {@code undeclared_purpose} holds when the event serves a purpose the policy does not declare, or serves none although
+     * the policy declares some (matchers' {@code Grounding.undeclaredPurpose}). At an event without purposes (a user
+     * message, a reply, an erasure, the end: see {@link #PURPOSES}) it is therefore true when the policy declares purposes
+     * and false when it declares none. Only the policy says which: {@code declared} is TRUE, FALSE, or null when the
+     * analysis was given no policy (then the atom is free at every event, as before session 22).
+     */
+    static boolean undeclaredPurpose(Atom a) {
+        return a.comparison() == null && a.args().isEmpty() && a.name().equals("undeclared_purpose");
+    }
+
+    /** {@code a} holds only at events that carry no purposes (its kinds are not empty and none of them is in {@link #PURPOSES}). */
+    private static boolean onlyWithoutPurposes(Atom a) {
+        int k = kinds(a);
+        return k != 0 && (k & PURPOSES) == 0;
+    }
+
+    /** {@link #kinds(Atom)}, with {@code undeclared_purpose} false at events without purposes when the policy declares none. */
+    static int kinds(Atom a, Boolean declared) {
+        if (Boolean.FALSE.equals(declared) && undeclaredPurpose(a)) return PURPOSES;
+        return kinds(a);
+    }
+
+    /** {@link #implies(Atom, Atom)}, and: an event without purposes makes {@code undeclared_purpose} true when purposes are declared. */
+    static boolean implies(Atom a, Atom b, Boolean declared) {
+        if (implies(a, b)) return true;
+        return Boolean.TRUE.equals(declared) && undeclaredPurpose(b) && onlyWithoutPurposes(a);
+    }
+
+    /** {@link #excludes(Atom, Atom)}, and: an event without purposes makes {@code undeclared_purpose} false when none are declared. */
+    static boolean excludes(Atom a, Atom b, Boolean declared) {
+        if (excludes(a, b)) return true;
+        return Boolean.FALSE.equals(declared)
+                && (undeclaredPurpose(b) && onlyWithoutPurposes(a) || undeclaredPurpose(a) && onlyWithoutPurposes(b));
+    }
+
+    /** {@link #related(Atom, Atom)}, and the relations above under the policy. */
+    static boolean related(Atom a, Atom b, Boolean declared) {
+        return related(a, b) || implies(a, b, declared) || implies(b, a, declared) || excludes(a, b, declared) && !excludes(a, b);
+    }
+
     // ------------------------------------------------------------------ the relations
 
     /** Whether no one event makes both {@code a} and {@code b} hold. */

@@ -98,6 +98,14 @@ final class DeadEnds {
 
     /** {@code resultsAfterCalls}: whether the search knows that a result of a tool comes only after a call of it (above). */
     DeadEnds(List<Contract> contracts, DfaCompiler compiler, boolean resultsAfterCalls) throws TooLarge {
+        this(contracts, compiler, resultsAfterCalls, null);
+    }
+
+    /**
+     * As above; {@code purposesDeclared}: whether the policy declares purposes, which decides {@code undeclared_purpose} at
+     * events without purposes (null: unknown, free there; {@link AtomRelations#undeclaredPurpose}).
+     */
+    DeadEnds(List<Contract> contracts, DfaCompiler compiler, boolean resultsAfterCalls, Boolean purposesDeclared) throws TooLarge {
         this.contracts = List.copyOf(contracts);
         this.maxStates = compiler.maxStates();
         this.maxBytes = (long) maxStates * BYTES_PER_STATE;
@@ -110,19 +118,10 @@ final class DeadEnds {
                 all.addAll(d.atoms());
             }
         }
-        Map<String, Formula> results = new LinkedHashMap<>();   // tool -> the disjunction of the atoms of its results
-        if (resultsAfterCalls) {
-            for (Atom a : all) {
-                if (AtomRelations.kinds(a) != AtomRelations.RETURN) continue;
-                String tool = AtomRelations.tool(a);
-                results.merge(tool == null ? "" : tool, a, Formulas::or);   // "": a result of any tool, after some call
-            }
-        }
+        Map<String, Formula> results = resultsAfterCalls ? resultFacts(all) : Map.of();
         resultTools = List.copyOf(results.keySet());
         for (Map.Entry<String, Formula> r : results.entrySet()) {
-            Atom call = r.getKey().isEmpty() ? Atom.of("call") : Atom.of("call", new Term.Name(r.getKey()));
-            Formula fact = Formulas.unary(Formula.UnOp.ALWAYS, Formulas.binary(Formula.BinOp.IMPLIES, r.getValue(),
-                    Formulas.unary(Formula.UnOp.ONCE, call)));
+            Formula fact = r.getValue();
             dfas.add(compiler.compile(Formula.Const.TRUE));
             Dfa d = compiler.compile(fact);
             dfas.add(d);
@@ -134,7 +133,7 @@ final class DeadEnds {
             throw new TooLarge("dead-end check skipped: the contracts read " + atoms.size() + " atoms, more than the "
                     + MAX_ATOMS + " this check handles", false);
         }
-        LibraryAnalysis.Letters relations = new LibraryAnalysis.Letters(atoms);
+        LibraryAnalysis.Letters relations = new LibraryAnalysis.Letters(atoms, purposesDeclared);
         clash = relations.clash;
         need = relations.need;
         neededBy = new long[atoms.size()];
@@ -168,6 +167,26 @@ final class DeadEnds {
             for (int g : localAtom[i + 1]) m |= touch[g];
             later[i] = m;
         }
+    }
+
+    /**
+     * For each tool T whose results {@code atoms} read ({@link #resultTools}; "" for a result of any tool), the fact
+     * {@code G(results of T -> O call(T))} ({@code O call} for ""), in the order the atoms first name the tools.
+     */
+    static Map<String, Formula> resultFacts(java.util.Collection<Atom> atoms) {
+        Map<String, Formula> results = new LinkedHashMap<>();   // tool -> the disjunction of the atoms of its results
+        for (Atom a : atoms) {
+            if (AtomRelations.kinds(a) != AtomRelations.RETURN) continue;
+            String tool = AtomRelations.tool(a);
+            results.merge(tool == null ? "" : tool, a, Formulas::or);   // "": a result of any tool, after some call
+        }
+        Map<String, Formula> facts = new LinkedHashMap<>();
+        for (Map.Entry<String, Formula> r : results.entrySet()) {
+            Atom call = r.getKey().isEmpty() ? Atom.of("call") : Atom.of("call", new Term.Name(r.getKey()));
+            facts.put(r.getKey(), Formulas.unary(Formula.UnOp.ALWAYS, Formulas.binary(Formula.BinOp.IMPLIES, r.getValue(),
+                    Formulas.unary(Formula.UnOp.ONCE, call))));
+        }
+        return facts;
     }
 
     /**

@@ -51,8 +51,28 @@ public final class LibraryAnalysis {
     public enum Kind { INCONSISTENT, INCOMPATIBLE, CONFLICT, DEAD_END, TOO_LARGE }
 
     private final DfaCompiler compiler;
+    /** Whether the checks know that a result of a tool comes only after a call of it ({@link DeadEnds#resultTools}). */
+    private final boolean resultsAfterCalls;
+    /**
+     * Whether the policy declares purposes, which decides {@code undeclared_purpose} at events without purposes
+     * ({@link AtomRelations#undeclaredPurpose}); null: no policy was given, the atom is free there.
+     */
+    private final Boolean purposesDeclared;
 
-    public LibraryAnalysis(DfaCompiler compiler) { this.compiler = compiler; }
+    /** An analysis without the libraries' policy: {@code undeclared_purpose} is free at every event. */
+    public LibraryAnalysis(DfaCompiler compiler) { this(compiler, true, null); }
+
+    /** The analysis of libraries whose merged policy is {@code policy} (a library's {@code Library.policy()}). */
+    public LibraryAnalysis(DfaCompiler compiler, dev.tracegate.matchers.predicate.Policy policy) {
+        this(compiler, true, policy == null ? null : !policy.purposes().isEmpty());
+    }
+
+    /** {@code resultsAfterCalls} false: the checks as before session 22 (tests compare with brute force either way). */
+    LibraryAnalysis(DfaCompiler compiler, boolean resultsAfterCalls, Boolean purposesDeclared) {
+        this.compiler = compiler;
+        this.resultsAfterCalls = resultsAfterCalls;
+        this.purposesDeclared = purposesDeclared;
+    }
 
     /**
      * All findings for the contracts; empty when the library is consistent, compatible and conflict-free. Contracts
@@ -100,7 +120,7 @@ public final class LibraryAnalysis {
         for (int x = 0; x < read.size(); x++) {
             for (int y = x + 1; y < read.size(); y++) {
                 Atom a = read.get(x), b = read.get(y);
-                if (AtomRelations.related(a, b)) parent[root(parent, firstReader.get(a))] = root(parent, firstReader.get(b));
+                if (AtomRelations.related(a, b, purposesDeclared)) parent[root(parent, firstReader.get(a))] = root(parent, firstReader.get(b));
             }
         }
         Map<Integer, List<Contract>> byRoot = new java.util.LinkedHashMap<>();
@@ -135,8 +155,10 @@ public final class LibraryAnalysis {
         if (atoms.size() > PART_MAX_ATOMS) return false;
         // the atoms that hold only at some kinds or tools of events: false at an event of another part
         long eventAtoms = 0;
-        for (int g = 0; g < atoms.size(); g++) if (AtomRelations.kinds(atoms.get(g)) != AtomRelations.ANY) eventAtoms |= 1L << g;
-        Letters possible = new Letters(atoms);
+        for (int g = 0; g < atoms.size(); g++) {
+            if (AtomRelations.kinds(atoms.get(g), purposesDeclared) != AtomRelations.ANY) eventAtoms |= 1L << g;
+        }
+        Letters possible = new Letters(atoms, purposesDeclared);
         int[][] local = new int[dfas.size()][];   // local[i][j]: the part's bit of automaton i's atom j
         for (int i = 0; i < dfas.size(); i++) {
             local[i] = new int[dfas.get(i).atoms().size()];
@@ -178,14 +200,19 @@ public final class LibraryAnalysis {
         final long[] need;    // need[g]: the atoms that hold whenever atom g does
 
         Letters(List<Atom> atoms) {
+            this(atoms, null);
+        }
+
+        /** As above, with {@code undeclared_purpose} as a policy that does ({@code declared} TRUE) or does not declare purposes decides it. */
+        Letters(List<Atom> atoms, Boolean declared) {
             int n = atoms.size();
             clash = new long[n];
             need = new long[n];
             for (int g = 0; g < n; g++) {
                 for (int h = 0; h < n; h++) {
                     if (g == h) continue;
-                    if (AtomRelations.excludes(atoms.get(g), atoms.get(h))) clash[g] |= 1L << h;
-                    if (AtomRelations.implies(atoms.get(g), atoms.get(h))) need[g] |= 1L << h;
+                    if (AtomRelations.excludes(atoms.get(g), atoms.get(h), declared)) clash[g] |= 1L << h;
+                    if (AtomRelations.implies(atoms.get(g), atoms.get(h), declared)) need[g] |= 1L << h;
                 }
             }
         }
@@ -209,13 +236,19 @@ public final class LibraryAnalysis {
     /** The analysis of the contracts as one part (what {@link #analyse} does for each part). */
     List<Finding> analyseTogether(List<Contract> contracts) {
         List<Finding> out = new ArrayList<>();
-        Formula axioms = axioms(contracts);
+        Formula axioms = axioms(contracts, Formula.Const.TRUE, purposesDeclared);
+        Checks with = withResultsAfterCalls(contracts);
         for (Contract c : contracts) {
             Formula both = Formulas.and(axioms, Formulas.and(c.assume(), c.guarantee()));
             Boolean empty = emptyOrNull(both, out, List.of(c.id()), "the consistency check of " + c.id() + " (its assumption and guarantee together)");
+            String rests = "";
+            if (Boolean.FALSE.equals(empty) && with != null && with.emptyQuietly(Formulas.and(c.assume(), c.guarantee()))) {
+                empty = true;
+                rests = with.caveat(List.of(c));
+            }
             if (Boolean.TRUE.equals(empty)) {
                 out.add(new Finding(Kind.INCONSISTENT, List.of(c.id()),
-                        "no non-empty trace satisfies both the assumption and the guarantee of '" + c.id() + "'", List.of()));
+                        "no non-empty trace satisfies both the assumption and the guarantee of '" + c.id() + "'" + rests, List.of()));
             }
         }
         List<Contract> assuming = new ArrayList<>();
@@ -223,13 +256,21 @@ public final class LibraryAnalysis {
         // as conflicts below: each minimal incompatible subset is named, and the assumptions outside it are checked again,
         // so a second contract whose assumption cannot hold is named too (trial21)
         List<Contract> unchecked = assuming;
-        while (!unchecked.isEmpty() && Boolean.TRUE.equals(emptyOrNull(assumptions(unchecked, axioms), out, ids(unchecked),
-                "the compatibility check (the assumptions of " + unchecked.size() + " contracts together)"))) {
-            List<Contract> core = minimalIncompatible(unchecked, axioms);
-            out.add(new Finding(Kind.INCOMPATIBLE, ids(core.isEmpty() ? unchecked : core), core.size() == 1
+        while (!unchecked.isEmpty()) {
+            Boolean empty = emptyOrNull(assumptions(unchecked, axioms), out, ids(unchecked),
+                    "the compatibility check (the assumptions of " + unchecked.size() + " contracts together)");
+            boolean fact = false;
+            if (Boolean.FALSE.equals(empty) && with != null && with.emptyQuietly(assumptions(unchecked, Formula.Const.TRUE))) {
+                empty = true;
+                fact = true;
+            }
+            if (!Boolean.TRUE.equals(empty)) break;
+            List<Contract> core = fact ? with.minimalCore(unchecked, without -> assumptions(without, Formula.Const.TRUE))
+                    : minimalIncompatible(unchecked, axioms);
+            out.add(new Finding(Kind.INCOMPATIBLE, ids(core.isEmpty() ? unchecked : core), (core.size() == 1
                     ? "the assumption of '" + core.get(0).id() + "' cannot hold on any non-empty trace"
                     : "the assumptions of these contracts cannot all hold on one non-empty trace; dropping any one of them"
-                    + " resolves it (contracts without an assumption are left out)", List.of()));
+                    + " resolves it (contracts without an assumption are left out)") + (fact ? with.caveat(core) : ""), List.of()));
             if (core.isEmpty()) break;   // the event axioms alone have no trace
             List<Contract> left = new ArrayList<>(unchecked);
             left.removeAll(core);
@@ -244,11 +285,18 @@ public final class LibraryAnalysis {
         // their dead ends), so a conflict does not hide what the rest of the library would show, as an inconsistent
         // contract does not.
         List<Contract> rest = consistent;
-        while (!rest.isEmpty() && Boolean.TRUE.equals(emptyOrNull(conjunction(rest, axioms), out, ids(rest),
-                "the conflict check (" + rest.size() + " contracts together)"))) {
-            List<Contract> core = minimalConflict(rest, axioms);
+        while (!rest.isEmpty()) {
+            Boolean empty = emptyOrNull(conjunction(rest, axioms), out, ids(rest), "the conflict check (" + rest.size() + " contracts together)");
+            boolean fact = false;
+            if (Boolean.FALSE.equals(empty) && with != null && with.emptyQuietly(conjunction(rest, Formula.Const.TRUE))) {
+                empty = true;
+                fact = true;
+            }
+            if (!Boolean.TRUE.equals(empty)) break;
+            List<Contract> core = fact ? with.minimalCore(rest, without -> conjunction(without, Formula.Const.TRUE)) : minimalConflict(rest, axioms);
             out.add(new Finding(Kind.CONFLICT, ids(core),
-                    "these contracts cannot all be kept on any non-empty trace; removing any one of them resolves it", List.of()));
+                    "these contracts cannot all be kept on any non-empty trace; removing any one of them resolves it"
+                            + (fact ? with.caveat(core) : ""), List.of()));
             if (core.isEmpty()) return out;   // the event axioms alone have no trace: nothing else can be kept either
             List<Contract> left = new ArrayList<>(rest);
             left.removeAll(core);
@@ -256,6 +304,58 @@ public final class LibraryAnalysis {
         }
         if (!rest.isEmpty()) deadEnd(rest, out);
         return out;
+    }
+
+    /**
+     * The consistency, compatibility and conflict checks again, knowing that a result of a tool comes only after a call of
+     * it ({@link DeadEnds#resultFacts}), for a formula those checks found to have a trace: a finding that needs the fact
+     * says so ({@link #resultsAfterCallsCaveat}). Null when the analysis does not use the fact or no contract reads a result.
+     */
+    private Checks withResultsAfterCalls(List<Contract> contracts) {
+        if (!resultsAfterCalls) return null;
+        Set<Atom> read = new java.util.LinkedHashSet<>();
+        for (Contract c : contracts) read.addAll(Formulas.atoms(Formulas.and(c.assume(), c.guarantee())));
+        Map<String, Formula> facts = DeadEnds.resultFacts(read);
+        if (facts.isEmpty()) return null;
+        Formula all = Formula.Const.TRUE;
+        for (Formula f : facts.values()) all = Formulas.and(all, f);
+        return new Checks(Formulas.and(axioms(contracts, all, purposesDeclared), all), facts);
+    }
+
+    /** The one-event axioms over the contracts' atoms and the facts', with the facts (see {@link #withResultsAfterCalls}). */
+    private final class Checks {
+        final Formula base;
+        final Map<String, Formula> facts;
+
+        Checks(Formula base, Map<String, Formula> facts) {
+            this.base = base;
+            this.facts = facts;
+        }
+
+        /**
+         * Whether {@code f} with the facts has no non-empty trace; a check too large to compile counts as having one, since
+         * the check without the facts already ran (no TOO_LARGE finding of its own: the finding stays as without them).
+         */
+        boolean emptyQuietly(Formula f) {
+            try {
+                return emptyNonEmptyTraces(compiler.compile(Formulas.and(base, f)));
+            } catch (StateLimitException e) {
+                return false;
+            }
+        }
+
+        List<Contract> minimalCore(List<Contract> cs, java.util.function.Function<List<Contract>, Formula> formula) {
+            return LibraryAnalysis.this.minimalCore(cs, without -> Formulas.and(base, formula.apply(without)));
+        }
+
+        /** The sentence of a finding that needs the fact, naming the tools whose results the contracts read. */
+        String caveat(List<Contract> cs) {
+            Set<Atom> read = new java.util.LinkedHashSet<>();
+            for (Contract c : cs) read.addAll(Formulas.atoms(Formulas.and(c.assume(), c.guarantee())));
+            List<String> tools = new ArrayList<>(DeadEnds.resultFacts(read).keySet());
+            if (tools.isEmpty()) tools = new ArrayList<>(facts.keySet());
+            return resultsAfterCallsCaveat(tools);
+        }
     }
 
     private Formula conjunction(List<Contract> cs, Formula axioms) {
@@ -309,7 +409,7 @@ public final class LibraryAnalysis {
             // end together, however many atoms they read (trial36 04: one such contract; session 20: fifty invariants
             // over related atoms, which are one part, made the search run out of memory)
             if (allEndAnywhere(cs)) return;
-            found = new DeadEnds(cs, compiler).search();
+            found = new DeadEnds(cs, compiler, true, purposesDeclared).search();
         } catch (StateLimitException e) {
             out.add(new Finding(Kind.TOO_LARGE, ids(cs), skipped("the dead-end check (" + cs.size() + " contracts together)", e), List.of()));
             return;
@@ -347,15 +447,23 @@ public final class LibraryAnalysis {
     private String restsOnResultsAfterCalls(DeadEnds core, List<Set<Atom>> trace) {
         if (core.resultTools.isEmpty()) return "";
         try {
-            DeadEnds without = new DeadEnds(core.contracts, compiler, false);
+            DeadEnds without = new DeadEnds(core.contracts, compiler, false, purposesDeclared);
             int[] t = without.initial();
             for (Set<Atom> holds : trace) t = without.step(t, holds);
             if (!without.canFinish(t)) return "";
         } catch (StateLimitException | DeadEnds.TooLarge e) {
             // not judged: say what the search assumed
         }
+        return resultsAfterCallsCaveat(core.resultTools);
+    }
+
+    /**
+     * "; this rests on a result of T coming only after a call of it in the session ...": what a finding that holds only
+     * with that fact says of it, and when it is not so. {@code tools} as {@link DeadEnds#resultTools} ("": any tool).
+     */
+    static String resultsAfterCallsCaveat(List<String> tools) {
         List<String> named = new ArrayList<>();
-        for (String t : core.resultTools) named.add(t.isEmpty() ? "a tool" : t);
+        for (String t : tools) named.add(t.isEmpty() ? "a tool" : t);
         return "; this rests on a result of " + String.join(", ", named) + " coming only after a call of it in the session, as in every session"
                 + " the agent sees from its start (not one it attached to while such a call ran, nor one that sessions.max or"
                 + " sessions.in-flight-timeout opened with the result of a call made in the session it ended: agent/CONFIG.md;"
@@ -378,7 +486,7 @@ public final class LibraryAnalysis {
             without.remove(i);
             boolean trapped;
             try {
-                DeadEnds p = new DeadEnds(without, compiler);
+                DeadEnds p = new DeadEnds(without, compiler, true, purposesDeclared);
                 int[] t = p.initial();
                 for (Set<Atom> holds : trace) t = p.step(t, holds);
                 trapped = !without.isEmpty() && !p.canFinish(t);
@@ -389,7 +497,7 @@ public final class LibraryAnalysis {
             else i++;
         }
         try {
-            return new DeadEnds(core, compiler);
+            return new DeadEnds(core, compiler, true, purposesDeclared);
         } catch (DeadEnds.TooLarge e) {
             throw new IllegalStateException("a subset of a product that was built cannot be too large", e);
         }
@@ -443,12 +551,18 @@ public final class LibraryAnalysis {
      * another implies ({@link AtomRelations}), as one G.
      */
     static Formula axioms(List<Contract> contracts) {
+        return axioms(contracts, Formula.Const.TRUE, null);
+    }
+
+    /** As above over the atoms of the contracts and of {@code also}, with {@code undeclared_purpose} as the policy decides it. */
+    static Formula axioms(List<Contract> contracts, Formula also, Boolean declared) {
         List<Atom> events = new ArrayList<>();
         for (Contract c : contracts) {
             for (Atom a : Formulas.atoms(Formulas.and(c.assume(), c.guarantee()))) {
                 if (!events.contains(a)) events.add(a);
             }
         }
+        for (Atom a : Formulas.atoms(also)) if (!events.contains(a)) events.add(a);
         // one G over !(e_i & (e_j | e_k | ...)) for each event atom, the e_j those after it that cannot hold with it: the
         // same as a G !(e_i & e_j) per pair, but one temporal operand instead of n(n-1)/2, whose normal forms the compiler
         // built within its bound for a few dozen atoms only (trial27 06: the consistency check of a 2-state allow-list of
@@ -457,8 +571,8 @@ public final class LibraryAnalysis {
         for (int i = 0; i < events.size(); i++) {
             List<Formula> apart = new ArrayList<>(), implied = new ArrayList<>();
             for (int j = 0; j < events.size(); j++) {
-                if (j > i && AtomRelations.excludes(events.get(i), events.get(j))) apart.add(events.get(j));
-                if (j != i && AtomRelations.implies(events.get(i), events.get(j))) implied.add(events.get(j));
+                if (j > i && AtomRelations.excludes(events.get(i), events.get(j), declared)) apart.add(events.get(j));
+                if (j != i && AtomRelations.implies(events.get(i), events.get(j), declared)) implied.add(events.get(j));
             }
             if (!apart.isEmpty()) parts.add(Formulas.not(Formulas.and(events.get(i), balanced(apart, false, 0, apart.size()))));
             if (!implied.isEmpty()) {

@@ -176,15 +176,15 @@ class RelatedAtomsDeadEndTest {
     // ------------------------------------------------------------------ brute force over concrete events
 
     /** The atoms the random libraries use; none keeps state in the session, so an event grounds the same anywhere. */
-    private static final List<String> POOL = List.of("call", "call(t0)", "call(t1)", "call(audit)", "call(pay)", "returned(t0)",
+    static final List<String> POOL = List.of("call", "call(t0)", "call(t1)", "call(audit)", "call(pay)", "returned(t0)",
             "return", "arg(limit) > 50", "arg(limit) > 10", "user", "user_matches(\"ok\")");
-    private static final List<Atom> ATOMS = POOL.stream().map(s -> (Atom) Parser.parse(s)).toList();
+    static final List<Atom> ATOMS = POOL.stream().map(s -> (Atom) Parser.parse(s)).toList();
 
     /** The tools whose results {@link #EVENTS} holds, each a bit of the oracle's state: called yet in the session. */
-    private static final List<String> RESULT_TOOLS = List.of("t0", "t1", "audit", "pay", "other");
+    static final List<String> RESULT_TOOLS = List.of("t0", "t1", "audit", "pay", "other");
 
     /** Every letter over the pool that some event makes: each tool (and another) with each size of limit, and the rest. */
-    private static final List<Event> EVENTS = events();
+    static final List<Event> EVENTS = events();
 
     private static List<Event> events() {
         List<Event> out = new ArrayList<>();
@@ -202,7 +202,7 @@ class RelatedAtomsDeadEndTest {
     }
 
     /** Each event's letter over {@link #ATOMS}, by the grounding of a library that reads them all. */
-    private static final long[] LETTERS = letters();
+    static final long[] LETTERS = letters();
 
     private static long[] letters() {
         String yaml = "library: pool\ncontracts:\n  - id: pool.all\n    guarantee: '"
@@ -225,7 +225,7 @@ class RelatedAtomsDeadEndTest {
 
 
     /** For event e: the bit of its tool among {@link #RESULT_TOOLS} (0: none), and whether it is a result. */
-    private static int toolBit(Event e) {
+    static int toolBit(Event e) {
         int i = RESULT_TOOLS.indexOf(e.tool());
         return i < 0 ? 0 : 1 << i;
     }
@@ -360,11 +360,11 @@ class RelatedAtomsDeadEndTest {
                 });
     }
 
-    private static Arbitrary<String> literal() {
+    static Arbitrary<String> literal() {
         return Combinators.combine(Arbitraries.of("", "", "!"), Arbitraries.of(POOL)).as((n, a) -> n + "(" + a + ")");
     }
 
-    private static Arbitrary<String> formula(int depth) {
+    static Arbitrary<String> formula(int depth) {
         if (depth == 0) return literal();
         return Arbitraries.lazyOf(
                 RelatedAtomsDeadEndTest::literal,

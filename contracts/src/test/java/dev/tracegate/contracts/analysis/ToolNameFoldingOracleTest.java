@@ -82,7 +82,10 @@ class ToolNameFoldingOracleTest {
     // in about one run of three (seen in session 10's clean-clone verify); 800 tries expect 16-56 (under 3: ~1e-5), ~4 s
     @Property(tries = 800)
     void findingsAgreeWithProgressionOverRealEvents(@ForAll("libraries") List<Contract> library) {
-        List<LibraryAnalysis.Finding> findings = new LibraryAnalysis(new DfaCompiler(5_000)).analyse(library);
+        // the oracle's letters let a result of a come with no call of a before it, so the checks are compared without the
+        // fact that a result comes after its call (G returned(a) is consistent here, INCONSISTENT with it):
+        // ResultsAfterCallsChecksTest compares them with brute force over sessions seen from their start
+        List<LibraryAnalysis.Finding> findings = new LibraryAnalysis(new DfaCompiler(5_000), false, null).analyse(library);
         List<Contract> consistent = new ArrayList<>();
         for (Contract c : library) {
             boolean sat = satisfiable(Formulas.and(c.assume(), c.guarantee()));
