@@ -778,6 +778,18 @@ public final class ConfiguredMethods {
         } catch (RuntimeException unresolved) {
             return;
         }
+        if (reactive(type) && warned.add("reactive " + className + "#" + m.getName())) {
+            // trial46 03: ADK's BaseTool#runAsync returns an RxJava Single; its RETURN was the Single's internals, silently
+            String simple = type.substring(type.lastIndexOf('.') + 1);
+            AgentLog.warn("configured method " + className + "#" + m.getName() + " (" + rule.where + ") returns a " + type + ": a call makes"
+                    + " the " + simple + " and returns it before its value exists (the work runs when it is subscribed), so its CALL is"
+                    + " checked but its RETURN is recorded as \"[not read: CLASS]\", and the value it emits later is NOT supervised (no"
+                    + " result contract and no gdpr.P4-erasure sees it, nothing withholds it); a blocked call throws TracegateViolation out"
+                    + " of the method, before any subscriber. Configure the synchronous method that computes the value (the one the "
+                    + simple + " calls) as a tool, or one returning a CompletableFuture, whose value is checked when it completes"
+                    + " (CONFIG.md, \"Configured methods\")");
+            return;
+        }
         if (!type.startsWith("kotlinx.coroutines.flow.") || !warned.add("flow " + className + "#" + m.getName())) return;
         AgentLog.warn("configured method " + className + "#" + m.getName() + " (" + rule.where + ") returns a " + type + ": a call makes"
                 + " the flow and returns it before any element exists, so its CALL is checked but its RETURN is the " + type.substring(type.lastIndexOf('.') + 1)
@@ -786,6 +798,36 @@ public final class ConfiguredMethods {
                 + " calls before each emit), or one that collects the flow and returns its elements (flow.toList()), as a tool"
                 + " (CONFIG.md, \"Kotlin suspend functions\")");
     }
+
+    /**
+     * A reactive type whose value comes after the method returned, when it is subscribed: Reactive Streams' and the JDK's
+     * Publisher, Reactor's Mono and Flux, RxJava 2 and 3's Single, Maybe, Completable, Observable and Flowable. By name:
+     * none of them is on the agent's class path.
+     */
+    static boolean reactive(String type) {
+        return type.equals("org.reactivestreams.Publisher") || type.equals("java.util.concurrent.Flow$Publisher")
+                || type.equals("reactor.core.publisher.Mono") || type.equals("reactor.core.publisher.Flux")
+                || ((type.startsWith("io.reactivex.rxjava3.core.") || type.startsWith("io.reactivex.")) && List.of("Single", "Maybe",
+                "Completable", "Observable", "Flowable").contains(type.substring(type.lastIndexOf('.') + 1)));
+    }
+
+    /** Whether a class is, or extends or implements, a {@link #reactive} type (a result's class: a Single's subclass, a Mono's). */
+    static final ClassValue<Boolean> REACTIVE = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            java.util.ArrayDeque<Class<?>> todo = new java.util.ArrayDeque<>();
+            todo.add(type);
+            java.util.Set<Class<?>> seen = new java.util.HashSet<>();
+            while (!todo.isEmpty()) {
+                Class<?> c = todo.poll();
+                if (c == Object.class || !seen.add(c)) continue;
+                if (reactive(c.getName())) return true;
+                if (c.getSuperclass() != null) todo.add(c.getSuperclass());
+                todo.addAll(Arrays.asList(c.getInterfaces()));
+            }
+            return false;
+        }
+    };
 
     void learnFutureValue(String className, net.bytebuddy.description.method.MethodDescription m) {
         try {
@@ -1743,6 +1785,21 @@ public final class ConfiguredMethods {
                         + " CompletableFuture (or CompletionStage, Future) and return a CompletableFuture, or configure the"
                         + " method that computes the value (see CONFIG.md, \"Configured methods\")");
             }
+        }
+        if (result != null && !(result instanceof String) && REACTIVE.get(result.getClass())) {
+            // a Single, Mono, Publisher: its value comes when it is subscribed, after this RETURN; the RETURN says so instead of
+            // recording the pipeline's internals as the result (trial46 03: a Single's callable and scheduler)
+            String type = result.getClass().getName();
+            int dot = site.method.lastIndexOf('.');
+            String named = site.method.substring(0, dot) + "#" + site.method.substring(dot + 1);
+            if (!warned.contains("reactive " + named) && warned.add("reactive return " + named)) {
+                AgentLog.warn("configured method " + named + " (" + site.rule.where + ") returned a " + type + ", whose value comes"
+                        + " when it is subscribed, after the call returned: its RETURN is recorded as \"[not read: " + type + "]\", and"
+                        + " the value it emits is NOT supervised (no result contract and no gdpr.P4-erasure sees it). Configure the"
+                        + " synchronous method that computes the value as a tool, or one returning a CompletableFuture (CONFIG.md,"
+                        + " \"Configured methods\")");
+            }
+            return bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), callId, "\"[not read: " + type + "]\"", false);
         }
         // a text result is replaced by the notice; the advice withholds any other by throwing the notice instead
         boolean text = result == null || result instanceof String;

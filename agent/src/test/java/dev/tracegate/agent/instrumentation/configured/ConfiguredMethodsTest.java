@@ -752,6 +752,52 @@ class ConfiguredMethodsTest {
                 .hasMessageContaining("exclude 'ctx.sessionId' is neither a parameter's 0-based index nor its name");
     }
 
+    /** A tool returning a reactive value, as ADK's BaseTool#runAsync returns an RxJava Single (trial46 03). */
+    public static final class LazyTools {
+        public reactor.core.publisher.Mono<String> fetch(String url) { return reactor.core.publisher.Mono.fromCallable(() -> "page " + url); }
+        public Object fetchAny(String url) { return fetch(url); }
+        public String fetchNow(String url) { return "page " + url; }
+    }
+
+    /**
+     * trial46 03: a tool returning a reactive type has its emitted value unsupervised: said when it is woven (by its declared
+     * type), once, or when it first returns one (a method declaring Object); its RETURN is "[not read: CLASS]", not the
+     * pipeline's fields.
+     */
+    @Test
+    void aToolReturningAReactiveTypeIsWarnedAboutAndItsReturnIsNotRead() throws Exception {
+        String cls = LazyTools.class.getName();
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool " + cls + "#* session=web-1"));
+        String err = SubjectParametersTest.captured(() -> {
+            for (String name : new String[] {"fetch", "fetchNow", "fetch", "fetchAny"}) {
+                try {
+                    m.warnAboutFlow(cls, new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(LazyTools.class.getMethod(name, String.class)));
+                } catch (NoSuchMethodException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        });
+        assertThat(err.lines().toList()).as(err).singleElement().asString().contains("WARN configured method " + cls + "#fetch (m.txt:1)"
+                + " returns a reactor.core.publisher.Mono: a call makes the Mono and returns it before its value exists")
+                .contains("the value it emits later is NOT supervised");
+
+        Recording r = new Recording();
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+        reactor.core.publisher.Mono<String> mono = new LazyTools().fetch("https://example.com");
+        String notRead = "\"[not read: " + mono.getClass().getName() + "]\"";
+        String declared = SubjectParametersTest.captured(() -> m.onResult(cls + ".fetch(Ljava/lang/String;)Lreactor/core/publisher/Mono;",
+                new Object[] {"https://example.com"}, mono, bridge));
+        assertThat(declared).as("said when woven already").doesNotContain("WARN");
+        String any = SubjectParametersTest.captured(() -> m.onResult(cls + ".fetchAny(Ljava/lang/String;)Ljava/lang/Object;",
+                new Object[] {"https://example.com"}, mono, bridge));
+        assertThat(any).as(any).contains("WARN configured method " + cls + "#fetchAny (m.txt:1) returned a " + mono.getClass().getName()
+                + ", whose value comes when it is subscribed");
+        assertThat(r.results).extracting(ToolResult::text).containsExactly(notRead, notRead);
+        assertThat(ConfiguredMethods.reactive("io.reactivex.rxjava3.core.Single")).isTrue();
+        assertThat(ConfiguredMethods.reactive("io.reactivex.Maybe")).isTrue();
+        assertThat(ConfiguredMethods.reactive("io.reactivex.rxjava3.core.Scheduler")).isFalse();
+    }
+
     private static class Recording implements Supervisor {
         final List<ToolCall> calls = new ArrayList<>();
         final List<ToolResult> results = new ArrayList<>();
