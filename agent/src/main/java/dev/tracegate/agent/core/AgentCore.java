@@ -130,6 +130,7 @@ public final class AgentCore {
     private static void startNow(String arguments, Instrumentation instrumentation, boolean attached) {
         long started = System.nanoTime();
         ValueText.openWith(instrumentation);   // so that it can read the record arguments of a module that opens nothing
+        dev.tracegate.agent.instrumentation.configured.ConfiguredMethods.seeLoadedClasses(instrumentation);   // exit: subclasses that override a woven method
         AgentStart.record(attached);   // the audit log's segment headers say so
         AgentArguments options;
         AgentConfig config;

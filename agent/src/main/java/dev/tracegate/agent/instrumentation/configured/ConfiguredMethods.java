@@ -336,12 +336,37 @@ public final class ConfiguredMethods {
     /** As above; {@code classesMayLoadLater} right after an attach: they then say what is true so far (trial17). */
     public List<String> unmatchedWarnings(boolean classesMayLoadLater) {
         List<String> out = new ArrayList<>();
+        Class<?>[] loaded = null;
         for (MethodRule rule : rules) {
             // a consent or erasure entry another entry took its method from was warned about when the class was woven
             // and one said never to match the class it names when that class was woven without its method (trial19)
             if (!rule.woven && !rule.shadowWarned.get() && !rule.missWarned.get()) out.add(rule.unmatchedWarning(classesMayLoadLater));
+            else if (!classesMayLoadLater && rule.woven && !rule.ran) {
+                if (loaded == null) loaded = loadedClasses();
+                Class<?>[] all = loaded;
+                String overridden = Overrides.warning(rule, () -> all);
+                if (overridden != null) out.add(overridden);
+            }
         }
         return out;
+    }
+
+    /** The JVM's loaded classes, or null when the agent was given no Instrumentation (a test) or cannot list them. */
+    private static Class<?>[] loadedClasses() {
+        java.lang.instrument.Instrumentation inst = loadedClasses;
+        try {
+            return inst == null ? null : inst.getAllLoadedClasses();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The JVM's loaded classes, for the exit warning about a base-class method that subclasses override (trial46 11). */
+    private static volatile java.lang.instrument.Instrumentation loadedClasses;
+
+    /** Set at start: the exit warnings may look for the loaded subclasses of a class an entry wove. */
+    public static void seeLoadedClasses(java.lang.instrument.Instrumentation instrumentation) {
+        loadedClasses = instrumentation;
     }
 
     /**
@@ -1406,6 +1431,7 @@ public final class ConfiguredMethods {
         if (rule == null) {
             return Site.NONE;
         }
+        if (!rule.ran) rule.ran = true;
         Map<String, String> specs = byIndex(rule, parameterNames.get(origin));
         String toolSpec = specs.getOrDefault("name", "$method");
         int toolIndex = index(toolSpec);

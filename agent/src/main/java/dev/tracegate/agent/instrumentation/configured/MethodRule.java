@@ -40,6 +40,12 @@ public final class MethodRule {
     /** A method of a class being woven matched this entry (the first that fits it): set once, read for the warning. */
     volatile boolean woven;
     /**
+     * A method woven under this entry was called (set when its call site is first resolved, so once per method, not per
+     * call): an exact-class tool entry that wove a base class's method none of whose calls came is checked at exit for
+     * subclasses that override it (trial46 11).
+     */
+    volatile boolean ran;
+    /**
      * Why a method this entry names went to another entry ({@code entry WHERE (KIND) took CLASS#METHOD first}), or null:
      * set when the weaver meets such a method, read for the warning of an entry that never wove anything.
      */
