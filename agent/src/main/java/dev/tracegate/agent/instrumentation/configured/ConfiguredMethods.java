@@ -1207,7 +1207,26 @@ public final class ConfiguredMethods {
             return specs.get(key);
         }
 
+        /**
+         * The call's session, {@code default} when a field path's getter threw (the tool call itself decides that case by
+         * {@code fail}: {@link #sessionOrThrow}); for the RETURN of a call that ran and for consents and erasures.
+         */
         String session(Object[] arguments) {
+            try {
+                return sessionOrThrow(arguments);
+            } catch (UnreadableSession e) {
+                // a tool call's own was decided and said at the call (unreadableSession); a consent's or erasure's is said here
+                if (said != null && said.size() < 4096 && said.add("session-param threw " + method)) {
+                    AgentLog.error("configured method " + method + " (" + rule.where + "): session-param '" + sessionSpec + "' could not be read: "
+                            + e.getMessage() + " threw " + e.getCause() + ", so it is in the session default; further such calls are"
+                            + " not logged. The path is right (the getter exists): make it return the conversation id at every call", null);
+                }
+                return "default";
+            }
+        }
+
+        /** As {@link #session}, but a field path's getter (or field read) that threw throws {@link UnreadableSession}. */
+        String sessionOrThrow(Object[] arguments) {
             if (sessionIndex >= 0 && sessionIndex < arguments.length) {
                 String session = text(arguments[sessionIndex]);
                 return session != null ? session : "default";   // a null conversation id: no conversation (trial7 finding 14)
@@ -1232,13 +1251,35 @@ public final class ConfiguredMethods {
                 }
                 try {
                     value = step.read(value);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    // the getter's own exception, not the reflection's wrapper (trial46 09: the ERROR showed only
+                    // InvocationTargetException and advised naming a getter that existed)
+                    throw new UnreadableSession(step.getter.getName() + "() of a " + c.getName(), e.getCause() != null ? e.getCause() : e);
                 } catch (ReflectiveOperationException | RuntimeException e) {
-                    unreadable("reading " + sessionPath[i] + " of a " + c.getName() + " failed (" + e + ")");
-                    return "default";
+                    throw new UnreadableSession("reading " + sessionPath[i] + " of a " + c.getName(), e);
                 }
             }
             String session = text(value);
             return session != null ? session : "default";
+        }
+
+        /**
+         * A tool call whose field path threw: the failure policy decides (trial46 09: the call went to the shared session
+         * {@code default} under {@code fail: closed} too). Counted as an internal error; said once per method with the
+         * getter's own exception. Returns the refusal under {@code fail: closed}, else null (the call is in {@code default}).
+         */
+        Ruling unreadableSession(UnreadableSession e, SupervisorBridge bridge) {
+            Throwable cause = e.getCause();
+            Ruling refusal = bridge.onAdviceFailure("the session of " + method + " (session-param '" + sessionSpec + "')", cause, true);
+            if (said != null && said.size() < 4096 && said.add("session-param threw " + method)) {
+                AgentLog.error("configured method " + method + " (" + rule.where + "): session-param '" + sessionSpec + "' could not be read: "
+                        + e.getMessage() + " threw " + cause + ", so the call's conversation is unknown; "
+                        + (refusal != null ? "the call was refused (fail: closed)" : "the call is in the session default (fail: open)")
+                        + ", counted as an internal error; further such calls are decided the same way and counted, not logged."
+                        + " The path is right (the getter exists): make it return the conversation id at every call, or name a"
+                        + " parameter or field that always holds it (CONFIG.md, \"Configured methods\")", null);
+            }
+            return refusal;
         }
 
         private void unreadable(String problem) {
@@ -1318,6 +1359,13 @@ public final class ConfiguredMethods {
     }
 
     /** One step of a field path, for one class: an instance field, else a getter; or why neither can be read. Immutable. */
+    /** A field path's step that threw at a call ({@link Site#pathSession}): its getter's own exception is the cause. */
+    static final class UnreadableSession extends RuntimeException {
+        UnreadableSession(String step, Throwable cause) {
+            super(step, cause, false, false);
+        }
+    }
+
     static final class PathStep {
         final Class<?> owner;
         final java.lang.reflect.Field field;
@@ -1560,7 +1608,14 @@ public final class ConfiguredMethods {
     }
 
     private Ruling onToolCall(Site site, String origin, Object[] arguments, String callId, SupervisorBridge bridge) {
-        String session = site.session(arguments);
+        String session;
+        try {
+            session = site.sessionOrThrow(arguments);
+        } catch (UnreadableSession e) {
+            Ruling refusal = site.unreadableSession(e, bridge);
+            if (refusal != null) return refusal;
+            session = "default";
+        }
         if (sessionless) Dispatcher.noteCallSession(session);   // the conversation of a consent or erasure the call makes
         String tool = site.tool(arguments);
         if (tool == site.methodName && site.heldNoToolName(arguments)) {
