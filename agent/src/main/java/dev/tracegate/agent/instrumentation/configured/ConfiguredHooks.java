@@ -135,6 +135,7 @@ public final class ConfiguredHooks implements Hooks {
                     methods.warnAboutCaching(name, m, type);
                     methods.learnFutureValue(name, m);
                     methods.warnAboutFlow(name, m);
+                    methods.warnAboutNoParameters(name, m);
                     methods.debugWoven(name, m);
                 }
             }

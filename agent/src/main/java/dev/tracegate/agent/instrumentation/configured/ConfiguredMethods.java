@@ -854,6 +854,27 @@ public final class ConfiguredMethods {
         }
     };
 
+    /**
+     * A tool method with no parameters (a command object's {@code get()}, {@code call()} or {@code run()}, whose input sits in
+     * the receiver's fields: the Anthropic SDK's {@code BetaToolRunner} calls {@code Supplier<String>#get()} on a tool object
+     * it filled from the model's input): each call's arguments are {@code {}}, so no argument contract can act on it. Said
+     * once per method when it is woven (trial46 06: {@code G !call(send_email, "evil")} let the mail to evil through, silently).
+     */
+    void warnAboutNoParameters(String className, net.bytebuddy.description.method.MethodDescription m) {
+        MethodRule rule = find(className, m.getName());
+        if (rule == null || rule.kind != MethodRule.Kind.TOOL) return;
+        int count = m.getParameters().size();
+        if (m.getDescriptor().endsWith(SUSPEND_END)) count--;
+        if (count != 0 || !warned.add("no parameters " + className + "#" + m.getName())) return;
+        AgentLog.warn("configured method " + className + "#" + m.getName() + " (" + rule.where + ") takes no parameters, so each call's"
+                + " arguments are {}: its input (" + (m.isStatic() ? "state the method reads elsewhere" : "the fields of the object it is"
+                + " called on, as in a tool object a framework fills from the model's input and then calls") + ") is NOT seen, and no"
+                + " contract on arguments acts on it (arg(T, f), call(T, \"text\"), gdpr's P2 and P3, redact): only that the tool is called"
+                + " (count, order, call(T)) is checked. Configure a method that receives the input as parameters (the one that"
+                + " runs the tool with its parsed input, or the tool's own method that takes it) as the tool (CONFIG.md,"
+                + " \"Configured methods\")");
+    }
+
     void learnFutureValue(String className, net.bytebuddy.description.method.MethodDescription m) {
         try {
             if (futureOfText(m.getReturnType()) || suspendOfText(m)) textFutures.add(className + "." + m.getInternalName() + m.getDescriptor());
