@@ -656,16 +656,31 @@ public final class AgentCore {
      */
     static String answersWithoutSource(List<dev.tracegate.contracts.library.Library.ContractInfo> contracts) {
         java.util.regex.Pattern assistant = java.util.regex.Pattern.compile("\\bassistant\\b");
-        List<String> ids = new java.util.ArrayList<>();
+        // what else a contract may read: tool events, which configured methods do give (trial46 10: gdpr.P4-erasure blocked
+        // calls in the run and was said to have "never acted")
+        java.util.regex.Pattern tools = java.util.regex.Pattern.compile(
+                "\\b(call|return|result|returned|failed|arg|count|sum|run|erasure|consent|result_matches)\\b");
+        List<String> only = new java.util.ArrayList<>(), also = new java.util.ArrayList<>();
         for (dev.tracegate.contracts.library.Library.ContractInfo c : contracts) {
             String text = (c.guaranteeText() == null ? "" : c.guaranteeText()) + " " + (c.assumeText() == null ? "" : c.assumeText());
-            if (assistant.matcher(text).find()) ids.add(c.id());
+            if (!assistant.matcher(text).find()) continue;
+            if (tools.matcher(text.replaceAll("\\bassistant\\b", " ")).find()) also.add(c.id()); else only.add(c.id());
         }
-        if (ids.isEmpty()) return null;
-        return (ids.size() == 1 ? "contract " + ids.get(0) + " is" : "contracts " + String.join(", ", ids) + " are")
-                + " about the model's answers (assistant) and never acted: only configured methods were woven, and they give"
-                + " tool events, no answers; the model's answers were NOT supervised. Answer contracts need a framework the agent"
-                + " weaves (LangChain4j, Spring AI), not a relocated copy of one";
+        if (only.isEmpty() && also.isEmpty()) return null;
+        String why = "only configured methods were woven, and they give tool events, no answers; the model's answers were NOT supervised";
+        StringBuilder line = new StringBuilder();
+        if (!only.isEmpty()) {
+            line.append(only.size() == 1 ? "contract " + only.get(0) + " is" : "contracts " + String.join(", ", only) + " are")
+                    .append(" about the model's answers (assistant) and never acted: ").append(why);
+        }
+        if (!also.isEmpty()) {
+            if (line.length() > 0) line.append("; ");
+            line.append(also.size() == 1 ? "contract " + also.get(0) + " reads" : "contracts " + String.join(", ", also) + " read")
+                    .append(" the model's answers (assistant) as well as tool events: what ").append(also.size() == 1 ? "it says" : "they say")
+                    .append(" about answers could not act (").append(why).append("), what ").append(also.size() == 1 ? "it says" : "they say")
+                    .append(" about tool calls and results was checked as usual");
+        }
+        return line.append(". Answer contracts need a framework the agent weaves (LangChain4j, Spring AI), not a relocated copy of one").toString();
     }
 
     private static final List<Runnable> closers = new java.util.concurrent.CopyOnWriteArrayList<>();

@@ -23,4 +23,19 @@ class AnswersWithoutSourceTest {
         assertThat(AgentCore.answersWithoutSource(List.of(contract("vendor.allow", "G(call -> call(pay))"),
                 contract("assistants.cap", "G(sum(pay_assistants, amount) <= 100)")))).isNull();
     }
+
+    /**
+     * trial46 10: gdpr.P4-erasure ({@code G((call | assistant) -> !mentions_erased)}) blocked calls in the run and the exit
+     * said it "never acted". A contract that reads tool events too is said to lose only its part about answers.
+     */
+    @Test
+    void aContractOnAnswersAndCallsIsSaidToLoseOnlyItsPartAboutAnswers() {
+        String line = AgentCore.answersWithoutSource(List.of(contract("gdpr.P4-erasure", "G((call | assistant) -> !mentions_erased)"),
+                contract("vendor.redact", "G(assistant -> !category(email))")));
+        assertThat(line).startsWith("contract vendor.redact is about the model's answers (assistant) and never acted")
+                .contains("; contract gdpr.P4-erasure reads the model's answers (assistant) as well as tool events: what it says about"
+                        + " answers could not act (only configured methods were woven")
+                .contains("what it says about tool calls and results was checked as usual")
+                .doesNotContain("gdpr.P4-erasure is").doesNotContainPattern("P4-erasure[^;]*never acted");
+    }
 }
