@@ -138,6 +138,15 @@ public final class ConfiguredMethod {
                     + ": 0 is the first)" + (field.startsWith("session") ? ", and a literal session id is text such as web-1" : "") + ".";
         }
         int dot = value.indexOf('.');
+        if ((field.equals("tool-name") || field.equals("name")) && dot > 0 && value.substring(0, dot).chars().allMatch(Character::isDigit)) {
+            // a literal tool name does not start with a parameter's index: as written, every call was the tool "0.name" (trial46 07)
+            return field + " '" + value + "' starts like a field path (a parameter's 0-based index, then field names), which " + field
+                    + " does not read (only session-param reads field paths): every call would be the tool named '" + value + "'. Give "
+                    + field + " the index or name of a parameter that holds the tool's name as text or an enum (" + field
+                    + (field.equals("name") ? "=" : ": ") + value.substring(0, dot) + "), $class, or the tool's name itself; where the"
+                    + " method receives a tool object (Google ADK's Functions.callTool(BaseTool, Map, ToolContext)), configure each tool"
+                    + " class's own method instead (CONFIG.md, \"Configured methods\").";
+        }
         if (field.startsWith("session") && dot > 0 && value.substring(0, dot).chars().allMatch(Character::isDigit)) {
             for (String part : value.substring(dot + 1).split("\\.", -1)) {
                 if (part.isEmpty() || !Character.isJavaIdentifierStart(part.charAt(0)) || !part.chars().allMatch(Character::isJavaIdentifierPart)) {

@@ -643,6 +643,11 @@ class AgentConfigTest {
         // trial30 06: an unknown placeholder was a literal tool name
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, tool-name: \"$klass\"}\n"))
                 .startsWith("F:2:50: tool-name '$klass' is no placeholder (did you mean '$class'?): the placeholders are $method");
+        // trial46 07: a tool-name field path was silently the literal tool "0.name"; a literal with a dot stays a literal
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, tool-name: \"0.name\"}\n"))
+                .startsWith("F:2:50: tool-name '0.name' starts like a field path (a parameter's 0-based index, then field names), which"
+                        + " tool-name does not read (only session-param reads field paths): every call would be the tool named '0.name'.");
+        assertThat(dev.tracegate.agent.config.ConfiguredMethod.paramProblem("tool-name", "github.create_issue")).isNull();
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tol}\n")).isEqualTo(
                 "F:2:33: kind must be one of tool, consent, erasure, got 'tol'. Did you mean 'tool'?");
         // trial17 kind-user-no-hint: an in-house model call is the natural next try; the error says there is no such kind

@@ -609,9 +609,9 @@ public final class ConfiguredMethods {
         if (args != null && !args.equals("*") && index(args) < 0 && !Arrays.asList(names).contains(args)
                 && !(unnamed != null && mayBeName(args))) {
             problems.append(problems.length() == 0 ? "" : "; ").append("args-param '").append(args).append("' is neither a parameter's")
-                    .append(" 0-based index nor its name (").append(String.join(", ", names)).append("), so every call's arguments are")
-                    .append(" the literal {\"value\":\"").append(args).append("\"}: give the parameter that holds the arguments, or leave")
-                    .append(" args-param out to have all parameters by name");
+                    .append(" 0-based index nor its name (").append(String.join(", ", names)).append("), so each call's arguments are")
+                    .append(" all its parameters by name, as without args-param: give the parameter that holds the arguments, or leave")
+                    .append(" args-param out");
         }
         String exclude = rule.kind == MethodRule.Kind.TOOL ? rule.field("exclude") : null;
         if (exclude != null) {
@@ -1510,6 +1510,11 @@ public final class ConfiguredMethods {
         String sessionSpec = specs.get("session");
         int sessionIndex = sessionSpec == null ? -1 : index(sessionSpec);
         String argsField = specs.getOrDefault("args", "*");
+        // a name this method's recorded parameters do not have (a glob's entry over methods of which only some have it): all
+        // parameters by name, as without args-param, never the literal {"value":"args"} (trial46 12; said when woven)
+        String[] recorded = parameterNames.get(origin);
+        if (!argsField.equals("*") && index(argsField) < 0 && recorded != null && recorded.length > 0
+                && !Arrays.equals(recorded, ParameterNames.positional(recorded.length))) argsField = "*";   // not a class without names
         String[] names = argsField.equals("*") ? parameterNames.get(origin) : null;
         if (names != null && names.length > 0 && origin.endsWith(SUSPEND_END)) {
             names = Arrays.copyOf(names, names.length - 1);   // a suspend function's $completion is no argument
