@@ -1004,6 +1004,13 @@ public final class ConfiguredMethods {
      * null: each step needs an instance field of the type (or a superclass) or a getter ({@code name()}, {@code getName()},
      * {@code isName()}). A step at an interface or Object is decided by the value's class at the call. Weave time only.
      */
+    /** The path step that reads getter {@code name}: {@code getSessionId} and {@code isOpen} as {@code sessionId}, {@code open}. */
+    static String stepOf(String name) {
+        if (name.startsWith("get") && name.length() > 3 && Character.isUpperCase(name.charAt(3))) return Character.toLowerCase(name.charAt(3)) + name.substring(4);
+        if (name.startsWith("is") && name.length() > 2 && Character.isUpperCase(name.charAt(2))) return Character.toLowerCase(name.charAt(2)) + name.substring(3);
+        return name;
+    }
+
     static String pathProblem(net.bytebuddy.description.type.TypeDescription t, String[] path) {
         for (int i = 1; i < path.length; i++) {
             if (t.isInterface() || t.represents(Object.class) || t.isPrimitive() || t.isArray()) return null;
@@ -1030,9 +1037,23 @@ public final class ConfiguredMethods {
                 }
             }
             if (next == null) {
-                String near = dev.tracegate.agent.config.AgentConfig.nearest(name, fields);
+                // the getters too, by the step that reads them (trial46 08: ADK's ToolContext gives its id only by sessionId())
+                java.util.Set<String> getters = new java.util.TreeSet<>();
+                for (net.bytebuddy.description.type.TypeDefinition k = t; k != null && !k.represents(Object.class); k = k.getSuperClass()) {
+                    for (net.bytebuddy.description.method.MethodDescription d : k.getDeclaredMethods()) {
+                        if (!d.isPublic() || d.isStatic() || !d.getParameters().isEmpty() || d.getReturnType().represents(void.class)
+                                || d.isBridge() || d.isSynthetic() || d.isConstructor() || d.isTypeInitializer()) continue;
+                        String g = stepOf(d.getName());
+                        if (!fields.contains(g) && !g.equals("hashCode") && !g.equals("toString") && !g.equals("class")) getters.add(g);
+                    }
+                }
+                List<String> steps = new ArrayList<>(fields);
+                steps.addAll(getters);
+                List<String> some = new ArrayList<>(getters);
+                String near = dev.tracegate.agent.config.AgentConfig.nearest(name, steps);
                 return "a " + t.getName() + " has no field or getter " + name + (near != null ? " (did you mean '" + near + "'?)" : "")
-                        + (fields.isEmpty() ? "" : "; its fields are " + String.join(", ", fields.subList(0, Math.min(fields.size(), 12))));
+                        + (fields.isEmpty() ? "" : "; its fields are " + String.join(", ", fields.subList(0, Math.min(fields.size(), 12))))
+                        + (some.isEmpty() ? "" : "; its getters give " + String.join(", ", some.subList(0, Math.min(some.size(), 12))));
             }
             t = next;
         }
@@ -1460,10 +1481,27 @@ public final class ConfiguredMethods {
                     if (!java.lang.reflect.Modifier.isStatic(f.getModifiers()) && !f.isSynthetic()) fields.add(f.getName());
                 }
             }
-            String near = dev.tracegate.agent.config.AgentConfig.nearest(name, fields);
+            // the getters too, by the step that reads them (sessionId() and getSessionId() as sessionId): a misspelt step on
+            // a class whose id only a getter gives (Google ADK's ToolContext) had no suggestion (trial46 08)
+            java.util.Set<String> getters = new java.util.TreeSet<>();
+            try {
+                for (java.lang.reflect.Method m : c.getMethods()) {
+                    if (m.getParameterCount() != 0 || m.getReturnType() == void.class || java.lang.reflect.Modifier.isStatic(m.getModifiers())
+                            || m.getDeclaringClass() == Object.class || m.isBridge() || m.isSynthetic()) continue;
+                    String g = stepOf(m.getName());
+                    if (!fields.contains(g) && !g.equals("hashCode") && !g.equals("toString")) getters.add(g);
+                }
+            } catch (RuntimeException | LinkageError e) {
+                // a getter whose types cannot be resolved: the fields are said
+            }
+            List<String> steps = new ArrayList<>(fields);
+            steps.addAll(getters);
+            String near = dev.tracegate.agent.config.AgentConfig.nearest(name, steps);
+            List<String> some = new ArrayList<>(getters);
             return new PathStep(c, null, null, "a " + c.getName() + " has no field or getter " + name
                     + (near != null ? " (did you mean '" + near + "'?)" : "")
-                    + (fields.isEmpty() ? "" : "; its fields are " + String.join(", ", fields.subList(0, Math.min(fields.size(), 12)))));
+                    + (fields.isEmpty() ? "" : "; its fields are " + String.join(", ", fields.subList(0, Math.min(fields.size(), 12))))
+                    + (some.isEmpty() ? "" : "; its getters give " + String.join(", ", some.subList(0, Math.min(some.size(), 12)))));
         }
     }
 

@@ -92,4 +92,33 @@ class SessionPathFailureTest {
         assertThat(r.internalErrors).containsExactly(false);
         assertThat(log).contains("no session bound to this context").contains("the call is in the session default (fail: open)");
     }
+
+    /** A context whose conversation id only a getter gives (Google ADK's ToolContext#sessionId()): its fields are others. */
+    public static final class ToolContext {
+        private final Object functionCallId = "f1";
+        private final Object toolConfirmation = null;
+
+        public String sessionId() {
+            return "s1";
+        }
+
+        public String getAgentName() {
+            return "a";
+        }
+    }
+
+    /** trial46 08: a misspelt step got no did-you-mean where the name it meant is a getter's, not a field's. */
+    @Test
+    void aMisspeltStepIsMatchedAgainstTheGettersToo() {
+        String problem = ConfiguredMethods.PathStep.of(ToolContext.class, "sesionId").problem;
+        assertThat(problem).isEqualTo("a " + ToolContext.class.getName() + " has no field or getter sesionId (did you mean 'sessionId'?);"
+                + " its fields are functionCallId, toolConfirmation; its getters give agentName, sessionId");
+    }
+
+    @Test
+    void theWeaveTimeCheckOfTheDeclaredTypeSuggestsAGetterToo() {
+        assertThat(ConfiguredMethods.pathProblem(net.bytebuddy.description.type.TypeDescription.ForLoadedType.of(ToolContext.class),
+                new String[] {"0", "sesionId"})).isEqualTo("a " + ToolContext.class.getName() + " has no field or getter sesionId"
+                + " (did you mean 'sessionId'?); its fields are functionCallId, toolConfirmation; its getters give agentName, sessionId");
+    }
 }
