@@ -865,14 +865,30 @@ public final class ConfiguredMethods {
         if (rule == null || rule.kind != MethodRule.Kind.TOOL) return;
         int count = m.getParameters().size();
         if (m.getDescriptor().endsWith(SUSPEND_END)) count--;
-        if (count != 0 || !warned.add("no parameters " + className + "#" + m.getName())) return;
+        // a glob's no-argument methods (listAccounts()) and a stateless or static one are tools without input, not said
+        if (count != 0 || m.isStatic() || rule.methodPattern.indexOf('*') >= 0 || !hasMutableFields(m.getDeclaringType().asErasure())
+                || !warned.add("no parameters " + className + "#" + m.getName())) return;
         AgentLog.warn("configured method " + className + "#" + m.getName() + " (" + rule.where + ") takes no parameters, so each call's"
-                + " arguments are {}: its input (" + (m.isStatic() ? "state the method reads elsewhere" : "the fields of the object it is"
-                + " called on, as in a tool object a framework fills from the model's input and then calls") + ") is NOT seen, and no"
+                + " arguments are {}: its input (the fields of the object it is called on, as in a tool object a framework fills from"
+                + " the model's input and then calls) is NOT seen, and no"
                 + " contract on arguments acts on it (arg(T, f), call(T, \"text\"), gdpr's P2 and P3, redact): only that the tool is called"
                 + " (count, order, call(T)) is checked. Configure a method that receives the input as parameters (the one that"
                 + " runs the tool with its parsed input, or the tool's own method that takes it) as the tool (CONFIG.md,"
                 + " \"Configured methods\")");
+    }
+
+    /** Whether the class (or a superclass of the application's) has an instance field that is not final: state set before a call. */
+    private static boolean hasMutableFields(net.bytebuddy.description.type.TypeDescription type) {
+        try {
+            for (net.bytebuddy.description.type.TypeDefinition k = type; k != null && !k.represents(Object.class); k = k.getSuperClass()) {
+                for (net.bytebuddy.description.field.FieldDescription f : k.getDeclaredFields()) {
+                    if (!f.isStatic() && !f.isFinal() && !f.isSynthetic()) return true;
+                }
+            }
+        } catch (RuntimeException unresolved) {
+            return false;
+        }
+        return false;
     }
 
     void learnFutureValue(String className, net.bytebuddy.description.method.MethodDescription m) {

@@ -30,6 +30,15 @@ class NoParameterToolTest {
         }
     }
 
+    /** A stateless tool without input: nothing to say. */
+    public static final class Clock {
+        private final String zone = "UTC";
+
+        public String now() {
+            return zone;
+        }
+    }
+
     @Test
     void aToolMethodWithNoParametersIsSaidOnceWhenWoven() throws Exception {
         String name = SendEmail.class.getName();
@@ -46,5 +55,11 @@ class NoParameterToolTest {
                 .contains("no contract on arguments acts on it (arg(T, f), call(T, \"text\")")
                 .contains("Configure a method that receives the input as parameters");
         assertThat(log.split("WARN", -1)).as("once per method, and not for a method with parameters").hasSize(2);
+        ConfiguredMethods glob = ConfiguredMethods.parse("m.txt", List.of("tool " + name + "#*", "tool " + Clock.class.getName() + "#now"));
+        MethodDescription now = new MethodDescription.ForLoadedMethod(Clock.class.getDeclaredMethod("now"));
+        assertThat(SubjectParametersTest.captured(() -> {
+            glob.warnAboutNoParameters(name, get);
+            glob.warnAboutNoParameters(Clock.class.getName(), now);
+        })).as("a glob's no-argument methods and a tool with no state set before the call are tools without input").isEmpty();
     }
 }
