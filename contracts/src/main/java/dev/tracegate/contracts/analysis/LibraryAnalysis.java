@@ -265,8 +265,11 @@ public final class LibraryAnalysis {
                 fact = true;
             }
             if (!Boolean.TRUE.equals(empty)) break;
-            List<Contract> core = fact ? with.minimalCore(unchecked, without -> assumptions(without, Formula.Const.TRUE))
+            // with the facts the core is minimised knowing them too: a part may have no trace only because of them, even
+            // when the whole has none without them (a smaller core the facts make)
+            List<Contract> core = with != null ? with.minimalCore(unchecked, without -> assumptions(without, Formula.Const.TRUE))
                     : minimalIncompatible(unchecked, axioms);
+            if (with != null && !fact) fact = !core.isEmpty() && !emptyWithoutFacts(assumptions(core, axioms));
             out.add(new Finding(Kind.INCOMPATIBLE, ids(core.isEmpty() ? unchecked : core), (core.size() == 1
                     ? "the assumption of '" + core.get(0).id() + "' cannot hold on any non-empty trace"
                     : "the assumptions of these contracts cannot all hold on one non-empty trace; dropping any one of them"
@@ -293,7 +296,9 @@ public final class LibraryAnalysis {
                 fact = true;
             }
             if (!Boolean.TRUE.equals(empty)) break;
-            List<Contract> core = fact ? with.minimalCore(rest, without -> conjunction(without, Formula.Const.TRUE)) : minimalConflict(rest, axioms);
+            List<Contract> core = with != null ? with.minimalCore(rest, without -> conjunction(without, Formula.Const.TRUE))
+                    : minimalConflict(rest, axioms);
+            if (with != null && !fact) fact = !core.isEmpty() && !emptyWithoutFacts(conjunction(core, axioms));
             out.add(new Finding(Kind.CONFLICT, ids(core),
                     "these contracts cannot all be kept on any non-empty trace; removing any one of them resolves it"
                             + (fact ? with.caveat(core) : ""), List.of()));
@@ -355,6 +360,15 @@ public final class LibraryAnalysis {
             List<String> tools = new ArrayList<>(DeadEnds.resultFacts(read).keySet());
             if (tools.isEmpty()) tools = new ArrayList<>(facts.keySet());
             return resultsAfterCallsCaveat(tools);
+        }
+    }
+
+    /** Whether {@code f} has no non-empty trace; a check too large to compile counts as having one. */
+    private boolean emptyWithoutFacts(Formula f) {
+        try {
+            return emptyNonEmptyTraces(compiler.compile(f));
+        } catch (StateLimitException e) {
+            return false;
         }
     }
 
