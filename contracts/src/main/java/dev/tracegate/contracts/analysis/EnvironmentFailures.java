@@ -171,13 +171,14 @@ public final class EnvironmentFailures {
             guarantees.add(set.formulas().get(set.guaranteeOf(c)));
         }
         List<Finding> out = new ArrayList<>();
-        Finding[] together = walk(assumes, guarantees);
+        Boolean declared = LibraryAnalysis.purposesDeclared(lib);
+        Finding[] together = walk(assumes, guarantees, declared);
         for (int c = 0; c < n; c++) {
             Finding f;
             if (together != null) {
                 f = together[c];
             } else {
-                Finding[] alone = walk(List.of(assumes.get(c)), List.of(guarantees.get(c)));
+                Finding[] alone = walk(List.of(assumes.get(c)), List.of(guarantees.get(c)), declared);
                 f = alone == null || alone[0] == null ? null
                         : new Finding(c, alone[0].kind(), alone[0].prefix(), alone[0].atoms(), alone[0].ownResultOf());
             }
@@ -194,7 +195,7 @@ public final class EnvironmentFailures {
      * {@code guarantees[i]}): per contract the first environment event that makes it FAIL, or null where none does; null
      * altogether when the walk is beyond the bounds (atoms, reached states, transitions).
      */
-    static Finding[] walk(List<Dfa> assumes, List<Dfa> guarantees) {
+    static Finding[] walk(List<Dfa> assumes, List<Dfa> guarantees, Boolean declared) {
         int n = assumes.size();
         Dfa[] dfas = new Dfa[2 * n];
         for (int c = 0; c < n; c++) {
@@ -213,7 +214,7 @@ public final class EnvironmentFailures {
         }
         Letters[] letters = new Letters[KINDS.length];
         for (int k = 0; k < KINDS.length; k++) {
-            letters[k] = Letters.of(KINDS[k], atoms);
+            letters[k] = Letters.of(KINDS[k], atoms, declared);
             if (letters[k] == null) return null;
         }
         long sticky = letters[0].sticky;
@@ -444,7 +445,7 @@ public final class EnvironmentFailures {
 
         private Letters(int n) { tool = new String[n]; }
 
-        static Letters of(EventKind kind, List<Atom> atoms) {
+        static Letters of(EventKind kind, List<Atom> atoms, Boolean declared) {
             Letters ls = new Letters(atoms.size());
             for (int j = 0; j < atoms.size(); j++) {
                 Atom a = atoms.get(j);
@@ -473,6 +474,13 @@ public final class EnvironmentFailures {
                         }
                     }
                     case "result_matches/1" -> ls.free |= kind == EventKind.RETURN ? bit : 0;
+                    case "undeclared_purpose/0" -> {
+                        // at an event without purposes (a user message, a reply, an erasure) the policy decides it: true when
+                        // it declares purposes, false when it declares none; free where the analysis has no policy
+                        boolean carriesPurposes = kind == EventKind.CALL || kind == EventKind.RETURN || kind == EventKind.CONSENT;
+                        if (declared == null || carriesPurposes) ls.free |= bit;
+                        else if (declared) ls.fixedTrue |= bit;
+                    }
                     case "user_matches/1" -> ls.free |= kind == EventKind.USER ? bit : 0;
                     case "output_matches/1" -> ls.free |= kind == EventKind.ASSISTANT ? bit : 0;
                     case "call/1", "call/2", "arg/2", "arg_matches/3", "arg_in/3", "path_within/3", "arg_eq_ctx/3", "flow/2", "untrusted/2" -> {

@@ -568,6 +568,11 @@ public final class LibraryAnalysis {
         return axioms(contracts, Formula.Const.TRUE, null);
     }
 
+    /** Whether the library's policy declares purposes ({@code undeclared_purpose} at events without purposes); null without a policy. */
+    static Boolean purposesDeclared(dev.tracegate.contracts.library.Library lib) {
+        return lib.policy() == null ? null : !lib.policy().purposes().isEmpty();
+    }
+
     /** As above over the atoms of the contracts and of {@code also}, with {@code undeclared_purpose} as the policy decides it. */
     static Formula axioms(List<Contract> contracts, Formula also, Boolean declared) {
         List<Atom> events = new ArrayList<>();

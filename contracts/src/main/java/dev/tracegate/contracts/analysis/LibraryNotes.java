@@ -327,7 +327,7 @@ public final class LibraryNotes {
         int maxStates = dev.tracegate.contracts.library.LibrarySpec.Settings.DEFAULT.maxStates();
         for (var spec : lib.specs()) maxStates = Math.max(maxStates, spec.settings().maxStates());
         var contract = lib.contracts().contracts().get(c);
-        Formula f = dev.tracegate.engine.ltl.Formulas.and(LibraryAnalysis.axioms(List.of(contract)),
+        Formula f = dev.tracegate.engine.ltl.Formulas.and(LibraryAnalysis.axioms(List.of(contract), Formula.Const.TRUE, LibraryAnalysis.purposesDeclared(lib)),
                 dev.tracegate.engine.ltl.Formulas.and(contract.assume(), dev.tracegate.engine.ltl.Formulas.not(contract.guarantee())));
         try {
             return LibraryAnalysis.emptyNonEmptyTraces(new dev.tracegate.engine.automaton.DfaCompiler(maxStates).compile(f));
@@ -356,7 +356,7 @@ public final class LibraryNotes {
         int maxStates = dev.tracegate.contracts.library.LibrarySpec.Settings.DEFAULT.maxStates();
         for (var spec : lib.specs()) maxStates = Math.max(maxStates, spec.settings().maxStates());
         var compiler = new dev.tracegate.engine.automaton.DfaCompiler(maxStates);
-        Formula axioms = LibraryAnalysis.axioms(List.of(contract));
+        Formula axioms = LibraryAnalysis.axioms(List.of(contract), Formula.Const.TRUE, LibraryAnalysis.purposesDeclared(lib));
         List<String> consentPurposes = new java.util.ArrayList<>();
         for (String p : new java.util.TreeSet<>(lib.policy().purposes())) if (lib.policy().requiresConsent(p)) consentPurposes.add(p);
         String p = consentPurposes.size() == 1 ? consentPurposes.get(0) : "p";

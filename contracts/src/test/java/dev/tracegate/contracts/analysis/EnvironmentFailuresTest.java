@@ -246,6 +246,26 @@ class EnvironmentFailuresTest {
         }
     }
 
+    /**
+     * fix22a's leftover: {@code undeclared_purpose} at a user message is decided by the policy (true when it declares
+     * purposes, false when it declares none), so a guarantee that a user message could only break through the other
+     * value is not noted, and one it breaks through this value is; each answer checked against the monitor.
+     */
+    @Test
+    void undeclaredPurposeAtAUserMessageIsAsThePolicyDecides() {
+        String declared = "library: up\ngdpr:\n  purposes:\n    support: [email]\n  tools:\n    send: [support]\ncontracts:\n";
+        String none = "library: up\ncontracts:\n";
+        String clean = "  - id: up.c\n    guarantee: G((user & !undeclared_purpose) -> X call(a))\n    message: m\n";
+        String dirty = "  - id: up.c\n    guarantee: G((user & undeclared_purpose) -> X call(a))\n    message: m\n";
+        for (String[] c : new String[][] {{declared + clean, "no"}, {none + dirty, "no"}, {declared + dirty, "yes"}, {none + clean, "yes"}}) {
+            Library lib = lib(c[0]);
+            java.util.Set<Integer> monitor = new java.util.TreeSet<>();
+            violatedByEnvironment(lib, new ArrayList<>(), 2, monitor);
+            assertThat(monitor.contains(0)).as("the monitor: " + c[0]).isEqualTo(c[1].equals("yes"));
+            assertThat(EnvironmentFailures.find(lib)).as(c[0]).hasSize(c[1].equals("yes") ? 1 : 0);
+        }
+    }
+
     // ---- oracle: the monitor on every trace of concrete events up to a length ----
 
     private static final FormulaText FORMULAS = new FormulaText("call(a)", "call(b)", "returned(a)", "user",
