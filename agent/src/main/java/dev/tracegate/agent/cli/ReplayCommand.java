@@ -353,8 +353,14 @@ final class ReplayCommand implements Callable<Integer> {
                     // is told from one that answers an applied call); shadow mode applies every event, so it pairs none
                     if (e.kind() == EventKind.CALL && (enforce || rep.refused != null)) {
                         if (rep.refused == null) rep.refused = new RefusedCalls();
-                        rep.refused.call(e, d.applied(), d.applied() ? null
-                                : t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", call " + e.tool() + ")");
+                        if (enforce && audit != null && audit.shadowDecisions == 0 && !d.applied() && audit.refusedOnline(in.lines())) {
+                            // refused here and by the agent online (an enforce log, hashed or clear): it never ran, so no
+                            // RETURN in the log is its own
+                            rep.refused.neverRan(e);
+                        } else {
+                            rep.refused.call(e, d.applied(), d.applied() ? null
+                                    : t.getFileName() + ":" + in.lines() + " (seq " + e.seq() + ", call " + e.tool() + ")");
+                        }
                     }
                     if (tracked) {
                         boolean online = !audit.refusedOnline(in.lines());

@@ -124,4 +124,48 @@ class ReplayRefusedCallResultTest {
                     .doesNotContain("not applied");
         }
     }
+
+    /**
+     * trial47 03: a model (its ids are its own output) gave two concurrent lookups one id; the second was refused online,
+     * the first ran and its RETURN (id c1) came after the refusal. Replay of the agent's own log took that RETURN for the
+     * refused call's and did not apply it, so it reported the send that the agent let pass (after a lookup's result) as a
+     * violation. A call the agent refused online never ran: no RETURN in its log answers it. Oracle: the online
+     * supervisor's own decisions, and replay names no event applied here that was refused online or the other way round.
+     */
+    @Test
+    void aCallRefusedOnlineDoesNotTakeTheResultOfAnEarlierCallWithItsId() throws Exception {
+        Path lib = Files.writeString(dir.resolve("pol.yaml"), """
+                library: pol
+                contracts:
+                  - id: pol.no-bad-lookup
+                    guarantee: G(call(lookup_customer) -> !arg_matches(lookup_customer, customer_id, "BAD"))
+                  - id: pol.lookup-first
+                    guarantee: G(call(send_email) -> O returned(lookup_customer))
+                """);
+        Path log = dir.resolve("audit.jsonl");
+        dev.tracegate.agent.config.AgentConfig config = dev.tracegate.agent.config.AgentConfig.load(
+                "libraries=" + lib + ",audit.personal-data=clear,audit.path=" + log, java.util.Map.of(), java.util.Map.of(), java.util.Set.of());
+        dev.tracegate.agent.audit.AuditWriter audit = dev.tracegate.agent.audit.AuditWriter.start(log,
+                dev.tracegate.agent.audit.AuditWriter.Settings.from(config));
+        dev.tracegate.agent.supervision.ContractSupervisor s = new dev.tracegate.agent.supervision.ContractSupervisor(config, audit,
+                new dev.tracegate.agent.metrics.SupervisorMetrics(), null);
+        Object previous = dev.tracegate.agent.bootstrap.Dispatcher.swapTools(java.util.Map.of("lookup_customer", new Object(), "send_email", new Object()));
+        java.util.List<String> online = new java.util.ArrayList<>();
+        try {
+            online.add(s.onToolCall(new dev.tracegate.agent.core.ToolCall("test", "u1", "lookup_customer", "{\"customer_id\":\"C1\"}", "c1")).kind().name());
+            online.add(s.onToolCall(new dev.tracegate.agent.core.ToolCall("test", "u1", "lookup_customer", "{\"customer_id\":\"BAD\"}", "c1")).kind().name());
+            online.add(s.onToolResult(new dev.tracegate.agent.core.ToolResult("test", "u1", "lookup_customer", "c1", "Customer C1", false)).suppressed() ? "SUPPRESS" : "PASS");
+            online.add(s.onToolCall(new dev.tracegate.agent.core.ToolCall("test", "u1", "send_email", "{\"to\":\"bob@x.example\"}", "c2")).kind().name());
+        } finally {
+            dev.tracegate.agent.bootstrap.Dispatcher.swapTools(previous);
+            s.close();
+            assertThat(audit.close(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(online).as("online: the lookup runs, the second is refused, its result is applied, the send passes")
+                .containsExactly("PROCEED", "BLOCK", "PASS", "PROCEED");
+        CliRun r = CliRun.of("replay", lib.toString(), log.toString(), "--no-progress");
+        assertThat(r.out()).as(r.out() + r.err()).contains("pol.no-bad-lookup: violated first at")
+                .doesNotContain("pol.lookup-first: violated").doesNotContain("not applied");
+        assertThat(r.err()).as("no divergence from the online decisions").doesNotContainIgnoringCase("differ");
+    }
 }

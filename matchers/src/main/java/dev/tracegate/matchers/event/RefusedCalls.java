@@ -54,6 +54,18 @@ public final class RefusedCalls {
     }
 
     /**
+     * After CALL {@code e} that is known never to have run (an agent's enforce log: the agent refused it online, so no
+     * RETURN of it exists in the log): its id is seen, and it neither answers a RETURN nor supersedes an earlier CALL with
+     * its id, whose RETURN may still come (trial47 03: a model gave two concurrent calls one id, the second was refused,
+     * and the first one's RETURN was taken for the refused call's and not applied, so replay reported a violation the
+     * live run did not have).
+     */
+    public void neverRan(Event e) {
+        if (e.kind() != EventKind.CALL || e.callId() == null) return;
+        seen.computeIfAbsent(ToolName.fold(e.tool()), k -> new java.util.HashSet<>()).add(e.callId());
+    }
+
+    /**
      * True for a RETURN with an id that no CALL of its tool seen here had (the caller may say so): it answers the latest
      * CALL of its tool, as a RETURN without an id does.
      */
