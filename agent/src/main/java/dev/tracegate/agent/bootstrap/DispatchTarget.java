@@ -49,6 +49,16 @@ public interface DispatchTarget {
     }
 
     /**
+     * What a refused call of the configured method at {@code origin} (of class {@code owner}; null for a future) returns
+     * instead of the text or a throw, when its declared result has a place for the refusal: a {@code Map} (the refusal
+     * under {@code "error"}), a future of a {@code Map}, a Reactor {@code Mono} or RxJava 3 {@code Single}/{@code Maybe}
+     * (one that emits the refusal, or fails with {@link TracegateViolation}). Null: the advice does as before (throws).
+     */
+    default Object refusedValue(String origin, Class<?> owner, Ruling refusal) {
+        return null;
+    }
+
+    /**
      * A framework tool call ended by throwing, and the host gets the exception as it is (no model reads its text
      * there): report an error RETURN of {@code tool} with {@code text}; a contract that would withhold it can only
      * be logged. By default as any error RETURN.

@@ -1150,6 +1150,8 @@ public final class Dispatcher {
         DispatchTarget t = target;
         if (t != null && refusal.kind == Ruling.SUBSTITUTE) {
             try {
+                Object value = t.refusedValue(origin, null, refusal);   // a future of a Map: the refusal under "error"
+                if (value instanceof java.util.concurrent.CompletableFuture) return value;
                 text = t.futureTakesText(origin);
             } catch (Throwable e) {
                 INTERNAL_ERRORS.incrementAndGet();   // the future fails: the refusal is delivered all the same
@@ -1157,6 +1159,22 @@ public final class Dispatcher {
         }
         return text ? java.util.concurrent.CompletableFuture.completedFuture(refusal.text)
                 : java.util.concurrent.CompletableFuture.failedFuture(refusal.violation());
+    }
+
+    /**
+     * What a refused call of a configured method that declares neither {@code String} nor a future returns instead of
+     * throwing ({@link DispatchTarget#refusedValue}): a {@code Map} holding the refusal, a {@code Mono}, {@code Single} or
+     * {@code Maybe} that emits it or fails with it; null when its result has no place for it (the advice throws). Never throws.
+     */
+    public static Object refusedValue(String origin, Class<?> owner, Ruling refusal) {
+        DispatchTarget t = target;
+        if (t == null) return null;
+        try {
+            return t.refusedValue(origin, owner, refusal);
+        } catch (Throwable e) {
+            INTERNAL_ERRORS.incrementAndGet();   // the advice throws the refusal: it is delivered all the same
+            return null;
+        }
     }
 
     /** A configured method is called; {@code callId} is the invocation's own ({@link #newCallId}), its RETURN carries it too. */

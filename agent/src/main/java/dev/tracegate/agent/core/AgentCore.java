@@ -867,6 +867,11 @@ public final class AgentCore {
         }
 
         @Override
+        public Object refusedValue(String origin, Class<?> owner, dev.tracegate.agent.bootstrap.Ruling refusal) {
+            return ready().refusedValue(origin, owner, refusal);
+        }
+
+        @Override
         public void onToolThrown(String framework, String session, String tool, String callId, String text) {
             ready().onToolThrown(framework, session, tool, callId, text);
         }

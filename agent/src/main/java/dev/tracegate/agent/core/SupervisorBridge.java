@@ -364,6 +364,11 @@ public final class SupervisorBridge implements DispatchTarget {
     }
 
     @Override
+    public Object refusedValue(String origin, Class<?> owner, Ruling refusal) {
+        return configured.refusedValue(origin, owner, refusal);
+    }
+
+    @Override
     public Object onMethodResult(String origin, Object[] arguments, Object result, String callId) {
         return configured.onResult(origin, arguments, result, callId, this);
     }

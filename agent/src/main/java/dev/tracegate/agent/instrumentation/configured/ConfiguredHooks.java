@@ -624,6 +624,7 @@ public final class ConfiguredHooks implements Hooks {
                          @Advice.Local("tgOuter") boolean outer,
                          @Advice.Origin("#t.#m#d") String origin,
                          @Advice.Origin("#r") String returnType,
+                         @Advice.Origin Class<?> owner,
                          @Advice.Local("tgArgs") Object[] args,
                          @Advice.Local("tgId") String id,
                          @Advice.Thrown Throwable thrown,
@@ -646,10 +647,16 @@ public final class ConfiguredHooks implements Hooks {
                     result = Dispatcher.refusedFuture(origin, skipped);   // the refusal inside the future, as a withheld value is
                     return;
                 }
-                if (skipped.kind == Ruling.THROW || !"java.lang.String".equals(returnType)) {
+                if (skipped.kind != Ruling.THROW && "java.lang.String".equals(returnType)) {
+                    result = skipped.text;
+                    return;
+                }
+                // a Map holding the refusal, or a Mono/Single/Maybe that emits it or fails with it; else thrown
+                Object instead = "java.lang.String".equals(returnType) ? null : Dispatcher.refusedValue(origin, owner, skipped);
+                if (instead == null) {
                     throw skipped.violation();
                 }
-                result = skipped.text;
+                result = instead;
                 return;
             }
             if (thrown != null) {

@@ -777,6 +777,28 @@ public final class ConfiguredMethods {
     private final java.util.Set<String> textFutures = ConcurrentHashMap.newKeySet();
 
     /**
+     * The configured methods (as {@link #textFutures}) whose declared result is a {@code Map} ({@link #MAP_TYPES}), or a
+     * future, {@code Mono}, {@code Single} or {@code Maybe} of one: a refusal or a withheld value is then a map of the
+     * refusal under {@link #REFUSAL_KEY} (trial46 02: ADK's tools return {@code Map}, and a thrown TracegateViolation
+     * reached the model as "An internal error occurred"). Learnt when the method is woven.
+     */
+    private final java.util.Set<String> mapResults = ConcurrentHashMap.newKeySet();
+
+    /** The declared result types a {@code LinkedHashMap} of the refusal can stand for. */
+    static final List<String> MAP_TYPES = List.of("java.util.Map", "java.util.SequencedMap", "java.util.AbstractMap", "java.util.HashMap",
+            "java.util.LinkedHashMap");
+
+    /** The key of the refusal text in the map a {@code Map} tool gets instead of its value. */
+    static final String REFUSAL_KEY = "error";
+
+    /** The map a refused or withheld call of a {@code Map} tool returns: {@code {"error": text}}, mutable, as a tool's own map may be. */
+    static Map<String, Object> refusalMap(String text) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put(REFUSAL_KEY, text);
+        return map;
+    }
+
+    /**
      * With {@code debug: true}, under which entry and as what a configured method is woven, beside the weaver's
      * {@code instrumenting class#method(types)} line, which says neither (trial30 07). Weave time only.
      */
@@ -803,15 +825,18 @@ public final class ConfiguredMethods {
         } catch (RuntimeException unresolved) {
             return;
         }
+        if (Reactive.followed(type)) return;   // a Mono, Single or Maybe: its one value is followed and checked (session 23)
         if (reactive(type) && warned.add("reactive " + className + "#" + m.getName())) {
-            // trial46 03: ADK's BaseTool#runAsync returns an RxJava Single; its RETURN was the Single's internals, silently
+            // trial46 03: ADK's BaseTool#runAsync returns an RxJava Single; its RETURN was the Single's internals, silently.
+            // Since session 23 a Mono, Single or Maybe is followed; what is left emits many values (or none, or is unknown)
             String simple = type.substring(type.lastIndexOf('.') + 1);
             AgentLog.warn("configured method " + className + "#" + m.getName() + " (" + rule.where + ") returns a " + type + ": a call makes"
-                    + " the " + simple + " and returns it before its value exists (the work runs when it is subscribed), so its CALL is"
-                    + " checked but its RETURN is recorded as \"[not read: CLASS]\", and the value it emits later is NOT supervised (no"
-                    + " result contract and no gdpr.P4-erasure sees it, nothing withholds it); a blocked call throws TracegateViolation out"
-                    + " of the method, before any subscriber. Configure the synchronous method that computes the value (the one the "
-                    + simple + " calls) as a tool, or one returning a CompletableFuture, whose value is checked when it completes"
+                    + " the " + simple + " and returns it before its values exist (the work runs when it is subscribed), so its CALL is"
+                    + " checked but its RETURN is recorded as \"[not read: CLASS]\", and the values it emits later are NOT supervised (no"
+                    + " result contract and no gdpr.P4-erasure sees them, nothing withholds one); a blocked call throws TracegateViolation out"
+                    + " of the method, before any subscriber. Only a one-value Reactor Mono or RxJava 3 Single or Maybe is followed."
+                    + " Configure the synchronous method that computes the values (the one the " + simple + " calls) as a tool, or one"
+                    + " returning a Mono, Single, Maybe or CompletableFuture (of the collected list), whose value is checked"
                     + " (CONFIG.md, \"Configured methods\")");
             return;
         }
@@ -894,6 +919,7 @@ public final class ConfiguredMethods {
     void learnFutureValue(String className, net.bytebuddy.description.method.MethodDescription m) {
         try {
             if (futureOfText(m.getReturnType()) || suspendOfText(m)) textFutures.add(className + "." + m.getInternalName() + m.getDescriptor());
+            if (mapValued(m.getReturnType())) mapResults.add(className + "." + m.getInternalName() + m.getDescriptor());
         } catch (RuntimeException unresolved) {
             AgentLog.debug("cannot read the result type of " + className + "#" + m.getName() + ": " + unresolved);
         }
@@ -909,7 +935,7 @@ public final class ConfiguredMethods {
         if (type.getSort() != net.bytebuddy.description.type.TypeDefinition.Sort.PARAMETERIZED) return false;
         String raw = type.asErasure().getName();
         if (!raw.equals("java.util.concurrent.CompletableFuture") && !raw.equals("java.util.concurrent.CompletionStage")
-                && !raw.equals("java.util.concurrent.Future")) return false;
+                && !raw.equals("java.util.concurrent.Future") && !Reactive.followed(raw)) return false;
         net.bytebuddy.description.type.TypeDescription.Generic value = type.getTypeArguments().get(0);
         switch (value.getSort()) {
             case NON_GENERIC:
@@ -922,6 +948,61 @@ public final class ConfiguredMethods {
                         && upper.asErasure().isAssignableFrom(String.class);
             default:
                 return false;
+        }
+    }
+
+    /**
+     * Whether {@code type} is a {@code Map} ({@link #MAP_TYPES}), or a future ({@code CompletableFuture},
+     * {@code CompletionStage}, {@code Future}), {@code Mono}, {@code Single} or {@code Maybe} of one ({@code ? extends} one
+     * too): a {@code LinkedHashMap} of the refusal can then be its value (see {@link #mapResults}).
+     */
+    static boolean mapValued(net.bytebuddy.description.type.TypeDescription.Generic type) {
+        String raw = type.asErasure().getName();
+        if (MAP_TYPES.contains(raw)) return true;
+        if (type.getSort() != net.bytebuddy.description.type.TypeDefinition.Sort.PARAMETERIZED) return false;
+        if (!raw.equals("java.util.concurrent.CompletableFuture") && !raw.equals("java.util.concurrent.CompletionStage")
+                && !raw.equals("java.util.concurrent.Future") && !Reactive.followed(raw)) return false;
+        net.bytebuddy.description.type.TypeDescription.Generic value = type.getTypeArguments().get(0);
+        switch (value.getSort()) {
+            case NON_GENERIC:
+            case PARAMETERIZED:
+                return MAP_TYPES.contains(value.asErasure().getName());
+            case WILDCARD:
+                return value.getLowerBounds().isEmpty() && MAP_TYPES.contains(value.getUpperBounds().get(0).asErasure().getName());
+            default:
+                return false;
+        }
+    }
+
+    /**
+     * What a refused call of the configured method at {@code origin} returns instead of throwing, where its declared result
+     * has a place for the refusal ({@link dev.tracegate.agent.bootstrap.DispatchTarget#refusedValue}): a {@code Map} method
+     * under substitution the {@link #refusalMap}; a future of a {@code Map} one completed with it; a {@code Mono},
+     * {@code Single} or {@code Maybe} one that emits the refusal text (a value that can be text), the map (a {@code Map}
+     * value) or else fails with {@code TracegateViolation} (also under {@code block.style: exception}, as a future fails).
+     * Null: the advice throws.
+     */
+    public Object refusedValue(String origin, Class<?> owner, dev.tracegate.agent.bootstrap.Ruling refusal) {
+        int paren = origin.indexOf(')');
+        if (paren < 0) return null;
+        String declared = origin.substring(paren + 1);
+        boolean substitute = refusal.kind == dev.tracegate.agent.bootstrap.Ruling.SUBSTITUTE;
+        boolean map = mapResults.contains(origin);
+        if (owner == null) {   // a future's: only a future of a Map is answered here
+            return substitute && map ? java.util.concurrent.CompletableFuture.completedFuture(refusalMap(refusal.text)) : null;
+        }
+        if (!declared.startsWith("L") || !declared.endsWith(";")) return null;
+        String type = declared.substring(1, declared.length() - 1).replace('/', '.');
+        if (MAP_TYPES.contains(type)) return substitute ? refusalMap(refusal.text) : null;
+        if (!Reactive.followed(type)) return null;
+        Class<?> base;
+        try {
+            base = Class.forName(type, false, owner.getClassLoader());
+            Object value = !substitute ? null : map ? refusalMap(refusal.text) : textFutures.contains(origin) ? refusal.text : null;
+            return Reactive.completed(base, value, refusal.violation());
+        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+            AgentLog.debug("cannot make the refusal of " + method(origin) + " a " + type + ": " + e);
+            return null;
         }
     }
 
@@ -1576,7 +1657,7 @@ public final class ConfiguredMethods {
         int paren = origin.indexOf('(');
         // the origin ends with the method's descriptor; a future that can hold text takes a substitute text too (trial30 03)
         Site site = new Site(rule, m, toolName, toolSpec, toolIndex, sessionSpec, sessionIndex, argsField, names,
-                (origin.endsWith(")Ljava/lang/String;") || textFutures.contains(origin)) && !rule.blockThrows,
+                (origin.endsWith(")Ljava/lang/String;") || textFutures.contains(origin) || mapResults.contains(origin)) && !rule.blockThrows,
                 paren < 0 ? null : origin.substring(paren), specs, warned);
         site.origin = origin;   // before the map publishes it
         site.excluded = excluded(rule, parameterNames.get(origin), origin.endsWith(SUSPEND_END));
@@ -1915,8 +1996,37 @@ public final class ConfiguredMethods {
             Site site = site(origin);
             // block-style: exception: the notice is thrown, never returned as the value a cache around the method would store
             if (site != null && site.rule.blockThrows) return new dev.tracegate.agent.bootstrap.TracegateViolation((String) out);
+        } else if (out instanceof String notice && result instanceof Map && mapResults.contains(origin) && directMap(origin)) {
+            // a Map tool's withheld value: the notice under "error", as its refusal (trial46 02), unless block-style: exception
+            Site site = site(origin);
+            if (site != null && !site.rule.blockThrows && !bridge.throwOnBlock()) return refusalMap(notice);
         }
         return out;
+    }
+
+    /** Whether the method at {@code origin} itself declares a {@link #MAP_TYPES} result (not a future or a Mono of one). */
+    private static boolean directMap(String origin) {
+        int paren = origin.lastIndexOf(')');
+        return paren >= 0 && origin.startsWith("Ljava/util/", paren + 1) && MAP_TYPES.contains(origin.substring(paren + 2, origin.length() - 1).replace('/', '.'));
+    }
+
+    /**
+     * A value that a future or a reactive pipeline of the method at {@code origin} delivers, checked as the method's RETURN
+     * ({@link #onResult}): the value the host gets (the value, or the notice for a text value, or the {@link #refusalMap}
+     * for a {@code Map} value of a method whose value type is one), or the {@code TracegateViolation} that withholds it
+     * (returned, for the caller to fail its future or pipeline with).
+     */
+    private Object checkedValue(String origin, Object[] arguments, Object value, String callId, SupervisorBridge bridge) {
+        Object out = onResult(origin, arguments, value, callId, bridge);
+        if (out instanceof Throwable) return out;
+        if (out instanceof String notice && !(value == null || value instanceof String)) {
+            Site site = site(origin);
+            if (value instanceof Map && mapResults.contains(origin) && site != null && !site.rule.blockThrows && !bridge.throwOnBlock()) {
+                return refusalMap(notice);
+            }
+            return new dev.tracegate.agent.bootstrap.TracegateViolation(notice);
+        }
+        return out != null ? out : value;
     }
 
     private Object result(String origin, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
@@ -1948,8 +2058,13 @@ public final class ConfiguredMethods {
             }
         }
         if (result != null && !(result instanceof String) && REACTIVE.get(result.getClass())) {
-            // a Single, Mono, Publisher: its value comes when it is subscribed, after this RETURN; the RETURN says so instead of
-            // recording the pipeline's internals as the result (trial46 03: a Single's callable and scheduler)
+            Object followed = followed(origin, site, arguments, result, callId, bridge);
+            if (followed != null) return followed;
+        }
+        if (result != null && !(result instanceof String) && REACTIVE.get(result.getClass())) {
+            // a Flux, Flowable, Publisher (or a Mono a method's declared subclass cannot hold): its values come when it is
+            // subscribed, after this RETURN; the RETURN says so instead of recording the pipeline's internals as the result
+            // (trial46 03: a Single's callable and scheduler)
             String type = result.getClass().getName();
             int dot = site.method.lastIndexOf('.');
             String named = site.method.substring(0, dot) + "#" + site.method.substring(dot + 1);
@@ -1977,6 +2092,80 @@ public final class ConfiguredMethods {
     }
 
     /**
+     * The pipeline the host gets instead of a configured tool's Reactor {@code Mono} or RxJava 3 {@code Single} or
+     * {@code Maybe} ({@link Reactive}): the same work, subscribed when the host subscribes, whose value is recorded as the
+     * RETURN and checked ({@link #checkedValue}) before any subscriber sees it, as a {@code CompletableFuture}'s is; a
+     * failure is an error RETURN and reaches the subscriber unchanged; an empty completion is a RETURN of null. Each
+     * subscription runs the work again (a cold pipeline), so each is checked and recorded. Null when the result is no such
+     * type, or the method's declared result could not hold the wrapped pipeline (a subclass of it): the RETURN is then
+     * "[not read]" as for other reactive types.
+     */
+    private Object followed(String origin, Site site, Object[] arguments, Object source, String callId, SupervisorBridge bridge) {
+        Reactive.Shape shape = Reactive.shape(source.getClass());
+        if (shape == null || !holds(origin, shape.base())) return null;
+        try {
+            return Reactive.follow(source, new Reactive.Hooks() {
+                @Override
+                public Object value(Object value) {
+                    Object out;
+                    try {
+                        out = checkedValue(origin, arguments, value, callId, bridge);
+                    } catch (Throwable e) {
+                        Ruling refusal = bridge.onInternalError("the result of " + method(origin), e);
+                        if (refusal != null) throw refusal.violation();
+                        return value;   // fail: open lets it through
+                    }
+                    if (out instanceof RuntimeException withheld) throw withheld;
+                    return out;
+                }
+
+                @Override
+                public void error(Throwable failure) {
+                    try {
+                        onThrown(origin, arguments, failure, callId, bridge);
+                    } catch (Throwable e) {
+                        bridge.onInternalError("the result of " + method(origin), e);   // the host's failure goes on unchanged
+                    }
+                }
+
+                @Override
+                public void empty() {
+                    Object out;
+                    try {
+                        out = checkedValue(origin, arguments, null, callId, bridge);
+                    } catch (Throwable e) {
+                        Ruling refusal = bridge.onInternalError("the result of " + method(origin), e);
+                        if (refusal != null) throw refusal.violation();
+                        return;
+                    }
+                    // an empty completion has no value to replace: a withheld one fails the pipeline
+                    if (out instanceof RuntimeException withheld) throw withheld;
+                    if (out instanceof String notice) throw new dev.tracegate.agent.bootstrap.TracegateViolation(notice);
+                }
+            });
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            AgentLog.debug("cannot follow the " + source.getClass().getName() + " of " + method(origin) + ": " + e);
+            return null;
+        }
+    }
+
+    /** Whether the declared result of the method at {@code origin} can hold a pipeline of class {@code base}: it is base or a supertype. */
+    private static boolean holds(String origin, Class<?> base) {
+        int paren = origin.lastIndexOf(')');
+        if (paren < 0 || origin.charAt(paren + 1) != 'L') return false;
+        String declared = origin.substring(paren + 2, origin.length() - 1).replace('/', '.');
+        java.util.ArrayDeque<Class<?>> todo = new java.util.ArrayDeque<>();
+        todo.add(base);
+        while (!todo.isEmpty()) {
+            Class<?> c = todo.poll();
+            if (c.getName().equals(declared)) return true;
+            if (c.getSuperclass() != null) todo.add(c.getSuperclass());
+            todo.addAll(Arrays.asList(c.getInterfaces()));
+        }
+        return false;
+    }
+
+    /**
      * The future the host gets instead of a configured tool's {@code CompletableFuture}: it completes when the method's
      * own does, after the RETURN is reported with the value (or, for a failed future, as an error RETURN with the
      * exception) and checked as a returned value is: a withheld text value becomes the notice, any other withheld value
@@ -1994,13 +2183,11 @@ public final class ConfiguredMethods {
                     checked.completeExceptionally(failure);
                     return;
                 }
-                Object out = onResult(origin, arguments, value, callId, bridge);
+                Object out = checkedValue(origin, arguments, value, callId, bridge);
                 if (out instanceof Throwable withheld) {
                     checked.completeExceptionally(withheld);
-                } else if (out instanceof String notice && !(value == null || value instanceof String)) {
-                    checked.completeExceptionally(new dev.tracegate.agent.bootstrap.TracegateViolation(notice));
                 } else {
-                    checked.complete(out != null ? out : value);
+                    checked.complete(out);
                 }
             } catch (Throwable e) {
                 // as the advice's own failure: fail: closed withholds the value, open lets it (or the host's failure) through

@@ -754,22 +754,50 @@ class ConfiguredMethodsTest {
 
     /** A tool returning a reactive value, as ADK's BaseTool#runAsync returns an RxJava Single (trial46 03). */
     public static final class LazyTools {
-        public reactor.core.publisher.Mono<String> fetch(String url) { return reactor.core.publisher.Mono.fromCallable(() -> "page " + url); }
-        public Object fetchAny(String url) { return fetch(url); }
+        static final java.util.concurrent.atomic.AtomicInteger RAN = new java.util.concurrent.atomic.AtomicInteger();
+        public reactor.core.publisher.Mono<String> fetch(String url) {
+            return reactor.core.publisher.Mono.fromCallable(() -> { RAN.incrementAndGet(); return "page " + url; });
+        }
+        public reactor.core.publisher.Mono<Map<String, Object>> fetchMap(String url) {
+            return reactor.core.publisher.Mono.fromCallable(() -> Map.<String, Object>of("page", url));
+        }
+        public reactor.core.publisher.Mono<Integer> count(String url) { return reactor.core.publisher.Mono.just(url.length()); }
+        public reactor.core.publisher.Mono<String> none(String url) { return reactor.core.publisher.Mono.empty(); }
+        public reactor.core.publisher.Mono<String> broken(String url) { return reactor.core.publisher.Mono.error(new IllegalStateException("down")); }
+        public reactor.core.publisher.Flux<String> fetchAll(String url) { return reactor.core.publisher.Flux.just("page " + url); }
+        public Object fetchAny(String url) { return fetchAll(url); }
+        public Object fetchOne(String url) { return fetch(url); }
         public String fetchNow(String url) { return "page " + url; }
+        public Map<String, Object> pay(String to) { return Map.of("paid", to); }
+    }
+
+    private static String origin(String name) throws NoSuchMethodException {
+        java.lang.reflect.Method method = java.util.Arrays.stream(LazyTools.class.getMethods()).filter(x -> x.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new NoSuchMethodException(name));
+        return LazyTools.class.getName() + "." + name + net.bytebuddy.jar.asm.Type.getMethodDescriptor(method);
+    }
+
+    /** The configured methods over LazyTools, each method woven (what the weaver learns of its result type, once). */
+    private static ConfiguredMethods lazyTools() {
+        String cls = LazyTools.class.getName();
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool " + cls + "#* session=web-1"));
+        for (java.lang.reflect.Method method : LazyTools.class.getDeclaredMethods()) {
+            m.learnFutureValue(cls, new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(method));
+        }
+        return m;
     }
 
     /**
-     * trial46 03: a tool returning a reactive type has its emitted value unsupervised: said when it is woven (by its declared
-     * type), once, or when it first returns one (a method declaring Object); its RETURN is "[not read: CLASS]", not the
-     * pipeline's fields.
+     * trial46 03: a tool returning a reactive type that emits many values (a Flux) has them unsupervised: said when it is
+     * woven (by its declared type), once, or when it first returns one (a method declaring Object); its RETURN is
+     * "[not read: CLASS]", not the pipeline's fields. A Mono is followed instead, and not warned about (session 23).
      */
     @Test
-    void aToolReturningAReactiveTypeIsWarnedAboutAndItsReturnIsNotRead() throws Exception {
+    void aToolReturningAManyValuedReactiveTypeIsWarnedAboutAndItsReturnIsNotRead() throws Exception {
         String cls = LazyTools.class.getName();
         ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool " + cls + "#* session=web-1"));
         String err = SubjectParametersTest.captured(() -> {
-            for (String name : new String[] {"fetch", "fetchNow", "fetch", "fetchAny"}) {
+            for (String name : new String[] {"fetchAll", "fetch", "fetchNow", "fetchAll", "fetchAny"}) {
                 try {
                     m.warnAboutFlow(cls, new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(LazyTools.class.getMethod(name, String.class)));
                 } catch (NoSuchMethodException e) {
@@ -777,25 +805,104 @@ class ConfiguredMethodsTest {
                 }
             }
         });
-        assertThat(err.lines().toList()).as(err).singleElement().asString().contains("WARN configured method " + cls + "#fetch (m.txt:1)"
-                + " returns a reactor.core.publisher.Mono: a call makes the Mono and returns it before its value exists")
-                .contains("the value it emits later is NOT supervised");
+        assertThat(err.lines().toList()).as(err).singleElement().asString().contains("WARN configured method " + cls + "#fetchAll (m.txt:1)"
+                + " returns a reactor.core.publisher.Flux: a call makes the Flux and returns it before its values exist")
+                .contains("the values it emits later are NOT supervised").contains("Only a one-value Reactor Mono or RxJava 3 Single or Maybe is followed");
 
         Recording r = new Recording();
         SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
-        reactor.core.publisher.Mono<String> mono = new LazyTools().fetch("https://example.com");
-        String notRead = "\"[not read: " + mono.getClass().getName() + "]\"";
-        String declared = SubjectParametersTest.captured(() -> m.onResult(cls + ".fetch(Ljava/lang/String;)Lreactor/core/publisher/Mono;",
-                new Object[] {"https://example.com"}, mono, bridge));
+        reactor.core.publisher.Flux<String> flux = new LazyTools().fetchAll("https://example.com");
+        String notRead = "\"[not read: " + flux.getClass().getName() + "]\"";
+        String declared = SubjectParametersTest.captured(() -> m.onResult(cls + ".fetchAll(Ljava/lang/String;)Lreactor/core/publisher/Flux;",
+                new Object[] {"https://example.com"}, flux, bridge));
         assertThat(declared).as("said when woven already").doesNotContain("WARN");
         String any = SubjectParametersTest.captured(() -> m.onResult(cls + ".fetchAny(Ljava/lang/String;)Ljava/lang/Object;",
-                new Object[] {"https://example.com"}, mono, bridge));
-        assertThat(any).as(any).contains("WARN configured method " + cls + "#fetchAny (m.txt:1) returned a " + mono.getClass().getName()
+                new Object[] {"https://example.com"}, flux, bridge));
+        assertThat(any).as(any).contains("WARN configured method " + cls + "#fetchAny (m.txt:1) returned a " + flux.getClass().getName()
                 + ", whose value comes when it is subscribed");
         assertThat(r.results).extracting(ToolResult::text).containsExactly(notRead, notRead);
         assertThat(ConfiguredMethods.reactive("io.reactivex.rxjava3.core.Single")).isTrue();
         assertThat(ConfiguredMethods.reactive("io.reactivex.Maybe")).isTrue();
         assertThat(ConfiguredMethods.reactive("io.reactivex.rxjava3.core.Scheduler")).isFalse();
+    }
+
+    /**
+     * trial46 03 part (b): a configured tool's Mono is followed as a CompletableFuture is: the host gets a Mono of the same
+     * lazy work (nothing runs and nothing is recorded before a subscriber subscribes), whose value is the RETURN and passes
+     * the result contracts before the subscriber sees it: kept, replaced by the notice (a text value), by {"error": notice}
+     * (a Map value), or failed with TracegateViolation (any other value); a failure is an error RETURN and reaches the
+     * subscriber unchanged; an empty Mono is a RETURN of null. A method that declares Object and returns a Mono too.
+     */
+    @Test
+    void aToolsMonoIsFollowedAndItsValueCheckedBeforeTheSubscriberSeesIt() throws Exception {
+        ConfiguredMethods m = lazyTools();
+        Recording r = new Recording();
+        SupervisorBridge bridge = new SupervisorBridge(r, AgentArguments.parse(""), new JsonCodec(), m);
+        LazyTools tools = new LazyTools();
+        Object[] a = {"https://example.com"};
+        LazyTools.RAN.set(0);
+
+        reactor.core.publisher.Mono<String> source = tools.fetch("https://example.com");
+        Object followed = m.onResult(origin("fetch"), a, source, bridge);
+        assertThat(followed).isInstanceOf(reactor.core.publisher.Mono.class).isNotSameAs(source);
+        assertThat(LazyTools.RAN.get()).as("still lazy").isZero();
+        assertThat(r.results).as("no value yet, no RETURN").isEmpty();
+        assertThat(((reactor.core.publisher.Mono<?>) followed).block()).isEqualTo("page https://example.com");
+        assertThat(r.results).extracting(ToolResult::text).containsExactly("page https://example.com");
+        assertThat(((reactor.core.publisher.Mono<?>) m.onResult(origin("fetchOne"), a, tools.fetchOne("x"), bridge)).block()).isEqualTo("page x");
+
+        reactor.core.publisher.Mono<?> failing = (reactor.core.publisher.Mono<?>) m.onResult(origin("broken"), a, tools.broken("x"), bridge);
+        assertThatThrownBy(failing::block).isInstanceOf(IllegalStateException.class).hasMessage("down");
+        assertThat(r.results.get(r.results.size() - 1).text()).isEqualTo("java.lang.IllegalStateException: down");
+        assertThat(r.results.get(r.results.size() - 1).error()).isTrue();
+        int before = r.results.size();
+        assertThat(((reactor.core.publisher.Mono<?>) m.onResult(origin("none"), a, tools.none("x"), bridge)).block()).isNull();
+        assertThat(r.results).hasSize(before + 1);
+        assertThat(r.results.get(before).text()).isNull();
+
+        Recording withholding = new Recording() {
+            @Override public ResultDecision onToolResult(ToolResult result) { super.onToolResult(result); return ResultDecision.suppress("c1", "[withheld]"); }
+        };
+        SupervisorBridge strict = new SupervisorBridge(withholding, AgentArguments.parse(""), new JsonCodec(), m);
+        assertThat(((reactor.core.publisher.Mono<?>) m.onResult(origin("fetch"), a, tools.fetch("x"), strict)).block()).isEqualTo("[withheld]");
+        assertThat(((reactor.core.publisher.Mono<?>) m.onResult(origin("fetchMap"), a, tools.fetchMap("x"), strict)).block())
+                .isEqualTo(Map.of("error", "[withheld]"));
+        reactor.core.publisher.Mono<?> number = (reactor.core.publisher.Mono<?>) m.onResult(origin("count"), a, tools.count("x"), strict);
+        assertThatThrownBy(number::block).isInstanceOf(dev.tracegate.agent.bootstrap.TracegateViolation.class).hasMessage("[withheld]");
+        assertThat(withholding.results).extracting(ToolResult::text).containsExactly("page x", "{\"page\":\"x\"}", "1");
+    }
+
+    /**
+     * A blocked call of a tool that declares a Mono is answered inside a Mono, as a future's is: under substitute one that
+     * emits the refusal (a text value) or {"error": refusal} (a Map value), else one that fails with TracegateViolation;
+     * a method that declares a Map gets {"error": refusal} itself, and a withheld Map value too (trial46 02: ADK's tools
+     * return Map, and a thrown TracegateViolation reached the model as "An internal error occurred").
+     */
+    @Test
+    void aBlockedMonoOrMapToolIsAnsweredWithTheRefusalInItsOwnType() throws Exception {
+        ConfiguredMethods m = lazyTools();
+        Recording blocking = new Recording() {
+            @Override public ToolDecision onToolCall(ToolCall call) { return ToolDecision.block("c1", "not allowed", null); }
+            @Override public ResultDecision onToolResult(ToolResult result) { super.onToolResult(result); return ResultDecision.suppress("c1", "[withheld]"); }
+        };
+        SupervisorBridge bridge = new SupervisorBridge(blocking, AgentArguments.parse(""), new JsonCodec(), m);
+        Object[] a = {"https://example.com"};
+        Ruling text = m.onCall(origin("fetch"), a, bridge);
+        assertThat(text.kind).isEqualTo(Ruling.SUBSTITUTE);
+        assertThat(((reactor.core.publisher.Mono<?>) m.refusedValue(origin("fetch"), LazyTools.class, text)).block()).isEqualTo(text.text);
+        Ruling map = m.onCall(origin("fetchMap"), a, bridge);
+        assertThat(map.kind).isEqualTo(Ruling.SUBSTITUTE);
+        assertThat(((reactor.core.publisher.Mono<?>) m.refusedValue(origin("fetchMap"), LazyTools.class, map)).block()).isEqualTo(Map.of("error", map.text));
+        Ruling number = m.onCall(origin("count"), a, bridge);
+        assertThat(number.kind).isEqualTo(Ruling.THROW);
+        reactor.core.publisher.Mono<?> failed = (reactor.core.publisher.Mono<?>) m.refusedValue(origin("count"), LazyTools.class, number);
+        assertThatThrownBy(failed::block).isInstanceOf(dev.tracegate.agent.bootstrap.TracegateViolation.class).hasMessage(number.text);
+
+        Ruling pay = m.onCall(origin("pay"), a, bridge);
+        assertThat(pay.kind).as("a Map method's block is substituted").isEqualTo(Ruling.SUBSTITUTE);
+        assertThat(m.refusedValue(origin("pay"), LazyTools.class, pay)).isEqualTo(Map.of("error", pay.text));
+        assertThat(m.onResult(origin("pay"), a, Map.of("paid", "bob"), bridge)).isEqualTo(Map.of("error", "[withheld]"));
+        assertThat(m.refusedValue(origin("fetchNow"), LazyTools.class, pay)).as("no place in a String method's own type").isNull();
     }
 
     private static class Recording implements Supervisor {
