@@ -94,6 +94,31 @@ public interface DispatchTarget {
     }
 
     /**
+     * The same five events of a configured method called on {@code receiver}, the object it is called on (null for a static
+     * method), which an entry's {@code this} reads ({@code args-param: this}, {@code session-param: this.conversation.id},
+     * {@code tool-name: this.name}). By default without it.
+     */
+    default Ruling onMethodCall(String origin, Object receiver, Object[] arguments, String callId) {
+        return onMethodCall(origin, arguments, callId);
+    }
+
+    default Object onMethodResult(String origin, Object receiver, Object[] arguments, Object result, String callId) {
+        return onMethodResult(origin, arguments, result, callId);
+    }
+
+    default Ruling onSuspendCall(String origin, Class<?> owner, Object receiver, Object[] arguments, String callId) {
+        return onSuspendCall(origin, owner, arguments, callId);
+    }
+
+    default Object onSuspendResult(String origin, Object receiver, Object[] arguments, Object result, String callId) {
+        return onSuspendResult(origin, arguments, result, callId);
+    }
+
+    default void onMethodThrown(String origin, Object receiver, Object[] arguments, Throwable thrown, String callId) {
+        onMethodThrown(origin, arguments, thrown, callId);
+    }
+
+    /**
      * The session id the core gives a framework's conversation {@code session} on this thread (in a JVM of several
      * applications, the application's: {@code core.Applications#session}); by default {@code session} itself. Must not
      * allocate on a steady path: a model call asks it.

@@ -1179,12 +1179,20 @@ public final class Dispatcher {
 
     /** A configured method is called; {@code callId} is the invocation's own ({@link #newCallId}), its RETURN carries it too. */
     public static Ruling onMethodCall(String origin, Object[] arguments, String callId) {
+        return onMethodCall(origin, null, arguments, callId);
+    }
+
+    /**
+     * A configured method is called on {@code receiver} (the object it is called on; null for a static method), which an
+     * entry's {@code this} reads ({@code args-param: this}, {@code session-param: this.conversation.id}).
+     */
+    public static Ruling onMethodCall(String origin, Object receiver, Object[] arguments, String callId) {
         DispatchTarget t = target;
         if (t == null) {
             return null;
         }
         try {
-            return t.onMethodCall(origin, arguments, callId);
+            return t.onMethodCall(origin, receiver, arguments, callId);
         } catch (Throwable e) {
             // fail: open lets the call through unsupervised: the advice then reports no RETURN for it (no CALL was seen)
             Ruling refusal = internalError(t, origin, e);
@@ -1193,12 +1201,17 @@ public final class Dispatcher {
     }
 
     public static Object onMethodResult(String origin, Object[] arguments, Object result, String callId) {
+        return onMethodResult(origin, null, arguments, result, callId);
+    }
+
+    /** The result of a configured method called on {@code receiver} (null: a static method). */
+    public static Object onMethodResult(String origin, Object receiver, Object[] arguments, Object result, String callId) {
         DispatchTarget t = target;
         if (t == null) {
             return null;
         }
         try {
-            return t.onMethodResult(origin, arguments, result, callId);
+            return t.onMethodResult(origin, receiver, arguments, result, callId);
         } catch (Throwable e) {
             // fail: closed withholds a result that could not be checked, as a contract withholds one (the advice throws
             // TracegateViolation from a method that does not return String); fail: open lets it through
@@ -1253,12 +1266,17 @@ public final class Dispatcher {
 
     /** The first entry of a configured suspend method of class {@code owner} ({@link DispatchTarget#onSuspendCall}). */
     public static Ruling onSuspendCall(String origin, Class<?> owner, Object[] arguments, String callId) {
+        return onSuspendCall(origin, owner, null, arguments, callId);
+    }
+
+    /** As above, of a suspend method called on {@code receiver} (null: a static one). */
+    public static Ruling onSuspendCall(String origin, Class<?> owner, Object receiver, Object[] arguments, String callId) {
         DispatchTarget t = target;
         if (t == null) {
             return null;
         }
         try {
-            return t.onSuspendCall(origin, owner, arguments, callId);
+            return t.onSuspendCall(origin, owner, receiver, arguments, callId);
         } catch (Throwable e) {
             Ruling refusal = internalError(t, origin, e);
             return refusal != null ? refusal : Ruling.LET_THROUGH;
@@ -1270,12 +1288,17 @@ public final class Dispatcher {
      * notice that withholds it (a String function), or a {@link TracegateViolation} the advice throws. Never throws.
      */
     public static Object onSuspendResult(String origin, Object[] arguments, Object result, String callId) {
+        return onSuspendResult(origin, null, arguments, result, callId);
+    }
+
+    /** As above, of a suspend method called on {@code receiver} (null: a static one). */
+    public static Object onSuspendResult(String origin, Object receiver, Object[] arguments, Object result, String callId) {
         DispatchTarget t = target;
         if (t == null) {
             return result;
         }
         try {
-            return t.onSuspendResult(origin, arguments, result, callId);
+            return t.onSuspendResult(origin, receiver, arguments, result, callId);
         } catch (Throwable e) {
             Ruling r = internalError(t, origin, e);
             return r == null ? result : r.violation();
@@ -1305,12 +1328,17 @@ public final class Dispatcher {
      * mapped to the failure policy, whose ruling has nothing left to refuse (the call already failed).
      */
     public static void onMethodThrown(String origin, Object[] arguments, Throwable thrown, String callId) {
+        onMethodThrown(origin, null, arguments, thrown, callId);
+    }
+
+    /** As above, of a method called on {@code receiver} (null: a static method). */
+    public static void onMethodThrown(String origin, Object receiver, Object[] arguments, Throwable thrown, String callId) {
         DispatchTarget t = target;
         if (t == null) {
             return;
         }
         try {
-            t.onMethodThrown(origin, arguments, thrown, callId);
+            t.onMethodThrown(origin, receiver, arguments, thrown, callId);
         } catch (Throwable e) {
             internalError(t, origin, e);
         }

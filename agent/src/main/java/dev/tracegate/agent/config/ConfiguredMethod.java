@@ -138,31 +138,35 @@ public final class ConfiguredMethod {
                     + ": 0 is the first)" + (field.startsWith("session") ? ", and a literal session id is text such as web-1" : "") + ".";
         }
         int dot = value.indexOf('.');
-        if ((field.equals("tool-name") || field.equals("name")) && dot > 0 && value.substring(0, dot).chars().allMatch(Character::isDigit)) {
-            // a literal tool name does not start with a parameter's index: as written, every call was the tool "0.name" (trial46 07)
-            return field + " '" + value + "' starts like a field path (a parameter's 0-based index, then field names), which " + field
-                    + " does not read (only session-param reads field paths): every call would be the tool named '" + value + "'. Give "
-                    + field + " the index or name of a parameter that holds the tool's name as text or an enum (" + field
-                    + (field.equals("name") ? "=" : ": ") + value.substring(0, dot) + "), $class, or the tool's name itself; where the"
-                    + " method receives a tool object (Google ADK's Functions.callTool(BaseTool, Map, ToolContext)), configure each tool"
-                    + " class's own method instead (CONFIG.md, \"Configured methods\").";
-        }
-        if (field.startsWith("session") && dot > 0 && value.substring(0, dot).chars().allMatch(Character::isDigit)) {
+        boolean reads = field.startsWith("session") || field.startsWith("args") || field.equals("tool-name") || field.equals("name");
+        String root = dot > 0 ? value.substring(0, dot) : value;
+        if (reads && dot > 0 && (root.equals("this") || root.chars().allMatch(Character::isDigit))) {
+            // a field path: from a parameter's index (or name, known only per method) or from this, the object the method is
+            // called on; tool-name reads one since session 23 (trial46 07: "0.name" was every call's literal tool name)
             for (String part : value.substring(dot + 1).split("\\.", -1)) {
                 if (part.isEmpty() || !Character.isJavaIdentifierStart(part.charAt(0)) || !part.chars().allMatch(Character::isJavaIdentifierPart)) {
-                    return field + " '" + value + "' starts like a field path (a parameter's 0-based index, then field names separated by"
-                            + " '.'), but '" + part + "' is no field name. Write e.g. " + field + (field.endsWith("param") ? ": " : "=")
-                            + value.substring(0, dot) + ".sessionId.";
+                    return field + " '" + value + "' starts like a field path (a parameter's 0-based index, or this, then field names"
+                            + " separated by '.'), but '" + part + "' is no field name. Write e.g. " + field + (field.endsWith("param") ? ": " : "=")
+                            + root + (field.startsWith("session") ? ".sessionId" : field.startsWith("args") ? ".input" : ".name") + ".";
                 }
             }
         }
         boolean other = field.startsWith("subject") || field.startsWith("purpose") || field.startsWith("granted");
+        if (other && (value.equals("this") || value.startsWith("this."))) {
+            return field + " '" + value + "' names the object the method is called on (this), which only args-param, session-param"
+                    + " and tool-name read: a " + field + " is a parameter's 0-based index or name, or a literal. Configure a method that"
+                    + " takes the value itself (e.g. the subject's e-mail address as text).";
+        }
         if (other && dot > 0 && value.substring(0, dot).chars().allMatch(Character::isDigit) && dot + 1 < value.length()
                 && Character.isJavaIdentifierStart(value.charAt(dot + 1))) {
             // 1.email would be a literal subject "1.email" for every call: no one's consent, no one's erasure
             return field + " '" + value + "' reads as a field path, which only session-param reads: a " + field + " is a parameter's"
                     + " 0-based index or name, or a literal. Configure a method that takes the value itself (e.g. the subject's"
                     + " e-mail address as text).";
+        }
+        if (field.startsWith("exclude") && value.equals("this")) {
+            return field + " 'this' names the object the method is called on, which is never among the arguments (only args-param:"
+                    + " this makes its fields the arguments): give each parameter that is no tool data by its index or name.";
         }
         if (field.startsWith("exclude") && !value.chars().allMatch(Character::isDigit)
                 && !(Character.isJavaIdentifierStart(value.charAt(0)) && value.chars().allMatch(Character::isJavaIdentifierPart))) {
@@ -172,14 +176,24 @@ public final class ConfiguredMethod {
                     + " framework's context, a callback, a stream) by its index or name, e.g. exclude" + (field.endsWith("params") ? "-params: [" : "=")
                     + (dot > 0 ? value.substring(0, dot) : "toolContext") + (field.endsWith("params") ? "]" : "") + ".";
         }
-        if (field.startsWith("args") && !value.equals("*") && !value.chars().allMatch(Character::isDigit)
-                && !(Character.isJavaIdentifierStart(value.charAt(0)) && value.chars().allMatch(Character::isJavaIdentifierPart))) {
-            return field + " '" + value + "' is neither a parameter's 0-based index nor its name" + (dot > 0 ? " (a field of a parameter"
-                    + " cannot be the arguments: name the parameter, args-param: " + value.substring(0, dot) + ", and the fields of a"
-                    + " record, a bean or a Map there are the arguments)" : "") + ". Give the parameter that holds the arguments, or leave"
-                    + " it out to have all parameters by name.";
+        if (field.startsWith("args") && !value.equals("*") && !value.chars().allMatch(Character::isDigit) && !fieldPathLike(value)) {
+            return field + " '" + value + "' is neither a parameter's 0-based index nor its name, this (the object the method is called"
+                    + " on) nor a field path from one of them (this.input, 1.request). Give the parameter that holds the arguments, or"
+                    + " leave it out to have all parameters by name.";
         }
         return null;
+    }
+
+    /** A parameter's name or this, or a field path from an index, a name or this: identifiers (an index first) joined by '.'. */
+    private static boolean fieldPathLike(String value) {
+        String[] parts = value.split("\\.", -1);
+        for (int i = 0; i < parts.length; i++) {
+            String part = parts[i];
+            if (part.isEmpty()) return false;
+            if (i == 0 && part.chars().allMatch(Character::isDigit)) continue;
+            if (!Character.isJavaIdentifierStart(part.charAt(0)) || !part.chars().allMatch(Character::isJavaIdentifierPart)) return false;
+        }
+        return parts.length > 1 || !parts[0].chars().allMatch(Character::isDigit);
     }
 
     @Override public String toString() {

@@ -897,6 +897,31 @@ public final class AgentCore {
         }
 
         @Override
+        public Ruling onMethodCall(String origin, Object receiver, Object[] arguments, String callId) {
+            return ready().onMethodCall(origin, receiver, arguments, callId);
+        }
+
+        @Override
+        public Object onMethodResult(String origin, Object receiver, Object[] arguments, Object result, String callId) {
+            return ready().onMethodResult(origin, receiver, arguments, result, callId);
+        }
+
+        @Override
+        public Ruling onSuspendCall(String origin, Class<?> owner, Object receiver, Object[] arguments, String callId) {
+            return ready().onSuspendCall(origin, owner, receiver, arguments, callId);
+        }
+
+        @Override
+        public Object onSuspendResult(String origin, Object receiver, Object[] arguments, Object result, String callId) {
+            return ready().onSuspendResult(origin, receiver, arguments, result, callId);
+        }
+
+        @Override
+        public void onMethodThrown(String origin, Object receiver, Object[] arguments, Throwable thrown, String callId) {
+            ready().onMethodThrown(origin, receiver, arguments, thrown, callId);
+        }
+
+        @Override
         public String toJson(Object value) {
             return bridge.toJson(value);
         }

@@ -350,7 +350,12 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public Ruling onMethodCall(String origin, Object[] arguments, String callId) {
-        return configured.onCall(origin, arguments, callId, this);
+        return configured.onCall(origin, null, arguments, callId, this);
+    }
+
+    @Override
+    public Ruling onMethodCall(String origin, Object receiver, Object[] arguments, String callId) {
+        return configured.onCall(origin, receiver, arguments, callId, this);
     }
 
     @Override
@@ -370,17 +375,32 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public Object onMethodResult(String origin, Object[] arguments, Object result, String callId) {
-        return configured.onResult(origin, arguments, result, callId, this);
+        return configured.onResult(origin, null, arguments, result, callId, this);
+    }
+
+    @Override
+    public Object onMethodResult(String origin, Object receiver, Object[] arguments, Object result, String callId) {
+        return configured.onResult(origin, receiver, arguments, result, callId, this);
     }
 
     @Override
     public Ruling onSuspendCall(String origin, Class<?> owner, Object[] arguments, String callId) {
-        return configured.onSuspendCall(origin, owner, arguments, callId, this);
+        return configured.onSuspendCall(origin, owner, null, arguments, callId, this);
+    }
+
+    @Override
+    public Ruling onSuspendCall(String origin, Class<?> owner, Object receiver, Object[] arguments, String callId) {
+        return configured.onSuspendCall(origin, owner, receiver, arguments, callId, this);
     }
 
     @Override
     public Object onSuspendResult(String origin, Object[] arguments, Object result, String callId) {
-        return configured.suspendOutcome(origin, arguments, result, callId, this);
+        return configured.suspendOutcome(origin, null, arguments, result, callId, this);
+    }
+
+    @Override
+    public Object onSuspendResult(String origin, Object receiver, Object[] arguments, Object result, String callId) {
+        return configured.suspendOutcome(origin, receiver, arguments, result, callId, this);
     }
 
     /**
@@ -389,7 +409,12 @@ public final class SupervisorBridge implements DispatchTarget {
      */
     @Override
     public void onMethodThrown(String origin, Object[] arguments, Throwable thrown, String callId) {
-        configured.onThrown(origin, arguments, thrown, callId, this);
+        configured.onThrown(origin, null, arguments, thrown, callId, this);
+    }
+
+    @Override
+    public void onMethodThrown(String origin, Object receiver, Object[] arguments, Throwable thrown, String callId) {
+        configured.onThrown(origin, receiver, arguments, thrown, callId, this);
     }
 
     /** A tool that threw, as an error RETURN: nothing can be withheld (the host gets its own exception), so a suppression is only logged. */

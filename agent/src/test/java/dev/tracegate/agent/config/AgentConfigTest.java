@@ -636,17 +636,22 @@ class AgentConfigTest {
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, session-param: -1}\n")).isEqualTo(
                 "F:2:54: session-param '-1' is a negative number, which names no parameter: parameters are counted from 0 (session-param: 0"
                         + " is the first), and a literal session id is text such as web-1.");
-        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, args-param: \"1.amount\"}\n"))
-                .startsWith("F:2:51: args-param '1.amount' is neither a parameter's 0-based index nor its name");
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, args-param: \"to-whom\"}\n"))
+                .startsWith("F:2:51: args-param 'to-whom' is neither a parameter's 0-based index nor its name, this");
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, session-param: \"0.\"}\n"))
                 .contains("session-param '0.' starts like a field path");
         // trial30 06: an unknown placeholder was a literal tool name
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, tool-name: \"$klass\"}\n"))
                 .startsWith("F:2:50: tool-name '$klass' is no placeholder (did you mean '$class'?): the placeholders are $method");
-        // trial46 07: a tool-name field path was silently the literal tool "0.name"; a literal with a dot stays a literal
-        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, tool-name: \"0.name\"}\n"))
-                .startsWith("F:2:50: tool-name '0.name' starts like a field path (a parameter's 0-based index, then field names), which"
-                        + " tool-name does not read (only session-param reads field paths): every call would be the tool named '0.name'.");
+        // trial46 07: a tool-name field path was silently the literal tool "0.name"; since session 23 it is read at each call (and
+        // args-param reads this and paths); a literal with a dot stays a literal
+        for (String ok : new String[] {"tool-name: \"0.name\"", "tool-name: this.name", "args-param: this", "args-param: \"this.input\"",
+                "args-param: \"1.amount\"", "session-param: this.conversation.id"}) {
+            assertThat(fromFile("configured-methods:\n  - {class: A, method: b, kind: tool, " + ok + "}\n").configuredMethods())
+                    .as(ok).hasSize(1);
+        }
+        assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tool, tool-name: \"0.na me\"}\n"))
+                .startsWith("F:2:50: tool-name '0.na me' starts like a field path (a parameter's 0-based index, or this, then field names");
         assertThat(dev.tracegate.agent.config.ConfiguredMethod.paramProblem("tool-name", "github.create_issue")).isNull();
         assertThat(fileError("configured-methods:\n  - {class: A, method: b, kind: tol}\n")).isEqualTo(
                 "F:2:33: kind must be one of tool, consent, erasure, got 'tol'. Did you mean 'tool'?");

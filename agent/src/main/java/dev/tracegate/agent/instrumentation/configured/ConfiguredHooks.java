@@ -564,6 +564,7 @@ public final class ConfiguredHooks implements Hooks {
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
         static Ruling enter(@Advice.Origin("#t.#m#d") String origin,
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
+                            @Advice.This(optional = true) Object self,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgArgs") Object[] called,
                             @Advice.Local("tgId") String id,
@@ -586,7 +587,7 @@ public final class ConfiguredHooks implements Hooks {
                 }
                 called = args;   // the exit reports the RETURN with the arguments of the call as it ran (one array per call)
                 id = Dispatcher.newCallId();   // this invocation's: its CALL and its RETURN carry it (overlapping calls stay apart)
-                Ruling ruling = Dispatcher.onMethodCall(origin, args, id);
+                Ruling ruling = Dispatcher.onMethodCall(origin, self, args, id);
                 if (ruling == null) {
                     return null;
                 }
@@ -622,6 +623,7 @@ public final class ConfiguredHooks implements Hooks {
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter Ruling skipped,
                          @Advice.Local("tgOuter") boolean outer,
+                         @Advice.This(optional = true) Object self,
                          @Advice.Origin("#t.#m#d") String origin,
                          @Advice.Origin("#r") String returnType,
                          @Advice.Origin Class<?> owner,
@@ -661,10 +663,10 @@ public final class ConfiguredHooks implements Hooks {
             }
             if (thrown != null) {
                 // the RETURN carries the exception; the host's own exception is rethrown after this advice, unchanged
-                Dispatcher.onMethodThrown(origin, args, thrown, id);
+                Dispatcher.onMethodThrown(origin, self, args, thrown, id);
                 return;
             }
-            Object replacement = Dispatcher.onMethodResult(origin, args, result, id);
+            Object replacement = Dispatcher.onMethodResult(origin, self, args, result, id);
             if (replacement instanceof dev.tracegate.agent.bootstrap.TracegateViolation) {
                 throw (dev.tracegate.agent.bootstrap.TracegateViolation) replacement;   // block-style: exception withholds by throwing
             }
@@ -695,6 +697,7 @@ public final class ConfiguredHooks implements Hooks {
         static Ruling enter(@Advice.Origin("#t.#m#d") String origin,
                             @Advice.Origin Class<?> owner,
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
+                            @Advice.This(optional = true) Object self,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgArgs") Object[] called,
                             @Advice.Local("tgId") String id,
@@ -720,7 +723,7 @@ public final class ConfiguredHooks implements Hooks {
                 }
                 called = args;
                 id = Dispatcher.newCallId();
-                Ruling ruling = Dispatcher.onSuspendCall(origin, owner, args, id);
+                Ruling ruling = Dispatcher.onSuspendCall(origin, owner, self, args, id);
                 if (ruling == null) {
                     return null;
                 }
@@ -753,6 +756,7 @@ public final class ConfiguredHooks implements Hooks {
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter Ruling skipped,
                          @Advice.Local("tgOuter") boolean outer,
+                         @Advice.This(optional = true) Object self,
                          @Advice.Origin("#t.#m#d") String origin,
                          @Advice.Local("tgArgs") Object[] args,
                          @Advice.Local("tgId") String id,
@@ -779,13 +783,13 @@ public final class ConfiguredHooks implements Hooks {
                 return;
             }
             if (thrown != null) {
-                Dispatcher.onMethodThrown(origin, args, thrown, id);   // thrown before it suspended: its continuation is never resumed
+                Dispatcher.onMethodThrown(origin, self, args, thrown, id);   // thrown before it suspended: its continuation is never resumed
                 return;
             }
             if (Dispatcher.suspended(result)) {
                 return;   // the value comes later, to the agent's continuation, which checks it
             }
-            Object out = Dispatcher.onSuspendResult(origin, args, result, id);
+            Object out = Dispatcher.onSuspendResult(origin, self, args, result, id);
             if (out instanceof dev.tracegate.agent.bootstrap.TracegateViolation) {
                 throw (dev.tracegate.agent.bootstrap.TracegateViolation) out;
             }
@@ -802,6 +806,7 @@ public final class ConfiguredHooks implements Hooks {
         @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
         static Ruling enter(@Advice.Origin("#t.#m#d") String origin,
                             @Advice.AllArguments(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object[] args,
+                            @Advice.This(optional = true) Object self,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgArgs") Object[] called,
                             @Advice.Local("tgId") String id,
@@ -825,7 +830,7 @@ public final class ConfiguredHooks implements Hooks {
                 }
                 called = args;   // the exit reports the RETURN with the arguments of the call as it ran (one array per call)
                 id = Dispatcher.newCallId();   // this invocation's: its CALL and its RETURN carry it (overlapping calls stay apart)
-                Ruling ruling = Dispatcher.onMethodCall(origin, args, id);
+                Ruling ruling = Dispatcher.onMethodCall(origin, self, args, id);
                 if (ruling == null) {
                     return null;
                 }
@@ -865,6 +870,7 @@ public final class ConfiguredHooks implements Hooks {
         @Advice.OnMethodExit(onThrowable = Throwable.class)
         static void exit(@Advice.Enter Ruling skipped,
                          @Advice.Local("tgOuter") boolean outer,
+                         @Advice.This(optional = true) Object self,
                          @Advice.Origin("#t.#m#d") String origin,
                          @Advice.Local("tgArgs") Object[] args,
                          @Advice.Local("tgId") String id,
@@ -887,9 +893,9 @@ public final class ConfiguredHooks implements Hooks {
             }
             if (thrown != null) {
                 // the RETURN carries the exception; the host's own exception is rethrown after this advice, unchanged
-                Dispatcher.onMethodThrown(origin, args, thrown, id);
+                Dispatcher.onMethodThrown(origin, self, args, thrown, id);
             } else if (atReturn) {
-                Dispatcher.onMethodResult(origin, args, null, id);   // a consent's grant counts: the method stored it
+                Dispatcher.onMethodResult(origin, self, args, null, id);   // a consent's grant counts: the method stored it
             }
         }
     }

@@ -533,6 +533,8 @@ public final class ConfiguredMethods {
             } catch (RuntimeException e) {
                 continue;
             }
+            String receiverProblem = readsThis(rule) == null ? null : staticReceiverProblem(rule, classFile);
+            if (receiverProblem != null) throw new IllegalArgumentException("tracegate: " + receiverProblem + ".");
             for (Map.Entry<String, String[]> e : new java.util.TreeMap<>(byMethod).entrySet()) {
                 String method = e.getKey().substring(0, e.getKey().indexOf('('));
                 if (!e.getKey().endsWith(SUSPEND_END) || e.getValue().length == 0 || find(rule.classPattern, method) != rule) continue;
@@ -540,6 +542,41 @@ public final class ConfiguredMethods {
                 if (problem != null) throw new IllegalArgumentException("tracegate: " + problem + ".");
             }
         }
+    }
+
+    /** The first of a tool entry's settings (session-param for any kind) that reads {@code this}, as "key spec"; else null. */
+    static String readsThis(MethodRule rule) {
+        for (String key : new String[] {"session", "name", "args"}) {
+            String spec = rule.kind == MethodRule.Kind.TOOL || key.equals("session") ? rule.field(key) : null;
+            if (spec != null && (spec.equals("this") || spec.startsWith("this."))) return key;
+        }
+        return null;
+    }
+
+    /**
+     * Start-up: an exact-class entry that reads {@code this} ({@link #readsThis}) where every method of the class it names is
+     * static (there is no object any call is made on), as a message; null when one is an instance method, or none matches.
+     */
+    private String staticReceiverProblem(MethodRule rule, byte[] classFile) {
+        List<String> statics = new ArrayList<>();
+        boolean[] instance = {false};
+        new net.bytebuddy.jar.asm.ClassReader(classFile).accept(new net.bytebuddy.jar.asm.ClassVisitor(net.bytebuddy.jar.asm.Opcodes.ASM9) {
+            @Override
+            public net.bytebuddy.jar.asm.MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+                if (name.startsWith("<") || (access & (net.bytebuddy.jar.asm.Opcodes.ACC_ABSTRACT | net.bytebuddy.jar.asm.Opcodes.ACC_BRIDGE
+                        | net.bytebuddy.jar.asm.Opcodes.ACC_SYNTHETIC)) != 0 || find(rule.classPattern, name) != rule) return null;
+                if ((access & net.bytebuddy.jar.asm.Opcodes.ACC_STATIC) != 0) statics.add(name);
+                else instance[0] = true;
+                return null;
+            }
+        }, net.bytebuddy.jar.asm.ClassReader.SKIP_CODE | net.bytebuddy.jar.asm.ClassReader.SKIP_DEBUG | net.bytebuddy.jar.asm.ClassReader.SKIP_FRAMES);
+        if (instance[0] || statics.isEmpty()) return null;
+        String key = readsThis(rule);
+        String setting = key.equals("name") ? "tool-name" : key + "-param";
+        return "configured-methods entry " + rule.where + " (" + rule.kind.name().toLowerCase(Locale.ROOT) + ", class " + rule.classPattern
+                + ", method " + rule.methodPattern + "): " + setting + " '" + rule.field(key) + "' reads this, the object the method is"
+                + " called on, but " + rule.classPattern + "#" + statics.get(0) + " is static, so no call has one: name a parameter (its"
+                + " 0-based index or name), or a field path from one (0.sessionId), instead (CONFIG.md, \"Configured methods\")";
     }
 
     /**
@@ -585,7 +622,8 @@ public final class ConfiguredMethods {
         }
         String sessionSpec = rule.field("session");
         String[] path = sessionSpec == null ? null : fieldPath(sessionSpec);
-        if (path != null && !(continuationSaid && index(path[0]) == count) && (index(path[0]) >= count || (index(path[0]) < 0 && !Arrays.asList(names).contains(path[0])))) {
+        if (path != null && !path[0].equals("this") && !(continuationSaid && index(path[0]) == count)
+                && (index(path[0]) >= count || (index(path[0]) < 0 && !Arrays.asList(names).contains(path[0])))) {
             boolean noNamesHere = count > 0 && Arrays.equals(names, ParameterNames.positional(count));
             problems.append(problems.length() == 0 ? "" : "; ").append("session-param '").append(sessionSpec).append("' reads as a field path,")
                     .append(index(path[0]) >= 0 ? " but the method has " + count + (count == 1 ? " parameter" : " parameters")
@@ -606,7 +644,10 @@ public final class ConfiguredMethods {
             problems.append(problems.length() == 0 ? "" : "; ").append(unnamed);
         }
         String args = rule.field("args");
-        if (args != null && !args.equals("*") && index(args) < 0 && !Arrays.asList(names).contains(args)
+        String[] argsPath = args == null ? null : fieldPath(args);
+        boolean argsReads = args != null && (args.equals("this") || (argsPath != null && (argsPath[0].equals("this")
+                || index(argsPath[0]) >= 0 || Arrays.asList(names).contains(argsPath[0]))));
+        if (args != null && !args.equals("*") && index(args) < 0 && !Arrays.asList(names).contains(args) && !argsReads
                 && !(unnamed != null && mayBeName(args))) {
             problems.append(problems.length() == 0 ? "" : "; ").append("args-param '").append(args).append("' is neither a parameter's")
                     .append(" 0-based index nor its name (").append(String.join(", ", names)).append("), so each call's arguments are")
@@ -667,7 +708,7 @@ public final class ConfiguredMethods {
         String example = null;
         for (String key : new String[] {"session", "subject", "purpose", "granted", "args"}) {
             String spec = rule.field(key);
-            if (spec == null || !mayBeName(spec) || Arrays.asList(names).contains(spec)
+            if (spec == null || !mayBeName(spec) || Arrays.asList(names).contains(spec) || spec.equals("this")
                     || (key.equals("granted") && (spec.equalsIgnoreCase("true") || spec.equalsIgnoreCase("false")))) continue;
             found.append(found.length() == 0 ? "" : ", ").append(key).append("-param '").append(spec).append('\'');
             becomes.append(becomes.length() == 0 ? "" : "; ").append(switch (key) {
@@ -737,14 +778,36 @@ public final class ConfiguredMethods {
                 }
             }
             String session = specs.get("session");
-            String[] path = session == null ? null : fieldPath(session);
-            int p = path == null ? -1 : index(path[0]);
-            if (p >= 0 && p < count) {
-                String missing = pathProblem(m.getParameters().get(p).getType().asErasure(), path);
-                if (missing != null && warned.add("session-param " + className + "." + m.getName())) {
-                    AgentLog.error("configured method " + method + " (" + rule.where + "): session-param '" + rule.field("session")
-                            + "' cannot be read: " + missing + ", so its calls are in the session default: name the field (or getter)"
-                            + " that holds the conversation id (CONFIG.md, \"Configured methods\")", null);
+            for (String key : new String[] {"session", "name", "args"}) {
+                String spec = rule.kind == MethodRule.Kind.TOOL || key.equals("session") ? specs.get(key) : null;
+                PathReader reader = spec == null || index(spec) >= 0 ? null : PathReader.of(spec);
+                if (reader == null) continue;
+                String setting = key.equals("name") ? "tool-name" : key + "-param";
+                if (reader.root == RECEIVER && m.isStatic()) {
+                    // a static method has no object it is called on: this would be null at every call
+                    if (warned.add(setting + " this " + className + "." + m.getName())) {
+                        AgentLog.error("configured method " + method + " (" + rule.where + "): " + setting + " '" + rule.field(key) + "' reads"
+                                + " this, the object the method is called on, but " + method + " is static: there is none, so "
+                                + (key.equals("session") ? "its calls are in the session default"
+                                : key.equals("name") ? "its calls have no tool name (decided by fail: closed refuses them, open names them "
+                                + m.getName() + ")" : "its calls' arguments are {\"value\":null}")
+                                + ": name a parameter (or a field path from one) instead (CONFIG.md, \"Configured methods\")", null);
+                    }
+                    continue;
+                }
+                if (reader.root != RECEIVER && reader.root >= count) continue;   // said by warnAboutParameters
+                net.bytebuddy.description.type.TypeDescription from = reader.root == RECEIVER ? m.getDeclaringType().asErasure()
+                        : m.getParameters().get(reader.root).getType().asErasure();
+                String[] path = new String[reader.path.length + 1];
+                path[0] = reader.root == RECEIVER ? "this" : Integer.toString(reader.root);
+                System.arraycopy(reader.path, 0, path, 1, reader.path.length);
+                String missing = pathProblem(from, path);
+                if (missing != null && warned.add(setting + " " + className + "." + m.getName())) {
+                    AgentLog.error("configured method " + method + " (" + rule.where + "): " + setting + " '" + rule.field(key)
+                            + "' cannot be read: " + missing + ", so " + (key.equals("session") ? "its calls are in the session default"
+                            : key.equals("name") ? "its calls have no tool name (decided by fail: closed refuses them, open names them "
+                            + m.getName() + ")" : "its calls' arguments cannot be read (decided by fail: closed refuses them)")
+                            + ": name the field (or getter) that holds " + holds(key) + " (CONFIG.md, \"Configured methods\")", null);
                 }
             }
             int c = session == null ? -1 : index(session);
@@ -891,14 +954,16 @@ public final class ConfiguredMethods {
         int count = m.getParameters().size();
         if (m.getDescriptor().endsWith(SUSPEND_END)) count--;
         // a glob's no-argument methods (listAccounts()) and a stateless or static one are tools without input, not said
+        String args = rule.field("args");
+        if (args != null && (args.equals("this") || args.startsWith("this."))) return;   // the receiver's fields are the arguments
         if (count != 0 || m.isStatic() || rule.methodPattern.indexOf('*') >= 0 || !hasMutableFields(m.getDeclaringType().asErasure())
                 || !warned.add("no parameters " + className + "#" + m.getName())) return;
         AgentLog.warn("configured method " + className + "#" + m.getName() + " (" + rule.where + ") takes no parameters, so each call's"
                 + " arguments are {}: its input (the fields of the object it is called on, as in a tool object a framework fills from"
                 + " the model's input and then calls) is NOT seen, and no"
                 + " contract on arguments acts on it (arg(T, f), call(T, \"text\"), gdpr's P2 and P3, redact): only that the tool is called"
-                + " (count, order, call(T)) is checked. Configure a method that receives the input as parameters (the one that"
-                + " runs the tool with its parsed input, or the tool's own method that takes it) as the tool (CONFIG.md,"
+                + " (count, order, call(T)) is checked. Add args-param: this to the entry to make the fields of the object it is"
+                + " called on its arguments, or configure a method that receives the input as parameters (CONFIG.md,"
                 + " \"Configured methods\")");
     }
 
@@ -1270,15 +1335,15 @@ public final class ConfiguredMethods {
          */
         final boolean suspend;
 
-        /** For {@code session-param: 0.sessionId}: the parameter the path starts at, and its field names; else -1 and null. */
-        final int pathIndex;
-        final String[] sessionPath;
         /**
-         * How each step of {@link #sessionPath} is read from a class, per class: a {@code ClassValue}, whose value the class
-         * holds, not the agent, so that an undeployed web app's loader is collected (before, the step of the class last
-         * seen was kept here, with its class, for good: review18), and two apps' classes each keep their own.
+         * For {@code session-param: 0.sessionId} (or {@code this.conversation.id}, or {@code this}): what reads the session from a
+         * parameter or the receiver; else null.
          */
-        private final ClassValue<PathStep>[] steps;
+        final PathReader sessionReader;
+        /** For {@code tool-name: 0.name} (or {@code this.name}): what reads the tool's name at each call; else null. */
+        final PathReader toolReader;
+        /** For {@code args-param: this} (or a field path, {@code this.input}): what reads the arguments' value; else null. */
+        final PathReader argsReader;
         /** The method's own name: the tool's name when its {@code tool-name} parameter holds no tool name. */
         final String methodName;
         /** What was said once (shared with the methods' warnings): a tool-name parameter that held no tool name. */
@@ -1320,10 +1385,9 @@ public final class ConfiguredMethods {
             this.rule = rule;
             this.method = method;
             this.methodName = method == null ? null : method.substring(method.lastIndexOf('.') + 1).intern();
-            String[] path = sessionIndex < 0 && sessionSpec != null ? fieldPath(sessionSpec) : null;
-            this.pathIndex = path == null ? -1 : index(path[0]);
-            this.sessionPath = path == null || pathIndex < 0 ? null : Arrays.copyOfRange(path, 1, path.length);
-            this.steps = sessionPath == null ? null : PathStep.perClass(sessionPath);
+            this.sessionReader = sessionIndex < 0 && sessionSpec != null ? PathReader.of(sessionSpec) : null;
+            this.toolReader = toolName == null && toolIndex < 0 && toolSpec != null ? PathReader.of(toolSpec) : null;
+            this.argsReader = argsField != null && !argsField.equals("*") && index(argsField) < 0 ? PathReader.of(argsField) : null;
             this.said = said;
             this.toolName = toolName;
             this.toolSpec = toolSpec;
@@ -1351,8 +1415,13 @@ public final class ConfiguredMethods {
          * {@code fail}: {@link #sessionOrThrow}); for the RETURN of a call that ran and for consents and erasures.
          */
         String session(Object[] arguments) {
+            return session(null, arguments);
+        }
+
+        /** As {@link #session(Object[])}, of a call on {@code receiver} (what {@code this} reads; null for a static method). */
+        String session(Object receiver, Object[] arguments) {
             try {
-                return sessionOrThrow(arguments);
+                return sessionOrThrow(receiver, arguments);
             } catch (UnreadableSession e) {
                 // a tool call's own was decided and said at the call (unreadableSession); a consent's or erasure's is said here
                 if (said != null && said.size() < 4096 && said.add("session-param threw " + method)) {
@@ -1366,11 +1435,15 @@ public final class ConfiguredMethods {
 
         /** As {@link #session}, but a field path's getter (or field read) that threw throws {@link UnreadableSession}. */
         String sessionOrThrow(Object[] arguments) {
+            return sessionOrThrow(null, arguments);
+        }
+
+        String sessionOrThrow(Object receiver, Object[] arguments) {
             if (sessionIndex >= 0 && sessionIndex < arguments.length) {
                 String session = text(arguments[sessionIndex]);
                 return session != null ? session : "default";   // a null conversation id: no conversation (trial7 finding 14)
             }
-            if (sessionPath != null && pathIndex < arguments.length) return pathSession(arguments[pathIndex]);
+            if (sessionReader != null && sessionReader.reaches(arguments)) return pathSession(receiver, arguments);
             return sessionSpec == null ? "default" : sessionSpec;
         }
 
@@ -1380,23 +1453,13 @@ public final class ConfiguredMethods {
          * looked up once per class and kept ({@link #steps}). A null on the way, or a step the value's class does not have
          * (said once with an ERROR), is the session {@code default} (trial30 01: the vendor's Ctx carries the conversation).
          */
-        private String pathSession(Object value) {
-            for (int i = 0; i < sessionPath.length && value != null; i++) {
-                Class<?> c = value.getClass();
-                PathStep step = steps[i].get(c);
-                if (step.problem != null) {
-                    unreadable(step.problem);
-                    return "default";
-                }
-                try {
-                    value = step.read(value);
-                } catch (java.lang.reflect.InvocationTargetException e) {
-                    // the getter's own exception, not the reflection's wrapper (trial46 09: the ERROR showed only
-                    // InvocationTargetException and advised naming a getter that existed)
-                    throw new UnreadableSession(step.getter.getName() + "() of a " + c.getName(), e.getCause() != null ? e.getCause() : e);
-                } catch (ReflectiveOperationException | RuntimeException e) {
-                    throw new UnreadableSession("reading " + sessionPath[i] + " of a " + c.getName(), e);
-                }
+        private String pathSession(Object receiver, Object[] arguments) {
+            Object value;
+            try {
+                value = sessionReader.read(receiver, arguments);
+            } catch (MissingStep e) {
+                unreadable(e.getMessage());
+                return "default";
             }
             String session = text(value);
             return session != null ? session : "default";
@@ -1430,9 +1493,18 @@ public final class ConfiguredMethods {
         }
 
         String tool(Object[] arguments) {
+            return tool(null, arguments);
+        }
+
+        /**
+         * The call's tool name; a {@code tool-name} field path ({@link #toolReader}) that gives no name throws
+         * {@link UnreadableTool}, which the CALL decides by {@code fail} ({@link #unreadableTool}).
+         */
+        String tool(Object receiver, Object[] arguments) {
             if (toolName != null) {
                 return toolName;
             }
+            if (toolReader != null) return toolReader.reaches(arguments) ? pathTool(receiver, arguments) : toolSpec;
             if (toolIndex >= arguments.length) return toolSpec;
             Object value = arguments[toolIndex];
             if (value instanceof String s) {
@@ -1440,6 +1512,62 @@ public final class ConfiguredMethods {
                 if (c != '{' && c != '[' && !Character.isWhitespace(c)) return s;   // the usual case: a name, no allocation
             }
             return toolNameOf(value);
+        }
+
+        /**
+         * The tool name for a RETURN (the CALL ran): as {@link #tool(Object, Object[])}, the method's name where a field path
+         * gives none (the CALL went on under that name, fail: open).
+         */
+        String toolOrMethod(Object receiver, Object[] arguments) {
+            try {
+                return tool(receiver, arguments);
+            } catch (UnreadableTool e) {
+                return methodName;
+            }
+        }
+
+        /**
+         * The tool name a {@code tool-name} field path reads ({@code 0.name}, {@code tool.name}, {@code this.name}: Google ADK's
+         * {@code Functions.callTool(BaseTool, Map, ToolContext)} names its tool only by the tool object's {@code name()},
+         * trial46 07): text as it is, an enum by its name. A null, a value that is not text, JSON text, a step the value's
+         * class lacks or a getter that throws gives no name: {@link UnreadableTool}.
+         */
+        private String pathTool(Object receiver, Object[] arguments) {
+            Object value;
+            try {
+                value = toolReader.read(receiver, arguments);
+            } catch (MissingStep e) {
+                throw new UnreadableTool(e.getMessage(), null);
+            } catch (UnreadableSession e) {
+                throw new UnreadableTool(e.getMessage() + " threw " + e.getCause(), e.getCause());
+            }
+            if (value instanceof Enum<?> e) return e.name();
+            if (value instanceof CharSequence) {
+                String s = value.toString();
+                String t = s.strip();
+                if (!t.isEmpty() && t.charAt(0) != '{' && t.charAt(0) != '[') return s;
+                throw new UnreadableTool(t.isEmpty() ? "it gave blank text" : "it gave JSON text (not shown: it may carry personal data),"
+                        + " the arguments rather than a tool's name", null);
+            }
+            throw new UnreadableTool(value == null ? "it gave null" : "it gave a " + value.getClass().getName() + ", not text", null);
+        }
+
+        /**
+         * A tool call whose {@code tool-name} field path gave no name: the failure policy decides (closed: refused; open: the
+         * call is supervised as the method's name), counted as an internal error, said once per method with why.
+         */
+        Ruling unreadableTool(UnreadableTool e, SupervisorBridge bridge) {
+            Throwable cause = e.getCause() != null ? e.getCause() : new IllegalStateException(e.getMessage());
+            Ruling refusal = bridge.onAdviceFailure("the tool name of " + method + " (tool-name '" + rule.field("name") + "')", cause, true);
+            if (said != null && said.size() < 4096 && said.add("tool-name path " + method)) {
+                AgentLog.error("configured method " + method + " (" + rule.where + "): tool-name '" + rule.field("name") + "' gave no tool"
+                        + " name: " + e.getMessage() + ", so " + (refusal != null ? "the call was refused (fail: closed)"
+                        : "the call is supervised as the tool " + methodName + " (the method's name; fail: open)")
+                        + ", counted as an internal error; further such calls are decided the same way and counted, not logged. Make the"
+                        + " path end at the field or getter that holds the tool's name as text (a String or an enum) at every call"
+                        + " (CONFIG.md, \"Configured methods\")", null);
+            }
+            return refusal;
         }
 
         /**
@@ -1497,13 +1625,92 @@ public final class ConfiguredMethods {
         return parts;
     }
 
-    /** One step of a field path, for one class: an instance field, else a getter; or why neither can be read. Immutable. */
-    /** A field path's step that threw at a call ({@link Site#pathSession}): its getter's own exception is the cause. */
+    /** A field path's step that threw at a call ({@link PathReader#read}): its getter's own exception is the cause. */
     static final class UnreadableSession extends RuntimeException {
         UnreadableSession(String step, Throwable cause) {
             super(step, cause, false, false);
         }
     }
+
+    /** A field path's step that the value's class lacks (the message says which, with its fields and getters). */
+    static final class MissingStep extends RuntimeException {
+        MissingStep(String problem) {
+            super(problem, null, false, false);
+        }
+    }
+
+    /** A {@code tool-name} field path that gave no tool name at a call ({@link Site#pathTool}): why, and the getter's exception. */
+    static final class UnreadableTool extends RuntimeException {
+        UnreadableTool(String why, Throwable cause) {
+            super(why, cause, false, false);
+        }
+    }
+
+    /** Where a setting reads from {@code this}, the object the method is called on (no parameter's index). */
+    static final int RECEIVER = -2;
+
+    /**
+     * What reads a value from a call: {@code this} (the object the method is called on), or a field path from a parameter
+     * ({@code 0.sessionId}, a name already replaced by its index, {@link #byIndex}) or from {@code this}
+     * ({@code this.conversation.id}). Each step is an instance field of the value's class (or a superclass, private too,
+     * read directly), else its public getter ({@code id()}, {@code getId()}, {@code isId()}), looked up once per class and
+     * kept in a {@code ClassValue}, whose value the class holds, not the agent, so that an undeployed web app's loader is
+     * collected (review18). Immutable.
+     */
+    static final class PathReader {
+        /** The parameter the path starts at, or {@link #RECEIVER}. */
+        final int root;
+        final String[] path;
+        private final ClassValue<PathStep>[] steps;
+
+        private PathReader(int root, String[] path) {
+            this.root = root;
+            this.path = path;
+            this.steps = PathStep.perClass(path);
+        }
+
+        /**
+         * The reader of a setting ({@code this}, or a field path from an index or {@code this}), or null for anything else: an
+         * index, a literal, a path from a name no parameter has ({@code github.create_issue}, a literal tool name).
+         */
+        static PathReader of(String spec) {
+            if (spec.equals("this")) return new PathReader(RECEIVER, new String[0]);
+            String[] parts = fieldPath(spec);
+            if (parts == null) return null;
+            int root = parts[0].equals("this") ? RECEIVER : index(parts[0]);
+            return root == -1 ? null : new PathReader(root, Arrays.copyOfRange(parts, 1, parts.length));
+        }
+
+        /** Whether the path starts at a value of the call: this, or a parameter the method has. */
+        boolean reaches(Object[] arguments) {
+            return root == RECEIVER || root < arguments.length;
+        }
+
+        /**
+         * The value at the path's end, null when a value on the way is null; a step the value's class lacks throws
+         * {@link MissingStep}, a getter (or field read) that throws {@link UnreadableSession} with its own exception.
+         */
+        Object read(Object receiver, Object[] arguments) {
+            Object value = root == RECEIVER ? receiver : arguments[root];
+            for (int i = 0; i < path.length && value != null; i++) {
+                Class<?> c = value.getClass();
+                PathStep step = steps[i].get(c);
+                if (step.problem != null) throw new MissingStep(step.problem);
+                try {
+                    value = step.read(value);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    // the getter's own exception, not the reflection's wrapper (trial46 09: the ERROR showed only
+                    // InvocationTargetException and advised naming a getter that existed)
+                    throw new UnreadableSession(step.getter.getName() + "() of a " + c.getName(), e.getCause() != null ? e.getCause() : e);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    throw new UnreadableSession("reading " + path[i] + " of a " + c.getName(), e);
+                }
+            }
+            return value;
+        }
+    }
+
+    /** One step of a field path, for one class: an instance field, else a getter; or why neither can be read. Immutable. */
 
     static final class PathStep {
         final Class<?> owner;
@@ -1640,7 +1847,7 @@ public final class ConfiguredMethods {
         String toolSpec = specs.getOrDefault("name", "$method");
         int toolIndex = index(toolSpec);
         String toolName = toolSpec.equals("$method") ? m.substring(dot + 1) : toolSpec.equals("$class") ? simpleName(m.substring(0, dot))
-                : toolIndex >= 0 ? null : toolSpec;
+                : toolIndex >= 0 || PathReader.of(toolSpec) != null ? null : toolSpec;   // a path (0.name, this.name): read per call
         if (toolName != null) toolName = toolName.intern();   // contracts' tool names are interned: found by reference
         String sessionSpec = specs.get("session");
         int sessionIndex = sessionSpec == null ? -1 : index(sessionSpec);
@@ -1648,7 +1855,7 @@ public final class ConfiguredMethods {
         // a name this method's recorded parameters do not have (a glob's entry over methods of which only some have it): all
         // parameters by name, as without args-param, never the literal {"value":"args"} (trial46 12; said when woven)
         String[] recorded = parameterNames.get(origin);
-        if (!argsField.equals("*") && index(argsField) < 0 && recorded != null && recorded.length > 0
+        if (!argsField.equals("*") && index(argsField) < 0 && PathReader.of(argsField) == null && recorded != null && recorded.length > 0
                 && !Arrays.equals(recorded, ParameterNames.positional(recorded.length))) argsField = "*";   // not a class without names
         String[] names = argsField.equals("*") ? parameterNames.get(origin) : null;
         if (names != null && names.length > 0 && origin.endsWith(SUSPEND_END)) {
@@ -1711,9 +1918,10 @@ public final class ConfiguredMethods {
         for (String key : PARAMETER_SETTINGS) {
             String spec = specs.get(key);
             if (spec == null || index(spec) >= 0) continue;
-            String[] path = key.equals("session") ? fieldPath(spec) : null;
+            String[] path = key.equals("session") || key.equals("name") || key.equals("args") ? fieldPath(spec) : null;
             if (path != null && index(path[0]) < 0) {
-                int at = Arrays.asList(names).indexOf(path[0]);   // ctx.sessionId: the parameter named ctx
+                // ctx.sessionId: the parameter named ctx (this.x stays: the receiver); a name no parameter has stays a literal
+                int at = Arrays.asList(names).indexOf(path[0]);
                 if (at >= 0) specs.put(key, at + spec.substring(path[0].length()));
                 continue;
             }
@@ -1729,7 +1937,7 @@ public final class ConfiguredMethods {
 
     /** A configured method is called: report the event and say what the advice must do (a call without an id). */
     public Ruling onCall(String origin, Object[] arguments, SupervisorBridge bridge) {
-        return onCall(origin, arguments, null, bridge);
+        return onCall(origin, null, arguments, null, bridge);
     }
 
     /**
@@ -1737,6 +1945,14 @@ public final class ConfiguredMethods {
      * {@code callId} (the invocation's own, generated by the advice), and so does its RETURN ({@link #onResult}, {@link #onThrown}).
      */
     public Ruling onCall(String origin, Object[] arguments, String callId, SupervisorBridge bridge) {
+        return onCall(origin, null, arguments, callId, bridge);
+    }
+
+    /**
+     * As above, of a call on {@code receiver}, the object the method is called on (null for a static method): what an entry's
+     * {@code this} reads ({@code args-param: this}, {@code session-param: this.conversation.id}, {@code tool-name: this.name}).
+     */
+    public Ruling onCall(String origin, Object receiver, Object[] arguments, String callId, SupervisorBridge bridge) {
         Site site = site(origin);
         if (site == null) {
             return null;
@@ -1752,7 +1968,7 @@ public final class ConfiguredMethods {
                 return Ruling.AT_RETURN;
             }
             // a withdrawal counts at once, whatever the method does: processing stops when the person asked
-            bridge.supervisor().onConsent(consent(site, arguments, false, bridge, 1));
+            bridge.supervisor().onConsent(consent(site, receiver, arguments, false, bridge, 1));
             AgentLog.debug("CONSENT (withdrawn) at " + method(origin));
             return null;
         }
@@ -1760,25 +1976,33 @@ public final class ConfiguredMethods {
             String unusable = unusableSubject(site, arguments);
             if (unusable != null) return dropEvent(origin, site, arguments, unusable);
             // an erasure counts at once, whatever the method does (a method that throws errs on the safe side)
-            bridge.supervisor().onErasure(new Erasure(conversationOf(site, arguments, bridge, 1),
+            bridge.supervisor().onErasure(new Erasure(conversationOf(site, receiver, arguments, bridge, 1),
                     subjectText(read(site.spec("subject"), arguments, null))));
             AgentLog.debug("ERASURE at " + method(origin));
             return null;
         }
-        return onToolCall(site, origin, arguments, callId, bridge);
+        return onToolCall(site, origin, receiver, arguments, callId, bridge);
     }
 
-    private Ruling onToolCall(Site site, String origin, Object[] arguments, String callId, SupervisorBridge bridge) {
+    private Ruling onToolCall(Site site, String origin, Object receiver, Object[] arguments, String callId, SupervisorBridge bridge) {
         String session;
         try {
-            session = site.sessionOrThrow(arguments);
+            session = site.sessionOrThrow(receiver, arguments);
         } catch (UnreadableSession e) {
             Ruling refusal = site.unreadableSession(e, bridge);
             if (refusal != null) return refusal;
             session = "default";
         }
         if (sessionless) Dispatcher.noteCallSession(session);   // the conversation of a consent or erasure the call makes
-        String tool = site.tool(arguments);
+        String tool;
+        try {
+            tool = site.tool(receiver, arguments);
+        } catch (UnreadableTool e) {
+            // a tool-name field path that gave no name (null, not text): decided by fail, as a session path that threw
+            Ruling refusal = site.unreadableTool(e, bridge);
+            if (refusal != null) return refusal;
+            tool = site.methodName;
+        }
         if (tool == site.methodName && site.heldNoToolName(arguments)) {
             // named after the method as the ERROR said (once per method): each such call counts as an internal error
             bridge.countHandledError("the tool-name parameter of " + site.method);
@@ -1829,7 +2053,24 @@ public final class ConfiguredMethods {
             ruling = bridge.onToolCall(FRAMEWORK, session, tool, args, callId, site.textResult, site.reach);
         } else {
             if (skip >= 0) values = JsonText.without(arguments, skip);
-            ValueText.Written written = argumentsJson(argsField, names, values, bridge);
+            ValueText.Written written;
+            if (site.argsReader != null) {
+                // args-param: this (the receiver's fields: a command object's input, the Anthropic SDK's BetaToolRunner tool,
+                // trial46 06), or a field path: the value there is the arguments, read as a parameter's value is
+                Object value;
+                try {
+                    value = site.argsReader.reaches(arguments) ? site.argsReader.read(receiver, arguments) : null;
+                } catch (MissingStep | UnreadableSession e) {
+                    String why = "args-param '" + site.rule.field("args") + "' could not be read: " + e.getMessage()
+                            + (e.getCause() != null ? " threw " + e.getCause() : "");
+                    Ruling refusal = bridge.unreadValue(method(origin), "the arguments", why);
+                    if (refusal != null) return refusal;
+                    value = Collections.emptyMap();   // fail: open: no arguments, as the contracts then see
+                }
+                written = valueJson(value, bridge);
+            } else {
+                written = argumentsJson(argsField, names, values, bridge);
+            }
             if (written.cut() != null) {
                 String cut = argsField.equals("*") ? written.cut() + cutParameter(site, names, values, kept, skip, bridge) : written.cut();
                 Ruling refusal = bridge.unreadValue(method(origin), "the arguments", cut);
@@ -1877,23 +2118,28 @@ public final class ConfiguredMethods {
      * state machine at a resume is no call at all (the advice asks {@link Dispatcher#resumed} first).
      */
     public Ruling onSuspendCall(String origin, Class<?> owner, Object[] arguments, String callId, SupervisorBridge bridge) {
+        return onSuspendCall(origin, owner, null, arguments, callId, bridge);
+    }
+
+    /** As above, of a call on {@code receiver} (null: a static function). */
+    public Ruling onSuspendCall(String origin, Class<?> owner, Object receiver, Object[] arguments, String callId, SupervisorBridge bridge) {
         Site site = site(origin);
         if (site == null) {
             return null;
         }
         int n = arguments.length;
-        if (!site.suspend || n == 0) return onCall(origin, arguments, callId, bridge);
+        if (!site.suspend || n == 0) return onCall(origin, receiver, arguments, callId, bridge);
         Continuations.Maker maker = site.rule.kind == MethodRule.Kind.ERASURE ? null : Continuations.of(owner);   // before any event
         Object[] own = Arrays.copyOf(arguments, n - 1);
-        Ruling ruling = onCall(origin, own, callId, bridge);
+        Ruling ruling = onCall(origin, receiver, own, callId, bridge);
         if (maker == null) return ruling;
         if (site.rule.kind == MethodRule.Kind.CONSENT && ruling != Ruling.AT_RETURN) return ruling;   // a withdrawal, a dropped one
         if (ruling != null && ruling.kind != Ruling.REWRITE) return ruling;   // refused, or unsupervised
         Object[] values = ruling != null && ruling.values != null ? ruling.values : own;
-        Consent grant = site.rule.kind == MethodRule.Kind.CONSENT ? consent(site, own, true, bridge, 1) : null;   // this entry's conversation
+        Consent grant = site.rule.kind == MethodRule.Kind.CONSENT ? consent(site, receiver, own, true, bridge, 1) : null;   // this entry's conversation
         Object check;
         try {
-            check = maker.wrap(arguments[n - 1], new SuspendCheck(this, origin, values, callId, bridge, maker, grant));
+            check = maker.wrap(arguments[n - 1], new SuspendCheck(this, origin, receiver, values, callId, bridge, maker, grant));
         } catch (Throwable e) {
             throw new IllegalStateException("cannot wrap the continuation of " + method(origin), e);
         }
@@ -1909,7 +2155,12 @@ public final class ConfiguredMethods {
      * {@code TracegateViolation} (returned, for the advice or the continuation to throw), as from a plain method.
      */
     public Object suspendOutcome(String origin, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
-        Object out = onResult(origin, arguments, result, callId, bridge);
+        return suspendOutcome(origin, null, arguments, result, callId, bridge);
+    }
+
+    /** As above, of a call on {@code receiver} (null: a static function). */
+    public Object suspendOutcome(String origin, Object receiver, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
+        Object out = onResult(origin, receiver, arguments, result, callId, bridge);
         if (out == null) return result;
         if (out instanceof Throwable) return out;
         if (out instanceof String notice) {
@@ -1930,16 +2181,18 @@ public final class ConfiguredMethods {
     static final class SuspendCheck implements java.util.function.Function<Object, Object> {
         private final ConfiguredMethods methods;
         private final String origin;
+        private final Object receiver;
         private final Object[] arguments;
         private final String callId;
         private final SupervisorBridge bridge;
         private final Continuations.Maker maker;
         private final Consent grant;
 
-        SuspendCheck(ConfiguredMethods methods, String origin, Object[] arguments, String callId, SupervisorBridge bridge,
+        SuspendCheck(ConfiguredMethods methods, String origin, Object receiver, Object[] arguments, String callId, SupervisorBridge bridge,
                      Continuations.Maker maker, Consent grant) {
             this.methods = methods;
             this.origin = origin;
+            this.receiver = receiver;
             this.arguments = arguments;
             this.callId = callId;
             this.bridge = bridge;
@@ -1954,14 +2207,14 @@ public final class ConfiguredMethods {
             try {
                 failure = maker.failureOf(outcome);
                 if (failure != null) {
-                    methods.onThrown(origin, arguments, failure, callId, bridge);
+                    methods.onThrown(origin, receiver, arguments, failure, callId, bridge);
                     out = null;
                 } else if (grant != null) {
                     bridge.supervisor().onConsent(grant);   // the function completed normally: the host stored the consent
                     AgentLog.debug("CONSENT at " + method(origin));
                     out = outcome;
                 } else {
-                    out = methods.suspendOutcome(origin, arguments, outcome, callId, bridge);
+                    out = methods.suspendOutcome(origin, receiver, arguments, outcome, callId, bridge);
                 }
             } catch (Throwable e) {
                 Ruling refusal = bridge.onInternalError("the result of " + method(origin), e);
@@ -1991,7 +2244,12 @@ public final class ConfiguredMethods {
      * advice throws it for a result that is not text).
      */
     public Object onResult(String origin, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
-        Object out = result(origin, arguments, result, callId, bridge);
+        return onResult(origin, null, arguments, result, callId, bridge);
+    }
+
+    /** As above, of a call on {@code receiver} (null: a static method), which an entry's {@code this} reads. */
+    public Object onResult(String origin, Object receiver, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
+        Object out = result(origin, receiver, arguments, result, callId, bridge);
         if (out instanceof String && (result == null || result instanceof String)) {
             Site site = site(origin);
             // block-style: exception: the notice is thrown, never returned as the value a cache around the method would store
@@ -2016,8 +2274,8 @@ public final class ConfiguredMethods {
      * for a {@code Map} value of a method whose value type is one), or the {@code TracegateViolation} that withholds it
      * (returned, for the caller to fail its future or pipeline with).
      */
-    private Object checkedValue(String origin, Object[] arguments, Object value, String callId, SupervisorBridge bridge) {
-        Object out = onResult(origin, arguments, value, callId, bridge);
+    private Object checkedValue(String origin, Object receiver, Object[] arguments, Object value, String callId, SupervisorBridge bridge) {
+        Object out = onResult(origin, receiver, arguments, value, callId, bridge);
         if (out instanceof Throwable) return out;
         if (out instanceof String notice && !(value == null || value instanceof String)) {
             Site site = site(origin);
@@ -2029,7 +2287,7 @@ public final class ConfiguredMethods {
         return out != null ? out : value;
     }
 
-    private Object result(String origin, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
+    private Object result(String origin, Object receiver, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
         Site site = site(origin);
         if (site == null) {
             return null;
@@ -2037,7 +2295,7 @@ public final class ConfiguredMethods {
         if (site.rule.kind == MethodRule.Kind.CONSENT) {
             // the grant onCall deferred (Ruling.AT_RETURN): the method returned normally, so the host stored the consent
             if (granted(site, arguments) && unusableSubject(site, arguments) == null) {
-                bridge.supervisor().onConsent(consent(site, arguments, true, bridge, 0));
+                bridge.supervisor().onConsent(consent(site, receiver, arguments, true, bridge, 0));
                 AgentLog.debug("CONSENT at " + method(origin));
             }
             return null;
@@ -2047,7 +2305,7 @@ public final class ConfiguredMethods {
         }
         if (result instanceof java.util.concurrent.Future<?>) {
             if (site.futureResult && result instanceof java.util.concurrent.CompletableFuture<?> future) {
-                return checkedWhenDone(origin, arguments, future, callId, bridge);
+                return checkedWhenDone(origin, receiver, arguments, future, callId, bridge);
             }
             if (warned.add("future " + site.method)) {
                 AgentLog.warn("configured method " + site.method + " returned a " + result.getClass().getName() + ", whose value the agent"
@@ -2058,7 +2316,7 @@ public final class ConfiguredMethods {
             }
         }
         if (result != null && !(result instanceof String) && REACTIVE.get(result.getClass())) {
-            Object followed = followed(origin, site, arguments, result, callId, bridge);
+            Object followed = followed(origin, site, receiver, arguments, result, callId, bridge);
             if (followed != null) return followed;
         }
         if (result != null && !(result instanceof String) && REACTIVE.get(result.getClass())) {
@@ -2075,7 +2333,7 @@ public final class ConfiguredMethods {
                         + " synchronous method that computes the value as a tool, or one returning a CompletableFuture (CONFIG.md,"
                         + " \"Configured methods\")");
             }
-            return bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), callId, "\"[not read: " + type + "]\"", false);
+            return bridge.onToolResult(FRAMEWORK, site.session(receiver, arguments), site.toolOrMethod(receiver, arguments), callId, "\"[not read: " + type + "]\"", false);
         }
         // a text result is replaced by the notice; the advice withholds any other by throwing the notice instead
         boolean text = result == null || result instanceof String;
@@ -2084,9 +2342,9 @@ public final class ConfiguredMethods {
         // as withheld (open: as the contracts decide)
         Ruling refusal = written != null && written.cut() != null ? bridge.unreadValue(method(origin), "the result", written.cut()) : null;
         if (refusal == null) {
-            return bridge.onToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), callId, text ? (String) result : written.json(), false);
+            return bridge.onToolResult(FRAMEWORK, site.session(receiver, arguments), site.toolOrMethod(receiver, arguments), callId, text ? (String) result : written.json(), false);
         }
-        String notice = bridge.onWithheldToolResult(FRAMEWORK, site.session(arguments), site.tool(arguments), callId, written.json(),
+        String notice = bridge.onWithheldToolResult(FRAMEWORK, site.session(receiver, arguments), site.toolOrMethod(receiver, arguments), callId, written.json(),
                 "the result could not be read whole (" + written.cut() + "), so it was withheld (fail: closed). The host got: " + refusal.text);
         return notice != null ? notice : refusal.text;   // a contract that withholds it too: its notice
     }
@@ -2100,7 +2358,7 @@ public final class ConfiguredMethods {
      * type, or the method's declared result could not hold the wrapped pipeline (a subclass of it): the RETURN is then
      * "[not read]" as for other reactive types.
      */
-    private Object followed(String origin, Site site, Object[] arguments, Object source, String callId, SupervisorBridge bridge) {
+    private Object followed(String origin, Site site, Object receiver, Object[] arguments, Object source, String callId, SupervisorBridge bridge) {
         Reactive.Shape shape = Reactive.shape(source.getClass());
         if (shape == null || !holds(origin, shape.base())) return null;
         try {
@@ -2109,7 +2367,7 @@ public final class ConfiguredMethods {
                 public Object value(Object value) {
                     Object out;
                     try {
-                        out = checkedValue(origin, arguments, value, callId, bridge);
+                        out = checkedValue(origin, receiver, arguments, value, callId, bridge);
                     } catch (Throwable e) {
                         Ruling refusal = bridge.onInternalError("the result of " + method(origin), e);
                         if (refusal != null) throw refusal.violation();
@@ -2122,7 +2380,7 @@ public final class ConfiguredMethods {
                 @Override
                 public void error(Throwable failure) {
                     try {
-                        onThrown(origin, arguments, failure, callId, bridge);
+                        onThrown(origin, receiver, arguments, failure, callId, bridge);
                     } catch (Throwable e) {
                         bridge.onInternalError("the result of " + method(origin), e);   // the host's failure goes on unchanged
                     }
@@ -2132,7 +2390,7 @@ public final class ConfiguredMethods {
                 public void empty() {
                     Object out;
                     try {
-                        out = checkedValue(origin, arguments, null, callId, bridge);
+                        out = checkedValue(origin, receiver, arguments, null, callId, bridge);
                     } catch (Throwable e) {
                         Ruling refusal = bridge.onInternalError("the result of " + method(origin), e);
                         if (refusal != null) throw refusal.violation();
@@ -2172,18 +2430,18 @@ public final class ConfiguredMethods {
      * fails the future with {@code TracegateViolation}. So result contracts see an async tool's value before any of the
      * host's dependants do (trial17: P4 never saw it). Cancelling the host's future cancels the method's.
      */
-    private Object checkedWhenDone(String origin, Object[] arguments, java.util.concurrent.CompletableFuture<?> future, String callId,
+    private Object checkedWhenDone(String origin, Object receiver, Object[] arguments, java.util.concurrent.CompletableFuture<?> future, String callId,
                                    SupervisorBridge bridge) {
         java.util.concurrent.CompletableFuture<Object> checked = new java.util.concurrent.CompletableFuture<>();
         future.whenComplete((value, failure) -> {
             try {
                 if (failure != null) {
                     Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-                    onThrown(origin, arguments, cause, callId, bridge);
+                    onThrown(origin, receiver, arguments, cause, callId, bridge);
                     checked.completeExceptionally(failure);
                     return;
                 }
-                Object out = checkedValue(origin, arguments, value, callId, bridge);
+                Object out = checkedValue(origin, receiver, arguments, value, callId, bridge);
                 if (out instanceof Throwable withheld) {
                     checked.completeExceptionally(withheld);
                 } else {
@@ -2213,6 +2471,11 @@ public final class ConfiguredMethods {
 
     /** As {@link #onThrown(String, Object[], Throwable, SupervisorBridge)}, for the call with {@code callId}. */
     public void onThrown(String origin, Object[] arguments, Throwable thrown, String callId, SupervisorBridge bridge) {
+        onThrown(origin, null, arguments, thrown, callId, bridge);
+    }
+
+    /** As above, of a call on {@code receiver} (null: a static method). */
+    public void onThrown(String origin, Object receiver, Object[] arguments, Throwable thrown, String callId, SupervisorBridge bridge) {
         Site site = site(origin);
         if (site == null || site.rule.kind != MethodRule.Kind.TOOL) {
             if (site != null && site.rule.kind == MethodRule.Kind.CONSENT && granted(site, arguments)) {
@@ -2222,7 +2485,7 @@ public final class ConfiguredMethods {
         }
         String message = thrown.getMessage();
         String text = message == null ? thrown.getClass().getName() : thrown.getClass().getName() + ": " + message;
-        bridge.onToolThrown(FRAMEWORK, site.session(arguments), site.tool(arguments), callId, text);
+        bridge.onToolThrown(FRAMEWORK, site.session(receiver, arguments), site.toolOrMethod(receiver, arguments), callId, text);
     }
 
     /**
@@ -2263,7 +2526,11 @@ public final class ConfiguredMethods {
             }
             return bridge.written(all);
         }
-        Object value = read(argsField, arguments, null);
+        return valueJson(read(argsField, arguments, null), bridge);
+    }
+
+    /** The arguments an {@code args-param} value gives: JSON object text, a Map's keys, an object's fields; else {"value":...}. */
+    private static ValueText.Written valueJson(Object value, SupervisorBridge bridge) {
         if (value instanceof String && ((String) value).strip().startsWith("{")) {
             return new ValueText.Written((String) value, null);
         }
@@ -2397,13 +2664,13 @@ public final class ConfiguredMethods {
      * once per method when a contract reads {@code erasure} or {@code consent} as a session's event. {@code ownLevels}:
      * the nesting levels the method's own advice holds now (1 during the call, 0 at its return).
      */
-    private String conversationOf(Site site, Object[] arguments, SupervisorBridge bridge, int ownLevels) {
+    private String conversationOf(Site site, Object receiver, Object[] arguments, SupervisorBridge bridge, int ownLevels) {
         // every id below is the application's own (a memory id, a session-param value); the supervisor's are
         // Applications.session of it, as for the tool calls of that application (trial35, review18 of 8d66249)
         String spec = site.spec("session");
         if (spec != null) {
             // a parameter (a field path in it too) or a literal; a null value: "default"
-            return Applications.session(site.session(arguments));
+            return Applications.session(site.session(receiver, arguments));
         }
         String session = Dispatcher.session(null);
         if (session == null) {
@@ -2451,8 +2718,8 @@ public final class ConfiguredMethods {
         return granted instanceof Boolean ? (Boolean) granted : Boolean.parseBoolean(text(granted));
     }
 
-    private Consent consent(Site site, Object[] arguments, boolean granted, SupervisorBridge bridge, int ownLevels) {
-        return new Consent(conversationOf(site, arguments, bridge, ownLevels),
+    private Consent consent(Site site, Object receiver, Object[] arguments, boolean granted, SupervisorBridge bridge, int ownLevels) {
+        return new Consent(conversationOf(site, receiver, arguments, bridge, ownLevels),
                 subjectText(read(site.spec("subject"), arguments, null)), purposes(read(site.spec("purpose"), arguments, null)), granted);
     }
 

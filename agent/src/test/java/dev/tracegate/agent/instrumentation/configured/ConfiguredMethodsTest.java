@@ -228,10 +228,9 @@ class ConfiguredMethodsTest {
         assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c session=-1")))
                 .hasMessage("m.txt:1:12: session '-1' is a negative number, which names no parameter: parameters are counted from 0 (session: 0"
                         + " is the first), and a literal session id is text such as web-1.");
-        assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c args=1.amount")))
-                .hasMessageStartingWith("m.txt:1:12: args '1.amount' is neither a parameter's 0-based index nor its name (a field of a"
-                        + " parameter cannot be the arguments: name the parameter, args-param: 1, and the fields of a record, a bean or a Map"
-                        + " there are the arguments)");
+        assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c args=to-whom")))
+                .hasMessageStartingWith("m.txt:1:12: args 'to-whom' is neither a parameter's 0-based index nor its name, this (the object"
+                        + " the method is called on) nor a field path from one of them");
         assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("tool a.B#c session=0.9")))
                 .hasMessageContaining("session '0.9' starts like a field path");
         assertThatThrownBy(() -> ConfiguredMethods.parse("m.txt", List.of("erasure a.B#forget subject=1.email")))

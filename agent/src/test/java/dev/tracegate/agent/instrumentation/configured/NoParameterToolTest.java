@@ -53,7 +53,7 @@ class NoParameterToolTest {
         assertThat(log).startsWith("[tracegate] WARN configured method " + name + "#get (m.txt:1) takes no parameters, so each call's"
                         + " arguments are {}: its input (the fields of the object it is called on")
                 .contains("no contract on arguments acts on it (arg(T, f), call(T, \"text\")")
-                .contains("Configure a method that receives the input as parameters");
+                .contains("Add args-param: this to the entry to make the fields of the object it is called on its arguments");
         assertThat(log.split("WARN", -1)).as("once per method, and not for a method with parameters").hasSize(2);
         ConfiguredMethods glob = ConfiguredMethods.parse("m.txt", List.of("tool " + name + "#*", "tool " + Clock.class.getName() + "#now"));
         MethodDescription now = new MethodDescription.ForLoadedMethod(Clock.class.getDeclaredMethod("now"));
