@@ -16,7 +16,8 @@ import java.util.Map;
  * <p>What is read how: text, numbers, booleans, characters and enums as themselves; {@code java.time} values, UUIDs,
  * URIs, paths and other JDK value types as their text; dates as epoch milliseconds (as Jackson writes them); an
  * {@code Optional} as its value or {@code null}; arrays, collections (through their own iterator, which a collection
- * hands out afresh) and maps as JSON arrays and objects; a record by its component fields; any other host object by
+ * hands out afresh) and maps as JSON arrays and objects; a library's JSON tree (Jackson's JsonNode, Gson's JsonElement,
+ * org.json, the Anthropic SDK's JsonValue) as the JSON it holds ({@link JsonTree}); a record by its component fields; any other host object by
  * its instance fields (not static, not transient), read directly, never through a getter. Not read at all, written as
  * {@code "[not read: CLASS]"}: iterators, enumerations, spliterators, streams, an {@code Iterable} that is not a
  * {@code Collection} (it may be one-shot), I/O streams, readers, writers, channels, futures, threads, lambdas, and a
@@ -156,6 +157,16 @@ public final class ValueText {
             if (o.isPresent()) value(o.getAsDouble(), depth); else out.append("null");
             return;
         }
+        if (!jdk) {
+            JsonTree tree = JSON_TREES.get(type);
+            if (tree != JsonTree.NONE) {
+                // a library's JSON tree (Jackson's JsonNode, Gson's JsonElement, org.json, the Anthropic SDK's JsonValue): its
+                // JSON, not its internals (trial46 05: {"values":{"recipient":{"value":...}}}, which no contract could read).
+                // Before notRead: a JsonNode is an Iterable
+                tree(v, tree, depth);
+                return;
+            }
+        }
         if (notRead(v, type)) {
             marker("[not read: " + type.getName() + "]");
             return;
@@ -209,6 +220,156 @@ public final class ValueText {
         } finally {
             path[depth] = null;
         }
+    }
+
+    /**
+     * How a library's JSON tree value is written: by the one field that holds its content (an object node's map, an array
+     * node's list, a scalar node's value), which the writer then writes as it writes any map, list or value, so the text is
+     * the tree's JSON, never its internals, and is JSON by construction (no library code runs, no text is spliced: a
+     * toString() is never read, review of bb761ed7). A node with no instance field (Jackson's NullNode and MissingNode,
+     * Gson's JsonNull, the Anthropic SDK's JsonNull and JsonMissing, org.json's JSONObject.NULL) is null. Recognised by the
+     * names of the class's supertypes, so no library is referenced; a class of such a family whose content field is not
+     * one of the known names (a future version) is written by its fields, as before.
+     */
+    static final class JsonTree {
+        static final JsonTree NONE = new JsonTree(null, false);
+        static final JsonTree NULL = new JsonTree(null, false);
+        /** The field that holds the content; null for {@link #NULL}. */
+        final Field content;
+        /** Gson's LazilyParsedNumber: its text, written as the number it is (a text that is none is written as a string). */
+        final boolean numberText;
+
+        private JsonTree(Field content, boolean numberText) {
+            this.content = content;
+            this.numberText = numberText;
+        }
+
+        /** The roots, by name, and the names of their content fields, in the order looked for. Built at run time: see below. */
+        private static final Map<String, List<String>> ROOTS = roots();
+
+        private static Map<String, List<String>> roots() {
+            // the names are joined at run time: the agent jar relocates its own Jackson, and a constant naming Jackson's
+            // package would be relocated with it, so the application's Jackson would never be recognised
+            String jackson = String.join(".", "com", "fasterxml", "jackson", "databind", "JsonNode");
+            List<String> jacksonFields = List.of("_children", "_value", "_data");
+            return Map.of(jackson, jacksonFields,
+                    String.join(".", "tools", "jackson", "databind", "JsonNode"), jacksonFields,   // Jackson 3
+                    "com.google.gson.JsonElement", List.of("members", "elements", "value"),
+                    "org.json.JSONObject", List.of("map"),
+                    "org.json.JSONArray", List.of("myArrayList"),
+                    "com.anthropic.core.JsonField", List.of("values", "value"));
+        }
+
+        static JsonTree of(Class<?> type) {
+            String name = type.getName();
+            if (name.equals("org.json.JSONObject$Null")) return NULL;
+            if (name.equals("com.google.gson.internal.LazilyParsedNumber")) {
+                Field f = field(type, "value");
+                return f == null ? NONE : new JsonTree(f, true);
+            }
+            List<String> fields = null;
+            for (Class<?> c = type; c != null && c != Object.class && fields == null; c = c.getSuperclass()) {
+                fields = ROOTS.get(c.getName());
+                if (fields == null) {
+                    for (Class<?> i : c.getInterfaces()) {
+                        fields = ROOTS.get(i.getName());
+                        if (fields != null) break;
+                    }
+                }
+            }
+            if (fields == null) return NONE;
+            for (String f : fields) {
+                Field content = field(type, f);
+                if (content != null) return new JsonTree(content, false);
+            }
+            for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+                for (Field f : c.getDeclaredFields()) {
+                    if (!Modifier.isStatic(f.getModifiers()) && !f.isSynthetic()) return NONE;   // unknown content: by its fields
+                }
+            }
+            return NULL;
+        }
+
+        /** The instance field {@code name} of the class or a superclass, made readable; null if none or not readable. */
+        private static Field field(Class<?> type, String name) {
+            for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+                try {
+                    Field f = c.getDeclaredField(name);
+                    if (Modifier.isStatic(f.getModifiers())) return null;
+                    if (!c.getModule().isOpen(c.getPackageName(), ValueText.class.getModule()) && !openToAgent(c, ValueText.class.getModule())) {
+                        return null;
+                    }
+                    return f.trySetAccessible() ? f : null;
+                } catch (NoSuchFieldException | SecurityException e) {
+                    // a superclass's
+                }
+            }
+            return null;
+        }
+    }
+
+    private static final ClassValue<JsonTree> JSON_TREES = new ClassValue<JsonTree>() {
+        @Override
+        protected JsonTree computeValue(Class<?> type) {
+            try {
+                return JsonTree.of(type);
+            } catch (RuntimeException | LinkageError e) {
+                return JsonTree.NONE;
+            }
+        }
+    };
+
+    /** Whether {@code v} is a library's JSON tree value the writer writes as its JSON ({@link JsonTree}). */
+    public static boolean jsonTree(Object v) {
+        return v != null && !jdk(v.getClass()) && JSON_TREES.get(v.getClass()) != JsonTree.NONE;
+    }
+
+    /** Whether {@code t} is a JSON number's text ({@code -?(0|[1-9]\\d*)(\\.\\d+)?([eE][+-]?\\d+)?}): Gson's LazilyParsedNumber holds the text it parsed. */
+    static boolean jsonNumber(String t) {
+        int i = 0, n = t.length();
+        if (i < n && t.charAt(i) == '-') i++;
+        int start = i;
+        while (i < n && t.charAt(i) >= '0' && t.charAt(i) <= '9') i++;
+        if (i == start || (t.charAt(start) == '0' && i - start > 1)) return false;
+        if (i < n && t.charAt(i) == '.') {
+            int f = ++i;
+            while (i < n && t.charAt(i) >= '0' && t.charAt(i) <= '9') i++;
+            if (i == f) return false;
+        }
+        if (i < n && (t.charAt(i) == 'e' || t.charAt(i) == 'E')) {
+            i++;
+            if (i < n && (t.charAt(i) == '+' || t.charAt(i) == '-')) i++;
+            int e = i;
+            while (i < n && t.charAt(i) >= '0' && t.charAt(i) <= '9') i++;
+            if (i == e) return false;
+        }
+        return i == n;
+    }
+
+    private void tree(Object v, JsonTree tree, int depth) {
+        if (tree.content == null) {
+            out.append("null");
+            return;
+        }
+        Object content;
+        try {
+            content = tree.content.get(v);
+        } catch (IllegalAccessException | RuntimeException e) {
+            marker("[not read: " + v.getClass().getName() + "]");
+            return;
+        }
+        if (tree.numberText) {
+            String text = content instanceof String t ? t : null;
+            if (text != null && text.length() < 1000 && jsonNumber(text)) out.append(text);   // checked: a number only
+            else value(content, depth);
+            return;
+        }
+        if (depth >= MAX_DEPTH) {
+            marker("[cut: deeper than " + MAX_DEPTH + " levels]");
+            cut("nested deeper than " + MAX_DEPTH + " levels");
+            return;
+        }
+        value(content, depth);   // a map, a list or a value: at the node's own level, as the JSON nests it
     }
 
     /** Kinds whose content cannot be read without consuming or running it. */

@@ -2536,7 +2536,10 @@ public final class ConfiguredMethods {
         }
         if (value instanceof Map) return bridge.written(value);
         if (value != null && !(value instanceof CharSequence) && !(value instanceof Number) && !(value instanceof Boolean)
-                && !(value instanceof Character) && !(value instanceof Enum<?>) && !(value instanceof Iterable<?>) && !value.getClass().isArray()) {
+                && !(value instanceof Character) && !(value instanceof Enum<?>) && !value.getClass().isArray()
+                && (!(value instanceof Iterable<?>) || ValueText.jsonTree(value))) {
+            // a record, a bean, or a library's JSON object (Jackson's ObjectNode, Gson's JsonObject, the Anthropic SDK's
+            // JsonValue: written as its JSON, trial46 05), whose fields are the arguments
             // a record or bean (any object the writer writes as a JSON object): its fields are the arguments, as a Map's keys
             // are (trial30 02: they were under "value", so arg(transfer, amount) found nothing and every transfer was refused)
             ValueText.Written written = bridge.written(value);
