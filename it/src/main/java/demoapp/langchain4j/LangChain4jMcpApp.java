@@ -1,6 +1,7 @@
 package demoapp.langchain4j;
 
 import demoapp.Console;
+import demoapp.Patience;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.mcp.McpToolProvider;
 import dev.langchain4j.mcp.client.DefaultMcpClient;
@@ -10,7 +11,6 @@ import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.tool.ToolExecutionResult;
 
-import java.time.Duration;
 import java.util.Arrays;
 
 /**
@@ -27,8 +27,8 @@ public final class LangChain4jMcpApp {
         }
         McpClient client = new DefaultMcpClient.Builder()
                 .transport(new StdioMcpTransport.Builder().command(Arrays.asList(Arrays.copyOfRange(args, 2, args.length))).build())
-                .initializationTimeout(Duration.ofSeconds(60))
-                .toolExecutionTimeout(Duration.ofSeconds(60))
+                .initializationTimeout(Patience.PEER)
+                .toolExecutionTimeout(Patience.PEER)
                 .build();
         try {
             if (args[0].equals("direct")) {

@@ -1,6 +1,7 @@
 package demoapp.mcp;
 
 import demoapp.Console;
+import demoapp.Patience;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
@@ -17,7 +18,6 @@ import tools.jackson.databind.json.JsonMapper;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -139,8 +139,8 @@ public final class McpApp {
             Socket clientSide = new Socket(InetAddress.getLoopbackAddress(), listener.getLocalPort());
             Socket serverSide = listener.accept();
             McpSyncServer server = buildServer(new StdioServerTransportProvider(JSON, serverSide.getInputStream(), serverSide.getOutputStream()));
-            McpSyncClient client = McpClient.sync(new SocketClientTransport(clientSide, JSON)).requestTimeout(Duration.ofSeconds(60))
-                    .initializationTimeout(Duration.ofSeconds(60)).build();
+            McpSyncClient client = McpClient.sync(new SocketClientTransport(clientSide, JSON)).requestTimeout(Patience.PEER)
+                    .initializationTimeout(Patience.PEER).build();
             call(client, tool, argumentsJson);
             server.closeGracefully();
         }
@@ -182,8 +182,8 @@ public final class McpApp {
                 .args(Arrays.copyOfRange(serverCommand, 1, serverCommand.length)).build();
         StdioClientTransport transport = new StdioClientTransport(parameters, JSON);
         transport.setStdErrorHandler(line -> System.out.println("SERVER: " + line));
-        McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60))
-                .initializationTimeout(Duration.ofSeconds(60)).build();
+        McpSyncClient client = McpClient.sync(transport).requestTimeout(Patience.PEER)
+                .initializationTimeout(Patience.PEER).build();
         try {
             call(client, tool, argumentsJson);
         } finally {
@@ -203,8 +203,8 @@ public final class McpApp {
         // -Ddemo.validateResults=true: the client checks each result's structured content against the tool's outputSchema
         // (the SDK's enableCallToolSchemaCaching, which learns the schemas from tools/list)
         boolean validate = Boolean.getBoolean("demo.validateResults");
-        McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60))
-                .initializationTimeout(Duration.ofSeconds(60)).enableCallToolSchemaCaching(validate).build();
+        McpSyncClient client = McpClient.sync(transport).requestTimeout(Patience.PEER)
+                .initializationTimeout(Patience.PEER).enableCallToolSchemaCaching(validate).build();
         try {
             client.initialize();
             if (validate) {

@@ -1,6 +1,7 @@
 package demoapp.mcp;
 
 import demoapp.Console;
+import demoapp.Patience;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
@@ -203,8 +204,8 @@ public final class McpAsyncApp {
         StdioClientTransport stdio = new StdioClientTransport(parameters, JSON);
         stdio.setStdErrorHandler(line -> System.out.println("SERVER: " + line));
         McpClientTransport transport = broken == null ? stdio : new BrokenSend(stdio, broken);
-        McpAsyncClient client = McpClient.async(transport).requestTimeout(Duration.ofSeconds(60))
-                .initializationTimeout(Duration.ofSeconds(60)).build();
+        McpAsyncClient client = McpClient.async(transport).requestTimeout(Patience.PEER)
+                .initializationTimeout(Patience.PEER).build();
         try {
             client.initialize().block();
             for (int i = 0; i < calls.length; i += 2) {
@@ -248,8 +249,8 @@ public final class McpAsyncApp {
                 firstStarted.countDown();
             }
         });
-        McpAsyncClient client = McpClient.async(stdio).requestTimeout(Duration.ofSeconds(60))
-                .initializationTimeout(Duration.ofSeconds(60)).build();
+        McpAsyncClient client = McpClient.async(stdio).requestTimeout(Patience.PEER)
+                .initializationTimeout(Patience.PEER).build();
         try {
             client.initialize().block();
             List<Mono<Void>> lookups = new java.util.ArrayList<>();

@@ -1,6 +1,7 @@
 package demoapp.mcp;
 
 import demoapp.Console;
+import demoapp.Patience;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -19,7 +20,6 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.File;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -175,7 +175,7 @@ public final class McpRelayApp {
             StdioClientTransport transport = new StdioClientTransport(ServerParameters.builder(java)
                     .args("-cp", System.getProperty("java.class.path"), McpRelayApp.class.getName(), "partner").build(), JSON);
             transport.setStdErrorHandler(line -> System.err.println("PARTNER: " + line));
-            asyncPartner = McpClient.async(transport).requestTimeout(Duration.ofSeconds(60)).initializationTimeout(Duration.ofSeconds(60)).build();
+            asyncPartner = McpClient.async(transport).requestTimeout(Patience.PEER).initializationTimeout(Patience.PEER).build();
             asyncPartner.initialize().block();
         }
         return asyncPartner;
@@ -188,7 +188,7 @@ public final class McpRelayApp {
             StdioClientTransport transport = new StdioClientTransport(ServerParameters.builder(java)
                     .args("-cp", System.getProperty("java.class.path"), McpRelayApp.class.getName(), "partner").build(), JSON);
             transport.setStdErrorHandler(line -> System.err.println("PARTNER: " + line));
-            partner = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60)).initializationTimeout(Duration.ofSeconds(60)).build();
+            partner = McpClient.sync(transport).requestTimeout(Patience.PEER).initializationTimeout(Patience.PEER).build();
             partner.initialize();
         }
         return partner;
@@ -214,8 +214,8 @@ public final class McpRelayApp {
         StdioClientTransport transport = new StdioClientTransport(ServerParameters.builder(serverCommand[0])
                 .args(Arrays.copyOfRange(serverCommand, 1, serverCommand.length)).build(), JSON);
         transport.setStdErrorHandler(line -> System.out.println("SERVER: " + line));
-        McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(120))
-                .initializationTimeout(Duration.ofSeconds(60)).build();
+        McpSyncClient client = McpClient.sync(transport).requestTimeout(Patience.PEER.multipliedBy(2))
+                .initializationTimeout(Patience.PEER).build();
         try {
             client.initialize();
             String answer = text(client.callTool(new McpSchema.CallToolRequest("askPartner", Map.of("topic", "prices"))));

@@ -1,6 +1,7 @@
 package demoapp.mcp;
 
 import demoapp.Console;
+import demoapp.Patience;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -16,7 +17,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -140,8 +140,8 @@ public final class McpStatelessApp {
         }
         HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder(base)
                 .endpoint("/mcp").requestBuilder(request).jsonMapper(JSON).build();
-        McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60))
-                .initializationTimeout(Duration.ofSeconds(60)).build();
+        McpSyncClient client = McpClient.sync(transport).requestTimeout(Patience.PEER)
+                .initializationTimeout(Patience.PEER).build();
         client.initialize();
         return client;
     }

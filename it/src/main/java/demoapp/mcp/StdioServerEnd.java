@@ -3,7 +3,6 @@ package demoapp.mcp;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import reactor.core.Scannable;
 
-import java.util.concurrent.TimeUnit;
 
 /** How an MCP client of these apps ends the stdio server it started, without losing the server's last lines. */
 final class StdioServerEnd {
@@ -18,7 +17,7 @@ final class StdioServerEnd {
      */
     static void stopAndDrain(StdioClientTransport transport) throws InterruptedException {
         ProcessHandle.current().children().forEach(ProcessHandle::destroy);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);   // only stops a hang
+        long deadline = System.nanoTime() + demoapp.Patience.PEER.toNanos();   // only stops a hang
         while (!Boolean.TRUE.equals(transport.getErrorSink().scan(Scannable.Attr.TERMINATED)) && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 final class ForkedJvm {
 
     static final String JAVA_25 = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
-    private static final long TIMEOUT_SECONDS = 180;
+    /** How long a forked JVM may take before its test fails, with its output and thread dumps ({@link HungProcess}). */
+    static final long TIMEOUT_SECONDS = HungProcess.TIMEOUT_SECONDS;
 
     private ForkedJvm() {
     }
@@ -137,8 +138,9 @@ final class ForkedJvm {
             builder.environment().putAll(environment);
             Process process = builder.start();
             if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new AssertionError("forked JVM did not finish in " + timeoutSeconds + " s: " + command + "\nstdout:\n" + Files.readString(out) + "\nstderr:\n" + Files.readString(err));
+                String dumps = HungProcess.stop(process.toHandle());
+                throw new AssertionError("forked JVM did not finish in " + timeoutSeconds + " s: " + command + "\nstdout:\n" + Files.readString(out) + "\nstderr:\n" + Files.readString(err)
+                        + dumps);
             }
             Result result = new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8), command);
             Files.deleteIfExists(out);

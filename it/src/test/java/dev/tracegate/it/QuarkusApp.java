@@ -18,7 +18,7 @@ import java.util.stream.Stream;
  */
 final class QuarkusApp {
 
-    private static final long TIMEOUT_SECONDS = 180;
+    private static final long TIMEOUT_SECONDS = ForkedJvm.TIMEOUT_SECONDS;
     private static Path jar;
 
     private QuarkusApp() {
@@ -97,9 +97,9 @@ final class QuarkusApp {
                 in.write("quit\n".getBytes(StandardCharsets.UTF_8));
             }
             if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new AssertionError("the Quarkus app did not finish: " + command + "\nstdout:\n" + Files.readString(out)
-                        + "\nstderr:\n" + Files.readString(err));
+                String dumps = HungProcess.stop(process.toHandle());
+                throw new AssertionError("the Quarkus app did not finish in " + TIMEOUT_SECONDS + " s: " + command + "\nstdout:\n" + Files.readString(out)
+                        + "\nstderr:\n" + Files.readString(err) + dumps);
             }
             return new ForkedJvm.Result(process.exitValue(), Files.readString(out), Files.readString(err), command);
         } catch (IOException e) {
@@ -144,8 +144,8 @@ final class QuarkusApp {
                     out.append(line).append('\n');
                 }
                 if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                    throw new AssertionError("the Quarkus app did not finish: " + out + "\n" + Files.readString(err));
+                    String dumps = HungProcess.stop(process.toHandle());
+                    throw new AssertionError("the Quarkus app did not finish in " + TIMEOUT_SECONDS + " s: " + out + "\n" + Files.readString(err) + dumps);
                 }
                 return new ForkedJvm.Result(process.exitValue(), out.toString(),
                         "--- attach ---\n" + attach.all() + "--- app ---\n" + Files.readString(err), command);

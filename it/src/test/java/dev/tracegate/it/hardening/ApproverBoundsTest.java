@@ -72,7 +72,7 @@ class ApproverBoundsTest {
         Path approvers = Path.of(HangingCtorApprover.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         int cp = command.indexOf("-cp") + 1;
         command.set(cp, command.get(cp) + File.pathSeparator + approvers);
-        return Forked.run(command);   // fails on a non-zero exit, and kills a JVM that has not ended after 180 s
+        return Forked.run(command);   // fails on a non-zero exit, and ends a JVM that has not ended after -Dit.fork.timeout (600 s)
     }
 
     private static int count(String text, String part) { return text.split(Pattern.quote(part), -1).length - 1; }

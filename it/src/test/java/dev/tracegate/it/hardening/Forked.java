@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 /** Starts a demo application in a forked JVM under the built agent jar (the it module's ForkedJvm is package-private). */
 final class Forked {
     static final String JAVA_25 = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
-    private static final long TIMEOUT_SECONDS = 180;
+    private static final long TIMEOUT_SECONDS = dev.tracegate.it.HungProcess.TIMEOUT_SECONDS;
 
     private Forked() {}
 
@@ -59,8 +59,9 @@ final class Forked {
         Path out = Files.createTempFile("forked-out", ".txt"), err = Files.createTempFile("forked-err", ".txt");
         Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("forked JVM did not finish: " + command);
+            String dumps = dev.tracegate.it.HungProcess.stop(p.toHandle());
+            throw new AssertionError("forked JVM did not finish in " + TIMEOUT_SECONDS + " s: " + command + "\n--- stdout ---\n" + Files.readString(out, StandardCharsets.UTF_8)
+                    + "--- stderr ---\n" + Files.readString(err, StandardCharsets.UTF_8) + dumps);
         }
         Output o = new Output(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8), command);
         Files.deleteIfExists(out);
