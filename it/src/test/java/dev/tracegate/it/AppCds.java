@@ -30,7 +30,8 @@ import java.util.stream.Stream;
  * the dump, only in the runs (a dump with an agent needs -XX:+AllowArchivingWithJavaAgent, which warns on every run's
  * standard error).
  *
- * <p>Only a command whose {@code -cp} is exactly the default class path is changed, and not when it already names an
+ * <p>Only a command whose {@code -cp} is exactly the default class path (or it followed by the directory of a
+ * {@link ScenarioBatch}'s runner, which stays last: a run-time class path may extend the archive's) is changed, and not when it already names an
  * archive or a class list ({@link ClassDataSharingTest} makes its own). If the archive cannot be made, the forks run as
  * before (one line on this JVM's standard output says why, details in the logs in target/app-cds); if it does not match at
  * run time, {@code -Xshare:auto} makes the JVM run without sharing, silently. {@code -Dit.app.cds=false} turns it off.
@@ -82,7 +83,7 @@ public final class AppCds {
         for (int i = 0; i < command.size(); i++) {
             String token = command.get(i);
             if (classpathAt.contains(i)) {
-                out.add(a.classpath());
+                out.add(a.classpath() + token.substring(appCp.length()));   // a scenario batch's runner directory stays last
                 continue;
             }
             out.add(token);
@@ -102,7 +103,10 @@ public final class AppCds {
         for (int j = from; j < command.size(); j++) {
             String option = command.get(j);
             if (option.equals("-cp") || option.equals("-classpath") || option.equals("--class-path")) {
-                return j + 1 < command.size() && command.get(j + 1).equals(appCp) ? j + 1 : -1;
+                if (j + 1 >= command.size()) return -1;
+                String cp = command.get(j + 1);
+                // the default class path, or it followed by a scenario batch's runner (a run-time class path may extend the archive's)
+                return cp.equals(appCp) || cp.equals(appCp + File.pathSeparator + ScenarioBatch.runnerPath()) ? j + 1 : -1;
             }
             if (!option.startsWith("-") || option.equals("-jar") || (option.startsWith("-Xshare") && !option.equals("-Xshare:auto")) || option.contains("SharedArchiveFile")
                     || option.contains("ArchiveClassesAtExit") || option.contains("ClassList")) {

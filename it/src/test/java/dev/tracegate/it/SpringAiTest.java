@@ -29,13 +29,49 @@ class SpringAiTest {
         return r;
     }
 
+    /**
+     * The scenarios under {@code trace=true} alone, in one JVM (each is its test's own conversation, so its agent lines
+     * are its own: {@link ScenarioBatch}); the direct model stream, whose session is "default", keeps a JVM of its own,
+     * so that no line of these may name session default.
+     */
+    private static final ScenarioBatch TRACED = batch("trace=true")
+            .scenario("conv-42", "email")
+            .scenario("conv-stream-7", "--stream", "--conversation=conv-stream-7", "email")
+            .scenario("conv-s9", "--stream", "--conversation=conv-s9", "archive")
+            .scenario("conv-s1", "--stream", "--chunks", "--conversation=conv-s1", "chat")
+            .scenario("conv-s3", "--stream", "--chunks", "--conversation=conv-s3", "email")
+            .scenario("conv-adv", "--stream-in-advisor", "--chunks", "--conversation=conv-adv", "chat")
+            .scenario("conv-d1", "--stream", "--chunks", "--deferred-call", "--conversation=conv-d1", "chat");
+
+    /** The answers that say "secret code", each in its own conversation (the direct model stream's is "default"). */
+    private static final ScenarioBatch SECRET_BLOCKED = batch("blockOutput=secret code")
+            .scenario("conv-s2", "--stream", "--chunks", "--conversation=conv-s2", "chat")
+            .scenario("default", "--direct", "--chunks", "chat")
+            .scenario("conv-adv2", "--stream-in-advisor", "--chunks", "--conversation=conv-adv2", "chat");
+
+    /** The same, when blocks throw. */
+    private static final ScenarioBatch SECRET_THROWN = batch("blockOutput=secret code,onBlock=throw")
+            .scenario("conv-42", "--stream", "--chunks", "chat")
+            .scenario("default", "--direct", "--chunks", "chat");
+
+    private static ScenarioBatch batch(String options) {
+        return new ScenarioBatch(APP, () -> List.of(ForkedJvm.agent(options)), ForkedJvm::appClasspath);
+    }
+
+    /** The scenario's part of its batch's JVM, which must have exited normally. */
+    private static ForkedJvm.Result run(ScenarioBatch batch, String... args) {
+        ForkedJvm.Result r = batch.run(args);
+        assertThat(r.exit()).as(r.toString()).isZero();
+        return r;
+    }
+
     private static int count(String text, String needle) {
         return ForkedJvm.count(text, needle);
     }
 
     @Test
     void aToolCallIsSeenOnceWithTheAdvisorConversationIdAsSession() {
-        ForkedJvm.Result r = run("trace=true", "email");
+        ForkedJvm.Result r = run(TRACED, "email");
         assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran to=bob@example.com");
         assertThat(count(r.stderr(), "CALL springai ")).as(r.toString()).isEqualTo(1);
         assertThat(count(r.stderr(), "RETURN springai ")).as(r.toString()).isEqualTo(1);
@@ -122,7 +158,7 @@ class SpringAiTest {
 
     @Test
     void streamingToolCallIsSeenOnceInTheAdvisorConversationOnTheWorkerThread() {
-        ForkedJvm.Result r = run("trace=true", "--stream", "--conversation=conv-stream-7", "email");
+        ForkedJvm.Result r = run(TRACED, "--stream", "--conversation=conv-stream-7", "email");
         assertThat(toolThread(r, "sendEmail")).as(r.toString()).isNotEqualTo("main");
         assertThat(r.stdout()).as(r.toString())
                 .contains("TOOL sendEmail ran to=bob@example.com")
@@ -138,7 +174,7 @@ class SpringAiTest {
     /** A tool that throws on the Reactor worker: its error RETURN in the conversation; the model gets its message or the notice. */
     @Test
     void streamingToolThatThrowsIsAnErrorReturnOfTheConversationAndCanBeWithheld() {
-        ForkedJvm.Result r = run("trace=true", "--stream", "--conversation=conv-s9", "archive");
+        ForkedJvm.Result r = run(TRACED, "--stream", "--conversation=conv-s9", "archive");
         assertThat(toolThread(r, "archiveEmail")).as(r.toString()).isNotEqualTo("main");
         assertThat(r.stdout()).as(r.toString())
                 .contains("TOOL archiveEmail ran to=bob@example.com")
@@ -211,7 +247,7 @@ class SpringAiTest {
 
     @Test
     void aStreamedAnswerIsOneAssistantEventOfTheConversationOnceItIsComplete() {
-        ForkedJvm.Result r = run("trace=true", "--stream", "--chunks", "--conversation=conv-s1", "chat");
+        ForkedJvm.Result r = run(TRACED, "--stream", "--chunks", "--conversation=conv-s1", "chat");
         assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
         assertThat(r.stdout()).as(r.toString()).contains("ANSWER: the secret code is 1234");
         assertThat(r.stderr()).as(r.toString())
@@ -223,7 +259,7 @@ class SpringAiTest {
 
     @Test
     void aViolatingStreamedAnswerIsFollowedByTheNoticeAsItsLastChunk() {
-        ForkedJvm.Result r = run("blockOutput=secret code", "--stream", "--chunks", "--conversation=conv-s2", "chat");
+        ForkedJvm.Result r = run(SECRET_BLOCKED, "--stream", "--chunks", "--conversation=conv-s2", "chat");
         List<String> received = chunks(r);
         // what was streamed cannot be recalled; the stream then carries the notice instead of completing silently
         assertThat(received.subList(0, 5)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
@@ -236,7 +272,7 @@ class SpringAiTest {
 
     @Test
     void aViolatingStreamedAnswerEndsTheStreamWithTheViolationWhenBlocksThrow() {
-        ForkedJvm.Result r = run("blockOutput=secret code,onBlock=throw", "--stream", "--chunks", "chat");
+        ForkedJvm.Result r = run(SECRET_THROWN, "--stream", "--chunks", "chat");
         assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
         assertThat(r.stdout()).as(r.toString())
                 .doesNotContain("ANSWER:")
@@ -245,7 +281,7 @@ class SpringAiTest {
 
     @Test
     void aStreamWithAToolCallSupervisesTheToolAndChecksOnlyTheFinalAnswer() {
-        ForkedJvm.Result r = run("trace=true", "--stream", "--chunks", "--conversation=conv-s3", "email");
+        ForkedJvm.Result r = run(TRACED, "--stream", "--chunks", "--conversation=conv-s3", "email");
         assertThat(r.stdout()).as(r.toString())
                 .contains("TOOL sendEmail ran to=bob@example.com")
                 .contains("ANSWER: done: \"email sent to bob@example.com\"");
@@ -376,7 +412,7 @@ class SpringAiTest {
 
     @Test
     void aViolatingDirectModelStreamIsFollowedByTheNoticeOrEndsWithTheViolation() {
-        ForkedJvm.Result substituted = run("blockOutput=secret code", "--direct", "--chunks", "chat");
+        ForkedJvm.Result substituted = run(SECRET_BLOCKED, "--direct", "--chunks", "chat");
         List<String> received = chunks(substituted);
         assertThat(received).as(substituted.toString()).hasSize(6);
         assertThat(received.subList(0, 5)).as(substituted.toString()).containsExactly("the", "secret", "code", "is", "1234");
@@ -384,7 +420,7 @@ class SpringAiTest {
         assertThat(substituted.stderr()).as(substituted.toString())
                 .contains("BLOCK ASSISTANT springai-stream session=default contract=rule.blockOutput");
         assertThat(count(substituted.stderr(), "ASSISTANT ")).as(substituted.toString()).isEqualTo(1);
-        ForkedJvm.Result thrown = run("blockOutput=secret code,onBlock=throw", "--direct", "--chunks", "chat");
+        ForkedJvm.Result thrown = run(SECRET_THROWN, "--direct", "--chunks", "chat");
         assertThat(chunks(thrown)).as(thrown.toString()).containsExactly("the", "secret", "code", "is", "1234");
         assertThat(thrown.stdout()).as(thrown.toString())
                 .doesNotContain("ANSWER:")
@@ -394,7 +430,7 @@ class SpringAiTest {
     @Test
     void aModelStreamAnAdvisorOfTheAppCallsItselfIsCheckedInTheConversation() {
         // as for a blocking model call, the conversation is the one of the ChatClient request the advisor serves
-        ForkedJvm.Result r = run("trace=true", "--stream-in-advisor", "--chunks", "--conversation=conv-adv", "chat");
+        ForkedJvm.Result r = run(TRACED, "--stream-in-advisor", "--chunks", "--conversation=conv-adv", "chat");
         assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
         assertThat(r.stdout()).as(r.toString()).contains("ANSWER: the secret code is 1234");
         assertThat(r.stderr()).as(r.toString())
@@ -402,7 +438,7 @@ class SpringAiTest {
                 .contains("ASSISTANT springai-stream session=conv-adv -> KEEP")
                 .doesNotContain("session=default");
         assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
-        ForkedJvm.Result blocked = run("blockOutput=secret code", "--stream-in-advisor", "--chunks", "--conversation=conv-adv2", "chat");
+        ForkedJvm.Result blocked = run(SECRET_BLOCKED, "--stream-in-advisor", "--chunks", "--conversation=conv-adv2", "chat");
         assertThat(chunks(blocked)).as(blocked.toString()).hasSize(6).last().asString()
                 .startsWith("tracegate blocked model output (contract rule.blockOutput)");
         assertThat(blocked.stderr()).as(blocked.toString()).contains("BLOCK ASSISTANT springai-stream session=conv-adv2");
@@ -415,7 +451,7 @@ class SpringAiTest {
      */
     @Test
     void aModelStreamThatRunsItsOwnCallLaterOnAWorkerIsCheckedOnceInTheConversation(@TempDir Path dir) throws IOException {
-        ForkedJvm.Result r = run("trace=true", "--stream", "--chunks", "--deferred-call", "--conversation=conv-d1", "chat");
+        ForkedJvm.Result r = run(TRACED, "--stream", "--chunks", "--deferred-call", "--conversation=conv-d1", "chat");
         assertThat(r.stdout()).as(r.toString()).contains("MODEL CALL ON boundedElastic-").contains("ANSWER: the secret code is 1234");
         assertThat(r.stderr()).as(r.toString())
                 .contains("USER springai session=conv-d1 -> KEEP")
