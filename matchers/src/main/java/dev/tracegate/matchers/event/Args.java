@@ -52,27 +52,34 @@ public final class Args {
     private final String[] fieldNames;
     private final JsonNode[] fieldValues;
     /**
-     * For arguments built from scalar fields, how many; for a tree, -1 when it is the {@code {"_raw": text}} of
-     * malformed arguments, else 0 (one int for both: a boolean of its own made every Args 72 B instead of 64, session 21).
+     * {@link #fields()} in the upper 16 bits (sign included) and {@link #leafCount()} in the lower 16 (both at most
+     * {@value #MAX_LEAVES}): one int for the two, and {@link #categories} one int for two longs, make every Args 48 B
+     * instead of 64 (session 23).
      */
-    private final int fields;
+    private final int counts;
     private final String[] leafNames;
     private final JsonNode[] leafValues;
-    private final int leaves;
     /** Compact JSON text; computed on first use, then cached (idempotent, like String.hashCode). */
     private String json;
-    /** Detected categories with {@link #COMPUTED} set once known; 0 before (idempotent memo). */
-    private volatile long detected;
-    /** Categories found in values by scans that stopped early: present, but maybe not all (grows). */
-    private volatile long found;
-    private static final long COMPUTED = 1L << 63;
+    /**
+     * The categories detected in the values once known, and those found by scans that stopped early (present, but maybe
+     * not all: grows): a {@link CategoryMemo}, 0 before (idempotent memo).
+     */
+    private volatile int categories;
+
+    private static int counts(int fields, int leaves) { return fields << 16 | leaves; }
+
+    /**
+     * For arguments built from scalar fields, how many; for a tree, -1 when it is the {@code {"_raw": text}} of
+     * malformed arguments, else 0 (one number for both: a boolean of its own made every Args 72 B instead of 64, session 21).
+     */
+    private int fields() { return counts >> 16; }
 
     private Args(ObjectNode root, boolean malformed, String json) {
         this.root = root;
         this.json = json;
         this.fieldNames = null;
         this.fieldValues = null;
-        this.fields = malformed ? -1 : 0;
         String[] names = new String[8];
         JsonNode[] values = new JsonNode[8];
         int n = 0;
@@ -135,7 +142,7 @@ public final class Args {
         }
         this.leafNames = names;
         this.leafValues = values;
-        this.leaves = n;
+        this.counts = counts(malformed ? -1 : 0, n);
     }
 
     private static final String[] NO_NAMES = new String[0];
@@ -146,7 +153,6 @@ public final class Args {
         this.root = null;
         this.fieldNames = names;
         this.fieldValues = values;
-        this.fields = n;
         int leaves = 0;
         for (int i = 0; i < n; i++) if (!values[i].isNull()) leaves++;
         if (leaves == n) {
@@ -164,7 +170,7 @@ public final class Args {
             this.leafNames = ln;
             this.leafValues = lv;
         }
-        this.leaves = leaves;
+        this.counts = counts(n, leaves);
     }
 
     /**
@@ -195,7 +201,7 @@ public final class Args {
     private static Iterator<Map.Entry<String, JsonNode>>[] newIterators(int n) { return new Iterator[n]; }
 
     /** Number of scalar values in the tree (at most {@value #MAX_LEAVES}), in document order. */
-    public int leafCount() { return leaves; }
+    public int leafCount() { return counts & 0xFFFF; }
 
     /** The field name under which scalar {@code i} sits (the array's field for array elements). */
     public String leafName(int i) { return leafNames[i]; }
@@ -295,7 +301,7 @@ public final class Args {
         if (segs.length != 1) return null;
         String s = segs[0];
         final JsonNode[] values = fieldValues;
-        final int n = fields;
+        final int n = fields();
         // path segments are interned, and so are the parameter names the agent reads: then a reference compare finds
         // the field without reading any name's characters; names read from JSON text are compared by equals
         for (int i = 0; i < n; i++) if (names[i] == s) return values[i].isNull() ? null : values[i];
@@ -314,17 +320,17 @@ public final class Args {
         ObjectNode r = built;
         if (r == null) {
             r = NODES.objectNode();
-            for (int i = 0; i < fields; i++) r.set(fieldNames[i], fieldValues[i]);
+            for (int i = 0, n = fields(); i < n; i++) r.set(fieldNames[i], fieldValues[i]);
             built = r;
         }
         return r;
     }
 
     /** Number of top-level fields. */
-    public int size() { return fieldNames != null ? fields : root.size(); }
+    public int size() { return fieldNames != null ? fields() : root.size(); }
 
     /** True when the arguments were not a JSON object and are kept raw. */
-    public boolean malformed() { return fields < 0; }
+    public boolean malformed() { return counts < 0; }
 
     /**
      * True when the arguments the tool gets are not known: kept raw here ({@link #malformed()}), or read back from a
@@ -352,11 +358,11 @@ public final class Args {
      * @param scratch the caller's reusable sink (thread-private)
      */
     public long categoryMask(SpanSink.Mask scratch) {
-        long d = detected;
-        if (d != 0) return d & ~COMPUTED;
+        long d = CategoryMemo.known(categories);
+        if (d >= 0) return d;
         DataCategoryExtractor x = DataCategoryExtractor.INSTANCE;
         long m = 0;
-        for (int i = 0; i < leaves; i++) {
+        for (int i = 0, leaves = leafCount(); i < leaves; i++) {
             JsonNode v = leafValues[i];
             if (v.isTextual() && v.textValue().isBlank()) continue;
             DataCategory hint = x.fieldHint(leafNames[i]);
@@ -367,14 +373,13 @@ public final class Args {
                 m |= x.mask(v.asText(), scratch, m); // phone-, card- or id-sized numbers only: small ones are amounts
             }
         }
-        detected = m | COMPUTED;
+        rememberCategoryMask(m);
         return m;
     }
 
     /** What {@link #categoryMask} remembers, or -1 before it (or {@link #rememberCategoryMask}) ran. */
     public long knownCategoryMask() {
-        long d = detected;
-        return d == 0 ? -1 : d & ~COMPUTED;
+        return CategoryMemo.known(categories);
     }
 
     /**
@@ -383,16 +388,17 @@ public final class Args {
      * remembered before stays.
      */
     public void rememberCategoryMask(long mask) {
-        if (detected == 0) detected = mask | COMPUTED;
+        int c = categories, n = CategoryMemo.withKnown(c, mask);
+        if (n != c) categories = n;
     }
 
     /** Categories a scan that stopped early found in the values (all present, maybe not all there are); 0 when none. */
-    public long categoriesFound() { return found; }
+    public long categoriesFound() { return CategoryMemo.found(categories); }
 
     /** Adds categories found in the values by a scan that stopped early (a racing update may drop some: they are found again). */
     public void rememberCategoriesFound(long bits) {
-        long f = found;
-        if ((f | bits) != f) found = f | bits;
+        int c = categories, n = CategoryMemo.withFound(c, bits);
+        if (n != c) categories = n;
     }
 
     /** Compact JSON text of the arguments (computed once per event). */

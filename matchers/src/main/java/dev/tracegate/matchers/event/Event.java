@@ -48,10 +48,12 @@ public final class Event {
      * events is 32 B smaller for it (120 B to 88 B, session 20).
      */
     private final More more;
-    /** Categories detected in text and result, with bit 63 set once known; 0 before (idempotent memo). */
-    private volatile long detected;
-    /** Categories found in text and result by scans that stopped early: present, but maybe not all (grows). */
-    private volatile long textFound;
+    /**
+     * The categories detected in text and result once known, and those found by scans that stopped early (present, but
+     * maybe not all: grows): a {@link CategoryMemo}, 0 before (idempotent memo). One int for two longs: 8 B less an event
+     * (80 B to 72 B, session 23).
+     */
+    private volatile int categories;
     /** {@link Identifiers#values} of the result; null before first use (idempotent memo). */
     private volatile long[] resultValues;
 
@@ -216,20 +218,19 @@ public final class Event {
      * @param scratch the caller's reusable sink (thread-private)
      */
     public long textCategoryMask(SpanSink.Mask scratch) {
-        long d = detected;
-        if (d != 0) return d & Long.MAX_VALUE;
+        long d = CategoryMemo.known(categories);
+        if (d >= 0) return d;
         long m = 0;
         String text = text();
         if (text != null) m |= DataCategoryExtractor.INSTANCE.mask(text, scratch);
         if (result != null) m |= DataCategoryExtractor.INSTANCE.mask(result, scratch, m);
-        detected = m | Long.MIN_VALUE;
+        rememberTextCategoryMask(m);
         return m;
     }
 
     /** What {@link #textCategoryMask} remembers, or -1 before it (or {@link #rememberTextCategoryMask}) ran. */
     public long knownTextCategoryMask() {
-        long d = detected;
-        return d == 0 ? -1 : d & Long.MAX_VALUE;
+        return CategoryMemo.known(categories);
     }
 
     /**
@@ -238,16 +239,17 @@ public final class Event {
      * a mask remembered before stays.
      */
     public void rememberTextCategoryMask(long mask) {
-        if (detected == 0) detected = mask | Long.MIN_VALUE;
+        int c = categories, n = CategoryMemo.withKnown(c, mask);
+        if (n != c) categories = n;
     }
 
     /** Categories a scan that stopped early found in the text or result (all present, maybe not all there are); 0 when none. */
-    public long textCategoriesFound() { return textFound; }
+    public long textCategoriesFound() { return CategoryMemo.found(categories); }
 
     /** Adds categories found in the text or result by a scan that stopped early (a racing update may drop some: they are found again). */
     public void rememberTextCategoriesFound(long bits) {
-        long f = textFound;
-        if ((f | bits) != f) textFound = f | bits;
+        int c = categories, n = CategoryMemo.withFound(c, bits);
+        if (n != c) categories = n;
     }
 
     /**

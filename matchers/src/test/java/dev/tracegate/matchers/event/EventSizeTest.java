@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class EventSizeTest {
 
     @Test
-    void aToolEventIsAtMost80Bytes() {
+    void aToolEventIsAtMost72Bytes() {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         Args args = Args.ofJson("{\"q\":\"x\"}");
         int n = 20_000;
@@ -25,8 +25,9 @@ class EventSizeTest {
         for (int i = 0; i < n; i++) kept[i] = Event.toolEvent(EventKind.CALL, "s", i, 1_000, "search_kb", "tg-1", args, null, false);
         long perEvent = (threads.getThreadAllocatedBytes(id) - before) / n;
         // 120 B before session 20 (the fields a tool event never has in the event itself), 88 B before session 22 (the
-        // tool's folded and bare names in fields of their own); 80 B with compressed oops
-        assertThat(perEvent).as("bytes per tool event").isLessThanOrEqualTo(80);
+        // tool's folded and bare names in fields of their own), 80 B before session 23 (two longs for the categories
+        // memo); 72 B with compressed oops
+        assertThat(perEvent).as("bytes per tool event").isLessThanOrEqualTo(72);
         assertThat(kept[n - 1].seq()).isEqualTo(n - 1);
         assertThat(kept[n - 1].toolKey()).isSameAs(kept[n - 1].tool()).isEqualTo("search_kb");
     }
@@ -53,6 +54,31 @@ class EventSizeTest {
         assertThat(Event.toolEvent(EventKind.CALL, "s", 1, 0, "searchKB", "c1", Args.ofJson("{}"), null, false))
                 .isEqualTo(Event.builder(EventKind.CALL).session("s").seq(1).tool("searchKB").callId("c1").args(Args.ofJson("{}")).build())
                 .isNotEqualTo(Event.toolEvent(EventKind.CALL, "s", 1, 0, "searchkb", "c1", Args.ofJson("{}"), null, false));
+    }
+
+    @Test
+    void theCategoriesMemoReadsBackAsGivenForEveryBuiltInCategory() {
+        dev.tracegate.matchers.pii.DataCategory[] all = dev.tracegate.matchers.pii.DataCategory.values();
+        assertThat(all.length).as("built-in categories the one-int memo keeps").isLessThanOrEqualTo(CategoryMemo.WIDTH);
+        long every = 0;
+        for (dev.tracegate.matchers.pii.DataCategory c : all) every |= c.bit();
+        Event e = Event.toolEvent(EventKind.RETURN, "s", 1, 0, "t", "c", null, "ok", true);
+        assertThat(e.knownTextCategoryMask()).isEqualTo(-1);
+        e.rememberTextCategoriesFound(every);
+        assertThat(e.textCategoriesFound()).isEqualTo(every);
+        assertThat(e.knownTextCategoryMask()).as("found is not known").isEqualTo(-1);
+        e.rememberTextCategoryMask(every & ~1L);
+        assertThat(e.knownTextCategoryMask()).isEqualTo(every & ~1L);
+        e.rememberTextCategoryMask(0);
+        assertThat(e.knownTextCategoryMask()).as("a mask remembered before stays").isEqualTo(every & ~1L);
+        assertThat(e.textCategoriesFound()).isEqualTo(every);
+        assertThat(e.error()).isTrue();
+        Event f = Event.toolEvent(EventKind.RETURN, "s", 1, 0, "t", "c", null, "mail ann@example.org", false);
+        long email = dev.tracegate.matchers.pii.DataCategory.EMAIL.bit();
+        assertThat(f.textCategoryMask(new dev.tracegate.matchers.pii.SpanSink.Mask()) & email).isEqualTo(email);
+        assertThat(f.knownTextCategoryMask() & email).isEqualTo(email);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> f.rememberTextCategoriesFound(1L << 40))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("DataCategory.bit()");
     }
 
     @Test
