@@ -19,8 +19,15 @@ final class Frame {
     SessionState st;
     EventKind kind;
     boolean isCall;
-    int toolFull;
-    int toolBare;
+    int toolFull = -1;
+    int toolBare = -1;
+    /**
+     * The folded tool name (by reference) whose ids {@link #toolFull} and {@link #toolBare} hold (null: no tool, ids -1):
+     * an event of the same name, as every call of a configured or framework tool is, looks neither up again. Each event
+     * is prepared twice (ground and apply), so an intercepted call looked a name up four times (session 23). The ids are
+     * the grounding's, which never changes them, and the bare name is a function of the folded one.
+     */
+    private String idsOf;
 
     /**
      * Category detection as far as the atoms asked (see Grounding.anyCategory): started, done; found in
@@ -64,8 +71,13 @@ final class Frame {
         st = state;
         kind = event.kind();
         isCall = kind == EventKind.CALL;
-        toolFull = g.toolId(event.toolKey());
-        toolBare = event.toolBare() == event.toolKey() ? toolFull : g.toolId(event.toolBare());
+        String key = event.toolKey();
+        if (key != idsOf) {
+            int full = g.toolId(key);
+            toolFull = full;
+            toolBare = event.toolBare() == key ? full : g.toolId(event.toolBare());
+            idsOf = key;
+        }
         detectStarted = false;
         purposesDone = false;
         node = null;

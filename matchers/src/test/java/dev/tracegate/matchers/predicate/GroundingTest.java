@@ -365,6 +365,22 @@ class GroundingTest {
         assertThat(s.at(user("x"))).containsExactly(F, F, F);
     }
 
+    /**
+     * The frame keeps the last tool name's ids (session 23): events of other names, MCP-qualified ones whose bare name
+     * differs, and events without a tool, in turns on one thread, each ground and apply by their own name.
+     */
+    @Test void toolIdsFollowTheNameFromEventToEvent() {
+        Session s = new Session(Policy.EMPTY, "call(refund)", "call(mcp__shop__refund)", "count(refund) >= 2", "returned(search)");
+        assertThat(s.step(call("mcp__shop__refund", "{}"))).containsExactly(T, T, F, F);
+        assertThat(s.step(user("again"))).containsExactly(F, F, F, F);
+        assertThat(s.step(call("refund", "{}"))).containsExactly(T, F, T, F);
+        assertThat(s.step(call("mcp__other__refund", "{}"))).containsExactly(T, F, T, F);
+        assertThat(s.step(ret("search", "r"))).containsExactly(F, F, T, T);
+        assertThat(s.step(call("Refund", "{}"))).containsExactly(T, F, T, F);
+        assertThat(s.at(call("search", "{}"))).containsExactly(F, F, T, F);
+        assertThat(s.at(ret("mcp__kb__search", "r"))).containsExactly(F, F, T, T);
+    }
+
     @Test void contextLengthOutputTokensDepth() {
         Session s = new Session(Policy.EMPTY, "context_len > 10", "output_chars >= 4", "tokens > 2", "depth >= 1");
         assertThat(s.step(user("hello"))).containsExactly(F, F, F, F);      // 5 chars, (5+3)/4 = 2 tokens
