@@ -823,6 +823,27 @@ final class AuditLines {
         put(']');
     }
 
+    /**
+     * Bytes of one line after which the elements of an argument or result container still to come are left out, with a
+     * marker in their place ({@link #cutHere}): the agent bounds an argument list's text ({@code ValueText.MAX_CHARS}), but
+     * a pseudonymised line writes every scalar as a digest of about 40 characters, so a million one-letter cells (4 MB of
+     * JSON) became a line of 42 MB (trial47 07; at 9 million cells the writer worked for minutes and records were lost at
+     * exit). A long string is one scalar and is not cut here.
+     */
+    static final int MAX_LINE_BYTES = 8 << 20;
+    static final String CUT = "[cut: the audit record reached " + MAX_LINE_BYTES + " bytes; the rest of this value is not written]";
+
+    /** True (the marker then written in the element's place) when the line is past {@link #MAX_LINE_BYTES}. */
+    private boolean cutHere(boolean object) {
+        if (len <= MAX_LINE_BYTES) return false;
+        if (object) {
+            str("[cut]");
+            put(':');
+        }
+        str(CUT);
+        return true;
+    }
+
     /** Values nested deeper than this (or a structure that contains itself) are written as a note. */
     static final int MAX_DEPTH = 64;
     static final String TOO_DEEP = "(nested more than 64 levels: not written)";
@@ -847,6 +868,7 @@ final class AuditLines {
             boolean first = true;
             for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
                 if (!first) put(',');
+                if (cutHere(true)) break;
                 str(String.valueOf(e.getKey()));
                 put(':');
                 value(e.getValue(), personal, depth + 1);
@@ -860,6 +882,7 @@ final class AuditLines {
             boolean first = true;
             for (Object o : (Iterable<?>) v) {
                 if (!first) put(',');
+                if (cutHere(false)) break;
                 value(o, personal, depth + 1);
                 first = false;
             }
@@ -871,6 +894,7 @@ final class AuditLines {
             int n = Array.getLength(v);
             for (int i = 0; i < n; i++) {
                 if (i > 0) put(',');
+                if (cutHere(false)) break;
                 value(Array.get(v, i), personal, depth + 1);
             }
             put(']');
@@ -889,6 +913,7 @@ final class AuditLines {
         boolean first = true;
         for (Map.Entry<String, JsonNode> e : args.properties()) {
             if (!first) put(',');
+            if (cutHere(true)) break;
             put(nameText(e.getKey()));
             put(':');
             boolean personal = true;
@@ -970,6 +995,7 @@ final class AuditLines {
             boolean first = true;
             for (Map.Entry<String, JsonNode> e : n.properties()) {
                 if (!first) put(',');
+                if (cutHere(true)) break;
                 put(nameText(e.getKey()));
                 put(':');
                 node(e.getValue(), personal, depth + 1);
@@ -980,6 +1006,7 @@ final class AuditLines {
             put('[');
             for (int i = 0; i < n.size(); i++) {
                 if (i > 0) put(',');
+                if (cutHere(false)) break;
                 node(n.get(i), personal, depth + 1);
             }
             put(']');
