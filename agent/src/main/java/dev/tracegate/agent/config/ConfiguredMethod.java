@@ -68,15 +68,18 @@ public final class ConfiguredMethod {
     public static final List<String> PLACEHOLDERS = List.of("$method", "$class");
 
     /**
-     * The tool name (TOOL): a literal, a parameter, {@code $method} for the method's own name (the default) or {@code $class}
-     * for the class's simple name.
+     * The tool name (TOOL): a literal, a parameter, a field path read at each call ({@code 0.name}, {@code tool.name},
+     * {@code this.name}), {@code $method} for the method's own name (the default) or {@code $class} for the class's simple name.
      */
     public String toolName() { return toolName; }
 
-    /** Which parameter holds the arguments (TOOL): an index, or {@code *} for all parameters by name (the default). */
+    /**
+     * Which parameter holds the arguments (TOOL): an index or a name, {@code this} (the fields of the object the method is
+     * called on), a field path from one of them ({@code this.input}), or {@code *} for all parameters by name (the default).
+     */
     public String argsParam() { return argsParam; }
 
-    /** Which parameter holds the session id: an index or a literal; null for the default session. */
+    /** Which parameter holds the session id: an index, a name, a field path (from one, or from {@code this}) or a literal; null for the default session. */
     public String sessionParam() { return sessionParam; }
 
     /** Which parameter holds the data subject (CONSENT, ERASURE). */

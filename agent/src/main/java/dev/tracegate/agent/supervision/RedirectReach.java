@@ -124,7 +124,9 @@ public final class RedirectReach {
                 String c = m.className();
                 String simple = c.substring(Math.max(c.lastIndexOf('.'), c.lastIndexOf('$')) + 1);
                 if (glob(simple.toLowerCase(Locale.ROOT), folded)) return m;
-            } else if (!t.chars().allMatch(Character::isDigit) && ToolName.fold(t).equals(folded)) {
+            } else if (!t.chars().allMatch(Character::isDigit) && !t.equals("this") && !t.startsWith("this.")
+                    && !(t.indexOf('.') > 0 && t.substring(0, t.indexOf('.')).chars().allMatch(Character::isDigit))
+                    && ToolName.fold(t).equals(folded)) {   // a path (0.name, this.name) gives no tool name at start
                 return m;
             }
         }

@@ -644,6 +644,19 @@ public final class ConfiguredMethods {
             problems.append(problems.length() == 0 ? "" : "; ").append(unnamed);
         }
         String args = rule.field("args");
+        for (String key : new String[] {"name", "args"}) {
+            // a tool-name or args-param path from an index the method does not have: the literal, as for session-param above
+            String spec = rule.kind == MethodRule.Kind.TOOL ? rule.field(key) : null;
+            String[] p = spec == null ? null : fieldPath(spec);
+            int root = p == null ? -1 : index(p[0]);
+            if (root >= count && !(continuationSaid && root == count)) {
+                problems.append(problems.length() == 0 ? "" : "; ").append(key.equals("name") ? "tool-name" : "args-param").append(" '")
+                        .append(spec).append("' reads as a field path, but the method has ").append(count)
+                        .append(count == 1 ? " parameter" : " parameters").append(", so ")
+                        .append(key.equals("name") ? "every call is the literal tool '" + spec + "'" : "each call's arguments are {\"value\":\"" + spec + "\"}")
+                        .append(": start the path with the 0-based index of a parameter the method has");
+            }
+        }
         String[] argsPath = args == null ? null : fieldPath(args);
         boolean argsReads = args != null && (args.equals("this") || (argsPath != null && (argsPath[0].equals("this")
                 || index(argsPath[0]) >= 0 || Arrays.asList(names).contains(argsPath[0]))));
@@ -1267,8 +1280,10 @@ public final class ConfiguredMethods {
             String type = i >= 0 && i < types.size() ? types.get(i) : null;
             boolean rewritable = type != null && (type.equals("java.lang.String") || type.equals("java.lang.Object") || type.equals("java.util.Map")
                     || type.equals("java.util.HashMap") || type.equals("java.util.LinkedHashMap"));
+            String from = i >= 0 ? "parameter " + argsField : argsField.equals("this") || argsField.startsWith("this.")
+                    ? "read from " + argsField + " (the object the method is called on)" : "read from the path " + argsField;
             return new dev.tracegate.agent.core.CallReach(noRedirect, rewritable ? null
-                    : "its arguments are parameter " + argsField + " of " + method + (type == null ? "" : ", a " + type)
+                    : "its arguments are " + from + " of " + method + (type == null ? "" : ", a " + type)
                     + ", neither JSON text nor a Map, so no field can be removed", Map.of());
         }
         String[] n = names != null && names.length == types.size() ? names : ParameterNames.positional(types.size());

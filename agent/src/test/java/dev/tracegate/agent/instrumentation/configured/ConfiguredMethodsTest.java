@@ -220,8 +220,9 @@ class ConfiguredMethodsTest {
     }
 
     /**
-     * trial30 01: session=-1 was a silent literal session, and an args field path was only a WARN once the class loaded. Both
-     * are refused when the file is read; a path whose fields are no names too.
+     * trial30 01: session=-1 was a silent literal session, and an args value that could be no parameter was only a WARN once
+     * the class loaded. Both are refused when the file is read; a path whose fields are no names too (an args field path is
+     * read since session 23).
      */
     @Test
     void aNegativeIndexOrAnUnreadablePathIsRefusedWhenTheFileIsRead() {

@@ -237,6 +237,17 @@ class ReceiverSettingsTest {
                         + " is none, so its calls are in the session default");
     }
 
+    /** A tool-name or args-param path from an index the method does not have stays the literal, said when woven. */
+    @Test
+    void aPathFromAParameterTheMethodLacksIsSaidWhenWoven() {
+        ConfiguredMethods m = ConfiguredMethods.parse("m.txt", List.of("tool r.Functions#callTool name=5.name args=7.input"));
+        String log = SubjectParametersTest.captured(() -> m.learnParameterNames("r.Functions",
+                Map.of("callTool(Lr/Tool;Ljava/util/Map;)Ljava/lang/String;", new String[] {"tool", "args"})));
+        assertThat(log).contains("configured method r.Functions#callTool (m.txt:1): tool-name '5.name' reads as a field path, but the"
+                + " method has 2 parameters, so every call is the literal tool '5.name'")
+                .contains("args-param '7.input' reads as a field path, but the method has 2 parameters");
+    }
+
     /** The settings as the configuration file is read: this and paths where they are read, refused where they are not. */
     @Test
     void theFileAcceptsThisAndPathsWhereTheyAreReadAndRefusesThemElsewhere() {
