@@ -23,11 +23,52 @@ class LangChain4jImmediateToolTest {
     private static final String NOTICE = "tracegate blocked model output (contract rule.blockOutput): it contains a forbidden word";
 
     private static ForkedJvm.Result run(String options, String... args) {
-        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent(options)), ForkedJvm.appClasspath(), APP, args);
+        return checked(ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent(options)), ForkedJvm.appClasspath(), APP, args));
+    }
+
+    /** The scenario's part of its batch's JVM ({@link ScenarioBatch}), checked as {@link #run(String, String...)} checks a JVM. */
+    private static ForkedJvm.Result run(ScenarioBatch batch, String... args) {
+        return checked(batch.run(args));
+    }
+
+    private static ForkedJvm.Result checked(ForkedJvm.Result r) {
         assertThat(r.exit()).as(r.toString()).isZero();
         assertThat(r.stdout()).as(r.toString()).doesNotContain("MODEL SAW TOOL RESULT");   // IMMEDIATE: no model round
         return r;
     }
+
+    private static ScenarioBatch batch(String options) {
+        return new ScenarioBatch(APP, () -> List.of(ForkedJvm.agent(options)), ForkedJvm::appClasspath);
+    }
+
+    /*
+     * The scenarios under the same agent options share a JVM, each in a conversation of its own (ScenarioBatch): the memory
+     * id the app is given, else its default "alice"; two scenarios with the same conversation go to different batches. A
+     * streamed scenario ends the JVM when it is done (System.exit), so it comes last, one per batch. The exception-style
+     * scenarios all run in "alice" and keep a JVM each.
+     */
+    private static final ScenarioBatch BLOCKED = batch("trace=true,blockOutput=SECRET")
+            .scenario("alice", "result", "alice")
+            .scenario("carol", "after-lookup", "carol")
+            .scenario("gina", "result+callbacks", "gina")
+            .scenario("jane", "provider+callbacks", "jane")
+            .scenario("dave", "stream", "dave");
+
+    /** The same options, for the scenarios whose conversation is one of {@link #BLOCKED}'s. */
+    private static final ScenarioBatch BLOCKED_AGAIN = batch("trace=true,blockOutput=SECRET")
+            .scenario("alice", "object")
+            .scenario("carol", "two", "carol")
+            .scenario("ivan", "stream+callbacks-only", "ivan");
+
+    /** A third streamed scenario under these options, which two tests read. */
+    private static final ScenarioBatch STREAM_CALLBACKS = batch("trace=true,blockOutput=SECRET")
+            .scenario("ivan", "stream+callbacks", "ivan");
+
+    private static final ScenarioBatch PASSING = batch("trace=true")
+            .scenario("bob", "result", "bob")
+            .scenario("alice", "object")
+            .scenario("hank", "result+callbacks", "hank")
+            .scenario("erin", "stream", "erin");
 
     private static String line(ForkedJvm.Result r, String prefix) {
         return r.stdout().lines().filter(l -> l.startsWith(prefix)).findFirst().orElse("(no " + prefix.strip() + ")");
@@ -35,7 +76,7 @@ class LangChain4jImmediateToolTest {
 
     @Test
     void anImmediateToolsResultIsTheTurnsAnswerAndAnAnswerContractReplacesIt() {
-        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "result", "alice");
+        ForkedJvm.Result r = run(BLOCKED, "result", "alice");
         assertThat(r.stdout()).as(r.toString()).contains("TOOL orderStatus ran id=7").contains("CONTENT: null");
         // what the application reads, as text and as the tool's returned object, is the notice
         assertThat(line(r, "TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("TOOL RESULT orderStatus: " + NOTICE);
@@ -50,7 +91,7 @@ class LangChain4jImmediateToolTest {
                 .isLessThan(err.indexOf("BLOCK ASSISTANT langchain4j session=alice"));
         assertThat(ForkedJvm.count(err, "ASSISTANT ")).as(r.toString()).isEqualTo(1);
 
-        ForkedJvm.Result passing = run("trace=true", "result", "bob");
+        ForkedJvm.Result passing = run(PASSING, "result", "bob");
         assertThat(line(passing, "TOOL RESULT orderStatus: ")).as(passing.toString())
                 .isEqualTo("TOOL RESULT orderStatus: order 7: shipped; courier token SECRET-TOKEN-42, refund to DE89370400440532013000");
         assertThat(passing.stderr()).as(passing.toString()).contains("ASSISTANT langchain4j session=bob -> KEEP");
@@ -64,7 +105,7 @@ class LangChain4jImmediateToolTest {
      */
     @Test
     void anEarlierRoundsToolResultInTheExecutionsIsNoAnswer() {
-        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "after-lookup", "carol");
+        ForkedJvm.Result r = run(BLOCKED, "after-lookup", "carol");
         assertThat(r.stdout()).as(r.toString()).contains("MODEL SAW LOOKUP RESULT").contains("TOOL trackingNote ran id=7");
         assertThat(line(r, "TOOL RESULT customerNote: ")).as(r.toString())
                 .isEqualTo("TOOL RESULT customerNote: customer note on order 7: courier token SECRET-TOKEN-42");
@@ -117,17 +158,17 @@ class LangChain4jImmediateToolTest {
     @Test
     void aReplacedResultOfAnotherTypeIsNullAsTheMethodsOwnValue() {
         // the notice cannot be an OrderInfo: the application gets null rather than the record that carried the secret
-        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "object");
+        ForkedJvm.Result r = run(BLOCKED_AGAIN, "object");
         assertThat(r.stdout()).as(r.toString()).contains("TOOL orderInfo ran id=7").contains("DIRECT OBJECT: null").doesNotContain(SECRET);
         assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT langchain4j session=alice contract=rule.blockOutput");
 
-        ForkedJvm.Result passing = run("trace=true", "object");
+        ForkedJvm.Result passing = run(PASSING, "object");
         assertThat(passing.stdout()).as(passing.toString()).contains("DIRECT OBJECT: OrderInfo[id=7, status=shipped, courierToken=SECRET-TOKEN-42]");
     }
 
     @Test
     void eachImmediateResultOfARoundIsAnAnswerOfItsOwn() {
-        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "two", "carol");
+        ForkedJvm.Result r = run(BLOCKED_AGAIN, "two", "carol");
         assertThat(line(r, "TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("TOOL RESULT orderStatus: " + NOTICE);
         assertThat(line(r, "TOOL RESULT trackingNote: ")).as(r.toString()).isEqualTo("TOOL RESULT trackingNote: order 7 arrives on Friday");
         assertThat(r.stderr()).as(r.toString())
@@ -145,7 +186,7 @@ class LangChain4jImmediateToolTest {
 
     @Test
     void aStreamedImmediateResultIsCheckedBeforeOnToolExecutedGetsIt() {
-        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "stream", "dave");
+        ForkedJvm.Result r = run(BLOCKED, "stream", "dave");
         assertThat(line(r, "STREAM TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("STREAM TOOL RESULT orderStatus: " + NOTICE);
         assertThat(line(r, "STREAM TOOL OBJECT orderStatus: ")).as(r.toString()).isEqualTo("STREAM TOOL OBJECT orderStatus: " + NOTICE);
         // the stream completes as LangChain4j ends an immediate round: with the model's tool request, no text
@@ -161,7 +202,7 @@ class LangChain4jImmediateToolTest {
                 .isLessThan(err.indexOf("BLOCK ASSISTANT langchain4j-stream session=dave"));
         assertThat(ForkedJvm.count(err, "ASSISTANT ")).as(r.toString()).isEqualTo(1);
 
-        ForkedJvm.Result passing = run("trace=true", "stream", "erin");
+        ForkedJvm.Result passing = run(PASSING, "stream", "erin");
         assertThat(line(passing, "STREAM TOOL RESULT orderStatus: ")).as(passing.toString())
                 .isEqualTo("STREAM TOOL RESULT orderStatus: order 7: shipped; courier token SECRET-TOKEN-42, refund to DE89370400440532013000");
         assertThat(passing.stderr()).as(passing.toString()).contains("ASSISTANT langchain4j-stream session=erin -> KEEP");
@@ -207,7 +248,7 @@ class LangChain4jImmediateToolTest {
 
     @Test
     void theToolCallbacksOfABlockingServiceGetWhatTheAnswerCheckLeaves() {
-        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "result+callbacks", "gina");
+        ForkedJvm.Result r = run(BLOCKED, "result+callbacks", "gina");
         // before: both got 'order 7: shipped; courier token SECRET-TOKEN-42, ...' as the tool ended, unchecked
         assertThat(line(r, "AFTER TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("AFTER TOOL RESULT orderStatus: " + NOTICE);
         assertThat(line(r, "EVENT TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("EVENT TOOL RESULT orderStatus: " + NOTICE);
@@ -217,7 +258,7 @@ class LangChain4jImmediateToolTest {
         assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT langchain4j session=gina contract=rule.blockOutput");
         assertThat(ForkedJvm.count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
 
-        ForkedJvm.Result passing = run("trace=true", "result+callbacks", "hank");
+        ForkedJvm.Result passing = run(PASSING, "result+callbacks", "hank");
         assertThat(line(passing, "AFTER TOOL RESULT orderStatus: ")).as(passing.toString())
                 .isEqualTo("AFTER TOOL RESULT orderStatus: order 7: shipped; courier token SECRET-TOKEN-42, refund to DE89370400440532013000");
         assertThat(line(passing, "EVENT TOOL RESULT orderStatus: ")).as(passing.toString())
@@ -251,8 +292,9 @@ class LangChain4jImmediateToolTest {
 
     @Test
     void theToolCallbacksOfAStreamGetWhatTheAnswerCheckLeavesAlsoWithoutOnToolExecuted() {
-        for (String scenario : List.of("stream+callbacks", "stream+callbacks-only")) {
-            ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", scenario, "ivan");
+        for (ScenarioBatch batch : List.of(STREAM_CALLBACKS, BLOCKED_AGAIN)) {
+            String scenario = batch == STREAM_CALLBACKS ? "stream+callbacks" : "stream+callbacks-only";
+            ForkedJvm.Result r = run(batch, scenario, "ivan");
             assertThat(line(r, "AFTER TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("AFTER TOOL RESULT orderStatus: " + NOTICE);
             assertThat(line(r, "EVENT TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("EVENT TOOL RESULT orderStatus: " + NOTICE);
             assertThat(r.stdout()).as(r.toString()).contains("STREAM COMPLETE: text=null tool requests=1");
@@ -261,7 +303,7 @@ class LangChain4jImmediateToolTest {
             assertThat(r.stderr()).as(r.toString()).contains("BLOCK ASSISTANT langchain4j-stream session=ivan contract=rule.blockOutput");
             assertThat(ForkedJvm.count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
         }
-        ForkedJvm.Result handler = run("trace=true,blockOutput=SECRET", "stream+callbacks", "ivan");
+        ForkedJvm.Result handler = run(STREAM_CALLBACKS, "stream+callbacks", "ivan");
         assertThat(line(handler, "STREAM TOOL RESULT orderStatus: ")).as(handler.toString()).isEqualTo("STREAM TOOL RESULT orderStatus: " + NOTICE);
     }
 
@@ -283,7 +325,7 @@ class LangChain4jImmediateToolTest {
     @Test
     void aToolProvidersImmediateToolIsCheckedBeforeItsCallbacksGetIt() {
         // only the invocation's tool context knows it is immediate, not the tool service: the loop marks its request
-        ForkedJvm.Result r = run("trace=true,blockOutput=SECRET", "provider+callbacks", "jane");
+        ForkedJvm.Result r = run(BLOCKED, "provider+callbacks", "jane");
         assertThat(r.stdout()).as(r.toString()).contains("TOOL orderStatus ran id=7 (provider)").contains("CONTENT: null");
         assertThat(line(r, "AFTER TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("AFTER TOOL RESULT orderStatus: " + NOTICE);
         assertThat(line(r, "EVENT TOOL RESULT orderStatus: ")).as(r.toString()).isEqualTo("EVENT TOOL RESULT orderStatus: " + NOTICE);

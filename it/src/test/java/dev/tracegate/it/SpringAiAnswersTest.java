@@ -30,6 +30,38 @@ class SpringAiAnswersTest {
         return runOn(ForkedJvm.appClasspath(), options, args);
     }
 
+    /** The scenario's part of its batch's JVM ({@link ScenarioBatch}), which must have exited normally. */
+    private static ForkedJvm.Result run(ScenarioBatch batch, String... args) {
+        ForkedJvm.Result r = batch.run(args);
+        assertThat(r.exit()).as(r.toString()).isZero();
+        return r;
+    }
+
+    private static ScenarioBatch batch(String options) {
+        return new ScenarioBatch(APP, () -> List.of(ForkedJvm.agent(options)), ForkedJvm::appClasspath);
+    }
+
+    /*
+     * The scenarios under the same agent options share a JVM, each in a conversation of its own (ScenarioBatch): the app's
+     * --conversation, else conv-42; an own tool loop (--own-loop) has none, so its session is "default", and the second
+     * such scenario under the same options keeps a JVM of its own.
+     */
+    private static final ScenarioBatch TRACED = batch("trace=true")
+            .scenario("k1", "--tool-context", "--conversation=k1", "email")
+            .scenario("k2", "--stream", "--tool-context", "--conversation=k2", "email")
+            .scenario("conv-42", "show");
+
+    private static final ScenarioBatch BLOCKED = batch("trace=true,blockOutput=secret")
+            .scenario("conv-42", "show")
+            .scenario("conv-t", "--stream", "--think-aloud", "--conversation=conv-t", "email")
+            .scenario("default", "--own-loop", "email")
+            .scenario("conv-b", "--text-beside-tools", "--conversation=conv-b", "email");
+
+    private static final ScenarioBatch THROWN = batch("blockOutput=secret,onBlock=throw")
+            .scenario("conv-42", "show")
+            .scenario("conv-u", "--stream", "--think-aloud", "--conversation=conv-u", "email")
+            .scenario("default", "--own-loop", "email");
+
     private static ForkedJvm.Result run112(String options, String... args) {
         ForkedJvm.Result r = runOn(ForkedJvm.lineClasspath("springai-1.1.2"), options, args);
         assertThat(r.stdout()).as(r.toString()).containsPattern("SPRING AI \\S*spring-ai-client-chat-1\\.1\\.2\\.jar");
@@ -58,7 +90,7 @@ class SpringAiAnswersTest {
 
     @Test
     void aConversationNamedOnlyInTheToolContextIsTheSessionOfItsUserMessageToolCallAndAnswer() {
-        ForkedJvm.Result r = run("trace=true", "--tool-context", "--conversation=k1", "email");
+        ForkedJvm.Result r = run(TRACED, "--tool-context", "--conversation=k1", "email");
         assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran to=bob@example.com");
         assertThat(r.stderr()).as(r.toString())
                 .contains("USER springai session=k1 -> KEEP")
@@ -69,7 +101,7 @@ class SpringAiAnswersTest {
 
     @Test
     void aStreamedConversationNamedOnlyInTheToolContextIsOneSession() {
-        ForkedJvm.Result r = run("trace=true", "--stream", "--tool-context", "--conversation=k2", "email");
+        ForkedJvm.Result r = run(TRACED, "--stream", "--tool-context", "--conversation=k2", "email");
         assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran to=bob@example.com");
         assertThat(r.stderr()).as(r.toString())
                 .contains("USER springai session=k2 -> KEEP")
@@ -80,7 +112,7 @@ class SpringAiAnswersTest {
 
     @Test
     void aReturnDirectToolResultIsTheConversationsAnswerAndIsChecked() {
-        ForkedJvm.Result r = run("trace=true,blockOutput=secret", "show");
+        ForkedJvm.Result r = run(BLOCKED, "show");
         assertThat(r.stdout()).as(r.toString()).contains("TOOL showAccount ran id=A1");
         // Spring AI hands the result to the application as the answer, with no model round: that answer is checked
         assertThat(answer(r)).as(r.toString())
@@ -91,7 +123,7 @@ class SpringAiAnswersTest {
         // the tool's own RETURN is not an answer: the same text passes there
         assertThat(ForkedJvm.count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
 
-        ForkedJvm.Result passing = run("trace=true", "show");
+        ForkedJvm.Result passing = run(TRACED, "show");
         // Spring AI hands the result on as the tool call's JSON text: here a quoted string
         assertThat(answer(passing)).as(passing.toString()).isEqualTo("ANSWER: \"Account A1: IBAN DE89370400440532013000, the secret is 42\"");
         assertThat(passing.stderr()).as(passing.toString()).contains("ASSISTANT springai session=conv-42 -> KEEP");
@@ -107,7 +139,7 @@ class SpringAiAnswersTest {
 
     @Test
     void aReturnDirectToolResultThatIsBlockedUnderExceptionStyleThrowsToTheCaller() {
-        ForkedJvm.Result r = run("blockOutput=secret,onBlock=throw", "show");
+        ForkedJvm.Result r = run(THROWN, "show");
         assertThat(r.stdout()).as(r.toString())
                 .doesNotContain("ANSWER:")
                 .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)");
@@ -124,7 +156,7 @@ class SpringAiAnswersTest {
 
     @Test
     void textStreamedBeforeARequestForToolsIsCheckedAsAnAnswerBeforeTheToolRuns() {
-        ForkedJvm.Result r = run("trace=true,blockOutput=secret", "--stream", "--think-aloud", "--conversation=conv-t", "email");
+        ForkedJvm.Result r = run(BLOCKED, "--stream", "--think-aloud", "--conversation=conv-t", "email");
         // shown as it came (it cannot be recalled), then the notice, and the tool still runs: the text, not the call, violated
         assertThat(chunks(r)).as(r.toString()).startsWith("let me check", "the secret records");
         assertThat(chunks(r)).as(r.toString()).anyMatch(c -> c.startsWith("tracegate blocked model output (contract rule.blockOutput)"));
@@ -140,7 +172,7 @@ class SpringAiAnswersTest {
 
     @Test
     void aBlockOfTextStreamedBeforeARequestForToolsEndsTheStreamBeforeTheToolRunsWhenBlocksThrow() {
-        ForkedJvm.Result r = run("blockOutput=secret,onBlock=throw", "--stream", "--think-aloud", "--conversation=conv-u", "email");
+        ForkedJvm.Result r = run(THROWN, "--stream", "--think-aloud", "--conversation=conv-u", "email");
         assertThat(r.stdout()).as(r.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .doesNotContain("ANSWER:")
@@ -150,7 +182,7 @@ class SpringAiAnswersTest {
     @Test
     void textBesideARequestForToolsInABlockingRoundIsCheckedBeforeTheToolRuns() {
         // the application runs the tools itself (user-controlled tool execution) and shows each round's text
-        ForkedJvm.Result r = run("trace=true,blockOutput=secret", "--own-loop", "email");
+        ForkedJvm.Result r = run(BLOCKED, "--own-loop", "email");
         // what it shows is the notice, and the round still asks for its tool: the text, not the call, violated
         assertThat(shown(r)).as(r.toString()).containsExactly(NOTICE + " [tools=1]");
         assertThat(r.stdout()).as(r.toString())
@@ -175,7 +207,7 @@ class SpringAiAnswersTest {
 
     @Test
     void aBlockOfTextBesideARequestForToolsRefusesTheRoundWhenBlocksThrow() {
-        ForkedJvm.Result r = run("blockOutput=secret,onBlock=throw", "--own-loop", "email");
+        ForkedJvm.Result r = run(THROWN, "--own-loop", "email");
         // the round is refused before the application sees it: its text is not shown and its tool does not run
         assertThat(r.stdout()).as(r.toString())
                 .doesNotContain("SHOWN:")
@@ -207,7 +239,7 @@ class SpringAiAnswersTest {
     @Test
     void aChatClientRoundsTextBesideItsRequestForToolsIsCheckedInItsConversation() {
         // 2.0.x: the ChatClient's own ToolCallAdvisor runs the loop; the round's text goes back to the model in the history
-        ForkedJvm.Result r = run("trace=true,blockOutput=secret", "--text-beside-tools", "--conversation=conv-b", "email");
+        ForkedJvm.Result r = run(BLOCKED, "--text-beside-tools", "--conversation=conv-b", "email");
         assertThat(r.stdout()).as(r.toString())
                 .doesNotContain("secret records")
                 .contains("MODEL SAW ITS TEXT: " + NOTICE)
