@@ -4,9 +4,7 @@ import dev.tracegate.agent.core.AgentLog;
 
 import java.io.File;
 import java.io.IOException;
-import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
-import java.security.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.HashMap;
@@ -22,15 +20,17 @@ import java.util.zip.ZipInputStream;
  * the framework's own class names, so a relocated copy runs every tool unsupervised (trial40 01). When a class loads
  * whose name ends like one of an instrumentation's {@link Hooks#chokePoints} but lies outside its
  * {@link Hooks#frameworkPackage}, and its class loader also has the instrumentation's {@link Hooks#chokePointSiblings}
- * under the same relocated prefix, one WARN says so at once, with the fix (configured methods). The transformer changes
- * nothing; its only work per class is a suffix test on the name, which allocates nothing; only a class that passes it
+ * under the same relocated prefix, one WARN says so at once, with the fix (configured methods). It is not a transformer of
+ * its own: the weaver's transformer shows it each class being defined ({@code Weaver#noteDefined}), so a class load does
+ * not cross into Java once more with another copy of its class file. Its only work per class is a suffix test on the
+ * name, which allocates nothing; only a class that passes it
  * has its siblings looked up (as resources of its loader, so a loader that serves no resources, rare, is never taken
  * for a relocated copy). Before session 20 the suffix alone counted, so an application's own
  * {@code com.acme.tool.ToolCallback} was named a relocated Spring AI. Weaving the relocated copy is not attempted: the
  * advice and the bridge name the framework's types ({@code dev.langchain4j.agent.tool.ToolExecutionRequest}...), which a
  * relocated copy does not have.
  */
-public final class RelocatedFrameworks implements ClassFileTransformer {
+public final class RelocatedFrameworks {
 
     /**
      * One choke point: the instrumentation, the class, its framework package and the name's end
@@ -64,12 +64,6 @@ public final class RelocatedFrameworks implements ClassFileTransformer {
     /** Whether any instrumentation has a choke point to watch for. */
     public boolean watches() {
         return points.length > 0;
-    }
-
-    @Override
-    public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain domain, byte[] bytes) {
-        if (name != null && redefined == null) noteLoaded(name, loader);
-        return null;
     }
 
     /** Whether {@code internalName} is named like {@code p}'s choke point, outside the framework's own package. */

@@ -99,10 +99,16 @@ public final class Weaver {
 
     /** Relocated (shaded) copies of the frameworks, which no hook point matches: warned about when they load. */
     private final RelocatedFrameworks relocations;
+    /**
+     * Whether some instrumentation has a choke point for {@link #relocations} to watch: then the weaver's own transformer
+     * (the start-up gate, or Byte Buddy's behind {@link QuickRejection}) shows it every class being defined.
+     */
+    private final boolean watchRelocations;
 
     public Weaver(List<Hooks> hooks) {
         this.hooks = hooks;
         this.relocations = new RelocatedFrameworks(hooks);
+        this.watchRelocations = relocations.watches();
         for (Hooks h : hooks) {
             matched.put(h.name(), new AtomicLong());
             presence.put(h.name(), new FrameworkPresence(h.marker()));
@@ -124,11 +130,19 @@ public final class Weaver {
      * class a hook matches is woven before it is first used.
      */
     public void install(Instrumentation instrumentation, ClassLoader agentLoader, boolean attached) {
-        if (relocations.watches()) {
-            // a transformer of its own, which only reads names: the weaver's pre-filter stays as it is
-            instrumentation.addTransformer(relocations, false);
-            if (attached) relocations.scanAtAttach(instrumentation);
+        // the relocated-copy watch has no transformer of its own: the weaver's one shows it every class being defined
+        // ({@link #noteDefined}). A second transformer, not retransformation-capable, put the JVM's second JPLIS
+        // environment to work: every class loaded in the JVM crossed into Java twice, each time with its own copy of the
+        // class file (4.3 KB of allocation a class for Spring's; bench/boot loads about 8,600 classes)
+        try {
+            installTransformer(instrumentation, agentLoader, attached);
+        } finally {
+            // on attach, after the transformer is in place: a copy loaded meanwhile is among the loaded classes it reads
+            if (attached && watchRelocations) relocations.scanAtAttach(instrumentation);
         }
+    }
+
+    private void installTransformer(Instrumentation instrumentation, ClassLoader agentLoader, boolean attached) {
         if (attached || loadedClassCouldMatch(instrumentation, agentLoader)) {
             long started = System.nanoTime();
             try {
@@ -377,6 +391,16 @@ public final class Weaver {
         return false;
     }
 
+    /**
+     * Shows the relocated-copy watch a class being defined (internal name; a retransformed class is not being defined).
+     * Called first by the weaver's transformer for every class, whatever it does with the class afterwards.
+     */
+    void noteDefined(ClassLoader loader, String name, Class<?> redefined) {
+        if (watchRelocations && name != null && redefined == null) {
+            relocations.noteLoaded(name, loader);
+        }
+    }
+
     /** Classes the start-up gate handed to Byte Buddy's transformer once it was in use (none of those {@link #passedOverByName} refuses). */
     final AtomicLong handedToByteBuddy = new AtomicLong();
 
@@ -522,6 +546,7 @@ public final class Weaver {
         @Override
         public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain domain, byte[] bytes)
                 throws IllegalClassFormatException {
+            weaver.noteDefined(loader, name, redefined);
             ClassFileTransformer w = wovenFor(loader, name, bytes);
             return w == null ? null : w.transform(loader, name, redefined, domain, bytes);
         }
@@ -529,6 +554,7 @@ public final class Weaver {
         @Override
         public byte[] transform(Module module, ClassLoader loader, String name, Class<?> redefined, ProtectionDomain domain, byte[] bytes)
                 throws IllegalClassFormatException {
+            weaver.noteDefined(loader, name, redefined);
             ClassFileTransformer w = wovenFor(loader, name, bytes);
             return w == null ? null : w.transform(module, loader, name, redefined, domain, bytes);
         }
@@ -1049,6 +1075,7 @@ public final class Weaver {
          * sweep has matched those already) because no hook point can match it by the names of its super types.
          */
         private boolean passedOver(ClassLoader loader, String name, Class<?> redefined, byte[] bytes) {
+            if (weaver != null) weaver.noteDefined(loader, name, redefined);
             if (loader == null || loader == agentLoader || (name != null && passedOverByName.test(name))) {
                 return true;
             }

@@ -174,4 +174,36 @@ class RelocatedFrameworksTest {
         assertTrue(!new RelocatedFrameworks(List.of()).watches());
         assertTrue(new RelocatedFrameworks(hooks()).watches());
     }
+
+    /**
+     * At premain the weaver registers one transformer, which also shows the watch every class being defined: a second,
+     * not retransformation-capable one made the JVM hand every class file to Java twice (a copy of its bytes each time).
+     */
+    @Test
+    void premainRegistersOneTransformerAndItNamesARelocatedCopy() throws Exception {
+        AgentLog.captureForTest(new PrintStream(err, true, StandardCharsets.UTF_8));
+        List<Object[]> added = new java.util.ArrayList<>();
+        java.lang.instrument.Instrumentation instrumentation = (java.lang.instrument.Instrumentation) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {java.lang.instrument.Instrumentation.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "addTransformer" -> {
+                        added.add(args);
+                        yield null;
+                    }
+                    case "getAllLoadedClasses" -> new Class<?>[0];
+                    case "isModifiableClass", "isRetransformClassesSupported" -> true;
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+        Weaver weaver = new Weaver(hooks());
+        weaver.install(instrumentation, Weaver.class.getClassLoader(), false);
+        assertEquals(1, added.size(), "transformers registered");
+        assertEquals(Boolean.TRUE, added.get(0).length > 1 ? added.get(0)[1] : null, "the one transformer is retransformation-capable");
+        java.lang.instrument.ClassFileTransformer only = (java.lang.instrument.ClassFileTransformer) added.get(0)[0];
+        ClassLoader shaded = loaderWith(SHADED_LC4J, SHADED_LC4J_SIBLING);
+        assertNull(only.transform(shaded, SHADED_LC4J, null, null, new byte[] {(byte) 0xCA, (byte) 0xFE}));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("com.vendor.shaded.lc4j.service.tool.ToolService was loaded: it is a"
+                + " relocated (shaded) copy of dev.langchain4j.service.tool.ToolService"), err.toString(StandardCharsets.UTF_8));
+        assertEquals(Map.of("langchain4j", "com.vendor.shaded.lc4j.service.tool.ToolService"), weaver.relocatedOnly());
+    }
 }
