@@ -447,6 +447,19 @@ public final class Dispatcher {
         return DEPTH.get();
     }
 
+    /**
+     * Whether a supervised tool call (a framework's tool, a configured method) runs further up this thread's stack with
+     * no AI service invocation, {@code TokenStream} or {@code ChatClient} request opened since (those start a nesting
+     * scope of their own: a sub-agent). A model call made now is one the tool's body makes (a summariser tool), whose
+     * user message is text the tool built from its inputs and what it fetched, not the user's words: the model advice
+     * records no USER event for it (trial47 05: before, a page the tool had the model summarise became the user's words,
+     * and an IBAN it named passed {@code injection}). False on a thread of tracegate's own. One thread-local look-up.
+     */
+    public static boolean inToolBody() {
+        int depth = DEPTH.get()[0];
+        return depth > 0 && depth < OWN;
+    }
+
     /** Leaves a tool call entered with {@link #enter()}; every enter must be paired with one exit. */
     public static void exit() {
         int[] depth = DEPTH.get();

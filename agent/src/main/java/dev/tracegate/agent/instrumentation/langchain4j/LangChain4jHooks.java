@@ -588,10 +588,12 @@ public final class LangChain4jHooks implements Hooks {
                         }
                         // the user's own words: with retrieval augmentation, the text before the retrieved content was added
                         own = Dispatcher.ownUserText(text);
-                        if (own != null && AgenticRuns.internalPrompt()) {
+                        if (own != null && (AgenticRuns.internalPrompt() || Dispatcher.inToolBody())) {
                             // a prompt the agentic module built inside a run (a sub-agent's template filled from other
                             // agents' outputs, a planner's request with the last response): not the user's words, which
-                            // are the run's own USER event (AgenticRunAdvice)
+                            // are the run's own USER event (AgenticRunAdvice). Nor is a prompt a tool's body sends (a
+                            // summariser tool's "Summarize this page: <page>"): what reaches the conversation's model of
+                            // it is the tool's RETURN, so its values keep a tool output's provenance (trial47 05)
                             own = null;
                         }
                         replacement = own == null ? null : Dispatcher.onUserMessage("langchain4j", Dispatcher.session("default"), own);

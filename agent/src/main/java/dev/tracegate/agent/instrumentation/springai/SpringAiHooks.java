@@ -801,6 +801,13 @@ public final class SpringAiHooks implements Hooks {
                         // (a structured output's format instructions are not the user's either; a replacement keeps them)
                         String kept = Dispatcher.augmentedKept();
                         String own = Dispatcher.ownUserText(text);
+                        if (own != null && Dispatcher.inToolBody()) {
+                            // a prompt a tool's body sends (a summariser tool's "Summarize this page: <page>"): text the
+                            // tool built, not the user's words; the tool's RETURN carries what reaches the conversation's
+                            // model of it (trial47 05). A ChatClient request inside a tool (a sub-agent) opens a scope of
+                            // its own (ConversationAdvice) and keeps its USER event in its conversation
+                            own = null;
+                        }
                         replacement = own == null ? null : Dispatcher.onUserMessage("springai", session, own);
                         if (replacement != null && kept != null && own != text) {
                             replacement = replacement + kept;
