@@ -22,6 +22,7 @@ import dev.langchain4j.service.tool.ToolServiceContext;
 import dev.langchain4j.service.tool.ToolServiceResult;
 import dev.langchain4j.observability.api.event.ToolExecutedEvent;
 import dev.tracegate.agent.bootstrap.AgenticRuns;
+import dev.tracegate.agent.bootstrap.ContentsText;
 import dev.tracegate.agent.bootstrap.Dispatcher;
 import dev.tracegate.agent.bootstrap.ReplacedMessage;
 import dev.tracegate.agent.bootstrap.Ruling;
@@ -377,9 +378,20 @@ public final class LangChain4jHooks implements Hooks {
             }
             if (result != null && request != null) {
                 try {
+                    // the result's text: a result of several contents (1.14+: a text and an image, two texts), whose resultText()
+                    // throws, by ContentsText (before, an internal error: unchecked under fail: open, no RETURN under closed)
+                    List<Content> contents = null;
+                    try {
+                        contents = result.resultContents();
+                    } catch (LinkageError older) {
+                        // 1.11 to 1.13: a result is one text
+                    }
+                    String text = contents == null ? result.resultText()
+                            : contents.size() == 1 && contents.get(0) instanceof TextContent ? ((TextContent) contents.get(0)).text()
+                            : ContentsText.of(contents);
                     Object memoryId = context == null ? null : context.chatMemoryId();
                     String notice = Dispatcher.onToolResult("langchain4j", AgenticRuns.conversation(memoryId, context == null ? null : context.managedParameters()),
-                            request.name(), callId, result.resultText(), result.isError());
+                            request.name(), callId, text, result.isError());
                     if (notice != null) {
                         result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
                     }
@@ -476,7 +488,18 @@ public final class LangChain4jHooks implements Hooks {
             }
             if (result != null && request != null && session != null) {
                 try {
-                    String notice = Dispatcher.onToolResult("langchain4j-mcp", session, request.name(), callId, result.resultText(), result.isError());
+                    // the result's text: a result of several contents (1.14+: a text and an image, two texts), whose resultText()
+                    // throws, by ContentsText (before, an internal error: unchecked under fail: open, no RETURN under closed)
+                    List<Content> contents = null;
+                    try {
+                        contents = result.resultContents();
+                    } catch (LinkageError older) {
+                        // 1.11 to 1.13: a result is one text
+                    }
+                    String text = contents == null ? result.resultText()
+                            : contents.size() == 1 && contents.get(0) instanceof TextContent ? ((TextContent) contents.get(0)).text()
+                            : ContentsText.of(contents);
+                    String notice = Dispatcher.onToolResult("langchain4j-mcp", session, request.name(), callId, text, result.isError());
                     if (notice != null) {
                         result = ToolExecutionResult.builder().isError(false).resultText(notice).build();
                     }
@@ -1098,7 +1121,19 @@ public final class LangChain4jHooks implements Hooks {
                 return;
             }
             ToolExecutionResult shown = result;
-            String text = result == null || result.isError() ? null : result.resultText();
+            String text = null;
+            if (result != null && !result.isError()) {
+                // its text as the tool-result advice reads it: several contents (1.14+) by ContentsText, as resultText() throws
+                List<Content> contents = null;
+                try {
+                    contents = result.resultContents();
+                } catch (LinkageError older) {
+                    // 1.11 to 1.13: a result is one text
+                }
+                text = contents == null ? result.resultText()
+                        : contents.size() == 1 && contents.get(0) instanceof TextContent ? ((TextContent) contents.get(0)).text()
+                        : ContentsText.of(contents);
+            }
             if (text != null && !text.isEmpty()) {
                 String replacement = null;
                 try {
@@ -1173,7 +1208,19 @@ public final class LangChain4jHooks implements Hooks {
                 return;
             }
             ToolExecutionResult shown = result;
-            String text = result == null ? null : result.resultText();
+            String text = null;
+            if (result != null) {
+                // its text as the tool-result advice reads it: several contents (1.14+) by ContentsText, as resultText() throws
+                List<Content> contents = null;
+                try {
+                    contents = result.resultContents();
+                } catch (LinkageError older) {
+                    // 1.11 to 1.13: a result is one text
+                }
+                text = contents == null ? result.resultText()
+                        : contents.size() == 1 && contents.get(0) instanceof TextContent ? ((TextContent) contents.get(0)).text()
+                        : ContentsText.of(contents);
+            }
             if (text != null && !text.isEmpty()) {
                 String replacement = null;
                 try {
