@@ -54,8 +54,40 @@ class SpringAiTest {
             .scenario("conv-42", "--stream", "--chunks", "chat")
             .scenario("default", "--direct", "--chunks", "chat");
 
+    /** A block of sendEmail, blocking and streamed. */
+    private static final ScenarioBatch EMAIL_BLOCKED = batch("block=sendEmail")
+            .scenario("conv-42", "email")
+            .scenario("conv-stream-8", "--stream", "--conversation=conv-stream-8", "email");
+
     private static ScenarioBatch batch(String options) {
         return new ScenarioBatch(APP, () -> List.of(ForkedJvm.agent(options)), ForkedJvm::appClasspath);
+    }
+
+    // ---- the same for Spring AI 1.1.2 (its own class path); its direct model stream keeps a JVM of its own here too ----
+
+    private static final ScenarioBatch TRACED_112 = batch112("trace=true")
+            .scenario("conv-42", "--tool-advisor", "email")
+            .scenario("conv-112", "--stream", "--provider-loop", "--conversation=conv-112", "email")
+            .scenario("conv-112s", "--stream", "--chunks", "--conversation=conv-112s", "chat")
+            .scenario("conv-112adv", "--stream-in-advisor", "--chunks", "--conversation=conv-112adv", "chat");
+
+    private static final ScenarioBatch EMAIL_BLOCKED_112 = batch112("block=sendEmail")
+            .scenario("conv-42", "--tool-advisor", "email")
+            .scenario("conv-113", "--stream", "--provider-loop", "--conversation=conv-113", "email");
+
+    private static final ScenarioBatch SECRET_THROWN_112 = batch112("blockOutput=secret code,onBlock=throw")
+            .scenario("conv-42", "--stream", "--chunks", "chat")
+            .scenario("default", "--direct", "--chunks", "chat");
+
+    private static ScenarioBatch batch112(String options) {
+        return new ScenarioBatch(APP, () -> List.of(ForkedJvm.agent(options)), SpringAiTest::springAi112Classpath);
+    }
+
+    /** The scenario's part of its Spring AI 1.1.2 batch's JVM, checked as {@link #run112(String, String...)} checks a JVM. */
+    private static ForkedJvm.Result run112(ScenarioBatch batch, String... args) {
+        ForkedJvm.Result r = run(batch, args);
+        assertThat(r.stdout()).as(r.toString()).containsPattern("SPRING AI \\S*spring-ai-client-chat-1\\.1\\.2\\.jar");
+        return r;
     }
 
     /** The scenario's part of its batch's JVM, which must have exited normally. */
@@ -84,7 +116,7 @@ class SpringAiTest {
 
     @Test
     void blockWithSubstitution() {
-        ForkedJvm.Result r = run("block=sendEmail", "email");
+        ForkedJvm.Result r = run(EMAIL_BLOCKED, "email");
         assertThat(r.stdout()).as(r.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)");
@@ -190,7 +222,7 @@ class SpringAiTest {
 
     @Test
     void streamingBlockWithSubstitutionNamesTheConversation() {
-        ForkedJvm.Result r = run("block=sendEmail", "--stream", "--conversation=conv-stream-8", "email");
+        ForkedJvm.Result r = run(EMAIL_BLOCKED, "--stream", "--conversation=conv-stream-8", "email");
         assertThat(r.stdout()).as(r.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)");
@@ -511,7 +543,7 @@ class SpringAiTest {
 
     @Test
     void springAi112ToolCallIsSeenOnceWithTheAdvisorConversationIdAsSession() {
-        ForkedJvm.Result r = run112("trace=true", "--tool-advisor", "email");
+        ForkedJvm.Result r = run112(TRACED_112, "--tool-advisor", "email");
         assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran to=bob@example.com")
                 .contains("MODEL SAW TOOL RESULT sendEmail: \"email sent to bob@example.com\"");
         assertThat(count(r.stderr(), "CALL springai ")).as(r.toString()).isEqualTo(1);
@@ -525,7 +557,7 @@ class SpringAiTest {
 
     @Test
     void springAi112BlockWithSubstitutionAndWithException() {
-        ForkedJvm.Result substituted = run112("block=sendEmail", "--tool-advisor", "email");
+        ForkedJvm.Result substituted = run112(EMAIL_BLOCKED_112, "--tool-advisor", "email");
         assertThat(substituted.stdout()).as(substituted.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)");
@@ -555,7 +587,7 @@ class SpringAiTest {
     void springAi112StreamingThroughAProviderStyleToolLoopKeepsTheConversation() {
         // 1.1's ToolCallAdvisor does not stream; provider models run the tools in their own stream, with the
         // subscriber's Reactor context in ToolCallReactiveContextHolder (the model here does what they do)
-        ForkedJvm.Result r = run112("trace=true", "--stream", "--provider-loop", "--conversation=conv-112", "email");
+        ForkedJvm.Result r = run112(TRACED_112, "--stream", "--provider-loop", "--conversation=conv-112", "email");
         assertThat(toolThread(r, "sendEmail")).as(r.toString()).isNotEqualTo("main");
         assertThat(r.stdout()).as(r.toString()).contains("TOOL sendEmail ran to=bob@example.com");
         assertThat(count(r.stderr(), "CALL springai ")).as(r.toString()).isEqualTo(1);
@@ -566,7 +598,7 @@ class SpringAiTest {
                 .doesNotContain("session=default");
         // the model ran the tool inside its own stream: the round that asked for it is not the answer, checked once
         assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
-        ForkedJvm.Result blocked = run112("block=sendEmail", "--stream", "--provider-loop", "--conversation=conv-113", "email");
+        ForkedJvm.Result blocked = run112(EMAIL_BLOCKED_112, "--stream", "--provider-loop", "--conversation=conv-113", "email");
         assertThat(blocked.stdout()).as(blocked.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)");
@@ -575,7 +607,7 @@ class SpringAiTest {
 
     @Test
     void springAi112StreamedAnswerThroughAChatClientIsCheckedOnceInItsConversation() {
-        ForkedJvm.Result r = run112("trace=true", "--stream", "--chunks", "--conversation=conv-112s", "chat");
+        ForkedJvm.Result r = run112(TRACED_112, "--stream", "--chunks", "--conversation=conv-112s", "chat");
         assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
         assertThat(r.stderr()).as(r.toString())
                 .contains("USER springai session=conv-112s -> KEEP")
@@ -589,7 +621,7 @@ class SpringAiTest {
         assertThat(substituted.stderr()).as(substituted.toString())
                 .contains("BLOCK ASSISTANT springai-stream session=conv-112b contract=rule.blockOutput");
         assertThat(count(substituted.stderr(), "ASSISTANT ")).as(substituted.toString()).isEqualTo(1);
-        ForkedJvm.Result thrown = run112("blockOutput=secret code,onBlock=throw", "--stream", "--chunks", "chat");
+        ForkedJvm.Result thrown = run112(SECRET_THROWN_112, "--stream", "--chunks", "chat");
         assertThat(chunks(thrown)).as(thrown.toString()).containsExactly("the", "secret", "code", "is", "1234");
         assertThat(thrown.stdout()).as(thrown.toString())
                 .doesNotContain("ANSWER:")
@@ -611,7 +643,7 @@ class SpringAiTest {
         assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
         assertThat(r.stderr()).as(r.toString()).contains("ASSISTANT springai-stream session=default -> KEEP");
         assertThat(count(r.stderr(), "ASSISTANT ")).as(r.toString()).isEqualTo(1);
-        ForkedJvm.Result thrown = run112("blockOutput=secret code,onBlock=throw", "--direct", "--chunks", "chat");
+        ForkedJvm.Result thrown = run112(SECRET_THROWN_112, "--direct", "--chunks", "chat");
         assertThat(chunks(thrown)).as(thrown.toString()).containsExactly("the", "secret", "code", "is", "1234");
         assertThat(thrown.stdout()).as(thrown.toString())
                 .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)");
@@ -619,7 +651,7 @@ class SpringAiTest {
 
     @Test
     void springAi112ModelStreamAnAdvisorOfTheAppCallsItselfIsCheckedInTheConversation() {
-        ForkedJvm.Result r = run112("trace=true", "--stream-in-advisor", "--chunks", "--conversation=conv-112adv", "chat");
+        ForkedJvm.Result r = run112(TRACED_112, "--stream-in-advisor", "--chunks", "--conversation=conv-112adv", "chat");
         assertThat(chunks(r)).as(r.toString()).containsExactly("the", "secret", "code", "is", "1234");
         assertThat(r.stderr()).as(r.toString())
                 .contains("ASSISTANT springai-stream session=conv-112adv -> KEEP")
