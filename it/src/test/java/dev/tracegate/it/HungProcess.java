@@ -32,7 +32,7 @@ public final class HungProcess {
         StringBuilder dumps = new StringBuilder();
         for (ProcessHandle p : tree) {
             if (!p.isAlive()) continue;
-            dumps.append("\n--- threads of process ").append(p.pid()).append(' ').append(p.info().commandLine().orElse("")).append(" ---\n");
+            dumps.append("\n--- threads of process ").append(p.pid()).append(' ').append(abbreviated(p.info().commandLine().orElse(""))).append(" ---\n");
             if (!p.info().command().map(c -> c.endsWith("/java")).orElse(false)) {
                 dumps.append("(not a JVM: no thread dump)\n");
                 continue;
@@ -60,4 +60,8 @@ public final class HungProcess {
         return dumps.toString();
     }
 
+
+    private static String abbreviated(String commandLine) {
+        return commandLine.length() <= 200 ? commandLine : commandLine.substring(0, 200) + "...";
+    }
 }

@@ -29,8 +29,8 @@ class HungProcessTest {
                 .contains("SERVER READY demo-server")         // the child's standard error (inherited by the shell's)
                 .contains("--- threads of process ");
         // the server JVM's thread dump, where its main thread waits
-        assertThat(message).containsPattern("--- threads of process \\d+ \\S*java\\S* -cp .* demoapp\\.mcp\\.McpApp server ---")
-                .contains("\"main\"").contains("java.lang.Thread.sleep");
+        assertThat(message).containsPattern("--- threads of process \\d+ \\S*/java -cp ")
+                .contains("\"main\"").contains("java.lang.Thread.sleep").contains("at demoapp.mcp.McpApp.server(");
         // nothing of the tree is left
         java.util.regex.Matcher pids = java.util.regex.Pattern.compile("--- threads of process (\\d+) ").matcher(message);
         int seen = 0;
