@@ -72,7 +72,7 @@ public final class ReactiveToolsApp {
     public static void main(String[] args) {
         Tools t = new Tools();
         run("profile", () -> t.profile("s1", "ada"), p -> ((Mono<?>) p).block());
-        run("weather", () -> t.weather("s1", "Oslo"), p -> ((Mono<?>) p).block());
+        run("weather", () -> t.weather("s1", "Oslo"), p -> ((Mono<?>) p).block() + " / again " + ((Mono<?>) p).block());
         run("pay", () -> t.pay("s1", "DE89", 5), p -> ((Single<?>) p).blockingGet());
         run("count", () -> t.count("s1", "abcd"), p -> ((Maybe<?>) p).blockingGet());
         run("broken", () -> t.broken("s1"), p -> ((Mono<?>) p).block());

@@ -33,11 +33,44 @@ class FutureValueTest {
         abstract <T extends CharSequence> CompletableFuture<? extends T> boundedVariable();
         abstract CompletableFuture raw();
         abstract String plain();
+        abstract reactor.core.publisher.Mono<String> monoText();
+        abstract reactor.core.publisher.Mono<Integer> monoNumber();
+        abstract reactor.core.publisher.Flux<String> fluxText();
+        abstract java.util.Map<String, Object> map();
+        abstract java.util.LinkedHashMap<String, Object> linkedMap();
+        abstract java.util.TreeMap<String, Object> treeMap();
+        abstract CompletableFuture<java.util.Map<String, Object>> futureMap();
+        abstract reactor.core.publisher.Mono<? extends java.util.Map<String, ?>> monoMap();
+        abstract reactor.core.publisher.Mono<Object> monoObject();
     }
 
     private static boolean text(String method) {
         return ConfiguredMethods.futureOfText(TypeDescription.ForLoadedType.of(Shapes.class).getDeclaredMethods()
                 .filter(named(method)).getOnly().getReturnType());
+    }
+
+    private static boolean map(String method) {
+        return ConfiguredMethods.mapValued(TypeDescription.ForLoadedType.of(Shapes.class).getDeclaredMethods()
+                .filter(named(method)).getOnly().getReturnType());
+    }
+
+    /**
+     * A Mono (Single, Maybe) is followed as a future is, so its refusal is text on the same rule; a Flux is not followed.
+     * A Map result, or a future or Mono of one, takes {"error": refusal} (trial46 02), where a LinkedHashMap can stand for
+     * the declared type (not a TreeMap).
+     */
+    @Test
+    void aMonoTakesTheRefusalTextAsAFutureDoesAndAMapResultTakesTheRefusalMap() {
+        assertThat(text("monoText")).isTrue();
+        assertThat(text("monoObject")).isTrue();
+        assertThat(text("monoNumber")).isFalse();
+        assertThat(text("fluxText")).as("a Flux is not followed").isFalse();
+        for (String yes : new String[] {"map", "linkedMap", "futureMap", "monoMap"}) {
+            assertThat(map(yes)).as(yes).isTrue();
+        }
+        for (String no : new String[] {"treeMap", "monoObject", "monoText", "text", "plain", "raw"}) {
+            assertThat(map(no)).as(no).isFalse();
+        }
     }
 
     @Test
