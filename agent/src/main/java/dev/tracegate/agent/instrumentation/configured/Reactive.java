@@ -61,7 +61,7 @@ final class Reactive {
                 if (!followed(c.getName())) continue;
                 try {
                     return shapeOf(c);
-                } catch (ReflectiveOperationException | RuntimeException e) {
+                } catch (RuntimeException | LinkageError e) {
                     return null;
                 }
             }
@@ -74,12 +74,12 @@ final class Reactive {
         return SHAPES.get(type);
     }
 
-    private static Shape shapeOf(Class<?> base) throws ReflectiveOperationException {
+    private static Shape shapeOf(Class<?> base) {
         boolean reactor = base.getName().startsWith("reactor.");
         Method map = oneArgument(base, "map", null);
         Method doOnError = oneArgument(base, "doOnError", null);
         Method onEmpty = reactor ? oneArgument(base, "doOnSuccess", null)
-                : base.getName().endsWith(".Maybe") ? base.getMethod("doOnComplete", oneArgument(base, "doOnComplete", null).getParameterTypes()) : null;
+                : base.getName().endsWith(".Maybe") ? oneArgument(base, "doOnComplete", null) : null;
         Method just = oneArgument(base, "just", null);
         Method error = oneArgument(base, "error", Throwable.class);
         if (map == null || doOnError == null || just == null || error == null || (onEmpty == null && !base.getName().endsWith(".Single"))) return null;
