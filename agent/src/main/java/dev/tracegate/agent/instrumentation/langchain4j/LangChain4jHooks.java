@@ -703,10 +703,15 @@ public final class LangChain4jHooks implements Hooks {
                 // the agentic module's own planner and response scorer answer with a plan or scores, not the conversation's
                 // answer: before, an answer contract judged the JSON plan and a notice in its place failed the run to parse
                 Object turn = AgenticRuns.turn();
-                if (message != null && message.text() != null && !AgenticRuns.internalAnswer(turn)) {
+                String thinking = message == null ? null : message.thinking();
+                if (message != null && (message.text() != null || thinking != null && !thinking.isEmpty()) && !AgenticRuns.internalAnswer(turn)) {
                     String replacement;
                     try {
-                        replacement = Dispatcher.onAssistantMessage("langchain4j", Dispatcher.session("default"), message.text());
+                        // the event's text: the answer's text, then its thinking on the next line (the application
+                        // gets both; before, the thinking was never checked and a replaced answer kept it, trial47 02)
+                        String said = thinking == null || thinking.isEmpty() ? message.text()
+                                : message.text() == null ? thinking : message.text() + "\n" + thinking;
+                        replacement = Dispatcher.onAssistantMessage("langchain4j", Dispatcher.session("default"), said);
                         // an agent of an agentic run: the run's result, when it is this answer, was checked here
                         AgenticRuns.answered(turn, replacement != null ? replacement : message.text());
                     } catch (TracegateViolation violation) {
@@ -719,7 +724,12 @@ public final class LangChain4jHooks implements Hooks {
                         replacement = null;
                     }
                     if (replacement != null) {
-                        returned = response.toBuilder().aiMessage(message.withText(replacement)).build();
+                        // the replaced answer keeps its tool calls and attributes, less its thinking and what carries the
+                        // replaced text (ReplacedMessage: a thinking_signature); before, withText kept the thinking (trial47 02)
+                        returned = response.toBuilder().aiMessage(AiMessage.builder().text(replacement)
+                            .toolExecutionRequests(message.toolExecutionRequests())
+                            .attributes(ReplacedMessage.metadata(message.attributes(), java.util.Arrays.asList(message.text(), message.thinking())))
+                            .build()).build();
                     }
                 }
             } finally {
@@ -850,14 +860,18 @@ public final class LangChain4jHooks implements Hooks {
                              @Advice.FieldValue("invocationContext") InvocationContext context,
                              @Advice.Argument(value = 0, readOnly = false) ChatResponse response) {
             AiMessage message = response == null ? null : response.aiMessage();
-            if (message == null || message.text() == null || message.text().isEmpty()) {
+            String thinking = message == null ? null : message.thinking();
+            if (message == null || (message.text() == null || message.text().isEmpty()) && (thinking == null || thinking.isEmpty())) {
                 return false;
             }
+            // the event's text: the answer's text, then its thinking on the next line (as ChatAdvice's)
+            String said = thinking == null || thinking.isEmpty() ? message.text()
+                    : message.text() == null || message.text().isEmpty() ? thinking : message.text() + "\n" + thinking;
             String replacement;
             try {
                 Object memoryId = context == null ? null : context.chatMemoryId();
                 replacement = Dispatcher.onAssistantMessage("langchain4j-stream",
-                        AgenticRuns.conversation(memoryId, context == null ? null : context.managedParameters()), message.text());
+                        AgenticRuns.conversation(memoryId, context == null ? null : context.managedParameters()), said);
             } catch (Throwable failed) {
                 TracegateViolation violation = failed instanceof TracegateViolation ? (TracegateViolation) failed : null;
                 if (violation == null) {
@@ -876,7 +890,11 @@ public final class LangChain4jHooks implements Hooks {
                 return true;
             }
             if (replacement != null) {
-                response = response.toBuilder().aiMessage(message.withText(replacement)).build();
+                // its tool calls and attributes kept, less its thinking and what carries the replaced text (as ChatAdvice's)
+                response = response.toBuilder().aiMessage(AiMessage.builder().text(replacement)
+                        .toolExecutionRequests(message.toolExecutionRequests())
+                        .attributes(ReplacedMessage.metadata(message.attributes(), java.util.Arrays.asList(message.text(), message.thinking())))
+                        .build()).build();
             }
             return false;
         }
@@ -919,12 +937,16 @@ public final class LangChain4jHooks implements Hooks {
                 return false;
             }
             AiMessage message = response == null ? null : response.aiMessage();
-            if (message == null || message.text() == null || message.text().isEmpty()) {
+            String thinking = message == null ? null : message.thinking();
+            if (message == null || (message.text() == null || message.text().isEmpty()) && (thinking == null || thinking.isEmpty())) {
                 return false;
             }
+            // the event's text: the answer's text, then its thinking on the next line (as ChatAdvice's)
+            String said = thinking == null || thinking.isEmpty() ? message.text()
+                    : message.text() == null || message.text().isEmpty() ? thinking : message.text() + "\n" + thinking;
             String replacement;
             try {
-                replacement = Dispatcher.onAssistantMessage("langchain4j-stream", Dispatcher.session("default"), message.text());
+                replacement = Dispatcher.onAssistantMessage("langchain4j-stream", Dispatcher.session("default"), said);
             } catch (Throwable failed) {
                 TracegateViolation violation = failed instanceof TracegateViolation ? (TracegateViolation) failed : null;
                 if (violation == null) {
@@ -943,7 +965,11 @@ public final class LangChain4jHooks implements Hooks {
                 return true;
             }
             if (replacement != null) {
-                response = response.toBuilder().aiMessage(message.withText(replacement)).build();
+                // its tool calls and attributes kept, less its thinking and what carries the replaced text (as ChatAdvice's)
+                response = response.toBuilder().aiMessage(AiMessage.builder().text(replacement)
+                        .toolExecutionRequests(message.toolExecutionRequests())
+                        .attributes(ReplacedMessage.metadata(message.attributes(), java.util.Arrays.asList(message.text(), message.thinking())))
+                        .build()).build();
             }
             return false;
         }

@@ -8,6 +8,7 @@ import dev.langchain4j.service.AiServiceContext;
 import dev.langchain4j.service.tool.ToolExecutor;
 import dev.tracegate.agent.bootstrap.AgenticRuns;
 import dev.tracegate.agent.bootstrap.Dispatcher;
+import dev.tracegate.agent.bootstrap.ReplacedMessage;
 import dev.tracegate.agent.bootstrap.Ruling;
 import dev.tracegate.agent.bootstrap.TracegateViolation;
 import io.quarkiverse.langchain4j.runtime.aiservice.AiServiceMethodCreateInfo;
@@ -142,14 +143,22 @@ public final class QuarkusAdvice {
             try {
                 message = response == null ? null : response.aiMessage();
                 text = message == null ? null : message.text();
-                if (text == null || text.isEmpty()) {
+                String thinking = message == null ? null : message.thinking();
+                if ((text == null || text.isEmpty()) && (thinking == null || thinking.isEmpty())) {
                     return false;
                 }
+                // the event's text: the answer's text, then its thinking on the next line (as LangChain4jHooks' ChatAdvice)
+                String said = thinking == null || thinking.isEmpty() ? text
+                        : text == null || text.isEmpty() ? thinking : text + "\n" + thinking;
                 Object id = context != null && context.chatMemoryId() != null ? context.chatMemoryId() : memoryId;
                 replacement = Dispatcher.onAssistantMessage("langchain4j-stream",
-                        AgenticRuns.conversation(id, context == null ? null : context.managedParameters()), text);
+                        AgenticRuns.conversation(id, context == null ? null : context.managedParameters()), said);
                 if (replacement != null) {
-                    ChatResponse replaced = response.toBuilder().aiMessage(message.withText(replacement)).build();
+                    // its tool calls and attributes kept, less its thinking and what carries the replaced text
+                    ChatResponse replaced = response.toBuilder().aiMessage(AiMessage.builder().text(replacement)
+                            .toolExecutionRequests(message.toolExecutionRequests())
+                            .attributes(ReplacedMessage.metadata(message.attributes(), java.util.Arrays.asList(text, thinking)))
+                            .build()).build();
                     self.onPartialResponse(replacement);   // a Multi<String>'s subscriber gets partial responses only
                     response = replaced;
                 }
