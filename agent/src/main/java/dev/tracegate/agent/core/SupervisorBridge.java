@@ -468,7 +468,8 @@ public final class SupervisorBridge implements DispatchTarget {
 
     @Override
     public void onWarning(String text) {
-        AgentLog.warn(text);
+        // the dispatcher's warnings name what a server chose (an MCP tool name): one line, its control characters escaped
+        AgentLog.warn(AgentLog.oneLine(text));
     }
 
     /** As {@link #onInternalError}, logged only the first time a failure of this kind occurs (always counted). */

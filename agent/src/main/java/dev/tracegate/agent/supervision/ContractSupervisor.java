@@ -1149,8 +1149,8 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         if (held > 0) {
             long n = heldEvictions.count(now);
             if (n == 0) {
-                AgentLog.warn("sessions.max (" + config.sessionsMax() + ") reached and every session had a tool call in flight: session '"
-                        + sessionId + "', the least recently used, was ended while " + calls(held) + " running, so the result"
+                AgentLog.warn("sessions.max (" + config.sessionsMax() + ") reached and every session had a tool call in flight: session "
+                        + AgentLog.field(sessionId) + ", the least recently used, was ended while " + calls(held) + " running, so the result"
                         + " opens a new session without the conversation's counts and history (its end record says so). Raise"
                         + " sessions.max well above the conversations active at once; such ends are said here at most once a minute");
             } else if (n > 0) {
@@ -1728,7 +1728,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     private ToolDecision afterShutdown(ToolCall call) {
         boolean closed = fail == FailPolicy.CLOSED;
         if (afterShutdownSaid.compareAndSet(false, true)) {
-            AgentLog.warn("a tool call (" + call.tool() + ", session " + call.session() + ") came after tracegate's shutdown had ended"
+            AgentLog.warn("a tool call (" + AgentLog.field(call.tool()) + ", session " + AgentLog.field(call.session()) + ") came after tracegate's shutdown had ended"
                     + " its sessions and closed the audit log, as the JVM exits: " + (closed
                     ? "it is refused (fail: closed), as are later ones, unrecorded."
                     : "the contracts decide it, as later ones, in a new session without the conversation's history, unrecorded (fail: open).")

@@ -1,5 +1,6 @@
 package dev.tracegate.agent.supervision;
 
+import dev.tracegate.agent.core.AgentLog;
 import dev.tracegate.contracts.library.Library;
 import dev.tracegate.contracts.library.LibrarySpec;
 import dev.tracegate.contracts.library.Spelling;
@@ -111,7 +112,8 @@ public final class UnseenTools {
         java.util.TreeMap<String, String> names = new java.util.TreeMap<>();   // folded -> as it came, in folded order
         for (String n : seen) {
             String f = ToolName.fold(n);
-            if (f != null && !f.isEmpty()) names.putIfAbsent(f, n.length() > NAME_SHOWN ? n.substring(0, NAME_SHOWN) + "..." : n);
+            // as a field (AgentLog.field): a name the model, a server or the application chose prints as one quoted field
+            if (f != null && !f.isEmpty()) names.putIfAbsent(f, AgentLog.field(n.length() > NAME_SHOWN ? n.substring(0, NAME_SHOWN) + "..." : n));
         }
         List<String> all = new ArrayList<>(names.values());
         List<String> shown = all.size() > SHOWN ? all.subList(0, SHOWN) : all;
@@ -133,7 +135,8 @@ public final class UnseenTools {
                 best = d;
                 names.clear();
             }
-            if (d == best && !names.contains(s.getValue())) names.add(s.getValue());
+            String shown = AgentLog.field(s.getValue());   // a name that came is what the model or a server chose
+            if (d == best && !names.contains(shown)) names.add(shown);
         }
         int within = Math.max(1, Math.min(3, tool.length() / 3));
         if (best > within) return "no tool that came is within " + within + (within == 1 ? " edit" : " edits");
@@ -310,11 +313,13 @@ public final class UnseenTools {
             String f = ToolName.fold(e.getKey());
             if (f == null || f.isEmpty() || seenFolded.contains(f) || seenFolded.contains(ToolName.bare(f))) continue;
             long n = e.getValue().longValue();
-            never.add(e.getKey() + " (asked for " + n + (n == 1 ? " time)" : " times)"));
+            // the name the model chose, as a field (AgentLog.field): a plain word as it is, anything else quoted and escaped,
+            // so a name holding a line break and an escape code cannot forge a line (trial47 04: a fake BLOCK decision)
+            never.add(AgentLog.field(e.getKey()) + " (asked for " + n + (n == 1 ? " time)" : " times)"));
         }
         if (never.isEmpty()) return null;
         List<String> shown = never.size() > SHOWN ? never.subList(0, SHOWN) : never;
-        String first = never.get(0).substring(0, never.get(0).indexOf(" ("));
+        String first = never.get(0).substring(0, never.get(0).lastIndexOf(" (asked for "));
         return "the model asked for " + (never.size() == 1 ? "a tool" : never.size() + " tools") + " that never reached tracegate: "
                 + String.join(", ", shown) + (never.size() > shown.size() ? " and " + (never.size() - shown.size()) + " more" : "")
                 + ". No contract saw or stopped " + (never.size() == 1 ? "it" : "them") + ": the application or its framework runs "

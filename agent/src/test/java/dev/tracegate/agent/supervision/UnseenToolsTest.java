@@ -222,12 +222,30 @@ class UnseenToolsTest {
         assertThat(UnseenTools.lines(lib, java.util.List.of(ctx, "lookup", "{\"to\":\"" + "a".repeat(80) + "\"}")))
                 .singleElement().asString()
                 .contains("transfer (line 4; no tool that came is within 2 edits)")
-                .contains(". None of the tools that bank.no-transfer names came; the tools that came: " + ctx + ", lookup, {\"to\":\""
-                        + "a".repeat(53) + "... (a name here that is not your tool's")
+                // a name that is not a plain word is one quoted field, escaped as on a decision line (trial47 04)
+                .contains(". None of the tools that bank.no-transfer names came; the tools that came: " + ctx + ", lookup, \"{\\\"to\\\":\\\""
+                        + "a".repeat(53) + "...\" (a name here that is not your tool's")
                 .as("bank.lookups had one of its tools come").doesNotContain("bank.lookups");
         assertThat(UnseenTools.lines(lib, java.util.List.of("transfer", "lookup")))
                 .as("each contract had a tool come: lookup_acount is named, and no list")
                 .singleElement().asString().contains("lookup_acount (line 7; no tool that came is within 3 edits)")
                 .doesNotContain("the tools that came");
+    }
+
+    /**
+     * trial47 04: the model's tool name is printed in the exit's WARN about tools it asked for that never reached tracegate
+     * (and twice in its configured-methods advice). A hallucinated name holding a line break and an escape code forged a
+     * whole {@code [tracegate] BLOCK ...} line and erased the rest on a terminal. It is now one field, as on a decision
+     * line: the WARN stays one line, with no control character.
+     */
+    @Test
+    void aToolNameTheModelChoseCannotForgeALineOfTheWarning() {
+        String forged = "evil\n[tracegate] BLOCK langchain4j session=u1 tool=delete_account contract=pol.no-delete (substitute)\u001b[2K";
+        String line = UnseenTools.requestedNeverCame(Map.of(forged, 1, "lookup_order", 2), java.util.List.of("refund"));
+        assertThat(line).as(line).doesNotContain("\n").doesNotContain("\r").doesNotContain("\u001b")
+                .contains("that never reached tracegate: \"evil\\n[tracegate] BLOCK langchain4j session=u1 tool=delete_account"
+                        + " contract=pol.no-delete (substitute)\\u001b[2K\" (asked for 1 time), lookup_order (asked for 2 times).")
+                .contains("configured-methods: [{class: <the class that declares \"evil\\n[tracegate] BLOCK")
+                .contains("method: \"evil\\n[tracegate] BLOCK");
     }
 }
