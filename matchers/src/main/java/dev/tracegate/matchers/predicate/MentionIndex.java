@@ -25,6 +25,10 @@ import java.util.List;
  * left out ({@code C-771} and {@code C7(7)1} spell {@code c771}). White space separates. Letters of scripts written
  * without spaces between words (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar) never continue a token, since a name
  * there is followed by particles or other words directly ({@code 김민수가}, {@code 王伟的订单}).
+ *
+ * <p>When a word is an e-mail address, a text is also read with each address in it written as its mailbox
+ * ({@link #mailboxes}: a sub-address tag and needless quotes left out), so {@code ada+promo@example.com} and
+ * {@code "ada"@example.com} name {@code ada@example.com}.
  */
 final class MentionIndex {
     /** {@link #fold} of each ASCII char (before {@link #EMPTY}: an index reads it when built). */
@@ -55,6 +59,8 @@ final class MentionIndex {
     private final int[] rootAscii = new int[128];
     /** The scratch a search needs ({@link #scratch}): a power of two, at least the longest word's length as compared. */
     private final int ring;
+    /** Some word is an e-mail address: a text is also read with its addresses' mailboxes ({@link #mailboxes}). */
+    private final boolean mail;
 
     MentionIndex(List<String> words) {
         // the trie, while building: per state a growing list of (char, target)
@@ -67,10 +73,12 @@ final class MentionIndex {
         sizes.add(0);
         ends.add((byte) -1);
         int longest = 1;
+        boolean anyMail = false;
         for (String word : words) {
             if (word == null) continue;
             String w = normal(word);
             if (w.isEmpty()) continue;
+            anyMail |= w.indexOf('@') > 0;
             longest = Math.max(longest, w.length());
             int s = 0;
             for (int i = 0; i < w.length(); i++) {
@@ -95,6 +103,7 @@ final class MentionIndex {
             }
             ends.set(s, (byte) joinsOf(w));   // the same word as compared has the same marks: folding keeps them
         }
+        this.mail = anyMail;
         this.ring = Integer.highestOneBit(longest) == longest ? longest : Integer.highestOneBit(longest) << 1;
         int states = keyLists.size();
         this.first = new int[states + 1];
@@ -289,6 +298,69 @@ final class MentionIndex {
      */
     boolean foundIn(CharSequence text, int[] scratch) {
         if (text == null || isEmpty()) return false;
+        if (scan(text, scratch)) return true;
+        // an e-mail address written with a sub-address tag or a quoted local part: the same mailbox (trial47 06)
+        CharSequence boxes = mail ? mailboxes(text) : null;
+        return boxes != null && scan(boxes, scratch);
+    }
+
+    /** Whether a char may be in a local part as {@link #mailboxes} reads it: an ASCII letter or digit, {@code . _ % + -}. */
+    private static boolean localChar(char c) {
+        return c < 128 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+                || c == '.' || c == '_' || c == '%' || c == '+' || c == '-');
+    }
+
+    /**
+     * {@code text} with each e-mail address written as its mailbox, or null when no address in it is written otherwise.
+     * Before each {@code @}: a quoted local part whose quotes are needless ({@code "ada"}: between the two {@code "},
+     * one or more chars a local part may hold unquoted, {@link #localChar}) loses its quotes, the same address by RFC
+     * 5321; and a local part with a {@code +} (RFC 5233 sub-addressing, {@code ada+promo}, also {@code ada+}) loses the
+     * first {@code +} and what follows it up to the {@code @}: the mailbox that Gmail, Outlook, Fastmail, iCloud and most
+     * mail servers deliver such an address to. So {@code ada+promo@example.com} and {@code "ada"@example.com} read
+     * {@code ada@example.com}. Not read so: other quoted forms ({@code "ada lovelace"@...}, escapes), a tag after another
+     * delimiter ({@code ada-promo@}, which some servers use; it is another local part here) and a full-width {@code ＋}.
+     * Allocates only for a text that has such an address; linear in the text.
+     */
+    static CharSequence mailboxes(CharSequence text) {
+        StringBuilder b = null;
+        int copied = 0;
+        int n = text.length();
+        for (int at = 1; at < n; at++) {
+            if (text.charAt(at) != '@') continue;
+            int start, end;   // the local part's chars, quotes left out
+            boolean quoted = false;
+            if (text.charAt(at - 1) == '"') {
+                end = at - 1;
+                start = end;
+                while (start > 0 && localChar(text.charAt(start - 1))) start--;
+                if (start == end || start == 0 || text.charAt(start - 1) != '"') continue;   // not a needless quote
+                quoted = true;
+            } else {
+                end = at;
+                start = end;
+                while (start > 0 && localChar(text.charAt(start - 1))) start--;
+                if (start == end) continue;
+            }
+            int plus = -1;
+            for (int i = start; i < end; i++) {
+                if (text.charAt(i) == '+') {
+                    plus = i;
+                    break;
+                }
+            }
+            if (!quoted && plus < 0) continue;
+            if (quoted && start - 1 < copied || !quoted && start < copied) continue;   // overlaps one already rewritten
+            if (b == null) b = new StringBuilder(n);
+            b.append(text, copied, quoted ? start - 1 : start);
+            b.append(text, start, plus >= 0 ? plus : end);
+            copied = at;
+        }
+        if (b == null) return null;
+        b.append(text, copied, n);
+        return b;
+    }
+
+    private boolean scan(CharSequence text, int[] scratch) {
         int mask = ring - 1;
         int s = 0, k = 0;
         for (int i = 0, n = text.length(); i < n; i++) {
