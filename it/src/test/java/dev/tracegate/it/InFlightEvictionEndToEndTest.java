@@ -68,7 +68,7 @@ class InFlightEvictionEndToEndTest {
         } finally {
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the application ends when its input does").isTrue();
         }
-        assertThat(Files.readString(err)).contains("WARN sessions.max (2) reached: session 'conv2', the least recently used with no tool"
+        assertThat(Files.readString(err)).contains("WARN sessions.max (2) reached: session conv2, the least recently used with no tool"
                 + " call in flight, was ended to make room");
         List<String> records = Files.readAllLines(audit);
         assertThat(records.stream().filter(l -> l.contains("\"kind\":\"end\"") && l.contains("\"session\":\"conv2\"")).count())

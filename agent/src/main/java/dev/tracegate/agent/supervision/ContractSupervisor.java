@@ -1164,7 +1164,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
             evictionsSinceWarning++;
             if (evictionWarnedAt != 0 && now - evictionWarnedAt < java.util.concurrent.TimeUnit.MINUTES.toNanos(1)) return;
             line = evictionWarnedAt == 0
-                    ? "sessions.max (" + config.sessionsMax() + ") reached: session '" + sessionId + "', the least recently used with no tool call in flight,"
+                    ? "sessions.max (" + config.sessionsMax() + ") reached: session " + AgentLog.field(sessionId) + ", the least recently used with no tool call in flight,"
                             + " was ended to make room, so if its conversation goes on its counts and history start over."
                             + " Raise sessions.max well above the conversations active at once; evictions are counted in the"
                             + " MBean's Evictions and said here at most once a minute"

@@ -49,7 +49,7 @@ class EvictionWarningTest {
             assertThat(ends).isGreaterThanOrEqualTo(3);
             assertThat(metrics.getEvictions()).isEqualTo(ends);
             String said = err.toString(StandardCharsets.UTF_8);
-            assertThat(said).containsOnlyOnce("sessions.max (2) reached: session 'a', the least recently used with no tool call in flight, was ended to make room")
+            assertThat(said).containsOnlyOnce("sessions.max (2) reached: session a, the least recently used with no tool call in flight, was ended to make room")
                     .contains("[tracegate] WARN ");
             assertThat(said.lines().filter(l -> l.contains("sessions.max")).count()).as("one line within the minute").isEqualTo(1);
 

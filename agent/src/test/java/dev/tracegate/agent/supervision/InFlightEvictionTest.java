@@ -123,7 +123,7 @@ class InFlightEvictionTest {
                 .startsWith("ended to make room under sessions.max (2) while 1 tool call was in flight, since every other session had one too;"
                         + " a result that still comes opens the conversation's next session, which has forgotten this one's history");
         assertThat(err.toString(StandardCharsets.UTF_8)).containsOnlyOnce("[tracegate] WARN sessions.max (2) reached and every session had"
-                + " a tool call in flight: session 'conv1', the least recently used, was ended while 1 tool call was running");
+                + " a tool call in flight: session conv1, the least recently used, was ended while 1 tool call was running");
 
         // the JVM's exit ends the rest: conv2's buildReport is still running, and its END says so
         s.endSession("*");
