@@ -15,7 +15,7 @@ import java.util.List;
  * and calls {@code Library.load}, {@code Library.replay} and {@code Replay.next} by reflection, so this
  * module keeps treating the agent as a black-box jar. It also exposes the one seam the noise experiment
  * needs: the memo in which an event's arguments keep their detected data categories
- * ({@code Args.detected}); setting it before grounding makes the grounding use perturbed categories,
+ * ({@code Args.categories}); setting it before grounding makes the grounding use perturbed categories,
  * while the policy's field map still applies on top (as online).
  */
 final class OfflineMonitor {
@@ -66,11 +66,11 @@ final class OfflineMonitor {
             Class<?> argsClass = loader.loadClass("dev.tracegate.matchers.event.Args");
             maskClass = loader.loadClass("dev.tracegate.matchers.pii.SpanSink$Mask");
             categoryMask = argsClass.getMethod("categoryMask", loader.loadClass("dev.tracegate.matchers.pii.SpanSink$Mask"));
-            detected = argsClass.getDeclaredField("detected");
+            detected = argsClass.getDeclaredField("categories");   // one int since session 23 (CategoryMemo)
             detected.setAccessible(true);
-            Field computed = argsClass.getDeclaredField("COMPUTED");
+            Field computed = loader.loadClass("dev.tracegate.matchers.event.CategoryMemo").getDeclaredField("KNOWN");
             computed.setAccessible(true);
-            computedBit = computed.getLong(null);
+            computedBit = computed.getInt(null);
             Class<?> step = loader.loadClass("dev.tracegate.engine.monitor.Replay$Step");
             stepKind = step.getMethod("decision");
             stepContracts = step.getMethod("contracts");
@@ -112,7 +112,7 @@ final class OfflineMonitor {
             Object e = invoke(call, null, id, seq++, tool, argsJson);
             if (categories != null) {
                 try {
-                    detected.setLong(invoke(args, e), categories | computedBit);
+                    detected.setInt(invoke(args, e), (int) (categories | computedBit));
                 } catch (IllegalAccessException x) {
                     throw new IllegalStateException(x);
                 }
