@@ -91,6 +91,8 @@ public final class ValueShapesApp {
     private static String call(java.util.function.Supplier<Object> call) {
         try {
             Object r = call.get();
+            // a Map tool's refusal is a map {error: text} since session 23: printed with its text; any other value by its class
+            if (r instanceof Map<?, ?> m && m.size() == 1 && m.get("error") instanceof String text) return "HOST GOT {error=" + text + "}";
             return "HOST GOT " + (r instanceof String ? r : r.getClass().getSimpleName());
         } catch (RuntimeException refused) {
             return "refused: " + refused.getMessage();
