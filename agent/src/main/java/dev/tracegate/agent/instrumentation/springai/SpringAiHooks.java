@@ -727,6 +727,7 @@ public final class SpringAiHooks implements Hooks {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(value = 0, readOnly = false) Prompt prompt,
+                          @Advice.Origin("#m") String method,
                           @Advice.Local("tgOuter") boolean outer,
                           @Advice.Local("tgStream") StreamCheck stream,
                           @Advice.Local("tgSession") String session,
@@ -801,11 +802,14 @@ public final class SpringAiHooks implements Hooks {
                         // (a structured output's format instructions are not the user's either; a replacement keeps them)
                         String kept = Dispatcher.augmentedKept();
                         String own = Dispatcher.ownUserText(text);
-                        if (own != null && Dispatcher.inToolBody()) {
+                        if (own != null && Dispatcher.inToolBody() && !"stream".equals(method)) {
                             // a prompt a tool's body sends (a summariser tool's "Summarize this page: <page>"): text the
                             // tool built, not the user's words; the tool's RETURN carries what reaches the conversation's
                             // model of it (trial47 05). A ChatClient request inside a tool (a sub-agent) opens a scope of
-                            // its own (ConversationAdvice) and keeps its USER event in its conversation
+                            // its own (ConversationAdvice) and keeps its USER event in its conversation. A streamed
+                            // model call is left as before: a sub-agent's streamed ChatClient request reaches the model
+                            // inside the tool body without that scope, and its USER is its own conversation's (left:
+                            // a summariser that streams the model itself still records its prompt as a USER event)
                             own = null;
                         }
                         replacement = own == null ? null : Dispatcher.onUserMessage("springai", session, own);
