@@ -1003,6 +1003,12 @@ public final class ConfiguredMethods {
         }
     }
 
+    /** Whether {@code raw} is a future or a followed reactive type ({@link Reactive#followed}): one value, delivered later. */
+    private static boolean carriesOneValue(String raw) {
+        return raw.equals("java.util.concurrent.CompletableFuture") || raw.equals("java.util.concurrent.CompletionStage")
+                || raw.equals("java.util.concurrent.Future") || Reactive.followed(raw);
+    }
+
     /**
      * Whether {@code type} is {@code CompletableFuture<V>}, {@code CompletionStage<V>} or {@code Future<V>} with a {@code V}
      * that a {@code String} is: a class or interface String extends or implements, {@code ?}, {@code ? extends} one, or
@@ -1012,8 +1018,7 @@ public final class ConfiguredMethods {
     static boolean futureOfText(net.bytebuddy.description.type.TypeDescription.Generic type) {
         if (type.getSort() != net.bytebuddy.description.type.TypeDefinition.Sort.PARAMETERIZED) return false;
         String raw = type.asErasure().getName();
-        if (!raw.equals("java.util.concurrent.CompletableFuture") && !raw.equals("java.util.concurrent.CompletionStage")
-                && !raw.equals("java.util.concurrent.Future") && !Reactive.followed(raw)) return false;
+        if (!carriesOneValue(raw)) return false;
         net.bytebuddy.description.type.TypeDescription.Generic value = type.getTypeArguments().get(0);
         switch (value.getSort()) {
             case NON_GENERIC:
@@ -1038,8 +1043,7 @@ public final class ConfiguredMethods {
         String raw = type.asErasure().getName();
         if (MAP_TYPES.contains(raw)) return true;
         if (type.getSort() != net.bytebuddy.description.type.TypeDefinition.Sort.PARAMETERIZED) return false;
-        if (!raw.equals("java.util.concurrent.CompletableFuture") && !raw.equals("java.util.concurrent.CompletionStage")
-                && !raw.equals("java.util.concurrent.Future") && !Reactive.followed(raw)) return false;
+        if (!carriesOneValue(raw)) return false;
         net.bytebuddy.description.type.TypeDescription.Generic value = type.getTypeArguments().get(0);
         switch (value.getSort()) {
             case NON_GENERIC:
