@@ -37,7 +37,8 @@ public final class AuditDrain {
     /** {@link #close(AuditWriter, long)} with its bounds given (tests). */
     static boolean close(AuditWriter writer, long stallMillis, long maxMillis, long announceMillis) {
         long start = System.nanoTime();
-        long progress = handled(writer);
+        final long first = handled(writer);
+        long progress = first;
         long progressAt = start;
         boolean announced = false;
         while (!writer.close(STEP_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -51,12 +52,25 @@ public final class AuditDrain {
             long stalled = TimeUnit.NANOSECONDS.toMillis(now - progressAt);
             if (stalled >= stallMillis || waited >= maxMillis) {
                 long held = held(writer);
+                String lost = ": " + held + (held == 1 ? " record it accepted is" : " records it accepted are")
+                        + " lost, not in the log, whose chain ends before them. ";
+                long took = progress - first;
+                if (stalled < stallMillis && took > 0 && waited > 0) {
+                    // a log that kept taking records to the end is slow, not stuck: no pipe or dead disk to blame
+                    long rest = held * waited / took;
+                    AgentLog.error("gave up waiting for the audit log " + writer.describe() + " at shutdown after " + seconds(waited)
+                            + ", the longest shutdown wait, while it was still writing (" + took + " records in that time, the last "
+                            + seconds(stalled) + " before the end)" + lost + "At that rate they needed about " + seconds(rest)
+                            + " more: the application made records faster than this log takes them. Give the log a faster disk,"
+                            + " or a smaller audit.queue-size, so that fewer records wait at an exit (events then wait for room"
+                            + " as they are made: back-pressure)", null);
+                    return false;
+                }
                 AgentLog.error("gave up waiting for the audit log " + writer.describe() + " at shutdown after " + seconds(waited)
                         + (stalled >= stallMillis ? ", as it took no record for " + seconds(stalled)
-                                + " (a named pipe nobody reads, or a disk that does not answer)" : ", the longest shutdown wait")
-                        + ": " + held + (held == 1 ? " record it accepted is" : " records it accepted are")
-                        + " lost, not in the log, whose chain ends before them. Have the pipe read (start the log shipper) or"
-                        + " fix the disk", null);
+                                : ", the longest shutdown wait, in which it took no record")
+                        + " (a named pipe nobody reads, or a disk that does not answer)" + lost
+                        + "Have the pipe read (start the log shipper) or fix the disk", null);
                 return false;
             }
             if (!announced && waited >= announceMillis) {

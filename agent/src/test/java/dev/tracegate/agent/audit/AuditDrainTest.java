@@ -100,6 +100,61 @@ class AuditDrainTest {
                 .contains(": " + lost + " records it accepted are lost, not in the log");
     }
 
+    /**
+     * A log that is still writing when the longest wait runs out is slow, not stuck: the message says how much it took and
+     * how long the rest would have needed, and blames no pipe nobody reads or dead disk (trial47's busy writer).
+     */
+    @Test
+    void aSlowLogThatIsStillWritingAtTheLongestWaitIsNotBlamedOnAPipe() throws Exception {
+        Path p = dir.resolve("slow-but-moving.jsonl");
+        java.util.concurrent.atomic.AtomicBoolean slow = new java.util.concurrent.atomic.AtomicBoolean();
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, out -> new java.io.FilterOutputStream(out) {
+                    @Override public void write(byte[] b, int off, int len) throws java.io.IOException {
+                        if (slow.get()) {
+                            try {
+                                Thread.sleep(40);   // every write returns, each late: a slow disk
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                        out.write(b, off, len);
+                    }
+                }), AuditWriter.Settings.defaults());
+        slow.set(true);
+        capture();
+        int n = 20_000;   // about 6 MB of lines: some 25 writes of the writer's 256 KiB batch, about 1 s at 40 ms each
+        for (int i = 0; i < n; i++) assertThat(w.append(rec(i))).isEqualTo(Admission.ACCEPTED);
+
+        // the wait gives up after 300 ms (the longest wait here), long before 60 s without a record
+        assertThat(AuditDrain.close(w, 60_000, 300, 100_000)).isFalse();
+
+        assertThat(stderr()).contains("[tracegate] ERROR gave up waiting for the audit log " + p + " at shutdown after ")
+                .contains(", the longest shutdown wait, while it was still writing (")
+                .contains("records it accepted are lost, not in the log")
+                .contains("At that rate they needed about ")
+                .doesNotContain("named pipe").doesNotContain("Have the pipe read");
+        slow.set(false);
+        w.close();
+    }
+
+    /** The longest wait running out on a log that took nothing in it is the stuck case, said as such. */
+    @Test
+    void theLongestWaitOnALogThatTookNothingBlamesThePipeOrTheDisk() throws Exception {
+        capture();
+        Path p = dir.resolve("stuck.jsonl");
+        WriteGate gate = new WriteGate();
+        AuditWriter w = AuditWriter.start(new FileAuditSink(p, gate::wrap), AuditWriter.Settings.defaults());
+        gate.armed = true;
+        assertThat(w.append(rec(0))).isEqualTo(Admission.ACCEPTED);
+        gate.entered.await();
+
+        assertThat(AuditDrain.close(w, 60_000, 300, 100_000)).isFalse();
+
+        assertThat(stderr()).contains(", the longest shutdown wait, in which it took no record (a named pipe nobody reads")
+                .contains(": 1 record it accepted is lost, not in the log").contains("Have the pipe read");
+        gate.open.countDown();
+    }
+
     @Test
     void aLogThatKeepsTakingRecordsIsWaitedForAndNothingIsLost() throws Exception {
         Path p = dir.resolve("slow.jsonl");
