@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every intercepted call makes two records (its CALL's and its RETURN's), so their size is part of what a passed call
- * allocates and of the memory it touches (bench/README, session 19): the record of a passed event, as the supervisor
+ * allocates and of the memory it touches (bench/HISTORY.md, session 19): the record of a passed event, as the supervisor
  * fills it (event, time, latency, atoms and verdicts against the library table), sets none of the rare fields and so
  * makes no object for them, and the fields it reads or clears never read back differently.
  */

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A configured method's call makes one {@link Args} from its parameters ({@link Args#ofFields}), so its size is part of
- * what every intercepted call allocates (bench/README, session 21); whether the arguments were malformed reads back as
+ * what every intercepted call allocates (bench/HISTORY.md, session 21); whether the arguments were malformed reads back as
  * given all the same.
  */
 class ArgsSizeTest {

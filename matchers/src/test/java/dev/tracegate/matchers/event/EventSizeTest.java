@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every intercepted call makes two events (its CALL and its RETURN), so their size is part of what a passed call
- * allocates (bench/README, session 20): a tool event has no text, subject, purposes, categories, consent, tokens or
+ * allocates (bench/HISTORY.md, session 20): a tool event has no text, subject, purposes, categories, consent, tokens or
  * depth, and makes no room for them; an event that has them reads each back as given.
  */
 class EventSizeTest {
