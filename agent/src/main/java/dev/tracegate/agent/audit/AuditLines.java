@@ -477,14 +477,14 @@ final class AuditLines {
         ensure(3 + (atoms + 3) / 4);
         if (r.rareOrNone().atomBits == null && atoms <= 64) {
             // one word: its digits up to the highest non-zero one (bits past the table are not atoms)
-            long word = atoms == 64 ? r.atomWord : r.atomWord & ((1L << atoms) - 1);
+            long word = atoms == 64 ? r.atomWord() : r.atomWord() & ((1L << atoms) - 1);
             int digits = (67 - Long.numberOfLeadingZeros(word)) >>> 2;
             for (int k = 0; k < digits; k++) buf[len++] = HEX[(int) (word >>> (k << 2)) & 15];
         } else {
             hexAtoms(r, atoms);
         }
         if (r.verdictIds() != null && r.rareOrNone().verdictCodes == null) {
-            put(verdictLetters(t, r.verdictWord));   // with the atoms' closing quote and the key
+            put(verdictLetters(t, r.verdictWord()));   // with the atoms' closing quote and the key
         } else {
             buf[len++] = '"';
             putc(K_VERDICTS);
@@ -527,7 +527,7 @@ final class AuditLines {
     private void hexAtoms(AuditRecord r, int atoms) {
         int end = len;   // after the last non-zero digit
         for (int k = 0, digits = (atoms + 3) / 4; k < digits; k++) {
-            long word = r.rareOrNone().atomBits == null ? (k < 16 ? r.atomWord : 0) : (k >> 4 < r.rareOrNone().atomBits.length ? r.rareOrNone().atomBits[k >> 4] : 0);
+            long word = r.rareOrNone().atomBits == null ? (k < 16 ? r.atomWord() : 0) : (k >> 4 < r.rareOrNone().atomBits.length ? r.rareOrNone().atomBits[k >> 4] : 0);
             int d = (int) (word >>> ((k & 15) << 2)) & 15;
             if (4 * k + 4 > atoms) d &= (1 << (atoms - 4 * k)) - 1;   // bits past the table are not atoms
             buf[len++] = HEX[d];
@@ -560,7 +560,7 @@ final class AuditLines {
                 byte[][] names = atomText(atomTable);
                 boolean first = true;
                 for (int i = 0; i < names.length; i++) {
-                    long word = r.rareOrNone().atomBits == null ? (i < 64 ? r.atomWord : 0) : i >> 6 < r.rareOrNone().atomBits.length ? r.rareOrNone().atomBits[i >> 6] : 0;
+                    long word = r.rareOrNone().atomBits == null ? (i < 64 ? r.atomWord() : 0) : i >> 6 < r.rareOrNone().atomBits.length ? r.rareOrNone().atomBits[i >> 6] : 0;
                     if ((word & (1L << i)) != 0) {
                         if (!first) put(',');
                         put(names[i]);

@@ -17,7 +17,7 @@ import java.util.Objects;
  * must neither read nor change it. Arrays passed in are not copied: pass arrays that nobody writes
  * afterwards (tables shared by a whole library, such as atom keys and contract ids, are fine).
  */
-public final class AuditRecord {
+public class AuditRecord {
     /** Verdict code: the contract's assumption is permanently violated. */
     public static final byte IDLE = 0;
     /** Verdict code: neither idle nor failed. */
@@ -62,6 +62,11 @@ public final class AuditRecord {
         String[] unmet;
         /** A {@code register} record (path, lines, sha256) instead of an event; null for an event. */
         String[] registerRead;
+        /**
+         * The verdict word of a record whose verdicts do not share its {@link #atomWord} ({@link #SHARED}) and that is no
+         * {@link Wide}: given against another table than its atoms, or a table too large to share the word.
+         */
+        long verdictWord;
         /**
          * The time (epoch ms) at which the decision was taken, unless {@link #TIME_IS_TS} says it is the event's ts; 0 =
          * "stamp it when appended".
@@ -120,8 +125,13 @@ public final class AuditRecord {
     // compact form against a library table (written as format 3's lib, atoms and verdicts strings); the atom table and
     // the verdicts' contract ids are then the table's (ATOMS and VERDICTS say which were given), else those of Rare
     LibraryTable table;
-    long atomWord;      // the valuation when the table has at most 64 atoms (else atomBits)
-    long verdictWord;   // 2 bits per contract when the table has at most 32 contracts (else verdictCodes)
+    /**
+     * The valuation when the table has at most 64 atoms (else atomBits); with {@link #SHARED}, also the verdicts' packed
+     * word ({@link #verdicts(LibraryTable, long)}: 2 bits per contract) above the table's atoms, when the atoms and twice
+     * the contracts fit 64 bits (the bench's 10-contract library: 16 + 20): one long instead of two, a record 48 B to 40 B
+     * (session 24). The verdicts of a larger table are in {@link Wide#verdictWord} (or {@link Rare#verdictWord}).
+     */
+    long atomWord;
     /**
      * The decision's ordinal ({@link #decision()}): a byte, not a reference, and with the latency as an int and the time
      * read from the event, a passed event's record is 48 B instead of 64 (session 22).
@@ -148,7 +158,20 @@ public final class AuditRecord {
      * more); {@link #TIME_IS_TS}: the decision time is the event's ts (as the supervisor sets it), not {@link Rare#timeMillis}.
      */
     byte given;
-    static final byte ATOMS = 1, VERDICTS = 2, TIME_IS_TS = 4;
+    /** {@link #SHARED}: the verdicts' packed word is in {@link #atomWord}, above {@link LibraryTable#atomCount} bits of atoms. */
+    static final byte ATOMS = 1, VERDICTS = 2, TIME_IS_TS = 4, SHARED = 8;
+
+    /**
+     * A record against a table whose atoms and verdicts do not fit one long ({@link LibraryTable#oneWord}): the verdicts'
+     * packed word in a field of its own, as every record had it before session 24 (48 B).
+     */
+    static final class Wide extends AuditRecord {
+        long verdictWord;
+
+        Wide(Event e, Decision decision) {
+            super(e, decision);
+        }
+    }
 
     private AuditRecord(String session, long seq, String kind, Decision decision) {
         this.event = null;
@@ -190,6 +213,14 @@ public final class AuditRecord {
         // the writer thread encodes the record's session, seq, kind, ts and the rest from the event: the producer only
         // hands the event over
         return new AuditRecord(e, decision);
+    }
+
+    /**
+     * As {@link #of(Event, Decision)}, for a record whose atoms and packed verdicts will be given against {@code table}:
+     * one long holds both when they fit ({@link LibraryTable#oneWord}), else the record has a field for the verdicts.
+     */
+    public static AuditRecord of(Event e, Decision decision, LibraryTable table) {
+        return table == null || table.oneWord ? new AuditRecord(e, decision) : new Wide(e, decision);
     }
 
     /** The session, seq, kind and ts of a record made from an event, copied so that a setter can override one of them. */
@@ -353,6 +384,7 @@ public final class AuditRecord {
     private void unTable() {
         LibraryTable t = table;
         if (t == null) return;
+        unshare();
         Rare x = rare();
         if ((given & ATOMS) != 0 && x.atomTable == null && x.atomList == null) x.atomTable = t.atoms;
         if ((given & VERDICTS) != 0 && x.verdictIds == null) x.verdictIds = t.contracts;
@@ -378,11 +410,14 @@ public final class AuditRecord {
      * {@code table}. Copies the bits (one long for tables of up to 64 atoms, no allocation).
      */
     public AuditRecord atoms(LibraryTable table, long[] valuation) {
+        if (this.table != table) unshare();   // verdicts given against another table keep their word apart
         this.table = table;
         Rare x = rare;   // the usual record has none: nothing to clear, and none made
         if (x != null) x.atomList = null;
         if (table.atomCount <= 64) {
-            this.atomWord = valuation.length == 0 ? 0 : valuation[0];
+            long word = valuation.length == 0 ? 0 : valuation[0];
+            // below the verdicts when they share the word (bits past the table are no atoms: the encoder masks them too)
+            this.atomWord = (given & SHARED) == 0 ? word : atomWord & ~table.atomMask | word & table.atomMask;
             if (x != null) x.atomBits = null;
         } else {
             rare().atomBits = valuation.clone();
@@ -403,10 +438,44 @@ public final class AuditRecord {
         }
         if (this.table != table) unTable();
         this.table = table;
-        this.verdictWord = packed;
+        if (table.oneWord && !(this instanceof Wide)
+                && ((given & ATOMS) == 0 || rare == null || rare.atomBits == null && rare.atomList == null && rare.atomTable == null)) {
+            // the atoms (given or to be given) are this table's, in the low bits: the verdicts go above them
+            this.atomWord = atomWord & table.atomMask | packed << table.atomCount;
+            given |= SHARED;
+        } else {
+            given &= ~SHARED;
+            setVerdictWord(packed);
+        }
         if (rare != null) { rare.verdictCodes = null; rare.verdictIds = null; }
         given |= VERDICTS;
         return this;
+    }
+
+    /** The verdicts' packed word ({@link #verdicts(LibraryTable, long)}), wherever it is kept. */
+    long verdictWord() {
+        if ((given & SHARED) != 0) return atomWord >>> table.atomCount;
+        if (this instanceof Wide) return ((Wide) this).verdictWord;
+        return rareOrNone().verdictWord;
+    }
+
+    /** The atoms' word ({@link #atoms(LibraryTable, long[])}), without the verdicts that may share it. */
+    long atomWord() {
+        return (given & SHARED) != 0 ? atomWord & table.atomMask : atomWord;
+    }
+
+    private void setVerdictWord(long packed) {
+        if (this instanceof Wide) ((Wide) this).verdictWord = packed;
+        else if (packed != 0 || rare != null) rare().verdictWord = packed;
+    }
+
+    /** Moves verdicts that share the atoms' word into a word of their own (the table changes, or is left). */
+    private void unshare() {
+        if ((given & SHARED) == 0) return;
+        long packed = verdictWord();
+        atomWord &= table.atomMask;
+        given &= ~SHARED;
+        setVerdictWord(packed);
     }
 
     /** Each contract's verdict against a library table of any size: {@code codes[i]} for contract i. */
@@ -425,7 +494,7 @@ public final class AuditRecord {
     /** Contract {@code i}'s verdict code, whichever way the verdicts were given. */
     byte verdictCode(int i) {
         byte[] codes = rareOrNone().verdictCodes;
-        return codes != null ? codes[i] : (byte) (verdictWord >>> (2 * i) & 3);
+        return codes != null ? codes[i] : (byte) (verdictWord() >>> (2 * i) & 3);
     }
 
     /**
@@ -535,6 +604,7 @@ public final class AuditRecord {
         if (atomBits == null) {
             String[] out = new String[atomTable.length];
             int n = 0;
+            long atomWord = atomWord();
             for (int i = 0; i < atomTable.length; i++) if ((atomWord & (1L << i)) != 0) out[n++] = atomTable[i];
             return List.of(Arrays.copyOf(out, n));
         }

@@ -17,6 +17,13 @@ public final class LibraryTable {
      * AuditRecord#verdicts(LibraryTable, long)}) from this object, so that a record does not read the two arrays themselves.
      */
     final int contractCount, atomCount;
+    /**
+     * Whether a record's atoms and packed verdicts (2 bits a contract) fit one long together ({@link AuditRecord#atomWord}):
+     * at least one contract, and the atoms and twice the contracts at most 64 bits.
+     */
+    final boolean oneWord;
+    /** The atoms' bits of a word ({@code atomCount} low bits; all of them for 64 atoms or more). */
+    final long atomMask;
 
     /**
      * @param contractIds the library's contract ids, in the order verdicts are given
@@ -36,6 +43,8 @@ public final class LibraryTable {
         this.digest = digest;
         this.contractCount = contracts.length;
         this.atomCount = atoms.length;
+        this.oneWord = contractCount > 0 && atomCount + 2L * contractCount <= 64;
+        this.atomMask = atomCount >= 64 ? -1L : (1L << atomCount) - 1;
     }
 
     /** Number of contracts. */

@@ -1582,7 +1582,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
         long latency = System.nanoTime() - t0;
         if (excused != null) for (int x : excused) metrics.onFire(x);
         else if (d != null && d != Decision.PASS) for (int i = 0; i < d.contractCount(); i++) metrics.onFire(d.contract(i));
-        AuditRecord r = AuditRecord.of(e, kind).time(e.ts()).latencyNs(latency);
+        AuditRecord r = AuditRecord.of(e, kind, rt.auditTable).time(e.ts()).latencyNs(latency);   // atoms and verdicts in one long when they fit
         if (traceIds) dev.tracegate.agent.audit.TraceIds.stamp(r);   // on the thread that decided: its current span, if any
         if (e.kind() == EventKind.CALL) {
             String[] clear = rt.clearArgsOf(e);

@@ -186,7 +186,7 @@ final class ReferenceAuditLines {
             StringBuilder letters = new StringBuilder();
             if (r.verdictIds() != null) {
                 for (int i = 0; i < r.table.contracts.length; i++) {
-                    int c = r.rareOrNone().verdictCodes != null ? r.rareOrNone().verdictCodes[i] : (int) (r.verdictWord >>> (2 * i) & 3);
+                    int c = r.rareOrNone().verdictCodes != null ? r.rareOrNone().verdictCodes[i] : (int) (r.verdictWord() >>> (2 * i) & 3);
                     letters.append(c >= 0 && c < 3 ? "IAF".charAt(c) : '?');
                 }
             }
@@ -205,7 +205,7 @@ final class ReferenceAuditLines {
     }
 
     private static boolean held(AuditRecord r, int i) {
-        long word = r.rareOrNone().atomBits != null ? (i / 64 < r.rareOrNone().atomBits.length ? r.rareOrNone().atomBits[i / 64] : 0) : i < 64 ? r.atomWord : 0;
+        long word = r.rareOrNone().atomBits != null ? (i / 64 < r.rareOrNone().atomBits.length ? r.rareOrNone().atomBits[i / 64] : 0) : i < 64 ? r.atomWord() : 0;
         return (word >>> (i % 64) & 1) != 0;
     }
 
@@ -233,7 +233,7 @@ final class ReferenceAuditLines {
                 if (i > 0) put(',');
                 str(r.verdictIds()[i]);
                 put(':');
-                byte c = r.rareOrNone().verdictCodes != null ? r.rareOrNone().verdictCodes[i] : (byte) (r.verdictWord >>> (2 * i) & 3);
+                byte c = r.rareOrNone().verdictCodes != null ? r.rareOrNone().verdictCodes[i] : (byte) (r.verdictWord() >>> (2 * i) & 3);
                 str(c >= 0 && c < AuditRecord.VERDICT_NAMES.length ? AuditRecord.VERDICT_NAMES[c] : "UNKNOWN(" + c + ")");
             }
         }
