@@ -402,8 +402,18 @@ final class AuditLines {
     private void eventFields(Event e, String[] clear) {
         String tool = e.tool();
         if (tool != null) put(toolText(tool));
-        String id = e.callId();
-        if (id != null) { putc(K_ID); str(id); }
+        long number = e.callNumber();
+        if (number > 0) {
+            // a generated id kept as its number: "tg-N" written from the digits, as str would write the String (no String)
+            ensure(K_ID.length + 26);
+            putc(K_ID);
+            buf[len++] = '"'; buf[len++] = 't'; buf[len++] = 'g'; buf[len++] = '-';
+            numc(number);
+            buf[len++] = '"';
+        } else {
+            String id = e.callId();
+            if (id != null) { putc(K_ID); str(id); }
+        }
         if (e.hasArgs()) { putc(K_ARGS); args(e.args(), clear); }
         String result = e.result();
         if (result != null) { putc(K_RESULT); scalarText(result, true); }

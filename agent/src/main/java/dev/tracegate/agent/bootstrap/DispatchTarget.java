@@ -119,6 +119,23 @@ public interface DispatchTarget {
     }
 
     /**
+     * The call, result and failure of a configured method whose id the advice generated as a number ({@code tg-callNumber},
+     * {@link Dispatcher#newCallNumber}): a core that keeps the number makes no String of the id on a passed call. By
+     * default with the id spelled out.
+     */
+    default Ruling onMethodCall(String origin, Object receiver, Object[] arguments, long callNumber) {
+        return onMethodCall(origin, receiver, arguments, Dispatcher.callId(callNumber));
+    }
+
+    default Object onMethodResult(String origin, Object receiver, Object[] arguments, Object result, long callNumber) {
+        return onMethodResult(origin, receiver, arguments, result, Dispatcher.callId(callNumber));
+    }
+
+    default void onMethodThrown(String origin, Object receiver, Object[] arguments, Throwable thrown, long callNumber) {
+        onMethodThrown(origin, receiver, arguments, thrown, Dispatcher.callId(callNumber));
+    }
+
+    /**
      * The session id the core gives a framework's conversation {@code session} on this thread (in a JVM of several
      * applications, the application's: {@code core.Applications#session}); by default {@code session} itself. Must not
      * allocate on a steady path: a model call asks it.

@@ -922,6 +922,21 @@ public final class AgentCore {
         }
 
         @Override
+        public Ruling onMethodCall(String origin, Object receiver, Object[] arguments, long callNumber) {
+            return ready().onMethodCall(origin, receiver, arguments, callNumber);
+        }
+
+        @Override
+        public Object onMethodResult(String origin, Object receiver, Object[] arguments, Object result, long callNumber) {
+            return ready().onMethodResult(origin, receiver, arguments, result, callNumber);
+        }
+
+        @Override
+        public void onMethodThrown(String origin, Object receiver, Object[] arguments, Throwable thrown, long callNumber) {
+            ready().onMethodThrown(origin, receiver, arguments, thrown, callNumber);
+        }
+
+        @Override
         public String toJson(Object value) {
             return bridge.toJson(value);
         }

@@ -28,6 +28,22 @@ public interface Supervisor {
     }
 
     /**
+     * As {@link #onToolCall(String, String, String, String, dev.tracegate.matchers.event.Args, CallReach)}, for a call whose
+     * id the agent generated ({@code tg-callNumber}): an implementation that keeps the number makes no String of the id on
+     * a passed call (88 B, session 24).
+     */
+    default ToolDecision onToolCall(String framework, String session, String tool, long callNumber, dev.tracegate.matchers.event.Args arguments,
+                                    CallReach reach) {
+        return onToolCall(framework, session, tool, dev.tracegate.matchers.event.Event.generatedId(callNumber), arguments, reach);
+    }
+
+    /** As {@link #onToolResult(String, String, String, String, String, boolean, String)}, for a call whose id the agent generated. */
+    default ResultDecision onToolResult(String framework, String session, String tool, long callNumber, String text, boolean error,
+                                        String cannotWithhold) {
+        return onToolResult(framework, session, tool, dev.tracegate.matchers.event.Event.generatedId(callNumber), text, error, cannotWithhold);
+    }
+
+    /**
      * {@link #onToolResult(ToolResult)} for a result the contracts alone decide on (nothing {@code withheld}), given field by
      * field, so that an implementation needs no {@link ToolResult} (48 B a passed call, session 21).
      */

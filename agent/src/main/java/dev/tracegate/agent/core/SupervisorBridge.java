@@ -127,6 +127,21 @@ public final class SupervisorBridge implements DispatchTarget {
         return enforce(new ToolCall(framework, session, tool, null, callId, arguments, reach), decision, textResult);
     }
 
+    /**
+     * As above, for a call whose id the agent generated ({@code tg-callNumber}, {@link Dispatcher#newCallNumber}): the
+     * number goes to the supervisor as it is, and its text is made only for a decision that acts or the trace (a passed
+     * call makes none: 88 B, session 24). A generated id is the invocation's own, so no other hook saw it (no duplicate).
+     */
+    public Ruling onToolCall(String framework, String session, String tool, Args arguments, long callNumber, boolean textResult, CallReach reach) {
+        session = Applications.session(session);
+        ToolDecision decision = supervisor.onToolCall(framework, session, tool, callNumber, arguments, reach);
+        if (proceeds(decision)) {
+            if (trace) traceProceed(new ToolCall(framework, session, tool, null, Dispatcher.callId(callNumber), arguments, reach));
+            return null;
+        }
+        return enforce(new ToolCall(framework, session, tool, null, Dispatcher.callId(callNumber), arguments, reach), decision, textResult);
+    }
+
     /** As {@link #onToolCall(String, String, String, String, String)}, for a method that may not return text (see above). */
     public Ruling onToolCall(String framework, String session, String tool, String argumentsJson, String callId, boolean textResult) {
         return onToolCall(framework, session, tool, argumentsJson, callId, textResult, CallReach.FULL);
@@ -244,6 +259,13 @@ public final class SupervisorBridge implements DispatchTarget {
                 supervisor.onToolResult(framework, session, tool, callId, resultText, error, cannotWithhold));
     }
 
+    /** As above, for the RETURN of a call whose id the agent generated ({@code tg-callNumber}): no String of the id. */
+    public String onToolResult(String framework, String session, String tool, long callNumber, String resultText, boolean error) {
+        session = Applications.session(session);
+        return onToolResult(framework, session, tool, null,
+                supervisor.onToolResult(framework, session, tool, callNumber, resultText, error, null));
+    }
+
     /**
      * As above for a result the call site withholds whatever the contracts decide ({@code withheld} says why): it is
      * checked and recorded as withheld; the notice of a contract that withholds it too, or null.
@@ -356,6 +378,21 @@ public final class SupervisorBridge implements DispatchTarget {
     @Override
     public Ruling onMethodCall(String origin, Object receiver, Object[] arguments, String callId) {
         return configured.onCall(origin, receiver, arguments, callId, this);
+    }
+
+    @Override
+    public Ruling onMethodCall(String origin, Object receiver, Object[] arguments, long callNumber) {
+        return configured.onCall(origin, receiver, arguments, callNumber, this);
+    }
+
+    @Override
+    public Object onMethodResult(String origin, Object receiver, Object[] arguments, Object result, long callNumber) {
+        return configured.onResult(origin, receiver, arguments, result, callNumber, this);
+    }
+
+    @Override
+    public void onMethodThrown(String origin, Object receiver, Object[] arguments, Throwable thrown, long callNumber) {
+        configured.onThrown(origin, receiver, arguments, thrown, Dispatcher.callId(callNumber), this);   // the rare path: spelled
     }
 
     @Override

@@ -365,7 +365,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     @Override
     public ToolDecision onToolCall(ToolCall call) {
-        return onToolCall(call, call.framework(), call.session(), call.tool(), call.callId(), null, call.reach());
+        return onToolCall(call, call.framework(), call.session(), call.tool(), call.callId(), 0, null, call.reach());
     }
 
     /**
@@ -375,11 +375,21 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     @Override
     public ToolDecision onToolCall(String framework, String session, String tool, String callId, dev.tracegate.matchers.event.Args arguments,
                                    CallReach reach) {
-        return onToolCall(null, framework, session, tool, callId, arguments, reach);
+        return onToolCall(null, framework, session, tool, callId, 0, arguments, reach);
     }
 
-    /** {@code given} the caller's call, or null: then {@code arguments} are the call's (as {@link ToolCall#args} gives them). */
-    private ToolDecision onToolCall(ToolCall given, String framework, String session, String tool, String callId,
+    /** As above, for a call whose id the agent generated: {@code tg-callNumber}, kept as the number (no String a call). */
+    @Override
+    public ToolDecision onToolCall(String framework, String session, String tool, long callNumber, dev.tracegate.matchers.event.Args arguments,
+                                   CallReach reach) {
+        return onToolCall(null, framework, session, tool, null, callNumber, arguments, reach);
+    }
+
+    /**
+     * {@code given} the caller's call, or null: then {@code arguments} are the call's (as {@link ToolCall#args} gives them).
+     * The call's id is {@code callId}, or {@code tg-callNumber} when {@code callNumber > 0}.
+     */
+    private ToolDecision onToolCall(ToolCall given, String framework, String session, String tool, String callId, long callNumber,
                                     dev.tracegate.matchers.event.Args arguments, CallReach reach) {
         long t0 = System.nanoTime();
         try {
@@ -391,14 +401,16 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     if (before < 0) continue;   // ended since sessionOf found it (evicted or ended): the event goes to its successor
                     Worker w = rt.worker(); // this thread's worker: the one step and record use (one lookup per event; given back at its end)
                     try {
-                        Event e = Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), tool, callId,
+                        Event e = callNumber > 0
+                                ? Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), tool, callNumber, arguments, null, false)
+                                : Event.toolEvent(EventKind.CALL, s.id(), s.nextSequence(), stamp(s, t0), tool, callId,
                                 given != null ? given.args() : arguments, null, false);   // no builder: one object less per event
                         ToolDecision decided = decideCall(rt, s, e, given, framework, session, arguments, reach, t0, w);
                         // a tool let run holds its session: the idle sweep does not end it while the tool runs (trial12: a
                         // 2.5 s tool under a 1 s timeout split the turn into two sessions); a field of the session, under
                         // its monitor, so no map and no identity hash (which would inflate the session's lock); named by the
                         // call's id, so that only this call's RETURN releases it
-                        if (decided == ToolDecision.proceed() || decided.kind() != ToolDecision.Kind.BLOCK) s.hold(callId);
+                        if (decided == ToolDecision.proceed() || decided.kind() != ToolDecision.Kind.BLOCK) hold(s, callId, callNumber);
                         return decided;
                     } catch (RuntimeException | LinkageError err) {
                         takeBack(rt, s, w, before);
@@ -696,7 +708,7 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
 
     @Override
     public ResultDecision onToolResult(ToolResult result) {
-        return onToolResult(result.session(), result.tool(), result.callId(), result.text(), result.error(), result.cannotWithhold(),
+        return onToolResult(result.session(), result.tool(), result.callId(), 0, result.text(), result.error(), result.cannotWithhold(),
                 result.withheld());
     }
 
@@ -704,12 +716,35 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
     @Override
     public ResultDecision onToolResult(String framework, String session, String tool, String callId, String text, boolean error,
                                        String cannotWithhold) {
-        return onToolResult(session, tool, callId, text, error, cannotWithhold, null);
+        return onToolResult(session, tool, callId, 0, text, error, cannotWithhold, null);
     }
 
-    /** The RETURN of {@link ToolResult}'s fields (the framework is not read). */
-    private ResultDecision onToolResult(String session, String tool, String callId, String text, boolean error, String cannotWithhold,
-                                        String withheld) {
+    /** As above, for the RETURN of a call whose id the agent generated: {@code tg-callNumber}, kept as the number. */
+    @Override
+    public ResultDecision onToolResult(String framework, String session, String tool, long callNumber, String text, boolean error,
+                                       String cannotWithhold) {
+        return onToolResult(session, tool, null, callNumber, text, error, cannotWithhold, null);
+    }
+
+    /**
+     * A tool call let run holds its session, named by its id: a generated one ({@code tg-N}, as a number or as text) by its
+     * number, so that its RETURN releases it in whichever form that carries the id; any other by the id's text.
+     */
+    private static void hold(Session s, String callId, long callNumber) {
+        long n = callNumber > 0 ? callNumber : Event.generatedNumber(callId);
+        if (n > 0) s.hold(n);
+        else s.hold(callId);
+    }
+
+    /** Releases the hold {@link #hold(Session, String, long)} took for the call of this id; false if this session holds none. */
+    private static boolean release(Session s, String callId, long callNumber) {
+        long n = callNumber > 0 ? callNumber : Event.generatedNumber(callId);
+        return n > 0 ? s.release(n) : s.release(callId);
+    }
+
+    /** The RETURN of {@link ToolResult}'s fields (the framework is not read); its id is {@code callId}, or {@code tg-callNumber}. */
+    private ResultDecision onToolResult(String session, String tool, String callId, long callNumber, String text, boolean error,
+                                        String cannotWithhold, String withheld) {
         long t0 = System.nanoTime();
         try {
             while (true) {
@@ -720,11 +755,12 @@ public final class ContractSupervisor implements Supervisor, AutoCloseable {
                     if (before < 0) continue;   // ended since sessionOf found it (evicted or ended): the event goes to its successor
                     Worker w = rt.worker();
                     try {
-                        Event e = Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), tool, callId,
-                                null, text, error);
+                        Event e = callNumber > 0
+                                ? Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), tool, callNumber, null, text, error)
+                                : Event.toolEvent(EventKind.RETURN, s.id(), s.nextSequence(), stamp(s, t0), tool, callId, null, text, error);
                         // the hold of the call this RETURN answers, by its id: a RETURN whose CALL this session never let run
                         // (made before the attach, or seen only at its exit) releases nothing, not another call's hold
-                        s.release(callId);
+                        release(s, callId, callNumber);
                         Decision d = rt.step(s, e, false, enforce, w);
                         if (d == Decision.PASS && withheld == null) {   // by reference: see decideCall
                             record(rt, w, s, e, d, dev.tracegate.agent.audit.Decision.PASS, null, null, t0);

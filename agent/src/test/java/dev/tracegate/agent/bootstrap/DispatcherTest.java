@@ -213,6 +213,16 @@ class DispatcherTest {
         String a = Dispatcher.newCallId(), b = Dispatcher.newCallId();
         assertThat(Dispatcher.generatedId(a)).isTrue();
         assertThat(Long.parseLong(b.substring(3))).isEqualTo(Long.parseLong(a.substring(3)) + 1);
+        // a hook that keeps the id as its number counts in the same sequence, and the event spells it as the Dispatcher does
+        long c = Dispatcher.newCallNumber();
+        assertThat(c).isEqualTo(Long.parseLong(b.substring(3)) + 1);
+        assertThat(Dispatcher.newCallId()).isEqualTo("tg-" + (c + 1));
+        assertThat(dev.tracegate.matchers.event.Event.GENERATED_ID).isEqualTo(Dispatcher.GENERATED_ID);
+        for (int i = 0; i < 10_000; i++) {
+            long n = 1 + (r.nextLong() >>> (1 + r.nextInt(63)));
+            assertThat(dev.tracegate.matchers.event.Event.generatedId(n)).isEqualTo(Dispatcher.callId(n));
+            assertThat(dev.tracegate.matchers.event.Event.generatedNumber(Dispatcher.callId(n))).isEqualTo(n);
+        }
     }
 
     /** A generated id is told by its first three characters, as startsWith(GENERATED_ID) tells it (null, short, other case, UTF-16). */

@@ -63,6 +63,18 @@ class FieldByFieldCallTest {
 
     /** The decisions of the script, and the audit lines with their times, latencies, salts, pseudonyms and hashes taken out. */
     private List<String> run(String name, boolean fields) throws Exception {
+        return run(name, fields ? Ids.TEXT : Ids.CARRIERS, "c");
+    }
+
+    /**
+     * How the script's calls and results reach the supervisor: as carriers, field by field with the id as text, with a
+     * generated id {@code tg-N} as its number N (session 24: no String of the id a call), or the call with the number and its
+     * result with the id as text (a result the agent reports on a path that spells the id).
+     */
+    private enum Ids { CARRIERS, TEXT, NUMBERS, NUMBER_THEN_TEXT }
+
+    /** As above; the ids are {@code prefix} and 1 to 4 (prefix {@code tg-}: ids the agent generated). */
+    private List<String> run(String name, Ids ids, String prefix) throws Exception {
         AgentLog.captureForTest(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         Path lib = dir.resolve("ops.yaml");
         if (!Files.exists(lib)) Files.writeString(lib, LIBRARY);
@@ -74,18 +86,24 @@ class FieldByFieldCallTest {
         AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(c));
         ContractSupervisor s = new ContractSupervisor(c, audit, new SupervisorMetrics(), null);
         List<String> out = new ArrayList<>();
-        String[][] calls = {{"lookup", "c1"}, {"export", "c2"}, {"delete_account", "c3"}, {"lookup", "c4"}};
+        String[][] calls = {{"lookup", "1"}, {"export", "2"}, {"delete_account", "3"}, {"lookup", "4"}};
         for (String[] call : calls) {
-            Args args = Args.ofJson("{\"q\":\"" + call[1] + "\"}");
-            out.add(String.valueOf(fields
-                    ? s.onToolCall("configured", "sess", call[0], call[1], args, CONFIGURED)
-                    : s.onToolCall(new ToolCall("configured", "sess", call[0], null, call[1], args, CONFIGURED))));
+            String id = prefix + call[1];
+            Args args = Args.ofJson("{\"q\":\"" + id + "\"}");
+            out.add(String.valueOf(switch (ids) {
+                case CARRIERS -> s.onToolCall(new ToolCall("configured", "sess", call[0], null, id, args, CONFIGURED));
+                case TEXT -> s.onToolCall("configured", "sess", call[0], id, args, CONFIGURED);
+                case NUMBERS, NUMBER_THEN_TEXT -> s.onToolCall("configured", "sess", call[0], Long.parseLong(call[1]), args, CONFIGURED);
+            }));
         }
-        String[][] results = {{"c1", "nothing here"}, {"c4", "the secret is 42"}};
+        String[][] results = {{"1", "nothing here"}, {"4", "the secret is 42"}};
         for (String[] result : results) {
-            out.add(String.valueOf(fields
-                    ? s.onToolResult("configured", "sess", "lookup", result[0], result[1], false, "the method returns an object")
-                    : s.onToolResult(new ToolResult("configured", "sess", "lookup", result[0], result[1], false, "the method returns an object"))));
+            String id = prefix + result[0];
+            out.add(String.valueOf(switch (ids) {
+                case CARRIERS -> s.onToolResult(new ToolResult("configured", "sess", "lookup", id, result[1], false, "the method returns an object"));
+                case TEXT, NUMBER_THEN_TEXT -> s.onToolResult("configured", "sess", "lookup", id, result[1], false, "the method returns an object");
+                case NUMBERS -> s.onToolResult("configured", "sess", "lookup", Long.parseLong(result[0]), result[1], false, "the method returns an object");
+            }));
         }
         s.close();
         audit.close(10, TimeUnit.SECONDS);
@@ -107,5 +125,22 @@ class FieldByFieldCallTest {
                 .anyMatch(d -> d.contains("ops.no-delete"))
                 .anyMatch(d -> d.contains("ops.no-secret-result"));
         assertThat(fields).isEqualTo(carriers);
+    }
+
+    /**
+     * A generated id kept as its number (tg-N, the configured methods' advice since session 24) gives the decisions and
+     * the audit lines, byte for byte, of the same id given as text; a RETURN that spells the id releases the hold its CALL
+     * took by the number (the session's END record would say a call is still in flight).
+     */
+    @Test
+    void aGeneratedIdGivenAsItsNumberIsDecidedAndRecordedAsItsText() throws Exception {
+        List<String> text = run("text", Ids.TEXT, "tg-");
+        List<String> numbers = run("numbers", Ids.NUMBERS, "tg-");
+        List<String> mixed = run("mixed", Ids.NUMBER_THEN_TEXT, "tg-");
+        assertThat(text).as("the ids are in the lines").anyMatch(l -> l.contains("\"id\":\"tg-4\"") && l.contains("\"kind\":\"return\""))
+                .anyMatch(l -> l.contains("\"id\":\"tg-1\"") && l.contains("\"kind\":\"call\""))
+                .anyMatch(l -> l.contains("\"kind\":\"end\""));
+        assertThat(numbers).isEqualTo(text);
+        assertThat(mixed).isEqualTo(text);
     }
 }

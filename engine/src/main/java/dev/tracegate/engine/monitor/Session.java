@@ -79,6 +79,12 @@ public final class Session {
     private Object held0, held1;
     /** The keys of named holds beyond two (null until a third is in flight at once; null cells are free). */
     private Object[] heldMore;
+    /**
+     * The numbers of two holds named by a number ({@link #hold(long)}: the agent's generated call ids, kept as numbers so
+     * that a call makes no String of its id; 0: free), up to an int's range (8 B a session, where two longs took 16);
+     * further ones, and larger numbers, are held as {@link Long} keys.
+     */
+    private int heldNumber0, heldNumber1;
 
     /** One more piece of work running in this session, without a key (call under the session's monitor). */
     public void hold() { hold(null); }
@@ -93,6 +99,26 @@ public final class Session {
         else if (held0 == null) held0 = key;
         else if (held1 == null) held1 = key;
         else holdMore(key);
+    }
+
+    /**
+     * One more piece of work running in this session, named by the number {@code key >= 1} (call under the session's
+     * monitor): released by {@link #release(long)} with the same number, and by {@link #release(Object)} with
+     * {@code Long.valueOf(key)}. No allocation for the first two in flight.
+     */
+    public void hold(long key) {
+        if (key <= 0) throw new IllegalArgumentException("a hold's number is at least 1, not " + key);
+        if (key <= Integer.MAX_VALUE && heldNumber0 == 0) { heldNumber0 = (int) key; holds++; }
+        else if (key <= Integer.MAX_VALUE && heldNumber1 == 0) { heldNumber1 = (int) key; holds++; }
+        else hold(Long.valueOf(key));
+    }
+
+    /** The work named by the number {@code key} has finished (call under the session's monitor): as {@link #release(Object)}. */
+    public boolean release(long key) {
+        if (key <= 0) return false;
+        if (heldNumber0 == key) { heldNumber0 = 0; holds--; return true; }
+        if (heldNumber1 == key) { heldNumber1 = 0; holds--; return true; }
+        return release(Long.valueOf(key));
     }
 
     private void holdMore(Object key) {

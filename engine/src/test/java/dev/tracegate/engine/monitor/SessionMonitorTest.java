@@ -243,6 +243,43 @@ class SessionMonitorTest {
     }
 
     /**
+     * A hold named by a number (the agent's generated call id tg-N, kept as N: session 24) is released only by the same
+     * number, or by the number boxed as a key; beyond the two number cells the numbers are held as keys, and numbered,
+     * keyed and unnamed holds are counted together.
+     */
+    @Test
+    void aHoldNamedByANumberIsReleasedOnlyByThatNumber() {
+        ContractSet set = set("p", "true", "G(b -> O a)");
+        SessionMonitor<BitsGrounder.Ev> m = new SessionMonitor<>(set, new BitsGrounder(), new SessionMonitor.Options(8, true), r -> { });
+        Session s = m.session("numbers");
+        synchronized (s) {
+            for (long n : new long[] {7, 8, 9, 10, 8}) s.hold(n);
+            s.hold("k");
+            s.hold();
+            assertThat(s.holds()).isEqualTo(7);
+            assertThat(s.release(11L)).as("a number never held").isFalse();
+            assertThat(s.release(0L)).as("no number").isFalse();
+            assertThat(s.release("7")).as("the number's text is another key").isFalse();
+            assertThat(s.release(9L)).isTrue();
+            assertThat(s.release(Long.valueOf(10))).as("a number beyond the cells, released by its box").isTrue();
+            assertThat(s.release(8L)).isTrue();
+            assertThat(s.release(8L)).as("held twice, released twice").isTrue();
+            assertThat(s.release(8L)).isFalse();
+            assertThat(s.release(7L)).isTrue();
+            assertThat(s.holds()).isEqualTo(2);
+            s.hold(12L);   // a free cell again
+            s.hold(1L + Integer.MAX_VALUE);   // beyond the cells' range: a key
+            assertThat(s.release((long) Integer.MIN_VALUE)).isFalse();
+            assertThat(s.release(1L + Integer.MAX_VALUE)).isTrue();
+            assertThat(s.release(12L)).isTrue();
+            assertThat(s.release("k")).isTrue();
+            assertThat(s.release(null)).isTrue();
+            assertThat(s.held()).isFalse();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> s.hold(0L)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    /**
      * The bound ends the least recently used session that nothing holds, even a more recently used one, so that work
      * running in a session (a tool call) does not see it end; only when every session is held does it end a held one,
      * the least recently used, whose end report says how many holds it had.

@@ -38,7 +38,17 @@ public final class Event {
     private static final java.util.concurrent.ConcurrentHashMap<String, String[]> NAMES = new java.util.concurrent.ConcurrentHashMap<>();
     /** Beyond this many such names (a model that invents them), an event makes its own array. */
     static final int MAX_NAMES = 1024;
+    /** The framework's id of the call, or null: then {@link #callNumber} may give it. */
     private final String callId;
+    /**
+     * The number N of an id the agent generated ({@code tg-N}, {@link #GENERATED_ID}) for a call whose framework gives none,
+     * kept as the number and spelled only where it is read ({@link #callId()}; the audit line writes its digits): 0 for none
+     * (then {@link #callId} is the id). An int, in the event's padding: a String of the id cost 88 B a call (session 24);
+     * a number beyond an int's range is spelled as {@link #callId} when the event is made.
+     */
+    private final int callNumber;
+    /** How an id the agent generates begins ({@code tg-N}, N counting the JVM's generated ids from 1): the agent's Dispatcher's. */
+    public static final String GENERATED_ID = "tg-";
     private final Args args;
     private final String result;
     private final boolean error;
@@ -87,6 +97,7 @@ public final class Event {
         this.kind = Objects.requireNonNull(b.kind, "kind");
         this.toolNames = toolNames(b.tool);
         this.callId = b.callId;
+        this.callNumber = 0;
         this.args = b.args == null ? Args.NONE : b.args;
         this.result = b.result;
         String subject = b.subject == null || b.subject.isBlank() ? null : b.subject.trim();
@@ -98,13 +109,20 @@ public final class Event {
     }
 
     /** A tool call or its return with what the builder would leave unset at its defaults (see {@link #toolEvent}). */
-    private Event(EventKind kind, String session, long seq, long ts, String tool, String callId, Args args, String result, boolean error) {
+    private Event(EventKind kind, String session, long seq, long ts, String tool, String callId, long callNumber, Args args,
+                  String result, boolean error) {
         this.session = session == null ? "" : session;
         this.seq = seq;
         this.ts = ts;
         this.kind = Objects.requireNonNull(kind, "kind");
         this.toolNames = toolNames(tool);
-        this.callId = callId;
+        if (callId == null && callNumber > Integer.MAX_VALUE) {
+            this.callId = generatedId(callNumber);   // beyond 2^31 generated ids in one JVM: spelled now
+            this.callNumber = 0;
+        } else {
+            this.callId = callId;
+            this.callNumber = callId == null && callNumber > 0 ? (int) callNumber : 0;
+        }
         this.args = args == null ? Args.NONE : args;
         this.result = result;
         this.more = null;   // no text, subject, purposes, categories; granted, tokens -1, depth 0
@@ -133,7 +151,53 @@ public final class Event {
      */
     public static Event toolEvent(EventKind kind, String session, long seq, long ts, String tool, String callId, Args args,
                                   String result, boolean error) {
-        return new Event(kind, session, seq, ts, tool, callId, args, result, error);
+        return new Event(kind, session, seq, ts, tool, callId, 0, args, result, error);
+    }
+
+    /**
+     * As {@link #toolEvent(EventKind, String, long, long, String, String, Args, String, boolean)}, for a call whose id the
+     * agent generated: {@code tg-callNumber} ({@code callNumber >= 1}), which {@link #callId()} spells when read.
+     */
+    public static Event toolEvent(EventKind kind, String session, long seq, long ts, String tool, long callNumber, Args args,
+                                  String result, boolean error) {
+        if (callNumber <= 0) throw new IllegalArgumentException("a generated call id's number is at least 1, not " + callNumber);
+        return new Event(kind, session, seq, ts, tool, null, callNumber, args, result, error);
+    }
+
+    /**
+     * {@code tg-n} ({@link #GENERATED_ID} and the decimal digits of {@code n >= 1}), as the agent's Dispatcher spells a
+     * generated call id: the digits written into the bytes the String copies once.
+     */
+    public static String generatedId(long n) {
+        int digits = 1;
+        for (long t = n; t >= 10; t /= 10) digits++;
+        byte[] b = new byte[3 + digits];
+        b[0] = 't';
+        b[1] = 'g';
+        b[2] = '-';
+        for (int i = b.length - 1; i >= 3; i--, n /= 10) b[i] = (byte) ('0' + n % 10);
+        return new String(b, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * N of an id spelled {@code tg-N} as {@link #generatedId} spells it (no sign, no leading zero, N at least 1 and at most
+     * {@code Long.MAX_VALUE}), else 0: the number a generated id given as text stands for, so that its CALL and RETURN pair
+     * up whichever form each carries.
+     */
+    public static long generatedNumber(String id) {
+        if (id == null || id.length() < 4 || id.length() > 22 || id.charAt(0) != 't' || id.charAt(1) != 'g' || id.charAt(2) != '-'
+                || id.charAt(3) == '0') {
+            return 0;
+        }
+        long n = 0;
+        for (int i = 3; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (c < '0' || c > '9') return 0;
+            int d = c - '0';
+            if (n > (Long.MAX_VALUE - d) / 10) return 0;
+            n = n * 10 + d;
+        }
+        return n;
     }
 
     private static String[] fold(Collection<String> in) {
@@ -192,8 +256,19 @@ public final class Event {
         Object n = toolNames;
         return n == null || n instanceof String ? (String) n : ((String[]) n)[which];
     }
-    /** The framework's id of the call a RETURN answers, or null. */
-    public String callId() { return callId; }
+    /**
+     * The framework's id of the call a RETURN answers, or null; a generated id ({@link #callNumber()}) is spelled
+     * {@code tg-N} anew at each read (its hot readers take the number instead).
+     */
+    public String callId() {
+        String id = callId;
+        if (id != null) return id;
+        int n = callNumber;
+        return n == 0 ? null : generatedId(n);
+    }
+
+    /** N of a generated id {@code tg-N} that the event keeps as its number, 0 when it has none or keeps the id as text. */
+    public long callNumber() { return callNumber; }
     /** The arguments; {@link Args#NONE} when the event has none. */
     public Args args() { return args; }
     /** True when the event carries arguments (a non-empty object or a malformed raw value). */
@@ -293,7 +368,7 @@ public final class Event {
     @Override public boolean equals(Object o) {
         return o instanceof Event e && e.seq == seq && e.ts == ts && e.kind == kind && e.granted() == granted()
                 && e.error == error && e.tokens() == tokens() && e.depth() == depth() && e.session.equals(session)
-                && Objects.equals(e.tool(), tool()) && Objects.equals(e.callId, callId) && e.args.equals(args)
+                && Objects.equals(e.tool(), tool()) && (e.callNumber == callNumber ? Objects.equals(e.callId, callId) : Objects.equals(e.callId(), callId())) && e.args.equals(args)
                 && Objects.equals(e.result, result) && Objects.equals(e.text(), text())
                 && Objects.equals(e.subject(), subject()) && Arrays.equals(e.purposeArray(), purposeArray())
                 && Arrays.equals(e.categoryArray(), categoryArray());

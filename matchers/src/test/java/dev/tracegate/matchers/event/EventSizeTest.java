@@ -32,6 +32,53 @@ class EventSizeTest {
         assertThat(kept[n - 1].toolKey()).isSameAs(kept[n - 1].tool()).isEqualTo("search_kb");
     }
 
+    /**
+     * An event of a call whose id the agent generated keeps the id as its number (session 24: the id's String was 88 B of
+     * a passed call) in the event's padding: the event stays at most 72 B, and its id reads back as {@code tg-N} at every
+     * digit count, equal to the event given the id as text; a number beyond an int is spelled when the event is made.
+     */
+    @Test
+    void aToolEventWithAGeneratedIdKeepsItsNumberInAtMost72Bytes() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        Args args = Args.ofJson("{\"q\":\"x\"}");
+        int n = 20_000;
+        Event[] kept = new Event[n];
+        long id = Thread.currentThread().getId();
+        for (int i = 0; i < n; i++) kept[i] = Event.toolEvent(EventKind.CALL, "s", i, 1_000, "search_kb", 200_000L + i, args, null, false);
+        long before = threads.getThreadAllocatedBytes(id);
+        for (int i = 0; i < n; i++) kept[i] = Event.toolEvent(EventKind.CALL, "s", i, 1_000, "search_kb", 200_000L + i, args, null, false);
+        long perEvent = (threads.getThreadAllocatedBytes(id) - before) / n;
+        assertThat(perEvent).as("bytes per tool event with a generated id, its id included").isLessThanOrEqualTo(72);
+        assertThat(kept[n - 1].callNumber()).isEqualTo(200_000L + n - 1);
+        assertThat(kept[n - 1].callId()).isEqualTo("tg-" + (200_000 + n - 1));
+        for (long number : new long[] {1, 9, 10, 99, 100, 123_456_789, Integer.MAX_VALUE, Integer.MAX_VALUE + 1L, Long.MAX_VALUE}) {
+            Event e = Event.toolEvent(EventKind.RETURN, "s", 2, 0, "t", number, null, "ok", false);
+            assertThat(e.callId()).isEqualTo("tg-" + number).isEqualTo(Event.generatedId(number));
+            assertThat(e.callNumber()).as("kept as a number up to an int's range").isEqualTo(number <= Integer.MAX_VALUE ? number : 0);
+            assertThat(Event.generatedNumber(e.callId())).isEqualTo(number);
+            Event asText = Event.toolEvent(EventKind.RETURN, "s", 2, 0, "t", "tg-" + number, null, "ok", false);
+            assertThat(e).isEqualTo(asText);
+            assertThat(asText).isEqualTo(e);
+            assertThat(e.hashCode()).isEqualTo(asText.hashCode());
+        }
+        assertThat(Event.toolEvent(EventKind.RETURN, "s", 2, 0, "t", 5, null, "ok", false))
+                .isNotEqualTo(Event.toolEvent(EventKind.RETURN, "s", 2, 0, "t", 6, null, "ok", false))
+                .isNotEqualTo(Event.toolEvent(EventKind.RETURN, "s", 2, 0, "t", "call_5", null, "ok", false));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Event.toolEvent(EventKind.CALL, "s", 1, 0, "t", 0, null, null, false))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** Only an id spelled as the agent spells a generated one stands for its number: not another prefix, a sign, a leading zero or an overflow. */
+    @Test
+    void aGeneratedIdsNumberIsReadOnlyFromItsOwnSpelling() {
+        for (String id : new String[] {null, "", "tg-", "tg-0", "tg-01", "tg--1", "tg-+1", "tg-1a", "Tg-1", "tg_1", "call_1", "tg-\u0661",
+                "tg-9223372036854775808", "tg-99999999999999999999"}) {
+            assertThat(Event.generatedNumber(id)).as(String.valueOf(id)).isZero();
+        }
+        assertThat(Event.generatedNumber("tg-1")).isEqualTo(1);
+        assertThat(Event.generatedNumber("tg-9223372036854775807")).isEqualTo(Long.MAX_VALUE);
+    }
+
     @Test
     void aToolNameThatIsNotFoldedOrHasAnMcpPrefixReadsBackAsGivenFoldedAndBare() {
         for (int round = 0; round < 2; round++) {   // the second round reads the names the first one kept

@@ -567,7 +567,7 @@ public final class ConfiguredHooks implements Hooks {
                             @Advice.This(optional = true) Object self,
                             @Advice.Local("tgOuter") boolean outer,
                             @Advice.Local("tgArgs") Object[] called,
-                            @Advice.Local("tgId") String id,
+                            @Advice.Local("tgId") long id,
                             @Advice.Local("tgDepth") int[] depth,
                             @Advice.Local("tgSaved") int saved,
                             @Advice.Local("tgSavedCall") int savedCall,
@@ -588,7 +588,9 @@ public final class ConfiguredHooks implements Hooks {
                 // the exit reports the RETURN with the arguments of the call as it ran: one array per call, read here once
                 // (each read of an @AllArguments parameter in inlined advice builds a new array: 32 B more, session 24)
                 called = args;
-                id = Dispatcher.newCallId();   // this invocation's: its CALL and its RETURN carry it (overlapping calls stay apart)
+                // this invocation's id tg-N, kept as N: its CALL and its RETURN carry it (overlapping calls stay apart), and its
+                // text is made only where it is read (the audit line, a refusal), not per call (88 B, session 24)
+                id = Dispatcher.newCallNumber();
                 Ruling ruling = Dispatcher.onMethodCall(origin, self, called, id);
                 if (ruling == null) {
                     return null;
@@ -630,7 +632,7 @@ public final class ConfiguredHooks implements Hooks {
                          @Advice.Origin("#r") String returnType,
                          @Advice.Origin Class<?> owner,
                          @Advice.Local("tgArgs") Object[] args,
-                         @Advice.Local("tgId") String id,
+                         @Advice.Local("tgId") long id,
                          @Advice.Thrown Throwable thrown,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Local("tgDepth") int[] depth,

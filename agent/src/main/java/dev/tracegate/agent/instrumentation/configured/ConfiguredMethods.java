@@ -1972,6 +1972,23 @@ public final class ConfiguredMethods {
      * {@code this} reads ({@code args-param: this}, {@code session-param: this.conversation.id}, {@code tool-name: this.name}).
      */
     public Ruling onCall(String origin, Object receiver, Object[] arguments, String callId, SupervisorBridge bridge) {
+        return onCall(origin, receiver, arguments, callId, 0, bridge);
+    }
+
+    /**
+     * As above, for the call {@code tg-callNumber} whose id the advice generated as a number ({@link Dispatcher#newCallNumber}):
+     * a tool call's CALL and RETURN keep the number, and its text is made only where it is read.
+     */
+    public Ruling onCall(String origin, Object receiver, Object[] arguments, long callNumber, SupervisorBridge bridge) {
+        return onCall(origin, receiver, arguments, null, callNumber, bridge);
+    }
+
+    /** The call's id as text: {@code callId}, or {@code tg-callNumber} when {@code callNumber > 0} (made here: a rare path). */
+    private static String idText(String callId, long callNumber) {
+        return callNumber > 0 ? Dispatcher.callId(callNumber) : callId;
+    }
+
+    private Ruling onCall(String origin, Object receiver, Object[] arguments, String callId, long callNumber, SupervisorBridge bridge) {
         Site site = site(origin);
         if (site == null) {
             return null;
@@ -2000,10 +2017,11 @@ public final class ConfiguredMethods {
             AgentLog.debug("ERASURE at " + method(origin));
             return null;
         }
-        return onToolCall(site, origin, receiver, arguments, callId, bridge);
+        return onToolCall(site, origin, receiver, arguments, callId, callNumber, bridge);
     }
 
-    private Ruling onToolCall(Site site, String origin, Object receiver, Object[] arguments, String callId, SupervisorBridge bridge) {
+    private Ruling onToolCall(Site site, String origin, Object receiver, Object[] arguments, String callId, long callNumber,
+                              SupervisorBridge bridge) {
         String session;
         try {
             session = site.sessionOrThrow(receiver, arguments);
@@ -2069,7 +2087,8 @@ public final class ConfiguredMethods {
             args = JsonText.args(names, arguments, skip);
         }
         if (args != null) {
-            ruling = bridge.onToolCall(FRAMEWORK, session, tool, args, callId, site.textResult, site.reach);
+            ruling = callNumber > 0 ? bridge.onToolCall(FRAMEWORK, session, tool, args, callNumber, site.textResult, site.reach)
+                    : bridge.onToolCall(FRAMEWORK, session, tool, args, callId, site.textResult, site.reach);
         } else {
             if (skip >= 0) values = JsonText.without(arguments, skip);
             ValueText.Written written;
@@ -2095,7 +2114,7 @@ public final class ConfiguredMethods {
                 Ruling refusal = bridge.unreadValue(method(origin), "the arguments", cut);
                 if (refusal != null) return refusal;
             }
-            ruling = bridge.onToolCall(FRAMEWORK, session, tool, written.json(), callId, site.textResult, site.reach);
+            ruling = bridge.onToolCall(FRAMEWORK, session, tool, written.json(), idText(callId, callNumber), site.textResult, site.reach);
         }
         boolean thrown = bridge.throwOnBlock() || !site.textResult;
         if (ruling == null) {
@@ -2120,7 +2139,7 @@ public final class ConfiguredMethods {
         if (ruling.kind == Ruling.REDIRECT) {
             // a configured method has no tool table to redirect into: refuse with the redirect's message, and report the
             // target as failed, so the log (which holds the redirected CALL) and later contracts (failed(target)) know it did not run
-            bridge.onToolResult(FRAMEWORK, session, ruling.tool, callId, ruling.text, true);
+            bridge.onToolResult(FRAMEWORK, session, ruling.tool, idText(callId, callNumber), ruling.text, true);
             return new Ruling(thrown ? Ruling.THROW : Ruling.SUBSTITUTE, ruling.text, null, null, null);
         }
         return ruling;
@@ -2268,7 +2287,17 @@ public final class ConfiguredMethods {
 
     /** As above, of a call on {@code receiver} (null: a static method), which an entry's {@code this} reads. */
     public Object onResult(String origin, Object receiver, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
-        Object out = result(origin, receiver, arguments, result, callId, bridge);
+        return onResult(origin, receiver, arguments, result, callId, 0, bridge);
+    }
+
+    /** As above, for the call {@code tg-callNumber} ({@link #onCall(String, Object, Object[], long, SupervisorBridge)}). */
+    public Object onResult(String origin, Object receiver, Object[] arguments, Object result, long callNumber, SupervisorBridge bridge) {
+        return onResult(origin, receiver, arguments, result, null, callNumber, bridge);
+    }
+
+    private Object onResult(String origin, Object receiver, Object[] arguments, Object result, String callId, long callNumber,
+                            SupervisorBridge bridge) {
+        Object out = result(origin, receiver, arguments, result, callId, callNumber, bridge);
         if (out instanceof String && (result == null || result instanceof String)) {
             Site site = site(origin);
             // block-style: exception: the notice is thrown, never returned as the value a cache around the method would store
@@ -2306,7 +2335,8 @@ public final class ConfiguredMethods {
         return out != null ? out : value;
     }
 
-    private Object result(String origin, Object receiver, Object[] arguments, Object result, String callId, SupervisorBridge bridge) {
+    private Object result(String origin, Object receiver, Object[] arguments, Object result, String callId, long callNumber,
+                          SupervisorBridge bridge) {
         Site site = site(origin);
         if (site == null) {
             return null;
@@ -2324,7 +2354,7 @@ public final class ConfiguredMethods {
         }
         if (result instanceof java.util.concurrent.Future<?>) {
             if (site.futureResult && result instanceof java.util.concurrent.CompletableFuture<?> future) {
-                return checkedWhenDone(origin, receiver, arguments, future, callId, bridge);
+                return checkedWhenDone(origin, receiver, arguments, future, idText(callId, callNumber), bridge);
             }
             if (warned.add("future " + site.method)) {
                 AgentLog.warn("configured method " + site.method + " returned a " + result.getClass().getName() + ", whose value the agent"
@@ -2335,7 +2365,7 @@ public final class ConfiguredMethods {
             }
         }
         if (result != null && !(result instanceof String) && REACTIVE.get(result.getClass())) {
-            Object followed = followed(origin, site, receiver, arguments, result, callId, bridge);
+            Object followed = followed(origin, site, receiver, arguments, result, idText(callId, callNumber), bridge);
             if (followed != null) return followed;
         }
         if (result != null && !(result instanceof String) && REACTIVE.get(result.getClass())) {
@@ -2352,7 +2382,7 @@ public final class ConfiguredMethods {
                         + " synchronous method that computes the value as a tool, or one returning a CompletableFuture (CONFIG.md,"
                         + " \"Configured methods\")");
             }
-            return bridge.onToolResult(FRAMEWORK, site.session(receiver, arguments), site.toolOrMethod(receiver, arguments), callId, "\"[not read: " + type + "]\"", false);
+            return bridge.onToolResult(FRAMEWORK, site.session(receiver, arguments), site.toolOrMethod(receiver, arguments), idText(callId, callNumber), "\"[not read: " + type + "]\"", false);
         }
         // a text result is replaced by the notice; the advice withholds any other by throwing the notice instead
         boolean text = result == null || result instanceof String;
@@ -2361,9 +2391,12 @@ public final class ConfiguredMethods {
         // as withheld (open: as the contracts decide)
         Ruling refusal = written != null && written.cut() != null ? bridge.unreadValue(method(origin), "the result", written.cut()) : null;
         if (refusal == null) {
-            return bridge.onToolResult(FRAMEWORK, site.session(receiver, arguments), site.toolOrMethod(receiver, arguments), callId, text ? (String) result : written.json(), false);
+            String resultText = text ? (String) result : written.json();
+            return callNumber > 0
+                    ? bridge.onToolResult(FRAMEWORK, site.session(receiver, arguments), site.toolOrMethod(receiver, arguments), callNumber, resultText, false)
+                    : bridge.onToolResult(FRAMEWORK, site.session(receiver, arguments), site.toolOrMethod(receiver, arguments), callId, resultText, false);
         }
-        String notice = bridge.onWithheldToolResult(FRAMEWORK, site.session(receiver, arguments), site.toolOrMethod(receiver, arguments), callId, written.json(),
+        String notice = bridge.onWithheldToolResult(FRAMEWORK, site.session(receiver, arguments), site.toolOrMethod(receiver, arguments), idText(callId, callNumber), written.json(),
                 "the result could not be read whole (" + written.cut() + "), so it was withheld (fail: closed). The host got: " + refusal.text);
         return notice != null ? notice : refusal.text;   // a contract that withholds it too: its notice
     }
