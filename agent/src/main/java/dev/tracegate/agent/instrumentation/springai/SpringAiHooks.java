@@ -194,6 +194,8 @@ public final class SpringAiHooks implements Hooks {
             }
             Ruling ruling = null;
             try {
+                // read once: each read of an @AllArguments parameter in inlined advice builds a new array (session 24)
+                Object[] all = args;
                 tool = self.getToolDefinition().name();
                 // the model's tool-call id when Spring AI's tool calling manager runs this call for a model round: the
                 // round's next request of this tool with these arguments (it runs them one after another, on this thread);
@@ -210,8 +212,8 @@ public final class SpringAiHooks implements Hooks {
                         }
                         AssistantMessage.ToolCall request = (AssistantMessage.ToolCall) candidate;
                         String input = request.arguments();
-                        if (tool.equals(request.name()) && (args[0] == input || args[0] != null && (args[0].equals(input)
-                                || "{}".equals(args[0]) && (input == null || input.isBlank())))) {
+                        if (tool.equals(request.name()) && (all[0] == input || all[0] != null && (all[0].equals(input)
+                                || "{}".equals(all[0]) && (input == null || input.isBlank())))) {
                             next[0] = i + 1;
                             if (request.id() != null && !request.id().isEmpty()) {
                                 callId = request.id();
@@ -234,7 +236,7 @@ public final class SpringAiHooks implements Hooks {
                         session = "default";
                     }
                 }
-                ToolContext context = args.length > 1 && args[1] instanceof ToolContext ? (ToolContext) args[1] : null;
+                ToolContext context = all.length > 1 && all[1] instanceof ToolContext ? (ToolContext) all[1] : null;
                 if (context != null && context.getContext() != null) {
                     Object conversation = context.getContext().get(CONVERSATION_ID);
                     if (conversation != null) {
@@ -248,12 +250,12 @@ public final class SpringAiHooks implements Hooks {
                     previousSession = Dispatcher.swapSession(session);
                     carried = true;
                 }
-                ruling = Dispatcher.onToolCall("springai", session, tool, (String) args[0], callId);
+                ruling = Dispatcher.onToolCall("springai", session, tool, (String) all[0], callId);
                 if (ruling == null) {
                     return null;
                 }
                 if (ruling.kind == Ruling.REWRITE) {
-                    Object[] copy = args.clone();
+                    Object[] copy = all.clone();
                     copy[0] = ruling.arguments;
                     args = copy;
                     return null;
