@@ -141,14 +141,14 @@ final class EventLine {
                     seen |= 1 << field;
                 }
                 switch (field) {
-                    case F_SESSION -> session = stringOrNull();
+                    case F_SESSION -> session = peek() == 'n' ? stringOrNull() : keptName();
                     case F_SEQ -> seq = count();
                     case F_TS -> ts = peek() == '"' ? Instant.parse(string()).toEpochMilli() : count();
                     case F_KIND -> {
                         kind = kind();
                         if (kind == null) throw DECLINE;
                     }
-                    case F_TOOL -> tool = stringOrNull();
+                    case F_TOOL -> tool = peek() == 'n' ? stringOrNull() : keptName();
                     case F_ID -> id = stringOrIntegerText();
                     case F_ARGS -> {
                         byte c = peek();
@@ -406,7 +406,7 @@ final class EventLine {
         }
         while (true) {
             ws();
-            String key = string();
+            String key = keptName();
             if (key.length() > MAX_NAME || surrogate) throw DECLINE;
             ws();
             expect(':');
@@ -471,7 +471,7 @@ final class EventLine {
         int n = 0;
         while (true) {
             ws();
-            String key = string();
+            String key = keptName();
             if (key.length() > MAX_NAME || surrogate) throw DECLINE;
             ws();
             expect(':');
@@ -549,6 +549,42 @@ final class EventLine {
             return ascii(s, i);
         }
         return decodedString(s, i);
+    }
+
+    /** Most distinct names {@link #keptName()} keeps (a power of two), and the longest it keeps. */
+    private static final int NAME_SLOTS = 256, MAX_KEPT_NAME = 64;
+    /** Names read before, by a hash of their bytes (one per slot, the last one wins): see {@link #keptName()}. */
+    private final String[] names = new String[NAME_SLOTS];
+
+    /**
+     * A JSON string at p that names something and comes again line after line: a session id, a tool name, an
+     * argument's key. A plain ASCII one of at most {@value #MAX_KEPT_NAME} bytes that an earlier line had in the same
+     * slot is that line's String (no copy): the small trace's lines are about 560 bytes of garbage each, and a session
+     * id, a tool name and two or three keys were a fifth of it. Equal in every way to {@link #string()}.
+     */
+    private String keptName() {
+        surrogate = false;
+        expectAt('"');
+        int s = ++p;
+        int i = plainRun(b, s, end);
+        if (i < end && b[i] == '"') {
+            p = i + 1;
+            int n = i - s;
+            if (n > MAX_KEPT_NAME) return ascii(s, i);
+            int h = n;
+            for (int k = s; k < i; k++) h = 31 * h + b[k];
+            int slot = (h ^ (h >>> 8)) & (NAME_SLOTS - 1);
+            String kept = names[slot];
+            if (kept != null && kept.length() == n && sameAscii(kept, s)) return kept;
+            return names[slot] = ascii(s, i);
+        }
+        return decodedString(s, i);
+    }
+
+    /** Whether {@code kept} (ASCII) is bytes {@code [s, s + kept.length())}. */
+    private boolean sameAscii(String kept, int s) {
+        for (int k = 0, n = kept.length(); k < n; k++) if (kept.charAt(k) != b[s + k]) return false;
+        return true;
     }
 
     /** The rest of a string with escapes or multi-byte characters: strict UTF-8 (anything malformed declines). */

@@ -5,9 +5,11 @@ import dev.tracegate.matchers.event.EventKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -226,5 +228,35 @@ class TraceReaderTest {
         }
         assertThat(w.toString().split("\n", -1)).hasSize(6);
         assertThat(read(w.toString(), TraceReader.Mode.STRICT)).containsExactlyElementsOf(events);
+    }
+
+    /**
+     * A name that comes again line after line (a session id, a tool name, an argument's key) is copied once: the byte
+     * reader gives later lines the String of the earlier one. Values are not kept. perf24c: every copy was garbage, and
+     * on a VM where the first touch of a heap page costs about 15 us of CPU, garbage was most of a replay's time. A bound
+     * on copies, not on time: it fails on the reader that made a new String for each name.
+     */
+    @Test void namesReadOnEarlierLinesAreNotCopiedAgain() throws IOException {
+        String lines = "{\"session\":\"shop-7\",\"kind\":\"call\",\"tool\":\"lookup_order\",\"args\":{\"order_id\":\"A-1\",\"n\":1}}\n"
+                + "{\"session\":\"shop-7\",\"kind\":\"return\",\"tool\":\"lookup_order\",\"result\":\"A-1\"}\n"
+                + "{\"session\":\"shop-8\",\"kind\":\"user\",\"text\":\"hi\"}\n"
+                + "{\"session\":\"shop-7\",\"kind\":\"call\",\"tool\":\"lookup_order\",\"args\":{\"order_id\":\"A-1\",\"n\":2}}\n";
+        List<Event> es = new ArrayList<>();
+        try (TraceReader r = new TraceReader(new ByteArrayInputStream(lines.getBytes(StandardCharsets.UTF_8)), "t.jsonl",
+                TraceReader.Mode.STRICT)) {
+            for (Event e = r.next(); e != null; e = r.next()) es.add(e);
+        }
+        assertThat(es).hasSize(4);
+        Event first = es.get(0), last = es.get(3);
+        assertThat(es.get(1).session()).isSameAs(first.session());
+        assertThat(last.session()).isSameAs(first.session()).isEqualTo("shop-7");
+        assertThat(es.get(2).session()).isEqualTo("shop-8");
+        assertThat(last.tool()).isSameAs(first.tool()).isEqualTo("lookup_order");
+        assertThat(es.get(1).tool()).isSameAs(first.tool());
+        assertThat(last.args().leafName(0)).isSameAs(first.args().leafName(0)).isEqualTo("order_id");
+        assertThat(last.args().leafName(1)).isSameAs(first.args().leafName(1)).isEqualTo("n");
+        // a value is read anew, also when an earlier line had the same text
+        assertThat(last.args().leafValue(0).textValue()).isEqualTo("A-1").isNotSameAs(first.args().leafValue(0).textValue());
+        assertThat(es.get(1).result()).isEqualTo("A-1").isNotSameAs(first.args().leafValue(0).textValue());
     }
 }
