@@ -163,7 +163,10 @@ else
   echo "(no agent jar with a Premain-Class at $agentjar: build it with mvn -pl agent -am package; intercepted-call benchmarks skipped)"
 fi
 echo "== JMH: offline replay from JSONL: read, ground, decide ($mode)"
-"${java[@]}" -jar "$jar" "$jsonlBodies" ${jsonl[@]+"${jsonl[@]}"} -prof gc -jvmArgsAppend "$heap -Dbench.traces=$traces" ${JMH_OPTS:-} \
+# -XX:+AlwaysPreTouch: a fork of a few seconds otherwise spends its measurement in G1's first pass over the fresh 1 GB
+# heap, where each allocated page is first touched (about 15 us of CPU a page on session 24's VM: 3-4 times the loop's
+# own cost). Pre-touched, the rows give the loop of a long replay; a fresh JVM's cost is the replay command's rows.
+"${java[@]}" -jar "$jar" "$jsonlBodies" ${jsonl[@]+"${jsonl[@]}"} -prof gc -jvmArgsAppend "$heap -XX:+AlwaysPreTouch -Dbench.traces=$traces" ${JMH_OPTS:-} \
   -rf json -rff "$out/$mode-jsonl.json"
 echo "== JMH: step cost vs trace length ($mode)"
 "${java[@]}" -jar "$jar" 'TraceLengthBenchmark' "${shots[@]}" ${JMH_OPTS:-} -rf json -rff "$out/$mode-trace.json"

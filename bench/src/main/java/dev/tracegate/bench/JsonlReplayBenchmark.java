@@ -42,12 +42,17 @@ import java.util.stream.Stream;
  * At the end of the file the reader starts over, with fresh sessions. The traces ({@link JsonlTraces}):
  * {@code small} events or the AgentDojo runs; the libraries: the built-in {@code gdpr} or
  * {@code injection} with the bench's policy sections.
+ * <p>
+ * The forks pre-touch their heap ({@code -XX:+AlwaysPreTouch}, as bench/run.sh passes it): without it a short fork
+ * measures G1's first pass over a fresh heap, where every page the loop allocates into is touched for the first time,
+ * which on session 24's VM cost about 15 us of CPU a page and made the rows 3-4 times lower for old and new code alike
+ * (perf24c, bench/README.md). The first-touch cost of a fresh JVM stays in the replay command's own rows.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 10, time = 1)
-@Fork(value = 3, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(value = 3, jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"})
 public class JsonlReplayBenchmark {
 
     /** A JSONL trace file read event by event, over and over. */
