@@ -55,6 +55,7 @@ public final class AppCds {
      * it names in its arguments, such as an MCP client's server command) switched to the archive; otherwise unchanged.
      */
     public static List<String> apply(List<String> command) {
+        ForkLog.record(command);   // every fork's command passes here (ForkedJvm, hardening.Forked, the evaluations)
         if (!Boolean.parseBoolean(System.getProperty("tracegate.it.cds", "true")) || command.isEmpty()) {
             return command;
         }
