@@ -31,6 +31,7 @@ import org.springframework.ai.vectorstore.filter.Filter;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -42,7 +43,9 @@ import java.util.List;
  * user writes alice@corp.example, which the e-mail names too. With a third argument {@code later} the application's own
  * {@code BaseAdvisor} (it changes nothing) comes after the RAG advisor: streamed, its {@code before} and the model call run
  * on its scheduler's thread, not the RAG advisor's; {@code later-anonymous}: the same, the request without a
- * conversation id. The model runs its rounds' tools itself, as 1.x provider
+ * conversation id. Options before these: {@code --conversation=ID} (instead of {@code c1}), {@code --ref=REF} (the user
+ * writes " (REF)" after the request, so that runs in one JVM ask in words of their own), {@code --no-exit} (main returns
+ * instead of ending the JVM, for a run that is not a JVM's last). The model runs its rounds' tools itself, as 1.x provider
  * models do (streamed: on a worker, with the subscriber's Reactor context in Spring AI's holder). Prints what the model
  * got and what ran. Compiled against 2.0.1 using only API that 1.1.2 has too.
  */
@@ -173,7 +176,25 @@ public final class RagApp {
         }
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] argv) {
+        String conversation = "c1";
+        String user = USER;
+        boolean exit = true;
+        int first = 0;
+        for (; first < argv.length && argv[first].startsWith("--"); first++) {
+            String option = argv[first];
+            if (option.startsWith("--conversation=")) {
+                conversation = option.substring("--conversation=".length());
+            } else if (option.startsWith("--ref=")) {
+                user = USER + " (" + option.substring("--ref=".length()) + ")";
+            } else if (option.equals("--no-exit")) {
+                exit = false;
+            } else {
+                throw new IllegalArgumentException("unknown option " + option + ": --conversation=ID, --ref=REF or --no-exit");
+            }
+        }
+        String[] args = Arrays.copyOfRange(argv, first, argv.length);
+        String id = conversation;
         Advisor advisor = args[0].equals("qa") ? QuestionAnswerAdvisor.builder(new ScriptedStore()).build()
                 : RetrievalAugmentationAdvisor.builder().documentRetriever(query -> {
                     Console.line("RETRIEVED for " + query.text());
@@ -181,10 +202,10 @@ public final class RagApp {
                 }).build();
         try {
             boolean anonymous = args.length > 2 && args[2].equals("later-anonymous");
-            ChatClient.ChatClientRequestSpec request = ChatClient.builder(new ScriptedModel()).build().prompt().user(USER)
+            ChatClient.ChatClientRequestSpec request = ChatClient.builder(new ScriptedModel()).build().prompt().user(user)
                     .tools(new MailTools()).advisors(advisor);
             if (!anonymous) {
-                request = request.advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "c1"));
+                request = request.advisors(a -> a.param(ChatMemory.CONVERSATION_ID, id));
             }
             if (args.length > 2 && args[2].startsWith("later")) {
                 request = request.advisors(new LaterAdvisor());
@@ -196,6 +217,8 @@ public final class RagApp {
             Console.exception(e);
         }
         Console.line("DONE");
-        System.exit(0);   // RetrievalAugmentationAdvisor's default task executor keeps non-daemon threads
+        if (exit) {
+            System.exit(0);   // RetrievalAugmentationAdvisor's default task executor keeps non-daemon threads
+        }
     }
 }

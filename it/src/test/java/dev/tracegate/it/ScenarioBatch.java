@@ -44,6 +44,7 @@ import java.util.regex.Pattern;
  */
 final class ScenarioBatch {
     private static final Pattern SESSION = Pattern.compile("\\bsession=([^\\s,]+)");
+    private static final Pattern RECORD_SESSION = Pattern.compile("\"session\":\"((?:[^\"\\\\]|\\\\.)*)\"");
     private static final Object RUNNER_LOCK = new Object();
 
     private final String mainClass;
@@ -145,6 +146,19 @@ final class ScenarioBatch {
             if (s == null || s.equals(session)) err.append(line).append('\n');
         }
         return new ForkedJvm.Result(ended ? whole.exit() : (whole.exit() != 0 ? whole.exit() : 1), out.toString(), err.toString(), label);
+    }
+
+    /**
+     * The records of an audit log (JSONL) that a batch's JVM wrote which are {@code session}'s, with those that name no
+     * session (the header, the libraries): a scenario's part of the log, as {@link #run} gives its part of standard error.
+     */
+    static String recordsOf(String jsonl, String session) {
+        StringBuilder out = new StringBuilder();
+        for (String line : jsonl.lines().toList()) {
+            Matcher m = RECORD_SESSION.matcher(line);
+            if (!m.find() || m.group(1).equals(session)) out.append(line).append('\n');
+        }
+        return out.toString();
     }
 
     /** Where {@link #runnerDirectory()} puts the runner (nothing is written). */
