@@ -28,13 +28,17 @@ import java.util.Map;
  * session, in order; with {@code -Ddemo.validateResults=true} the client validates results against the tools'
  * outputSchema). The server's {@code flakyLookup} throws (its message carries an injected instruction for C666).
  * The server writes its own lines to standard error (standard output is the protocol), or to the file named by
- * {@code -Ddemo.serverLog}; the client echoes them as "SERVER: ...".
+ * {@code -Ddemo.serverLog}; the client echoes them as "SERVER: ...". The client ends its JVM when it is done (the SDK
+ * leaves threads that would keep it up) unless its mode is preceded by {@code --no-exit}, for a run that is not its JVM's
+ * last (several runs of the client in one JVM, each with a server of its own).
  */
 public final class McpApp {
 
     private static final McpJsonMapper JSON = new JacksonMcpJsonMapper(JsonMapper.builder().build());
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] argv) throws Exception {
+        boolean exit = argv.length == 0 || !argv[0].equals("--no-exit");
+        String[] args = exit ? argv : Arrays.copyOfRange(argv, 1, argv.length);
         if (args.length > 0 && args[0].equals("server")) {
             server();
         } else if (args.length == 3 && args[0].equals("inprocess")) {
@@ -44,9 +48,9 @@ public final class McpApp {
             if (dash < 3 || dash % 2 == 0 || dash == args.length - 1) {
                 throw new IllegalArgumentException("usage: McpApp calls <tool> <argumentsJson> [<tool> <argumentsJson>]... -- <server command...>");
             }
-            calls(Arrays.copyOfRange(args, 1, dash), Arrays.copyOfRange(args, dash + 1, args.length));
+            calls(Arrays.copyOfRange(args, 1, dash), Arrays.copyOfRange(args, dash + 1, args.length), exit);
         } else if (args.length > 3 && args[0].equals("client")) {
-            client(args[1], args[2], Arrays.copyOfRange(args, 3, args.length));
+            client(args[1], args[2], Arrays.copyOfRange(args, 3, args.length), exit);
         } else {
             throw new IllegalArgumentException("usage: McpApp server | McpApp inprocess <tool> <argumentsJson> | McpApp client <tool> <argumentsJson> <server command...>"
                     + " | McpApp calls <tool> <argumentsJson> [<tool> <argumentsJson>]... -- <server command...>");
@@ -176,7 +180,7 @@ public final class McpApp {
                 .build();
     }
 
-    static void client(String tool, String argumentsJson, String[] serverCommand) throws Exception {
+    static void client(String tool, String argumentsJson, String[] serverCommand, boolean exit) throws Exception {
         Console.line("MCP SDK " + McpSyncClient.class.getProtectionDomain().getCodeSource().getLocation());
         ServerParameters parameters = ServerParameters.builder(serverCommand[0])
                 .args(Arrays.copyOfRange(serverCommand, 1, serverCommand.length)).build();
@@ -190,11 +194,13 @@ public final class McpApp {
             StdioServerEnd.stopAndDrain(transport);   // every line the server wrote, then close
             client.closeGracefully();
         }
-        System.exit(0);
+        if (exit) {
+            System.exit(0);
+        }
     }
 
     /** One client session that makes the given calls (tool, arguments, ...) in order, each reported as by {@link #client}. */
-    static void calls(String[] calls, String[] serverCommand) throws Exception {
+    static void calls(String[] calls, String[] serverCommand, boolean exit) throws Exception {
         Console.line("MCP SDK " + McpSyncClient.class.getProtectionDomain().getCodeSource().getLocation());
         ServerParameters parameters = ServerParameters.builder(serverCommand[0])
                 .args(Arrays.copyOfRange(serverCommand, 1, serverCommand.length)).build();
@@ -218,7 +224,9 @@ public final class McpApp {
             StdioServerEnd.stopAndDrain(transport);   // every line the server wrote, then close
             client.closeGracefully();
         }
-        System.exit(0);
+        if (exit) {
+            System.exit(0);
+        }
     }
 
     private static void call(McpSyncClient client, String tool, String argumentsJson) throws java.io.IOException {

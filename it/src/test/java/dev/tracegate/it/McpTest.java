@@ -40,9 +40,60 @@ class McpTest {
         return r;
     }
 
+    /**
+     * The runs of a client without the agent against a server under the agent ({@link #run run(null, ...)}) with these
+     * server options, tool and arguments, on the default class path and on 1.1.5's: one client JVM per class path for them
+     * all ({@link ScenarioBatch}), each run with a server JVM of its own (its own options and sessions). The client JVM has
+     * no agent, so its standard error names no session; a run's part of standard output is its client's lines and its
+     * server's, which the client relays before its {@code main} returns; a run's session in the batch is only a label.
+     */
+    private static final List<List<String>> SERVER_SIDE = List.of(
+            List.of("trace=true", "sendEmail", EMAIL),
+            List.of("block=sendEmail", "sendEmail", EMAIL),
+            List.of("redirect=sendEmail:draftEmail", "sendEmail", EMAIL),
+            List.of("redirect=sendEmail:archiveEmail", "sendEmail", EMAIL),
+            List.of("redact=body", "sendEmail", EMAIL),
+            List.of("suppress=lookupCustomer", "lookupCustomer", "{\"name\":\"Alice\"}"));
+    /** 1.1.5's: the same but the redirect to a tool the server lacks. */
+    private static final List<List<String>> SERVER_SIDE_115 = SERVER_SIDE.stream().filter(s -> !s.get(0).endsWith(":archiveEmail")).toList();
+    private static final Map<Boolean, ScenarioBatch> SERVER_SIDE_BATCHES = new TreeMap<>();
+
+    /** The part of the default (or 1.1.5's) class path's client JVM that ran a client against a server with these options. */
+    private static ForkedJvm.Result serverSide(boolean mcp115, String serverOptions, String tool, String arguments) {
+        List<List<String>> runs = mcp115 ? SERVER_SIDE_115 : SERVER_SIDE;
+        ScenarioBatch batch;
+        synchronized (SERVER_SIDE_BATCHES) {
+            batch = SERVER_SIDE_BATCHES.computeIfAbsent(mcp115, m -> {
+                ScenarioBatch b = new ScenarioBatch(APP, List::of, () -> classpath(mcp115));
+                for (List<String> s : runs) {
+                    b.scenario("s-" + runs.indexOf(s), serverSideArgs(mcp115, s.get(0), s.get(1), s.get(2)));
+                }
+                return b;
+            });
+        }
+        ForkedJvm.Result r = batch.run(serverSideArgs(mcp115, serverOptions, tool, arguments));
+        assertThat(r.exit()).as(r.toString()).isZero();
+        return r;
+    }
+
+    private static String classpath(boolean mcp115) {
+        return mcp115 ? mcp115Classpath() : ForkedJvm.appClasspath();
+    }
+
+    /** The client's arguments for a run of its batch: all but the last return from main instead of ending the JVM. */
+    private static String[] serverSideArgs(boolean mcp115, String serverOptions, String tool, String arguments) {
+        List<List<String>> runs = mcp115 ? SERVER_SIDE_115 : SERVER_SIDE;
+        int i = runs.indexOf(List.of(serverOptions, tool, arguments));
+        if (i < 0) throw new IllegalArgumentException("no server-side run " + List.of(serverOptions, tool, arguments) + " in " + runs);
+        List<String> args = new ArrayList<>();
+        if (i < runs.size() - 1) args.add("--no-exit");
+        args.addAll(List.of("client", tool, arguments, ForkedJvm.java(), ForkedJvm.agent(serverOptions), "-cp", classpath(mcp115), APP, "server"));
+        return args.toArray(new String[0]);
+    }
+
     @Test
     void serverToolCallsAreSeenWithTheExchangeSessionId() {
-        ForkedJvm.Result r = run(null, "trace=true", "sendEmail", EMAIL);
+        ForkedJvm.Result r = serverSide(false, "trace=true", "sendEmail", EMAIL);
         assertThat(r.stdout()).as(r.toString())
                 .contains("SERVER: TOOL sendEmail ran to=bob body=the numbers")
                 .contains("RESULT isError=false: email sent to bob")
@@ -52,7 +103,7 @@ class McpTest {
 
     @Test
     void serverBlockSubstitutesAnErrorResult() {
-        ForkedJvm.Result r = run(null, "block=sendEmail", "sendEmail", EMAIL);
+        ForkedJvm.Result r = serverSide(false, "block=sendEmail", "sendEmail", EMAIL);
         assertThat(r.stdout()).as(r.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("RESULT isError=true: tracegate blocked the call to sendEmail (contract rule.block)");
@@ -60,7 +111,7 @@ class McpTest {
 
     @Test
     void serverRedirectRunsTheOtherTool() {
-        ForkedJvm.Result r = run(null, "redirect=sendEmail:draftEmail", "sendEmail", EMAIL);
+        ForkedJvm.Result r = serverSide(false, "redirect=sendEmail:draftEmail", "sendEmail", EMAIL);
         assertThat(r.stdout()).as(r.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("SERVER: TOOL draftEmail ran to=bob")
@@ -74,7 +125,7 @@ class McpTest {
      */
     @Test
     void aRedirectToAToolTheServerLacksIsRefusedWithWhy() {
-        ForkedJvm.Result server = run(null, "redirect=sendEmail:archiveEmail", "sendEmail", EMAIL);
+        ForkedJvm.Result server = serverSide(false, "redirect=sendEmail:archiveEmail", "sendEmail", EMAIL);
         assertThat(server.stdout()).as(server.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .doesNotContain("Unknown tool")
@@ -88,13 +139,13 @@ class McpTest {
 
     @Test
     void serverRedactDropsTheField() {
-        ForkedJvm.Result r = run(null, "redact=body", "sendEmail", EMAIL);
+        ForkedJvm.Result r = serverSide(false, "redact=body", "sendEmail", EMAIL);
         assertThat(r.stdout()).as(r.toString()).contains("SERVER: TOOL sendEmail ran to=bob body=null");
     }
 
     @Test
     void serverSuppressWithholdsTheResult() {
-        ForkedJvm.Result r = run(null, "suppress=lookupCustomer", "lookupCustomer", "{\"name\":\"Alice\"}");
+        ForkedJvm.Result r = serverSide(false, "suppress=lookupCustomer", "lookupCustomer", "{\"name\":\"Alice\"}");
         assertThat(r.stdout()).as(r.toString())
                 .contains("SERVER: TOOL lookupCustomer ran name=Alice")
                 .contains("RESULT isError=false: [withheld by tracegate")
@@ -251,7 +302,7 @@ class McpTest {
 
     @Test
     void mcp115ServerToolCallsAreSeenWithTheExchangeSessionIdAndBlocked() {
-        ForkedJvm.Result r = runOn(mcp115Classpath(), null, "trace=true", "sendEmail", EMAIL);
+        ForkedJvm.Result r = serverSide(true, "trace=true", "sendEmail", EMAIL);
         assertThat(r.stdout()).as(r.toString())
                 .containsPattern(SDK_115)
                 .containsPattern("SERVER: " + SDK_115)
@@ -260,7 +311,7 @@ class McpTest {
                 .containsPattern("SERVER: \\[tracegate\\] CALL mcp-server session=(?!default)\\S+ tool=sendEmail args=\\{\"to\":\"bob\"")
                 .contains("RETURN mcp-server")
                 .doesNotContain("matched nothing although");
-        ForkedJvm.Result blocked = runOn(mcp115Classpath(), null, "block=sendEmail", "sendEmail", EMAIL);
+        ForkedJvm.Result blocked = serverSide(true, "block=sendEmail", "sendEmail", EMAIL);
         assertThat(blocked.stdout()).as(blocked.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("RESULT isError=true: tracegate blocked the call to sendEmail (contract rule.block)");
@@ -268,14 +319,14 @@ class McpTest {
 
     @Test
     void mcp115ServerRedirectRedactAndSuppress() {
-        ForkedJvm.Result redirected = runOn(mcp115Classpath(), null, "redirect=sendEmail:draftEmail", "sendEmail", EMAIL);
+        ForkedJvm.Result redirected = serverSide(true, "redirect=sendEmail:draftEmail", "sendEmail", EMAIL);
         assertThat(redirected.stdout()).as(redirected.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("SERVER: TOOL draftEmail ran to=bob")
                 .contains("RESULT isError=false: draft saved for bob");
-        ForkedJvm.Result redacted = runOn(mcp115Classpath(), null, "redact=body", "sendEmail", EMAIL);
+        ForkedJvm.Result redacted = serverSide(true, "redact=body", "sendEmail", EMAIL);
         assertThat(redacted.stdout()).as(redacted.toString()).contains("SERVER: TOOL sendEmail ran to=bob body=null");
-        ForkedJvm.Result suppressed = runOn(mcp115Classpath(), null, "suppress=lookupCustomer", "lookupCustomer", "{\"name\":\"Alice\"}");
+        ForkedJvm.Result suppressed = serverSide(true, "suppress=lookupCustomer", "lookupCustomer", "{\"name\":\"Alice\"}");
         assertThat(suppressed.stdout()).as(suppressed.toString())
                 .contains("RESULT isError=false: [withheld by tracegate")
                 .doesNotContain("DE89370400440532013000");
