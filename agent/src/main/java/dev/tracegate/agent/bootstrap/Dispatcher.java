@@ -505,7 +505,9 @@ public final class Dispatcher {
     /**
      * {@code tg-n} for {@code n >= 1}, as {@code GENERATED_ID + n} spells it: the bytes written here and copied once by the
      * String (72 B a call), where {@code "tg-" + n} compiles to a StringBuilder in the agent (-XDstringConcat=inline,
-     * agent/pom.xml) whose buffer, String and copy took 112 B.
+     * agent/pom.xml) whose buffer, String and copy took 112 B. Its twin is the matchers' {@code Event.generatedId}, which
+     * spells the number an event carries: written twice because this class, on the bootstrap path, sees JDK types only;
+     * DispatcherTest checks that both spell every digit count alike.
      */
     public static String callId(long n) {
         int digits = 1;
