@@ -1,12 +1,18 @@
 package dev.tracegate.agent.core;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -67,6 +73,40 @@ class BootDispatcherTest {
     void aFileThatIsNoClassIsRefused() {
         assertThatThrownBy(() -> BootDispatcher.superTypes(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a class file");
+    }
+
+    @Test
+    void theIndexNamesTheClassesReadAndAJarWithoutOneIsWalked(@TempDir Path dir) throws IOException {
+        String p = BootDispatcher.PACKAGE;
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        files.put(p + "A.class", new byte[] {1});
+        files.put(p + "A$1.class", new byte[] {2});
+        files.put(p + "sub/C.class", new byte[] {3});           // not of the package itself
+        files.put("inst/" + p + "B.class", new byte[] {4});     // the agent loader's copy elsewhere
+        Path walked = jar(dir.resolve("walked.jar"), files);
+        assertThat(BootDispatcher.read(walked.toFile())).containsOnlyKeys("dev.tracegate.agent.bootstrap.A", "dev.tracegate.agent.bootstrap.A$1");
+
+        // with an index, only what it names (a class it leaves out stays out: the build writes it from the same directory)
+        files.put(BootDispatcher.INDEX, "A$1.class\n\n".getBytes(StandardCharsets.UTF_8));
+        Map<String, byte[]> read = BootDispatcher.read(jar(dir.resolve("indexed.jar"), files).toFile());
+        assertThat(read).containsOnlyKeys("dev.tracegate.agent.bootstrap.A$1");
+        assertThat(read.get("dev.tracegate.agent.bootstrap.A$1")).containsExactly(2);
+
+        files.put(BootDispatcher.INDEX, "A.class\nGone.class\n".getBytes(StandardCharsets.UTF_8));
+        Path broken = jar(dir.resolve("broken.jar"), files);
+        assertThatThrownBy(() -> BootDispatcher.read(broken.toFile())).isInstanceOf(IOException.class)
+                .hasMessageContaining("names Gone.class, which the jar does not hold");
+    }
+
+    private static Path jar(Path path, Map<String, byte[]> files) throws IOException {
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(path))) {
+            for (Map.Entry<String, byte[]> f : files.entrySet()) {
+                out.putNextEntry(new JarEntry(f.getKey()));
+                out.write(f.getValue());
+                out.closeEntry();
+            }
+        }
+        return path;
     }
 
     private static byte[] bytes(Class<?> c) throws IOException {
