@@ -149,30 +149,7 @@ public final class DataCategoryExtractor {
             TERM_CATEGORIES[i] = (DataCategory) TERMS[i][1];
             TERM_CANCELS[i] = TERMS[i][2] == null ? null : ((String) TERMS[i][2]).toCharArray();
         }
-        for (int pair = 0; pair < 26 * 26; pair++) {
-            List<Integer> idx = new ArrayList<>();
-            for (int i = 0; i < TERMS.length; i++) {
-                String t = (String) TERMS[i][0];
-                if (t.charAt(0) - 'a' != pair / 26) continue;
-                char second = t.charAt(1);
-                // every term's second char is a lowercase ASCII letter (checked here), so the pair decides
-                if (second < 'a' || second > 'z' || t.charAt(2) < 'a' || t.charAt(2) > 'z') {
-                    throw new IllegalStateException("term " + t + " needs another index"); // terms() relies on three letters
-                }
-                if (second - 'a' == pair % 26) idx.add(i);
-            }
-            TERMS_BY_PAIR[pair] = idx.stream().mapToInt(Integer::intValue).toArray();
-            for (int i : TERMS_BY_PAIR[pair]) TERMS_THIRD[pair] |= 1 << (((String) TERMS[i][0]).charAt(2) - 'a');
-        }
-        for (int pair = 0; pair < 26 * 26; pair++) {
-            List<String> ms = new ArrayList<>();
-            for (String m : MONTHS) if (m.charAt(0) - 'a' == pair / 26 && m.charAt(1) - 'a' == pair % 26) ms.add(m);
-            MONTHS_BY_PAIR[pair] = words(ms.toArray(new String[0]));
-        }
-        for (int pair = 0; pair < 26 * 26; pair++) {
-            WORD_THIRD[pair] = TERMS_THIRD[pair];
-            for (char[] m : MONTHS_BY_PAIR[pair]) WORD_THIRD[pair] |= 1 << (m[2] - 'a');
-        }
+        indexByFirstLetters();
         long[][] pairs = new long[FIELD_HINTS.length][];
         for (int i = 0; i < FIELD_HINTS.length; i++) {
             String key = (String) FIELD_HINTS[i][0];
@@ -187,6 +164,53 @@ public final class DataCategoryExtractor {
             HINT_HASHES[i] = pairs[i][0];
             HINT_CATEGORIES[i] = (DataCategory) FIELD_HINTS[(int) pairs[i][1]][1];
         }
+    }
+
+    /**
+     * Fills TERMS_BY_PAIR, TERMS_THIRD, MONTHS_BY_PAIR and WORD_THIRD in one pass over the terms and the months (a method
+     * of its own, out of the static initialiser: it ran 676 passes over all terms there, and the interpreter's loop made
+     * the JIT compile the whole 6 KB initialiser on the stack, twice, at every start, session 25). A term whose first
+     * letter is not a..z is in no pair (none is); one whose second or third is not a..z stops the class from loading.
+     */
+    private static void indexByFirstLetters() {
+        int[] counts = new int[26 * 26];
+        for (Object[] term : TERMS) {
+            int pair = pairOf((String) term[0]);
+            if (pair >= 0) counts[pair]++;
+        }
+        for (int pair = 0; pair < 26 * 26; pair++) TERMS_BY_PAIR[pair] = new int[counts[pair]];
+        java.util.Arrays.fill(counts, 0);
+        for (int i = 0; i < TERMS.length; i++) {
+            String t = (String) TERMS[i][0];
+            int pair = pairOf(t);
+            if (pair < 0) continue;
+            TERMS_BY_PAIR[pair][counts[pair]++] = i;   // in TERMS order
+            TERMS_THIRD[pair] |= 1 << (t.charAt(2) - 'a');
+        }
+        List<List<String>> months = new ArrayList<>(java.util.Collections.nCopies(26 * 26, null));
+        for (String m : MONTHS) {
+            int pair = (m.charAt(0) - 'a') * 26 + m.charAt(1) - 'a';
+            if (months.get(pair) == null) months.set(pair, new ArrayList<>());
+            months.get(pair).add(m);
+        }
+        for (int pair = 0; pair < 26 * 26; pair++) {
+            List<String> ms = months.get(pair);
+            MONTHS_BY_PAIR[pair] = words(ms == null ? new String[0] : ms.toArray(new String[0]));
+            WORD_THIRD[pair] = TERMS_THIRD[pair];
+            for (char[] m : MONTHS_BY_PAIR[pair]) WORD_THIRD[pair] |= 1 << (m[2] - 'a');
+        }
+    }
+
+    /** The index of a term's first two letters (a..z, a..z), or -1 when its first is not a..z. */
+    private static int pairOf(String t) {
+        int first = t.charAt(0) - 'a';
+        if (first < 0 || first >= 26) return -1;
+        char second = t.charAt(1);
+        // every term's second char is a lowercase ASCII letter (checked here), so the pair decides
+        if (second < 'a' || second > 'z' || t.charAt(2) < 'a' || t.charAt(2) > 'z') {
+            throw new IllegalStateException("term " + t + " needs another index"); // terms() relies on three letters
+        }
+        return first * 26 + second - 'a';
     }
 
     /** The shared instance. */
@@ -602,6 +626,15 @@ public final class DataCategoryExtractor {
     private static final int[] EVERY_FOURTH = new int[FOURTH_CODES.length];
 
     static {
+        fillTables();
+    }
+
+    /**
+     * Fills CHAR_CLASS, the start sets and FOURTH_CODES: a method of its own, out of the static initialiser, since its
+     * loop over every char (65,536 turns) made the JIT compile the whole initialiser, the literal tables above included,
+     * on the stack (a 350 KB compiled method, 80-600 ms of a compiler thread at every start, session 25).
+     */
+    private static void fillTables() {
         for (int c = 0; c < 65536; c++) {
             int k = 0, code;
             if (c < 128) {
