@@ -212,6 +212,8 @@ final class ReplayCommand implements Callable<Integer> {
         }
         Library running = lib;   // the libraries of the runtime being replayed: anew at each restart in an audit log
         Divergence divergence = null;   // events of hashed logs applied here and refused online or the other way round
+        Path previousLog = null;        // the audit log replayed just before, and the hash its last line ends in
+        String previousHead = null;
         for (Path t : traces) {
             if (Files.isDirectory(t)) {
                 System.err.println("tracegate replay: " + t + " is a directory, not a trace file; name the trace files in it"
@@ -246,6 +248,13 @@ final class ReplayCommand implements Callable<Integer> {
             AuditLogScan audit = stream ? null : AuditLogScan.of(t);
             boolean enforce = enforceAll;
             if (audit != null) {
+                String link = continuity(t, audit, previousLog, previousHead);
+                if (link != null) System.err.println(link);
+                // a log that continues no moved file, after another: another run of the agent (another process, or the
+                // same one started again), whose sessions and register began empty, as a header inside a log is
+                if (previousLog != null && audit.continues == null) audit.restarts.add(0, 1L);
+                previousLog = t;
+                previousHead = audit.head;
                 enforce = audit.enforce(t, mode);
                 for (String note : audit.gaps) System.err.println(note);
                 for (String note : audit.libraryNotes(t, lib)) System.err.println(note);
@@ -768,6 +777,34 @@ final class ReplayCommand implements Callable<Integer> {
     }
 
     /**
+     * A note when the audit log {@code file} continues a moved one (its first header's {@code continues}) that was not
+     * replayed just before it: the sessions open across the move then start here with no history (a count, a latch, a
+     * value a tool output gave), so their verdicts may differ from the online ones. Null when it is linked, or when it
+     * continues nothing.
+     */
+    static String continuity(Path file, AuditLogScan scan, Path previous, String previousHead) {
+        if (scan.continues == null) return null;
+        String name = file.getFileName().toString();
+        if (previous == null) {
+            return "note: " + name + " continues an audit log that was moved away (its header's continues " + abbreviated(scan.continues)
+                    + "), which this replay was not given first: the sessions open at the move start here with no history, so their"
+                    + " verdicts may differ from the online ones. Replay the moved file before it (oldest first, as for audit verify:"
+                    + " replay LIBS audit.jsonl.1 " + name + ")";
+        }
+        if (!scan.continues.equals(previousHead)) {
+            return "note: " + name + " continues a log whose last line is " + abbreviated(scan.continues) + ", but "
+                    + previous.getFileName() + ", replayed before it, ends at " + (previousHead == null ? "no complete line" : abbreviated(previousHead))
+                    + ": a file is missing between them or the files are out of order, so the verdicts of the sessions open across"
+                    + " the move may differ from the online ones. Give the files oldest first (audit verify FILES checks each link)";
+        }
+        return null;
+    }
+
+    private static String abbreviated(String hash) {
+        return hash.length() > 12 ? hash.substring(0, 12) + "..." : hash;
+    }
+
+    /**
      * What a first look at a file finds when it is an audit log (its first line a tracegate audit header): how
      * personal data was written, and which decisions it holds, which show the mode it was written in.
      */
@@ -797,11 +834,16 @@ final class ReplayCommand implements Callable<Integer> {
         final List<LibraryRecord> libraryRecords;
         /**
          * The lines of the header records after the first that continue no moved file: each is a new start of the agent
-         * (a run appended to the log), whose sessions and subject register began empty.
+         * (a run appended to the log), whose sessions and subject register began empty. Line 1 too when the log is replayed
+         * after another log that it does not continue (another run).
          */
         final List<Long> restarts = new ArrayList<>();
         /** The log's {@code register} records (the register file lines each start read), in file order. */
         final List<RegisterRecord> registers = new ArrayList<>();
+        /** The head of the moved file that this one's first header continues (its {@code continues}), or null. */
+        String continues;
+        /** The hash of the log's last complete line: what a file that continues this one names. */
+        String head;
         /**
          * The lines, ascending, of the event records whose event did not take effect online: blocked, withheld
          * ({@code suppress}) or escalated and not approved; the first {@code refusedCount} entries.
@@ -884,8 +926,11 @@ final class ReplayCommand implements Callable<Integer> {
                 String segmentSalt = null;
                 String segmentKeyId = null;
                 long lineNo = 0;
+                String lastHash = null;
                 for (String line = first; line != null; line = r.readLine()) {
                     lineNo++;
+                    int hashAt = line.endsWith("\"}") ? line.length() - 2 - 64 - "\"hash\":\"".length() : -1;
+                    if (hashAt >= 0 && line.startsWith("\"hash\":\"", hashAt)) lastHash = line.substring(hashAt + 8, hashAt + 8 + 64);
                     // the record's own decision and the fields after it (approved, message, streamed): its last "decision"
                     // key, since the event's arguments come before it and may have keys of those names in a clear log
                     // (an argument "streamed":"shown-then-notice" was read back as the record's), and text in strings is escaped
@@ -944,6 +989,8 @@ final class ReplayCommand implements Callable<Integer> {
                 }
                 AuditLogScan scan = new AuditLogScan(!pd.equals("clear"), pd, shadow, enforced, approvals, gaps, libraries);
                 scan.restarts.addAll(restarts);
+                scan.continues = field(first, "continues");
+                scan.head = lastHash;
                 scan.rewritten.putAll(rewritten);
                 scan.streamed.putAll(scanStreamed);
                 scan.registers.addAll(registers);
