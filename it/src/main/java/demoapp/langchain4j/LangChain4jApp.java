@@ -22,8 +22,9 @@ import java.util.Map;
 /**
  * A LangChain4j AI service with real {@code @Tool} methods and a scripted model that replays a
  * conversation: the model asks for one tool, then answers with what the tool returned.
- * Usage: {@code LangChain4jApp <email|lookup|ticket|lambda|parallel|chat|archive|archive-rethrow> [user message]}
- * ({@code archive}: a tool that throws; {@code archive-rethrow}: the same with an error handler that rethrows to the application).
+ * Usage: {@code LangChain4jApp [--memory-id=ID] <email|lookup|ticket|lambda|parallel|chat|archive|archive-rethrow> [user message]}
+ * ({@code archive}: a tool that throws; {@code archive-rethrow}: the same with an error handler that rethrows to the application;
+ * {@code --memory-id}: the chat memory id, "alice" without it, so that runs in one JVM are conversations of their own).
  */
 public final class LangChain4jApp {
 
@@ -121,7 +122,13 @@ public final class LangChain4jApp {
         }
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] argv) {
+        String user = "alice";
+        String[] args = argv;
+        if (args.length > 0 && args[0].startsWith("--memory-id=")) {
+            user = args[0].substring("--memory-id=".length());
+            args = java.util.Arrays.copyOfRange(args, 1, args.length);
+        }
         String scenario = args.length > 0 ? args[0] : "email";
         String message = args.length > 1 ? args[1] : "please handle my request";
         // a tool given as a lambda executor (a hidden class: only the framework's dispatch can be woven)
@@ -145,7 +152,7 @@ public final class LangChain4jApp {
         }
         Assistant assistant = builder.build();
         try {
-            Console.line("ANSWER: " + assistant.chat("alice", message));
+            Console.line("ANSWER: " + assistant.chat(user, message));
         } catch (RuntimeException e) {
             Console.exception(e);
         }

@@ -16,12 +16,15 @@ import java.util.Arrays;
 /**
  * MCP tools inside a LangChain4j AI service through langchain4j-mcp's own client (stdio transport to
  * {@code demoapp.mcp.McpApp server}), driven by the scripted model of {@link LangChain4jApp}; chat memory id "alice".
- * Usage: {@code LangChain4jMcpApp <service|direct> <email|lookup> <server command...>}: {@code service} runs the
- * AI service, {@code direct} calls {@code McpClient#executeTool} itself (no AI service).
+ * Usage: {@code LangChain4jMcpApp [--no-exit] <service|direct> <email|lookup> <server command...>}: {@code service} runs the
+ * AI service, {@code direct} calls {@code McpClient#executeTool} itself (no AI service); {@code --no-exit}: main returns
+ * instead of ending the JVM, for a run that is not a JVM's last.
  */
 public final class LangChain4jMcpApp {
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] argv) throws Exception {
+        boolean exit = argv.length == 0 || !argv[0].equals("--no-exit");
+        String[] args = exit ? argv : Arrays.copyOfRange(argv, 1, argv.length);
         if (args.length < 3) {
             throw new IllegalArgumentException("usage: LangChain4jMcpApp <service|direct> <email|lookup> <server command...>");
         }
@@ -49,6 +52,8 @@ public final class LangChain4jMcpApp {
         } finally {
             client.close();
         }
-        System.exit(0);
+        if (exit) {
+            System.exit(0);
+        }
     }
 }

@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A streaming LangChain4j AI service ({@code TokenStream}) with the {@code @Tool} methods of {@link LangChain4jApp} and a
  * scripted streaming model that answers on its own thread and calls the handler as LangChain4j's provider modules do:
- * the answer arrives in chunks, then the complete response. Usage: {@code LangChain4jStreamApp <chat|email|email-direct|direct> [memoryId] [user message]}: {@code chat} streams
+ * the answer arrives in chunks, then the complete response. Usage: {@code LangChain4jStreamApp [--no-exit] <chat|email|email-direct|direct> [memoryId] [user message]}
+ * ({@code --no-exit}: main returns instead of ending the JVM, for a run that is not a JVM's last): {@code chat} streams
  * "the secret code is 1234" in three chunks; {@code email} first asks for sendEmail (no text), then streams an answer
  * quoting the tool result; {@code email-direct} the same, with the first response handed to the handler directly
  * rather than through LangChain4j's handler utilities (a provider that does not catch what the handler throws). Prints each chunk, the complete response (or the stream's error) and what the chat memory
@@ -91,7 +92,7 @@ public final class LangChain4jStreamApp {
     }
 
     /** The streaming model called directly, without an AI service, with a handler of the application's own. */
-    private static void direct(String message) throws InterruptedException {
+    private static void direct(String message, boolean exit) throws InterruptedException {
         CountDownLatch done = new CountDownLatch(1);
         new ScriptedStreamingModel("chat").chat(ChatRequest.builder().messages(UserMessage.from(message)).build(),
                 new StreamingChatResponseHandler() {
@@ -115,13 +116,18 @@ public final class LangChain4jStreamApp {
         if (!done.await(60, TimeUnit.SECONDS)) {
             Console.line("TIMEOUT: the stream neither completed nor failed");
         }
-        System.exit(0);
+        if (exit) {
+            System.exit(0);
+        }
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] argv) throws InterruptedException {
+        boolean exit = argv.length == 0 || !argv[0].equals("--no-exit");
+        String[] args = exit ? argv : java.util.Arrays.copyOfRange(argv, 1, argv.length);
         String scenario = args.length > 0 ? args[0] : "chat";
         if (scenario.equals("direct")) {
-            direct(args.length > 1 ? args[1] : "please handle my request");
+            direct(args.length > 1 ? args[1] : "please handle my request", exit);
+            return;
         }
         String user = args.length > 1 ? args[1] : "alice";
         String message = args.length > 2 ? args[2] : "please handle my request";
@@ -155,6 +161,8 @@ public final class LangChain4jStreamApp {
             }
         }
         Console.line("MEMORY LAST AI: " + lastAi);
-        System.exit(0);
+        if (exit) {
+            System.exit(0);
+        }
     }
 }

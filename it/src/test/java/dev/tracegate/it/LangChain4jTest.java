@@ -29,9 +29,26 @@ class LangChain4jTest {
         return runOn(ForkedJvm.java(), options, args);
     }
 
+    /**
+     * The AI service's scenarios under {@code trace=true} alone, in one JVM ({@link ScenarioBatch}): each in a chat memory
+     * of its own ({@code --memory-id}, the session of its agent lines; the first keeps the app's "alice").
+     */
+    private static final ScenarioBatch TRACED = new ScenarioBatch(APP, () -> List.of(ForkedJvm.agent("trace=true")), ForkedJvm::appClasspath)
+            .scenario("alice", "email")
+            .scenario("ann", "--memory-id=ann", "archive")
+            .scenario("amy", "--memory-id=amy", "archive-rethrow")
+            .scenario("pat", "--memory-id=pat", "parallel");
+
+    /** The scenario's part of its batch's JVM, which must have exited normally. */
+    private static ForkedJvm.Result run(ScenarioBatch batch, String... args) {
+        ForkedJvm.Result result = batch.run(args);
+        assertThat(result.exit()).as(result.toString()).isZero();
+        return result;
+    }
+
     @Test
     void withoutRulesEveryCallIsSeenWithTheChatMemoryIdAsSessionAndNothingChanges() {
-        ForkedJvm.Result r = run("trace=true", "email");
+        ForkedJvm.Result r = run(TRACED, "email");
         assertThat(r.stdout()).as(r.toString())
                 .contains("TOOL sendEmail ran to=bob@example.com")
                 .contains("MODEL SAW TOOL RESULT sendEmail: email sent to bob@example.com");
@@ -144,19 +161,19 @@ class LangChain4jTest {
      */
     @Test
     void aToolThatThrowsIsAnErrorReturnAlsoWhenTheApplicationsErrorHandlerRethrows() {
-        ForkedJvm.Result handled = run("trace=true", "archive");
+        ForkedJvm.Result handled = run(TRACED, "--memory-id=ann", "archive");
         assertThat(handled.stdout()).as(handled.toString())
                 .contains("TOOL archiveEmail ran to=bob@example.com")
                 .contains("MODEL SAW TOOL RESULT archiveEmail: the archive service is offline");
-        assertThat(handled.stderr()).as(handled.toString()).contains("RETURN langchain4j session=alice tool=archiveEmail -> KEEP");
-        ForkedJvm.Result rethrown = run("trace=true", "archive-rethrow");
+        assertThat(handled.stderr()).as(handled.toString()).contains("RETURN langchain4j session=ann tool=archiveEmail -> KEEP");
+        ForkedJvm.Result rethrown = run(TRACED, "--memory-id=amy", "archive-rethrow");
         assertThat(rethrown.stdout()).as(rethrown.toString())
                 .contains("TOOL archiveEmail ran to=bob@example.com")
                 .contains("EXCEPTION: java.lang.IllegalStateException: the archive service is offline")
                 .doesNotContain("ANSWER:");
         // the rethrown exception is the tool's RETURN too (without the hook no RETURN line is printed); since 4f350a5 it
         // takes the ordinary result path, so its trace line is the same as the handled one's
-        assertThat(rethrown.stderr()).as(rethrown.toString()).contains("RETURN langchain4j session=alice tool=archiveEmail -> KEEP");
+        assertThat(rethrown.stderr()).as(rethrown.toString()).contains("RETURN langchain4j session=amy tool=archiveEmail -> KEEP");
     }
 
     @Test
@@ -220,7 +237,7 @@ class LangChain4jTest {
         assertThat(r.stderr()).as(r.toString())
                 .contains("BLOCK langchain4j session=alice tool=lookupCustomer")
                 .contains("REDIRECT langchain4j session=alice tool=sendEmail");
-        ForkedJvm.Result plain = run("trace=true", "parallel");
+        ForkedJvm.Result plain = run(TRACED, "--memory-id=pat", "parallel");
         assertThat(plain.stdout()).as(plain.toString()).containsPattern("TOOL lookupCustomer ran name=Alice thread=(?!main\\b)\\S+");
     }
 
@@ -258,15 +275,57 @@ class LangChain4jTest {
     private static final String STREAM_APP = "demoapp.langchain4j.LangChain4jStreamApp";
 
     private static ForkedJvm.Result stream(String options, String... args) {
-        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent(options)), ForkedJvm.appClasspath(), STREAM_APP, args);
+        return streamed(ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent(options)), ForkedJvm.appClasspath(), STREAM_APP, args));
+    }
+
+    /** The scenario's part of its batch's JVM (its args without the batch's {@code --no-exit}), checked as {@link #stream(String, String...)} checks a JVM. */
+    private static ForkedJvm.Result stream(StreamBatch batch, String... args) {
+        return streamed(batch.run(args));
+    }
+
+    private static ForkedJvm.Result streamed(ForkedJvm.Result r) {
         assertThat(r.exit()).as(r.toString()).isZero();
         assertThat(r.stdout()).as(r.toString()).doesNotContain("TIMEOUT");
         return r;
     }
 
+    /**
+     * The streaming scenarios under one option set in one JVM ({@link ScenarioBatch}), each in its own session (its
+     * memory id; "default" for the model called directly): all but the last return from main ({@code --no-exit}) instead
+     * of ending the JVM. The model called directly under {@code trace=true} keeps a JVM of its own, so that no line of
+     * {@link #STREAM_TRACED}'s may name session default.
+     */
+    private record StreamBatch(ScenarioBatch batch, List<List<String>> scenarios) {
+        static StreamBatch of(String options, List<List<String>> scenarios) {
+            ScenarioBatch batch = new ScenarioBatch(STREAM_APP, () -> List.of(ForkedJvm.agent(options)), ForkedJvm::appClasspath);
+            for (int i = 0; i < scenarios.size(); i++) {
+                List<String> s = scenarios.get(i);
+                batch.scenario(s.get(0).equals("direct") ? "default" : s.size() > 1 ? s.get(1) : "alice", args(scenarios, s));
+            }
+            return new StreamBatch(batch, scenarios);
+        }
+
+        private static String[] args(List<List<String>> scenarios, List<String> scenario) {
+            List<String> args = new ArrayList<>();
+            if (!scenario.equals(scenarios.get(scenarios.size() - 1))) args.add("--no-exit");
+            args.addAll(scenario);
+            return args.toArray(new String[0]);
+        }
+
+        ForkedJvm.Result run(String... args) {
+            return batch.run(args(scenarios, List.of(args)));
+        }
+    }
+
+    private static final StreamBatch STREAM_TRACED = StreamBatch.of("trace=true", List.of(List.of("chat", "carol"), List.of("email")));
+    private static final StreamBatch STREAM_SECRET_BLOCKED = StreamBatch.of("blockOutput=secret code", List.of(List.of("chat"), List.of("direct")));
+    private static final StreamBatch STREAM_SECRET_THROWN = StreamBatch.of("blockOutput=secret code,onBlock=throw", List.of(List.of("chat"), List.of("direct")));
+    private static final StreamBatch STREAM_EMAIL_BLOCKED = StreamBatch.of("block=sendEmail", List.of(List.of("email"), List.of("email-direct", "bea")));
+    private static final StreamBatch STREAM_EMAIL_THROWN = StreamBatch.of("block=sendEmail,onBlock=throw", List.of(List.of("email"), List.of("email-direct", "bea")));
+
     @Test
     void aStreamedAnswerIsOneAssistantEventOfTheChatMemoryIdOnceItIsComplete() {
-        ForkedJvm.Result r = stream("trace=true", "chat", "carol");
+        ForkedJvm.Result r = stream(STREAM_TRACED, "chat", "carol");
         assertThat(r.stdout()).as(r.toString())
                 .contains("CHUNK: the secret \nCHUNK: code is \nCHUNK: 1234")
                 .contains("COMPLETE: the secret code is 1234")
@@ -280,7 +339,7 @@ class LangChain4jTest {
 
     @Test
     void aViolatingStreamedAnswerIsReplacedInTheCompleteResponseAndTheMemoryAfterItsChunksWentOut() {
-        ForkedJvm.Result r = stream("blockOutput=secret code", "chat");
+        ForkedJvm.Result r = stream(STREAM_SECRET_BLOCKED, "chat");
         assertThat(r.stdout()).as(r.toString())
                 // what was streamed cannot be recalled ...
                 .contains("CHUNK: the secret \nCHUNK: code is \nCHUNK: 1234")
@@ -294,7 +353,7 @@ class LangChain4jTest {
 
     @Test
     void aViolatingStreamedAnswerEndsTheStreamWithTheViolationWhenBlocksThrow() {
-        ForkedJvm.Result r = stream("blockOutput=secret code,onBlock=throw", "chat");
+        ForkedJvm.Result r = stream(STREAM_SECRET_THROWN, "chat");
         assertThat(r.stdout()).as(r.toString())
                 .contains("CHUNK: 1234")
                 .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked model output (contract rule.blockOutput)")
@@ -304,7 +363,7 @@ class LangChain4jTest {
 
     @Test
     void toolCallsRequestedInAStreamStaySupervisedAndTheFinalAnswerIsChecked() {
-        ForkedJvm.Result passed = stream("trace=true", "email");
+        ForkedJvm.Result passed = stream(STREAM_TRACED, "email");
         assertThat(passed.stdout()).as(passed.toString())
                 .contains("TOOL sendEmail ran to=bob@example.com")
                 .contains("COMPLETE: done: email sent to bob@example.com");
@@ -314,12 +373,12 @@ class LangChain4jTest {
                 // the response that only asked for the tool has no text: one ASSISTANT event, the final answer
                 .contains("ASSISTANT langchain4j-stream session=alice -> KEEP");
         assertThat(count(passed.stderr(), "ASSISTANT ")).as(passed.toString()).isEqualTo(1);
-        ForkedJvm.Result blocked = stream("block=sendEmail", "email");
+        ForkedJvm.Result blocked = stream(STREAM_EMAIL_BLOCKED, "email");
         assertThat(blocked.stdout()).as(blocked.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)")
                 .contains("COMPLETE: done: tracegate blocked the call to sendEmail");
-        ForkedJvm.Result thrown = stream("block=sendEmail,onBlock=throw", "email");
+        ForkedJvm.Result thrown = stream(STREAM_EMAIL_THROWN, "email");
         assertThat(thrown.stdout()).as(thrown.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .doesNotContain("COMPLETE:")
@@ -334,13 +393,13 @@ class LangChain4jTest {
      */
     @Test
     void aToolBlockedInAStreamEndsTheStreamThroughOnErrorAlsoWhenTheProviderCallsTheHandlerItself() {
-        ForkedJvm.Result thrown = stream("block=sendEmail,onBlock=throw", "email-direct");
+        ForkedJvm.Result thrown = stream(STREAM_EMAIL_THROWN, "email-direct", "bea");
         assertThat(thrown.stdout()).as(thrown.toString())
                 .doesNotContain("TOOL sendEmail ran")
                 .doesNotContain("COMPLETE:")
                 .contains("EXCEPTION: dev.tracegate.agent.bootstrap.TracegateViolation: tracegate blocked the call to sendEmail");
         assertThat(thrown.stderr()).as(thrown.toString()).doesNotContain("Exception in thread \"provider-stream\"");
-        ForkedJvm.Result substituted = stream("block=sendEmail", "email-direct");
+        ForkedJvm.Result substituted = stream(STREAM_EMAIL_BLOCKED, "email-direct", "bea");
         assertThat(substituted.stdout()).as(substituted.toString())
                 .contains("COMPLETE: done: tracegate blocked the call to sendEmail");
     }
@@ -362,11 +421,11 @@ class LangChain4jTest {
                 .contains("USER langchain4j session=default -> KEEP")
                 .contains("ASSISTANT langchain4j-stream session=default -> KEEP");
         assertThat(count(passed.stderr(), "ASSISTANT ")).as(passed.toString()).isEqualTo(1);
-        ForkedJvm.Result substituted = stream("blockOutput=secret code", "direct");
+        ForkedJvm.Result substituted = stream(STREAM_SECRET_BLOCKED, "direct");
         assertThat(substituted.stdout()).as(substituted.toString())
                 .contains("CHUNK: 1234")
                 .contains("COMPLETE: tracegate blocked model output (contract rule.blockOutput)");
-        ForkedJvm.Result thrown = stream("blockOutput=secret code,onBlock=throw", "direct");
+        ForkedJvm.Result thrown = stream(STREAM_SECRET_THROWN, "direct");
         assertThat(thrown.stdout()).as(thrown.toString())
                 .contains("CHUNK: 1234")
                 .doesNotContain("COMPLETE:")
@@ -417,11 +476,45 @@ class LangChain4jTest {
 
     /** Runs the LangChain4j MCP client under the agent against an MCP SDK server subprocess without one, whose lines go to {@code serverLog}. */
     private static ForkedJvm.Result runMcp(String options, Path serverLog, String mode, String scenario) {
-        String cp = ForkedJvm.appClasspath();
-        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent(options)), cp, MCP_APP,
-                mode, scenario, ForkedJvm.java(), "-Ddemo.serverLog=" + serverLog, "-cp", cp, "demoapp.mcp.McpApp", "server");
+        ForkedJvm.Result r = ForkedJvm.run(ForkedJvm.java(), List.of(ForkedJvm.agent(options)), ForkedJvm.appClasspath(), MCP_APP,
+                mcpArgs(serverLog, mode, scenario));
         assertThat(r.exit()).as(r.toString()).isZero();
         return r;
+    }
+
+    private static String[] mcpArgs(Path serverLog, String mode, String scenario) {
+        String cp = ForkedJvm.appClasspath();
+        return new String[] {mode, scenario, ForkedJvm.java(), "-Ddemo.serverLog=" + serverLog, "-cp", cp, "demoapp.mcp.McpApp", "server"};
+    }
+
+    /** The server logs of {@link #mcpBlocked}'s scenarios, one server each: {@code service.log}, {@code direct.log}. */
+    @TempDir
+    static Path mcpBlockedLogs;
+    private static ScenarioBatch mcpBlocked;
+
+    /**
+     * The client's part of one JVM under {@code block=sendEmail} ({@link ScenarioBatch}) that runs the AI service (session
+     * alice) and then the direct client call (session default), each against a server of its own that logs to
+     * {@code mcpBlockedLogs/MODE.log}; the first returns from main ({@code --no-exit}), the last ends the JVM as the app does.
+     * The two under {@code trace=true} keep a JVM each: the AI service's test counts every CALL and RETURN line of its JVM,
+     * and a nested hook's line in session default would be the direct call's part of a batch.
+     */
+    private static synchronized ForkedJvm.Result runMcpBlocked(String mode) {
+        if (mcpBlocked == null) {
+            mcpBlocked = new ScenarioBatch(MCP_APP, () -> List.of(ForkedJvm.agent("block=sendEmail")), ForkedJvm::appClasspath)
+                    .scenario("alice", mcpBlockedArgs("service"))
+                    .scenario("default", mcpBlockedArgs("direct"));
+        }
+        ForkedJvm.Result r = mcpBlocked.run(mcpBlockedArgs(mode));
+        assertThat(r.exit()).as(r.toString()).isZero();
+        return r;
+    }
+
+    private static String[] mcpBlockedArgs(String mode) {
+        List<String> args = new ArrayList<>();
+        if (mode.equals("service")) args.add("--no-exit");
+        args.addAll(List.of(mcpArgs(mcpBlockedLogs.resolve(mode + ".log"), mode, "email")));
+        return args.toArray(new String[0]);
     }
 
     private static int count(String text, String needle) {
@@ -443,9 +536,9 @@ class LangChain4jTest {
     }
 
     @Test
-    void anMcpToolInAnAiServiceIsBlockedBeforeTheRequestLeaves(@TempDir Path dir) throws IOException {
-        Path server = dir.resolve("server.log");
-        ForkedJvm.Result r = runMcp("block=sendEmail", server, "service", "email");
+    void anMcpToolInAnAiServiceIsBlockedBeforeTheRequestLeaves() throws IOException {
+        ForkedJvm.Result r = runMcpBlocked("service");
+        Path server = mcpBlockedLogs.resolve("service.log");
         assertThat(r.stdout()).as(r.toString())
                 .contains("MODEL SAW TOOL RESULT sendEmail: tracegate blocked the call to sendEmail (contract rule.block)");
         assertThat(Files.readString(server)).contains("MCP SDK").doesNotContain("TOOL sendEmail ran");
@@ -460,8 +553,8 @@ class LangChain4jTest {
         assertThat(r.stderr()).as(r.toString())
                 .contains("CALL langchain4j-mcp session=default tool=sendEmail args={\"to\":\"carol@example.com\"")
                 .contains("RETURN langchain4j-mcp session=default tool=sendEmail");
-        Path blocked = dir.resolve("blocked.log");
-        ForkedJvm.Result b = runMcp("block=sendEmail", blocked, "direct", "email");
+        ForkedJvm.Result b = runMcpBlocked("direct");
+        Path blocked = mcpBlockedLogs.resolve("direct.log");
         assertThat(b.stdout()).as(b.toString()).contains("DIRECT RESULT isError=true: tracegate blocked the call to sendEmail");
         assertThat(Files.readString(blocked)).contains("MCP SDK").doesNotContain("TOOL sendEmail ran");
     }
