@@ -161,6 +161,25 @@ final class ScenarioBatch {
         return out.toString();
     }
 
+    /**
+     * {@link #recordsOf} for an audit log this batch's JVM wrote: a record of a session that is no scenario's fails, as a
+     * line of one does in {@link #run}, so that a test which counted the whole log's records still sees every stray one.
+     */
+    String auditOf(String jsonl, String session) {
+        if (!sessions.containsValue(session)) {
+            throw new IllegalArgumentException("no scenario has session " + session + "; the batch's sessions: " + sessions.values());
+        }
+        Set<String> stray = new LinkedHashSet<>();
+        for (String line : jsonl.lines().toList()) {
+            Matcher m = RECORD_SESSION.matcher(line);
+            if (m.find() && !sessions.containsValue(m.group(1))) stray.add(line);
+        }
+        if (!stray.isEmpty()) {
+            throw new AssertionError("audit records of a session that is no scenario's (the batch's sessions: " + sessions.values() + "): " + stray);
+        }
+        return recordsOf(jsonl, session);
+    }
+
     /** Where {@link #runnerDirectory()} puts the runner (nothing is written). */
     static Path runnerPath() {
         return Path.of(System.getProperty("tracegate.app.classes", "target/classes")).toAbsolutePath().normalize().resolveSibling("scenario-runner");
