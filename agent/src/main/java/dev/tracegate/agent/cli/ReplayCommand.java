@@ -245,6 +245,13 @@ final class ReplayCommand implements Callable<Integer> {
                         + " the file it holds");
                 return LibraryOptions.BAD_INPUT;
             }
+            if (stream && looksLikeAuditLog(head)) {
+                // read once, as it streams by: an audit log's scan needs the file twice (trial48 03)
+                System.err.println("note: " + (stdin ? "standard input" : t.toString()) + " holds a tracegate audit log, which replay reads"
+                        + " as a plain trace from a stream: its header, library and other non-event records are reported as malformed"
+                        + " lines below, and its online decisions are not compared. Give the log as a file (replay LIBS audit.jsonl;"
+                        + " a compressed one decompressed to a file first) to replay it as an audit log");
+            }
             AuditLogScan audit = stream ? null : AuditLogScan.of(t);
             boolean enforce = enforceAll;
             if (audit != null) {
@@ -798,6 +805,14 @@ final class ReplayCommand implements Callable<Integer> {
                     + " the move may differ from the online ones. Give the files oldest first (audit verify FILES checks each link)";
         }
         return null;
+    }
+
+    /** Whether the first bytes of a stream are an audit log's first line (its header record). */
+    static boolean looksLikeAuditLog(byte[] head) {
+        String text = new String(head, 0, Math.min(head.length, 4096), java.nio.charset.StandardCharsets.UTF_8);
+        int end = text.indexOf('\n');
+        String first = end < 0 ? text : text.substring(0, end);
+        return first.startsWith("{\"prev\":\"") && first.contains("\"rec\":\"header\"");
     }
 
     private static String abbreviated(String hash) {

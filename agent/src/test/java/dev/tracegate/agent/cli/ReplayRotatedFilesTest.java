@@ -96,6 +96,30 @@ class ReplayRotatedFilesTest {
         assertThat(r.err()).contains("second.jsonl:1: the agent started again here").doesNotContain("continues an audit log");
     }
 
+    /** trial48 03: an audit log piped to replay was read as a plain trace with "add a kind field" for its header, and no word of why. */
+    @Test
+    void anAuditLogOnStandardInputIsSaidToBeOneAndToBeGivenAsAFile() throws Exception {
+        Path policy = Files.writeString(dir.resolve("lim.yaml"), LIMIT);
+        Path log = dir.resolve("audit.jsonl");
+        AgentConfig config = AgentConfig.load("libraries=" + policy + ",audit.path=" + log, Map.of(), Map.of(), Set.of());
+        AuditWriter audit = AuditWriter.start(log, AuditWriter.Settings.from(config));
+        ContractSupervisor s = new ContractSupervisor(config, audit, new SupervisorMetrics(), null);
+        call(s);
+        s.close();
+        assertThat(audit.close(10, TimeUnit.SECONDS)).isTrue();
+        java.io.InputStream stdin = System.in;
+        CliRun r;
+        try {
+            System.setIn(Files.newInputStream(log));
+            r = CliRun.of("replay", policy.toString(), "-", "--no-progress");
+        } finally {
+            System.setIn(stdin);
+        }
+        assertThat(r.err()).startsWith("note: standard input holds a tracegate audit log")
+                .contains("Give the log as a file (replay LIBS audit.jsonl");
+        assertThat(CliRun.of("replay", policy.toString(), log.toString(), "--no-progress").err()).doesNotContain("holds a tracegate audit log");
+    }
+
     private ToolDecision.Kind call(ContractSupervisor s) {
         String id = "c" + (++n);
         ToolDecision d = s.onToolCall(new ToolCall("x", "conv", "status", "{}", id));
