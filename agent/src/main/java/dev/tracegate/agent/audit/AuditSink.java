@@ -31,6 +31,16 @@ public interface AuditSink {
     }
 
     /**
+     * After {@link #moved}: whether the file opened last has no name left anywhere (deleted; or moved to another file
+     * system, or compressed, both of which copy it and then delete it), so what was written to it after the copy is in no
+     * file. Asked once per move, before the file is closed; false for a sink that cannot tell (where the platform does not
+     * show a process's open files, as Linux's {@code /proc/self/fd} does).
+     */
+    default boolean deletedWhileOpen() {
+        return false;
+    }
+
+    /**
      * Whether the file opened last is shorter than what was written to it, or begins with NUL bytes: it was truncated
      * under the writer (logrotate's {@code copytruncate}), which would otherwise go on at its old offset behind a hole.
      * {@code thorough} also reads the file's first byte (the hole left by a write that came just after the truncation);

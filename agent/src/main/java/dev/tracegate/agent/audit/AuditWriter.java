@@ -862,11 +862,23 @@ public final class AuditWriter implements AutoCloseable {
         }
         if (batchLen > 0 && !flushBatch()) return;
         String head = lines.head();
+        boolean deleted = sink.deletedWhileOpen();
         closeQuietly();
         continuesFrom = head;
         openSink(now);   // producers keep enqueueing meanwhile: only this thread reads the queue
-        if (healthy) AgentLog.info("the audit log " + sink.describe() + " was moved away; a new file there continues it (its header's"
-                + " continues field is the moved file's head " + head + ")");
+        if (healthy && deleted) {
+            // trial48 02: mv to another file system, or logrotate's compress without delaycompress, copies the file and then
+            // deletes it; what the writer wrote after the copy went to the deleted file
+            AgentLog.warn("the audit log " + sink.describe() + " was deleted while the agent wrote it, or moved to another file"
+                    + " system or compressed, which copy it and then delete it: the records written to it after the copy are in"
+                    + " no file, and audit verify of the copy and the new file reports the link broken. A new file there continues"
+                    + " it (its header's continues field is the deleted file's head " + head + "). Rotate by renaming the log"
+                    + " within its file system (mv audit.jsonl audit.jsonl.1; with logrotate, add delaycompress), then move or"
+                    + " compress the renamed file");
+        } else if (healthy) {
+            AgentLog.info("the audit log " + sink.describe() + " was moved away; a new file there continues it (its header's"
+                    + " continues field is the moved file's head " + head + ")");
+        }
     }
 
     /**

@@ -191,6 +191,26 @@ public final class FileAuditSink implements AuditSink {
         }
     }
 
+    /**
+     * Linux: the entry of {@code /proc/self/fd} that is this file (same identity) and its link count, 0 once no name is
+     * left. A move is rare, so the walk over the process's open files is paid once per move.
+     */
+    @Override public boolean deletedWhileOpen() {
+        Object key = openedKey;
+        Path fds = Path.of("/proc/self/fd");
+        if (key == null || !Files.isDirectory(fds)) return false;
+        try (java.util.stream.Stream<Path> open = Files.list(fds)) {
+            for (Path fd : (Iterable<Path>) open::iterator) {
+                if (!key.equals(fileKey(fd))) continue;
+                Object links = Files.getAttribute(fd, "unix:nlink");
+                return links instanceof Integer n && n == 0;
+            }
+        } catch (IOException | RuntimeException e) {
+            // cannot tell: the move is reported as a move
+        }
+        return false;
+    }
+
     /** The file's identity, or null when it is absent there (or the file system has none). */
     private static Object fileKey(Path p) {
         try {
