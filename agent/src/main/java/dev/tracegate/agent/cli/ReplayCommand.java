@@ -45,7 +45,7 @@ final class ReplayCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "LIB[,LIB...]", description = "built-in library names or YAML files, comma separated")
     String libraries;
 
-    @Parameters(index = "1..*", arity = "1..*", paramLabel = "TRACE", description = "JSONL trace files or audit logs; - reads standard input, and a pipe or FIFO (<(...), /dev/stdin) is read as a trace too")
+    @Parameters(index = "1..*", arity = "1..*", paramLabel = "TRACE", description = "JSONL trace files or audit logs; - reads standard input, and a pipe or FIFO (<(...), /dev/stdin) is read as a plain trace too (an audit log only as a file)")
     List<Path> traces;
 
     @Option(names = "--format", description = "text or json (default ${DEFAULT-VALUE})")
@@ -249,8 +249,11 @@ final class ReplayCommand implements Callable<Integer> {
                 // read once, as it streams by: an audit log's scan needs the file twice (trial48 03)
                 System.err.println("note: " + (stdin ? "standard input" : t.toString()) + " holds a tracegate audit log, which replay reads"
                         + " as a plain trace from a stream: its header, library and other non-event records are reported as malformed"
-                        + " lines below, and its online decisions are not compared. Give the log as a file (replay LIBS audit.jsonl;"
-                        + " a compressed one decompressed to a file first) to replay it as an audit log");
+                        + " lines below, and its online decisions are not compared" + (hashedHeader(head)
+                        ? "; its personal data is hashed, so contracts that read content (a bound, a pattern, a category) cannot"
+                        + " be judged as online and may come out kept where the agent blocked" : "")
+                        + ". Give the log as a file (replay LIBS audit.jsonl; a compressed one decompressed to a file first) to"
+                        + " replay it as an audit log");
             }
             AuditLogScan audit = stream ? null : AuditLogScan.of(t);
             boolean enforce = enforceAll;
@@ -813,6 +816,13 @@ final class ReplayCommand implements Callable<Integer> {
         int end = text.indexOf('\n');
         String first = end < 0 ? text : text.substring(0, end);
         return first.startsWith("{\"prev\":\"") && first.contains("\"rec\":\"header\"");
+    }
+
+    /** Whether an audit log's first line (in these bytes) says its personal data is hashed. */
+    private static boolean hashedHeader(byte[] head) {
+        String text = new String(head, 0, Math.min(head.length, 4096), java.nio.charset.StandardCharsets.UTF_8);
+        int at = text.indexOf("\"personalData\":\"");
+        return at >= 0 && !text.startsWith("clear\"", at + 16);
     }
 
     private static String abbreviated(String hash) {

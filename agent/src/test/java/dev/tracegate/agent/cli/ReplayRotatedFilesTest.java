@@ -116,6 +116,7 @@ class ReplayRotatedFilesTest {
             System.setIn(stdin);
         }
         assertThat(r.err()).startsWith("note: standard input holds a tracegate audit log")
+                .contains("its personal data is hashed")   // the default: audit.personal-data salted-sha256
                 .contains("Give the log as a file (replay LIBS audit.jsonl");
         assertThat(CliRun.of("replay", policy.toString(), log.toString(), "--no-progress").err()).doesNotContain("holds a tracegate audit log");
     }
