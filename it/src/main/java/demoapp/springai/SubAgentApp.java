@@ -32,7 +32,8 @@ import java.util.List;
  * runs inside the outer model call), {@code --tool-advisor} adds {@code ToolCallAdvisor} (Spring AI 1.1.x),
  * {@code --sub-stream} streams the sub-agent's request, {@code --summarize} makes the outer request ask for
  * {@code summarizeTrip} instead, whose body calls the model's {@code call(Prompt)} itself (no {@code ChatClient}; the
- * answer carries a card number, "CARD-4242"). Compiled against 2.0.1 using only API that 1.1.2 has too.
+ * answer carries a card number, "CARD-4242"), {@code --summarize-streaming} the same with the body streaming the model
+ * ({@code stream(Prompt)}). Compiled against 2.0.1 using only API that 1.1.2 has too.
  */
 public final class SubAgentApp {
 
@@ -40,6 +41,7 @@ public final class SubAgentApp {
     static boolean modelLoop;
     static boolean subStream;
     static boolean summarize;
+    static boolean summarizeStreaming;
 
     /** The tools of both agents. */
     public static final class TravelTools {
@@ -56,7 +58,10 @@ public final class SubAgentApp {
         public String summarizeTrip(String trip) {
             Console.line("TOOL summarizeTrip ran on " + Thread.currentThread().getName());
             // the application's model called by the tool itself (a summarizer), no ChatClient, no conversation id of its own
-            String summary = new ScriptedModel().call(new Prompt(new UserMessage("summarize " + trip))).getResult().getOutput().getText();
+            Prompt prompt = new Prompt(new UserMessage("summarize " + trip));
+            String summary = summarizeStreaming
+                    ? String.join("", new ScriptedModel().stream(prompt).map(r -> r.getResult().getOutput().getText()).collectList().block())
+                    : new ScriptedModel().call(prompt).getResult().getOutput().getText();
             Console.line("SUMMARY: " + summary);
             return summary;
         }
@@ -141,6 +146,7 @@ public final class SubAgentApp {
                 case "--tool-advisor" -> toolAdvisor = true;
                 case "--sub-stream" -> subStream = true;
                 case "--summarize" -> summarize = true;
+                case "--summarize-streaming" -> summarize = summarizeStreaming = true;
                 default -> throw new IllegalArgumentException("unknown option " + arg);
             }
         }

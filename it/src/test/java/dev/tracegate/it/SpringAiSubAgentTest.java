@@ -55,7 +55,7 @@ class SpringAiSubAgentTest {
                 events.add(node);
             }
         }
-        if (List.of(args).contains("--summarize")) {
+        if (List.of(args).contains("--summarize") || List.of(args).contains("--summarize-streaming")) {
             return events;
         }
         assertThat(r.stdout()).as(what)
@@ -138,6 +138,26 @@ class SpringAiSubAgentTest {
             }
             // the outer USER, the tool's blocked ASSISTANT (the card; its prompt no USER), the outer ASSISTANT; nothing elsewhere
             assertThat(messages).as(log).containsExactly("trip user pass", "trip assistant block", "trip assistant pass");
+        }
+    }
+
+    /**
+     * The same summariser with its body streaming the model ({@code ChatModel#stream}, no ChatClient): its prompt is no
+     * USER event either (before session 25 it was, so text the tool had the model read counted as the user's words);
+     * a streamed sub-agent's request keeps its USER in its own conversation ({@link #aStreamedSubAgentIsSupervisedAsBefore}).
+     */
+    @Test
+    void aToolBodyThatStreamsTheModelRecordsNoUserEvent() throws IOException {
+        for (String mode : List.of("blocking", "streamed")) {
+            List<JsonNode> events = mode.equals("streamed") ? run("2.0.1", "summarize-streaming-" + mode, "--summarize-streaming", "--stream")
+                    : run("2.0.1", "summarize-streaming-" + mode, "--summarize-streaming");
+            List<String> users = new ArrayList<>();
+            for (JsonNode e : events) {
+                if (e.path("kind").asText().equals("user")) users.add(e.path("session").asText() + " " + e.path("text").asText());
+            }
+            assertThat(users).as(mode + ": " + events).containsExactly("trip please handle my trip");
+            assertThat(events.stream().filter(e -> e.path("kind").asText().equals("assistant")).map(e -> e.path("session").asText()))
+                    .as(mode + ": " + events).containsOnly("trip");
         }
     }
 

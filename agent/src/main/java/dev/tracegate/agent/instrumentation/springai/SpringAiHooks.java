@@ -582,7 +582,15 @@ public final class SpringAiHooks implements Hooks {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static Object enter(@Advice.Argument(0) ChatClientRequest request,
-                            @Advice.Local("tgConversation") Object conversationOut) {
+                            @Advice.Local("tgConversation") Object conversationOut,
+                            @Advice.Local("tgDepth") int[] depth,
+                            @Advice.Local("tgSavedTool") int savedTool) {
+            // a ChatClient request opens a scope of its own, as a blocking one does (ConversationAdvice): its model call is
+            // not one a tool's body makes itself, also when the request is a sub-agent's inside a tool (trial47 05's rest:
+            // so a tool body that streams the model itself records no USER event, as one that calls it does)
+            depth = Dispatcher.depthCell();
+            savedTool = depth[0];
+            depth[0] = 0;
             // the ToolContext's id first, as for the request's tool calls, else the advisor parameter
             Object options = request == null || request.prompt() == null ? null : request.prompt().getOptions();
             Object conversation = options instanceof ToolCallingChatOptions && ((ToolCallingChatOptions) options).getToolContext() != null
@@ -609,7 +617,12 @@ public final class SpringAiHooks implements Hooks {
         @SuppressWarnings({"unchecked", "rawtypes"})
         static void exit(@Advice.Enter Object previous,
                          @Advice.Local("tgConversation") Object conversation,
+                         @Advice.Local("tgDepth") int[] depth,
+                         @Advice.Local("tgSavedTool") int savedTool,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object returned) {
+            if (depth != null) {
+                depth[0] = savedTool;   // first, and with no call
+            }
             Dispatcher.restoreSession(previous);
             if (!(returned instanceof Flux)) {
                 return;
@@ -729,7 +742,6 @@ public final class SpringAiHooks implements Hooks {
 
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(value = 0, readOnly = false) Prompt prompt,
-                          @Advice.Origin("#m") String method,
                           @Advice.Local("tgOuter") boolean outer,
                           @Advice.Local("tgStream") StreamCheck stream,
                           @Advice.Local("tgSession") String session,
@@ -804,14 +816,12 @@ public final class SpringAiHooks implements Hooks {
                         // (a structured output's format instructions are not the user's either; a replacement keeps them)
                         String kept = Dispatcher.augmentedKept();
                         String own = Dispatcher.ownUserText(text);
-                        if (own != null && Dispatcher.inToolBody() && !"stream".equals(method)) {
-                            // a prompt a tool's body sends (a summariser tool's "Summarize this page: <page>"): text the
-                            // tool built, not the user's words; the tool's RETURN carries what reaches the conversation's
-                            // model of it (trial47 05). A ChatClient request inside a tool (a sub-agent) opens a scope of
-                            // its own (ConversationAdvice) and keeps its USER event in its conversation. A streamed
-                            // model call is left as before: a sub-agent's streamed ChatClient request reaches the model
-                            // inside the tool body without that scope, and its USER is its own conversation's (left:
-                            // a summariser that streams the model itself still records its prompt as a USER event)
+                        if (own != null && Dispatcher.inToolBody()) {
+                            // a prompt a tool's body sends (a summariser tool's "Summarize this page: <page>"), called or
+                            // streamed: text the tool built, not the user's words; the tool's RETURN carries what reaches
+                            // the conversation's model of it (trial47 05). A ChatClient request inside a tool (a sub-agent)
+                            // opens a scope of its own (ConversationAdvice, and StreamAdvisorScopeAdvice around each stream
+                            // advisor, the terminal one calling ChatModel#stream) and keeps its USER event in its conversation
                             own = null;
                         }
                         replacement = own == null ? null : Dispatcher.onUserMessage("springai", session, own);
