@@ -245,11 +245,13 @@ final class ReplayCommand implements Callable<Integer> {
                         + " the file it holds");
                 return LibraryOptions.BAD_INPUT;
             }
-            if (stream && looksLikeAuditLog(head)) {
+            String firstLine = stream ? firstLine(head) : null;
+            if (firstLine != null && firstLine.startsWith("{\"prev\":\"") && firstLine.contains("\"rec\":\"header\"")) {
                 // read once, as it streams by: an audit log's scan needs the file twice (trial48 03)
+                String personalData = AuditLogScan.field(firstLine, "personalData");
                 System.err.println("note: " + (stdin ? "standard input" : t.toString()) + " holds a tracegate audit log, which replay reads"
                         + " as a plain trace from a stream: its header, library and other non-event records are reported as malformed"
-                        + " lines below, and its online decisions are not compared" + (hashedHeader(head)
+                        + " lines below, and its online decisions are not compared" + (personalData != null && !personalData.equals("clear")
                         ? "; its personal data is hashed, so contracts that read content (a bound, a pattern, a category) cannot"
                         + " be judged as online and may come out kept where the agent blocked" : "")
                         + ". Give the log as a file (replay LIBS audit.jsonl; a compressed one decompressed to a file first) to"
@@ -810,19 +812,11 @@ final class ReplayCommand implements Callable<Integer> {
         return null;
     }
 
-    /** Whether the first bytes of a stream are an audit log's first line (its header record). */
-    static boolean looksLikeAuditLog(byte[] head) {
+    /** The first line (of at most 4 KB) in a stream's first bytes. */
+    private static String firstLine(byte[] head) {
         String text = new String(head, 0, Math.min(head.length, 4096), java.nio.charset.StandardCharsets.UTF_8);
         int end = text.indexOf('\n');
-        String first = end < 0 ? text : text.substring(0, end);
-        return first.startsWith("{\"prev\":\"") && first.contains("\"rec\":\"header\"");
-    }
-
-    /** Whether an audit log's first line (in these bytes) says its personal data is hashed. */
-    private static boolean hashedHeader(byte[] head) {
-        String text = new String(head, 0, Math.min(head.length, 4096), java.nio.charset.StandardCharsets.UTF_8);
-        int at = text.indexOf("\"personalData\":\"");
-        return at >= 0 && !text.startsWith("clear\"", at + 16);
+        return end < 0 ? text : text.substring(0, end);
     }
 
     private static String abbreviated(String hash) {
@@ -954,8 +948,11 @@ final class ReplayCommand implements Callable<Integer> {
                 String lastHash = null;
                 for (String line = first; line != null; line = r.readLine()) {
                     lineNo++;
-                    int hashAt = line.endsWith("\"}") ? line.length() - 2 - 64 - "\"hash\":\"".length() : -1;
-                    if (hashAt >= 0 && line.startsWith("\"hash\":\"", hashAt)) lastHash = line.substring(hashAt + 8, hashAt + 8 + 64);
+                    // a complete line ends in its own hash ("hash":"<64 hex>"}): the last such is what a continuation names
+                    int hashAt = line.length() - 2 - 64 - HASH_KEY.length();
+                    if (hashAt >= 0 && line.endsWith("\"}") && line.startsWith(HASH_KEY, hashAt)) {
+                        lastHash = line.substring(hashAt + HASH_KEY.length(), line.length() - 2);
+                    }
                     // the record's own decision and the fields after it (approved, message, streamed): its last "decision"
                     // key, since the event's arguments come before it and may have keys of those names in a clear log
                     // (an argument "streamed":"shown-then-notice" was read back as the record's), and text in strings is escaped
@@ -1169,7 +1166,9 @@ final class ReplayCommand implements Callable<Integer> {
             return ids;
         }
 
-        private static String field(String line, String key) {
+        private static final String HASH_KEY = "\"hash\":\"";
+
+        static String field(String line, String key) {
             int at = line.indexOf("\"" + key + "\":\"");
             if (at < 0) return null;
             int from = at + key.length() + 4;
